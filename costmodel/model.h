@@ -1,0 +1,106 @@
+// costmodel/model.h — the vocabulary of the Gao et al. cost model: machine,
+// problem, communication method, parallel algorithm, disk placement order,
+// tile counts, and the model (continuous) optimum of one method.
+//
+// Units: every volume and memory size here is in BYTES (the model is
+// homogeneous, so the paper's element counts times the element size give the
+// same tile counts and times); bandwidths in bytes per second; times in seconds.
+// Source: Gao et al., seed 003, with the corrections of shared/notes/gao-model.md.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+namespace tcec::costmodel {
+
+/// A machine as the cost model sees it (Gao et al. §2, Table 8).
+struct Machine {
+  std::int64_t processors = 1;            ///< P
+  double memory_bytes = 0;                ///< per processor, all tiles together
+  double network_bytes_per_s = 0;         ///< B_c
+  double disk_read_bytes_per_s = 0;       ///< B_d for reads
+  double disk_write_bytes_per_s = 0;      ///< B_d for writes
+  double element_size_bytes = 8;
+  double replication_factor = 1.0;        ///< f_rep: multiplies broadcast volume
+  double reduction_factor = 1.0;          ///< f_red: multiplies all-reduce volume
+
+  /// M: the memory for one array's tile on one processor, bytes. With the
+  /// paper's fixed split each of A, B, C gets a third (Gao et al. §4).
+  double array_memory_bytes() const { return memory_bytes / 3.0; }
+};
+
+/// The macro-index GEMM C(I,J) += A(I,K)·B(J,K) as the model sees it:
+/// extents (elements along each macro-index) and array sizes in bytes.
+struct Problem {
+  double I = 1, J = 1, K = 1;             ///< macro-index extents (elements)
+  double A = 0, B = 0, C = 0;             ///< array sizes, bytes: I·K·e, J·K·e, I·J·e
+};
+
+/// Inside / outside communication (Gao et al. §2.1).
+enum class CommMethod {
+  /// Interleave communication with computation on in-core tiles.
+  /// Pros: no extra disk traffic for communication. Cons: data is re-sent for every tile pass.
+  Inside,
+  /// Move all remote data disk-to-disk before computing.
+  /// Pros: minimal communication volume. Cons: extra disk reads and writes (D1).
+  Outside,
+};
+
+/// The parallel algorithm (Gao et al. §2.2, Table 1).
+enum class Algorithm {
+  /// Cannon on a √P×√P grid: A and B circular-shift. Pros: balanced, no replication.
+  /// Cons: needs P to be a perfect square.
+  Rotation,
+  /// Broadcast one operand (A, or B when mirrored) to all ranks; the other and C are split by J (I).
+  /// Pros: no reduction. Cons: every rank holds/receives the whole replicated operand.
+  Replication,
+  /// Split A and B by K; every rank holds a partial C, then all-reduce.
+  /// Pros: no input traffic. Cons: C·log2 P reduction volume, C replicated.
+  Accumulation,
+};
+
+/// Where the three disk reads sit in the tiling loop nest (Gao et al. §3, Fig. 3):
+/// the first array is read outermost, the last innermost.
+enum class DiskPlacementOrder { ABC, ACB, BAC, BCA, CAB, CBA };
+
+inline constexpr std::array<DiskPlacementOrder, 6> kAllOrders = {
+    DiskPlacementOrder::ABC, DiskPlacementOrder::ACB, DiskPlacementOrder::BAC,
+    DiskPlacementOrder::BCA, DiskPlacementOrder::CAB, DiskPlacementOrder::CBA};
+
+/// Tile counts per loop group (Gao et al. Fig. 3(b)): a macro-index X is cut
+/// into Xt1 tiles at the outer level and each of those into Xt2 at the inner
+/// level. Real-valued (>= 1) in the model; integers in a plan.
+struct TileCounts {
+  double It1 = 1, It2 = 1, Jt1 = 1, Jt2 = 1, Kt1 = 1, Kt2 = 1;
+};
+
+/// Which operand replication broadcasts (Table 1 "Replication A" / "Replication B").
+enum class ReplicatedOperand { A, B };
+
+/// One method (communication method × algorithm) under one disk placement
+/// order at the model optimum: real tile counts >= 1 minimising
+/// D_read/B_dr + D_write/B_dw + V/B_c. D includes D1 for outside methods.
+struct ModelPoint {
+  CommMethod comm = CommMethod::Inside;
+  Algorithm algorithm = Algorithm::Rotation;
+  DiskPlacementOrder order = DiskPlacementOrder::ABC;
+  ReplicatedOperand replicated = ReplicatedOperand::A;  ///< meaningful for Replication only
+  bool feasible = true;
+  std::string reason;          ///< why infeasible (e.g. "P = 6 is not a perfect square")
+  int case_id = 0;             ///< the table case ⟨1⟩⟨2⟩⟨3⟩ (0: in-core / no tiling needed)
+  TileCounts tiles;
+  double disk_read_bytes = 0;  ///< per processor
+  double disk_write_bytes = 0; ///< per processor
+  double comm_bytes = 0;       ///< V per processor, collective factors included
+  double time_s = 0;
+
+  double disk_bytes() const { return disk_read_bytes + disk_write_bytes; }
+};
+
+const char* to_string(CommMethod m);
+const char* to_string(Algorithm a);
+const char* to_string(DiskPlacementOrder o);
+const char* to_string(ReplicatedOperand r);
+
+}  // namespace tcec::costmodel

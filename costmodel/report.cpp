@@ -1,0 +1,125 @@
+// costmodel/report.cpp — the dry-run report: text for people, JSON for tools.
+#include <fmt/format.h>
+
+#include "costmodel/costmodel.h"
+
+namespace tcec::costmodel {
+
+namespace {
+
+std::string human_bytes(double bytes) {
+  const char* units[] = {"B", "KB", "MB", "GB", "TB", "PB", "EB"};
+  int u = 0;
+  while (bytes >= 1000.0 && u < 6) {
+    bytes /= 1000.0;
+    ++u;
+  }
+  return u == 0 ? fmt::format("{:.0f} B", bytes) : fmt::format("{:.3g} {}", bytes, units[u]);
+}
+
+std::vector<std::string> names(const ir::Program& p, const std::vector<int>& ids) {
+  std::vector<std::string> out;
+  for (int i : ids) out.push_back(p.indices.at(i).name);
+  return out;
+}
+
+std::string machine_text(const Machine& m) {
+  return fmt::format(
+      "machine: P = {}, memory {} per processor (M = {} per array), B_c = {}/s, B_d = {}/s read, {}/s "
+      "write, element {} B, f_rep = {}, f_red = {}\n",
+      m.processors, human_bytes(m.memory_bytes), human_bytes(m.array_memory_bytes()),
+      human_bytes(m.network_bytes_per_s), human_bytes(m.disk_read_bytes_per_s),
+      human_bytes(m.disk_write_bytes_per_s), m.element_size_bytes, m.replication_factor,
+      m.reduction_factor);
+}
+
+std::string statement_text(const ir::Program& p, const ir::Statement& s, double element_size) {
+  std::string out = fmt::format("{}:{}: {}\n", p.file, s.loc.line, s.source_text);
+  if (s.operands.size() != 2) {
+    return out + fmt::format("  copy of {} elements ({})\n", p.elements(s.result.tensor),
+                             human_bytes(p.elements(s.result.tensor) * element_size));
+  }
+  auto g = ir::macro_index_gemm(p, s);
+  out += fmt::format("  {}\n", ir::format_macro_gemm(p, s, g));
+  out += fmt::format("  |I| = {}, |J| = {}, |K| = {}\n", g.extent_I, g.extent_J, g.extent_K);
+  out += fmt::format("  A = {} ({}), B = {} ({}), C = {} ({})\n", p.tensors[s.operands[0].tensor].name,
+                     human_bytes(g.elements_A * element_size), p.tensors[s.operands[1].tensor].name,
+                     human_bytes(g.elements_B * element_size), p.tensors[s.result.tensor].name,
+                     human_bytes(g.elements_C * element_size));
+  out += fmt::format("  flops = 2·|I|·|J|·|K| = {:.6g}\n", g.flops);
+  return out;
+}
+
+nlohmann::json machine_json(const Machine& m) {
+  return {{"processors", m.processors},
+          {"memory_bytes", m.memory_bytes},
+          {"array_memory_bytes", m.array_memory_bytes()},
+          {"network_bytes_per_s", m.network_bytes_per_s},
+          {"disk_read_bytes_per_s", m.disk_read_bytes_per_s},
+          {"disk_write_bytes_per_s", m.disk_write_bytes_per_s},
+          {"element_size_bytes", m.element_size_bytes},
+          {"replication_factor", m.replication_factor},
+          {"reduction_factor", m.reduction_factor}};
+}
+
+nlohmann::json contraction_json(const ir::Program& p, const ir::Statement& s, double element_size) {
+  auto g = ir::macro_index_gemm(p, s);
+  return {{"statement", s.source_text},
+          {"line", s.loc.line},
+          {"I", names(p, g.I)},
+          {"J", names(p, g.J)},
+          {"K", names(p, g.K)},
+          {"extents", {{"I", g.extent_I}, {"J", g.extent_J}, {"K", g.extent_K}}},
+          {"tensors", {{"A", p.tensors[s.operands[0].tensor].name},
+                       {"B", p.tensors[s.operands[1].tensor].name},
+                       {"C", p.tensors[s.result.tensor].name}}},
+          {"elements", {{"A", g.elements_A}, {"B", g.elements_B}, {"C", g.elements_C}}},
+          {"bytes", {{"A", g.elements_A * element_size}, {"B", g.elements_B * element_size},
+                     {"C", g.elements_C * element_size}}},
+          {"flops", g.flops},
+          {"permutation", {{"A", g.perm_A}, {"B", g.perm_B}, {"C", g.perm_C}}}};
+}
+
+}  // namespace
+
+Machine machine_from(const ir::MachineDesc& d) {
+  Machine m;
+  m.processors = d.processors;
+  m.memory_bytes = static_cast<double>(d.memory_bytes);
+  m.network_bytes_per_s = d.network_bytes_per_s;
+  m.disk_read_bytes_per_s = d.disk_read_bytes_per_s;
+  m.disk_write_bytes_per_s = d.disk_write_bytes_per_s;
+  m.element_size_bytes = static_cast<double>(d.element_size_bytes);
+  m.replication_factor = d.replication_factor;
+  m.reduction_factor = d.reduction_factor;
+  return m;
+}
+
+std::string dry_run_text(const ir::Program& program, const std::optional<Machine>& machine,
+                         const ReportOptions&) {
+  std::string out = machine ? machine_text(*machine) : "machine: none (add a machine block or --machine FILE to plan)\n";
+  const double e = machine ? machine->element_size_bytes : 8.0;
+  for (const auto& s : program.statements) out += "\n" + statement_text(program, s, e);
+  return out;
+}
+
+nlohmann::json dry_run_json(const ir::Program& program, const std::optional<Machine>& machine,
+                            const ReportOptions&) {
+  nlohmann::json out;
+  out["file"] = program.file;
+  out["machine"] = machine ? machine_json(*machine) : nlohmann::json(nullptr);
+  out["contractions"] = nlohmann::json::array();
+  out["copies"] = nlohmann::json::array();
+  const double e = machine ? machine->element_size_bytes : 8.0;
+  for (const auto& s : program.statements) {
+    if (s.operands.size() == 2) {
+      out["contractions"].push_back(contraction_json(program, s, e));
+    } else {
+      out["copies"].push_back({{"statement", s.source_text}, {"line", s.loc.line},
+                               {"elements", program.elements(s.result.tensor)}});
+    }
+  }
+  return out;
+}
+
+}  // namespace tcec::costmodel

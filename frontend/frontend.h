@@ -1,0 +1,87 @@
+// frontend/frontend.h — from source text to a checked ir::Program.
+//
+// Inputs: a .tce file (grammar/Tce.g4), a TCCG benchmark file, or a machine
+// file; command-line range overrides (-D NAME=VALUE). Output: an ir::Program
+// that satisfies every invariant documented in ir/ir.h, or diagnostics in the
+// form FILE:LINE:COL: error: MESSAGE (clang style, with the source line and a
+// caret). The frontend never throws for bad input and never asserts on it.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "ir/ir.h"
+
+namespace tcec::frontend {
+
+enum class Severity { Error, Warning, Note };
+
+/// One diagnostic. `id` is its name in frontend/diagnostics.def; `loc` is
+/// {0,0} for diagnostics about the command line. `file` is the path as given.
+struct Diagnostic {
+  Severity severity = Severity::Error;
+  std::string id;
+  std::string file;
+  ir::SourceLocation loc;
+  std::string message;
+};
+
+/// Diagnostics of one run, in the order they were found, with the source
+/// texts needed to render them. At most kMaxErrors errors are kept; the
+/// next one is replaced by fatal_too_many_errors.
+class DiagnosticList {
+ public:
+  static constexpr int kMaxErrors = 20;
+
+  const std::vector<Diagnostic>& all() const { return diagnostics_; }
+  int error_count() const { return errors_; }
+  bool has_errors() const { return errors_ > 0; }
+  bool full() const { return errors_ >= kMaxErrors; }
+
+  /// Adds `d`; keeps `source` (the whole file text) for rendering d.file.
+  void add(Diagnostic d);
+  void add_source(const std::string& file, std::string source);
+  void append(const DiagnosticList& other);
+
+  /// "FILE:LINE:COL: error: MESSAGE\n<source line>\n<caret>\n" for each;
+  /// "tcec: error: MESSAGE\n" for location-less ones.
+  std::string render() const;
+
+ private:
+  std::vector<Diagnostic> diagnostics_;
+  std::vector<std::pair<std::string, std::string>> sources_;
+  int errors_ = 0;
+  bool stopped_ = false;
+};
+
+/// Input formats `tcec --from` accepts.
+enum class InputFormat { Tce, Tccg };
+
+/// What the frontend needs besides the source text.
+struct Options {
+  /// -D NAME=VALUE range overrides, as written on the command line.
+  std::vector<std::string> defines;
+  InputFormat format = InputFormat::Tce;
+};
+
+/// A program, if the input had no errors, plus everything that was reported.
+struct Result {
+  std::optional<ir::Program> program;
+  DiagnosticList diagnostics;
+  bool ok() const { return program.has_value() && !diagnostics.has_errors(); }
+};
+
+/// Parses and checks `source` (named `file` in diagnostics) in `options.format`.
+Result parse_source(const std::string& file, std::string source, const Options& options);
+
+/// Reads `path` and parses it; an unreadable file is an err_cannot_read_file diagnostic.
+Result parse_file(const std::string& path, const Options& options);
+
+/// Reads a machine file: a file holding one machine block in .tce syntax.
+/// Returns the machine, or nullopt with errors in `diagnostics`.
+std::optional<ir::MachineDesc> parse_machine_file(const std::string& path, DiagnosticList& diagnostics);
+
+}  // namespace tcec::frontend

@@ -1,0 +1,314 @@
+// frontend/sema.cpp — semantic checks of a .tce parse tree, building ir::Program.
+//
+// Declarations are checked in source order (declare before use). Statements
+// are checked against ir::Statement's invariants (ir/ir.h); each violation
+// gets its own diagnostic from diagnostics.def, with a note at the related
+// declaration where there is one.
+#include "frontend/sema.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <map>
+
+#include "frontend/machine.h"
+#include "frontend/syntax.h"
+
+namespace tcec::frontend {
+
+namespace {
+
+using grammar::TceParser;
+
+bool contains(const std::vector<int>& v, int x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+
+// Parses an integer literal; nullopt if it does not fit in 64 bits.
+std::optional<std::uint64_t> parse_u64(const std::string& text) {
+  errno = 0;
+  char* end = nullptr;
+  unsigned long long v = std::strtoull(text.c_str(), &end, 10);
+  if (errno != 0 || end == text.c_str() || *end != '\0') return std::nullopt;
+  return v;
+}
+
+class Sema {
+ public:
+  Sema(Reporter& r, const std::map<std::string, std::uint64_t>& defines, ir::Program& p)
+      : r_(r), defines_(defines), p_(p) {}
+
+  void run(TceParser::ProgramContext& tree) {
+    for (auto* item : tree.item()) {
+      if (r_.full()) return;
+      if (auto* d = item->rangeDecl()) range_decl(*d);
+      else if (auto* d = item->indexDecl()) index_decl(*d);
+      else if (auto* d = item->tensorDecl()) tensor_decl(*d);
+      else if (auto* d = item->machineBlock()) machine_block(*d);
+      else if (auto* s = item->statement()) statement(*s);
+    }
+  }
+
+ private:
+  // A name must be new within its kind; reports the clash and a note.
+  template <typename T>
+  bool is_new(const std::vector<T>& items, antlr4::Token* name, DiagId clash) {
+    for (const T& item : items) {
+      if (item.name != name->getText()) continue;
+      r_.report(clash, location_of(name), item.name);
+      r_.report(DiagId::note_previous_definition, item.loc);
+      return false;
+    }
+    return true;
+  }
+
+  void range_decl(TceParser::RangeDeclContext& decl) {
+    for (auto* def : decl.rangeDef()) {
+      antlr4::Token* name = def->ID()->getSymbol();
+      if (!is_new(p_.ranges, name, DiagId::err_duplicate_range)) continue;
+      const std::string digits = def->INT()->getText();
+      const auto loc = location_of(def->MINUS() ? def->MINUS()->getSymbol() : def->INT()->getSymbol());
+      auto value = parse_u64(digits);
+      if (def->MINUS() || (value && *value == 0)) {
+        r_.report(DiagId::err_range_not_positive, loc, name->getText(), (def->MINUS() ? "-" : "") + digits);
+        continue;
+      }
+      if (!value || *value > ir::kMaxRangeExtent) {
+        r_.report(DiagId::err_range_too_large, loc, name->getText(), digits);
+        continue;
+      }
+      auto override = defines_.find(name->getText());
+      p_.ranges.push_back({name->getText(), override != defines_.end() ? override->second : *value,
+                           location_of(name)});
+    }
+  }
+
+  // Range id of `name`, or -1 after reporting it undeclared.
+  int lookup_range(antlr4::Token* name) {
+    int id = p_.find_range(name->getText());
+    if (id < 0) r_.report(DiagId::err_undeclared_range, location_of(name), name->getText());
+    return id;
+  }
+
+  void index_decl(TceParser::IndexDeclContext& decl) {
+    auto ids = decl.ID();
+    antlr4::Token* range_name = ids.back()->getSymbol();
+    int range = lookup_range(range_name);
+    for (std::size_t i = 0; i + 1 < ids.size(); ++i) {
+      antlr4::Token* name = ids[i]->getSymbol();
+      if (!is_new(p_.indices, name, DiagId::err_duplicate_index) || range < 0) continue;
+      p_.indices.push_back({name->getText(), range, location_of(name)});
+    }
+  }
+
+  std::optional<ir::TensorRole> role_of(antlr4::Token* role) {
+    if (role == nullptr) return ir::TensorRole::Intermediate;
+    const std::string text = role->getText();
+    if (text == "input") return ir::TensorRole::Input;
+    if (text == "output") return ir::TensorRole::Output;
+    if (text == "intermediate") return ir::TensorRole::Intermediate;
+    r_.report(DiagId::err_unknown_role, location_of(role), text);
+    return std::nullopt;
+  }
+
+  void tensor_decl(TceParser::TensorDeclContext& decl) {
+    antlr4::Token* name = decl.ID(0)->getSymbol();
+    ir::Tensor t{name->getText(), {}, ir::TensorRole::Intermediate, location_of(name)};
+    bool ok = is_new(p_.tensors, name, DiagId::err_duplicate_tensor);
+    if (auto* dims = decl.idList()) {
+      for (auto* dim : dims->ID()) {
+        int range = lookup_range(dim->getSymbol());
+        ok = ok && range >= 0;
+        t.dims.push_back(range);
+      }
+    }
+    auto role = role_of(decl.role);
+    if (!ok || !role) return;
+    t.role = *role;
+    unsigned __int128 bytes = 8;
+    for (int r : t.dims) {
+      bytes *= p_.ranges[r].extent;
+      if (bytes >> 64) {
+        r_.report(DiagId::err_tensor_too_large, location_of(name), t.name, element_count(t), 8);
+        return;
+      }
+    }
+    p_.tensors.push_back(std::move(t));
+  }
+
+  // The element count of `t` as decimal text (may exceed 64 bits).
+  std::string element_count(const ir::Tensor& t) const {
+    long double n = 1;
+    for (int r : t.dims) n *= static_cast<long double>(p_.ranges[r].extent);
+    return fmt::format("{:.4g}", static_cast<double>(n));
+  }
+
+  void machine_block(TceParser::MachineBlockContext& block) {
+    if (p_.machine) {
+      r_.report(DiagId::err_duplicate_machine, location_of(block.getStart()));
+      r_.report(DiagId::note_previous_definition, p_.machine->loc);
+      return;
+    }
+    ir::MachineDesc m;
+    if (check_machine_block(block, r_, m)) p_.machine = m;
+  }
+
+  // Resolves `ref` against the declarations; nullopt after reporting.
+  std::optional<ir::TensorRef> tensor_ref(TceParser::TensorRefContext& ref) {
+    antlr4::Token* name = ref.ID()->getSymbol();
+    ir::TensorRef out{p_.find_tensor(name->getText()), {}, location_of(name)};
+    bool ok = true;
+    if (out.tensor < 0) {
+      r_.report(DiagId::err_undeclared_tensor, out.loc, name->getText());
+      ok = false;
+    }
+    std::vector<antlr4::Token*> index_tokens;
+    if (auto* list = ref.idList()) {
+      for (auto* id : list->ID()) index_tokens.push_back(id->getSymbol());
+    }
+    for (antlr4::Token* id : index_tokens) {
+      int index = p_.find_index(id->getText());
+      if (index < 0) r_.report(DiagId::err_undeclared_index, location_of(id), id->getText());
+      ok = ok && index >= 0;
+      out.indices.push_back(index);
+    }
+    if (!ok) return std::nullopt;
+    const ir::Tensor& t = p_.tensors[out.tensor];
+    if (t.dims.size() != out.indices.size()) {
+      r_.report(DiagId::err_rank_mismatch, out.loc, t.name, t.dims.size(), out.indices.size(),
+                out.indices.size() == 1 ? "index" : "indices");
+      r_.report(DiagId::note_declared_here, t.loc, t.name);
+      return std::nullopt;
+    }
+    for (std::size_t d = 0; d < t.dims.size(); ++d) {
+      const ir::Index& index = p_.indices[out.indices[d]];
+      if (index.range == t.dims[d]) continue;
+      r_.report(DiagId::err_index_range_mismatch, location_of(index_tokens[d]), index.name,
+                p_.ranges[index.range].name, d + 1, t.name, p_.ranges[t.dims[d]].name);
+      r_.report(DiagId::note_declared_here, t.loc, t.name);
+      ok = false;
+    }
+    for (std::size_t d = 0; d < out.indices.size() && ok; ++d) {
+      for (std::size_t e = 0; e < d; ++e) {
+        if (out.indices[e] != out.indices[d]) continue;
+        r_.report(DiagId::err_repeated_index, location_of(index_tokens[d]),
+                  p_.indices[out.indices[d]].name, ref.getText());
+        ok = false;
+        break;
+      }
+    }
+    return ok ? std::optional(out) : std::nullopt;
+  }
+
+  // Value of a number literal, or nullopt after reporting it.
+  std::optional<double> number(TceParser::NumberContext& n) {
+    double v = std::strtod(n.getText().c_str(), nullptr);
+    if (std::isfinite(v)) return v;
+    r_.report(DiagId::err_bad_number, location_of(n.getStart()), n.getText());
+    return std::nullopt;
+  }
+
+  bool coefficient(TceParser::RhsContext& rhs, ir::Statement& s) {
+    const bool negative = rhs.sign && rhs.sign->getText() == "-";
+    std::string text = negative ? "-" : "";
+    double value = 1.0;
+    if (auto* c = rhs.coefficient()) {
+      auto num = number(*c->numerator);
+      if (!num) return false;
+      value = *num;
+      if (c->denominator) {
+        auto den = number(*c->denominator);
+        if (!den) return false;
+        if (*den == 0.0) {
+          r_.report(DiagId::err_division_by_zero, location_of(c->denominator->getStart()), c->getText());
+          return false;
+        }
+        value /= *den;
+      }
+      text += c->getText();
+    } else if (negative) {
+      text += "1";
+    }
+    s.coefficient = negative ? -value : value;
+    s.coefficient_text = text;
+    return true;
+  }
+
+  void statement(TceParser::StatementContext& st) {
+    ir::Statement s;
+    s.loc = location_of(st.getStart());
+    s.source_text = st.getStart()->getInputStream()->getText(
+        antlr4::misc::Interval(st.getStart()->getStartIndex(), st.getStop()->getStopIndex()));
+    const std::string op = st.assignOp()->getText();
+    s.op = op == "=" ? ir::AssignOp::Assign : op == "+=" ? ir::AssignOp::Add : ir::AssignOp::Subtract;
+    auto refs = st.rhs()->tensorRef();
+    if (refs.size() > 2) {
+      r_.report(DiagId::err_too_many_operands, location_of(refs[2]->getStart()), refs.size());
+      return;
+    }
+    auto result = tensor_ref(*st.result);
+    bool ok = result.has_value();
+    for (auto* ref : refs) {
+      auto operand = tensor_ref(*ref);
+      ok = ok && operand.has_value();
+      if (operand) s.operands.push_back(*operand);
+    }
+    ok = coefficient(*st.rhs(), s) && ok;
+    if (!ok) return;
+    s.result = *result;
+    if (check_roles(s) && check_indices(s)) p_.statements.push_back(std::move(s));
+  }
+
+  bool check_roles(const ir::Statement& s) {
+    const ir::Tensor& t = p_.tensors[s.result.tensor];
+    if (t.role == ir::TensorRole::Input) {
+      r_.report(DiagId::err_assign_to_input, s.result.loc, t.name);
+      r_.report(DiagId::note_declared_here, t.loc, t.name);
+      return false;
+    }
+    for (const auto& operand : s.operands) {
+      if (operand.tensor != s.result.tensor) continue;
+      r_.report(DiagId::err_result_aliases_operand, operand.loc, t.name);
+      return false;
+    }
+    return true;
+  }
+
+  // Einsum rules of ir::Statement: every result index on the right, no batch
+  // index, summed indices in both operands (or none, for one operand).
+  bool check_indices(const ir::Statement& s) {
+    const int errors_before = r_.error_count();
+    const auto& c = s.result.indices;
+    const auto& a = s.operands[0].indices;
+    static const std::vector<int> kNone;
+    const auto& b = s.operands.size() > 1 ? s.operands[1].indices : kNone;
+    for (int x : c) {
+      if (!contains(a, x) && !contains(b, x)) {
+        r_.report(DiagId::err_result_index_missing, s.result.loc, p_.indices[x].name);
+      } else if (contains(a, x) && contains(b, x)) {
+        r_.report(DiagId::err_batch_index, s.operands[1].loc, p_.indices[x].name);
+      }
+    }
+    for (std::size_t k = 0; k < s.operands.size(); ++k) {
+      const auto& mine = s.operands[k].indices;
+      const auto& other = k == 0 ? b : a;
+      for (int x : mine) {
+        if (contains(c, x) || (s.operands.size() == 2 && contains(other, x))) continue;
+        r_.report(s.operands.size() == 1 ? DiagId::err_unary_reduction : DiagId::err_lonely_summed_index,
+                  s.operands[k].loc, p_.indices[x].name);
+      }
+    }
+    return r_.error_count() == errors_before;
+  }
+
+  Reporter& r_;
+  const std::map<std::string, std::uint64_t>& defines_;
+  ir::Program& p_;
+};
+
+}  // namespace
+
+void check_program(TceParser::ProgramContext& tree, const std::map<std::string, std::uint64_t>& defines,
+                   Reporter& reporter, ir::Program& program) {
+  Sema(reporter, defines, program).run(tree);
+}
+
+}  // namespace tcec::frontend

@@ -1,0 +1,163 @@
+// frontend/tccg.cpp — TCCG benchmark import: sections of `indices` and
+// `extents` lines become one two-operand statement each (written as .tce
+// text and checked by the same parser and semantic checks as any .tce file).
+#include "frontend/tccg.h"
+
+#include <map>
+#include <sstream>
+#include <vector>
+
+#include "frontend/diagnostics.h"
+
+namespace tcec::frontend {
+
+namespace {
+
+struct Section {
+  std::string name;                    // "tccg_01"
+  std::string suffix;                  // "01"
+  int line = 0;
+  std::vector<std::string> indices;    // A, B, C index strings
+  std::map<char, std::string> extents; // letter -> decimal extent
+  std::string indices_line;
+};
+
+std::string trim(const std::string& s) {
+  auto b = s.find_first_not_of(" \t\r");
+  if (b == std::string::npos) return "";
+  return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::string part;
+  std::istringstream in(s);
+  while (std::getline(in, part, sep)) out.push_back(part);
+  return out;
+}
+
+bool is_letters(const std::string& s) {
+  if (s.empty()) return false;
+  for (char c : s) {
+    if (!std::isalpha(static_cast<unsigned char>(c))) return false;
+  }
+  return true;
+}
+
+bool is_extent(const std::string& v) {
+  if (v.empty() || v.size() > 13 || v.find_first_not_of("0123456789") != std::string::npos) return false;
+  auto n = std::stoull(v);
+  return n >= 1 && n <= ir::kMaxRangeExtent;
+}
+
+// Reads one `key = value` line into `s`. False after reporting.
+bool read_line(Section& s, const std::string& line, int lineno, Reporter& r) {
+  auto eq = line.find('=');
+  const std::string key = eq == std::string::npos ? "" : trim(line.substr(0, eq));
+  const std::string value = eq == std::string::npos ? "" : trim(line.substr(eq + 1));
+  const int value_col = eq == std::string::npos ? 1 : static_cast<int>(line.find(value, eq)) + 1;
+  if (key == "indices") {
+    s.indices = split(value, '-');
+    s.indices_line = value;
+    if (s.indices.size() == 3 && is_letters(s.indices[0]) && is_letters(s.indices[1]) && is_letters(s.indices[2])) return true;
+    r.report(DiagId::err_tccg_bad_indices, {lineno, value_col}, value);
+    return false;
+  }
+  if (key != "extents") {
+    r.report(DiagId::err_tccg_bad_line, {lineno, 1});
+    return false;
+  }
+  std::istringstream in(value);
+  std::string item;
+  while (in >> item) {
+    const int col = static_cast<int>(line.find(item, eq)) + 1;
+    if (item.size() < 3 || !std::isalpha(static_cast<unsigned char>(item[0])) || item[1] != ':' ||
+        !is_extent(item.substr(2))) {
+      r.report(DiagId::err_tccg_bad_extent, {lineno, col}, item);
+      return false;
+    }
+    s.extents[item[0]] = item.substr(2);
+  }
+  return true;
+}
+
+std::string ref(const std::string& tensor, const std::string& letters, const std::string& suffix) {
+  std::string out = tensor + "_" + suffix + "[";
+  for (std::size_t i = 0; i < letters.size(); ++i) out += (i ? "," : "") + std::string(1, letters[i]) + "_" + suffix;
+  return out + "]";
+}
+
+// The .tce text of one section; false after reporting a missing piece.
+bool to_tce(const Section& s, Reporter& r, std::string& out) {
+  if (s.indices.empty()) {
+    r.report(DiagId::err_tccg_incomplete, {s.line, 1}, s.name, "indices");
+    return false;
+  }
+  std::string letters = s.indices[0] + s.indices[1] + s.indices[2];
+  std::string declared;
+  for (char c : letters) {
+    if (declared.find(c) != std::string::npos) continue;
+    declared += c;
+    auto e = s.extents.find(c);
+    if (e == s.extents.end()) {
+      r.report(DiagId::err_tccg_missing_extent, {s.line, 1}, std::string(1, c), s.name);
+      return false;
+    }
+    out += fmt::format("range {0}_{1} = {2}; index {0}_{1} : {0}_{1};\n", c, s.suffix, e->second);
+  }
+  const char* names[] = {"A", "B", "C"};
+  for (int t = 0; t < 3; ++t) {
+    std::string dims;
+    for (char c : s.indices[t]) dims += (dims.empty() ? "" : ",") + std::string(1, c) + "_" + s.suffix;
+    out += fmt::format("tensor {}_{}[{}] {};\n", names[t], s.suffix, dims, t == 2 ? "output" : "input");
+  }
+  out += fmt::format("{} = {} * {};\n", ref("C", s.indices[2], s.suffix), ref("A", s.indices[0], s.suffix),
+                     ref("B", s.indices[1], s.suffix));
+  return true;
+}
+
+}  // namespace
+
+Result import_tccg(const std::string& file, std::string source, const Options& options) {
+  Result result;
+  result.diagnostics.add_source(file, source);
+  Reporter reporter(result.diagnostics, file);
+  std::vector<Section> sections;
+  std::istringstream in(source);
+  std::string line;
+  for (int lineno = 1; std::getline(in, line); ++lineno) {
+    const std::string t = trim(line);
+    if (t.empty() || t[0] == '#') continue;
+    if (t.front() == '[' && t.back() == ']') {
+      Section s;
+      s.name = t.substr(1, t.size() - 2);
+      auto us = s.name.rfind('_');
+      s.suffix = us == std::string::npos ? s.name : s.name.substr(us + 1);
+      s.line = lineno;
+      sections.push_back(s);
+      continue;
+    }
+    if (sections.empty()) {
+      reporter.report(DiagId::err_tccg_expected_section, {lineno, 1});
+      continue;
+    }
+    read_line(sections.back(), line, lineno, reporter);
+  }
+  std::string tce;
+  for (const Section& s : sections) to_tce(s, reporter, tce);
+  if (reporter.has_errors()) return result;
+  Options tce_options = options;
+  tce_options.format = InputFormat::Tce;
+  Result imported = parse_source(file + " (as .tce)", tce, tce_options);
+  if (imported.program) {
+    auto& statements = imported.program->statements;
+    for (std::size_t i = 0; i < statements.size() && i < sections.size(); ++i) {
+      statements[i].source_text = fmt::format("[{}] indices = {}", sections[i].name, sections[i].indices_line);
+      statements[i].loc = {sections[i].line, 1};
+    }
+    imported.program->file = file;
+  }
+  return imported;
+}
+
+}  // namespace tcec::frontend

@@ -1,0 +1,177 @@
+// ir/ir.h — tcec's intermediate representation: index ranges, index variables,
+// tensors, statements, the machine description, and the macro-index GEMM view
+// of a binary contraction (Gao et al. §2, Eq. 2.2).
+//
+// Reader's map:
+//   SourceLocation, Range, Index, Tensor, TensorRef, Statement, MachineDesc, Program
+//       plain value types the frontend fills in; ids are positions in Program's vectors.
+//   MacroIndexGemm, macro_index_gemm()
+//       C(I,J) += A(I,K) * B(J,K) for a two-operand statement.
+//   format_*()
+//       canonical text forms used by reports and diagnostics.
+//
+// The IR says *what* to compute; how (plans) lives in costmodel/, never here.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+/// Internal invariant check for the compiler stages (never for user input,
+/// which gets diagnostics). Throws tcec::ir::InternalError naming the file,
+/// line and the reason, so a broken invariant is a clear failure, not UB.
+#define TCEC_ASSERT(cond, why)                                              \
+  do {                                                                      \
+    if (!(cond)) ::tcec::ir::internal_error(__FILE__, __LINE__, #cond, why); \
+  } while (0)
+
+namespace tcec::ir {
+
+/// Raised by TCEC_ASSERT: a compiler bug, not a user error.
+struct InternalError : std::logic_error {
+  using std::logic_error::logic_error;
+};
+[[noreturn]] void internal_error(const char* file, int line, const char* cond, const char* why);
+
+/// A position in a source file. Both fields are 1-based; the column counts
+/// bytes. {0,0} means "no location" (e.g. a command-line override).
+struct SourceLocation {
+  int line = 0;
+  int column = 0;
+  friend bool operator==(const SourceLocation&, const SourceLocation&) = default;
+};
+
+/// Upper bound on a range's extent (2^40), from the language definition.
+inline constexpr std::uint64_t kMaxRangeExtent = std::uint64_t{1} << 40;
+
+/// `range O = 10;` — a named extent, 1 <= extent <= kMaxRangeExtent.
+struct Range {
+  std::string name;
+  std::uint64_t extent = 0;
+  SourceLocation loc;
+};
+
+/// `index h1 : O;` — an index variable over a range (`range` is an id into Program::ranges).
+struct Index {
+  std::string name;
+  int range = -1;
+  SourceLocation loc;
+};
+
+/// What a tensor is for. Inputs are read, outputs are written and kept,
+/// intermediates are written, read, and may be freed after their last use.
+enum class TensorRole { Input, Output, Intermediate };
+
+/// `tensor t[V,V,O,O] input;` — dims are range ids, outermost (slowest) first;
+/// storage is row-major (C order) in that order. Rank 0 is a scalar.
+struct Tensor {
+  std::string name;
+  std::vector<int> dims;
+  TensorRole role = TensorRole::Intermediate;
+  SourceLocation loc;
+};
+
+/// A use of a tensor: `t[p5,p6,h1,h2]`. indices[d] is the index id in dimension d.
+struct TensorRef {
+  int tensor = -1;
+  std::vector<int> indices;
+  SourceLocation loc;
+};
+
+/// `=` overwrites the result, `+=` adds to it, `-=` subtracts from it.
+enum class AssignOp { Assign, Add, Subtract };
+
+/// `result op coefficient * operands[0] [* operands[1]]`. Indices on the right
+/// that are not in the result are summed (einsum convention). The frontend
+/// guarantees: 1 or 2 operands; no index repeated within one reference; every
+/// result index appears on the right; no batch index (in the result and in
+/// both operands); with one operand, the same index set on both sides.
+struct Statement {
+  TensorRef result;
+  AssignOp op = AssignOp::Add;
+  double coefficient = 1.0;        ///< the numeric factor as written (sign of `-=` not folded in)
+  std::string coefficient_text;    ///< as written, e.g. "1/2", "-0.5"; empty when absent
+  std::vector<TensorRef> operands;
+  SourceLocation loc;
+  std::string source_text;         ///< the statement's source line(s), trimmed, for reports
+};
+
+/// A machine (Gao et al. §2, Table 8). Bandwidths in bytes per second,
+/// memory in bytes per processor. All fields are set when the frontend
+/// accepts a machine; defaults are the language's defaults.
+struct MachineDesc {
+  std::string name;
+  std::int64_t processors = 0;              ///< P >= 1
+  std::uint64_t memory_bytes = 0;           ///< per processor, for all three tiles together
+  double network_bytes_per_s = 0;           ///< B_c
+  double disk_read_bytes_per_s = 0;         ///< B_d for reads
+  double disk_write_bytes_per_s = 0;        ///< B_d for writes
+  std::uint64_t element_size_bytes = 8;     ///< bytes per tensor element (double)
+  double replication_factor = 1.0;          ///< f_rep: multiplies broadcast traffic
+  double reduction_factor = 1.0;            ///< f_red: multiplies all-reduce traffic
+  SourceLocation loc;
+};
+
+/// A whole .tce program after semantic checks.
+struct Program {
+  std::string file;                        ///< path as given, for reports
+  std::vector<Range> ranges;
+  std::vector<Index> indices;
+  std::vector<Tensor> tensors;
+  std::vector<Statement> statements;
+  std::optional<MachineDesc> machine;
+
+  /// Extent of index `index` (elements along it).
+  std::uint64_t extent(int index) const { return ranges.at(indices.at(index).range).extent; }
+  /// Number of elements of tensor `tensor` (product of its dims; 1 for rank 0).
+  /// The frontend guarantees it fits in 64 bits.
+  std::uint64_t elements(int tensor) const;
+  /// Id of the range / index / tensor of that name, or -1.
+  int find_range(const std::string& name) const;
+  int find_index(const std::string& name) const;
+  int find_tensor(const std::string& name) const;
+};
+
+/// The macro-index view of a two-operand statement, Gao et al. §2 Eq. 2.2:
+/// C(I,J) += A(I,K) * B(J,K), A = operands[0], B = operands[1], C = result.
+/// I = result indices found in A, J = result indices found in B (both in the
+/// result's order), K = summed indices (in A's order). An empty set has extent 1.
+struct MacroIndexGemm {
+  std::vector<int> I, J, K;             ///< index ids
+  std::uint64_t extent_I = 1;           ///< product of the extents in I (elements)
+  std::uint64_t extent_J = 1;
+  std::uint64_t extent_K = 1;
+  std::uint64_t elements_A = 1;         ///< |I|·|K|
+  std::uint64_t elements_B = 1;         ///< |J|·|K|
+  std::uint64_t elements_C = 1;         ///< |I|·|J|
+  double flops = 0;                     ///< 2·|I|·|J|·|K| (exact up to 2^53)
+  /// perm_X[p] = dimension of X (as stored) holding the p-th index of
+  /// [I,K] for A, [J,K] for B, [I,J] for C. Identity means "already in GEMM layout".
+  std::vector<int> perm_A, perm_B, perm_C;
+
+  /// Bytes of A, B, C for an element size in bytes.
+  std::uint64_t bytes_A(std::uint64_t element_size) const { return elements_A * element_size; }
+  std::uint64_t bytes_B(std::uint64_t element_size) const { return elements_B * element_size; }
+  std::uint64_t bytes_C(std::uint64_t element_size) const { return elements_C * element_size; }
+};
+
+/// Builds the macro-index GEMM view of `s`. Precondition (TCEC_ASSERT): `s`
+/// has two operands and passed the frontend's checks.
+MacroIndexGemm macro_index_gemm(const Program& program, const Statement& s);
+
+/// "t[p5,p6,h1,h2]" (indices by name).
+std::string format_ref(const Program& program, const TensorRef& ref);
+/// "i0[p3,p4,h1,h2] += 0.5 * t[p5,p6,h1,h2] * v[p3,p4,p5,p6]" in canonical spacing.
+std::string format_statement(const Program& program, const Statement& s);
+/// "C(I,J) += A(I,K) * B(J,K)  I={h1,h2} J={p3,p4} K={p5,p6}".
+std::string format_macro_gemm(const Program& program, const Statement& s, const MacroIndexGemm& g);
+/// "{p5,p6}" — a list of index ids by name.
+std::string format_index_set(const Program& program, const std::vector<int>& indices);
+/// "input", "output" or "intermediate".
+const char* to_string(TensorRole role);
+/// "=", "+=" or "-=".
+const char* to_string(AssignOp op);
+
+}  // namespace tcec::ir

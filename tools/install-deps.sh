@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs everything tcec needs to build, test and run, from Debian 12 packages.
+# Run as root; idempotent (apt-get skips what is already installed).
+set -euo pipefail
+if [ "$(id -u)" -ne 0 ]; then
+  echo "install-deps.sh: run as root (apt-get needs it)" >&2
+  exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends \
+  g++ cmake make ccache git \
+  antlr4 libantlr4-runtime-dev default-jre-headless \
+  libfmt-dev libcli11-dev nlohmann-json3-dev libgtest-dev \
+  libopenmpi-dev openmpi-bin libopenblas-dev \
+  llvm-14-dev libclang-14-dev libclang-cpp14-dev \
+  python3-numpy >/dev/null
+echo "install-deps.sh: dependencies installed"
