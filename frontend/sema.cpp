@@ -142,11 +142,12 @@ class Sema {
   }
 
   void machine_block(TceParser::MachineBlockContext& block) {
-    if (p_.machine) {
+    if (machine_loc_) {
       r_.report(DiagId::err_duplicate_machine, location_of(block.getStart()));
-      r_.report(DiagId::note_previous_definition, p_.machine->loc);
+      r_.report(DiagId::note_previous_definition, *machine_loc_);
       return;
     }
+    machine_loc_ = location_of(block.getStart());
     ir::MachineDesc m;
     if (check_machine_block(block, r_, m)) p_.machine = m;
   }
@@ -302,6 +303,7 @@ class Sema {
   Reporter& r_;
   const std::map<std::string, std::uint64_t>& defines_;
   ir::Program& p_;
+  std::optional<ir::SourceLocation> machine_loc_;  // the first machine block, even if it had errors
 };
 
 }  // namespace

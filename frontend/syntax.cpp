@@ -134,7 +134,9 @@ class ErrorStrategy : public antlr4::DefaultErrorStrategy {
 std::vector<std::unique_ptr<antlr4::Token>> lex(TceLexer& lexer, const std::string& original,
                                                 Reporter& reporter) {
   std::vector<std::unique_ptr<antlr4::Token>> kept;
-  for (auto& token : lexer.getAllTokens()) {
+  auto tokens = lexer.getAllTokens();
+  tokens.push_back(lexer.nextToken());  // EOF, at the true end of the text
+  for (auto& token : tokens) {
     if (token->getType() != TceLexer::INVALID) {
       kept.push_back(std::move(token));
       continue;

@@ -20,6 +20,7 @@ struct Section {
   std::vector<std::string> indices;    // A, B, C index strings
   std::map<char, std::string> extents; // letter -> decimal extent
   std::string indices_line;
+  bool broken = false;                 // a line of it was reported; compile nothing
 };
 
 std::string trim(const std::string& s) {
@@ -63,6 +64,7 @@ bool read_line(Section& s, const std::string& line, int lineno, Reporter& r) {
     r.report(DiagId::err_tccg_bad_indices, {lineno, value_col}, value);
     return false;
   }
+  if (key == "repeats") return true;  // a benchmark setting; nothing to compile
   if (key != "extents") {
     r.report(DiagId::err_tccg_bad_line, {lineno, 1});
     return false;
@@ -141,10 +143,13 @@ Result import_tccg(const std::string& file, std::string source, const Options& o
       reporter.report(DiagId::err_tccg_expected_section, {lineno, 1});
       continue;
     }
-    read_line(sections.back(), line, lineno, reporter);
+    Section& s = sections.back();
+    if (!read_line(s, line, lineno, reporter)) s.broken = true;
   }
   std::string tce;
-  for (const Section& s : sections) to_tce(s, reporter, tce);
+  for (const Section& s : sections) {
+    if (!s.broken) to_tce(s, reporter, tce);
+  }
   if (reporter.has_errors()) return result;
   Options tce_options = options;
   tce_options.format = InputFormat::Tce;

@@ -12,6 +12,7 @@ namespace tcec::frontend {
 ///   [tccg_NN]
 ///   indices = A-B-C        one letter per index; operand A, operand B, result C
 ///   extents = a:384 c:24   extent of every letter (elements)
+///   repeats = 1            benchmark repetitions (ignored)
 /// Each section becomes `C_NN[...] = A_NN[...] * B_NN[...]` with its own
 /// indices `x_NN` over ranges `x_NN`, so sections never share sizes.
 /// -D overrides apply to those range names. Errors carry file:line:col.
