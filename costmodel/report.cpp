@@ -64,6 +64,7 @@ nlohmann::json machine_json(const Machine& m) {
 
 nlohmann::json contraction_json(const ir::Program& p, const ir::Statement& s, double element_size) {
   auto g = ir::macro_index_gemm(p, s);
+  const auto bytes_per = static_cast<std::uint64_t>(element_size);
   return {{"statement", s.source_text},
           {"line", s.loc.line},
           {"I", names(p, g.I)},
@@ -74,8 +75,8 @@ nlohmann::json contraction_json(const ir::Program& p, const ir::Statement& s, do
                        {"B", p.tensors[s.operands[1].tensor].name},
                        {"C", p.tensors[s.result.tensor].name}}},
           {"elements", {{"A", g.elements_A}, {"B", g.elements_B}, {"C", g.elements_C}}},
-          {"bytes", {{"A", g.elements_A * element_size}, {"B", g.elements_B * element_size},
-                     {"C", g.elements_C * element_size}}},
+          {"bytes", {{"A", g.bytes_A(bytes_per)}, {"B", g.bytes_B(bytes_per)},
+                     {"C", g.bytes_C(bytes_per)}}},
           {"flops", g.flops},
           {"permutation", {{"A", g.perm_A}, {"B", g.perm_B}, {"C", g.perm_C}}}};
 }

@@ -1,0 +1,124 @@
+// tests/tools/tcec_cli_test.cpp — the tcec driver as users run it: exit codes,
+// --help/--version, dry-run text and JSON, diagnostics on stderr, -D, --machine, --from.
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace {
+
+struct CliRun {
+  int exit_code;
+  std::string out, err;
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Runs build/bin/tcec with `args` (shell words), capturing stdout and stderr.
+CliRun tcec(const std::string& args) {
+  const auto dir = std::filesystem::temp_directory_path();
+  static int calls = 0;  // ctest runs tests in parallel processes: names unique per process and call
+  const std::string stem = "tcec_cli_" + std::to_string(getpid()) + "_" + std::to_string(++calls);
+  const std::string out = (dir / (stem + ".out")).string(), err = (dir / (stem + ".err")).string();
+  std::string cmd = std::string(TCEC_BINARY_DIR) + "/bin/tcec " + args + " >" + out + " 2>" + err;
+  int status = std::system(cmd.c_str());
+  CliRun r{WEXITSTATUS(status), slurp(out), slurp(err)};
+  std::filesystem::remove(out);
+  std::filesystem::remove(err);
+  return r;
+}
+
+std::string example(const std::string& name) { return std::string(TCEC_SOURCE_DIR) + "/examples/" + name; }
+
+TEST(Cli, HelpAndVersion) {
+  CliRun help = tcec("--help");
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_NE(help.out.find("--dry-run"), std::string::npos);
+  EXPECT_NE(help.out.find("--machine"), std::string::npos);
+  CliRun version = tcec("--version");
+  EXPECT_EQ(version.exit_code, 0);
+  EXPECT_EQ(version.out, "tcec 0.1.0\n");
+}
+
+TEST(Cli, MissingFileArgument) {
+  CliRun r = tcec("");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("file is required"), std::string::npos);
+}
+
+TEST(Cli, DryRunOnEveryExample) {
+  for (const char* name : {"matmul.tce", "four_index.tce", "ccsd_term.tce", "ccd_terms.tce"}) {
+    CliRun r = tcec("--dry-run " + example(name));
+    EXPECT_EQ(r.exit_code, 0) << name << r.err;
+    EXPECT_EQ(r.err, "") << name;
+    EXPECT_NE(r.out.find("A(I,K) * B(J,K)"), std::string::npos) << name;
+  }
+}
+
+TEST(Cli, DryRunTextOfTheMatrixProduct) {
+  CliRun r = tcec("--dry-run " + example("matmul.tce"));
+  EXPECT_NE(r.out.find("matmul.tce:8: C[i,j] += A[i,k] * B[j,k];"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("C(I,J) += A(I,K) * B(J,K) with A = A, B = B; I = {i}, J = {j}, K = {k}"), std::string::npos);
+  EXPECT_NE(r.out.find("|I| = 4000, |J| = 4000, |K| = 4000"), std::string::npos);
+  EXPECT_NE(r.out.find("flops = 2·|I|·|J|·|K| = 1.28e+11"), std::string::npos);
+}
+
+TEST(Cli, DryRunJson) {
+  CliRun r = tcec("--dry-run --json " + example("four_index.tce"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["machine"]["processors"], 4);
+  EXPECT_EQ(j["machine"]["memory_bytes"], 64e6);
+  ASSERT_EQ(j["contractions"].size(), 1u);
+  const auto& c = j["contractions"][0];
+  EXPECT_EQ(c["statement"], "T1[a,b,c,d] += A[a,b,c,p] * B[p,d];");
+  EXPECT_EQ(c["line"], 7);
+  EXPECT_EQ(c["I"], (nlohmann::json{"a", "b", "c"}));
+  EXPECT_EQ(c["J"], (nlohmann::json{"d"}));
+  EXPECT_EQ(c["K"], (nlohmann::json{"p"}));
+  EXPECT_EQ(c["bytes"]["A"], 8ull * 800 * 800 * 800 * 800);
+  EXPECT_EQ(c["bytes"]["B"], 8ull * 800 * 800);
+  EXPECT_EQ(c["flops"], 2.0 * 800 * 800 * 800 * 800 * 800);
+  EXPECT_EQ(c["permutation"]["B"], (nlohmann::json{1, 0}));
+}
+
+TEST(Cli, DefinesAndMachineFile) {
+  CliRun r = tcec("--dry-run --json -D N=100 --machine " + example("osc.machine") + " " + example("matmul.tce"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["contractions"][0]["extents"]["I"], 100);
+  EXPECT_EQ(j["machine"]["network_bytes_per_s"], 200e6);
+}
+
+TEST(Cli, ErrorsGoToStderrWithExitCodeOne) {
+  const auto path = std::filesystem::temp_directory_path() / ("tcec_cli_bad_" + std::to_string(getpid()) + ".tce");
+  std::ofstream(path) << "range N = 4;\nindex i : M;\n";
+  CliRun r = tcec("--dry-run " + path.string());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, path.string() + ":2:11: error: use of undeclared range 'M'\nindex i : M;\n          ^\n");
+  CliRun d = tcec("--dry-run -D Q=3 " + example("matmul.tce"));
+  EXPECT_EQ(d.exit_code, 1);
+  EXPECT_EQ(d.err, "tcec: error: -D Q=3: no range named 'Q'\n");
+}
+
+TEST(Cli, TccgImport) {
+  CliRun r = tcec("--dry-run --json --from tccg " + std::string(TCEC_SHARED_INPUTS) + "/tccg_benchmark_48_TAPP.txt");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["contractions"].size(), 48u);
+  EXPECT_EQ(j["machine"], nullptr);
+}
+
+}  // namespace
