@@ -1,6 +1,7 @@
 // costmodel/report.cpp — the dry-run report: text for people, JSON for tools.
 #include <fmt/format.h>
 
+#include "costmodel/analysis.h"
 #include "costmodel/costmodel.h"
 
 namespace tcec::costmodel {
@@ -50,6 +51,67 @@ std::string statement_text(const ir::Program& p, const ir::Statement& s, double 
   return out;
 }
 
+std::string method_name(const ModelPoint& p) {
+  std::string name = fmt::format("{} {}", to_string(p.comm), to_string(p.algorithm));
+  if (p.algorithm == Algorithm::Replication) name += fmt::format("-{}", to_string(p.replicated));
+  return name;
+}
+
+std::string point_row(const ModelPoint& p) {
+  if (!p.feasible) return fmt::format("    {:<26} infeasible: {}\n", method_name(p), p.reason);
+  const TileCounts& t = p.tiles;
+  return fmt::format("    {:<26} {:<5} {:>4} {:>8.3g} {:>8.3g} {:>8.3g} {:>8.3g} {:>8.3g} {:>8.3g} {:>10} {:>10} {:>11.5g}\n",
+                     method_name(p), to_string(p.order), p.case_id, t.It1, t.It2, t.Jt1, t.Jt2, t.Kt1, t.Kt2,
+                     human_bytes(p.comm_bytes), human_bytes(p.disk_bytes()), p.time_s);
+}
+
+std::string analysis_text(const ContractionAnalysis& a, const ReportOptions& options) {
+  std::string out = "  methods (model optimum over real tile counts; Gao et al. Tables 2-7, corrected):\n";
+  out += fmt::format("    {:<26} {:<5} {:>4} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>10} {:>10} {:>11}\n", "method",
+                     "order", "case", "It1", "It2", "Jt1", "Jt2", "Kt1", "Kt2", "V", "D", "time (s)");
+  for (const ModelPoint& p : options.all_candidates ? a.candidates : a.methods) out += point_row(p);
+  if (!a.chosen.feasible) return out + "  chosen: none (no method is feasible)\n";
+  const double moved = a.chosen.disk_read_bytes + a.chosen.comm_bytes;
+  out += fmt::format("  chosen: {}, order {}, case {}: {:.5g} s predicted (model optimum)\n",
+                     method_name(a.chosen), to_string(a.chosen.order), a.chosen.case_id, a.chosen.time_s);
+  out += fmt::format("  lower bound on data moved per rank (COSMA Theorem 1): {}; chosen moves {} (disk reads + V), {:.3f}x\n",
+                     human_bytes(a.lower_bound_bytes_per_rank), human_bytes(moved),
+                     moved / a.lower_bound_bytes_per_rank);
+  return out;
+}
+
+nlohmann::json point_json(const ModelPoint& p) {
+  const TileCounts& t = p.tiles;
+  nlohmann::json j = {{"comm", to_string(p.comm)},
+                      {"algorithm", to_string(p.algorithm)},
+                      {"feasible", p.feasible},
+                      {"reason", p.reason}};
+  if (p.algorithm == Algorithm::Replication) j["replicated"] = to_string(p.replicated);
+  if (!p.feasible) return j;
+  j.update({{"order", to_string(p.order)},
+            {"case", p.case_id},
+            {"model_time_s", p.time_s},
+            {"model_disk_bytes", p.disk_bytes()},
+            {"model_disk_read_bytes", p.disk_read_bytes},
+            {"model_disk_write_bytes", p.disk_write_bytes},
+            {"model_comm_bytes", p.comm_bytes},
+            {"tiles", {{"It1", t.It1}, {"It2", t.It2}, {"Jt1", t.Jt1}, {"Jt2", t.Jt2}, {"Kt1", t.Kt1}, {"Kt2", t.Kt2}}}});
+  return j;
+}
+
+nlohmann::json analysis_json(const ContractionAnalysis& a, const ReportOptions& options) {
+  nlohmann::json j;
+  j["lower_bound_bytes_per_rank"] = a.lower_bound_bytes_per_rank;
+  j["methods"] = nlohmann::json::array();
+  for (const ModelPoint& p : a.methods) j["methods"].push_back(point_json(p));
+  if (options.all_candidates) {
+    j["candidates"] = nlohmann::json::array();
+    for (const ModelPoint& p : a.candidates) j["candidates"].push_back(point_json(p));
+  }
+  j["chosen"] = a.chosen.feasible ? point_json(a.chosen) : nlohmann::json(nullptr);
+  return j;
+}
+
 nlohmann::json machine_json(const Machine& m) {
   return {{"processors", m.processors},
           {"memory_bytes", m.memory_bytes},
@@ -97,15 +159,18 @@ Machine machine_from(const ir::MachineDesc& d) {
 }
 
 std::string dry_run_text(const ir::Program& program, const std::optional<Machine>& machine,
-                         const ReportOptions&) {
+                         const ReportOptions& options) {
   std::string out = machine ? machine_text(*machine) : "machine: none (add a machine block or --machine FILE to plan)\n";
   const double e = machine ? machine->element_size_bytes : 8.0;
-  for (const auto& s : program.statements) out += "\n" + statement_text(program, s, e);
+  for (const auto& s : program.statements) {
+    out += "\n" + statement_text(program, s, e);
+    if (machine && s.operands.size() == 2) out += analysis_text(analyze(program, s, *machine), options);
+  }
   return out;
 }
 
 nlohmann::json dry_run_json(const ir::Program& program, const std::optional<Machine>& machine,
-                            const ReportOptions&) {
+                            const ReportOptions& options) {
   nlohmann::json out;
   out["file"] = program.file;
   out["machine"] = machine ? machine_json(*machine) : nlohmann::json(nullptr);
@@ -114,7 +179,9 @@ nlohmann::json dry_run_json(const ir::Program& program, const std::optional<Mach
   const double e = machine ? machine->element_size_bytes : 8.0;
   for (const auto& s : program.statements) {
     if (s.operands.size() == 2) {
-      out["contractions"].push_back(contraction_json(program, s, e));
+      nlohmann::json c = contraction_json(program, s, e);
+      if (machine) c.update(analysis_json(analyze(program, s, *machine), options));
+      out["contractions"].push_back(c);
     } else {
       out["copies"].push_back({{"statement", s.source_text}, {"line", s.loc.line},
                                {"elements", program.elements(s.result.tensor)}});

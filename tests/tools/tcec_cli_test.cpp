@@ -113,6 +113,50 @@ TEST(Cli, ErrorsGoToStderrWithExitCodeOne) {
   EXPECT_EQ(d.err, "tcec: error: -D Q=3: no range named 'Q'\n");
 }
 
+// Gao et al. Table 9: the three cells its own formulas reproduce (notes/gao-model.md):
+// extents 4000, P = 4, M = 8e6 bytes per array, f_rep = sqrt(2), f_red = 1.4.
+TEST(Cli, DryRunReproducesTable9) {
+  const auto path = std::filesystem::temp_directory_path() / ("tcec_t9_" + std::to_string(getpid()) + ".machine");
+  std::ofstream(path) << "machine t9 { processors 4; memory 24 MB; network 200 MB/s; disk 8 MB/s;\n"
+                         "  replication_factor 1.4142135623730951; reduction_factor 1.4; }\n";
+  CliRun r = tcec("--dry-run --json --machine " + path.string() + " " + example("matmul.tce"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["machine"]["array_memory_bytes"], 8e6);
+  const auto& methods = j["contractions"][0]["methods"];
+  auto find = [&](const std::string& comm, const std::string& algorithm) {
+    for (const auto& m : methods) {
+      if (m["comm"] == comm && m["algorithm"] == algorithm) return m;
+    }
+    return nlohmann::json();
+  };
+  struct Cell { const char* comm; const char* algorithm; double seconds; const char* order; };
+  for (const Cell& c : {Cell{"inside", "rotation", 25.28, "CAB"}, Cell{"inside", "accumulation", 53.792, "ABC"},
+                        Cell{"outside", "replication", 56.9, "CAB"}}) {
+    auto m = find(c.comm, c.algorithm);
+    ASSERT_FALSE(m.is_null()) << c.comm << " " << c.algorithm;
+    EXPECT_NEAR(m["model_time_s"].get<double>(), c.seconds, 0.005 * c.seconds) << c.comm << " " << c.algorithm;
+    EXPECT_EQ(m["order"], c.order);
+  }
+  EXPECT_EQ(find("inside", "accumulation")["case"], 3);
+  EXPECT_EQ(j["contractions"][0]["chosen"]["algorithm"], "rotation");
+  EXPECT_EQ(methods.size(), 6u);
+}
+
+TEST(Cli, RotationNeedsASquareProcessorCount) {
+  CliRun r = tcec("--dry-run --json --machine " + example("osc.machine") + " " + example("matmul.tce"));
+  ASSERT_EQ(r.exit_code, 0);
+  const auto path = std::filesystem::temp_directory_path() / ("tcec_p6_" + std::to_string(getpid()) + ".machine");
+  std::ofstream(path) << "machine p6 { processors 6; memory 64 MB; network 200 MB/s; disk 8 MB/s; }\n";
+  CliRun six = tcec("--dry-run --json --machine " + path.string() + " " + example("matmul.tce"));
+  auto j = nlohmann::json::parse(six.out);
+  for (const auto& m : j["contractions"][0]["methods"]) {
+    if (m["algorithm"] != "rotation") continue;
+    EXPECT_EQ(m["feasible"], false);
+    EXPECT_EQ(m["reason"], "P = 6 is not a perfect square");
+  }
+}
+
 TEST(Cli, TccgImport) {
   CliRun r = tcec("--dry-run --json --from tccg " + std::string(TCEC_SHARED_INPUTS) + "/tccg_benchmark_48_TAPP.txt");
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -1,0 +1,139 @@
+// tests/costmodel/minimize_test.cpp — the closed forms (rotation.cpp,
+// replication.cpp, accumulation.cpp) against the independent numerical
+// minimiser (minimize.cpp) on thousands of random problems and machines, for
+// every method × disk placement order × replicated operand; and coverage of
+// every case id of every (method, order).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <random>
+#include <set>
+#include <string>
+#include <tuple>
+
+#include "costmodel/model_optimum.h"
+#include "costmodel/volumes.h"
+
+namespace tcec::costmodel {
+namespace {
+
+struct Sampler {
+  std::mt19937_64 rng{20240611};
+  double log_uniform(double lo, double hi) {
+    return std::exp(std::uniform_real_distribution<double>(std::log(lo), std::log(hi))(rng));
+  }
+  Problem problem(double element_bytes) {
+    Problem p;
+    p.I = std::round(log_uniform(4, 2e5));
+    p.J = std::round(log_uniform(4, 2e5));
+    p.K = std::round(log_uniform(4, 2e5));
+    p.A = p.I * p.K * element_bytes;
+    p.B = p.J * p.K * element_bytes;
+    p.C = p.I * p.J * element_bytes;
+    return p;
+  }
+  Machine machine() {
+    static constexpr std::int64_t kProcessors[] = {1, 4, 9, 16, 64, 2, 6, 12};
+    Machine m;
+    m.processors = kProcessors[std::uniform_int_distribution<int>(0, 7)(rng)];
+    m.memory_bytes = log_uniform(3e3, 3e10);
+    m.disk_read_bytes_per_s = log_uniform(1e6, 1e9);
+    m.disk_write_bytes_per_s = m.disk_read_bytes_per_s * log_uniform(0.25, 4);
+    m.network_bytes_per_s = m.disk_read_bytes_per_s * log_uniform(0.01, 100);
+    m.element_size_bytes = std::uniform_int_distribution<int>(0, 1)(rng) ? 8 : 4;
+    m.replication_factor = log_uniform(0.7, 3);
+    m.reduction_factor = log_uniform(0.5, 2);
+    return m;
+  }
+};
+
+using MethodKey = std::tuple<CommMethod, Algorithm, DiskPlacementOrder, ReplicatedOperand>;
+
+std::string describe(const MethodKey& k) {
+  static const char* orders[] = {"ABC", "ACB", "BAC", "BCA", "CAB", "CBA"};
+  static const char* algorithms[] = {"rotation", "replication", "accumulation"};
+  const auto [comm, algorithm, order, replicated] = k;
+  return std::string(comm == CommMethod::Inside ? "inside/" : "outside/") +
+         algorithms[static_cast<int>(algorithm)] + " " + orders[static_cast<int>(order)] +
+         (algorithm == Algorithm::Replication
+              ? (replicated == ReplicatedOperand::A ? " (A replicated)" : " (B replicated)")
+              : "");
+}
+
+// The case ids documented in model_optimum.h and rotation.cpp.
+int case_count(CommMethod comm, Algorithm algorithm, DiskPlacementOrder order) {
+  if (comm == CommMethod::Outside || algorithm != Algorithm::Rotation) return 4;
+  switch (order) {
+    case DiskPlacementOrder::ABC:
+    case DiskPlacementOrder::BAC: return 16;
+    case DiskPlacementOrder::ACB:
+    case DiskPlacementOrder::BCA: return 8;
+    default: return 4;
+  }
+}
+
+std::vector<MethodKey> all_methods() {
+  std::vector<MethodKey> keys;
+  for (CommMethod comm : {CommMethod::Outside, CommMethod::Inside})
+    for (Algorithm algorithm : {Algorithm::Rotation, Algorithm::Replication, Algorithm::Accumulation})
+      for (DiskPlacementOrder order : kAllOrders)
+        for (ReplicatedOperand r : {ReplicatedOperand::A, ReplicatedOperand::B}) {
+          if (r == ReplicatedOperand::B && algorithm != Algorithm::Replication) continue;
+          keys.emplace_back(comm, algorithm, order, r);
+        }
+  return keys;
+}
+
+double relative_difference(double x, double y) { return std::abs(x - y) / std::abs(y); }
+
+// One method on one problem: closed form == numerical minimum, and the closed
+// form's tiles are feasible and give its time under evaluate_model().
+void check_agreement(const Problem& pr, const Machine& m, const MethodKey& k, int trial,
+                     std::map<MethodKey, std::set<int>>& seen) {
+  const auto [comm, algorithm, order, replicated] = k;
+  const ModelPoint closed = model_optimum(pr, m, comm, algorithm, order, replicated);
+  const ModelPoint numeric = numerical_optimum(pr, m, comm, algorithm, order, replicated);
+  const std::string where = describe(k) + " trial " + std::to_string(trial);
+  ASSERT_EQ(closed.feasible, numeric.feasible) << where;
+  if (!closed.feasible) {
+    EXPECT_EQ(closed.reason, "P = " + std::to_string(m.processors) + " is not a perfect square");
+    return;
+  }
+  ASSERT_LE(relative_difference(closed.time_s, numeric.time_s), 1e-9)
+      << where << ": closed " << closed.time_s << " s, numerical " << numeric.time_s
+      << " s, case " << closed.case_id;
+  const ModelPoint at_tiles = evaluate_model(pr, m, comm, algorithm, order, replicated, closed.tiles);
+  ASSERT_LE(relative_difference(closed.time_s, at_tiles.time_s), 1e-12) << where;
+  std::string reason;
+  ASSERT_TRUE(fits_memory(pr, m, algorithm, order, replicated, closed.tiles, &reason))
+      << where << ": " << reason;
+  ASSERT_TRUE(fits_memory(pr, m, algorithm, order, replicated, numeric.tiles, &reason))
+      << where << " (numerical): " << reason;
+  seen[k].insert(closed.case_id);
+}
+
+TEST(NumericalOptimum, AgreesWithClosedFormsAndCoversEveryCase) {
+  Sampler sampler;
+  const std::vector<MethodKey> methods = all_methods();
+  std::map<MethodKey, std::set<int>> seen;
+  constexpr int kTrials = 1500;
+  for (int trial = 0; trial < kTrials; ++trial) {
+    const Machine m = sampler.machine();
+    const Problem pr = sampler.problem(m.element_size_bytes);
+    for (const MethodKey& k : methods) {
+      check_agreement(pr, m, k, trial, seen);
+      if (HasFatalFailure()) return;
+    }
+  }
+  for (const MethodKey& k : methods) {
+    const auto [comm, algorithm, order, replicated] = k;
+    for (int id = 0; id < case_count(comm, algorithm, order); ++id)
+      EXPECT_TRUE(seen[k].count(id)) << describe(k) << ": case " << id << " never reached";
+    EXPECT_EQ(seen[k].size(), static_cast<std::size_t>(case_count(comm, algorithm, order)))
+        << describe(k) << ": an undocumented case id";
+  }
+}
+
+}  // namespace
+}  // namespace tcec::costmodel
