@@ -17,7 +17,6 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <limits>
 
 #include "costmodel/model_optimum.h"
 
@@ -47,65 +46,92 @@ SearchPlan search_plan(DiskPlacementOrder order) {
   return {};
 }
 
-double cuts(DiskPlacementOrder order, const TileCounts& t, int array) {
-  const LoopNestCounts n = loop_nest_counts(order, t);
-  return array == 0 ? n.cuts_A : array == 1 ? n.cuts_B : n.cuts_C;
-}
-
 class NestedSearch {
  public:
   NestedSearch(const MethodVolumes& volumes, const Machine& machine, DiskPlacementOrder order,
                const TileThresholds& th)
       : volumes_(volumes), machine_(machine), order_(order), plan_(search_plan(order)),
         least_{th.a, th.b, th.c} {
-    // Which tile counts cut which array, read off the loop nest itself.
+    // Which tile counts cut which array, read off the loop nest itself ...
+    std::array<unsigned, 3> members{};
     for (int v = 0; v < kNumVars; ++v) {
       TileCounts probe;
       tile(probe, v) = 2;
+      const std::array<double, 3> c = cuts(probe);
       for (int x = 0; x < 3; ++x)
-        if (cuts(order, probe, x) > 1) members_[x] |= 1u << v;
+        if (c[x] > 1) members[x] |= 1u << v;
     }
-  }
-
-  // Tile counts with the free counts at ln(count / least count) = s0, s1.
-  TileCounts tiles_at(double s0, double s1) const {
-    TileCounts t;
+    // ... and so which constraints each count of the plan completes.
     unsigned set = 0;
     for (int i = 0; i < 5 && plan_.vars[i] >= 0; ++i) {
-      const int v = plan_.vars[i];
-      set |= 1u << v;
-      double lb = 1;
+      set |= 1u << plan_.vars[i];
       for (int x = 0; x < 3; ++x)
-        if ((members_[x] >> v & 1) && (members_[x] & ~set) == 0)
-          lb = std::max(lb, least_[x] / cuts(order_, t, x));  // t has count v = 1 here
-      tile(t, v) = lb * (i == 0 ? std::exp(s0) : i == 1 ? std::exp(s1) : 1.0);
+        if ((members[x] >> plan_.vars[i] & 1) && (members[x] & ~set) == 0) completes_[i] |= 1u << x;
     }
-    return t;
   }
 
-  double time_at(double s0, double s1) const {
-    return evaluate_volumes(volumes_, machine_, order_, tiles_at(s0, s1)).time_s;
+  // The outer count at ln(count / least count) = s0; the others still 1.
+  TileCounts outer_at(double s0) const {
+    TileCounts t;
+    place(t, 0, std::exp(s0));
+    return t;
+  }
+  // `t` from outer_at() with the inner count at s1 and the filled ones least.
+  TileCounts complete(TileCounts t, double s1) const {
+    place(t, 1, std::exp(s1));
+    for (int i = 2; i < 5; ++i) place(t, i, 1);
+    return t;
+  }
+  double time_of(const TileCounts& t) const {
+    return evaluate_volumes(volumes_, machine_, order_, t).time_s;
   }
 
  private:
+  std::array<double, 3> cuts(const TileCounts& t) const {
+    const LoopNestCounts n = loop_nest_counts(order_, t);
+    return {n.cuts_A, n.cuts_B, n.cuts_C};
+  }
+  // Plan position i at factor × its least value (count i is still 1 in t).
+  void place(TileCounts& t, int i, double factor) const {
+    if (plan_.vars[i] < 0) return;
+    double least = 1;
+    if (completes_[i] != 0) {
+      const std::array<double, 3> c = cuts(t);
+      for (int x = 0; x < 3; ++x)
+        if (completes_[i] >> x & 1) least = std::max(least, least_[x] / c[x]);
+    }
+    tile(t, plan_.vars[i]) = least * factor;
+  }
+
   const MethodVolumes& volumes_;
   const Machine& machine_;
   DiskPlacementOrder order_;
   SearchPlan plan_;
   std::array<double, 3> least_;
-  std::array<unsigned, 3> members_{};
+  std::array<unsigned, 5> completes_{};
 };
 
-// Golden-section search of a convex f on [lo, hi] down to an interval of 1e-13
-// (in log space: relative 1e-13 in the tile count). Returns the least value
-// seen and its argument.
+// The minimum of a convex f on [lo, hi]: (least value seen, its argument).
+// Golden-section search down to an interval of 1e-12 (in log space: relative
+// 1e-12 in the tile count, so ~1e-12 in time even when the minimum sits at a
+// kink). Convexity settles two common shapes first, "same" meaning within the
+// noise of f (`noise`, relative: rounding for a plain evaluation, more for a
+// function that is itself a search):
+//  - f clearly rises from lo to lo + 1e-10: it rises from there on, and the
+//    minimum is within that step of lo (a count at its least value);
+//  - f is the same at lo, the midpoint and hi: then f >= that value between
+//    them (a count that costs nothing).
 template <class F>
-std::pair<double, double> golden_min(F f, double lo, double hi) {
+std::pair<double, double> golden_min(F f, double lo, double hi, double noise) {
+  const double f_lo = f(lo), same = noise * std::abs(f_lo);
+  if (f(lo + 1e-10) > f_lo + same) return {f_lo, lo};
+  if (std::abs(f(hi) - f_lo) <= same && std::abs(f((lo + hi) / 2) - f_lo) <= same)
+    return {f_lo, lo};
   const double inv_phi = (std::sqrt(5.0) - 1) / 2;
   double x1 = hi - inv_phi * (hi - lo), x2 = lo + inv_phi * (hi - lo);
   double f1 = f(x1), f2 = f(x2);
   std::pair<double, double> best = f1 <= f2 ? std::pair{f1, x1} : std::pair{f2, x2};
-  while (hi - lo > 1e-13) {
+  while (hi - lo > 1e-12) {
     if (f1 <= f2) {
       hi = x2, x2 = x1, f2 = f1;
       x1 = hi - inv_phi * (hi - lo), f1 = f(x1);
@@ -132,11 +158,15 @@ ModelPoint numerical_optimum(const Problem& problem, const Machine& machine, Com
   // No optimal tile count exceeds max(1, a, b, c): beyond it a count only costs.
   const double span = std::log(std::max({1.0, th.a, th.b, th.c})) + 2;
   auto inner = [&search, span](double s0) {  // (least time, its s1) at outer s0
-    return golden_min([&](double s1) { return search.time_at(s0, s1); }, 0, span);
+    const TileCounts outer = search.outer_at(s0);
+    return golden_min([&](double s1) { return search.time_of(search.complete(outer, s1)); }, 0,
+                      span, 1e-14);
   };
-  const double s0 = golden_min([&](double s) { return inner(s).first; }, 0, span).second;
+  // The inner search is good to ~1e-12 of the time: the outer one needs more
+  // than that to call a rise real.
+  const double s0 = golden_min([&](double s) { return inner(s).first; }, 0, span, 1e-11).second;
   return evaluate_model(problem, machine, comm, algorithm, order, replicated,
-                        search.tiles_at(s0, inner(s0).second));
+                        search.complete(search.outer_at(s0), inner(s0).second));
 }
 
 }  // namespace tcec::costmodel

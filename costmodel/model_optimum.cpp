@@ -118,7 +118,7 @@ ModelPoint infeasible_point(const Problem& problem, const Machine& machine, Comm
 int case_id_from_tiles(std::initializer_list<double> tile_counts) {
   int mask = 0, bit = 1;
   for (double t : tile_counts) {
-    if (t <= 1 + 1e-12) mask |= bit;
+    if (t <= 1 + kAtBoundTolerance) mask |= bit;
     bit <<= 1;
   }
   return mask == bit - 1 ? 0 : 1 + mask;

@@ -90,7 +90,10 @@ ModelPoint infeasible_point(const Problem& problem, const Machine& machine, Comm
                             Algorithm algorithm, DiskPlacementOrder order,
                             ReplicatedOperand replicated);
 
-/// 0 when every listed tile count is 1 (up to 1e-12), else 1 + Σ 2^i over the
+/// A real tile count within this of 1 counts as "at its bound 1" for case ids.
+inline constexpr double kAtBoundTolerance = 1e-12;
+
+/// 0 when every listed tile count is 1 (up to kAtBoundTolerance), else 1 + Σ 2^i over the
 /// listed counts at 1: the numbering of the header comment for (X, Y), extended
 /// to more tile counts for inside rotation.
 int case_id_from_tiles(std::initializer_list<double> tile_counts);

@@ -13,17 +13,31 @@
 // Inside rotation is the true joint optimum of D/B_d + V/B_c; the paper picks
 // the communication-optimal tiles instead (§5.1, notes "Table 5"), which for
 // ABC/BAC can cost up to ~6% more. Its case ids (model_optimum.h: 0 = nothing
-// needs tiling, 1 = all interior) mark which tile counts end at their bound 1:
+// needs tiling) mark which tile counts end at their bound 1:
 //   CAB/CBA: the paper's: 1 interior, 2 It1 = 1, 3 Jt1 = 1.
-//   ACB: 1 + [It1=1] + 2·[Kt1=1] + 4·[Jt1=1]   (It2 = 1 always), ids 1..7:
-//     1 interior (It1·Kt1 = a and It1·Jt1 = c bind), 2 It1 = 1 (Table 5 (3)),
-//     3 Kt1 = 1, 4 It1 = Kt1 = 1, 5 Jt1 = 1, 6 It1 = Jt1 = 1, 7 Kt1 = Jt1 = 1.
-//   ABC: 1 + [It1=1] + 2·[Kt1=1] + 4·[Jt1=1] + 8·[It2=1], ids 1..15; e.g.
-//     1 all interior (It2 > 1), 9 only It2 = 1 (the shape of Table 5 (1)),
-//     3 only Kt1 = 1 (the shape of Table 5 (2)).
+//   ACB, and ABC with It2 = 1: 1 + [It1=1] + 2·[Kt1=1] + 4·[Jt1=1], ids 0..7:
+//     1 all interior (It1, Kt1, Jt1 > 1; for ABC the shape of Table 5 (1)),
+//     2 It1 = 1 (ACB: Table 5 (3)), 3 Kt1 = 1, 4 It1 = Kt1 = 1, 5 Jt1 = 1,
+//     6 It1 = Jt1 = 1, 7 Kt1 = Jt1 = 1.
+//   ABC with It2 > 1, which needs Kt1 = 1 (below): 8 + [It1=1] + 2·[Jt1=1],
+//     ids 8..11 (8 is the shape of Table 5 (2)).
 //   BCA, BAC: the mirrors, with It1 ↔ Jt1 and It2 ↔ Jt2 in the formulas above.
 // Which product constraints bind then follows from the KKT conditions (see
 // solve_chain / solve_cycle); every id is reached (tests/costmodel).
+//
+// Why ABC never has It2 > 1 with Kt1 > 1. Let s = I·√(e/(MP)), e the element
+// size: the communication-optimal I tile count (Eq. 5.2: u·J = c with
+// B·u = A·J). Alone, the disk trade-off would take It1 = s·√(1 + B_dr/B_dw) > s
+// (C is read and written per pass, B only read), and the communication side
+// never takes u = It1·It2 above s. With Kt1 > 1 and u > It1 the KKT conditions
+// leave: the piece where only It1·Kt1 = a and u·Jt1 = c bind (then
+// It1 = s·√(1 + B_dr/B_dw) > s >= u); the piece where Jt1·Kt1 = b binds too
+// (its stationary Kt1² = (wx·a + wJ·b)/(wK + wu·c/b), names of solve_cycle, is
+// below a²/s² by that
+// factor, so u < It1); the pieces and kink with It1 = 1 (they need s <= 1, so
+// u <= 1); and the kink Kt1 = b with Jt1 = 1 (it needs a >= b·c, i.e. u <= It1).
+// All contradict u > It1. Hence It2 = 1 whenever Kt1 > 1; the tests
+// check it on every random problem.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -152,57 +166,74 @@ PassTimes outside_times(const Problem& pr, const Machine& m) {
           pr.B / sqrtP * read, pr.C / sqrtP * (read + write)};
 }
 
+// The case id of inside ABC/ACB from (It1, Kt1, Jt1, It2); numbering in the
+// header comment.
+int inside_case_id(double i1, double k1, double j1, double i2) {
+  if (i2 > 1 + kAtBoundTolerance)
+    return 8 + (i1 <= 1 + kAtBoundTolerance) + 2 * (j1 <= 1 + kAtBoundTolerance);
+  return case_id_from_tiles({i1, k1, j1});
+}
+
+// Inside (§5.1, Table 5 corrected): A/P, B/P, 2C/P per pass (times tA, tB, tC)
+// and V = (A·(J tiles) + B·(I tiles))/√P (times vJ per J tile, vI per I tile).
+struct InsideTimes {
+  double tA, tB, tC, vI, vJ;
+};
+InsideTimes inside_times(const Problem& pr, const Machine& m) {
+  const double P = static_cast<double>(m.processors), sqrtP = std::sqrt(P);
+  const double read = 1 / m.disk_read_bytes_per_s, write = 1 / m.disk_write_bytes_per_s;
+  return {pr.A / P * read, pr.B / P * read, pr.C / P * (read + write),
+          pr.B / sqrtP / m.network_bytes_per_s, pr.A / sqrtP / m.network_bytes_per_s};
+}
+
+// BAC/BCA are ABC/ACB with A↔B and I↔J (notes; Gao et al. Table 5 rows).
+InsideTimes mirrored(const InsideTimes& w) { return {w.tB, w.tA, w.tC, w.vJ, w.vI}; }
+TileThresholds mirrored(const TileThresholds& th) { return {th.b, th.a, th.c}; }
+TileCounts mirrored(const TileCounts& t) { return {t.Jt1, t.Jt2, t.It1, t.It2, t.Kt1, t.Kt2}; }
+
+struct InsideOptimum {
+  TileCounts tiles;
+  double time_s;
+  int case_id;
+};
+
+// ACB: passes A 1, B It1·It2, C Kt1; I tiles It1·It2, J tiles Jt1.
+InsideOptimum inside_acb(const InsideTimes& w, const TileThresholds& th) {
+  Chain ch{w.tB + w.vI, w.tC, w.vJ, th.a, th.c};
+  solve_chain(ch);
+  TileCounts t;
+  t.It1 = ch.u, t.Kt1 = ch.K, t.Jt1 = ch.J, t.Kt2 = std::max(1.0, th.b / (ch.J * ch.K));
+  return {t, w.tA + ch.value(), inside_case_id(t.It1, t.Kt1, t.Jt1, 1)};
+}
+
+// ABC: passes A 1, B It1, C Kt1; I tiles It1·It2, J tiles Jt1.
+InsideOptimum inside_abc(const InsideTimes& w, const TileThresholds& th) {
+  Cycle cy{w.tB, w.tC, w.vI, w.vJ, th.a, th.b, th.c};
+  solve_cycle(cy);
+  TileCounts t;
+  t.It1 = cy.x, t.Kt1 = cy.K, t.Jt1 = cy.J, t.It2 = cy.u / cy.x;
+  return {t, w.tA + cy.value(), inside_case_id(t.It1, t.Kt1, t.Jt1, t.It2)};
+}
+
 }  // namespace
 
-// Inside (§5.1, Table 5 corrected): A/P, B/P, 2C/P per pass and
-// V = (A·(J tiles) + B·(I tiles))/√P.
 ModelPoint rotation_optimum(const Problem& pr, const Machine& m, CommMethod comm,
                             DiskPlacementOrder order) {
   constexpr auto kRot = Algorithm::Rotation;
   constexpr auto kA = ReplicatedOperand::A;
+  using enum DiskPlacementOrder;
   if (!is_perfect_square(m.processors)) return infeasible_point(pr, m, comm, kRot, order, kA);
   if (comm == CommMethod::Outside)
     return pass_form_optimum(pr, m, comm, kRot, order, kA, outside_times(pr, m));
-  const double P = static_cast<double>(m.processors), sqrtP = std::sqrt(P);
-  const double read = 1 / m.disk_read_bytes_per_s, write = 1 / m.disk_write_bytes_per_s;
-  const double tA = pr.A / P * read, tB = pr.B / P * read, tC = pr.C / P * (read + write);
-  const double vI = pr.B / sqrtP / m.network_bytes_per_s;  // per I tile: B shifted
-  const double vJ = pr.A / sqrtP / m.network_bytes_per_s;  // per J tile: A shifted
-  const TileThresholds th = tile_thresholds(pr, m, kRot, kA);
-  TileCounts t;
-  switch (order) {
-    case DiskPlacementOrder::CAB:  // I tiles It1, J tiles Jt1 (Jt2 = 1 or It2 = 1)
-    case DiskPlacementOrder::CBA:
-      return pass_form_optimum(pr, m, comm, kRot, order, kA, {0, tA + vJ, tB + vI, tC});
-    case DiskPlacementOrder::ACB: {
-      Chain ch{tB + vI, tC, vJ, th.a, th.c};
-      solve_chain(ch);
-      t.It1 = ch.u, t.Kt1 = ch.K, t.Jt1 = ch.J, t.Kt2 = std::max(1.0, th.b / (ch.J * ch.K));
-      return closed_form_point(pr, m, comm, kRot, order, kA, t, tA + ch.value(),
-                               case_id_from_tiles({t.It1, t.Kt1, t.Jt1}));
-    }
-    case DiskPlacementOrder::BCA: {
-      Chain ch{tA + vJ, tC, vI, th.b, th.c};
-      solve_chain(ch);
-      t.Jt1 = ch.u, t.Kt1 = ch.K, t.It1 = ch.J, t.Kt2 = std::max(1.0, th.a / (ch.J * ch.K));
-      return closed_form_point(pr, m, comm, kRot, order, kA, t, tB + ch.value(),
-                               case_id_from_tiles({t.Jt1, t.Kt1, t.It1}));
-    }
-    case DiskPlacementOrder::ABC: {
-      Cycle cy{tB, tC, vI, vJ, th.a, th.b, th.c};
-      solve_cycle(cy);
-      t.It1 = cy.x, t.Kt1 = cy.K, t.Jt1 = cy.J, t.It2 = cy.u / cy.x;
-      return closed_form_point(pr, m, comm, kRot, order, kA, t, tA + cy.value(),
-                               case_id_from_tiles({t.It1, t.Kt1, t.Jt1, t.It2}));
-    }
-    case DiskPlacementOrder::BAC:
-      break;
-  }
-  Cycle cy{tA, tC, vJ, vI, th.b, th.a, th.c};
-  solve_cycle(cy);
-  t.Jt1 = cy.x, t.Kt1 = cy.K, t.It1 = cy.J, t.Jt2 = cy.u / cy.x;
-  return closed_form_point(pr, m, comm, kRot, order, kA, t, tB + cy.value(),
-                           case_id_from_tiles({t.Jt1, t.Kt1, t.It1, t.Jt2}));
+  InsideTimes w = inside_times(pr, m);
+  if (order == CAB || order == CBA)  // I tiles It1, J tiles Jt1 (It2 = Jt2 = 1)
+    return pass_form_optimum(pr, m, comm, kRot, order, kA, {0, w.tA + w.vJ, w.tB + w.vI, w.tC});
+  TileThresholds th = tile_thresholds(pr, m, kRot, kA);
+  const bool mirror = order == BAC || order == BCA;
+  if (mirror) w = mirrored(w), th = mirrored(th);
+  InsideOptimum o = order == ACB || order == BCA ? inside_acb(w, th) : inside_abc(w, th);
+  if (mirror) o.tiles = mirrored(o.tiles);
+  return closed_form_point(pr, m, comm, kRot, order, kA, o.tiles, o.time_s, o.case_id);
 }
 
 }  // namespace tcec::costmodel::detail
