@@ -7,36 +7,12 @@
 #include <cmath>
 
 #include "costmodel/model_optimum.h"
+#include "tests/costmodel/fixtures.h"
 
 namespace tcec::costmodel {
 namespace {
 
-Problem cube(double I, double J, double K, double e = 8) {
-  return {I, J, K, I * K * e, J * K * e, I * J * e};
-}
-
-// Table 9 (notes): extents 4000, P = 4, B_c = 200 MB/s, B_d = 8 MB/s,
-// 24 MB per processor (M = 8 MB), f_rep = √2, f_red = 1.4.
-Machine table9_machine() {
-  Machine m;
-  m.processors = 4;
-  m.memory_bytes = 24e6;
-  m.network_bytes_per_s = 200e6;
-  m.disk_read_bytes_per_s = m.disk_write_bytes_per_s = 8e6;
-  m.replication_factor = std::sqrt(2.0);
-  m.reduction_factor = 1.4;
-  return m;
-}
-
-// One disk bandwidth, as in the paper; M = 1e6 elements (8 MB) per array.
-Machine paper_machine(std::int64_t P, double disk, double network) {
-  Machine m;
-  m.processors = P;
-  m.memory_bytes = 24e6;
-  m.disk_read_bytes_per_s = m.disk_write_bytes_per_s = disk;
-  m.network_bytes_per_s = network;
-  return m;
-}
+using namespace fixtures;
 
 TEST(Table9, InsideRotation) {
   const ModelPoint p = best_model_optimum(cube(4000, 4000, 4000), table9_machine(),

@@ -6,23 +6,12 @@
 #include <cmath>
 
 #include "costmodel/model_optimum.h"
+#include "tests/costmodel/fixtures.h"
 
 namespace tcec::costmodel {
 namespace {
 
-Problem cube(double I, double J, double K) {
-  return {I, J, K, I * K * 8, J * K * 8, I * J * 8};
-}
-
-// M = 1e6 elements (8 MB) per array, one disk bandwidth as in the paper.
-Machine machine(std::int64_t P, double disk, double network) {
-  Machine m;
-  m.processors = P;
-  m.memory_bytes = 24e6;
-  m.disk_read_bytes_per_s = m.disk_write_bytes_per_s = disk;
-  m.network_bytes_per_s = network;
-  return m;
-}
+using namespace fixtures;
 
 ModelPoint inside_rotation(const Problem& pr, const Machine& m, DiskPlacementOrder order) {
   return model_optimum(pr, m, CommMethod::Inside, Algorithm::Rotation, order,
@@ -33,7 +22,7 @@ ModelPoint inside_rotation(const Problem& pr, const Machine& m, DiskPlacementOrd
 // D = A/P + B/P + 2AC/(MP²), V = AC/(MP√P) + B/√P.
 TEST(InsideRotation, Table5Entry3IsAcbWithIt1One) {
   const Problem pr = cube(500, 20000, 20000);
-  const Machine m = machine(4, 1e8, 1e9);
+  const Machine m = paper_machine(4, 1e8, 1e9);
   const double M = 8e6, P = 4, sqrtP = 2;
   const ModelPoint p = inside_rotation(pr, m, DiskPlacementOrder::ACB);
   EXPECT_EQ(p.case_id, 2);
@@ -51,9 +40,9 @@ TEST(InsideRotation, Table5Entry3IsAcbWithIt1One) {
 TEST(InsideRotation, AbcLimitsAreThePapersSeparateOptima) {
   const Problem pr = cube(40000, 40000, 40000);
   const double M = 8e6, P = 4, abc = pr.A * pr.B * pr.C;
-  ModelPoint p = inside_rotation(pr, machine(4, 1e8, 1e30), DiskPlacementOrder::ABC);
+  ModelPoint p = inside_rotation(pr, paper_machine(4, 1e8, 1e30), DiskPlacementOrder::ABC);
   EXPECT_NEAR(p.time_s * 1e8, pr.A / P + std::sqrt(8 * abc / (M * P * P * P)), 1e-9 * p.time_s * 1e8);
-  p = inside_rotation(pr, machine(4, 1e30, 1e8), DiskPlacementOrder::ABC);
+  p = inside_rotation(pr, paper_machine(4, 1e30, 1e8), DiskPlacementOrder::ABC);
   EXPECT_NEAR(p.time_s * 1e8, 2 / P * std::sqrt(abc / M), 1e-9 * p.time_s * 1e8);
 }
 
@@ -67,7 +56,7 @@ TEST(InsideRotation, JointOptimumBeatsCommunicationOptimalTiles) {
   const double D = pr.A / P + 3 * std::sqrt(abc / (M * P * P * P));
   const double V = 2 * std::sqrt(abc / (M * P * P));
   for (double R : {0.01, 0.1, 1.0}) {
-    const ModelPoint p = inside_rotation(pr, machine(4, 1e8, 1e8 / R), DiskPlacementOrder::ABC);
+    const ModelPoint p = inside_rotation(pr, paper_machine(4, 1e8, 1e8 / R), DiskPlacementOrder::ABC);
     const double paper = D / 1e8 + V * R / 1e8;
     EXPECT_LE(p.time_s, paper * (1 + 1e-12)) << "R = " << R;
     if (R == 0.01) {
@@ -83,7 +72,7 @@ TEST(InsideRotation, JointOptimumBeatsCommunicationOptimalTiles) {
 TEST(InsideRotation, BacAndBcaMirrorAbcAndAcb) {
   const Problem pr = cube(3000, 70000, 9000), mirror = cube(70000, 3000, 9000);
   for (double network : {1e7, 1e8, 1e9}) {
-    const Machine m = machine(16, 1e8, network);
+    const Machine m = paper_machine(16, 1e8, network);
     const ModelPoint bac = inside_rotation(pr, m, DiskPlacementOrder::BAC);
     const ModelPoint abc = inside_rotation(mirror, m, DiskPlacementOrder::ABC);
     EXPECT_NEAR(bac.time_s, abc.time_s, 1e-12 * abc.time_s);

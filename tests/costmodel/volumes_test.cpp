@@ -6,23 +6,12 @@
 #include <string>
 
 #include "costmodel/volumes.h"
+#include "tests/costmodel/fixtures.h"
 
 namespace tcec::costmodel {
 namespace {
 
-// Gao et al. Table 9 setting (notes): extents 4000, 8-byte elements, P = 4,
-// B_c = 200 MB/s, B_d = 8 MB/s, 24 MB per processor (M = 8 MB).
-Problem table9_problem() { return {4000, 4000, 4000, 128e6, 128e6, 128e6}; }
-Machine table9_machine() {
-  Machine m;
-  m.processors = 4;
-  m.memory_bytes = 24e6;
-  m.network_bytes_per_s = 200e6;
-  m.disk_read_bytes_per_s = m.disk_write_bytes_per_s = 8e6;
-  m.replication_factor = std::sqrt(2.0);
-  m.reduction_factor = 1.4;
-  return m;
-}
+using namespace fixtures;
 
 // Distinct primes, so every product below is unambiguous.
 TileCounts prime_tiles() { return {2, 3, 5, 7, 11, 13}; }
