@@ -30,7 +30,12 @@ struct ReportOptions {
 std::string dry_run_text(const ir::Program& program, const std::optional<Machine>& machine,
                          const ReportOptions& options);
 
-/// The same as JSON (schema in README.md, "Dry-run JSON").
+/// The same as JSON: {"file", "machine" (bytes, bytes/s; null without a machine),
+/// "contractions": [{"statement", "line", "I", "J", "K", "extents", "elements",
+/// "bytes", "flops", "permutation", and with a machine "methods" (six entries:
+/// comm, algorithm, feasible, reason, order, case, model_time_s, model_disk_bytes,
+/// model_comm_bytes, tiles), "chosen", "lower_bound_bytes_per_rank"}], "copies"}.
+/// The schema of the cost-model issue; `--all` adds "candidates".
 nlohmann::json dry_run_json(const ir::Program& program, const std::optional<Machine>& machine,
                             const ReportOptions& options);
 

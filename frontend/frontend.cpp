@@ -60,6 +60,8 @@ Result parse_tce(const std::string& file, std::string source, const Options& opt
   parse_syntax(source, reporter, [&](grammar::TceParser::ProgramContext& tree) {
     check_program(tree, defines, reporter, program);
   });
+  // After other errors a range may be missing only because its declaration
+  // failed, so an unmatched -D is reported on an otherwise clean program only.
   for (const auto& [name, value] : defines) {
     if (program.find_range(name) < 0 && !reporter.has_errors()) {
       reporter.report(DiagId::err_define_unknown_range, {}, fmt::format("{}={}", name, value), name);

@@ -41,9 +41,11 @@ class DiagnosticList {
   bool has_errors() const { return errors_ > 0; }
   bool full() const { return errors_ >= kMaxErrors; }
 
-  /// Adds `d`; keeps `source` (the whole file text) for rendering d.file.
+  /// Adds `d`; past kMaxErrors errors, adds fatal_too_many_errors once and drops the rest.
   void add(Diagnostic d);
+  /// Keeps `source` (the whole text of `file`) so render() can show its lines.
   void add_source(const std::string& file, std::string source);
+  /// Adds the diagnostics and sources of `other`, in order.
   void append(const DiagnosticList& other);
 
   /// "FILE:LINE:COL: error: MESSAGE\n<source line>\n<caret>\n" for each;

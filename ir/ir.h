@@ -33,6 +33,7 @@ namespace tcec::ir {
 struct InternalError : std::logic_error {
   using std::logic_error::logic_error;
 };
+/// Throws InternalError("FILE:LINE: internal error: WHY (COND)"); used by TCEC_ASSERT.
 [[noreturn]] void internal_error(const char* file, int line, const char* cond, const char* why);
 
 /// A position in a source file. Both fields are 1-based; the column counts
