@@ -1,0 +1,152 @@
+// costmodel/plan.h — a plan: how one contraction C(I,J) += A(I,K)·B(J,K) runs
+// (method, disk placement order, distribution indices, integer tile counts per
+// index), its exact per-rank volumes, and its one-line text form.
+//
+// Reader's map:
+//   IndexTiles, GroupTiling    per-index tile counts of one macro-index (I, J or K)
+//   Plan                       the value type; to_string() / parse_plan() round-trip
+//   grid_parts(), rank_parts() how a group is split over the process grid, per array
+//   PlanVolumes, plan_volumes() exact per-rank bytes (closed form over the loop counts)
+//   check_valid(), fits_memory_exact()
+//
+// Tiling (one rule for every method, so simulator, volumes and generated code agree):
+//  * index i of extent n is cut into t1 balanced level-1 parts (the first n mod t1
+//    parts one larger), and each level-1 part of size s into t2 balanced level-2 parts;
+//  * a macro-index tile is the Cartesian product of its indices' parts: It1 = Π t1,
+//    It2 = Π t2 over the indices of I; level-2 tiles ("finest tiles") are numbered
+//    f = level1 · It2 + level2, so a level-1 tile is a contiguous range of finest tiles;
+//  * within a finest tile the elements are ordered with the group's distribution
+//    index outermost, then the other indices in group order; a group split over g
+//    grid parts gives part p the p-th balanced slice of the distribution index's
+//    part (slices are contiguous ranges of that order).
+// Units: extents and counts in elements, volumes in bytes, times in seconds.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "costmodel/model.h"
+
+namespace tcec::costmodel {
+
+/// Tile counts of one real index: t1 level-1 parts, each cut into t2 level-2 parts.
+/// Valid when 1 <= t1 <= extent and 1 <= t2 <= floor(extent / t1) (no empty part).
+struct IndexTiles {
+  std::string name;
+  std::int64_t extent = 1;
+  std::int64_t t1 = 1, t2 = 1;
+  friend bool operator==(const IndexTiles&, const IndexTiles&) = default;
+};
+
+/// The tiling of one macro-index (I, J or K): its indices in group order and the
+/// position of the distribution index (-1: none, the group is not split over the grid).
+struct GroupTiling {
+  std::vector<IndexTiles> indices;
+  int dist = -1;
+  std::int64_t extent() const;   ///< Π extents (elements)
+  std::int64_t t1() const;       ///< Π t1 (the macro tile count Xt1)
+  std::int64_t t2() const;       ///< Π t2 (Xt2)
+  friend bool operator==(const GroupTiling&, const GroupTiling&) = default;
+};
+
+/// How the memory per rank is divided among the tiles of A, B and C.
+enum class MemorySplit {
+  /// Gao et al. §4: each array's tile gets M = memory/3. Pros: the paper's model. Cons: ~2.45× the bound.
+  Thirds,
+  /// The three tiles share the memory freely (their sum fits). Pros: near the COSMA bound. Cons: none known.
+  Optimal,
+};
+
+/// One plan (Gao et al. §2–§3; ARCHITECTURE.md "Plans"). A value type.
+struct Plan {
+  CommMethod comm = CommMethod::Inside;
+  Algorithm algorithm = Algorithm::Rotation;
+  ReplicatedOperand replicated = ReplicatedOperand::A;  ///< Replication only: the broadcast operand
+  DiskPlacementOrder order = DiskPlacementOrder::ABC;
+  std::int64_t processors = 1;                          ///< P
+  GroupTiling I, J, K;
+  MemorySplit split = MemorySplit::Optimal;
+
+  /// The macro tile counts It1 … Kt2 (as reals, for the model's formulas).
+  TileCounts tile_counts() const;
+  /// "inside-rotation order=CAB P=4 I=a:2x1,b:1x1 J=d:4x1 K=p:3x1 dist=a,d,p split=optimal";
+  /// Replication adds "bcast=A|B"; an empty group is written "I=-"; a group not
+  /// split over the grid has "-" in dist. Round-trips through parse_plan().
+  std::string to_string() const;
+  friend bool operator==(const Plan&, const Plan&) = default;
+};
+
+/// "inside-rotation", …, "outside-accumulation".
+std::string method_name(CommMethod comm, Algorithm algorithm);
+
+/// Parses Plan::to_string(). `I`, `J`, `K` give the group's index names and
+/// extents in group order (the plan text must name the same indices in the same
+/// order). On error returns nullopt and sets *error to a message such as
+/// "unknown order 'CBB'" or "index 'q' is not in I". Does not call check_valid().
+std::optional<Plan> parse_plan(std::string_view text, const GroupTiling& I, const GroupTiling& J,
+                               const GroupTiling& K, std::string* error);
+
+/// Grid parts of each group for an array under the plan's algorithm: how many
+/// parts the group is split into for that array's storage on disk (1 = whole).
+///   Rotation (g = √P):  A: I g, K g;  B: J g, K g;  C: I g, J g
+///   Replication of A:   A: K P (pieces; gathered to whole tiles);  B: J P;  C: J P
+///   Replication of B:   mirror;   Accumulation: A: K P;  B: K P;  C: whole (rank 0)
+struct ArrayParts {
+  std::int64_t rows = 1, cols = 1;   ///< parts of the row group and of the column group
+};
+struct GridParts {
+  ArrayParts A, B, C;
+  std::int64_t grid_rows = 1, grid_cols = 1;   ///< process grid (√P×√P for Rotation, else P×1)
+};
+GridParts grid_parts(const Plan& plan);
+
+/// Which part of each group rank `rank` holds (row-major on the grid) before
+/// the compute stage; -1 where the array keeps the group whole. Rotation stores
+/// A and B pre-skewed: rank (r,c) holds A(r, (r+c) mod g) and B(c, (r+c) mod g).
+struct RankParts {
+  std::int64_t A_rows = -1, A_cols = -1, B_rows = -1, B_cols = -1, C_rows = -1, C_cols = -1;
+};
+RankParts rank_parts(const Plan& plan, std::int64_t rank);
+
+/// Exact volumes of the compute stage per rank, in bytes (index = rank).
+struct PlanVolumes {
+  std::vector<std::uint64_t> disk_read_bytes, disk_write_bytes;
+  std::vector<std::uint64_t> comm_sent_bytes, comm_recv_bytes;
+  /// max over ranks of read/B_dr + write/B_dw + f·recv/B_c, f = f_rep for
+  /// replication, f_red for accumulation, 1 for rotation (seconds).
+  double time_s = 0;
+  std::uint64_t max_disk_read() const;
+  std::uint64_t max_disk_write() const;
+  std::uint64_t max_comm_recv() const;
+};
+
+/// The exact per-rank volumes of `plan` for arrays of `element_size` bytes, in
+/// closed form: loop counts of the order times each rank's share of every array
+/// (uneven parts counted exactly), plus the method's collectives (ring
+/// all-gather, recursive-doubling all-reduce, Cannon shifts; see
+/// runtime/comm.h for the algorithms). Precondition: check_valid(plan) passes.
+PlanVolumes plan_volumes(const Plan& plan, const Machine& machine);
+
+/// Tile buffer bytes per array on the fullest rank (the capacity the runtime
+/// allocates): max over tiles of the rank's blocks; for Rotation, the cycled
+/// operands' blocks are sized for the largest K part they will hold.
+struct TileBytes {
+  std::uint64_t A = 0, B = 0, C = 0;
+};
+TileBytes tile_bytes(const Plan& plan, double element_size_bytes);
+
+/// True when the tiles fit the memory under the plan's split (Thirds: each
+/// <= memory/3; Optimal: their sum <= memory). On false sets *reason.
+bool fits_memory_exact(const Plan& plan, const Machine& machine, std::string* reason = nullptr);
+
+/// Checks the plan against the machine: P matches, Rotation only on a square
+/// P, every tile count valid (1 <= t1 <= n, 1 <= t2 <= n/t1), the groups that
+/// must be split have a distribution index whose every level-2 part is at
+/// least the grid dimension, and the tiles fit memory. On false sets *reason
+/// to a message naming the failing item and its numbers.
+bool check_valid(const Plan& plan, const Machine& machine, std::string* reason);
+
+}  // namespace tcec::costmodel

@@ -1,0 +1,162 @@
+// costmodel/plan_search.cpp — local search over integer per-index tile counts.
+#include "costmodel/plan_search.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "costmodel/loop_nest.h"
+#include "costmodel/partition.h"
+#include "costmodel/volumes.h"
+
+namespace tcec::costmodel {
+
+namespace {
+
+constexpr double kInfeasible = std::numeric_limits<double>::infinity();
+
+/// One searchable tile count: index `index` of group `group` (0 I, 1 J, 2 K) at `level`.
+struct Var {
+  int group, index, level;
+};
+
+GroupTiling& group_of(Plan& p, int g) { return g == 0 ? p.I : g == 1 ? p.J : p.K; }
+
+std::int64_t& count_of(Plan& p, const Var& v) {
+  IndexTiles& x = group_of(p, v.group).indices[v.index];
+  return v.level == 1 ? x.t1 : x.t2;
+}
+
+/// Exact time on the fullest rank, +inf when invalid; invalid memory adds the
+/// overflow ratio so that a search from an infeasible start walks towards fitting.
+double objective(const Plan& p, const Machine& m, double* penalty) {
+  std::string reason;
+  *penalty = 0;
+  if (check_valid(p, m, &reason)) return plan_volumes(p, m).time_s;
+  const TileBytes t = tile_bytes(p, m.element_size_bytes);
+  const double need = p.split == MemorySplit::Optimal
+                          ? static_cast<double>(t.A + t.B + t.C) / m.memory_bytes
+                          : static_cast<double>(std::max({t.A, t.B, t.C})) / m.array_memory_bytes();
+  *penalty = need;
+  return kInfeasible;
+}
+
+bool better(double t, double pen, double best_t, double best_pen) {
+  if (t != kInfeasible || best_t != kInfeasible) return t < best_t;
+  return pen < best_pen;
+}
+
+/// Spreads a real macro tile count over the group's indices, largest extent first.
+void spread(GroupTiling& g, double target, int level) {
+  std::vector<int> order(g.indices.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int a, int b) { return g.indices[a].extent > g.indices[b].extent; });
+  double rest = std::max(1.0, target);
+  for (int i : order) {
+    IndexTiles& x = g.indices[i];
+    const std::int64_t cap = level == 1 ? x.extent : x.extent / x.t1;
+    const auto want = static_cast<std::int64_t>(std::ceil(rest - 1e-9));
+    std::int64_t& t = level == 1 ? x.t1 : x.t2;
+    t = std::clamp<std::int64_t>(want, 1, std::max<std::int64_t>(cap, 1));
+    rest /= static_cast<double>(t);
+  }
+}
+
+std::vector<std::int64_t> moves_of(std::int64_t t) {
+  return {t + 1, t - 1, t * 2, t / 2, t + t / 8, t - t / 8};
+}
+
+/// Steepest descent over single and paired moves until no move improves.
+void descend(Plan& plan, const Machine& m, const std::vector<Var>& vars) {
+  double pen = 0, best = objective(plan, m, &pen);
+  for (int iter = 0; iter < 400; ++iter) {
+    Plan best_plan = plan;
+    double best_t = best, best_pen = pen;
+    auto consider = [&](Plan& cand) {
+      double cp = 0;
+      const double ct = objective(cand, m, &cp);
+      if (better(ct, cp, best_t, best_pen)) best_t = ct, best_pen = cp, best_plan = cand;
+    };
+    for (std::size_t a = 0; a < vars.size(); ++a) {
+      for (std::int64_t va : moves_of(count_of(plan, vars[a]))) {
+        if (va < 1 || va == count_of(plan, vars[a])) continue;
+        Plan cand = plan;
+        count_of(cand, vars[a]) = va;
+        consider(cand);
+        for (std::size_t b = 0; b < vars.size(); ++b) {
+          if (b == a) continue;
+          for (std::int64_t vb : {count_of(plan, vars[b]) + 1, count_of(plan, vars[b]) - 1}) {
+            if (vb < 1) continue;
+            Plan pair = cand;
+            count_of(pair, vars[b]) = vb;
+            consider(pair);
+          }
+        }
+      }
+    }
+    if (!better(best_t, best_pen, best, pen)) return;
+    plan = best_plan, best = best_t, pen = best_pen;
+  }
+}
+
+/// Picks the largest-extent index of each group the method splits; false (with
+/// reason) when a group that must be split has no index of extent >= its parts.
+bool choose_distribution(Plan& plan, std::string* reason) {
+  const GridParts parts = grid_parts(plan);
+  const std::int64_t need[] = {std::max(parts.A.rows, parts.C.rows), std::max(parts.B.rows, parts.C.cols),
+                               std::max(parts.A.cols, parts.B.cols)};
+  for (int g = 0; g < 3; ++g) {
+    GroupTiling& group = group_of(plan, g);
+    group.dist = -1;
+    if (need[g] == 1) continue;
+    for (std::size_t i = 0; i < group.indices.size(); ++i)
+      if (group.dist < 0 || group.indices[i].extent > group.indices[group.dist].extent)
+        group.dist = static_cast<int>(i);
+    if (group.dist >= 0 && group.indices[group.dist].extent >= need[g]) continue;
+    *reason = fmt::format("no index of {} has extent >= {} to distribute over the grid", "IJK"[g], need[g]);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+PlannedCandidate plan_candidate(const Groups& groups, const Machine& machine, CommMethod comm,
+                                Algorithm algorithm, DiskPlacementOrder order,
+                                ReplicatedOperand replicated, MemorySplit split, const TileCounts& hint) {
+  PlannedCandidate out;
+  Plan& plan = out.plan;
+  plan = {comm, algorithm, replicated, order, machine.processors, groups.I, groups.J, groups.K, split};
+  if (algorithm == Algorithm::Rotation && !is_perfect_square(machine.processors)) {
+    out.reason = fmt::format("P = {} is not a perfect square", machine.processors);
+    return out;
+  }
+  if (!choose_distribution(plan, &out.reason)) return out;
+  const auto second = second_levels(order);
+  const double level1[] = {hint.It1, hint.Jt1, hint.Kt1}, level2[] = {hint.It2, hint.Jt2, hint.Kt2};
+  std::vector<Var> vars;
+  for (int g = 0; g < 3; ++g) {
+    GroupTiling& group = group_of(plan, g);
+    spread(group, level1[g], 1);
+    if (second[g]) spread(group, level2[g], 2);
+    for (std::size_t i = 0; i < group.indices.size(); ++i) {
+      if (group.indices[i].extent == 1) continue;
+      vars.push_back({g, static_cast<int>(i), 1});
+      if (second[g]) vars.push_back({g, static_cast<int>(i), 2});
+    }
+  }
+  descend(plan, machine, vars);
+  if (!check_valid(plan, machine, &out.reason)) {
+    out.reason = "no integer tiling fits the memory: " + out.reason;
+    return out;
+  }
+  out.feasible = true;
+  out.volumes = plan_volumes(plan, machine);
+  return out;
+}
+
+}  // namespace tcec::costmodel

@@ -1,0 +1,161 @@
+// Plans: exact volumes (closed form) = the loop-nest simulator for every method ×
+// order on random uneven tilings; text round trip; validity diagnostics.
+#include <random>
+
+#include <gtest/gtest.h>
+
+#include "costmodel/loop_nest.h"
+#include "costmodel/plan.h"
+#include "costmodel/simulate.h"
+#include "costmodel/volumes.h"
+#include "fixtures.h"
+
+namespace tcec::costmodel {
+namespace {
+
+GroupTiling group(std::mt19937_64& rng, const char* prefix, std::int64_t min_extent) {
+  GroupTiling g;
+  const int n = std::uniform_int_distribution<int>(0, 3)(rng);
+  for (int i = 0; i < n; ++i) {
+    IndexTiles x;
+    x.name = std::string(prefix) + std::to_string(i);
+    x.extent = std::uniform_int_distribution<std::int64_t>(1, 7)(rng);
+    x.t1 = std::uniform_int_distribution<std::int64_t>(1, x.extent)(rng);
+    x.t2 = std::uniform_int_distribution<std::int64_t>(1, x.extent / x.t1)(rng);
+    g.indices.push_back(x);
+  }
+  // A distribution index large enough for any grid of the test, cut coarsely.
+  IndexTiles d{std::string(prefix) + "d", std::uniform_int_distribution<std::int64_t>(min_extent, 3 * min_extent + 4)(rng), 1, 1};
+  d.t1 = std::uniform_int_distribution<std::int64_t>(1, std::max<std::int64_t>(1, d.extent / (2 * min_extent)))(rng);
+  g.dist = std::uniform_int_distribution<int>(0, n)(rng);
+  g.indices.insert(g.indices.begin() + g.dist, d);
+  return g;
+}
+
+Machine roomy(std::int64_t P) {
+  Machine m = fixtures::paper_machine(P, 8e6, 200e6);
+  m.memory_bytes = 1e18;  // memory is not what these tests are about
+  m.replication_factor = 1.5;
+  m.reduction_factor = 1.25;
+  return m;
+}
+
+TEST(Plan, ClosedFormVolumesEqualTheSimulatorForEveryMethodAndOrder) {
+  std::mt19937_64 rng(7);
+  int checked = 0;
+  for (std::int64_t P : {1, 2, 3, 4, 5, 8, 9}) {
+    for (int trial = 0; trial < 8; ++trial) {
+      const std::int64_t g = std::max<std::int64_t>(P, 3);
+      Plan base;
+      base.processors = P;
+      base.I = group(rng, "i", g);
+      base.J = group(rng, "j", g);
+      base.K = group(rng, "k", g);
+      for (CommMethod comm : {CommMethod::Inside, CommMethod::Outside})
+        for (Algorithm alg : {Algorithm::Rotation, Algorithm::Replication, Algorithm::Accumulation})
+          for (ReplicatedOperand rep : {ReplicatedOperand::A, ReplicatedOperand::B})
+            for (DiskPlacementOrder order : kAllOrders) {
+              if (rep == ReplicatedOperand::B && alg != Algorithm::Replication) continue;
+              Plan p = base;
+              p.comm = comm, p.algorithm = alg, p.replicated = rep, p.order = order;
+              const auto second = second_levels(order);
+              for (int gi = 0; gi < 3; ++gi)
+                if (!second[gi])
+                  for (IndexTiles& x : (gi == 0 ? p.I : gi == 1 ? p.J : p.K).indices) x.t2 = 1;
+              std::string reason;
+              if (!check_valid(p, roomy(P), &reason)) {
+                ASSERT_TRUE(alg == Algorithm::Rotation && P != 1 && P != 4 && P != 9) << reason;
+                continue;
+              }
+              const PlanVolumes closed = plan_volumes(p, roomy(P)), walked = simulate(p, roomy(P));
+              ASSERT_EQ(closed.disk_read_bytes, walked.disk_read_bytes) << p.to_string();
+              ASSERT_EQ(closed.disk_write_bytes, walked.disk_write_bytes) << p.to_string();
+              ASSERT_EQ(closed.comm_sent_bytes, walked.comm_sent_bytes) << p.to_string();
+              ASSERT_EQ(closed.comm_recv_bytes, walked.comm_recv_bytes) << p.to_string();
+              ASSERT_DOUBLE_EQ(closed.time_s, walked.time_s);
+              ++checked;
+            }
+    }
+  }
+  EXPECT_GT(checked, 2000);
+}
+
+TEST(Plan, EvenTilingsReproduceTheModelVolumes) {
+  // 4000³ on P = 4, even tiles: the exact plan moves the model's bytes (notes' table),
+  // except the collectives' own-piece savings (ring: (P-1)/P of the broadcast operand).
+  Plan p;
+  p.processors = 4;
+  p.I.indices = {{"i", 4000, 4, 5}};
+  p.J.indices = {{"j", 4000, 8, 1}};
+  p.K.indices = {{"k", 4000, 10, 1}};
+  p.I.dist = p.J.dist = p.K.dist = 0;
+  p.order = DiskPlacementOrder::ABC;
+  const Machine m = roomy(4);
+  const ModelPoint model = evaluate_model(fixtures::table9_problem(), m, CommMethod::Inside,
+                                          Algorithm::Rotation, p.order, ReplicatedOperand::A, p.tile_counts());
+  const PlanVolumes v = plan_volumes(p, m);
+  for (int r = 0; r < 4; ++r) {
+    EXPECT_DOUBLE_EQ(static_cast<double>(v.disk_read_bytes[r]), model.disk_read_bytes);
+    EXPECT_DOUBLE_EQ(static_cast<double>(v.disk_write_bytes[r]), model.disk_write_bytes);
+    EXPECT_DOUBLE_EQ(static_cast<double>(v.comm_recv_bytes[r]), model.comm_bytes);
+  }
+}
+
+TEST(Plan, TextFormRoundTrips) {
+  Plan p;
+  p.comm = CommMethod::Outside;
+  p.algorithm = Algorithm::Replication;
+  p.replicated = ReplicatedOperand::B;
+  p.order = DiskPlacementOrder::BCA;
+  p.processors = 6;
+  p.I.indices = {{"a", 10, 2, 3}, {"b", 7, 1, 1}};
+  p.J.indices = {};
+  p.K.indices = {{"p", 30, 3, 2}};
+  p.K.dist = 0;
+  p.split = MemorySplit::Thirds;
+  const std::string text = p.to_string();
+  EXPECT_EQ(text, "outside-replication order=BCA P=6 bcast=B I=a:2x3,b:1x1 J=- K=p:3x2 dist=-,-,p split=thirds");
+  Plan blank = p;
+  for (GroupTiling* g : {&blank.I, &blank.J, &blank.K})
+    for (IndexTiles& x : g->indices) x.t1 = x.t2 = 1;
+  std::string error;
+  auto back = parse_plan(text, blank.I, blank.J, blank.K, &error);
+  ASSERT_TRUE(back) << error;
+  EXPECT_EQ(*back, p);
+}
+
+TEST(Plan, ParseErrorsNameTheProblem) {
+  GroupTiling I{{{"i", 10, 1, 1}}, -1}, J{{{"j", 10, 1, 1}}, -1}, K{{{"k", 10, 1, 1}}, -1};
+  std::string error;
+  EXPECT_FALSE(parse_plan("inside-rotation order=CBB", I, J, K, &error));
+  EXPECT_EQ(error, "unknown order 'CBB' (expected ABC, ACB, BAC, BCA, CAB or CBA)");
+  EXPECT_FALSE(parse_plan("sideways-rotation", I, J, K, &error));
+  EXPECT_EQ(error, "a plan starts with a method such as inside-rotation, got 'sideways-rotation'");
+  EXPECT_FALSE(parse_plan("inside-rotation I=q:1x1", I, J, K, &error));
+  EXPECT_EQ(error, "expected 'i:T1xT2' as index 1 of I, got 'q:1x1'");
+  EXPECT_FALSE(parse_plan("inside-rotation dist=i,j,q", I, J, K, &error));
+  EXPECT_EQ(error, "distribution index 'q' is not in K");
+}
+
+TEST(Plan, CheckValidNamesTheFailingItem) {
+  Plan p;
+  p.processors = 4;
+  p.I.indices = {{"i", 100, 1, 1}};
+  p.J.indices = {{"j", 100, 1, 1}};
+  p.K.indices = {{"k", 100, 60, 1}};
+  p.I.dist = p.J.dist = p.K.dist = 0;
+  Machine m = roomy(4);
+  std::string reason;
+  EXPECT_FALSE(check_valid(p, m, &reason));
+  EXPECT_EQ(reason, "distribution index k of K has a tile part of 1 elements, fewer than the 2 grid parts");
+  p.K.indices[0].t1 = 200;
+  EXPECT_FALSE(check_valid(p, m, &reason));
+  EXPECT_EQ(reason, "index k of K (extent 100) has tile counts 200x1; need 1 <= t1 <= 100 and 1 <= t2 <= extent/t1");
+  p.K.indices[0].t1 = 1;
+  m.memory_bytes = 59999;  // tiles: 50·50 elements each
+  EXPECT_FALSE(check_valid(p, m, &reason));
+  EXPECT_EQ(reason, "tiles of A, B and C need 20000 + 20000 + 20000 = 60000 bytes per rank but the memory is 59999 bytes");
+}
+
+}  // namespace
+}  // namespace tcec::costmodel
