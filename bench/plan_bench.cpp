@@ -26,7 +26,7 @@ int main(int argc, char** argv) {
   double worst_ms = 0, total_ms = 0;
   for (const auto& s : r.program->statements) {
     auto start = std::chrono::steady_clock::now();
-    for (int i = 0; i < kRepeats; ++i) tcec::costmodel::analyze(*r.program, s, m);
+    for (int i = 0; i < kRepeats; ++i) tcec::costmodel::analyze(*r.program, s, m, {});
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count() / kRepeats;
     worst_ms = std::max(worst_ms, ms);
     total_ms += ms;

@@ -13,6 +13,23 @@ namespace {
 constexpr CommMethod kComms[] = {CommMethod::Inside, CommMethod::Outside};
 constexpr Algorithm kAlgorithms[] = {Algorithm::Rotation, Algorithm::Replication, Algorithm::Accumulation};
 
+/// Plans `model`'s candidate and keeps it as the chosen plan when allowed and cheapest.
+void add_plan(ContractionAnalysis& a, const Groups& groups, const Machine& machine, const PlanOptions& options,
+              const ModelPoint& model) {
+  const TileCounts hint = model.feasible ? model.tiles : TileCounts{};
+  a.plans.push_back(plan_candidate(groups, machine, model.comm, model.algorithm, model.order, model.replicated,
+                                   options.split, hint));
+  const PlannedCandidate& p = a.plans.back();
+  if (!options.allows(model.comm, model.algorithm, model.order)) return;
+  if (!p.feasible) {
+    if (!a.plan.feasible) a.plan.reason = p.reason;
+    return;
+  }
+  if (a.plan.feasible && a.plan.volumes.time_s <= p.volumes.time_s) return;
+  a.plan = p;
+  a.plan_model = model;
+}
+
 }  // namespace
 
 Problem problem_from(const ir::MacroIndexGemm& g, double e) {
@@ -35,12 +52,69 @@ double lower_bound_bytes_per_rank(const ir::MacroIndexGemm& g, const Machine& ma
   return (2.0 * m * n * k / (P * std::sqrt(S)) + m * n / P) * machine.element_size_bytes;
 }
 
-ContractionAnalysis analyze(const ir::Program& program, const ir::Statement& s, const Machine& machine) {
+Groups groups_from(const ir::Program& program, const ir::MacroIndexGemm& gemm) {
+  auto group = [&](const std::vector<int>& ids) {
+    GroupTiling g;
+    for (int id : ids)
+      g.indices.push_back({program.indices[id].name,
+                           static_cast<std::int64_t>(program.extent(id)), 1, 1});
+    return g;
+  };
+  return {group(gemm.I), group(gemm.J), group(gemm.K)};
+}
+
+bool PlanOptions::allows(CommMethod comm, Algorithm algorithm, DiskPlacementOrder order) const {
+  return (!force_comm || *force_comm == comm) && (!force_algorithm || *force_algorithm == algorithm) &&
+         (!force_order || *force_order == order);
+}
+
+bool parse_method(std::string_view name, PlanOptions* options) {
+  for (CommMethod comm : kComms)
+    for (Algorithm algorithm : kAlgorithms)
+      if (name == method_name(comm, algorithm)) {
+        options->force_comm = comm;
+        options->force_algorithm = algorithm;
+        return true;
+      }
+  return false;
+}
+
+bool parse_order(std::string_view name, PlanOptions* options) {
+  for (DiskPlacementOrder order : kAllOrders)
+    if (name == to_string(order)) {
+      options->force_order = order;
+      return true;
+    }
+  return false;
+}
+
+std::vector<StatementPlan> plan_program(const ir::Program& program, const Machine& machine,
+                                        const PlanOptions& options) {
+  std::vector<StatementPlan> out;
+  for (const ir::Statement& s : program.statements) {
+    if (s.operands.size() != 2) continue;
+    const ContractionAnalysis a = analyze(program, s, machine, options);
+    StatementPlan sp;
+    sp.statement = &s;
+    sp.gemm = a.gemm;
+    sp.feasible = a.plan.feasible;
+    sp.reason = a.plan.reason;
+    sp.plan = a.plan.plan;
+    sp.volumes = a.plan.volumes;
+    out.push_back(std::move(sp));
+  }
+  return out;
+}
+
+ContractionAnalysis analyze(const ir::Program& program, const ir::Statement& s, const Machine& machine,
+                            const PlanOptions& options) {
   ContractionAnalysis a;
   a.gemm = ir::macro_index_gemm(program, s);
   a.problem = problem_from(a.gemm, machine.element_size_bytes);
   a.lower_bound_bytes_per_rank = lower_bound_bytes_per_rank(a.gemm, machine);
   a.chosen.feasible = false;
+  a.plan.reason = "no candidate is allowed by --force-method / --force-order";
+  const Groups groups = groups_from(program, a.gemm);
   for (CommMethod comm : kComms) {
     for (Algorithm algorithm : kAlgorithms) {
       ModelPoint best = best_model_optimum(a.problem, machine, comm, algorithm);
@@ -50,6 +124,7 @@ ContractionAnalysis analyze(const ir::Program& program, const ir::Statement& s, 
         for (ReplicatedOperand r : {ReplicatedOperand::A, ReplicatedOperand::B}) {
           if (r == ReplicatedOperand::B && algorithm != Algorithm::Replication) continue;
           a.candidates.push_back(model_optimum(a.problem, machine, comm, algorithm, order, r));
+          add_plan(a, groups, machine, options, a.candidates.back());
         }
       }
     }

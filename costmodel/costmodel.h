@@ -9,10 +9,13 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "costmodel/model.h"
+#include "costmodel/plan.h"
 #include "ir/ir.h"
 
 namespace tcec::costmodel {
@@ -20,10 +23,41 @@ namespace tcec::costmodel {
 /// The cost model's view of a machine description (units unchanged: bytes, bytes/s).
 Machine machine_from(const ir::MachineDesc& desc);
 
+/// How plans are chosen.
+struct PlanOptions {
+  MemorySplit split = MemorySplit::Optimal;          ///< --memory-split
+  std::optional<CommMethod> force_comm;              ///< --force-method (with force_algorithm)
+  std::optional<Algorithm> force_algorithm;
+  std::optional<DiskPlacementOrder> force_order;     ///< --force-order
+  /// True when the candidate comm × algorithm × order is allowed.
+  bool allows(CommMethod comm, Algorithm algorithm, DiskPlacementOrder order) const;
+};
+
+/// Parses a --force-method name ("inside-rotation", …, "outside-accumulation")
+/// into `options`; false when the name is unknown.
+bool parse_method(std::string_view name, PlanOptions* options);
+/// Parses a --force-order name ("ABC", …); false when unknown.
+bool parse_order(std::string_view name, PlanOptions* options);
+
 /// What the report shows.
 struct ReportOptions {
   bool all_candidates = false;   ///< --all: every candidate, not only each method's best
+  PlanOptions plan;
 };
+
+/// The chosen plan of one two-operand statement, for code generation.
+struct StatementPlan {
+  const ir::Statement* statement = nullptr;
+  ir::MacroIndexGemm gemm;
+  bool feasible = false;
+  std::string reason;        ///< why no plan (infeasible only)
+  Plan plan;
+  PlanVolumes volumes;       ///< exact per-rank compute-stage bytes
+};
+
+/// Plans every two-operand statement of `program` on `machine` (in statement order).
+std::vector<StatementPlan> plan_program(const ir::Program& program, const Machine& machine,
+                                        const PlanOptions& options);
 
 /// The dry-run report as text: per statement its source, the macro-index
 /// form, sizes and flops (and, with a machine, the plan choice).

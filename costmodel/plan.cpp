@@ -193,11 +193,28 @@ bool check_group(const char* name, const GroupTiling& g, std::int64_t parts, std
   return false;
 }
 
+/// check_valid() without building messages (the plan search calls it often).
+bool check_valid_fast(const Plan& plan, const Machine& machine) {
+  if (plan.processors != machine.processors) return false;
+  if (plan.algorithm == Algorithm::Rotation && !is_perfect_square(plan.processors)) return false;
+  const auto second = second_levels(plan.order);
+  const GridParts parts = grid_parts(plan);
+  const GroupTiling* groups[] = {&plan.I, &plan.J, &plan.K};
+  const std::int64_t split[] = {std::max(parts.A.rows, parts.C.rows), std::max(parts.B.rows, parts.C.cols),
+                                std::max(parts.A.cols, parts.B.cols)};
+  for (int g = 0; g < 3; ++g) {
+    if (!second[g] && groups[g]->t2() != 1) return false;
+    for (const IndexTiles& x : groups[g]->indices)
+      if (x.t1 < 1 || x.t1 > x.extent || x.t2 < 1 || x.t2 > x.extent / x.t1) return false;
+    if (split[g] > 1 && (groups[g]->dist < 0 || min_dist_part(*groups[g]) < split[g])) return false;
+  }
+  return fits_memory_exact(plan, machine, nullptr);
+}
+
 }  // namespace
 
 bool check_valid(const Plan& plan, const Machine& machine, std::string* reason) {
-  std::string local;
-  if (!reason) reason = &local;
+  if (!reason) return check_valid_fast(plan, machine);
   if (plan.processors != machine.processors) {
     *reason = fmt::format("the plan is for P = {} but the machine has P = {}", plan.processors, machine.processors);
     return false;

@@ -129,6 +129,10 @@ struct PlanVolumes {
 /// all-gather, recursive-doubling all-reduce, Cannon shifts; see
 /// runtime/comm.h for the algorithms). Precondition: check_valid(plan) passes.
 PlanVolumes plan_volumes(const Plan& plan, const Machine& machine);
+/// The same for ranks first_rank … end_rank-1 only (vectors indexed from 0);
+/// the plan search evaluates the fullest ranks this way.
+PlanVolumes plan_volumes(const Plan& plan, const Machine& machine, std::int64_t first_rank,
+                         std::int64_t end_rank);
 
 /// Tile buffer bytes per array on the fullest rank (the capacity the runtime
 /// allocates): max over tiles of the rank's blocks; for Rotation, the cycled

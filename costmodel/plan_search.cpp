@@ -33,9 +33,10 @@ std::int64_t& count_of(Plan& p, const Var& v) {
 /// Exact time on the fullest rank, +inf when invalid; invalid memory adds the
 /// overflow ratio so that a search from an infeasible start walks towards fitting.
 double objective(const Plan& p, const Machine& m, double* penalty) {
-  std::string reason;
   *penalty = 0;
-  if (check_valid(p, m, &reason)) return plan_volumes(p, m).time_s;
+  if (check_valid(p, m, nullptr)) {  // rank 0 holds the largest parts; the last rank receives most
+    return std::max(plan_volumes(p, m, 0, 1).time_s, plan_volumes(p, m, p.processors - 1, p.processors).time_s);
+  }
   const TileBytes t = tile_bytes(p, m.element_size_bytes);
   const double need = p.split == MemorySplit::Optimal
                           ? static_cast<double>(t.A + t.B + t.C) / m.memory_bytes
@@ -49,16 +50,23 @@ bool better(double t, double pen, double best_t, double best_pen) {
   return pen < best_pen;
 }
 
-/// Spreads a real macro tile count over the group's indices, largest extent first.
-void spread(GroupTiling& g, double target, int level) {
+/// Spreads a real macro tile count over the group's indices, largest extent
+/// first and the distribution index last (its parts are split over the grid
+/// within each tile, so short parts leave ranks unevenly loaded), keeping every
+/// part of the distribution index at least `parts` long.
+void spread(GroupTiling& g, double target, int level, std::int64_t parts) {
   std::vector<int> order(g.indices.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
   std::stable_sort(order.begin(), order.end(),
-                   [&](int a, int b) { return g.indices[a].extent > g.indices[b].extent; });
+                   [&](int a, int b) {
+                     if ((a == g.dist) != (b == g.dist)) return b == g.dist;
+                     return g.indices[a].extent > g.indices[b].extent;
+                   });
   double rest = std::max(1.0, target);
   for (int i : order) {
     IndexTiles& x = g.indices[i];
-    const std::int64_t cap = level == 1 ? x.extent : x.extent / x.t1;
+    const std::int64_t room = i == g.dist ? parts : 1;
+    const std::int64_t cap = level == 1 ? x.extent / room : x.extent / x.t1 / room;
     const auto want = static_cast<std::int64_t>(std::ceil(rest - 1e-9));
     std::int64_t& t = level == 1 ? x.t1 : x.t2;
     t = std::clamp<std::int64_t>(want, 1, std::max<std::int64_t>(cap, 1));
@@ -82,17 +90,19 @@ void descend(Plan& plan, const Machine& m, const std::vector<Var>& vars) {
       if (better(ct, cp, best_t, best_pen)) best_t = ct, best_pen = cp, best_plan = cand;
     };
     for (std::size_t a = 0; a < vars.size(); ++a) {
-      for (std::int64_t va : moves_of(count_of(plan, vars[a]))) {
-        if (va < 1 || va == count_of(plan, vars[a])) continue;
+      const std::int64_t ta = count_of(plan, vars[a]);
+      for (std::int64_t va : moves_of(ta)) {
+        if (va < 1 || va == ta) continue;
         Plan cand = plan;
         count_of(cand, vars[a]) = va;
         consider(cand);
+        if (va < ta) continue;  // pairs: one count up, another down (trading tile sizes)
         for (std::size_t b = 0; b < vars.size(); ++b) {
-          if (b == a) continue;
-          for (std::int64_t vb : {count_of(plan, vars[b]) + 1, count_of(plan, vars[b]) - 1}) {
-            if (vb < 1) continue;
+          const std::int64_t tb = count_of(plan, vars[b]);
+          if (b == a || tb == 1) continue;
+          for (std::int64_t vb : {tb - 1, tb / 2}) {
             Plan pair = cand;
-            count_of(pair, vars[b]) = vb;
+            count_of(pair, vars[b]) = std::max<std::int64_t>(vb, 1);
             consider(pair);
           }
         }
@@ -137,12 +147,15 @@ PlannedCandidate plan_candidate(const Groups& groups, const Machine& machine, Co
   }
   if (!choose_distribution(plan, &out.reason)) return out;
   const auto second = second_levels(order);
+  const GridParts parts = grid_parts(plan);
+  const std::int64_t group_parts[] = {std::max(parts.A.rows, parts.C.rows), std::max(parts.B.rows, parts.C.cols),
+                                std::max(parts.A.cols, parts.B.cols)};
   const double level1[] = {hint.It1, hint.Jt1, hint.Kt1}, level2[] = {hint.It2, hint.Jt2, hint.Kt2};
   std::vector<Var> vars;
   for (int g = 0; g < 3; ++g) {
     GroupTiling& group = group_of(plan, g);
-    spread(group, level1[g], 1);
-    if (second[g]) spread(group, level2[g], 2);
+    spread(group, level1[g], 1, group_parts[g]);
+    if (second[g]) spread(group, level2[g], 2, group_parts[g]);
     for (std::size_t i = 0; i < group.indices.size(); ++i) {
       if (group.indices[i].extent == 1) continue;
       vars.push_back({g, static_cast<int>(i), 1});

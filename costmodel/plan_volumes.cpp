@@ -117,10 +117,15 @@ u64 PlanVolumes::max_disk_write() const { return *std::max_element(disk_write_by
 u64 PlanVolumes::max_comm_recv() const { return *std::max_element(comm_recv_bytes.begin(), comm_recv_bytes.end()); }
 
 PlanVolumes plan_volumes(const Plan& plan, const Machine& machine) {
+  return plan_volumes(plan, machine, 0, plan.processors);
+}
+
+PlanVolumes plan_volumes(const Plan& plan, const Machine& machine, std::int64_t first_rank,
+                         std::int64_t end_rank) {
   const Counts n = counts_of(plan);
   const auto e = static_cast<u64>(machine.element_size_bytes);
   PlanVolumes out;
-  for (std::int64_t rank = 0; rank < plan.processors; ++rank) {
+  for (std::int64_t rank = first_rank; rank < end_rank; ++rank) {
     RankVolumes v;
     switch (plan.algorithm) {
       case Algorithm::Rotation: v = rotation(plan, n, rank); break;

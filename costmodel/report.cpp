@@ -65,19 +65,28 @@ std::string point_row(const ModelPoint& p) {
                      human_bytes(p.comm_bytes), human_bytes(p.disk_bytes()), p.time_s);
 }
 
-std::string analysis_text(const ContractionAnalysis& a, const ReportOptions& options) {
+std::string analysis_text(const ContractionAnalysis& a, const Machine& machine, const ReportOptions& options) {
   std::string out = "  methods (model optimum over real tile counts; Gao et al. Tables 2-7, corrected):\n";
   out += fmt::format("    {:<26} {:<5} {:>4} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>10} {:>10} {:>11}\n", "method",
                      "order", "case", "It1", "It2", "Jt1", "Jt2", "Kt1", "Kt2", "V", "D", "time (s)");
-  for (const ModelPoint& p : options.all_candidates ? a.candidates : a.methods) out += point_row(p);
-  if (!a.chosen.feasible) return out + "  chosen: none (no method is feasible)\n";
+  if (!options.all_candidates) {
+    for (const ModelPoint& p : a.methods) out += point_row(p);
+  } else {
+    for (std::size_t i = 0; i < a.candidates.size(); ++i) {
+      out += point_row(a.candidates[i]);
+      const PlannedCandidate& pc = a.plans[i];
+      out += pc.feasible ? fmt::format("      integer plan: {:.5g} s  {}\n", pc.volumes.time_s, pc.plan.to_string())
+                         : fmt::format("      integer plan: none ({})\n", pc.reason);
+    }
+  }
+  if (!a.chosen.feasible) return out + "  chosen: none (no method is feasible)\n" + plan_text(a, machine);
   const double moved = a.chosen.disk_read_bytes + a.chosen.comm_bytes;
   out += fmt::format("  chosen: {}, order {}, case {}: {:.5g} s predicted (model optimum)\n",
                      method_name(a.chosen), to_string(a.chosen.order), a.chosen.case_id, a.chosen.time_s);
   out += fmt::format("  lower bound on data moved per rank (COSMA Theorem 1): {}; chosen moves {} (disk reads + V), {:.3f}x\n",
                      human_bytes(a.lower_bound_bytes_per_rank), human_bytes(moved),
                      moved / a.lower_bound_bytes_per_rank);
-  return out;
+  return out + plan_text(a, machine);
 }
 
 nlohmann::json point_json(const ModelPoint& p) {
@@ -99,7 +108,7 @@ nlohmann::json point_json(const ModelPoint& p) {
   return j;
 }
 
-nlohmann::json analysis_json(const ContractionAnalysis& a, const ReportOptions& options) {
+nlohmann::json analysis_json(const ContractionAnalysis& a, const Machine& machine, const ReportOptions& options) {
   nlohmann::json j;
   j["lower_bound_bytes_per_rank"] = a.lower_bound_bytes_per_rank;
   j["methods"] = nlohmann::json::array();
@@ -109,6 +118,7 @@ nlohmann::json analysis_json(const ContractionAnalysis& a, const ReportOptions& 
     for (const ModelPoint& p : a.candidates) j["candidates"].push_back(point_json(p));
   }
   j["chosen"] = a.chosen.feasible ? point_json(a.chosen) : nlohmann::json(nullptr);
+  j["plan"] = plan_json(a, machine);
   return j;
 }
 
@@ -164,7 +174,7 @@ std::string dry_run_text(const ir::Program& program, const std::optional<Machine
   const double e = machine ? machine->element_size_bytes : 8.0;
   for (const auto& s : program.statements) {
     out += "\n" + statement_text(program, s, e);
-    if (machine && s.operands.size() == 2) out += analysis_text(analyze(program, s, *machine), options);
+    if (machine && s.operands.size() == 2) out += analysis_text(analyze(program, s, *machine, options.plan), *machine, options);
   }
   return out;
 }
@@ -180,7 +190,7 @@ nlohmann::json dry_run_json(const ir::Program& program, const std::optional<Mach
   for (const auto& s : program.statements) {
     if (s.operands.size() == 2) {
       nlohmann::json c = contraction_json(program, s, e);
-      if (machine) c.update(analysis_json(analyze(program, s, *machine), options));
+      if (machine) c.update(analysis_json(analyze(program, s, *machine, options.plan), *machine, options));
       out["contractions"].push_back(c);
     } else {
       out["copies"].push_back({{"statement", s.source_text}, {"line", s.loc.line},

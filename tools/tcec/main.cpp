@@ -23,6 +23,9 @@ struct Args {
   bool json = false;
   bool all = false;
   std::string output_dir;
+  std::string memory_split = "optimal";
+  std::string force_method;
+  std::string force_order;
 };
 
 void add_options(CLI::App& app, Args& a) {
@@ -35,6 +38,33 @@ void add_options(CLI::App& app, Args& a) {
   app.add_flag("--json", a.json, "with --dry-run: print the report as JSON");
   app.add_flag("--all", a.all, "with --dry-run: list every candidate plan");
   app.add_option("-o,--output-dir", a.output_dir, "write the generated C++ program into DIR");
+  app.add_option("--memory-split", a.memory_split,
+                 "how tiles share memory: thirds (Gao et al.: M = memory/3 each) or optimal (free split)")
+      ->check(CLI::IsMember({"thirds", "optimal"}))
+      ->default_str("optimal");
+  app.add_option("--force-method", a.force_method,
+                 "plan with this method: inside-rotation, inside-replication, inside-accumulation, "
+                 "outside-rotation, outside-replication or outside-accumulation");
+  app.add_option("--force-order", a.force_order, "plan with this disk placement order: ABC, ACB, BAC, BCA, CAB or CBA");
+}
+
+// The plan options of the command line; prints an error and returns nullopt when invalid.
+std::optional<tcec::costmodel::PlanOptions> plan_options(const Args& a) {
+  tcec::costmodel::PlanOptions options;
+  options.split = a.memory_split == "thirds" ? tcec::costmodel::MemorySplit::Thirds
+                                             : tcec::costmodel::MemorySplit::Optimal;
+  if (!a.force_method.empty() && !tcec::costmodel::parse_method(a.force_method, &options)) {
+    std::fprintf(stderr, "tcec: error: unknown method '%s' for --force-method (expected inside-rotation, "
+                         "inside-replication, inside-accumulation, outside-rotation, outside-replication or "
+                         "outside-accumulation)\n", a.force_method.c_str());
+    return std::nullopt;
+  }
+  if (!a.force_order.empty() && !tcec::costmodel::parse_order(a.force_order, &options)) {
+    std::fprintf(stderr, "tcec: error: unknown order '%s' for --force-order (expected ABC, ACB, BAC, BCA, CAB "
+                         "or CBA)\n", a.force_order.c_str());
+    return std::nullopt;
+  }
+  return options;
 }
 
 // Parses the input and the machine; prints diagnostics; nullopt on error.
@@ -65,11 +95,13 @@ int main(int argc, char** argv) {
   add_options(app, args);
   CLI11_PARSE(app, argc, argv);
   try {
+    auto options = plan_options(args);
+    if (!options) return 1;
     auto program = load(args);
     if (!program) return 1;
     std::optional<tcec::costmodel::Machine> machine;
     if (program->machine) machine = tcec::costmodel::machine_from(*program->machine);
-    tcec::costmodel::ReportOptions report{args.all};
+    tcec::costmodel::ReportOptions report{args.all, *options};
     if (args.dry_run) {
       if (args.json) {
         std::cout << tcec::costmodel::dry_run_json(*program, machine, report).dump(2) << "\n";

@@ -1,0 +1,275 @@
+// runtime/comm.cpp — Context, and shift / ring all-gather / all-reduce in memory and on disk.
+//
+// Reader's map:
+//   check(), exchange(), stream()   one counted MPI_Sendrecv, and a chunked stream of them.
+//   Context                         control messages (uncounted).
+//   shift, ring_allgatherv, allreduce_sum and their *_file versions, built on stream().
+#include "runtime/comm.h"
+
+#include <algorithm>
+#include <bit>
+#include <string>
+
+#include "runtime/counters.h"
+#include "runtime/disk.h"
+#include "runtime/error.h"
+
+namespace tcert {
+
+namespace {
+
+/// Largest message, in elements: MPI counts are int.
+constexpr std::size_t kMaxMessageElems = std::size_t{1} << 27;
+constexpr int kShiftTag = 7101, kRingTag = 7102, kAllreduceTag = 7103;
+
+void check(int rc, const char* call) {
+  if (rc == MPI_SUCCESS) return;
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  MPI_Error_string(rc, text, &length);
+  throw Error(std::string(call) + " failed: " + std::string(text, length));
+}
+
+std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
+
+/// Chunk size for a scratch of `scratch_elems`; Error when data must move but there is no room.
+std::size_t chunk_elems(std::size_t scratch_elems, bool data_moves, const char* who) {
+  if (data_moves && scratch_elems == 0)
+    throw Error(std::string(who) + " needs a buffer of at least 1 element to move data");
+  return std::min(scratch_elems, kMaxMessageElems);
+}
+
+/// One MPI_Sendrecv of counted payload; a side with 0 elements is MPI_PROC_NULL (no message).
+void exchange(const Context& ctx, const double* send, std::size_t send_n, int dest, double* recv,
+              std::size_t recv_n, int source, int tag) {
+  int to = send_n > 0 ? dest : MPI_PROC_NULL;
+  int from = recv_n > 0 ? source : MPI_PROC_NULL;
+  MPI_Status status;
+  check(MPI_Sendrecv(send, static_cast<int>(send_n), MPI_DOUBLE, to, tag, recv,
+                     static_cast<int>(recv_n), MPI_DOUBLE, from, tag, ctx.comm(), &status),
+        "MPI_Sendrecv");
+  if (from != MPI_PROC_NULL) {
+    int got = 0;
+    MPI_Get_count(&status, MPI_DOUBLE, &got);
+    if (static_cast<std::size_t>(got) != recv_n)
+      throw Error("rank " + std::to_string(ctx.rank()) + " received " + std::to_string(got) +
+                  " elements from rank " + std::to_string(source) + " but expected " +
+                  std::to_string(recv_n) +
+                  " (counts and buffer sizes must agree on every rank)");
+  }
+  counters().add_sent(8 * static_cast<std::uint64_t>(send_n));
+  counters().add_recv(8 * static_cast<std::uint64_t>(recv_n));
+}
+
+/// Sends send_n elements to dest while receiving recv_n from source, in messages of at most
+/// `chunk` elements: iteration c moves chunk c (offset c·chunk) of each side that has one.
+/// send_at(off, len) gives the data to send; recv_at(off, len) where to receive it;
+/// received(off, len, ptr) is called once the chunk has arrived.
+template <class SendAt, class RecvAt, class Received>
+void stream(const Context& ctx, std::size_t send_n, int dest, std::size_t recv_n, int source,
+            std::size_t chunk, int tag, SendAt send_at, RecvAt recv_at, Received received) {
+  if (send_n == 0 && recv_n == 0) return;
+  std::size_t iterations = std::max(ceil_div(send_n, chunk), ceil_div(recv_n, chunk));
+  for (std::size_t c = 0; c < iterations; ++c) {
+    std::size_t off = c * chunk;
+    std::size_t sn = off < send_n ? std::min(chunk, send_n - off) : 0;
+    std::size_t rn = off < recv_n ? std::min(chunk, recv_n - off) : 0;
+    const double* sp = sn > 0 ? send_at(off, sn) : nullptr;
+    double* rp = rn > 0 ? recv_at(off, rn) : nullptr;
+    exchange(ctx, sp, sn, dest, rp, rn, source, tag);
+    if (rn > 0) received(off, rn, rp);
+  }
+}
+
+void nothing(std::size_t, std::size_t, double*) {}
+
+/// Offsets of the pieces of an all-gather buffer, in elements (prefix sums of counts).
+std::vector<std::size_t> piece_offsets(const Context& ctx, std::span<const std::size_t> counts) {
+  if (counts.size() != static_cast<std::size_t>(ctx.size()))
+    throw Error("ring all-gather has " + std::to_string(counts.size()) + " piece counts for " +
+                std::to_string(ctx.size()) + " ranks");
+  std::vector<std::size_t> offsets(counts.size() + 1, 0);
+  for (std::size_t q = 0; q < counts.size(); ++q) offsets[q + 1] = offsets[q] + counts[q];
+  return offsets;
+}
+
+int mod(int a, int p) { return ((a % p) + p) % p; }
+
+}  // namespace
+
+// ---- Context -------------------------------------------------------------------------------
+
+Context Context::world() {
+  int initialised = 0;
+  MPI_Initialized(&initialised);
+  if (!initialised) throw Error("MPI is not initialised (run_program() calls MPI_Init)");
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  return Context(MPI_COMM_WORLD);
+}
+
+Context::Context(MPI_Comm comm) : comm_(comm) {
+  check(MPI_Comm_rank(comm_, &rank_), "MPI_Comm_rank");
+  check(MPI_Comm_size(comm_, &size_), "MPI_Comm_size");
+}
+
+void Context::barrier() const { check(MPI_Barrier(comm_), "MPI_Barrier"); }
+
+double Context::max_over_ranks(double value) const {
+  double result = 0;
+  check(MPI_Allreduce(&value, &result, 1, MPI_DOUBLE, MPI_MAX, comm_), "MPI_Allreduce");
+  return result;
+}
+
+bool Context::all_true(bool value) const {
+  int mine = value ? 1 : 0, all = 0;
+  check(MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_LAND, comm_), "MPI_Allreduce");
+  return all != 0;
+}
+
+std::vector<std::uint64_t> Context::gather_u64(std::uint64_t value) const {
+  std::vector<std::uint64_t> all(static_cast<std::size_t>(size_));
+  check(MPI_Allgather(&value, 1, MPI_UINT64_T, all.data(), 1, MPI_UINT64_T, comm_),
+        "MPI_Allgather");
+  return all;
+}
+
+std::string Context::bcast_string(const std::string& value, int root) const {
+  std::uint64_t length = value.size();
+  check(MPI_Bcast(&length, 1, MPI_UINT64_T, root, comm_), "MPI_Bcast");
+  std::string result = rank_ == root ? value : std::string(length, '\0');
+  if (length > 0)
+    check(MPI_Bcast(result.data(), static_cast<int>(length), MPI_CHAR, root, comm_), "MPI_Bcast");
+  return result;
+}
+
+// ---- in memory -----------------------------------------------------------------------------
+
+void shift(const Context& ctx, double* buf, std::size_t send_elems, std::size_t recv_elems,
+           int dest, int source, std::span<double> scratch) {
+  if (dest == ctx.rank() && source == ctx.rank()) {
+    if (send_elems != recv_elems)
+      throw Error("shift to itself sends " + std::to_string(send_elems) + " elements but receives " +
+                  std::to_string(recv_elems));
+    return;
+  }
+  std::size_t chunk = chunk_elems(scratch.size(), send_elems + recv_elems > 0, "shift");
+  stream(
+      ctx, send_elems, dest, recv_elems, source, chunk, kShiftTag,
+      [&](std::size_t off, std::size_t) { return buf + off; },
+      [&](std::size_t, std::size_t) { return scratch.data(); },
+      [&](std::size_t off, std::size_t len, double* got) { std::copy_n(got, len, buf + off); });
+}
+
+void ring_allgatherv(const Context& ctx, double* buf, std::span<const std::size_t> counts) {
+  std::vector<std::size_t> offsets = piece_offsets(ctx, counts);
+  int p = ctx.size(), r = ctx.rank();
+  for (int s = 0; s + 1 < p; ++s) {
+    int send_piece = mod(r - s, p), recv_piece = mod(r - s - 1, p);
+    stream(
+        ctx, counts[send_piece], mod(r + 1, p), counts[recv_piece], mod(r - 1, p),
+        kMaxMessageElems, kRingTag,
+        [&](std::size_t off, std::size_t) { return buf + offsets[send_piece] + off; },
+        [&](std::size_t off, std::size_t) { return buf + offsets[recv_piece] + off; }, nothing);
+  }
+}
+
+void allreduce_sum(const Context& ctx, double* buf, std::size_t n, std::span<double> scratch) {
+  int p = ctx.size(), r = ctx.rank();
+  if (p == 1 || n == 0) return;
+  std::size_t chunk = chunk_elems(scratch.size(), true, "allreduce_sum");
+  int p2 = static_cast<int>(std::bit_floor(static_cast<unsigned>(p)));
+  auto at_buf = [&](std::size_t off, std::size_t) { return buf + off; };
+  auto at_scratch = [&](std::size_t, std::size_t) { return scratch.data(); };
+  // buf is the lower rank's data, scratch the higher rank's: lower + higher.
+  auto add_higher = [&](std::size_t off, std::size_t len, double* got) {
+    for (std::size_t j = 0; j < len; ++j) buf[off + j] = buf[off + j] + got[j];
+  };
+  auto add_lower = [&](std::size_t off, std::size_t len, double* got) {
+    for (std::size_t j = 0; j < len; ++j) buf[off + j] = got[j] + buf[off + j];
+  };
+  if (r >= p2) {  // (1) hand the data to r − P', (3) get the result back
+    stream(ctx, n, r - p2, 0, MPI_PROC_NULL, chunk, kAllreduceTag, at_buf, at_scratch, nothing);
+    stream(ctx, 0, MPI_PROC_NULL, n, r - p2, chunk, kAllreduceTag, at_buf, at_buf, nothing);
+    return;
+  }
+  bool has_extra = r + p2 < p;
+  if (has_extra)
+    stream(ctx, 0, MPI_PROC_NULL, n, r + p2, chunk, kAllreduceTag, at_buf, at_scratch, add_higher);
+  for (int mask = 1; mask < p2; mask <<= 1) {  // (2) recursive doubling among r < P'
+    int partner = r ^ mask;
+    if (r < partner)
+      stream(ctx, n, partner, n, partner, chunk, kAllreduceTag, at_buf, at_scratch, add_higher);
+    else
+      stream(ctx, n, partner, n, partner, chunk, kAllreduceTag, at_buf, at_scratch, add_lower);
+  }
+  if (has_extra)
+    stream(ctx, n, r + p2, 0, MPI_PROC_NULL, chunk, kAllreduceTag, at_buf, at_scratch, nothing);
+}
+
+// ---- on disk -------------------------------------------------------------------------------
+
+void shift_file(const Context& ctx, DiskFile& from, DiskFile& to, std::size_t send_elems,
+                std::size_t recv_elems, int dest, int source, std::span<double> buffer) {
+  if (dest == ctx.rank() && source == ctx.rank()) {
+    if (send_elems != recv_elems)
+      throw Error("shift to itself sends " + std::to_string(send_elems) + " elements but receives " +
+                  std::to_string(recv_elems));
+    if (&from == &to) return;
+    std::size_t chunk = chunk_elems(buffer.size(), send_elems > 0, "shift_file");
+    for (std::size_t off = 0; off < send_elems; off += chunk) {
+      std::size_t len = std::min(chunk, send_elems - off);
+      from.read(buffer.data(), off, len);
+      to.write(buffer.data(), off, len);
+    }
+    return;
+  }
+  std::size_t chunk = chunk_elems(buffer.size() / 2, send_elems + recv_elems > 0, "shift_file");
+  double* outgoing = buffer.data();
+  double* incoming = buffer.data() + chunk;
+  stream(
+      ctx, send_elems, dest, recv_elems, source, chunk, kShiftTag,
+      [&](std::size_t off, std::size_t len) {
+        from.read(outgoing, off, len);
+        return outgoing;
+      },
+      [&](std::size_t, std::size_t) { return incoming; },
+      [&](std::size_t off, std::size_t len, double* got) { to.write(got, off, len); });
+}
+
+void ring_allgatherv_file(const Context& ctx, DiskFile& f, std::span<const std::size_t> counts,
+                          std::span<double> buffer) {
+  std::vector<std::size_t> offsets = piece_offsets(ctx, counts);
+  int p = ctx.size(), r = ctx.rank();
+  if (p == 1) return;
+  std::size_t chunk = chunk_elems(buffer.size() / 2, offsets[p] > 0, "ring_allgatherv_file");
+  double* outgoing = buffer.data();
+  double* incoming = buffer.data() + chunk;
+  for (int s = 0; s + 1 < p; ++s) {
+    int send_piece = mod(r - s, p), recv_piece = mod(r - s - 1, p);
+    stream(
+        ctx, counts[send_piece], mod(r + 1, p), counts[recv_piece], mod(r - 1, p), chunk,
+        kRingTag,
+        [&](std::size_t off, std::size_t len) {
+          f.read(outgoing, offsets[send_piece] + off, len);
+          return outgoing;
+        },
+        [&](std::size_t, std::size_t) { return incoming; },
+        [&](std::size_t off, std::size_t len, double* got) {
+          f.write(got, offsets[recv_piece] + off, len);
+        });
+  }
+}
+
+void allreduce_sum_file(const Context& ctx, DiskFile& in, DiskFile* out, std::size_t n,
+                        std::span<double> buffer) {
+  std::size_t chunk = chunk_elems(buffer.size() / 2, n > 0, "allreduce_sum_file");
+  std::span<double> data = buffer.first(chunk), scratch = buffer.subspan(chunk, chunk);
+  for (std::size_t off = 0; off < n; off += chunk) {
+    std::size_t len = std::min(chunk, n - off);
+    in.read(data.data(), off, len);
+    allreduce_sum(ctx, data.data(), len, scratch);
+    if (out != nullptr) out->write(data.data(), off, len);
+  }
+}
+
+}  // namespace tcert

@@ -1,0 +1,128 @@
+// runtime/comm.h — the MPI context and the counted data movement of out-of-core plans.
+//
+// Reader's map:
+//   Context                   MPI_COMM_WORLD plus small, uncounted control messages.
+//   shift()                   in-place circular shift of a tile (Cannon-style rotation).
+//   ring_allgatherv()         in-place ring all-gather of uneven pieces (replication).
+//   allreduce_sum()           recursive-doubling sum over ranks (accumulation).
+//   *_file()                  the same three, streamed disk → network → disk.
+//
+// Rotation, replication and accumulation are the three ways Gao et al. §3 handle a
+// macro-index; these are their communication steps. Units: every count and offset of a buffer
+// is in ELEMENTS (doubles). What is added to counters() is bytes: 8 · elements. Only the
+// payload of these collectives is counted; Context's control messages are not.
+//
+// Every rank of the communicator must call a collective with consistent arguments: the same
+// counts, and scratch/buffer spans of the SAME size on every rank, because both sides of a
+// message split it into the same chunks. A mismatch is detected and throws Error.
+// MPI failures throw Error (Context::world() switches MPI_COMM_WORLD to MPI_ERRORS_RETURN).
+#pragma once
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace tcert {
+
+class DiskFile;
+
+/// A communicator and this process's place in it. Cheap to copy; does not own the communicator.
+class Context {
+ public:
+  /// MPI_COMM_WORLD. MPI must already be initialised (run_program() does it); does not call
+  /// MPI_Init. Sets MPI_ERRORS_RETURN on MPI_COMM_WORLD so failures become Errors.
+  /// Throws Error("MPI is not initialised ...") otherwise.
+  static Context world();
+  /// Wraps `comm` (e.g. a sub-communicator in tests).
+  explicit Context(MPI_Comm comm);
+
+  int rank() const { return rank_; }       ///< this process's rank, 0 ≤ rank() < size()
+  int size() const { return size_; }       ///< P, the number of ranks
+  MPI_Comm comm() const { return comm_; }  ///< the wrapped communicator
+
+  /// MPI_Barrier: returns when every rank has called it.
+  void barrier() const;
+  /// The maximum of `value` over all ranks, on every rank.
+  double max_over_ranks(double value) const;
+  /// True on every rank iff `value` is true on every rank.
+  bool all_true(bool value) const;
+  /// Element q is rank q's `value`; every rank receives the whole vector (MPI_Allgather).
+  std::vector<std::uint64_t> gather_u64(std::uint64_t value) const;
+  /// Root's `value`, on every rank (the argument of the other ranks is ignored).
+  std::string bcast_string(const std::string& value, int root = 0) const;
+
+ private:
+  MPI_Comm comm_;
+  int rank_ = 0;
+  int size_ = 1;
+};
+
+/// In-place circular shift (one step of Cannon's rotation), rank r with dest and source:
+///
+///   before: buf = [ s_0 … s_{send_elems−1} | … ]   s goes to dest
+///   after:  buf = [ t_0 … t_{recv_elems−1} | … ]   t came from source
+///
+/// Chunk c (c·ch, ch = min(scratch.size(), 2^27) elements) is sent with MPI_Sendrecv while the
+/// matching chunk from source lands in scratch and is then copied to buf[c·ch …); a side with
+/// no chunk c left takes part as MPI_PROC_NULL. So no second tile-sized buffer is needed, only
+/// scratch. buf must hold max(send_elems, recv_elems) elements and not overlap scratch; dest's
+/// recv_elems must equal our send_elems. scratch may be empty only when nothing moves.
+/// Counted (bytes): sent = 8·send_elems, recv = 8·recv_elems.
+/// dest == source == rank: no MPI traffic and nothing counted; buf is unchanged and
+/// send_elems must equal recv_elems (Error otherwise).
+void shift(const Context& ctx, double* buf, std::size_t send_elems, std::size_t recv_elems,
+           int dest, int source, std::span<double> scratch);
+
+/// In-place ring all-gather of P = ctx.size() pieces of uneven sizes counts[0..P):
+///
+///   buf = [ piece 0 | piece 1 | … | piece P−1 ],  piece q at offset Σ_{q'<q} counts[q']
+///   before: only piece r (this rank's) is valid;  after: all pieces are valid on every rank.
+///
+/// P−1 steps; at step s (0-based) rank r sends piece (r−s) mod P to (r+1) mod P and receives
+/// piece (r−s−1) mod P from (r−1) mod P straight into its place. With T = Σ counts:
+/// counted sent = 8·(T − counts[(r+1) mod P]), recv = 8·(T − counts[r]) bytes. P = 1: nothing.
+/// Throws Error when counts.size() != P.
+void ring_allgatherv(const Context& ctx, double* buf, std::span<const std::size_t> counts);
+
+/// buf[0, n) ← Σ over ranks of buf[0, n), bitwise identical on every rank.
+/// Recursive doubling, chunked through scratch (chunks of ≤ scratch.size() elements). With
+/// P' the largest power of two ≤ P: (1) every rank r ≥ P' sends buf to r − P', which adds it;
+/// (2) ranks r < P' do log2 P' rounds, round i exchanging buf with r XOR 2^i and forming
+/// (lower rank's data) + (higher rank's data); (3) r − P' sends the result back to r ≥ P'.
+/// Counted per rank, in elements (bytes = 8·elements):
+///   r <  P': sent = recv = n·log2(P') + (r + P' < P ? n : 0)
+///   r >= P': sent = recv = n
+/// scratch must not overlap buf and may be empty only when n == 0 or P == 1.
+void allreduce_sum(const Context& ctx, double* buf, std::size_t n, std::span<double> scratch);
+
+/// shift() for a tile on disk: file elements [0, send_elems) of `from` go to dest, and the
+/// recv_elems from source are written to `to` at [0, recv_elems). Chunks of ⌊buffer.size()/2⌋
+/// elements: one half of buffer holds the chunk read from `from`, the other the chunk received.
+/// `to` may be `from` (chunk c is read before it is overwritten). Counted: disk read =
+/// 8·send_elems, disk write = 8·recv_elems, sent = 8·send_elems, recv = 8·recv_elems bytes.
+/// dest == source == rank: no MPI traffic; when &to != &from the elements are copied
+/// (disk read = disk write = 8·send_elems, through all of buffer), else nothing happens.
+void shift_file(const Context& ctx, DiskFile& from, DiskFile& to, std::size_t send_elems,
+                std::size_t recv_elems, int dest, int source, std::span<double> buffer);
+
+/// ring_allgatherv() with the pieces in file f (same layout, offsets in elements): the piece to
+/// forward is read from f, the received piece is written to f, through chunks of
+/// ⌊buffer.size()/2⌋ elements. Counted (bytes, T = Σ counts): disk read = 8·(T − counts[(r+1)
+/// mod P]), disk write = 8·(T − counts[r]); network as ring_allgatherv.
+void ring_allgatherv_file(const Context& ctx, DiskFile& f, std::span<const std::size_t> counts,
+                          std::span<double> buffer);
+
+/// allreduce_sum() of file elements [0, n) of `in`: for each chunk of ≤ ⌊buffer.size()/2⌋
+/// elements (one half of buffer is the data, the other the receive scratch) every rank reads
+/// the chunk from `in`, the chunk is summed over ranks, and written to `out` at the same offset
+/// when out != nullptr (pass out only on the ranks that keep the result; out may be &in).
+/// Counted (bytes): disk read = 8·n; disk write = 8·n where out != nullptr, else 0;
+/// network as allreduce_sum of n elements.
+void allreduce_sum_file(const Context& ctx, DiskFile& in, DiskFile* out, std::size_t n,
+                        std::span<double> buffer);
+
+}  // namespace tcert

@@ -1,0 +1,124 @@
+// runtime/counters.h — per-process counts of disk and network bytes and wall time, by phase.
+//
+// Every byte a DiskFile transfers and every element the counted collectives of comm.h move is
+// added to counters(), into the phase that is current (set by a PhaseScope). A generated
+// program reports these measured volumes beside the cost model's prediction (Gao et al. §3).
+// Not thread-safe: call from the thread that runs the program (the one calling MPI).
+#pragma once
+
+#include <array>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tcert {
+
+/// The phases a generated program goes through for each contraction.
+enum class Phase {
+  Load,          ///< reading the inputs (.npy or random initialisation) into the disk layout
+  Redistribute,  ///< moving data between ranks or disk layouts before/after the compute
+  Compute,       ///< the out-of-core tile loops: tile reads/writes, shifts, GEMMs
+  WriteOut,      ///< writing results to .npy files
+};
+inline constexpr std::size_t kPhaseCount = 4;
+
+/// "load", "redistribute", "compute" or "write-out".
+const char* to_string(Phase phase);
+
+/// Volumes moved by this process. All counts are bytes; seconds is wall-clock time.
+struct Volumes {
+  std::uint64_t disk_read_bytes = 0;
+  std::uint64_t disk_write_bytes = 0;
+  std::uint64_t comm_sent_bytes = 0;  ///< payload sent by the counted collectives of comm.h
+  std::uint64_t comm_recv_bytes = 0;  ///< payload received by them
+  double seconds = 0;                 ///< wall time charged to the phase (exclusive, see PhaseScope)
+
+  /// Field-wise sum and difference (e.g. "after − before" of two snapshots).
+  Volumes& operator+=(const Volumes& other);
+  Volumes& operator-=(const Volumes& other);
+  friend Volumes operator+(Volumes a, const Volumes& b) { return a += b; }
+  friend Volumes operator-(Volumes a, const Volumes& b) { return a -= b; }
+  friend bool operator==(const Volumes&, const Volumes&) = default;
+};
+
+/// The volumes of one closed section (see Counters::begin_section), one entry per Phase,
+/// indexed by static_cast<std::size_t>(phase).
+struct Section {
+  std::string name;
+  std::array<Volumes, kPhaseCount> by_phase;
+  Volumes total() const;  ///< sum over the phases
+};
+
+/// Per-process counters (one instance, reached through counters()).
+class Counters {
+ public:
+  /// Add bytes to the current phase's disk_read_bytes / disk_write_bytes / comm_sent_bytes /
+  /// comm_recv_bytes. Called by DiskFile and comm.h; generated code rarely calls them directly.
+  void add_disk_read(std::uint64_t bytes) { current().disk_read_bytes += bytes; }
+  void add_disk_write(std::uint64_t bytes) { current().disk_write_bytes += bytes; }
+  void add_sent(std::uint64_t bytes) { current().comm_sent_bytes += bytes; }
+  void add_recv(std::uint64_t bytes) { current().comm_recv_bytes += bytes; }
+
+  /// The phase bytes are counted into: that of the innermost open PhaseScope, Phase::Load
+  /// when none is open (bytes are counted, but no time is charged, outside every scope).
+  Phase current_phase() const { return phase_; }
+
+  /// The volumes of `phase` since the last reset(), including the time elapsed so far in an
+  /// open PhaseScope of that phase.
+  Volumes snapshot(Phase phase);
+  /// Sum of snapshot() over all phases.
+  Volumes total();
+
+  /// Sections measure one part of the run (e.g. one contraction) without the caller having
+  /// to subtract snapshots: begin_section records a snapshot of every phase, end_section
+  /// appends {name, volumes now − volumes at begin} to sections(). Sections do not nest.
+  /// Throws Error when begin_section is called inside an open section, or end_section
+  /// outside one.
+  void begin_section(std::string name);
+  const Section& end_section();
+  /// The closed sections, oldest first.
+  const std::vector<Section>& sections() const { return sections_; }
+
+  /// Zero every phase and forget all sections (an open section is closed and dropped).
+  /// Open PhaseScopes stay open and keep charging time from now on.
+  void reset();
+
+ private:
+  friend class PhaseScope;
+  using Clock = std::chrono::steady_clock;
+
+  Volumes& current() { return volumes_[static_cast<std::size_t>(phase_)]; }
+  void charge_time();  // adds the time since mark_ to the current phase when a scope is open
+  void switch_phase(Phase next, int depth_change);
+
+  std::array<Volumes, kPhaseCount> volumes_{};
+  Phase phase_ = Phase::Load;
+  int scope_depth_ = 0;
+  Clock::time_point mark_ = Clock::now();
+  bool section_open_ = false;
+  Section section_start_;  // name and volumes at begin_section
+  std::vector<Section> sections_;
+};
+
+/// The counters of this process.
+Counters& counters();
+
+/// RAII: makes `phase` current for its lifetime and restores the previous phase at the end.
+/// Wall time is exclusive: while a nested scope is open its time goes to the nested phase
+/// only, so the seconds of all phases add up to the time spent inside outermost scopes.
+class PhaseScope {
+ public:
+  /// Charges the time so far to the current phase and makes `phase` current.
+  explicit PhaseScope(Phase phase);
+  /// Charges the time since to `phase` and makes the previous phase current again.
+  ~PhaseScope();
+  PhaseScope(const PhaseScope&) = delete;
+  PhaseScope& operator=(const PhaseScope&) = delete;
+
+ private:
+  Phase previous_;
+};
+
+}  // namespace tcert

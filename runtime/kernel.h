@@ -1,0 +1,124 @@
+// runtime/kernel.h — the local (one-rank, in-core) tile contraction kernel:
+// tensor permutation, TTGT contraction and the GEMM tile kernel.
+//
+// Reader's map:
+//   TensorView, ConstTensorView   a row-major tensor: pointer plus extents.
+//   ContractionLayout             C(I,J) = A(I,K)·B(J,K)ᵀ: index groups and permutations.
+//   layout_from_labels()          builds a layout from einsum-style letters ("abcp,pd->abcd").
+//   permute()                     out = alpha·transpose(in) + beta·out, cache-blocked.
+//   contract()                    TTGT: permute what must be permuted, one dgemm, permute back.
+//   gemm_tile()                   the tile kernel of out-of-core plans (row-major dgemm, B transposed).
+//
+// All sizes, extents and leading dimensions count elements (doubles), never bytes.
+// The macro-index form is Gao et al. §2, Eq. 2.2; TTGT ("transpose-transpose-GEMM-
+// transpose") is the classic scheme of the TCE (Hirata 2003) and of Springer &
+// Bientinesi 2016 §2.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace tcert {
+
+/// A mutable tensor stored row-major (C order): the last extent varies fastest.
+/// Rank 0 (no extents) is a scalar holding one element.
+struct TensorView {
+  double* data = nullptr;
+  std::vector<std::int64_t> extents;  ///< elements along each dimension, outermost first
+};
+
+/// The read-only variant of TensorView.
+struct ConstTensorView {
+  const double* data = nullptr;
+  std::vector<std::int64_t> extents;  ///< elements along each dimension, outermost first
+};
+
+/// Number of elements of a row-major tensor of these extents (1 for rank 0).
+/// Throws std::invalid_argument on a negative extent.
+std::int64_t element_count(const std::vector<std::int64_t>& extents);
+
+/// The macro-index GEMM form of a binary contraction, C(I,J) = alpha·A(I,K)·B(J,K)ᵀ + beta·C(I,J)
+/// (Gao et al. §2, Eq. 2.2). I, J and K are groups of indices; `extents_I[p]` is the extent
+/// (elements) of the p-th index of I in GEMM order, likewise for J and K.
+///
+/// `perm_X[p]` is the dimension of X, as stored, that holds the p-th index of X's GEMM order:
+/// [I..., K...] for A, [J..., K...] for B, [I..., J...] for C. The identity means "already in
+/// GEMM layout". This is the convention of ir::MacroIndexGemm and of numpy.transpose(axes).
+///
+/// Example: `C[a,b,c,d] += A[a,b,c,p] * B[p,d]`. I = (a,b,c), J = (d), K = (p).
+/// A = [a,b,c,p] is already [I,K]: perm_A = (0,1,2,3). B = [p,d] must become [J,K] = [d,p]:
+/// perm_B = (1,0). C = [a,b,c,d] is already [I,J]: perm_C = (0,1,2,3).
+/// The stored extents of A are then extent of dimension perm_A[p] = GEMM extent p.
+struct ContractionLayout {
+  std::vector<std::int64_t> extents_I, extents_J, extents_K;
+  std::vector<int> perm_A, perm_B, perm_C;
+
+  /// Stored (row-major) extents of A, B and C implied by the groups and permutations.
+  /// Throw std::invalid_argument when the layout is inconsistent (see validate()).
+  std::vector<std::int64_t> extents_A() const;
+  std::vector<std::int64_t> extents_B() const;
+  std::vector<std::int64_t> extents_C() const;
+  /// |I|, |J|, |K|: products of the group extents (elements).
+  std::int64_t m() const;
+  std::int64_t n() const;
+  std::int64_t k() const;
+  /// Floating-point operations of one contract(): 2·|I|·|J|·|K|.
+  double flops() const;
+  /// Throws std::invalid_argument naming the problem when a perm_X has the wrong length
+  /// (|I|+|K| for A, |J|+|K| for B, |I|+|J| for C), is not a permutation, or an extent is negative.
+  void validate() const;
+};
+
+/// Builds the layout of the einsum `c = a * b` from one letter per dimension, e.g. a = "abcp",
+/// b = "pd", c = "abcd", with the extent (elements) of every letter. As ir::macro_index_gemm:
+/// I = letters of c found in a and J = letters of c found in b, both in c's order; K = letters
+/// of a not in c, in a's order. Throws std::invalid_argument when a letter repeats within one
+/// tensor, has no extent, is in all three (a batch index), or is summed in only one operand.
+ContractionLayout layout_from_labels(const std::string& a, const std::string& b, const std::string& c,
+                                     const std::map<char, std::int64_t>& extents);
+
+/// out = alpha·in' + beta·out, where in' is `in` with its dimensions reordered: dimension q of
+/// `out` is dimension perm[q] of `in`, so out's extents are extents_in[perm[q]] (numpy's
+/// `transpose(in, perm)`). Both are row-major and must not overlap. With beta == 0, `out` is
+/// only written (NaNs in it do not propagate).
+///
+/// Algorithm: drop extent-1 dimensions and fuse dimensions that stay adjacent; an identity is
+/// then one memcpy (alpha = 1, beta = 0) or one axpby. If the innermost dimension stays
+/// innermost, rows are copied under a loop nest in output order; otherwise each 2-D slice
+/// spanned by the two innermost dimensions (of in and of out) is transposed in cache blocks of
+/// 8×8 elements. Throws std::invalid_argument when perm is not a permutation of
+/// 0..rank-1 or an extent is negative.
+void permute(const double* in, const std::vector<std::int64_t>& extents_in, const std::vector<int>& perm,
+             double* out, double alpha = 1.0, double beta = 0.0);
+
+/// Reusable scratch memory of contract(): the permuted copies of A, B and C. Buffers grow to
+/// the largest request and are kept, so a loop over tiles allocates once.
+struct Workspace {
+  std::vector<double> a, b, c;
+};
+
+/// C = alpha·A·Bᵀ + beta·C in the macro-index form `layout` (TTGT). A, B and C are stored
+/// row-major with extents layout.extents_A(), extents_B(), extents_C(); C must not overlap A or B.
+///
+/// Algorithm: the orders inside I, J and K are free, so the kernel picks them (from C's, A's or
+/// B's order) to minimize the elements permuted. An operand stored as [I,K] or [K,I] (A) or
+/// [J,K] or [K,J] (B) is passed to dgemm as is, with its transpose flag; only an interleaved
+/// operand is permuted into `ws`. A C stored as [I,J] or [J,I] is written by dgemm directly
+/// (swapping the operands for [J,I]); otherwise dgemm writes alpha·A·Bᵀ into `ws` and
+/// permute() adds it to beta·C. One cblas_dgemm (row-major) per call.
+/// Throws std::invalid_argument when the layout is inconsistent.
+void contract(const ContractionLayout& layout, double alpha, const double* A, const double* B, double beta,
+              double* C, Workspace& ws);
+
+/// C(m×n) = alpha·A(m×k)·B(n×k)ᵀ + beta·C, all row-major with leading dimensions (elements
+/// between consecutive rows) lda ≥ k, ldb ≥ k, ldc ≥ n: exactly cblas_dgemm(CblasRowMajor,
+/// CblasNoTrans, CblasTrans, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc). The tile kernel of
+/// out-of-core plans: A and B are tiles of the macro-index operands, C the resident tile.
+/// Throws std::invalid_argument when a leading dimension is too small.
+void gemm_tile(std::size_t m, std::size_t n, std::size_t k, double alpha, const double* A, std::size_t lda,
+               const double* B, std::size_t ldb, double beta, double* C, std::size_t ldc);
+
+}  // namespace tcert

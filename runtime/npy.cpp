@@ -1,0 +1,274 @@
+// runtime/npy.cpp — .npy header parsing and formatting; mmap-based NpyReader and NpyWriter.
+#include "runtime/npy.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <utility>
+
+#include "runtime/error.h"
+
+namespace tcert {
+
+namespace {
+
+constexpr char kMagic[] = "\x93NUMPY";
+constexpr std::size_t kMagicBytes = 6;
+
+/// A file descriptor closed at scope exit.
+struct Fd {
+  int fd;
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+/// Cursor over the Python-literal dict of a .npy header.
+struct DictParser {
+  const std::string& path;
+  const std::string& text;
+
+  [[noreturn]] void malformed(const std::string& why) const {
+    throw Error("input " + path + " has a malformed .npy header: " + why);
+  }
+  // Position just after "'key':" (spaces skipped).
+  std::size_t value_of(const char* key) const {
+    std::size_t at = text.find(std::string("'") + key + "'");
+    if (at == std::string::npos) malformed(std::string("no '") + key + "' entry");
+    at = text.find(':', at);
+    if (at == std::string::npos) malformed(std::string("no value for '") + key + "'");
+    return text.find_first_not_of(' ', at + 1);
+  }
+  std::string descr() const {
+    std::size_t at = value_of("descr");
+    if (at == std::string::npos || (text[at] != '\'' && text[at] != '"'))
+      throw Error("input " + path + " has a structured dtype but tcert needs '<f8' (float64)");
+    std::size_t end = text.find(text[at], at + 1);
+    if (end == std::string::npos) malformed("unterminated 'descr'");
+    return text.substr(at + 1, end - at - 1);
+  }
+  bool fortran_order() const {
+    std::size_t at = value_of("fortran_order");
+    if (text.compare(at, 4, "True") == 0) return true;
+    if (text.compare(at, 5, "False") == 0) return false;
+    malformed("'fortran_order' is neither True nor False");
+  }
+  std::vector<std::uint64_t> shape() const {
+    std::size_t at = value_of("shape");
+    std::size_t end = text.find(')', at);
+    if (at == std::string::npos || text[at] != '(' || end == std::string::npos)
+      malformed("'shape' is not a tuple");
+    std::vector<std::uint64_t> extents;
+    const char* p = text.c_str() + at + 1;
+    const char* stop = text.c_str() + end;
+    while (p < stop) {
+      while (p < stop && (*p == ' ' || *p == ',')) ++p;
+      if (p == stop) break;
+      char* after = nullptr;
+      errno = 0;
+      unsigned long long v = std::strtoull(p, &after, 10);
+      if (after == p || errno != 0 || *p == '-') malformed("bad extent in 'shape'");
+      extents.push_back(v);
+      p = after;
+      if (p < stop && *p == 'L') ++p;  // written by Python 2
+    }
+    return extents;
+  }
+};
+
+std::string read_header_text(const std::string& path, int fd, std::uint64_t& data_offset) {
+  unsigned char prefix[12] = {};
+  ssize_t got = ::pread(fd, prefix, sizeof prefix, 0);
+  if (got < 10 || std::memcmp(prefix, kMagic, kMagicBytes) != 0)
+    throw Error("input " + path + " is not a .npy file (no \\x93NUMPY magic)");
+  int major = prefix[6];
+  if (major < 1 || major > 3)
+    throw Error("input " + path + " is a .npy file of unsupported version " +
+                std::to_string(major) + "." + std::to_string(prefix[7]));
+  std::uint64_t length = prefix[8] | (prefix[9] << 8);
+  std::uint64_t start = 10;
+  if (major >= 2) {
+    if (got < 12) throw Error("input " + path + " is not a .npy file (truncated header)");
+    length |= (std::uint64_t{prefix[10]} << 16) | (std::uint64_t{prefix[11]} << 24);
+    start = 12;
+  }
+  std::string text(length, '\0');
+  if (::pread(fd, text.data(), length, static_cast<off_t>(start)) != static_cast<ssize_t>(length))
+    throw Error("input " + path + " is not a .npy file (truncated header)");
+  data_offset = start + length;
+  return text;
+}
+
+std::string header_bytes(const std::vector<std::uint64_t>& shape) {
+  std::string dict = "{'descr': '<f8', 'fortran_order': False, 'shape': " +
+                     format_shape(shape) + ", }";
+  std::size_t prefix = 10;  // version 1.0 while the padded dict fits a 16-bit length
+  if ((prefix + dict.size() + 1 + 63) / 64 * 64 - prefix > 65535) prefix = 12;
+  std::size_t total = (prefix + dict.size() + 1 + 63) / 64 * 64;
+  dict.append(total - prefix - dict.size() - 1, ' ');
+  dict += '\n';
+  std::size_t length = dict.size();
+  std::string out(kMagic, kMagicBytes);
+  out += static_cast<char>(prefix == 10 ? 1 : 2);
+  out += '\0';
+  for (std::size_t b = 0; b < prefix - 8; ++b) out += static_cast<char>((length >> (8 * b)) & 0xff);
+  return out + dict;
+}
+
+}  // namespace
+
+std::uint64_t NpyHeader::element_count() const {
+  std::uint64_t count = 1;
+  for (std::uint64_t e : shape) count *= e;
+  return count;
+}
+
+std::string format_shape(std::span<const std::uint64_t> shape) {
+  std::string out = "(";
+  for (std::size_t i = 0; i < shape.size(); ++i)
+    out += (i > 0 ? ", " : "") + std::to_string(shape[i]);
+  return out + (shape.size() == 1 ? ",)" : ")");
+}
+
+NpyHeader read_npy_header(const std::string& path) {
+  Fd file{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
+  if (file.fd < 0) throw Error("cannot open input " + path + ": " + errno_text(errno));
+  NpyHeader header;
+  std::string text = read_header_text(path, file.fd, header.data_offset_bytes);
+  DictParser dict{path, text};
+  std::string descr = dict.descr();
+  if (descr != "<f8")
+    throw Error("input " + path + " has dtype '" + descr + "' but tcert needs '<f8' (float64)");
+  if (dict.fortran_order())
+    throw Error("input " + path + " is stored in Fortran order (fortran_order: True) but tcert "
+                "needs C order");
+  header.shape = dict.shape();
+  std::uint64_t count = 1;
+  for (std::uint64_t e : header.shape) {
+    if (e != 0 && count > std::numeric_limits<std::uint64_t>::max() / 8 / e)
+      dict.malformed("the shape " + format_shape(header.shape) + " overflows");
+    count *= e;
+  }
+  struct stat st {};
+  if (::fstat(file.fd, &st) != 0) throw Error("cannot stat input " + path + ": " + errno_text(errno));
+  std::uint64_t needed = header.data_offset_bytes + 8 * count;
+  if (static_cast<std::uint64_t>(st.st_size) < needed)
+    throw Error("input " + path + " is truncated: shape " + format_shape(header.shape) +
+                " needs " + std::to_string(needed) + " bytes but the file has " +
+                std::to_string(st.st_size) + " bytes");
+  return header;
+}
+
+void check_shape(const NpyHeader& header, std::span<const std::uint64_t> expected,
+                 std::string_view name) {
+  if (std::equal(header.shape.begin(), header.shape.end(), expected.begin(), expected.end()))
+    return;
+  throw Error("input " + std::string(name) + " has shape " + format_shape(header.shape) +
+              " but the program expects " + format_shape(expected));
+}
+
+// ---- NpyReader -----------------------------------------------------------------------------
+
+NpyReader::NpyReader(const std::string& path) : header_(read_npy_header(path)) {
+  Fd file{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
+  if (file.fd < 0) throw Error("cannot open input " + path + ": " + errno_text(errno));
+  map_bytes_ = header_.data_offset_bytes + 8 * header_.element_count();
+  map_ = ::mmap(nullptr, map_bytes_, PROT_READ, MAP_PRIVATE, file.fd, 0);
+  if (map_ == MAP_FAILED) {
+    map_ = nullptr;
+    throw Error("cannot map input " + path + " (" + std::to_string(map_bytes_) +
+                " bytes): " + errno_text(errno));
+  }
+}
+
+NpyReader::NpyReader(NpyReader&& other) noexcept
+    : header_(std::move(other.header_)),
+      map_(std::exchange(other.map_, nullptr)),
+      map_bytes_(std::exchange(other.map_bytes_, 0)) {}
+
+NpyReader::~NpyReader() {
+  if (map_ != nullptr) ::munmap(map_, map_bytes_);
+}
+
+const double* NpyReader::data() const {
+  return reinterpret_cast<const double*>(static_cast<const char*>(map_) +
+                                         header_.data_offset_bytes);
+}
+
+// ---- NpyWriter -----------------------------------------------------------------------------
+
+NpyWriter::NpyWriter(std::string path, std::vector<std::uint64_t> shape)
+    : path_(std::move(path)), temp_path_(path_ + ".tmp-" + std::to_string(::getpid())) {
+  header_.shape = std::move(shape);
+  std::string head = header_bytes(header_.shape);
+  header_.data_offset_bytes = head.size();
+  map_bytes_ = head.size() + 8 * header_.element_count();
+  fd_ = ::open(temp_path_.c_str(), O_CREAT | O_TRUNC | O_RDWR | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw Error("cannot create output " + temp_path_ + ": " + errno_text(errno));
+  auto fail = [&](const char* what, int err) {
+    std::string msg = std::string("cannot ") + what + " output " + temp_path_ + " (" +
+                      std::to_string(map_bytes_) + " bytes): " + errno_text(err);
+    discard();
+    throw Error(err == ENOSPC || err == EDQUOT ? "disk full: " + msg : msg);
+  };
+  if (::pwrite(fd_, head.data(), head.size(), 0) != static_cast<ssize_t>(head.size()))
+    fail("write the header of", errno);
+  if (::ftruncate(fd_, static_cast<off_t>(map_bytes_)) != 0) fail("size", errno);
+  int err = ::posix_fallocate(fd_, 0, static_cast<off_t>(map_bytes_));
+  if (err != 0 && err != EINVAL && err != EOPNOTSUPP) fail("reserve disk space for", err);
+  map_ = ::mmap(nullptr, map_bytes_, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
+  if (map_ == MAP_FAILED) {
+    map_ = nullptr;
+    fail("map", errno);
+  }
+}
+
+NpyWriter::NpyWriter(NpyWriter&& other) noexcept
+    : path_(std::move(other.path_)),
+      temp_path_(std::move(other.temp_path_)),
+      header_(std::move(other.header_)),
+      fd_(std::exchange(other.fd_, -1)),
+      map_(std::exchange(other.map_, nullptr)),
+      map_bytes_(std::exchange(other.map_bytes_, 0)) {}
+
+NpyWriter::~NpyWriter() { discard(); }
+
+double* NpyWriter::data() {
+  if (map_ == nullptr) throw Error("output " + path_ + " is already committed");
+  return reinterpret_cast<double*>(static_cast<char*>(map_) + header_.data_offset_bytes);
+}
+
+void NpyWriter::discard() noexcept {
+  if (map_ != nullptr) ::munmap(map_, map_bytes_);
+  map_ = nullptr;
+  if (fd_ < 0) return;
+  ::close(fd_);
+  fd_ = -1;
+  ::unlink(temp_path_.c_str());
+}
+
+void NpyWriter::commit() {
+  if (fd_ < 0) throw Error("output " + path_ + " is already committed");
+  if (::msync(map_, map_bytes_, MS_SYNC) != 0) {
+    int err = errno;
+    discard();
+    throw Error("cannot write output " + temp_path_ + ": " + errno_text(err));
+  }
+  ::munmap(map_, map_bytes_);
+  map_ = nullptr;
+  int close_rc = ::close(fd_);
+  fd_ = -1;
+  if (close_rc != 0 || std::rename(temp_path_.c_str(), path_.c_str()) != 0) {
+    int err = errno;
+    ::unlink(temp_path_.c_str());
+    throw Error("cannot write output " + path_ + ": " + errno_text(err));
+  }
+}
+
+}  // namespace tcert

@@ -1,0 +1,105 @@
+// runtime/npy.h — reading and writing NumPy .npy files of float64, little-endian, C order.
+//
+// Inputs and outputs of generated programs are .npy files (format versions 1.0, 2.0 and 3.0
+// are read, 1.0 or 2.0 is written: https://numpy.org/doc/stable/reference/generated/
+// numpy.lib.format.html). Data is mapped with mmap, never copied; these classes do NOT add to
+// counters(): the caller counts the bytes it copies (e.g. add_disk_read(8·elements)).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tcert {
+
+/// What the header of a float64 C-order .npy file says.
+struct NpyHeader {
+  std::vector<std::uint64_t> shape;   ///< extents in elements, outermost first; {} for 0-d
+  std::uint64_t data_offset_bytes = 0;  ///< file offset of element 0 (a multiple of 64 in files NumPy writes)
+  /// Product of the extents (1 for a 0-d array).
+  std::uint64_t element_count() const;
+};
+
+/// Python tuple form of a shape, as in messages: "(3, 4)", "(5,)", "()".
+std::string format_shape(std::span<const std::uint64_t> shape);
+
+/// Parses the header of `path` and checks the file is float64 ('<f8'), C order, and long
+/// enough for its data. Throws Error naming the path: "cannot open input PATH: ...",
+/// "input PATH is not a .npy file ...", "input PATH has dtype '<i8' but tcert needs '<f8'
+/// (float64)", "input PATH is stored in Fortran order ...", "input PATH is truncated ...",
+/// "input PATH has a malformed .npy header: ...".
+NpyHeader read_npy_header(const std::string& path);
+
+/// Throws Error("input NAME has shape (3, 4) but the program expects (3, 5)") unless the
+/// header's shape equals `expected`. `name` is what messages call the input (its path or
+/// tensor name).
+void check_shape(const NpyHeader& header, std::span<const std::uint64_t> expected,
+                 std::string_view name);
+
+/// A .npy file mapped read-only (MAP_PRIVATE). Move-only; unmapped by the destructor.
+class NpyReader {
+ public:
+  /// read_npy_header(path), then mmap. Throws Error as read_npy_header or on mmap failure.
+  explicit NpyReader(const std::string& path);
+  NpyReader(NpyReader&& other) noexcept;
+  NpyReader& operator=(NpyReader&& other) = delete;
+  NpyReader(const NpyReader&) = delete;
+  NpyReader& operator=(const NpyReader&) = delete;
+  ~NpyReader();
+
+  /// The parsed header (shape and data offset).
+  const NpyHeader& header() const { return header_; }
+  /// The elements in C (row-major) order; header().element_count() of them.
+  const double* data() const;
+  /// The number of elements (product of the shape).
+  std::size_t size() const { return static_cast<std::size_t>(header_.element_count()); }
+  /// data() as a span of size() elements.
+  std::span<const double> span() const { return {data(), size()}; }
+
+ private:
+  NpyHeader header_;
+  void* map_ = nullptr;
+  std::size_t map_bytes_ = 0;
+};
+
+/// Writes a .npy file atomically: the constructor creates PATH.tmp-<pid> holding the header
+/// and room for the data (ftruncate, then posix_fallocate so a full disk fails now, not with
+/// SIGBUS later) and maps it read-write; the caller fills data(); commit() msyncs, unmaps and
+/// renames it to PATH. Destroyed without commit(), it removes the temporary file, so PATH
+/// never holds a partial result. Move-only.
+class NpyWriter {
+ public:
+  /// Throws Error("cannot create output PATH.tmp-<pid>: ...") or "disk full: ..." .
+  NpyWriter(std::string path, std::vector<std::uint64_t> shape);
+  NpyWriter(NpyWriter&& other) noexcept;
+  NpyWriter& operator=(NpyWriter&& other) = delete;
+  NpyWriter(const NpyWriter&) = delete;
+  NpyWriter& operator=(const NpyWriter&) = delete;
+  ~NpyWriter();
+
+  /// The final path (the file is written elsewhere until commit()).
+  const std::string& path() const { return path_; }
+  /// Row-major elements to fill; size() of them (the product of shape). Zero-initialised.
+  double* data();
+  /// The number of elements (product of the shape).
+  std::size_t size() const { return static_cast<std::size_t>(header_.element_count()); }
+  /// data() as a span of size() elements.
+  std::span<double> span() { return {data(), size()}; }
+  /// Flushes the data and renames the file to path(). Throws Error on failure (the temporary
+  /// file is then removed). Calling it twice is an error.
+  void commit();
+
+ private:
+  void discard() noexcept;
+
+  std::string path_, temp_path_;
+  NpyHeader header_;
+  int fd_ = -1;
+  void* map_ = nullptr;
+  std::size_t map_bytes_ = 0;
+};
+
+}  // namespace tcert

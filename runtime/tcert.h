@@ -1,0 +1,16 @@
+// runtime/tcert.h — the public header of libtcert, the runtime that generated programs link against.
+#pragma once
+
+#include "runtime/comm.h"        // Context, shift, ring_allgatherv, allreduce_sum (+ _file)
+#include "runtime/counters.h"    // Phase, Volumes, counters(), PhaseScope, sections
+#include "runtime/disk.h"        // DiskFile
+#include "runtime/error.h"       // Error
+#include "runtime/kernel.h"      // permute, contract, gemm_tile
+#include "runtime/main_guard.h"  // run_program
+#include "runtime/memory.h"      // budget(), Buffer, allocate
+#include "runtime/npy.h"         // read_npy_header, NpyReader, NpyWriter
+#include "runtime/options.h"     // ProgramOptions, parse_program_options, ExitRequest
+#include "runtime/progress.h"    // Progress
+#include "runtime/random.h"      // random_element, tensor_id_of
+#include "runtime/scratch.h"     // Scratch
+#include "runtime/trace.h"       // write_json_atomically

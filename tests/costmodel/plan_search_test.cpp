@@ -1,0 +1,98 @@
+// The integer plan search: on large problems the chosen plan (thirds split, as
+// the model) is never more than 5% above the model optimum; the free split is
+// never worse than thirds; forced methods and orders are honoured.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include "costmodel/analysis.h"
+#include "frontend/frontend.h"
+
+namespace tcec::costmodel {
+namespace {
+
+ir::Program program(const std::string& src) {
+  auto r = frontend::parse_source("t.tce", src, {});
+  EXPECT_TRUE(r.ok()) << r.diagnostics.render();
+  return *r.program;
+}
+
+std::string square(long n) {
+  return fmt::format("range N = {};\nindex i, j, k : N;\ntensor A[N,N] input;\ntensor B[N,N] input;\n"
+                     "tensor C[N,N] output;\nC[i,j] += A[i,k] * B[j,k];\n", n);
+}
+
+const char* kFourIndex =
+    "range N = 400;\nindex a, b, c, d, p : N;\ntensor A[N,N,N,N] input;\ntensor B[N,N] input;\n"
+    "tensor T[N,N,N,N] output;\nT[a,b,c,d] += A[a,b,c,p] * B[p,d];\n";
+const char* kCcsd =
+    "range O = 100, V = 400;\nindex h1, h2, h3 : O;\nindex p1, p2, p3 : V;\ntensor t[V,V,O,O] input;\n"
+    "tensor v[V,V,O,O] input;\ntensor r[V,V,O,O] output;\nr[p1,p2,h1,h2] += t[p1,p3,h1,h3] * v[p2,p3,h2,h3];\n";
+
+Machine machine(std::int64_t P, double memory) {
+  Machine m;
+  m.processors = P;
+  m.memory_bytes = memory;
+  m.network_bytes_per_s = 200e6;
+  m.disk_read_bytes_per_s = m.disk_write_bytes_per_s = 8e6;
+  return m;
+}
+
+// "Large": every array is at least ~100 times the memory of all ranks together,
+// so that tile counts are large and rounding them to integers costs little.
+// (With a handful of tiles the integer optimum can be ~8% above the real one:
+// square 16000 on P = 4 with 256 MB per rank has tiles 4, 2, 10.)
+// Known gap: a macro-index of several indices is tiled in boxes (per-index
+// counts), which cannot realise every real tile size; on the CCSD-like term
+// (K = p3·h3, 400·100) at P = 9 and 16 the plan is up to 8.4% above the model.
+// That case is held to 1.09 so that it cannot get worse unnoticed.
+TEST(PlanSearch, ChosenPlanIsWithinFivePercentOfTheModelOptimumOnLargeProblems) {
+  const std::vector<std::pair<std::string, double>> sources = {
+      {square(64000), 1.05}, {square(128000), 1.05}, {kFourIndex, 1.05}, {kCcsd, 1.09}};
+  double worst = 0;
+  for (const auto& [src, limit] : sources) {
+    const ir::Program p = program(src);
+    for (std::int64_t P : {4, 9, 16}) {
+      for (double memory : {24e6, 64e6}) {
+        PlanOptions o;
+        o.split = MemorySplit::Thirds;
+        const ContractionAnalysis a = analyze(p, p.statements[0], machine(P, memory), o);
+        ASSERT_TRUE(a.plan.feasible) << a.plan.reason;
+        worst = std::max(worst, a.plan.volumes.time_s / a.chosen.time_s);
+        EXPECT_LE(a.plan.volumes.time_s, limit * a.chosen.time_s)
+            << src << "P = " << P << " memory " << memory << ": " << a.plan.plan.to_string();
+        o.split = MemorySplit::Optimal;
+        const ContractionAnalysis free = analyze(p, p.statements[0], machine(P, memory), o);
+        EXPECT_LE(free.plan.volumes.time_s, a.plan.volumes.time_s * (1 + 1e-12));
+      }
+    }
+  }
+  std::printf("worst plan / model optimum: %.4f\n", worst);
+}
+
+TEST(PlanSearch, ForcedMethodAndOrderAreHonoured) {
+  const ir::Program p = program(square(2000));
+  PlanOptions o;
+  ASSERT_TRUE(parse_method("outside-accumulation", &o));
+  ASSERT_TRUE(parse_order("BCA", &o));
+  EXPECT_FALSE(parse_method("sideways-rotation", &o));
+  const ContractionAnalysis a = analyze(p, p.statements[0], machine(4, 8e6), o);
+  ASSERT_TRUE(a.plan.feasible) << a.plan.reason;
+  EXPECT_EQ(a.plan.plan.comm, CommMethod::Outside);
+  EXPECT_EQ(a.plan.plan.algorithm, Algorithm::Accumulation);
+  EXPECT_EQ(a.plan.plan.order, DiskPlacementOrder::BCA);
+  std::string reason;
+  EXPECT_TRUE(check_valid(a.plan.plan, machine(4, 8e6), &reason)) << reason;
+}
+
+TEST(PlanSearch, RotationOnANonSquareProcessorCountHasNoPlan) {
+  const ir::Program p = program(square(2000));
+  PlanOptions o;
+  ASSERT_TRUE(parse_method("inside-rotation", &o));
+  const ContractionAnalysis a = analyze(p, p.statements[0], machine(6, 8e6), o);
+  EXPECT_FALSE(a.plan.feasible);
+  EXPECT_EQ(a.plan.reason, "P = 6 is not a perfect square");
+}
+
+}  // namespace
+}  // namespace tcec::costmodel

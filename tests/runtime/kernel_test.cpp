@@ -1,0 +1,221 @@
+// tests/runtime/kernel_test.cpp — permute(), contract() and gemm_tile() against naive loops.
+#include "runtime/kernel.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <map>
+#include <numeric>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace {
+
+using Extents = std::vector<std::int64_t>;
+
+std::vector<double> random_values(std::int64_t count, unsigned seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> dist(-1.0, 1.0);
+  std::vector<double> v(static_cast<std::size_t>(count));
+  for (double& x : v) x = dist(rng);
+  return v;
+}
+
+/// out[perm-ordered] = alpha·in + beta·out, one element at a time.
+void naive_permute(const std::vector<double>& in, const Extents& extents, const std::vector<int>& perm,
+                   std::vector<double>& out, double alpha, double beta) {
+  const int n = static_cast<int>(extents.size());
+  Extents out_stride(n, 1);  // stride in `out` of input dimension d
+  for (int q = n - 1, s = 1; q >= 0; --q) {
+    out_stride[perm[q]] = s;
+    s *= static_cast<int>(extents[perm[q]]);
+  }
+  Extents idx(n, 0);
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    std::int64_t o = 0;
+    for (int d = 0; d < n; ++d) o += idx[d] * out_stride[d];
+    out[o] = alpha * in[i] + beta * out[o];
+    for (int d = n - 1; d >= 0 && ++idx[d] == extents[d]; --d) idx[d] = 0;
+  }
+}
+
+/// Checks permute() against naive_permute() for every permutation of `extents`' rank.
+void check_all_permutations(const Extents& extents, double alpha, double beta) {
+  const std::int64_t count = tcert::element_count(extents);
+  const auto in = random_values(count, 7);
+  const auto out0 = random_values(count, 8);
+  std::vector<int> perm(extents.size());
+  std::iota(perm.begin(), perm.end(), 0);
+  do {
+    auto expected = out0, actual = out0;
+    naive_permute(in, extents, perm, expected, alpha, beta);
+    tcert::permute(in.data(), extents, perm, actual.data(), alpha, beta);
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+      ASSERT_NEAR(actual[i], expected[i], 1e-15 * (1 + std::abs(expected[i]))) << "element " << i;
+    }
+  } while (std::next_permutation(perm.begin(), perm.end()));
+}
+
+TEST(Permute, AllPermutationsOfRanks1To6) {
+  const std::vector<Extents> shapes = {{13}, {17, 11}, {9, 19, 5}, {11, 3, 9, 7}, {5, 9, 3, 11, 3},
+                                       {3, 9, 5, 3, 11, 3}};
+  for (const Extents& e : shapes) {
+    SCOPED_TRACE("rank " + std::to_string(e.size()));
+    check_all_permutations(e, 1.0, 0.0);
+  }
+}
+
+TEST(Permute, AlphaBetaAndUnitExtents) {
+  check_all_permutations({1, 17, 1, 9}, -0.5, 0.0);
+  check_all_permutations({19, 1, 23}, 2.0, 0.75);
+  check_all_permutations({33, 41}, 1.0, -1.0);
+  check_all_permutations({7, 5, 3}, 0.5, 1.5);
+}
+
+TEST(Permute, BetaZeroIgnoresNaN) {
+  const Extents e = {24, 16};
+  const auto in = random_values(24 * 16, 3);
+  std::vector<double> out(in.size(), std::nan(""));
+  tcert::permute(in.data(), e, {1, 0}, out.data());
+  for (double v : out) EXPECT_FALSE(std::isnan(v));
+}
+
+TEST(Permute, RejectsBadPermutation) {
+  std::vector<double> buf(6);
+  EXPECT_THROW(tcert::permute(buf.data(), {2, 3}, {0, 0}, buf.data()), std::invalid_argument);
+  EXPECT_THROW(tcert::permute(buf.data(), {2, 3}, {0}, buf.data()), std::invalid_argument);
+  EXPECT_THROW(tcert::permute(buf.data(), {2, -3}, {1, 0}, buf.data()), std::invalid_argument);
+}
+
+/// Max over C of |C - ref| / (|alpha|·Σ|a·b| + |beta·c0|), with ref in long double.
+double contract_error(const std::string& a, const std::string& b, const std::string& c,
+                      const std::map<char, std::int64_t>& ext, double alpha, double beta) {
+  const auto layout = tcert::layout_from_labels(a, b, c, ext);
+  const auto A = random_values(tcert::element_count(layout.extents_A()), 1);
+  const auto B = random_values(tcert::element_count(layout.extents_B()), 2);
+  const auto C0 = random_values(tcert::element_count(layout.extents_C()), 3);
+  auto C = C0;
+  tcert::Workspace ws;
+  tcert::contract(layout, alpha, A.data(), B.data(), beta, C.data(), ws);
+  std::string all = a + b + c;
+  std::sort(all.begin(), all.end());
+  all.erase(std::unique(all.begin(), all.end()), all.end());
+  std::vector<long double> sum(C.size(), 0), mag(C.size(), 0);
+  std::map<char, std::int64_t> idx;
+  for (char ch : all) idx[ch] = 0;
+  auto offset = [&](const std::string& t) {
+    std::int64_t o = 0;
+    for (char ch : t) o = o * ext.at(ch) + idx[ch];
+    return o;
+  };
+  for (;;) {
+    const long double p = static_cast<long double>(A[offset(a)]) * B[offset(b)];
+    sum[offset(c)] += p;
+    mag[offset(c)] += std::fabs(p);
+    int d = static_cast<int>(all.size()) - 1;
+    for (; d >= 0 && ++idx[all[d]] == ext.at(all[d]); --d) idx[all[d]] = 0;
+    if (d < 0) break;
+  }
+  double worst = 0;
+  for (std::size_t i = 0; i < C.size(); ++i) {
+    const long double ref = alpha * sum[i] + beta * static_cast<long double>(C0[i]);
+    const long double scale = std::fabs(alpha) * mag[i] + std::fabs(beta * C0[i]) + 1e-300L;
+    worst = std::max(worst, static_cast<double>(std::fabs(C[i] - ref) / scale));
+  }
+  return worst;
+}
+
+TEST(Contract, DocExample) {
+  const std::map<char, std::int64_t> e = {{'a', 5}, {'b', 7}, {'c', 3}, {'d', 9}, {'p', 11}};
+  EXPECT_LE(contract_error("abcp", "pd", "abcd", e, 1.0, 0.0), 1e-12);
+  const auto l = tcert::layout_from_labels("abcp", "pd", "abcd", e);
+  EXPECT_EQ(l.perm_A, (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(l.perm_B, (std::vector<int>{1, 0}));
+  EXPECT_EQ(l.perm_C, (std::vector<int>{0, 1, 2, 3}));
+}
+
+TEST(Contract, AllOrdersOfThreeIndexTimesTwoIndex) {
+  // C[i,j,b] = A[i,j,k]·B[k,b] with every order of A, B and C (6 × 2 × 6 layouts).
+  const std::map<char, std::int64_t> e = {{'i', 9}, {'j', 13}, {'k', 11}, {'b', 10}};
+  std::string a = "ijk";
+  do {
+    for (const std::string b : {"kb", "bk"}) {
+      std::string c = "bij";
+      do {
+        SCOPED_TRACE(a + "," + b + "->" + c);
+        EXPECT_LE(contract_error(a, b, c, e, 1.0, 0.0), 1e-12);
+        EXPECT_LE(contract_error(a, b, c, e, -0.75, 1.25), 1e-12);
+      } while (std::next_permutation(c.begin(), c.end()));
+    }
+  } while (std::next_permutation(a.begin(), a.end()));
+}
+
+TEST(Contract, InterleavedResultNeedsPermutation) {
+  const std::map<char, std::int64_t> e = {{'a', 6}, {'b', 5}, {'c', 7}, {'d', 4}, {'e', 9}, {'f', 3}, {'g', 8}};
+  EXPECT_LE(contract_error("aebf", "fdec", "abcd", e, 0.5, -2.0), 1e-12);
+  EXPECT_LE(contract_error("dega", "gfbc", "abcdef", e, -1.0, 0.5), 1e-12);
+  EXPECT_LE(contract_error("bda", "dc", "abc", e, 2.0, 1.0), 1e-12);
+  EXPECT_LE(contract_error("eafd", "fbec", "abcd", e, 1.0, 0.0), 1e-12);
+}
+
+TEST(Contract, MatricesOuterProductsAndDots) {
+  const std::map<char, std::int64_t> e = {{'i', 31}, {'j', 17}, {'k', 23}};
+  for (const auto& [a, b, c] : std::vector<std::array<std::string, 3>>{
+           {"ik", "kj", "ij"}, {"ki", "jk", "ij"}, {"ik", "jk", "ji"}, {"ki", "kj", "ji"}, {"i", "j", "ij"},
+           {"i", "j", "ji"}, {"k", "k", ""}, {"ik", "k", "i"}, {"k", "jk", "j"}}) {
+    SCOPED_TRACE(a + "," + b + "->" + c);
+    EXPECT_LE(contract_error(a, b, c, e, 1.5, 0.5), 1e-12);
+  }
+}
+
+TEST(Contract, WorkspaceIsReusedAcrossShapes) {
+  const std::map<char, std::int64_t> big = {{'a', 20}, {'b', 30}, {'c', 10}, {'d', 12}};
+  const std::map<char, std::int64_t> small = {{'a', 3}, {'b', 4}, {'c', 5}, {'d', 2}};
+  EXPECT_LE(contract_error("adb", "cd", "cab", big, 1.0, 0.0), 1e-12);
+  EXPECT_LE(contract_error("adb", "cd", "cab", small, 1.0, 0.0), 1e-12);
+}
+
+TEST(Contract, RejectsInconsistentLayouts) {
+  tcert::ContractionLayout l;
+  l.extents_I = {2};
+  l.extents_J = {3};
+  l.extents_K = {4};
+  l.perm_A = {0, 1};
+  l.perm_B = {1, 0};
+  l.perm_C = {0, 0};
+  std::vector<double> buf(64);
+  tcert::Workspace ws;
+  EXPECT_THROW(tcert::contract(l, 1, buf.data(), buf.data(), 0, buf.data(), ws), std::invalid_argument);
+  l.perm_C = {0, 1, 2};
+  EXPECT_THROW(l.extents_C(), std::invalid_argument);
+  l.perm_C = {1, 0};
+  l.extents_K = {-4};
+  EXPECT_THROW(l.validate(), std::invalid_argument);
+  EXPECT_THROW(tcert::layout_from_labels("ab", "bc", "abc", {{'a', 1}, {'b', 2}, {'c', 3}}), std::invalid_argument);
+  EXPECT_THROW(tcert::layout_from_labels("ab", "bc", "ac", {{'a', 1}, {'b', 2}}), std::invalid_argument);
+}
+
+TEST(GemmTile, MatchesNaiveWithLeadingDimensions) {
+  const std::size_t m = 13, n = 9, k = 7, lda = 10, ldb = 8, ldc = 12;
+  const auto A = random_values(m * lda, 4), B = random_values(n * ldb, 5), C0 = random_values(m * ldc, 6);
+  auto C = C0;
+  tcert::gemm_tile(m, n, k, 2.0, A.data(), lda, B.data(), ldb, -1.0, C.data(), ldc);
+  for (std::size_t i = 0; i < m; ++i) {
+    for (std::size_t j = 0; j < ldc; ++j) {
+      long double ref = C0[i * ldc + j];
+      if (j < n) {
+        long double s = 0;
+        for (std::size_t p = 0; p < k; ++p) s += static_cast<long double>(A[i * lda + p]) * B[j * ldb + p];
+        ref = 2 * s - ref;
+      }
+      EXPECT_NEAR(C[i * ldc + j], static_cast<double>(ref), 1e-13) << i << "," << j;
+    }
+  }
+  EXPECT_THROW(tcert::gemm_tile(m, n, k, 1, A.data(), 6, B.data(), ldb, 0, C.data(), ldc), std::invalid_argument);
+}
+
+}  // namespace

@@ -1,0 +1,130 @@
+// tests/runtime/npy_test.cpp — .npy headers, errors, atomic writes, and a round trip through NumPy.
+#include "runtime/npy.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "runtime/error.h"
+#include "temp_dir.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using Shape = std::vector<std::uint64_t>;
+
+std::string message_of(auto&& action) {
+  try {
+    action();
+  } catch (const tcert::Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+// A version-1.0 file with the given header dict and `data_bytes` zero bytes of data.
+void write_raw_npy(const std::string& path, std::string dict, std::size_t data_bytes) {
+  while ((10 + dict.size() + 1) % 64 != 0) dict += ' ';
+  dict += '\n';
+  std::ofstream out(path, std::ios::binary);
+  out.write("\x93NUMPY\x01\x00", 8);
+  out.put(static_cast<char>(dict.size() & 0xff));
+  out.put(static_cast<char>(dict.size() >> 8));
+  out << dict << std::string(data_bytes, '\0');
+}
+
+void write_values(const std::string& path, const Shape& shape) {
+  tcert::NpyWriter writer(path, shape);
+  for (std::size_t i = 0; i < writer.size(); ++i) writer.data()[i] = 0.5 * static_cast<double>(i);
+  writer.commit();
+}
+
+TEST(Npy, FormatShape) {
+  EXPECT_EQ(tcert::format_shape(Shape{}), "()");
+  EXPECT_EQ(tcert::format_shape(Shape{5}), "(5,)");
+  EXPECT_EQ(tcert::format_shape(Shape{3, 4}), "(3, 4)");
+}
+
+TEST(Npy, WriteThenReadBack) {
+  tcert_test::TempDir dir;
+  for (const Shape& shape : {Shape{}, Shape{7}, Shape{2, 3, 4}, Shape{3, 0}}) {
+    std::string path = dir.file("t.npy");
+    write_values(path, shape);
+    tcert::NpyReader reader(path);
+    EXPECT_EQ(reader.header().shape, shape);
+    EXPECT_EQ(reader.header().data_offset_bytes % 64, 0u);
+    ASSERT_EQ(reader.size(), reader.header().element_count());
+    for (std::size_t i = 0; i < reader.size(); ++i) EXPECT_EQ(reader.data()[i], 0.5 * i);
+    EXPECT_EQ(fs::file_size(path), reader.header().data_offset_bytes + 8 * reader.size());
+  }
+}
+
+TEST(Npy, WriterWithoutCommitLeavesNothing) {
+  tcert_test::TempDir dir;
+  {
+    tcert::NpyWriter writer(dir.file("out.npy"), {4});
+    writer.data()[0] = 1;
+  }
+  EXPECT_TRUE(fs::is_empty(dir.path()));
+}
+
+TEST(Npy, HeaderErrors) {
+  tcert_test::TempDir dir;
+  std::string p = dir.file("x.npy");
+  EXPECT_EQ(message_of([&] { tcert::read_npy_header(p); }),
+            "cannot open input " + p + ": No such file or directory");
+  std::ofstream(p) << "hello, this is not numpy";
+  EXPECT_EQ(message_of([&] { tcert::read_npy_header(p); }),
+            "input " + p + " is not a .npy file (no \\x93NUMPY magic)");
+  write_raw_npy(p, "{'descr': '<i8', 'fortran_order': False, 'shape': (2,), }", 16);
+  EXPECT_EQ(message_of([&] { tcert::read_npy_header(p); }),
+            "input " + p + " has dtype '<i8' but tcert needs '<f8' (float64)");
+  write_raw_npy(p, "{'descr': '<f8', 'fortran_order': True, 'shape': (2, 2), }", 32);
+  EXPECT_EQ(message_of([&] { tcert::read_npy_header(p); }),
+            "input " + p + " is stored in Fortran order (fortran_order: True) but tcert needs C order");
+  write_raw_npy(p, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }", 40);  // 128-byte header
+  EXPECT_EQ(message_of([&] { tcert::read_npy_header(p); }),
+            "input " + p + " is truncated: shape (2, 3) needs 176 bytes but the file has 168 bytes");
+  write_raw_npy(p, "{'descr': '<f8', 'fortran_order': False, }", 0);
+  EXPECT_EQ(message_of([&] { tcert::read_npy_header(p); }),
+            "input " + p + " has a malformed .npy header: no 'shape' entry");
+}
+
+TEST(Npy, CheckShapeListsBothShapes) {
+  tcert::NpyHeader header{{3, 4}, 64};
+  EXPECT_NO_THROW(tcert::check_shape(header, Shape{3, 4}, "A"));
+  EXPECT_EQ(message_of([&] { tcert::check_shape(header, Shape{3, 5}, "A"); }),
+            "input A has shape (3, 4) but the program expects (3, 5)");
+  EXPECT_EQ(message_of([&] { tcert::check_shape(header, Shape{3}, "A"); }),
+            "input A has shape (3, 4) but the program expects (3,)");
+}
+
+bool have_numpy() { return std::system("/usr/bin/python3 -c 'import numpy' 2>/dev/null") == 0; }
+
+TEST(Npy, RoundTripThroughNumpy) {
+  if (!have_numpy()) GTEST_SKIP() << "/usr/bin/python3 has no numpy";
+  tcert_test::TempDir dir;
+  std::string ours = dir.file("ours.npy"), theirs = dir.file("theirs.npy");
+  write_values(ours, {2, 3, 5});
+  // NumPy checks our file, then writes one of its own (values 0.5·i + 1) for us to read.
+  std::string script =
+      "import numpy as np, sys\n"
+      "a = np.load(sys.argv[1])\n"
+      "assert a.dtype == np.float64 and a.shape == (2, 3, 5), (a.dtype, a.shape)\n"
+      "assert (a.ravel() == 0.5 * np.arange(30)).all()\n"
+      "np.save(sys.argv[2], a + 1)\n";
+  std::string script_path = dir.file("check.py");
+  std::ofstream(script_path) << script;
+  std::string command = "/usr/bin/python3 " + script_path + " " + ours + " " + theirs;
+  ASSERT_EQ(std::system(command.c_str()), 0) << command;
+  tcert::NpyReader reader(theirs);
+  ASSERT_EQ(reader.header().shape, (Shape{2, 3, 5}));
+  for (std::size_t i = 0; i < reader.size(); ++i) EXPECT_EQ(reader.data()[i], 0.5 * i + 1);
+}
+
+}  // namespace
