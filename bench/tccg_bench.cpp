@@ -1,0 +1,230 @@
+// bench/tccg_bench.cpp — the 48 TCCG contractions (Springer & Bientinesi 2016, Table III, double-
+// precision sizes) on one rank in core: tcert::contract() against numpy's einsum(optimize=True).
+//
+// Usage: tccg_bench [--cases N] [--reps N] [--input FILE] [--python PATH] [--no-numpy]
+//   --cases N   run the first N cases only          --reps N   timed runs per case (default 3)
+//   --input     a TCCG file: the derived HPAC file ("group | TC | C-A-B | single | double" rows,
+//               default) or the TAPP file ([tccg_NN] sections, single-precision sizes)
+// Per case: one warm-up, then the best of N runs, random data, beta = 0. One thread: the bench
+// calls openblas_set_num_threads(1) and runs bench/tccg_numpy.py with OPENBLAS_NUM_THREADS=1 and
+// OMP_NUM_THREADS=1. Cases whose A, B and C exceed 2 GiB together are scaled down (and marked).
+#include <cblas.h>
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "frontend/frontend.h"
+#include "ir/ir.h"
+#include "runtime/kernel.h"
+
+namespace {
+
+constexpr double kMaxBytes = 2.0 * (1 << 30);
+
+struct Case {
+  std::string name, a, b, c;           // letters of A, B, C ("bda", "dc", "abc")
+  std::map<char, std::int64_t> extents;
+  std::vector<char> I, J, K;           // letters of the macro-indices, in GEMM order
+  std::vector<int> perm_A, perm_B, perm_C;
+  std::string note;
+
+  std::string spec() const { return a + "," + b + "->" + c; }
+  std::int64_t elements(const std::string& t) const {
+    std::int64_t n = 1;
+    for (char x : t) n *= extents.at(x);
+    return n;
+  }
+  double bytes() const { return 8.0 * (elements(a) + elements(b) + elements(c)); }
+  tcert::ContractionLayout layout() const {
+    tcert::ContractionLayout l{{}, {}, {}, perm_A, perm_B, perm_C};
+    for (char x : I) l.extents_I.push_back(extents.at(x));
+    for (char x : J) l.extents_J.push_back(extents.at(x));
+    for (char x : K) l.extents_K.push_back(extents.at(x));
+    return l;
+  }
+};
+
+/// The derived HPAC file ("group | original | C-A-B | single | double") as TCCG sections.
+std::string derived_to_tccg(const std::string& text) {
+  std::istringstream in(text);
+  std::string line, out;
+  for (int n = 1; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<std::string> cols;
+    std::istringstream row(line);
+    for (std::string col; std::getline(row, col, '|');) cols.push_back(col);
+    if (cols.size() != 5) continue;
+    std::istringstream tc(cols[2]);
+    std::string cab, c, a, b;
+    tc >> cab;
+    std::istringstream parts(cab);
+    std::getline(parts, c, '-'), std::getline(parts, a, '-'), std::getline(parts, b, '-');
+    char name[32];
+    std::snprintf(name, sizeof name, "[tccg_%02d]\n", n++);
+    out += std::string(name) + "indices = " + a + "-" + b + "-" + c + "\nextents = " + cols[4] + "\n";
+  }
+  return out;
+}
+
+std::string letters(const tcec::ir::Program& p, const tcec::ir::TensorRef& r) {
+  std::string s;
+  for (int id : r.indices) s += p.indices[id].name[0];
+  return s;
+}
+
+/// Shrinks the largest extent by 10% at a time until A, B and C fit in kMaxBytes.
+void scale_to_fit(Case& c) {
+  if (c.bytes() <= kMaxBytes) return;
+  const double before = c.bytes();
+  while (c.bytes() > kMaxBytes) {
+    auto largest = c.extents.begin();
+    for (auto it = c.extents.begin(); it != c.extents.end(); ++it) {
+      if (it->second > largest->second) largest = it;
+    }
+    largest->second = std::max<std::int64_t>(1, largest->second * 9 / 10);
+  }
+  c.note = "scaled down from " + std::to_string(static_cast<long long>(before / (1 << 20))) + " MiB";
+}
+
+std::vector<Case> load_cases(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  std::string text = ss.str();
+  if (text.find('|') != std::string::npos) text = derived_to_tccg(text);
+  auto r = tcec::frontend::parse_source(path, text, {{}, tcec::frontend::InputFormat::Tccg});
+  if (!r.ok()) {
+    std::fputs(r.diagnostics.render().c_str(), stderr);
+    std::exit(1);
+  }
+  const auto& p = *r.program;
+  std::vector<Case> cases;
+  for (const auto& s : p.statements) {
+    const auto g = tcec::ir::macro_index_gemm(p, s);
+    Case c;
+    c.name = p.tensors[s.result.tensor].name.substr(2);
+    c.a = letters(p, s.operands[0]), c.b = letters(p, s.operands[1]), c.c = letters(p, s.result);
+    for (const auto* r : {&s.operands[0], &s.operands[1]}) {
+      for (int id : r->indices) c.extents[p.indices[id].name[0]] = static_cast<std::int64_t>(p.extent(id));
+    }
+    for (int id : g.I) c.I.push_back(p.indices[id].name[0]);
+    for (int id : g.J) c.J.push_back(p.indices[id].name[0]);
+    for (int id : g.K) c.K.push_back(p.indices[id].name[0]);
+    c.perm_A = g.perm_A, c.perm_B = g.perm_B, c.perm_C = g.perm_C;
+    scale_to_fit(c);
+    cases.push_back(c);
+  }
+  return cases;
+}
+
+std::vector<double> random_values(std::int64_t count, unsigned seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> dist(0.0, 1.0);
+  std::vector<double> v(static_cast<std::size_t>(count));
+  for (double& x : v) x = dist(rng);
+  return v;
+}
+
+/// Best time (seconds) of `reps` runs of tcert::contract after one warm-up.
+double time_contract(const Case& c, int reps, tcert::Workspace& ws) {
+  const auto layout = c.layout();
+  const auto A = random_values(c.elements(c.a), 1), B = random_values(c.elements(c.b), 2);
+  std::vector<double> C(static_cast<std::size_t>(c.elements(c.c)));
+  double best = 1e30;
+  for (int i = 0; i <= reps; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    tcert::contract(layout, 1.0, A.data(), B.data(), 0.0, C.data(), ws);
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (i > 0) best = std::min(best, s);
+  }
+  return best;
+}
+
+/// Runs tccg_numpy.py on all cases; returns GFLOP/s by case name (empty on failure).
+std::map<std::string, double> run_numpy(const std::vector<Case>& cases, int reps, const std::string& python) {
+  std::string cmd = "OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 '" + python + "' '" TCEC_TCCG_NUMPY_SCRIPT "' --reps " +
+                    std::to_string(reps);
+  for (const Case& c : cases) {
+    std::string sizes;
+    for (const auto& [x, e] : c.extents) {
+      if (!sizes.empty()) sizes += ',';
+      sizes += x;
+      sizes += ':' + std::to_string(e);
+    }
+    cmd += " '" + c.name + ";" + c.spec() + ";" + sizes + "'";
+  }
+  std::map<std::string, double> out;
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (!pipe) return out;
+  std::string text;
+  char buf[4096];
+  while (std::size_t n = std::fread(buf, 1, sizeof buf, pipe)) text.append(buf, n);
+  if (pclose(pipe) != 0 || text.empty()) return out;
+  for (const auto& r : nlohmann::json::parse(text)) out[r["name"].get<std::string>()] = r["gflops"].get<double>();
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::size_t max_cases = 1000;
+  int reps = 3;
+  bool numpy = true;
+  std::string input = TCEC_SHARED_INPUTS "/tccg_benchmark_48_derived_from_HPAC_tccg.txt", python = TCEC_NUMPY_PYTHON;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    const bool has_value = i + 1 < argc;
+    if (arg == "--cases" && has_value) max_cases = std::strtoul(argv[++i], nullptr, 10);
+    else if (arg == "--reps" && has_value) reps = std::max(1, std::atoi(argv[++i]));
+    else if (arg == "--input" && has_value) input = argv[++i];
+    else if (arg == "--python" && has_value) python = argv[++i];
+    else if (arg == "--no-numpy") numpy = false;
+    else {
+      std::fprintf(stderr, "usage: tccg_bench [--cases N] [--reps N] [--input FILE] [--python PATH] [--no-numpy]\n");
+      return 2;
+    }
+  }
+#ifdef OPENBLAS_VERSION
+  openblas_set_num_threads(1);
+#endif
+  auto cases = load_cases(input);
+  if (cases.size() > max_cases) cases.resize(max_cases);
+  std::printf("TCCG contractions from %s\n1 thread, double, best of %d after a warm-up, beta = 0\n\n", input.c_str(), reps);
+  std::vector<double> ours(cases.size());
+  tcert::Workspace ws;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    ours[i] = cases[i].layout().flops() / time_contract(cases[i], reps, ws) * 1e-9;
+    std::fprintf(stderr, "tcert %s %s: %.2f GFLOP/s\n", cases[i].name.c_str(), cases[i].spec().c_str(), ours[i]);
+  }
+  const auto np = numpy ? run_numpy(cases, reps, python) : std::map<std::string, double>{};
+  if (numpy && np.empty()) std::fprintf(stderr, "tccg_bench: numpy run failed (%s)\n", python.c_str());
+  std::printf("%-5s %-22s %8s | %9s %9s %7s\n", "case", "einsum (A,B->C)", "GFLOP", "tcert", "numpy", "ratio");
+  double log_ours = 0, log_np = 0;
+  int with_np = 0;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const Case& c = cases[i];
+    const auto it = np.find(c.name);
+    std::printf("%-5s %-22s %8.2f | %9.2f", c.name.c_str(), c.spec().c_str(), c.layout().flops() * 1e-9, ours[i]);
+    if (it != np.end()) std::printf(" %9.2f %7.2f", it->second, ours[i] / it->second);
+    std::printf("%s%s\n", c.note.empty() ? "" : "  ", c.note.c_str());
+    log_ours += std::log(ours[i]);
+    if (it != np.end()) log_np += std::log(it->second), ++with_np;
+  }
+  const double n = static_cast<double>(cases.size());
+  std::printf("\ngeometric mean GFLOP/s: tcert %.2f", std::exp(log_ours / n));
+  if (with_np == static_cast<int>(cases.size())) {
+    std::printf(", numpy %.2f, ratio %.2f", std::exp(log_np / n), std::exp((log_ours - log_np) / n));
+  }
+  std::printf("\n");
+  return 0;
+}
