@@ -143,6 +143,43 @@ TEST(Cli, DryRunReproducesTable9) {
   EXPECT_EQ(methods.size(), 6u);
 }
 
+TEST(Cli, DryRunJsonPlanHasExactPerRankVolumes) {
+  // Table 9's problem with the paper's memory split, inside rotation forced in CAB: every rank
+  // reads A Jt1 times, B It1 times and C once, writes C once, and receives (A·Jt1·Jt2 +
+  // B·It1)/√P (notes' per-pass table; 4000 divides evenly, so all ranks agree exactly).
+  const auto path = std::filesystem::temp_directory_path() / ("tcec_plan_" + std::to_string(getpid()) + ".machine");
+  std::ofstream(path) << "machine t9 { processors 4; memory 24 MB; network 200 MB/s; disk 8 MB/s; }\n";
+  CliRun r = tcec("--dry-run --json --memory-split thirds --force-method inside-rotation --force-order CAB --machine " +
+                  path.string() + " " + example("matmul.tce"));
+  std::filesystem::remove(path);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto plan = nlohmann::json::parse(r.out)["contractions"][0]["plan"];
+  ASSERT_TRUE(plan.is_object()) << r.out;
+  EXPECT_EQ(plan["comm"], "inside");
+  EXPECT_EQ(plan["algorithm"], "rotation");
+  EXPECT_EQ(plan["order"], "CAB");
+  EXPECT_EQ(plan["distribution"], (nlohmann::json{{"I", "i"}, {"J", "j"}, {"K", "k"}}));
+  const double It1 = plan["tiles"]["It1"], Jt1 = plan["tiles"]["Jt1"], Jt2 = plan["tiles"]["Jt2"];
+  const double A = 4000.0 * 4000 * 8, P = 4;
+  for (int rank = 0; rank < 4; ++rank) {
+    EXPECT_EQ(plan["disk_read_bytes"][rank].get<double>(), A / P * (Jt1 + It1 + 1));
+    EXPECT_EQ(plan["disk_write_bytes"][rank].get<double>(), A / P);
+    EXPECT_EQ(plan["comm_recv_bytes"][rank].get<double>(), (A * Jt1 * Jt2 + A * It1) / 2);
+    EXPECT_EQ(plan["comm_sent_bytes"][rank], plan["comm_recv_bytes"][rank]);
+  }
+  EXPECT_LE(plan["time_s"].get<double>(), 1.05 * 25.28);
+  EXPECT_GE(plan["time_s"].get<double>(), 25.28 * (1 - 1e-9));
+  EXPECT_EQ(plan["text"].get<std::string>().rfind("inside-rotation order=CAB P=4 ", 0), 0u);
+}
+
+TEST(Cli, UnknownForcedMethodIsAnError) {
+  CliRun r = tcec("--dry-run --force-method sideways " + example("matmul.tce"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "tcec: error: unknown method 'sideways' for --force-method (expected inside-rotation, "
+                   "inside-replication, inside-accumulation, outside-rotation, outside-replication or "
+                   "outside-accumulation)\n");
+}
+
 TEST(Cli, RotationNeedsASquareProcessorCount) {
   const auto path = std::filesystem::temp_directory_path() / ("tcec_p6_" + std::to_string(getpid()) + ".machine");
   std::ofstream(path) << "machine p6 { processors 6; memory 64 MB; network 200 MB/s; disk 8 MB/s; }\n";
