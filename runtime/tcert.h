@@ -13,4 +13,5 @@
 #include "runtime/progress.h"    // Progress
 #include "runtime/random.h"      // random_element, tensor_id_of
 #include "runtime/scratch.h"     // Scratch
+#include "runtime/tiled_matrix.h"  // IndexTiling, GroupLayout, TiledMatrix
 #include "runtime/trace.h"       // write_json_atomically

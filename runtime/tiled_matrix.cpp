@@ -1,0 +1,238 @@
+// runtime/tiled_matrix.cpp — GroupLayout (the tiling rule) and TiledMatrix (blocks on disk).
+#include "runtime/tiled_matrix.h"
+
+#include <algorithm>
+#include <string>
+#include <utility>
+
+#include "runtime/error.h"
+
+namespace tcert {
+namespace {
+
+// Balanced split of n into g parts: the first n mod g parts have n/g + 1 elements.
+std::int64_t piece_size(std::int64_t n, std::int64_t g, std::int64_t p) {
+  return n / g + (p < n % g ? 1 : 0);
+}
+std::int64_t piece_begin(std::int64_t n, std::int64_t g, std::int64_t p) {
+  return p * (n / g) + std::min(p, n % g);
+}
+std::int64_t piece_of(std::int64_t n, std::int64_t g, std::int64_t v) {
+  const std::int64_t q = n / g, r = n % g;
+  return v < r * (q + 1) ? v / (q + 1) : r + (v - r * (q + 1)) / q;
+}
+
+[[noreturn]] void invalid(const std::string& what) {
+  throw Error("invalid group layout: " + what);
+}
+
+void check_index(std::size_t k, const IndexTiling& x) {
+  const std::string at = "index " + std::to_string(k) + " (extent " + std::to_string(x.extent) +
+                         ", t1 " + std::to_string(x.t1) + ", t2 " + std::to_string(x.t2) + ")";
+  if (x.extent < 1) invalid(at + " has no elements");
+  if (x.t1 < 1 || x.t1 > x.extent) invalid(at + " needs 1 <= t1 <= extent");
+  if (x.t2 < 1 || x.t2 > x.extent / x.t1) invalid(at + " needs 1 <= t2 <= extent / t1");
+}
+
+}  // namespace
+
+GroupLayout::GroupLayout(std::vector<IndexTiling> indices, int dist, std::int64_t parts)
+    : indices_(std::move(indices)), dist_(dist), parts_(parts) {
+  const std::size_t n = indices_.size();
+  if (dist_ < -1 || dist_ >= static_cast<int>(n)) invalid("dist " + std::to_string(dist_));
+  if (parts_ < 1 || (dist_ < 0 && parts_ != 1))
+    invalid(std::to_string(parts_) + " parts with dist " + std::to_string(dist_));
+  stride1_.assign(n, 1);
+  stride2_.assign(n, 1);
+  start_.resize(n);
+  for (std::size_t k = n; k-- > 0;) {
+    const IndexTiling& x = indices_[k];
+    check_index(k, x);
+    stride1_[k] = tiles1_;
+    stride2_[k] = tiles2_;
+    tiles1_ *= x.t1;
+    tiles2_ *= x.t2;
+    for (std::int64_t a = 0; a < x.t1; ++a) {
+      const std::int64_t s1 = piece_size(x.extent, x.t1, a), b1 = piece_begin(x.extent, x.t1, a);
+      for (std::int64_t b = 0; b < x.t2; ++b) start_[k].push_back(b1 + piece_begin(s1, x.t2, b));
+    }
+    start_[k].push_back(x.extent);
+  }
+  if (dist_ >= 0) order_.push_back(static_cast<std::size_t>(dist_));
+  for (std::size_t k = 0; k < n; ++k)
+    if (static_cast<int>(k) != dist_) order_.push_back(k);
+}
+
+std::int64_t GroupLayout::part_id(std::size_t k, std::int64_t f) const {
+  const IndexTiling& x = indices_[k];
+  return ((f / tiles2_ / stride1_[k]) % x.t1) * x.t2 + ((f % tiles2_) / stride2_[k]) % x.t2;
+}
+
+std::int64_t GroupLayout::size_of(std::size_t k, std::int64_t f) const {
+  const std::int64_t j = part_id(k, f);
+  return start_[k][j + 1] - start_[k][j];
+}
+
+std::int64_t GroupLayout::extent() const {
+  std::int64_t e = 1;
+  for (const IndexTiling& x : indices_) e *= x.extent;
+  return e;
+}
+
+std::int64_t GroupLayout::rows(std::int64_t f, std::int64_t p) const {
+  std::int64_t r = 1;
+  for (std::size_t k = 0; k < indices_.size(); ++k) {
+    const std::int64_t s = size_of(k, f);
+    r *= (p >= 0 && static_cast<int>(k) == dist_) ? piece_size(s, parts_, p) : s;
+  }
+  return r;
+}
+
+std::int64_t GroupLayout::piece_start(std::int64_t f, std::int64_t p) const {
+  if (p < 0 || dist_ < 0) return 0;
+  const std::int64_t s = size_of(static_cast<std::size_t>(dist_), f);
+  return piece_begin(s, parts_, p) * (rows(f, -1) / s);
+}
+
+std::int64_t GroupLayout::total(std::int64_t p) const {
+  if (p < 0 || dist_ < 0) return extent();
+  // Σ_f piece(s_dist(f)) · Π_{k≠dist} s_k(f) factorises over the indices.
+  const std::vector<std::int64_t>& st = start_[static_cast<std::size_t>(dist_)];
+  std::int64_t sum = 0;
+  for (std::size_t j = 0; j + 1 < st.size(); ++j) sum += piece_size(st[j + 1] - st[j], parts_, p);
+  return sum * (extent() / indices_[static_cast<std::size_t>(dist_)].extent);
+}
+
+GroupLayout::Location GroupLayout::locate(const std::int64_t* values) const {
+  Location loc;
+  std::int64_t l1 = 0, l2 = 0;
+  for (std::size_t k = 0; k < indices_.size(); ++k) {
+    const IndexTiling& x = indices_[k];
+    const std::int64_t a = piece_of(x.extent, x.t1, values[k]);
+    const std::int64_t b1 = piece_begin(x.extent, x.t1, a);
+    l1 = l1 * x.t1 + a;
+    l2 = l2 * x.t2 + piece_of(piece_size(x.extent, x.t1, a), x.t2, values[k] - b1);
+  }
+  loc.tile = l1 * tiles2_ + l2;
+  for (std::size_t k : order_) {
+    const std::int64_t j = part_id(k, loc.tile), s = start_[k][j + 1] - start_[k][j];
+    std::int64_t rel = values[k] - start_[k][j];
+    if (static_cast<int>(k) == dist_) {
+      loc.part = piece_of(s, parts_, rel);
+      rel -= piece_begin(s, parts_, loc.part);
+    }
+    loc.offset = loc.offset * s + rel;
+  }
+  return loc;
+}
+
+void GroupLayout::values_at(std::int64_t tile, std::int64_t part, std::int64_t offset,
+                            std::int64_t* values) const {
+  std::int64_t off = offset + piece_start(tile, part);
+  for (std::size_t i = order_.size(); i-- > 0;) {
+    const std::size_t k = order_[i];
+    const std::int64_t j = part_id(k, tile), s = start_[k][j + 1] - start_[k][j];
+    values[k] = start_[k][j] + off % s;
+    off /= s;
+  }
+}
+
+TiledMatrix::TiledMatrix(std::string path, GroupLayout rows, std::int64_t pr, GroupLayout cols,
+                         std::int64_t pc)
+    : rows_(std::move(rows)), cols_(std::move(cols)), pr_(pr), pc_(pc) {
+  if (pr_ < -1 || pr_ >= rows_.parts() || pc_ < -1 || pc_ >= cols_.parts())
+    throw Error("invalid tiled matrix part (" + std::to_string(pr_) + ", " +
+                std::to_string(pc_) + ") for " + path);
+  row_prefix_.assign(1, 0);
+  for (std::int64_t f = 0; f < rows_.finest_tiles(); ++f)
+    row_prefix_.push_back(row_prefix_.back() + static_cast<std::uint64_t>(block_rows(f)));
+  col_prefix_.assign(1, 0);
+  for (std::int64_t h = 0; h < cols_.finest_tiles(); ++h)
+    col_prefix_.push_back(col_prefix_.back() + static_cast<std::uint64_t>(block_cols(h)));
+  file_ = DiskFile(std::move(path));
+}
+
+std::uint64_t TiledMatrix::block_offset(std::int64_t f, std::int64_t h) const {
+  return row_prefix_[f] * col_prefix_.back() +
+         static_cast<std::uint64_t>(block_rows(f)) * col_prefix_[h];
+}
+
+std::uint64_t TiledMatrix::total() const { return row_prefix_.back() * col_prefix_.back(); }
+
+void TiledMatrix::read_block(std::int64_t f, std::int64_t h, double* dst) {
+  file_.read(dst, block_offset(f, h), static_cast<std::size_t>(block_rows(f) * block_cols(h)));
+}
+
+void TiledMatrix::write_block(std::int64_t f, std::int64_t h, const double* src) {
+  file_.write(src, block_offset(f, h), static_cast<std::size_t>(block_rows(f) * block_cols(h)));
+}
+
+void TiledMatrix::create() { file_.resize(total()); }
+
+std::vector<std::int64_t> TiledMatrix::piece_values(const GroupLayout& g, std::int64_t f,
+                                                    std::int64_t p) {
+  const std::size_t n = g.indices().size();
+  const std::int64_t rows = g.rows(f, p);
+  std::vector<std::int64_t> v(static_cast<std::size_t>(rows) * n);
+  if (n > 0)
+    for (std::int64_t r = 0; r < rows; ++r)
+      g.values_at(f, p, r, v.data() + static_cast<std::size_t>(r) * n);
+  return v;
+}
+
+void TiledMatrix::fill(const std::function<double(const std::int64_t* row_values,
+                                                  const std::int64_t* col_values)>& value) {
+  const std::size_t nr = rows_.indices().size(), nc = cols_.indices().size();
+  for (std::int64_t f = 0; f < rows_.finest_tiles(); ++f) {
+    const std::vector<std::int64_t> rv = piece_values(rows_, f, pr_);
+    for (std::int64_t h = 0; h < cols_.finest_tiles(); ++h) {
+      const std::vector<std::int64_t> cv = piece_values(cols_, h, pc_);
+      const std::size_t R = static_cast<std::size_t>(block_rows(f));
+      const std::size_t C = static_cast<std::size_t>(block_cols(h));
+      std::vector<double> block(R * C);
+      for (std::size_t i = 0; i < R; ++i)
+        for (std::size_t j = 0; j < C; ++j)
+          block[i * C + j] = value(rv.data() + i * nr, cv.data() + j * nc);
+      if (!block.empty()) write_block(f, h, block.data());
+    }
+  }
+}
+
+void TiledMatrix::for_each(const std::function<void(const std::int64_t* row_values,
+                                                    const std::int64_t* col_values, double v)>&
+                               visit) {
+  const std::size_t nr = rows_.indices().size(), nc = cols_.indices().size();
+  for (std::int64_t f = 0; f < rows_.finest_tiles(); ++f) {
+    const std::vector<std::int64_t> rv = piece_values(rows_, f, pr_);
+    for (std::int64_t h = 0; h < cols_.finest_tiles(); ++h) {
+      const std::vector<std::int64_t> cv = piece_values(cols_, h, pc_);
+      const std::size_t R = static_cast<std::size_t>(block_rows(f));
+      const std::size_t C = static_cast<std::size_t>(block_cols(h));
+      std::vector<double> block(R * C);
+      if (!block.empty()) read_block(f, h, block.data());
+      for (std::size_t i = 0; i < R; ++i)
+        for (std::size_t j = 0; j < C; ++j)
+          visit(rv.data() + i * nr, cv.data() + j * nc, block[i * C + j]);
+    }
+  }
+}
+
+std::int64_t TiledMatrix::local_offset(const GroupLayout& g, std::int64_t part,
+                                       const GroupLayout::Location& loc) {
+  return part < 0 ? g.piece_start(loc.tile, loc.part) + loc.offset : loc.offset;
+}
+
+std::optional<double> TiledMatrix::element(const std::int64_t* row_values,
+                                           const std::int64_t* col_values) {
+  const GroupLayout::Location r = rows_.locate(row_values), c = cols_.locate(col_values);
+  if ((pr_ >= 0 && r.part != pr_) || (pc_ >= 0 && c.part != pc_)) return std::nullopt;
+  const std::uint64_t at =
+      block_offset(r.tile, c.tile) +
+      static_cast<std::uint64_t>(local_offset(rows_, pr_, r) * block_cols(c.tile) +
+                                 local_offset(cols_, pc_, c));
+  double v = 0;
+  file_.read(&v, at, 1);
+  return v;
+}
+
+}  // namespace tcert
