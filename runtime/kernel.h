@@ -80,6 +80,29 @@ struct ContractionLayout {
 ContractionLayout layout_from_labels(const std::string& a, const std::string& b, const std::string& c,
                                      const std::map<char, std::int64_t>& extents);
 
+/// Where permute() writes. Streaming uses non-temporal stores (they bypass the caches and skip
+/// the read-for-ownership of each output line): faster for outputs much larger than the last-level
+/// cache that are not read again soon, slower for outputs read right away. Only used when beta == 0.
+enum class StoreHint {
+  Auto,       ///< Streaming when the output exceeds kStreamingBytes, Cached otherwise
+  Cached,     ///< ordinary stores
+  Streaming,  ///< non-temporal stores where the output is suitably aligned
+};
+
+/// Output size (bytes) above which StoreHint::Auto streams: half of a 32 MiB last-level cache.
+inline constexpr std::int64_t kStreamingBytes = std::int64_t{16} << 20;
+
+/// The strided form of permute(): `in` has extents_in[d] elements along dimension d, spaced
+/// strides_in[d] elements apart; output dimension q is input dimension perm[q], spaced
+/// strides_out[q] elements apart in `out`. Strides are in elements and may describe a sub-box of a
+/// larger tensor (a tile); the output elements must be distinct and must not overlap `in`.
+/// Fastest when one input and one output dimension have stride 1. Throws std::invalid_argument
+/// when perm is not a permutation, a size differs from the rank, or an extent is negative.
+void permute_strided(const double* in, const std::vector<std::int64_t>& extents_in,
+                     const std::vector<std::int64_t>& strides_in, const std::vector<int>& perm, double* out,
+                     const std::vector<std::int64_t>& strides_out, double alpha = 1.0, double beta = 0.0,
+                     StoreHint hint = StoreHint::Auto);
+
 /// out = alpha·in' + beta·out, where in' is `in` with its dimensions reordered: dimension q of
 /// `out` is dimension perm[q] of `in`, so out's extents are extents_in[perm[q]] (numpy's
 /// `transpose(in, perm)`). Both are row-major and must not overlap. With beta == 0, `out` is
@@ -88,11 +111,12 @@ ContractionLayout layout_from_labels(const std::string& a, const std::string& b,
 /// Algorithm: drop extent-1 dimensions and fuse dimensions that stay adjacent; an identity is
 /// then one memcpy (alpha = 1, beta = 0) or one axpby. If the innermost dimension stays
 /// innermost, rows are copied under a loop nest in output order; otherwise each 2-D slice
-/// spanned by the two innermost dimensions (of in and of out) is transposed in cache blocks of
-/// 8×8 elements. Throws std::invalid_argument when perm is not a permutation of
-/// 0..rank-1 or an extent is negative.
+/// spanned by the two innermost dimensions (of in and of out) is transposed in 64×64 blocks of
+/// 8×8 register tiles (AVX-512 when the CPU has it). Outputs larger than kStreamingBytes are
+/// written with non-temporal stores (see StoreHint). Throws std::invalid_argument when perm is
+/// not a permutation of 0..rank-1 or an extent is negative.
 void permute(const double* in, const std::vector<std::int64_t>& extents_in, const std::vector<int>& perm,
-             double* out, double alpha = 1.0, double beta = 0.0);
+             double* out, double alpha = 1.0, double beta = 0.0, StoreHint hint = StoreHint::Auto);
 
 /// Reusable scratch memory of contract(): the permuted copies of A, B and C. Buffers grow to
 /// the largest request and are kept, so a loop over tiles allocates once.

@@ -1,12 +1,16 @@
-// runtime/kernel_permute.cpp — permute(): cache-blocked tensor transposition, out = alpha·in' + beta·out.
+// runtime/kernel_permute.cpp — permute() and permute_strided(): cache-blocked tensor
+// transposition, out = alpha·in' + beta·out.
 //
 // Reader's map:
-//   simplify()        drops extent-1 dimensions and fuses dimensions that stay adjacent.
-//   for_each_offset() an odometer over a loop nest, yielding (input, output) offsets.
-//   copy_rows()       the innermost dimension stays innermost: one scaled copy per row.
-//   transpose_2d()    the innermost dimensions differ: 8×8 tiles (AVX-512 when the CPU has it).
+//   Dim, simplify()     the problem as dimensions in output order with both strides; extent-1
+//                       dimensions dropped, dimensions that stay adjacent fused.
+//   copy_row()          stride-1 in and out along the same dimension: scaled (streaming) copy.
+//   transpose_2d()      stride 1 along different dimensions: 64×64 blocks of 8×8 tiles.
+//   for_each_offset()   the odometer over the remaining dimensions.
 #include <immintrin.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -17,35 +21,42 @@ namespace tcert {
 
 namespace {
 
-/// out = alpha·in + beta·out elementwise; beta == 0 never reads out.
+/// out = alpha·in + beta·out elementwise; beta == 0 never reads out. `stream`: non-temporal stores.
 struct Scale {
   double alpha = 1, beta = 0;
+  bool stream = false;
   bool copy() const { return alpha == 1 && beta == 0; }
 };
 
-inline void scaled_copy(const double* in, double* out, std::int64_t count, Scale s) {
-  if (s.copy()) {
-    std::memcpy(out, in, static_cast<std::size_t>(count) * sizeof(double));
-  } else if (s.beta == 0) {
-    for (std::int64_t i = 0; i < count; ++i) out[i] = s.alpha * in[i];
-  } else {
-    for (std::int64_t i = 0; i < count; ++i) out[i] = s.alpha * in[i] + s.beta * out[i];
-  }
-}
-
-/// One loop of a nest: its trip count and the element strides it advances in and out by.
-struct Loop {
+/// One dimension of the problem, in output order: extent and element strides in `in` and `out`.
+struct Dim {
   std::int64_t extent, in_stride, out_stride;
 };
 
+void copy_row(const double* in, double* out, std::int64_t count, Scale s) {
+  std::int64_t i = 0;
+  if (s.stream && s.beta == 0) {
+    for (; i < count && (reinterpret_cast<std::uintptr_t>(out + i) & 15) != 0; ++i) out[i] = s.alpha * in[i];
+    const __m128d alpha = _mm_set1_pd(s.alpha);
+    for (; i + 2 <= count; i += 2) _mm_stream_pd(out + i, _mm_mul_pd(alpha, _mm_loadu_pd(in + i)));
+    for (; i < count; ++i) out[i] = s.alpha * in[i];
+  } else if (s.copy()) {
+    std::memcpy(out, in, static_cast<std::size_t>(count) * sizeof(double));
+  } else if (s.beta == 0) {
+    for (; i < count; ++i) out[i] = s.alpha * in[i];
+  } else {
+    for (; i < count; ++i) out[i] = s.alpha * in[i] + s.beta * out[i];
+  }
+}
+
 /// Calls f(in_offset, out_offset) for every point of the nest `loops` (outermost first).
 template <class F>
-void for_each_offset(const std::vector<Loop>& loops, F&& f) {
+void for_each_offset(const std::vector<Dim>& loops, F&& f) {
   const int n = static_cast<int>(loops.size());
   if (n == 0) return f(std::int64_t{0}, std::int64_t{0});
-  std::vector<std::int64_t> idx(n, 0);
+  std::int64_t idx[64] = {};
   std::int64_t io = 0, oo = 0;
-  const Loop inner = loops[n - 1];
+  const Dim inner = loops[n - 1];
   for (;;) {
     for (std::int64_t i = 0; i < inner.extent; ++i) f(io + i * inner.in_stride, oo + i * inner.out_stride);
     int d = n - 2;
@@ -61,70 +72,19 @@ void for_each_offset(const std::vector<Loop>& loops, F&& f) {
   }
 }
 
-/// A permutation after simplify(): input extents and perm (out dim q = in dim perm[q]).
-struct Shape {
-  std::vector<std::int64_t> extents;
-  std::vector<int> perm;
-};
-
-void check_permutation(const std::vector<std::int64_t>& extents, const std::vector<int>& perm) {
-  if (perm.size() != extents.size()) {
-    throw std::invalid_argument("permute: perm has " + std::to_string(perm.size()) + " entries for rank " +
-                                std::to_string(extents.size()));
-  }
-  std::vector<bool> seen(perm.size(), false);
-  for (int p : perm) {
-    if (p < 0 || p >= static_cast<int>(perm.size()) || seen[p]) {
-      throw std::invalid_argument("permute: perm is not a permutation of 0.." + std::to_string(perm.size() - 1));
-    }
-    seen[p] = true;
-  }
-}
-
-/// Drops extent-1 dimensions, then fuses input dimensions d, d+1 that are adjacent in the output too.
-Shape simplify(const std::vector<std::int64_t>& extents, const std::vector<int>& perm) {
-  const int n = static_cast<int>(extents.size());
-  std::vector<int> renumber(n, -1);
-  std::vector<std::int64_t> kept_extents;
-  for (int d = 0; d < n; ++d) {
-    if (extents[d] == 1) continue;
-    renumber[d] = static_cast<int>(kept_extents.size());
-    kept_extents.push_back(extents[d]);
-  }
-  std::vector<int> kept_perm;
-  for (int d : perm) {
-    if (renumber[d] >= 0) kept_perm.push_back(renumber[d]);
-  }
-  // Runs of the output whose input dimensions are consecutive become one dimension.
-  const int k = static_cast<int>(kept_perm.size());
-  std::vector<int> group_of_in(k, -1), group_first;  // input dim -> group; group -> first input dim
-  for (int q = 0; q < k; ++q) {
-    if (q > 0 && kept_perm[q] == kept_perm[q - 1] + 1) {
-      group_of_in[kept_perm[q]] = group_of_in[kept_perm[q - 1]];
+/// Drops extent-1 dimensions; fuses output-adjacent dimensions whose strides nest in both tensors.
+std::vector<Dim> simplify(const std::vector<Dim>& dims) {
+  std::vector<Dim> out;
+  for (const Dim& d : dims) {
+    if (d.extent == 1) continue;
+    if (!out.empty() && out.back().in_stride == d.extent * d.in_stride &&
+        out.back().out_stride == d.extent * d.out_stride) {
+      out.back() = {out.back().extent * d.extent, d.in_stride, d.out_stride};
     } else {
-      group_of_in[kept_perm[q]] = static_cast<int>(group_first.size());
-      group_first.push_back(kept_perm[q]);
+      out.push_back(d);
     }
   }
-  Shape s;
-  std::vector<int> fused_index(group_first.size());  // group -> fused input dimension
-  for (int d = 0; d < k; ++d) {
-    const int g = group_of_in[d];
-    if (group_first[g] == d) {
-      fused_index[g] = static_cast<int>(s.extents.size());
-      s.extents.push_back(1);
-    }
-    s.extents[fused_index[g]] *= kept_extents[d];
-  }
-  for (int g = 0; g < static_cast<int>(group_first.size()); ++g) s.perm.push_back(fused_index[g]);
-  return s;
-}
-
-/// Element strides of a row-major tensor of these extents.
-std::vector<std::int64_t> row_major_strides(const std::vector<std::int64_t>& extents) {
-  std::vector<std::int64_t> strides(extents.size(), 1);
-  for (int d = static_cast<int>(extents.size()) - 2; d >= 0; --d) strides[d] = strides[d + 1] * extents[d + 1];
-  return strides;
+  return out;
 }
 
 /// Scalar tile: out[c·ldo + r] = alpha·in[r·ldi + c] + beta·out[...] for r < rows, c < cols.
@@ -140,13 +100,18 @@ void transpose_tile_scalar(const double* in, std::int64_t ldi, double* out, std:
   }
 }
 
-void transpose_2d_scalar(const double* in, std::int64_t ldi, double* out, std::int64_t ldo, std::int64_t rows,
-                         std::int64_t cols, Scale s) {
-  constexpr std::int64_t kB = 8;
-  for (std::int64_t r = 0; r < rows; r += kB) {
-    for (std::int64_t c = 0; c < cols; c += kB) {
-      transpose_tile_scalar(in + r * ldi + c, ldi, out + c * ldo + r, ldo, std::min(kB, rows - r),
-                            std::min(kB, cols - c), s);
+constexpr std::int64_t kTile = 8;    // register tile (elements per side)
+constexpr std::int64_t kBlock = 64;  // cache block: 64 rows of in and 64 rows of out stay in the TLB
+
+/// Visits the rows×cols slice in kBlock×kBlock blocks of kTile×kTile tiles: tile(r, c, full).
+template <class Tile>
+void blocked_tiles(std::int64_t rows, std::int64_t cols, Tile&& tile) {
+  for (std::int64_t r0 = 0; r0 < rows; r0 += kBlock) {
+    for (std::int64_t c0 = 0; c0 < cols; c0 += kBlock) {
+      const std::int64_t r1 = std::min(rows, r0 + kBlock), c1 = std::min(cols, c0 + kBlock);
+      for (std::int64_t r = r0; r < r1; r += kTile) {
+        for (std::int64_t c = c0; c < c1; c += kTile) tile(r, c, std::min(kTile, r1 - r), std::min(kTile, c1 - c));
+      }
     }
   }
 }
@@ -157,9 +122,10 @@ void transpose_2d_scalar(const double* in, std::int64_t ldi, double* out, std::i
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wuninitialized"
 
-/// 8×8 tile with AVX-512: 8 row loads, 24 shuffles, 8 row stores.
+/// 8×8 tile with AVX-512: 8 row loads, 24 shuffles, 8 row stores (streaming when `aligned`).
 __attribute__((target("avx512f"))) inline void transpose_tile_avx512(const double* in, std::int64_t ldi,
-                                                                     double* out, std::int64_t ldo, Scale s) {
+                                                                     double* out, std::int64_t ldo, Scale s,
+                                                                     bool aligned) {
   __m512d r[8], t[8], u[8];
   for (int i = 0; i < 8; ++i) r[i] = _mm512_loadu_pd(in + i * ldi);
   for (int i = 0; i < 8; i += 2) {
@@ -169,8 +135,8 @@ __attribute__((target("avx512f"))) inline void transpose_tile_avx512(const doubl
   const __m512i even = _mm512_set_epi64(13, 12, 5, 4, 9, 8, 1, 0);
   const __m512i odd = _mm512_set_epi64(15, 14, 7, 6, 11, 10, 3, 2);
   for (int i = 0; i < 8; i += 4) {
-    u[i] = _mm512_permutex2var_pd(t[i], even, t[i + 2]);      // rows i..i+3 of columns 0 | 4
-    u[i + 1] = _mm512_permutex2var_pd(t[i], odd, t[i + 2]);   // columns 2 | 6
+    u[i] = _mm512_permutex2var_pd(t[i], even, t[i + 2]);          // rows i..i+3 of columns 0 | 4
+    u[i + 1] = _mm512_permutex2var_pd(t[i], odd, t[i + 2]);       // columns 2 | 6
     u[i + 2] = _mm512_permutex2var_pd(t[i + 1], even, t[i + 3]);  // columns 1 | 5
     u[i + 3] = _mm512_permutex2var_pd(t[i + 1], odd, t[i + 3]);   // columns 3 | 7
   }
@@ -182,80 +148,120 @@ __attribute__((target("avx512f"))) inline void transpose_tile_avx512(const doubl
   const __m512d alpha = _mm512_set1_pd(s.alpha), beta = _mm512_set1_pd(s.beta);
   for (int c = 0; c < 8; ++c) {
     __m512d v = s.alpha == 1 ? r[c] : _mm512_mul_pd(alpha, r[c]);
-    if (s.beta != 0) v = _mm512_fmadd_pd(beta, _mm512_loadu_pd(out + c * ldo), v);
-    _mm512_storeu_pd(out + c * ldo, v);
+    if (s.beta != 0) {
+      _mm512_storeu_pd(out + c * ldo, _mm512_fmadd_pd(beta, _mm512_loadu_pd(out + c * ldo), v));
+    } else if (aligned) {
+      _mm512_stream_pd(out + c * ldo, v);
+    } else {
+      _mm512_storeu_pd(out + c * ldo, v);
+    }
   }
 }
 
 __attribute__((target("avx512f"))) void transpose_2d_avx512(const double* in, std::int64_t ldi, double* out,
                                                             std::int64_t ldo, std::int64_t rows,
                                                             std::int64_t cols, Scale s) {
-  constexpr std::int64_t kB = 8;
-  for (std::int64_t r = 0; r < rows; r += kB) {
-    for (std::int64_t c = 0; c < cols; c += kB) {
-      if (rows - r >= kB && cols - c >= kB) {
-        transpose_tile_avx512(in + r * ldi + c, ldi, out + c * ldo + r, ldo, s);
-      } else {
-        transpose_tile_scalar(in + r * ldi + c, ldi, out + c * ldo + r, ldo, std::min(kB, rows - r),
-                              std::min(kB, cols - c), s);
-      }
+  // Streaming needs every tile row 64-byte aligned: an aligned base and ldo a multiple of 8.
+  const bool stream = s.stream && reinterpret_cast<std::uintptr_t>(out) % 64 == 0 && ldo % 8 == 0;
+  blocked_tiles(rows, cols, [&](std::int64_t r, std::int64_t c, std::int64_t nr, std::int64_t nc) {
+    if (nr == kTile && nc == kTile) {
+      transpose_tile_avx512(in + r * ldi + c, ldi, out + c * ldo + r, ldo, s, stream);
+    } else {
+      transpose_tile_scalar(in + r * ldi + c, ldi, out + c * ldo + r, ldo, nr, nc, s);
     }
-  }
+  });
 }
 #pragma GCC diagnostic pop
 #endif
 
-/// out(c, r) = alpha·in(r, c) + beta·out(c, r) for an rows×cols slice, in 8×8 tiles.
+/// out(c, r) = alpha·in(r, c) + beta·out(c, r) for an rows×cols slice (row strides ldi, ldo).
 void transpose_2d(const double* in, std::int64_t ldi, double* out, std::int64_t ldo, std::int64_t rows,
                   std::int64_t cols, Scale s) {
 #ifdef TCERT_HAVE_AVX512_KERNEL
   static const bool avx512 = __builtin_cpu_supports("avx512f");
   if (avx512) return transpose_2d_avx512(in, ldi, out, ldo, rows, cols, s);
 #endif
-  transpose_2d_scalar(in, ldi, out, ldo, rows, cols, s);
+  blocked_tiles(rows, cols, [&](std::int64_t r, std::int64_t c, std::int64_t nr, std::int64_t nc) {
+    transpose_tile_scalar(in + r * ldi + c, ldi, out + c * ldo + r, ldo, nr, nc, s);
+  });
 }
 
-/// The loops over output dimensions q in `qs` (output order), with their input and output strides.
-std::vector<Loop> loops_over(const Shape& sh, const std::vector<int>& qs) {
-  const auto in_strides = row_major_strides(sh.extents);
-  std::vector<std::int64_t> out_extents;
-  for (int d : sh.perm) out_extents.push_back(sh.extents[d]);
-  const auto out_strides = row_major_strides(out_extents);
-  std::vector<Loop> loops;
-  for (int q : qs) loops.push_back({out_extents[q], in_strides[sh.perm[q]], out_strides[q]});
-  return loops;
+void check_sizes(std::size_t rank, const std::vector<int>& perm, std::size_t strides_in, std::size_t strides_out) {
+  if (perm.size() != rank || strides_in != rank || strides_out != rank) {
+    throw std::invalid_argument("permute: perm/strides have " + std::to_string(perm.size()) + "/" +
+                                std::to_string(strides_in) + "/" + std::to_string(strides_out) +
+                                " entries for rank " + std::to_string(rank));
+  }
+  std::vector<bool> seen(rank, false);
+  for (int p : perm) {
+    if (p < 0 || p >= static_cast<int>(rank) || seen[p]) {
+      throw std::invalid_argument("permute: perm is not a permutation of 0.." + std::to_string(rank - 1));
+    }
+    seen[p] = true;
+  }
+}
+
+/// Sorts loops by decreasing input stride, so that the input is read in storage order: the
+/// hardware prefetchers follow it, while the writes, whole rows at a time, may jump.
+void by_input_order(std::vector<Dim>& loops) {
+  std::stable_sort(loops.begin(), loops.end(), [](const Dim& x, const Dim& y) { return x.in_stride > y.in_stride; });
+}
+
+/// Runs the simplified problem: row copies, 2-D transposes, or (no stride-1 pair) element by element.
+void run(const double* in, double* out, std::vector<Dim> dims, Scale s) {
+  const int n = static_cast<int>(dims.size());
+  int a = -1, b = -1;  // the dimensions of stride 1 in `in` and in `out`
+  for (int q = 0; q < n; ++q) {
+    if (dims[q].in_stride == 1 && a < 0) a = q;
+    if (dims[q].out_stride == 1 && b < 0) b = q;
+  }
+  if (n == 0) return copy_row(in, out, 1, s);
+  if (a >= 0 && a == b) {
+    const std::int64_t row = dims[a].extent;
+    dims.erase(dims.begin() + a);
+    by_input_order(dims);
+    return for_each_offset(dims, [&](std::int64_t io, std::int64_t oo) { copy_row(in + io, out + oo, row, s); });
+  }
+  if (a < 0 || b < 0) {
+    const std::int64_t one = 1;
+    return for_each_offset(dims, [&](std::int64_t io, std::int64_t oo) { copy_row(in + io, out + oo, one, s); });
+  }
+  const Dim da = dims[a], db = dims[b];
+  dims.erase(dims.begin() + std::max(a, b));
+  dims.erase(dims.begin() + std::min(a, b));
+  by_input_order(dims);
+  for_each_offset(dims, [&](std::int64_t io, std::int64_t oo) {
+    transpose_2d(in + io, db.in_stride, out + oo, da.out_stride, db.extent, da.extent, s);
+  });
 }
 
 }  // namespace
 
-void permute(const double* in, const std::vector<std::int64_t>& extents_in, const std::vector<int>& perm,
-             double* out, double alpha, double beta) {
-  check_permutation(extents_in, perm);
+void permute_strided(const double* in, const std::vector<std::int64_t>& extents_in,
+                     const std::vector<std::int64_t>& strides_in, const std::vector<int>& perm, double* out,
+                     const std::vector<std::int64_t>& strides_out, double alpha, double beta, StoreHint hint) {
+  const std::size_t rank = extents_in.size();
+  check_sizes(rank, perm, strides_in.size(), strides_out.size());
   const std::int64_t total = element_count(extents_in);
   if (total == 0) return;
-  const Scale s{alpha, beta};
-  const Shape sh = simplify(extents_in, perm);
-  const int n = static_cast<int>(sh.extents.size());
-  if (n <= 1) return scaled_copy(in, out, total, s);
-  std::vector<int> all(n);
-  for (int q = 0; q < n; ++q) all[q] = q;
-  std::vector<Loop> loops = loops_over(sh, all);
-  if (sh.perm[n - 1] == n - 1) {  // innermost stays innermost: copy rows
-    const std::int64_t row = sh.extents[n - 1];
-    loops.pop_back();
-    for_each_offset(loops, [&](std::int64_t io, std::int64_t oo) { scaled_copy(in + io, out + oo, row, s); });
-    return;
+  if (rank > 64) throw std::invalid_argument("permute: rank above 64");
+  std::vector<Dim> dims;
+  for (std::size_t q = 0; q < rank; ++q) dims.push_back({extents_in[perm[q]], strides_in[perm[q]], strides_out[q]});
+  const bool big = total * static_cast<std::int64_t>(sizeof(double)) > kStreamingBytes;
+  Scale s{alpha, beta, beta == 0 && (hint == StoreHint::Streaming || (hint == StoreHint::Auto && big))};
+  run(in, out, simplify(dims), s);
+  if (s.stream) _mm_sfence();
+}
+
+void permute(const double* in, const std::vector<std::int64_t>& extents_in, const std::vector<int>& perm,
+             double* out, double alpha, double beta, StoreHint hint) {
+  check_sizes(extents_in.size(), perm, perm.size(), perm.size());
+  std::vector<std::int64_t> strides_in(extents_in.size(), 1), strides_out(extents_in.size(), 1);
+  for (int d = static_cast<int>(extents_in.size()) - 2; d >= 0; --d) {
+    strides_in[d] = strides_in[d + 1] * extents_in[d + 1];
+    strides_out[d] = strides_out[d + 1] * extents_in[perm[d + 1]];
   }
-  // Transpose the slices spanned by input dim a (innermost in) and perm[n-1] (innermost out).
-  const int a = n - 1;
-  int qa = 0;
-  while (sh.perm[qa] != a) ++qa;
-  const Loop la = loops[qa], lb = loops[n - 1];
-  loops.erase(loops.begin() + (n - 1));
-  loops.erase(loops.begin() + qa);
-  for_each_offset(loops, [&](std::int64_t io, std::int64_t oo) {
-    transpose_2d(in + io, lb.in_stride, out + oo, la.out_stride, lb.extent, la.extent, s);
-  });
+  permute_strided(in, extents_in, strides_in, perm, out, strides_out, alpha, beta, hint);
 }
 
 }  // namespace tcert
