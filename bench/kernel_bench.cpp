@@ -38,10 +38,13 @@ double seconds(const std::function<void()>& f) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-std::vector<double> random_values(std::int64_t count, unsigned seed) {
+/// Tensors live in aligned, huge-page-advised memory, as numpy's large arrays do.
+using Tensor = std::vector<double, tcert::AlignedAllocator<double>>;
+
+Tensor random_values(std::int64_t count, unsigned seed) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> dist(-1.0, 1.0);
-  std::vector<double> v(static_cast<std::size_t>(count));
+  Tensor v(static_cast<std::size_t>(count));
   for (double& x : v) x = dist(rng);
   return v;
 }
@@ -69,7 +72,7 @@ struct Row {
 /// Runs dgemm, gemm_tile and contract interleaved: one warm-up each, then `reps` rounds; keeps minima.
 Row measure(const Shape& s, int reps) {
   const auto A = random_values(s.m * s.k, 1), B = random_values(s.n * s.k, 2);
-  std::vector<double> C(static_cast<std::size_t>(s.m * s.n), 0.0);
+  Tensor C(static_cast<std::size_t>(s.m * s.n), 0.0);
   const auto layout = permuted_layout(s);
   tcert::Workspace ws;
   const int m = static_cast<int>(s.m), n = static_cast<int>(s.n), k = static_cast<int>(s.k);

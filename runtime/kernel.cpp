@@ -1,25 +1,20 @@
-// runtime/kernel.cpp — the contraction layout, TTGT contract() and gemm_tile() (permute() is in
-// kernel_permute.cpp).
-//
-// Reader's map:
-//   ContractionLayout members, layout_from_labels()   layout bookkeeping and its checks.
-//   Indexing, Choice, choose()    which orders of I, J, K to use; which operands to permute.
-//   contract()                    permute A, B as chosen; one dgemm; permute C back if needed.
+// runtime/kernel.cpp — the contraction layout and its checks, layout_from_labels(), gemm_tile()
+// and the workspace allocator. permute() is in kernel_permute.cpp, contract() in kernel_contract.cpp.
 #include "runtime/kernel.h"
 
 #include <cblas.h>
 
 #include <algorithm>
-#include <cstdio>
+#include <sys/mman.h>
+
 #include <cstdlib>
+#include <new>
 #include <stdexcept>
 #include <string>
 
 namespace tcert {
 
 namespace {
-
-constexpr std::int64_t kMaxBlasDim = 2147483647;  // cblas takes int dimensions
 
 std::int64_t product(const std::vector<std::int64_t>& v) {
   std::int64_t p = 1;
@@ -49,116 +44,21 @@ std::vector<std::int64_t> stored_extents(const std::vector<int>& perm, const std
   return out;
 }
 
-/// Every GEMM index gets an id: I = 0..nI-1, J = nI..nI+nJ-1, K after. dims_X lists the ids of
-/// X's stored dimensions in storage order.
-struct Indexing {
-  std::vector<std::int64_t> extent;  // by id
-  std::vector<int> dims_A, dims_B, dims_C, I, J, K;
-};
-
-Indexing index_layout(const ContractionLayout& l) {
-  const int nI = static_cast<int>(l.extents_I.size()), nJ = static_cast<int>(l.extents_J.size());
-  const int nK = static_cast<int>(l.extents_K.size());
-  Indexing x;
-  x.extent = l.extents_I;
-  x.extent.insert(x.extent.end(), l.extents_J.begin(), l.extents_J.end());
-  x.extent.insert(x.extent.end(), l.extents_K.begin(), l.extents_K.end());
-  x.dims_A.resize(nI + nK);
-  x.dims_B.resize(nJ + nK);
-  x.dims_C.resize(nI + nJ);
-  for (int p = 0; p < nI + nK; ++p) x.dims_A[l.perm_A[p]] = p < nI ? p : nI + nJ + (p - nI);
-  for (int p = 0; p < nJ + nK; ++p) x.dims_B[l.perm_B[p]] = p < nJ ? nI + p : nI + nJ + (p - nJ);
-  for (int p = 0; p < nI + nJ; ++p) x.dims_C[l.perm_C[p]] = p;
-  for (int id = 0; id < nI + nJ + nK; ++id) (id < nI ? x.I : id < nI + nJ ? x.J : x.K).push_back(id);
-  return x;
-}
-
-/// The ids of `dims` that belong to `group`, in the order of `dims`.
-std::vector<int> in_order_of(const std::vector<int>& dims, const std::vector<int>& group) {
-  std::vector<int> out;
-  for (int id : dims) {
-    if (std::find(group.begin(), group.end(), id) != group.end()) out.push_back(id);
-  }
-  return out;
-}
-
-std::vector<int> concat(const std::vector<int>& a, const std::vector<int>& b) {
-  std::vector<int> out = a;
-  out.insert(out.end(), b.begin(), b.end());
-  return out;
-}
-
-/// How one tensor enters dgemm: `order` lists its ids as dgemm sees it ([outer, K] or [K, outer]
-/// for operands, [rows, cols] for C); `copy` when that differs from the stored order.
-struct Operand {
-  std::vector<int> order;
-  bool outer_first = true;  // operands: [outer group, K]; C: [I, J]
-  bool copy = false;
-};
-
-/// Stored as [g1,g2] or [g2,g1] needs no copy; otherwise copy into the order whose innermost
-/// index is the stored innermost one when possible (a row copy instead of a transpose).
-Operand place(const std::vector<int>& stored, const std::vector<int>& g1, const std::vector<int>& g2) {
-  const auto a = concat(g1, g2), b = concat(g2, g1);
-  if (stored == a) return {a, true, false};
-  if (stored == b) return {b, false, false};
-  if (!stored.empty() && !a.empty() && !b.empty() && b.back() == stored.back() && a.back() != stored.back()) {
-    return {b, false, true};
-  }
-  return {a, true, true};
-}
-
-struct Choice {
-  Operand A, B, C;
-  double cost = 0;  // elements moved by permutations
-};
-
-/// Tries I in C's or A's order, J in C's or B's order, K in A's or B's order; keeps the choice
-/// that permutes the fewest elements (C weighs more: dgemm writes it once more, beta reads it).
-Choice choose(const Indexing& x, double beta) {
-  auto size = [&](const std::vector<int>& dims) {
-    std::int64_t s = 1;
-    for (int id : dims) s *= x.extent[id];
-    return static_cast<double>(s);
-  };
-  const std::vector<int> Is[2] = {in_order_of(x.dims_C, x.I), in_order_of(x.dims_A, x.I)};
-  const std::vector<int> Js[2] = {in_order_of(x.dims_C, x.J), in_order_of(x.dims_B, x.J)};
-  const std::vector<int> Ks[2] = {in_order_of(x.dims_A, x.K), in_order_of(x.dims_B, x.K)};
-  Choice best;
-  best.cost = -1;
-  for (int i = 0; i < 2; ++i) {
-    for (int j = 0; j < 2; ++j) {
-      for (int k = 0; k < 2; ++k) {
-        Choice c{place(x.dims_A, Is[i], Ks[k]), place(x.dims_B, Js[j], Ks[k]), place(x.dims_C, Is[i], Js[j]), 0};
-        c.cost = (c.A.copy ? size(x.dims_A) : 0) + (c.B.copy ? size(x.dims_B) : 0) +
-                 (c.C.copy ? size(x.dims_C) * (beta == 0 ? 1.5 : 2.0) : 0);
-        if (best.cost < 0 || c.cost < best.cost) best = c;
-      }
-    }
-  }
-  return best;
-}
-
-/// perm taking a tensor stored in order `from` (ids) to order `to`, with the stored extents.
-void permute_ids(const Indexing& x, const double* in, const std::vector<int>& from, const std::vector<int>& to,
-                 double* out, double alpha, double beta) {
-  std::vector<std::int64_t> extents;
-  for (int id : from) extents.push_back(x.extent[id]);
-  std::vector<int> perm;
-  for (int id : to) perm.push_back(static_cast<int>(std::find(from.begin(), from.end(), id) - from.begin()));
-  permute(in, extents, perm, out, alpha, beta);
-}
-
-double* buffer(std::vector<double>& v, std::int64_t elements) {
-  if (v.size() < static_cast<std::size_t>(elements)) v.resize(static_cast<std::size_t>(elements));
-  return v.data();
-}
-
-void scale(double* C, std::int64_t count, double beta) {
-  for (std::int64_t i = 0; i < count; ++i) C[i] = beta == 0 ? 0.0 : beta * C[i];
-}
-
 }  // namespace
+
+void* aligned_allocate(std::size_t bytes) {
+  constexpr std::size_t kHuge = std::size_t{2} << 20;
+  const bool huge = bytes >= 2 * kHuge;
+  const std::size_t align = huge ? kHuge : 64;
+  void* p = std::aligned_alloc(align, (bytes + align - 1) / align * align);
+  if (!p) throw std::bad_alloc();
+#ifdef MADV_HUGEPAGE
+  if (huge) madvise(p, bytes / kHuge * kHuge, MADV_HUGEPAGE);  // a hint: failure is harmless
+#endif
+  return p;
+}
+
+void aligned_free(void* p) noexcept { std::free(p); }
 
 std::int64_t element_count(const std::vector<std::int64_t>& extents) {
   for (std::int64_t e : extents) {
@@ -221,46 +121,6 @@ ContractionLayout layout_from_labels(const std::string& a, const std::string& b,
   for (char ch : J + K) l.perm_B.push_back(static_cast<int>(b.find(ch)));
   for (char ch : I + J) l.perm_C.push_back(static_cast<int>(c.find(ch)));
   return l;
-}
-
-void contract(const ContractionLayout& layout, double alpha, const double* A, const double* B, double beta,
-              double* C, Workspace& ws) {
-  layout.validate();
-  const std::int64_t m = layout.m(), n = layout.n(), k = layout.k();
-  if (m == 0 || n == 0) return;
-  if (k == 0) return scale(C, m * n, beta);
-  if (std::max({m, n, k}) > kMaxBlasDim) throw std::invalid_argument("contract: |I|, |J| or |K| exceeds 2^31-1");
-  const Indexing x = index_layout(layout);
-  const Choice c = choose(x, beta);
-  if (std::getenv("TCERT_DEBUG")) {  // DEBUG-REMOVE
-    auto pr = [&](const char* nm, const std::vector<int>& st, const Operand& o) {
-      std::fprintf(stderr, "  %s stored=", nm);
-      for (int id : st) std::fprintf(stderr, "%d(%lld) ", id, (long long)x.extent[id]);
-      std::fprintf(stderr, " -> ");
-      for (int id : o.order) std::fprintf(stderr, "%d ", id);
-      std::fprintf(stderr, "%s %s\n", o.outer_first ? "outer-first" : "K-first", o.copy ? "COPY" : "");
-    };
-    pr("A", x.dims_A, c.A); pr("B", x.dims_B, c.B); pr("C", x.dims_C, c.C);
-  }
-  if (c.A.copy) {
-    permute_ids(x, A, x.dims_A, c.A.order, buffer(ws.a, m * k), 1, 0);
-    A = ws.a.data();
-  }
-  if (c.B.copy) {
-    permute_ids(x, B, x.dims_B, c.B.order, buffer(ws.b, n * k), 1, 0);
-    B = ws.b.data();
-  }
-  double* out = c.C.copy ? buffer(ws.c, m * n) : C;
-  // Row-major dgemm on out(M×N) = op(X)·op(Y): X shares out's rows, Y its columns.
-  const bool ij = c.C.outer_first;
-  const Operand& X = ij ? c.A : c.B;
-  const Operand& Y = ij ? c.B : c.A;
-  const std::int64_t M = ij ? m : n, N = ij ? n : m;
-  cblas_dgemm(CblasRowMajor, X.outer_first ? CblasNoTrans : CblasTrans, Y.outer_first ? CblasTrans : CblasNoTrans,
-              static_cast<int>(M), static_cast<int>(N), static_cast<int>(k), alpha, ij ? A : B,
-              static_cast<int>(X.outer_first ? k : M), ij ? B : A, static_cast<int>(Y.outer_first ? k : N),
-              c.C.copy ? 0.0 : beta, out, static_cast<int>(N));
-  if (c.C.copy) permute_ids(x, out, c.C.order, x.dims_C, C, 1, beta);
 }
 
 void gemm_tile(std::size_t m, std::size_t n, std::size_t k, double alpha, const double* A, std::size_t lda,

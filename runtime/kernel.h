@@ -118,22 +118,54 @@ void permute_strided(const double* in, const std::vector<std::int64_t>& extents_
 void permute(const double* in, const std::vector<std::int64_t>& extents_in, const std::vector<int>& perm,
              double* out, double alpha = 1.0, double beta = 0.0, StoreHint hint = StoreHint::Auto);
 
-/// Reusable scratch memory of contract(): the permuted copies of A, B and C. Buffers grow to
-/// the largest request and are kept, so a loop over tiles allocates once.
-struct Workspace {
-  std::vector<double> a, b, c;
+/// Raw storage for Workspace: 64-byte aligned; from 4 MiB on, 2 MiB aligned and advised for
+/// transparent huge pages (Linux madvise, as numpy does for large arrays). Throws std::bad_alloc.
+void* aligned_allocate(std::size_t bytes);
+void aligned_free(void* p) noexcept;
+
+/// A std::allocator replacement over aligned_allocate(), for vectors that feed permute/dgemm.
+template <class T>
+struct AlignedAllocator {
+  using value_type = T;
+  AlignedAllocator() = default;
+  template <class U>
+  AlignedAllocator(const AlignedAllocator<U>&) {}
+  T* allocate(std::size_t n) { return static_cast<T*>(aligned_allocate(n * sizeof(T))); }
+  void deallocate(T* p, std::size_t) noexcept { aligned_free(p); }
+  friend bool operator==(const AlignedAllocator&, const AlignedAllocator&) { return true; }
 };
 
-/// C = alpha·A·Bᵀ + beta·C in the macro-index form `layout` (TTGT). A, B and C are stored
-/// row-major with extents layout.extents_A(), extents_B(), extents_C(); C must not overlap A or B.
+/// Reusable scratch memory of contract(): a: a chunk of the permuted row operand, b: the
+/// permuted column operand, c: a block of the product before it is permuted into C. Buffers
+/// grow to the largest request and are kept, so a loop over tiles allocates once.
+struct Workspace {
+  using Buffer = std::vector<double, AlignedAllocator<double>>;
+  Buffer a, b, c;
+  /// Target size (bytes) of a chunk of the row operand and of a block of C: they should stay in
+  /// the L2/L3 cache between the permutation and the dgemm that uses them.
+  std::int64_t chunk_bytes = std::int64_t{2} << 20;
+  /// Chunks keep at least this many rows and columns (elements): smaller dgemms lose efficiency.
+  std::int64_t min_chunk_side = 128;
+};
+
+/// C = alpha·A·Bᵀ + beta·C in the macro-index form `layout` (TTGT: transpose, transpose, GEMM,
+/// transpose). A, B and C are stored row-major with extents layout.extents_A(), extents_B(),
+/// extents_C(); C must not overlap A or B. With beta == 0, C is only written.
 ///
-/// Algorithm: the orders inside I, J and K are free, so the kernel picks them (from C's, A's or
-/// B's order) to minimize the elements permuted. An operand stored as [I,K] or [K,I] (A) or
-/// [J,K] or [K,J] (B) is passed to dgemm as is, with its transpose flag; only an interleaved
-/// operand is permuted into `ws`. A C stored as [I,J] or [J,I] is written by dgemm directly
-/// (swapping the operands for [J,I]); otherwise dgemm writes alpha·A·Bᵀ into `ws` and
-/// permute() adds it to beta·C. One cblas_dgemm (row-major) per call.
-/// Throws std::invalid_argument when the layout is inconsistent.
+/// Algorithm. The orders inside I, J and K are free, so the kernel tries I in C's or A's order,
+/// J in C's or B's order and K in A's or B's order, and keeps the candidate that moves the
+/// fewest elements. In each candidate an operand stored as [I,K] or [K,I] (A), [J,K] or [K,J]
+/// (B) goes to dgemm as is, with its transpose flag; C stored as [I,J] or [J,I] is written by
+/// dgemm directly (for [J,I] the operands swap roles: Cᵀ = B·Aᵀ). Calling the operand that
+/// shares C's rows X and the other Y:
+///   - Y, if interleaved, is permuted once into ws.b;
+///   - X, if interleaved, is permuted one row chunk at a time into ws.a (a chunk fixes the
+///     leading row indices and holds about 2 MiB, so it stays in cache for its dgemm);
+///   - if C is interleaved, each block of rows × columns goes from dgemm into ws.c (cache
+///     resident) and is then permuted into C with beta (non-temporal stores for a large C).
+/// So large temporaries never round-trip through memory. One cblas_dgemm (row-major) per block;
+/// a single one when nothing needs chunking.
+/// Throws std::invalid_argument when the layout is inconsistent or |I|, |J|, |K| ≥ 2^31.
 void contract(const ContractionLayout& layout, double alpha, const double* A, const double* B, double beta,
               double* C, Workspace& ws);
 

@@ -92,14 +92,18 @@ TEST(Permute, RejectsBadPermutation) {
 }
 
 /// Max over C of |C - ref| / (|alpha|·Σ|a·b| + |beta·c0|), with ref in long double.
+/// `chunk_bytes`: the workspace's chunk target; tiny values force chunking of small tensors.
 double contract_error(const std::string& a, const std::string& b, const std::string& c,
-                      const std::map<char, std::int64_t>& ext, double alpha, double beta) {
+                      const std::map<char, std::int64_t>& ext, double alpha, double beta,
+                      std::int64_t chunk_bytes = std::int64_t{2} << 20) {
   const auto layout = tcert::layout_from_labels(a, b, c, ext);
   const auto A = random_values(tcert::element_count(layout.extents_A()), 1);
   const auto B = random_values(tcert::element_count(layout.extents_B()), 2);
   const auto C0 = random_values(tcert::element_count(layout.extents_C()), 3);
   auto C = C0;
   tcert::Workspace ws;
+  ws.chunk_bytes = chunk_bytes;
+  ws.min_chunk_side = chunk_bytes < 4096 ? 1 : ws.min_chunk_side;
   tcert::contract(layout, alpha, A.data(), B.data(), beta, C.data(), ws);
   std::string all = a + b + c;
   std::sort(all.begin(), all.end());
@@ -170,6 +174,35 @@ TEST(Contract, MatricesOuterProductsAndDots) {
     SCOPED_TRACE(a + "," + b + "->" + c);
     EXPECT_LE(contract_error(a, b, c, e, 1.5, 0.5), 1e-12);
   }
+}
+
+TEST(Contract, ChunkedPermutations) {
+  // Tiny chunks (64 bytes) force blocking of every permuted operand and of C in every layout.
+  const std::map<char, std::int64_t> e = {{'i', 9}, {'j', 13}, {'k', 11}, {'b', 10}};
+  std::string a = "ijk";
+  do {
+    for (const std::string b : {"kb", "bk"}) {
+      std::string c = "bij";
+      do {
+        SCOPED_TRACE(a + "," + b + "->" + c);
+        EXPECT_LE(contract_error(a, b, c, e, -0.75, 1.25, 64), 1e-12);
+      } while (std::next_permutation(c.begin(), c.end()));
+    }
+  } while (std::next_permutation(a.begin(), a.end()));
+  const std::map<char, std::int64_t> f = {{'a', 6}, {'b', 5}, {'c', 7}, {'d', 4}, {'e', 9}, {'f', 3}, {'g', 8}};
+  for (std::int64_t bytes : {64, 512, 4096}) {
+    EXPECT_LE(contract_error("aebf", "fdec", "acbd", f, 0.5, -2.0, bytes), 1e-12);
+    EXPECT_LE(contract_error("dega", "gfbc", "abcdef", f, 1.0, 0.0, bytes), 1e-12);
+    EXPECT_LE(contract_error("gfbc", "dega", "fabdce", f, -1.0, 0.5, bytes), 1e-12);
+  }
+}
+
+TEST(Contract, LargeOperandsWithDefaultChunks) {
+  // Temporaries of a few MiB with the default 2 MiB chunks: C blocked (first), A chunked (second).
+  const std::map<char, std::int64_t> e = {{'a', 5}, {'b', 128}, {'c', 4}, {'d', 128}, {'e', 2}, {'f', 3}};
+  EXPECT_LE(contract_error("aebf", "fdec", "acbd", e, 0.5, -1.5), 1e-12);
+  const std::map<char, std::int64_t> w = {{'a', 4}, {'b', 160}, {'d', 8}, {'e', 16}, {'f', 40}};
+  EXPECT_LE(contract_error("aebf", "dfe", "abd", w, -1.0, 1.0), 1e-12);
 }
 
 TEST(Contract, WorkspaceIsReusedAcrossShapes) {
