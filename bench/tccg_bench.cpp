@@ -1,17 +1,20 @@
 // bench/tccg_bench.cpp — the 48 TCCG contractions (Springer & Bientinesi 2016, Table III, double-
 // precision sizes) on one rank in core: tcert::contract() against numpy's einsum(optimize=True).
 //
-// Usage: tccg_bench [--cases N] [--reps N] [--input FILE] [--python PATH] [--no-numpy]
-//   --cases N   run the first N cases only          --reps N   timed runs per case (default 3)
-//   --input     a TCCG file: the derived HPAC file ("group | TC | C-A-B | single | double" rows,
-//               default) or the TAPP file ([tccg_NN] sections, single-precision sizes)
-// Per case: one warm-up, then the best of N runs, random data, beta = 0. One thread: the bench
-// calls openblas_set_num_threads(1) and runs bench/tccg_numpy.py with OPENBLAS_NUM_THREADS=1 and
-// OMP_NUM_THREADS=1. Cases whose A, B and C exceed 2 GiB together are scaled down (and marked).
+// Usage: tccg_bench [--cases N] [--reps N] [--max-gflop G] [--input FILE] [--python PATH] [--no-numpy]
+//   --cases N      run the first N cases only           --reps N   timed runs per case (default 3)
+//   --max-gflop G  scale cases above G GFLOP down (default 20; 0 = full sizes, ~10 minutes)
+//   --input        a TCCG file: the derived HPAC file ("group | TC | C-A-B | single | double" rows,
+//                  the default) or the TAPP file ([tccg_NN] sections, single-precision sizes)
+// Per case: random data, beta = 0, one warm-up, then the best of N runs, for both. One thread: the
+// bench calls openblas_set_num_threads(1) and runs bench/tccg_numpy.py with OPENBLAS_NUM_THREADS=1
+// and OMP_NUM_THREADS=1. A case is scaled down (its largest extent shrunk by 10% at a time, to a
+// multiple of 8) while A, B and C exceed 2 GiB together or it exceeds --max-gflop; the table says so.
 #include <cblas.h>
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -31,8 +34,17 @@ namespace {
 
 constexpr double kMaxBytes = 2.0 * (1 << 30);
 
+struct Options {
+  std::size_t cases = 1000;
+  int reps = 3;
+  double max_gflop = 20;
+  bool numpy = true;
+  std::string input = TCEC_SHARED_INPUTS "/tccg_benchmark_48_derived_from_HPAC_tccg.txt";
+  std::string python = TCEC_NUMPY_PYTHON;
+};
+
 struct Case {
-  std::string name, a, b, c;           // letters of A, B, C ("bda", "dc", "abc")
+  std::string name, group, a, b, c;    // letters of A, B, C ("bda", "dc", "abc")
   std::map<char, std::int64_t> extents;
   std::vector<char> I, J, K;           // letters of the macro-indices, in GEMM order
   std::vector<int> perm_A, perm_B, perm_C;
@@ -45,6 +57,11 @@ struct Case {
     return n;
   }
   double bytes() const { return 8.0 * (elements(a) + elements(b) + elements(c)); }
+  double flops() const {
+    double f = 2;
+    for (const auto& [x, e] : extents) f *= static_cast<double>(e);
+    return f;
+  }
   tcert::ContractionLayout layout() const {
     tcert::ContractionLayout l{{}, {}, {}, perm_A, perm_B, perm_C};
     for (char x : I) l.extents_I.push_back(extents.at(x));
@@ -54,8 +71,9 @@ struct Case {
   }
 };
 
-/// The derived HPAC file ("group | original | C-A-B | single | double") as TCCG sections.
-std::string derived_to_tccg(const std::string& text) {
+/// The derived HPAC file ("group | original | C-A-B | single | double") as TCCG sections;
+/// the chemistry group of each row goes to `groups`.
+std::string derived_to_tccg(const std::string& text, std::vector<std::string>& groups) {
   std::istringstream in(text);
   std::string line, out;
   for (int n = 1; std::getline(in, line);) {
@@ -69,6 +87,9 @@ std::string derived_to_tccg(const std::string& text) {
     tc >> cab;
     std::istringstream parts(cab);
     std::getline(parts, c, '-'), std::getline(parts, a, '-'), std::getline(parts, b, '-');
+    std::istringstream group(cols[0]);
+    groups.emplace_back();
+    group >> groups.back();
     char name[32];
     std::snprintf(name, sizeof name, "[tccg_%02d]\n", n++);
     out += std::string(name) + "indices = " + a + "-" + b + "-" + c + "\nextents = " + cols[4] + "\n";
@@ -82,26 +103,32 @@ std::string letters(const tcec::ir::Program& p, const tcec::ir::TensorRef& r) {
   return s;
 }
 
-/// Shrinks the largest extent by 10% at a time until A, B and C fit in kMaxBytes.
-void scale_to_fit(Case& c) {
-  if (c.bytes() <= kMaxBytes) return;
-  const double before = c.bytes();
-  while (c.bytes() > kMaxBytes) {
+/// Shrinks the largest extent by 10% (to a multiple of 8 from 16 on) while A, B and C exceed
+/// kMaxBytes together or the case exceeds max_gflop (0: no limit); notes what it did.
+void scale_down(Case& c, double max_gflop) {
+  auto too_big = [&] { return c.bytes() > kMaxBytes || (max_gflop > 0 && c.flops() * 1e-9 > max_gflop); };
+  if (!too_big()) return;
+  const double mib = c.bytes() / (1 << 20), gflop = c.flops() * 1e-9;
+  while (too_big()) {
     auto largest = c.extents.begin();
     for (auto it = c.extents.begin(); it != c.extents.end(); ++it) {
       if (it->second > largest->second) largest = it;
     }
-    largest->second = std::max<std::int64_t>(1, largest->second * 9 / 10);
+    std::int64_t e = largest->second * 9 / 10;
+    largest->second = std::max<std::int64_t>(1, e >= 16 ? e / 8 * 8 : e);
   }
-  c.note = "scaled down from " + std::to_string(static_cast<long long>(before / (1 << 20))) + " MiB";
+  char note[96];
+  std::snprintf(note, sizeof note, "scaled down from %.1f GFLOP, %.0f MiB", gflop, mib);
+  c.note = note;
 }
 
-std::vector<Case> load_cases(const std::string& path) {
+std::vector<Case> load_cases(const std::string& path, double max_gflop) {
   std::ifstream f(path);
   std::stringstream ss;
   ss << f.rdbuf();
   std::string text = ss.str();
-  if (text.find('|') != std::string::npos) text = derived_to_tccg(text);
+  std::vector<std::string> groups;
+  if (text.find('|') != std::string::npos) text = derived_to_tccg(text, groups);
   auto r = tcec::frontend::parse_source(path, text, {{}, tcec::frontend::InputFormat::Tccg});
   if (!r.ok()) {
     std::fputs(r.diagnostics.render().c_str(), stderr);
@@ -113,6 +140,7 @@ std::vector<Case> load_cases(const std::string& path) {
     const auto g = tcec::ir::macro_index_gemm(p, s);
     Case c;
     c.name = p.tensors[s.result.tensor].name.substr(2);
+    c.group = cases.size() < groups.size() ? groups[cases.size()] : "";
     c.a = letters(p, s.operands[0]), c.b = letters(p, s.operands[1]), c.c = letters(p, s.result);
     for (const auto* r : {&s.operands[0], &s.operands[1]}) {
       for (int id : r->indices) c.extents[p.indices[id].name[0]] = static_cast<std::int64_t>(p.extent(id));
@@ -121,7 +149,7 @@ std::vector<Case> load_cases(const std::string& path) {
     for (int id : g.J) c.J.push_back(p.indices[id].name[0]);
     for (int id : g.K) c.K.push_back(p.indices[id].name[0]);
     c.perm_A = g.perm_A, c.perm_B = g.perm_B, c.perm_C = g.perm_C;
-    scale_to_fit(c);
+    scale_down(c, max_gflop);
     cases.push_back(c);
   }
   return cases;
@@ -177,57 +205,91 @@ std::map<std::string, double> run_numpy(const std::vector<Case>& cases, int reps
   return out;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  std::size_t max_cases = 1000;
-  int reps = 3;
-  bool numpy = true;
-  std::string input = TCEC_SHARED_INPUTS "/tccg_benchmark_48_derived_from_HPAC_tccg.txt", python = TCEC_NUMPY_PYTHON;
+bool parse_options(int argc, char** argv, Options& o) {
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     const bool has_value = i + 1 < argc;
-    if (arg == "--cases" && has_value) max_cases = std::strtoul(argv[++i], nullptr, 10);
-    else if (arg == "--reps" && has_value) reps = std::max(1, std::atoi(argv[++i]));
-    else if (arg == "--input" && has_value) input = argv[++i];
-    else if (arg == "--python" && has_value) python = argv[++i];
-    else if (arg == "--no-numpy") numpy = false;
-    else {
-      std::fprintf(stderr, "usage: tccg_bench [--cases N] [--reps N] [--input FILE] [--python PATH] [--no-numpy]\n");
-      return 2;
-    }
+    if (arg == "--cases" && has_value) o.cases = std::strtoul(argv[++i], nullptr, 10);
+    else if (arg == "--reps" && has_value) o.reps = std::max(1, std::atoi(argv[++i]));
+    else if (arg == "--max-gflop" && has_value) o.max_gflop = std::atof(argv[++i]);
+    else if (arg == "--input" && has_value) o.input = argv[++i];
+    else if (arg == "--python" && has_value) o.python = argv[++i];
+    else if (arg == "--no-numpy") o.numpy = false;
+    else return false;
+  }
+  return true;
+}
+
+/// Geometric means of tcert and numpy GFLOP/s over the cases whose group is `group` ("" = all).
+void print_means(const std::vector<Case>& cases, const std::vector<double>& ours, const std::vector<double>& np,
+                 const std::string& group) {
+  double log_ours = 0, log_np = 0;
+  int n = 0;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    if (!group.empty() && cases[i].group != group) continue;
+    log_ours += std::log(ours[i]), log_np += np[i] > 0 ? std::log(np[i]) : 0, ++n;
+  }
+  std::printf("geometric mean %-9s (%2d cases): tcert %6.2f GFLOP/s", group.empty() ? "all" : group.c_str(), n,
+              std::exp(log_ours / n));
+  if (std::all_of(np.begin(), np.end(), [](double v) { return v > 0; })) {
+    std::printf(", numpy %6.2f GFLOP/s, ratio %.2f", std::exp(log_np / n), std::exp((log_ours - log_np) / n));
+  }
+  std::printf("\n");
+}
+
+void print_table(const std::vector<Case>& cases, const std::vector<double>& ours, const std::vector<double>& np) {
+  std::printf("%-4s %-9s %-22s %7s | %8s %8s %6s\n", "case", "group", "einsum (A,B->C)", "GFLOP", "tcert", "numpy",
+              "ratio");
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const Case& c = cases[i];
+    std::printf("%-4s %-9s %-22s %7.2f | %8.2f", c.name.c_str(), c.group.c_str(), c.spec().c_str(), c.flops() * 1e-9,
+                ours[i]);
+    if (np[i] > 0) std::printf(" %8.2f %6.2f", np[i], ours[i] / np[i]);
+    std::printf("%s%s\n", c.note.empty() ? "" : "  ", c.note.c_str());
+  }
+  std::printf("\n");
+  std::vector<std::string> groups;
+  for (const Case& c : cases) {
+    if (!c.group.empty() && std::find(groups.begin(), groups.end(), c.group) == groups.end()) groups.push_back(c.group);
+  }
+  for (const auto& g : groups) print_means(cases, ours, np, g);
+  print_means(cases, ours, np, "");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  if (!parse_options(argc, argv, o)) {
+    std::fprintf(stderr, "usage: tccg_bench [--cases N] [--reps N] [--max-gflop G] [--input FILE] "
+                         "[--python PATH] [--no-numpy]\n");
+    return 2;
   }
 #ifdef OPENBLAS_VERSION
   openblas_set_num_threads(1);
 #endif
-  auto cases = load_cases(input);
-  if (cases.size() > max_cases) cases.resize(max_cases);
-  std::printf("TCCG contractions from %s\n1 thread, double, best of %d after a warm-up, beta = 0\n\n", input.c_str(), reps);
-  std::vector<double> ours(cases.size());
+  const auto start = std::chrono::steady_clock::now();
+  auto cases = load_cases(o.input, o.max_gflop);
+  if (cases.size() > o.cases) cases.resize(o.cases);
+  std::printf("TCCG contractions from %s\n", o.input.c_str());
+  std::printf("1 thread, double, random data, beta = 0, best of %d after a warm-up\n", o.reps);
+  std::printf("GFLOP/s = 2·|I|·|J|·|K| / time\n");
+  std::printf("numpy: np.einsum(spec, A, B, out=C, optimize=True) by %s\n\n", o.python.c_str());
+  std::vector<double> ours(cases.size()), np(cases.size(), 0.0);
   tcert::Workspace ws;
   for (std::size_t i = 0; i < cases.size(); ++i) {
-    ours[i] = cases[i].layout().flops() / time_contract(cases[i], reps, ws) * 1e-9;
+    ours[i] = cases[i].flops() / time_contract(cases[i], o.reps, ws) * 1e-9;
     std::fprintf(stderr, "tcert %s %s: %.2f GFLOP/s\n", cases[i].name.c_str(), cases[i].spec().c_str(), ours[i]);
   }
-  const auto np = numpy ? run_numpy(cases, reps, python) : std::map<std::string, double>{};
-  if (numpy && np.empty()) std::fprintf(stderr, "tccg_bench: numpy run failed (%s)\n", python.c_str());
-  std::printf("%-5s %-22s %8s | %9s %9s %7s\n", "case", "einsum (A,B->C)", "GFLOP", "tcert", "numpy", "ratio");
-  double log_ours = 0, log_np = 0;
-  int with_np = 0;
-  for (std::size_t i = 0; i < cases.size(); ++i) {
-    const Case& c = cases[i];
-    const auto it = np.find(c.name);
-    std::printf("%-5s %-22s %8.2f | %9.2f", c.name.c_str(), c.spec().c_str(), c.layout().flops() * 1e-9, ours[i]);
-    if (it != np.end()) std::printf(" %9.2f %7.2f", it->second, ours[i] / it->second);
-    std::printf("%s%s\n", c.note.empty() ? "" : "  ", c.note.c_str());
-    log_ours += std::log(ours[i]);
-    if (it != np.end()) log_np += std::log(it->second), ++with_np;
+  ws = tcert::Workspace{};  // give the memory back before numpy runs
+  if (o.numpy) {
+    const auto by_name = run_numpy(cases, o.reps, o.python);
+    if (by_name.empty()) std::fprintf(stderr, "tccg_bench: the numpy run failed (%s)\n", o.python.c_str());
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+      if (auto it = by_name.find(cases[i].name); it != by_name.end()) np[i] = it->second;
+    }
   }
-  const double n = static_cast<double>(cases.size());
-  std::printf("\ngeometric mean GFLOP/s: tcert %.2f", std::exp(log_ours / n));
-  if (with_np == static_cast<int>(cases.size())) {
-    std::printf(", numpy %.2f, ratio %.2f", std::exp(log_np / n), std::exp((log_ours - log_np) / n));
-  }
-  std::printf("\n");
+  print_table(cases, ours, np);
+  std::printf("total time %.0f s\n", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   return 0;
 }

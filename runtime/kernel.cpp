@@ -3,10 +3,9 @@
 #include "runtime/kernel.h"
 
 #include <cblas.h>
-
-#include <algorithm>
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <new>
 #include <stdexcept>
@@ -44,13 +43,25 @@ std::vector<std::int64_t> stored_extents(const std::vector<int>& perm, const std
   return out;
 }
 
+void check_extents(const char* name, const std::vector<std::int64_t>& actual,
+                   const std::vector<std::int64_t>& expected) {
+  if (actual == expected) return;
+  auto text = [](const std::vector<std::int64_t>& v) {
+    std::string s = "[";
+    for (std::size_t i = 0; i < v.size(); ++i) s += (i ? "," : "") + std::to_string(v[i]);
+    return s + "]";
+  };
+  throw std::invalid_argument(std::string("contract: ") + name + " has extents " + text(actual) +
+                              ", the layout needs " + text(expected));
+}
+
 }  // namespace
 
 void* aligned_allocate(std::size_t bytes) {
   constexpr std::size_t kHuge = std::size_t{2} << 20;
   const bool huge = bytes >= 2 * kHuge;
   const std::size_t align = huge ? kHuge : 64;
-  void* p = std::aligned_alloc(align, (bytes + align - 1) / align * align);
+  void* p = std::aligned_alloc(align, (std::max<std::size_t>(bytes, 1) + align - 1) / align * align);
   if (!p) throw std::bad_alloc();
 #ifdef MADV_HUGEPAGE
   if (huge) madvise(p, bytes / kHuge * kHuge, MADV_HUGEPAGE);  // a hint: failure is harmless
@@ -104,11 +115,15 @@ ContractionLayout layout_from_labels(const std::string& a, const std::string& b,
   auto has = [](const std::string& s, char ch) { return s.find(ch) != std::string::npos; };
   std::string I, J, K;
   for (char ch : c) {
-    if (has(a, ch) == has(b, ch)) throw std::invalid_argument(std::string("result label not in exactly one operand: ") + ch);
+    if (has(a, ch) == has(b, ch)) {
+      throw std::invalid_argument(std::string("result label not in exactly one operand: ") + ch);
+    }
     (has(a, ch) ? I : J) += ch;
   }
   for (char ch : a + b) {
-    if (!has(c, ch) && has(a, ch) != has(b, ch)) throw std::invalid_argument(std::string("label summed in one operand: ") + ch);
+    if (!has(c, ch) && has(a, ch) != has(b, ch)) {
+      throw std::invalid_argument(std::string("label summed in one operand: ") + ch);
+    }
   }
   for (char ch : a) {
     if (!has(c, ch)) K += ch;
@@ -123,6 +138,14 @@ ContractionLayout layout_from_labels(const std::string& a, const std::string& b,
   return l;
 }
 
+void contract(const ContractionLayout& layout, double alpha, const ConstTensorView& A, const ConstTensorView& B,
+              double beta, const TensorView& C, Workspace& ws) {
+  check_extents("A", A.extents, layout.extents_A());
+  check_extents("B", B.extents, layout.extents_B());
+  check_extents("C", C.extents, layout.extents_C());
+  contract(layout, alpha, A.data, B.data, beta, C.data, ws);
+}
+
 void gemm_tile(std::size_t m, std::size_t n, std::size_t k, double alpha, const double* A, std::size_t lda,
                const double* B, std::size_t ldb, double beta, double* C, std::size_t ldc) {
   if (lda < k || ldb < k || ldc < n) {
@@ -130,6 +153,7 @@ void gemm_tile(std::size_t m, std::size_t n, std::size_t k, double alpha, const 
                                 std::to_string(ldb) + " need >= k " + std::to_string(k) + "; ldc " +
                                 std::to_string(ldc) + " needs >= n " + std::to_string(n) + ")");
   }
+  if (std::max({m, n, k}) > 2147483647u) throw std::invalid_argument("gemm_tile: m, n or k exceeds 2^31-1");
   if (m == 0 || n == 0) return;
   const auto ld = [](std::size_t v) { return static_cast<int>(std::max<std::size_t>(v, 1)); };
   cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k),

@@ -5,10 +5,14 @@
 //   TensorView, ConstTensorView   a row-major tensor: pointer plus extents.
 //   ContractionLayout             C(I,J) = A(I,K)·B(J,K)ᵀ: index groups and permutations.
 //   layout_from_labels()          builds a layout from einsum-style letters ("abcp,pd->abcd").
-//   permute()                     out = alpha·transpose(in) + beta·out, cache-blocked.
-//   contract()                    TTGT: permute what must be permuted, one dgemm, permute back.
+//   permute(), permute_strided()  out = alpha·transpose(in) + beta·out, cache-blocked (StoreHint).
+//   Workspace, AlignedAllocator   reusable, aligned scratch memory of contract().
+//   contract()                    TTGT: permute what must be permuted (in cache-sized chunks),
+//                                 dgemm, permute back.
 //   gemm_tile()                   the tile kernel of out-of-core plans (row-major dgemm, B transposed).
 //
+// Implementation: kernel.cpp (layouts, gemm_tile), kernel_permute.cpp, kernel_plan.{h,cpp}
+// (how contract() splits the work) and kernel_contract.cpp.
 // All sizes, extents and leading dimensions count elements (doubles), never bytes.
 // The macro-index form is Gao et al. §2, Eq. 2.2; TTGT ("transpose-transpose-GEMM-
 // transpose") is the classic scheme of the TCE (Hirata 2003) and of Springer &
@@ -51,7 +55,7 @@ std::int64_t element_count(const std::vector<std::int64_t>& extents);
 /// Example: `C[a,b,c,d] += A[a,b,c,p] * B[p,d]`. I = (a,b,c), J = (d), K = (p).
 /// A = [a,b,c,p] is already [I,K]: perm_A = (0,1,2,3). B = [p,d] must become [J,K] = [d,p]:
 /// perm_B = (1,0). C = [a,b,c,d] is already [I,J]: perm_C = (0,1,2,3).
-/// The stored extents of A are then extent of dimension perm_A[p] = GEMM extent p.
+/// So dimension perm_A[p] of A, as stored, has the extent of GEMM position p (see extents_A()).
 struct ContractionLayout {
   std::vector<std::int64_t> extents_I, extents_J, extents_K;
   std::vector<int> perm_A, perm_B, perm_C;
@@ -110,11 +114,12 @@ void permute_strided(const double* in, const std::vector<std::int64_t>& extents_
 ///
 /// Algorithm: drop extent-1 dimensions and fuse dimensions that stay adjacent; an identity is
 /// then one memcpy (alpha = 1, beta = 0) or one axpby. If the innermost dimension stays
-/// innermost, rows are copied under a loop nest in output order; otherwise each 2-D slice
-/// spanned by the two innermost dimensions (of in and of out) is transposed in 64×64 blocks of
-/// 8×8 register tiles (AVX-512 when the CPU has it). Outputs larger than kStreamingBytes are
-/// written with non-temporal stores (see StoreHint). Throws std::invalid_argument when perm is
-/// not a permutation of 0..rank-1 or an extent is negative.
+/// innermost, rows are copied; otherwise each 2-D slice spanned by the innermost dimension of
+/// `in` and that of `out` is transposed in 64×64 blocks of 8×8 register tiles (AVX-512 when the
+/// CPU has it). The loops around rows or slices run in input order, so that reads are
+/// sequential. Outputs larger than kStreamingBytes are written with non-temporal stores (see
+/// StoreHint). Throws std::invalid_argument when perm is not a permutation of 0..rank-1 or an
+/// extent is negative.
 void permute(const double* in, const std::vector<std::int64_t>& extents_in, const std::vector<int>& perm,
              double* out, double alpha = 1.0, double beta = 0.0, StoreHint hint = StoreHint::Auto);
 
@@ -146,6 +151,9 @@ struct Workspace {
   std::int64_t chunk_bytes = std::int64_t{2} << 20;
   /// Chunks keep at least this many rows and columns (elements): smaller dgemms lose efficiency.
   std::int64_t min_chunk_side = 128;
+  /// For tests: always cut the chunks down to chunk_bytes (as far as min_chunk_side allows), even
+  /// where the time model of kernel_plan.cpp prefers larger chunks or none.
+  bool always_chunk = false;
 };
 
 /// C = alpha·A·Bᵀ + beta·C in the macro-index form `layout` (TTGT: transpose, transpose, GEMM,
@@ -153,21 +161,27 @@ struct Workspace {
 /// extents_C(); C must not overlap A or B. With beta == 0, C is only written.
 ///
 /// Algorithm. The orders inside I, J and K are free, so the kernel tries I in C's or A's order,
-/// J in C's or B's order and K in A's or B's order, and keeps the candidate that moves the
-/// fewest elements. In each candidate an operand stored as [I,K] or [K,I] (A), [J,K] or [K,J]
-/// (B) goes to dgemm as is, with its transpose flag; C stored as [I,J] or [J,I] is written by
-/// dgemm directly (for [J,I] the operands swap roles: Cᵀ = B·Aᵀ). Calling the operand that
-/// shares C's rows X and the other Y:
+/// J in C's or B's order and K in A's or B's order. In each candidate an operand stored as
+/// [I,K] or [K,I] (A), [J,K] or [K,J] (B) goes to dgemm as is, with its transpose flag; C stored
+/// as [I,J] or [J,I] is written by dgemm directly (for [J,I] the operands swap roles: Cᵀ = B·Aᵀ);
+/// a C that must be permuted may be computed either way. Calling the operand that shares the
+/// rows of dgemm's output X and the other Y:
 ///   - Y, if interleaved, is permuted once into ws.b;
-///   - X, if interleaved, is permuted one row chunk at a time into ws.a (a chunk fixes the
-///     leading row indices and holds about 2 MiB, so it stays in cache for its dgemm);
+///   - X, if interleaved, is permuted one box of row indices at a time into ws.a, sized to stay
+///     in cache (ws.chunk_bytes) for the dgemm that reads it;
 ///   - if C is interleaved, each block of rows × columns goes from dgemm into ws.c (cache
 ///     resident) and is then permuted into C with beta (non-temporal stores for a large C).
-/// So large temporaries never round-trip through memory. One cblas_dgemm (row-major) per block;
-/// a single one when nothing needs chunking.
+/// Candidates and box sizes are priced by a time model (dgemm efficiency by shape, measured for
+/// OpenBLAS on one core, plus the elements each permutation moves through memory, more when a
+/// temporary does not fit in cache) and the cheapest runs: one dgemm when nothing is chunked.
 /// Throws std::invalid_argument when the layout is inconsistent or |I|, |J|, |K| ≥ 2^31.
 void contract(const ContractionLayout& layout, double alpha, const double* A, const double* B, double beta,
               double* C, Workspace& ws);
+
+/// contract() on views: checks that A, B and C have the extents the layout implies
+/// (layout.extents_A() etc.) and throws std::invalid_argument naming the first mismatch.
+void contract(const ContractionLayout& layout, double alpha, const ConstTensorView& A, const ConstTensorView& B,
+              double beta, const TensorView& C, Workspace& ws);
 
 /// C(m×n) = alpha·A(m×k)·B(n×k)ᵀ + beta·C, all row-major with leading dimensions (elements
 /// between consecutive rows) lda ≥ k, ldb ≥ k, ldc ≥ n: exactly cblas_dgemm(CblasRowMajor,

@@ -4,11 +4,10 @@
 // Reader's map:
 //   Dim, simplify()     the problem as dimensions in output order with both strides; extent-1
 //                       dimensions dropped, dimensions that stay adjacent fused.
-//   copy_row()          stride-1 in and out along the same dimension: scaled (streaming) copy.
+//   copy_row()          stride 1 in and out along the same dimension: a scaled (streaming) copy.
 //   transpose_2d()      stride 1 along different dimensions: 64×64 blocks of 8×8 tiles.
+//   run()               picks one of the two (or element by element) under a loop nest in input order.
 //   for_each_offset()   the odometer over the remaining dimensions.
-#include <immintrin.h>
-
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -16,6 +15,13 @@
 #include <string>
 
 #include "runtime/kernel.h"
+
+#if defined(__GNUC__) && defined(__x86_64__)
+#include <immintrin.h>
+// x86-64 kernels: non-temporal stores (SSE2), and AVX-512 where the CPU has it (checked once at
+// run time). Elsewhere the portable loops run and streaming is ignored.
+#define TCERT_HAVE_X86_KERNELS 1
+#endif
 
 namespace tcert {
 
@@ -33,19 +39,50 @@ struct Dim {
   std::int64_t extent, in_stride, out_stride;
 };
 
-void copy_row(const double* in, double* out, std::int64_t count, Scale s) {
+#ifdef TCERT_HAVE_X86_KERNELS
+bool has_avx512() {
+  static const bool yes = (__builtin_cpu_init(), __builtin_cpu_supports("avx512f"));
+  return yes;
+}
+
+/// Streaming row copy with AVX-512: one 64-byte non-temporal store per aligned cache line.
+__attribute__((target("avx512f"))) void stream_row_avx512(const double* in, double* out, std::int64_t count,
+                                                          double alpha) {
   std::int64_t i = 0;
+  for (; i < count && (reinterpret_cast<std::uintptr_t>(out + i) & 63) != 0; ++i) out[i] = alpha * in[i];
+  const __m512d a = _mm512_set1_pd(alpha);
+  if (alpha == 1) {
+    for (; i + 8 <= count; i += 8) _mm512_stream_pd(out + i, _mm512_loadu_pd(in + i));
+  } else {
+    for (; i + 8 <= count; i += 8) _mm512_stream_pd(out + i, _mm512_mul_pd(a, _mm512_loadu_pd(in + i)));
+  }
+  for (; i < count; ++i) out[i] = alpha * in[i];
+}
+
+/// Streaming row copy with SSE2 (every x86-64 CPU): 16-byte non-temporal stores.
+void stream_row_sse2(const double* in, double* out, std::int64_t count, double alpha) {
+  std::int64_t i = 0;
+  for (; i < count && (reinterpret_cast<std::uintptr_t>(out + i) & 15) != 0; ++i) out[i] = alpha * in[i];
+  const __m128d a = _mm_set1_pd(alpha);
+  for (; i + 2 <= count; i += 2) _mm_stream_pd(out + i, _mm_mul_pd(a, _mm_loadu_pd(in + i)));
+  for (; i < count; ++i) out[i] = alpha * in[i];
+}
+#endif
+
+/// out[i] = alpha·in[i] + beta·out[i] for i < count: one contiguous row.
+void copy_row(const double* in, double* out, std::int64_t count, Scale s) {
+#ifdef TCERT_HAVE_X86_KERNELS
   if (s.stream && s.beta == 0) {
-    for (; i < count && (reinterpret_cast<std::uintptr_t>(out + i) & 15) != 0; ++i) out[i] = s.alpha * in[i];
-    const __m128d alpha = _mm_set1_pd(s.alpha);
-    for (; i + 2 <= count; i += 2) _mm_stream_pd(out + i, _mm_mul_pd(alpha, _mm_loadu_pd(in + i)));
-    for (; i < count; ++i) out[i] = s.alpha * in[i];
-  } else if (s.copy()) {
+    if (count >= 8 && has_avx512()) return stream_row_avx512(in, out, count, s.alpha);
+    return stream_row_sse2(in, out, count, s.alpha);
+  }
+#endif
+  if (s.copy()) {
     std::memcpy(out, in, static_cast<std::size_t>(count) * sizeof(double));
   } else if (s.beta == 0) {
-    for (; i < count; ++i) out[i] = s.alpha * in[i];
+    for (std::int64_t i = 0; i < count; ++i) out[i] = s.alpha * in[i];
   } else {
-    for (; i < count; ++i) out[i] = s.alpha * in[i] + s.beta * out[i];
+    for (std::int64_t i = 0; i < count; ++i) out[i] = s.alpha * in[i] + s.beta * out[i];
   }
 }
 
@@ -116,8 +153,7 @@ void blocked_tiles(std::int64_t rows, std::int64_t cols, Tile&& tile) {
   }
 }
 
-#if defined(__GNUC__) && defined(__x86_64__)
-#define TCERT_HAVE_AVX512_KERNEL 1
+#ifdef TCERT_HAVE_X86_KERNELS
 // GCC 12 warns inside its own intrinsics (_mm512_undefined_pd); nothing here is uninitialized.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wuninitialized"
@@ -177,9 +213,8 @@ __attribute__((target("avx512f"))) void transpose_2d_avx512(const double* in, st
 /// out(c, r) = alpha·in(r, c) + beta·out(c, r) for an rows×cols slice (row strides ldi, ldo).
 void transpose_2d(const double* in, std::int64_t ldi, double* out, std::int64_t ldo, std::int64_t rows,
                   std::int64_t cols, Scale s) {
-#ifdef TCERT_HAVE_AVX512_KERNEL
-  static const bool avx512 = __builtin_cpu_supports("avx512f");
-  if (avx512) return transpose_2d_avx512(in, ldi, out, ldo, rows, cols, s);
+#ifdef TCERT_HAVE_X86_KERNELS
+  if (has_avx512()) return transpose_2d_avx512(in, ldi, out, ldo, rows, cols, s);
 #endif
   blocked_tiles(rows, cols, [&](std::int64_t r, std::int64_t c, std::int64_t nr, std::int64_t nc) {
     transpose_tile_scalar(in + r * ldi + c, ldi, out + c * ldo + r, ldo, nr, nc, s);
@@ -250,7 +285,9 @@ void permute_strided(const double* in, const std::vector<std::int64_t>& extents_
   const bool big = total * static_cast<std::int64_t>(sizeof(double)) > kStreamingBytes;
   Scale s{alpha, beta, beta == 0 && (hint == StoreHint::Streaming || (hint == StoreHint::Auto && big))};
   run(in, out, simplify(dims), s);
-  if (s.stream) _mm_sfence();
+#ifdef TCERT_HAVE_X86_KERNELS
+  if (s.stream) _mm_sfence();  // order the non-temporal stores before whatever the caller does next
+#endif
 }
 
 void permute(const double* in, const std::vector<std::int64_t>& extents_in, const std::vector<int>& perm,

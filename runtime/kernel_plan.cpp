@@ -1,0 +1,185 @@
+// runtime/kernel_plan.cpp — choose_plan(): operand roles, index orders, copies and chunk boxes
+// of contract(), priced by a small time model (dgemm efficiency by shape, permutation traffic).
+#include "runtime/kernel_plan.h"
+
+#include <algorithm>
+
+namespace tcert::detail {
+
+namespace {
+
+/// The ids of `dims` that belong to `group`, in the order of `dims`.
+std::vector<int> in_order_of(const std::vector<int>& dims, const std::vector<int>& group) {
+  std::vector<int> out;
+  for (int id : dims) {
+    if (std::find(group.begin(), group.end(), id) != group.end()) out.push_back(id);
+  }
+  return out;
+}
+
+std::vector<int> concat(const std::vector<int>& a, const std::vector<int>& b) {
+  std::vector<int> out = a;
+  out.insert(out.end(), b.begin(), b.end());
+  return out;
+}
+
+/// An operand stored as [g1,g2] or [g2,g1] goes in as is. Otherwise it is copied into the order
+/// whose innermost index is the stored innermost one, when one is (row copies, not transposes).
+Operand place(const std::vector<int>& stored, const std::vector<int>& g1, const std::vector<int>& g2) {
+  const auto a = concat(g1, g2), b = concat(g2, g1);
+  if (stored == a) return {stored, a, true, false};
+  if (stored == b) return {stored, b, false, false};
+  if (!stored.empty() && !b.empty() && b.back() == stored.back() && a.back() != stored.back()) {
+    return {stored, b, false, true};
+  }
+  return {stored, a, true, true};
+}
+
+/// The smallest tile of `id`: 8 (a cache line) for a stride-1 dimension of a copied tensor, else 1.
+std::int64_t floor_tile(const Indexing& x, int id, const std::vector<int>& protect) {
+  const bool is_protected = std::find(protect.begin(), protect.end(), id) != protect.end();
+  return is_protected ? std::min<std::int64_t>(8, x.extent[id]) : 1;
+}
+
+/// Halves one tile of `ids`; false when none can shrink. `box`: any index may shrink (the
+/// largest unprotected one first, so that stride-1 runs stay long); otherwise the box stays a
+/// contiguous range: the first index not yet single shrinks. Stride-1 dimensions of copied
+/// tensors (`protect`) keep tiles of 8 or more.
+bool shrink_step(const Indexing& x, const std::vector<int>& ids, bool box, const std::vector<int>& protect,
+                 std::vector<std::int64_t>& tile) {
+  int pick = -1;
+  auto rank = [&](int id) { return std::make_pair(floor_tile(x, id, protect) == 1, tile[id]); };
+  for (int id : ids) {
+    if (tile[id] <= floor_tile(x, id, protect)) {
+      if (!box && tile[id] > 1) return false;  // a protected leading index ends the range form
+      continue;
+    }
+    if (!box) {
+      pick = id;
+      break;
+    }
+    if (pick < 0 || rank(id) > rank(pick)) pick = id;
+  }
+  if (pick < 0) return false;
+  const std::int64_t floor = floor_tile(x, pick, protect);
+  std::int64_t t = (tile[pick] + 1) / 2;
+  if (floor > 1) t = std::max(floor, (t + 7) / 8 * 8);
+  if (t >= tile[pick]) return false;
+  tile[pick] = t;
+  return true;
+}
+
+// Time model of plan_chunks(): a row-major dgemm of rows×cols×k runs at kPeakFlops·f(rows, 12)·
+// f(cols, 32)·f(k, 8) with f(x, h) = x/(x + h): OpenBLAS (0.3.21, one core) is fast for few rows
+// and many columns (24×92352×312: 30 GFLOP/s) but slow for few columns (92352×24×312: 15–21).
+// A permutation costs kMoveSeconds per element per pass through memory (×kTransposeFactor when
+// the innermost index changes).
+constexpr double kPeakFlops = 54e9;      // one core of the reference machine (OpenBLAS dgemm)
+constexpr double kMoveSeconds = 0.8e-9;  // 16 bytes (read + write) at 20 GB/s
+constexpr double kTransposeFactor = 1.5; // a transpose (new innermost index) against row copies
+
+double efficiency(double rows, double cols, double k) {
+  auto f = [](double x, double half) { return x / (x + half); };
+  return f(rows, 12) * f(cols, 32) * f(k, 8);
+}
+
+/// Sizes the chunks of `p` (the cheapest box on the path that shrinks the X chunk, then the C
+/// block, to ws.chunk_bytes) and prices the plan in seconds by the time model above.
+void plan_chunks(const Indexing& x, Plan& p, std::int64_t k, const Workspace& ws) {
+  std::vector<int> protect;
+  if (p.X.copy && !p.X.stored.empty()) protect.push_back(p.X.stored.back());
+  if (p.C.copy && !p.C.stored.empty()) protect.push_back(p.C.stored.back());
+  const double budget = static_cast<double>(ws.chunk_bytes) / sizeof(double);  // elements
+  const double flops = 2.0 * product(x.extent, p.R) * product(x.extent, p.S) * k;
+  std::vector<std::int64_t> tile = x.extent;
+  auto rows = [&] { return static_cast<double>(product(tile, p.R)); };
+  auto cols = [&] { return static_cast<double>(product(tile, p.S)); };
+  auto moved = [&](const Operand& o, double chunk) {  // passes: 1 when the chunk stays in cache
+    if (!o.copy) return 0.0;
+    const double transpose = o.order.back() == o.stored.back() ? 1 : kTransposeFactor;
+    return static_cast<double>(product(x.extent, o.stored)) * (chunk <= 2 * budget ? 1 : 3) * transpose;
+  };
+  auto seconds = [&] {
+    const double m = moved(p.X, rows() * k) + moved(p.Y, static_cast<double>(product(x.extent, p.Y.stored))) +
+                     1.5 * moved(p.C, rows() * cols());
+    return flops / (kPeakFlops * efficiency(rows(), cols(), static_cast<double>(k))) + m * kMoveSeconds;
+  };
+  p.tile = tile;
+  p.cost = seconds();
+  auto step = [&](const std::vector<int>& ids, bool box) {
+    const auto before = tile;
+    if (!shrink_step(x, ids, box, protect, tile)) return false;
+    if (product(tile, ids) < ws.min_chunk_side) return tile = before, false;
+    if (const double c = seconds(); c < p.cost || ws.always_chunk) p.cost = c, p.tile = tile;
+    return true;
+  };
+  const bool box = p.X.copy && p.C.copy;
+  while (p.X.copy && rows() * k > budget && step(p.R, box)) {
+  }
+  while (p.C.copy && rows() * cols() > budget && (step(p.S, false) || step(p.R, box))) {
+  }
+}
+
+/// The plan with C's placement `c` (rows first) for the given orders of I, J and K.
+Plan make_plan(const Indexing& x, const Operand& c, bool rows_are_I, const std::vector<int>& I,
+               const std::vector<int>& J, const std::vector<int>& K, const Workspace& ws) {
+  Plan p;
+  p.C = c;
+  p.x_is_A = rows_are_I;
+  p.R = rows_are_I ? I : J;
+  p.S = rows_are_I ? J : I;
+  p.X = place(rows_are_I ? x.dims_A : x.dims_B, p.R, K);
+  p.Y = place(rows_are_I ? x.dims_B : x.dims_A, p.S, K);
+  plan_chunks(x, p, product(x.extent, K), ws);
+  return p;
+}
+
+}  // namespace
+
+Indexing index_layout(const ContractionLayout& l) {
+  const int nI = static_cast<int>(l.extents_I.size()), nJ = static_cast<int>(l.extents_J.size());
+  const int nK = static_cast<int>(l.extents_K.size());
+  Indexing x;
+  x.extent = l.extents_I;
+  x.extent.insert(x.extent.end(), l.extents_J.begin(), l.extents_J.end());
+  x.extent.insert(x.extent.end(), l.extents_K.begin(), l.extents_K.end());
+  x.dims_A.resize(nI + nK);
+  x.dims_B.resize(nJ + nK);
+  x.dims_C.resize(nI + nJ);
+  for (int p = 0; p < nI + nK; ++p) x.dims_A[l.perm_A[p]] = p < nI ? p : nI + nJ + (p - nI);
+  for (int p = 0; p < nJ + nK; ++p) x.dims_B[l.perm_B[p]] = p < nJ ? nI + p : nI + nJ + (p - nJ);
+  for (int p = 0; p < nI + nJ; ++p) x.dims_C[l.perm_C[p]] = p;
+  for (int id = 0; id < nI + nJ + nK; ++id) (id < nI ? x.I : id < nI + nJ ? x.J : x.K).push_back(id);
+  return x;
+}
+
+std::int64_t product(const std::vector<std::int64_t>& extent, const std::vector<int>& ids) {
+  std::int64_t p = 1;
+  for (int id : ids) p *= extent[id];
+  return p;
+}
+
+Plan choose_plan(const Indexing& x, const Workspace& ws) {
+  const std::vector<int> Is[2] = {in_order_of(x.dims_C, x.I), in_order_of(x.dims_A, x.I)};
+  const std::vector<int> Js[2] = {in_order_of(x.dims_C, x.J), in_order_of(x.dims_B, x.J)};
+  const std::vector<int> Ks[2] = {in_order_of(x.dims_A, x.K), in_order_of(x.dims_B, x.K)};
+  Plan best;
+  best.cost = -1;
+  auto consider = [&](Plan p) {
+    if (best.cost < 0 || p.cost < best.cost) best = std::move(p);
+  };
+  for (int c = 0; c < 8; ++c) {
+    const auto &I = Is[c & 1], &J = Js[(c >> 1) & 1], &K = Ks[c >> 2];
+    const Operand placed = place(x.dims_C, I, J);
+    if (!placed.copy) {
+      consider(make_plan(x, placed, placed.outer_first, I, J, K, ws));
+      continue;
+    }
+    // A permuted C may be computed as [I,J] or as [J,I]: either operand can be the chunked one.
+    consider(make_plan(x, {x.dims_C, concat(I, J), true, true}, true, I, J, K, ws));
+    consider(make_plan(x, {x.dims_C, concat(J, I), true, true}, false, I, J, K, ws));
+  }
+  return best;
+}
+
+}  // namespace tcert::detail
