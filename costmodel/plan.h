@@ -118,10 +118,13 @@ struct PlanVolumes {
   /// max over ranks of read/B_dr + write/B_dw + f·recv/B_c, f = f_rep for
   /// replication, f_red for accumulation, 1 for rotation (seconds).
   double time_s = 0;
-  std::uint64_t max_disk_read() const;
-  std::uint64_t max_disk_write() const;
-  std::uint64_t max_comm_recv() const;
 };
+
+/// One rank's predicted time (seconds) from its bytes: read/B_dr + write/B_dw +
+/// f·received/B_c, with f = f_rep for Replication, f_red for Accumulation and 1
+/// for Rotation (the collective factors of notes/gao-model.md).
+double rank_time_s(const Plan& plan, const Machine& machine, std::uint64_t read_bytes,
+                   std::uint64_t write_bytes, std::uint64_t recv_bytes);
 
 /// The exact per-rank volumes of `plan` for arrays of `element_size` bytes, in
 /// closed form: loop counts of the order times each rank's share of every array

@@ -26,7 +26,6 @@ u64 allreduce_exchanges(std::int64_t P, std::int64_t p) {
 
 struct RankVolumes {
   u64 read = 0, write = 0, sent = 0, recv = 0;  // elements
-  double comm_factor = 1;
 };
 
 struct Counts {
@@ -60,7 +59,7 @@ RankVolumes rotation(const Plan& plan, const Counts& n, std::int64_t rank) {
   return v;
 }
 
-RankVolumes replication(const Plan& plan, const Counts& n, std::int64_t rank, double f_rep) {
+RankVolumes replication(const Plan& plan, const Counts& n, std::int64_t rank) {
   const std::int64_t P = plan.processors;
   const bool bcast_A = plan.replicated == ReplicatedOperand::A;
   // Written for broadcast operand X (rows R) and the other operand Y (rows S); C is (R, S) or (S, R).
@@ -73,7 +72,6 @@ RankVolumes replication(const Plan& plan, const Counts& n, std::int64_t rank, do
   const u64 Y = group_share(S, P, rank) * plan.K.extent();
   const u64 C = group_share(S, P, rank) * R.extent();
   RankVolumes v;
-  v.comm_factor = f_rep;
   v.write = n.pC * C;
   if (plan.comm == CommMethod::Inside) {  // collective read of X's pieces, ring all-gather per tile
     v.read = pX * own + pY * Y + n.pC * C;
@@ -89,13 +87,12 @@ RankVolumes replication(const Plan& plan, const Counts& n, std::int64_t rank, do
   return v;
 }
 
-RankVolumes accumulation(const Plan& plan, const Counts& n, std::int64_t rank, double f_red) {
+RankVolumes accumulation(const Plan& plan, const Counts& n, std::int64_t rank) {
   const std::int64_t P = plan.processors;
   const u64 Kp = group_share(plan.K, P, rank);
   const u64 C = plan.I.extent() * plan.J.extent();
   const u64 reduce = C * allreduce_exchanges(P, rank);
   RankVolumes v;
-  v.comm_factor = f_red;
   v.read = n.pA * plan.I.extent() * Kp + n.pB * plan.J.extent() * Kp;
   if (plan.comm == CommMethod::Inside) {  // C lives on rank 0; partial tiles all-reduced per pass
     v.sent = v.recv = n.pC * reduce;
@@ -112,9 +109,15 @@ RankVolumes accumulation(const Plan& plan, const Counts& n, std::int64_t rank, d
 
 }  // namespace
 
-u64 PlanVolumes::max_disk_read() const { return *std::max_element(disk_read_bytes.begin(), disk_read_bytes.end()); }
-u64 PlanVolumes::max_disk_write() const { return *std::max_element(disk_write_bytes.begin(), disk_write_bytes.end()); }
-u64 PlanVolumes::max_comm_recv() const { return *std::max_element(comm_recv_bytes.begin(), comm_recv_bytes.end()); }
+double rank_time_s(const Plan& plan, const Machine& m, u64 read_bytes, u64 write_bytes, u64 recv_bytes) {
+  const double factor = plan.algorithm == Algorithm::Replication    ? m.replication_factor
+                        : plan.algorithm == Algorithm::Accumulation ? m.reduction_factor
+                                                                    : 1.0;
+  return static_cast<double>(read_bytes) / m.disk_read_bytes_per_s +
+         static_cast<double>(write_bytes) / m.disk_write_bytes_per_s +
+         factor * static_cast<double>(recv_bytes) / m.network_bytes_per_s;
+}
+
 
 PlanVolumes plan_volumes(const Plan& plan, const Machine& machine) {
   return plan_volumes(plan, machine, 0, plan.processors);
@@ -129,17 +132,14 @@ PlanVolumes plan_volumes(const Plan& plan, const Machine& machine, std::int64_t 
     RankVolumes v;
     switch (plan.algorithm) {
       case Algorithm::Rotation: v = rotation(plan, n, rank); break;
-      case Algorithm::Replication: v = replication(plan, n, rank, machine.replication_factor); break;
-      case Algorithm::Accumulation: v = accumulation(plan, n, rank, machine.reduction_factor); break;
+      case Algorithm::Replication: v = replication(plan, n, rank); break;
+      case Algorithm::Accumulation: v = accumulation(plan, n, rank); break;
     }
     out.disk_read_bytes.push_back(v.read * e);
     out.disk_write_bytes.push_back(v.write * e);
     out.comm_sent_bytes.push_back(v.sent * e);
     out.comm_recv_bytes.push_back(v.recv * e);
-    const double t = static_cast<double>(v.read * e) / machine.disk_read_bytes_per_s +
-                     static_cast<double>(v.write * e) / machine.disk_write_bytes_per_s +
-                     v.comm_factor * static_cast<double>(v.recv * e) / machine.network_bytes_per_s;
-    out.time_s = std::max(out.time_s, t);
+    out.time_s = std::max(out.time_s, rank_time_s(plan, machine, v.read * e, v.write * e, v.recv * e));
   }
   return out;
 }

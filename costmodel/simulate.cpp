@@ -241,18 +241,14 @@ class Simulator {
 PlanVolumes simulate(const Plan& plan, const Machine& machine) {
   PlanVolumes out;
   const auto e = static_cast<std::uint64_t>(machine.element_size_bytes);
-  const double factor = plan.algorithm == Algorithm::Replication    ? machine.replication_factor
-                        : plan.algorithm == Algorithm::Accumulation ? machine.reduction_factor
-                                                                    : 1.0;
   for (i64 rank = 0; rank < plan.processors; ++rank) {
     const Counters n = Simulator(plan, rank).run();
     out.disk_read_bytes.push_back(static_cast<std::uint64_t>(n.read) * e);
     out.disk_write_bytes.push_back(static_cast<std::uint64_t>(n.write) * e);
     out.comm_sent_bytes.push_back(static_cast<std::uint64_t>(n.sent) * e);
     out.comm_recv_bytes.push_back(static_cast<std::uint64_t>(n.recv) * e);
-    out.time_s = std::max(out.time_s, static_cast<double>(n.read * e) / machine.disk_read_bytes_per_s +
-                                          static_cast<double>(n.write * e) / machine.disk_write_bytes_per_s +
-                                          factor * static_cast<double>(n.recv * e) / machine.network_bytes_per_s);
+    out.time_s = std::max(out.time_s, rank_time_s(plan, machine, out.disk_read_bytes.back(),
+                                                  out.disk_write_bytes.back(), out.comm_recv_bytes.back()));
   }
   return out;
 }

@@ -180,41 +180,39 @@ std::vector<std::int64_t> TiledMatrix::piece_values(const GroupLayout& g, std::i
   return v;
 }
 
-void TiledMatrix::fill(const std::function<double(const std::int64_t* row_values,
-                                                  const std::int64_t* col_values)>& value) {
-  const std::size_t nr = rows_.indices().size(), nc = cols_.indices().size();
+void TiledMatrix::for_each_block(const BlockVisitor& visit) {
   for (std::int64_t f = 0; f < rows_.finest_tiles(); ++f) {
     const std::vector<std::int64_t> rv = piece_values(rows_, f, pr_);
     for (std::int64_t h = 0; h < cols_.finest_tiles(); ++h) {
       const std::vector<std::int64_t> cv = piece_values(cols_, h, pc_);
-      const std::size_t R = static_cast<std::size_t>(block_rows(f));
-      const std::size_t C = static_cast<std::size_t>(block_cols(h));
-      std::vector<double> block(R * C);
-      for (std::size_t i = 0; i < R; ++i)
-        for (std::size_t j = 0; j < C; ++j)
-          block[i * C + j] = value(rv.data() + i * nr, cv.data() + j * nc);
-      if (!block.empty()) write_block(f, h, block.data());
+      visit(f, h, rv, cv, static_cast<std::size_t>(block_rows(f)), static_cast<std::size_t>(block_cols(h)));
     }
   }
+}
+
+void TiledMatrix::fill(const std::function<double(const std::int64_t* row_values,
+                                                  const std::int64_t* col_values)>& value) {
+  const std::size_t nr = rows_.indices().size(), nc = cols_.indices().size();
+  for_each_block([&](std::int64_t f, std::int64_t h, const std::vector<std::int64_t>& rv,
+                     const std::vector<std::int64_t>& cv, std::size_t R, std::size_t C) {
+    std::vector<double> block(R * C);
+    for (std::size_t i = 0; i < R; ++i)
+      for (std::size_t j = 0; j < C; ++j) block[i * C + j] = value(rv.data() + i * nr, cv.data() + j * nc);
+    if (!block.empty()) write_block(f, h, block.data());
+  });
 }
 
 void TiledMatrix::for_each(const std::function<void(const std::int64_t* row_values,
                                                     const std::int64_t* col_values, double v)>&
                                visit) {
   const std::size_t nr = rows_.indices().size(), nc = cols_.indices().size();
-  for (std::int64_t f = 0; f < rows_.finest_tiles(); ++f) {
-    const std::vector<std::int64_t> rv = piece_values(rows_, f, pr_);
-    for (std::int64_t h = 0; h < cols_.finest_tiles(); ++h) {
-      const std::vector<std::int64_t> cv = piece_values(cols_, h, pc_);
-      const std::size_t R = static_cast<std::size_t>(block_rows(f));
-      const std::size_t C = static_cast<std::size_t>(block_cols(h));
-      std::vector<double> block(R * C);
-      if (!block.empty()) read_block(f, h, block.data());
-      for (std::size_t i = 0; i < R; ++i)
-        for (std::size_t j = 0; j < C; ++j)
-          visit(rv.data() + i * nr, cv.data() + j * nc, block[i * C + j]);
-    }
-  }
+  for_each_block([&](std::int64_t f, std::int64_t h, const std::vector<std::int64_t>& rv,
+                     const std::vector<std::int64_t>& cv, std::size_t R, std::size_t C) {
+    std::vector<double> block(R * C);
+    if (!block.empty()) read_block(f, h, block.data());
+    for (std::size_t i = 0; i < R; ++i)
+      for (std::size_t j = 0; j < C; ++j) visit(rv.data() + i * nr, cv.data() + j * nc, block[i * C + j]);
+  });
 }
 
 std::int64_t TiledMatrix::local_offset(const GroupLayout& g, std::int64_t part,

@@ -121,6 +121,12 @@ class TiledMatrix {
   // Local offset of a located element within its tile (whole tile when part is -1).
   static std::int64_t local_offset(const GroupLayout& g, std::int64_t part,
                                    const GroupLayout::Location& loc);
+  // Calls visit(f, h, row_values, col_values, rows, cols) for every local block in
+  // file order; row_values holds `rows` group multi-indices back to back (likewise cols).
+  using BlockVisitor = std::function<void(std::int64_t f, std::int64_t h, const std::vector<std::int64_t>& row_values,
+                                          const std::vector<std::int64_t>& col_values, std::size_t rows,
+                                          std::size_t cols)>;
+  void for_each_block(const BlockVisitor& visit);
   // The multi-indices of part p's piece of tile f, in piece order: rows(f, p) × #indices.
   static std::vector<std::int64_t> piece_values(const GroupLayout& g, std::int64_t f,
                                                 std::int64_t p);

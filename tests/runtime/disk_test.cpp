@@ -14,6 +14,8 @@
 
 namespace {
 
+using tcert_test::message_of;
+
 using tcert::counters;
 using tcert::DiskFile;
 using tcert::Phase;
@@ -22,15 +24,6 @@ std::vector<double> iota(std::size_t n, double first = 0) {
   std::vector<double> v(n);
   std::iota(v.begin(), v.end(), first);
   return v;
-}
-
-std::string message_of(auto&& action) {
-  try {
-    action();
-  } catch (const tcert::Error& e) {
-    return e.what();
-  }
-  return "no error";
 }
 
 TEST(DiskFile, WriteThenReadAtOffsetsAndCountBytes) {

@@ -15,17 +15,10 @@
 
 namespace {
 
+using tcert_test::message_of;
+
 namespace fs = std::filesystem;
 using Shape = std::vector<std::uint64_t>;
-
-std::string message_of(auto&& action) {
-  try {
-    action();
-  } catch (const tcert::Error& e) {
-    return e.what();
-  }
-  return "no error";
-}
 
 // A version-1.0 file with the given header dict and `data_bytes` zero bytes of data.
 void write_raw_npy(const std::string& path, std::string dict, std::size_t data_bytes) {

@@ -1,4 +1,5 @@
-// tests/runtime/temp_dir.h — a fresh temporary directory per test, removed at the end.
+// tests/runtime/temp_dir.h — test helpers: a fresh temporary directory per test, removed at
+// the end, and the message of an expected tcert::Error.
 #pragma once
 
 #include <unistd.h>
@@ -6,6 +7,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+
+#include "runtime/error.h"
 
 namespace tcert_test {
 
@@ -30,5 +33,15 @@ class TempDir {
  private:
   std::string path_;
 };
+
+/// The message of the tcert::Error that `action` throws, or "no error".
+std::string message_of(auto&& action) {
+  try {
+    action();
+  } catch (const tcert::Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
 
 }  // namespace tcert_test
