@@ -271,4 +271,32 @@ void NpyWriter::commit() {
   }
 }
 
+// ---- NpyPatch ------------------------------------------------------------------------------
+
+NpyPatch::NpyPatch(const std::string& path) : path_(path), header_(read_npy_header(path)) {
+  Fd file{::open(path.c_str(), O_RDWR | O_CLOEXEC)};
+  if (file.fd < 0) throw Error("cannot open output " + path + ": " + errno_text(errno));
+  map_bytes_ = header_.data_offset_bytes + 8 * header_.element_count();
+  map_ = ::mmap(nullptr, map_bytes_, PROT_READ | PROT_WRITE, MAP_SHARED, file.fd, 0);
+  if (map_ == MAP_FAILED) {
+    map_ = nullptr;
+    throw Error("cannot map output " + path + ": " + errno_text(errno));
+  }
+}
+
+NpyPatch::~NpyPatch() {
+  if (map_ == nullptr) return;
+  ::msync(map_, map_bytes_, MS_SYNC);
+  ::munmap(map_, map_bytes_);
+}
+
+double* NpyPatch::data() {
+  return reinterpret_cast<double*>(static_cast<char*>(map_) + header_.data_offset_bytes);
+}
+
+void NpyPatch::sync() {
+  if (::msync(map_, map_bytes_, MS_SYNC) != 0)
+    throw Error("cannot write output " + path_ + ": " + errno_text(errno));
+}
+
 }  // namespace tcert

@@ -82,6 +82,8 @@ class NpyWriter {
 
   /// The final path (the file is written elsewhere until commit()).
   const std::string& path() const { return path_; }
+  /// Where the file is written until commit(): other processes may fill it through NpyPatch.
+  const std::string& temp_path() const { return temp_path_; }
   /// Row-major elements to fill; size() of them (the product of shape). Zero-initialised.
   double* data();
   /// The number of elements (product of the shape).
@@ -98,6 +100,28 @@ class NpyWriter {
   std::string path_, temp_path_;
   NpyHeader header_;
   int fd_ = -1;
+  void* map_ = nullptr;
+  std::size_t map_bytes_ = 0;
+};
+
+/// An existing float64 .npy file mapped read-write (MAP_SHARED), so that several processes on
+/// one node can fill disjoint elements of one NpyWriter's temporary file. msync at
+/// destruction (errors there are ignored; call sync() to see them). Move-only.
+class NpyPatch {
+ public:
+  /// read_npy_header(path), then mmap. Throws Error("cannot open output PATH: ...").
+  explicit NpyPatch(const std::string& path);
+  NpyPatch(const NpyPatch&) = delete;
+  NpyPatch& operator=(const NpyPatch&) = delete;
+  ~NpyPatch();
+  /// Row-major elements, header().element_count() of them.
+  double* data();
+  /// Flushes the mapping to the file. Throws Error on failure.
+  void sync();
+
+ private:
+  std::string path_;
+  NpyHeader header_;
   void* map_ = nullptr;
   std::size_t map_bytes_ = 0;
 };

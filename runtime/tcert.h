@@ -15,3 +15,5 @@
 #include "runtime/scratch.h"     // Scratch
 #include "runtime/tiled_matrix.h"  // IndexTiling, GroupLayout, TiledMatrix
 #include "runtime/trace.h"       // write_json_atomically
+#include "runtime/run.h"         // Run, ProgramInfo, TensorShape
+#include "runtime/gemm.h"        // DistributedGemm, GemmSpec

@@ -138,8 +138,8 @@ void GroupLayout::values_at(std::int64_t tile, std::int64_t part, std::int64_t o
 }
 
 TiledMatrix::TiledMatrix(std::string path, GroupLayout rows, std::int64_t pr, GroupLayout cols,
-                         std::int64_t pc)
-    : rows_(std::move(rows)), cols_(std::move(cols)), pr_(pr), pc_(pc) {
+                         std::int64_t pc, std::uint64_t base)
+    : rows_(std::move(rows)), cols_(std::move(cols)), pr_(pr), pc_(pc), base_(base) {
   if (pr_ < -1 || pr_ >= rows_.parts() || pc_ < -1 || pc_ >= cols_.parts())
     throw Error("invalid tiled matrix part (" + std::to_string(pr_) + ", " +
                 std::to_string(pc_) + ") for " + path);
@@ -153,7 +153,7 @@ TiledMatrix::TiledMatrix(std::string path, GroupLayout rows, std::int64_t pr, Gr
 }
 
 std::uint64_t TiledMatrix::block_offset(std::int64_t f, std::int64_t h) const {
-  return row_prefix_[f] * col_prefix_.back() +
+  return base_ + row_prefix_[f] * col_prefix_.back() +
          static_cast<std::uint64_t>(block_rows(f)) * col_prefix_[h];
 }
 
@@ -167,7 +167,7 @@ void TiledMatrix::write_block(std::int64_t f, std::int64_t h, const double* src)
   file_.write(src, block_offset(f, h), static_cast<std::size_t>(block_rows(f) * block_cols(h)));
 }
 
-void TiledMatrix::create() { file_.resize(total()); }
+void TiledMatrix::create() { file_.resize(base_ + total()); }
 
 std::vector<std::int64_t> TiledMatrix::piece_values(const GroupLayout& g, std::int64_t f,
                                                     std::int64_t p) {

@@ -87,9 +87,11 @@ class GroupLayout {
 /// All transfers go through DiskFile, so counters() counts them; I/O failures throw Error.
 class TiledMatrix {
  public:
-  /// Opens (creating if missing) the file `path`; call create() to size it.
+  /// Opens (creating if missing) the file `path`; call create() to size it. The blocks start
+  /// at element `base` of the file (several matrices may share one file, e.g. the pieces of
+  /// a broadcast operand).
   TiledMatrix(std::string path, GroupLayout rows, std::int64_t pr, GroupLayout cols,
-              std::int64_t pc);
+              std::int64_t pc, std::uint64_t base = 0);
 
   const GroupLayout& row_layout() const { return rows_; }
   const GroupLayout& col_layout() const { return cols_; }
@@ -105,7 +107,7 @@ class TiledMatrix {
   void read_block(std::int64_t f, std::int64_t h, double* dst);
   /// Writes block (f, h) from src.
   void write_block(std::int64_t f, std::int64_t h, const double* src);
-  /// Sets the file size to total() elements.
+  /// Sets the file size to base + total() elements.
   void create();
   /// Writes every local element as value(row_values, col_values), one block at a time.
   void fill(const std::function<double(const std::int64_t* row_values,
@@ -133,6 +135,7 @@ class TiledMatrix {
 
   GroupLayout rows_, cols_;
   std::int64_t pr_, pc_;
+  std::uint64_t base_ = 0;
   std::vector<std::uint64_t> row_prefix_;  // Σ_{f' < f} block_rows(f')
   std::vector<std::uint64_t> col_prefix_;  // Σ_{h' < h} block_cols(h')
   DiskFile file_;

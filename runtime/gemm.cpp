@@ -1,0 +1,362 @@
+// runtime/gemm.cpp — DistributedGemm: data layout, load phase and the compute-phase steps.
+// The volumes each step counts are the ones costmodel/simulate.cpp predicts; keep them in step.
+#include "runtime/gemm.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "runtime/comm.h"
+#include "runtime/counters.h"
+#include "runtime/error.h"
+#include "runtime/kernel.h"
+#include "runtime/linear_map.h"
+
+namespace tcert {
+
+using i64 = std::int64_t;
+
+/// One of A, B, C: its disk layout on this rank and its tile buffer.
+/// Non-broadcast arrays have one TiledMatrix; a broadcast operand (replication) has one per K
+/// piece q, all in one file, piece q at element Σ_{q'<q} piece totals.
+struct DistributedGemm::Buffered {
+  std::string name;
+  GroupLayout rows, cols;
+  i64 pr = -1, pc = -1;                       // parts held (-1: whole); pc changes under rotation
+  bool pieced = false;                        // broadcast operand: cols in P pieces
+  bool cycled = false;                        // rotated operand: blocks sized for K part 0
+  std::string path;
+  std::unique_ptr<TiledMatrix> file;          // non-pieced (null on ranks without the array)
+  std::vector<std::unique_ptr<TiledMatrix>> pieces;
+  Buffer buf;
+  Tiles tr, tc;                               // tile ranges now in buf
+  std::vector<std::uint64_t> piece_offset;    // pieced: start of piece q in buf
+
+  i64 block_rows(i64 f) const { return rows.rows(f, pr); }
+  i64 block_cols(i64 h, i64 q) const { return cols.rows(h, pieced ? q : pc); }
+  i64 slot_cols(i64 h, i64 q) const { return cycled ? cols.rows(h, 0) : block_cols(h, q); }
+  /// Offset of block (f, h) (of piece q) in buf, for the current ranges.
+  std::uint64_t offset(i64 f, i64 h, i64 q = 0) const {
+    if (f < tr.first || f >= tr.first + tr.count || h < tc.first || h >= tc.first + tc.count)
+      throw Error(fmt::format("tile ({}, {}) of {} is not in memory", f, h, name));
+    std::uint64_t above = 0, row_width = 0, left = 0;
+    for (i64 x = tr.first; x < f; ++x) above += static_cast<std::uint64_t>(block_rows(x));
+    for (i64 y = tc.first; y < tc.first + tc.count; ++y) {
+      const auto w = static_cast<std::uint64_t>(slot_cols(y, q));
+      row_width += w;
+      if (y < h) left += w;
+    }
+    return (pieced ? piece_offset[q] : 0) + above * row_width +
+           static_cast<std::uint64_t>(block_rows(f)) * left;
+  }
+  /// Elements of piece q (or of the whole range) for ranges r × c.
+  std::uint64_t range_elems(Tiles r, Tiles c, i64 q) const {
+    std::uint64_t R = 0, C = 0;
+    for (i64 x = r.first; x < r.first + r.count; ++x) R += static_cast<std::uint64_t>(block_rows(x));
+    for (i64 y = c.first; y < c.first + c.count; ++y) C += static_cast<std::uint64_t>(slot_cols(y, q));
+    return R * C;
+  }
+  void set_ranges(Tiles r, Tiles c, i64 P) {
+    tr = r, tc = c;
+    if (!pieced) {
+      if (range_elems(r, c, 0) > buf.size())
+        throw Error(fmt::format("tile of {} needs {} elements but its buffer holds {}", name,
+                                range_elems(r, c, 0), buf.size()));
+      return;
+    }
+    piece_offset.assign(1, 0);
+    for (i64 q = 0; q < P; ++q) piece_offset.push_back(piece_offset.back() + range_elems(r, c, q));
+    if (piece_offset.back() > buf.size())
+      throw Error(fmt::format("tile of {} needs {} elements but its buffer holds {}", name,
+                              piece_offset.back(), buf.size()));
+  }
+  /// Reads blocks r × c of piece q (pieced) or of the rank's part into buf.
+  void read(i64 q) {
+    TiledMatrix& m = pieced ? *pieces[q] : *file;
+    for (i64 f = tr.first; f < tr.first + tr.count; ++f)
+      for (i64 h = tc.first; h < tc.first + tc.count; ++h)
+        if (m.block_rows(f) * m.block_cols(h) > 0) m.read_block(f, h, buf.data() + offset(f, h, q));
+  }
+};
+
+namespace {
+
+std::vector<IndexTiling> tilings(const GroupSpec& g) { return g.indices; }
+
+i64 integer_sqrt(i64 P) {
+  i64 g = 1;
+  while ((g + 1) * (g + 1) <= P) ++g;
+  return g;
+}
+
+constexpr std::size_t kCommScratchElems = std::size_t{1} << 17;   // 1 MiB, outside the tile budget
+
+}  // namespace
+
+DistributedGemm::DistributedGemm(Run& run, GemmSpec spec) : run_(run), spec_(std::move(spec)) {
+  const Context& ctx = run_.context();
+  P_ = ctx.size(), rank_ = ctx.rank();
+  const bool rotation = spec_.algorithm == Algorithm::Rotation;
+  if (rotation) {
+    g_ = integer_sqrt(P_);
+    if (g_ * g_ != P_) throw Error(fmt::format("rotation needs a square number of ranks, not {}", P_));
+    r_ = rank_ / g_, c_ = rank_ % g_;
+  }
+  const i64 split = rotation ? g_ : P_;
+  const GroupSpec* specs[3] = {&spec_.I, &spec_.J, &spec_.K};
+  GroupLayout* layouts[3] = {layout_I_, layout_J_, layout_K_};
+  for (int x = 0; x < 3; ++x) {
+    layouts[x][0] = GroupLayout(tilings(*specs[x]), specs[x]->dist, 1);
+    layouts[x][1] = specs[x]->dist < 0 ? layouts[x][0] : GroupLayout(tilings(*specs[x]), specs[x]->dist, split);
+  }
+  I_ = TileGroup(layout_I_[0].tiles1(), layout_I_[0].tiles2());
+  J_ = TileGroup(layout_J_[0].tiles1(), layout_J_[0].tiles2());
+  K_ = TileGroup(layout_K_[0].tiles1(), layout_K_[0].tiles2());
+  steps_total_ = static_cast<std::uint64_t>(layout_I_[0].finest_tiles() * layout_J_[0].finest_tiles() *
+                                            layout_K_[0].finest_tiles() * rounds());
+
+  // Which part of each group every array holds (costmodel grid_parts / rank_parts).
+  A_ = std::make_unique<Buffered>(), B_ = std::make_unique<Buffered>(), C_ = std::make_unique<Buffered>();
+  Buffered& A = *A_;
+  Buffered& B = *B_;
+  Buffered& C = *C_;
+  A.name = "A", B.name = "B", C.name = "C";
+  const bool split_I = rotation || (spec_.algorithm == Algorithm::Replication && spec_.broadcast == Operand::B);
+  const bool split_J = rotation || (spec_.algorithm == Algorithm::Replication && spec_.broadcast == Operand::A);
+  const i64 mine_I = rotation ? r_ : rank_, mine_J = rotation ? c_ : rank_;
+  A.rows = layout_I_[split_I ? 1 : 0], A.pr = split_I ? mine_I : -1;
+  B.rows = layout_J_[split_J ? 1 : 0], B.pr = split_J ? mine_J : -1;
+  C.rows = A.rows, C.pr = A.pr, C.cols = B.rows, C.pc = B.pr;
+  if (spec_.algorithm == Algorithm::Replication) {
+    Buffered& bcast = spec_.broadcast == Operand::A ? A : B;
+    Buffered& other = spec_.broadcast == Operand::A ? B : A;
+    bcast.cols = layout_K_[1], bcast.pieced = true;
+    other.cols = layout_K_[0], other.pc = -1;
+  } else {
+    A.cols = B.cols = layout_K_[1];
+    A.pc = B.pc = P_ == 1 && !rotation ? -1 : (rotation ? (r_ + c_) % g_ : rank_);
+    if (rotation && g_ == 1) A.pc = B.pc = -1;
+    A.cycled = B.cycled = rotation && g_ > 1;
+  }
+
+  const std::string prefix = fmt::format("c{}_", run_.next_contraction());
+  for (Buffered* x : {&A, &B, &C}) x->path = run_.scratch().path(prefix + x->name + ".bin");
+  const bool has_C = !(spec_.algorithm == Algorithm::Accumulation && spec_.comm == Communication::Inside &&
+                       rank_ != 0);
+  for (Buffered* x : {&A, &B, &C}) {
+    if (x->pieced) {
+      std::uint64_t base = 0;
+      for (i64 q = 0; q < P_; ++q) {
+        x->pieces.push_back(std::make_unique<TiledMatrix>(x->path, x->rows, -1, x->cols, q, base));
+        base += x->pieces.back()->total();
+      }
+    } else if (x != &C || has_C) {
+      x->file = std::make_unique<TiledMatrix>(x->path, x->rows, x->pr, x->cols, x->pc);
+    }
+  }
+  load();
+  A.buf = allocate(spec_.capacity_A, "tile of A");
+  B.buf = allocate(spec_.capacity_B, "tile of B");
+  C.buf = allocate(spec_.capacity_C, "tile of C");
+  comm_scratch_.resize(kCommScratchElems);
+}
+
+DistributedGemm::~DistributedGemm() = default;
+
+i64 DistributedGemm::rounds() const {
+  return spec_.comm == Communication::Outside && spec_.algorithm == Algorithm::Rotation ? g_ : 1;
+}
+
+void DistributedGemm::load() {
+  PhaseScope phase(Phase::Load);
+  const ElementSource a = run_.input(spec_.A.shape), b = run_.input(spec_.B.shape);
+  const LinearMap map_A(spec_.A, spec_.I.indices.size()), map_B(spec_.B, spec_.J.indices.size());
+  auto fill = [&](Buffered& x, const ElementSource& src, const LinearMap& map) {
+    TiledMatrix& m = x.pieced ? *x.pieces[rank_] : *x.file;
+    if (x.pieced) x.pieces.back()->create();   // the whole gathered size; own piece filled below
+    else m.create();
+    m.fill([&](const i64* rv, const i64* cv) { return src(map(rv, cv)); });
+  };
+  fill(*A_, a, map_A);
+  fill(*B_, b, map_B);
+  if (C_->file) C_->file->create();   // C starts at zero
+}
+
+void DistributedGemm::compute(const std::function<void()>& body) {
+  const Context& ctx = run_.context();
+  counters().begin_section(spec_.statement);
+  budget().reset_peak();
+  {
+    PhaseScope phase(Phase::Compute);
+    progress_ = std::make_unique<Progress>(spec_.statement, run_.shows_progress());
+    body();
+    progress_->finish();
+  }
+  const Volumes v = counters().end_section().by_phase[static_cast<std::size_t>(Phase::Compute)];
+  ContractionRecord rec;
+  rec.statement = spec_.statement, rec.plan = spec_.plan, rec.order = spec_.order;
+  rec.comm = spec_.comm == Communication::Inside ? "inside" : "outside";
+  rec.algorithm = spec_.algorithm == Algorithm::Rotation      ? "rotation"
+                  : spec_.algorithm == Algorithm::Replication ? "replication"
+                                                              : "accumulation";
+  const std::uint64_t mine[4] = {v.disk_read_bytes, v.disk_write_bytes, v.comm_sent_bytes, v.comm_recv_bytes};
+  for (int q = 0; q < 4; ++q) {
+    rec.predicted[q] = spec_.predicted[q];
+    rec.measured[q] = ctx.gather_u64(mine[q]);
+  }
+  for (std::uint64_t ns : ctx.gather_u64(static_cast<std::uint64_t>(v.seconds * 1e9)))
+    rec.seconds.push_back(static_cast<double>(ns) * 1e-9);
+  rec.peak_tile_memory_bytes = ctx.gather_u64(budget().peak_bytes());
+  run_.record(std::move(rec));
+}
+
+// ---- reads and writes --------------------------------------------------------------------
+
+void DistributedGemm::read_operand(Buffered& x, Tiles rows, Tiles k) {
+  x.set_ranges(rows, k, P_);
+  if (!x.pieced) return x.read(0);
+  if (spec_.comm == Communication::Inside) return x.read(rank_);   // allgather_X() completes it
+  for (i64 q = 0; q < P_; ++q) x.read(q);                            // outside: already gathered
+}
+
+void DistributedGemm::read_A(Tiles i, Tiles k) { read_operand(*A_, i, k); }
+void DistributedGemm::read_B(Tiles j, Tiles k) { read_operand(*B_, j, k); }
+
+void DistributedGemm::allgather_A() {
+  std::vector<std::size_t> counts;
+  for (i64 q = 0; q < P_; ++q) counts.push_back(A_->piece_offset[q + 1] - A_->piece_offset[q]);
+  ring_allgatherv(run_.context(), A_->buf.data(), counts);
+}
+
+void DistributedGemm::allgather_B() {
+  std::vector<std::size_t> counts;
+  for (i64 q = 0; q < P_; ++q) counts.push_back(B_->piece_offset[q + 1] - B_->piece_offset[q]);
+  ring_allgatherv(run_.context(), B_->buf.data(), counts);
+}
+
+void DistributedGemm::read_C(Tiles i, Tiles j) {
+  Buffered& C = *C_;
+  C.set_ranges(i, j, P_);
+  bool reads = true;
+  if (spec_.algorithm == Algorithm::Accumulation && rank_ != 0) {
+    const bool first = touched_C_.insert({i.first, j.first}).second;
+    reads = spec_.comm == Communication::Outside && !first;
+  }
+  if (reads) return C.read(0);
+  std::memset(C.buf.data(), 0, 8 * C.range_elems(i, j, 0));
+}
+
+void DistributedGemm::write_C(Tiles i, Tiles j) {
+  Buffered& C = *C_;
+  if (!C.file) return;   // inside accumulation: only rank 0 keeps C
+  for (i64 f = i.first; f < i.first + i.count; ++f)
+    for (i64 h = j.first; h < j.first + j.count; ++h)
+      if (C.block_rows(f) * C.block_cols(h, 0) > 0) C.file->write_block(f, h, C.buf.data() + C.offset(f, h));
+}
+
+// ---- multiplication ------------------------------------------------------------------------
+
+void DistributedGemm::local_gemm(i64 f, i64 h, i64 k) {
+  Buffered& A = *A_;
+  Buffered& B = *B_;
+  Buffered& C = *C_;
+  const auto m = static_cast<std::size_t>(A.block_rows(f)), n = static_cast<std::size_t>(B.block_rows(h));
+  double* c = C.buf.data() + C.offset(f, h);
+  const auto ldc = static_cast<std::size_t>(C.block_cols(h, 0));
+  if (!A.pieced && !B.pieced) {
+    const auto kk = static_cast<std::size_t>(A.block_cols(k, 0));
+    if (m * n * kk > 0)
+      gemm_tile(m, n, kk, spec_.alpha, A.buf.data() + A.offset(f, k), kk, B.buf.data() + B.offset(h, k), kk,
+                1.0, c, ldc);
+    return;
+  }
+  // One GEMM per K piece q of the broadcast operand, against the matching columns of the other.
+  Buffered& bcast = A.pieced ? A : B;
+  Buffered& other = A.pieced ? B : A;
+  const i64 row_bcast = A.pieced ? f : h, row_other = A.pieced ? h : f;
+  const auto whole = static_cast<std::size_t>(other.block_cols(k, 0));
+  for (i64 q = 0; q < P_; ++q) {
+    const auto kk = static_cast<std::size_t>(bcast.block_cols(k, q));
+    if (m * n * kk == 0) continue;
+    const double* piece = bcast.buf.data() + bcast.offset(row_bcast, k, q);
+    const double* cols = other.buf.data() + other.offset(row_other, k) + layout_K_[1].piece_start(k, q);
+    if (A.pieced) gemm_tile(m, n, kk, spec_.alpha, piece, kk, cols, whole, 1.0, c, ldc);
+    else gemm_tile(m, n, kk, spec_.alpha, cols, whole, piece, kk, 1.0, c, ldc);
+  }
+}
+
+void DistributedGemm::multiply(i64 f, i64 h, i64 k) {
+  local_gemm(f, h, k);
+  ++steps_done_;
+  progress_->update(static_cast<double>(steps_done_) / static_cast<double>(steps_total_));
+}
+
+void DistributedGemm::cannon_multiply(i64 f, i64 h, i64 k) {
+  Buffered& A = *A_;
+  Buffered& B = *B_;
+  const Context& ctx = run_.context();
+  const auto left = static_cast<int>(r_ * g_ + (c_ + g_ - 1) % g_), right = static_cast<int>(r_ * g_ + (c_ + 1) % g_);
+  const auto up = static_cast<int>(((r_ + g_ - 1) % g_) * g_ + c_), down = static_cast<int>(((r_ + 1) % g_) * g_ + c_);
+  double* a = A.buf.data() + A.offset(f, k);
+  double* b = B.buf.data() + B.offset(h, k);
+  const i64 home = A.pc;
+  for (i64 s = 0; s < g_; ++s) {
+    local_gemm(f, h, k);
+    if (g_ == 1) break;
+    const i64 held = A.pc, next = (held + 1) % g_;
+    const auto k_held = static_cast<std::size_t>(layout_K_[1].rows(k, held)),
+               k_next = static_cast<std::size_t>(layout_K_[1].rows(k, next));
+    shift(ctx, a, static_cast<std::size_t>(A.block_rows(f)) * k_held,
+          static_cast<std::size_t>(A.block_rows(f)) * k_next, left, right, comm_scratch_);
+    shift(ctx, b, static_cast<std::size_t>(B.block_rows(h)) * k_held,
+          static_cast<std::size_t>(B.block_rows(h)) * k_next, up, down, comm_scratch_);
+    A.pc = B.pc = next;
+  }
+  A.pc = B.pc = home;   // √P shifts bring every block home
+  ++steps_done_;
+  progress_->update(static_cast<double>(steps_done_) / static_cast<double>(steps_total_));
+}
+
+// ---- collectives of the accumulation and the outside methods -------------------------------
+
+void DistributedGemm::allreduce_C() {
+  allreduce_sum(run_.context(), C_->buf.data(), C_->range_elems(C_->tr, C_->tc, 0), comm_scratch_);
+}
+
+void DistributedGemm::gather_broadcast_file() {
+  Buffered& x = spec_.broadcast == Operand::A ? *A_ : *B_;
+  std::vector<std::size_t> counts;
+  for (i64 q = 0; q < P_; ++q) counts.push_back(x.pieces[q]->total());
+  ring_allgatherv_file(run_.context(), x.pieces[rank_]->file(), counts, comm_scratch_);
+}
+
+void DistributedGemm::shift_operand_files() {
+  if (g_ == 1) return;
+  const Context& ctx = run_.context();
+  const auto left = static_cast<int>(r_ * g_ + (c_ + g_ - 1) % g_), right = static_cast<int>(r_ * g_ + (c_ + 1) % g_);
+  const auto up = static_cast<int>(((r_ + g_ - 1) % g_) * g_ + c_), down = static_cast<int>(((r_ + 1) % g_) * g_ + c_);
+  const i64 next = (A_->pc + 1) % g_;
+  for (Buffered* x : {A_.get(), B_.get()}) {
+    auto moved = std::make_unique<TiledMatrix>(x->path, x->rows, x->pr, x->cols, next);
+    const bool is_A = x == A_.get();
+    shift_file(ctx, x->file->file(), x->file->file(), x->file->total(), moved->total(), is_A ? left : up,
+               is_A ? right : down, comm_scratch_);
+    x->file = std::move(moved);
+    x->pc = next;
+  }
+  ++round_;
+}
+
+void DistributedGemm::reduce_C_file() {
+  DiskFile& c = C_->file->file();
+  allreduce_sum_file(run_.context(), c, rank_ == 0 ? &c : nullptr, C_->file->total(), comm_scratch_);
+}
+
+TiledMatrix& DistributedGemm::result() { return *C_->file; }
+
+bool DistributedGemm::owns_result() const {
+  return spec_.algorithm != Algorithm::Accumulation || rank_ == 0;
+}
+
+}  // namespace tcert

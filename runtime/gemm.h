@@ -1,0 +1,176 @@
+// runtime/gemm.h — DistributedGemm: one contraction C(I,J) += alpha·A(I,K)·B(J,K)ᵀ of a plan,
+// run out of core on P ranks. Generated code calls its steps inside the plan's loop nest.
+//
+// Reader's map:
+//   GemmSpec            the plan as constants: method, per-index tile counts, tensors, capacities
+//   Tiles, TileGroup    finest-tile ranges of I, J or K (level-1 tile = a range, finest = one)
+//   DistributedGemm     constructor (load phase), the compute-phase steps, finish (write-out, verify)
+//
+// Data layout (Gao et al. §2.2, Table 1, with the tiling rule of tiled_matrix.h): each array is
+// a TiledMatrix on the rank's scratch disk, split over the grid as the method needs:
+//   rotation (g = √P, rank (r,c) = (rank / g, rank mod g)): A(I part r, K part (r+c) mod g),
+//       B(J part c, K part (r+c) mod g) — pre-skewed for Cannon —, C(I part r, J part c);
+//   replication of A: A's K split into P pieces (rank q keeps piece q, gathered before use),
+//       B(J part rank, K whole), C(I whole, J part rank); replication of B: the mirror;
+//   accumulation: A(I whole, K part rank), B(J whole, K part rank), C whole (inside: on rank 0
+//       only; outside: a partial sum on every rank, summed into rank 0's at the end).
+// Tile buffers hold the blocks of a tile range back to back; a rotated operand's blocks are
+// sized for the largest K part (part 0), so Cannon's shifts run in place.
+//
+// Every step counts its bytes in counters() (disk by DiskFile, network by comm.h), so the
+// compute phase's measured volumes equal the cost model's exact per-rank prediction
+// (costmodel/plan.h plan_volumes, costmodel/simulate.cpp). Units: elements unless a name
+// says bytes.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "runtime/memory.h"
+#include "runtime/progress.h"
+#include "runtime/run.h"
+#include "runtime/tiled_matrix.h"
+
+namespace tcert {
+
+/// Gao et al. §3: where the communication happens.
+enum class Communication { Inside, Outside };
+/// Gao et al. §2.2: how the macro-indices are distributed.
+enum class Algorithm { Rotation, Replication, Accumulation };
+/// The operand replication broadcasts.
+enum class Operand { A, B };
+
+/// One macro-index group (I, J or K): its indices in group order and the position of the
+/// distribution index (-1: none; the group is then never split over the grid).
+struct GroupSpec {
+  std::vector<IndexTiling> indices;
+  int dist = -1;
+};
+
+/// A tensor behind A, B or C: stored shape, and for each position of the GEMM order ([I, K]
+/// for A, [J, K] for B, [I, J] for C) the stored dimension holding it (ir::MacroIndexGemm perm).
+struct TensorBinding {
+  TensorShape shape;
+  std::vector<int> perm;
+};
+
+/// A plan, as the compiler writes it into the generated program.
+struct GemmSpec {
+  std::string statement;     ///< the statement's source, for messages and the trace
+  std::string plan;          ///< the plan's one-line text (costmodel Plan::to_string)
+  std::string order;         ///< disk placement order, "ABC" … "CBA" (for the trace)
+  Communication comm = Communication::Inside;
+  Algorithm algorithm = Algorithm::Rotation;
+  Operand broadcast = Operand::A;        ///< replication only
+  GroupSpec I, J, K;
+  TensorBinding A, B, C;
+  double alpha = 1;                      ///< coefficient (sign of -= folded in)
+  /// Tile buffer capacities in elements (the plan's tile_bytes / 8).
+  std::uint64_t capacity_A = 0, capacity_B = 0, capacity_C = 0;
+  /// The model's exact compute-phase bytes per rank: disk read, disk write, sent, received.
+  std::vector<std::uint64_t> predicted[4];
+};
+
+/// A range of finest tiles [first, first + count) of one group.
+struct Tiles {
+  std::int64_t first = 0, count = 1;
+};
+
+/// Tile counts of one group, in the plan's terms (Xt1 level-1 tiles of Xt2 finest tiles each).
+class TileGroup {
+ public:
+  TileGroup() = default;
+  TileGroup(std::int64_t t1, std::int64_t t2) : t1_(t1), t2_(t2) {}
+  std::int64_t t1() const { return t1_; }   ///< level-1 tiles (It1, Jt1, Kt1)
+  std::int64_t t2() const { return t2_; }   ///< finest tiles per level-1 tile (It2, …)
+  /// Level-1 tile x1: the finest tiles x1·t2 … x1·t2 + t2 − 1.
+  Tiles level1(std::int64_t x1) const { return {x1 * t2_, t2_}; }
+  /// Finest tile x2 of level-1 tile x1.
+  Tiles tile(std::int64_t x1, std::int64_t x2) const { return {x1 * t2_ + x2, 1}; }
+
+ private:
+  std::int64_t t1_ = 1, t2_ = 1;
+};
+
+class DistributedGemm {
+ public:
+  /// The load phase: lays out A and B from run.input() on the scratch disk (pre-skewed for
+  /// rotation, own piece only for a broadcast operand), creates C's zero file, and allocates
+  /// the three tile buffers through budget() (Error when they exceed the memory per rank).
+  DistributedGemm(Run& run, GemmSpec spec);
+  ~DistributedGemm();
+  DistributedGemm(const DistributedGemm&) = delete;
+  DistributedGemm& operator=(const DistributedGemm&) = delete;
+
+  const TileGroup& I() const { return I_; }
+  const TileGroup& J() const { return J_; }
+  const TileGroup& K() const { return K_; }
+  /// Rounds of the loop nest: √P for outside rotation (one per K part), else 1.
+  std::int64_t rounds() const;
+
+  /// Runs body as the compute phase: counts its bytes in a section, drives the progress line
+  /// and records the contraction in the Run when it returns.
+  void compute(const std::function<void()>& body);
+
+  // --- steps of the loop nest (compute phase) ---
+  /// Reads this rank's blocks of A for I tiles i × K tiles k into A's buffer. For a broadcast
+  /// A (replication): inside, the rank's own K piece only (allgather_A() completes it);
+  /// outside, the whole tile from the gathered file.
+  void read_A(Tiles i, Tiles k);
+  void read_B(Tiles j, Tiles k);   ///< as read_A, for B
+  /// Inside replication: ring all-gather of A's buffer, so every rank holds the whole tile.
+  void allgather_A();
+  void allgather_B();              ///< as allgather_A, for B
+  /// Reads C's blocks for i × j. Accumulation: inside, rank 0 reads and the other ranks start
+  /// from zero; outside, a rank other than 0 starts from zero on its first visit of the tile.
+  void read_C(Tiles i, Tiles j);
+  /// C(f,h) += alpha·A(f,k)·B(h,k)ᵀ for finest tiles f, h, k of this rank's parts (a broadcast
+  /// operand: one GEMM per K piece).
+  void multiply(std::int64_t f, std::int64_t h, std::int64_t k);
+  /// Inside rotation (Cannon, Gao et al. Fig. 1): √P times multiply(), then shift A's block
+  /// one rank left and B's block one rank up; after √P shifts every block is back home.
+  void cannon_multiply(std::int64_t f, std::int64_t h, std::int64_t k);
+  /// Inside accumulation: all-reduce (sum) C's buffer over the ranks.
+  void allreduce_C();
+  /// Writes C's blocks for i × j (inside accumulation: rank 0 only).
+  void write_C(Tiles i, Tiles j);
+  /// Outside replication, before the nest: ring all-gather of the broadcast operand's file.
+  void gather_broadcast_file();
+  /// Outside rotation, after each round: shift A's file left and B's file up (Fig. 2).
+  void shift_operand_files();
+  /// Outside accumulation, after the nest: sum the partial C files into rank 0's.
+  void reduce_C_file();
+
+  /// The write-out and verification phases: writes C to --output-dir/NAME.npy (when given)
+  /// and, with --verify, checks up to 2000 sampled elements against a long-double reference.
+  void finish();
+
+ private:
+  struct Array;
+  struct Buffered;
+  void load();
+  void read_operand(Buffered& x, Tiles rows, Tiles k);
+  void local_gemm(std::int64_t f, std::int64_t h, std::int64_t k);
+  void write_output();
+  void verify();
+  bool owns_result() const;
+  TiledMatrix& result();   // C's file on a rank that owns_result()
+
+  Run& run_;
+  GemmSpec spec_;
+  std::int64_t P_ = 1, rank_ = 0, g_ = 1, r_ = 0, c_ = 0, round_ = 0;
+  TileGroup I_, J_, K_;
+  GroupLayout layout_I_[2], layout_J_[2], layout_K_[2];   // [0] whole, [1] split
+  std::unique_ptr<Buffered> A_, B_, C_;
+  std::vector<double> comm_scratch_;
+  std::set<std::pair<std::int64_t, std::int64_t>> touched_C_;
+  std::unique_ptr<Progress> progress_;
+  std::uint64_t steps_done_ = 0, steps_total_ = 1;
+};
+
+}  // namespace tcert

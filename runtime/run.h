@@ -1,0 +1,108 @@
+// runtime/run.h — Run: one execution of a generated program (options, scratch, inputs, trace).
+//
+// A generated main() builds one Run, then one DistributedGemm per contraction (gemm.h), then
+// calls finish(). Run owns what the contractions share: the parsed command line, this rank's
+// scratch directory, the input tensors (.npy files or the counter-based generator), the
+// memory budget, and the trace and verification results collected per contraction.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/comm.h"
+#include "runtime/counters.h"
+#include "runtime/options.h"
+#include "runtime/scratch.h"
+
+namespace tcert {
+
+class NpyReader;
+
+/// What a generated program knows about itself (constants written by the compiler).
+struct ProgramInfo {
+  std::string name;                   ///< program name, e.g. "matmul"
+  std::string source;                 ///< the .tce file it was generated from
+  std::int64_t processors = 1;        ///< P of the plans: mpirun -np must match
+  std::uint64_t memory_bytes = 0;     ///< memory per rank for tile buffers (bytes; 0 = unlimited)
+};
+
+/// A tensor as the program sees it: its name and stored (row-major) extents, outermost first.
+struct TensorShape {
+  std::string name;
+  std::vector<std::int64_t> extents;
+  std::uint64_t elements() const;   ///< product of the extents (1 for a scalar)
+};
+
+/// Element `linear` (row-major) of an input tensor.
+using ElementSource = std::function<double(std::uint64_t linear)>;
+
+/// The measured and predicted volumes of one contraction, one entry per rank (bytes, seconds).
+struct ContractionRecord {
+  std::string statement, plan, comm, algorithm, order;
+  std::vector<std::uint64_t> predicted[4];   ///< disk read, disk write, sent, received
+  std::vector<std::uint64_t> measured[4];    ///< the same, counted during the compute phase
+  std::vector<double> seconds;               ///< compute-phase wall time per rank
+  std::vector<std::uint64_t> peak_tile_memory_bytes;
+};
+
+/// Result of --verify for one output: samples checked on all ranks and the largest error.
+struct VerifyResult {
+  std::uint64_t checked = 0;
+  double max_rel_error = 0;
+};
+
+class Run {
+ public:
+  /// Parses the command line (--help throws ExitRequest), checks that the program runs on
+  /// info.processors ranks (Error "this program was planned for P = 4 processes but runs on 3;
+  /// start it with mpirun -np 4"), makes the scratch directory and sets budget()'s limit to
+  /// info.memory_bytes.
+  Run(const Context& ctx, int argc, char** argv, ProgramInfo info);
+  ~Run();
+  Run(const Run&) = delete;
+  Run& operator=(const Run&) = delete;
+
+  const Context& context() const { return ctx_; }
+  const ProgramOptions& options() const { return options_; }
+  const ProgramInfo& info() const { return info_; }
+  Scratch& scratch() { return *scratch_; }
+  /// Whether this rank shows the progress line (rank 0, not --quiet).
+  bool shows_progress() const { return ctx_.rank() == 0 && !options_.quiet; }
+
+  /// The elements of input `tensor`: from --input-dir DIR/NAME.npy (opened once, shape checked:
+  /// Error "input NAME has shape (3, 4) but the program expects (3, 5)"), or
+  /// random_element(seed, tensor_id_of(NAME), linear) with --init random:SEED.
+  ElementSource input(const TensorShape& tensor);
+
+  /// Numbers the contractions 1, 2, … (names their scratch files).
+  int next_contraction() { return ++contractions_; }
+  /// Called by DistributedGemm when a contraction ends.
+  void record(ContractionRecord record);
+  void record_verify(const VerifyResult& result);
+
+  /// The contractions recorded so far, oldest first, and the accumulated --verify result.
+  const std::vector<ContractionRecord>& records() const { return records_; }
+  const VerifyResult& verify_result() const { return verify_; }
+
+  /// Ends the run: writes the --trace file (rank 0), prints the summary (rank 0, unless
+  /// --quiet) and returns the exit status: 0, or 1 when --verify found an error above 1e-10
+  /// (the same on every rank).
+  int finish();
+
+ private:
+  Context ctx_;
+  ProgramOptions options_;
+  ProgramInfo info_;
+  std::unique_ptr<Scratch> scratch_;
+  std::map<std::string, std::unique_ptr<NpyReader>> inputs_;
+  std::vector<ContractionRecord> records_;
+  VerifyResult verify_;
+  bool verified_ = false;
+  int contractions_ = 0;
+};
+
+}  // namespace tcert
