@@ -45,6 +45,7 @@ void exchange(const Context& ctx, const double* send, std::size_t send_n, int de
   int to = send_n > 0 ? dest : MPI_PROC_NULL;
   int from = recv_n > 0 ? source : MPI_PROC_NULL;
   MPI_Status status;
+  const Stopwatch clock;
   check(MPI_Sendrecv(send, static_cast<int>(send_n), MPI_DOUBLE, to, tag, recv,
                      static_cast<int>(recv_n), MPI_DOUBLE, from, tag, ctx.comm(), &status),
         "MPI_Sendrecv");
@@ -57,6 +58,7 @@ void exchange(const Context& ctx, const double* send, std::size_t send_n, int de
                   std::to_string(recv_n) +
                   " (counts and buffer sizes must agree on every rank)");
   }
+  counters().add_comm_time(clock.seconds());
   counters().add_sent(8 * static_cast<std::uint64_t>(send_n));
   counters().add_recv(8 * static_cast<std::uint64_t>(recv_n));
 }

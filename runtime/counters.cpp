@@ -21,6 +21,9 @@ Volumes& Volumes::operator+=(const Volumes& other) {
   comm_sent_bytes += other.comm_sent_bytes;
   comm_recv_bytes += other.comm_recv_bytes;
   seconds += other.seconds;
+  disk_seconds += other.disk_seconds;
+  comm_seconds += other.comm_seconds;
+  kernel_seconds += other.kernel_seconds;
   return *this;
 }
 
@@ -30,6 +33,9 @@ Volumes& Volumes::operator-=(const Volumes& other) {
   comm_sent_bytes -= other.comm_sent_bytes;
   comm_recv_bytes -= other.comm_recv_bytes;
   seconds -= other.seconds;
+  disk_seconds -= other.disk_seconds;
+  comm_seconds -= other.comm_seconds;
+  kernel_seconds -= other.kernel_seconds;
   return *this;
 }
 

@@ -34,6 +34,9 @@ struct Volumes {
   std::uint64_t comm_sent_bytes = 0;  ///< payload sent by the counted collectives of comm.h
   std::uint64_t comm_recv_bytes = 0;  ///< payload received by them
   double seconds = 0;                 ///< wall time charged to the phase (exclusive, see PhaseScope)
+  double disk_seconds = 0;            ///< wall time inside disk reads and writes (DiskFile)
+  double comm_seconds = 0;            ///< wall time inside the counted MPI transfers of comm.h
+  double kernel_seconds = 0;          ///< wall time inside the tile kernel (gemm_tile)
 
   /// Field-wise sum and difference (e.g. "after − before" of two snapshots).
   Volumes& operator+=(const Volumes& other);
@@ -60,6 +63,10 @@ class Counters {
   void add_disk_write(std::uint64_t bytes) { current().disk_write_bytes += bytes; }
   void add_sent(std::uint64_t bytes) { current().comm_sent_bytes += bytes; }
   void add_recv(std::uint64_t bytes) { current().comm_recv_bytes += bytes; }
+  /// Add busy time (seconds) to the current phase's disk_seconds / comm_seconds / kernel_seconds.
+  void add_disk_time(double seconds) { current().disk_seconds += seconds; }
+  void add_comm_time(double seconds) { current().comm_seconds += seconds; }
+  void add_kernel_time(double seconds) { current().kernel_seconds += seconds; }
 
   /// The phase bytes are counted into: that of the innermost open PhaseScope, Phase::Load
   /// when none is open (bytes are counted, but no time is charged, outside every scope).
@@ -104,6 +111,18 @@ class Counters {
 
 /// The counters of this process.
 Counters& counters();
+
+/// Seconds since construction (steady clock), for the busy-time counters.
+class Stopwatch {
+ public:
+  Stopwatch() : start_(std::chrono::steady_clock::now()) {}
+  double seconds() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
+
+ private:
+  std::chrono::steady_clock::time_point start_;
+};
 
 /// RAII: makes `phase` current for its lifetime and restores the previous phase at the end.
 /// Wall time is exclusive: while a nested scope is open its time goes to the nested phase

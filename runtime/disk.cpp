@@ -43,6 +43,7 @@ struct Transfer {
     for (int i = 0; i < count; ++i) wanted += iov[i].iov_len;
     std::uint64_t done = 0;
     while (count > 0) {
+      const Stopwatch clock;
       ssize_t n = is_write ? ::pwritev(fd, iov, count, static_cast<off_t>(offset_bytes + done))
                            : ::preadv(fd, iov, count, static_cast<off_t>(offset_bytes + done));
       if (n < 0 && errno == EINTR) continue;
@@ -54,6 +55,7 @@ struct Transfer {
                     ": the file ends at byte " + std::to_string(offset_bytes + done));
       if (n == 0) fail(path, is_write, wanted, offset_bytes, EIO);
       std::uint64_t moved = static_cast<std::uint64_t>(n);
+      counters().add_disk_time(clock.seconds());
       if (is_write) counters().add_disk_write(moved);
       else counters().add_disk_read(moved);
       done += moved;

@@ -196,6 +196,7 @@ void DistributedGemm::compute(const std::function<void()>& body) {
   const Volumes v = counters().end_section().by_phase[static_cast<std::size_t>(Phase::Compute)];
   ContractionRecord rec;
   rec.statement = spec_.statement, rec.plan = spec_.plan, rec.order = spec_.order;
+  rec.predicted_seconds = spec_.predicted_seconds;
   rec.comm = spec_.comm == Communication::Inside ? "inside" : "outside";
   rec.algorithm = spec_.algorithm == Algorithm::Rotation      ? "rotation"
                   : spec_.algorithm == Algorithm::Replication ? "replication"
@@ -205,8 +206,14 @@ void DistributedGemm::compute(const std::function<void()>& body) {
     rec.predicted[q] = spec_.predicted[q];
     rec.measured[q] = ctx.gather_u64(mine[q]);
   }
-  for (std::uint64_t ns : ctx.gather_u64(static_cast<std::uint64_t>(v.seconds * 1e9)))
-    rec.seconds.push_back(static_cast<double>(ns) * 1e-9);
+  auto gather_seconds = [&](double s, std::vector<double>& out) {
+    for (std::uint64_t ns : ctx.gather_u64(static_cast<std::uint64_t>(s * 1e9)))
+      out.push_back(static_cast<double>(ns) * 1e-9);
+  };
+  gather_seconds(v.seconds, rec.seconds);
+  gather_seconds(v.disk_seconds, rec.disk_seconds);
+  gather_seconds(v.comm_seconds, rec.comm_seconds);
+  gather_seconds(v.kernel_seconds, rec.kernel_seconds);
   rec.peak_tile_memory_bytes = ctx.gather_u64(budget().peak_bytes());
   run_.record(std::move(rec));
 }

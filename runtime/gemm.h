@@ -74,6 +74,8 @@ struct GemmSpec {
   std::uint64_t capacity_A = 0, capacity_B = 0, capacity_C = 0;
   /// The model's exact compute-phase bytes per rank: disk read, disk write, sent, received.
   std::vector<std::uint64_t> predicted[4];
+  /// The model's time for those bytes (max over ranks of read/B_dr + write/B_dw + f·recv/B_c), seconds.
+  double predicted_seconds = 0;
 };
 
 /// A range of finest tiles [first, first + count) of one group.

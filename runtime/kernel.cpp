@@ -2,6 +2,8 @@
 // and the workspace allocator. permute() is in kernel_permute.cpp, contract() in kernel_contract.cpp.
 #include "runtime/kernel.h"
 
+#include "runtime/counters.h"
+
 #include <cblas.h>
 #include <sys/mman.h>
 
@@ -156,8 +158,10 @@ void gemm_tile(std::size_t m, std::size_t n, std::size_t k, double alpha, const 
   if (std::max({m, n, k}) > 2147483647u) throw std::invalid_argument("gemm_tile: m, n or k exceeds 2^31-1");
   if (m == 0 || n == 0) return;
   const auto ld = [](std::size_t v) { return static_cast<int>(std::max<std::size_t>(v, 1)); };
+  const Stopwatch clock;
   cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k),
               alpha, A, ld(lda), B, ld(ldb), beta, C, ld(ldc));
+  counters().add_kernel_time(clock.seconds());
 }
 
 }  // namespace tcert

@@ -91,9 +91,14 @@ int Run::finish() {
     for (const ContractionRecord& r : records_) {
       nlohmann::json measured = volumes_json(r.measured);
       measured["seconds"] = r.seconds;
+      measured["disk_seconds"] = r.disk_seconds;
+      measured["comm_seconds"] = r.comm_seconds;
+      measured["kernel_seconds"] = r.kernel_seconds;
+      nlohmann::json predicted = volumes_json(r.predicted);
+      predicted["seconds"] = r.predicted_seconds;
       list.push_back({{"statement", r.statement}, {"plan", r.plan}, {"comm", r.comm},
                       {"algorithm", r.algorithm}, {"order", r.order},
-                      {"predicted", volumes_json(r.predicted)}, {"measured", measured},
+                      {"predicted", predicted}, {"measured", measured},
                       {"peak_tile_memory_bytes", r.peak_tile_memory_bytes}});
     }
     doc["contractions"] = list;

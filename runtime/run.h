@@ -44,8 +44,11 @@ using ElementSource = std::function<double(std::uint64_t linear)>;
 struct ContractionRecord {
   std::string statement, plan, comm, algorithm, order;
   std::vector<std::uint64_t> predicted[4];   ///< disk read, disk write, sent, received
+  double predicted_seconds = 0;              ///< the model's time for the predicted bytes
   std::vector<std::uint64_t> measured[4];    ///< the same, counted during the compute phase
   std::vector<double> seconds;               ///< compute-phase wall time per rank
+  /// Busy time per rank within the compute phase: disk transfers, MPI transfers, tile kernel.
+  std::vector<double> disk_seconds, comm_seconds, kernel_seconds;
   std::vector<std::uint64_t> peak_tile_memory_bytes;
 };
 

@@ -199,6 +199,7 @@ TEST(DistributedGemm, EveryMethodAndOrderVerifiesAndMeasuresThePredictedBytes) {
             Walker w(x, p);
             x.compute([&] { w.run(); });
             x.finish();
+            ASSERT_FALSE(run.records().empty()) << "no record";
             const tcert::ContractionRecord& rec = run.records().back();
             for (int q = 0; q < 4; ++q) ASSERT_EQ(rec.measured[q], rec.predicted[q]) << "volume " << q << " of " << p.to_string();
             ASSERT_LE(run.verify_result().max_rel_error, 1e-12) << p.to_string();

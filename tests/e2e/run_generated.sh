@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# tests/e2e/run_generated.sh — one end-to-end run of a generated program.
+#
+#   run_generated.sh TCEC WORKDIR FILE.tce NP [tcec options...]
+#
+# Generates and builds the program with `tcec FILE.tce -o WORKDIR --build OPTIONS`, runs it
+# with `mpirun -np NP` on random inputs with --verify and --trace, then checks with
+# `tcec compare` that every rank's measured bytes equal the prediction.
+# With NPY_EINSUM set (e.g. "abcp,pd->abcd"), the inputs are instead random .npy files made by
+# numpy (NPY_SHAPES='{"A": [8, 8], ...}', NPY_INPUTS="A B", NPY_OUTPUT=T1, NPY_ALPHA=1) and the
+# output .npy is compared with
+# numpy.einsum (needs /usr/bin/python3 with python3-numpy).
+set -euo pipefail
+tcec=$1 work=$2 file=$3 np=$4
+shift 4
+here=$(cd "$(dirname "$0")" && pwd)
+rm -rf "$work"
+mkdir -p "$work"
+"$tcec" "$file" -o "$work" --build "$@"
+stem=$(basename "${file%.*}")
+run=(mpirun --oversubscribe -np "$np" "$work/$stem" --quiet --verify --trace "$work/trace.json"
+     --scratch "$work/scratch")
+if [[ -n "${NPY_EINSUM:-}" ]]; then
+  /usr/bin/python3 "$here/npy_check.py" inputs "$work/in" "$NPY_SHAPES" $NPY_INPUTS
+  "${run[@]}" --input-dir "$work/in" --output-dir "$work/out"
+  /usr/bin/python3 "$here/npy_check.py" check "$work/in" "$work/out" "$NPY_EINSUM" "${NPY_ALPHA:-1}" \
+    "$NPY_OUTPUT" $NPY_INPUTS
+else
+  "${run[@]}"
+fi
+"$tcec" compare "$work/trace.json"
