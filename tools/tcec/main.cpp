@@ -1,6 +1,8 @@
 // tools/tcec/main.cpp — the tcec command-line driver: a flat list of passes
-// (parse and check -> plan -> report / generate), each stage's public header only.
+// (parse and check -> plan -> report / generate [-> build]), each stage's public header
+// only; and the subcommand `tcec compare TRACE.json` (compare.h).
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -9,8 +11,10 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "compare.h"
 #include "costmodel/costmodel.h"
 #include "frontend/frontend.h"
+#include "generate.h"
 
 namespace {
 
@@ -23,6 +27,7 @@ struct Args {
   bool json = false;
   bool all = false;
   std::string output_dir;
+  bool build = false;
   std::string memory_split = "optimal";
   std::string force_method;
   std::string force_order;
@@ -37,7 +42,14 @@ void add_options(CLI::App& app, Args& a) {
   app.add_flag("--dry-run", a.dry_run, "print the analysis and plan choice; generate nothing");
   app.add_flag("--json", a.json, "with --dry-run: print the report as JSON");
   app.add_flag("--all", a.all, "with --dry-run: list every candidate plan");
-  app.add_option("-o,--output-dir", a.output_dir, "write the generated C++ program into DIR");
+  auto* output = app.add_option("-o,--output-dir", a.output_dir,
+                                "write the generated C++/MPI program to DIR/<stem>.cpp (stem: FILE's name "
+                                "without extension); DIR is created when missing")
+                     ->type_name("DIR");
+  app.add_flag("--build", a.build,
+               "with -o: also compile it to DIR/<stem> with the MPI C++ compiler against libtcert "
+               "($TCEC_CXX replaces the compiler)")
+      ->needs(output);
   app.add_option("--memory-split", a.memory_split,
                  "how tiles share memory: thirds (Gao et al.: M = memory/3 each) or optimal (free split)")
       ->check(CLI::IsMember({"thirds", "optimal"}))
@@ -85,12 +97,26 @@ std::optional<tcec::ir::Program> load(const Args& a) {
   return result.program;
 }
 
+// `tcec compare TRACE.json`: its own small command line.
+int compare_main(int argc, char** argv) {
+  CLI::App app{"tcec compare: compares the volumes a generated program measured (its --trace file) "
+               "with the cost model's prediction, rank by rank; exit status 1 on any difference"};
+  app.name("tcec compare");
+  std::string trace;
+  app.add_option("trace", trace, "trace file written by a generated program (--trace FILE)")->required();
+  CLI11_PARSE(app, argc, argv);
+  return tcec::tools::run_compare(trace);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::strcmp(argv[1], "compare") == 0) return compare_main(argc - 1, argv + 1);
   CLI::App app{"tcec: compiles tensor contractions into out-of-core parallel C++/MPI programs "
                "(Gao et al. cost model)"};
   app.set_version_flag("--version", std::string("tcec ") + TCEC_VERSION);
+  app.footer("Subcommand:\n  tcec compare TRACE.json   compare a generated program's measured volumes with the "
+             "prediction (tcec compare --help)");
   Args args;
   add_options(app, args);
   CLI11_PARSE(app, argc, argv);
@@ -110,10 +136,8 @@ int main(int argc, char** argv) {
       }
       return 0;
     }
-    if (!args.output_dir.empty()) {
-      std::fprintf(stderr, "tcec: error: code generation (-o) is not implemented yet; use --dry-run\n");
-      return 1;
-    }
+    if (!args.output_dir.empty())
+      return tcec::tools::generate_program(*program, *options, args.file, args.output_dir, args.build);
     std::fprintf(stderr, "tcec: %s: no errors; pass --dry-run to see the analysis\n", args.file.c_str());
     return 0;
   } catch (const std::exception& e) {

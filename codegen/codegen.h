@@ -1,0 +1,101 @@
+// codegen/codegen.h — the public face of code generation: (ir::Program, plans) in,
+// one readable C++/MPI source file out, which calls the runtime (runtime/gemm.h,
+// runtime/run.h) in the loop nest of each plan; and the build of that file.
+//
+// Reader's map:
+//   Diagnostic, check_program()   what code generation cannot run yet, at source locations
+//   EmitOptions, emit_program()   the C++ text (one function per contraction, then main())
+//   Generated, generate()         plan + check + emit, as the driver runs them
+//   Toolchain, build_program()    compile the text with the MPI C++ compiler against libtcert
+//   run_command()                 run a program without a shell, capturing its output
+//
+// The emitted nest is costmodel::loop_nest(order) printed level by level, with the
+// method's collectives placed exactly where costmodel/simulate.cpp counts them, so a
+// generated program's measured per-rank bytes equal StatementPlan::volumes.
+// Source: Gao et al. §3 (Fig. 3(b), the tiled loop nest of a disk placement order).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "costmodel/costmodel.h"
+#include "ir/ir.h"
+
+namespace tcec::codegen {
+
+/// One message about the input, in the frontend's terms (frontend::Diagnostic):
+/// `id` names it in codegen/diagnostics.def; `loc` is {0,0} for messages about the
+/// whole program (rendered "tcec: error: ..."); a note belongs to the error before it.
+struct Diagnostic {
+  bool note = false;
+  std::string id;
+  ir::SourceLocation loc;   ///< in Program::file
+  std::string message;
+};
+
+/// Checks that tcec can generate every statement of `program` with `plans`
+/// (costmodel::plan_program's output for it). Errors, in statement order:
+///   err_one_operand_statement  a copy or addition (one operand);
+///   err_chained_read / err_chained_write (with note_written_here)  a statement reading
+///       or writing a tensor an earlier statement wrote;
+///   err_no_feasible_plan  the plan's reason, e.g. "P = 6 is not a perfect square".
+/// Returns no diagnostics when the program can be generated.
+std::vector<Diagnostic> check_program(const ir::Program& program,
+                                      const std::vector<costmodel::StatementPlan>& plans);
+
+/// What the emitted program calls itself.
+struct EmitOptions {
+  std::string name;          ///< program name, e.g. "matmul" (the runtime's ProgramInfo::name)
+};
+
+/// The generated C++ source: a header comment (input, machine), one function
+/// `contraction_N(tcert::Run&)` per plan (statement, macro-index form, plan text,
+/// predicted per-rank bytes, then the GemmSpec constants and the loop nest), and
+/// main(). `machine` is the one `plans` were made for; its element size must be 8
+/// (the runtime's double). Precondition: check_program() found no error
+/// (TCEC_ASSERT on infeasible plans).
+std::string emit_program(const ir::Program& program, const costmodel::Machine& machine,
+                         const std::vector<costmodel::StatementPlan>& plans, const EmitOptions& options);
+
+/// The result of generate(): the source when `diagnostics` holds no error.
+struct Generated {
+  std::string source;
+  int contractions = 0;                 ///< functions emitted
+  std::vector<Diagnostic> diagnostics;
+  bool ok() const { return diagnostics.empty(); }
+};
+
+/// The whole stage: needs program.machine (else err_no_machine) with 8-byte elements
+/// (else err_element_size), plans every statement with `options`, checks and emits.
+Generated generate(const ir::Program& program, const costmodel::PlanOptions& options,
+                   const EmitOptions& emit);
+
+/// How generated programs are built: the MPI C++ compiler, the project's source root
+/// (the include directory for "runtime/..."), and libtcert.a, all from the build tree.
+struct Toolchain {
+  std::string compiler;          ///< mpicxx found by CMake, or $TCEC_CXX when set and non-empty
+  std::string source_root;
+  std::string runtime_library;   ///< path of libtcert.a
+};
+/// The tool chain this tcec was built with (paths recorded by CMake in the build tree's
+/// codegen/build_config.h); a non-empty $TCEC_CXX replaces the compiler (a program name or path).
+Toolchain toolchain();
+
+/// The compiler's argument vector: compiler -std=c++20 -O2 -I<root> SOURCE <libtcert.a>
+/// -lopenblas -lfmt -o OUTPUT.
+std::vector<std::string> build_command(const Toolchain& tools, const std::string& source,
+                                       const std::string& output);
+
+/// Compiles `source` into the executable `executable`: builds `executable`.tmp, then
+/// renames it, so a failed build leaves no `executable` (and no .tmp) behind. Returns
+/// false on failure with the compiler's combined stdout/stderr (or why it could not
+/// start) in *output.
+bool build_program(const Toolchain& tools, const std::string& source, const std::string& executable,
+                   std::string* output);
+
+/// Runs argv[0] (searched in PATH) with `argv`, without a shell, and waits. Its stdout
+/// and stderr go, interleaved, into *output. Returns its exit status, 128 + the signal
+/// when killed, or -1 when it could not be started (*output then says why).
+int run_command(const std::vector<std::string>& argv, std::string* output);
+
+}  // namespace tcec::codegen

@@ -1,0 +1,75 @@
+// codegen/emit.h — (private) the pieces emit_program() is made of: an indenting
+// text writer, C++ literal and comment text, and the per-contraction emitters.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "codegen/codegen.h"
+
+namespace tcec::codegen {
+
+/// Appends lines of C++ at the current indentation (two spaces per level).
+class CodeWriter {
+ public:
+  /// One line: the formatted text, indented, then '\n'.
+  template <typename... Args>
+  void line(fmt::format_string<Args...> format, Args&&... args) {
+    raw(fmt::format(format, std::forward<Args>(args)...));
+  }
+  /// "<text> {" on one line, then one level deeper.
+  template <typename... Args>
+  void open(fmt::format_string<Args...> format, Args&&... args) {
+    raw(fmt::format(format, std::forward<Args>(args)...) + " {");
+    ++depth_;
+  }
+  /// One level out, then "}<tail>".
+  void close(std::string_view tail = "") {
+    --depth_;
+    std::string text = "}";
+    text += tail;
+    raw(text);
+  }
+  void blank() { out_ += '\n'; }
+  /// `text` as one line at the current indentation (no formatting).
+  void raw(const std::string& text) {
+    out_.append(static_cast<std::size_t>(2 * depth_), ' ');
+    out_ += text;
+    out_ += '\n';
+  }
+  std::string take() { return std::move(out_); }
+
+ private:
+  std::string out_;
+  int depth_ = 0;
+};
+
+/// `text` as a C++ string literal with its quotes: ", \ and control or non-ASCII
+/// bytes escaped ("\n", "\t", else three-digit octal), so any bytes round-trip.
+std::string cpp_string_literal(std::string_view text);
+
+/// `text` safe inside a // comment: control bytes (newline included) become '?'.
+std::string comment_text(std::string_view text);
+
+/// "{a, b, c}" of integers, for braced initialisers.
+template <typename Range>
+std::string braced_list(const Range& values) {
+  return fmt::format("{{{}}}", fmt::join(values, ", "));
+}
+
+/// The function `void contraction_<number>(tcert::Run& run)` of one feasible plan:
+/// comments (statement, macro-index form, plan, predicted bytes), the GemmSpec
+/// constants, the DistributedGemm, the loop nest (emit_compute) and finish().
+void emit_contraction(CodeWriter& w, const ir::Program& program, const costmodel::Machine& machine,
+                      const costmodel::StatementPlan& plan, int number);
+
+/// The tile-count constants and `x.compute([&] { ... });` of `plan`: the nest of
+/// costmodel::loop_nest(plan.order) with the method's collectives (codegen.h).
+/// Expects a `tcert::DistributedGemm x` in scope in the emitted code.
+void emit_compute(CodeWriter& w, const costmodel::Plan& plan);
+
+}  // namespace tcec::codegen

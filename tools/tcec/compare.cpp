@@ -1,0 +1,107 @@
+// tools/tcec/compare.cpp — `tcec compare`: a trace's measured volumes against the prediction.
+#include "compare.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <numeric>
+
+#include <fmt/format.h>
+
+namespace tcec::tools {
+
+namespace {
+
+std::uint64_t total(const std::vector<std::uint64_t>& v) { return std::accumulate(v.begin(), v.end(), std::uint64_t{0}); }
+std::uint64_t most(const std::vector<std::uint64_t>& v) { return v.empty() ? 0 : *std::max_element(v.begin(), v.end()); }
+
+/// One contraction's table; returns how many (volume, rank) pairs differ.
+int contraction_table(std::string& out, const TraceContraction& c, std::size_t number) {
+  out += fmt::format("contraction {}: {}\n", number, c.statement);
+  out += fmt::format("  plan: {}\n", c.plan);
+  struct Row {
+    std::string cells[5];
+    std::vector<std::string> differences;
+  };
+  std::vector<Row> rows;
+  rows.push_back({{"bytes", "predicted total", "measured total", "predicted max", "measured max"}, {}});
+  int mismatches = 0;
+  for (std::size_t q = 0; q < kVolumeKeys.size(); ++q) {
+    const auto& p = c.predicted[q];
+    const auto& m = c.measured[q];
+    Row row{{kVolumeLabels[q], fmt::format("{}", total(p)), fmt::format("{}", total(m)), fmt::format("{}", most(p)),
+             fmt::format("{}", most(m))}, {}};
+    for (std::size_t r = 0; r < p.size(); ++r)
+      if (p[r] != m[r]) row.differences.push_back(fmt::format("rank {}: predicted {}, measured {}", r, p[r], m[r]));
+    mismatches += static_cast<int>(row.differences.size());
+    rows.push_back(std::move(row));
+  }
+  std::size_t width[5] = {};
+  for (const Row& row : rows)
+    for (int i = 0; i < 5; ++i) width[i] = std::max(width[i], row.cells[i].size());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const Row& row = rows[i];
+    std::string verdict = i == 0 ? "per rank"
+                          : row.differences.empty()
+                              ? "equal"
+                              : fmt::format("differs on {} rank{}", row.differences.size(),
+                                            row.differences.size() == 1 ? "" : "s");
+    out += fmt::format("  {:<{}}", row.cells[0], width[0]);
+    for (int k = 1; k < 5; ++k) out += fmt::format("  {:>{}}", row.cells[k], width[k]);
+    out += fmt::format("  {}\n", verdict);
+    for (const std::string& d : row.differences) out += fmt::format("    {}\n", d);
+  }
+  if (c.predicted_seconds >= 0)
+    out += fmt::format("  time (s): predicted {:.4g} (the model's disk and network time at the machine's bandwidths)\n",
+                       c.predicted_seconds);
+  if (!c.seconds.empty()) {
+    const auto slow = static_cast<std::size_t>(std::max_element(c.seconds.begin(), c.seconds.end()) - c.seconds.begin());
+    out += fmt::format("  time (s): measured {:.4g} .. {:.4g} over ranks", *std::min_element(c.seconds.begin(), c.seconds.end()),
+                       c.seconds[slow]);
+    if (c.disk_seconds.size() == c.seconds.size() && c.comm_seconds.size() == c.seconds.size() &&
+        c.kernel_seconds.size() == c.seconds.size())
+      out += fmt::format("; slowest rank {} busy in disk {:.4g}, network {:.4g}, kernel {:.4g}", slow,
+                         c.disk_seconds[slow], c.comm_seconds[slow], c.kernel_seconds[slow]);
+    out += "\n";
+  }
+  if (!c.peak_tile_memory_bytes.empty())
+    out += fmt::format("  peak tile memory: {} bytes (largest rank)\n", most(c.peak_tile_memory_bytes));
+  return mismatches;
+}
+
+}  // namespace
+
+std::string compare_report(const Trace& trace, const std::string& path, bool* failed) {
+  std::string out = fmt::format("trace {}: program {}, P = {}, {} contraction{}\n", path,
+                                trace.program.empty() ? "?" : trace.program, trace.processors,
+                                trace.contractions.size(), trace.contractions.size() == 1 ? "" : "s");
+  int mismatches = 0;
+  for (std::size_t i = 0; i < trace.contractions.size(); ++i)
+    mismatches += contraction_table(out, trace.contractions[i], i + 1);
+  *failed = mismatches > 0;
+  if (trace.verify) {
+    const TraceVerify& v = *trace.verify;
+    out += fmt::format("verify: {} elements checked, max relative error {:.3g}: {}\n", v.checked, v.max_rel_error,
+                       v.passed ? "passed" : "FAILED");
+    if (!v.passed) *failed = true;
+  }
+  if (mismatches == 0) {
+    out += "all measured volumes equal the prediction\n";
+  } else {
+    out += fmt::format("{} mismatch{}\n", mismatches, mismatches == 1 ? "" : "es");
+  }
+  return out;
+}
+
+int run_compare(const std::string& path) {
+  std::string error;
+  const std::optional<Trace> trace = read_trace(path, &error);
+  if (!trace) {
+    std::fprintf(stderr, "tcec: error: %s\n", error.c_str());
+    return 1;
+  }
+  bool failed = false;
+  std::fputs(compare_report(*trace, path, &failed).c_str(), stdout);
+  return failed ? 1 : 0;
+}
+
+}  // namespace tcec::tools

@@ -1,0 +1,97 @@
+// tools/tcec/generate.cpp — the -o pass: generate, write DIR/<stem>.cpp atomically, build.
+#include "generate.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <system_error>
+
+#include <fmt/format.h>
+
+#include "codegen/codegen.h"
+#include "frontend/frontend.h"
+
+namespace tcec::tools {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// Renders codegen diagnostics as the frontend renders its own (with the source line).
+void print_diagnostics(const ir::Program& program, const std::vector<codegen::Diagnostic>& diagnostics) {
+  frontend::DiagnosticList list;
+  std::ifstream in(program.file, std::ios::binary);
+  std::ostringstream source;
+  source << in.rdbuf();
+  list.add_source(program.file, source.str());
+  for (const codegen::Diagnostic& d : diagnostics)
+    list.add({d.note ? frontend::Severity::Note : frontend::Severity::Error, d.id, program.file, d.loc, d.message});
+  std::fputs(list.render().c_str(), stderr);
+}
+
+// Writes `text` to `path` through a temporary file in the same directory; false with *error.
+bool write_atomically(const fs::path& path, const std::string& text, std::string* error) {
+  const fs::path temporary = path.string() + fmt::format(".tmp-{}", getpid());
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.close();
+    if (!out) {
+      *error = fmt::format("cannot write '{}'", temporary.string());
+      std::error_code ignored;
+      fs::remove(temporary, ignored);
+      return false;
+    }
+  }
+  std::error_code ec;
+  fs::rename(temporary, path, ec);
+  if (ec) {
+    *error = fmt::format("cannot rename '{}' to '{}': {}", temporary.string(), path.string(), ec.message());
+    fs::remove(temporary, ec);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+int generate_program(const ir::Program& program, const costmodel::PlanOptions& options, const std::string& input,
+                     const std::string& output_dir, bool build) {
+  const std::string stem = fs::path(input).stem().string();
+  const codegen::Generated generated = codegen::generate(program, options, {stem});
+  if (!generated.ok()) {
+    print_diagnostics(program, generated.diagnostics);
+    return 1;
+  }
+  std::error_code ec;
+  fs::create_directories(output_dir, ec);
+  if (ec) {
+    std::fprintf(stderr, "tcec: error: cannot create directory '%s': %s\n", output_dir.c_str(), ec.message().c_str());
+    return 1;
+  }
+  const fs::path source = fs::path(output_dir) / (stem + ".cpp");
+  std::string error;
+  if (!write_atomically(source, generated.source, &error)) {
+    std::fprintf(stderr, "tcec: error: %s\n", error.c_str());
+    return 1;
+  }
+  std::printf("tcec: wrote %s (%d contraction%s)\n", source.string().c_str(), generated.contractions,
+              generated.contractions == 1 ? "" : "s");
+  if (!build) return 0;
+  std::fflush(stdout);
+  const fs::path executable = fs::path(output_dir) / stem;
+  std::string output;
+  if (!codegen::build_program(codegen::toolchain(), source.string(), executable.string(), &output)) {
+    std::fputs(output.c_str(), stderr);
+    std::fprintf(stderr, "tcec: error: building %s failed\n", executable.string().c_str());
+    return 1;
+  }
+  std::fputs(output.c_str(), stderr);  // compiler warnings, if any
+  std::printf("tcec: built %s\n", executable.string().c_str());
+  return 0;
+}
+
+}  // namespace tcec::tools

@@ -1,0 +1,139 @@
+// tools/tcec/trace.cpp — read_trace(): a trace file into a Trace, checking its schema.
+#include "trace.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace tcec::tools {
+
+namespace {
+
+using nlohmann::json;
+
+/// Schema violations, thrown while reading and turned into read_trace's error.
+struct SchemaError {
+  std::string where, what;
+};
+
+const json& member(const json& object, const std::string& where, const char* key) {
+  if (!object.is_object()) throw SchemaError{where, "expected an object"};
+  auto it = object.find(key);
+  if (it == object.end()) throw SchemaError{where.empty() ? key : where + "." + key, "missing"};
+  return *it;
+}
+
+std::string child(const std::string& where, const char* key) { return where.empty() ? key : where + "." + key; }
+
+std::string text(const json& object, const std::string& where, const char* key) {
+  const json& v = member(object, where, key);
+  if (!v.is_string()) throw SchemaError{child(where, key), "expected a string"};
+  return v.get<std::string>();
+}
+
+std::vector<std::uint64_t> counts(const json& object, const std::string& where, const char* key, std::int64_t P) {
+  const json& v = member(object, where, key);
+  const std::string at = child(where, key);
+  const std::string expected = fmt::format("expected {} non-negative integers (one per rank)", P);
+  if (!v.is_array() || static_cast<std::int64_t>(v.size()) != P) throw SchemaError{at, expected};
+  std::vector<std::uint64_t> out;
+  for (const json& x : v) {
+    if (!x.is_number_unsigned() && !(x.is_number_integer() && x.get<std::int64_t>() >= 0))
+      throw SchemaError{at, expected};
+    out.push_back(x.get<std::uint64_t>());
+  }
+  return out;
+}
+
+std::vector<double> seconds(const json& object, const std::string& where, const char* key, std::int64_t P) {
+  auto it = object.find(key);
+  if (it == object.end()) return {};
+  if (!it->is_array() || static_cast<std::int64_t>(it->size()) != P)
+    throw SchemaError{child(where, key), fmt::format("expected {} numbers (one per rank)", P)};
+  std::vector<double> out;
+  for (const json& x : *it) {
+    if (!x.is_number()) throw SchemaError{child(where, key), fmt::format("expected {} numbers (one per rank)", P)};
+    out.push_back(x.get<double>());
+  }
+  return out;
+}
+
+TraceContraction contraction(const json& c, const std::string& where, std::int64_t P) {
+  TraceContraction out;
+  out.statement = text(c, where, "statement");
+  out.plan = text(c, where, "plan");
+  out.comm = text(c, where, "comm");
+  out.algorithm = text(c, where, "algorithm");
+  out.order = text(c, where, "order");
+  const json& predicted = member(c, where, "predicted");
+  const json& measured = member(c, where, "measured");
+  for (std::size_t q = 0; q < kVolumeKeys.size(); ++q) {
+    out.predicted[q] = counts(predicted, child(where, "predicted"), kVolumeKeys[q], P);
+    out.measured[q] = counts(measured, child(where, "measured"), kVolumeKeys[q], P);
+  }
+  out.seconds = seconds(measured, child(where, "measured"), "seconds", P);
+  out.disk_seconds = seconds(measured, child(where, "measured"), "disk_seconds", P);
+  out.comm_seconds = seconds(measured, child(where, "measured"), "comm_seconds", P);
+  out.kernel_seconds = seconds(measured, child(where, "measured"), "kernel_seconds", P);
+  if (predicted.contains("seconds")) {
+    if (!predicted["seconds"].is_number())
+      throw SchemaError{child(child(where, "predicted"), "seconds"), "expected a number"};
+    out.predicted_seconds = predicted["seconds"].get<double>();
+  }
+  if (c.contains("peak_tile_memory_bytes")) out.peak_tile_memory_bytes = counts(c, where, "peak_tile_memory_bytes", P);
+  return out;
+}
+
+Trace trace(const json& j) {
+  Trace out;
+  if (!j.is_object()) throw SchemaError{"the document", "expected an object"};
+  if (j.contains("program")) out.program = text(j, "", "program");
+  const json& P = member(j, "", "processors");
+  if (!P.is_number_integer() || P.get<std::int64_t>() < 1) throw SchemaError{"processors", "expected a positive integer"};
+  out.processors = P.get<std::int64_t>();
+  const json& list = member(j, "", "contractions");
+  if (!list.is_array()) throw SchemaError{"contractions", "expected an array"};
+  for (std::size_t i = 0; i < list.size(); ++i)
+    out.contractions.push_back(contraction(list[i], fmt::format("contractions[{}]", i), out.processors));
+  if (j.contains("verify") && !j["verify"].is_null()) {
+    const json& v = j["verify"];
+    const json& checked = member(v, "verify", "checked");
+    const json& error = member(v, "verify", "max_rel_error");
+    const json& passed = member(v, "verify", "passed");
+    if (!checked.is_number_integer() || !error.is_number() || !passed.is_boolean())
+      throw SchemaError{"verify", "expected {\"checked\": integer, \"max_rel_error\": number, \"passed\": bool}"};
+    out.verify = TraceVerify{checked.get<std::uint64_t>(), error.get<double>(), passed.get<bool>()};
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<Trace> read_trace(const std::string& path, std::string* error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    *error = fmt::format("cannot read '{}': {}", path, std::strerror(errno));
+    return std::nullopt;
+  }
+  std::ostringstream content;
+  content << in.rdbuf();
+  json document;
+  try {
+    document = json::parse(content.str());
+  } catch (const json::parse_error& e) {
+    *error = fmt::format("'{}' is not JSON: {}", path, e.what());
+    return std::nullopt;
+  }
+  try {
+    return trace(document);
+  } catch (const SchemaError& e) {
+    *error = fmt::format("'{}': {}: {}", path, e.where, e.what);
+    return std::nullopt;
+  }
+}
+
+}  // namespace tcec::tools

@@ -1,0 +1,54 @@
+// tools/tcec/trace.h — the trace a generated program writes (--trace FILE), as `tcec compare`
+// reads it. Schema (runtime/run.h ContractionRecord, VerifyResult):
+//   {"program": NAME, "processors": P,
+//    "contractions": [{"statement", "plan", "comm", "algorithm", "order",
+//                      "predicted": {"disk_read_bytes": [P], "disk_write_bytes": [P],
+//                                    "comm_sent_bytes": [P], "comm_recv_bytes": [P]},
+//                      "measured": {the same four, "seconds": [P]},
+//                      "peak_tile_memory_bytes": [P]}],
+//    "verify": {"checked", "max_rel_error", "passed"}}      (verify optional)
+// Volumes in bytes, one entry per rank; seconds per rank.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tcec::tools {
+
+/// The four per-rank volumes, in this order: their JSON keys and table labels.
+inline constexpr std::array<const char*, 4> kVolumeKeys = {"disk_read_bytes", "disk_write_bytes",
+                                                           "comm_sent_bytes", "comm_recv_bytes"};
+inline constexpr std::array<const char*, 4> kVolumeLabels = {"disk read", "disk write", "sent", "received"};
+
+struct TraceContraction {
+  std::string statement, plan, comm, algorithm, order;
+  std::array<std::vector<std::uint64_t>, 4> predicted, measured;   ///< bytes per rank, kVolumeKeys order
+  std::vector<double> seconds;                                     ///< per rank; empty when absent
+  /// Busy seconds per rank in disk transfers, MPI transfers and the tile kernel; empty when absent.
+  std::vector<double> disk_seconds, comm_seconds, kernel_seconds;
+  double predicted_seconds = -1;                                   ///< the model's time; < 0 when absent
+  std::vector<std::uint64_t> peak_tile_memory_bytes;               ///< per rank; empty when absent
+};
+
+struct TraceVerify {
+  std::uint64_t checked = 0;
+  double max_rel_error = 0;
+  bool passed = false;
+};
+
+struct Trace {
+  std::string program;
+  std::int64_t processors = 0;
+  std::vector<TraceContraction> contractions;
+  std::optional<TraceVerify> verify;
+};
+
+/// Reads and checks the trace at `path`. On failure returns nullopt with *error, e.g.
+/// "cannot read 'run/trace.json': No such file or directory" or
+/// "'t.json': contractions[0].measured.comm_sent_bytes: expected 4 non-negative integers (one per rank)".
+std::optional<Trace> read_trace(const std::string& path, std::string* error);
+
+}  // namespace tcec::tools
