@@ -33,7 +33,10 @@ void report_and_abort(const std::string& program, const char* message) {
   }
   std::string prefix = size > 1 ? "[rank " + std::to_string(rank) + "] " : "";
   std::cout.flush();
-  std::cerr << prefix << program << ": error: " << message << std::endl;
+  // One write per line, so the messages of several failing ranks do not interleave.
+  const std::string line = prefix + program + ": error: " + message + "\n";
+  std::fwrite(line.data(), 1, line.size(), stderr);
+  std::fflush(stderr);
   if (initialised) MPI_Abort(MPI_COMM_WORLD, 1);
 }
 
