@@ -20,7 +20,7 @@ namespace {
 
 /// Largest message, in elements: MPI counts are int.
 constexpr std::size_t kMaxMessageElems = std::size_t{1} << 27;
-constexpr int kShiftTag = 7101, kRingTag = 7102, kAllreduceTag = 7103;
+constexpr int kShiftTag = 7101, kRingTag = 7102, kAllreduceTag = 7103, kReduceScatterTag = 7104;
 
 void check(int rc, const char* call) {
   if (rc == MPI_SUCCESS) return;
@@ -101,6 +101,13 @@ int mod(int a, int p) { return ((a % p) + p) % p; }
 
 // ---- Context -------------------------------------------------------------------------------
 
+Context Context::split(int color, int key) const {
+  MPI_Comm part = MPI_COMM_NULL;
+  check(MPI_Comm_split(comm_, color, key, &part), "MPI_Comm_split");
+  MPI_Comm_set_errhandler(part, MPI_ERRORS_RETURN);
+  return Context(part);
+}
+
 Context Context::world() {
   int initialised = 0;
   MPI_Initialized(&initialised);
@@ -160,6 +167,25 @@ void shift(const Context& ctx, double* buf, std::size_t send_elems, std::size_t 
       [&](std::size_t off, std::size_t) { return buf + off; },
       [&](std::size_t, std::size_t) { return scratch.data(); },
       [&](std::size_t off, std::size_t len, double* got) { std::copy_n(got, len, buf + off); });
+}
+
+void ring_reduce_scatter(const Context& ctx, double* buf, std::span<const std::size_t> counts,
+                         std::span<double> scratch) {
+  std::vector<std::size_t> offsets = piece_offsets(ctx, counts);
+  int q = ctx.size(), r = ctx.rank();
+  if (q == 1) return;
+  std::size_t chunk = chunk_elems(scratch.size(), offsets.back() > 0, "ring_reduce_scatter");
+  for (int s = 0; s + 1 < q; ++s) {
+    int send_piece = mod(r - s - 1, q), recv_piece = mod(r - s - 2, q);
+    stream(
+        ctx, counts[send_piece], mod(r + 1, q), counts[recv_piece], mod(r - 1, q), chunk, kReduceScatterTag,
+        [&](std::size_t off, std::size_t) { return buf + offsets[send_piece] + off; },
+        [&](std::size_t, std::size_t) { return scratch.data(); },
+        [&](std::size_t off, std::size_t len, double* got) {
+          double* mine = buf + offsets[recv_piece] + off;
+          for (std::size_t i = 0; i < len; ++i) mine[i] += got[i];
+        });
+  }
 }
 
 void ring_allgatherv(const Context& ctx, double* buf, std::span<const std::size_t> counts) {

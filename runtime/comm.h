@@ -54,6 +54,10 @@ class Context {
   std::vector<std::uint64_t> gather_u64(std::uint64_t value) const;
   /// Root's `value`, on every rank (the argument of the other ranks is ignored).
   std::string bcast_string(const std::string& value, int root = 0) const;
+  /// MPI_Comm_split: the ranks with the same `color` form a new communicator, ordered by
+  /// `key`. Collective over this communicator. The new communicator is never freed (it lives
+  /// until MPI_Finalize; a program makes a few per contraction). Errors set to return.
+  Context split(int color, int key) const;
 
  private:
   MPI_Comm comm_;
@@ -87,6 +91,19 @@ void shift(const Context& ctx, double* buf, std::size_t send_elems, std::size_t 
 /// counted sent = 8·(T − counts[(r+1) mod P]), recv = 8·(T − counts[r]) bytes. P = 1: nothing.
 /// Throws Error when counts.size() != P.
 void ring_allgatherv(const Context& ctx, double* buf, std::span<const std::size_t> counts);
+
+/// In-place ring reduce-scatter of q = ctx.size() pieces of uneven sizes counts[0..q):
+///
+///   buf = [ piece 0 | piece 1 | … | piece q−1 ]   (every rank's own partial values)
+///   after: piece r of rank r holds Σ over ranks of piece r; the other pieces are clobbered.
+///
+/// q−1 steps; at step s (0-based) rank r sends its partial sum of piece (r−s−1) mod q to
+/// (r+1) mod q, receives piece (r−s−2) mod q from (r−1) mod q into scratch (in chunks of
+/// ≤ scratch.size() elements) and adds it to its own. With T = Σ counts, counted:
+/// sent = 8·(T − counts[r]), recv = 8·(T − counts[(r−1) mod q]) bytes. q = 1: nothing.
+/// Throws Error when counts.size() != q, or scratch is empty while data must move.
+void ring_reduce_scatter(const Context& ctx, double* buf, std::span<const std::size_t> counts,
+                         std::span<double> scratch);
 
 /// buf[0, n) ← Σ over ranks of buf[0, n), bitwise identical on every rank.
 /// Recursive doubling, chunked through scratch (chunks of ≤ scratch.size() elements). With

@@ -121,6 +121,30 @@ TEST(Collectives, RingAllgathervUnevenPieces) {
   EXPECT_THROW(tcert::ring_allgatherv(ctx, buf.data(), wrong), tcert::Error);
 }
 
+TEST(Collectives, RingReduceScatterUnevenPiecesAndSplitCommunicators) {
+  Context world = Context::world();
+  // Twice: on the whole world, and on two halves made by split() (ranks of one color each).
+  for (Context ctx : {world, world.split(world.rank() % 2, world.rank())}) {
+    int p = ctx.size(), r = ctx.rank();
+    std::vector<std::size_t> counts(p), offsets(p + 1, 0);
+    for (int q = 0; q < p; ++q) counts[q] = piece_elems(q) * 3;
+    std::partial_sum(counts.begin(), counts.end(), offsets.begin() + 1);
+    std::size_t total = offsets[p];
+    std::vector<double> buf(total), scratch(2);  // 2 elements: chunked
+    for (std::size_t i = 0; i < total; ++i) buf[i] = (r + 1.0) * (i + 1.0);
+    counters().reset();
+    {
+      tcert::PhaseScope scope(Phase::Compute);
+      tcert::ring_reduce_scatter(ctx, buf.data(), counts, scratch);
+    }
+    for (std::size_t i = 0; i < counts[r]; ++i)  // Σ_ranks (rank + 1) = p (p + 1) / 2
+      EXPECT_EQ(buf[offsets[r] + i], (offsets[r] + i + 1.0) * p * (p + 1) / 2);
+    Counted c = counted();
+    EXPECT_EQ(c.sent, p == 1 ? 0 : 8 * (total - counts[r]));
+    EXPECT_EQ(c.recv, p == 1 ? 0 : 8 * (total - counts[mod(r - 1, p)]));
+  }
+}
+
 TEST(Collectives, AllreduceSumExactAndBitwiseIdentical) {
   Context ctx = Context::world();
   int p = ctx.size(), r = ctx.rank();
