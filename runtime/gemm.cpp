@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "runtime/comm.h"
+#include "runtime/contraction_steps.h"
 #include "runtime/counters.h"
 #include "runtime/error.h"
 #include "runtime/kernel.h"
@@ -184,38 +185,12 @@ void DistributedGemm::load() {
 }
 
 void DistributedGemm::compute(const std::function<void()>& body) {
-  const Context& ctx = run_.context();
-  counters().begin_section(spec_.statement);
-  budget().reset_peak();
-  {
-    PhaseScope phase(Phase::Compute);
-    progress_ = std::make_unique<Progress>(spec_.statement, run_.shows_progress());
-    body();
-    progress_->finish();
-  }
-  const Volumes v = counters().end_section().by_phase[static_cast<std::size_t>(Phase::Compute)];
-  ContractionRecord rec;
-  rec.statement = spec_.statement, rec.plan = spec_.plan, rec.order = spec_.order;
-  rec.predicted_seconds = spec_.predicted_seconds;
-  rec.comm = spec_.comm == Communication::Inside ? "inside" : "outside";
-  rec.algorithm = spec_.algorithm == Algorithm::Rotation      ? "rotation"
-                  : spec_.algorithm == Algorithm::Replication ? "replication"
-                                                              : "accumulation";
-  const std::uint64_t mine[4] = {v.disk_read_bytes, v.disk_write_bytes, v.comm_sent_bytes, v.comm_recv_bytes};
-  for (int q = 0; q < 4; ++q) {
-    rec.predicted[q] = spec_.predicted[q];
-    rec.measured[q] = ctx.gather_u64(mine[q]);
-  }
-  auto gather_seconds = [&](double s, std::vector<double>& out) {
-    for (std::uint64_t ns : ctx.gather_u64(static_cast<std::uint64_t>(s * 1e9)))
-      out.push_back(static_cast<double>(ns) * 1e-9);
-  };
-  gather_seconds(v.seconds, rec.seconds);
-  gather_seconds(v.disk_seconds, rec.disk_seconds);
-  gather_seconds(v.comm_seconds, rec.comm_seconds);
-  gather_seconds(v.kernel_seconds, rec.kernel_seconds);
-  rec.peak_tile_memory_bytes = ctx.gather_u64(budget().peak_bytes());
-  run_.record(std::move(rec));
+  compute_phase(run_, spec_, progress_, body);
+}
+
+void DistributedGemm::finish() {
+  write_result(run_, spec_, owns_result(), [&](const auto& visit) { result().for_each(visit); });
+  verify_result(run_, spec_, owns_result(), [&](const i64* rv, const i64* cv) { return result().element(rv, cv); });
 }
 
 // ---- reads and writes --------------------------------------------------------------------

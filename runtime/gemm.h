@@ -40,8 +40,9 @@ namespace tcert {
 
 /// Gao et al. §3: where the communication happens.
 enum class Communication { Inside, Outside };
-/// Gao et al. §2.2: how the macro-indices are distributed.
-enum class Algorithm { Rotation, Replication, Accumulation };
+/// Gao et al. §2.2: how the macro-indices are distributed; Cosma: the COSMA decomposition
+/// (Kwasniewski et al. SC'19), run by CosmaGemm (cosma.h).
+enum class Algorithm { Rotation, Replication, Accumulation, Cosma };
 /// The operand replication broadcasts.
 enum class Operand { A, B };
 
@@ -68,6 +69,10 @@ struct GemmSpec {
   Algorithm algorithm = Algorithm::Rotation;
   Operand broadcast = Operand::A;        ///< replication only
   GroupSpec I, J, K;
+  /// Cosma only: the processor grid pm × pn × pk (ranks from pm·pn·pk on are idle) and the
+  /// rounds t along K (costmodel/cosma.h "THE SCHEDULE").
+  std::int64_t cosma_grid[3] = {1, 1, 1};
+  std::int64_t cosma_rounds = 1;
   TensorBinding A, B, C;
   double alpha = 1;                      ///< coefficient (sign of -= folded in)
   /// Tile buffer capacities in elements (the plan's tile_bytes / 8).
@@ -158,8 +163,6 @@ class DistributedGemm {
   void load();
   void read_operand(Buffered& x, Tiles rows, Tiles k);
   void local_gemm(std::int64_t f, std::int64_t h, std::int64_t k);
-  void write_output();
-  void verify();
   bool owns_result() const;
   TiledMatrix& result();   // C's file on a rank that owns_result()
 

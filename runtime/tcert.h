@@ -17,3 +17,4 @@
 #include "runtime/trace.h"       // write_json_atomically
 #include "runtime/run.h"         // Run, ProgramInfo, TensorShape
 #include "runtime/gemm.h"        // DistributedGemm, GemmSpec
+#include "runtime/cosma.h"       // CosmaGemm

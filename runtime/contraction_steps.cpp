@@ -1,0 +1,151 @@
+// runtime/contraction_steps.cpp — the phases executors share: compute record, write-out, verify.
+#include <cmath>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "runtime/comm.h"
+#include "runtime/counters.h"
+#include "runtime/error.h"
+#include "runtime/contraction_steps.h"
+#include "runtime/memory.h"
+#include "runtime/linear_map.h"
+#include "runtime/npy.h"
+#include "runtime/random.h"
+
+namespace tcert {
+
+using i64 = std::int64_t;
+
+namespace {
+
+constexpr std::uint64_t kVerifySamples = 2000;
+
+std::vector<i64> extents_of(const GroupSpec& g) {
+  std::vector<i64> e;
+  for (const IndexTiling& x : g.indices) e.push_back(x.extent);
+  return e;
+}
+
+std::uint64_t product(const std::vector<i64>& e) {
+  std::uint64_t n = 1;
+  for (i64 x : e) n *= static_cast<std::uint64_t>(x);
+  return n;
+}
+
+/// Row-major multi-index of `linear` over `extents`.
+void unflatten(std::uint64_t linear, const std::vector<i64>& extents, i64* values) {
+  for (std::size_t d = extents.size(); d-- > 0;) {
+    values[d] = static_cast<i64>(linear % static_cast<std::uint64_t>(extents[d]));
+    linear /= static_cast<std::uint64_t>(extents[d]);
+  }
+}
+
+}  // namespace
+
+void compute_phase(Run& run, const GemmSpec& spec, std::unique_ptr<Progress>& progress,
+                   const std::function<void()>& body) {
+  const Context& ctx = run.context();
+  counters().begin_section(spec.statement);
+  budget().reset_peak();
+  {
+    PhaseScope phase(Phase::Compute);
+    progress = std::make_unique<Progress>(spec.statement, run.shows_progress());
+    body();
+    progress->finish();
+  }
+  const Volumes v = counters().end_section().by_phase[static_cast<std::size_t>(Phase::Compute)];
+  ContractionRecord rec;
+  rec.statement = spec.statement, rec.plan = spec.plan, rec.order = spec.order;
+  rec.predicted_seconds = spec.predicted_seconds;
+  rec.comm = spec.comm == Communication::Inside ? "inside" : "outside";
+  rec.algorithm = spec.algorithm == Algorithm::Rotation      ? "rotation"
+                  : spec.algorithm == Algorithm::Replication ? "replication"
+                  : spec.algorithm == Algorithm::Cosma       ? "cosma"
+                                                              : "accumulation";
+  const std::uint64_t mine[4] = {v.disk_read_bytes, v.disk_write_bytes, v.comm_sent_bytes, v.comm_recv_bytes};
+  for (int q = 0; q < 4; ++q) {
+    rec.predicted[q] = spec.predicted[q];
+    rec.measured[q] = ctx.gather_u64(mine[q]);
+  }
+  auto gather_seconds = [&](double s, std::vector<double>& out) {
+    for (std::uint64_t ns : ctx.gather_u64(static_cast<std::uint64_t>(s * 1e9)))
+      out.push_back(static_cast<double>(ns) * 1e-9);
+  };
+  gather_seconds(v.seconds, rec.seconds);
+  gather_seconds(v.disk_seconds, rec.disk_seconds);
+  gather_seconds(v.comm_seconds, rec.comm_seconds);
+  gather_seconds(v.kernel_seconds, rec.kernel_seconds);
+  rec.peak_tile_memory_bytes = ctx.gather_u64(budget().peak_bytes());
+  run.record(std::move(rec));
+}
+
+void write_result(Run& run, const GemmSpec& spec, bool owns, const ResultVisitor& visit) {
+  const std::string& dir = run.options().output_dir;
+  if (dir.empty()) return;
+  PhaseScope phase(Phase::WriteOut);
+  const Context& ctx = run.context();
+  const int rank = ctx.rank();
+  const TensorShape& shape = spec.C.shape;
+  std::unique_ptr<NpyWriter> writer;
+  std::string temp;
+  if (rank == 0) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) throw Error("cannot create output directory " + dir + ": " + ec.message());
+    writer = std::make_unique<NpyWriter>(dir + "/" + shape.name + ".npy",
+                                         std::vector<std::uint64_t>(shape.extents.begin(), shape.extents.end()));
+    temp = writer->temp_path();
+  }
+  temp = ctx.bcast_string(temp);
+  if (owns) {
+    std::unique_ptr<NpyPatch> patch;
+    if (rank != 0) patch = std::make_unique<NpyPatch>(temp);
+    double* out = rank == 0 ? writer->data() : patch->data();
+    const LinearMap map(spec.C, spec.I.indices.size());
+    visit([&](const i64* rv, const i64* cv, double v) { out[map(rv, cv)] = v; });
+    if (patch) patch->sync();
+  }
+  ctx.barrier();
+  if (rank == 0) writer->commit();
+}
+
+void verify_result(Run& run, const GemmSpec& spec, bool owns, const ResultLookup& lookup) {
+  if (!run.options().verify) return;
+  PhaseScope phase(Phase::WriteOut);
+  const Context& ctx = run.context();
+  const ElementSource a = run.input(spec.A.shape), b = run.input(spec.B.shape);
+  const std::vector<i64> eI = extents_of(spec.I), eJ = extents_of(spec.J), eK = extents_of(spec.K);
+  const std::uint64_t nI = product(eI), nJ = product(eJ), nK = product(eK), total = nI * nJ;
+  const std::uint64_t samples = std::min(total, kVerifySamples);
+  const LinearMap map_A(spec.A, eI.size()), map_B(spec.B, eJ.size());
+  std::vector<i64> iv(eI.size() + 1), jv(eJ.size() + 1), kv(eK.size() + 1);
+  std::uint64_t checked = 0;
+  double max_error = 0;
+  for (std::uint64_t s = 0; s < samples && owns; ++s) {
+    const std::uint64_t at = samples == total ? s : splitmix64_mix(s + 0x7465636563ULL) % total;
+    unflatten(at / nJ, eI, iv.data());
+    unflatten(at % nJ, eJ, jv.data());
+    const std::optional<double> got = lookup(iv.data(), jv.data());
+    if (!got) continue;
+    long double sum = 0, magnitude = 0;
+    for (std::uint64_t k = 0; k < nK; ++k) {
+      unflatten(k, eK, kv.data());
+      const long double term =
+          static_cast<long double>(a(map_A(iv.data(), kv.data()))) *
+          static_cast<long double>(b(map_B(jv.data(), kv.data())));
+      sum += term;
+      magnitude += std::fabs(term);
+    }
+    // Error relative to Σ|terms| (the conditioning of the dot product), robust to cancellation.
+    const long double exact = spec.alpha * sum, scale = std::fabs(spec.alpha) * magnitude;
+    const long double error = std::fabs(static_cast<long double>(*got) - exact) / (scale > 0 ? scale : 1);
+    max_error = std::max(max_error, static_cast<double>(error));
+    ++checked;
+  }
+  std::uint64_t all_checked = 0;
+  for (std::uint64_t n : ctx.gather_u64(checked)) all_checked += n;
+  run.record_verify({all_checked, ctx.max_over_ranks(max_error)});
+}
+
+}  // namespace tcert

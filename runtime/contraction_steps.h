@@ -1,0 +1,38 @@
+// runtime/contraction_steps.h — (private) the phases every executor of a contraction shares
+// (DistributedGemm for Gao et al.'s methods, CosmaGemm for COSMA): the compute phase with its
+// trace record, writing C to .npy, and --verify.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+
+#include "runtime/gemm.h"
+#include "runtime/progress.h"
+#include "runtime/run.h"
+
+namespace tcert {
+
+/// Runs body as the compute phase of `spec`: a counters() section, a progress line (made into
+/// `progress`, finished at the end), then the per-rank volumes and seconds gathered into a
+/// ContractionRecord handed to run.record(). Collective over run.context().
+void compute_phase(Run& run, const GemmSpec& spec, std::unique_ptr<Progress>& progress,
+                   const std::function<void()>& body);
+
+/// Calls visit(row_values of I, col_values of J, value) for every element of C this rank owns.
+using ResultVisitor = std::function<void(const std::function<void(const std::int64_t*, const std::int64_t*, double)>&)>;
+/// The value of C(row_values, col_values) when this rank owns it, else nullopt.
+using ResultLookup = std::function<std::optional<double>(const std::int64_t*, const std::int64_t*)>;
+
+/// With --output-dir: rank 0 creates OUTPUT/C.npy's temporary file, every rank that `owns`
+/// elements fills them through an NpyPatch, rank 0 renames it when all are done (Phase::WriteOut).
+/// Collective. Throws Error when the directory or file cannot be made.
+void write_result(Run& run, const GemmSpec& spec, bool owns, const ResultVisitor& visit);
+
+/// With --verify: up to 2000 sampled elements of C (all when C is smaller), each checked by
+/// its owner against alpha·Σ_K A·B in long double; the error is |C − exact| / Σ|terms|.
+/// The count and the maximum over ranks go to run.record_verify(). Collective.
+void verify_result(Run& run, const GemmSpec& spec, bool owns, const ResultLookup& lookup);
+
+}  // namespace tcert

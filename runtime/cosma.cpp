@@ -1,0 +1,221 @@
+// runtime/cosma.cpp — CosmaGemm: layout, load, the steps of COSMA's Algorithm 1, write-out.
+#include "runtime/cosma.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "runtime/contraction_steps.h"
+#include "runtime/counters.h"
+#include "runtime/error.h"
+#include "runtime/kernel.h"
+#include "runtime/linear_map.h"
+
+namespace tcert {
+
+namespace {
+
+using i64 = std::int64_t;
+
+/// Part p of a balanced split of n into g parts (the first n mod g parts one larger), and its
+/// first element (costmodel/partition.h piece()).
+i64 piece(i64 n, i64 g, i64 p) { return n / g + (p < n % g ? 1 : 0); }
+i64 piece_start(i64 n, i64 g, i64 p) { return p * (n / g) + std::min(p, n % g); }
+/// The part of a balanced split of n into g parts that holds element v.
+i64 part_of(i64 n, i64 g, i64 v) {
+  const i64 q = n / g, big = n % g;
+  return v < big * (q + 1) ? v / (q + 1) : big + (v - big * (q + 1)) / q;
+}
+
+std::vector<i64> extents_of(const GroupSpec& g) {
+  std::vector<i64> e;
+  for (const IndexTiling& x : g.indices) e.push_back(x.extent);
+  return e;
+}
+i64 product(const std::vector<i64>& e) {
+  i64 n = 1;
+  for (i64 x : e) n *= x;
+  return n;
+}
+/// Group multi-index of flat index v (last index fastest), and back.
+void unflatten(i64 v, const std::vector<i64>& extents, i64* values) {
+  for (std::size_t d = extents.size(); d-- > 0;) values[d] = v % extents[d], v /= extents[d];
+}
+i64 flatten(const i64* values, const std::vector<i64>& extents) {
+  i64 v = 0;
+  for (std::size_t d = 0; d < extents.size(); ++d) v = v * extents[d] + values[d];
+  return v;
+}
+
+constexpr i64 kChunk = i64{1} << 16;   // elements per load / write-out chunk
+
+}  // namespace
+
+CosmaGemm::CosmaGemm(Run& run, GemmSpec spec) : run_(run), spec_(std::move(spec)) {
+  if (spec_.algorithm != Algorithm::Cosma) throw Error("CosmaGemm needs a cosma plan");
+  const Context& ctx = run_.context();
+  pm_ = spec_.cosma_grid[0], pn_ = spec_.cosma_grid[1], pk_ = spec_.cosma_grid[2];
+  m_ = product(extents_of(spec_.I)), n_ = product(extents_of(spec_.J)), k_ = product(extents_of(spec_.K));
+  const i64 used = pm_ * pn_ * pk_, rank = ctx.rank();
+  if (pm_ < 1 || pn_ < 1 || pk_ < 1 || used > ctx.size() || pm_ > m_ || pn_ > n_ || pk_ > k_ ||
+      spec_.cosma_rounds < 1)
+    throw Error(fmt::format("invalid cosma grid {}x{}x{} with {} rounds for {} ranks and m, n, k = {}, {}, {}",
+                            pm_, pn_, pk_, spec_.cosma_rounds, ctx.size(), m_, n_, k_));
+  active_ = rank < used;
+  if (active_) x_ = rank / (pn_ * pk_), y_ = rank / pk_ % pn_, z_ = rank % pk_;
+  Ix_ = piece(m_, pm_, x_), Jy_ = piece(n_, pn_, y_), Kz_ = piece(k_, pk_, z_);
+  I0_ = piece_start(m_, pm_, x_), J0_ = piece_start(n_, pn_, y_), K0_ = piece_start(k_, pk_, z_);
+  if (spec_.cosma_rounds > Kz_) throw Error(fmt::format("cosma: {} rounds for {} columns of K", spec_.cosma_rounds, Kz_));
+  // The rings: (x,·,z) for A, (·,y,z) for B, (x,y,·) for C; idle ranks form their own groups.
+  const int idle = static_cast<int>(used);
+  ring_A_ = std::make_unique<Context>(ctx.split(active_ ? static_cast<int>(x_ * pk_ + z_) : idle, static_cast<int>(y_)));
+  ring_B_ = std::make_unique<Context>(ctx.split(active_ ? static_cast<int>(y_ * pk_ + z_) : idle, static_cast<int>(x_)));
+  ring_C_ = std::make_unique<Context>(ctx.split(active_ ? static_cast<int>(x_ * pn_ + y_) : idle, static_cast<int>(z_)));
+  const std::string prefix = fmt::format("c{}_", run_.next_contraction());
+  if (!active_) return;
+  A_file_ = DiskFile(run_.scratch().path(prefix + "A.bin"));
+  B_file_ = DiskFile(run_.scratch().path(prefix + "B.bin"));
+  C_file_ = DiskFile(run_.scratch().path(prefix + "C.bin"));
+  A_offset_.assign(1, 0), B_offset_.assign(1, 0);
+  i64 widest = 0;
+  for (i64 j = 0; j < rounds(); ++j) {
+    A_offset_.push_back(A_offset_.back() + static_cast<std::uint64_t>(piece(Ix_ * slice_cols(j), pn_, y_)));
+    B_offset_.push_back(B_offset_.back() + static_cast<std::uint64_t>(piece(Jy_ * slice_cols(j), pm_, x_)));
+    widest = std::max(widest, slice_cols(j));
+  }
+  load();
+  C_ = allocate(static_cast<std::size_t>(Ix_ * Jy_), "C block");
+  A_ = allocate(static_cast<std::size_t>(Ix_ * widest), "A slice");
+  B_ = allocate(static_cast<std::size_t>(Jy_ * widest), "B slice");
+}
+
+CosmaGemm::~CosmaGemm() = default;
+
+i64 CosmaGemm::slice_cols(i64 j) const { return piece(Kz_, spec_.cosma_rounds, j); }
+i64 CosmaGemm::slice_start(i64 j) const { return piece_start(Kz_, spec_.cosma_rounds, j); }
+
+void CosmaGemm::load() {
+  PhaseScope phase(Phase::Load);
+  const std::vector<i64> eI = extents_of(spec_.I), eJ = extents_of(spec_.J), eK = extents_of(spec_.K);
+  std::vector<i64> rv(eI.size() + eJ.size() + 1), kv(eK.size() + 1);
+  std::vector<double> chunk(static_cast<std::size_t>(kChunk));
+  // Own piece of every slice of an operand whose rows are `rows` elements from `first_row`.
+  auto fill = [&](DiskFile& file, const TensorBinding& t, const std::vector<i64>& row_extents, i64 first_row,
+                  i64 rows, i64 ways, i64 me, const std::vector<std::uint64_t>& offsets) {
+    const ElementSource src = run_.input(t.shape);
+    const LinearMap map(t, row_extents.size());
+    for (i64 j = 0; j < rounds(); ++j) {
+      const i64 cols = slice_cols(j), total = rows * cols;
+      const i64 start = piece_start(total, ways, me), length = piece(total, ways, me);
+      for (i64 done = 0; done < length; done += kChunk) {
+        const i64 len = std::min(kChunk, length - done);
+        for (i64 e = 0; e < len; ++e) {
+          const i64 at = start + done + e;
+          unflatten(first_row + at / cols, row_extents, rv.data());
+          unflatten(K0_ + slice_start(j) + at % cols, eK, kv.data());
+          chunk[static_cast<std::size_t>(e)] = src(map(rv.data(), kv.data()));
+        }
+        file.write(chunk.data(), offsets[static_cast<std::size_t>(j)] + static_cast<std::uint64_t>(done),
+                   static_cast<std::size_t>(len));
+      }
+    }
+  };
+  fill(A_file_, spec_.A, eI, I0_, Ix_, pn_, y_, A_offset_);
+  fill(B_file_, spec_.B, eJ, J0_, Jy_, pm_, x_, B_offset_);
+  C_file_.resize(static_cast<std::uint64_t>(piece(Ix_ * Jy_, pk_, z_)));   // C starts at zero
+}
+
+void CosmaGemm::compute(const std::function<void()>& body) {
+  if (active_) std::memset(C_.data(), 0, C_.bytes());
+  compute_phase(run_, spec_, progress_, body);
+}
+
+void CosmaGemm::read_slices(i64 j) {
+  round_ = j;
+  if (!active_) return;
+  const i64 cols = slice_cols(j);
+  const auto a_len = static_cast<std::size_t>(piece(Ix_ * cols, pn_, y_));
+  const auto b_len = static_cast<std::size_t>(piece(Jy_ * cols, pm_, x_));
+  A_file_.read(A_.data() + piece_start(Ix_ * cols, pn_, y_), A_offset_[static_cast<std::size_t>(j)], a_len);
+  B_file_.read(B_.data() + piece_start(Jy_ * cols, pm_, x_), B_offset_[static_cast<std::size_t>(j)], b_len);
+}
+
+void CosmaGemm::allgather_A() {
+  if (!active_) return;
+  std::vector<std::size_t> counts;
+  for (i64 q = 0; q < pn_; ++q) counts.push_back(static_cast<std::size_t>(piece(Ix_ * slice_cols(round_), pn_, q)));
+  ring_allgatherv(*ring_A_, A_.data(), counts);
+}
+
+void CosmaGemm::allgather_B() {
+  if (!active_) return;
+  std::vector<std::size_t> counts;
+  for (i64 q = 0; q < pm_; ++q) counts.push_back(static_cast<std::size_t>(piece(Jy_ * slice_cols(round_), pm_, q)));
+  ring_allgatherv(*ring_B_, B_.data(), counts);
+}
+
+void CosmaGemm::multiply() {
+  if (active_) {
+    const auto cols = static_cast<std::size_t>(slice_cols(round_));
+    gemm_tile(static_cast<std::size_t>(Ix_), static_cast<std::size_t>(Jy_), cols, spec_.alpha, A_.data(), cols,
+              B_.data(), cols, 1.0, C_.data(), static_cast<std::size_t>(Jy_));
+  }
+  if (progress_) progress_->update(static_cast<double>(round_ + 1) / static_cast<double>(rounds()));
+}
+
+void CosmaGemm::reduce_scatter_C() {
+  if (!active_) return;
+  std::vector<std::size_t> counts;
+  for (i64 q = 0; q < pk_; ++q) counts.push_back(static_cast<std::size_t>(piece(Ix_ * Jy_, pk_, q)));
+  ring_reduce_scatter(*ring_C_, C_.data(), counts, A_.span());   // the A slice buffer is free now
+}
+
+void CosmaGemm::accumulate_C() {
+  if (!active_) return;
+  const i64 start = piece_start(Ix_ * Jy_, pk_, z_), length = piece(Ix_ * Jy_, pk_, z_);
+  const i64 chunk = static_cast<i64>(A_.size());   // old values pass through the A slice buffer
+  for (i64 done = 0; done < length; done += chunk) {
+    const auto len = static_cast<std::size_t>(std::min(chunk, length - done));
+    C_file_.read(A_.data(), static_cast<std::uint64_t>(done), len);
+    double* mine = C_.data() + start + done;
+    for (std::size_t e = 0; e < len; ++e) mine[e] += A_[e];
+    C_file_.write(mine, static_cast<std::uint64_t>(done), len);
+  }
+}
+
+// ---- write-out and verification: rank (x,y,z) owns piece z of the C block (x,y) ------------
+
+void CosmaGemm::for_each_owned(const std::function<void(const i64*, const i64*, double)>& visit) {
+  const std::vector<i64> eI = extents_of(spec_.I), eJ = extents_of(spec_.J);
+  std::vector<i64> iv(eI.size() + 1), jv(eJ.size() + 1);
+  const i64 start = piece_start(Ix_ * Jy_, pk_, z_), length = piece(Ix_ * Jy_, pk_, z_);
+  std::vector<double> chunk(static_cast<std::size_t>(std::min(kChunk, std::max<i64>(length, 1))));
+  for (i64 done = 0; done < length; done += kChunk) {
+    const i64 len = std::min(kChunk, length - done);
+    C_file_.read(chunk.data(), static_cast<std::uint64_t>(done), static_cast<std::size_t>(len));
+    for (i64 e = 0; e < len; ++e) {
+      unflatten(I0_ + (start + done + e) / Jy_, eI, iv.data());
+      unflatten(J0_ + (start + done + e) % Jy_, eJ, jv.data());
+      visit(iv.data(), jv.data(), chunk[static_cast<std::size_t>(e)]);
+    }
+  }
+}
+
+std::optional<double> CosmaGemm::lookup(const i64* row_values, const i64* col_values) {
+  const i64 i = flatten(row_values, extents_of(spec_.I)), j = flatten(col_values, extents_of(spec_.J));
+  const i64 x = part_of(m_, pm_, i), y = part_of(n_, pn_, j);
+  if (x != x_ || y != y_) return std::nullopt;
+  const i64 e = (i - I0_) * Jy_ + (j - J0_);
+  if (part_of(Ix_ * Jy_, pk_, e) != z_) return std::nullopt;
+  double v = 0;
+  C_file_.read(&v, static_cast<std::uint64_t>(e - piece_start(Ix_ * Jy_, pk_, z_)), 1);
+  return v;
+}
+
+void CosmaGemm::finish() {
+  write_result(run_, spec_, active_, [&](const auto& visit) { for_each_owned(visit); });
+  verify_result(run_, spec_, active_, [&](const i64* rv, const i64* cv) { return lookup(rv, cv); });
+}
+
+}  // namespace tcert
