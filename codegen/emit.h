@@ -71,5 +71,8 @@ void emit_contraction(CodeWriter& w, const ir::Program& program, const costmodel
 /// costmodel::loop_nest(plan.order) with the method's collectives (codegen.h).
 /// Expects a `tcert::DistributedGemm x` in scope in the emitted code.
 void emit_compute(CodeWriter& w, const costmodel::Plan& plan);
+/// The compute phase of a cosma plan: the rounds of COSMA's Algorithm 1 (read the slices,
+/// all-gather A and B, multiply), then the reduce-scatter of C and its accumulation on disk.
+void emit_cosma_compute(CodeWriter& w, const costmodel::Plan& plan);
 
 }  // namespace tcec::codegen

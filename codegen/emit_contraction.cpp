@@ -47,6 +47,7 @@ const char* algorithm_enum(Algorithm a) {
     case Algorithm::Rotation: return "Rotation";
     case Algorithm::Replication: return "Replication";
     case Algorithm::Accumulation: return "Accumulation";
+    case Algorithm::Cosma: return "Cosma";
   }
   return "?";
 }
@@ -71,11 +72,17 @@ void emit_spec(CodeWriter& w, const ir::Program& program, const costmodel::Machi
   w.line("tcert::GemmSpec spec;");
   w.line("spec.statement = {};", cpp_string_literal(ir::format_statement(program, s)));
   w.line("spec.plan = {};", cpp_string_literal(p.to_string()));
-  w.line("spec.order = \"{}\";", costmodel::to_string(p.order));
+  w.line("spec.order = \"{}\";", p.algorithm == Algorithm::Cosma ? "-" : costmodel::to_string(p.order));
   w.line("spec.comm = tcert::Communication::{};", comm_enum(p.comm));
   w.line("spec.algorithm = tcert::Algorithm::{};", algorithm_enum(p.algorithm));
   if (p.algorithm == Algorithm::Replication)
     w.line("spec.broadcast = tcert::Operand::{};", costmodel::to_string(p.replicated));
+  if (p.algorithm == Algorithm::Cosma) {
+    w.line("spec.cosma_grid[0] = {};  // pm: ranks along I", p.cosma.pm);
+    w.line("spec.cosma_grid[1] = {};  // pn: ranks along J", p.cosma.pn);
+    w.line("spec.cosma_grid[2] = {};  // pk: ranks along K", p.cosma.pk);
+    w.line("spec.cosma_rounds = {};  // t: rounds along K", p.cosma.rounds);
+  }
   w.line("// Macro-indices: per index {{extent, t1, t2}}, then the position of the distribution index (-1: none).");
   w.line("spec.I = {};  // {}", group_spec(p.I), group_comment('I', p.I));
   w.line("spec.J = {};  // {}", group_spec(p.J), group_comment('J', p.J));
@@ -87,11 +94,13 @@ void emit_spec(CodeWriter& w, const ir::Program& program, const costmodel::Machi
   const double sign = s.op == ir::AssignOp::Subtract ? -1.0 : 1.0;
   w.line("spec.alpha = {};  // coefficient{}; C starts at zero", s.coefficient * sign,
          s.op == ir::AssignOp::Subtract ? ", negated for -=" : "");
-  const costmodel::TileBytes tb = costmodel::tile_bytes(p, machine.element_size_bytes);
-  const auto e = static_cast<std::uint64_t>(machine.element_size_bytes);
-  w.line("spec.capacity_A = {};  // tile buffer elements per rank", tb.A / e);
-  w.line("spec.capacity_B = {};", tb.B / e);
-  w.line("spec.capacity_C = {};", tb.C / e);
+  if (p.algorithm != Algorithm::Cosma) {   // CosmaGemm sizes its block and slices itself
+    const costmodel::TileBytes tb = costmodel::tile_bytes(p, machine.element_size_bytes);
+    const auto e = static_cast<std::uint64_t>(machine.element_size_bytes);
+    w.line("spec.capacity_A = {};  // tile buffer elements per rank", tb.A / e);
+    w.line("spec.capacity_B = {};", tb.B / e);
+    w.line("spec.capacity_C = {};", tb.C / e);
+  }
   w.line("spec.predicted[0] = {};  // disk read bytes per rank", braced_list(v.disk_read_bytes));
   w.line("spec.predicted[1] = {};  // disk write bytes per rank", braced_list(v.disk_write_bytes));
   w.line("spec.predicted[2] = {};  // bytes sent per rank", braced_list(v.comm_sent_bytes));
@@ -107,8 +116,13 @@ void emit_contraction(CodeWriter& w, const ir::Program& program, const costmodel
   emit_comments(w, program, sp, number);
   w.open("void contraction_{}(tcert::Run& run)", number);
   emit_spec(w, program, machine, sp);
-  w.line("tcert::DistributedGemm x(run, std::move(spec));");
-  emit_compute(w, sp.plan);
+  if (sp.plan.algorithm == Algorithm::Cosma) {
+    w.line("tcert::CosmaGemm x(run, std::move(spec));");
+    emit_cosma_compute(w, sp.plan);
+  } else {
+    w.line("tcert::DistributedGemm x(run, std::move(spec));");
+    emit_compute(w, sp.plan);
+  }
   w.line("x.finish();");
   w.close();
 }

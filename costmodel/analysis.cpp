@@ -3,6 +3,9 @@
 #include "costmodel/analysis.h"
 
 #include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
 
 #include "costmodel/model_optimum.h"
 
@@ -30,7 +33,68 @@ void add_plan(ContractionAnalysis& a, const Groups& groups, const Machine& machi
   a.plan_model = model;
 }
 
+/// The ModelPoint row of cosma: its exact schedule on the slowest rank.
+ModelPoint cosma_point(const PlannedCandidate& pc, const Machine& machine) {
+  ModelPoint point;
+  point.comm = CommMethod::Inside;
+  point.algorithm = Algorithm::Cosma;
+  point.feasible = pc.feasible;
+  point.reason = pc.reason;
+  point.time_s = std::numeric_limits<double>::infinity();
+  if (!pc.feasible) return point;
+  const PlanVolumes& v = pc.volumes;
+  point.time_s = -1;
+  for (std::size_t r = 0; r < v.disk_read_bytes.size(); ++r) {
+    const double t = rank_time_s(pc.plan, machine, v.disk_read_bytes[r], v.disk_write_bytes[r], v.comm_recv_bytes[r]);
+    if (t <= point.time_s) continue;
+    point.time_s = t;
+    point.disk_read_bytes = static_cast<double>(v.disk_read_bytes[r]);
+    point.disk_write_bytes = static_cast<double>(v.disk_write_bytes[r]);
+    point.comm_bytes = static_cast<double>(v.comm_recv_bytes[r]);
+  }
+  return point;
+}
+
+/// Fits COSMA, adds its row and candidate, and keeps its plan when allowed and cheapest.
+void add_cosma(ContractionAnalysis& a, const Groups& groups, const Machine& machine, const PlanOptions& options) {
+  const double S = machine.memory_bytes / machine.element_size_bytes;
+  a.cosma = cosma_strategy(a.gemm.extent_I, a.gemm.extent_J, a.gemm.extent_K, machine.processors, S, -1, options.split);
+  PlannedCandidate pc;
+  pc.plan = {CommMethod::Inside, Algorithm::Cosma, ReplicatedOperand::A, DiskPlacementOrder::ABC, machine.processors,
+             groups.I,           groups.J,         groups.K,              options.split,            a.cosma.grid};
+  pc.feasible = a.cosma.feasible;
+  pc.reason = a.cosma.reason;
+  if (pc.feasible) pc.volumes = plan_volumes(pc.plan, machine);
+  const ModelPoint point = cosma_point(pc, machine);
+  a.methods.push_back(point);
+  a.candidates.push_back(point);
+  a.plans.push_back(pc);
+  if (point.feasible && (!a.chosen.feasible || point.time_s < a.chosen.time_s)) a.chosen = point;
+  const bool forced = options.force_algorithm == Algorithm::Cosma;
+  if (!options.allows_cosma()) {
+    if (forced && options.force_order)
+      a.plan.reason = fmt::format("--force-order {} does not apply to cosma, which has no disk placement order",
+                                  to_string(*options.force_order));
+    return;
+  }
+  if (!pc.feasible) {
+    if (forced) a.plan.reason = pc.reason;
+    return;
+  }
+  if (a.plan.feasible && a.plan.volumes.time_s <= pc.volumes.time_s) return;
+  a.plan = pc;
+  a.plan_model = point;
+}
+
 }  // namespace
+
+ModelPoint best_gao_method(const ContractionAnalysis& a) {
+  ModelPoint best;
+  best.feasible = false;
+  for (const ModelPoint& p : a.methods)
+    if (p.algorithm != Algorithm::Cosma && p.feasible && (!best.feasible || p.time_s < best.time_s)) best = p;
+  return best;
+}
 
 Problem problem_from(const ir::MacroIndexGemm& g, double e) {
   Problem p;
@@ -68,7 +132,17 @@ bool PlanOptions::allows(CommMethod comm, Algorithm algorithm, DiskPlacementOrde
          (!force_order || *force_order == order);
 }
 
+bool PlanOptions::allows_cosma() const {
+  return (!force_comm || *force_comm == CommMethod::Inside) && (!force_algorithm || *force_algorithm == Algorithm::Cosma) &&
+         !force_order;
+}
+
 bool parse_method(std::string_view name, PlanOptions* options) {
+  if (name == "cosma") {
+    options->force_comm = CommMethod::Inside;
+    options->force_algorithm = Algorithm::Cosma;
+    return true;
+  }
   for (CommMethod comm : kComms)
     for (Algorithm algorithm : kAlgorithms)
       if (name == method_name(comm, algorithm)) {
@@ -94,13 +168,14 @@ std::vector<StatementPlan> plan_program(const ir::Program& program, const Machin
   for (const ir::Statement& s : program.statements) {
     if (s.operands.size() != 2) continue;
     const ContractionAnalysis a = analyze(program, s, machine, options);
+    const PlannedCandidate& chosen = a.plan;
     StatementPlan sp;
     sp.statement = &s;
     sp.gemm = a.gemm;
-    sp.feasible = a.plan.feasible;
-    sp.reason = a.plan.reason;
-    sp.plan = a.plan.plan;
-    sp.volumes = a.plan.volumes;
+    sp.feasible = chosen.feasible;
+    sp.reason = chosen.reason;
+    sp.plan = chosen.plan;
+    sp.volumes = chosen.volumes;
     out.push_back(std::move(sp));
   }
   return out;
@@ -129,6 +204,8 @@ ContractionAnalysis analyze(const ir::Program& program, const ir::Statement& s, 
       }
     }
   }
+  a.gao_plan = a.plan;
+  add_cosma(a, groups, machine, options);
   return a;
 }
 

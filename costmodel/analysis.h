@@ -1,10 +1,12 @@
 // costmodel/analysis.h — (private) everything the report says about one
-// contraction on one machine: the model optimum of each of the six methods,
-// every candidate, the chosen method and the communication lower bound.
+// contraction on one machine: the model optimum of each of the six Gao methods,
+// COSMA's exact schedule, every candidate, the chosen method and the communication
+// lower bound.
 #pragma once
 
 #include <vector>
 
+#include "costmodel/cosma.h"
 #include "costmodel/costmodel.h"
 #include "costmodel/model.h"
 #include "costmodel/plan_search.h"
@@ -15,14 +17,26 @@ namespace tcec::costmodel {
 struct ContractionAnalysis {
   ir::MacroIndexGemm gemm;
   Problem problem;                      ///< bytes, from gemm and the element size
-  std::vector<ModelPoint> methods;      ///< inside/outside × rotation/replication/accumulation, best order each
-  std::vector<ModelPoint> candidates;   ///< every method × order (× replicated operand)
-  ModelPoint chosen;                    ///< the feasible method of least model time
+  /// inside/outside × rotation/replication/accumulation, best order each; then cosma (its
+  /// exact schedule: cosma has no continuous relaxation; the slowest rank's bytes and time)
+  std::vector<ModelPoint> methods;
+  std::vector<ModelPoint> candidates;   ///< every method × order (× replicated operand), then cosma
+  ModelPoint chosen;                    ///< the feasible method of least model time (cosma: exact)
   double lower_bound_bytes_per_rank = 0;
   std::vector<PlannedCandidate> plans;  ///< integer plan of each candidate (same index as candidates)
   PlannedCandidate plan;                ///< the feasible plan of least exact time (options permitting)
   ModelPoint plan_model;                ///< the model optimum of the plan's method × order
+  CosmaStrategy cosma;                  ///< COSMA fitted to this problem and machine
+  PlannedCandidate gao_plan;            ///< the best allowed plan of the six Gao methods
 };
+
+/// The best feasible Gao method (the first six of `methods`); infeasible when none is.
+ModelPoint best_gao_method(const ContractionAnalysis& a);
+
+/// Why cosma wins, e.g. "cosma: 16.32 s vs best Gao method inside replication-A (CAB)
+/// 18.553 s (2.29x less communication: 64 MB vs 146 MB received per rank)", from the model
+/// rows (`plans` false) or the exact plans (`plans` true). Empty when cosma is not chosen.
+std::string cosma_why(const ContractionAnalysis& a, bool plans);
 
 /// The "plan:" section of the dry-run text (report_plan.cpp): the plan's text
 /// form, integer tile counts, tile bytes, per-rank exact volumes, predicted
@@ -48,8 +62,9 @@ Problem problem_from(const ir::MacroIndexGemm& g, double element_size_bytes);
 double lower_bound_bytes_per_rank(const ir::MacroIndexGemm& g, const Machine& machine);
 
 /// Analyses a two-operand statement: model optima of every candidate and an
-/// integer plan for each; the plan is chosen among the candidates `options`
-/// permits. Precondition: s has two operands.
+/// integer plan for each, and COSMA's strategy and exact volumes; the plan is chosen
+/// among the candidates `options` permits (cosma included, by exact time; ties keep the
+/// Gao plan). Precondition: s has two operands.
 ContractionAnalysis analyze(const ir::Program& program, const ir::Statement& s, const Machine& machine,
                             const PlanOptions& options);
 

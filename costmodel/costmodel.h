@@ -29,11 +29,15 @@ struct PlanOptions {
   std::optional<CommMethod> force_comm;              ///< --force-method (with force_algorithm)
   std::optional<Algorithm> force_algorithm;
   std::optional<DiskPlacementOrder> force_order;     ///< --force-order
-  /// True when the candidate comm × algorithm × order is allowed.
+  /// True when the candidate comm × algorithm × order is allowed (a Gao method).
   bool allows(CommMethod comm, Algorithm algorithm, DiskPlacementOrder order) const;
+  /// True when cosma is allowed: no other method forced and no --force-order (cosma has no
+  /// disk placement order, so --force-order excludes it; with --force-method cosma there is
+  /// then no plan, and the reason says so).
+  bool allows_cosma() const;
 };
 
-/// Parses a --force-method name ("inside-rotation", …, "outside-accumulation")
+/// Parses a --force-method name ("inside-rotation", …, "outside-accumulation", "cosma")
 /// into `options`; false when the name is unknown.
 bool parse_method(std::string_view name, PlanOptions* options);
 /// Parses a --force-order name ("ABC", …); false when unknown.
@@ -45,7 +49,9 @@ struct ReportOptions {
   PlanOptions plan;
 };
 
-/// The chosen plan of one two-operand statement, for code generation.
+/// The chosen plan of one two-operand statement, for code generation. A cosma plan carries
+/// its strategy in plan.cosma (grid pm×pn×pk, rounds t; the schedule of cosma.h) and its
+/// exact per-rank volumes in `volumes`.
 struct StatementPlan {
   const ir::Statement* statement = nullptr;
   ir::MacroIndexGemm gemm;
@@ -55,7 +61,8 @@ struct StatementPlan {
   PlanVolumes volumes;       ///< exact per-rank compute-stage bytes
 };
 
-/// Plans every two-operand statement of `program` on `machine` (in statement order).
+/// Plans every two-operand statement of `program` on `machine` (in statement order), as the
+/// dry-run chooses (cosma included).
 std::vector<StatementPlan> plan_program(const ir::Program& program, const Machine& machine,
                                         const PlanOptions& options);
 
@@ -66,9 +73,12 @@ std::string dry_run_text(const ir::Program& program, const std::optional<Machine
 
 /// The same as JSON: {"file", "machine" (bytes, bytes/s; null without a machine),
 /// "contractions": [{"statement", "line", "I", "J", "K", "extents", "elements",
-/// "bytes", "flops", "permutation", and with a machine "methods" (six entries:
-/// comm, algorithm, feasible, reason, order, case, model_time_s, model_disk_bytes,
-/// model_comm_bytes, tiles), "chosen", "lower_bound_bytes_per_rank"}], "copies"}.
+/// "bytes", "flops", "permutation", and with a machine "methods" (seven entries: the six
+/// Gao methods with comm, algorithm, feasible, reason, order, case, model_time_s,
+/// model_disk_bytes, model_comm_bytes, tiles; then cosma with comm "inside", algorithm
+/// "cosma", feasible, reason, order "-", model_time_s etc. of its exact schedule (the slowest
+/// rank), grid, idle_ranks, rounds), "chosen" (with "why" when it is cosma), "cosma" (the
+/// strategy: Eq. 32 a, b, bound, stretch), "plan", "lower_bound_bytes_per_rank"}], "copies"}.
 /// The schema of the cost-model issue; `--all` adds "candidates".
 nlohmann::json dry_run_json(const ir::Program& program, const std::optional<Machine>& machine,
                             const ReportOptions& options);

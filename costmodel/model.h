@@ -58,6 +58,12 @@ enum class Algorithm {
   /// Split A and B by K; every rank holds a partial C, then all-reduce.
   /// Pros: no input traffic. Cons: C·log2 P reduction volume, C replicated.
   Accumulation,
+  /// COSMA (Kwasniewski et al., seed 000; cosma.h): a pm×pn×pk grid fitted to I, J, K;
+  /// A and B all-gathered per round along the grid, C reduce-scattered along K. Always
+  /// "inside"; it has no disk placement order (C block resident, A and B streamed once).
+  /// Pros: near the I/O lower bound for every shape and P (idle ranks allowed).
+  /// Cons: the C block of the fitted grid must fit memory with one column of A and B.
+  Cosma,
 };
 
 /// Where the three disk reads sit in the tiling loop nest (Gao et al. §3, Fig. 3):

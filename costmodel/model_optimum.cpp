@@ -136,6 +136,13 @@ ModelPoint model_optimum(const Problem& problem, const Machine& machine, CommMet
       return detail::replication_optimum(problem, machine, comm, order, replicated);
     case Algorithm::Accumulation:
       break;
+    case Algorithm::Cosma: {  // not a Gao method: its exact schedule is in cosma.h
+      ModelPoint p;
+      p.comm = comm, p.algorithm = algorithm, p.order = order, p.feasible = false;
+      p.reason = "cosma has no Gao model optimum (see cosma.h)";
+      p.time_s = std::numeric_limits<double>::infinity();
+      return p;
+    }
   }
   return detail::accumulation_optimum(problem, machine, comm, order);
 }

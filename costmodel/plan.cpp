@@ -34,6 +34,7 @@ TileCounts Plan::tile_counts() const {
 }
 
 std::string method_name(CommMethod comm, Algorithm algorithm) {
+  if (algorithm == Algorithm::Cosma) return "cosma";
   return fmt::format("{}-{}", to_string(comm), to_string(algorithm));
 }
 
@@ -52,6 +53,9 @@ std::string dist_name(const GroupTiling& g) { return g.dist < 0 ? "-" : g.indice
 }  // namespace
 
 std::string Plan::to_string() const {
+  if (algorithm == Algorithm::Cosma)
+    return fmt::format("cosma grid={}x{}x{} rounds={} P={} split={}", cosma.pm, cosma.pn, cosma.pk, cosma.rounds,
+                       processors, split == MemorySplit::Thirds ? "thirds" : "optimal");
   std::string out = fmt::format("{} order={} P={}", method_name(comm, algorithm),
                                 costmodel::to_string(order), processors);
   if (algorithm == Algorithm::Replication)
@@ -90,6 +94,11 @@ GridParts grid_parts(const Plan& plan) {
       parts.A = {1, P};
       parts.B = {1, P};
       break;
+    case Algorithm::Cosma:
+      parts.A = {plan.cosma.pm, plan.cosma.pk};
+      parts.B = {plan.cosma.pn, plan.cosma.pk};
+      parts.C = {plan.cosma.pm, plan.cosma.pn};
+      break;
   }
   return parts;
 }
@@ -111,6 +120,13 @@ RankParts rank_parts(const Plan& plan, std::int64_t rank) {
     case Algorithm::Accumulation:
       rp = {-1, rank, -1, rank, -1, -1};
       break;
+    case Algorithm::Cosma: {
+      const CosmaGrid& g = plan.cosma;
+      if (rank >= g.used()) break;  // idle: holds nothing
+      const std::int64_t x = rank / (g.pn * g.pk), y = rank / g.pk % g.pn, z = rank % g.pk;
+      rp = {x, z, y, z, x, y};
+      break;
+    }
   }
   return rp;
 }
@@ -132,7 +148,24 @@ static TileLevels tile_levels(DiskPlacementOrder order) {
   return {1, 1, 1, 1, 1, 1};
 }
 
+namespace {
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+/// Cosma: rank 0's A slice, B slice and C block (cosma.h "Memory per rank").
+TileBytes cosma_buffers(const Plan& plan, double element_size_bytes) {
+  const CosmaGrid& g = plan.cosma;
+  const auto e = static_cast<std::uint64_t>(element_size_bytes);
+  const auto bm = static_cast<std::uint64_t>(ceil_div(plan.I.extent(), g.pm));
+  const auto bn = static_cast<std::uint64_t>(ceil_div(plan.J.extent(), g.pn));
+  const auto slice = static_cast<std::uint64_t>(ceil_div(ceil_div(plan.K.extent(), g.pk), g.rounds));
+  return {e * bm * slice, e * bn * slice, e * bm * bn};
+}
+
+}  // namespace
+
 TileBytes tile_bytes(const Plan& plan, double element_size_bytes) {
+  if (plan.algorithm == Algorithm::Cosma) return cosma_buffers(plan, element_size_bytes);
   GridParts parts = grid_parts(plan);
   // The broadcast operand is whole in memory (gathered); its pieces are a disk layout only.
   if (plan.algorithm == Algorithm::Replication) {
@@ -193,8 +226,37 @@ bool check_group(const char* name, const GroupTiling& g, std::int64_t parts, std
   return false;
 }
 
+/// Cosma's grid and rounds (plan.h check_valid()); memory is checked by the caller.
+bool check_cosma(const Plan& plan, std::string* reason) {
+  const CosmaGrid& g = plan.cosma;
+  const std::int64_t extents[] = {plan.I.extent(), plan.J.extent(), plan.K.extent()};
+  const std::int64_t parts[] = {g.pm, g.pn, g.pk};
+  const char* names[] = {"pm", "pn", "pk"};
+  for (int i = 0; i < 3; ++i) {
+    if (parts[i] >= 1 && parts[i] <= extents[i]) continue;
+    if (reason)
+      *reason = fmt::format("the grid has {} = {} ranks along {} of extent {}; need 1 <= {} <= {}", names[i], parts[i],
+                            "IJK"[i], extents[i], names[i], extents[i]);
+    return false;
+  }
+  if (g.used() > plan.processors) {
+    if (reason)
+      *reason = fmt::format("the grid {}x{}x{} needs {} ranks but P = {}", g.pm, g.pn, g.pk, g.used(),
+                            plan.processors);
+    return false;
+  }
+  const std::int64_t block_k = ceil_div(extents[2], g.pk);
+  if (g.rounds < 1 || g.rounds > block_k) {
+    if (reason) *reason = fmt::format("cosma has {} rounds; need 1 <= rounds <= {} (K columns per rank)", g.rounds, block_k);
+    return false;
+  }
+  return true;
+}
+
 /// check_valid() without building messages (the plan search calls it often).
 bool check_valid_fast(const Plan& plan, const Machine& machine) {
+  if (plan.algorithm == Algorithm::Cosma)
+    return plan.processors == machine.processors && check_cosma(plan, nullptr) && fits_memory_exact(plan, machine, nullptr);
   if (plan.processors != machine.processors) return false;
   if (plan.algorithm == Algorithm::Rotation && !is_perfect_square(plan.processors)) return false;
   const auto second = second_levels(plan.order);
@@ -223,6 +285,7 @@ bool check_valid(const Plan& plan, const Machine& machine, std::string* reason) 
     *reason = fmt::format("P = {} is not a perfect square", plan.processors);
     return false;
   }
+  if (plan.algorithm == Algorithm::Cosma) return check_cosma(plan, reason) && fits_memory_exact(plan, machine, reason);
   const auto second = second_levels(plan.order);
   const GroupTiling* groups[] = {&plan.I, &plan.J, &plan.K};
   for (int g = 0; g < 3; ++g) {

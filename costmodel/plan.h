@@ -60,7 +60,18 @@ enum class MemorySplit {
   Optimal,
 };
 
-/// One plan (Gao et al. §2–§3; ARCHITECTURE.md "Plans"). A value type.
+/// The integer part of a cosma plan (Algorithm::Cosma; the schedule is in cosma.h): the
+/// processor grid over the macro-indices and the rounds along K.
+struct CosmaGrid {
+  std::int64_t pm = 1, pn = 1, pk = 1;  ///< ranks along I, J, K; pm·pn·pk <= P ranks are used
+  std::int64_t rounds = 1;              ///< t: rounds along K (1 when the local domain fits)
+  std::int64_t used() const { return pm * pn * pk; }
+  friend bool operator==(const CosmaGrid&, const CosmaGrid&) = default;
+};
+
+/// One plan (Gao et al. §2–§3; ARCHITECTURE.md "Plans"). A value type. A cosma plan uses
+/// `cosma`, `processors` and `split`; its groups keep tile counts 1 and no distribution
+/// index, and `order` is meaningless (printed "-").
 struct Plan {
   CommMethod comm = CommMethod::Inside;
   Algorithm algorithm = Algorithm::Rotation;
@@ -69,17 +80,19 @@ struct Plan {
   std::int64_t processors = 1;                          ///< P
   GroupTiling I, J, K;
   MemorySplit split = MemorySplit::Optimal;
+  CosmaGrid cosma;                                      ///< Cosma only: grid and rounds
 
   /// The macro tile counts It1 … Kt2 (as reals, for the model's formulas).
   TileCounts tile_counts() const;
   /// "inside-rotation order=CAB P=4 I=a:2x1,b:1x1 J=d:4x1 K=p:3x1 dist=a,d,p split=optimal";
   /// Replication adds "bcast=A|B"; an empty group is written "I=-"; a group not
-  /// split over the grid has "-" in dist. Round-trips through parse_plan().
+  /// split over the grid has "-" in dist. Cosma: "cosma grid=1x2x2 rounds=1 P=4 split=optimal"
+  /// (grid pm x pn x pk). Round-trips through parse_plan().
   std::string to_string() const;
   friend bool operator==(const Plan&, const Plan&) = default;
 };
 
-/// "inside-rotation", …, "outside-accumulation".
+/// "inside-rotation", …, "outside-accumulation"; "cosma" for Algorithm::Cosma (any comm).
 std::string method_name(CommMethod comm, Algorithm algorithm);
 
 /// Parses Plan::to_string(). `I`, `J`, `K` give the group's index names and
@@ -94,6 +107,8 @@ std::optional<Plan> parse_plan(std::string_view text, const GroupTiling& I, cons
 ///   Rotation (g = √P):  A: I g, K g;  B: J g, K g;  C: I g, J g
 ///   Replication of A:   A: K P (pieces; gathered to whole tiles);  B: J P;  C: J P
 ///   Replication of B:   mirror;   Accumulation: A: K P;  B: K P;  C: whole (rank 0)
+///   Cosma (block level only; pieces within blocks in cosma.h):
+///                       A: I pm, K pk;  B: J pn, K pk;  C: I pm, J pn;  grid P×1
 struct ArrayParts {
   std::int64_t rows = 1, cols = 1;   ///< parts of the row group and of the column group
 };
@@ -122,7 +137,7 @@ struct PlanVolumes {
 
 /// One rank's predicted time (seconds) from its bytes: read/B_dr + write/B_dw +
 /// f·received/B_c, with f = f_rep for Replication, f_red for Accumulation and 1
-/// for Rotation (the collective factors of notes/gao-model.md).
+/// for Rotation and Cosma (the collective factors of notes/gao-model.md).
 double rank_time_s(const Plan& plan, const Machine& machine, std::uint64_t read_bytes,
                    std::uint64_t write_bytes, std::uint64_t recv_bytes);
 
@@ -130,7 +145,8 @@ double rank_time_s(const Plan& plan, const Machine& machine, std::uint64_t read_
 /// closed form: loop counts of the order times each rank's share of every array
 /// (uneven parts counted exactly), plus the method's collectives (ring
 /// all-gather, recursive-doubling all-reduce, Cannon shifts; see
-/// runtime/comm.h for the algorithms). Precondition: check_valid(plan) passes.
+/// runtime/comm.h for the algorithms); Cosma: cosma_volumes() (cosma.h).
+/// Precondition: check_valid(plan) passes.
 PlanVolumes plan_volumes(const Plan& plan, const Machine& machine);
 /// The same for ranks first_rank … end_rank-1 only (vectors indexed from 0);
 /// the plan search evaluates the fullest ranks this way.
@@ -139,7 +155,8 @@ PlanVolumes plan_volumes(const Plan& plan, const Machine& machine, std::int64_t 
 
 /// Tile buffer bytes per array on the fullest rank (the capacity the runtime
 /// allocates): max over tiles of the rank's blocks; for Rotation, the cycled
-/// operands' blocks are sized for the largest K part they will hold.
+/// operands' blocks are sized for the largest K part they will hold. Cosma: rank 0's
+/// A slice ⌈m/pm⌉ × ⌈K_0/t⌉, B slice ⌈n/pn⌉ × ⌈K_0/t⌉ and C block ⌈m/pm⌉ × ⌈n/pn⌉.
 struct TileBytes {
   std::uint64_t A = 0, B = 0, C = 0;
 };
@@ -152,8 +169,9 @@ bool fits_memory_exact(const Plan& plan, const Machine& machine, std::string* re
 /// Checks the plan against the machine: P matches, Rotation only on a square
 /// P, every tile count valid (1 <= t1 <= n, 1 <= t2 <= n/t1), the groups that
 /// must be split have a distribution index whose every level-2 part is at
-/// least the grid dimension, and the tiles fit memory. On false sets *reason
-/// to a message naming the failing item and its numbers.
+/// least the grid dimension, and the tiles fit memory. Cosma: 1 <= pm <= |I|,
+/// 1 <= pn <= |J|, 1 <= pk <= |K|, pm·pn·pk <= P, 1 <= rounds <= ⌈|K|/pk⌉, and the buffers
+/// fit memory. On false sets *reason to a message naming the failing item and its numbers.
 bool check_valid(const Plan& plan, const Machine& machine, std::string* reason);
 
 }  // namespace tcec::costmodel

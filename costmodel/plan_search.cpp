@@ -140,7 +140,7 @@ PlannedCandidate plan_candidate(const Groups& groups, const Machine& machine, Co
                                 ReplicatedOperand replicated, MemorySplit split, const TileCounts& hint) {
   PlannedCandidate out;
   Plan& plan = out.plan;
-  plan = {comm, algorithm, replicated, order, machine.processors, groups.I, groups.J, groups.K, split};
+  plan = {comm, algorithm, replicated, order, machine.processors, groups.I, groups.J, groups.K, split, {}};
   if (algorithm == Algorithm::Rotation && !is_perfect_square(machine.processors)) {
     out.reason = fmt::format("P = {} is not a perfect square", machine.processors);
     return out;

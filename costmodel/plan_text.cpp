@@ -25,6 +25,11 @@ bool parse_int(std::string_view s, std::int64_t* v) {
 }
 
 bool parse_method(std::string_view s, Plan* plan) {
+  if (s == "cosma") {
+    plan->comm = CommMethod::Inside;
+    plan->algorithm = Algorithm::Cosma;
+    return true;
+  }
   for (CommMethod c : {CommMethod::Inside, CommMethod::Outside})
     for (Algorithm a : {Algorithm::Rotation, Algorithm::Replication, Algorithm::Accumulation})
       if (s == method_name(c, a)) {
@@ -71,7 +76,35 @@ bool parse_dist(std::string_view name, std::string_view text, GroupTiling* group
   return false;
 }
 
+// "2x1x3" into the cosma grid.
+bool parse_grid(std::string_view text, CosmaGrid* g, std::string* error) {
+  auto parts = split(text, 'x');
+  if (parts.size() == 3 && parse_int(parts[0], &g->pm) && parse_int(parts[1], &g->pn) &&
+      parse_int(parts[2], &g->pk) && g->pm >= 1 && g->pn >= 1 && g->pk >= 1)
+    return true;
+  *error = fmt::format("expected grid=PMxPNxPK with positive integers, got '{}'", text);
+  return false;
+}
+
+/// Fields only a cosma plan has (grid, rounds) or only the other methods have.
+bool field_allowed(std::string_view key, const Plan& plan, std::string* error) {
+  const bool cosma = plan.algorithm == Algorithm::Cosma;
+  const bool cosma_field = key == "grid" || key == "rounds";
+  const bool gao_field = key == "order" || key == "bcast" || key == "I" || key == "J" || key == "K" || key == "dist";
+  if (cosma ? !gao_field : !cosma_field) return true;
+  *error = cosma ? fmt::format("a cosma plan has no field '{}' (it has grid, rounds, P and split)", key)
+                 : fmt::format("'{}' is a field of cosma plans only", key);
+  return false;
+}
+
 bool apply_field(std::string_view key, std::string_view value, Plan* plan, std::string* error) {
+  if (!field_allowed(key, *plan, error)) return false;
+  if (key == "grid") return parse_grid(value, &plan->cosma, error);
+  if (key == "rounds") {
+    if (parse_int(value, &plan->cosma.rounds) && plan->cosma.rounds >= 1) return true;
+    *error = fmt::format("rounds must be a positive integer, got '{}'", value);
+    return false;
+  }
   if (key == "order") {
     for (DiskPlacementOrder o : kAllOrders)
       if (value == to_string(o)) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <bit>
 
+#include "costmodel/cosma.h"
 #include "costmodel/partition.h"
 #include "costmodel/plan.h"
 #include "costmodel/volumes.h"
@@ -125,6 +126,8 @@ PlanVolumes plan_volumes(const Plan& plan, const Machine& machine) {
 
 PlanVolumes plan_volumes(const Plan& plan, const Machine& machine, std::int64_t first_rank,
                          std::int64_t end_rank) {
+  if (plan.algorithm == Algorithm::Cosma)
+    return cosma_volumes(plan.cosma, plan.I.extent(), plan.J.extent(), plan.K.extent(), machine, first_rank, end_rank);
   const Counts n = counts_of(plan);
   const auto e = static_cast<u64>(machine.element_size_bytes);
   PlanVolumes out;
@@ -134,6 +137,7 @@ PlanVolumes plan_volumes(const Plan& plan, const Machine& machine, std::int64_t 
       case Algorithm::Rotation: v = rotation(plan, n, rank); break;
       case Algorithm::Replication: v = replication(plan, n, rank); break;
       case Algorithm::Accumulation: v = accumulation(plan, n, rank); break;
+      case Algorithm::Cosma: break;  // handled above
     }
     out.disk_read_bytes.push_back(v.read * e);
     out.disk_write_bytes.push_back(v.write * e);

@@ -1,4 +1,6 @@
 // costmodel/report.cpp — the dry-run report: text for people, JSON for tools.
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "costmodel/analysis.h"
@@ -52,17 +54,47 @@ std::string statement_text(const ir::Program& p, const ir::Statement& s, double 
 }
 
 std::string method_name(const ModelPoint& p) {
+  if (p.algorithm == Algorithm::Cosma) return "cosma";
   std::string name = fmt::format("{} {}", to_string(p.comm), to_string(p.algorithm));
   if (p.algorithm == Algorithm::Replication) name += fmt::format("-{}", to_string(p.replicated));
   return name;
 }
 
-std::string point_row(const ModelPoint& p) {
+/// The cosma row: its grid and rounds in the tile columns (59 characters wide).
+std::string cosma_row(const ModelPoint& p, const CosmaStrategy& s) {
+  const std::string grid = fmt::format("grid {}x{}x{}, {} idle, {} round{} (exact schedule)", s.grid.pm, s.grid.pn,
+                                       s.grid.pk, s.idle_ranks, s.grid.rounds, s.grid.rounds == 1 ? "" : "s");
+  return fmt::format("    {:<26} {:<5} {:<58} {:>10} {:>10} {:>11.5g}\n", method_name(p), "-", grid,
+                     human_bytes(p.comm_bytes), human_bytes(p.disk_bytes()), p.time_s);
+}
+
+std::string point_row(const ModelPoint& p, const CosmaStrategy& s) {
   if (!p.feasible) return fmt::format("    {:<26} infeasible: {}\n", method_name(p), p.reason);
+  if (p.algorithm == Algorithm::Cosma) return cosma_row(p, s);
   const TileCounts& t = p.tiles;
   return fmt::format("    {:<26} {:<5} {:>4} {:>8.3g} {:>8.3g} {:>8.3g} {:>8.3g} {:>8.3g} {:>8.3g} {:>10} {:>10} {:>11.5g}\n",
                      method_name(p), to_string(p.order), p.case_id, t.It1, t.It2, t.Jt1, t.Jt2, t.Kt1, t.Kt2,
                      human_bytes(p.comm_bytes), human_bytes(p.disk_bytes()), p.time_s);
+}
+
+nlohmann::json cosma_json(const CosmaStrategy& s) {
+  nlohmann::json j = {{"feasible", s.feasible},
+                      {"reason", s.reason},
+                      {"memory_words", s.memory_words},
+                      {"max_idle_ranks", s.max_idle_ranks},
+                      {"ideal_a", s.ideal_a},
+                      {"ideal_b", s.ideal_b},
+                      {"ideal_rounds", s.ideal_rounds},
+                      {"bound_words_per_rank", s.bound_words},
+                      {"grid", {{"pm", s.grid.pm}, {"pn", s.grid.pn}, {"pk", s.grid.pk}}},
+                      {"rounds", s.grid.rounds},
+                      {"idle_ranks", s.idle_ranks},
+                      {"block", {{"I", s.block_m}, {"J", s.block_n}, {"K", s.block_k}, {"K_per_round", s.slice_k}}},
+                      {"memory_used_words", s.memory_used_words},
+                      {"max_recv_words", s.max_recv_words},
+                      {"max_sent_words", s.max_sent_words},
+                      {"stretch", s.stretch}};
+  return j;
 }
 
 std::string analysis_text(const ContractionAnalysis& a, const Machine& machine, const ReportOptions& options) {
@@ -70,10 +102,10 @@ std::string analysis_text(const ContractionAnalysis& a, const Machine& machine, 
   out += fmt::format("    {:<26} {:<5} {:>4} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>10} {:>10} {:>11}\n", "method",
                      "order", "case", "It1", "It2", "Jt1", "Jt2", "Kt1", "Kt2", "V", "D", "time (s)");
   if (!options.all_candidates) {
-    for (const ModelPoint& p : a.methods) out += point_row(p);
+    for (const ModelPoint& p : a.methods) out += point_row(p, a.cosma);
   } else {
     for (std::size_t i = 0; i < a.candidates.size(); ++i) {
-      out += point_row(a.candidates[i]);
+      out += point_row(a.candidates[i], a.cosma);
       const PlannedCandidate& pc = a.plans[i];
       out += pc.feasible ? fmt::format("      integer plan: {:.5g} s  {}\n", pc.volumes.time_s, pc.plan.to_string())
                          : fmt::format("      integer plan: none ({})\n", pc.reason);
@@ -81,15 +113,22 @@ std::string analysis_text(const ContractionAnalysis& a, const Machine& machine, 
   }
   if (!a.chosen.feasible) return out + "  chosen: none (no method is feasible)\n" + plan_text(a, machine);
   const double moved = a.chosen.disk_read_bytes + a.chosen.comm_bytes;
-  out += fmt::format("  chosen: {}, order {}, case {}: {:.5g} s predicted (model optimum)\n",
-                     method_name(a.chosen), to_string(a.chosen.order), a.chosen.case_id, a.chosen.time_s);
+  if (a.chosen.algorithm == Algorithm::Cosma) {
+    out += fmt::format("  chosen: cosma, grid {}x{}x{} ({} idle), {} round{}: {:.5g} s predicted (exact schedule)\n",
+                       a.cosma.grid.pm, a.cosma.grid.pn, a.cosma.grid.pk, a.cosma.idle_ranks, a.cosma.grid.rounds,
+                       a.cosma.grid.rounds == 1 ? "" : "s", a.chosen.time_s);
+    out += fmt::format("  why {}\n", cosma_why(a, false));
+  } else {
+    out += fmt::format("  chosen: {}, order {}, case {}: {:.5g} s predicted (model optimum)\n",
+                       method_name(a.chosen), to_string(a.chosen.order), a.chosen.case_id, a.chosen.time_s);
+  }
   out += fmt::format("  lower bound on data moved per rank (COSMA Theorem 1): {}; chosen moves {} (disk reads + V), {:.3f}x\n",
                      human_bytes(a.lower_bound_bytes_per_rank), human_bytes(moved),
                      moved / a.lower_bound_bytes_per_rank);
   return out + plan_text(a, machine);
 }
 
-nlohmann::json point_json(const ModelPoint& p) {
+nlohmann::json point_json(const ModelPoint& p, const CosmaStrategy& s) {
   const TileCounts& t = p.tiles;
   nlohmann::json j = {{"comm", to_string(p.comm)},
                       {"algorithm", to_string(p.algorithm)},
@@ -97,6 +136,18 @@ nlohmann::json point_json(const ModelPoint& p) {
                       {"reason", p.reason}};
   if (p.algorithm == Algorithm::Replication) j["replicated"] = to_string(p.replicated);
   if (!p.feasible) return j;
+  if (p.algorithm == Algorithm::Cosma) {
+    j.update({{"order", "-"},
+              {"model_time_s", p.time_s},
+              {"model_disk_bytes", p.disk_bytes()},
+              {"model_disk_read_bytes", p.disk_read_bytes},
+              {"model_disk_write_bytes", p.disk_write_bytes},
+              {"model_comm_bytes", p.comm_bytes},
+              {"grid", {{"pm", s.grid.pm}, {"pn", s.grid.pn}, {"pk", s.grid.pk}}},
+              {"idle_ranks", s.idle_ranks},
+              {"rounds", s.grid.rounds}});
+    return j;
+  }
   j.update({{"order", to_string(p.order)},
             {"case", p.case_id},
             {"model_time_s", p.time_s},
@@ -112,12 +163,14 @@ nlohmann::json analysis_json(const ContractionAnalysis& a, const Machine& machin
   nlohmann::json j;
   j["lower_bound_bytes_per_rank"] = a.lower_bound_bytes_per_rank;
   j["methods"] = nlohmann::json::array();
-  for (const ModelPoint& p : a.methods) j["methods"].push_back(point_json(p));
+  for (const ModelPoint& p : a.methods) j["methods"].push_back(point_json(p, a.cosma));
   if (options.all_candidates) {
     j["candidates"] = nlohmann::json::array();
-    for (const ModelPoint& p : a.candidates) j["candidates"].push_back(point_json(p));
+    for (const ModelPoint& p : a.candidates) j["candidates"].push_back(point_json(p, a.cosma));
   }
-  j["chosen"] = a.chosen.feasible ? point_json(a.chosen) : nlohmann::json(nullptr);
+  j["chosen"] = a.chosen.feasible ? point_json(a.chosen, a.cosma) : nlohmann::json(nullptr);
+  if (a.chosen.feasible && a.chosen.algorithm == Algorithm::Cosma) j["chosen"]["why"] = cosma_why(a, false);
+  j["cosma"] = cosma_json(a.cosma);
   j["plan"] = plan_json(a, machine);
   return j;
 }
@@ -154,6 +207,37 @@ nlohmann::json contraction_json(const ir::Program& p, const ir::Statement& s, do
 }
 
 }  // namespace
+
+std::string cosma_why(const ContractionAnalysis& a, bool plans) {
+  const bool chosen = plans ? a.plan.feasible && a.plan.plan.algorithm == Algorithm::Cosma
+                            : a.chosen.feasible && a.chosen.algorithm == Algorithm::Cosma;
+  if (!chosen) return {};
+  double cosma_s = a.chosen.time_s, cosma_comm = a.chosen.comm_bytes, gao_s = 0, gao_comm = 0;
+  std::string gao;
+  if (plans) {
+    if (!a.gao_plan.feasible) return fmt::format("cosma: {:.5g} s; no Gao plan is feasible", a.plan.volumes.time_s);
+    auto most = [](const std::vector<std::uint64_t>& v) { return static_cast<double>(*std::max_element(v.begin(), v.end())); };
+    cosma_s = a.plan.volumes.time_s, cosma_comm = most(a.plan.volumes.comm_recv_bytes);
+    gao_s = a.gao_plan.volumes.time_s, gao_comm = most(a.gao_plan.volumes.comm_recv_bytes);
+    gao = fmt::format("plan {} ({})", method_name(a.gao_plan.plan.comm, a.gao_plan.plan.algorithm),
+                      to_string(a.gao_plan.plan.order));
+  } else {
+    const ModelPoint best = best_gao_method(a);
+    if (!best.feasible) return fmt::format("cosma: {:.5g} s; no Gao method is feasible", cosma_s);
+    gao_s = best.time_s, gao_comm = best.comm_bytes;
+    gao = fmt::format("method {} ({})", method_name(best), to_string(best.order));
+  }
+  std::string comm;
+  if (cosma_comm == 0)
+    comm = gao_comm == 0 ? "neither communicates" : fmt::format("no communication vs {} received per rank", human_bytes(gao_comm));
+  else if (gao_comm >= cosma_comm)
+    comm = fmt::format("{:.3g}x less communication: {} vs {} received per rank", gao_comm / cosma_comm,
+                       human_bytes(cosma_comm), human_bytes(gao_comm));
+  else
+    comm = fmt::format("{:.3g}x more communication, {} vs {} received per rank, but less disk time", cosma_comm / gao_comm,
+                       human_bytes(cosma_comm), human_bytes(gao_comm));
+  return fmt::format("cosma: {:.5g} s vs best Gao {} {:.5g} s ({})", cosma_s, gao, gao_s, comm);
+}
 
 Machine machine_from(const ir::MachineDesc& d) {
   Machine m;

@@ -22,6 +22,33 @@ std::string range_text(const std::vector<std::uint64_t>& v) {
   return lo == hi ? fmt::format("{}", lo) : fmt::format("{} .. {}", lo, hi);
 }
 
+/// The plan section of a cosma plan (the schedule of cosma.h).
+std::string cosma_plan_text(const ContractionAnalysis& a, const Machine& machine) {
+  const Plan& p = a.plan.plan;
+  const PlanVolumes& v = a.plan.volumes;
+  const CosmaStrategy& s = a.cosma;
+  const TileBytes tb = tile_bytes(p, machine.element_size_bytes);
+  std::string out = fmt::format("  plan: {}\n", p.to_string());
+  out += fmt::format("    grid pm x pn x pk = {}x{}x{} over I, J, K ({} of {} ranks idle, at most {}); local domain "
+                     "{} x {} x {} (rank 0), {} round{} of up to {} K columns\n",
+                     s.grid.pm, s.grid.pn, s.grid.pk, s.idle_ranks, s.processors, s.max_idle_ranks, s.block_m, s.block_n,
+                     s.block_k, s.grid.rounds, s.grid.rounds == 1 ? "" : "s", s.slice_k);
+  out += fmt::format("    COSMA Eq. 32: a = {:.6g}, b = {:.6g}; Eq. 33 bound {:.6g} words per rank; rank 0's domain "
+                     "touches {:.4f}x that (stretch)\n",
+                     s.ideal_a, s.ideal_b, s.bound_words, s.stretch);
+  out += fmt::format("    buffers per rank: A slice {} B, B slice {} B, C block {} B (memory {} B, split {})\n", tb.A, tb.B,
+                     tb.C, machine.memory_bytes, p.split == MemorySplit::Thirds ? "thirds" : "optimal");
+  out += fmt::format("    per rank (bytes, min .. max): disk read {}, disk write {}, sent {}, received {}\n",
+                     range_text(v.disk_read_bytes), range_text(v.disk_write_bytes),
+                     range_text(v.comm_sent_bytes), range_text(v.comm_recv_bytes));
+  const std::string why = cosma_why(a, true);
+  out += fmt::format("    predicted {:.5g} s (exact schedule){}{}\n", v.time_s, why.empty() ? "" : "; ", why);
+  const double moved = moved_bytes(v);
+  out += fmt::format("    data moved per rank (disk reads + received) {} B = {:.3f}x the lower bound\n", moved,
+                     moved / a.lower_bound_bytes_per_rank);
+  return out;
+}
+
 }  // namespace
 
 double moved_bytes(const PlanVolumes& v) {
@@ -33,6 +60,7 @@ double moved_bytes(const PlanVolumes& v) {
 
 std::string plan_text(const ContractionAnalysis& a, const Machine& machine) {
   if (!a.plan.feasible) return fmt::format("  plan: none ({})\n", a.plan.reason);
+  if (a.plan.plan.algorithm == Algorithm::Cosma) return cosma_plan_text(a, machine);
   const Plan& p = a.plan.plan;
   const PlanVolumes& v = a.plan.volumes;
   const TileCounts t = p.tile_counts();
@@ -82,6 +110,13 @@ nlohmann::json plan_json(const ContractionAnalysis& a, const Machine& machine) {
                       {"moved_bytes_per_rank", moved_bytes(v)},
                       {"lower_bound_ratio", moved_bytes(v) / a.lower_bound_bytes_per_rank}};
   if (p.algorithm == Algorithm::Replication) j["replicated"] = to_string(p.replicated);
+  if (p.algorithm == Algorithm::Cosma) {
+    j["order"] = "-";
+    j["grid"] = {{"pm", p.cosma.pm}, {"pn", p.cosma.pn}, {"pk", p.cosma.pk}};
+    j["rounds"] = p.cosma.rounds;
+    j["idle_ranks"] = p.processors - p.cosma.used();
+    j["why"] = cosma_why(a, true);
+  }
   return j;
 }
 

@@ -5,6 +5,7 @@
 #include <array>
 #include <set>
 
+#include "costmodel/cosma.h"
 #include "costmodel/loop_nest.h"
 
 namespace tcec::costmodel {
@@ -239,6 +240,8 @@ class Simulator {
 }  // namespace
 
 PlanVolumes simulate(const Plan& plan, const Machine& machine) {
+  if (plan.algorithm == Algorithm::Cosma)
+    return cosma_walk(plan.cosma, plan.I.extent(), plan.J.extent(), plan.K.extent(), machine);
   PlanVolumes out;
   const auto e = static_cast<std::uint64_t>(machine.element_size_bytes);
   for (i64 rank = 0; rank < plan.processors; ++rank) {

@@ -11,6 +11,7 @@ namespace tcec::costmodel {
 /// collectives step by step (Cannon shifts, ring all-gather, recursive-doubling
 /// all-reduce, out-of-core streams), with tile sizes enumerated part by part.
 /// Independent of plan_volumes()'s closed forms; tests assert they are equal.
+/// Cosma plans: cosma_walk() (cosma.h), every ring step of every rank.
 /// Cost: O(P · loop iterations · grid steps); meant for tests and small plans.
 /// Precondition: check_valid(plan) passes. time_s as in plan_volumes().
 PlanVolumes simulate(const Plan& plan, const Machine& machine);

@@ -104,6 +104,8 @@ MethodVolumes method_volumes(const Problem& pr, const Machine& m, CommMethod com
       }
       return v;
     }
+    case Algorithm::Cosma:  // not a Gao method: cosma.h has its exact volumes
+      return v;
   }
   return v;
 }
@@ -120,6 +122,8 @@ TileThresholds tile_thresholds(const Problem& pr, const Machine& m, Algorithm al
       return {pr.A / MP, pr.B / M, pr.C / MP};
     case Algorithm::Accumulation:
       return {pr.A / MP, pr.B / MP, pr.C / M};  // Eqs. 4.11–4.13
+    case Algorithm::Cosma:  // not a Gao method (cosma.h)
+      return {};
   }
   return {};
 }

@@ -1,0 +1,23 @@
+// codegen/emit_cosma.cpp — the compute phase of a cosma plan: COSMA's Algorithm 1 (Kwasniewski
+// et al. SC'19) through tcert::CosmaGemm, in the schedule of costmodel/cosma.h.
+#include "codegen/emit.h"
+
+namespace tcec::codegen {
+
+void emit_cosma_compute(CodeWriter& w, const costmodel::Plan& plan) {
+  const costmodel::CosmaGrid& g = plan.cosma;
+  w.open("x.compute([&]");
+  w.line("// COSMA: grid {}x{}x{} (pm x pn x pk; {} idle ranks), {} round{} along K", g.pm, g.pn, g.pk,
+         plan.processors - g.used(), g.rounds, g.rounds == 1 ? "" : "s");
+  w.open("for (std::int64_t round = 0; round < x.rounds(); ++round)");
+  w.line("x.read_slices(round);  // this rank's pieces of the round's A and B slices, from disk");
+  w.line("x.allgather_A();       // ring all-gather of the A slice among the pn ranks (x,*,z)");
+  w.line("x.allgather_B();       // ring all-gather of the B slice among the pm ranks (*,y,z)");
+  w.line("x.multiply();          // C block += alpha * A slice * B slice^T");
+  w.close();
+  w.line("x.reduce_scatter_C();  // ring reduce-scatter of the partial C blocks among the pk ranks (x,y,*)");
+  w.line("x.accumulate_C();      // add the reduced piece to this rank's C piece on disk");
+  w.close(");");
+}
+
+}  // namespace tcec::codegen
