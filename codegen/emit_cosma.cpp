@@ -11,9 +11,9 @@ void emit_cosma_compute(CodeWriter& w, const costmodel::Plan& plan) {
          plan.processors - g.used(), g.rounds, g.rounds == 1 ? "" : "s");
   w.open("for (std::int64_t round = 0; round < x.rounds(); ++round)");
   w.line("x.read_slices(round);  // this rank's pieces of the round's A and B slices, from disk");
-  w.line("x.allgather_A();       // ring all-gather of the A slice among the pn ranks (x,*,z)");
   w.line("x.allgather_B();       // ring all-gather of the B slice among the pm ranks (*,y,z)");
-  w.line("x.multiply();          // C block += alpha * A slice * B slice^T");
+  w.line("x.gather_A_and_multiply();  // ring all-gather of the A slice among the pn ranks (x,*,z),");
+  w.line("                            // overlapped with C block += alpha * A slice * B slice^T");
   w.close();
   w.line("x.reduce_scatter_C();  // ring reduce-scatter of the partial C blocks among the pk ranks (x,y,*)");
   w.line("x.accumulate_C();      // add the reduced piece to this rank's C piece on disk");

@@ -188,6 +188,44 @@ void ring_reduce_scatter(const Context& ctx, double* buf, std::span<const std::s
   }
 }
 
+RingAllgather::RingAllgather(const Context& ctx, double* buf, std::span<const std::size_t> counts)
+    : ctx_(ctx), buf_(buf), counts_(counts.begin(), counts.end()), offsets_(piece_offsets(ctx, counts)),
+      size_(ctx.size()), rank_(ctx.rank()) {}
+
+int RingAllgather::incoming_piece() const { return mod(rank_ - step_ - 1, size_); }
+
+void RingAllgather::start() {
+  if (done() || !requests_.empty()) throw Error("RingAllgather::start: no step to start");
+  const Stopwatch clock;
+  const int send_piece = mod(rank_ - step_, size_), recv_piece = incoming_piece();
+  const int next = mod(rank_ + 1, size_), previous = mod(rank_ - 1, size_);
+  for (std::size_t off = 0; off < counts_[recv_piece]; off += kMaxMessageElems) {
+    requests_.emplace_back();
+    check(MPI_Irecv(buf_ + offsets_[recv_piece] + off,
+                    static_cast<int>(std::min(kMaxMessageElems, counts_[recv_piece] - off)), MPI_DOUBLE, previous,
+                    kRingTag, ctx_.comm(), &requests_.back()),
+          "MPI_Irecv");
+  }
+  for (std::size_t off = 0; off < counts_[send_piece]; off += kMaxMessageElems) {
+    requests_.emplace_back();
+    check(MPI_Isend(buf_ + offsets_[send_piece] + off,
+                    static_cast<int>(std::min(kMaxMessageElems, counts_[send_piece] - off)), MPI_DOUBLE, next,
+                    kRingTag, ctx_.comm(), &requests_.back()),
+          "MPI_Isend");
+  }
+  posted_seconds_ = clock.seconds();
+}
+
+void RingAllgather::finish() {
+  const Stopwatch clock;
+  check(MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+  requests_.clear();
+  counters().add_comm_time(posted_seconds_ + clock.seconds());
+  counters().add_sent(8 * static_cast<std::uint64_t>(counts_[mod(rank_ - step_, size_)]));
+  counters().add_recv(8 * static_cast<std::uint64_t>(counts_[incoming_piece()]));
+  ++step_;
+}
+
 void ring_allgatherv(const Context& ctx, double* buf, std::span<const std::size_t> counts) {
   std::vector<std::size_t> offsets = piece_offsets(ctx, counts);
   int p = ctx.size(), r = ctx.rank();

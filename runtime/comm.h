@@ -92,6 +92,37 @@ void shift(const Context& ctx, double* buf, std::size_t send_elems, std::size_t 
 /// Throws Error when counts.size() != P.
 void ring_allgatherv(const Context& ctx, double* buf, std::span<const std::size_t> counts);
 
+/// ring_allgatherv() taken one step at a time with non-blocking MPI, so the caller can compute
+/// on the pieces already present while the next one travels (COSMA §7.3: overlap of
+/// communication and computation). Same buffer layout, same steps, same counted bytes:
+///
+///   RingAllgather ring(ctx, buf, counts);
+///   while (!ring.done()) { ring.start();  /* compute on present pieces */  ring.finish(); }
+///
+/// Before step s, pieces r, r−1, …, r−s (mod P) are valid; step s receives piece r−s−1.
+/// Messages larger than 2^27 elements are split. The object must outlive a started step.
+class RingAllgather {
+ public:
+  /// Throws Error when counts.size() != ctx.size(). Copies counts.
+  RingAllgather(const Context& ctx, double* buf, std::span<const std::size_t> counts);
+  bool done() const { return step_ + 1 >= size_; }   ///< all P − 1 steps finished
+  int step() const { return step_; }                  ///< steps finished so far
+  /// Piece received by the current (or next) step: (r − step − 1) mod P.
+  int incoming_piece() const;
+  /// Posts the step's MPI_Irecv and MPI_Isend. Error if done() or a step is in flight.
+  void start();
+  /// Waits for the posted step and counts its bytes (and the wait as comm time).
+  void finish();
+
+ private:
+  const Context& ctx_;
+  double* buf_;
+  std::vector<std::size_t> counts_, offsets_;
+  int size_ = 1, rank_ = 0, step_ = 0;
+  std::vector<MPI_Request> requests_;
+  double posted_seconds_ = 0;
+};
+
 /// In-place ring reduce-scatter of q = ctx.size() pieces of uneven sizes counts[0..q):
 ///
 ///   buf = [ piece 0 | piece 1 | … | piece q−1 ]   (every rank's own partial values)

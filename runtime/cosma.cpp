@@ -164,6 +164,43 @@ void CosmaGemm::multiply() {
   if (progress_) progress_->update(static_cast<double>(round_ + 1) / static_cast<double>(rounds()));
 }
 
+void CosmaGemm::gather_A_and_multiply() {
+  if (active_) {
+    const i64 cols = slice_cols(round_), total = Ix_ * cols;
+    std::vector<std::size_t> counts;
+    for (i64 q = 0; q < pn_; ++q) counts.push_back(static_cast<std::size_t>(piece(total, pn_, q)));
+    // C rows [r0, r1) += alpha · A rows [r0, r1) · Bᵀ.
+    auto rows = [&](i64 r0, i64 r1) {
+      if (r1 > r0)
+        gemm_tile(static_cast<std::size_t>(r1 - r0), static_cast<std::size_t>(Jy_), static_cast<std::size_t>(cols),
+                  spec_.alpha, A_.data() + r0 * cols, static_cast<std::size_t>(cols), B_.data(),
+                  static_cast<std::size_t>(cols), 1.0, C_.data() + r0 * Jy_, static_cast<std::size_t>(Jy_));
+    };
+    // The rows lying wholly inside piece q.
+    auto piece_rows = [&](i64 q) {
+      const i64 first = piece_start(total, pn_, q), end = first + piece(total, pn_, q);
+      rows((first + cols - 1) / cols, end / cols);
+    };
+    RingAllgather ring(*ring_A_, A_.data(), counts);
+    i64 present = y_;
+    while (!ring.done()) {
+      ring.start();
+      piece_rows(present);   // while the next piece travels
+      present = ring.incoming_piece();
+      ring.finish();
+    }
+    piece_rows(present);
+    i64 last = -1;           // rows that straddle a piece boundary
+    for (i64 q = 1; q < pn_; ++q) {
+      const i64 boundary = piece_start(total, pn_, q);
+      if (boundary % cols == 0 || boundary / cols == last || boundary / cols >= Ix_) continue;
+      last = boundary / cols;
+      rows(last, last + 1);
+    }
+  }
+  if (progress_) progress_->update(static_cast<double>(round_ + 1) / static_cast<double>(rounds()));
+}
+
 void CosmaGemm::reduce_scatter_C() {
   if (!active_) return;
   std::vector<std::size_t> counts;

@@ -56,6 +56,11 @@ class CosmaGemm {
   void allgather_B();
   /// C block += alpha · A slice · B sliceᵀ (one cblas_dgemm).
   void multiply();
+  /// allgather_A() and multiply() overlapped (COSMA §7.3): the ring all-gather of A's slice
+  /// runs step by step with non-blocking MPI while the rows of C whose A rows have arrived are
+  /// multiplied (B's slice must be gathered already). Same bytes as the two calls; rows that
+  /// straddle two pieces are multiplied at the end.
+  void gather_A_and_multiply();
   /// Ring reduce-scatter of the partial C blocks among the pk ranks (x,y,·) (along k).
   void reduce_scatter_C();
   /// Adds the reduced piece to the C piece on disk (read, add, write).

@@ -56,7 +56,7 @@ void add_options(CLI::App& app, Args& a) {
       ->default_str("optimal");
   app.add_option("--force-method", a.force_method,
                  "plan with this method: inside-rotation, inside-replication, inside-accumulation, "
-                 "outside-rotation, outside-replication or outside-accumulation");
+                 "outside-rotation, outside-replication, outside-accumulation or cosma");
   app.add_option("--force-order", a.force_order, "plan with this disk placement order: ABC, ACB, BAC, BCA, CAB or CBA");
 }
 
@@ -67,8 +67,8 @@ std::optional<tcec::costmodel::PlanOptions> plan_options(const Args& a) {
                                              : tcec::costmodel::MemorySplit::Optimal;
   if (!a.force_method.empty() && !tcec::costmodel::parse_method(a.force_method, &options)) {
     std::fprintf(stderr, "tcec: error: unknown method '%s' for --force-method (expected inside-rotation, "
-                         "inside-replication, inside-accumulation, outside-rotation, outside-replication or "
-                         "outside-accumulation)\n", a.force_method.c_str());
+                         "inside-replication, inside-accumulation, outside-rotation, outside-replication, "
+                         "outside-accumulation or cosma)\n", a.force_method.c_str());
     return std::nullopt;
   }
   if (!a.force_order.empty() && !tcec::costmodel::parse_order(a.force_order, &options)) {
