@@ -177,8 +177,8 @@ TEST(Cli, UnknownForcedMethodIsAnError) {
   CliRun r = tcec("--dry-run --force-method sideways " + example("matmul.tce"));
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.err, "tcec: error: unknown method 'sideways' for --force-method (expected inside-rotation, "
-                   "inside-replication, inside-accumulation, outside-rotation, outside-replication or "
-                   "outside-accumulation)\n");
+                   "inside-replication, inside-accumulation, outside-rotation, outside-replication, "
+                   "outside-accumulation or cosma)\n");
 }
 
 TEST(Cli, RotationNeedsASquareProcessorCount) {
