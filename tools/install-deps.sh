@@ -12,7 +12,7 @@ apt-get install -y -qq --no-install-recommends \
   g++ cmake make ccache git \
   antlr4 libantlr4-runtime-dev default-jre-headless \
   libfmt-dev libcli11-dev nlohmann-json3-dev libgtest-dev \
-  libopenmpi-dev openmpi-bin libopenblas-dev \
+  libopenmpi-dev openmpi-bin libopenblas-dev libscalapack-openmpi-dev \
   llvm-14-dev libclang-14-dev libclang-cpp14-dev \
   python3-numpy >/dev/null
 echo "install-deps.sh: dependencies installed"
