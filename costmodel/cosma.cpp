@@ -240,15 +240,10 @@ PlanVolumes cosma_volumes(const CosmaGrid& g, std::int64_t m, std::int64_t n, st
                           std::int64_t first_rank, std::int64_t end_rank) {
   Plan timing;  // rank_time_s() only looks at the algorithm (collective factor 1)
   timing.algorithm = Algorithm::Cosma;
-  const auto e = static_cast<u64>(machine.element_size_bytes);
   PlanVolumes out;
   for (i64 rank = first_rank; rank < end_rank; ++rank) {
     const CosmaRankWords w = cosma_rank_words(g, m, n, k, rank);
-    out.disk_read_bytes.push_back(w.read * e);
-    out.disk_write_bytes.push_back(w.write * e);
-    out.comm_sent_bytes.push_back(w.sent * e);
-    out.comm_recv_bytes.push_back(w.recv * e);
-    out.time_s = std::max(out.time_s, rank_time_s(timing, machine, w.read * e, w.write * e, w.recv * e));
+    append_rank(out, timing, machine, w.read, w.write, w.sent, w.recv);
   }
   return out;
 }

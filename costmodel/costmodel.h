@@ -79,7 +79,8 @@ std::string dry_run_text(const ir::Program& program, const std::optional<Machine
 /// "cosma", feasible, reason, order "-", model_time_s etc. of its exact schedule (the slowest
 /// rank), grid, idle_ranks, rounds), "chosen" (with "why" when it is cosma), "cosma" (the
 /// strategy: Eq. 32 a, b, bound, stretch), "plan", "lower_bound_bytes_per_rank"}], "copies"}.
-/// The schema of the cost-model issue; `--all` adds "candidates".
+/// The schema of the cost-model issue; `--all` adds "candidates"; "total_predicted_time_s"
+/// sums the chosen plans' predicted seconds (null without a machine).
 nlohmann::json dry_run_json(const ir::Program& program, const std::optional<Machine>& machine,
                             const ReportOptions& options);
 

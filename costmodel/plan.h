@@ -141,6 +141,11 @@ struct PlanVolumes {
 double rank_time_s(const Plan& plan, const Machine& machine, std::uint64_t read_bytes,
                    std::uint64_t write_bytes, std::uint64_t recv_bytes);
 
+/// Appends one rank's counts, given in ELEMENTS, to `v` as bytes (times the machine's element
+/// size) and raises v.time_s to that rank's rank_time_s().
+void append_rank(PlanVolumes& v, const Plan& plan, const Machine& machine, std::uint64_t read_elems,
+                 std::uint64_t write_elems, std::uint64_t sent_elems, std::uint64_t recv_elems);
+
 /// The exact per-rank volumes of `plan` for arrays of `element_size` bytes, in
 /// closed form: loop counts of the order times each rank's share of every array
 /// (uneven parts counted exactly), plus the method's collectives (ring

@@ -129,7 +129,6 @@ PlanVolumes plan_volumes(const Plan& plan, const Machine& machine, std::int64_t 
   if (plan.algorithm == Algorithm::Cosma)
     return cosma_volumes(plan.cosma, plan.I.extent(), plan.J.extent(), plan.K.extent(), machine, first_rank, end_rank);
   const Counts n = counts_of(plan);
-  const auto e = static_cast<u64>(machine.element_size_bytes);
   PlanVolumes out;
   for (std::int64_t rank = first_rank; rank < end_rank; ++rank) {
     RankVolumes v;
@@ -139,13 +138,19 @@ PlanVolumes plan_volumes(const Plan& plan, const Machine& machine, std::int64_t 
       case Algorithm::Accumulation: v = accumulation(plan, n, rank); break;
       case Algorithm::Cosma: break;  // handled above
     }
-    out.disk_read_bytes.push_back(v.read * e);
-    out.disk_write_bytes.push_back(v.write * e);
-    out.comm_sent_bytes.push_back(v.sent * e);
-    out.comm_recv_bytes.push_back(v.recv * e);
-    out.time_s = std::max(out.time_s, rank_time_s(plan, machine, v.read * e, v.write * e, v.recv * e));
+    append_rank(out, plan, machine, v.read, v.write, v.sent, v.recv);
   }
   return out;
+}
+
+void append_rank(PlanVolumes& v, const Plan& plan, const Machine& machine, std::uint64_t read_elems,
+                 std::uint64_t write_elems, std::uint64_t sent_elems, std::uint64_t recv_elems) {
+  const auto e = static_cast<std::uint64_t>(machine.element_size_bytes);
+  v.disk_read_bytes.push_back(read_elems * e);
+  v.disk_write_bytes.push_back(write_elems * e);
+  v.comm_sent_bytes.push_back(sent_elems * e);
+  v.comm_recv_bytes.push_back(recv_elems * e);
+  v.time_s = std::max(v.time_s, rank_time_s(plan, machine, read_elems * e, write_elems * e, recv_elems * e));
 }
 
 }  // namespace tcec::costmodel

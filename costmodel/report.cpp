@@ -256,9 +256,25 @@ std::string dry_run_text(const ir::Program& program, const std::optional<Machine
                          const ReportOptions& options) {
   std::string out = machine ? machine_text(*machine) : "machine: none (add a machine block or --machine FILE to plan)\n";
   const double e = machine ? machine->element_size_bytes : 8.0;
+  double total_s = 0;   // sum of the chosen plans' predicted times
+  int planned = 0, unplanned = 0;
   for (const auto& s : program.statements) {
-    out += "\n" + statement_text(program, s, e);
-    if (machine && s.operands.size() == 2) out += analysis_text(analyze(program, s, *machine, options.plan), *machine, options);
+    out += "\n";  // two appends: "\n" + string trips GCC 12's -Wrestrict false positive here
+    out += statement_text(program, s, e);
+    if (machine && s.operands.size() == 2) {
+      const ContractionAnalysis a = analyze(program, s, *machine, options.plan);
+      out += analysis_text(a, *machine, options);
+      if (a.plan.feasible) {
+        total_s += a.plan.volumes.time_s;
+        ++planned;
+      } else {
+        ++unplanned;
+      }
+    }
+  }
+  if (machine && planned + unplanned > 1) {
+    out += fmt::format("\ntotal predicted time: {:.5g} s over {} contractions{}\n", total_s, planned,
+                       unplanned ? fmt::format(" ({} more without a feasible plan, not counted)", unplanned) : "");
   }
   return out;
 }
@@ -271,16 +287,22 @@ nlohmann::json dry_run_json(const ir::Program& program, const std::optional<Mach
   out["contractions"] = nlohmann::json::array();
   out["copies"] = nlohmann::json::array();
   const double e = machine ? machine->element_size_bytes : 8.0;
+  double total_s = 0;   // sum of the chosen plans' predicted times (contractions without a plan add nothing)
   for (const auto& s : program.statements) {
     if (s.operands.size() == 2) {
       nlohmann::json c = contraction_json(program, s, e);
-      if (machine) c.update(analysis_json(analyze(program, s, *machine, options.plan), *machine, options));
+      if (machine) {
+        const ContractionAnalysis a = analyze(program, s, *machine, options.plan);
+        c.update(analysis_json(a, *machine, options));
+        if (a.plan.feasible) total_s += a.plan.volumes.time_s;
+      }
       out["contractions"].push_back(c);
     } else {
       out["copies"].push_back({{"statement", s.source_text}, {"line", s.loc.line},
                                {"elements", program.elements(s.result.tensor)}});
     }
   }
+  out["total_predicted_time_s"] = machine ? nlohmann::json(total_s) : nlohmann::json(nullptr);
   return out;
 }
 

@@ -7,17 +7,17 @@
 #include <map>
 #include <sstream>
 
+#include "frontend/defines.h"
 #include "frontend/diagnostics.h"
 #include "frontend/machine.h"
+#include "frontend/nwchem.h"
 #include "frontend/sema.h"
 #include "frontend/syntax.h"
 #include "frontend/tccg.h"
 
 namespace tcec::frontend {
 
-namespace {
-
-// Parses -D NAME=VALUE overrides; reports malformed ones.
+// Parses -D NAME=VALUE overrides; reports malformed ones (frontend/defines.h).
 std::map<std::string, std::uint64_t> parse_defines(const std::vector<std::string>& defines, Reporter& r) {
   std::map<std::string, std::uint64_t> out;
   for (const std::string& d : defines) {
@@ -38,6 +38,8 @@ std::map<std::string, std::uint64_t> parse_defines(const std::vector<std::string
   }
   return out;
 }
+
+namespace {
 
 std::optional<std::string> read_file(const std::string& path, Reporter& r) {
   std::ifstream in(path, std::ios::binary);
@@ -74,6 +76,12 @@ Result parse_tce(const std::string& file, std::string source, const Options& opt
 }  // namespace
 
 Result parse_source(const std::string& file, std::string source, const Options& options) {
+  if (options.format == InputFormat::Nwchem) return import_nwchem(file, std::move(source), options);
+  if (!options.section.empty()) {
+    Result result;
+    Reporter(result.diagnostics, file).report(DiagId::err_nwchem_section_needs_format, {}, options.section);
+    return result;
+  }
   if (options.format == InputFormat::Tccg) return import_tccg(file, std::move(source), options);
   return parse_tce(file, std::move(source), options);
 }

@@ -1,7 +1,8 @@
 // frontend/frontend.h — from source text to a checked ir::Program.
 //
-// Inputs: a .tce file (grammar/Tce.g4), a TCCG benchmark file, or a machine
-// file; command-line range overrides (-D NAME=VALUE). Output: an ir::Program
+// Inputs: a .tce file (grammar/Tce.g4), a TCCG benchmark file, an NWChem TCE
+// equation tree (frontend/nwchem.h), or a machine file; command-line range
+// overrides (-D NAME=VALUE). Output: an ir::Program
 // that satisfies every invariant documented in ir/ir.h, or diagnostics in the
 // form FILE:LINE:COL: error: MESSAGE (clang style, with the source line and a
 // caret). The frontend never throws for bad input and never asserts on it.
@@ -60,13 +61,16 @@ class DiagnosticList {
 };
 
 /// Input formats `tcec --from` accepts.
-enum class InputFormat { Tce, Tccg };
+enum class InputFormat { Tce, Tccg, Nwchem };
 
 /// What the frontend needs besides the source text.
 struct Options {
   /// -D NAME=VALUE range overrides, as written on the command line.
   std::vector<std::string> defines;
   InputFormat format = InputFormat::Tce;
+  /// --section NAME (Nwchem only): import the equation tree under the header
+  /// `### file: .../NAME.F`; empty: the file is one tree (or holds exactly one section).
+  std::string section = {};
 };
 
 /// A program, if the input had no errors, plus everything that was reported.

@@ -1,10 +1,12 @@
 // tests/tools/tcec_cli_test.cpp — the tcec driver as users run it: exit codes,
 // --help/--version, dry-run text and JSON, diagnostics on stderr, -D, --machine, --from,
 // code generation (-o DIR [--build]) and `tcec compare TRACE.json`.
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 
 #include <unistd.h>
@@ -407,6 +409,84 @@ TEST(Cli, CompareHelp) {
   CliRun none = tcec("compare");
   EXPECT_NE(none.exit_code, 0);
   EXPECT_NE(none.err.find("trace is required"), std::string::npos) << none.err;
+}
+
+// NWChem TCE import (--from nwchem --section NAME): the CCSD T2 residual at O = 100,
+// V = 500 planned on 64 processors, with the total of the chosen plans' times. (Its wall
+// time, the goal of under 1 s, is measured by hand, not asserted here.)
+TEST(Cli, NwchemCcsdT2DryRunOn64Processors) {
+  const auto machine = std::filesystem::temp_directory_path() / ("tcec_nwchem_" + std::to_string(getpid()) + ".machine");
+  std::ofstream(machine) << "machine m64 {\n  processors 64;\n  memory 4 GB;\n  network 1 GB/s;\n  disk 500 MB/s;\n}\n";
+  const std::string args = "--from nwchem --section ccsd_t2 -D O=100 -D V=500 --machine " + machine.string() + " " +
+                           std::string(TCEC_SHARED_INPUTS) + "/nwchem_tce_equation_trees.txt";
+  CliRun r = tcec("--dry-run " + args);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_EQ(r.out.rfind("machine: P = 64, memory 4 GB per processor", 0), 0u) << r.out.substr(0, 200);
+  // The last line: the total over the 41 contractions (55 statements, 14 of them copies).
+  const std::string prefix = "\ntotal predicted time: ";
+  const auto at = r.out.rfind(prefix);
+  ASSERT_NE(at, std::string::npos) << r.out.substr(r.out.size() > 400 ? r.out.size() - 400 : 0);
+  const std::string last = r.out.substr(at + 1);
+  EXPECT_NE(last.find(" s over 41 contractions\n"), std::string::npos) << last;
+  EXPECT_EQ(last.back(), '\n');
+  EXPECT_EQ(std::count(last.begin(), last.end(), '\n'), 1) << last;
+  const double text_total = std::stod(last.substr(prefix.size() - 1));
+  // Statements name their tensors: the imported intermediates, inputs by index types, P terms.
+  EXPECT_NE(r.out.find(": i0[p3,p4,h1,h2] += -1 * t_ph[p3,h10] * i1_L40[h10,p4,h1,h2]   [P( 2 ) term 1 of 2]\n"),
+            std::string::npos);
+  EXPECT_NE(r.out.find(": i0[p4,p3,h1,h2] += 1 * t_ph[p3,h10] * i1_L40[h10,p4,h1,h2]   [P( 2 ) term 2 of 2]\n"),
+            std::string::npos);
+
+  // JSON: the same total, the sum of every contraction's chosen plan time.
+  CliRun j = tcec("--dry-run --json " + args);
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  auto json = nlohmann::json::parse(j.out);
+  ASSERT_EQ(json["contractions"].size(), 41u);
+  EXPECT_EQ(json["copies"].size(), 14u);
+  double sum = 0;
+  for (const auto& c : json["contractions"]) sum += c["plan"]["time_s"].get<double>();
+  EXPECT_DOUBLE_EQ(json["total_predicted_time_s"].get<double>(), sum);
+  EXPECT_NEAR(text_total, sum, 1e-4 * sum);
+  std::filesystem::remove(machine);
+}
+
+TEST(Cli, DryRunTotalOnlyWithSeveralPlannedStatements) {
+  CliRun one = tcec("--dry-run " + example("matmul.tce"));
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  EXPECT_EQ(one.out.find("total predicted time"), std::string::npos);
+  CliRun json = tcec("--dry-run --json " + example("matmul.tce"));
+  auto j = nlohmann::json::parse(json.out);
+  EXPECT_DOUBLE_EQ(j["total_predicted_time_s"].get<double>(), j["contractions"][0]["plan"]["time_s"].get<double>());
+  CliRun none = tcec("--dry-run --from nwchem -D O=4 -D V=8 --section ccd_t2 " + std::string(TCEC_SHARED_INPUTS) +
+                     "/nwchem_tce_equation_trees.txt");
+  ASSERT_EQ(none.exit_code, 0) << none.err;
+  EXPECT_EQ(none.out.rfind("machine: none", 0), 0u);
+  EXPECT_EQ(none.out.find("total predicted time"), std::string::npos);
+}
+
+TEST(Cli, NwchemErrors) {
+  const std::string input = std::string(TCEC_SHARED_INPUTS) + "/nwchem_tce_equation_trees.txt";
+  CliRun unknown = tcec("--dry-run --from nwchem --section ccsdtq_t4 -D O=4 -D V=8 " + input);
+  EXPECT_EQ(unknown.exit_code, 1);
+  EXPECT_EQ(unknown.out, "");
+  EXPECT_EQ(unknown.err, "tcec: error: no section 'ccsdtq_t4' in '" + input +
+                             "'; available sections: ccsd_e, ccsd_t1, ccsd_t2, ccd_t2, ccsd_t_singles, ccsd_t_doubles, "
+                             "ccsdt_e, ccsdt_t1, ccsdt_t2, ccsdt_t3, eomccsd_x1, eomccsd_x2, eomccsd_y1, eomccsd_y2, "
+                             "mbpt2_e, mbpt2_t2\n");
+  CliRun sizes = tcec("--dry-run --from nwchem --section ccsd_t2 -D V=8 " + input);
+  EXPECT_EQ(sizes.exit_code, 1);
+  EXPECT_EQ(sizes.err, "tcec: error: range 'O' has no extent: NWChem equations do not give sizes; pass -D O=N (the "
+                       "number of occupied orbitals, indices 'h...')\n");
+  CliRun tce = tcec("--dry-run --section ccsd_t2 " + example("matmul.tce"));
+  EXPECT_EQ(tce.exit_code, 1);
+  EXPECT_EQ(tce.err, "tcec: error: --section ccsd_t2 applies to --from nwchem only\n");
+  const auto bad = std::filesystem::temp_directory_path() / ("tcec_nwchem_bad_" + std::to_string(getpid()) + ".txt");
+  std::ofstream(bad) << "C     i0 ( p3 p4 h1 h2 ) + = -1 * P( 4 ) * Sum ( h10 ) * t ( p3 h10 ) * v ( h10 p4 h1 h2 )\n";
+  CliRun p = tcec("--dry-run --from nwchem -D O=4 -D V=8 " + bad.string());
+  EXPECT_EQ(p.exit_code, 1);
+  EXPECT_EQ(p.err.rfind(bad.string() + ":1:35: error: P( 4 ) announces 4 terms, but antisymmetrising", 0), 0u) << p.err;
+  std::filesystem::remove(bad);
 }
 
 }  // namespace

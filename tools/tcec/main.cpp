@@ -23,6 +23,7 @@ struct Args {
   std::vector<std::string> defines;
   std::string machine_file;
   std::string from = "tce";
+  std::string section;
   bool dry_run = false;
   bool json = false;
   bool all = false;
@@ -38,7 +39,10 @@ void add_options(CLI::App& app, Args& a) {
   app.add_option("-D,--define", a.defines, "override a range's extent: -D NAME=VALUE (repeatable)")
       ->allow_extra_args(false);
   app.add_option("--machine", a.machine_file, "machine file (a machine block); overrides the input's");
-  app.add_option("--from", a.from, "input format")->check(CLI::IsMember({"tce", "tccg"}));
+  app.add_option("--from", a.from, "input format")->check(CLI::IsMember({"tce", "tccg", "nwchem"}));
+  app.add_option("--section", a.section,
+                 "with --from nwchem: the equation tree under the header '### file: .../NAME.F'")
+      ->type_name("NAME");
   app.add_flag("--dry-run", a.dry_run, "print the analysis and plan choice; generate nothing");
   app.add_flag("--json", a.json, "with --dry-run: print the report as JSON");
   app.add_flag("--all", a.all, "with --dry-run: list every candidate plan");
@@ -83,7 +87,10 @@ std::optional<tcec::costmodel::PlanOptions> plan_options(const Args& a) {
 std::optional<tcec::ir::Program> load(const Args& a) {
   tcec::frontend::Options options;
   options.defines = a.defines;
-  options.format = a.from == "tccg" ? tcec::frontend::InputFormat::Tccg : tcec::frontend::InputFormat::Tce;
+  options.format = a.from == "tccg"     ? tcec::frontend::InputFormat::Tccg
+                   : a.from == "nwchem" ? tcec::frontend::InputFormat::Nwchem
+                                        : tcec::frontend::InputFormat::Tce;
+  options.section = a.section;
   auto result = tcec::frontend::parse_file(a.file, options);
   std::fputs(result.diagnostics.render().c_str(), stderr);
   if (!result.ok()) return std::nullopt;

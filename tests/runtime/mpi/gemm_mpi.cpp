@@ -211,12 +211,3 @@ TEST(DistributedGemm, EveryMethodAndOrderVerifiesAndMeasuresThePredictedBytes) {
 }
 
 }  // namespace
-
-int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  ::testing::InitGoogleTest(&argc, argv);
-  int failed = RUN_ALL_TESTS() != 0 ? 1 : 0, any_failed = 0;
-  MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  MPI_Finalize();
-  return any_failed;
-}
