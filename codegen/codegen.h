@@ -35,10 +35,9 @@ struct Diagnostic {
 
 /// Checks that tcec can generate every statement of `program` with `plans`
 /// (costmodel::plan_program's output for it). Errors, in statement order:
-///   err_one_operand_statement  a copy or addition (one operand);
-///   err_chained_read / err_chained_write (with note_written_here)  a statement reading
-///       or writing a tensor an earlier statement wrote;
 ///   err_no_feasible_plan  the plan's reason, e.g. "P = 6 is not a perfect square".
+/// One-operand statements (copies, additions) and chains of statements (a result read or
+/// accumulated into by later statements) are always runnable.
 /// Returns no diagnostics when the program can be generated.
 std::vector<Diagnostic> check_program(const ir::Program& program,
                                       const std::vector<costmodel::StatementPlan>& plans);

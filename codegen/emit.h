@@ -64,8 +64,11 @@ std::string braced_list(const Range& values) {
 /// The function `void contraction_<number>(tcert::Run& run)` of one feasible plan:
 /// comments (statement, macro-index form, plan, predicted bytes), the GemmSpec
 /// constants, the DistributedGemm, the loop nest (emit_compute) and finish().
+/// `accumulate`: C starts from its tensor's current value (an earlier statement wrote it).
 void emit_contraction(CodeWriter& w, const ir::Program& program, const costmodel::Machine& machine,
-                      const costmodel::StatementPlan& plan, int number);
+                      const costmodel::StatementPlan& plan, int number, bool accumulate);
+/// The function `copy_N(tcert::Run& run)` of a one-operand statement (runtime/copy_step.h).
+void emit_copy(CodeWriter& w, const ir::Program& program, const ir::Statement& s, int number, bool accumulate);
 
 /// The tile-count constants and `x.compute([&] { ... });` of `plan`: the nest of
 /// costmodel::loop_nest(plan.order) with the method's collectives (codegen.h).

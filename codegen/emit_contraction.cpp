@@ -32,12 +32,17 @@ std::string group_comment(char name, const GroupTiling& g) {
   return fmt::format("{}: distributed over {}", name, comment_text(g.indices[g.dist].name));
 }
 
-/// `{{"A", {4000, 4000}}, {0, 1}}`: TensorBinding{TensorShape{name, stored extents}, perm}.
-std::string tensor_binding(const ir::Program& program, const ir::TensorRef& ref, const std::vector<int>& perm) {
+/// `{"A", {4000, 4000}}`: TensorShape{name, stored extents}.
+std::string tensor_shape(const ir::Program& program, const ir::TensorRef& ref) {
   const ir::Tensor& t = program.tensors.at(ref.tensor);
   std::vector<std::uint64_t> extents;
   for (int range : t.dims) extents.push_back(program.ranges.at(range).extent);
-  return fmt::format("{{{{{}, {}}}, {}}}", cpp_string_literal(t.name), braced_list(extents), braced_list(perm));
+  return fmt::format("{{{}, {}}}", cpp_string_literal(t.name), braced_list(extents));
+}
+
+/// `{{"A", {4000, 4000}}, {0, 1}}`: TensorBinding{TensorShape{name, stored extents}, perm}.
+std::string tensor_binding(const ir::Program& program, const ir::TensorRef& ref, const std::vector<int>& perm) {
+  return fmt::format("{{{}, {}}}", tensor_shape(program, ref), braced_list(perm));
 }
 
 const char* comm_enum(CommMethod c) { return c == CommMethod::Inside ? "Inside" : "Outside"; }
@@ -65,7 +70,7 @@ void emit_comments(CodeWriter& w, const ir::Program& program, const costmodel::S
 }
 
 void emit_spec(CodeWriter& w, const ir::Program& program, const costmodel::Machine& machine,
-               const costmodel::StatementPlan& sp) {
+               const costmodel::StatementPlan& sp, bool accumulate) {
   const ir::Statement& s = *sp.statement;
   const costmodel::Plan& p = sp.plan;
   const costmodel::PlanVolumes& v = sp.volumes;
@@ -92,8 +97,10 @@ void emit_spec(CodeWriter& w, const ir::Program& program, const costmodel::Machi
   w.line("spec.B = {};", tensor_binding(program, s.operands.at(1), sp.gemm.perm_B));
   w.line("spec.C = {};", tensor_binding(program, s.result, sp.gemm.perm_C));
   const double sign = s.op == ir::AssignOp::Subtract ? -1.0 : 1.0;
-  w.line("spec.alpha = {};  // coefficient{}; C starts at zero", s.coefficient * sign,
-         s.op == ir::AssignOp::Subtract ? ", negated for -=" : "");
+  w.line("spec.alpha = {};  // coefficient{}", s.coefficient * sign, s.op == ir::AssignOp::Subtract ? ", negated for -=" : "");
+  if (accumulate)
+    w.line("spec.accumulate = true;  // C starts from {}'s current value (an earlier statement wrote it)",
+           comment_text(program.tensors.at(s.result.tensor).name));
   if (p.algorithm != Algorithm::Cosma) {   // CosmaGemm sizes its block and slices itself
     const costmodel::TileBytes tb = costmodel::tile_bytes(p, machine.element_size_bytes);
     const auto e = static_cast<std::uint64_t>(machine.element_size_bytes);
@@ -110,12 +117,36 @@ void emit_spec(CodeWriter& w, const ir::Program& program, const costmodel::Machi
 
 }  // namespace
 
+void emit_copy(CodeWriter& w, const ir::Program& program, const ir::Statement& s, int number, bool accumulate) {
+  const ir::TensorRef& in = s.operands.at(0);
+  std::vector<int> in_dim_of_out;
+  for (int index : s.result.indices) {
+    const auto at = std::find(in.indices.begin(), in.indices.end(), index);
+    TCEC_ASSERT(at != in.indices.end(), "a one-operand statement has the same indices on both sides");
+    in_dim_of_out.push_back(static_cast<int>(at - in.indices.begin()));
+  }
+  const double sign = s.op == ir::AssignOp::Subtract ? -1.0 : 1.0;
+  w.line("// Copy {} ({}:{}): {}", number, comment_text(program.file), s.loc.line,
+         comment_text(ir::format_statement(program, s)));
+  w.open("void copy_{}(tcert::Run& run)", number);
+  w.line("tcert::CopySpec spec;");
+  w.line("spec.statement = {};", cpp_string_literal(ir::format_statement(program, s)));
+  w.line("spec.out = {};", tensor_shape(program, s.result));
+  w.line("spec.in = {};", tensor_shape(program, in));
+  w.line("spec.in_dim_of_out = {};  // per dimension of out, the dimension of in with its index",
+         braced_list(in_dim_of_out));
+  w.line("spec.alpha = {};", s.coefficient * sign);
+  if (accumulate) w.line("spec.accumulate = true;  // out starts from its current value");
+  w.line("tcert::copy_step(run, spec);  // every rank a balanced range of out's elements");
+  w.close();
+}
+
 void emit_contraction(CodeWriter& w, const ir::Program& program, const costmodel::Machine& machine,
-                      const costmodel::StatementPlan& sp, int number) {
+                      const costmodel::StatementPlan& sp, int number, bool accumulate) {
   TCEC_ASSERT(sp.feasible && sp.statement != nullptr, "check_program rejects infeasible plans");
   emit_comments(w, program, sp, number);
   w.open("void contraction_{}(tcert::Run& run)", number);
-  emit_spec(w, program, machine, sp);
+  emit_spec(w, program, machine, sp, accumulate);
   if (sp.plan.algorithm == Algorithm::Cosma) {
     w.line("tcert::CosmaGemm x(run, std::move(spec));");
     emit_cosma_compute(w, sp.plan);

@@ -1,4 +1,8 @@
 // codegen/emit_program.cpp — emit_program(): file header, one function per contraction, main().
+#include <algorithm>
+#include <map>
+#include <set>
+
 #include "codegen/emit.h"
 
 namespace tcec::codegen {
@@ -23,13 +27,16 @@ void emit_header(CodeWriter& w, const ir::Program& program, const costmodel::Mac
 }
 
 void emit_main(CodeWriter& w, const ir::Program& program, const costmodel::Machine& machine,
-               const EmitOptions& options, int contractions) {
+               const EmitOptions& options, const std::vector<std::string>& steps) {
+  std::vector<std::string> outputs;
+  for (const ir::Tensor& t : program.tensors)
+    if (t.role == ir::TensorRole::Output) outputs.push_back(cpp_string_literal(t.name));
   w.open("int main(int argc, char** argv)");
   w.open("return tcert::run_program(argc, argv, [&](const tcert::Context& ctx)");
-  w.line("tcert::Run run(ctx, argc, argv, {{{}, {}, /*processors*/ {}, /*memory bytes per rank*/ {}}});",
+  w.line("tcert::Run run(ctx, argc, argv, {{{}, {}, /*processors*/ {}, /*memory bytes per rank*/ {}, /*outputs*/ {{{}}}}});",
          cpp_string_literal(options.name), cpp_string_literal(program.file), machine.processors,
-         static_cast<std::uint64_t>(machine.memory_bytes));
-  for (int n = 1; n <= contractions; ++n) w.line("contraction_{}(run);", n);
+         static_cast<std::uint64_t>(machine.memory_bytes), fmt::join(outputs, ", "));
+  for (const std::string& step : steps) w.line("{}", step);
   w.line("return run.finish();");
   w.close(");");
   w.close();
@@ -42,15 +49,41 @@ std::string emit_program(const ir::Program& program, const costmodel::Machine& m
   CodeWriter w;
   emit_header(w, program, machine, options);
   w.line("namespace {{");
-  int number = 0;
-  for (const costmodel::StatementPlan& plan : plans) {
+  // Statements in order; a result already written by an earlier statement is accumulated
+  // into (+=, -=); an intermediate is released after the last statement that reads it.
+  std::map<int, std::size_t> last_read;
+  for (std::size_t i = 0; i < program.statements.size(); ++i)
+    for (const ir::TensorRef& operand : program.statements[i].operands) last_read[operand.tensor] = i;
+  std::set<int> written;
+  std::vector<std::string> steps;
+  int contractions = 0, copies = 0;
+  for (std::size_t i = 0; i < program.statements.size(); ++i) {
+    const ir::Statement& s = program.statements[i];
+    const bool accumulate = s.op != ir::AssignOp::Assign && written.count(s.result.tensor) > 0;
     w.blank();
-    emit_contraction(w, program, machine, plan, ++number);
+    if (s.operands.size() == 2) {
+      const auto plan = std::find_if(plans.begin(), plans.end(),
+                                     [&](const costmodel::StatementPlan& p) { return p.statement == &s; });
+      TCEC_ASSERT(plan != plans.end(), "plan_program plans every two-operand statement");
+      emit_contraction(w, program, machine, *plan, ++contractions, accumulate);
+      steps.push_back(fmt::format("contraction_{}(run);", contractions));
+    } else {
+      emit_copy(w, program, s, ++copies, accumulate);
+      steps.push_back(fmt::format("copy_{}(run);", copies));
+    }
+    written.insert(s.result.tensor);
+    for (const ir::TensorRef& operand : s.operands) {
+      const ir::Tensor& t = program.tensors.at(operand.tensor);
+      if (t.role == ir::TensorRole::Intermediate && last_read[operand.tensor] == i &&
+          std::none_of(s.operands.begin(), s.operands.begin() + (&operand - s.operands.data()),
+                       [&](const ir::TensorRef& r) { return r.tensor == operand.tensor; }))
+        steps.push_back(fmt::format("run.release({});  // {}'s last use", cpp_string_literal(t.name), comment_text(t.name)));
+    }
   }
   w.blank();
   w.line("}}  // namespace");
   w.blank();
-  emit_main(w, program, machine, options, number);
+  emit_main(w, program, machine, options, steps);
   return w.take();
 }
 

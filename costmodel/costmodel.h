@@ -80,7 +80,8 @@ std::string dry_run_text(const ir::Program& program, const std::optional<Machine
 /// rank), grid, idle_ranks, rounds), "chosen" (with "why" when it is cosma), "cosma" (the
 /// strategy: Eq. 32 a, b, bound, stretch), "plan", "lower_bound_bytes_per_rank"}], "copies"}.
 /// The schema of the cost-model issue; `--all` adds "candidates"; "total_predicted_time_s"
-/// sums the chosen plans' predicted seconds (null without a machine).
+/// sums the chosen plans' predicted seconds (null without a machine); "tensors" ({name:
+/// {"shape", "role"}}) and "statements" (canonical text, in order) describe the program.
 nlohmann::json dry_run_json(const ir::Program& program, const std::optional<Machine>& machine,
                             const ReportOptions& options);
 

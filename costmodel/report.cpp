@@ -303,6 +303,15 @@ nlohmann::json dry_run_json(const ir::Program& program, const std::optional<Mach
     }
   }
   out["total_predicted_time_s"] = machine ? nlohmann::json(total_s) : nlohmann::json(nullptr);
+  // The program itself, for tools that evaluate it independently (tests/e2e/npy_check.py).
+  out["tensors"] = nlohmann::json::object();
+  for (const ir::Tensor& t : program.tensors) {
+    nlohmann::json shape = nlohmann::json::array();
+    for (int range : t.dims) shape.push_back(program.ranges.at(range).extent);
+    out["tensors"][t.name] = {{"shape", shape}, {"role", ir::to_string(t.role)}};
+  }
+  out["statements"] = nlohmann::json::array();
+  for (const auto& s : program.statements) out["statements"].push_back(ir::format_statement(program, s));
   return out;
 }
 

@@ -80,21 +80,21 @@ void compute_phase(Run& run, const GemmSpec& spec, std::unique_ptr<Progress>& pr
   run.record(std::move(rec));
 }
 
+std::optional<ElementSource> initial_C(Run& run, const GemmSpec& spec) {
+  if (!spec.accumulate || run.latest(spec.C.shape.name).empty()) return std::nullopt;
+  return run.input(spec.C.shape);
+}
+
 void write_result(Run& run, const GemmSpec& spec, bool owns, const ResultVisitor& visit) {
-  const std::string& dir = run.options().output_dir;
-  if (dir.empty()) return;
   PhaseScope phase(Phase::WriteOut);
   const Context& ctx = run.context();
   const int rank = ctx.rank();
   const TensorShape& shape = spec.C.shape;
   std::unique_ptr<NpyWriter> writer;
   std::string temp;
+  const std::string path = run.next_version(shape.name);
   if (rank == 0) {
-    std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
-    if (ec) throw Error("cannot create output directory " + dir + ": " + ec.message());
-    writer = std::make_unique<NpyWriter>(dir + "/" + shape.name + ".npy",
-                                         std::vector<std::uint64_t>(shape.extents.begin(), shape.extents.end()));
+    writer = std::make_unique<NpyWriter>(path, std::vector<std::uint64_t>(shape.extents.begin(), shape.extents.end()));
     temp = writer->temp_path();
   }
   temp = ctx.bcast_string(temp);
@@ -108,6 +108,7 @@ void write_result(Run& run, const GemmSpec& spec, bool owns, const ResultVisitor
   }
   ctx.barrier();
   if (rank == 0) writer->commit();
+  ctx.barrier();   // the new version exists before any rank reads it
 }
 
 void verify_result(Run& run, const GemmSpec& spec, bool owns, const ResultLookup& lookup) {
@@ -115,6 +116,12 @@ void verify_result(Run& run, const GemmSpec& spec, bool owns, const ResultLookup
   PhaseScope phase(Phase::WriteOut);
   const Context& ctx = run.context();
   const ElementSource a = run.input(spec.A.shape), b = run.input(spec.B.shape);
+  std::optional<ElementSource> c0;   // the version this step started from
+  if (spec.accumulate && !run.previous(spec.C.shape.name).empty()) {
+    const std::string path = run.previous(spec.C.shape.name);
+    c0 = [reader = std::make_shared<NpyReader>(path)](std::uint64_t linear) { return reader->data()[linear]; };
+  }
+  const LinearMap map_C(spec.C, spec.I.indices.size());
   const std::vector<i64> eI = extents_of(spec.I), eJ = extents_of(spec.J), eK = extents_of(spec.K);
   const std::uint64_t nI = product(eI), nJ = product(eJ), nK = product(eK), total = nI * nJ;
   const std::uint64_t samples = std::min(total, kVerifySamples);
@@ -138,7 +145,8 @@ void verify_result(Run& run, const GemmSpec& spec, bool owns, const ResultLookup
       magnitude += std::fabs(term);
     }
     // Error relative to Σ|terms| (the conditioning of the dot product), robust to cancellation.
-    const long double exact = spec.alpha * sum, scale = std::fabs(spec.alpha) * magnitude;
+    const long double start = c0 ? static_cast<long double>((*c0)(map_C(iv.data(), jv.data()))) : 0;
+    const long double exact = start + spec.alpha * sum, scale = std::fabs(start) + std::fabs(spec.alpha) * magnitude;
     const long double error = std::fabs(static_cast<long double>(*got) - exact) / (scale > 0 ? scale : 1);
     max_error = std::max(max_error, static_cast<double>(error));
     ++checked;

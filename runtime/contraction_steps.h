@@ -20,18 +20,24 @@ namespace tcert {
 void compute_phase(Run& run, const GemmSpec& spec, std::unique_ptr<Progress>& progress,
                    const std::function<void()>& body);
 
+/// The initial value of C for a fill: its current version when spec.accumulate and a step of
+/// the run wrote it, else nullopt (C starts at zero).
+std::optional<ElementSource> initial_C(Run& run, const GemmSpec& spec);
+
 /// Calls visit(row_values of I, col_values of J, value) for every element of C this rank owns.
 using ResultVisitor = std::function<void(const std::function<void(const std::int64_t*, const std::int64_t*, double)>&)>;
 /// The value of C(row_values, col_values) when this rank owns it, else nullopt.
 using ResultLookup = std::function<std::optional<double>(const std::int64_t*, const std::int64_t*)>;
 
-/// With --output-dir: rank 0 creates OUTPUT/C.npy's temporary file, every rank that `owns`
-/// elements fills them through an NpyPatch, rank 0 renames it when all are done (Phase::WriteOut).
-/// Collective. Throws Error when the directory or file cannot be made.
+/// Stores C as the next version of its tensor in run's store (Run::next_version): rank 0
+/// creates the .npy's temporary file, every rank that `owns` elements fills them through an
+/// NpyPatch, rank 0 renames it when all are done (Phase::WriteOut). Collective. Throws Error
+/// when the file cannot be made.
 void write_result(Run& run, const GemmSpec& spec, bool owns, const ResultVisitor& visit);
 
 /// With --verify: up to 2000 sampled elements of C (all when C is smaller), each checked by
-/// its owner against alpha·Σ_K A·B in long double; the error is |C − exact| / Σ|terms|.
+/// its owner against C₀ + alpha·Σ_K A·B in long double (C₀ the version it started from when
+/// spec.accumulate, else 0); the error is |C − exact| / (|C₀| + Σ|terms|).
 /// The count and the maximum over ranks go to run.record_verify(). Collective.
 void verify_result(Run& run, const GemmSpec& spec, bool owns, const ResultLookup& lookup);
 

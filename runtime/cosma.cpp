@@ -123,7 +123,21 @@ void CosmaGemm::load() {
   };
   fill(A_file_, spec_.A, eI, I0_, Ix_, pn_, y_, A_offset_);
   fill(B_file_, spec_.B, eJ, J0_, Jy_, pm_, x_, B_offset_);
-  C_file_.resize(static_cast<std::uint64_t>(piece(Ix_ * Jy_, pk_, z_)));   // C starts at zero
+  C_file_.resize(static_cast<std::uint64_t>(piece(Ix_ * Jy_, pk_, z_)));   // C starts at zero ...
+  const std::optional<ElementSource> c0 = initial_C(run_, spec_);
+  if (!c0) return;   // ... or at the tensor's current value
+  const LinearMap map_C(spec_.C, eI.size());
+  std::vector<i64> cv(eJ.size() + 1);
+  const i64 start = piece_start(Ix_ * Jy_, pk_, z_), length = piece(Ix_ * Jy_, pk_, z_);
+  for (i64 done = 0; done < length; done += kChunk) {
+    const i64 len = std::min(kChunk, length - done);
+    for (i64 e = 0; e < len; ++e) {
+      unflatten(I0_ + (start + done + e) / Jy_, eI, rv.data());
+      unflatten(J0_ + (start + done + e) % Jy_, eJ, cv.data());
+      chunk[static_cast<std::size_t>(e)] = (*c0)(map_C(rv.data(), cv.data()));
+    }
+    C_file_.write(chunk.data(), static_cast<std::uint64_t>(done), static_cast<std::size_t>(len));
+  }
 }
 
 void CosmaGemm::compute(const std::function<void()>& body) {

@@ -181,7 +181,13 @@ void DistributedGemm::load() {
   };
   fill(*A_, a, map_A);
   fill(*B_, b, map_B);
-  if (C_->file) C_->file->create();   // C starts at zero
+  if (!C_->file) return;
+  C_->file->create();   // zero, or the tensor's current value (one copy: rank 0's under accumulation)
+  const std::optional<ElementSource> c0 = initial_C(run_, spec_);
+  if (c0 && (spec_.algorithm != Algorithm::Accumulation || rank_ == 0)) {
+    const LinearMap map_C(spec_.C, spec_.I.indices.size());
+    C_->file->fill([&](const i64* rv, const i64* cv) { return (*c0)(map_C(rv, cv)); });
+  }
 }
 
 void DistributedGemm::compute(const std::function<void()>& body) {

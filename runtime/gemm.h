@@ -75,6 +75,9 @@ struct GemmSpec {
   std::int64_t cosma_rounds = 1;
   TensorBinding A, B, C;
   double alpha = 1;                      ///< coefficient (sign of -= folded in)
+  /// C starts from its tensor's current value (an earlier statement of the program wrote it;
+  /// `+=` / `-=`) instead of zero.
+  bool accumulate = false;
   /// Tile buffer capacities in elements (the plan's tile_bytes / 8).
   std::uint64_t capacity_A = 0, capacity_B = 0, capacity_C = 0;
   /// The model's exact compute-phase bytes per rank: disk read, disk write, sent, received.

@@ -1,7 +1,13 @@
 // runtime/run.cpp — Run: options, scratch, inputs, and the end-of-run trace and summary.
 #include "runtime/run.h"
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -53,21 +59,68 @@ Run::Run(const Context& ctx, int argc, char** argv, ProgramInfo info)
                             info_.processors, ctx_.size(), info_.processors));
   scratch_ = std::make_unique<Scratch>(options_.scratch, ctx_.rank(), options_.keep);
   budget().set_limit_bytes(info_.memory_bytes);
+  if (ctx_.rank() == 0) {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string pattern = (options_.scratch.empty() ? std::string(tmp && *tmp ? tmp : "/tmp") : options_.scratch) +
+                          "/tcec-store-XXXXXX";
+    if (::mkdtemp(pattern.data()) == nullptr)
+      throw Error("cannot create the tensor store " + pattern + ": " + std::strerror(errno));
+    store_dir_ = pattern;
+  }
+  store_dir_ = ctx_.bcast_string(store_dir_);
 }
 
-Run::~Run() = default;
+Run::~Run() {
+  inputs_.clear();
+  if (ctx_.rank() != 0 || options_.keep || store_dir_.empty()) return;
+  std::error_code ec;
+  std::filesystem::remove_all(store_dir_, ec);
+}
+
+std::string Run::latest(const std::string& name) const {
+  auto it = versions_.find(name);
+  return it == versions_.end() || it->second.empty() ? "" : it->second.back();
+}
+
+std::string Run::previous(const std::string& name) const {
+  auto it = versions_.find(name);
+  return it == versions_.end() || it->second.size() < 2 ? "" : it->second[it->second.size() - 2];
+}
+
+std::string Run::next_version(const std::string& name) {
+  std::vector<std::string>& v = versions_[name];
+  v.push_back(fmt::format("{}/{}.v{}.npy", store_dir_, name, v.size() + 1));
+  return v.back();
+}
+
+void Run::release(const std::string& name) {
+  auto it = versions_.find(name);
+  if (it == versions_.end()) return;
+  for (const std::string& path : it->second) {
+    inputs_.erase(path);
+    if (ctx_.rank() == 0) std::remove(path.c_str());
+  }
+  versions_.erase(it);
+  ctx_.barrier();
+}
 
 ElementSource Run::input(const TensorShape& tensor) {
+  const std::string stored = latest(tensor.name);
+  if (!stored.empty()) return read_npy(stored, tensor);
   if (options_.random_seed) {
     const std::uint64_t seed = *options_.random_seed, id = tensor_id_of(tensor.name);
     return [seed, id](std::uint64_t linear) { return random_element(seed, id, linear); };
   }
-  auto it = inputs_.find(tensor.name);
+  return read_npy(options_.input_dir + "/" + tensor.name + ".npy", tensor);
+}
+
+ElementSource Run::read_npy(const std::string& path, const TensorShape& tensor) {
+  auto it = inputs_.find(path);
   if (it == inputs_.end()) {
-    auto reader = std::make_unique<NpyReader>(options_.input_dir + "/" + tensor.name + ".npy");
+    auto reader = std::make_unique<NpyReader>(path);
     std::vector<std::uint64_t> expected(tensor.extents.begin(), tensor.extents.end());
     check_shape(reader->header(), expected, tensor.name);
-    it = inputs_.emplace(tensor.name, std::move(reader)).first;
+    it = inputs_.emplace(path, std::move(reader)).first;
   }
   const double* data = it->second->data();
   return [data](std::uint64_t linear) { return data[linear]; };
@@ -81,7 +134,28 @@ void Run::record_verify(const VerifyResult& result) {
   verify_.max_rel_error = std::max(verify_.max_rel_error, result.max_rel_error);
 }
 
+void Run::write_outputs() {
+  if (options_.output_dir.empty() || ctx_.rank() != 0) return;
+  std::error_code ec;
+  std::filesystem::create_directories(options_.output_dir, ec);
+  if (ec) throw Error("cannot create output directory " + options_.output_dir + ": " + ec.message());
+  for (const std::string& name : info_.outputs) {
+    const std::string from = latest(name);
+    if (from.empty()) continue;
+    const std::string to = options_.output_dir + "/" + name + ".npy";
+    const std::string temp = fmt::format("{}.tmp-{}", to, ::getpid());
+    std::filesystem::copy_file(from, temp, std::filesystem::copy_options::overwrite_existing, ec);
+    if (!ec) std::filesystem::rename(temp, to, ec);
+    if (ec) {
+      std::remove(temp.c_str());
+      throw Error("cannot write output " + to + ": " + ec.message());
+    }
+  }
+}
+
 int Run::finish() {
+  write_outputs();
+  ctx_.barrier();
   const bool passed = !verified_ || verify_.max_rel_error <= kVerifyTolerance;
   if (ctx_.rank() != 0) return passed ? 0 : 1;
   if (!options_.trace.empty()) {

@@ -28,6 +28,7 @@ struct ProgramInfo {
   std::string source;                 ///< the .tce file it was generated from
   std::int64_t processors = 1;        ///< P of the plans: mpirun -np must match
   std::uint64_t memory_bytes = 0;     ///< memory per rank for tile buffers (bytes; 0 = unlimited)
+  std::vector<std::string> outputs;   ///< tensors written to --output-dir at the end
 };
 
 /// A tensor as the program sees it: its name and stored (row-major) extents, outermost first.
@@ -76,10 +77,25 @@ class Run {
   /// Whether this rank shows the progress line (rank 0, not --quiet).
   bool shows_progress() const { return ctx_.rank() == 0 && !options_.quiet; }
 
-  /// The elements of input `tensor`: from --input-dir DIR/NAME.npy (opened once, shape checked:
+  /// The elements of `tensor`: its latest version in the store when a step of this run wrote
+  /// it; else, as an input, from --input-dir DIR/NAME.npy (opened once, shape checked:
   /// Error "input NAME has shape (3, 4) but the program expects (3, 5)"), or
   /// random_element(seed, tensor_id_of(NAME), linear) with --init random:SEED.
   ElementSource input(const TensorShape& tensor);
+
+  // --- the tensor store: results of the steps, as .npy files in a directory all ranks see ---
+  /// The store's directory: made by rank 0 under --scratch DIR (or $TMPDIR), removed at the end
+  /// unless --keep. Ranks on other nodes need a shared file system there.
+  const std::string& store_dir() const { return store_dir_; }
+  /// The latest version of `name` (a path), or "" when no step wrote it.
+  std::string latest(const std::string& name) const;
+  /// The version before the latest, or "" (what an accumulating step started from).
+  std::string previous(const std::string& name) const;
+  /// Registers and returns the path of the next version of `name` (every rank, same order).
+  std::string next_version(const std::string& name);
+  /// Forgets every version of `name` and (rank 0) deletes their files: an intermediate after
+  /// its last use. Collective (ends with a barrier).
+  void release(const std::string& name);
 
   /// Numbers the contractions 1, 2, … (names their scratch files).
   int next_contraction() { return ++contractions_; }
@@ -91,17 +107,23 @@ class Run {
   const std::vector<ContractionRecord>& records() const { return records_; }
   const VerifyResult& verify_result() const { return verify_; }
 
-  /// Ends the run: writes the --trace file (rank 0), prints the summary (rank 0, unless
+  /// Ends the run: copies the latest version of every output to --output-dir/NAME.npy (rank 0,
+  /// through a temporary name), writes the --trace file (rank 0), prints the summary (rank 0, unless
   /// --quiet) and returns the exit status: 0, or 1 when --verify found an error above 1e-10
   /// (the same on every rank).
   int finish();
 
  private:
+  ElementSource read_npy(const std::string& path, const TensorShape& tensor);
+  void write_outputs();   // rank 0: latest version of every output → --output-dir
+
   Context ctx_;
   ProgramOptions options_;
   ProgramInfo info_;
   std::unique_ptr<Scratch> scratch_;
-  std::map<std::string, std::unique_ptr<NpyReader>> inputs_;
+  std::map<std::string, std::unique_ptr<NpyReader>> inputs_;   // by path
+  std::map<std::string, std::vector<std::string>> versions_;   // by tensor name, oldest first
+  std::string store_dir_;
   std::vector<ContractionRecord> records_;
   VerifyResult verify_;
   bool verified_ = false;

@@ -18,3 +18,4 @@
 #include "runtime/run.h"         // Run, ProgramInfo, TensorShape
 #include "runtime/gemm.h"        // DistributedGemm, GemmSpec
 #include "runtime/cosma.h"       // CosmaGemm
+#include "runtime/copy_step.h"   // copy_step, CopySpec

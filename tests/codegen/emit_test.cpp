@@ -276,7 +276,7 @@ TEST(Emit, GemmSpecOfAPermutedContraction) {
             "  spec.A = {{\"A\", {13, 11, 13, 13}}, {0, 2, 1, 3}};\n"
             "  spec.B = {{\"B\", {13, 13, 11}}, {1, 2, 0}};\n"
             "  spec.C = {{\"T\", {13, 13, 13}}, {1, 2, 0}};\n"
-            "  spec.alpha = -0.5;  // coefficient, negated for -=; C starts at zero\n"
+            "  spec.alpha = -0.5;  // coefficient, negated for -=\n"
             "  spec.capacity_A = " + std::to_string(tb.A / 8) + ";  // tile buffer elements per rank\n"
             "  spec.capacity_B = " + std::to_string(tb.B / 8) + ";\n"
             "  spec.capacity_C = " + std::to_string(tb.C / 8) + ";\n"
@@ -285,7 +285,7 @@ TEST(Emit, GemmSpecOfAPermutedContraction) {
             "  spec.predicted[2] = " + list(v.comm_sent_bytes) + ";  // bytes sent per rank\n"
             "  spec.predicted[3] = " + list(v.comm_recv_bytes) + ";  // bytes received per rank\n");
   EXPECT_NE(text.find("    tcert::Run run(ctx, argc, argv, {\"matmul\", \"dir/four.tce\", /*processors*/ 4, "
-                      "/*memory bytes per rank*/ 1000000});\n"
+                      "/*memory bytes per rank*/ 1000000, /*outputs*/ {\"T\"}});\n"
                       "    contraction_1(run);\n"
                       "    return run.finish();\n"),
             std::string::npos)

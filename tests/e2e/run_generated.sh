@@ -9,7 +9,8 @@
 # With NPY_EINSUM set (e.g. "abcp,pd->abcd"), the inputs are instead random .npy files made by
 # numpy (NPY_SHAPES='{"A": [8, 8], ...}', NPY_INPUTS="A B", NPY_OUTPUT=T1, NPY_ALPHA=1) and the
 # output .npy is compared with
-# numpy.einsum (needs /usr/bin/python3 with python3-numpy).
+# numpy.einsum (needs /usr/bin/python3 with python3-numpy). With NPY_PROGRAM=1 the whole program
+# (every statement, in order, from `tcec --dry-run --json`) is evaluated by numpy instead.
 set -euo pipefail
 tcec=$1 work=$2 file=$3 np=$4
 shift 4
@@ -18,9 +19,17 @@ rm -rf "$work"
 mkdir -p "$work"
 "$tcec" "$file" -o "$work" --build "$@"
 stem=$(basename "${file%.*}")
+for ((i = 1; i <= $#; i++)); do   # a program taken from a --section is named after it
+  if [[ "${!i}" == "--section" ]]; then j=$((i + 1)); stem=${!j}; fi
+done
 run=(mpirun --oversubscribe -np "$np" "$work/$stem" --quiet --verify --trace "$work/trace.json"
      --scratch "$work/scratch")
-if [[ -n "${NPY_EINSUM:-}" ]]; then
+if [[ -n "${NPY_PROGRAM:-}" ]]; then
+  "$tcec" "$file" --dry-run --json "$@" > "$work/program.json"
+  /usr/bin/python3 "$here/npy_check.py" program-inputs "$work/program.json" "$work/in"
+  "${run[@]}" --input-dir "$work/in" --output-dir "$work/out"
+  /usr/bin/python3 "$here/npy_check.py" program-check "$work/program.json" "$work/in" "$work/out"
+elif [[ -n "${NPY_EINSUM:-}" ]]; then
   /usr/bin/python3 "$here/npy_check.py" inputs "$work/in" "$NPY_SHAPES" $NPY_INPUTS
   "${run[@]}" --input-dir "$work/in" --output-dir "$work/out"
   /usr/bin/python3 "$here/npy_check.py" check "$work/in" "$work/out" "$NPY_EINSUM" "${NPY_ALPHA:-1}" \

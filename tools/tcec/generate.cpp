@@ -58,9 +58,8 @@ bool write_atomically(const fs::path& path, const std::string& text, std::string
 
 }  // namespace
 
-int generate_program(const ir::Program& program, const costmodel::PlanOptions& options, const std::string& input,
+int generate_program(const ir::Program& program, const costmodel::PlanOptions& options, const std::string& stem,
                      const std::string& output_dir, bool build) {
-  const std::string stem = fs::path(input).stem().string();
   const codegen::Generated generated = codegen::generate(program, options, {stem});
   if (!generated.ok()) {
     print_diagnostics(program, generated.diagnostics);

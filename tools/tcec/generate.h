@@ -8,15 +8,15 @@
 
 namespace tcec::tools {
 
-/// Generates `program` (read from `input`) into DIR/<stem>.cpp, stem = the input's file
-/// name without its extension, creating DIR when missing; the file is written under a
+/// Generates `program` into DIR/<stem>.cpp (stem: the input's file name without its
+/// extension, or the --section name), creating DIR when missing; the file is written under a
 /// temporary name and renamed. Prints "tcec: wrote DIR/<stem>.cpp (N contractions)". With
 /// `build`, compiles it to DIR/<stem> (codegen::build_program) and prints "tcec: built
 /// DIR/<stem>". Errors go to stderr: codegen diagnostics clang-style (FILE:LINE:COL: error:
 /// ..., source line, caret), I/O errors and "tcec: error: building DIR/<stem> failed" after
 /// the compiler's output; nothing is written when the program has diagnostics.
 /// Returns the exit status (0 or 1).
-int generate_program(const ir::Program& program, const costmodel::PlanOptions& options, const std::string& input,
+int generate_program(const ir::Program& program, const costmodel::PlanOptions& options, const std::string& stem,
                      const std::string& output_dir, bool build);
 
 }  // namespace tcec::tools

@@ -2,6 +2,7 @@
 // (parse and check -> plan -> report / generate [-> build]), each stage's public header
 // only; and the subcommand `tcec compare TRACE.json` (compare.h).
 #include <cstdio>
+#include <filesystem>
 #include <cstring>
 #include <iostream>
 #include <optional>
@@ -143,8 +144,11 @@ int main(int argc, char** argv) {
       }
       return 0;
     }
-    if (!args.output_dir.empty())
-      return tcec::tools::generate_program(*program, *options, args.file, args.output_dir, args.build);
+    if (!args.output_dir.empty()) {
+      // The program is named after the input file, or after the section taken from it.
+      const std::string stem = args.section.empty() ? std::filesystem::path(args.file).stem().string() : args.section;
+      return tcec::tools::generate_program(*program, *options, stem, args.output_dir, args.build);
+    }
     std::fprintf(stderr, "tcec: %s: no errors; pass --dry-run to see the analysis\n", args.file.c_str());
     return 0;
   } catch (const std::exception& e) {

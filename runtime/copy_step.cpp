@@ -1,0 +1,58 @@
+// runtime/copy_step.cpp — one-operand statements, element by element over balanced ranges.
+#include "runtime/copy_step.h"
+
+#include <algorithm>
+#include <memory>
+#include <optional>
+
+#include "runtime/counters.h"
+#include "runtime/error.h"
+#include "runtime/npy.h"
+
+namespace tcert {
+
+void copy_step(Run& run, const CopySpec& spec) {
+  const std::size_t rank_out = spec.out.extents.size();
+  if (spec.in_dim_of_out.size() != rank_out || spec.in.extents.size() != rank_out)
+    throw Error("copy step '" + spec.statement + "': inconsistent dimensions");
+  for (std::size_t d = 0; d < rank_out; ++d)
+    if (spec.in.extents.at(static_cast<std::size_t>(spec.in_dim_of_out[d])) != spec.out.extents[d])
+      throw Error("copy step '" + spec.statement + "': extents of dimension " + std::to_string(d) + " differ");
+  PhaseScope phase(Phase::WriteOut);
+  const Context& ctx = run.context();
+  const ElementSource in = run.input(spec.in);
+  std::optional<ElementSource> start;
+  if (spec.accumulate && !run.latest(spec.out.name).empty()) start = run.input(spec.out);
+  std::vector<std::uint64_t> in_stride(rank_out, 1);
+  for (std::size_t d = rank_out; d-- > 1;)
+    in_stride[d - 1] = in_stride[d] * static_cast<std::uint64_t>(spec.in.extents[d]);
+  const std::string path = run.next_version(spec.out.name);
+  std::unique_ptr<NpyWriter> writer;
+  std::string temp;
+  if (ctx.rank() == 0) {
+    writer = std::make_unique<NpyWriter>(path, std::vector<std::uint64_t>(spec.out.extents.begin(), spec.out.extents.end()));
+    temp = writer->temp_path();
+  }
+  temp = ctx.bcast_string(temp);
+  std::unique_ptr<NpyPatch> patch;
+  if (ctx.rank() != 0) patch = std::make_unique<NpyPatch>(temp);
+  double* out = ctx.rank() == 0 ? writer->data() : patch->data();
+  const std::uint64_t n = spec.out.elements(), P = static_cast<std::uint64_t>(ctx.size());
+  const std::uint64_t r = static_cast<std::uint64_t>(ctx.rank());
+  const std::uint64_t first = r * (n / P) + std::min(r, n % P), end = first + n / P + (r < n % P ? 1 : 0);
+  for (std::uint64_t o = first; o < end; ++o) {
+    std::uint64_t rest = o, at = 0;
+    for (std::size_t d = rank_out; d-- > 0;) {
+      const auto e = static_cast<std::uint64_t>(spec.out.extents[d]);
+      at += (rest % e) * in_stride[static_cast<std::size_t>(spec.in_dim_of_out[d])];
+      rest /= e;
+    }
+    out[o] = (start ? (*start)(o) : 0.0) + spec.alpha * in(at);
+  }
+  if (patch) patch->sync();
+  ctx.barrier();
+  if (ctx.rank() == 0) writer->commit();
+  ctx.barrier();
+}
+
+}  // namespace tcert
