@@ -3,7 +3,9 @@
 // Inputs: a .tce file (grammar/Tce.g4), a TCCG benchmark file, an NWChem TCE
 // equation tree (frontend/nwchem.h), or a machine file; command-line range
 // overrides (-D NAME=VALUE). Output: an ir::Program
-// that satisfies every invariant documented in ir/ir.h, or diagnostics in the
+// that satisfies every invariant documented in ir/ir.h (a .tce product of three
+// or more operands comes out as binary statements through new intermediates,
+// frontend/split_terms.h), or diagnostics in the
 // form FILE:LINE:COL: error: MESSAGE (clang style, with the source line and a
 // caret). The frontend never throws for bad input and never asserts on it.
 #pragma once

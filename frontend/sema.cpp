@@ -3,7 +3,11 @@
 // Declarations are checked in source order (declare before use). Statements
 // are checked against ir::Statement's invariants (ir/ir.h); each violation
 // gets its own diagnostic from diagnostics.def, with a note at the related
-// declaration where there is one.
+// declaration where there is one. A product of three or more operands is
+// checked by the same einsum rules, generalised (check_indices), and its
+// contraction tree is chosen in source order (split_terms.h); once the whole
+// file is read, each is replaced by its binary statements, so that the names
+// of the new intermediates avoid every user tensor, even one declared later.
 #include "frontend/sema.h"
 
 #include <algorithm>
@@ -12,6 +16,7 @@
 #include <map>
 
 #include "frontend/machine.h"
+#include "frontend/split_terms.h"
 #include "frontend/syntax.h"
 
 namespace tcec::frontend {
@@ -38,13 +43,14 @@ class Sema {
 
   void run(TceParser::ProgramContext& tree) {
     for (auto* item : tree.item()) {
-      if (r_.full()) return;
+      if (r_.full()) break;
       if (auto* d = item->rangeDecl()) range_decl(*d);
       else if (auto* d = item->indexDecl()) index_decl(*d);
       else if (auto* d = item->tensorDecl()) tensor_decl(*d);
       else if (auto* d = item->machineBlock()) machine_block(*d);
       else if (auto* s = item->statement()) statement(*s);
     }
+    split_products();
   }
 
  private:
@@ -241,10 +247,6 @@ class Sema {
     const std::string op = st.assignOp()->getText();
     s.op = op == "=" ? ir::AssignOp::Assign : op == "+=" ? ir::AssignOp::Add : ir::AssignOp::Subtract;
     auto refs = st.rhs()->tensorRef();
-    if (refs.size() > 2) {
-      r_.report(DiagId::err_too_many_operands, location_of(refs[2]->getStart()), refs.size());
-      return;
-    }
     auto result = tensor_ref(*st.result);
     bool ok = result.has_value();
     for (auto* ref : refs) {
@@ -255,7 +257,33 @@ class Sema {
     ok = coefficient(*st.rhs(), s) && ok;
     if (!ok) return;
     s.result = *result;
-    if (check_roles(s) && check_indices(s)) p_.statements.push_back(std::move(s));
+    if (!check_roles(s) || !check_indices(s)) return;
+    if (s.operands.size() > 2) {
+      auto plan = plan_split(p_, s);
+      if (!plan) {
+        r_.report(DiagId::err_split_too_large, s.loc, s.operands.size());
+        return;
+      }
+      splits_.emplace_back(p_.statements.size(), std::move(*plan));
+    }
+    p_.statements.push_back(std::move(s));
+  }
+
+  // Replaces each product of three or more operands by its binary statements (split_terms.h).
+  void split_products() {
+    if (splits_.empty()) return;
+    std::vector<ir::Statement> out;
+    auto next = splits_.begin();
+    for (std::size_t i = 0; i < p_.statements.size(); ++i) {
+      if (next == splits_.end() || next->first != i) {
+        out.push_back(std::move(p_.statements[i]));
+        continue;
+      }
+      for (auto& b : apply_split(p_, p_.statements[i], next->second)) out.push_back(std::move(b));
+      ++next;
+    }
+    p_.statements = std::move(out);
+    splits_.clear();
   }
 
   bool check_roles(const ir::Statement& s) {
@@ -274,27 +302,47 @@ class Sema {
   }
 
   // Einsum rules of ir::Statement: every result index on the right, no batch
-  // index, summed indices in both operands (or none, for one operand).
+  // index, summed indices in both operands (or none, for one operand). For n >= 3
+  // operands, the rules that make every split into binary contractions valid
+  // (split_terms.h): a result index in exactly one operand (in two or more, any
+  // split has a pair holding it on both sides: a batch index), a summed index in
+  // exactly two (in one, the pair that reads it would sum it on one side only, as
+  // for two operands; in three or more, the pair that first joins two of its holders
+  // keeps it for the third: a batch index).
   bool check_indices(const ir::Statement& s) {
     const int errors_before = r_.error_count();
     const auto& c = s.result.indices;
-    const auto& a = s.operands[0].indices;
-    static const std::vector<int> kNone;
-    const auto& b = s.operands.size() > 1 ? s.operands[1].indices : kNone;
+    const std::size_t n = s.operands.size();
+    // Positions of the operands that hold `x`, in order.
+    auto holders = [&](int x) {
+      std::vector<std::size_t> out;
+      for (std::size_t k = 0; k < n; ++k) {
+        if (contains(s.operands[k].indices, x)) out.push_back(k);
+      }
+      return out;
+    };
     for (int x : c) {
-      if (!contains(a, x) && !contains(b, x)) {
+      const auto at = holders(x);
+      if (at.empty()) {
         r_.report(DiagId::err_result_index_missing, s.result.loc, p_.indices[x].name);
-      } else if (contains(a, x) && contains(b, x)) {
+      } else if (at.size() >= 2 && n == 2) {
         r_.report(DiagId::err_batch_index, s.operands[1].loc, p_.indices[x].name);
+      } else if (at.size() >= 2) {
+        r_.report(DiagId::err_split_batch_index, s.operands[at[1]].loc, p_.indices[x].name, at.size());
       }
     }
-    for (std::size_t k = 0; k < s.operands.size(); ++k) {
-      const auto& mine = s.operands[k].indices;
-      const auto& other = k == 0 ? b : a;
-      for (int x : mine) {
-        if (contains(c, x) || (s.operands.size() == 2 && contains(other, x))) continue;
-        r_.report(s.operands.size() == 1 ? DiagId::err_unary_reduction : DiagId::err_lonely_summed_index,
-                  s.operands[k].loc, p_.indices[x].name);
+    std::vector<int> summed;  // each summed index once, in order of first appearance
+    for (std::size_t k = 0; k < n; ++k) {
+      for (int x : s.operands[k].indices) {
+        if (contains(c, x) || contains(summed, x)) continue;
+        summed.push_back(x);
+        const auto at = holders(x);
+        if (at.size() == 1) {
+          r_.report(n == 1 ? DiagId::err_unary_reduction : DiagId::err_lonely_summed_index, s.operands[k].loc,
+                    p_.indices[x].name);
+        } else if (at.size() >= 3) {
+          r_.report(DiagId::err_split_shared_summed_index, s.operands[at[2]].loc, p_.indices[x].name, at.size());
+        }
       }
     }
     return r_.error_count() == errors_before;
@@ -304,6 +352,8 @@ class Sema {
   const std::map<std::string, std::uint64_t>& defines_;
   ir::Program& p_;
   std::optional<ir::SourceLocation> machine_loc_;  // the first machine block, even if it had errors
+  // Products of three or more operands: position in p_.statements and the chosen tree.
+  std::vector<std::pair<std::size_t, SplitPlan>> splits_;
 };
 
 }  // namespace
