@@ -59,7 +59,8 @@ std::string emit_program(const ir::Program& program, const costmodel::Machine& m
 /// The result of generate(): the source when `diagnostics` holds no error.
 struct Generated {
   std::string source;
-  int contractions = 0;                 ///< functions emitted
+  int contractions = 0;                 ///< contraction functions emitted
+  int copies = 0;                       ///< copy functions emitted (one-operand statements)
   std::vector<Diagnostic> diagnostics;
   bool ok() const { return diagnostics.empty(); }
 };

@@ -21,6 +21,7 @@ Generated generate(const ir::Program& program, const costmodel::PlanOptions& opt
   if (!out.diagnostics.empty()) return out;
   out.source = emit_program(program, machine, plans, emit);
   out.contractions = static_cast<int>(plans.size());
+  out.copies = static_cast<int>(program.statements.size() - plans.size());
   return out;
 }
 

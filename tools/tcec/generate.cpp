@@ -77,8 +77,10 @@ int generate_program(const ir::Program& program, const costmodel::PlanOptions& o
     std::fprintf(stderr, "tcec: error: %s\n", error.c_str());
     return 1;
   }
-  std::printf("tcec: wrote %s (%d contraction%s)\n", source.string().c_str(), generated.contractions,
-              generated.contractions == 1 ? "" : "s");
+  const std::string copies =
+      generated.copies == 0 ? "" : fmt::format(", {} cop{}", generated.copies, generated.copies == 1 ? "y" : "ies");
+  std::printf("tcec: wrote %s (%d contraction%s%s)\n", source.string().c_str(), generated.contractions,
+              generated.contractions == 1 ? "" : "s", copies.c_str());
   if (!build) return 0;
   std::fflush(stdout);
   const fs::path executable = fs::path(output_dir) / stem;
