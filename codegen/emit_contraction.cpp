@@ -113,6 +113,11 @@ void emit_spec(CodeWriter& w, const ir::Program& program, const costmodel::Machi
   w.line("spec.predicted[2] = {};  // bytes sent per rank", braced_list(v.comm_sent_bytes));
   w.line("spec.predicted[3] = {};  // bytes received per rank", braced_list(v.comm_recv_bytes));
   w.line("spec.predicted_seconds = {};  // the model's time for these bytes", v.time_s);
+  const costmodel::PlanVolumes& r = sp.redistribution;
+  w.line("spec.predicted_redistribution[0] = {};  // bytes read per rank laying out the operands and storing C",
+         braced_list(r.disk_read_bytes));
+  w.line("spec.predicted_redistribution[1] = {};  // bytes written per rank", braced_list(r.disk_write_bytes));
+  w.line("spec.predicted_redistribution_seconds = {};", r.time_s);
 }
 
 }  // namespace

@@ -22,13 +22,14 @@ void add_plan(ContractionAnalysis& a, const Groups& groups, const Machine& machi
   const TileCounts hint = model.feasible ? model.tiles : TileCounts{};
   a.plans.push_back(plan_candidate(groups, machine, model.comm, model.algorithm, model.order, model.replicated,
                                    options.split, hint));
-  const PlannedCandidate& p = a.plans.back();
+  PlannedCandidate& p = a.plans.back();
   if (!options.allows(model.comm, model.algorithm, model.order)) return;
   if (!p.feasible) {
     if (!a.plan.feasible) a.plan.reason = p.reason;
     return;
   }
-  if (a.plan.feasible && a.plan.volumes.time_s <= p.volumes.time_s) return;
+  p.redistribution = redistribution_volumes(p.plan, machine, a.accumulate);
+  if (a.plan.feasible && a.plan.total_s() <= p.total_s()) return;
   a.plan = p;
   a.plan_model = model;
 }
@@ -81,8 +82,9 @@ void add_cosma(ContractionAnalysis& a, const Groups& groups, const Machine& mach
     if (forced) a.plan.reason = pc.reason;
     return;
   }
-  if (a.plan.feasible && a.plan.volumes.time_s <= pc.volumes.time_s) return;
-  a.plan = pc;
+  a.plans.back().redistribution = redistribution_volumes(pc.plan, machine, a.accumulate);
+  if (a.plan.feasible && a.plan.total_s() <= a.plans.back().total_s()) return;
+  a.plan = a.plans.back();
   a.plan_model = point;
 }
 
@@ -176,6 +178,7 @@ std::vector<StatementPlan> plan_program(const ir::Program& program, const Machin
     sp.reason = chosen.reason;
     sp.plan = chosen.plan;
     sp.volumes = chosen.volumes;
+    sp.redistribution = chosen.redistribution;
     out.push_back(std::move(sp));
   }
   return out;
@@ -189,6 +192,10 @@ ContractionAnalysis analyze(const ir::Program& program, const ir::Statement& s, 
   a.lower_bound_bytes_per_rank = lower_bound_bytes_per_rank(a.gemm, machine);
   a.chosen.feasible = false;
   a.plan.reason = "no candidate is allowed by --force-method / --force-order";
+  for (const ir::Statement& earlier : program.statements) {
+    if (&earlier == &s) break;
+    if (earlier.result.tensor == s.result.tensor) a.accumulate = s.op != ir::AssignOp::Assign;
+  }
   const Groups groups = groups_from(program, a.gemm);
   for (CommMethod comm : kComms) {
     for (Algorithm algorithm : kAlgorithms) {

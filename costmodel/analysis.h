@@ -24,7 +24,12 @@ struct ContractionAnalysis {
   ModelPoint chosen;                    ///< the feasible method of least model time (cosma: exact)
   double lower_bound_bytes_per_rank = 0;
   std::vector<PlannedCandidate> plans;  ///< integer plan of each candidate (same index as candidates)
-  PlannedCandidate plan;                ///< the feasible plan of least exact time (options permitting)
+  /// Whether the statement adds to a result an earlier statement of the program wrote (its C
+  /// then starts from the current value: stage 1 also lays out C).
+  bool accumulate = false;
+  /// The feasible plan of least exact time, compute stage plus redistribution (options
+  /// permitting): a greedy choice per statement, in program order.
+  PlannedCandidate plan;
   ModelPoint plan_model;                ///< the model optimum of the plan's method × order
   CosmaStrategy cosma;                  ///< COSMA fitted to this problem and machine
   PlannedCandidate gao_plan;            ///< the best allowed plan of the six Gao methods

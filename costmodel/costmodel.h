@@ -59,6 +59,7 @@ struct StatementPlan {
   std::string reason;        ///< why no plan (infeasible only)
   Plan plan;
   PlanVolumes volumes;       ///< exact per-rank compute-stage bytes
+  PlanVolumes redistribution;   ///< exact per-rank bytes of stages 1 and 3 (redistribution_volumes)
 };
 
 /// Plans every two-operand statement of `program` on `machine` (in statement order), as the

@@ -12,6 +12,9 @@ namespace tcec::costmodel {
 struct PlannedCandidate {
   Plan plan;
   PlanVolumes volumes;
+  PlanVolumes redistribution;   ///< stages 1 and 3 (redistribution_volumes); set by analyze()
+  /// What the plan costs in all: compute stage plus redistribution (seconds).
+  double total_s() const { return volumes.time_s + redistribution.time_s; }
   bool feasible = false;
   std::string reason;   ///< why no plan exists (infeasible only)
 };

@@ -265,7 +265,7 @@ std::string dry_run_text(const ir::Program& program, const std::optional<Machine
       const ContractionAnalysis a = analyze(program, s, *machine, options.plan);
       out += analysis_text(a, *machine, options);
       if (a.plan.feasible) {
-        total_s += a.plan.volumes.time_s;
+        total_s += a.plan.total_s();
         ++planned;
       } else {
         ++unplanned;
@@ -273,7 +273,8 @@ std::string dry_run_text(const ir::Program& program, const std::optional<Machine
     }
   }
   if (machine && planned + unplanned > 1) {
-    out += fmt::format("\ntotal predicted time: {:.5g} s over {} contractions{}\n", total_s, planned,
+    out += fmt::format("\ntotal predicted time: {:.5g} s over {} contractions, compute stages and redistribution{}\n",
+                       total_s, planned,
                        unplanned ? fmt::format(" ({} more without a feasible plan, not counted)", unplanned) : "");
   }
   return out;
@@ -294,7 +295,7 @@ nlohmann::json dry_run_json(const ir::Program& program, const std::optional<Mach
       if (machine) {
         const ContractionAnalysis a = analyze(program, s, *machine, options.plan);
         c.update(analysis_json(a, *machine, options));
-        if (a.plan.feasible) total_s += a.plan.volumes.time_s;
+        if (a.plan.feasible) total_s += a.plan.total_s();
       }
       out["contractions"].push_back(c);
     } else {

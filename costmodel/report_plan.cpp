@@ -58,8 +58,23 @@ double moved_bytes(const PlanVolumes& v) {
   return most;
 }
 
+std::string compute_plan_text(const ContractionAnalysis& a, const Machine& machine);
+
+/// The plan's redistribution line (Gao et al. §2.3 stages 1 and 3 as tcec runs them).
+std::string redistribution_text(const ContractionAnalysis& a) {
+  const PlanVolumes& r = a.plan.redistribution;
+  return fmt::format("    redistribution (stages 1 and 3, through the tensor files{}): per rank disk read {}, "
+                     "disk write {}; {:.5g} s; total with the compute stage {:.5g} s\n",
+                     a.accumulate ? "; C starts from its current value" : "", range_text(r.disk_read_bytes),
+                     range_text(r.disk_write_bytes), r.time_s, a.plan.total_s());
+}
+
 std::string plan_text(const ContractionAnalysis& a, const Machine& machine) {
   if (!a.plan.feasible) return fmt::format("  plan: none ({})\n", a.plan.reason);
+  return compute_plan_text(a, machine) + redistribution_text(a);
+}
+
+std::string compute_plan_text(const ContractionAnalysis& a, const Machine& machine) {
   if (a.plan.plan.algorithm == Algorithm::Cosma) return cosma_plan_text(a, machine);
   const Plan& p = a.plan.plan;
   const PlanVolumes& v = a.plan.volumes;
@@ -108,7 +123,12 @@ nlohmann::json plan_json(const ContractionAnalysis& a, const Machine& machine) {
                       {"time_s", v.time_s},
                       {"model_time_s", a.plan_model.time_s},
                       {"moved_bytes_per_rank", moved_bytes(v)},
-                      {"lower_bound_ratio", moved_bytes(v) / a.lower_bound_bytes_per_rank}};
+                      {"lower_bound_ratio", moved_bytes(v) / a.lower_bound_bytes_per_rank},
+                      {"redistribution", {{"disk_read_bytes", a.plan.redistribution.disk_read_bytes},
+                                          {"disk_write_bytes", a.plan.redistribution.disk_write_bytes},
+                                          {"time_s", a.plan.redistribution.time_s},
+                                          {"accumulate", a.accumulate}}},
+                      {"total_time_s", a.plan.total_s()}};
   if (p.algorithm == Algorithm::Replication) j["replicated"] = to_string(p.replicated);
   if (p.algorithm == Algorithm::Cosma) {
     j["order"] = "-";

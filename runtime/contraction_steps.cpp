@@ -58,6 +58,9 @@ void compute_phase(Run& run, const GemmSpec& spec, std::unique_ptr<Progress>& pr
   ContractionRecord rec;
   rec.statement = spec.statement, rec.plan = spec.plan, rec.order = spec.order;
   rec.predicted_seconds = spec.predicted_seconds;
+  rec.redistribution_predicted[0] = spec.predicted_redistribution[0];
+  rec.redistribution_predicted[1] = spec.predicted_redistribution[1];
+  rec.redistribution_predicted_seconds = spec.predicted_redistribution_seconds;
   rec.comm = spec.comm == Communication::Inside ? "inside" : "outside";
   rec.algorithm = spec.algorithm == Algorithm::Rotation      ? "rotation"
                   : spec.algorithm == Algorithm::Replication ? "replication"
@@ -80,13 +83,20 @@ void compute_phase(Run& run, const GemmSpec& spec, std::unique_ptr<Progress>& pr
   run.record(std::move(rec));
 }
 
+Volumes redistribution_now() { return counters().snapshot(Phase::Redistribute); }
+
+void record_redistribution(Run& run, const Volumes& mine) {
+  run.record_redistribution(run.context().gather_u64(mine.disk_read_bytes),
+                            run.context().gather_u64(mine.disk_write_bytes));
+}
+
 std::optional<ElementSource> initial_C(Run& run, const GemmSpec& spec) {
   if (!spec.accumulate || run.latest(spec.C.shape.name).empty()) return std::nullopt;
   return run.input(spec.C.shape);
 }
 
 void write_result(Run& run, const GemmSpec& spec, bool owns, const ResultVisitor& visit) {
-  PhaseScope phase(Phase::WriteOut);
+  PhaseScope phase(Phase::Redistribute);   // Gao et al. §2.3 stage 3
   const Context& ctx = run.context();
   const int rank = ctx.rank();
   const TensorShape& shape = spec.C.shape;
@@ -103,7 +113,9 @@ void write_result(Run& run, const GemmSpec& spec, bool owns, const ResultVisitor
     if (rank != 0) patch = std::make_unique<NpyPatch>(temp);
     double* out = rank == 0 ? writer->data() : patch->data();
     const LinearMap map(spec.C, spec.I.indices.size());
-    visit([&](const i64* rv, const i64* cv, double v) { out[map(rv, cv)] = v; });
+    std::uint64_t written = 0;
+    visit([&](const i64* rv, const i64* cv, double v) { out[map(rv, cv)] = v, ++written; });
+    counters().add_disk_write(8 * written);   // into the result's file (mapped, so counted here)
     if (patch) patch->sync();
   }
   ctx.barrier();

@@ -24,6 +24,12 @@ void compute_phase(Run& run, const GemmSpec& spec, std::unique_ptr<Progress>& pr
 /// the run wrote it, else nullopt (C starts at zero).
 std::optional<ElementSource> initial_C(Run& run, const GemmSpec& spec);
 
+/// This rank's Phase::Redistribute volumes so far (take differences around a stage).
+Volumes redistribution_now();
+/// Gathers every rank's redistribution bytes `mine` (read, write) into run's last record.
+/// Collective.
+void record_redistribution(Run& run, const Volumes& mine);
+
 /// Calls visit(row_values of I, col_values of J, value) for every element of C this rank owns.
 using ResultVisitor = std::function<void(const std::function<void(const std::int64_t*, const std::int64_t*, double)>&)>;
 /// The value of C(row_values, col_values) when this rank owns it, else nullopt.

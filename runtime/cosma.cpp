@@ -84,7 +84,9 @@ CosmaGemm::CosmaGemm(Run& run, GemmSpec spec) : run_(run), spec_(std::move(spec)
     B_offset_.push_back(B_offset_.back() + static_cast<std::uint64_t>(piece(Jy_ * slice_cols(j), pm_, x_)));
     widest = std::max(widest, slice_cols(j));
   }
+  const Volumes before = redistribution_now();
   load();
+  redistribution_ = redistribution_now() - before;
   C_ = allocate(static_cast<std::size_t>(Ix_ * Jy_), "C block");
   A_ = allocate(static_cast<std::size_t>(Ix_ * widest), "A slice");
   B_ = allocate(static_cast<std::size_t>(Jy_ * widest), "B slice");
@@ -96,7 +98,7 @@ i64 CosmaGemm::slice_cols(i64 j) const { return piece(Kz_, spec_.cosma_rounds, j
 i64 CosmaGemm::slice_start(i64 j) const { return piece_start(Kz_, spec_.cosma_rounds, j); }
 
 void CosmaGemm::load() {
-  PhaseScope phase(Phase::Load);
+  PhaseScope phase(Phase::Redistribute);   // Gao et al. §2.3 stage 1
   const std::vector<i64> eI = extents_of(spec_.I), eJ = extents_of(spec_.J), eK = extents_of(spec_.K);
   std::vector<i64> rv(eI.size() + eJ.size() + 1), kv(eK.size() + 1);
   std::vector<double> chunk(static_cast<std::size_t>(kChunk));
@@ -123,6 +125,7 @@ void CosmaGemm::load() {
   };
   fill(A_file_, spec_.A, eI, I0_, Ix_, pn_, y_, A_offset_);
   fill(B_file_, spec_.B, eJ, J0_, Jy_, pm_, x_, B_offset_);
+  counters().add_disk_read(8 * (A_offset_.back() + B_offset_.back()));   // taken from the tensors' files
   C_file_.resize(static_cast<std::uint64_t>(piece(Ix_ * Jy_, pk_, z_)));   // C starts at zero ...
   const std::optional<ElementSource> c0 = initial_C(run_, spec_);
   if (!c0) return;   // ... or at the tensor's current value
@@ -138,6 +141,7 @@ void CosmaGemm::load() {
     }
     C_file_.write(chunk.data(), static_cast<std::uint64_t>(done), static_cast<std::size_t>(len));
   }
+  counters().add_disk_read(8 * static_cast<std::uint64_t>(length));
 }
 
 void CosmaGemm::compute(const std::function<void()>& body) {
@@ -265,7 +269,10 @@ std::optional<double> CosmaGemm::lookup(const i64* row_values, const i64* col_va
 }
 
 void CosmaGemm::finish() {
+  const Volumes before = redistribution_now();
   write_result(run_, spec_, active_, [&](const auto& visit) { for_each_owned(visit); });
+  redistribution_ += redistribution_now() - before;
+  record_redistribution(run_, redistribution_);
   verify_result(run_, spec_, active_, [&](const i64* rv, const i64* cv) { return lookup(rv, cv); });
 }
 

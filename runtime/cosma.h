@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "runtime/comm.h"
+#include "runtime/counters.h"
 #include "runtime/disk.h"
 #include "runtime/gemm.h"
 #include "runtime/memory.h"
@@ -90,6 +91,7 @@ class CosmaGemm {
   DiskFile A_file_, B_file_, C_file_;
   Buffer A_, B_, C_;
   std::unique_ptr<Progress> progress_;
+  Volumes redistribution_;   // this rank's stage 1 (load) and stage 3 (store) bytes
 };
 
 }  // namespace tcert

@@ -156,7 +156,9 @@ DistributedGemm::DistributedGemm(Run& run, GemmSpec spec) : run_(run), spec_(std
       x->file = std::make_unique<TiledMatrix>(x->path, x->rows, x->pr, x->cols, x->pc);
     }
   }
+  const Volumes before = redistribution_now();
   load();
+  redistribution_ = redistribution_now() - before;
   A.buf = allocate(spec_.capacity_A, "tile of A");
   B.buf = allocate(spec_.capacity_B, "tile of B");
   C.buf = allocate(spec_.capacity_C, "tile of C");
@@ -170,7 +172,7 @@ i64 DistributedGemm::rounds() const {
 }
 
 void DistributedGemm::load() {
-  PhaseScope phase(Phase::Load);
+  PhaseScope phase(Phase::Redistribute);   // Gao et al. §2.3 stage 1
   const ElementSource a = run_.input(spec_.A.shape), b = run_.input(spec_.B.shape);
   const LinearMap map_A(spec_.A, spec_.I.indices.size()), map_B(spec_.B, spec_.J.indices.size());
   auto fill = [&](Buffered& x, const ElementSource& src, const LinearMap& map) {
@@ -178,6 +180,7 @@ void DistributedGemm::load() {
     if (x.pieced) x.pieces.back()->create();   // the whole gathered size; own piece filled below
     else m.create();
     m.fill([&](const i64* rv, const i64* cv) { return src(map(rv, cv)); });
+    counters().add_disk_read(8 * m.total());   // the elements taken from the tensor's file
   };
   fill(*A_, a, map_A);
   fill(*B_, b, map_B);
@@ -187,6 +190,7 @@ void DistributedGemm::load() {
   if (c0 && (spec_.algorithm != Algorithm::Accumulation || rank_ == 0)) {
     const LinearMap map_C(spec_.C, spec_.I.indices.size());
     C_->file->fill([&](const i64* rv, const i64* cv) { return (*c0)(map_C(rv, cv)); });
+    counters().add_disk_read(8 * C_->file->total());
   }
 }
 
@@ -195,7 +199,10 @@ void DistributedGemm::compute(const std::function<void()>& body) {
 }
 
 void DistributedGemm::finish() {
+  const Volumes before = redistribution_now();
   write_result(run_, spec_, owns_result(), [&](const auto& visit) { result().for_each(visit); });
+  redistribution_ += redistribution_now() - before;
+  record_redistribution(run_, redistribution_);
   verify_result(run_, spec_, owns_result(), [&](const i64* rv, const i64* cv) { return result().element(rv, cv); });
 }
 

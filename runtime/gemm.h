@@ -31,6 +31,7 @@
 #include <utility>
 #include <vector>
 
+#include "runtime/counters.h"
 #include "runtime/memory.h"
 #include "runtime/progress.h"
 #include "runtime/run.h"
@@ -84,6 +85,11 @@ struct GemmSpec {
   std::vector<std::uint64_t> predicted[4];
   /// The model's time for those bytes (max over ranks of read/B_dr + write/B_dw + f·recv/B_c), seconds.
   double predicted_seconds = 0;
+  /// Gao et al. §2.3 stages 1 and 3 as the program runs them (costmodel redistribution_volumes):
+  /// bytes per rank read and written while laying out the operands from their files and storing
+  /// the result; and the model's seconds for them.
+  std::vector<std::uint64_t> predicted_redistribution[2];
+  double predicted_redistribution_seconds = 0;
 };
 
 /// A range of finest tiles [first, first + count) of one group.
@@ -179,6 +185,7 @@ class DistributedGemm {
   std::set<std::pair<std::int64_t, std::int64_t>> touched_C_;
   std::unique_ptr<Progress> progress_;
   std::uint64_t steps_done_ = 0, steps_total_ = 1;
+  Volumes redistribution_;   // this rank's stage 1 (load) and stage 3 (store) bytes
 };
 
 }  // namespace tcert

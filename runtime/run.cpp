@@ -35,6 +35,8 @@ nlohmann::json volumes_json(const std::vector<std::uint64_t> (&v)[4]) {
 bool volumes_equal(const ContractionRecord& r) {
   for (int q = 0; q < 4; ++q)
     if (r.predicted[q] != r.measured[q]) return false;
+  for (int q = 0; q < 2; ++q)
+    if (r.redistribution_predicted[q] != r.redistribution_measured[q]) return false;
   return true;
 }
 
@@ -128,6 +130,12 @@ ElementSource Run::read_npy(const std::string& path, const TensorShape& tensor) 
 
 void Run::record(ContractionRecord record) { records_.push_back(std::move(record)); }
 
+void Run::record_redistribution(std::vector<std::uint64_t> read, std::vector<std::uint64_t> write) {
+  if (records_.empty()) throw Error("redistribution recorded before any contraction");
+  records_.back().redistribution_measured[0] = std::move(read);
+  records_.back().redistribution_measured[1] = std::move(write);
+}
+
 void Run::record_verify(const VerifyResult& result) {
   verified_ = true;
   verify_.checked += result.checked;
@@ -173,7 +181,13 @@ int Run::finish() {
       list.push_back({{"statement", r.statement}, {"plan", r.plan}, {"comm", r.comm},
                       {"algorithm", r.algorithm}, {"order", r.order},
                       {"predicted", predicted}, {"measured", measured},
-                      {"peak_tile_memory_bytes", r.peak_tile_memory_bytes}});
+                      {"peak_tile_memory_bytes", r.peak_tile_memory_bytes},
+                      {"redistribution",
+                       {{"predicted", {{"disk_read_bytes", r.redistribution_predicted[0]},
+                                       {"disk_write_bytes", r.redistribution_predicted[1]},
+                                       {"seconds", r.redistribution_predicted_seconds}}},
+                        {"measured", {{"disk_read_bytes", r.redistribution_measured[0]},
+                                      {"disk_write_bytes", r.redistribution_measured[1]}}}}}});
     }
     doc["contractions"] = list;
     if (verified_)

@@ -46,6 +46,9 @@ struct ContractionRecord {
   std::string statement, plan, comm, algorithm, order;
   std::vector<std::uint64_t> predicted[4];   ///< disk read, disk write, sent, received
   double predicted_seconds = 0;              ///< the model's time for the predicted bytes
+  /// Redistribution (load from the tensor files, store the result): disk read, disk write per rank.
+  std::vector<std::uint64_t> redistribution_predicted[2], redistribution_measured[2];
+  double redistribution_predicted_seconds = 0;
   std::vector<std::uint64_t> measured[4];    ///< the same, counted during the compute phase
   std::vector<double> seconds;               ///< compute-phase wall time per rank
   /// Busy time per rank within the compute phase: disk transfers, MPI transfers, tile kernel.
@@ -101,6 +104,8 @@ class Run {
   int next_contraction() { return ++contractions_; }
   /// Called by DistributedGemm when a contraction ends.
   void record(ContractionRecord record);
+  /// Adds the measured redistribution bytes (per rank: read, write) to the last record.
+  void record_redistribution(std::vector<std::uint64_t> read, std::vector<std::uint64_t> write);
   void record_verify(const VerifyResult& result);
 
   /// The contractions recorded so far, oldest first, and the accumulated --verify result.

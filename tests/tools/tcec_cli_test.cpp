@@ -417,7 +417,7 @@ TEST(Cli, NwchemCcsdT2DryRunOn64Processors) {
   const auto at = r.out.rfind(prefix);
   ASSERT_NE(at, std::string::npos) << r.out.substr(r.out.size() > 400 ? r.out.size() - 400 : 0);
   const std::string last = r.out.substr(at + 1);
-  EXPECT_NE(last.find(" s over 41 contractions\n"), std::string::npos) << last;
+  EXPECT_NE(last.find(" s over 41 contractions, compute stages and redistribution\n"), std::string::npos) << last;
   EXPECT_EQ(last.back(), '\n');
   EXPECT_EQ(std::count(last.begin(), last.end(), '\n'), 1) << last;
   const double text_total = std::stod(last.substr(prefix.size() - 1));
@@ -434,7 +434,11 @@ TEST(Cli, NwchemCcsdT2DryRunOn64Processors) {
   ASSERT_EQ(json["contractions"].size(), 41u);
   EXPECT_EQ(json["copies"].size(), 14u);
   double sum = 0;
-  for (const auto& c : json["contractions"]) sum += c["plan"]["time_s"].get<double>();
+  for (const auto& c : json["contractions"]) {
+    sum += c["plan"]["total_time_s"].get<double>();
+    EXPECT_DOUBLE_EQ(c["plan"]["total_time_s"].get<double>(),
+                     c["plan"]["time_s"].get<double>() + c["plan"]["redistribution"]["time_s"].get<double>());
+  }
   EXPECT_DOUBLE_EQ(json["total_predicted_time_s"].get<double>(), sum);
   EXPECT_NEAR(text_total, sum, 1e-4 * sum);
   std::filesystem::remove(machine);
@@ -446,7 +450,7 @@ TEST(Cli, DryRunTotalOnlyWithSeveralPlannedStatements) {
   EXPECT_EQ(one.out.find("total predicted time"), std::string::npos);
   CliRun json = tcec("--dry-run --json " + example("matmul.tce"));
   auto j = nlohmann::json::parse(json.out);
-  EXPECT_DOUBLE_EQ(j["total_predicted_time_s"].get<double>(), j["contractions"][0]["plan"]["time_s"].get<double>());
+  EXPECT_DOUBLE_EQ(j["total_predicted_time_s"].get<double>(), j["contractions"][0]["plan"]["total_time_s"].get<double>());
   CliRun none = tcec("--dry-run --from nwchem -D O=4 -D V=8 --section ccd_t2 " + std::string(TCEC_SHARED_INPUTS) +
                      "/nwchem_tce_equation_trees.txt");
   ASSERT_EQ(none.exit_code, 0) << none.err;

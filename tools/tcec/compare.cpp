@@ -25,10 +25,13 @@ int contraction_table(std::string& out, const TraceContraction& c, std::size_t n
   std::vector<Row> rows;
   rows.push_back({{"bytes", "predicted total", "measured total", "predicted max", "measured max"}, {}});
   int mismatches = 0;
-  for (std::size_t q = 0; q < kVolumeKeys.size(); ++q) {
-    const auto& p = c.predicted[q];
-    const auto& m = c.measured[q];
-    Row row{{kVolumeLabels[q], fmt::format("{}", total(p)), fmt::format("{}", total(m)), fmt::format("{}", most(p)),
+  const bool redistribution = !c.redistribution_predicted[0].empty();
+  for (std::size_t q = 0; q < kVolumeKeys.size() + (redistribution ? 2 : 0); ++q) {
+    const bool stages = q >= kVolumeKeys.size();   // redistribution rows after the compute stage's
+    const auto& p = stages ? c.redistribution_predicted[q - 4] : c.predicted[q];
+    const auto& m = stages ? c.redistribution_measured[q - 4] : c.measured[q];
+    const std::string label = stages ? std::string("redistribution ") + kVolumeLabels[q - 4] : kVolumeLabels[q];
+    Row row{{label, fmt::format("{}", total(p)), fmt::format("{}", total(m)), fmt::format("{}", most(p)),
              fmt::format("{}", most(m))}, {}};
     for (std::size_t r = 0; r < p.size(); ++r)
       if (p[r] != m[r]) row.differences.push_back(fmt::format("rank {}: predicted {}, measured {}", r, p[r], m[r]));

@@ -84,6 +84,16 @@ TraceContraction contraction(const json& c, const std::string& where, std::int64
       throw SchemaError{child(child(where, "predicted"), "seconds"), "expected a number"};
     out.predicted_seconds = predicted["seconds"].get<double>();
   }
+  if (c.contains("redistribution")) {
+    const std::string at = child(where, "redistribution");
+    const json& r = member(c, where, "redistribution");
+    const json& p = member(r, at, "predicted");
+    const json& m = member(r, at, "measured");
+    for (std::size_t q = 0; q < 2; ++q) {
+      out.redistribution_predicted[q] = counts(p, child(at, "predicted"), kVolumeKeys[q], P);
+      out.redistribution_measured[q] = counts(m, child(at, "measured"), kVolumeKeys[q], P);
+    }
+  }
   if (c.contains("peak_tile_memory_bytes")) out.peak_tile_memory_bytes = counts(c, where, "peak_tile_memory_bytes", P);
   return out;
 }

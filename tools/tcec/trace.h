@@ -30,6 +30,8 @@ struct TraceContraction {
   /// Busy seconds per rank in disk transfers, MPI transfers and the tile kernel; empty when absent.
   std::vector<double> disk_seconds, comm_seconds, kernel_seconds;
   double predicted_seconds = -1;                                   ///< the model's time; < 0 when absent
+  /// Redistribution (stages 1 and 3): disk read, disk write per rank; empty when absent.
+  std::array<std::vector<std::uint64_t>, 2> redistribution_predicted, redistribution_measured;
   std::vector<std::uint64_t> peak_tile_memory_bytes;               ///< per rank; empty when absent
 };
 

@@ -69,7 +69,15 @@ TEST(CosmaGemm, FourShapesVerifyAndMeasureThePredictedBytes) {
       if (!strategy.feasible) continue;
       machine.memory_bytes = 8 * S;
       const cm::PlanVolumes v = cm::cosma_volumes(strategy.grid, s.m, s.n, s.k, machine, 0, P);
-      tcert::CosmaGemm x(run, spec_of(s, strategy.grid, v));
+      tcert::GemmSpec spec = spec_of(s, strategy.grid, v);
+      cm::Plan plan;   // the cosma plan, for the model's redistribution bytes
+      plan.algorithm = cm::Algorithm::Cosma, plan.processors = P, plan.cosma = strategy.grid;
+      plan.I.indices = {{"i1", 2, 1, 1}, {"i2", s.m / 2, 1, 1}};
+      plan.J.indices = {{"j", s.n, 1, 1}};
+      plan.K.indices = {{"k", s.k, 1, 1}};
+      const cm::PlanVolumes r = cm::redistribution_volumes(plan, machine, false);
+      spec.predicted_redistribution[0] = r.disk_read_bytes, spec.predicted_redistribution[1] = r.disk_write_bytes;
+      tcert::CosmaGemm x(run, std::move(spec));
       x.compute([&] {
         for (i64 j = 0; j < x.rounds(); ++j) {
           x.read_slices(j);
@@ -90,6 +98,9 @@ TEST(CosmaGemm, FourShapesVerifyAndMeasureThePredictedBytes) {
       const tcert::ContractionRecord& rec = run.records().back();
       for (int q = 0; q < 4; ++q)
         ASSERT_EQ(rec.measured[q], rec.predicted[q]) << "volume " << q << " of " << s.name << " S=" << S << " overlap " << overlap;
+      for (int q = 0; q < 2; ++q)
+        ASSERT_EQ(rec.redistribution_measured[q], rec.redistribution_predicted[q])
+            << "redistribution " << q << " of " << s.name << " S=" << S;
       ASSERT_LE(run.verify_result().max_rel_error, 1e-12) << s.name << " S=" << S << " overlap " << overlap;
     }
   EXPECT_GT(run.verify_result().checked, 0u);

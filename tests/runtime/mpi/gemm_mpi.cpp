@@ -89,6 +89,8 @@ tcert::GemmSpec spec_of(const cm::Plan& p, const cm::PlanVolumes& v) {
   s.capacity_A = t.A / 8, s.capacity_B = t.B / 8, s.capacity_C = t.C / 8;
   s.predicted[0] = v.disk_read_bytes, s.predicted[1] = v.disk_write_bytes;
   s.predicted[2] = v.comm_sent_bytes, s.predicted[3] = v.comm_recv_bytes;
+  const cm::PlanVolumes r = cm::redistribution_volumes(p, roomy(p.processors), false);
+  s.predicted_redistribution[0] = r.disk_read_bytes, s.predicted_redistribution[1] = r.disk_write_bytes;
   return s;
 }
 
@@ -202,6 +204,9 @@ TEST(DistributedGemm, EveryMethodAndOrderVerifiesAndMeasuresThePredictedBytes) {
             ASSERT_FALSE(run.records().empty()) << "no record";
             const tcert::ContractionRecord& rec = run.records().back();
             for (int q = 0; q < 4; ++q) ASSERT_EQ(rec.measured[q], rec.predicted[q]) << "volume " << q << " of " << p.to_string();
+            for (int q = 0; q < 2; ++q)
+              ASSERT_EQ(rec.redistribution_measured[q], rec.redistribution_predicted[q])
+                  << "redistribution " << q << " of " << p.to_string();
             ASSERT_LE(run.verify_result().max_rel_error, 1e-12) << p.to_string();
             ++ran;
           }
