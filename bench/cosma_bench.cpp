@@ -25,7 +25,7 @@
 // Per shape:
 //  1. tcec: CosmaGemm with unlimited memory (S = +inf, grid and rounds from
 //     costmodel::cosma_strategy), compute phase = for each round: read_slices, allgather_A,
-//     allgather_B, multiply; then reduce_scatter_C, accumulate_C. Time = the compute phase's
+//     allgather_B, multiply; then reduce_scatter_C, write_C. Time = the compute phase's
 //     wall seconds, max over ranks (run.records(): includes the scratch-disk reads/writes of
 //     the phase, not the load phase that lays the inputs out on disk). Bytes sent/received
 //     per rank = tcert's counters (rec.measured), checked equal to costmodel::cosma_volumes
@@ -230,7 +230,7 @@ TcecResult run_tcec(tcert::Run& run, const Shape& s, i64 P) {
         x.multiply();
       }
       x.reduce_scatter_C();
-      x.accumulate_C();
+      x.write_C();
     });
     x.finish();   // --verify: sampled entries against a long-double reference
   }

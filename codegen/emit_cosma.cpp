@@ -16,7 +16,7 @@ void emit_cosma_compute(CodeWriter& w, const costmodel::Plan& plan) {
   w.line("                            // overlapped with C block += alpha * A slice * B slice^T");
   w.close();
   w.line("x.reduce_scatter_C();  // ring reduce-scatter of the partial C blocks among the pk ranks (x,y,*)");
-  w.line("x.accumulate_C();      // add the reduced piece to this rank's C piece on disk");
+  w.line("x.write_C();           // this rank's reduced piece of C, to disk");
   w.close(");");
 }
 

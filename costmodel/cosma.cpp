@@ -230,9 +230,7 @@ CosmaRankWords cosma_rank_words(const CosmaGrid& g, std::int64_t m, std::int64_t
            reduce_scatter(Ix * Jy, g.pk, z, true);
   w.recv = gathered(Ix, Kz, g.rounds, g.pn, y, false) + gathered(Jy, Kz, g.rounds, g.pm, x, false) +
            reduce_scatter(Ix * Jy, g.pk, z, false);
-  const auto own_C = static_cast<u64>(piece(Ix * Jy, g.pk, z));
-  w.read += own_C;   // the old values of its C piece
-  w.write = own_C;   // the result
+  w.write = static_cast<u64>(piece(Ix * Jy, g.pk, z));   // its piece of the result
   return w;
 }
 

@@ -45,14 +45,16 @@
 //  (x,y,z'), ring position z' (runtime/comm.h ring_reduce_scatter): pk−1 steps; at step s
 //  rank z' sends its partial sum of piece (z'−s−1) mod pk to (z'+1) mod pk, receives piece
 //  (z'−s−2) mod pk from (z'−1) mod pk and adds its own partial; it ends with the full sum of
-//  piece z'. Finally it reads the old values of its C piece from disk, adds, writes it back.
+//  piece z'. Finally it writes its piece to disk. (C's old values, when the statement adds to
+//  an earlier result, enter before the rounds: rank (x,y,0) starts its C block from them, the
+//  others from zero — a redistribution, stage 1, so the compute stage never reads C.)
 //
 //  Exact elements of rank (x,y,z) (T = a collective's total, q its ring size, r the position):
 //    all-gather:      sent = T − piece(T, q, (r+1) mod q),  recv = T − piece(T, q, r)
 //    reduce-scatter:  sent = T − piece(T, q, r),            recv = T − piece(T, q, (r−1) mod q)
 //    (q = 1: nothing.) Summed over the rounds for A (T = I_x·k_j, q = pn, r = y) and B
 //    (T = J_y·k_j, q = pm, r = x), once for C (T = I_x·J_y, q = pk, r = z).
-//    disk read  = Σ_j piece(I_x·k_j, pn, y) + Σ_j piece(J_y·k_j, pm, x) + piece(I_x·J_y, pk, z)
+//    disk read  = Σ_j piece(I_x·k_j, pn, y) + Σ_j piece(J_y·k_j, pm, x)
 //    disk write = piece(I_x·J_y, pk, z)
 //  Why per round, in memory: the all-gathers summed over the rounds move exactly the bytes of
 //  one all-gather of the whole block (the pieces add up), while a disk-to-disk gather of the

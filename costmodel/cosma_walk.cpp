@@ -115,7 +115,7 @@ PlanVolumes cosma_walk(const CosmaGrid& g, std::int64_t m, std::int64_t n, std::
       std::vector<i64> ranks, sizes;
       for (i64 z = 0; z < g.pk; ++z) ranks.push_back(rank(x, y, z)), sizes.push_back(part(block, g.pk, z));
       ring_reduce_scatter(c, ranks, sizes);
-      for (i64 z = 0; z < g.pk; ++z) c.read[ranks[z]] += sizes[z], c.write[ranks[z]] += sizes[z];
+      for (i64 z = 0; z < g.pk; ++z) c.write[ranks[z]] += sizes[z];
     }
   Plan timing;
   timing.algorithm = Algorithm::Cosma;

@@ -1,5 +1,6 @@
 // costmodel/redistribution.cpp — Gao et al. §2.3 stages 1 and 3 as tcec's programs run them.
 #include <algorithm>
+#include <optional>
 
 #include "costmodel/cosma.h"
 #include "costmodel/partition.h"
@@ -19,17 +20,25 @@ u64 share(const GroupTiling& group, std::int64_t g, std::int64_t p) {
 /// Elements of A and B a rank lays out (its disk parts), and of C it holds (its part of the result).
 struct LocalElements {
   u64 operands = 0, C = 0;
+  /// Cosma: elements of C's old values read into the C block (kept in memory, not written);
+  /// the other methods lay their part of C out on disk instead (read and written).
+  std::optional<u64> C_start;
   bool owns_C = false;   // holds final values of C (stage 3 writes them)
 };
 
 LocalElements local_elements(const Plan& plan, std::int64_t rank) {
   LocalElements out;
   if (plan.algorithm == Algorithm::Cosma) {
-    const CosmaRankWords w =
-        cosma_rank_words(plan.cosma, plan.I.extent(), plan.J.extent(), plan.K.extent(), rank);
-    out.C = w.write;                  // its piece of C
-    out.operands = w.read - w.write;  // its pieces of every A and B slice
-    out.owns_C = rank < plan.cosma.used();
+    const CosmaGrid& g = plan.cosma;
+    const CosmaRankWords w = cosma_rank_words(g, plan.I.extent(), plan.J.extent(), plan.K.extent(), rank);
+    out.C = w.write;         // its piece of C
+    out.operands = w.read;   // its pieces of every A and B slice
+    out.owns_C = rank < g.used();
+    out.C_start = 0;
+    if (out.owns_C && rank % g.pk == 0) {   // rank (x,y,0) starts its C block from C's old values
+      const std::int64_t x = rank / (g.pn * g.pk), y = rank / g.pk % g.pn;
+      out.C_start = static_cast<u64>(piece(plan.I.extent(), g.pm, x) * piece(plan.J.extent(), g.pn, y));
+    }
     return out;
   }
   const GridParts parts = grid_parts(plan);
@@ -50,8 +59,9 @@ PlanVolumes redistribution_volumes(const Plan& plan, const Machine& machine, boo
     const LocalElements e = local_elements(plan, rank);
     // Stage 1: read the parts (and C's current values when accumulating), write the tiled files.
     // Stage 3: read the result's part back, write it to the result's file.
-    const u64 stage1 = e.operands + (accumulate ? e.C : 0), stage3 = e.C;
-    append_rank(out, disk_only, machine, stage1 + stage3, stage1 + stage3, 0, 0);
+    const u64 start_read = !accumulate ? 0 : e.C_start ? *e.C_start : e.C;
+    const u64 start_write = !accumulate || e.C_start ? 0 : e.C;
+    append_rank(out, disk_only, machine, e.operands + start_read + e.C, e.operands + start_write + e.C, 0, 0);
   }
   return out;
 }

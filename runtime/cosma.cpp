@@ -84,10 +84,10 @@ CosmaGemm::CosmaGemm(Run& run, GemmSpec spec) : run_(run), spec_(std::move(spec)
     B_offset_.push_back(B_offset_.back() + static_cast<std::uint64_t>(piece(Jy_ * slice_cols(j), pm_, x_)));
     widest = std::max(widest, slice_cols(j));
   }
+  C_ = allocate(static_cast<std::size_t>(Ix_ * Jy_), "C block");
   const Volumes before = redistribution_now();
   load();
   redistribution_ = redistribution_now() - before;
-  C_ = allocate(static_cast<std::size_t>(Ix_ * Jy_), "C block");
   A_ = allocate(static_cast<std::size_t>(Ix_ * widest), "A slice");
   B_ = allocate(static_cast<std::size_t>(Jy_ * widest), "B slice");
 }
@@ -126,28 +126,22 @@ void CosmaGemm::load() {
   fill(A_file_, spec_.A, eI, I0_, Ix_, pn_, y_, A_offset_);
   fill(B_file_, spec_.B, eJ, J0_, Jy_, pm_, x_, B_offset_);
   counters().add_disk_read(8 * (A_offset_.back() + B_offset_.back()));   // taken from the tensors' files
-  C_file_.resize(static_cast<std::uint64_t>(piece(Ix_ * Jy_, pk_, z_)));   // C starts at zero ...
+  // The resident C block starts at zero, or — on rank (x,y,0), when the statement adds to C's
+  // current value — at the old block: the reduce-scatter then sums it in with the products.
+  std::memset(C_.data(), 0, C_.bytes());
   const std::optional<ElementSource> c0 = initial_C(run_, spec_);
-  if (!c0) return;   // ... or at the tensor's current value
+  if (!c0 || z_ != 0) return;
   const LinearMap map_C(spec_.C, eI.size());
   std::vector<i64> cv(eJ.size() + 1);
-  const i64 start = piece_start(Ix_ * Jy_, pk_, z_), length = piece(Ix_ * Jy_, pk_, z_);
-  for (i64 done = 0; done < length; done += kChunk) {
-    const i64 len = std::min(kChunk, length - done);
-    for (i64 e = 0; e < len; ++e) {
-      unflatten(I0_ + (start + done + e) / Jy_, eI, rv.data());
-      unflatten(J0_ + (start + done + e) % Jy_, eJ, cv.data());
-      chunk[static_cast<std::size_t>(e)] = (*c0)(map_C(rv.data(), cv.data()));
-    }
-    C_file_.write(chunk.data(), static_cast<std::uint64_t>(done), static_cast<std::size_t>(len));
+  for (i64 e = 0; e < Ix_ * Jy_; ++e) {
+    unflatten(I0_ + e / Jy_, eI, rv.data());
+    unflatten(J0_ + e % Jy_, eJ, cv.data());
+    C_[static_cast<std::size_t>(e)] = (*c0)(map_C(rv.data(), cv.data()));
   }
-  counters().add_disk_read(8 * static_cast<std::uint64_t>(length));
+  counters().add_disk_read(8 * static_cast<std::uint64_t>(Ix_ * Jy_));   // taken from C's file
 }
 
-void CosmaGemm::compute(const std::function<void()>& body) {
-  if (active_) std::memset(C_.data(), 0, C_.bytes());
-  compute_phase(run_, spec_, progress_, body);
-}
+void CosmaGemm::compute(const std::function<void()>& body) { compute_phase(run_, spec_, progress_, body); }
 
 void CosmaGemm::read_slices(i64 j) {
   round_ = j;
@@ -226,17 +220,10 @@ void CosmaGemm::reduce_scatter_C() {
   ring_reduce_scatter(*ring_C_, C_.data(), counts, A_.span());   // the A slice buffer is free now
 }
 
-void CosmaGemm::accumulate_C() {
+void CosmaGemm::write_C() {
   if (!active_) return;
   const i64 start = piece_start(Ix_ * Jy_, pk_, z_), length = piece(Ix_ * Jy_, pk_, z_);
-  const i64 chunk = static_cast<i64>(A_.size());   // old values pass through the A slice buffer
-  for (i64 done = 0; done < length; done += chunk) {
-    const auto len = static_cast<std::size_t>(std::min(chunk, length - done));
-    C_file_.read(A_.data(), static_cast<std::uint64_t>(done), len);
-    double* mine = C_.data() + start + done;
-    for (std::size_t e = 0; e < len; ++e) mine[e] += A_[e];
-    C_file_.write(mine, static_cast<std::uint64_t>(done), len);
-  }
+  C_file_.write(C_.data() + start, 0, static_cast<std::size_t>(length));
 }
 
 // ---- write-out and verification: rank (x,y,z) owns piece z of the C block (x,y) ------------

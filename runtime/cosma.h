@@ -12,7 +12,8 @@
 //   piece y on rank (x,y,z)'s disk; the B slice (y,z,j) into pm pieces, piece x on (x,y,z);
 //   per round j: read own pieces, ring all-gather A among (x,·,z) and B among (·,y,z),
 //   C block += alpha·A·Bᵀ; then ring reduce-scatter of C among (x,y,·): piece z of the
-//   I_x × J_y block ends on (x,y,z), which adds it to its piece on disk.
+//   I_x × J_y block ends on (x,y,z), which writes it to disk. (C's old values, for a statement
+//   adding to them, start rank (x,y,0)'s C block, read in the load phase.)
 // Units: elements unless a name says bytes.
 #pragma once
 
@@ -34,8 +35,8 @@ namespace tcert {
 
 class CosmaGemm {
  public:
-  /// The load phase: writes this rank's pieces of every A and B slice and a zero C piece to
-  /// its scratch disk, makes the three ring communicators, allocates the C block and the two
+  /// The load phase: writes this rank's pieces of every A and B slice to its scratch disk,
+  /// starts the C block (zero, or C's old values on rank (x,y,0) when spec.accumulate), makes the three ring communicators, allocates the C block and the two
   /// slice buffers through budget(). spec.algorithm must be Algorithm::Cosma and
   /// pm·pn·pk <= P (Error otherwise).
   CosmaGemm(Run& run, GemmSpec spec);
@@ -64,8 +65,9 @@ class CosmaGemm {
   void gather_A_and_multiply();
   /// Ring reduce-scatter of the partial C blocks among the pk ranks (x,y,·) (along k).
   void reduce_scatter_C();
-  /// Adds the reduced piece to the C piece on disk (read, add, write).
-  void accumulate_C();
+  /// Writes this rank's reduced piece of C to its disk (C's old values, when the statement adds
+  /// to them, entered the C block of rank (x,y,0) in the load phase).
+  void write_C();
 
   /// Writes C to --output-dir/NAME.npy and runs --verify (as DistributedGemm::finish).
   void finish();

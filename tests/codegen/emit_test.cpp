@@ -356,7 +356,7 @@ TEST(Emit, CosmaRoundsAndReduceScatter) {
             "                                  // overlapped with C block += alpha * A slice * B slice^T\n"
             "    }\n"
             "    x.reduce_scatter_C();  // ring reduce-scatter of the partial C blocks among the pk ranks (x,y,*)\n"
-            "    x.accumulate_C();      // add the reduced piece to this rank's C piece on disk\n"
+            "    x.write_C();           // this rank's reduced piece of C, to disk\n"
             "  });\n");
 }
 
