@@ -215,7 +215,11 @@ std::string cosma_why(const ContractionAnalysis& a, bool plans) {
   double cosma_s = a.chosen.time_s, cosma_comm = a.chosen.comm_bytes, gao_s = 0, gao_comm = 0;
   std::string gao;
   if (plans) {
-    if (!a.gao_plan.feasible) return fmt::format("cosma: {:.5g} s; no Gao plan is feasible", a.plan.volumes.time_s);
+    if (!a.gao_plan.feasible) {
+      const bool excluded = a.gao_plan.reason.rfind("no candidate is allowed", 0) == 0;
+      return fmt::format("cosma: {:.5g} s; {}", a.plan.volumes.time_s,
+                         excluded ? "the Gao methods are excluded by --force-method" : "no Gao plan is feasible");
+    }
     auto most = [](const std::vector<std::uint64_t>& v) { return static_cast<double>(*std::max_element(v.begin(), v.end())); };
     cosma_s = a.plan.volumes.time_s, cosma_comm = most(a.plan.volumes.comm_recv_bytes);
     gao_s = a.gao_plan.volumes.time_s, gao_comm = most(a.gao_plan.volumes.comm_recv_bytes);
