@@ -1,6 +1,5 @@
 // runtime/contraction_steps.cpp — the phases executors share: compute record, write-out, verify.
 #include <cmath>
-#include <filesystem>
 
 #include <fmt/format.h>
 
@@ -20,26 +19,6 @@ using i64 = std::int64_t;
 namespace {
 
 constexpr std::uint64_t kVerifySamples = 2000;
-
-std::vector<i64> extents_of(const GroupSpec& g) {
-  std::vector<i64> e;
-  for (const IndexTiling& x : g.indices) e.push_back(x.extent);
-  return e;
-}
-
-std::uint64_t product(const std::vector<i64>& e) {
-  std::uint64_t n = 1;
-  for (i64 x : e) n *= static_cast<std::uint64_t>(x);
-  return n;
-}
-
-/// Row-major multi-index of `linear` over `extents`.
-void unflatten(std::uint64_t linear, const std::vector<i64>& extents, i64* values) {
-  for (std::size_t d = extents.size(); d-- > 0;) {
-    values[d] = static_cast<i64>(linear % static_cast<std::uint64_t>(extents[d]));
-    linear /= static_cast<std::uint64_t>(extents[d]);
-  }
-}
 
 }  // namespace
 
@@ -135,7 +114,8 @@ void verify_result(Run& run, const GemmSpec& spec, bool owns, const ResultLookup
   }
   const LinearMap map_C(spec.C, spec.I.indices.size());
   const std::vector<i64> eI = extents_of(spec.I), eJ = extents_of(spec.J), eK = extents_of(spec.K);
-  const std::uint64_t nI = product(eI), nJ = product(eJ), nK = product(eK), total = nI * nJ;
+  const auto nI = static_cast<std::uint64_t>(product(eI)), nJ = static_cast<std::uint64_t>(product(eJ)),
+             nK = static_cast<std::uint64_t>(product(eK)), total = nI * nJ;
   const std::uint64_t samples = std::min(total, kVerifySamples);
   const LinearMap map_A(spec.A, eI.size()), map_B(spec.B, eJ.size());
   std::vector<i64> iv(eI.size() + 1), jv(eJ.size() + 1), kv(eK.size() + 1);

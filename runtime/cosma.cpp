@@ -28,26 +28,6 @@ i64 part_of(i64 n, i64 g, i64 v) {
   return v < big * (q + 1) ? v / (q + 1) : big + (v - big * (q + 1)) / q;
 }
 
-std::vector<i64> extents_of(const GroupSpec& g) {
-  std::vector<i64> e;
-  for (const IndexTiling& x : g.indices) e.push_back(x.extent);
-  return e;
-}
-i64 product(const std::vector<i64>& e) {
-  i64 n = 1;
-  for (i64 x : e) n *= x;
-  return n;
-}
-/// Group multi-index of flat index v (last index fastest), and back.
-void unflatten(i64 v, const std::vector<i64>& extents, i64* values) {
-  for (std::size_t d = extents.size(); d-- > 0;) values[d] = v % extents[d], v /= extents[d];
-}
-i64 flatten(const i64* values, const std::vector<i64>& extents) {
-  i64 v = 0;
-  for (std::size_t d = 0; d < extents.size(); ++d) v = v * extents[d] + values[d];
-  return v;
-}
-
 constexpr i64 kChunk = i64{1} << 16;   // elements per load / write-out chunk
 
 }  // namespace

@@ -1,4 +1,5 @@
-// runtime/linear_map.h — (private) from GEMM positions to a stored tensor's linear index.
+// runtime/linear_map.h — (private) from GEMM positions to a stored tensor's linear index, and
+// the flattening of a macro-index group (row-major: its last index fastest).
 #pragma once
 
 #include <cstdint>
@@ -33,5 +34,31 @@ class LinearMap {
  private:
   std::vector<std::uint64_t> row_stride_, col_stride_;
 };
+
+/// The extents of a group's indices, in group order (elements).
+inline std::vector<std::int64_t> extents_of(const GroupSpec& group) {
+  std::vector<std::int64_t> e;
+  for (const IndexTiling& x : group.indices) e.push_back(x.extent);
+  return e;
+}
+
+/// Product of `extents` (1 for none): the group's size in elements.
+inline std::int64_t product(const std::vector<std::int64_t>& extents) {
+  std::int64_t n = 1;
+  for (std::int64_t x : extents) n *= x;
+  return n;
+}
+
+/// The group multi-index (values[0..extents.size())) of flat index `linear`, last index fastest.
+inline void unflatten(std::int64_t linear, const std::vector<std::int64_t>& extents, std::int64_t* values) {
+  for (std::size_t d = extents.size(); d-- > 0;) values[d] = linear % extents[d], linear /= extents[d];
+}
+
+/// The flat index of a group multi-index (the inverse of unflatten).
+inline std::int64_t flatten(const std::int64_t* values, const std::vector<std::int64_t>& extents) {
+  std::int64_t v = 0;
+  for (std::size_t d = 0; d < extents.size(); ++d) v = v * extents[d] + values[d];
+  return v;
+}
 
 }  // namespace tcert
