@@ -84,10 +84,12 @@ struct Candidate {
   }
 };
 
-double words_needed(i64 bm, i64 bn, i64 slice, MemorySplit split) {
-  const double c = static_cast<double>(bm) * static_cast<double>(bn);
-  if (split == MemorySplit::Optimal) return c + static_cast<double>(bm + bn) * static_cast<double>(slice);
-  return 3.0 * std::max(c, static_cast<double>(std::max(bm, bn)) * static_cast<double>(slice));
+/// Words of the C block plus the A and B slice buffers: two of each when `buffers` is 2 (several
+/// rounds: the next round's slices arrive while this one's are multiplied, COSMA §7.3).
+double words_needed(i64 bm, i64 bn, i64 slice, MemorySplit split, int buffers = 1) {
+  const double c = static_cast<double>(bm) * static_cast<double>(bn), b = buffers;
+  if (split == MemorySplit::Optimal) return c + b * static_cast<double>(bm + bn) * static_cast<double>(slice);
+  return 3.0 * std::max(c, b * static_cast<double>(std::max(bm, bn)) * static_cast<double>(slice));
 }
 
 /// The divisors of p in increasing order.
@@ -111,7 +113,7 @@ std::optional<Candidate> evaluate(const CosmaGrid& shape, i64 m, i64 n, i64 k, i
   c.grid = shape;
   c.idle = P - shape.used();
   const i64 bm = ceil_div(m, shape.pm), bn = ceil_div(n, shape.pn), bk = ceil_div(k, shape.pk);
-  c.need_words = words_needed(bm, bn, 1, split);
+  c.need_words = words_needed(bm, bn, 1, split, bk > 1 ? 2 : 1);
   c.grid.rounds = cosma_min_rounds(bm, bn, bk, S, split);
   c.fits = c.grid.rounds > 0;
   if (!c.fits) {
@@ -149,16 +151,16 @@ double cosma_bound_words(std::int64_t m, std::int64_t n, std::int64_t k, std::in
 
 std::int64_t cosma_min_rounds(std::int64_t bm, std::int64_t bn, std::int64_t bk, double S, MemorySplit split) {
   const double c = static_cast<double>(bm) * static_cast<double>(bn);
-  double columns = 0;  // most K columns per round that fit (w)
-  if (split == MemorySplit::Optimal) {
-    columns = std::floor((S - c) / static_cast<double>(bm + bn));
-  } else {
-    if (c > S / 3.0) return 0;
-    columns = std::floor(S / 3.0 / static_cast<double>(std::max(bm, bn)));
-  }
-  if (!(columns >= 1)) return 0;
-  if (columns >= static_cast<double>(bk)) return 1;
-  return ceil_div(bk, static_cast<i64>(columns));  // the least t with ⌈bk/t⌉ <= columns
+  // Most K columns per round that fit (w) with `buffers` slice buffers of A and B each.
+  auto columns = [&](double buffers) {
+    if (split == MemorySplit::Optimal) return std::floor((S - c) / (buffers * static_cast<double>(bm + bn)));
+    if (c > S / 3.0) return 0.0;
+    return std::floor(S / 3.0 / (buffers * static_cast<double>(std::max(bm, bn))));
+  };
+  if (columns(1) >= static_cast<double>(bk)) return 1;   // one round: the whole domain fits
+  const double w = columns(2);                           // rounds: slices double-buffered (§7.3)
+  if (!(w >= 1)) return 0;
+  return ceil_div(bk, static_cast<i64>(w));  // the least t with ⌈bk/t⌉ <= w
 }
 
 CosmaStrategy cosma_strategy(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t P, double S,
@@ -197,15 +199,15 @@ CosmaStrategy cosma_strategy(std::int64_t m, std::int64_t n, std::int64_t k, std
   s.idle_ranks = best.idle;
   s.block_m = ceil_div(m, s.grid.pm), s.block_n = ceil_div(n, s.grid.pn), s.block_k = ceil_div(k, s.grid.pk);
   s.slice_k = ceil_div(s.block_k, s.grid.rounds);
-  s.memory_used_words = words_needed(s.block_m, s.block_n, s.slice_k, MemorySplit::Optimal);
+  s.memory_used_words = words_needed(s.block_m, s.block_n, s.slice_k, MemorySplit::Optimal, s.grid.rounds > 1 ? 2 : 1);
   const double dominator = static_cast<double>(s.block_m) * static_cast<double>(s.block_k) +
                            static_cast<double>(s.block_n) * static_cast<double>(s.block_k) +
                            static_cast<double>(s.block_m) * static_cast<double>(s.block_n);
   s.stretch = dominator / s.bound_words;
   if (!best.fits) {
     s.reason = fmt::format(
-        "no processor grid fits the memory: the best, {}x{}x{}, needs a {}x{} block of C plus one K column of A "
-        "and B, {} words per rank{}, but S = {} words",
+        "no processor grid fits the memory: the best, {}x{}x{}, needs a {}x{} block of C plus slice buffers of "
+        "one K column of A and B (two each: double buffering), {} words per rank{}, but S = {} words",
         s.grid.pm, s.grid.pn, s.grid.pk, s.block_m, s.block_n, best.need_words,
         split == MemorySplit::Thirds ? " (3 x the largest, split thirds)" : "", S);
     return s;

@@ -61,9 +61,10 @@
 //  whole A and B blocks before computing would add disk writes of the received parts and
 //  re-reads of every sent and gathered element (for examples/matmul.tce on its 64 MB machine:
 //  224 MB read + 96 MB written per rank instead of 96 MB + 32 MB).
-//  Memory per rank (words): I_x·J_y + (I_x + J_y)·⌈K_z/t⌉ (Optimal split), or each of the
-//  three <= S/3 (Thirds). The reduce-scatter's receive scratch and the old C piece pass
-//  through the (then free) slice buffers, in chunks when a piece is larger (bytes unchanged).
+//  Memory per rank (words): I_x·J_y + b·(I_x + J_y)·⌈K_z/t⌉ (Optimal split), or each of the
+//  three <= S/3 (Thirds), with b = 1 slice buffer of A and of B for one round and b = 2 for
+//  several (double buffering, §7.3: round j+1's slices arrive while round j's are multiplied).
+//  The reduce-scatter's receive scratch passes through the (then free) slice buffers.
 #pragma once
 
 #include <cstdint>
@@ -89,9 +90,10 @@ std::int64_t default_max_idle_ranks(std::int64_t processors);
 double cosma_bound_words(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t processors,
                          double memory_words);
 
-/// Least rounds t such that a local domain I_x × J_y × K_z fits S words: I_x·J_y +
-/// (I_x + J_y)·⌈K_z/t⌉ <= S (Optimal), or I_x·J_y, I_x·⌈K_z/t⌉, J_y·⌈K_z/t⌉ each <= S/3
-/// (Thirds). 1 when the whole domain fits; 0 when not even t = K_z fits.
+/// Least rounds t such that a local domain I_x × J_y × K_z fits S words: 1 when I_x·J_y +
+/// (I_x + J_y)·K_z <= S (Optimal; Thirds: each of the three <= S/3); otherwise the least t with
+/// I_x·J_y + 2·(I_x + J_y)·⌈K_z/t⌉ <= S (two slice buffers each: double buffering; Thirds:
+/// I_x·J_y and 2·max(I_x, J_y)·⌈K_z/t⌉ <= S/3); 0 when not even t = K_z fits.
 std::int64_t cosma_min_rounds(std::int64_t block_m, std::int64_t block_n, std::int64_t block_k,
                               double memory_words, MemorySplit split);
 

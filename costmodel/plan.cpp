@@ -159,7 +159,8 @@ TileBytes cosma_buffers(const Plan& plan, double element_size_bytes) {
   const auto bm = static_cast<std::uint64_t>(ceil_div(plan.I.extent(), g.pm));
   const auto bn = static_cast<std::uint64_t>(ceil_div(plan.J.extent(), g.pn));
   const auto slice = static_cast<std::uint64_t>(ceil_div(ceil_div(plan.K.extent(), g.pk), g.rounds));
-  return {e * bm * slice, e * bn * slice, e * bm * bn};
+  const std::uint64_t buffers = g.rounds > 1 ? 2 : 1;   // double-buffered slices over rounds (§7.3)
+  return {buffers * e * bm * slice, buffers * e * bn * slice, e * bm * bn};
 }
 
 }  // namespace

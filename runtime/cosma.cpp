@@ -68,8 +68,10 @@ CosmaGemm::CosmaGemm(Run& run, GemmSpec spec) : run_(run), spec_(std::move(spec)
   const Volumes before = redistribution_now();
   load();
   redistribution_ = redistribution_now() - before;
-  A_ = allocate(static_cast<std::size_t>(Ix_ * widest), "A slice");
-  B_ = allocate(static_cast<std::size_t>(Jy_ * widest), "B slice");
+  for (int b = 0; b < (rounds() > 1 ? 2 : 1); ++b) {   // double buffers over several rounds
+    A_[b] = allocate(static_cast<std::size_t>(Ix_ * widest), "A slice");
+    B_[b] = allocate(static_cast<std::size_t>(Jy_ * widest), "B slice");
+  }
 }
 
 CosmaGemm::~CosmaGemm() = default;
@@ -123,65 +125,81 @@ void CosmaGemm::load() {
 
 void CosmaGemm::compute(const std::function<void()>& body) { compute_phase(run_, spec_, progress_, body); }
 
-void CosmaGemm::read_slices(i64 j) {
-  round_ = j;
-  if (!active_) return;
+std::vector<std::size_t> CosmaGemm::piece_counts(i64 rows, i64 j, i64 ways) const {
+  std::vector<std::size_t> counts;
+  for (i64 q = 0; q < ways; ++q) counts.push_back(static_cast<std::size_t>(piece(rows * slice_cols(j), ways, q)));
+  return counts;
+}
+
+void CosmaGemm::read_own_pieces(i64 j) {
   const i64 cols = slice_cols(j);
   const auto a_len = static_cast<std::size_t>(piece(Ix_ * cols, pn_, y_));
   const auto b_len = static_cast<std::size_t>(piece(Jy_ * cols, pm_, x_));
-  A_file_.read(A_.data() + piece_start(Ix_ * cols, pn_, y_), A_offset_[static_cast<std::size_t>(j)], a_len);
-  B_file_.read(B_.data() + piece_start(Jy_ * cols, pm_, x_), B_offset_[static_cast<std::size_t>(j)], b_len);
+  A_file_.read(A_slice(j) + piece_start(Ix_ * cols, pn_, y_), A_offset_[static_cast<std::size_t>(j)], a_len);
+  B_file_.read(B_slice(j) + piece_start(Jy_ * cols, pm_, x_), B_offset_[static_cast<std::size_t>(j)], b_len);
+}
+
+void CosmaGemm::read_slices(i64 j) {
+  round_ = j;
+  if (active_) read_own_pieces(j);
 }
 
 void CosmaGemm::allgather_A() {
-  if (!active_) return;
-  std::vector<std::size_t> counts;
-  for (i64 q = 0; q < pn_; ++q) counts.push_back(static_cast<std::size_t>(piece(Ix_ * slice_cols(round_), pn_, q)));
-  ring_allgatherv(*ring_A_, A_.data(), counts);
+  if (active_) ring_allgatherv(*ring_A_, A_slice(round_), piece_counts(Ix_, round_, pn_));
 }
 
 void CosmaGemm::allgather_B() {
-  if (!active_) return;
-  std::vector<std::size_t> counts;
-  for (i64 q = 0; q < pm_; ++q) counts.push_back(static_cast<std::size_t>(piece(Jy_ * slice_cols(round_), pm_, q)));
-  ring_allgatherv(*ring_B_, B_.data(), counts);
+  if (active_) ring_allgatherv(*ring_B_, B_slice(round_), piece_counts(Jy_, round_, pm_));
 }
 
 void CosmaGemm::multiply() {
   if (active_) {
     const auto cols = static_cast<std::size_t>(slice_cols(round_));
-    gemm_tile(static_cast<std::size_t>(Ix_), static_cast<std::size_t>(Jy_), cols, spec_.alpha, A_.data(), cols,
-              B_.data(), cols, 1.0, C_.data(), static_cast<std::size_t>(Jy_));
+    gemm_tile(static_cast<std::size_t>(Ix_), static_cast<std::size_t>(Jy_), cols, spec_.alpha, A_slice(round_), cols,
+              B_slice(round_), cols, 1.0, C_.data(), static_cast<std::size_t>(Jy_));
   }
   if (progress_) progress_->update(static_cast<double>(round_ + 1) / static_cast<double>(rounds()));
 }
 
 void CosmaGemm::gather_A_and_multiply() {
+  const i64 now = round_, next = round_ + 1;
   if (active_) {
-    const i64 cols = slice_cols(round_), total = Ix_ * cols;
-    std::vector<std::size_t> counts;
-    for (i64 q = 0; q < pn_; ++q) counts.push_back(static_cast<std::size_t>(piece(total, pn_, q)));
+    const i64 cols = slice_cols(now), total = Ix_ * cols;
+    const std::vector<std::size_t> counts = piece_counts(Ix_, now, pn_);
+    double* const A = A_slice(now);
+    const double* const B = B_slice(now);
     // C rows [r0, r1) += alpha · A rows [r0, r1) · Bᵀ.
     auto rows = [&](i64 r0, i64 r1) {
       if (r1 > r0)
         gemm_tile(static_cast<std::size_t>(r1 - r0), static_cast<std::size_t>(Jy_), static_cast<std::size_t>(cols),
-                  spec_.alpha, A_.data() + r0 * cols, static_cast<std::size_t>(cols), B_.data(),
-                  static_cast<std::size_t>(cols), 1.0, C_.data() + r0 * Jy_, static_cast<std::size_t>(Jy_));
+                  spec_.alpha, A + r0 * cols, static_cast<std::size_t>(cols), B, static_cast<std::size_t>(cols), 1.0,
+                  C_.data() + r0 * Jy_, static_cast<std::size_t>(Jy_));
     };
     // The rows lying wholly inside piece q.
     auto piece_rows = [&](i64 q) {
       const i64 first = piece_start(total, pn_, q), end = first + piece(total, pn_, q);
       rows((first + cols - 1) / cols, end / cols);
     };
-    RingAllgather ring(*ring_A_, A_.data(), counts);
-    i64 present = y_;
-    while (!ring.done()) {
-      ring.start();
-      piece_rows(present);   // while the next piece travels
-      present = ring.incoming_piece();
-      ring.finish();
+    // The next round's data, into the other buffers: own pieces now, its B ring step by step.
+    std::unique_ptr<RingAllgather> next_B;
+    std::vector<std::size_t> next_counts;
+    if (next < rounds()) {
+      read_own_pieces(next);
+      next_counts = piece_counts(Jy_, next, pm_);
+      next_B = std::make_unique<RingAllgather>(*ring_B_, B_slice(next), next_counts);
     }
-    piece_rows(present);
+    RingAllgather ring(*ring_A_, A, counts);
+    i64 present = y_;
+    bool pending = true;   // the present piece's rows are not multiplied yet
+    while (!ring.done() || (next_B && !next_B->done())) {
+      const bool a_step = !ring.done(), b_step = next_B && !next_B->done();
+      if (a_step) ring.start();
+      if (b_step) next_B->start();
+      if (pending) piece_rows(present), pending = false;   // while the pieces travel
+      if (a_step) present = ring.incoming_piece(), ring.finish(), pending = true;
+      if (b_step) next_B->finish();
+    }
+    if (pending) piece_rows(present);
     i64 last = -1;           // rows that straddle a piece boundary
     for (i64 q = 1; q < pn_; ++q) {
       const i64 boundary = piece_start(total, pn_, q);
@@ -190,14 +208,15 @@ void CosmaGemm::gather_A_and_multiply() {
       rows(last, last + 1);
     }
   }
-  if (progress_) progress_->update(static_cast<double>(round_ + 1) / static_cast<double>(rounds()));
+  if (progress_) progress_->update(static_cast<double>(now + 1) / static_cast<double>(rounds()));
+  round_ = next;
 }
 
 void CosmaGemm::reduce_scatter_C() {
   if (!active_) return;
   std::vector<std::size_t> counts;
   for (i64 q = 0; q < pk_; ++q) counts.push_back(static_cast<std::size_t>(piece(Ix_ * Jy_, pk_, q)));
-  ring_reduce_scatter(*ring_C_, C_.data(), counts, A_.span());   // the A slice buffer is free now
+  ring_reduce_scatter(*ring_C_, C_.data(), counts, A_[0].span());   // the A slice buffer is free now
 }
 
 void CosmaGemm::write_C() {

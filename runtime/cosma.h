@@ -58,10 +58,13 @@ class CosmaGemm {
   void allgather_B();
   /// C block += alpha · A slice · B sliceᵀ (one cblas_dgemm).
   void multiply();
-  /// allgather_A() and multiply() overlapped (COSMA §7.3): the ring all-gather of A's slice
-  /// runs step by step with non-blocking MPI while the rows of C whose A rows have arrived are
-  /// multiplied (B's slice must be gathered already). Same bytes as the two calls; rows that
-  /// straddle two pieces are multiplied at the end.
+  /// allgather_A() and multiply() of this round overlapped with the next round's data (COSMA
+  /// §7.3): the ring all-gather of A's slice runs step by step with non-blocking MPI while the
+  /// rows of C whose A rows have arrived are multiplied (B's slice must be gathered already);
+  /// meanwhile, when there is a next round, its own pieces are read from disk into the other
+  /// slice buffers and its B slice is ring-gathered step by step (double buffering). Then the
+  /// next round is current. Same bytes as read_slices + allgather_A + allgather_B + multiply
+  /// per round; rows that straddle two pieces of A are multiplied at the end.
   void gather_A_and_multiply();
   /// Ring reduce-scatter of the partial C blocks among the pk ranks (x,y,·) (along k).
   void reduce_scatter_C();
@@ -75,6 +78,10 @@ class CosmaGemm {
  private:
   using i64 = std::int64_t;
   i64 slice_cols(i64 j) const;                 // k_j
+  double* A_slice(i64 j) { return A_[j % 2].data(); }
+  double* B_slice(i64 j) { return B_[j % 2].data(); }
+  void read_own_pieces(i64 j);                 // round j's own pieces of A and B, from disk
+  std::vector<std::size_t> piece_counts(i64 rows, i64 j, i64 ways) const;
   i64 slice_start(i64 j) const;                // first column of slice j within K_z
   void load();
   void for_each_owned(const std::function<void(const i64*, const i64*, double)>& visit);
@@ -91,7 +98,7 @@ class CosmaGemm {
   std::vector<std::uint64_t> A_offset_, B_offset_;   // file offset of slice j's own piece
   std::unique_ptr<Context> ring_A_, ring_B_, ring_C_;
   DiskFile A_file_, B_file_, C_file_;
-  Buffer A_, B_, C_;
+  Buffer A_[2], B_[2], C_;   // slice buffers of round j are [j mod 2] (two only for several rounds)
   std::unique_ptr<Progress> progress_;
   Volumes redistribution_;   // this rank's stage 1 (load) and stage 3 (store) bytes
 };

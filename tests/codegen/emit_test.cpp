@@ -336,26 +336,27 @@ namespace {
 
 // COSMA: CosmaGemm with the grid and rounds, then Algorithm 1's rounds and the reduce-scatter.
 TEST(Emit, CosmaRoundsAndReduceScatter) {
-  const std::string text = matmul_with("cosma grid=2x2x1 rounds=4 P=4 split=optimal");
+  const std::string text = matmul_with("cosma grid=2x2x1 rounds=8 P=4 split=optimal");
   EXPECT_NE(text.find("  spec.algorithm = tcert::Algorithm::Cosma;\n"
                       "  spec.cosma_grid[0] = 2;  // pm: ranks along I\n"
                       "  spec.cosma_grid[1] = 2;  // pn: ranks along J\n"
                       "  spec.cosma_grid[2] = 1;  // pk: ranks along K\n"
-                      "  spec.cosma_rounds = 4;  // t: rounds along K\n"),
+                      "  spec.cosma_rounds = 8;  // t: rounds along K\n"),
             std::string::npos)
       << text;
   EXPECT_EQ(text.find("spec.capacity_A"), std::string::npos);
   EXPECT_EQ(excerpt(text, "tcert::CosmaGemm x", "  });"),
             "  tcert::CosmaGemm x(run, std::move(spec));\n"
             "  x.compute([&] {\n"
-            "    // COSMA: grid 2x2x1 (pm x pn x pk; 0 idle ranks), 4 rounds along K\n"
+            "    // COSMA: grid 2x2x1 (pm x pn x pk; 0 idle ranks), 8 rounds along K\n"
+            "    x.read_slices(0);   // round 0: this rank's pieces of the A and B slices, from disk\n"
+            "    x.allgather_B();    // round 0's B slice: ring all-gather among the pm ranks (*,y,z)\n"
             "    for (std::int64_t round = 0; round < x.rounds(); ++round) {\n"
-            "      x.read_slices(round);  // this rank's pieces of the round's A and B slices, from disk\n"
-            "      x.allgather_B();       // ring all-gather of the B slice among the pm ranks (*,y,z)\n"
-            "      x.gather_A_and_multiply();  // ring all-gather of the A slice among the pn ranks (x,*,z),\n"
-            "                                  // overlapped with C block += alpha * A slice * B slice^T\n"
-            "    }\n"
-            "    x.reduce_scatter_C();  // ring reduce-scatter of the partial C blocks among the pk ranks (x,y,*)\n"
+            "      // Ring all-gather of the A slice among the pn ranks (x,*,z), overlapped with C block +=\n"
+            "      // alpha * A slice * B slice^T; meanwhile the next round's pieces are read and its B slice\n"
+            "      // is gathered into the other buffers (double buffering)\n"
+            "      x.gather_A_and_multiply();\n"
+            "    }\n"            "    x.reduce_scatter_C();  // ring reduce-scatter of the partial C blocks among the pk ranks (x,y,*)\n"
             "    x.write_C();           // this rank's reduced piece of C, to disk\n"
             "  });\n");
 }

@@ -102,24 +102,26 @@ TEST(Cosma, Eq32AndEq33) {
 }
 
 TEST(Cosma, LeastRoundsThatFit) {
-  EXPECT_EQ(cosma_min_rounds(2000, 2000, 4000, 8e6, MemorySplit::Optimal), 4);  // 4M of C + 4000·1000
+  // One round when the whole domain fits; otherwise two slice buffers each (double buffering).
+  EXPECT_EQ(cosma_min_rounds(2000, 2000, 4000, 8e6, MemorySplit::Optimal), 8);  // 4M of C + 2·4000·500
   EXPECT_EQ(cosma_min_rounds(2000, 2000, 4000, kUnlimited, MemorySplit::Optimal), 1);
   EXPECT_EQ(cosma_min_rounds(4000, 2000, 2000, 8e6, MemorySplit::Optimal), 0);  // C alone fills S
   EXPECT_EQ(cosma_min_rounds(10, 10, 10, 300, MemorySplit::Optimal), 1);         // 100 + 20·10 = 300
-  EXPECT_EQ(cosma_min_rounds(10, 10, 10, 299, MemorySplit::Optimal), 2);         // 9 columns fit
-  EXPECT_EQ(cosma_min_rounds(10, 10, 10, 120, MemorySplit::Optimal), 10);        // 1 column
-  EXPECT_EQ(cosma_min_rounds(10, 10, 10, 119, MemorySplit::Optimal), 0);
-  EXPECT_EQ(cosma_min_rounds(1000, 1000, 3000, 3.3e6, MemorySplit::Thirds), 3);  // 1100 columns per third
+  EXPECT_EQ(cosma_min_rounds(10, 10, 10, 299, MemorySplit::Optimal), 3);         // 100 + 2·20·4 <= 299
+  EXPECT_EQ(cosma_min_rounds(10, 10, 10, 140, MemorySplit::Optimal), 10);        // 100 + 2·20·1
+  EXPECT_EQ(cosma_min_rounds(10, 10, 10, 139, MemorySplit::Optimal), 0);
+  EXPECT_EQ(cosma_min_rounds(1000, 1000, 3000, 3.3e6, MemorySplit::Thirds), 6);  // 2·550 columns per third
   EXPECT_EQ(cosma_min_rounds(1000, 1000, 3000, 2.9e6, MemorySplit::Thirds), 0);  // C > S/3
 }
 
 TEST(Cosma, OutOfCoreRoundsKeepTheVolumes) {
   // The 64 MB machine of examples/matmul.tce: only 2x2x1 leaves room beside its 2000x2000 C
-  // block; 4 rounds of 1000 K columns. Each rank gathers a 2000x4000 A and B block (4 M each).
+  // block; 8 rounds of 500 K columns, double-buffered. Each rank gathers a 2000x4000 A and B
+  // block (4 M each).
   const CosmaStrategy s = cosma_strategy(4000, 4000, 4000, 4, 8e6);
   ASSERT_TRUE(s.feasible) << s.reason;
-  EXPECT_EQ(s.grid, (CosmaGrid{2, 2, 1, 4}));
-  EXPECT_EQ(s.slice_k, 1000);
+  EXPECT_EQ(s.grid, (CosmaGrid{2, 2, 1, 8}));
+  EXPECT_EQ(s.slice_k, 500);
   EXPECT_EQ(s.memory_used_words, 8e6);
   const Machine machine = machine_of(4, 8e6);
   const PlanVolumes v = cosma_volumes(s.grid, 4000, 4000, 4000, machine, 0, 4);
@@ -289,8 +291,8 @@ TEST(Cosma, InfeasibleWhenNoCBlockFits) {
   const CosmaStrategy s = cosma_strategy(8000, 8000, 250, 8, 8e6);
   EXPECT_FALSE(s.feasible);
   EXPECT_EQ(s.reason,
-            "no processor grid fits the memory: the best, 2x4x1, needs a 4000x2000 block of C plus one K column of A "
-            "and B, 8006000 words per rank, but S = 8000000 words");
+            "no processor grid fits the memory: the best, 2x4x1, needs a 4000x2000 block of C plus slice buffers of "
+            "one K column of A and B (two each: double buffering), 8012000 words per rank, but S = 8000000 words");
 }
 
 // --- plans ---
@@ -357,7 +359,7 @@ TEST(CosmaPlan, CheckValidVolumesAndSimulation) {
   EXPECT_FALSE(check_valid(cosma_plan(4, {1, 4, 1, 1}, 3), machine_of(4, kUnlimited), &reason));
   EXPECT_EQ(reason, "the grid has pn = 4 ranks along J of extent 3; need 1 <= pn <= 3");
   // plan_volumes() and simulate() dispatch to the closed form and the walk.
-  p = cosma_plan(4, {2, 2, 1, 4});
+  p = cosma_plan(4, {2, 2, 1, 8});
   const Machine m64 = machine_of(4, 8e6);
   ASSERT_TRUE(check_valid(p, m64, &reason)) << reason;
   const PlanVolumes closed = plan_volumes(p, m64), walked = simulate(p, m64);
@@ -380,13 +382,13 @@ TEST(CosmaDryRun, PicksCosmaWhenCommunicationDominatesAndSaysWhy) {
   const ir::Program program = matmul();
   const Machine slow_network = machine_of(4, 8e6, 1e6, 1e9);
   const std::string text = dry_run_text(program, slow_network, {});
-  EXPECT_NE(text.find("    cosma                      -     grid 2x2x1, 0 idle, 4 rounds (exact schedule)"),
+  EXPECT_NE(text.find("    cosma                      -     grid 2x2x1, 0 idle, 8 rounds (exact schedule)"),
             std::string::npos) << text;
-  EXPECT_NE(text.find("  chosen: cosma, grid 2x2x1 (0 idle), 4 rounds: 64.096 s predicted (exact schedule)\n"
+  EXPECT_NE(text.find("  chosen: cosma, grid 2x2x1 (0 idle), 8 rounds: 64.096 s predicted (exact schedule)\n"
                       "  why cosma: 64.096 s vs best Gao method inside replication-A (CAB) 128.14 s (2x less "
                       "communication: 64 MB vs 128 MB received per rank)\n"),
             std::string::npos) << text;
-  EXPECT_NE(text.find("  plan: cosma grid=2x2x1 rounds=4 P=4 split=optimal\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("  plan: cosma grid=2x2x1 rounds=8 P=4 split=optimal\n"), std::string::npos) << text;
   EXPECT_NE(text.find("cosma: 64.096 s vs best Gao plan inside-replication (ABC) 96.128 s (1.5x less "
                       "communication: 64 MB vs 96 MB received per rank)"),
             std::string::npos) << text;
@@ -426,7 +428,7 @@ TEST(CosmaDryRun, ForcedMethodAndOrder) {
   EXPECT_EQ(cosma.force_comm, CommMethod::Inside);
   const ContractionAnalysis forced = analyze(program, program.statements[0], fast_network, cosma);
   ASSERT_TRUE(forced.plan.feasible) << forced.plan.reason;
-  EXPECT_EQ(forced.plan.plan.to_string(), "cosma grid=2x2x1 rounds=4 P=4 split=optimal");
+  EXPECT_EQ(forced.plan.plan.to_string(), "cosma grid=2x2x1 rounds=8 P=4 split=optimal");
   // --force-order excludes cosma (no disk placement order); with --force-method cosma: no plan.
   PlanOptions order = cosma;
   ASSERT_TRUE(parse_order("ABC", &order));
@@ -447,7 +449,7 @@ TEST(CosmaDryRun, PlanProgramHandsOutCosmaWithItsExactVolumes) {
   std::vector<StatementPlan> plans = plan_program(program, slow_network, {});
   ASSERT_TRUE(plans.at(0).feasible) << plans[0].reason;
   EXPECT_EQ(plans[0].plan.algorithm, Algorithm::Cosma);
-  EXPECT_EQ(plans[0].plan.cosma, (CosmaGrid{2, 2, 1, 4}));
+  EXPECT_EQ(plans[0].plan.cosma, (CosmaGrid{2, 2, 1, 8}));
   EXPECT_EQ(plans[0].volumes.comm_recv_bytes, std::vector<u64>(4, 64'000'000));
   EXPECT_EQ(plans[0].volumes.disk_read_bytes, std::vector<u64>(4, 64'000'000));
 }
