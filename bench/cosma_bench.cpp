@@ -24,8 +24,9 @@
 //
 // Per shape:
 //  1. tcec: CosmaGemm with unlimited memory (S = +inf, grid and rounds from
-//     costmodel::cosma_strategy), compute phase = for each round: read_slices, allgather_A,
-//     allgather_B, multiply; then reduce_scatter_C, write_C. Time = the compute phase's
+//     costmodel::cosma_strategy), compute phase as generated programs run it: read_slices(0),
+//     allgather_B, then per round gather_A_and_multiply (A's ring overlapped with the multiply,
+//     the next round's slices double-buffered); then reduce_scatter_C, write_C. Time = the compute phase's
 //     wall seconds, max over ranks (run.records(): includes the scratch-disk reads/writes of
 //     the phase, not the load phase that lays the inputs out on disk). Bytes sent/received
 //     per rank = tcert's counters (rec.measured), checked equal to costmodel::cosma_volumes
@@ -222,13 +223,10 @@ TcecResult run_tcec(tcert::Run& run, const Shape& s, i64 P) {
   r.grid = strategy.grid;
   {
     tcert::CosmaGemm x(run, tcec_spec(s, strategy.grid, v));
-    x.compute([&] {
-      for (i64 j = 0; j < x.rounds(); ++j) {
-        x.read_slices(j);
-        x.allgather_A();
-        x.allgather_B();
-        x.multiply();
-      }
+    x.compute([&] {   // the schedule generated programs run (A's ring overlapped with the multiply)
+      x.read_slices(0);
+      x.allgather_B();
+      for (i64 j = 0; j < x.rounds(); ++j) x.gather_A_and_multiply();
       x.reduce_scatter_C();
       x.write_C();
     });

@@ -83,8 +83,6 @@ struct DistributedGemm::Buffered {
 
 namespace {
 
-std::vector<IndexTiling> tilings(const GroupSpec& g) { return g.indices; }
-
 i64 integer_sqrt(i64 P) {
   i64 g = 1;
   while ((g + 1) * (g + 1) <= P) ++g;
@@ -108,8 +106,8 @@ DistributedGemm::DistributedGemm(Run& run, GemmSpec spec) : run_(run), spec_(std
   const GroupSpec* specs[3] = {&spec_.I, &spec_.J, &spec_.K};
   GroupLayout* layouts[3] = {layout_I_, layout_J_, layout_K_};
   for (int x = 0; x < 3; ++x) {
-    layouts[x][0] = GroupLayout(tilings(*specs[x]), specs[x]->dist, 1);
-    layouts[x][1] = specs[x]->dist < 0 ? layouts[x][0] : GroupLayout(tilings(*specs[x]), specs[x]->dist, split);
+    layouts[x][0] = GroupLayout(specs[x]->indices, specs[x]->dist, 1);
+    layouts[x][1] = specs[x]->dist < 0 ? layouts[x][0] : GroupLayout(specs[x]->indices, specs[x]->dist, split);
   }
   I_ = TileGroup(layout_I_[0].tiles1(), layout_I_[0].tiles2());
   J_ = TileGroup(layout_J_[0].tiles1(), layout_J_[0].tiles2());

@@ -14,6 +14,7 @@
 #include "costmodel/cosma.h"
 #include "runtime/cosma.h"
 #include "runtime/run.h"
+#include "tests/runtime/mpi/test_run.h"
 
 namespace {
 
@@ -51,10 +52,8 @@ tcert::GemmSpec spec_of(const Shape& s, const cm::CosmaGrid& g, const cm::PlanVo
 TEST(CosmaGemm, FourShapesVerifyAndMeasureThePredictedBytes) {
   tcert::Context ctx = tcert::Context::world();
   const i64 P = ctx.size();
-  std::vector<std::string> args = {"cosma_mpi", "--quiet", "--verify", "--init", "random:3"};
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  tcert::Run run(ctx, static_cast<int>(argv.size()), argv.data(), {"cosma_mpi", "test", P, 0});
+  const std::unique_ptr<tcert::Run> test_run = tcert_test::make_test_run(ctx, "cosma_mpi", 3);
+  tcert::Run& run = *test_run;
   const Shape shapes[] = {{"square", 60, 50, 40}, {"largeK", 12, 10, 400}, {"largeM", 300, 14, 12},
                           {"flat", 80, 70, 6}};
   cm::Machine machine;

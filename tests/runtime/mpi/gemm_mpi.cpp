@@ -13,6 +13,7 @@
 #include "costmodel/plan.h"
 #include "runtime/gemm.h"
 #include "runtime/run.h"
+#include "tests/runtime/mpi/test_run.h"
 
 namespace {
 
@@ -169,10 +170,8 @@ class Walker {
 TEST(DistributedGemm, EveryMethodAndOrderVerifiesAndMeasuresThePredictedBytes) {
   tcert::Context ctx = tcert::Context::world();
   const i64 P = ctx.size();
-  std::vector<std::string> args = {"gemm_mpi", "--quiet", "--verify", "--init", "random:7"};
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  tcert::Run run(ctx, static_cast<int>(argv.size()), argv.data(), {"gemm_mpi", "test", P, 0});
+  const std::unique_ptr<tcert::Run> test_run = tcert_test::make_test_run(ctx, "gemm_mpi", 7);
+  tcert::Run& run = *test_run;
   std::mt19937_64 rng(11);
   int ran = 0;
   for (int trial = 0; trial < 3; ++trial) {
