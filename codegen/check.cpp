@@ -1,4 +1,5 @@
-// codegen/check.cpp — check_program(): the statements code generation cannot run (no feasible plan).
+// codegen/check.cpp — check_program(): what code generation cannot run (no feasible plan, a
+// declared distribution).
 #include "codegen/diagnostics.h"
 
 namespace tcec::codegen {
@@ -17,6 +18,8 @@ const costmodel::StatementPlan* plan_of(const std::vector<costmodel::StatementPl
 std::vector<Diagnostic> check_program(const ir::Program& program,
                                       const std::vector<costmodel::StatementPlan>& plans) {
   std::vector<Diagnostic> out;
+  for (const ir::Tensor& t : program.tensors)
+    if (t.distribution) out.push_back(make_diagnostic(DiagId::err_declared_distribution, t.distribution->loc, t.name));
   for (const ir::Statement& s : program.statements) {
     if (s.operands.size() != 2) continue;   // a copy or addition: always runnable
     const costmodel::StatementPlan* plan = plan_of(plans, s);

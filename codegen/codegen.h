@@ -34,8 +34,10 @@ struct Diagnostic {
 };
 
 /// Checks that tcec can generate every statement of `program` with `plans`
-/// (costmodel::plan_program's output for it). Errors, in statement order:
-///   err_no_feasible_plan  the plan's reason, e.g. "P = 6 is not a perfect square".
+/// (costmodel::plan_program's output for it). Errors, in this order:
+///   err_declared_distribution  per tensor with a `distribute` declaration (the runtime reads
+///                              and writes tensors as files all ranks see);
+///   err_no_feasible_plan  per statement, the plan's reason, e.g. "P = 6 is not a perfect square".
 /// One-operand statements (copies, additions) and chains of statements (a result read or
 /// accumulated into by later statements) are always runnable.
 /// Returns no diagnostics when the program can be generated.

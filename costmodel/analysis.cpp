@@ -2,6 +2,7 @@
 // contraction and choose the cheapest by the model optimum.
 #include "costmodel/analysis.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -16,9 +17,46 @@ namespace {
 constexpr CommMethod kComms[] = {CommMethod::Inside, CommMethod::Outside};
 constexpr Algorithm kAlgorithms[] = {Algorithm::Rotation, Algorithm::Replication, Algorithm::Accumulation};
 
+/// With declared distributions, the plan's distribution indices that could match them: each
+/// group's chosen index and every index of the group a declared distribution splits; the
+/// variant of least compute-plus-redistribution time replaces `p` (ties keep the search's).
+void match_declared(PlannedCandidate& p, const ContractionAnalysis& a, const ir::Program& program,
+                    const Machine& machine) {
+  std::vector<std::string> split;   // index names some declared distribution splits
+  for (const ir::TensorRef* ref : {&a.statement->operands[0], &a.statement->operands[1], &a.statement->result}) {
+    const ir::Tensor& t = program.tensors[ref->tensor];
+    if (!t.distribution) continue;
+    for (int d : t.distribution->dims) split.push_back(program.indices[ref->indices[d]].name);
+  }
+  auto choices = [&](const GroupTiling& g) {
+    std::vector<int> out{g.dist};
+    if (g.dist < 0) return out;
+    for (std::size_t i = 0; i < g.indices.size(); ++i)
+      if (static_cast<int>(i) != g.dist && std::count(split.begin(), split.end(), g.indices[i].name))
+        out.push_back(static_cast<int>(i));
+    return out;
+  };
+  const Plan base = p.plan;
+  for (int di : choices(base.I))
+    for (int dj : choices(base.J))
+      for (int dk : choices(base.K)) {
+        if (di == base.I.dist && dj == base.J.dist && dk == base.K.dist) continue;
+        PlannedCandidate v;
+        v.plan = base;
+        v.plan.I.dist = di;
+        v.plan.J.dist = dj;
+        v.plan.K.dist = dk;
+        if (!check_valid(v.plan, machine, nullptr)) continue;
+        v.feasible = true;
+        v.volumes = plan_volumes(v.plan, machine);
+        v.redistribution = redistribution_volumes(v.plan, machine, a.accumulate, &a.declared);
+        if (v.total_s() < p.total_s()) p = v;
+      }
+}
+
 /// Plans `model`'s candidate and keeps it as the chosen plan when allowed and cheapest.
-void add_plan(ContractionAnalysis& a, const Groups& groups, const Machine& machine, const PlanOptions& options,
-              const ModelPoint& model) {
+void add_plan(ContractionAnalysis& a, const ir::Program& program, const Groups& groups, const Machine& machine,
+              const PlanOptions& options, const ModelPoint& model) {
   const TileCounts hint = model.feasible ? model.tiles : TileCounts{};
   a.plans.push_back(plan_candidate(groups, machine, model.comm, model.algorithm, model.order, model.replicated,
                                    options.split, hint));
@@ -28,7 +66,8 @@ void add_plan(ContractionAnalysis& a, const Groups& groups, const Machine& machi
     if (!a.plan.feasible) a.plan.reason = p.reason;
     return;
   }
-  p.redistribution = redistribution_volumes(p.plan, machine, a.accumulate);
+  p.redistribution = redistribution_volumes(p.plan, machine, a.accumulate, &a.declared);
+  if (a.declared.any()) match_declared(p, a, program, machine);
   if (a.plan.feasible && a.plan.total_s() <= p.total_s()) return;
   a.plan = p;
   a.plan_model = model;
@@ -65,6 +104,11 @@ void add_cosma(ContractionAnalysis& a, const Groups& groups, const Machine& mach
              groups.I,           groups.J,         groups.K,              options.split,            a.cosma.grid};
   pc.feasible = a.cosma.feasible;
   pc.reason = a.cosma.reason;
+  if (pc.feasible && a.declared.any()) {
+    pc.feasible = false;
+    pc.reason = fmt::format("the declared distribution of {} is not modelled against cosma's blocked layout",
+                            a.declared.which());
+  }
   if (pc.feasible) pc.volumes = plan_volumes(pc.plan, machine);
   const ModelPoint point = cosma_point(pc, machine);
   a.methods.push_back(point);
@@ -196,6 +240,8 @@ ContractionAnalysis analyze(const ir::Program& program, const ir::Statement& s, 
     if (&earlier == &s) break;
     if (earlier.result.tensor == s.result.tensor) a.accumulate = s.op != ir::AssignOp::Assign;
   }
+  a.statement = &s;
+  a.declared = declared_layouts(program, s, machine.processors);
   const Groups groups = groups_from(program, a.gemm);
   for (CommMethod comm : kComms) {
     for (Algorithm algorithm : kAlgorithms) {
@@ -206,7 +252,7 @@ ContractionAnalysis analyze(const ir::Program& program, const ir::Statement& s, 
         for (ReplicatedOperand r : {ReplicatedOperand::A, ReplicatedOperand::B}) {
           if (r == ReplicatedOperand::B && algorithm != Algorithm::Replication) continue;
           a.candidates.push_back(model_optimum(a.problem, machine, comm, algorithm, order, r));
-          add_plan(a, groups, machine, options, a.candidates.back());
+          add_plan(a, program, groups, machine, options, a.candidates.back());
         }
       }
     }

@@ -8,6 +8,7 @@
 
 #include "costmodel/cosma.h"
 #include "costmodel/costmodel.h"
+#include "costmodel/layout.h"
 #include "costmodel/model.h"
 #include "costmodel/plan_search.h"
 #include "ir/ir.h"
@@ -15,6 +16,7 @@
 namespace tcec::costmodel {
 
 struct ContractionAnalysis {
+  const ir::Statement* statement = nullptr;   ///< the analysed statement (of the program passed to analyze)
   ir::MacroIndexGemm gemm;
   Problem problem;                      ///< bytes, from gemm and the element size
   /// inside/outside × rotation/replication/accumulation, best order each; then cosma (its
@@ -27,6 +29,9 @@ struct ContractionAnalysis {
   /// Whether the statement adds to a result an earlier statement of the program wrote (its C
   /// then starts from the current value: stage 1 also lays out C).
   bool accumulate = false;
+  /// Declared distributions of A, B and C (Gao et al. §2.3 "constrained"): stages 1 and 3 move
+  /// them rank to rank, and the plans try each declared dimension as distribution index.
+  DeclaredLayouts declared;
   /// The feasible plan of least exact time, compute stage plus redistribution (options
   /// permitting): a greedy choice per statement, in program order.
   PlannedCandidate plan;

@@ -1,8 +1,10 @@
-// costmodel/redistribution.cpp — Gao et al. §2.3 stages 1 and 3 as tcec's programs run them.
+// costmodel/redistribution.cpp — Gao et al. §2.3 stages 1 and 3 as tcec's programs run them,
+// and as declared distributions (layout.h) would.
 #include <algorithm>
 #include <optional>
 
 #include "costmodel/cosma.h"
+#include "costmodel/layout.h"
 #include "costmodel/partition.h"
 #include "costmodel/plan.h"
 
@@ -19,7 +21,7 @@ u64 share(const GroupTiling& group, std::int64_t g, std::int64_t p) {
 
 /// Elements of A and B a rank lays out (its disk parts), and of C it holds (its part of the result).
 struct LocalElements {
-  u64 operands = 0, C = 0;
+  u64 A = 0, B = 0, C = 0;
   /// Cosma: elements of C's old values read into the C block (kept in memory, not written);
   /// the other methods lay their part of C out on disk instead (read and written).
   std::optional<u64> C_start;
@@ -32,7 +34,7 @@ LocalElements local_elements(const Plan& plan, std::int64_t rank) {
     const CosmaGrid& g = plan.cosma;
     const CosmaRankWords w = cosma_rank_words(g, plan.I.extent(), plan.J.extent(), plan.K.extent(), rank);
     out.C = w.write;         // its piece of C
-    out.operands = w.read;   // its pieces of every A and B slice
+    out.A = w.read;   // its pieces of every A and B slice (cosma has no declared layouts)
     out.owns_C = rank < g.used();
     out.C_start = 0;
     if (out.owns_C && rank % g.pk == 0) {   // rank (x,y,0) starts its C block from C's old values
@@ -43,8 +45,8 @@ LocalElements local_elements(const Plan& plan, std::int64_t rank) {
   }
   const GridParts parts = grid_parts(plan);
   const RankParts rp = rank_parts(plan, rank);
-  out.operands = share(plan.I, parts.A.rows, rp.A_rows) * share(plan.K, parts.A.cols, rp.A_cols) +
-                 share(plan.J, parts.B.rows, rp.B_rows) * share(plan.K, parts.B.cols, rp.B_cols);
+  out.A = share(plan.I, parts.A.rows, rp.A_rows) * share(plan.K, parts.A.cols, rp.A_cols);
+  out.B = share(plan.J, parts.B.rows, rp.B_rows) * share(plan.K, parts.B.cols, rp.B_cols);
   out.owns_C = plan.algorithm != Algorithm::Accumulation || rank == 0;
   out.C = out.owns_C ? share(plan.I, parts.C.rows, rp.C_rows) * share(plan.J, parts.C.cols, rp.C_cols) : 0;
   return out;
@@ -52,16 +54,42 @@ LocalElements local_elements(const Plan& plan, std::int64_t rank) {
 
 }  // namespace
 
-PlanVolumes redistribution_volumes(const Plan& plan, const Machine& machine, bool accumulate) {
-  Plan disk_only = plan;   // rank_time_s: reads and writes only (nothing is received)
+PlanVolumes redistribution_volumes(const Plan& plan, const Machine& machine, bool accumulate,
+                                   const DeclaredLayouts* declared) {
+  const auto P = static_cast<std::size_t>(plan.processors);
+  std::vector<u64> read(P), write(P), sent(P), recv(P);   // elements
+  // Moves between a declared layout and the plan's (layout.h), added to the rank counts.
+  auto move = [&](const TensorLayout& from, const TensorLayout& to) {
+    const Exchange x = exchange(from, to, plan.processors);
+    for (std::size_t r = 0; r < P; ++r) {
+      read[r] += x.read[r];
+      write[r] += x.write[r];
+      sent[r] += x.sent[r];
+      recv[r] += x.recv[r];
+    }
+  };
+  const bool has_A = declared && declared->A, has_B = declared && declared->B, has_C = declared && declared->C;
+  if (has_A) move(*declared->A, plan_layout(plan, GemmArray::A, declared->names_A));
+  if (has_B) move(*declared->B, plan_layout(plan, GemmArray::B, declared->names_B));
+  if (has_C) {
+    const TensorLayout result = plan_layout(plan, GemmArray::C, declared->names_C);
+    if (accumulate) move(*declared->C, result);
+    move(result, *declared->C);
+  }
+  Plan plain = plan;   // rank_time_s: point-to-point moves, no collective factor
+  plain.algorithm = Algorithm::Rotation;
   PlanVolumes out;
-  for (std::int64_t rank = 0; rank < plan.processors; ++rank) {
-    const LocalElements e = local_elements(plan, rank);
-    // Stage 1: read the parts (and C's current values when accumulating), write the tiled files.
-    // Stage 3: read the result's part back, write it to the result's file.
-    const u64 start_read = !accumulate ? 0 : e.C_start ? *e.C_start : e.C;
-    const u64 start_write = !accumulate || e.C_start ? 0 : e.C;
-    append_rank(out, disk_only, machine, e.operands + start_read + e.C, e.operands + start_write + e.C, 0, 0);
+  for (std::size_t rank = 0; rank < P; ++rank) {
+    const LocalElements e = local_elements(plan, static_cast<std::int64_t>(rank));
+    // From and to the store: stage 1 reads the parts (and C's current values when
+    // accumulating) and writes the tiled files; stage 3 reads the result's part back and
+    // writes it to the result's file.
+    const u64 operands = (has_A ? 0 : e.A) + (has_B ? 0 : e.B);
+    const u64 start_read = !accumulate || has_C ? 0 : e.C_start ? *e.C_start : e.C;
+    const u64 start_write = !accumulate || has_C || e.C_start ? 0 : e.C;
+    const u64 result = has_C ? 0 : e.C;
+    append_rank(out, plain, machine, read[rank] + operands + start_read + result,
+                write[rank] + operands + start_write + result, sent[rank], recv[rank]);
   }
   return out;
 }

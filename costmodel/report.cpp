@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "costmodel/analysis.h"
 #include "costmodel/costmodel.h"
@@ -256,9 +257,37 @@ Machine machine_from(const ir::MachineDesc& d) {
   return m;
 }
 
+namespace {
+
+/// The grid of a declared distribution on the machine's P (as declared without a machine).
+std::vector<std::int64_t> grid_of(const ir::Distribution& d, const std::optional<Machine>& machine) {
+  return machine ? d.grid_for(machine->processors) : d.grid;
+}
+
+/// "declared distributions (Gao et al. §2.3): A dimension 2 in 4 blocks; C dimensions 1, 2 on a
+/// 2x2 grid" (empty when none is declared).
+std::string distributions_text(const ir::Program& program, const std::optional<Machine>& machine) {
+  std::string out;
+  for (const ir::Tensor& t : program.tensors) {
+    if (!t.distribution) continue;
+    const std::vector<std::int64_t> grid = grid_of(*t.distribution, machine);
+    std::vector<int> dims;
+    for (int d : t.distribution->dims) dims.push_back(d + 1);
+    out += fmt::format("{}{} dimension{} {} {}", out.empty() ? "" : "; ", t.name, dims.size() > 1 ? "s" : "",
+                       fmt::join(dims, ", "),
+                       grid.empty()      ? "over a grid chosen from P"
+                       : grid.size() == 1 ? fmt::format("in {} blocks", grid[0])
+                                          : fmt::format("on a {} grid", fmt::join(grid, "x")));
+  }
+  return out.empty() ? out : "declared distributions (Gao et al. §2.3, balanced blocks): " + out + "\n";
+}
+
+}  // namespace
+
 std::string dry_run_text(const ir::Program& program, const std::optional<Machine>& machine,
                          const ReportOptions& options) {
   std::string out = machine ? machine_text(*machine) : "machine: none (add a machine block or --machine FILE to plan)\n";
+  out += distributions_text(program, machine);
   const double e = machine ? machine->element_size_bytes : 8.0;
   double total_s = 0;   // sum of the chosen plans' predicted times
   int planned = 0, unplanned = 0;
@@ -314,6 +343,9 @@ nlohmann::json dry_run_json(const ir::Program& program, const std::optional<Mach
     nlohmann::json shape = nlohmann::json::array();
     for (int range : t.dims) shape.push_back(program.ranges.at(range).extent);
     out["tensors"][t.name] = {{"shape", shape}, {"role", ir::to_string(t.role)}};
+    if (t.distribution)
+      out["tensors"][t.name]["distribution"] = {{"dims", t.distribution->dims},
+                                                {"grid", grid_of(*t.distribution, machine)}};
   }
   out["statements"] = nlohmann::json::array();
   for (const auto& s : program.statements) out["statements"].push_back(ir::format_statement(program, s));

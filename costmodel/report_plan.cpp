@@ -60,13 +60,23 @@ double moved_bytes(const PlanVolumes& v) {
 
 std::string compute_plan_text(const ContractionAnalysis& a, const Machine& machine);
 
-/// The plan's redistribution line (Gao et al. §2.3 stages 1 and 3 as tcec runs them).
+/// The plan's redistribution line (Gao et al. §2.3 stages 1 and 3): through the tensor files
+/// as tcec runs them, or rank to rank from and to the declared distributions.
 std::string redistribution_text(const ContractionAnalysis& a) {
   const PlanVolumes& r = a.plan.redistribution;
-  return fmt::format("    redistribution (stages 1 and 3, through the tensor files{}): per rank disk read {}, "
-                     "disk write {}; {:.5g} s; total with the compute stage {:.5g} s\n",
-                     a.accumulate ? "; C starts from its current value" : "", range_text(r.disk_read_bytes),
-                     range_text(r.disk_write_bytes), r.time_s, a.plan.total_s());
+  const std::string declared = a.declared.which();
+  const std::string how = declared.empty()                    ? "through the tensor files"
+                          : declared == "A, B, C"             ? "declared distributions of A, B, C"
+                                                              : "declared distributions of " + declared + ", tensor files";
+  const bool moved = std::any_of(r.comm_recv_bytes.begin(), r.comm_recv_bytes.end(), [](auto b) { return b > 0; });
+  return fmt::format("    redistribution (stages 1 and 3, {}{}): per rank disk read {}, disk write {}{}; {:.5g} s; "
+                     "total with the compute stage {:.5g} s\n",
+                     how, a.accumulate ? "; C starts from its current value" : "", range_text(r.disk_read_bytes),
+                     range_text(r.disk_write_bytes),
+                     moved ? fmt::format(", sent {}, received {}", range_text(r.comm_sent_bytes),
+                                         range_text(r.comm_recv_bytes))
+                           : "",
+                     r.time_s, a.plan.total_s());
 }
 
 std::string plan_text(const ContractionAnalysis& a, const Machine& machine) {
@@ -126,8 +136,11 @@ nlohmann::json plan_json(const ContractionAnalysis& a, const Machine& machine) {
                       {"lower_bound_ratio", moved_bytes(v) / a.lower_bound_bytes_per_rank},
                       {"redistribution", {{"disk_read_bytes", a.plan.redistribution.disk_read_bytes},
                                           {"disk_write_bytes", a.plan.redistribution.disk_write_bytes},
+                                          {"comm_sent_bytes", a.plan.redistribution.comm_sent_bytes},
+                                          {"comm_recv_bytes", a.plan.redistribution.comm_recv_bytes},
                                           {"time_s", a.plan.redistribution.time_s},
-                                          {"accumulate", a.accumulate}}},
+                                          {"accumulate", a.accumulate},
+                                          {"declared", a.declared.which()}}},
                       {"total_time_s", a.plan.total_s()}};
   if (p.algorithm == Algorithm::Replication) j["replicated"] = to_string(p.replicated);
   if (p.algorithm == Algorithm::Cosma) {

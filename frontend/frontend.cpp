@@ -75,7 +75,9 @@ Result parse_tce(const std::string& file, std::string source, const Options& opt
 
 }  // namespace
 
-Result parse_source(const std::string& file, std::string source, const Options& options) {
+namespace {
+
+Result parse_format(const std::string& file, std::string source, const Options& options) {
   if (options.format == InputFormat::Nwchem) return import_nwchem(file, std::move(source), options);
   if (!options.section.empty()) {
     Result result;
@@ -84,6 +86,16 @@ Result parse_source(const std::string& file, std::string source, const Options& 
   }
   if (options.format == InputFormat::Tccg) return import_tccg(file, std::move(source), options);
   return parse_tce(file, std::move(source), options);
+}
+
+}  // namespace
+
+Result parse_source(const std::string& file, std::string source, const Options& options) {
+  Result result = parse_format(file, std::move(source), options);
+  if (!result.ok()) return result;
+  if (options.machine) result.program->machine = options.machine;
+  if (!check_distributions(*result.program, result.diagnostics)) result.program.reset();
+  return result;
 }
 
 Result parse_file(const std::string& path, const Options& options) {

@@ -73,6 +73,8 @@ struct Options {
   /// --section NAME (Nwchem only): import the equation tree under the header
   /// `### file: .../NAME.F`; empty: the file is one tree (or holds exactly one section).
   std::string section = {};
+  /// --machine FILE (parse_machine_file): replaces the input's machine block, if any.
+  std::optional<ir::MachineDesc> machine = {};
 };
 
 /// A program, if the input had no errors, plus everything that was reported.
@@ -82,11 +84,19 @@ struct Result {
   bool ok() const { return program.has_value() && !diagnostics.has_errors(); }
 };
 
-/// Parses and checks `source` (named `file` in diagnostics) in `options.format`.
+/// Parses and checks `source` (named `file` in diagnostics) in `options.format`; then sets
+/// options.machine, when given, as the program's machine and checks the declared
+/// distributions against it (check_distributions).
 Result parse_source(const std::string& file, std::string source, const Options& options);
 
 /// Reads `path` and parses it; an unreadable file is an err_cannot_read_file diagnostic.
 Result parse_file(const std::string& path, const Options& options);
+
+/// Checks each declared distribution (ir::Distribution) against the program's machine: the grid (Distribution::grid_for)
+/// has exactly P ranks and each grid dimension is at most the extent it splits. Errors
+/// (err_distribute_grid_product, err_distribute_extent) go to `diagnostics` at the
+/// declaration, in `program.file`. True when there is no machine or every check passes.
+bool check_distributions(const ir::Program& program, DiagnosticList& diagnostics);
 
 /// Reads a machine file: a file holding one machine block in .tce syntax.
 /// Returns the machine, or nullopt with errors in `diagnostics`.

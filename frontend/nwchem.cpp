@@ -464,7 +464,7 @@ class Builder {
 
   // A new tensor of `ref`'s index types, or -1 after reporting its size.
   int make_tensor(const std::string& name, const Ref& ref, int line, ir::TensorRole role) {
-    ir::Tensor t{name, {}, role, {line, ref.col}};
+    ir::Tensor t{name, {}, role, {line, ref.col}, {}};
     unsigned __int128 bytes = 8;
     long double elements = 1;
     bool too_large = false;

@@ -48,6 +48,7 @@ class Sema {
       else if (auto* d = item->indexDecl()) index_decl(*d);
       else if (auto* d = item->tensorDecl()) tensor_decl(*d);
       else if (auto* d = item->machineBlock()) machine_block(*d);
+      else if (auto* d = item->distributeDecl()) distribute_decl(*d);
       else if (auto* s = item->statement()) statement(*s);
     }
     split_products();
@@ -117,7 +118,7 @@ class Sema {
 
   void tensor_decl(TceParser::TensorDeclContext& decl) {
     antlr4::Token* name = decl.ID(0)->getSymbol();
-    ir::Tensor t{name->getText(), {}, ir::TensorRole::Intermediate, location_of(name)};
+    ir::Tensor t{name->getText(), {}, ir::TensorRole::Intermediate, location_of(name), {}};
     bool ok = is_new(p_.tensors, name, DiagId::err_duplicate_tensor);
     if (auto* dims = decl.idList()) {
       for (auto* dim : dims->ID()) {
@@ -156,6 +157,67 @@ class Sema {
     machine_loc_ = location_of(block.getStart());
     ir::MachineDesc m;
     if (check_machine_block(block, r_, m)) p_.machine = m;
+  }
+
+  // True when `word` (a keyword of the distribute declaration kept out of the lexer) reads `expected`.
+  bool is_word(antlr4::Token* word, const char* expected) {
+    if (word->getText() == expected) return true;
+    r_.report(DiagId::err_distribute_word, location_of(word), expected, word->getText());
+    return false;
+  }
+
+  // `distribute T[i,k] over (i, k) [grid (2, 2)];` -> Tensor::distribution (ir.h).
+  void distribute_decl(TceParser::DistributeDeclContext& decl) {
+    if (!is_word(decl.over, "over") || (decl.gridWord && !is_word(decl.gridWord, "grid"))) return;
+    auto ref = tensor_ref(*decl.tensorRef());
+    if (!ref) return;
+    ir::Tensor& t = p_.tensors[ref->tensor];
+    if (t.role == ir::TensorRole::Intermediate) {
+      r_.report(DiagId::err_distribute_intermediate, ref->loc, t.name);
+      r_.report(DiagId::note_declared_here, t.loc, t.name);
+      return;
+    }
+    if (t.distribution) {
+      r_.report(DiagId::err_duplicate_distribution, ref->loc, t.name);
+      r_.report(DiagId::note_previous_definition, t.distribution->loc);
+      return;
+    }
+    ir::Distribution dist{{}, {}, location_of(decl.getStart())};
+    for (auto* id : decl.idList()->ID()) {
+      const auto at = std::find_if(ref->indices.begin(), ref->indices.end(),
+                                   [&](int x) { return p_.indices[x].name == id->getText(); });
+      if (at == ref->indices.end()) {
+        r_.report(DiagId::err_distribute_not_in_ref, location_of(id->getSymbol()), id->getText(),
+                  decl.tensorRef()->getText());
+        return;
+      }
+      const int dim = static_cast<int>(at - ref->indices.begin());
+      if (contains(dist.dims, dim)) {
+        r_.report(DiagId::err_distribute_repeated, location_of(id->getSymbol()), id->getText());
+        return;
+      }
+      dist.dims.push_back(dim);
+    }
+    if (dist.dims.size() > 3) {
+      r_.report(DiagId::err_distribute_too_many, location_of(decl.idList()->getStart()), dist.dims.size());
+      return;
+    }
+    if (decl.gridWord) {
+      const auto sizes = decl.INT();
+      if (sizes.size() != dist.dims.size()) {
+        r_.report(DiagId::err_distribute_grid_count, location_of(decl.gridWord), sizes.size(), dist.dims.size());
+        return;
+      }
+      for (auto* size : sizes) {
+        const auto value = parse_u64(size->getText());
+        if (!value || *value == 0 || *value > ir::kMaxRangeExtent) {
+          r_.report(DiagId::err_not_positive, location_of(size->getSymbol()), "grid dimension", size->getText());
+          return;
+        }
+        dist.grid.push_back(static_cast<std::int64_t>(*value));
+      }
+    }
+    t.distribution = std::move(dist);
   }
 
   // Resolves `ref` against the declarations; nullopt after reporting.

@@ -254,7 +254,7 @@ std::vector<ir::Statement> apply_split(ir::Program& program, const ir::Statement
       do name = fmt::format("_t{}", ++number);
       while (taken.count(name) > 0);
       taken.insert(name);
-      ir::Tensor t{name, {}, ir::TensorRole::Intermediate, s.loc};
+      ir::Tensor t{name, {}, ir::TensorRole::Intermediate, s.loc, {}};
       for (int x : step.indices) t.dims.push_back(program.indices.at(x).range);
       program.tensors.push_back(std::move(t));
       b.result = {static_cast<int>(program.tensors.size()) - 1, step.indices, s.loc};

@@ -13,6 +13,7 @@ item         : rangeDecl
              | indexDecl
              | tensorDecl
              | machineBlock
+             | distributeDecl
              | statement
              ;
 
@@ -25,6 +26,10 @@ indexDecl    : INDEX ID (',' ID)* ':' ID ';' ;
 
 // tensor t[V,V,O,O] input;   (role: input | output | intermediate, checked in sema)
 tensorDecl   : TENSOR ID '[' idList? ']' role=ID? ';' ;
+
+// distribute A[i,k] over (i, k);   distribute C[i,j] over (i, j) grid (2, 4);
+// (`over` and `grid` are checked in frontend/sema.cpp, so they stay usable as names)
+distributeDecl : DISTRIBUTE tensorRef over=ID '(' idList ')' (gridWord=ID '(' INT (',' INT)* ')')? ';' ;
 
 // machine osc { processors 4; memory 64 MB; network 200 MB/s; }
 machineBlock : MACHINE name=ID? '{' machineProp* '}' ;
@@ -44,6 +49,7 @@ RANGE        : 'range' ;
 INDEX        : 'index' ;
 TENSOR       : 'tensor' ;
 MACHINE      : 'machine' ;
+DISTRIBUTE   : 'distribute' ;
 
 PLUS_ASSIGN  : '+=' ;
 MINUS_ASSIGN : '-=' ;

@@ -19,6 +19,35 @@ std::uint64_t Program::elements(int tensor) const {
 
 namespace {
 
+/// The largest divisor of n that is at most n^(1/k) (k = 2 or 3).
+std::int64_t root_divisor(std::int64_t n, int k) {
+  std::int64_t best = 1;
+  for (std::int64_t d = 1; d <= n; ++d) {
+    std::int64_t power = 1;
+    for (int i = 0; i < k; ++i) power *= d;
+    if (power > n) break;
+    if (n % d == 0) best = d;
+  }
+  return best;
+}
+
+}  // namespace
+
+std::vector<std::int64_t> Distribution::grid_for(std::int64_t processors) const {
+  if (!grid.empty()) return grid;
+  std::vector<std::int64_t> out;
+  std::int64_t rest = processors;
+  for (std::size_t left = dims.size(); left > 1; --left) {
+    const std::int64_t d = root_divisor(rest, static_cast<int>(left));
+    out.push_back(d);
+    rest /= d;
+  }
+  out.push_back(rest);
+  return out;
+}
+
+namespace {
+
 template <typename T>
 int find_by_name(const std::vector<T>& items, const std::string& name) {
   auto it = std::find_if(items.begin(), items.end(), [&](const T& x) { return x.name == name; });

@@ -67,11 +67,32 @@ enum class TensorRole { Input, Output, Intermediate };
 
 /// `tensor t[V,V,O,O] input;` — dims are range ids, outermost (slowest) first;
 /// storage is row-major (C order) in that order. Rank 0 is a scalar.
+/// `distribute A[i,k] over (i, k) grid (2, 2);` — a constrained distribution (Gao et al.
+/// §2.3): the tensor lies block-distributed on the ranks' local disks, an input before the
+/// program runs, an output after it. Grid dimension g splits tensor dimension dims[g] into
+/// grid[g] balanced blocks (the first n mod grid[g] blocks one element longer); the rank at
+/// grid coordinates (c_0, c_1, ...) is their row-major number (the last coordinate fastest)
+/// and holds the box of its blocks. The frontend guarantees 1..3 distinct dims, and, once a
+/// machine is known (frontend::check_distributions), Π grid_for(P) = P and each grid
+/// dimension <= the extent it splits.
+struct Distribution {
+  std::vector<int> dims;                 ///< tensor dimensions (positions), one per grid dimension
+  std::vector<std::int64_t> grid;        ///< ranks along each grid dimension; empty: grid_for() chooses
+  SourceLocation loc;
+
+  /// The process grid on P ranks: `grid` when declared; otherwise P factored into dims.size()
+  /// near-equal factors, the smaller first (1 dimension: {P}; 2: {a, P/a} with a the largest
+  /// divisor of P <= √P, e.g. 4 -> {2, 2}, 6 -> {2, 3}, 7 -> {1, 7}; 3: {b, ...} with b the
+  /// largest divisor <= ∛P, then the 2-dimensional rule for P/b).
+  std::vector<std::int64_t> grid_for(std::int64_t processors) const;
+};
+
 struct Tensor {
   std::string name;
   std::vector<int> dims;
   TensorRole role = TensorRole::Intermediate;
   SourceLocation loc;
+  std::optional<Distribution> distribution;   ///< inputs and outputs only; none: unconstrained
 };
 
 /// A use of a tensor: `t[p5,p6,h1,h2]`. indices[d] is the index id in dimension d.

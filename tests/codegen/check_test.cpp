@@ -1,5 +1,5 @@
 // tests/codegen/check_test.cpp — what code generation refuses, and where it says so:
-// no machine, non-double elements, infeasible plans; and what it accepts: one-operand
+// no machine, non-double elements, declared distributions, infeasible plans; and what it accepts: one-operand
 // statements (copies) and chained statements (accumulation into an earlier result, a result
 // read by a later statement, intermediates released after their last use).
 #include <string>
@@ -55,6 +55,14 @@ TEST(Check, NeedsEightByteElements) {
                                         "machine m4 { processors 4; memory 64 MB; network 200 MB/s; disk 8 MB/s; element_size 4; }\n");
   EXPECT_EQ(summary(g), "0:0 err_element_size: code generation supports 8-byte elements (double) only, but machine 'm4' "
                         "has element_size 4\n");
+}
+
+TEST(Check, DeclaredDistributionsAreModelledOnly) {
+  const codegen::Generated g = generate(std::string(kMatmul) + "distribute A[i,k] over (k);\nC[i,j] = A[i,k] * B[j,k];\n" + kMachine);
+  EXPECT_EQ(summary(g), "8:1 err_declared_distribution: 'A' has a declared distribution; generated programs read inputs "
+                        "from and write outputs to .npy files all ranks see, so 'distribute' is modelled by --dry-run "
+                        "only (remove it to generate code)\n");
+  EXPECT_EQ(g.source, "");
 }
 
 TEST(Check, OneOperandStatementBecomesACopy) {

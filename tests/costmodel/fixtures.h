@@ -1,10 +1,14 @@
 // tests/costmodel/fixtures.h — problems and machines shared by the cost-model tests.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <random>
+#include <string>
 
 #include "costmodel/model.h"
+#include "costmodel/plan.h"
 
 namespace tcec::costmodel::fixtures {
 
@@ -36,6 +40,38 @@ inline Machine paper_machine(std::int64_t P, double disk_bytes_per_s, double net
   m.memory_bytes = 24e6;
   m.disk_read_bytes_per_s = m.disk_write_bytes_per_s = disk_bytes_per_s;
   m.network_bytes_per_s = network_bytes_per_s;
+  return m;
+}
+
+/// A random macro-index group of 1 to 4 indices named prefix0, prefix1, … and a distribution
+/// index prefix"d" (at a random position) of extent >= min_extent, with random uneven tile
+/// counts (t2 may need resetting to 1 where the order has no second level).
+inline GroupTiling random_group(std::mt19937_64& rng, const char* prefix, std::int64_t min_extent) {
+  GroupTiling g;
+  const int n = std::uniform_int_distribution<int>(0, 3)(rng);
+  for (int i = 0; i < n; ++i) {
+    IndexTiles x;
+    x.name = std::string(prefix) + std::to_string(i);
+    x.extent = std::uniform_int_distribution<std::int64_t>(1, 7)(rng);
+    x.t1 = std::uniform_int_distribution<std::int64_t>(1, x.extent)(rng);
+    x.t2 = std::uniform_int_distribution<std::int64_t>(1, x.extent / x.t1)(rng);
+    g.indices.push_back(x);
+  }
+  // A distribution index large enough for any grid of the test, cut coarsely.
+  IndexTiles d{std::string(prefix) + "d", std::uniform_int_distribution<std::int64_t>(min_extent, 3 * min_extent + 4)(rng), 1, 1};
+  d.t1 = std::uniform_int_distribution<std::int64_t>(1, std::max<std::int64_t>(1, d.extent / (2 * min_extent)))(rng);
+  g.dist = std::uniform_int_distribution<int>(0, n)(rng);
+  g.indices.insert(g.indices.begin() + g.dist, d);
+  return g;
+}
+
+/// The paper machine on P ranks with unlimited memory and collective factors 1.5 (f_rep) and
+/// 1.25 (f_red), for tests about volumes rather than memory.
+inline Machine roomy(std::int64_t P) {
+  Machine m = paper_machine(P, 8e6, 200e6);
+  m.memory_bytes = 1e18;
+  m.replication_factor = 1.5;
+  m.reduction_factor = 1.25;
   return m;
 }
 

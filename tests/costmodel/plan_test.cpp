@@ -13,32 +13,8 @@
 namespace tcec::costmodel {
 namespace {
 
-GroupTiling group(std::mt19937_64& rng, const char* prefix, std::int64_t min_extent) {
-  GroupTiling g;
-  const int n = std::uniform_int_distribution<int>(0, 3)(rng);
-  for (int i = 0; i < n; ++i) {
-    IndexTiles x;
-    x.name = std::string(prefix) + std::to_string(i);
-    x.extent = std::uniform_int_distribution<std::int64_t>(1, 7)(rng);
-    x.t1 = std::uniform_int_distribution<std::int64_t>(1, x.extent)(rng);
-    x.t2 = std::uniform_int_distribution<std::int64_t>(1, x.extent / x.t1)(rng);
-    g.indices.push_back(x);
-  }
-  // A distribution index large enough for any grid of the test, cut coarsely.
-  IndexTiles d{std::string(prefix) + "d", std::uniform_int_distribution<std::int64_t>(min_extent, 3 * min_extent + 4)(rng), 1, 1};
-  d.t1 = std::uniform_int_distribution<std::int64_t>(1, std::max<std::int64_t>(1, d.extent / (2 * min_extent)))(rng);
-  g.dist = std::uniform_int_distribution<int>(0, n)(rng);
-  g.indices.insert(g.indices.begin() + g.dist, d);
-  return g;
-}
-
-Machine roomy(std::int64_t P) {
-  Machine m = fixtures::paper_machine(P, 8e6, 200e6);
-  m.memory_bytes = 1e18;  // memory is not what these tests are about
-  m.replication_factor = 1.5;
-  m.reduction_factor = 1.25;
-  return m;
-}
+using fixtures::random_group;
+using fixtures::roomy;
 
 TEST(Plan, ClosedFormVolumesEqualTheSimulatorForEveryMethodAndOrder) {
   std::mt19937_64 rng(7);
@@ -48,9 +24,9 @@ TEST(Plan, ClosedFormVolumesEqualTheSimulatorForEveryMethodAndOrder) {
       const std::int64_t g = std::max<std::int64_t>(P, 3);
       Plan base;
       base.processors = P;
-      base.I = group(rng, "i", g);
-      base.J = group(rng, "j", g);
-      base.K = group(rng, "k", g);
+      base.I = random_group(rng, "i", g);
+      base.J = random_group(rng, "j", g);
+      base.K = random_group(rng, "k", g);
       for (CommMethod comm : {CommMethod::Inside, CommMethod::Outside})
         for (Algorithm alg : {Algorithm::Rotation, Algorithm::Replication, Algorithm::Accumulation})
           for (ReplicatedOperand rep : {ReplicatedOperand::A, ReplicatedOperand::B})

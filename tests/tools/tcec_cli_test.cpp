@@ -104,6 +104,26 @@ TEST(Cli, DefinesAndMachineFile) {
   EXPECT_EQ(j["machine"]["network_bytes_per_s"], 200e6);
 }
 
+TEST(Cli, DeclaredDistributions) {
+  CliRun r = tcec("--dry-run --json " + example("distributed.tce"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["tensors"]["A"]["distribution"], (nlohmann::json{{"dims", {0}}, {"grid", {4}}}));
+  const auto redistribution = j["contractions"][0]["plan"]["redistribution"];
+  EXPECT_EQ(redistribution["declared"], "A, B, C");
+  // Replication of B keeps A's and C's row blocks; B moves from row blocks to K pieces: each
+  // rank keeps a quarter of its 32 MB block and sends the rest.
+  EXPECT_EQ(j["contractions"][0]["plan"]["algorithm"], "replication");
+  EXPECT_EQ(redistribution["comm_sent_bytes"], (nlohmann::json{24000000, 24000000, 24000000, 24000000}));
+  // The declared grid (4) does not fit a 9-processor machine; the error points at the declaration.
+  const auto path = std::filesystem::temp_directory_path() / ("tcec_cli_p9_" + std::to_string(getpid()) + ".machine");
+  std::ofstream(path) << "machine nine { processors 9; memory 256 MB; network 1 GB/s; disk 500 MB/s; }\n";
+  CliRun nine = tcec("--dry-run --machine " + path.string() + " " + example("distributed.tce"));
+  EXPECT_EQ(nine.exit_code, 1);
+  EXPECT_EQ(nine.err, example("distributed.tce") + ":12:1: error: the grid of 'C' has 4 ranks, but the machine has 9 "
+                      "processors\ndistribute C[i,j] over (i) grid (4); # the grid may also be given; its product must be P\n^\n");
+}
+
 TEST(Cli, ErrorsGoToStderrWithExitCodeOne) {
   const auto path = std::filesystem::temp_directory_path() / ("tcec_cli_bad_" + std::to_string(getpid()) + ".tce");
   std::ofstream(path) << "range N = 4;\nindex i : M;\n";

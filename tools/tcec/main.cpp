@@ -92,16 +92,15 @@ std::optional<tcec::ir::Program> load(const Args& a) {
                    : a.from == "nwchem" ? tcec::frontend::InputFormat::Nwchem
                                         : tcec::frontend::InputFormat::Tce;
   options.section = a.section;
+  if (!a.machine_file.empty()) {
+    tcec::frontend::DiagnosticList diagnostics;
+    options.machine = tcec::frontend::parse_machine_file(a.machine_file, diagnostics);
+    std::fputs(diagnostics.render().c_str(), stderr);
+    if (!options.machine) return std::nullopt;
+  }
   auto result = tcec::frontend::parse_file(a.file, options);
   std::fputs(result.diagnostics.render().c_str(), stderr);
   if (!result.ok()) return std::nullopt;
-  if (!a.machine_file.empty()) {
-    tcec::frontend::DiagnosticList diagnostics;
-    auto machine = tcec::frontend::parse_machine_file(a.machine_file, diagnostics);
-    std::fputs(diagnostics.render().c_str(), stderr);
-    if (!machine) return std::nullopt;
-    result.program->machine = machine;
-  }
   return result.program;
 }
 
