@@ -30,18 +30,19 @@ std::int64_t& count_of(Plan& p, const Var& v) {
   return v.level == 1 ? x.t1 : x.t2;
 }
 
-/// Exact time on the fullest rank, +inf when invalid; invalid memory adds the
-/// overflow ratio so that a search from an infeasible start walks towards fitting.
+/// Exact time on the fullest rank, +inf when invalid; invalid memory sets *penalty to the
+/// overflow so that a search from an infeasible start walks towards fitting.
 double objective(const Plan& p, const Machine& m, double* penalty) {
   *penalty = 0;
   if (check_valid(p, m, nullptr)) {  // rank 0 holds the largest parts; the last rank receives most
     return std::max(plan_volumes(p, m, 0, 1).time_s, plan_volumes(p, m, p.processors - 1, p.processors).time_s);
   }
   const TileBytes t = tile_bytes(p, m.element_size_bytes);
-  const double need = p.split == MemorySplit::Optimal
-                          ? static_cast<double>(t.A + t.B + t.C) / m.memory_bytes
-                          : static_cast<double>(std::max({t.A, t.B, t.C})) / m.array_memory_bytes();
-  *penalty = need;
+  // Thirds: the overflow of each array counts (not only the largest), so that shrinking any
+  // overflowing tile is progress even when another tile is as large.
+  auto over = [&](std::uint64_t bytes) { return std::max(1.0, static_cast<double>(bytes) / m.array_memory_bytes()); };
+  *penalty = p.split == MemorySplit::Optimal ? static_cast<double>(t.A + t.B + t.C) / m.memory_bytes
+                                             : over(t.A) + over(t.B) + over(t.C);
   return kInfeasible;
 }
 
@@ -72,6 +73,52 @@ void spread(GroupTiling& g, double target, int level, std::int64_t parts) {
     t = std::clamp<std::int64_t>(want, 1, std::max<std::int64_t>(cap, 1));
     rest /= static_cast<double>(t);
   }
+}
+
+/// The level-1 counts of the group's indices whose box tiles hold at most ⌊|group|/target⌋
+/// elements (the real optimum's tile size) with the fewest tiles, each count at most its
+/// extent (over `parts` for the distribution index). Every value of ⌈n/t⌉ is tried for all
+/// indices but the last, whose count is then the least that fits. False (counts unchanged)
+/// when no box fits or the group has more than three indices longer than 1.
+bool fit_box(GroupTiling& g, double target, std::int64_t parts) {
+  std::vector<int> free;   // indices longer than 1
+  for (std::size_t i = 0; i < g.indices.size(); ++i)
+    if (g.indices[i].extent > 1) free.push_back(static_cast<int>(i));
+  if (free.empty() || free.size() > 3 || target <= 1) return false;
+  const auto cap = static_cast<std::int64_t>(std::floor(static_cast<double>(g.extent()) / target + 1e-9));
+  if (cap < 1) return false;
+  auto max_count = [&](int i) { return g.indices[i].extent / (i == g.dist ? parts : 1); };
+  std::vector<std::int64_t> best_t, t(free.size(), 1);
+  std::int64_t best_product = std::numeric_limits<std::int64_t>::max();
+  // Depth-first over the distinct part sizes of all indices but the last.
+  auto visit = [&](auto&& self, std::size_t k, std::int64_t room, std::int64_t product) -> void {
+    const int i = free[k];
+    const std::int64_t n = g.indices[i].extent;
+    if (k + 1 == free.size()) {
+      const std::int64_t size = std::min(room, n);   // the last index's part may be at most `room` long
+      if (size < 1) return;
+      const std::int64_t count = (n + size - 1) / size;
+      if (count > max_count(i) || product * count >= best_product) return;
+      t[k] = count;
+      best_product = product * count;
+      best_t = t;
+      return;
+    }
+    for (std::int64_t size = n; size >= 1;) {   // part size ⌈n/count⌉, largest first
+      const std::int64_t count = (n + size - 1) / size;
+      if (count > max_count(i)) return;
+      if (size <= room && product * count < best_product) {
+        t[k] = count;
+        self(self, k + 1, room / size, product * count);
+      }
+      size = (n + count) / (count + 1);   // the next smaller distinct part size
+      if ((n + size - 1) / size == count) --size;
+    }
+  };
+  visit(visit, 0, cap, 1);
+  if (best_t.empty()) return false;
+  for (std::size_t k = 0; k < free.size(); ++k) g.indices[free[k]].t1 = best_t[k];
+  return true;
 }
 
 std::vector<std::int64_t> moves_of(std::int64_t t) {
@@ -162,7 +209,17 @@ PlannedCandidate plan_candidate(const Groups& groups, const Machine& machine, Co
       if (second[g]) vars.push_back({g, static_cast<int>(i), 2});
     }
   }
+  // A second start: box tiles as large as the real optimum's (fit_box); the better descent wins.
+  Plan boxed = plan;
+  bool other = false;
+  for (int g = 0; g < 3; ++g) other = fit_box(group_of(boxed, g), level1[g], group_parts[g]) || other;
   descend(plan, machine, vars);
+  if (other && boxed != plan) {
+    descend(boxed, machine, vars);
+    double pen_plan = 0, pen_boxed = 0;
+    const double t_plan = objective(plan, machine, &pen_plan), t_boxed = objective(boxed, machine, &pen_boxed);
+    if (better(t_boxed, pen_boxed, t_plan, pen_plan)) plan = boxed;
+  }
   if (!check_valid(plan, machine, &out.reason)) {
     out.reason = "no integer tiling fits the memory: " + out.reason;
     return out;

@@ -25,8 +25,11 @@ std::string square(long n) {
 const char* kFourIndex =
     "range N = 400;\nindex a, b, c, d, p : N;\ntensor A[N,N,N,N] input;\ntensor B[N,N] input;\n"
     "tensor T[N,N,N,N] output;\nT[a,b,c,d] += A[a,b,c,p] * B[p,d];\n";
-const char* kCcsd =
+const char* kCcsdSmall =
     "range O = 100, V = 400;\nindex h1, h2, h3 : O;\nindex p1, p2, p3 : V;\ntensor t[V,V,O,O] input;\n"
+    "tensor v[V,V,O,O] input;\ntensor r[V,V,O,O] output;\nr[p1,p2,h1,h2] += t[p1,p3,h1,h3] * v[p2,p3,h2,h3];\n";
+const char* kCcsd =
+    "range O = 200, V = 800;\nindex h1, h2, h3 : O;\nindex p1, p2, p3 : V;\ntensor t[V,V,O,O] input;\n"
     "tensor v[V,V,O,O] input;\ntensor r[V,V,O,O] output;\nr[p1,p2,h1,h2] += t[p1,p3,h1,h3] * v[p2,p3,h2,h3];\n";
 
 Machine machine(std::int64_t P, double memory) {
@@ -42,13 +45,14 @@ Machine machine(std::int64_t P, double memory) {
 // so that tile counts are large and rounding them to integers costs little.
 // (With a handful of tiles the integer optimum can be ~8% above the real one:
 // square 16000 on P = 4 with 256 MB per rank has tiles 4, 2, 10.)
-// Known gap: a macro-index of several indices is tiled in boxes (per-index
-// counts), which cannot realise every real tile size; on the CCSD-like term
-// (K = p3·h3, 400·100) at P = 9 and 16 the plan is up to 8.4% above the model.
-// That case is held to 1.09 so that it cannot get worse unnoticed.
+// The CCSD-like term (K = p3·h3) is tiled in boxes of two indices per group; a second
+// search start with boxes as large as the real optimum's tiles (plan_search.cpp fit_box)
+// keeps it within 5% at O = 200, V = 800 (arrays 205 GB). At O = 100, V = 400 (13 GB, 13x
+// the memory of 16 ranks) it is not large by the rule above: up to 7.4% (P = 9, 64 MB),
+// held to 1.08 so that it cannot get worse unnoticed.
 TEST(PlanSearch, ChosenPlanIsWithinFivePercentOfTheModelOptimumOnLargeProblems) {
   const std::vector<std::pair<std::string, double>> sources = {
-      {square(64000), 1.05}, {square(128000), 1.05}, {kFourIndex, 1.05}, {kCcsd, 1.09}};
+      {square(64000), 1.05}, {square(128000), 1.05}, {kFourIndex, 1.05}, {kCcsd, 1.05}, {kCcsdSmall, 1.08}};
   double worst = 0;
   for (const auto& [src, limit] : sources) {
     const ir::Program p = program(src);
