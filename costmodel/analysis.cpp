@@ -236,10 +236,7 @@ ContractionAnalysis analyze(const ir::Program& program, const ir::Statement& s, 
   a.lower_bound_bytes_per_rank = lower_bound_bytes_per_rank(a.gemm, machine);
   a.chosen.feasible = false;
   a.plan.reason = "no candidate is allowed by --force-method / --force-order";
-  for (const ir::Statement& earlier : program.statements) {
-    if (&earlier == &s) break;
-    if (earlier.result.tensor == s.result.tensor) a.accumulate = s.op != ir::AssignOp::Assign;
-  }
+  a.accumulate = accumulates(program, s);
   a.statement = &s;
   a.declared = declared_layouts(program, s, machine.processors);
   const Groups groups = groups_from(program, a.gemm);

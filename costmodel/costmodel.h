@@ -62,6 +62,18 @@ struct StatementPlan {
   PlanVolumes redistribution;   ///< exact per-rank bytes of stages 1 and 3 (redistribution_volumes)
 };
 
+/// Whether statement `s` of `program` adds to a result an earlier statement wrote (`+=` or
+/// `-=` after an earlier statement into the same tensor): its result then starts from the
+/// current value.
+bool accumulates(const ir::Program& program, const ir::Statement& s);
+
+/// A one-operand statement (a copy or a permuted addition) as the runtime's copy_step runs it,
+/// in bytes per rank: rank r takes the r-th balanced range of the result's elements (the first
+/// n mod P ranges one longer), reads them from the operand's file (and the result's current
+/// values when accumulates()), and writes them to the result's file. time_s = the slowest
+/// rank's read/B_dr + write/B_dw (seconds).
+PlanVolumes copy_volumes(const ir::Program& program, const ir::Statement& s, const Machine& machine);
+
 /// Plans every two-operand statement of `program` on `machine` (in statement order), as the
 /// dry-run chooses (cosma included).
 std::vector<StatementPlan> plan_program(const ir::Program& program, const Machine& machine,
@@ -79,9 +91,10 @@ std::string dry_run_text(const ir::Program& program, const std::optional<Machine
 /// model_disk_bytes, model_comm_bytes, tiles; then cosma with comm "inside", algorithm
 /// "cosma", feasible, reason, order "-", model_time_s etc. of its exact schedule (the slowest
 /// rank), grid, idle_ranks, rounds), "chosen" (with "why" when it is cosma), "cosma" (the
-/// strategy: Eq. 32 a, b, bound, stretch), "plan", "lower_bound_bytes_per_rank"}], "copies"}.
-/// The schema of the cost-model issue; `--all` adds "candidates"; "total_predicted_time_s"
-/// sums the chosen plans' predicted seconds (null without a machine); "tensors" ({name:
+/// strategy: Eq. 32 a, b, bound, stretch), "plan", "lower_bound_bytes_per_rank"}], "copies"
+/// (statement, line, elements and, with a machine, copy_volumes(): disk_read_bytes[],
+/// disk_write_bytes[], time_s)}. The schema of the cost-model issue; `--all` adds "candidates";
+/// "total_predicted_time_s" sums the chosen plans' and the copies' predicted seconds (null without a machine); "tensors" ({name:
 /// {"shape", "role"}}) and "statements" (canonical text, in order) describe the program.
 nlohmann::json dry_run_json(const ir::Program& program, const std::optional<Machine>& machine,
                             const ReportOptions& options);

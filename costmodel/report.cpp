@@ -289,11 +289,19 @@ std::string dry_run_text(const ir::Program& program, const std::optional<Machine
   std::string out = machine ? machine_text(*machine) : "machine: none (add a machine block or --machine FILE to plan)\n";
   out += distributions_text(program, machine);
   const double e = machine ? machine->element_size_bytes : 8.0;
-  double total_s = 0;   // sum of the chosen plans' predicted times
-  int planned = 0, unplanned = 0;
+  double total_s = 0;   // sum of the chosen plans' and the copies' predicted times
+  int planned = 0, unplanned = 0, copies = 0;
   for (const auto& s : program.statements) {
     out += "\n";  // two appends: "\n" + string trips GCC 12's -Wrestrict false positive here
     out += statement_text(program, s, e);
+    if (machine && s.operands.size() != 2) {
+      const PlanVolumes v = copy_volumes(program, s, *machine);
+      out += fmt::format("  copy step: per rank disk read {} .. {} B, disk write {} .. {} B; {:.5g} s\n",
+                         v.disk_read_bytes.back(), v.disk_read_bytes.front(), v.disk_write_bytes.back(),
+                         v.disk_write_bytes.front(), v.time_s);
+      total_s += v.time_s;
+      ++copies;
+    }
     if (machine && s.operands.size() == 2) {
       const ContractionAnalysis a = analyze(program, s, *machine, options.plan);
       out += analysis_text(a, *machine, options);
@@ -305,9 +313,10 @@ std::string dry_run_text(const ir::Program& program, const std::optional<Machine
       }
     }
   }
-  if (machine && planned + unplanned > 1) {
-    out += fmt::format("\ntotal predicted time: {:.5g} s over {} contractions, compute stages and redistribution{}\n",
-                       total_s, planned,
+  if (machine && planned + unplanned + copies > 1) {
+    out += fmt::format("\ntotal predicted time: {:.5g} s over {} contractions (compute stages and redistribution) "
+                       "and {} copy steps{}\n",
+                       total_s, planned, copies,
                        unplanned ? fmt::format(" ({} more without a feasible plan, not counted)", unplanned) : "");
   }
   return out;
@@ -321,7 +330,7 @@ nlohmann::json dry_run_json(const ir::Program& program, const std::optional<Mach
   out["contractions"] = nlohmann::json::array();
   out["copies"] = nlohmann::json::array();
   const double e = machine ? machine->element_size_bytes : 8.0;
-  double total_s = 0;   // sum of the chosen plans' predicted times (contractions without a plan add nothing)
+  double total_s = 0;   // the chosen plans' and the copies' predicted times (contractions without a plan add nothing)
   for (const auto& s : program.statements) {
     if (s.operands.size() == 2) {
       nlohmann::json c = contraction_json(program, s, e);
@@ -332,8 +341,16 @@ nlohmann::json dry_run_json(const ir::Program& program, const std::optional<Mach
       }
       out["contractions"].push_back(c);
     } else {
-      out["copies"].push_back({{"statement", s.source_text}, {"line", s.loc.line},
-                               {"elements", program.elements(s.result.tensor)}});
+      nlohmann::json copy = {{"statement", s.source_text}, {"line", s.loc.line},
+                             {"elements", program.elements(s.result.tensor)}};
+      if (machine) {
+        const PlanVolumes v = copy_volumes(program, s, *machine);
+        copy["disk_read_bytes"] = v.disk_read_bytes;
+        copy["disk_write_bytes"] = v.disk_write_bytes;
+        copy["time_s"] = v.time_s;
+        total_s += v.time_s;
+      }
+      out["copies"].push_back(copy);
     }
   }
   out["total_predicted_time_s"] = machine ? nlohmann::json(total_s) : nlohmann::json(nullptr);

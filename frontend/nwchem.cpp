@@ -433,6 +433,10 @@ class Builder {
 
     children(eq, block);
     if (!good) return;
+    if (terms.size() > 1 && eq.operands.size() == 2) {
+      fold_terms(eq, result, lhs, ops, tensors, terms);
+      return;
+    }
     for (std::size_t t = 0; t < terms.size(); ++t) {
       ir::Statement s;
       s.result = {result, terms[t].result, {eq.line, eq.lhs.col}};
@@ -446,6 +450,35 @@ class Builder {
       s.loc = {eq.line, eq.col};
       s.source_text = ir::format_statement(p_, s);
       if (eq.has_p) s.source_text += fmt::format("   [P( {} ) term {} of {}]", eq.p_terms, t + 1, terms.size());
+      p_.statements.push_back(std::move(s));
+    }
+  }
+
+  // P( n ) of a contraction, as the TCE evaluates it: the product once into a new intermediate
+  // X_L<line> (the left-hand side's index types, the left-hand side's labels), then each term
+  // adds ±X, permuted, into the result: one contraction and n copies instead of n contractions.
+  void fold_terms(const Equation& eq, int result, const std::vector<int>& lhs, const std::vector<std::vector<int>>& ops,
+                  const std::vector<int>& tensors, const std::vector<Term>& terms) {
+    const int x = make_tensor(fmt::format("X_L{}", eq.line), eq.lhs, eq.line, ir::TensorRole::Intermediate);
+    if (x < 0) return;
+    ir::Statement product;
+    product.result = {x, lhs, {eq.line, eq.lhs.col}};
+    product.op = ir::AssignOp::Assign;
+    product.coefficient = eq.coef;
+    product.coefficient_text = eq.coef_text;
+    for (std::size_t k = 0; k < 2; ++k) product.operands.push_back({tensors[k], ops[k], {eq.line, eq.operands[k].col}});
+    product.loc = {eq.line, eq.col};
+    product.source_text = ir::format_statement(p_, product) + fmt::format("   [P( {} ) product]", eq.p_terms);
+    p_.statements.push_back(std::move(product));
+    for (std::size_t t = 0; t < terms.size(); ++t) {
+      ir::Statement s;
+      s.result = {result, terms[t].result, {eq.line, eq.lhs.col}};
+      s.op = ir::AssignOp::Add;
+      s.coefficient = terms[t].sign;
+      s.coefficient_text = terms[t].sign > 0 ? "" : "-1";
+      s.operands.push_back({x, lhs, {eq.line, eq.lhs.col}});
+      s.loc = {eq.line, eq.col};
+      s.source_text = ir::format_statement(p_, s) + fmt::format("   [P( {} ) term {} of {}]", eq.p_terms, t + 1, terms.size());
       p_.statements.push_back(std::move(s));
     }
   }

@@ -162,7 +162,8 @@ std::vector<std::vector<double>> evaluate(const Program& p, Orbitals& orbitals) 
     }
   }
   for (const auto& s : p.statements) {
-    EXPECT_EQ(s.op, tcec::ir::AssignOp::Add);
+    EXPECT_NE(s.op, tcec::ir::AssignOp::Subtract);
+    if (s.op == tcec::ir::AssignOp::Assign) std::fill(data[s.result.tensor].begin(), data[s.result.tensor].end(), 0.0);
     std::vector<int> all = s.result.indices;
     for (const auto& op : s.operands)
       for (int x : op.indices)
@@ -217,20 +218,23 @@ const char* kPTwo =
     "C     i0 ( p3 p4 h1 h2 )_vt + = -1 * P( 2 ) * Sum ( h10 ) * t ( p3 h10 )_t * i1 ( h10 p4 h1 h2 )_v   DONE\n"
     "C         i1 ( h10 p3 h1 h2 )_v + = 1 * v ( h10 p3 h1 h2 )_v\n";
 
-TEST(Nwchem, PTwoExpandsToTwoSignedTermsWithPermutedResults) {
+TEST(Nwchem, PTwoFoldsTheProductIntoTwoSignedPermutedAdditions) {
   auto r = parse_source("p2.txt", kPTwo, nwchem());
   ASSERT_TRUE(r.ok()) << r.diagnostics.render();
   const Program& p = *r.program;
-  ASSERT_EQ(p.statements.size(), 3u);
+  ASSERT_EQ(p.statements.size(), 4u);
   EXPECT_EQ(statement(p, 0), "i1_L2[h10,p3,h1,h2] += 1 * v_hphh[h10,p3,h1,h2]");
-  EXPECT_EQ(statement(p, 1), "i0[p3,p4,h1,h2] += -1 * t_ph[p3,h10] * i1_L2[h10,p4,h1,h2]");
-  EXPECT_EQ(statement(p, 2), "i0[p4,p3,h1,h2] += 1 * t_ph[p3,h10] * i1_L2[h10,p4,h1,h2]");
+  EXPECT_EQ(statement(p, 1), "X_L1[p3,p4,h1,h2] = -1 * t_ph[p3,h10] * i1_L2[h10,p4,h1,h2]");
+  EXPECT_EQ(statement(p, 2), "i0[p3,p4,h1,h2] += X_L1[p3,p4,h1,h2]");
+  EXPECT_EQ(statement(p, 3), "i0[p4,p3,h1,h2] += -1 * X_L1[p3,p4,h1,h2]");
   EXPECT_EQ(p.statements[1].coefficient, -1.0);
   EXPECT_EQ(p.statements[2].coefficient, 1.0);
-  EXPECT_EQ(p.statements[1].loc, (tcec::ir::SourceLocation{1, 7}));
-  EXPECT_EQ(p.statements[2].loc, (tcec::ir::SourceLocation{1, 7}));
-  EXPECT_EQ(p.statements[2].source_text,
-            "i0[p4,p3,h1,h2] += 1 * t_ph[p3,h10] * i1_L2[h10,p4,h1,h2]   [P( 2 ) term 2 of 2]");
+  EXPECT_EQ(p.statements[3].coefficient, -1.0);
+  EXPECT_EQ(p.tensors.at(p.find_tensor("X_L1")).role, TensorRole::Intermediate);
+  for (std::size_t k = 1; k < 4; ++k) EXPECT_EQ(p.statements[k].loc, (tcec::ir::SourceLocation{1, 7}));
+  EXPECT_EQ(p.statements[1].source_text,
+            "X_L1[p3,p4,h1,h2] = -1 * t_ph[p3,h10] * i1_L2[h10,p4,h1,h2]   [P( 2 ) product]");
+  EXPECT_EQ(p.statements[3].source_text, "i0[p4,p3,h1,h2] += -1 * X_L1[p3,p4,h1,h2]   [P( 2 ) term 2 of 2]");
 
   // By value: i0[a,b,c,d] = -(X[a,b,c,d] - X[b,a,c,d]), X[a,b,c,d] = sum_h t[a,h] i1[h,b,c,d].
   Orbitals orbitals(3, 4);
@@ -257,14 +261,15 @@ TEST(Nwchem, PThreeAndPNinePlaceTheFirstOperandsIndices) {
   auto r = parse_source("t3.txt", "i0 ( p4 p5 p6 h1 h2 h3 ) + = 1 * P( 9 ) * t ( p4 h1 ) * v ( p5 p6 h2 h3 )\n", nwchem());
   ASSERT_TRUE(r.ok()) << r.diagnostics.render();
   const Program& p = *r.program;
-  ASSERT_EQ(p.statements.size(), 9u);
+  ASSERT_EQ(p.statements.size(), 10u);
+  EXPECT_EQ(statement(p, 0), "X_L1[p4,p5,p6,h1,h2,h3] = 1 * t_ph[p4,h1] * v_pphh[p5,p6,h2,h3]");
   std::set<std::string> terms;
-  for (std::size_t k = 0; k < 9; ++k) terms.insert(statement(p, k));
-  EXPECT_EQ(statement(p, 0), "i0[p4,p5,p6,h1,h2,h3] += 1 * t_ph[p4,h1] * v_pphh[p5,p6,h2,h3]");
-  EXPECT_TRUE(terms.count("i0[p5,p6,p4,h1,h2,h3] += 1 * t_ph[p4,h1] * v_pphh[p5,p6,h2,h3]"));
-  EXPECT_TRUE(terms.count("i0[p5,p4,p6,h1,h2,h3] += -1 * t_ph[p4,h1] * v_pphh[p5,p6,h2,h3]"));
-  EXPECT_TRUE(terms.count("i0[p5,p6,p4,h2,h3,h1] += 1 * t_ph[p4,h1] * v_pphh[p5,p6,h2,h3]"));
-  EXPECT_TRUE(terms.count("i0[p5,p4,p6,h2,h3,h1] += -1 * t_ph[p4,h1] * v_pphh[p5,p6,h2,h3]"));
+  for (std::size_t k = 1; k < 10; ++k) terms.insert(statement(p, k));
+  EXPECT_EQ(statement(p, 1), "i0[p4,p5,p6,h1,h2,h3] += X_L1[p4,p5,p6,h1,h2,h3]");
+  EXPECT_TRUE(terms.count("i0[p5,p6,p4,h1,h2,h3] += X_L1[p4,p5,p6,h1,h2,h3]"));
+  EXPECT_TRUE(terms.count("i0[p5,p4,p6,h1,h2,h3] += -1 * X_L1[p4,p5,p6,h1,h2,h3]"));
+  EXPECT_TRUE(terms.count("i0[p5,p6,p4,h2,h3,h1] += X_L1[p4,p5,p6,h1,h2,h3]"));
+  EXPECT_TRUE(terms.count("i0[p5,p4,p6,h2,h3,h1] += -1 * X_L1[p4,p5,p6,h1,h2,h3]"));
   EXPECT_EQ(terms.size(), 9u);
   Orbitals orbitals(3, 3);
   auto small = parse_source("t3.txt", "i0 ( p4 p5 p6 h1 h2 h3 ) + = 1 * P( 9 ) * t ( p4 h1 ) * v ( p5 p6 h2 h3 )\n",
@@ -317,8 +322,8 @@ TEST(Nwchem, StandardTreesHaveTheExpectedSize) {
     const char* section;
     std::size_t statements, intermediates;
   };
-  for (const Expect& e : {Expect{"ccsd_e", 4, 1}, Expect{"ccsd_t1", 19, 5}, Expect{"ccsd_t2", 55, 13},
-                          Expect{"ccd_t2", 19, 4}}) {
+  for (const Expect& e : {Expect{"ccsd_e", 4, 1}, Expect{"ccsd_t1", 19, 5}, Expect{"ccsd_t2", 64, 22},
+                          Expect{"ccd_t2", 22, 7}}) {
     auto r = parse_source(kShared, text, nwchem(e.section));
     ASSERT_TRUE(r.ok()) << e.section << "\n" << r.diagnostics.render();
     std::size_t intermediates = 0;

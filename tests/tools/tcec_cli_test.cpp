@@ -432,33 +432,36 @@ TEST(Cli, NwchemCcsdT2DryRunOn64Processors) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.err, "");
   EXPECT_EQ(r.out.rfind("machine: P = 64, memory 4 GB per processor", 0), 0u) << r.out.substr(0, 200);
-  // The last line: the total over the 41 contractions (55 statements, 14 of them copies).
+  // The last line: the total over the 30 contractions and 34 copy steps (64 statements; each
+  // P( n ) product is one contraction into X_L<line> and n permuted additions).
   const std::string prefix = "\ntotal predicted time: ";
   const auto at = r.out.rfind(prefix);
   ASSERT_NE(at, std::string::npos) << r.out.substr(r.out.size() > 400 ? r.out.size() - 400 : 0);
   const std::string last = r.out.substr(at + 1);
-  EXPECT_NE(last.find(" s over 41 contractions, compute stages and redistribution\n"), std::string::npos) << last;
+  EXPECT_NE(last.find(" s over 30 contractions (compute stages and redistribution) and 34 copy steps\n"),
+            std::string::npos) << last;
   EXPECT_EQ(last.back(), '\n');
   EXPECT_EQ(std::count(last.begin(), last.end(), '\n'), 1) << last;
   const double text_total = std::stod(last.substr(prefix.size() - 1));
   // Statements name their tensors: the imported intermediates, inputs by index types, P terms.
-  EXPECT_NE(r.out.find(": i0[p3,p4,h1,h2] += -1 * t_ph[p3,h10] * i1_L40[h10,p4,h1,h2]   [P( 2 ) term 1 of 2]\n"),
+  EXPECT_NE(r.out.find(": X_L39[p3,p4,h1,h2] = -1 * t_ph[p3,h10] * i1_L40[h10,p4,h1,h2]   [P( 2 ) product]\n"),
             std::string::npos);
-  EXPECT_NE(r.out.find(": i0[p4,p3,h1,h2] += 1 * t_ph[p3,h10] * i1_L40[h10,p4,h1,h2]   [P( 2 ) term 2 of 2]\n"),
-            std::string::npos);
+  EXPECT_NE(r.out.find(": i0[p3,p4,h1,h2] += X_L39[p3,p4,h1,h2]   [P( 2 ) term 1 of 2]\n"), std::string::npos);
+  EXPECT_NE(r.out.find(": i0[p4,p3,h1,h2] += -1 * X_L39[p3,p4,h1,h2]   [P( 2 ) term 2 of 2]\n"), std::string::npos);
 
   // JSON: the same total, the sum of every contraction's chosen plan time.
   CliRun j = tcec("--dry-run --json " + args);
   ASSERT_EQ(j.exit_code, 0) << j.err;
   auto json = nlohmann::json::parse(j.out);
-  ASSERT_EQ(json["contractions"].size(), 41u);
-  EXPECT_EQ(json["copies"].size(), 14u);
+  ASSERT_EQ(json["contractions"].size(), 30u);
+  EXPECT_EQ(json["copies"].size(), 34u);
   double sum = 0;
   for (const auto& c : json["contractions"]) {
     sum += c["plan"]["total_time_s"].get<double>();
     EXPECT_DOUBLE_EQ(c["plan"]["total_time_s"].get<double>(),
                      c["plan"]["time_s"].get<double>() + c["plan"]["redistribution"]["time_s"].get<double>());
   }
+  for (const auto& c : json["copies"]) sum += c["time_s"].get<double>();
   EXPECT_DOUBLE_EQ(json["total_predicted_time_s"].get<double>(), sum);
   EXPECT_NEAR(text_total, sum, 1e-4 * sum);
   std::filesystem::remove(machine);
