@@ -39,8 +39,10 @@ namespace tcec::frontend {
 /// group every placement of the first operand's indices (in their relative order)
 /// into the group's positions, the second operand's in the rest, is a term signed by
 /// the parity of the permutation; P(n)X sums all combinations. There must be
-/// exactly n terms. Each term is its own statement: the same contraction, with
-/// the permuted result indices and the sign folded into the coefficient.
+/// exactly n terms. As the TCE evaluates it, X = coefficient · (the product) is one
+/// statement into a new intermediate `X_L<line>` (indexed like the left-hand side), and
+/// each term adds ±X with the term's permuted result indices (a one-operand statement):
+/// one contraction instead of n. (P( n ) of a single operand gives n such additions.)
 /// `Sum ( ... )` must list exactly the indices the operands sum over.
 ///
 /// A file with headers `### file: .../NAME.F` holds several trees: options.section
