@@ -121,6 +121,8 @@ TensorLayout plan_layout(const Plan& plan, GemmArray array, const std::vector<st
     }
     if (out.owner[static_cast<std::size_t>(tuple)] < 0) out.owner[static_cast<std::size_t>(tuple)] = rank;
   }
+  TCEC_ASSERT(std::find(out.owner.begin(), out.owner.end(), -1) == out.owner.end(),
+              "every grid part of a Gao plan's array is held by some rank");
   return out;
 }
 
