@@ -71,7 +71,8 @@ bool accumulates(const ir::Program& program, const ir::Statement& s);
 /// in bytes per rank: rank r takes the r-th balanced range of the result's elements (the first
 /// n mod P ranges one longer), reads them from the operand's file (and the result's current
 /// values when accumulates()), and writes them to the result's file. time_s = the slowest
-/// rank's read/B_dr + write/B_dw (seconds).
+/// rank's read/B_dr + write/B_dw (seconds). A prediction only: copy_step works on
+/// memory-mapped files and its bytes are not counted, so `tcec compare` cannot check them.
 PlanVolumes copy_volumes(const ir::Program& program, const ir::Statement& s, const Machine& machine);
 
 /// Plans every two-operand statement of `program` on `machine` (in statement order), as the

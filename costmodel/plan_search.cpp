@@ -213,8 +213,9 @@ PlannedCandidate plan_candidate(const Groups& groups, const Machine& machine, Co
   Plan boxed = plan;
   bool other = false;
   for (int g = 0; g < 3; ++g) other = fit_box(group_of(boxed, g), level1[g], group_parts[g]) || other;
+  other = other && boxed != plan;   // a second descent only from a different start
   descend(plan, machine, vars);
-  if (other && boxed != plan) {
+  if (other) {
     descend(boxed, machine, vars);
     double pen_plan = 0, pen_boxed = 0;
     const double t_plan = objective(plan, machine, &pen_plan), t_boxed = objective(boxed, machine, &pen_boxed);

@@ -2,6 +2,7 @@
 // that re-derives every owner from the tiling rule of plan.h and the block rule of ir.h; and
 // the plans the dry-run chooses under declared distributions (Gao et al. §2.3, Table 1).
 #include <algorithm>
+#include <deque>
 #include <numeric>
 #include <random>
 
@@ -155,7 +156,7 @@ TEST(Layout, ExchangesEqualAnElementByElementCount) {
 std::vector<StatementPlan> plan_text(const std::string& text, const char* method) {
   auto parsed = frontend::parse_source("t.tce", text, {});
   EXPECT_TRUE(parsed.ok()) << parsed.diagnostics.render();
-  static std::vector<ir::Program> keep;   // plans point into their program
+  static std::deque<ir::Program> keep;   // plans point into their program (a deque never moves it)
   keep.push_back(*parsed.program);
   PlanOptions options;
   EXPECT_TRUE(parse_method(method, &options));
