@@ -20,15 +20,16 @@
 // 8000×8000×250 do 2× and 4× fewer; they are stretched along their long dimensions here.) Inputs are the same on both sides: A(i,k) = element i·k_ext + k and
 // B(j,k) = element k·n + j of tcert's counter-based random tensors "A" [m,k] and "B" [k,n]
 // (runtime/random.h), so both compute C = A·Bᵀ on identical data. Largest footprint (flat):
-// C is 2 GB for each side, in memory one side at a time (+ tcec's scratch files).
+// C is 2 GB for each side, in memory one side at a time.
 //
 // Per shape:
 //  1. tcec: CosmaGemm with unlimited memory (S = +inf, grid and rounds from
 //     costmodel::cosma_strategy), compute phase as generated programs run it: read_slices(0),
 //     allgather_B, then per round gather_A_and_multiply (A's ring overlapped with the multiply,
-//     the next round's slices double-buffered); then reduce_scatter_C, write_C. Time = the compute phase's
-//     wall seconds, max over ranks (run.records(): includes the scratch-disk reads/writes of
-//     the phase, not the load phase that lays the inputs out on disk). Bytes sent/received
+//     the next round's slices double-buffered); then reduce_scatter_C. Time = the compute
+//     phase's wall seconds, max over ranks (run.records(): includes the scratch-disk reads of
+//     the rounds that stream, none at S = +inf where t = 1; not the load phase that lays the
+//     inputs out, nor the write-out of C's pieces from memory). Bytes sent/received
 //     per rank = tcert's counters (rec.measured), checked equal to costmodel::cosma_volumes
 //     (and disk bytes too); sampled values checked by tcert's --verify.
 //  2. ScaLAPACK: pdgemm_("N","T") on a pr×pc BLACS grid (2×2 for P = 4), NB×NB blocks,
@@ -228,7 +229,6 @@ TcecResult run_tcec(tcert::Run& run, const Shape& s, i64 P) {
       x.allgather_B();
       for (i64 j = 0; j < x.rounds(); ++j) x.gather_A_and_multiply();
       x.reduce_scatter_C();
-      x.write_C();
     });
     x.finish();   // --verify: sampled entries against a long-double reference
   }

@@ -36,7 +36,7 @@ int main() {
           cm::PlanOptions o;
           o.split = split == 0 ? cm::MemorySplit::Thirds : cm::MemorySplit::Optimal;
           const cm::ContractionAnalysis a = cm::analyze(*r.program, r.program->statements[0], m, o);
-          ratio[split] = cm::moved_bytes(a.plan.volumes) / a.lower_bound_bytes_per_rank;
+          ratio[split] = cm::moved_bytes(a.plan.plan, a.plan.volumes, m) / a.lower_bound_bytes_per_rank;
           name[split] = fmt::format("{} {}", cm::method_name(a.plan.plan.comm, a.plan.plan.algorithm),
                                     cm::to_string(a.plan.plan.order));
         }

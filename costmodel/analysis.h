@@ -55,10 +55,13 @@ std::string plan_text(const ContractionAnalysis& a, const Machine& machine);
 /// The JSON "plan" object of the cost-model issue's schema (null when none).
 nlohmann::json plan_json(const ContractionAnalysis& a, const Machine& machine);
 
-/// Words moved per rank in the compute stage, in bytes: disk reads plus bytes
-/// received, on the rank where that sum is largest (the quantity the COSMA
-/// lower bound limits).
-double moved_bytes(const PlanVolumes& v);
+/// Words moved into a rank's memory for the compute stage, in bytes: disk reads plus bytes
+/// received, on the rank where that sum is largest (the quantity the COSMA lower bound
+/// limits). For a cosma plan also the rank's own pieces of the rounds its slice buffers hold
+/// from the load phase on (read from the operands' files straight into memory; cosma.h), so
+/// that every element a rank multiplies is counted once, as COSMA's Theorem 1 counts it.
+/// `v` must be plan_volumes(plan, machine, ...) of all plan.processors ranks.
+double moved_bytes(const Plan& plan, const PlanVolumes& v, const Machine& machine);
 
 /// The macro-index groups of a contraction: index names and extents in group order.
 Groups groups_from(const ir::Program& program, const ir::MacroIndexGemm& gemm);

@@ -224,15 +224,16 @@ CosmaRankWords cosma_rank_words(const CosmaGrid& g, std::int64_t m, std::int64_t
   if (rank >= g.used()) return w;  // idle
   const i64 x = rank / (g.pn * g.pk), y = rank / g.pk % g.pn, z = rank % g.pk;
   const i64 Ix = piece(m, g.pm, x), Jy = piece(n, g.pn, y), Kz = piece(k, g.pk, z);
-  for (auto [kj, count] : balanced_sizes(Kz, g.rounds)) {
-    const auto c = static_cast<u64>(count);
-    w.read += c * static_cast<u64>(piece(Ix * kj, g.pn, y) + piece(Jy * kj, g.pm, x));
-  }
+  auto own = [&](i64 kj) { return static_cast<u64>(piece(Ix * kj, g.pn, y) + piece(Jy * kj, g.pm, x)); };
+  for (auto [kj, count] : balanced_sizes(Kz, g.rounds)) w.owned += static_cast<u64>(count) * own(kj);
+  u64 resident = 0;   // rounds j < b stay in the slice buffers
+  for (i64 j = 0; j < std::min(g.buffers(), g.rounds); ++j) resident += own(piece(Kz, g.rounds, j));
+  w.read = w.owned - resident;   // streamed from the local disk
   w.sent = gathered(Ix, Kz, g.rounds, g.pn, y, true) + gathered(Jy, Kz, g.rounds, g.pm, x, true) +
            reduce_scatter(Ix * Jy, g.pk, z, true);
   w.recv = gathered(Ix, Kz, g.rounds, g.pn, y, false) + gathered(Jy, Kz, g.rounds, g.pm, x, false) +
            reduce_scatter(Ix * Jy, g.pk, z, false);
-  w.write = static_cast<u64>(piece(Ix * Jy, g.pk, z));   // its piece of the result
+  w.result = static_cast<u64>(piece(Ix * Jy, g.pk, z));   // kept in memory for stage 3
   return w;
 }
 

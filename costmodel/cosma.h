@@ -32,10 +32,14 @@
 //  order, is split into pn balanced contiguous pieces, piece y' = piece(I_x·k_j, pn, y')
 //  elements, held on disk by rank (x,y',z); the B slice (y,z,j) into pm pieces held by
 //  (x',y,z); the C block (x,y), I_x·J_y elements row-major, into pk balanced contiguous
-//  pieces, piece z' held (and finally owned) by rank (x,y,z'). A rank's file of A is its
-//  pieces of slices j = 0..t-1 in order (likewise B).
+//  pieces, piece z' held (and finally owned) by rank (x,y,z'). Out of core only where the
+//  memory forces it: the load phase puts a rank's own pieces of the first b rounds (b =
+//  CosmaGrid::buffers(): 1 slice buffer of A and of B for t = 1, 2 for t > 1) straight into
+//  its slice buffers, and writes those of rounds b..t-1 to its local disk, in order (one
+//  file of A, one of B).
 //  Per round j = 0..t-1 (Algorithm 1 lines 8-11):
-//   1. read its own A piece and B piece of slice j from disk;
+//   1. j >= b: read its own A piece and B piece of slice j from disk (into the buffer round
+//      j−2 has finished with); j < b: they are in memory already;
 //   2. ring all-gather of the A slice (x,·,z) among the pn ranks (x,y',z), ring position y'
 //      (runtime/comm.h ring_allgatherv): pn−1 steps; at step s rank y' sends piece
 //      (y'−s) mod pn to (y'+1) mod pn and receives piece (y'−s−1) mod pn from (y'−1) mod pn;
@@ -45,8 +49,9 @@
 //  (x,y,z'), ring position z' (runtime/comm.h ring_reduce_scatter): pk−1 steps; at step s
 //  rank z' sends its partial sum of piece (z'−s−1) mod pk to (z'+1) mod pk, receives piece
 //  (z'−s−2) mod pk from (z'−1) mod pk and adds its own partial; it ends with the full sum of
-//  piece z'. Finally it writes its piece to disk. (C's old values, when the statement adds to
-//  an earlier result, enter before the rounds: rank (x,y,0) starts its C block from them, the
+//  piece z'. That piece stays in memory: stage 3 writes it to the result's file, and the
+//  compute stage writes nothing to disk. (C's old values, when the statement adds to an
+//  earlier result, enter before the rounds: rank (x,y,0) starts its C block from them, the
 //  others from zero — a redistribution, stage 1, so the compute stage never reads C.)
 //
 //  Exact elements of rank (x,y,z) (T = a collective's total, q its ring size, r the position):
@@ -54,8 +59,8 @@
 //    reduce-scatter:  sent = T − piece(T, q, r),            recv = T − piece(T, q, (r−1) mod q)
 //    (q = 1: nothing.) Summed over the rounds for A (T = I_x·k_j, q = pn, r = y) and B
 //    (T = J_y·k_j, q = pm, r = x), once for C (T = I_x·J_y, q = pk, r = z).
-//    disk read  = Σ_j piece(I_x·k_j, pn, y) + Σ_j piece(J_y·k_j, pm, x)
-//    disk write = piece(I_x·J_y, pk, z)
+//    disk read  = Σ_{j>=b} piece(I_x·k_j, pn, y) + Σ_{j>=b} piece(J_y·k_j, pm, x)
+//    disk write = 0 (stage 1 writes the pieces of rounds >= b; stage 3 writes piece(I_x·J_y, pk, z))
 //  Why per round, in memory: the all-gathers summed over the rounds move exactly the bytes of
 //  one all-gather of the whole block (the pieces add up), while a disk-to-disk gather of the
 //  whole A and B blocks before computing would add disk writes of the received parts and
@@ -146,9 +151,12 @@ CosmaStrategy cosma_strategy(std::int64_t m, std::int64_t n, std::int64_t k, std
                              double memory_words, std::int64_t max_idle_ranks = -1,
                              MemorySplit split = MemorySplit::Optimal);
 
-/// One rank's elements under the schedule above.
+/// One rank's elements under the schedule above: read, write, sent, recv of the compute
+/// stage; `owned` = its own pieces of every A and B slice (stage 1 takes them from the
+/// operands' files; `read` of them, those of rounds >= b, it also writes to its disk);
+/// `result` = its piece of the C block (stage 3 writes it to the result's file).
 struct CosmaRankWords {
-  std::uint64_t read = 0, write = 0, sent = 0, recv = 0;
+  std::uint64_t read = 0, write = 0, sent = 0, recv = 0, owned = 0, result = 0;
 };
 /// Closed form (header comment) for rank `rank` of grid `g`; zeros for idle ranks.
 CosmaRankWords cosma_rank_words(const CosmaGrid& g, std::int64_t m, std::int64_t n, std::int64_t k,

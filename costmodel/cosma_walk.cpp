@@ -86,7 +86,7 @@ PlanVolumes cosma_walk(const CosmaGrid& g, std::int64_t m, std::int64_t n, std::
     for (i64 y = 0; y < g.pn; ++y)
       for (i64 z = 0; z < g.pk; ++z) {
         const i64 Kz = part(k, g.pk, z);
-        for (i64 j = 0; j < g.rounds; ++j) {  // its own pieces of A and B, read round by round
+        for (i64 j = g.buffers(); j < g.rounds; ++j) {  // own pieces of the streamed rounds
           const i64 kj = part(Kz, g.rounds, j);
           c.read[rank(x, y, z)] += part(part(m, g.pm, x) * kj, g.pn, y) + part(part(n, g.pn, y) * kj, g.pm, x);
         }
@@ -110,12 +110,11 @@ PlanVolumes cosma_walk(const CosmaGrid& g, std::int64_t m, std::int64_t n, std::
     }
   }
   for (i64 x = 0; x < g.pm; ++x)
-    for (i64 y = 0; y < g.pn; ++y) {  // C block (x, y) among (x, y, ·), then its own piece
+    for (i64 y = 0; y < g.pn; ++y) {  // C block (x, y) among (x, y, ·); pieces stay in memory
       const i64 block = part(m, g.pm, x) * part(n, g.pn, y);
       std::vector<i64> ranks, sizes;
       for (i64 z = 0; z < g.pk; ++z) ranks.push_back(rank(x, y, z)), sizes.push_back(part(block, g.pk, z));
       ring_reduce_scatter(c, ranks, sizes);
-      for (i64 z = 0; z < g.pk; ++z) c.write[ranks[z]] += sizes[z];
     }
   Plan timing;
   timing.algorithm = Algorithm::Cosma;

@@ -23,8 +23,12 @@ u64 share(const GroupTiling& group, std::int64_t g, std::int64_t p) {
 struct LocalElements {
   u64 A = 0, B = 0, C = 0;
   /// Cosma: elements of C's old values read into the C block (kept in memory, not written);
-  /// the other methods lay their part of C out on disk instead (read and written).
+  /// the other methods lay their part of C out on disk instead (read and written). Set for
+  /// cosma only, whose result part also stays in memory until stage 3 writes it.
   std::optional<u64> C_start;
+  /// Cosma: elements of A and B written to the local disk (the rounds that stream); the
+  /// other methods write all they lay out.
+  std::optional<u64> spilled;
   bool owns_C = false;   // holds final values of C (stage 3 writes them)
 };
 
@@ -33,8 +37,9 @@ LocalElements local_elements(const Plan& plan, std::int64_t rank) {
   if (plan.algorithm == Algorithm::Cosma) {
     const CosmaGrid& g = plan.cosma;
     const CosmaRankWords w = cosma_rank_words(g, plan.I.extent(), plan.J.extent(), plan.K.extent(), rank);
-    out.C = w.write;         // its piece of C
-    out.A = w.read;   // its pieces of every A and B slice (cosma has no declared layouts)
+    out.C = w.result;    // its piece of C
+    out.A = w.owned;     // its pieces of every A and B slice (cosma has no declared layouts)
+    out.spilled = w.read;
     out.owns_C = rank < g.used();
     out.C_start = 0;
     if (out.owns_C && rank % g.pk == 0) {   // rank (x,y,0) starts its C block from C's old values
@@ -82,14 +87,15 @@ PlanVolumes redistribution_volumes(const Plan& plan, const Machine& machine, boo
   for (std::size_t rank = 0; rank < P; ++rank) {
     const LocalElements e = local_elements(plan, static_cast<std::int64_t>(rank));
     // From and to the store: stage 1 reads the parts (and C's current values when
-    // accumulating) and writes the tiled files; stage 3 reads the result's part back and
-    // writes it to the result's file.
+    // accumulating) and writes the tiled files; stage 3 reads the result's part back (cosma:
+    // from memory) and writes it to the result's file.
     const u64 operands = (has_A ? 0 : e.A) + (has_B ? 0 : e.B);
+    const u64 laid_out = e.spilled ? *e.spilled : operands;
     const u64 start_read = !accumulate || has_C ? 0 : e.C_start ? *e.C_start : e.C;
     const u64 start_write = !accumulate || has_C || e.C_start ? 0 : e.C;
-    const u64 result = has_C ? 0 : e.C;
-    append_rank(out, plain, machine, read[rank] + operands + start_read + result,
-                write[rank] + operands + start_write + result, sent[rank], recv[rank]);
+    const u64 result = has_C ? 0 : e.C, result_read = e.C_start ? 0 : result;
+    append_rank(out, plain, machine, read[rank] + operands + start_read + result_read,
+                write[rank] + laid_out + start_write + result, sent[rank], recv[rank]);
   }
   return out;
 }

@@ -113,7 +113,10 @@ std::string analysis_text(const ContractionAnalysis& a, const Machine& machine, 
     }
   }
   if (!a.chosen.feasible) return out + "  chosen: none (no method is feasible)\n" + plan_text(a, machine);
-  const double moved = a.chosen.disk_read_bytes + a.chosen.comm_bytes;
+  const bool cosma_plan = a.plan.feasible && a.plan.plan.algorithm == Algorithm::Cosma;
+  const double moved = a.chosen.algorithm == Algorithm::Cosma && cosma_plan
+                           ? moved_bytes(a.plan.plan, a.plan.volumes, machine)   // with its resident rounds
+                           : a.chosen.disk_read_bytes + a.chosen.comm_bytes;
   if (a.chosen.algorithm == Algorithm::Cosma) {
     out += fmt::format("  chosen: cosma, grid {}x{}x{} ({} idle), {} round{}: {:.5g} s predicted (exact schedule)\n",
                        a.cosma.grid.pm, a.cosma.grid.pn, a.cosma.grid.pk, a.cosma.idle_ranks, a.cosma.grid.rounds,
@@ -123,8 +126,9 @@ std::string analysis_text(const ContractionAnalysis& a, const Machine& machine, 
     out += fmt::format("  chosen: {}, order {}, case {}: {:.5g} s predicted (model optimum)\n",
                        method_name(a.chosen), to_string(a.chosen.order), a.chosen.case_id, a.chosen.time_s);
   }
-  out += fmt::format("  lower bound on data moved per rank (COSMA Theorem 1): {}; chosen moves {} (disk reads + V), {:.3f}x\n",
+  out += fmt::format("  lower bound on data moved per rank (COSMA Theorem 1): {}; chosen moves {} ({} + V), {:.3f}x\n",
                      human_bytes(a.lower_bound_bytes_per_rank), human_bytes(moved),
+                     a.chosen.algorithm == Algorithm::Cosma ? "own pieces read" : "disk reads",
                      moved / a.lower_bound_bytes_per_rank);
   return out + plan_text(a, machine);
 }

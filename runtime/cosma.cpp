@@ -1,4 +1,5 @@
-// runtime/cosma.cpp — CosmaGemm: layout, load, the steps of COSMA's Algorithm 1, write-out.
+// runtime/cosma.cpp — CosmaGemm: layout, load, the steps of COSMA's Algorithm 1, write-out
+// from the resident C block.
 #include "runtime/cosma.h"
 
 #include <algorithm>
@@ -54,24 +55,28 @@ CosmaGemm::CosmaGemm(Run& run, GemmSpec spec) : run_(run), spec_(std::move(spec)
   ring_C_ = std::make_unique<Context>(ctx.split(active_ ? static_cast<int>(x_ * pn_ + y_) : idle, static_cast<int>(z_)));
   const std::string prefix = fmt::format("c{}_", run_.next_contraction());
   if (!active_) return;
-  A_file_ = DiskFile(run_.scratch().path(prefix + "A.bin"));
-  B_file_ = DiskFile(run_.scratch().path(prefix + "B.bin"));
-  C_file_ = DiskFile(run_.scratch().path(prefix + "C.bin"));
-  A_offset_.assign(1, 0), B_offset_.assign(1, 0);
+  if (rounds() > buffers()) {   // only rounds >= buffers() stream from the local disk
+    A_file_ = DiskFile(run_.scratch().path(prefix + "A.bin"));
+    B_file_ = DiskFile(run_.scratch().path(prefix + "B.bin"));
+  }
+  // File offsets of the streamed rounds' own pieces (rounds < buffers() have none: 0).
+  A_offset_.assign(static_cast<std::size_t>(rounds()) + 1, 0), B_offset_.assign(static_cast<std::size_t>(rounds()) + 1, 0);
   i64 widest = 0;
   for (i64 j = 0; j < rounds(); ++j) {
-    A_offset_.push_back(A_offset_.back() + static_cast<std::uint64_t>(piece(Ix_ * slice_cols(j), pn_, y_)));
-    B_offset_.push_back(B_offset_.back() + static_cast<std::uint64_t>(piece(Jy_ * slice_cols(j), pm_, x_)));
+    const bool streamed = j >= buffers();
+    const auto u = static_cast<std::size_t>(j);
+    A_offset_[u + 1] = A_offset_[u] + (streamed ? static_cast<std::uint64_t>(piece(Ix_ * slice_cols(j), pn_, y_)) : 0);
+    B_offset_[u + 1] = B_offset_[u] + (streamed ? static_cast<std::uint64_t>(piece(Jy_ * slice_cols(j), pm_, x_)) : 0);
     widest = std::max(widest, slice_cols(j));
   }
   C_ = allocate(static_cast<std::size_t>(Ix_ * Jy_), "C block");
-  const Volumes before = redistribution_now();
-  load();
-  redistribution_ = redistribution_now() - before;
-  for (int b = 0; b < (rounds() > 1 ? 2 : 1); ++b) {   // double buffers over several rounds
+  for (i64 b = 0; b < buffers(); ++b) {   // double buffers over several rounds
     A_[b] = allocate(static_cast<std::size_t>(Ix_ * widest), "A slice");
     B_[b] = allocate(static_cast<std::size_t>(Jy_ * widest), "B slice");
   }
+  const Volumes before = redistribution_now();
+  load();
+  redistribution_ = redistribution_now() - before;
 }
 
 CosmaGemm::~CosmaGemm() = default;
@@ -84,30 +89,36 @@ void CosmaGemm::load() {
   const std::vector<i64> eI = extents_of(spec_.I), eJ = extents_of(spec_.J), eK = extents_of(spec_.K);
   std::vector<i64> rv(eI.size() + eJ.size() + 1), kv(eK.size() + 1);
   std::vector<double> chunk(static_cast<std::size_t>(kChunk));
-  // Own piece of every slice of an operand whose rows are `rows` elements from `first_row`.
-  auto fill = [&](DiskFile& file, const TensorBinding& t, const std::vector<i64>& row_extents, i64 first_row,
-                  i64 rows, i64 ways, i64 me, const std::vector<std::uint64_t>& offsets) {
+  std::uint64_t taken = 0;   // elements taken from the tensors' files
+  // Own piece of every slice of an operand whose rows are `rows` elements from `first_row`:
+  // rounds < buffers() into slice buffer j, later rounds to the local disk.
+  auto fill = [&](DiskFile& file, Buffer* slice, const TensorBinding& t, const std::vector<i64>& row_extents,
+                  i64 first_row, i64 rows, i64 ways, i64 me, const std::vector<std::uint64_t>& offsets) {
     const ElementSource src = run_.input(t.shape);
     const LinearMap map(t, row_extents.size());
     for (i64 j = 0; j < rounds(); ++j) {
       const i64 cols = slice_cols(j), total = rows * cols;
       const i64 start = piece_start(total, ways, me), length = piece(total, ways, me);
+      const bool resident = j < buffers();
+      taken += static_cast<std::uint64_t>(length);
       for (i64 done = 0; done < length; done += kChunk) {
         const i64 len = std::min(kChunk, length - done);
+        double* const out = resident ? slice[j].data() + start + done : chunk.data();
         for (i64 e = 0; e < len; ++e) {
           const i64 at = start + done + e;
           unflatten(first_row + at / cols, row_extents, rv.data());
           unflatten(K0_ + slice_start(j) + at % cols, eK, kv.data());
-          chunk[static_cast<std::size_t>(e)] = src(map(rv.data(), kv.data()));
+          out[e] = src(map(rv.data(), kv.data()));
         }
-        file.write(chunk.data(), offsets[static_cast<std::size_t>(j)] + static_cast<std::uint64_t>(done),
-                   static_cast<std::size_t>(len));
+        if (!resident)
+          file.write(chunk.data(), offsets[static_cast<std::size_t>(j)] + static_cast<std::uint64_t>(done),
+                     static_cast<std::size_t>(len));
       }
     }
   };
-  fill(A_file_, spec_.A, eI, I0_, Ix_, pn_, y_, A_offset_);
-  fill(B_file_, spec_.B, eJ, J0_, Jy_, pm_, x_, B_offset_);
-  counters().add_disk_read(8 * (A_offset_.back() + B_offset_.back()));   // taken from the tensors' files
+  fill(A_file_, A_, spec_.A, eI, I0_, Ix_, pn_, y_, A_offset_);
+  fill(B_file_, B_, spec_.B, eJ, J0_, Jy_, pm_, x_, B_offset_);
+  counters().add_disk_read(8 * taken);   // taken from the tensors' files
   // The resident C block starts at zero, or — on rank (x,y,0), when the statement adds to C's
   // current value — at the old block: the reduce-scatter then sums it in with the products.
   std::memset(C_.data(), 0, C_.bytes());
@@ -132,6 +143,7 @@ std::vector<std::size_t> CosmaGemm::piece_counts(i64 rows, i64 j, i64 ways) cons
 }
 
 void CosmaGemm::read_own_pieces(i64 j) {
+  if (j < buffers()) return;   // in its slice buffers since the load phase
   const i64 cols = slice_cols(j);
   const auto a_len = static_cast<std::size_t>(piece(Ix_ * cols, pn_, y_));
   const auto b_len = static_cast<std::size_t>(piece(Jy_ * cols, pm_, x_));
@@ -219,27 +231,16 @@ void CosmaGemm::reduce_scatter_C() {
   ring_reduce_scatter(*ring_C_, C_.data(), counts, A_[0].span());   // the A slice buffer is free now
 }
 
-void CosmaGemm::write_C() {
-  if (!active_) return;
-  const i64 start = piece_start(Ix_ * Jy_, pk_, z_), length = piece(Ix_ * Jy_, pk_, z_);
-  C_file_.write(C_.data() + start, 0, static_cast<std::size_t>(length));
-}
-
 // ---- write-out and verification: rank (x,y,z) owns piece z of the C block (x,y) ------------
 
 void CosmaGemm::for_each_owned(const std::function<void(const i64*, const i64*, double)>& visit) {
   const std::vector<i64> eI = extents_of(spec_.I), eJ = extents_of(spec_.J);
   std::vector<i64> iv(eI.size() + 1), jv(eJ.size() + 1);
-  const i64 start = piece_start(Ix_ * Jy_, pk_, z_), length = piece(Ix_ * Jy_, pk_, z_);
-  std::vector<double> chunk(static_cast<std::size_t>(std::min(kChunk, std::max<i64>(length, 1))));
-  for (i64 done = 0; done < length; done += kChunk) {
-    const i64 len = std::min(kChunk, length - done);
-    C_file_.read(chunk.data(), static_cast<std::uint64_t>(done), static_cast<std::size_t>(len));
-    for (i64 e = 0; e < len; ++e) {
-      unflatten(I0_ + (start + done + e) / Jy_, eI, iv.data());
-      unflatten(J0_ + (start + done + e) % Jy_, eJ, jv.data());
-      visit(iv.data(), jv.data(), chunk[static_cast<std::size_t>(e)]);
-    }
+  const i64 start = piece_start(Ix_ * Jy_, pk_, z_), end = start + piece(Ix_ * Jy_, pk_, z_);
+  for (i64 e = start; e < end; ++e) {   // the reduced piece, in the C block
+    unflatten(I0_ + e / Jy_, eI, iv.data());
+    unflatten(J0_ + e % Jy_, eJ, jv.data());
+    visit(iv.data(), jv.data(), C_[static_cast<std::size_t>(e)]);
   }
 }
 
@@ -249,9 +250,7 @@ std::optional<double> CosmaGemm::lookup(const i64* row_values, const i64* col_va
   if (x != x_ || y != y_) return std::nullopt;
   const i64 e = (i - I0_) * Jy_ + (j - J0_);
   if (part_of(Ix_ * Jy_, pk_, e) != z_) return std::nullopt;
-  double v = 0;
-  C_file_.read(&v, static_cast<std::uint64_t>(e - piece_start(Ix_ * Jy_, pk_, z_)), 1);
-  return v;
+  return C_[static_cast<std::size_t>(e)];
 }
 
 void CosmaGemm::finish() {

@@ -9,11 +9,14 @@
 //   I (flattened, last index fastest) cut into pm balanced ranges I_x, J into pn, K into pk,
 //   K_z into t balanced slices; rank (x,y,z) computes the partial C block (x,y) over K_z;
 //   the A slice (x,z,j) (I_x × k_j, row-major) is split into pn balanced contiguous pieces,
-//   piece y on rank (x,y,z)'s disk; the B slice (y,z,j) into pm pieces, piece x on (x,y,z);
-//   per round j: read own pieces, ring all-gather A among (x,·,z) and B among (·,y,z),
-//   C block += alpha·A·Bᵀ; then ring reduce-scatter of C among (x,y,·): piece z of the
-//   I_x × J_y block ends on (x,y,z), which writes it to disk. (C's old values, for a statement
-//   adding to them, start rank (x,y,0)'s C block, read in the load phase.)
+//   piece y on rank (x,y,z); the B slice (y,z,j) into pm pieces, piece x on (x,y,z); the
+//   own pieces of rounds j < b (b = buffers(): 1 for t = 1, else 2) sit in the slice buffers
+//   from the load phase on, later rounds' on the local disk (out of core only where the
+//   memory forces it); per round j: read own pieces (j >= b), ring all-gather A among
+//   (x,·,z) and B among (·,y,z), C block += alpha·A·Bᵀ; then ring reduce-scatter of C among
+//   (x,y,·): piece z of the I_x × J_y block ends on (x,y,z), in memory, and finish() writes
+//   it to the result's file. (C's old values, for a statement adding to them, start rank
+//   (x,y,0)'s C block, read in the load phase.)
 // Units: elements unless a name says bytes.
 #pragma once
 
@@ -35,8 +38,8 @@ namespace tcert {
 
 class CosmaGemm {
  public:
-  /// The load phase: writes this rank's pieces of every A and B slice to its scratch disk,
-  /// starts the C block (zero, or C's old values on rank (x,y,0) when spec.accumulate), makes the three ring communicators, allocates the C block and the two
+  /// The load phase: puts this rank's pieces of the A and B slices of rounds < buffers()
+  /// into the slice buffers and writes those of later rounds to its scratch disk, starts the C block (zero, or C's old values on rank (x,y,0) when spec.accumulate), makes the three ring communicators, allocates the C block and the two
   /// slice buffers through budget(). spec.algorithm must be Algorithm::Cosma and
   /// pm·pn·pk <= P (Error otherwise).
   CosmaGemm(Run& run, GemmSpec spec);
@@ -46,11 +49,15 @@ class CosmaGemm {
 
   /// t, the rounds along K.
   std::int64_t rounds() const { return spec_.cosma_rounds; }
+  /// b, the slice buffers per operand (1 for one round, 2 for several: double buffering);
+  /// rounds j < b need no disk reads (costmodel CosmaGrid::buffers()).
+  std::int64_t buffers() const { return rounds() > 1 ? 2 : 1; }
   /// Runs body as the compute phase (as DistributedGemm::compute).
   void compute(const std::function<void()>& body);
 
   // --- the steps of Algorithm 1 (idle ranks do nothing) ---
-  /// Round j: reads this rank's pieces of A slice j and B slice j from disk.
+  /// Round j: reads this rank's pieces of A slice j and B slice j from disk (nothing for
+  /// j < buffers(): they are in memory since the load phase).
   void read_slices(std::int64_t j);
   /// Ring all-gather of A slice j among the pn ranks (x,·,z) (COSMA §7.2, along n).
   void allgather_A();
@@ -66,13 +73,13 @@ class CosmaGemm {
   /// next round is current. Same bytes as read_slices + allgather_A + allgather_B + multiply
   /// per round; rows that straddle two pieces of A are multiplied at the end.
   void gather_A_and_multiply();
-  /// Ring reduce-scatter of the partial C blocks among the pk ranks (x,y,·) (along k).
+  /// Ring reduce-scatter of the partial C blocks among the pk ranks (x,y,·) (along k); this
+  /// rank's reduced piece stays in the C block, in memory (C's old values, when the statement
+  /// adds to them, entered the C block of rank (x,y,0) in the load phase).
   void reduce_scatter_C();
-  /// Writes this rank's reduced piece of C to its disk (C's old values, when the statement adds
-  /// to them, entered the C block of rank (x,y,0) in the load phase).
-  void write_C();
 
-  /// Writes C to --output-dir/NAME.npy and runs --verify (as DistributedGemm::finish).
+  /// Writes this rank's piece of C, from memory, to --output-dir/NAME.npy and runs --verify
+  /// (as DistributedGemm::finish).
   void finish();
 
  private:
@@ -97,7 +104,7 @@ class CosmaGemm {
   i64 round_ = 0;
   std::vector<std::uint64_t> A_offset_, B_offset_;   // file offset of slice j's own piece
   std::unique_ptr<Context> ring_A_, ring_B_, ring_C_;
-  DiskFile A_file_, B_file_, C_file_;
+  DiskFile A_file_, B_file_;   // own pieces of the streamed rounds (open only when t > b)
   Buffer A_[2], B_[2], C_;   // slice buffers of round j are [j mod 2] (two only for several rounds)
   std::unique_ptr<Progress> progress_;
   Volumes redistribution_;   // this rank's stage 1 (load) and stage 3 (store) bytes

@@ -349,15 +349,15 @@ TEST(Emit, CosmaRoundsAndReduceScatter) {
             "  tcert::CosmaGemm x(run, std::move(spec));\n"
             "  x.compute([&] {\n"
             "    // COSMA: grid 2x2x1 (pm x pn x pk; 0 idle ranks), 8 rounds along K\n"
-            "    x.read_slices(0);   // round 0: this rank's pieces of the A and B slices, from disk\n"
+            "    x.read_slices(0);   // round 0: this rank's pieces of the A and B slices (in memory since the load)\n"
             "    x.allgather_B();    // round 0's B slice: ring all-gather among the pm ranks (*,y,z)\n"
             "    for (std::int64_t round = 0; round < x.rounds(); ++round) {\n"
             "      // Ring all-gather of the A slice among the pn ranks (x,*,z), overlapped with C block +=\n"
             "      // alpha * A slice * B slice^T; meanwhile the next round's pieces are read and its B slice\n"
             "      // is gathered into the other buffers (double buffering)\n"
             "      x.gather_A_and_multiply();\n"
-            "    }\n"            "    x.reduce_scatter_C();  // ring reduce-scatter of the partial C blocks among the pk ranks (x,y,*)\n"
-            "    x.write_C();           // this rank's reduced piece of C, to disk\n"
+            "    }\n"            "    x.reduce_scatter_C();  // ring reduce-scatter of the partial C blocks among the pk ranks (x,y,*);\n"
+            "                           // this rank's piece stays in memory until finish() writes it\n"
             "  });\n");
 }
 

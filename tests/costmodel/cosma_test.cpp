@@ -64,8 +64,10 @@ TEST(Cosma, SquareOnFourRanksSplitsJAndK) {
   for (int rank = 0; rank < 4; ++rank) {
     EXPECT_EQ(v.comm_recv_bytes[rank], 64'000'000u) << rank;
     EXPECT_EQ(v.comm_sent_bytes[rank], 64'000'000u) << rank;
-    EXPECT_EQ(v.disk_read_bytes[rank], 8u * (4'000'000 + 4'000'000)) << rank;  // A piece, B block
-    EXPECT_EQ(v.disk_write_bytes[rank], 8u * 4'000'000) << rank;
+    // One round: the A piece and B block stay in the slice buffers from the load phase, and
+    // the reduced C piece in the C block until stage 3; the compute stage touches no disk.
+    EXPECT_EQ(v.disk_read_bytes[rank], 0u) << rank;
+    EXPECT_EQ(v.disk_write_bytes[rank], 0u) << rank;
   }
   expect_closed_form_equals_walk(s.grid, 4000, 4000, 4000, machine, "4000^3 P=4");
 }
@@ -77,8 +79,10 @@ TEST(Cosma, OneRankMovesNothing) {
   const CosmaRankWords w = cosma_rank_words(s.grid, 300, 200, 100, 0);
   EXPECT_EQ(w.sent, 0u);
   EXPECT_EQ(w.recv, 0u);
-  EXPECT_EQ(w.read, 300u * 100 + 200u * 100);
-  EXPECT_EQ(w.write, 300u * 200);
+  EXPECT_EQ(w.read, 0u);   // one round: in memory from the load phase
+  EXPECT_EQ(w.write, 0u);
+  EXPECT_EQ(w.owned, 300u * 100 + 200u * 100);
+  EXPECT_EQ(w.result, 300u * 200);
 }
 
 TEST(Cosma, Eq32AndEq33) {
@@ -117,7 +121,8 @@ TEST(Cosma, LeastRoundsThatFit) {
 TEST(Cosma, OutOfCoreRoundsKeepTheVolumes) {
   // The 64 MB machine of examples/matmul.tce: only 2x2x1 leaves room beside its 2000x2000 C
   // block; 8 rounds of 500 K columns, double-buffered. Each rank gathers a 2000x4000 A and B
-  // block (4 M each).
+  // block (4 M each). Its own pieces of rounds 0 and 1 (2/8 of 4 M + 4 M) go straight to the
+  // two slice buffers; rounds 2..7 (6 M) stream from its disk. C stays in memory.
   const CosmaStrategy s = cosma_strategy(4000, 4000, 4000, 4, 8e6);
   ASSERT_TRUE(s.feasible) << s.reason;
   EXPECT_EQ(s.grid, (CosmaGrid{2, 2, 1, 8}));
@@ -127,10 +132,10 @@ TEST(Cosma, OutOfCoreRoundsKeepTheVolumes) {
   const PlanVolumes v = cosma_volumes(s.grid, 4000, 4000, 4000, machine, 0, 4);
   for (int rank = 0; rank < 4; ++rank) {
     EXPECT_EQ(v.comm_recv_bytes[rank], 8u * 8'000'000) << rank;
-    EXPECT_EQ(v.disk_read_bytes[rank], 8u * 8'000'000) << rank;
-    EXPECT_EQ(v.disk_write_bytes[rank], 8u * 4'000'000) << rank;
+    EXPECT_EQ(v.disk_read_bytes[rank], 8u * 6'000'000) << rank;
+    EXPECT_EQ(v.disk_write_bytes[rank], 0u) << rank;
   }
-  EXPECT_DOUBLE_EQ(v.time_s, 64e6 / 8e6 + 32e6 / 8e6 + 64e6 / 200e6);
+  EXPECT_DOUBLE_EQ(v.time_s, 48e6 / 8e6 + 64e6 / 200e6);
   expect_closed_form_equals_walk(s.grid, 4000, 4000, 4000, machine, "4000^3 P=4 S=8e6");
 }
 
@@ -200,8 +205,19 @@ TEST(Cosma, FourShapesOnSmallMachinesMatchTheWalkAndTheBound) {
           EXPECT_EQ(max_of(v.comm_sent_bytes), 8 * s.max_sent_words) << what;
           EXPECT_EQ(sum_of(v.comm_sent_bytes), sum_of(v.comm_recv_bytes)) << what;
           const u64 m = sh.m, n = sh.n, k = sh.k;
-          EXPECT_EQ(sum_of(v.disk_read_bytes), 8 * (m * k + n * k)) << what;
-          EXPECT_EQ(sum_of(v.disk_write_bytes), 8 * m * n) << what;
+          // Every element of A and B is owned once and of C held once; the compute stage
+          // reads only the rounds past the two (one for t = 1) buffers and writes nothing.
+          u64 owned = 0, result = 0, streamed = 0;
+          for (std::int64_t r = 0; r < P; ++r) {
+            const CosmaRankWords w = cosma_rank_words(g, sh.m, sh.n, sh.k, r);
+            owned += w.owned, result += w.result, streamed += w.read;
+          }
+          EXPECT_EQ(owned, m * k + n * k) << what;
+          EXPECT_EQ(result, m * n) << what;
+          EXPECT_EQ(sum_of(v.disk_read_bytes), 8 * streamed) << what;
+          if (g.rounds <= 2) EXPECT_EQ(streamed, 0u) << what;
+          else EXPECT_TRUE(streamed > 0 && streamed < owned) << what;
+          EXPECT_EQ(sum_of(v.disk_write_bytes), 0u) << what;
           for (std::int64_t r = g.used(); r < P; ++r)
             EXPECT_EQ(v.disk_read_bytes[r] + v.disk_write_bytes[r] + v.comm_sent_bytes[r] + v.comm_recv_bytes[r], 0u)
                 << what << " idle rank " << r;
@@ -384,12 +400,12 @@ TEST(CosmaDryRun, PicksCosmaWhenCommunicationDominatesAndSaysWhy) {
   const std::string text = dry_run_text(program, slow_network, {});
   EXPECT_NE(text.find("    cosma                      -     grid 2x2x1, 0 idle, 8 rounds (exact schedule)"),
             std::string::npos) << text;
-  EXPECT_NE(text.find("  chosen: cosma, grid 2x2x1 (0 idle), 8 rounds: 64.096 s predicted (exact schedule)\n"
-                      "  why cosma: 64.096 s vs best Gao method inside replication-A (CAB) 128.14 s (2x less "
+  EXPECT_NE(text.find("  chosen: cosma, grid 2x2x1 (0 idle), 8 rounds: 64.048 s predicted (exact schedule)\n"
+                      "  why cosma: 64.048 s vs best Gao method inside replication-A (CAB) 128.14 s (2x less "
                       "communication: 64 MB vs 128 MB received per rank)\n"),
             std::string::npos) << text;
   EXPECT_NE(text.find("  plan: cosma grid=2x2x1 rounds=8 P=4 split=optimal\n"), std::string::npos) << text;
-  EXPECT_NE(text.find("cosma: 64.096 s vs best Gao plan inside-replication (ABC) 96.128 s (1.5x less "
+  EXPECT_NE(text.find("cosma: 64.048 s vs best Gao plan inside-replication (ABC) 96.128 s (1.5x less "
                       "communication: 64 MB vs 96 MB received per rank)"),
             std::string::npos) << text;
 
@@ -400,10 +416,10 @@ TEST(CosmaDryRun, PicksCosmaWhenCommunicationDominatesAndSaysWhy) {
   EXPECT_EQ(row["algorithm"], "cosma");
   EXPECT_EQ(row["feasible"], true);
   EXPECT_EQ(row["order"], "-");
-  EXPECT_DOUBLE_EQ(row["model_time_s"].get<double>(), 64e6 / 1e9 + 32e6 / 1e9 + 64e6 / 1e6);
+  EXPECT_DOUBLE_EQ(row["model_time_s"].get<double>(), 48e6 / 1e9 + 64e6 / 1e6);   // rounds 2..7 read, C kept
   EXPECT_EQ(row["grid"], (nlohmann::json{{"pm", 2}, {"pn", 2}, {"pk", 1}}));
   EXPECT_EQ(j["chosen"]["algorithm"], "cosma");
-  EXPECT_EQ(j["chosen"]["why"].get<std::string>().rfind("cosma: 64.096 s vs best Gao method", 0), 0u);
+  EXPECT_EQ(j["chosen"]["why"].get<std::string>().rfind("cosma: 64.048 s vs best Gao method", 0), 0u);
   EXPECT_EQ(j["plan"]["algorithm"], "cosma");
   EXPECT_EQ(j["plan"]["order"], "-");
   EXPECT_EQ(j["plan"]["comm_recv_bytes"], (nlohmann::json{64'000'000, 64'000'000, 64'000'000, 64'000'000}));
@@ -451,7 +467,8 @@ TEST(CosmaDryRun, PlanProgramHandsOutCosmaWithItsExactVolumes) {
   EXPECT_EQ(plans[0].plan.algorithm, Algorithm::Cosma);
   EXPECT_EQ(plans[0].plan.cosma, (CosmaGrid{2, 2, 1, 8}));
   EXPECT_EQ(plans[0].volumes.comm_recv_bytes, std::vector<u64>(4, 64'000'000));
-  EXPECT_EQ(plans[0].volumes.disk_read_bytes, std::vector<u64>(4, 64'000'000));
+  EXPECT_EQ(plans[0].volumes.disk_read_bytes, std::vector<u64>(4, 48'000'000));
+  EXPECT_EQ(plans[0].volumes.disk_write_bytes, std::vector<u64>(4, 0));
 }
 
 }  // namespace
