@@ -20,14 +20,17 @@ constexpr Algorithm kAlgorithms[] = {Algorithm::Rotation, Algorithm::Replication
 /// With declared distributions, the plan's distribution indices that could match them: each
 /// group's chosen index and every index of the group a declared distribution splits; the
 /// variant of least compute-plus-redistribution time replaces `p` (ties keep the search's).
-void match_declared(PlannedCandidate& p, const ContractionAnalysis& a, const ir::Program& program,
-                    const Machine& machine) {
-  std::vector<std::string> split;   // index names some declared distribution splits
-  for (const ir::TensorRef* ref : {&a.statement->operands[0], &a.statement->operands[1], &a.statement->result}) {
-    const ir::Tensor& t = program.tensors[ref->tensor];
-    if (!t.distribution) continue;
-    for (int d : t.distribution->dims) split.push_back(program.indices[ref->indices[d]].name);
-  }
+void match_declared(PlannedCandidate& p, const ContractionAnalysis& a, const Machine& machine) {
+  std::vector<std::string> split;   // index names some declared (or kept) layout splits
+  auto add = [&](const std::optional<TensorLayout>& layout, const std::vector<std::string>& names) {
+    if (!layout) return;
+    for (std::size_t d = 0; d < layout->dims.size(); ++d)
+      if (layout->dims[d].parts > 1) split.push_back(names[d]);
+  };
+  add(a.declared.A, a.declared.names_A);
+  add(a.declared.B, a.declared.names_B);
+  add(a.declared.C, a.declared.names_C);
+  add(a.declared.C_in, a.declared.names_C);
   auto choices = [&](const GroupTiling& g) {
     std::vector<int> out{g.dist};
     if (g.dist < 0) return out;
@@ -55,7 +58,7 @@ void match_declared(PlannedCandidate& p, const ContractionAnalysis& a, const ir:
 }
 
 /// Plans `model`'s candidate and keeps it as the chosen plan when allowed and cheapest.
-void add_plan(ContractionAnalysis& a, const ir::Program& program, const Groups& groups, const Machine& machine,
+void add_plan(ContractionAnalysis& a, const Groups& groups, const Machine& machine,
               const PlanOptions& options, const ModelPoint& model) {
   const TileCounts hint = model.feasible ? model.tiles : TileCounts{};
   a.plans.push_back(plan_candidate(groups, machine, model.comm, model.algorithm, model.order, model.replicated,
@@ -67,7 +70,7 @@ void add_plan(ContractionAnalysis& a, const ir::Program& program, const Groups& 
     return;
   }
   p.redistribution = redistribution_volumes(p.plan, machine, a.accumulate, &a.declared);
-  if (a.declared.any()) match_declared(p, a, program, machine);
+  if (a.declared.any()) match_declared(p, a, machine);
   if (a.plan.feasible && a.plan.total_s() <= p.total_s()) return;
   a.plan = p;
   a.plan_model = model;
@@ -106,8 +109,11 @@ void add_cosma(ContractionAnalysis& a, const Groups& groups, const Machine& mach
   pc.reason = a.cosma.reason;
   if (pc.feasible && a.declared.any()) {
     pc.feasible = false;
-    pc.reason = fmt::format("the declared distribution of {} is not modelled against cosma's blocked layout",
-                            a.declared.which());
+    const std::string declared = a.declared.which();
+    pc.reason = declared.empty()
+                    ? "tensors kept on the ranks are not modelled against cosma's blocked layout"
+                    : fmt::format("the declared distribution of {} is not modelled against cosma's blocked layout",
+                                  declared);
   }
   if (pc.feasible) pc.volumes = plan_volumes(pc.plan, machine);
   const ModelPoint point = cosma_point(pc, machine);
@@ -229,7 +235,7 @@ std::vector<StatementPlan> plan_program(const ir::Program& program, const Machin
 }
 
 ContractionAnalysis analyze(const ir::Program& program, const ir::Statement& s, const Machine& machine,
-                            const PlanOptions& options) {
+                            const PlanOptions& options, const DeclaredLayouts* kept) {
   ContractionAnalysis a;
   a.gemm = ir::macro_index_gemm(program, s);
   a.problem = problem_from(a.gemm, machine.element_size_bytes);
@@ -239,6 +245,12 @@ ContractionAnalysis analyze(const ir::Program& program, const ir::Statement& s, 
   a.accumulate = accumulates(program, s);
   a.statement = &s;
   a.declared = declared_layouts(program, s, machine.processors);
+  if (kept) {   // tensors an earlier step kept on the ranks (intermediates: never declared)
+    for (auto [to, from] : {std::pair{&a.declared.A, &kept->A}, std::pair{&a.declared.B, &kept->B}})
+      if (*from) *to = *from;
+    a.declared.C_in = kept->C_in;
+    a.declared.C_stays = kept->C_stays;
+  }
   const Groups groups = groups_from(program, a.gemm);
   for (CommMethod comm : kComms) {
     for (Algorithm algorithm : kAlgorithms) {
@@ -249,7 +261,7 @@ ContractionAnalysis analyze(const ir::Program& program, const ir::Statement& s, 
         for (ReplicatedOperand r : {ReplicatedOperand::A, ReplicatedOperand::B}) {
           if (r == ReplicatedOperand::B && algorithm != Algorithm::Replication) continue;
           a.candidates.push_back(model_optimum(a.problem, machine, comm, algorithm, order, r));
-          add_plan(a, program, groups, machine, options, a.candidates.back());
+          add_plan(a, groups, machine, options, a.candidates.back());
         }
       }
     }

@@ -78,7 +78,11 @@ double lower_bound_bytes_per_rank(const ir::MacroIndexGemm& g, const Machine& ma
 /// integer plan for each, and COSMA's strategy and exact volumes; the plan is chosen
 /// among the candidates `options` permits (cosma included, by exact time; ties keep the
 /// Gao plan). Precondition: s has two operands.
+/// `kept` (sequence.h, model only): operands A, B and C's current values that an earlier
+/// step left on the ranks (their layouts; they then move rank to rank in stage 1), and
+/// whether the result stays on the ranks (C_stays: no stage 3). Cosma, whose layout has no
+/// TensorLayout, is then infeasible, as with declared distributions.
 ContractionAnalysis analyze(const ir::Program& program, const ir::Statement& s, const Machine& machine,
-                            const PlanOptions& options);
+                            const PlanOptions& options, const DeclaredLayouts* kept = nullptr);
 
 }  // namespace tcec::costmodel

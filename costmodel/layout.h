@@ -65,10 +65,17 @@ Exchange exchange(const TensorLayout& from, const TensorLayout& to, std::int64_t
 /// operands[1] = B, result = C), none where a tensor has no declared distribution (it is
 /// read from, or stored to, the run's tensor store), and each tensor's index names by
 /// dimension, for plan_layout().
+///
+/// The sequence hand-off (sequence.h, model only) uses the same form for tensors an earlier
+/// step kept on the ranks: A or B in the producing plan's C layout; C_in when C's current
+/// values are kept there (a statement adding to them); C_stays when the result stays on the
+/// ranks in this plan's own C layout for a later step (stage 3 then moves nothing).
 struct DeclaredLayouts {
   std::optional<TensorLayout> A, B, C;
+  std::optional<TensorLayout> C_in;
+  bool C_stays = false;
   std::vector<std::string> names_A, names_B, names_C;
-  bool any() const { return A || B || C; }
+  bool any() const { return A || B || C || C_in || C_stays; }
   /// "A", "B" or "C" joined with ", ": the arrays with a declared layout.
   std::string which() const;
 };

@@ -170,10 +170,12 @@ PlanVolumes plan_volumes(const Plan& plan, const Machine& machine, std::int64_t 
 /// statement wrote) also its part of C (rank 0's only under accumulation; under cosma rank
 /// (x,y,0) reads C's old block into memory and writes nothing for it). Stage 3: each rank
 /// holding final values of C (all ranks; rank 0 under accumulation; the used ranks under cosma)
-/// reads its part from its tiled file and writes it to the result's file. A tensor with a
-/// declared layout (layout.h DeclaredLayouts; Gao plans only) instead moves between that
-/// layout and the plan's, rank to rank (exchange(): reads, writes, sent and received); a
-/// declared C does so after the compute stage, and also before it when accumulating.
+/// reads its part from its tiled file (cosma: from memory) and writes it to the result's file.
+/// A tensor with a declared layout (layout.h DeclaredLayouts; Gao plans only) instead moves
+/// between that layout and the plan's, rank to rank (exchange(): reads, writes, sent and
+/// received); a declared C does so after the compute stage, and also before it when
+/// accumulating. C's current values kept on the ranks (C_in) move from there when
+/// accumulating; a result that stays on the ranks (C_stays) has no stage 3.
 /// time_s = max over ranks of read/B_dr + write/B_dw + received/B_c.
 struct DeclaredLayouts;
 PlanVolumes redistribution_volumes(const Plan& plan, const Machine& machine, bool accumulate,

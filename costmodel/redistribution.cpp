@@ -74,12 +74,16 @@ PlanVolumes redistribution_volumes(const Plan& plan, const Machine& machine, boo
     }
   };
   const bool has_A = declared && declared->A, has_B = declared && declared->B, has_C = declared && declared->C;
+  // C's current values from the ranks (declared, or kept there by an earlier step); the
+  // result to its declared layout, or left where the plan computed it (C_stays).
+  const TensorLayout* C_from = !declared ? nullptr : declared->C_in ? &*declared->C_in : has_C ? &*declared->C : nullptr;
+  const bool start_moved = accumulate && C_from, result_moved = has_C || (declared && declared->C_stays);
   if (has_A) move(*declared->A, plan_layout(plan, GemmArray::A, declared->names_A));
   if (has_B) move(*declared->B, plan_layout(plan, GemmArray::B, declared->names_B));
-  if (has_C) {
+  if (start_moved || has_C) {
     const TensorLayout result = plan_layout(plan, GemmArray::C, declared->names_C);
-    if (accumulate) move(*declared->C, result);
-    move(result, *declared->C);
+    if (start_moved) move(*C_from, result);
+    if (has_C) move(result, *declared->C);
   }
   Plan plain = plan;   // rank_time_s: point-to-point moves, no collective factor
   plain.algorithm = Algorithm::Rotation;
@@ -91,9 +95,9 @@ PlanVolumes redistribution_volumes(const Plan& plan, const Machine& machine, boo
     // from memory) and writes it to the result's file.
     const u64 operands = (has_A ? 0 : e.A) + (has_B ? 0 : e.B);
     const u64 laid_out = e.spilled ? *e.spilled : operands;
-    const u64 start_read = !accumulate || has_C ? 0 : e.C_start ? *e.C_start : e.C;
-    const u64 start_write = !accumulate || has_C || e.C_start ? 0 : e.C;
-    const u64 result = has_C ? 0 : e.C, result_read = e.C_start ? 0 : result;
+    const u64 start_read = !accumulate || start_moved ? 0 : e.C_start ? *e.C_start : e.C;
+    const u64 start_write = !accumulate || start_moved || e.C_start ? 0 : e.C;
+    const u64 result = result_moved ? 0 : e.C, result_read = e.C_start ? 0 : result;
     append_rank(out, plain, machine, read[rank] + operands + start_read + result_read,
                 write[rank] + laid_out + start_write + result, sent[rank], recv[rank]);
   }

@@ -6,6 +6,7 @@
 
 #include "costmodel/analysis.h"
 #include "costmodel/costmodel.h"
+#include "costmodel/sequence.h"
 
 namespace tcec::costmodel {
 
@@ -270,6 +271,18 @@ std::vector<std::int64_t> grid_of(const ir::Distribution& d, const std::optional
 
 /// "declared distributions (Gao et al. §2.3): A dimension 2 in 4 blocks; C dimensions 1, 2 on a
 /// 2x2 grid" (empty when none is declared).
+/// analyze() of every two-operand statement, in program order (nullopt for copy steps, and
+/// for every statement without a machine).
+std::vector<std::optional<ContractionAnalysis>> analyses_of(const ir::Program& program,
+                                                            const std::optional<Machine>& machine,
+                                                            const ReportOptions& options) {
+  std::vector<std::optional<ContractionAnalysis>> out;
+  for (const ir::Statement& s : program.statements)
+    out.push_back(machine && s.operands.size() == 2 ? std::optional(analyze(program, s, *machine, options.plan))
+                                                    : std::nullopt);
+  return out;
+}
+
 std::string distributions_text(const ir::Program& program, const std::optional<Machine>& machine) {
   std::string out;
   for (const ir::Tensor& t : program.tensors) {
@@ -293,9 +306,11 @@ std::string dry_run_text(const ir::Program& program, const std::optional<Machine
   std::string out = machine ? machine_text(*machine) : "machine: none (add a machine block or --machine FILE to plan)\n";
   out += distributions_text(program, machine);
   const double e = machine ? machine->element_size_bytes : 8.0;
+  const std::vector<std::optional<ContractionAnalysis>> analyses = analyses_of(program, machine, options);
   double total_s = 0;   // sum of the chosen plans' and the copies' predicted times
   int planned = 0, unplanned = 0, copies = 0;
-  for (const auto& s : program.statements) {
+  for (std::size_t i = 0; i < program.statements.size(); ++i) {
+    const ir::Statement& s = program.statements[i];
     out += "\n";  // two appends: "\n" + string trips GCC 12's -Wrestrict false positive here
     out += statement_text(program, s, e);
     if (machine && s.operands.size() != 2) {
@@ -306,8 +321,8 @@ std::string dry_run_text(const ir::Program& program, const std::optional<Machine
       total_s += v.time_s;
       ++copies;
     }
-    if (machine && s.operands.size() == 2) {
-      const ContractionAnalysis a = analyze(program, s, *machine, options.plan);
+    if (analyses[i]) {
+      const ContractionAnalysis& a = *analyses[i];
       out += analysis_text(a, *machine, options);
       if (a.plan.feasible) {
         total_s += a.plan.total_s();
@@ -322,6 +337,7 @@ std::string dry_run_text(const ir::Program& program, const std::optional<Machine
                        "and {} copy steps{}\n",
                        total_s, planned, copies,
                        unplanned ? fmt::format(" ({} more without a feasible plan, not counted)", unplanned) : "");
+    out += handoff_text(plan_handoff(program, *machine, options.plan, analyses));
   }
   return out;
 }
@@ -335,11 +351,13 @@ nlohmann::json dry_run_json(const ir::Program& program, const std::optional<Mach
   out["copies"] = nlohmann::json::array();
   const double e = machine ? machine->element_size_bytes : 8.0;
   double total_s = 0;   // the chosen plans' and the copies' predicted times (contractions without a plan add nothing)
-  for (const auto& s : program.statements) {
+  const std::vector<std::optional<ContractionAnalysis>> analyses = analyses_of(program, machine, options);
+  for (std::size_t i = 0; i < program.statements.size(); ++i) {
+    const ir::Statement& s = program.statements[i];
     if (s.operands.size() == 2) {
       nlohmann::json c = contraction_json(program, s, e);
-      if (machine) {
-        const ContractionAnalysis a = analyze(program, s, *machine, options.plan);
+      if (analyses[i]) {
+        const ContractionAnalysis& a = *analyses[i];
         c.update(analysis_json(a, *machine, options));
         if (a.plan.feasible) total_s += a.plan.total_s();
       }
@@ -358,6 +376,7 @@ nlohmann::json dry_run_json(const ir::Program& program, const std::optional<Mach
     }
   }
   out["total_predicted_time_s"] = machine ? nlohmann::json(total_s) : nlohmann::json(nullptr);
+  out["handoff"] = machine ? handoff_json(plan_handoff(program, *machine, options.plan, analyses)) : nlohmann::json(nullptr);
   // The program itself, for tools that evaluate it independently (tests/e2e/npy_check.py).
   out["tensors"] = nlohmann::json::object();
   for (const ir::Tensor& t : program.tensors) {

@@ -437,12 +437,19 @@ TEST(Cli, NwchemCcsdT2DryRunOn64Processors) {
   const std::string prefix = "\ntotal predicted time: ";
   const auto at = r.out.rfind(prefix);
   ASSERT_NE(at, std::string::npos) << r.out.substr(r.out.size() > 400 ? r.out.size() - 400 : 0);
-  const std::string last = r.out.substr(at + 1);
+  const std::string last = r.out.substr(at + 1, r.out.find('\n', at + 1) - at);
   EXPECT_NE(last.find(" s over 30 contractions (compute stages and redistribution) and 34 copy steps\n"),
             std::string::npos) << last;
-  EXPECT_EQ(last.back(), '\n');
-  EXPECT_EQ(std::count(last.begin(), last.end(), '\n'), 1) << last;
   const double text_total = std::stod(last.substr(prefix.size() - 1));
+  // Then the hand-off section (model only), ending with its total: with 4 GB per rank cosma
+  // wins every contraction and reads the store, so nothing is kept and the totals agree.
+  const std::string handoff = r.out.substr(at + 1 + last.size());
+  EXPECT_EQ(handoff.rfind("\nsequence with rank-to-rank hand-off (MODEL ONLY: ", 0), 0u) << handoff;
+  EXPECT_NE(handoff.find("the steps it changes:\n  (64 other steps as through the store)\ntotal predicted time with "
+                         "hand-off: "),
+            std::string::npos) << handoff;
+  EXPECT_NE(handoff.find(" s, 0 contractions planned with kept tensors (through the store: "), std::string::npos);
+  EXPECT_EQ(handoff.back(), '\n');
   // Statements name their tensors: the imported intermediates, inputs by index types, P terms.
   EXPECT_NE(r.out.find(": X_L39[p3,p4,h1,h2] = -1 * t_ph[p3,h10] * i1_L40[h10,p4,h1,h2]   [P( 2 ) product]\n"),
             std::string::npos);
@@ -464,6 +471,11 @@ TEST(Cli, NwchemCcsdT2DryRunOn64Processors) {
   for (const auto& c : json["copies"]) sum += c["time_s"].get<double>();
   EXPECT_DOUBLE_EQ(json["total_predicted_time_s"].get<double>(), sum);
   EXPECT_NEAR(text_total, sum, 1e-4 * sum);
+  EXPECT_EQ(json["handoff"]["model_only"], true);
+  EXPECT_EQ(json["handoff"]["steps"].size(), 64u);
+  EXPECT_EQ(json["handoff"]["handoffs"], 0);
+  EXPECT_DOUBLE_EQ(json["handoff"]["store_total_predicted_time_s"].get<double>(), sum);
+  EXPECT_DOUBLE_EQ(json["handoff"]["total_predicted_time_s"].get<double>(), sum);
   std::filesystem::remove(machine);
 }
 
