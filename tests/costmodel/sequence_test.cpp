@@ -1,0 +1,146 @@
+// The sequence hand-off pass (costmodel/sequence.h, model only): an intermediate result kept
+// on the ranks skips its stage 3, the next contraction takes it rank to rank (its stage 1 from
+// the producer's layout), a copy step flushes it to the store first, and cosma never keeps.
+#include <algorithm>
+#include <deque>
+
+#include <gtest/gtest.h>
+
+#include "costmodel/costmodel.h"
+#include "costmodel/layout.h"
+#include "costmodel/sequence.h"
+#include "frontend/frontend.h"
+
+namespace tcec::costmodel {
+namespace {
+
+using u64 = std::uint64_t;
+
+/// T = A·B (line 7), then (line 9) C += T·D, or C += T as a copy step.
+const char* kHead = R"(range N = 64;
+index i, j, k, l : N;
+tensor A[N,N] input;
+tensor B[N,N] input;
+tensor D[N,N] input;
+tensor T[N,N];
+T[i,j] = A[i,k] * B[k,j];
+)";
+const char* kMachine = "machine m { processors 4; memory 1 GB; network 1 GB/s; disk 500 MB/s; }\n";
+
+struct Planned {
+  const ir::Program* program;
+  Machine machine;
+  PlanOptions options;
+  std::vector<std::optional<ContractionAnalysis>> store;
+  HandoffSequence seq;
+};
+
+/// Parses kHead + `tail` + kMachine, analyses every contraction with `method` forced and runs
+/// the hand-off pass.
+Planned run(const std::string& tail, const char* method) {
+  auto parsed = frontend::parse_source("seq.tce", std::string(kHead) + tail + kMachine, {});
+  EXPECT_TRUE(parsed.ok()) << parsed.diagnostics.render();
+  static std::deque<ir::Program> keep;   // analyses point into their program
+  keep.push_back(*parsed.program);
+  Planned r{&keep.back(), machine_from(*keep.back().machine), {}, {}, {}};
+  EXPECT_TRUE(parse_method(method, &r.options));
+  for (const ir::Statement& s : r.program->statements)
+    r.store.push_back(s.operands.size() == 2 ? std::optional(analyze(*r.program, s, r.machine, r.options))
+                                             : std::nullopt);
+  r.seq = plan_handoff(*r.program, r.machine, r.options, r.store);
+  return r;
+}
+
+TEST(Sequence, KeptIntermediateIsTakenRankToRank) {
+  const Planned r = run("tensor C[N,N] output;\nC[i,l] += T[i,j] * D[j,l];\n", "inside-replication");
+  ASSERT_EQ(r.seq.steps.size(), 2u);
+  const HandoffStep& first = r.seq.steps[0];
+  const HandoffStep& second = r.seq.steps[1];
+  ASSERT_TRUE(first.handoff);
+  EXPECT_TRUE(first.result_kept);
+  EXPECT_TRUE(first.taken.empty());
+  // The producer's stage 3 is gone: it writes C's part no more (its plan is the store's).
+  EXPECT_EQ(first.plan.plan.to_string(), r.store[0]->plan.plan.to_string());
+  for (std::size_t rank = 0; rank < 4; ++rank)
+    EXPECT_EQ(r.store[0]->plan.redistribution.disk_write_bytes[rank] - first.plan.redistribution.disk_write_bytes[rank],
+              64u * 64 / 4 * 8)
+        << rank;
+  EXPECT_DOUBLE_EQ(first.store_time_s, r.store[0]->plan.total_s());
+  EXPECT_LT(first.time_s, first.store_time_s);
+  // The consumer takes T from the producer's C layout; its result (an output) goes to the store.
+  ASSERT_TRUE(second.handoff);
+  EXPECT_EQ(second.taken, std::vector<std::string>{"A = T (kept by line 7)"});
+  EXPECT_FALSE(second.result_kept);
+  EXPECT_TRUE(second.flushed.empty());
+  DeclaredLayouts kept;
+  kept.names_A = {"i", "j"}, kept.names_B = {"j", "l"}, kept.names_C = {"i", "l"};
+  kept.A = plan_layout(first.plan.plan, GemmArray::C, {"i", "j"});
+  const PlanVolumes moved = redistribution_volumes(second.plan.plan, r.machine, false, &kept);
+  EXPECT_EQ(moved.comm_recv_bytes, second.plan.redistribution.comm_recv_bytes);
+  EXPECT_EQ(moved.disk_read_bytes, second.plan.redistribution.disk_read_bytes);
+  EXPECT_DOUBLE_EQ(second.time_s, second.plan.total_s());
+  EXPECT_DOUBLE_EQ(r.seq.total_s, first.time_s + second.time_s);
+  EXPECT_DOUBLE_EQ(r.seq.store_total_s, r.store[0]->plan.total_s() + r.store[1]->plan.total_s());
+  EXPECT_EQ(r.seq.handoffs, 2);
+  const std::string text = handoff_text(r.seq);
+  EXPECT_NE(text.find("  line 9: hand-off " + second.plan.plan.to_string() + "; takes A = T (kept by line 7); "),
+            std::string::npos) << text;
+  EXPECT_NE(text.find("  (0 other steps as through the store)\ntotal predicted time with hand-off: "),
+            std::string::npos) << text;
+  const nlohmann::json j = handoff_json(r.seq);
+  EXPECT_EQ(j["model_only"], true);
+  EXPECT_EQ(j["steps"][1]["taken"], nlohmann::json::array({"A = T (kept by line 7)"}));
+  EXPECT_EQ(j["steps"][0]["result_kept"], true);
+}
+
+TEST(Sequence, CopyStepFlushesWhatTheProducerKept) {
+  const Planned r = run("tensor C[N,N] output;\nC[i,j] += T[i,j];\n", "inside-replication");
+  ASSERT_EQ(r.seq.steps.size(), 2u);
+  const HandoffStep& first = r.seq.steps[0];
+  const HandoffStep& copy = r.seq.steps[1];
+  ASSERT_TRUE(first.result_kept);
+  EXPECT_FALSE(copy.contraction);
+  EXPECT_EQ(copy.flushed, std::vector<std::string>{"T"});
+  // The flush: every rank reads the elements of T it holds and writes them, counted here
+  // element by element from the layout's runs and owner table.
+  const TensorLayout L = plan_layout(first.plan.plan, GemmArray::C, {"i", "j"});
+  std::vector<u64> held(4);
+  auto coordinate = [&](const DimSplit& d, std::int64_t v) {
+    for (auto [length, c] : d.runs) {
+      if (v < length) return c;
+      v -= length;
+    }
+    ADD_FAILURE() << "value beyond the runs";
+    return std::int64_t{0};
+  };
+  for (std::int64_t i = 0; i < 64; ++i)
+    for (std::int64_t j = 0; j < 64; ++j)
+      ++held[static_cast<std::size_t>(
+          L.owner[static_cast<std::size_t>(coordinate(L.dims[0], i) * L.dims[1].parts + coordinate(L.dims[1], j))])];
+  const double most = static_cast<double>(*std::max_element(held.begin(), held.end()));
+  EXPECT_DOUBLE_EQ(copy.flush_s, most * 8 / 500e6 + most * 8 / 500e6);
+  EXPECT_DOUBLE_EQ(copy.time_s, copy.flush_s + copy.store_time_s);
+  // The flush is the producer's deferred stage 3: with the same plan, keeping and then
+  // flushing costs what storing does.
+  EXPECT_EQ(first.plan.plan.to_string(), r.store[0]->plan.plan.to_string());
+  EXPECT_NEAR(first.time_s + copy.flush_s, first.store_time_s, 1e-12);
+  const std::string text = handoff_text(r.seq);
+  EXPECT_NE(text.find("  line 9: flushes T ("), std::string::npos) << text;
+}
+
+TEST(Sequence, CosmaReadsTheStoreAndKeepsNothing) {
+  const Planned r = run("tensor C[N,N] output;\nC[i,l] += T[i,j] * D[j,l];\n", "cosma");
+  ASSERT_EQ(r.seq.steps.size(), 2u);
+  for (const HandoffStep& step : r.seq.steps) {
+    EXPECT_FALSE(step.handoff);
+    EXPECT_FALSE(step.result_kept);
+    EXPECT_TRUE(step.taken.empty());
+    EXPECT_TRUE(step.flushed.empty());
+    EXPECT_DOUBLE_EQ(step.time_s, step.store_time_s);
+  }
+  EXPECT_EQ(r.seq.handoffs, 0);
+  EXPECT_DOUBLE_EQ(r.seq.total_s, r.seq.store_total_s);
+}
+
+}  // namespace
+}  // namespace tcec::costmodel
