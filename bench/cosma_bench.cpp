@@ -429,7 +429,7 @@ int bench_main(int argc, char** argv) {
     std::printf("issue 5 target (reference): COSMA library v2.8.4, m=n=k=4000, P=4: 8.0 M doubles received per rank, "
                 "about 1.3 s\n");
     std::printf("times: the fastest of %d runs per side (each run: max over ranks), runs interleaved per shape\n", o.reps);
-    std::printf("tcec: compute-phase wall s (max over ranks; incl. its scratch-disk reads/writes), bytes from tcert's "
+    std::printf("tcec: compute-phase wall s (max over ranks; incl. its disk reads of streamed rounds), bytes from tcert's "
                 "counters, checked == costmodel cosma_volumes\n");
     std::printf("pdgemm: wall s of pdgemm_ after a barrier (max over ranks), %dx%d BLACS grid, NB = %d; bytes by PMPI "
                 "count\n",
