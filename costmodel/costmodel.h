@@ -81,7 +81,8 @@ std::vector<StatementPlan> plan_program(const ir::Program& program, const Machin
                                         const PlanOptions& options);
 
 /// The dry-run report as text: per statement its source, the macro-index
-/// form, sizes and flops (and, with a machine, the plan choice).
+/// form, sizes and flops (and, with a machine, the plan choice); with a machine and several
+/// statements, the total and the hand-off section (sequence.h handoff_text()).
 std::string dry_run_text(const ir::Program& program, const std::optional<Machine>& machine,
                          const ReportOptions& options);
 
@@ -95,7 +96,9 @@ std::string dry_run_text(const ir::Program& program, const std::optional<Machine
 /// strategy: Eq. 32 a, b, bound, stretch), "plan", "lower_bound_bytes_per_rank"}], "copies"
 /// (statement, line, elements and, with a machine, copy_volumes(): disk_read_bytes[],
 /// disk_write_bytes[], time_s)}. The schema of the cost-model issue; `--all` adds "candidates";
-/// "total_predicted_time_s" sums the chosen plans' and the copies' predicted seconds (null without a machine); "tensors" ({name:
+/// "total_predicted_time_s" sums the chosen plans' and the copies' predicted seconds (null without a machine);
+/// "handoff" is the greedy rank-to-rank hand-off over the steps, a model only (sequence.h
+/// handoff_json(); null without a machine); "tensors" ({name:
 /// {"shape", "role"}}) and "statements" (canonical text, in order) describe the program.
 nlohmann::json dry_run_json(const ir::Program& program, const std::optional<Machine>& machine,
                             const ReportOptions& options);

@@ -1,6 +1,7 @@
 // costmodel/sequence.cpp — the greedy hand-off pass of sequence.h.
 #include "costmodel/sequence.h"
 
+#include <algorithm>
 #include <map>
 
 #include <fmt/format.h>
@@ -65,12 +66,16 @@ class Pass {
     kept.names_B = names_of(program_, s.operands[1]);
     kept.names_C = names_of(program_, s.result);
     std::vector<std::string> taken;
+    std::vector<int> tensors;   // kept tensors this step reads (each flushed once on the store path)
     double flush_all_s = 0;
     auto take = [&](const ir::TensorRef& ref, std::optional<TensorLayout>& into, const char* array) {
       const auto it = kept_.find(ref.tensor);
       if (it == kept_.end()) return;
       into = it->second.layout;
-      flush_all_s += flush_s(it->second.layout, machine_);
+      if (std::find(tensors.begin(), tensors.end(), ref.tensor) == tensors.end()) {
+        tensors.push_back(ref.tensor);
+        flush_all_s += flush_s(it->second.layout, machine_);
+      }
       taken.push_back(fmt::format("{} = {} (kept by line {})", array, program_.tensors[ref.tensor].name, it->second.line));
     };
     take(s.operands[0], kept.A, "A");
