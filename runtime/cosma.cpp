@@ -29,7 +29,7 @@ i64 part_of(i64 n, i64 g, i64 v) {
   return v < big * (q + 1) ? v / (q + 1) : big + (v - big * (q + 1)) / q;
 }
 
-constexpr i64 kChunk = i64{1} << 16;   // elements per load / write-out chunk
+constexpr i64 kChunk = i64{1} << 16;   // elements per chunk of a streamed round's load
 
 }  // namespace
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <numeric>
 #include <random>
@@ -186,20 +187,29 @@ TEST(Contract, DocExample) {
   EXPECT_EQ(l.perm_C, (std::vector<int>{0, 1, 2, 3}));
 }
 
-TEST(Contract, AllOrdersOfThreeIndexTimesTwoIndex) {
-  // C[i,j,b] = A[i,j,k]·B[k,b] with every order of A, B and C (6 × 2 × 6 layouts).
-  const std::map<char, std::int64_t> e = {{'i', 9}, {'j', 13}, {'k', 11}, {'b', 10}};
+/// Calls check(a, b, c) for C[i,j,b] = A[i,j,k]·B[k,b] with every order of A, B and C
+/// (6 × 2 × 6 layouts), under a SCOPED_TRACE naming the layout.
+void for_each_three_by_two_layout(const std::function<void(const std::string&, const std::string&,
+                                                           const std::string&)>& check) {
   std::string a = "ijk";
   do {
     for (const std::string b : {"kb", "bk"}) {
       std::string c = "bij";
       do {
         SCOPED_TRACE(a + "," + b + "->" + c);
-        EXPECT_LE(contract_error(a, b, c, e, 1.0, 0.0), 1e-12);
-        EXPECT_LE(contract_error(a, b, c, e, -0.75, 1.25), 1e-12);
+        check(a, b, c);
       } while (std::next_permutation(c.begin(), c.end()));
     }
   } while (std::next_permutation(a.begin(), a.end()));
+}
+
+const std::map<char, std::int64_t> kThreeByTwo = {{'i', 9}, {'j', 13}, {'k', 11}, {'b', 10}};
+
+TEST(Contract, AllOrdersOfThreeIndexTimesTwoIndex) {
+  for_each_three_by_two_layout([](const std::string& a, const std::string& b, const std::string& c) {
+    EXPECT_LE(contract_error(a, b, c, kThreeByTwo, 1.0, 0.0), 1e-12);
+    EXPECT_LE(contract_error(a, b, c, kThreeByTwo, -0.75, 1.25), 1e-12);
+  });
 }
 
 TEST(Contract, InterleavedResultNeedsPermutation) {
@@ -222,17 +232,9 @@ TEST(Contract, MatricesOuterProductsAndDots) {
 
 TEST(Contract, ChunkedPermutations) {
   // Tiny chunks (64 bytes) force blocking of every permuted operand and of C in every layout.
-  const std::map<char, std::int64_t> e = {{'i', 9}, {'j', 13}, {'k', 11}, {'b', 10}};
-  std::string a = "ijk";
-  do {
-    for (const std::string b : {"kb", "bk"}) {
-      std::string c = "bij";
-      do {
-        SCOPED_TRACE(a + "," + b + "->" + c);
-        EXPECT_LE(contract_error(a, b, c, e, -0.75, 1.25, 64), 1e-12);
-      } while (std::next_permutation(c.begin(), c.end()));
-    }
-  } while (std::next_permutation(a.begin(), a.end()));
+  for_each_three_by_two_layout([](const std::string& a, const std::string& b, const std::string& c) {
+    EXPECT_LE(contract_error(a, b, c, kThreeByTwo, -0.75, 1.25, 64), 1e-12);
+  });
   const std::map<char, std::int64_t> f = {{'a', 6}, {'b', 5}, {'c', 7}, {'d', 4}, {'e', 9}, {'f', 3}, {'g', 8}};
   for (std::int64_t bytes : {64, 512, 4096}) {
     EXPECT_LE(contract_error("aebf", "fdec", "acbd", f, 0.5, -2.0, bytes), 1e-12);
