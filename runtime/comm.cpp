@@ -20,7 +20,8 @@ namespace {
 
 /// Largest message, in elements: MPI counts are int.
 constexpr std::size_t kMaxMessageElems = std::size_t{1} << 27;
-constexpr int kShiftTag = 7101, kRingTag = 7102, kAllreduceTag = 7103, kReduceScatterTag = 7104;
+constexpr int kShiftTag = 7101, kRingTag = 7102, kAllreduceTag = 7103, kReduceScatterTag = 7104,
+              kAlltoallTag = 7105;
 
 void check(int rc, const char* call) {
   if (rc == MPI_SUCCESS) return;
@@ -88,7 +89,7 @@ void nothing(std::size_t, std::size_t, double*) {}
 /// Offsets of the pieces of an all-gather buffer, in elements (prefix sums of counts).
 std::vector<std::size_t> piece_offsets(const Context& ctx, std::span<const std::size_t> counts) {
   if (counts.size() != static_cast<std::size_t>(ctx.size()))
-    throw Error("ring all-gather has " + std::to_string(counts.size()) + " piece counts for " +
+    throw Error("a collective of uneven pieces has " + std::to_string(counts.size()) + " piece counts for " +
                 std::to_string(ctx.size()) + " ranks");
   std::vector<std::size_t> offsets(counts.size() + 1, 0);
   for (std::size_t q = 0; q < counts.size(); ++q) offsets[q + 1] = offsets[q] + counts[q];
@@ -167,6 +168,23 @@ void shift(const Context& ctx, double* buf, std::size_t send_elems, std::size_t 
       [&](std::size_t off, std::size_t) { return buf + off; },
       [&](std::size_t, std::size_t) { return scratch.data(); },
       [&](std::size_t off, std::size_t len, double* got) { std::copy_n(got, len, buf + off); });
+}
+
+void alltoallv(const Context& ctx, const double* send, std::span<const std::size_t> send_counts, double* recv,
+               std::span<const std::size_t> recv_counts) {
+  const std::vector<std::size_t> sent_at = piece_offsets(ctx, send_counts), recv_at = piece_offsets(ctx, recv_counts);
+  const int P = ctx.size(), r = ctx.rank();
+  if (send_counts[r] != recv_counts[r])
+    throw Error("alltoallv sends " + std::to_string(send_counts[r]) + " elements to its own rank but receives " +
+                std::to_string(recv_counts[r]));
+  std::copy_n(send + sent_at[r], send_counts[r], recv + recv_at[r]);
+  for (int t = 1; t < P; ++t) {
+    const int dest = mod(r + t, P), source = mod(r - t, P);
+    stream(
+        ctx, send_counts[dest], dest, recv_counts[source], source, kMaxMessageElems, kAlltoallTag,
+        [&](std::size_t off, std::size_t) { return send + sent_at[dest] + off; },
+        [&](std::size_t off, std::size_t) { return recv + recv_at[source] + off; }, nothing);
+  }
 }
 
 void ring_reduce_scatter(const Context& ctx, double* buf, std::span<const std::size_t> counts,

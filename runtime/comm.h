@@ -147,6 +147,15 @@ void ring_reduce_scatter(const Context& ctx, double* buf, std::span<const std::s
 /// scratch must not overlap buf and may be empty only when n == 0 or P == 1.
 void allreduce_sum(const Context& ctx, double* buf, std::size_t n, std::span<double> scratch);
 
+/// Personalised all-to-all of uneven sizes: send = [ to rank 0 | to rank 1 | … ] with
+/// send_counts[q] elements for rank q, recv = [ from rank 0 | from rank 1 | … ] with
+/// recv_counts[q] from rank q (each rank's recv_counts[q] must equal rank q's send_counts[r]).
+/// P−1 pairwise steps (step t: send to r+t, receive from r−t, mod P) in messages of at most
+/// 2^27 elements; the own part is copied. Counted (bytes): sent = 8·Σ_{q≠r} send_counts[q],
+/// recv = 8·Σ_{q≠r} recv_counts[q]. Throws Error when a count vector's size is not P.
+void alltoallv(const Context& ctx, const double* send, std::span<const std::size_t> send_counts, double* recv,
+               std::span<const std::size_t> recv_counts);
+
 /// shift() for a tile on disk: file elements [0, send_elems) of `from` go to dest, and the
 /// recv_elems from source are written to `to` at [0, recv_elems). Chunks of ⌊buffer.size()/2⌋
 /// elements: one half of buffer holds the chunk read from `from`, the other the chunk received.

@@ -74,11 +74,10 @@ std::optional<ElementSource> initial_C(Run& run, const GemmSpec& spec) {
   return run.input(spec.C.shape);
 }
 
-void write_result(Run& run, const GemmSpec& spec, bool owns, const ResultVisitor& visit) {
-  PhaseScope phase(Phase::Redistribute);   // Gao et al. §2.3 stage 3
+void store_version(Run& run, const TensorBinding& tensor, std::size_t row_count, bool owns, const ResultVisitor& visit) {
   const Context& ctx = run.context();
   const int rank = ctx.rank();
-  const TensorShape& shape = spec.C.shape;
+  const TensorShape& shape = tensor.shape;
   std::unique_ptr<NpyWriter> writer;
   std::string temp;
   const std::string path = run.next_version(shape.name);
@@ -91,15 +90,47 @@ void write_result(Run& run, const GemmSpec& spec, bool owns, const ResultVisitor
     std::unique_ptr<NpyPatch> patch;
     if (rank != 0) patch = std::make_unique<NpyPatch>(temp);
     double* out = rank == 0 ? writer->data() : patch->data();
-    const LinearMap map(spec.C, spec.I.indices.size());
+    const LinearMap map(tensor, row_count);
     std::uint64_t written = 0;
     visit([&](const i64* rv, const i64* cv, double v) { out[map(rv, cv)] = v, ++written; });
-    counters().add_disk_write(8 * written);   // into the result's file (mapped, so counted here)
+    counters().add_disk_write(8 * written);   // into the tensor's file (mapped, so counted here)
     if (patch) patch->sync();
   }
   ctx.barrier();
   if (rank == 0) writer->commit();
   ctx.barrier();   // the new version exists before any rank reads it
+}
+
+void write_result(Run& run, const GemmSpec& spec, bool owns, const ResultVisitor& visit) {
+  PhaseScope phase(Phase::Redistribute);   // Gao et al. §2.3 stage 3
+  store_version(run, spec.C, spec.I.indices.size(), owns, visit);
+}
+
+void keep_result(Run& run, const GemmSpec& spec, Placement placement, std::unique_ptr<TiledMatrix> file) {
+  KeptTensor kept{spec.C.shape, std::move(placement), std::move(file)};
+  if (run.options().verify) {   // a shadow in the store for the checks; not a counted phase
+    PhaseScope phase(Phase::WriteOut);
+    store_version(run, spec.C, spec.I.indices.size(), kept.file != nullptr,
+                  [&](const auto& visit) { kept.file->for_each(visit); });
+    kept.shadowed = true;
+  }
+  run.keep(std::move(kept));
+}
+
+void flush_kept(Run& run, const std::string& name) {
+  const std::unique_ptr<KeptTensor> kept = run.withdraw(name);
+  if (!kept) return;
+  PhaseScope phase(Phase::Redistribute);   // the producing step's deferred stage 3
+  store_version(run, TensorBinding{kept->shape, kept->placement.perm}, kept->placement.rows.indices().size(),
+                kept->file != nullptr, [&](const auto& visit) { kept->file->for_each(visit); });
+  if (kept->file) kept->file->file().remove();
+}
+
+void take_kept(Run& run, const std::string& name, const Placement& to, TiledMatrix* target) {
+  KeptTensor* kept = run.kept(name);
+  if (!kept) throw Error("tensor " + name + " should be kept on the ranks by an earlier step but is not");
+  PhaseScope phase(Phase::Redistribute);   // Gao et al. §2.3 stage 1, rank to rank
+  move_tensor(run.context(), kept->placement, kept->file.get(), to, target);
 }
 
 void verify_result(Run& run, const GemmSpec& spec, bool owns, const ResultLookup& lookup) {

@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <string>
 
 #include "runtime/gemm.h"
 #include "runtime/progress.h"
@@ -35,11 +36,31 @@ using ResultVisitor = std::function<void(const std::function<void(const std::int
 /// The value of C(row_values, col_values) when this rank owns it, else nullopt.
 using ResultLookup = std::function<std::optional<double>(const std::int64_t*, const std::int64_t*)>;
 
-/// Stores C as the next version of its tensor in run's store (Run::next_version): rank 0
+/// Stores a tensor as the next version of its name in run's store (Run::next_version): rank 0
 /// creates the .npy's temporary file, every rank that `owns` elements fills them through an
-/// NpyPatch, rank 0 renames it when all are done (Phase::WriteOut). Collective. Throws Error
-/// when the file cannot be made.
+/// NpyPatch (visit gives GEMM row and column values: the first row_count positions of
+/// tensor.perm are rows), rank 0 renames it when all are done. Counts 8 bytes of disk write
+/// per element filled, in the current phase. Collective. Throws Error when the file cannot be
+/// made.
+void store_version(Run& run, const TensorBinding& tensor, std::size_t row_count, bool owns, const ResultVisitor& visit);
+/// Stores C as the next version of its tensor (store_version, Phase::Redistribute: Gao et al.
+/// §2.3 stage 3). Collective.
 void write_result(Run& run, const GemmSpec& spec, bool owns, const ResultVisitor& visit);
+
+// --- the hand-off: results kept on the ranks (Run::keep) ---
+/// Keeps C on the ranks in `placement` (this rank's part in `file`, null when it holds none)
+/// instead of writing it to the store (spec.keep_result). With --verify also stores a shadow
+/// version, outside the counted phases (Phase::WriteOut). Collective.
+void keep_result(Run& run, const GemmSpec& spec, Placement placement, std::unique_ptr<TiledMatrix> file);
+/// Writes the kept tensor `name` to the store as its next version and deletes the ranks'
+/// files of it: the producing step's deferred stage 3, counted in Phase::Redistribute (each
+/// rank reads the elements it holds and writes them). Nothing when `name` is not kept.
+/// Collective.
+void flush_kept(Run& run, const std::string& name);
+/// Moves the kept tensor `name` rank to rank into placement `to` (move_tensor; this rank's
+/// file `target`, created by the caller, null when it holds nothing), counted in
+/// Phase::Redistribute. The tensor stays kept. Collective. Throws Error when it is not kept.
+void take_kept(Run& run, const std::string& name, const Placement& to, TiledMatrix* target);
 
 /// With --verify: up to 2000 sampled elements of C (all when C is smaller), each checked by
 /// its owner against C₀ + alpha·Σ_K A·B in long double (C₀ the version it started from when

@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 
+#include "runtime/contraction_steps.h"
 #include "runtime/counters.h"
 #include "runtime/error.h"
 #include "runtime/npy.h"
@@ -18,6 +19,8 @@ void copy_step(Run& run, const CopySpec& spec) {
   for (std::size_t d = 0; d < rank_out; ++d)
     if (spec.in.extents.at(static_cast<std::size_t>(spec.in_dim_of_out[d])) != spec.out.extents[d])
       throw Error("copy step '" + spec.statement + "': extents of dimension " + std::to_string(d) + " differ");
+  flush_kept(run, spec.in.name);   // a copy reads the store (and its result goes there)
+  if (spec.accumulate) flush_kept(run, spec.out.name);
   PhaseScope phase(Phase::WriteOut);
   const Context& ctx = run.context();
   const ElementSource in = run.input(spec.in);

@@ -53,6 +53,15 @@ CosmaGemm::CosmaGemm(Run& run, GemmSpec spec) : run_(run), spec_(std::move(spec)
   ring_A_ = std::make_unique<Context>(ctx.split(active_ ? static_cast<int>(x_ * pk_ + z_) : idle, static_cast<int>(y_)));
   ring_B_ = std::make_unique<Context>(ctx.split(active_ ? static_cast<int>(y_ * pk_ + z_) : idle, static_cast<int>(x_)));
   ring_C_ = std::make_unique<Context>(ctx.split(active_ ? static_cast<int>(x_ * pn_ + y_) : idle, static_cast<int>(z_)));
+  if (spec_.take_A || spec_.take_B || spec_.take_C || spec_.keep_result)
+    throw Error("cosma reads its operands from the store and stores its result; it takes and keeps nothing");
+  {   // tensors kept on the ranks by earlier steps go to the store first (a flush)
+    const Volumes before = redistribution_now();
+    flush_kept(run_, spec_.A.shape.name);
+    flush_kept(run_, spec_.B.shape.name);
+    if (spec_.accumulate) flush_kept(run_, spec_.C.shape.name);
+    redistribution_ = redistribution_now() - before;
+  }
   const std::string prefix = fmt::format("c{}_", run_.next_contraction());
   if (!active_) return;
   if (rounds() > buffers()) {   // only rounds >= buffers() stream from the local disk
@@ -76,7 +85,7 @@ CosmaGemm::CosmaGemm(Run& run, GemmSpec spec) : run_(run), spec_(std::move(spec)
   }
   const Volumes before = redistribution_now();
   load();
-  redistribution_ = redistribution_now() - before;
+  redistribution_ += redistribution_now() - before;
 }
 
 CosmaGemm::~CosmaGemm() = default;

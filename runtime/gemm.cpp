@@ -123,21 +123,17 @@ DistributedGemm::DistributedGemm(Run& run, GemmSpec spec) : run_(run), spec_(std
   A.name = "A", B.name = "B", C.name = "C";
   const bool split_I = rotation || (spec_.algorithm == Algorithm::Replication && spec_.broadcast == Operand::B);
   const bool split_J = rotation || (spec_.algorithm == Algorithm::Replication && spec_.broadcast == Operand::A);
-  const i64 mine_I = rotation ? r_ : rank_, mine_J = rotation ? c_ : rank_;
-  A.rows = layout_I_[split_I ? 1 : 0], A.pr = split_I ? mine_I : -1;
-  B.rows = layout_J_[split_J ? 1 : 0], B.pr = split_J ? mine_J : -1;
-  C.rows = A.rows, C.pr = A.pr, C.cols = B.rows, C.pc = B.pr;
+  A.rows = layout_I_[split_I ? 1 : 0];
+  B.rows = layout_J_[split_J ? 1 : 0];
+  C.rows = A.rows, C.cols = B.rows;
+  A.cols = B.cols = layout_K_[1];
   if (spec_.algorithm == Algorithm::Replication) {
-    Buffered& bcast = spec_.broadcast == Operand::A ? A : B;
-    Buffered& other = spec_.broadcast == Operand::A ? B : A;
-    bcast.cols = layout_K_[1], bcast.pieced = true;
-    other.cols = layout_K_[0], other.pc = -1;
-  } else {
-    A.cols = B.cols = layout_K_[1];
-    A.pc = B.pc = P_ == 1 && !rotation ? -1 : (rotation ? (r_ + c_) % g_ : rank_);
-    if (rotation && g_ == 1) A.pc = B.pc = -1;
-    A.cycled = B.cycled = rotation && g_ > 1;
+    (spec_.broadcast == Operand::A ? A : B).pieced = true;
+    (spec_.broadcast == Operand::A ? B : A).cols = layout_K_[0];
   }
+  A.cycled = B.cycled = rotation && g_ > 1;
+  const HeldParts mine = held_parts(rank_);
+  A.pr = mine.A[0], A.pc = mine.A[1], B.pr = mine.B[0], B.pc = mine.B[1], C.pr = mine.C[0], C.pc = mine.C[1];
 
   const std::string prefix = fmt::format("c{}_", run_.next_contraction());
   for (Buffered* x : {&A, &B, &C}) x->path = run_.scratch().path(prefix + x->name + ".bin");
@@ -169,26 +165,63 @@ i64 DistributedGemm::rounds() const {
   return spec_.comm == Communication::Outside && spec_.algorithm == Algorithm::Rotation ? g_ : 1;
 }
 
+DistributedGemm::HeldParts DistributedGemm::held_parts(i64 q) const {
+  HeldParts out;
+  switch (spec_.algorithm) {
+    case Algorithm::Rotation: {   // rank (r, c): A(I r, K (r+c) mod g), B(J c, K (r+c) mod g), C(I r, J c)
+      const i64 r = q / g_, c = q % g_, k = g_ > 1 ? (r + c) % g_ : -1;
+      out.A = {r, k}, out.B = {c, k}, out.C = {r, c};
+      break;
+    }
+    case Algorithm::Replication:   // the broadcast operand's K piece q; the other's and C's part q
+      if (spec_.broadcast == Operand::A) out.A = {-1, q}, out.B = {q, -1}, out.C = {-1, q};
+      else out.A = {q, -1}, out.B = {-1, q}, out.C = {q, -1};
+      break;
+    default: {   // accumulation: K part q of A and B, C whole
+      const i64 k = P_ == 1 ? -1 : q;
+      out.A = {-1, k}, out.B = {-1, k}, out.C = {-1, -1};
+    }
+  }
+  return out;
+}
+
+Placement DistributedGemm::placement(const Buffered& x, const TensorBinding& binding) const {
+  Placement out{x.rows, x.cols, {}, binding.perm};
+  for (i64 q = 0; q < P_; ++q) {
+    const HeldParts held = held_parts(q);
+    if (&x == C_.get() && spec_.algorithm == Algorithm::Accumulation && q != 0) out.parts.emplace_back();
+    else out.parts.emplace_back(&x == A_.get() ? held.A : &x == B_.get() ? held.B : held.C);
+  }
+  return out;
+}
+
 void DistributedGemm::load() {
   PhaseScope phase(Phase::Redistribute);   // Gao et al. §2.3 stage 1
-  const ElementSource a = run_.input(spec_.A.shape), b = run_.input(spec_.B.shape);
-  const LinearMap map_A(spec_.A, spec_.I.indices.size()), map_B(spec_.B, spec_.J.indices.size());
-  auto fill = [&](Buffered& x, const ElementSource& src, const LinearMap& map) {
+  // Kept tensors this plan reads but does not take go to the store first (a flush).
+  if (!spec_.take_A) flush_kept(run_, spec_.A.shape.name);
+  if (!spec_.take_B) flush_kept(run_, spec_.B.shape.name);
+  if (spec_.accumulate && !spec_.take_C) flush_kept(run_, spec_.C.shape.name);
+  auto lay_out = [&](Buffered& x, const TensorBinding& tensor, bool take, std::size_t row_count) {
     TiledMatrix& m = x.pieced ? *x.pieces[rank_] : *x.file;
     if (x.pieced) x.pieces.back()->create();   // the whole gathered size; own piece filled below
     else m.create();
+    if (take) return take_kept(run_, tensor.shape.name, placement(x, tensor), &m);
+    const ElementSource src = run_.input(tensor.shape);
+    const LinearMap map(tensor, row_count);
     m.fill([&](const i64* rv, const i64* cv) { return src(map(rv, cv)); });
     counters().add_disk_read(8 * m.total());   // the elements taken from the tensor's file
   };
-  fill(*A_, a, map_A);
-  fill(*B_, b, map_B);
-  if (!C_->file) return;
-  C_->file->create();   // zero, or the tensor's current value (one copy: rank 0's under accumulation)
+  lay_out(*A_, spec_.A, spec_.take_A, spec_.I.indices.size());
+  lay_out(*B_, spec_.B, spec_.take_B, spec_.J.indices.size());
+  // C: zero, or the tensor's current value (one copy: rank 0's under accumulation).
+  if (C_->file) C_->file->create();
+  TiledMatrix* start = spec_.algorithm != Algorithm::Accumulation || rank_ == 0 ? C_->file.get() : nullptr;
+  if (spec_.accumulate && spec_.take_C) return take_kept(run_, spec_.C.shape.name, placement(*C_, spec_.C), start);
   const std::optional<ElementSource> c0 = initial_C(run_, spec_);
-  if (c0 && (spec_.algorithm != Algorithm::Accumulation || rank_ == 0)) {
+  if (c0 && start) {
     const LinearMap map_C(spec_.C, spec_.I.indices.size());
-    C_->file->fill([&](const i64* rv, const i64* cv) { return (*c0)(map_C(rv, cv)); });
-    counters().add_disk_read(8 * C_->file->total());
+    start->fill([&](const i64* rv, const i64* cv) { return (*c0)(map_C(rv, cv)); });
+    counters().add_disk_read(8 * start->total());
   }
 }
 
@@ -198,10 +231,13 @@ void DistributedGemm::compute(const std::function<void()>& body) {
 
 void DistributedGemm::finish() {
   const Volumes before = redistribution_now();
-  write_result(run_, spec_, owns_result(), [&](const auto& visit) { result().for_each(visit); });
+  const bool owns = owns_result();
+  if (spec_.keep_result) keep_result(run_, spec_, placement(*C_, spec_.C), owns ? std::move(C_->file) : nullptr);
+  else write_result(run_, spec_, owns, [&](const auto& visit) { result().for_each(visit); });
   redistribution_ += redistribution_now() - before;
   record_redistribution(run_, redistribution_);
-  verify_result(run_, spec_, owns_result(), [&](const i64* rv, const i64* cv) { return result().element(rv, cv); });
+  TiledMatrix* c = spec_.keep_result ? run_.kept(spec_.C.shape.name)->file.get() : C_->file.get();
+  verify_result(run_, spec_, owns, [&](const i64* rv, const i64* cv) { return c->element(rv, cv); });
 }
 
 // ---- reads and writes --------------------------------------------------------------------

@@ -23,6 +23,7 @@
 // says bytes.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -33,6 +34,7 @@
 
 #include "runtime/counters.h"
 #include "runtime/memory.h"
+#include "runtime/placement.h"
 #include "runtime/progress.h"
 #include "runtime/run.h"
 #include "runtime/tiled_matrix.h"
@@ -79,6 +81,14 @@ struct GemmSpec {
   /// C starts from its tensor's current value (an earlier statement of the program wrote it;
   /// `+=` / `-=`) instead of zero.
   bool accumulate = false;
+  /// The hand-off (costmodel/sequence.h): A, B, or C's current value (with accumulate) is
+  /// kept on the ranks by an earlier step (Run::kept) and taken from there rank to rank into
+  /// this plan's layout (move_tensor) instead of read from the store. An operand that is kept
+  /// but not taken is first flushed to the store (flush_kept).
+  bool take_A = false, take_B = false, take_C = false;
+  /// The result stays on the ranks in this plan's C layout for later steps (Run::keep)
+  /// instead of being written to the store (no stage 3).
+  bool keep_result = false;
   /// Tile buffer capacities in elements (the plan's tile_bytes / 8).
   std::uint64_t capacity_A = 0, capacity_B = 0, capacity_C = 0;
   /// The model's exact compute-phase bytes per rank: disk read, disk write, sent, received.
@@ -86,8 +96,9 @@ struct GemmSpec {
   /// The model's time for those bytes (max over ranks of read/B_dr + write/B_dw + f·recv/B_c), seconds.
   double predicted_seconds = 0;
   /// Gao et al. §2.3 stages 1 and 3 as the program runs them (costmodel redistribution_volumes):
-  /// bytes per rank read and written while laying out the operands from their files and storing
-  /// the result; and the model's seconds for them.
+  /// bytes per rank read and written while laying out the operands (from their files, or rank
+  /// to rank when taken), storing the result unless kept, and flushing kept operands not
+  /// taken; and the model's seconds for them.
   std::vector<std::uint64_t> predicted_redistribution[2];
   double predicted_redistribution_seconds = 0;
 };
@@ -115,7 +126,8 @@ class TileGroup {
 
 class DistributedGemm {
  public:
-  /// The load phase: lays out A and B from run.input() on the scratch disk (pre-skewed for
+  /// The load phase: flushes kept operands it does not take, lays out A and B (taken rank to
+  /// rank, or from run.input()) on the scratch disk (pre-skewed for
   /// rotation, own piece only for a broadcast operand), creates C's zero file, and allocates
   /// the three tile buffers through budget() (Error when they exceed the memory per rank).
   DistributedGemm(Run& run, GemmSpec spec);
@@ -162,13 +174,22 @@ class DistributedGemm {
   /// Outside accumulation, after the nest: sum the partial C files into rank 0's.
   void reduce_C_file();
 
-  /// The write-out and verification phases: writes C to --output-dir/NAME.npy (when given)
-  /// and, with --verify, checks up to 2000 sampled elements against a long-double reference.
+  /// The write-out and verification phases: writes C to the store (or keeps it on the ranks
+  /// with spec.keep_result) and, with --verify, checks up to 2000 sampled elements against a
+  /// long-double reference.
   void finish();
 
  private:
   struct Array;
   struct Buffered;
+  /// The parts (pr, pc) of A, B and C rank q holds (-1: the whole group; C lies on rank 0
+  /// only under accumulation).
+  struct HeldParts {
+    std::array<std::int64_t, 2> A{-1, -1}, B{-1, -1}, C{-1, -1};
+  };
+  HeldParts held_parts(std::int64_t q) const;
+  /// Where array x (A_, B_ or C_) of tensor `binding` lies on all ranks.
+  Placement placement(const Buffered& x, const TensorBinding& binding) const;
   void load();
   void read_operand(Buffered& x, Tiles rows, Tiles k);
   void local_gemm(std::int64_t f, std::int64_t h, std::int64_t k);

@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -90,14 +91,39 @@ std::string Run::previous(const std::string& name) const {
 }
 
 std::string Run::next_version(const std::string& name) {
+  if (std::unique_ptr<KeptTensor> superseded = withdraw(name); superseded && superseded->file)
+    superseded->file->file().remove();
   std::vector<std::string>& v = versions_[name];
   v.push_back(fmt::format("{}/{}.v{}.npy", store_dir_, name, v.size() + 1));
   return v.back();
 }
 
+void Run::keep(KeptTensor tensor) {
+  const std::string name = tensor.shape.name;
+  if (std::find(info_.outputs.begin(), info_.outputs.end(), name) != info_.outputs.end())
+    throw Error("output " + name + " cannot be kept on the ranks; outputs go to the store");
+  if (std::unique_ptr<KeptTensor> superseded = withdraw(name); superseded && superseded->file)
+    superseded->file->file().remove();
+  kept_[name] = std::make_unique<KeptTensor>(std::move(tensor));
+}
+
+KeptTensor* Run::kept(const std::string& name) {
+  const auto it = kept_.find(name);
+  return it == kept_.end() ? nullptr : it->second.get();
+}
+
+std::unique_ptr<KeptTensor> Run::withdraw(const std::string& name) {
+  const auto it = kept_.find(name);
+  if (it == kept_.end()) return nullptr;
+  std::unique_ptr<KeptTensor> out = std::move(it->second);
+  kept_.erase(it);
+  return out;
+}
+
 void Run::release(const std::string& name) {
+  if (std::unique_ptr<KeptTensor> gone = withdraw(name); gone && gone->file) gone->file->file().remove();
   auto it = versions_.find(name);
-  if (it == versions_.end()) return;
+  if (it == versions_.end()) return ctx_.barrier();
   for (const std::string& path : it->second) {
     inputs_.erase(path);
     if (ctx_.rank() == 0) std::remove(path.c_str());
@@ -107,6 +133,9 @@ void Run::release(const std::string& name) {
 }
 
 ElementSource Run::input(const TensorShape& tensor) {
+  if (const KeptTensor* k = kept(tensor.name); k && !k->shadowed)
+    throw Error("tensor " + tensor.name + " is kept on the ranks and has no version in the store; a step must take it "
+                "rank to rank or flush it first");
   const std::string stored = latest(tensor.name);
   if (!stored.empty()) return read_npy(stored, tensor);
   if (options_.random_seed) {

@@ -16,7 +16,9 @@
 #include "runtime/comm.h"
 #include "runtime/counters.h"
 #include "runtime/options.h"
+#include "runtime/placement.h"
 #include "runtime/scratch.h"
+#include "runtime/tiled_matrix.h"
 
 namespace tcert {
 
@@ -36,6 +38,18 @@ struct TensorShape {
   std::string name;
   std::vector<std::int64_t> extents;
   std::uint64_t elements() const;   ///< product of the extents (1 for a scalar)
+};
+
+/// A step's result kept on the ranks for later steps instead of written to the store (the
+/// hand-off: GemmSpec::keep_result, take_A …): where its parts lie and this rank's file of
+/// them (null where the placement gives this rank nothing).
+struct KeptTensor {
+  TensorShape shape;
+  Placement placement;
+  std::unique_ptr<TiledMatrix> file;
+  /// --verify only: the store's latest version of the tensor holds the same values (written
+  /// outside the counted phases, for the checks that read operands from the store).
+  bool shadowed = false;
 };
 
 /// Element `linear` (row-major) of an input tensor.
@@ -81,7 +95,8 @@ class Run {
   bool shows_progress() const { return ctx_.rank() == 0 && !options_.quiet; }
 
   /// The elements of `tensor`: its latest version in the store when a step of this run wrote
-  /// it; else, as an input, from --input-dir DIR/NAME.npy (opened once, shape checked:
+  /// it (Error when its latest version is kept on the ranks without a --verify shadow: flush it
+  /// first); else, as an input, from --input-dir DIR/NAME.npy (opened once, shape checked:
   /// Error "input NAME has shape (3, 4) but the program expects (3, 5)"), or
   /// random_element(seed, tensor_id_of(NAME), linear) with --init random:SEED.
   ElementSource input(const TensorShape& tensor);
@@ -94,11 +109,23 @@ class Run {
   std::string latest(const std::string& name) const;
   /// The version before the latest, or "" (what an accumulating step started from).
   std::string previous(const std::string& name) const;
-  /// Registers and returns the path of the next version of `name` (every rank, same order).
+  /// Registers and returns the path of the next version of `name` (every rank, same order);
+  /// drops a kept version of `name` (it is superseded).
   std::string next_version(const std::string& name);
-  /// Forgets every version of `name` and (rank 0) deletes their files: an intermediate after
-  /// its last use. Collective (ends with a barrier).
+  /// Forgets every version of `name` and deletes their files (the store's on rank 0, a kept
+  /// version's on every rank): an intermediate after its last use. Collective (ends with a
+  /// barrier).
   void release(const std::string& name);
+
+  // --- tensors kept on the ranks (the hand-off) ---
+  /// Makes `tensor` the latest version of its name, kept on the ranks; an earlier kept
+  /// version is dropped. Throws Error for a program output (outputs go to the store).
+  void keep(KeptTensor tensor);
+  /// The kept latest version of `name`, or nullptr when there is none (it is in the store).
+  KeptTensor* kept(const std::string& name);
+  /// Removes the kept version of `name` from the run and returns it (null when none): the
+  /// caller reads it and then deletes its file (a flush).
+  std::unique_ptr<KeptTensor> withdraw(const std::string& name);
 
   /// Numbers the contractions 1, 2, … (names their scratch files).
   int next_contraction() { return ++contractions_; }
@@ -128,6 +155,7 @@ class Run {
   std::unique_ptr<Scratch> scratch_;
   std::map<std::string, std::unique_ptr<NpyReader>> inputs_;   // by path
   std::map<std::string, std::vector<std::string>> versions_;   // by tensor name, oldest first
+  std::map<std::string, std::unique_ptr<KeptTensor>> kept_;   // by tensor name: latest versions on the ranks
   std::string store_dir_;
   std::vector<ContractionRecord> records_;
   VerifyResult verify_;

@@ -14,6 +14,7 @@
 #include "runtime/random.h"      // random_element, tensor_id_of
 #include "runtime/scratch.h"     // Scratch
 #include "runtime/tiled_matrix.h"  // IndexTiling, GroupLayout, TiledMatrix
+#include "runtime/placement.h"   // Placement, move_tensor
 #include "runtime/trace.h"       // write_json_atomically
 #include "runtime/run.h"         // Run, ProgramInfo, TensorShape
 #include "runtime/gemm.h"        // DistributedGemm, GemmSpec

@@ -103,6 +103,20 @@ std::int64_t GroupLayout::total(std::int64_t p) const {
   return sum * (extent() / indices_[static_cast<std::size_t>(dist_)].extent);
 }
 
+std::pair<std::int64_t, std::int64_t> GroupLayout::value_range(std::size_t k, std::int64_t f, std::int64_t p) const {
+  const std::int64_t j = part_id(k, f), first = start_[k][j], s = start_[k][j + 1] - first;
+  if (p < 0 || static_cast<int>(k) != dist_) return {first, s};
+  return {first + piece_begin(s, parts_, p), piece_size(s, parts_, p)};
+}
+
+std::int64_t GroupLayout::part_of_value(std::size_t k, std::int64_t v) const {
+  if (static_cast<int>(k) != dist_) return 0;
+  const IndexTiling& x = indices_[k];
+  const std::int64_t a = piece_of(x.extent, x.t1, v), b1 = piece_begin(x.extent, x.t1, a);
+  const std::int64_t j = a * x.t2 + piece_of(piece_size(x.extent, x.t1, a), x.t2, v - b1);
+  return piece_of(start_[k][j + 1] - start_[k][j], parts_, v - start_[k][j]);
+}
+
 GroupLayout::Location GroupLayout::locate(const std::int64_t* values) const {
   Location loc;
   std::int64_t l1 = 0, l2 = 0;
@@ -220,16 +234,20 @@ std::int64_t TiledMatrix::local_offset(const GroupLayout& g, std::int64_t part,
   return part < 0 ? g.piece_start(loc.tile, loc.part) + loc.offset : loc.offset;
 }
 
-std::optional<double> TiledMatrix::element(const std::int64_t* row_values,
-                                           const std::int64_t* col_values) {
+std::optional<std::uint64_t> TiledMatrix::offset_of(const std::int64_t* row_values,
+                                                    const std::int64_t* col_values) const {
   const GroupLayout::Location r = rows_.locate(row_values), c = cols_.locate(col_values);
   if ((pr_ >= 0 && r.part != pr_) || (pc_ >= 0 && c.part != pc_)) return std::nullopt;
-  const std::uint64_t at =
-      block_offset(r.tile, c.tile) +
-      static_cast<std::uint64_t>(local_offset(rows_, pr_, r) * block_cols(c.tile) +
-                                 local_offset(cols_, pc_, c));
+  return block_offset(r.tile, c.tile) +
+         static_cast<std::uint64_t>(local_offset(rows_, pr_, r) * block_cols(c.tile) + local_offset(cols_, pc_, c));
+}
+
+std::optional<double> TiledMatrix::element(const std::int64_t* row_values,
+                                           const std::int64_t* col_values) {
+  const std::optional<std::uint64_t> at = offset_of(row_values, col_values);
+  if (!at) return std::nullopt;
   double v = 0;
-  file_.read(&v, at, 1);
+  file_.read(&v, *at, 1);
   return v;
 }
 

@@ -17,6 +17,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "runtime/disk.h"
@@ -52,6 +53,15 @@ class GroupLayout {
   std::int64_t finest_tiles() const { return tiles1_ * tiles2_; }  ///< T1 · T2
   std::int64_t extent() const;  ///< Π extents (1 for the empty group)
 
+  /// The values [first, first + count) of index k in finest tile f that part p holds: the
+  /// index's finest part, and for the distribution index (p >= 0) its p-th balanced slice.
+  std::pair<std::int64_t, std::int64_t> value_range(std::size_t k, std::int64_t f, std::int64_t p) const;
+  /// The part holding value v of index k: its slice within its finest part when k is the
+  /// distribution index, else 0. O(1).
+  std::int64_t part_of_value(std::size_t k, std::int64_t v) const;
+  /// The order of the indices within a finest tile: the distribution index first, then the
+  /// others in group order (positions into indices()).
+  const std::vector<std::size_t>& tile_order() const { return order_; }
   /// Elements of finest tile f held by part p (p = -1: the whole tile). May be 0 when g
   /// exceeds the tile's distribution-index size.
   std::int64_t rows(std::int64_t f, std::int64_t p) const;
@@ -115,6 +125,9 @@ class TiledMatrix {
   /// Calls visit(row_values, col_values, v) for every local element, reading block by block.
   void for_each(const std::function<void(const std::int64_t* row_values,
                                          const std::int64_t* col_values, double v)>& visit);
+  /// The element offset in the file (base included) of (row_values, col_values), or nullopt
+  /// when this rank does not hold it. O(#indices); no I/O.
+  std::optional<std::uint64_t> offset_of(const std::int64_t* row_values, const std::int64_t* col_values) const;
   /// The stored element at (row_values, col_values), or nullopt when this rank does not hold
   /// it. One DiskFile::read of one element.
   std::optional<double> element(const std::int64_t* row_values, const std::int64_t* col_values);
