@@ -1,6 +1,7 @@
 // codegen/emit_contraction.cpp — one contraction's function: the plan as GemmSpec
 // constants (runtime/gemm.h), then the DistributedGemm and its loop nest.
 #include <algorithm>
+#include <utility>
 
 #include "codegen/emit.h"
 
@@ -67,6 +68,10 @@ void emit_comments(CodeWriter& w, const ir::Program& program, const costmodel::S
   w.line("// Predicted per rank (bytes): disk read {}, disk write {}, sent {}, received {}; time {:.5g} s",
          range_text(v.disk_read_bytes), range_text(v.disk_write_bytes), range_text(v.comm_sent_bytes),
          range_text(v.comm_recv_bytes), v.time_s);
+  if (!sp.taken.empty()) w.line("// Hand-off: takes {}", comment_text(fmt::format("{}", fmt::join(sp.taken, ", "))));
+  if (!sp.flushed.empty())
+    w.line("// Flushes to the store first (kept by earlier steps): {}", comment_text(fmt::format("{}", fmt::join(sp.flushed, ", "))));
+  if (sp.keep_result) w.line("// Keeps its result on the ranks for a later contraction");
 }
 
 void emit_spec(CodeWriter& w, const ir::Program& program, const costmodel::Machine& machine,
@@ -101,6 +106,11 @@ void emit_spec(CodeWriter& w, const ir::Program& program, const costmodel::Machi
   if (accumulate)
     w.line("spec.accumulate = true;  // C starts from {}'s current value (an earlier statement wrote it)",
            comment_text(program.tensors.at(s.result.tensor).name));
+  for (auto [take, array] : {std::pair{sp.take_A, 'A'}, std::pair{sp.take_B, 'B'}, std::pair{sp.take_C, 'C'}})
+    if (take) w.line("spec.take_{} = true;  // taken rank to rank from where an earlier step kept it", array);
+  if (sp.keep_result)
+    w.line("spec.keep_result = true;  // {} stays on the ranks for a later contraction (not stored)",
+           comment_text(program.tensors.at(s.result.tensor).name));
   if (p.algorithm != Algorithm::Cosma) {   // CosmaGemm sizes its block and slices itself
     const costmodel::TileBytes tb = costmodel::tile_bytes(p, machine.element_size_bytes);
     const auto e = static_cast<std::uint64_t>(machine.element_size_bytes);
@@ -114,7 +124,7 @@ void emit_spec(CodeWriter& w, const ir::Program& program, const costmodel::Machi
   w.line("spec.predicted[3] = {};  // bytes received per rank", braced_list(v.comm_recv_bytes));
   w.line("spec.predicted_seconds = {};  // the model's time for these bytes", v.time_s);
   const costmodel::PlanVolumes& r = sp.redistribution;
-  w.line("spec.predicted_redistribution[0] = {};  // bytes read per rank laying out the operands and storing C",
+  w.line("spec.predicted_redistribution[0] = {};  // bytes read per rank laying out the operands and storing C (and flushes)",
          braced_list(r.disk_read_bytes));
   w.line("spec.predicted_redistribution[1] = {};  // bytes written per rank", braced_list(r.disk_write_bytes));
   w.line("spec.predicted_redistribution_seconds = {};", r.time_s);

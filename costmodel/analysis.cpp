@@ -1,6 +1,7 @@
 // costmodel/analysis.cpp — enumerate the methods of Gao et al. for one
 // contraction and choose the cheapest by the model optimum.
 #include "costmodel/analysis.h"
+#include "costmodel/sequence.h"
 
 #include <algorithm>
 #include <cmath>
@@ -216,19 +217,29 @@ bool parse_order(std::string_view name, PlanOptions* options) {
 
 std::vector<StatementPlan> plan_program(const ir::Program& program, const Machine& machine,
                                         const PlanOptions& options) {
+  std::vector<std::optional<ContractionAnalysis>> store;
+  for (const ir::Statement& s : program.statements)
+    store.push_back(s.operands.size() == 2 ? std::optional(analyze(program, s, machine, options)) : std::nullopt);
+  std::optional<HandoffSequence> seq;
+  if (options.handoff) seq = plan_handoff(program, machine, options, store);
   std::vector<StatementPlan> out;
-  for (const ir::Statement& s : program.statements) {
-    if (s.operands.size() != 2) continue;
-    const ContractionAnalysis a = analyze(program, s, machine, options);
-    const PlannedCandidate& chosen = a.plan;
+  for (std::size_t i = 0; i < program.statements.size(); ++i) {
+    if (!store[i]) continue;
+    const PlannedCandidate& chosen = seq ? seq->steps[i].plan : store[i]->plan;
     StatementPlan sp;
-    sp.statement = &s;
-    sp.gemm = a.gemm;
+    sp.statement = &program.statements[i];
+    sp.gemm = store[i]->gemm;
     sp.feasible = chosen.feasible;
-    sp.reason = chosen.reason;
+    sp.reason = chosen.feasible || !seq ? chosen.reason : store[i]->plan.reason;
     sp.plan = chosen.plan;
     sp.volumes = chosen.volumes;
     sp.redistribution = chosen.redistribution;
+    if (seq) {
+      const HandoffStep& step = seq->steps[i];
+      if (!step.flushed.empty()) add_volumes(sp.redistribution, step.flush);
+      sp.take_A = step.take_A, sp.take_B = step.take_B, sp.take_C = step.take_C, sp.keep_result = step.result_kept;
+      sp.taken = step.taken, sp.flushed = step.flushed;
+    }
     out.push_back(std::move(sp));
   }
   return out;

@@ -29,6 +29,9 @@ struct PlanOptions {
   std::optional<CommMethod> force_comm;              ///< --force-method (with force_algorithm)
   std::optional<Algorithm> force_algorithm;
   std::optional<DiskPlacementOrder> force_order;     ///< --force-order
+  /// The sequence hand-off (sequence.h): intermediates stay on the ranks between steps where
+  /// that is cheaper (false: --no-handoff, every tensor through the store).
+  bool handoff = true;
   /// True when the candidate comm × algorithm × order is allowed (a Gao method).
   bool allows(CommMethod comm, Algorithm algorithm, DiskPlacementOrder order) const;
   /// True when cosma is allowed: no other method forced and no --force-order (cosma has no
@@ -59,7 +62,12 @@ struct StatementPlan {
   std::string reason;        ///< why no plan (infeasible only)
   Plan plan;
   PlanVolumes volumes;       ///< exact per-rank compute-stage bytes
-  PlanVolumes redistribution;   ///< exact per-rank bytes of stages 1 and 3 (redistribution_volumes)
+  PlanVolumes redistribution;   ///< exact per-rank bytes of stages 1 and 3 (redistribution_volumes), flushes included
+  /// The sequence hand-off (sequence.h): A, B or C's current values taken rank to rank from
+  /// where an earlier step kept them (descriptions in `taken`, e.g. "A = i1 (kept by line
+  /// 10)"), the result kept on the ranks, and the kept tensors flushed to the store first.
+  bool take_A = false, take_B = false, take_C = false, keep_result = false;
+  std::vector<std::string> taken, flushed;
 };
 
 /// Whether statement `s` of `program` adds to a result an earlier statement wrote (`+=` or
@@ -75,8 +83,10 @@ bool accumulates(const ir::Program& program, const ir::Statement& s);
 /// memory-mapped files and its bytes are not counted, so `tcec compare` cannot check them.
 PlanVolumes copy_volumes(const ir::Program& program, const ir::Statement& s, const Machine& machine);
 
-/// Plans every two-operand statement of `program` on `machine` (in statement order), as the
-/// dry-run chooses (cosma included).
+/// Plans every two-operand statement of `program` on `machine` (in statement order): the
+/// dry-run's choice for each statement (cosma included), then, unless options.handoff is
+/// off, the sequence hand-off over the steps (sequence.h), whose plans, flushes and kept
+/// tensors the generated program runs.
 std::vector<StatementPlan> plan_program(const ir::Program& program, const Machine& machine,
                                         const PlanOptions& options);
 

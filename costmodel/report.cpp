@@ -337,7 +337,9 @@ std::string dry_run_text(const ir::Program& program, const std::optional<Machine
                        "and {} copy steps{}\n",
                        total_s, planned, copies,
                        unplanned ? fmt::format(" ({} more without a feasible plan, not counted)", unplanned) : "");
-    out += handoff_text(plan_handoff(program, *machine, options.plan, analyses));
+    HandoffSequence seq = plan_handoff(program, *machine, options.plan, analyses);
+    seq.used = options.plan.handoff;
+    out += handoff_text(seq);
   }
   return out;
 }
@@ -376,7 +378,12 @@ nlohmann::json dry_run_json(const ir::Program& program, const std::optional<Mach
     }
   }
   out["total_predicted_time_s"] = machine ? nlohmann::json(total_s) : nlohmann::json(nullptr);
-  out["handoff"] = machine ? handoff_json(plan_handoff(program, *machine, options.plan, analyses)) : nlohmann::json(nullptr);
+  out["handoff"] = nullptr;
+  if (machine) {
+    HandoffSequence seq = plan_handoff(program, *machine, options.plan, analyses);
+    seq.used = options.plan.handoff;
+    out["handoff"] = handoff_json(seq);
+  }
   // The program itself, for tools that evaluate it independently (tests/e2e/npy_check.py).
   out["tensors"] = nlohmann::json::object();
   for (const ir::Tensor& t : program.tensors) {

@@ -27,11 +27,13 @@ std::string handoff_text(const HandoffSequence& seq) {
   const bool any_contraction =
       std::any_of(seq.steps.begin(), seq.steps.end(), [](const HandoffStep& s) { return s.contraction; });
   if (!any_contraction) return "";
-  std::string out =
-      "\nsequence with rank-to-rank hand-off (MODEL ONLY: generated programs pass every tensor through the store;\n"
+  std::string out = fmt::format(
+      "\nsequence with rank-to-rank hand-off ({};\n"
       "greedy in program order, Gao et al. §2.3 stages 1 and 3 between steps: an intermediate result stays on the\n"
       "ranks in its plan's C layout and later contractions take it rank to rank; copy steps and cosma read the\n"
-      "store, so kept tensors are written there first: a flush); the steps it changes:\n";
+      "store, so kept tensors are written there first: a flush); the steps it changes:\n",
+      seq.used ? "the generated program runs it; --no-handoff passes every tensor through the store"
+               : "MODEL ONLY with --no-handoff: the generated program passes every tensor through the store");
   int same = 0;   // steps that run as through the store
   for (const HandoffStep& step : seq.steps) {
     if (!step.handoff && step.flushed.empty()) {
@@ -66,7 +68,7 @@ nlohmann::json handoff_json(const HandoffSequence& seq) {
                      {"flush_s", step.flush_s},
                      {"time_s", step.time_s},
                      {"store_time_s", step.store_time_s}});
-  return {{"model_only", true},
+  return {{"model_only", !seq.used},
           {"steps", steps},
           {"handoffs", seq.handoffs},
           {"total_predicted_time_s", seq.total_s},

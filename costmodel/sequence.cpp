@@ -19,16 +19,19 @@ struct Kept {
   int line = 0;
 };
 
-/// Seconds to write tensor parts held in `layout` to the store: every rank reads what it
-/// holds and writes it (the producing step's deferred stage 3).
-double flush_s(const TensorLayout& layout, const Machine& machine) {
+/// Bytes per rank and seconds to write tensor parts held in `layout` to the store: every rank
+/// reads what it holds and writes it (the producing step's deferred stage 3; runtime
+/// flush_kept).
+PlanVolumes flush_volumes(const TensorLayout& layout, const Machine& machine) {
   const Exchange x = exchange(layout, layout, machine.processors);
   Plan plain;   // rank_time_s with no collective factor
   plain.processors = machine.processors;
   PlanVolumes v;
   for (std::size_t r = 0; r < x.read.size(); ++r) append_rank(v, plain, machine, x.read[r], x.write[r], 0, 0);
-  return v.time_s;
+  return v;
 }
+
+double flush_s(const TensorLayout& layout, const Machine& machine) { return flush_volumes(layout, machine).time_s; }
 
 /// Index names of a reference, by tensor dimension.
 std::vector<std::string> names_of(const ir::Program& program, const ir::TensorRef& ref) {
@@ -90,6 +93,7 @@ class Pass {
       step.handoff = true;
       step.plan = handoff->plan;
       step.taken = std::move(taken);
+      step.take_A = kept.A.has_value(), step.take_B = kept.B.has_value(), step.take_C = kept.C_in.has_value();
       step.time_s = step.plan.total_s();
       ++handoffs_;
       kept_.erase(s.result.tensor);
@@ -116,7 +120,8 @@ class Pass {
   void flush(int t, HandoffStep& step) {
     const auto it = kept_.find(t);
     if (it == kept_.end()) return;
-    step.flush_s += flush_s(it->second.layout, machine_);
+    add_volumes(step.flush, flush_volumes(it->second.layout, machine_));
+    step.flush_s = step.flush.time_s;
     step.flushed.push_back(program_.tensors[t].name);
     kept_.erase(it);
   }
@@ -129,6 +134,20 @@ class Pass {
 };
 
 }  // namespace
+
+void add_volumes(PlanVolumes& into, const PlanVolumes& v) {
+  if (into.disk_read_bytes.empty()) {
+    into = v;
+    return;
+  }
+  for (std::size_t r = 0; r < v.disk_read_bytes.size(); ++r) {
+    into.disk_read_bytes[r] += v.disk_read_bytes[r];
+    into.disk_write_bytes[r] += v.disk_write_bytes[r];
+    into.comm_sent_bytes[r] += v.comm_sent_bytes[r];
+    into.comm_recv_bytes[r] += v.comm_recv_bytes[r];
+  }
+  into.time_s += v.time_s;
+}
 
 HandoffSequence plan_handoff(const ir::Program& program, const Machine& machine, const PlanOptions& options,
                              const std::vector<std::optional<ContractionAnalysis>>& store) {

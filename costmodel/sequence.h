@@ -1,9 +1,10 @@
 // costmodel/sequence.h — (private) distributions chosen for a program's sequence of steps,
 // counting the redistribution between them (Gao et al. §2.3 stages 1 and 3): a greedy pass in
 // program order that lets a step's result stay on the ranks, in its plan's C layout, and the
-// next steps take it from there rank to rank. MODEL ONLY: generated programs pass every
-// tensor through the run's tensor store (the dry-run's per-statement plans); this pass
-// predicts what the hand-off would save.
+// next steps take it from there rank to rank. Generated programs run this sequence
+// (plan_program(); runtime GemmSpec::take_A …, keep_result, flush_kept) unless
+// PlanOptions::handoff is off (--no-handoff), when every tensor goes through the run's store
+// and the pass is a prediction only.
 //
 // The pass, step by step (a tensor is either in the store or kept on the ranks in a layout):
 //  - A contraction is planned twice: through the store (the dry-run's analysis, after writing
@@ -39,11 +40,13 @@ struct HandoffStep {
   /// time of those flushes (one after the other: times add).
   std::vector<std::string> flushed;
   double flush_s = 0;
+  PlanVolumes flush;                 ///< the flushes' bytes per rank (empty vectors when none)
   /// Contractions: whether the hand-off variant was chosen; its plan (or the store plan).
   bool handoff = false;
   PlannedCandidate plan;
   /// Operands taken rank to rank: "A = t1 (kept by line 12)"; empty when none.
   std::vector<std::string> taken;
+  bool take_A = false, take_B = false, take_C = false;   ///< which arrays are taken (C: its current values)
   bool result_kept = false;          ///< the result stays on the ranks for a later step
   double time_s = 0;                 ///< this step with the hand-off: flushes + plan total (or copy)
   double store_time_s = 0;           ///< this step through the store (the dry-run's choice)
@@ -55,7 +58,11 @@ struct HandoffSequence {
   double total_s = 0;                ///< Σ steps' time_s
   double store_total_s = 0;          ///< Σ steps' store_time_s (the dry-run's total)
   int handoffs = 0;                  ///< contractions planned with kept tensors
+  bool used = true;                  ///< the generated program runs it (false: --no-handoff)
 };
+
+/// into += v, rank by rank and in time (one after the other); `into` may be empty (then = v).
+void add_volumes(PlanVolumes& into, const PlanVolumes& v);
 
 /// Runs the greedy pass (header comment). `store[i]` is analyze() of statement i without
 /// hand-off (the dry-run's analysis) for a contraction, nullopt for a copy step; contractions
@@ -63,12 +70,12 @@ struct HandoffSequence {
 HandoffSequence plan_handoff(const ir::Program& program, const Machine& machine, const PlanOptions& options,
                              const std::vector<std::optional<ContractionAnalysis>>& store);
 
-/// The dry-run section of the pass: a header saying it is a model only, one line per step
+/// The dry-run section of the pass: a header saying whether the program runs it, one line per step
 /// ("  line 12: i1[...] += ...: hand-off ...; 1.23 s (through the store 1.45 s)") and the two
 /// totals. Empty when the program has no contraction.
 std::string handoff_text(const HandoffSequence& seq);
 
-/// The same as JSON: {"model_only": true, "steps": [{"line", "statement", "kind" ("contraction"
+/// The same as JSON: {"model_only": !seq.used, "steps": [{"line", "statement", "kind" ("contraction"
 /// or "copy"), "handoff", "plan" (text or null), "taken" [..], "result_kept", "flushed" [..],
 /// "flush_s", "time_s", "store_time_s"}], "handoffs", "total_predicted_time_s",
 /// "store_total_predicted_time_s"} (seconds).

@@ -1,6 +1,7 @@
-// The sequence hand-off pass (costmodel/sequence.h, model only): an intermediate result kept
-// on the ranks skips its stage 3, the next contraction takes it rank to rank (its stage 1 from
-// the producer's layout), a copy step flushes it to the store first, and cosma never keeps.
+// The sequence hand-off pass (costmodel/sequence.h): an intermediate result kept on the ranks
+// skips its stage 3, the next contraction takes it rank to rank (its stage 1 from the
+// producer's layout), a copy step flushes it to the store first, and cosma never keeps; and
+// plan_program() hands the pass's choices to code generation unless --no-handoff.
 #include <algorithm>
 #include <deque>
 
@@ -88,7 +89,7 @@ TEST(Sequence, KeptIntermediateIsTakenRankToRank) {
   EXPECT_NE(text.find("  (0 other steps as through the store)\ntotal predicted time with hand-off: "),
             std::string::npos) << text;
   const nlohmann::json j = handoff_json(r.seq);
-  EXPECT_EQ(j["model_only"], true);
+  EXPECT_EQ(j["model_only"], false);   // generated programs run it (HandoffSequence::used)
   EXPECT_EQ(j["steps"][1]["taken"], nlohmann::json::array({"A = T (kept by line 7)"}));
   EXPECT_EQ(j["steps"][0]["result_kept"], true);
 }
@@ -140,6 +141,29 @@ TEST(Sequence, CosmaReadsTheStoreAndKeepsNothing) {
   }
   EXPECT_EQ(r.seq.handoffs, 0);
   EXPECT_DOUBLE_EQ(r.seq.total_s, r.seq.store_total_s);
+}
+
+TEST(Sequence, PlanProgramRunsTheHandOffUnlessTurnedOff) {
+  const Planned r = run("tensor C[N,N] output;\nC[i,l] += T[i,j] * D[j,l];\n", "inside-replication");
+  std::vector<StatementPlan> plans = plan_program(*r.program, r.machine, r.options);
+  ASSERT_EQ(plans.size(), 2u);
+  EXPECT_TRUE(plans[0].keep_result);
+  EXPECT_FALSE(plans[0].take_A || plans[0].take_B || plans[0].take_C);
+  EXPECT_TRUE(plans[1].take_A);
+  EXPECT_FALSE(plans[1].take_B || plans[1].take_C || plans[1].keep_result);   // C is an output
+  EXPECT_EQ(plans[1].taken, std::vector<std::string>{"A = T (kept by line 7)"});
+  for (std::size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(plans[i].plan.to_string(), r.seq.steps[i].plan.plan.to_string());
+    EXPECT_EQ(plans[i].redistribution.disk_read_bytes, r.seq.steps[i].plan.redistribution.disk_read_bytes);
+    EXPECT_EQ(plans[i].redistribution.disk_write_bytes, r.seq.steps[i].plan.redistribution.disk_write_bytes);
+  }
+  PlanOptions store = r.options;
+  store.handoff = false;
+  plans = plan_program(*r.program, r.machine, store);
+  for (std::size_t i = 0; i < 2; ++i) {
+    EXPECT_FALSE(plans[i].keep_result || plans[i].take_A || plans[i].take_B || plans[i].take_C);
+    EXPECT_EQ(plans[i].redistribution.disk_write_bytes, r.store[i]->plan.redistribution.disk_write_bytes);
+  }
 }
 
 }  // namespace

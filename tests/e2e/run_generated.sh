@@ -11,6 +11,8 @@
 # output .npy is compared with
 # numpy.einsum (needs /usr/bin/python3 with python3-numpy). With NPY_PROGRAM=1 the whole program
 # (every statement, in order, from `tcec --dry-run --json`) is evaluated by numpy instead.
+# With EXPECT_HANDOFF=1 the generated program must keep a result on the ranks and take it rank
+# to rank (the sequence hand-off).
 set -euo pipefail
 tcec=$1 work=$2 file=$3 np=$4
 shift 4
@@ -22,6 +24,11 @@ stem=$(basename "${file%.*}")
 for ((i = 1; i <= $#; i++)); do   # a program taken from a --section is named after it
   if [[ "${!i}" == "--section" ]]; then j=$((i + 1)); stem=${!j}; fi
 done
+if [[ -n "${EXPECT_HANDOFF:-}" ]] && ! { grep -q 'spec.keep_result = true' "$work/$stem.cpp" &&
+                                        grep -q 'spec.take_[ABC] = true' "$work/$stem.cpp"; }; then
+  echo "run_generated.sh: $work/$stem.cpp keeps or takes no tensor on the ranks" >&2
+  exit 1
+fi
 run=(mpirun --oversubscribe -np "$np" "$work/$stem" --quiet --verify --trace "$work/trace.json"
      --scratch "$work/scratch")
 if [[ -n "${NPY_PROGRAM:-}" ]]; then

@@ -441,10 +441,11 @@ TEST(Cli, NwchemCcsdT2DryRunOn64Processors) {
   EXPECT_NE(last.find(" s over 30 contractions (compute stages and redistribution) and 34 copy steps\n"),
             std::string::npos) << last;
   const double text_total = std::stod(last.substr(prefix.size() - 1));
-  // Then the hand-off section (model only), ending with its total: with 4 GB per rank cosma
+  // Then the hand-off section, ending with its total: with 4 GB per rank cosma
   // wins every contraction and reads the store, so nothing is kept and the totals agree.
   const std::string handoff = r.out.substr(at + 1 + last.size());
-  EXPECT_EQ(handoff.rfind("\nsequence with rank-to-rank hand-off (MODEL ONLY: ", 0), 0u) << handoff;
+  EXPECT_EQ(handoff.rfind("\nsequence with rank-to-rank hand-off (the generated program runs it; --no-handoff passes "
+                          "every tensor through the store;\n", 0), 0u) << handoff;
   EXPECT_NE(handoff.find("the steps it changes:\n  (64 other steps as through the store)\ntotal predicted time with "
                          "hand-off: "),
             std::string::npos) << handoff;
@@ -471,11 +472,16 @@ TEST(Cli, NwchemCcsdT2DryRunOn64Processors) {
   for (const auto& c : json["copies"]) sum += c["time_s"].get<double>();
   EXPECT_DOUBLE_EQ(json["total_predicted_time_s"].get<double>(), sum);
   EXPECT_NEAR(text_total, sum, 1e-4 * sum);
-  EXPECT_EQ(json["handoff"]["model_only"], true);
+  EXPECT_EQ(json["handoff"]["model_only"], false);
   EXPECT_EQ(json["handoff"]["steps"].size(), 64u);
   EXPECT_EQ(json["handoff"]["handoffs"], 0);
   EXPECT_DOUBLE_EQ(json["handoff"]["store_total_predicted_time_s"].get<double>(), sum);
   EXPECT_DOUBLE_EQ(json["handoff"]["total_predicted_time_s"].get<double>(), sum);
+  // With --no-handoff the section stays, as a prediction the program does not run.
+  CliRun n = tcec("--dry-run --no-handoff " + args);
+  ASSERT_EQ(n.exit_code, 0) << n.err;
+  EXPECT_NE(n.out.find("\nsequence with rank-to-rank hand-off (MODEL ONLY with --no-handoff: the generated program "
+                       "passes every tensor through the store;\n"), std::string::npos);
   std::filesystem::remove(machine);
 }
 

@@ -26,6 +26,7 @@ struct Args {
   std::string from = "tce";
   std::string section;
   bool dry_run = false;
+  bool no_handoff = false;
   bool json = false;
   bool all = false;
   std::string output_dir;
@@ -63,11 +64,15 @@ void add_options(CLI::App& app, Args& a) {
                  "plan with this method: inside-rotation, inside-replication, inside-accumulation, "
                  "outside-rotation, outside-replication, outside-accumulation or cosma");
   app.add_option("--force-order", a.force_order, "plan with this disk placement order: ABC, ACB, BAC, BCA, CAB or CBA");
+  app.add_flag("--no-handoff", a.no_handoff,
+               "pass every tensor through the run's store between steps (default: an intermediate stays on "
+               "the ranks for the next contraction where the model finds that cheaper)");
 }
 
 // The plan options of the command line; prints an error and returns nullopt when invalid.
 std::optional<tcec::costmodel::PlanOptions> plan_options(const Args& a) {
   tcec::costmodel::PlanOptions options;
+  options.handoff = !a.no_handoff;
   options.split = a.memory_split == "thirds" ? tcec::costmodel::MemorySplit::Thirds
                                              : tcec::costmodel::MemorySplit::Optimal;
   if (!a.force_method.empty() && !tcec::costmodel::parse_method(a.force_method, &options)) {
