@@ -107,8 +107,9 @@ std::string dry_run_text(const ir::Program& program, const std::optional<Machine
 /// (statement, line, elements and, with a machine, copy_volumes(): disk_read_bytes[],
 /// disk_write_bytes[], time_s)}. The schema of the cost-model issue; `--all` adds "candidates";
 /// "total_predicted_time_s" sums the chosen plans' and the copies' predicted seconds (null without a machine);
-/// "handoff" is the greedy rank-to-rank hand-off over the steps, a model only (sequence.h
-/// handoff_json(); null without a machine); "tensors" ({name:
+/// "handoff" is the greedy rank-to-rank hand-off over the steps, which generated programs run
+/// unless --no-handoff ("model_only" then true; sequence.h handoff_json(); null without a
+/// machine); "tensors" ({name:
 /// {"shape", "role"}}) and "statements" (canonical text, in order) describe the program.
 nlohmann::json dry_run_json(const ir::Program& program, const std::optional<Machine>& machine,
                             const ReportOptions& options);

@@ -1,6 +1,7 @@
 // runtime/placement.cpp — move_tensor(): a tensor from one placement to another, rank to rank.
 #include "runtime/placement.h"
 
+#include <algorithm>
 #include <functional>
 #include <string>
 
@@ -61,9 +62,23 @@ class Mover {
     for (std::size_t k : to.cols.tile_order()) nest_.push_back(static_cast<std::size_t>(to.perm[nr + k]));
   }
 
+  /// Rounds of consecutive blocks whose elements (over all holders) stay within a third of
+  /// the memory budget (send, receive and block buffers), at least one block each.
   void run() {
+    const std::uint64_t limit = budget().limit_bytes();
+    const std::uint64_t chunk = limit > 0 ? std::max<std::uint64_t>(1, limit / 24) : std::uint64_t{1} << 22;
+    std::uint64_t in_round = 0;
     for (i64 f = 0; f < from_.rows.finest_tiles(); ++f)
-      for (i64 h = 0; h < from_.cols.finest_tiles(); ++h) round(f, h);
+      for (i64 h = 0; h < from_.cols.finest_tiles(); ++h) {
+        Block b = block(f, h);
+        if (!round_.empty() && in_round + b.elements > chunk) {
+          exchange_round();
+          in_round = 0;
+        }
+        in_round += b.elements;
+        round_.push_back(std::move(b));
+      }
+    if (!round_.empty()) exchange_round();
   }
 
  private:
@@ -73,60 +88,75 @@ class Mover {
     std::vector<i64> all;
     std::vector<std::vector<i64>> by_part;
   };
+  /// Block (f, h) of `from`: values[s][d] for every sender s (empty `all` when s holds
+  /// nothing), and its elements over all senders.
+  struct Block {
+    i64 f = 0, h = 0;
+    std::vector<std::vector<Values>> values;
+    std::uint64_t elements = 0;
+  };
 
-  /// values_[s][d] for block (f, h) of every sender s (empty `all` when s holds nothing).
-  void block_values(i64 f, i64 h) {
+  Block block(i64 f, i64 h) const {
     const auto P = static_cast<std::size_t>(ctx_.size());
-    values_.assign(P, std::vector<Values>(n_));
+    Block out{f, h, std::vector<std::vector<Values>>(P, std::vector<Values>(n_)), 0};
     for (std::size_t s = 0; s < P; ++s) {
       if (!from_.parts[s]) continue;
+      std::uint64_t elements = 1;
       for (std::size_t d = 0; d < n_; ++d) {
         const DimAt a = at_from_[d], b = at_to_[d];
         const auto [first, count] = group_of(from_, a.group).value_range(a.k, a.group == 0 ? f : h, (*from_.parts[s])[a.group]);
-        Values& v = values_[s][d];
+        Values& v = out.values[s][d];
         for (i64 x = first; x < first + count; ++x) v.all.push_back(x);
+        elements *= static_cast<std::uint64_t>(count);
         const GroupLayout& target_group = group_of(to_, b.group);
         if (static_cast<int>(b.k) != target_group.dist() || target_group.parts() == 1) continue;
         v.by_part.resize(static_cast<std::size_t>(target_group.parts()));
         for (i64 x : v.all) v.by_part[static_cast<std::size_t>(target_group.part_of_value(b.k, x))].push_back(x);
       }
+      out.elements += elements;
     }
+    return out;
   }
 
   /// The values of dimension d that sender s's block has and receiver r holds (r has parts).
-  const std::vector<i64>& list(std::size_t s, std::size_t r, std::size_t d) const {
-    const Values& v = values_[s][d];
+  const std::vector<i64>& list(const Block& b, std::size_t s, std::size_t r, std::size_t d) const {
+    const Values& v = b.values[s][d];
     const i64 part = (*to_.parts[r])[at_to_[d].group];
     return part < 0 || v.by_part.empty() ? v.all : v.by_part[static_cast<std::size_t>(part)];
   }
 
-  std::size_t count(std::size_t s, std::size_t r) const {
+  std::size_t count(const Block& b, std::size_t s, std::size_t r) const {
     if (!from_.parts[s] || !to_.parts[r]) return 0;
     std::size_t c = 1;
-    for (std::size_t d = 0; d < n_; ++d) c *= list(s, r, d).size();
+    for (std::size_t d = 0; d < n_; ++d) c *= list(b, s, r, d).size();
     return c;
   }
 
-  /// Calls visit(row values, col values) of placement p for every element moving from s to r,
-  /// in the shared order: the lists nested as nest_, the last fastest.
-  void enumerate(std::size_t s, std::size_t r, const Placement& p,
-                 const std::function<void(const i64* rows, const i64* cols)>& visit) const {
-    if (count(s, r) == 0) return;
+  /// Calls visit(row values, col values, next) of placement p for every element of block b
+  /// moving from s to r, in the shared order: the lists nested as nest_, the last fastest.
+  /// next: only the innermost value changed, to the previous one plus 1.
+  void enumerate(const Block& b, std::size_t s, std::size_t r, const Placement& p,
+                 const std::function<void(const i64* rows, const i64* cols, bool next)>& visit) const {
+    if (count(b, s, r) == 0) return;
     std::vector<const std::vector<i64>*> lists(n_);
-    for (std::size_t d = 0; d < n_; ++d) lists[d] = &list(s, r, d);
+    for (std::size_t d = 0; d < n_; ++d) lists[d] = &list(b, s, r, d);
     const std::size_t nr = p.rows.indices().size();
     std::vector<std::size_t> at(n_, 0);
     std::vector<i64> group_values(n_);   // rows' values, then cols'
     std::vector<std::size_t> position(n_);   // tensor dimension -> position in group_values
     for (std::size_t q = 0; q < n_; ++q) position[static_cast<std::size_t>(p.perm[q])] = q;
     for (std::size_t d = 0; d < n_; ++d) group_values[position[d]] = (*lists[d])[0];
+    bool next = false;
     while (true) {
-      visit(group_values.data(), group_values.data() + nr);
+      visit(group_values.data(), group_values.data() + nr, next);
       std::size_t i = n_;
+      next = false;
       while (i > 0) {
         const std::size_t d = nest_[--i];
         if (++at[d] < lists[d]->size()) {
-          group_values[position[d]] = (*lists[d])[at[d]];
+          const i64 v = (*lists[d])[at[d]];
+          next = i == n_ - 1 && v == group_values[position[d]] + 1;
+          group_values[position[d]] = v;
           break;
         }
         at[d] = 0;
@@ -137,23 +167,60 @@ class Mover {
     }
   }
 
-  void round(i64 f, i64 h) {
-    block_values(f, h);
+  /// In this rank's block b of `from`, the elements between consecutive values of the
+  /// innermost enumerated dimension (nest_.back()): the product of the sizes of the indices
+  /// after it in its group's tile order, times the block's columns when it is a row index.
+  std::uint64_t inner_stride(const Block& b) const {
+    if (n_ == 0) return 0;
+    const DimAt a = at_from_[nest_.back()];
+    const GroupLayout& g = group_of(from_, a.group);
+    const i64 tile = a.group == 0 ? b.f : b.h, part = (*from_.parts[static_cast<std::size_t>(ctx_.rank())])[a.group];
+    std::uint64_t stride = a.group == 0 ? static_cast<std::uint64_t>(held_->block_cols(b.h)) : 1;
+    const std::vector<std::size_t>& order = g.tile_order();
+    for (std::size_t i = order.size(); i-- > 0 && order[i] != a.k;)
+      stride *= static_cast<std::uint64_t>(g.value_range(order[i], tile, part).second);
+    return stride;
+  }
+
+  /// Whether the innermost enumerated value (rv, cv of `to`) lies in the same finest part of
+  /// its target index as the value before it.
+  bool same_target_part(const i64* rv, const i64* cv) const {
+    const DimAt a = at_to_[nest_.back()];
+    const GroupLayout& g = group_of(to_, a.group);
+    const i64 v = (a.group == 0 ? rv : cv)[a.k];
+    return g.finest_part(a.k, v) == g.finest_part(a.k, v - 1);
+  }
+
+  /// One alltoallv for the blocks of round_: per destination, block after block.
+  void exchange_round() {
     const auto P = static_cast<std::size_t>(ctx_.size()), me = static_cast<std::size_t>(ctx_.rank());
-    std::vector<std::size_t> send_counts(P), recv_counts(P);
+    std::vector<std::size_t> send_counts(P, 0), recv_counts(P, 0);
     std::size_t send_total = 0, recv_total = 0;
-    for (std::size_t q = 0; q < P; ++q) {
-      send_total += send_counts[q] = count(me, q);
-      recv_total += recv_counts[q] = count(q, me);
-    }
+    for (const Block& b : round_)
+      for (std::size_t q = 0; q < P; ++q) {
+        send_counts[q] += count(b, me, q);
+        recv_counts[q] += count(b, q, me);
+      }
+    for (std::size_t q = 0; q < P; ++q) send_total += send_counts[q], recv_total += recv_counts[q];
     Buffer send = allocate(send_total, "hand-off values sent"), recv = allocate(recv_total, "hand-off values received");
     if (send_total > 0) {
-      Buffer block = allocate(static_cast<std::size_t>(held_->block_rows(f) * held_->block_cols(h)), "hand-off block");
-      held_->read_block(f, h, block.data());
-      const std::uint64_t base = held_->block_offset(f, h);
+      // This rank's blocks of the round lie back to back in its file ((f, h) row-major).
+      const std::uint64_t first = held_->block_offset(round_.front().f, round_.front().h);
+      const Block& last = round_.back();
+      const std::uint64_t end = held_->block_offset(last.f, last.h) +
+                                static_cast<std::uint64_t>(held_->block_rows(last.f) * held_->block_cols(last.h));
+      Buffer blocks = allocate(static_cast<std::size_t>(end - first), "hand-off blocks");
+      held_->file().read(blocks.data(), first, blocks.size());
       std::size_t at = 0;
+      std::uint64_t offset = 0;   // of the element in `blocks`
       for (std::size_t r = 0; r < P; ++r)
-        enumerate(me, r, from_, [&](const i64* rv, const i64* cv) { send[at++] = block[held_->offset_of(rv, cv).value() - base]; });
+        for (const Block& b : round_) {
+          const std::uint64_t stride = inner_stride(b);
+          enumerate(b, me, r, from_, [&](const i64* rv, const i64* cv, bool next) {
+            offset = next ? offset + stride : held_->offset_of(rv, cv).value() - first;
+            send[at++] = blocks[offset];
+          });
+        }
     }
     alltoallv(ctx_, send.data(), send_counts, recv.data(), recv_counts);
     // Each run of consecutive target elements is one write.
@@ -163,15 +230,19 @@ class Mover {
       if (run_length > 0) target_->file().write(recv.data() + run_from, run_start, static_cast<std::size_t>(run_length));
     };
     for (std::size_t s = 0; s < P; ++s)
-      enumerate(s, me, to_, [&](const i64* rv, const i64* cv) {
-        const std::uint64_t o = target_->offset_of(rv, cv).value();
-        if (run_length == 0 || o != run_start + run_length) {
-          flush();
-          run_start = o, run_from = at, run_length = 0;
-        }
-        ++run_length, ++at;
-      });
+      for (const Block& b : round_)
+        enumerate(b, s, me, to_, [&](const i64* rv, const i64* cv, bool next) {
+          // The next value of the innermost index within its finest part: the next element.
+          const std::uint64_t o = next && same_target_part(rv, cv) ? run_start + run_length
+                                                                   : target_->offset_of(rv, cv).value();
+          if (run_length == 0 || o != run_start + run_length) {
+            flush();
+            run_start = o, run_from = at, run_length = 0;
+          }
+          ++run_length, ++at;
+        });
     flush();
+    round_.clear();
   }
 
   const Context& ctx_;
@@ -182,7 +253,7 @@ class Mover {
   std::vector<DimAt> at_from_, at_to_;
   std::size_t n_ = 0;
   std::vector<std::size_t> nest_;
-  std::vector<std::vector<Values>> values_;   // [sender][tensor dimension], this round
+  std::vector<Block> round_;   // the blocks of the round being gathered
 };
 
 }  // namespace

@@ -33,14 +33,16 @@ struct Placement {
 /// (per tensor dimension the values of the sender's block that the receiver's part holds,
 /// nested in the target's tile order), so the receiver knows where each value belongs.
 ///
-/// Rounds over from's finest blocks (f, h), all ranks in step, one alltoallv each; the
-/// receiver writes each run of consecutive file elements with one DiskFile::write.
+/// Rounds of consecutive finest blocks (f, h) of `from`, all ranks in step, one alltoallv
+/// each; a round holds as many blocks as fit in a third of the memory budget (counting every
+/// holder's part; 2^22 elements when unlimited) and at least one. A sender reads its blocks of
+/// the round with one DiskFile::read (they lie back to back); the receiver writes each run of
+/// consecutive file elements with one DiskFile::write.
 /// held / target: this rank's file under each placement (nullptr when it holds nothing).
 /// Counted (bytes; exactly costmodel layout.h exchange(from, to) times 8): disk read
 /// 8·(elements held), disk write 8·(elements placed here), sent 8·(elements going to other
 /// ranks), recv 8·(elements coming from other ranks). Buffers are allocated through
-/// budget() per round: the sender's block, its outgoing values and the incoming values
-/// (at most one finest block of `from` per holder). Collective over ctx. Throws Error when
+/// budget() per round: the sender's blocks, its outgoing values and the incoming values. Collective over ctx. Throws Error when
 /// the placements do not describe one tensor on ctx.size() ranks, or on I/O and MPI errors.
 void move_tensor(const Context& ctx, const Placement& from, TiledMatrix* held, const Placement& to,
                  TiledMatrix* target);

@@ -109,27 +109,35 @@ std::pair<std::int64_t, std::int64_t> GroupLayout::value_range(std::size_t k, st
   return {first + piece_begin(s, parts_, p), piece_size(s, parts_, p)};
 }
 
-std::int64_t GroupLayout::part_of_value(std::size_t k, std::int64_t v) const {
-  if (static_cast<int>(k) != dist_) return 0;
+std::int64_t GroupLayout::finest_part(std::size_t k, std::int64_t v) const {
   const IndexTiling& x = indices_[k];
   const std::int64_t a = piece_of(x.extent, x.t1, v), b1 = piece_begin(x.extent, x.t1, a);
-  const std::int64_t j = a * x.t2 + piece_of(piece_size(x.extent, x.t1, a), x.t2, v - b1);
+  return a * x.t2 + piece_of(piece_size(x.extent, x.t1, a), x.t2, v - b1);
+}
+
+std::int64_t GroupLayout::part_of_value(std::size_t k, std::int64_t v) const {
+  if (static_cast<int>(k) != dist_) return 0;
+  const std::int64_t j = finest_part(k, v);
   return piece_of(start_[k][j + 1] - start_[k][j], parts_, v - start_[k][j]);
 }
 
 GroupLayout::Location GroupLayout::locate(const std::int64_t* values) const {
   Location loc;
   std::int64_t l1 = 0, l2 = 0;
+  constexpr std::size_t kKept = 16;   // finest part ids kept for the second pass (groups are small)
+  std::int64_t part[kKept];
   for (std::size_t k = 0; k < indices_.size(); ++k) {
     const IndexTiling& x = indices_[k];
     const std::int64_t a = piece_of(x.extent, x.t1, values[k]);
     const std::int64_t b1 = piece_begin(x.extent, x.t1, a);
+    const std::int64_t b = piece_of(piece_size(x.extent, x.t1, a), x.t2, values[k] - b1);
     l1 = l1 * x.t1 + a;
-    l2 = l2 * x.t2 + piece_of(piece_size(x.extent, x.t1, a), x.t2, values[k] - b1);
+    l2 = l2 * x.t2 + b;
+    if (k < kKept) part[k] = a * x.t2 + b;
   }
   loc.tile = l1 * tiles2_ + l2;
   for (std::size_t k : order_) {
-    const std::int64_t j = part_id(k, loc.tile), s = start_[k][j + 1] - start_[k][j];
+    const std::int64_t j = k < kKept ? part[k] : part_id(k, loc.tile), s = start_[k][j + 1] - start_[k][j];
     std::int64_t rel = values[k] - start_[k][j];
     if (static_cast<int>(k) == dist_) {
       loc.part = piece_of(s, parts_, rel);
@@ -159,10 +167,10 @@ TiledMatrix::TiledMatrix(std::string path, GroupLayout rows, std::int64_t pr, Gr
                 std::to_string(pc_) + ") for " + path);
   row_prefix_.assign(1, 0);
   for (std::int64_t f = 0; f < rows_.finest_tiles(); ++f)
-    row_prefix_.push_back(row_prefix_.back() + static_cast<std::uint64_t>(block_rows(f)));
+    row_prefix_.push_back(row_prefix_.back() + static_cast<std::uint64_t>(rows_.rows(f, pr_)));
   col_prefix_.assign(1, 0);
   for (std::int64_t h = 0; h < cols_.finest_tiles(); ++h)
-    col_prefix_.push_back(col_prefix_.back() + static_cast<std::uint64_t>(block_cols(h)));
+    col_prefix_.push_back(col_prefix_.back() + static_cast<std::uint64_t>(cols_.rows(h, pc_)));
   file_ = DiskFile(std::move(path));
 }
 

@@ -56,6 +56,8 @@ class GroupLayout {
   /// The values [first, first + count) of index k in finest tile f that part p holds: the
   /// index's finest part, and for the distribution index (p >= 0) its p-th balanced slice.
   std::pair<std::int64_t, std::int64_t> value_range(std::size_t k, std::int64_t f, std::int64_t p) const;
+  /// The finest part (l1 · t2 + l2 of the index alone) holding value v of index k. O(1).
+  std::int64_t finest_part(std::size_t k, std::int64_t v) const;
   /// The part holding value v of index k: its slice within its finest part when k is the
   /// distribution index, else 0. O(1).
   std::int64_t part_of_value(std::size_t k, std::int64_t v) const;
@@ -106,8 +108,8 @@ class TiledMatrix {
   const GroupLayout& row_layout() const { return rows_; }
   const GroupLayout& col_layout() const { return cols_; }
   DiskFile& file() { return file_; }
-  std::int64_t block_rows(std::int64_t f) const { return rows_.rows(f, pr_); }
-  std::int64_t block_cols(std::int64_t h) const { return cols_.rows(h, pc_); }
+  std::int64_t block_rows(std::int64_t f) const { return static_cast<std::int64_t>(row_prefix_[f + 1] - row_prefix_[f]); }
+  std::int64_t block_cols(std::int64_t h) const { return static_cast<std::int64_t>(col_prefix_[h + 1] - col_prefix_[h]); }
   /// Element offset of block (f, h) in the file.
   std::uint64_t block_offset(std::int64_t f, std::int64_t h) const;
   /// Local elements: total(pr) · total(pc).
