@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include <fmt/format.h>
@@ -74,6 +75,12 @@ class Mover {
         if (!round_.empty() && in_round + b.elements > chunk) {
           exchange_round();
           in_round = 0;
+        }
+        if (b.elements > chunk) {   // alone too large: one holder's part at a time
+          round_.push_back(std::move(b));
+          for (int s = 0; s < ctx_.size(); ++s) exchange_round(static_cast<std::size_t>(s));
+          round_.clear();
+          continue;
         }
         in_round += b.elements;
         round_.push_back(std::move(b));
@@ -191,15 +198,17 @@ class Mover {
     return g.finest_part(a.k, v) == g.finest_part(a.k, v - 1);
   }
 
-  /// One alltoallv for the blocks of round_: per destination, block after block.
-  void exchange_round() {
+  /// One alltoallv for the blocks of round_: per destination, block after block; with
+  /// `only`, only that holder sends (the round's blocks stay for the next holder).
+  void exchange_round(std::optional<std::size_t> only = std::nullopt) {
     const auto P = static_cast<std::size_t>(ctx_.size()), me = static_cast<std::size_t>(ctx_.rank());
+    auto sends = [&](std::size_t s) { return !only || *only == s; };
     std::vector<std::size_t> send_counts(P, 0), recv_counts(P, 0);
     std::size_t send_total = 0, recv_total = 0;
     for (const Block& b : round_)
       for (std::size_t q = 0; q < P; ++q) {
-        send_counts[q] += count(b, me, q);
-        recv_counts[q] += count(b, q, me);
+        if (sends(me)) send_counts[q] += count(b, me, q);
+        if (sends(q)) recv_counts[q] += count(b, q, me);
       }
     for (std::size_t q = 0; q < P; ++q) send_total += send_counts[q], recv_total += recv_counts[q];
     Buffer send = allocate(send_total, "hand-off values sent"), recv = allocate(recv_total, "hand-off values received");
@@ -231,7 +240,7 @@ class Mover {
     };
     for (std::size_t s = 0; s < P; ++s)
       for (const Block& b : round_)
-        enumerate(b, s, me, to_, [&](const i64* rv, const i64* cv, bool next) {
+        if (sends(s)) enumerate(b, s, me, to_, [&](const i64* rv, const i64* cv, bool next) {
           // The next value of the innermost index within its finest part: the next element.
           const std::uint64_t o = next && same_target_part(rv, cv) ? run_start + run_length
                                                                    : target_->offset_of(rv, cv).value();
@@ -242,7 +251,7 @@ class Mover {
           ++run_length, ++at;
         });
     flush();
-    round_.clear();
+    if (!only) round_.clear();
   }
 
   const Context& ctx_;

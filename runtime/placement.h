@@ -35,7 +35,8 @@ struct Placement {
 ///
 /// Rounds of consecutive finest blocks (f, h) of `from`, all ranks in step, one alltoallv
 /// each; a round holds as many blocks as fit in a third of the memory budget (counting every
-/// holder's part; 2^22 elements when unlimited) and at least one. A sender reads its blocks of
+/// holder's part; 2^22 elements when unlimited), and a block that alone exceeds it is sent one
+/// holder's part at a time (P rounds). A sender reads its blocks of
 /// the round with one DiskFile::read (they lie back to back); the receiver writes each run of
 /// consecutive file elements with one DiskFile::write.
 /// held / target: this rank's file under each placement (nullptr when it holds nothing).

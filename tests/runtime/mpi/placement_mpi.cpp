@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "runtime/counters.h"
+#include "runtime/memory.h"
 #include "runtime/placement.h"
 #include "tests/runtime/temp_dir.h"
 
@@ -148,6 +149,18 @@ TEST(MoveTensor, ToAndFromOneRank) {
   Shape whole{{0}, {1, 2}, {{5, 2, 2}, {7, 1, 1}, {4, 2, 1}}, 1, 1, true};
   check_move(spread, whole);
   check_move(whole, spread);
+}
+
+TEST(MoveTensor, BlocksLargerThanTheBudgetAllowsGoOneHolderAtATime) {
+  // One block per holder (no tiling): the tensor's 140 elements exceed a round's share of a
+  // budget that holds three times one holder's block, so each holder sends alone.
+  const int P = Context::world().size();
+  Shape spread{{2}, {0, 1}, {{5, 1, 1}, {7, 1, 1}, {4, 1, 1}}, P, 1};
+  Shape whole{{0}, {1, 2}, {{5, 2, 2}, {7, 1, 1}, {4, 2, 1}}, 1, 1, true};
+  const i64 largest = 5 * 7 * ((4 + std::min(P, 4) - 1) / std::min(P, 4));   // elements of the largest holder block
+  tcert::budget().set_limit_bytes(static_cast<std::uint64_t>(3 * 8 * largest));
+  check_move(spread, whole);
+  tcert::budget().set_limit_bytes(0);
 }
 
 TEST(MoveTensor, SamePlacementMovesNothingOverTheNetwork) {
