@@ -230,7 +230,7 @@ std::vector<StatementPlan> plan_program(const ir::Program& program, const Machin
     sp.statement = &program.statements[i];
     sp.gemm = store[i]->gemm;
     sp.feasible = chosen.feasible;
-    sp.reason = chosen.feasible || !seq ? chosen.reason : store[i]->plan.reason;
+    sp.reason = chosen.reason;
     sp.plan = chosen.plan;
     sp.volumes = chosen.volumes;
     sp.redistribution = chosen.redistribution;

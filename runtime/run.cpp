@@ -91,8 +91,7 @@ std::string Run::previous(const std::string& name) const {
 }
 
 std::string Run::next_version(const std::string& name) {
-  if (std::unique_ptr<KeptTensor> superseded = withdraw(name); superseded && superseded->file)
-    superseded->file->file().remove();
+  drop_kept(name);   // superseded
   std::vector<std::string>& v = versions_[name];
   v.push_back(fmt::format("{}/{}.v{}.npy", store_dir_, name, v.size() + 1));
   return v.back();
@@ -102,14 +101,17 @@ void Run::keep(KeptTensor tensor) {
   const std::string name = tensor.shape.name;
   if (std::find(info_.outputs.begin(), info_.outputs.end(), name) != info_.outputs.end())
     throw Error("output " + name + " cannot be kept on the ranks; outputs go to the store");
-  if (std::unique_ptr<KeptTensor> superseded = withdraw(name); superseded && superseded->file)
-    superseded->file->file().remove();
+  drop_kept(name);   // superseded
   kept_[name] = std::make_unique<KeptTensor>(std::move(tensor));
 }
 
 KeptTensor* Run::kept(const std::string& name) {
   const auto it = kept_.find(name);
   return it == kept_.end() ? nullptr : it->second.get();
+}
+
+void Run::drop_kept(const std::string& name) {
+  if (std::unique_ptr<KeptTensor> gone = withdraw(name); gone && gone->file) gone->file->file().remove();
 }
 
 std::unique_ptr<KeptTensor> Run::withdraw(const std::string& name) {
@@ -121,7 +123,7 @@ std::unique_ptr<KeptTensor> Run::withdraw(const std::string& name) {
 }
 
 void Run::release(const std::string& name) {
-  if (std::unique_ptr<KeptTensor> gone = withdraw(name); gone && gone->file) gone->file->file().remove();
+  drop_kept(name);
   auto it = versions_.find(name);
   if (it == versions_.end()) return ctx_.barrier();
   for (const std::string& path : it->second) {

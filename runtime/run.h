@@ -147,6 +147,7 @@ class Run {
 
  private:
   ElementSource read_npy(const std::string& path, const TensorShape& tensor);
+  void drop_kept(const std::string& name);   // forgets a kept version and deletes this rank's file
   void write_outputs();   // rank 0: latest version of every output → --output-dir
 
   Context ctx_;
