@@ -41,7 +41,7 @@ std::string handoff_text(const HandoffSequence& seq) {
       continue;
     }
     const std::string flushed =
-        step.flushed.empty() ? "" : fmt::format("flushes {} ({:.5g} s); ", fmt::join(step.flushed, ", "), step.flush_s);
+        step.flushed.empty() ? "" : fmt::format("flushes {} ({:.5g} s); ", fmt::join(step.flushed, ", "), step.flush.time_s);
     out += fmt::format("  line {}: {}{}; {:.5g} s (through the store {:.5g} s)\n", step.statement->loc.line, flushed,
                        step_what(step), step.time_s, step.store_time_s);
   }
@@ -65,7 +65,7 @@ nlohmann::json handoff_json(const HandoffSequence& seq) {
                      {"taken", step.taken},
                      {"result_kept", step.result_kept},
                      {"flushed", step.flushed},
-                     {"flush_s", step.flush_s},
+                     {"flush_s", step.flush.time_s},
                      {"time_s", step.time_s},
                      {"store_time_s", step.store_time_s}});
   return {{"model_only", !seq.used},

@@ -31,8 +31,6 @@ PlanVolumes flush_volumes(const TensorLayout& layout, const Machine& machine) {
   return v;
 }
 
-double flush_s(const TensorLayout& layout, const Machine& machine) { return flush_volumes(layout, machine).time_s; }
-
 /// Index names of a reference, by tensor dimension.
 std::vector<std::string> names_of(const ir::Program& program, const ir::TensorRef& ref) {
   std::vector<std::string> out;
@@ -52,7 +50,7 @@ class Pass {
     flush(s.operands.at(0).tensor, step);
     if (accumulates(program_, s)) flush(s.result.tensor, step);
     kept_.erase(s.result.tensor);   // written to the store
-    step.time_s = step.flush_s + step.store_time_s;
+    step.time_s = step.flush.time_s + step.store_time_s;
     return step;
   }
 
@@ -77,7 +75,7 @@ class Pass {
       into = it->second.layout;
       if (std::find(tensors.begin(), tensors.end(), ref.tensor) == tensors.end()) {
         tensors.push_back(ref.tensor);
-        flush_all_s += flush_s(it->second.layout, machine_);
+        flush_all_s += flush_volumes(it->second.layout, machine_).time_s;
       }
       taken.push_back(fmt::format("{} = {} (kept by line {})", array, program_.tensors[ref.tensor].name, it->second.line));
     };
@@ -109,7 +107,7 @@ class Pass {
     if (accumulate) flush(s.result.tensor, step);
     kept_.erase(s.result.tensor);
     if (store) step.plan = store->plan;
-    step.time_s = step.flush_s + store_s;
+    step.time_s = step.flush.time_s + store_s;
     return step;
   }
 
@@ -121,7 +119,6 @@ class Pass {
     const auto it = kept_.find(t);
     if (it == kept_.end()) return;
     add_volumes(step.flush, flush_volumes(it->second.layout, machine_));
-    step.flush_s = step.flush.time_s;
     step.flushed.push_back(program_.tensors[t].name);
     kept_.erase(it);
   }

@@ -39,8 +39,7 @@ struct HandoffStep {
   /// Kept tensors written to the store before this step (their names), and the bytes and
   /// time of those flushes (one after the other: times add).
   std::vector<std::string> flushed;
-  double flush_s = 0;
-  PlanVolumes flush;                 ///< the flushes' bytes per rank (empty vectors when none)
+  PlanVolumes flush;                 ///< the flushes' bytes per rank (empty vectors when none) and seconds
   /// Contractions: whether the hand-off variant was chosen; its plan (or the store plan).
   bool handoff = false;
   PlannedCandidate plan;

@@ -67,7 +67,9 @@ class Mover {
   /// the memory budget (send, receive and block buffers), at least one block each.
   void run() {
     const std::uint64_t limit = budget().limit_bytes();
-    const std::uint64_t chunk = limit > 0 ? std::max<std::uint64_t>(1, limit / 24) : std::uint64_t{1} << 22;
+    constexpr std::uint64_t kBuffers = 3, kBytes = 8;   // blocks, sent and received values; bytes per element
+    const std::uint64_t chunk =
+        limit > 0 ? std::max<std::uint64_t>(1, limit / (kBuffers * kBytes)) : std::uint64_t{1} << 22;
     std::uint64_t in_round = 0;
     for (i64 f = 0; f < from_.rows.finest_tiles(); ++f)
       for (i64 h = 0; h < from_.cols.finest_tiles(); ++h) {

@@ -119,12 +119,12 @@ TEST(Sequence, CopyStepFlushesWhatTheProducerKept) {
       ++held[static_cast<std::size_t>(
           L.owner[static_cast<std::size_t>(coordinate(L.dims[0], i) * L.dims[1].parts + coordinate(L.dims[1], j))])];
   const double most = static_cast<double>(*std::max_element(held.begin(), held.end()));
-  EXPECT_DOUBLE_EQ(copy.flush_s, most * 8 / 500e6 + most * 8 / 500e6);
-  EXPECT_DOUBLE_EQ(copy.time_s, copy.flush_s + copy.store_time_s);
+  EXPECT_DOUBLE_EQ(copy.flush.time_s, most * 8 / 500e6 + most * 8 / 500e6);
+  EXPECT_DOUBLE_EQ(copy.time_s, copy.flush.time_s + copy.store_time_s);
   // The flush is the producer's deferred stage 3: with the same plan, keeping and then
   // flushing costs what storing does.
   EXPECT_EQ(first.plan.plan.to_string(), r.store[0]->plan.plan.to_string());
-  EXPECT_NEAR(first.time_s + copy.flush_s, first.store_time_s, 1e-12);
+  EXPECT_NEAR(first.time_s + copy.flush.time_s, first.store_time_s, 1e-12);
   const std::string text = handoff_text(r.seq);
   EXPECT_NE(text.find("  line 9: flushes T ("), std::string::npos) << text;
 }

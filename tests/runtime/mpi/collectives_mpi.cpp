@@ -1,4 +1,4 @@
-// tests/runtime/mpi/collectives_mpi.cpp — shift, ring all-gather and all-reduce (in memory and on
+// tests/runtime/mpi/collectives_mpi.cpp — shift, ring all-gather, all-reduce and alltoallv (in memory and on
 // disk) on P ranks: exact values, bitwise agreement across ranks, and the exact byte counts that
 // runtime/comm.h documents. Every rank runs every test; run with mpiexec -np 1..5.
 #include <gtest/gtest.h>
@@ -119,6 +119,33 @@ TEST(Collectives, RingAllgathervUnevenPieces) {
   EXPECT_EQ(c.recv, 8 * (total - counts[r]));
   std::vector<std::size_t> wrong(p + 1, 1);
   EXPECT_THROW(tcert::ring_allgatherv(ctx, buf.data(), wrong), tcert::Error);
+}
+
+// Rank s sends (s + 2·q) mod 4 elements to rank q (zeros included), value 1000·s + 10·q + i;
+// counted bytes leave out the rank's own part.
+TEST(Collectives, AlltoallvUnevenCountsAndOwnPartUncounted) {
+  Context ctx = Context::world();
+  const int p = ctx.size(), r = ctx.rank();
+  auto elems = [](int s, int q) { return static_cast<std::size_t>((s + 2 * q) % 4); };
+  std::vector<std::size_t> send_counts, recv_counts;
+  std::vector<double> send;
+  for (int q = 0; q < p; ++q) {
+    send_counts.push_back(elems(r, q));
+    recv_counts.push_back(elems(q, r));
+    for (std::size_t i = 0; i < elems(r, q); ++i) send.push_back(1000.0 * r + 10.0 * q + static_cast<double>(i));
+  }
+  std::vector<double> recv(std::accumulate(recv_counts.begin(), recv_counts.end(), std::size_t{0}), -1);
+  counters().reset();
+  tcert::PhaseScope scope(Phase::Compute);
+  tcert::alltoallv(ctx, send.data(), send_counts, recv.data(), recv_counts);
+  std::size_t at = 0;
+  for (int s = 0; s < p; ++s)
+    for (std::size_t i = 0; i < elems(s, r); ++i) EXPECT_EQ(recv[at++], 1000.0 * s + 10.0 * r + static_cast<double>(i));
+  const Counted c = counted();
+  const std::size_t own = elems(r, r);
+  EXPECT_EQ(c.sent, 8 * (send.size() - own));
+  EXPECT_EQ(c.recv, 8 * (recv.size() - own));
+  EXPECT_EQ(c.read + c.written, 0u);
 }
 
 TEST(Collectives, RingReduceScatterUnevenPiecesAndSplitCommunicators) {
