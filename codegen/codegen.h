@@ -4,6 +4,7 @@
 //
 // Reader's map:
 //   Diagnostic, check_program()   what code generation cannot run yet, at source locations
+//   gemm_spec()                   the runtime's GemmSpec of a plan, as the program builds it
 //   EmitOptions, emit_program()   the C++ text (one function per contraction, then main())
 //   Generated, generate()         plan + check + emit, as the driver runs them
 //   Toolchain, build_program()    compile the text with the MPI C++ compiler against libtcert
@@ -20,6 +21,7 @@
 
 #include "costmodel/costmodel.h"
 #include "ir/ir.h"
+#include "runtime/gemm_spec.h"
 
 namespace tcec::codegen {
 
@@ -43,6 +45,15 @@ struct Diagnostic {
 /// Returns no diagnostics when the program can be generated.
 std::vector<Diagnostic> check_program(const ir::Program& program,
                                       const std::vector<costmodel::StatementPlan>& plans);
+
+/// The runtime's GemmSpec of one feasible plan: the very value the generated
+/// `contraction_N` function builds (emit_program() prints it field by field), so a test can
+/// hold a plan to the runtime's own checks (runtime/spec_check.h check_spec()) without
+/// compiling or running anything. `machine` is the one the plan was made for (8-byte
+/// elements); `accumulate`: C starts from its tensor's current value (an earlier statement
+/// wrote it). TCEC_ASSERT on an infeasible plan.
+tcert::GemmSpec gemm_spec(const ir::Program& program, const costmodel::Machine& machine,
+                          const costmodel::StatementPlan& plan, bool accumulate);
 
 /// What the emitted program calls itself.
 struct EmitOptions {

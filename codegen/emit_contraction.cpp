@@ -20,12 +20,15 @@ std::string range_text(const std::vector<std::uint64_t>& v) {
   return *lo == *hi ? fmt::format("{}", *lo) : fmt::format("{} .. {}", *lo, *hi);
 }
 
-/// `{{{/*i*/ 4000, 2, 1}, ...}, dist}`: GroupSpec{IndexTiling{extent, t1, t2}..., dist}.
-std::string group_spec(const GroupTiling& g) {
+/// `{{{/*i*/ 4000, 2, 1}, ...}, dist}`: GroupSpec{IndexTiling{extent, t1, t2}..., dist}, with the
+/// index names of `g` in comments.
+std::string group_spec_text(const tcert::GroupSpec& spec, const GroupTiling& g) {
   std::vector<std::string> indices;
-  for (const costmodel::IndexTiles& x : g.indices)
-    indices.push_back(fmt::format("{{/*{}*/ {}, {}, {}}}", comment_text(x.name), x.extent, x.t1, x.t2));
-  return fmt::format("{{{{{}}}, {}}}", fmt::join(indices, ", "), g.dist);
+  for (std::size_t k = 0; k < spec.indices.size(); ++k) {
+    const tcert::IndexTiling& x = spec.indices[k];
+    indices.push_back(fmt::format("{{/*{}*/ {}, {}, {}}}", comment_text(g.indices[k].name), x.extent, x.t1, x.t2));
+  }
+  return fmt::format("{{{{{}}}, {}}}", fmt::join(indices, ", "), spec.dist);
 }
 
 std::string group_comment(char name, const GroupTiling& g) {
@@ -33,29 +36,50 @@ std::string group_comment(char name, const GroupTiling& g) {
   return fmt::format("{}: distributed over {}", name, comment_text(g.indices[g.dist].name));
 }
 
-/// `{"A", {4000, 4000}}`: TensorShape{name, stored extents}.
-std::string tensor_shape(const ir::Program& program, const ir::TensorRef& ref) {
+tcert::GroupSpec group_spec(const GroupTiling& g) {
+  tcert::GroupSpec out;
+  for (const costmodel::IndexTiles& x : g.indices) out.indices.push_back({x.extent, x.t1, x.t2});
+  out.dist = g.dist;
+  return out;
+}
+
+tcert::TensorShape tensor_shape(const ir::Program& program, const ir::TensorRef& ref) {
   const ir::Tensor& t = program.tensors.at(ref.tensor);
-  std::vector<std::uint64_t> extents;
-  for (int range : t.dims) extents.push_back(program.ranges.at(range).extent);
-  return fmt::format("{{{}, {}}}", cpp_string_literal(t.name), braced_list(extents));
+  tcert::TensorShape out{t.name, {}};
+  for (int range : t.dims) out.extents.push_back(program.ranges.at(range).extent);
+  return out;
+}
+
+/// `{"A", {4000, 4000}}`: TensorShape{name, stored extents}.
+std::string tensor_shape_text(const tcert::TensorShape& shape) {
+  return fmt::format("{{{}, {}}}", cpp_string_literal(shape.name), braced_list(shape.extents));
 }
 
 /// `{{"A", {4000, 4000}}, {0, 1}}`: TensorBinding{TensorShape{name, stored extents}, perm}.
-std::string tensor_binding(const ir::Program& program, const ir::TensorRef& ref, const std::vector<int>& perm) {
-  return fmt::format("{{{}, {}}}", tensor_shape(program, ref), braced_list(perm));
+std::string tensor_binding_text(const tcert::TensorBinding& b) {
+  return fmt::format("{{{}, {}}}", tensor_shape_text(b.shape), braced_list(b.perm));
 }
 
-const char* comm_enum(CommMethod c) { return c == CommMethod::Inside ? "Inside" : "Outside"; }
+const char* comm_enum(tcert::Communication c) { return c == tcert::Communication::Inside ? "Inside" : "Outside"; }
 
-const char* algorithm_enum(Algorithm a) {
+const char* algorithm_enum(tcert::Algorithm a) {
   switch (a) {
-    case Algorithm::Rotation: return "Rotation";
-    case Algorithm::Replication: return "Replication";
-    case Algorithm::Accumulation: return "Accumulation";
-    case Algorithm::Cosma: return "Cosma";
+    case tcert::Algorithm::Rotation: return "Rotation";
+    case tcert::Algorithm::Replication: return "Replication";
+    case tcert::Algorithm::Accumulation: return "Accumulation";
+    case tcert::Algorithm::Cosma: return "Cosma";
   }
   return "?";
+}
+
+tcert::Algorithm runtime_algorithm(Algorithm a) {
+  switch (a) {
+    case Algorithm::Rotation: return tcert::Algorithm::Rotation;
+    case Algorithm::Replication: return tcert::Algorithm::Replication;
+    case Algorithm::Accumulation: return tcert::Algorithm::Accumulation;
+    case Algorithm::Cosma: return tcert::Algorithm::Cosma;
+  }
+  return tcert::Algorithm::Rotation;
 }
 
 void emit_comments(CodeWriter& w, const ir::Program& program, const costmodel::StatementPlan& sp, int number) {
@@ -68,69 +92,110 @@ void emit_comments(CodeWriter& w, const ir::Program& program, const costmodel::S
   w.line("// Predicted per rank (bytes): disk read {}, disk write {}, sent {}, received {}; time {:.5g} s",
          range_text(v.disk_read_bytes), range_text(v.disk_write_bytes), range_text(v.comm_sent_bytes),
          range_text(v.comm_recv_bytes), v.time_s);
+  std::vector<std::string> parts;
+  for (const costmodel::MemoryPart& p : sp.memory.parts)
+    parts.push_back(fmt::format("{} {}{}", p.what, p.bytes, p.load_stage ? " (load stage)" : ""));
+  w.line("// Memory per rank (bytes): {}; peak {}", fmt::join(parts, ", "), sp.memory.peak_bytes);
   if (!sp.taken.empty()) w.line("// Hand-off: takes {}", comment_text(fmt::format("{}", fmt::join(sp.taken, ", "))));
   if (!sp.flushed.empty())
     w.line("// Flushes to the store first (kept by earlier steps): {}", comment_text(fmt::format("{}", fmt::join(sp.flushed, ", "))));
   if (sp.keep_result) w.line("// Keeps its result on the ranks for a later contraction");
 }
 
-void emit_spec(CodeWriter& w, const ir::Program& program, const costmodel::Machine& machine,
-               const costmodel::StatementPlan& sp, bool accumulate) {
-  const ir::Statement& s = *sp.statement;
+/// The statements that build `spec` (gemm_spec() of sp) in the generated function.
+void emit_spec(CodeWriter& w, const costmodel::StatementPlan& sp,
+               const tcert::GemmSpec& spec) {
   const costmodel::Plan& p = sp.plan;
-  const costmodel::PlanVolumes& v = sp.volumes;
   w.line("tcert::GemmSpec spec;");
-  w.line("spec.statement = {};", cpp_string_literal(ir::format_statement(program, s)));
-  w.line("spec.plan = {};", cpp_string_literal(p.to_string()));
-  w.line("spec.order = \"{}\";", p.algorithm == Algorithm::Cosma ? "-" : costmodel::to_string(p.order));
-  w.line("spec.comm = tcert::Communication::{};", comm_enum(p.comm));
-  w.line("spec.algorithm = tcert::Algorithm::{};", algorithm_enum(p.algorithm));
-  if (p.algorithm == Algorithm::Replication)
-    w.line("spec.broadcast = tcert::Operand::{};", costmodel::to_string(p.replicated));
-  if (p.algorithm == Algorithm::Cosma) {
-    w.line("spec.cosma_grid[0] = {};  // pm: ranks along I", p.cosma.pm);
-    w.line("spec.cosma_grid[1] = {};  // pn: ranks along J", p.cosma.pn);
-    w.line("spec.cosma_grid[2] = {};  // pk: ranks along K", p.cosma.pk);
-    w.line("spec.cosma_rounds = {};  // t: rounds along K", p.cosma.rounds);
+  w.line("spec.statement = {};", cpp_string_literal(spec.statement));
+  w.line("spec.plan = {};", cpp_string_literal(spec.plan));
+  w.line("spec.order = \"{}\";", spec.order);
+  w.line("spec.comm = tcert::Communication::{};", comm_enum(spec.comm));
+  w.line("spec.algorithm = tcert::Algorithm::{};", algorithm_enum(spec.algorithm));
+  if (spec.algorithm == tcert::Algorithm::Replication)
+    w.line("spec.broadcast = tcert::Operand::{};", spec.broadcast == tcert::Operand::A ? "A" : "B");
+  if (spec.algorithm == tcert::Algorithm::Cosma) {
+    w.line("spec.cosma_grid[0] = {};  // pm: ranks along I", spec.cosma_grid[0]);
+    w.line("spec.cosma_grid[1] = {};  // pn: ranks along J", spec.cosma_grid[1]);
+    w.line("spec.cosma_grid[2] = {};  // pk: ranks along K", spec.cosma_grid[2]);
+    w.line("spec.cosma_rounds = {};  // t: rounds along K", spec.cosma_rounds);
   }
   w.line("// Macro-indices: per index {{extent, t1, t2}}, then the position of the distribution index (-1: none).");
-  w.line("spec.I = {};  // {}", group_spec(p.I), group_comment('I', p.I));
-  w.line("spec.J = {};  // {}", group_spec(p.J), group_comment('J', p.J));
-  w.line("spec.K = {};  // {}", group_spec(p.K), group_comment('K', p.K));
+  w.line("spec.I = {};  // {}", group_spec_text(spec.I, p.I), group_comment('I', p.I));
+  w.line("spec.J = {};  // {}", group_spec_text(spec.J, p.J), group_comment('J', p.J));
+  w.line("spec.K = {};  // {}", group_spec_text(spec.K, p.K), group_comment('K', p.K));
   w.line("// Tensors: name and stored extents, then the stored dimension of each position of [I,K], [J,K], [I,J].");
-  w.line("spec.A = {};", tensor_binding(program, s.operands.at(0), sp.gemm.perm_A));
-  w.line("spec.B = {};", tensor_binding(program, s.operands.at(1), sp.gemm.perm_B));
-  w.line("spec.C = {};", tensor_binding(program, s.result, sp.gemm.perm_C));
-  const double sign = s.op == ir::AssignOp::Subtract ? -1.0 : 1.0;
-  w.line("spec.alpha = {};  // coefficient{}", s.coefficient * sign, s.op == ir::AssignOp::Subtract ? ", negated for -=" : "");
-  if (accumulate)
+  w.line("spec.A = {};", tensor_binding_text(spec.A));
+  w.line("spec.B = {};", tensor_binding_text(spec.B));
+  w.line("spec.C = {};", tensor_binding_text(spec.C));
+  const bool subtract = sp.statement->op == ir::AssignOp::Subtract;
+  w.line("spec.alpha = {};  // coefficient{}", spec.alpha, subtract ? ", negated for -=" : "");
+  if (spec.accumulate)
     w.line("spec.accumulate = true;  // C starts from {}'s current value (an earlier statement wrote it)",
-           comment_text(program.tensors.at(s.result.tensor).name));
-  for (auto [take, array] : {std::pair{sp.take_A, 'A'}, std::pair{sp.take_B, 'B'}, std::pair{sp.take_C, 'C'}})
+           comment_text(spec.C.shape.name));
+  for (auto [take, array] : {std::pair{spec.take_A, 'A'}, std::pair{spec.take_B, 'B'}, std::pair{spec.take_C, 'C'}})
     if (take) w.line("spec.take_{} = true;  // taken rank to rank from where an earlier step kept it", array);
-  if (sp.keep_result)
+  if (spec.keep_result)
     w.line("spec.keep_result = true;  // {} stays on the ranks for a later contraction (not stored)",
-           comment_text(program.tensors.at(s.result.tensor).name));
-  if (p.algorithm != Algorithm::Cosma) {   // CosmaGemm sizes its block and slices itself
-    const costmodel::TileBytes tb = costmodel::tile_bytes(p, machine.element_size_bytes);
-    const auto e = static_cast<std::uint64_t>(machine.element_size_bytes);
-    w.line("spec.capacity_A = {};  // tile buffer elements per rank", tb.A / e);
-    w.line("spec.capacity_B = {};", tb.B / e);
-    w.line("spec.capacity_C = {};", tb.C / e);
+           comment_text(spec.C.shape.name));
+  if (spec.algorithm != tcert::Algorithm::Cosma) {   // CosmaGemm sizes its block and slices itself
+    w.line("spec.capacity_A = {};  // tile buffer elements per rank", spec.capacity_A);
+    w.line("spec.capacity_B = {};", spec.capacity_B);
+    w.line("spec.capacity_C = {};", spec.capacity_C);
   }
-  w.line("spec.predicted[0] = {};  // disk read bytes per rank", braced_list(v.disk_read_bytes));
-  w.line("spec.predicted[1] = {};  // disk write bytes per rank", braced_list(v.disk_write_bytes));
-  w.line("spec.predicted[2] = {};  // bytes sent per rank", braced_list(v.comm_sent_bytes));
-  w.line("spec.predicted[3] = {};  // bytes received per rank", braced_list(v.comm_recv_bytes));
-  w.line("spec.predicted_seconds = {};  // the model's time for these bytes", v.time_s);
-  const costmodel::PlanVolumes& r = sp.redistribution;
+  w.line("spec.planned_memory_bytes = {};  // the plan's peak per rank; the runtime refuses to need more",
+         spec.planned_memory_bytes);
+  w.line("spec.predicted[0] = {};  // disk read bytes per rank", braced_list(spec.predicted[0]));
+  w.line("spec.predicted[1] = {};  // disk write bytes per rank", braced_list(spec.predicted[1]));
+  w.line("spec.predicted[2] = {};  // bytes sent per rank", braced_list(spec.predicted[2]));
+  w.line("spec.predicted[3] = {};  // bytes received per rank", braced_list(spec.predicted[3]));
+  w.line("spec.predicted_seconds = {};  // the model's time for these bytes", spec.predicted_seconds);
   w.line("spec.predicted_redistribution[0] = {};  // bytes read per rank laying out the operands and storing C (and flushes)",
-         braced_list(r.disk_read_bytes));
-  w.line("spec.predicted_redistribution[1] = {};  // bytes written per rank", braced_list(r.disk_write_bytes));
-  w.line("spec.predicted_redistribution_seconds = {};", r.time_s);
+         braced_list(spec.predicted_redistribution[0]));
+  w.line("spec.predicted_redistribution[1] = {};  // bytes written per rank", braced_list(spec.predicted_redistribution[1]));
+  w.line("spec.predicted_redistribution_seconds = {};", spec.predicted_redistribution_seconds);
 }
 
 }  // namespace
+
+tcert::GemmSpec gemm_spec(const ir::Program& program, const costmodel::Machine& machine,
+                          const costmodel::StatementPlan& sp, bool accumulate) {
+  TCEC_ASSERT(sp.feasible && sp.statement != nullptr, "gemm_spec needs a feasible plan");
+  const ir::Statement& s = *sp.statement;
+  const costmodel::Plan& p = sp.plan;
+  tcert::GemmSpec spec;
+  spec.statement = ir::format_statement(program, s);
+  spec.plan = p.to_string();
+  spec.order = p.algorithm == Algorithm::Cosma ? "-" : costmodel::to_string(p.order);
+  spec.comm = p.comm == CommMethod::Inside ? tcert::Communication::Inside : tcert::Communication::Outside;
+  spec.algorithm = runtime_algorithm(p.algorithm);
+  spec.broadcast = p.replicated == costmodel::ReplicatedOperand::A ? tcert::Operand::A : tcert::Operand::B;
+  if (p.algorithm == Algorithm::Cosma) {
+    spec.cosma_grid[0] = p.cosma.pm, spec.cosma_grid[1] = p.cosma.pn, spec.cosma_grid[2] = p.cosma.pk;
+    spec.cosma_rounds = p.cosma.rounds;
+  }
+  spec.I = group_spec(p.I), spec.J = group_spec(p.J), spec.K = group_spec(p.K);
+  spec.A = {tensor_shape(program, s.operands.at(0)), sp.gemm.perm_A};
+  spec.B = {tensor_shape(program, s.operands.at(1)), sp.gemm.perm_B};
+  spec.C = {tensor_shape(program, s.result), sp.gemm.perm_C};
+  spec.alpha = s.coefficient * (s.op == ir::AssignOp::Subtract ? -1.0 : 1.0);
+  spec.accumulate = accumulate;
+  spec.take_A = sp.take_A, spec.take_B = sp.take_B, spec.take_C = sp.take_C, spec.keep_result = sp.keep_result;
+  if (p.algorithm != Algorithm::Cosma) {
+    const costmodel::TileBytes tb = costmodel::tile_bytes(p, machine.element_size_bytes);
+    const auto e = static_cast<std::uint64_t>(machine.element_size_bytes);
+    spec.capacity_A = tb.A / e, spec.capacity_B = tb.B / e, spec.capacity_C = tb.C / e;
+  }
+  spec.planned_memory_bytes = sp.memory.peak_bytes;
+  const costmodel::PlanVolumes& v = sp.volumes;
+  spec.predicted[0] = v.disk_read_bytes, spec.predicted[1] = v.disk_write_bytes;
+  spec.predicted[2] = v.comm_sent_bytes, spec.predicted[3] = v.comm_recv_bytes;
+  spec.predicted_seconds = v.time_s;
+  spec.predicted_redistribution[0] = sp.redistribution.disk_read_bytes;
+  spec.predicted_redistribution[1] = sp.redistribution.disk_write_bytes;
+  spec.predicted_redistribution_seconds = sp.redistribution.time_s;
+  return spec;
+}
 
 void emit_copy(CodeWriter& w, const ir::Program& program, const ir::Statement& s, int number, bool accumulate) {
   const ir::TensorRef& in = s.operands.at(0);
@@ -146,8 +211,8 @@ void emit_copy(CodeWriter& w, const ir::Program& program, const ir::Statement& s
   w.open("void copy_{}(tcert::Run& run)", number);
   w.line("tcert::CopySpec spec;");
   w.line("spec.statement = {};", cpp_string_literal(ir::format_statement(program, s)));
-  w.line("spec.out = {};", tensor_shape(program, s.result));
-  w.line("spec.in = {};", tensor_shape(program, in));
+  w.line("spec.out = {};", tensor_shape_text(tensor_shape(program, s.result)));
+  w.line("spec.in = {};", tensor_shape_text(tensor_shape(program, in)));
   w.line("spec.in_dim_of_out = {};  // per dimension of out, the dimension of in with its index",
          braced_list(in_dim_of_out));
   w.line("spec.alpha = {};", s.coefficient * sign);
@@ -161,7 +226,7 @@ void emit_contraction(CodeWriter& w, const ir::Program& program, const costmodel
   TCEC_ASSERT(sp.feasible && sp.statement != nullptr, "check_program rejects infeasible plans");
   emit_comments(w, program, sp, number);
   w.open("void contraction_{}(tcert::Run& run)", number);
-  emit_spec(w, program, machine, sp, accumulate);
+  emit_spec(w, sp, gemm_spec(program, machine, sp, accumulate));
   if (sp.plan.algorithm == Algorithm::Cosma) {
     w.line("tcert::CosmaGemm x(run, std::move(spec));");
     emit_cosma_compute(w, sp.plan);

@@ -239,6 +239,9 @@ std::vector<StatementPlan> plan_program(const ir::Program& program, const Machin
       if (!step.flushed.empty()) add_volumes(sp.redistribution, step.flush);
       sp.take_A = step.take_A, sp.take_B = step.take_B, sp.take_C = step.take_C, sp.keep_result = step.result_kept;
       sp.taken = step.taken, sp.flushed = step.flushed;
+      sp.memory = step.memory;
+    } else if (sp.feasible) {
+      sp.memory = plan_memory(sp.plan, machine);
     }
     out.push_back(std::move(sp));
   }

@@ -55,6 +55,15 @@ std::string plan_text(const ContractionAnalysis& a, const Machine& machine);
 /// The JSON "plan" object of the cost-model issue's schema (null when none).
 nlohmann::json plan_json(const ContractionAnalysis& a, const Machine& machine);
 
+/// A step's memory per rank (plan_memory()) for the dry-run: "tile of A 1152000 + tile of B
+/// 576000 + tile of C 5760000 = 7488000 B of 8000000 B", with hand-off rounds first when the
+/// step takes a tensor: "hand-off rounds 7999992 B (load stage), then tile of A … = 7488000 B;
+/// peak 7999992 B of 8000000 B".
+std::string memory_text(const PlanMemory& memory, const Machine& machine);
+/// The same as JSON: {"parts": [{"what", "bytes", "stage": "load" | "step"}], "peak_bytes",
+/// "memory_bytes"}.
+nlohmann::json memory_json(const PlanMemory& memory, const Machine& machine);
+
 /// Words moved into a rank's memory for the compute stage, in bytes: disk reads plus bytes
 /// received, on the rank where that sum is largest (the quantity the COSMA lower bound
 /// limits). For a cosma plan also the rank's own pieces of the rounds its slice buffers hold

@@ -115,7 +115,9 @@ std::optional<Candidate> evaluate(const CosmaGrid& shape, i64 m, i64 n, i64 k, i
   const i64 bm = ceil_div(m, shape.pm), bn = ceil_div(n, shape.pn), bk = ceil_div(k, shape.pk);
   c.need_words = words_needed(bm, bn, 1, split, bk > 1 ? 2 : 1);
   c.grid.rounds = cosma_min_rounds(bm, bn, bk, S, split);
-  c.fits = c.grid.rounds > 0;
+  // Every rank of the grid cuts its K columns (⌊k/pk⌋ or one more) into the same rounds; the
+  // runtime runs no empty round (runtime/spec_check.h).
+  c.fits = c.grid.rounds > 0 && c.grid.rounds <= k / shape.pk;
   if (!c.fits) {
     c.grid.rounds = bk;  // the finest rounds, for the reason only
     return c;

@@ -68,6 +68,10 @@ struct StatementPlan {
   /// 10)"), the result kept on the ranks, and the kept tensors flushed to the store first.
   bool take_A = false, take_B = false, take_C = false, keep_result = false;
   std::vector<std::string> taken, flushed;
+  /// The memory per rank the step needs, by buffer (plan_memory(): tiles or cosma buffers, and
+  /// the hand-off's rounds when it takes a tensor); peak_bytes goes into the generated program,
+  /// whose runtime refuses to run a step that would need more. Feasible plans only.
+  PlanMemory memory;
 };
 
 /// Whether statement `s` of `program` adds to a result an earlier statement wrote (`+=` or

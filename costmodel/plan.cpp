@@ -246,9 +246,9 @@ bool check_cosma(const Plan& plan, std::string* reason) {
                             plan.processors);
     return false;
   }
-  const std::int64_t block_k = ceil_div(extents[2], g.pk);
-  if (g.rounds < 1 || g.rounds > block_k) {
-    if (reason) *reason = fmt::format("cosma has {} rounds; need 1 <= rounds <= {} (K columns per rank)", g.rounds, block_k);
+  const std::int64_t fewest_k = extents[2] / g.pk;   // the fewest K columns a rank of the grid holds
+  if (g.rounds < 1 || g.rounds > fewest_k) {
+    if (reason) *reason = fmt::format("cosma has {} rounds; need 1 <= rounds <= {} (the fewest K columns of a rank)", g.rounds, fewest_k);
     return false;
   }
   return true;

@@ -190,6 +190,38 @@ struct TileBytes {
 };
 TileBytes tile_bytes(const Plan& plan, double element_size_bytes);
 
+/// One buffer of a plan on its fullest rank, as the generated program allocates it.
+struct MemoryPart {
+  std::string what;          ///< "tile of A", "C block", "A slices", "hand-off rounds", …
+  std::uint64_t bytes = 0;
+  /// Live in the load stage only (the hand-off's round buffers, freed before the tiles are
+  /// allocated); otherwise live to the end of the step.
+  bool load_stage = false;
+};
+
+/// The memory a plan needs per rank, by buffer, and the peak they reach together (bytes).
+struct PlanMemory {
+  std::vector<MemoryPart> parts;
+  std::uint64_t peak_bytes = 0;   ///< max(Σ parts that live to the end, largest load-stage part)
+};
+
+/// The one place the planner computes a step's memory per rank (bytes), part by part in the
+/// order the runtime allocates them (runtime/spec_check.h step_memory() is the runtime's side;
+/// the plans property test holds the two equal):
+///  * "hand-off rounds" (load stage) when the step takes a tensor of `taken_elements` elements
+///    (the largest it takes; 0 = none) rank to rank: 24 · min(⌊memory / 24⌋ (at least 1),
+///    taken_elements): runtime/placement.h handoff_round_bytes(), three buffers of one round's
+///    8-byte values, rounds cut to fit the free memory;
+///  * Gao methods: "tile of A", "tile of B", "tile of C" (tile_bytes());
+///  * cosma: "C block", "A slices", "B slices" (tile_bytes(): rank 0's, slices double-buffered
+///    over several rounds).
+/// The load stage runs before the tiles are allocated, so peak = max of the two stages.
+PlanMemory plan_memory(const Plan& plan, const Machine& machine, std::uint64_t taken_elements = 0);
+
+/// The most elements among the arrays a step takes rank to rank (A: |I|·|K|, B: |J|·|K|, C:
+/// |I|·|J|); 0 when it takes none. The `taken_elements` of plan_memory().
+std::uint64_t taken_elements(const Plan& plan, bool take_A, bool take_B, bool take_C);
+
 /// True when the tiles fit the memory under the plan's split (Thirds: each
 /// <= memory/3; Optimal: their sum <= memory). On false sets *reason.
 bool fits_memory_exact(const Plan& plan, const Machine& machine, std::string* reason = nullptr);
@@ -198,7 +230,7 @@ bool fits_memory_exact(const Plan& plan, const Machine& machine, std::string* re
 /// P, every tile count valid (1 <= t1 <= n, 1 <= t2 <= n/t1), the groups that
 /// must be split have a distribution index whose every level-2 part is at
 /// least the grid dimension, and the tiles fit memory. Cosma: 1 <= pm <= |I|,
-/// 1 <= pn <= |J|, 1 <= pk <= |K|, pm·pn·pk <= P, 1 <= rounds <= ⌈|K|/pk⌉, and the buffers
+/// 1 <= pn <= |J|, 1 <= pk <= |K|, pm·pn·pk <= P, 1 <= rounds <= ⌊|K|/pk⌋ (every rank cuts its K columns into the rounds), and the buffers
 /// fit memory. On false sets *reason to a message naming the failing item and its numbers.
 bool check_valid(const Plan& plan, const Machine& machine, std::string* reason);
 

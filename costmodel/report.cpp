@@ -339,7 +339,7 @@ std::string dry_run_text(const ir::Program& program, const std::optional<Machine
                        unplanned ? fmt::format(" ({} more without a feasible plan, not counted)", unplanned) : "");
     HandoffSequence seq = plan_handoff(program, *machine, options.plan, analyses);
     seq.used = options.plan.handoff;
-    out += handoff_text(seq);
+    out += handoff_text(seq, *machine);
   }
   return out;
 }
@@ -382,7 +382,7 @@ nlohmann::json dry_run_json(const ir::Program& program, const std::optional<Mach
   if (machine) {
     HandoffSequence seq = plan_handoff(program, *machine, options.plan, analyses);
     seq.used = options.plan.handoff;
-    out["handoff"] = handoff_json(seq);
+    out["handoff"] = handoff_json(seq, *machine);
   }
   // The program itself, for tools that evaluate it independently (tests/e2e/npy_check.py).
   out["tensors"] = nlohmann::json::object();

@@ -37,8 +37,8 @@ std::string cosma_plan_text(const ContractionAnalysis& a, const Machine& machine
   out += fmt::format("    COSMA Eq. 32: a = {:.6g}, b = {:.6g}; Eq. 33 bound {:.6g} words per rank; rank 0's domain "
                      "touches {:.4f}x that (stretch)\n",
                      s.ideal_a, s.ideal_b, s.bound_words, s.stretch);
-  out += fmt::format("    buffers per rank: A slice {} B, B slice {} B, C block {} B (memory {} B, split {})\n", tb.A, tb.B,
-                     tb.C, machine.memory_bytes, p.split == MemorySplit::Thirds ? "thirds" : "optimal");
+  out += fmt::format("    memory per rank: {} (split {})\n", memory_text(plan_memory(p, machine), machine),
+                     p.split == MemorySplit::Thirds ? "thirds" : "optimal");
   out += fmt::format("    per rank (bytes, min .. max): disk read {}, disk write {}, sent {}, received {}\n",
                      range_text(v.disk_read_bytes), range_text(v.disk_write_bytes),
                      range_text(v.comm_sent_bytes), range_text(v.comm_recv_bytes));
@@ -52,6 +52,31 @@ std::string cosma_plan_text(const ContractionAnalysis& a, const Machine& machine
 }
 
 }  // namespace
+
+std::string memory_text(const PlanMemory& memory, const Machine& machine) {
+  std::vector<std::string> load, resident;
+  std::uint64_t sum = 0;
+  for (const MemoryPart& p : memory.parts) {
+    if (p.load_stage) {
+      load.push_back(fmt::format("{} {} B", p.what, p.bytes));
+    } else {
+      resident.push_back(fmt::format("{} {}", p.what, p.bytes));
+      sum += p.bytes;
+    }
+  }
+  const auto M = static_cast<std::uint64_t>(machine.memory_bytes);
+  if (load.empty()) return fmt::format("{} = {} B of {} B", fmt::join(resident, " + "), sum, M);
+  return fmt::format("{} (load stage), then {} = {} B; peak {} B of {} B", fmt::join(load, ", "),
+                     fmt::join(resident, " + "), sum, memory.peak_bytes, M);
+}
+
+nlohmann::json memory_json(const PlanMemory& memory, const Machine& machine) {
+  nlohmann::json parts = nlohmann::json::array();
+  for (const MemoryPart& p : memory.parts)
+    parts.push_back({{"what", p.what}, {"bytes", p.bytes}, {"stage", p.load_stage ? "load" : "step"}});
+  return {{"parts", parts}, {"peak_bytes", memory.peak_bytes},
+          {"memory_bytes", static_cast<std::uint64_t>(machine.memory_bytes)}};
+}
 
 double moved_bytes(const Plan& plan, const PlanVolumes& v, const Machine& machine) {
   double most = 0;
@@ -102,8 +127,8 @@ std::string compute_plan_text(const ContractionAnalysis& a, const Machine& machi
   std::string out = fmt::format("  plan: {}\n", p.to_string());
   out += fmt::format("    tiles It1={} It2={} Jt1={} Jt2={} Kt1={} Kt2={}; distribution I:{} J:{} K:{}\n", t.It1,
                      t.It2, t.Jt1, t.Jt2, t.Kt1, t.Kt2, dist_of(p.I), dist_of(p.J), dist_of(p.K));
-  out += fmt::format("    tile buffers per rank: A {} B, B {} B, C {} B (memory {} B, split {})\n", tb.A, tb.B,
-                     tb.C, machine.memory_bytes, p.split == MemorySplit::Thirds ? "thirds" : "optimal");
+  out += fmt::format("    memory per rank: {} (split {})\n", memory_text(plan_memory(p, machine), machine),
+                     p.split == MemorySplit::Thirds ? "thirds" : "optimal");
   out += fmt::format("    per rank (bytes, min .. max): disk read {}, disk write {}, sent {}, received {}\n",
                      range_text(v.disk_read_bytes), range_text(v.disk_write_bytes),
                      range_text(v.comm_sent_bytes), range_text(v.comm_recv_bytes));
@@ -135,6 +160,7 @@ nlohmann::json plan_json(const ContractionAnalysis& a, const Machine& machine) {
                                  {"Kt2", t.Kt2}, {"per_index", per_index}}},
                       {"memory_split", p.split == MemorySplit::Thirds ? "thirds" : "optimal"},
                       {"tile_bytes", {{"A", tb.A}, {"B", tb.B}, {"C", tb.C}}},
+                      {"memory_bytes_per_rank", memory_json(plan_memory(p, machine), machine)},
                       {"disk_read_bytes", v.disk_read_bytes},
                       {"disk_write_bytes", v.disk_write_bytes},
                       {"comm_sent_bytes", v.comm_sent_bytes},

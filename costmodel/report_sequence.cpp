@@ -12,18 +12,19 @@ namespace {
 
 /// What a step does with the hand-off, e.g. "hand-off inside-replication-B ...: A = i1 (kept
 /// by line 10); result kept on the ranks" or "through the store: ...".
-std::string step_what(const HandoffStep& step) {
+std::string step_what(const HandoffStep& step, const Machine& machine) {
   if (!step.contraction) return "copy step through the store";
   if (!step.plan.feasible) return "no feasible plan";
   std::string out = fmt::format("{} {}", step.handoff ? "hand-off" : "through the store:", step.plan.plan.to_string());
   if (!step.taken.empty()) out += fmt::format("; takes {}", fmt::join(step.taken, ", "));
   if (step.result_kept) out += "; result kept on the ranks";
+  if (!step.taken.empty()) out += fmt::format("; memory per rank: {}", memory_text(step.memory, machine));
   return out;
 }
 
 }  // namespace
 
-std::string handoff_text(const HandoffSequence& seq) {
+std::string handoff_text(const HandoffSequence& seq, const Machine& machine) {
   const bool any_contraction =
       std::any_of(seq.steps.begin(), seq.steps.end(), [](const HandoffStep& s) { return s.contraction; });
   if (!any_contraction) return "";
@@ -43,7 +44,7 @@ std::string handoff_text(const HandoffSequence& seq) {
     const std::string flushed =
         step.flushed.empty() ? "" : fmt::format("flushes {} ({:.5g} s); ", fmt::join(step.flushed, ", "), step.flush.time_s);
     out += fmt::format("  line {}: {}{}; {:.5g} s (through the store {:.5g} s)\n", step.statement->loc.line, flushed,
-                       step_what(step), step.time_s, step.store_time_s);
+                       step_what(step, machine), step.time_s, step.store_time_s);
   }
   out += fmt::format("  ({} other step{} as through the store)\n", same, same == 1 ? "" : "s");
   out += fmt::format("total predicted time with hand-off: {:.5g} s, {} contraction{} planned with kept tensors "
@@ -53,7 +54,7 @@ std::string handoff_text(const HandoffSequence& seq) {
   return out;
 }
 
-nlohmann::json handoff_json(const HandoffSequence& seq) {
+nlohmann::json handoff_json(const HandoffSequence& seq, const Machine& machine) {
   nlohmann::json steps = nlohmann::json::array();
   for (const HandoffStep& step : seq.steps)
     steps.push_back({{"line", step.statement->loc.line},
@@ -66,6 +67,9 @@ nlohmann::json handoff_json(const HandoffSequence& seq) {
                      {"result_kept", step.result_kept},
                      {"flushed", step.flushed},
                      {"flush_s", step.flush.time_s},
+                     {"memory_bytes_per_rank", step.contraction && step.plan.feasible
+                                                   ? memory_json(step.memory, machine)
+                                                   : nlohmann::json(nullptr)},
                      {"time_s", step.time_s},
                      {"store_time_s", step.store_time_s}});
   return {{"model_only", !seq.used},

@@ -92,6 +92,8 @@ class Pass {
       step.plan = handoff->plan;
       step.taken = std::move(taken);
       step.take_A = kept.A.has_value(), step.take_B = kept.B.has_value(), step.take_C = kept.C_in.has_value();
+      step.memory = plan_memory(step.plan.plan, machine_,
+                                taken_elements(step.plan.plan, step.take_A, step.take_B, step.take_C));
       step.time_s = step.plan.total_s();
       ++handoffs_;
       kept_.erase(s.result.tensor);
@@ -107,6 +109,7 @@ class Pass {
     if (accumulate) flush(s.result.tensor, step);
     kept_.erase(s.result.tensor);
     if (store) step.plan = store->plan;
+    if (step.plan.feasible) step.memory = plan_memory(step.plan.plan, machine_);
     step.time_s = step.flush.time_s + store_s;
     return step;
   }

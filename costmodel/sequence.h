@@ -47,6 +47,7 @@ struct HandoffStep {
   std::vector<std::string> taken;
   bool take_A = false, take_B = false, take_C = false;   ///< which arrays are taken (C: its current values)
   bool result_kept = false;          ///< the result stays on the ranks for a later step
+  PlanMemory memory;                 ///< contractions with a plan: plan_memory() with what it takes
   double time_s = 0;                 ///< this step with the hand-off: flushes + plan total (or copy)
   double store_time_s = 0;           ///< this step through the store (the dry-run's choice)
 };
@@ -70,14 +71,14 @@ HandoffSequence plan_handoff(const ir::Program& program, const Machine& machine,
                              const std::vector<std::optional<ContractionAnalysis>>& store);
 
 /// The dry-run section of the pass: a header saying whether the program runs it, one line per step
-/// ("  line 12: i1[...] += ...: hand-off ...; 1.23 s (through the store 1.45 s)") and the two
-/// totals. Empty when the program has no contraction.
-std::string handoff_text(const HandoffSequence& seq);
+/// ("  line 12: i1[...] += ...: hand-off ...; 1.23 s (through the store 1.45 s)"; a step that takes
+/// a tensor also says its memory per rank, memory_text()) and the two totals. Empty when the program has no contraction.
+std::string handoff_text(const HandoffSequence& seq, const Machine& machine);
 
 /// The same as JSON: {"model_only": !seq.used, "steps": [{"line", "statement", "kind" ("contraction"
 /// or "copy"), "handoff", "plan" (text or null), "taken" [..], "result_kept", "flushed" [..],
-/// "flush_s", "time_s", "store_time_s"}], "handoffs", "total_predicted_time_s",
+/// "flush_s", "memory_bytes_per_rank" (memory_json(); null for copies), "time_s", "store_time_s"}], "handoffs", "total_predicted_time_s",
 /// "store_total_predicted_time_s"} (seconds).
-nlohmann::json handoff_json(const HandoffSequence& seq);
+nlohmann::json handoff_json(const HandoffSequence& seq, const Machine& machine);
 
 }  // namespace tcec::costmodel

@@ -26,13 +26,16 @@ void compute_phase(Run& run, const GemmSpec& spec, std::unique_ptr<Progress>& pr
                    const std::function<void()>& body) {
   const Context& ctx = run.context();
   counters().begin_section(spec.statement);
-  budget().reset_peak();
   {
     PhaseScope phase(Phase::Compute);
     progress = std::make_unique<Progress>(spec.statement, run.shows_progress());
     body();
     progress->finish();
   }
+  // The step's peak since its constructor (load stage included) against the plan's.
+  if (spec.planned_memory_bytes > 0 && budget().peak_bytes() > spec.planned_memory_bytes)
+    throw Error(fmt::format("internal error: {}: the plan said {} bytes of memory per rank but the step used {}",
+                            spec.statement, spec.planned_memory_bytes, budget().peak_bytes()));
   const Volumes v = counters().end_section().by_phase[static_cast<std::size_t>(Phase::Compute)];
   ContractionRecord rec;
   rec.statement = spec.statement, rec.plan = spec.plan, rec.order = spec.order;
@@ -59,6 +62,7 @@ void compute_phase(Run& run, const GemmSpec& spec, std::unique_ptr<Progress>& pr
   gather_seconds(v.comm_seconds, rec.comm_seconds);
   gather_seconds(v.kernel_seconds, rec.kernel_seconds);
   rec.peak_tile_memory_bytes = ctx.gather_u64(budget().peak_bytes());
+  rec.planned_memory_bytes = spec.planned_memory_bytes;
   run.record(std::move(rec));
 }
 

@@ -12,6 +12,7 @@
 #include "runtime/error.h"
 #include "runtime/kernel.h"
 #include "runtime/linear_map.h"
+#include "runtime/spec_check.h"
 
 namespace tcert {
 
@@ -39,22 +40,17 @@ CosmaGemm::CosmaGemm(Run& run, GemmSpec spec) : run_(run), spec_(std::move(spec)
   pm_ = spec_.cosma_grid[0], pn_ = spec_.cosma_grid[1], pk_ = spec_.cosma_grid[2];
   m_ = product(extents_of(spec_.I)), n_ = product(extents_of(spec_.J)), k_ = product(extents_of(spec_.K));
   const i64 used = pm_ * pn_ * pk_, rank = ctx.rank();
-  if (pm_ < 1 || pn_ < 1 || pk_ < 1 || used > ctx.size() || pm_ > m_ || pn_ > n_ || pk_ > k_ ||
-      spec_.cosma_rounds < 1)
-    throw Error(fmt::format("invalid cosma grid {}x{}x{} with {} rounds for {} ranks and m, n, k = {}, {}, {}",
-                            pm_, pn_, pk_, spec_.cosma_rounds, ctx.size(), m_, n_, k_));
+  check_spec(spec_, ctx.size(), budget().limit_bytes());   // grid, rounds and memory, before any work
+  budget().reset_peak();                                   // the step's peak, checked in compute()
   active_ = rank < used;
   if (active_) x_ = rank / (pn_ * pk_), y_ = rank / pk_ % pn_, z_ = rank % pk_;
   Ix_ = piece(m_, pm_, x_), Jy_ = piece(n_, pn_, y_), Kz_ = piece(k_, pk_, z_);
   I0_ = piece_start(m_, pm_, x_), J0_ = piece_start(n_, pn_, y_), K0_ = piece_start(k_, pk_, z_);
-  if (spec_.cosma_rounds > Kz_) throw Error(fmt::format("cosma: {} rounds for {} columns of K", spec_.cosma_rounds, Kz_));
   // The rings: (x,·,z) for A, (·,y,z) for B, (x,y,·) for C; idle ranks form their own groups.
   const int idle = static_cast<int>(used);
   ring_A_ = std::make_unique<Context>(ctx.split(active_ ? static_cast<int>(x_ * pk_ + z_) : idle, static_cast<int>(y_)));
   ring_B_ = std::make_unique<Context>(ctx.split(active_ ? static_cast<int>(y_ * pk_ + z_) : idle, static_cast<int>(x_)));
   ring_C_ = std::make_unique<Context>(ctx.split(active_ ? static_cast<int>(x_ * pn_ + y_) : idle, static_cast<int>(z_)));
-  if (spec_.take_A || spec_.take_B || spec_.take_C || spec_.keep_result)
-    throw Error("cosma reads its operands from the store and stores its result; it takes and keeps nothing");
   {   // tensors kept on the ranks by earlier steps go to the store first (a flush)
     const Volumes before = redistribution_now();
     flush_kept(run_, spec_.A.shape.name);

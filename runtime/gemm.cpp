@@ -13,6 +13,7 @@
 #include "runtime/error.h"
 #include "runtime/kernel.h"
 #include "runtime/linear_map.h"
+#include "runtime/spec_check.h"
 
 namespace tcert {
 
@@ -96,10 +97,11 @@ constexpr std::size_t kCommScratchElems = std::size_t{1} << 17;   // 1 MiB, outs
 DistributedGemm::DistributedGemm(Run& run, GemmSpec spec) : run_(run), spec_(std::move(spec)) {
   const Context& ctx = run_.context();
   P_ = ctx.size(), rank_ = ctx.rank();
+  check_spec(spec_, P_, budget().limit_bytes());   // the plan's checks and memory, before any work
+  budget().reset_peak();                           // the step's peak, checked in compute()
   const bool rotation = spec_.algorithm == Algorithm::Rotation;
   if (rotation) {
     g_ = integer_sqrt(P_);
-    if (g_ * g_ != P_) throw Error(fmt::format("rotation needs a square number of ranks, not {}", P_));
     r_ = rank_ / g_, c_ = rank_ % g_;
   }
   const i64 split = rotation ? g_ : P_;

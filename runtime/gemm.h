@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "runtime/counters.h"
+#include "runtime/gemm_spec.h"
 #include "runtime/memory.h"
 #include "runtime/placement.h"
 #include "runtime/progress.h"
@@ -40,68 +41,6 @@
 #include "runtime/tiled_matrix.h"
 
 namespace tcert {
-
-/// Gao et al. §3: where the communication happens.
-enum class Communication { Inside, Outside };
-/// Gao et al. §2.2: how the macro-indices are distributed; Cosma: the COSMA decomposition
-/// (Kwasniewski et al. SC'19), run by CosmaGemm (cosma.h).
-enum class Algorithm { Rotation, Replication, Accumulation, Cosma };
-/// The operand replication broadcasts.
-enum class Operand { A, B };
-
-/// One macro-index group (I, J or K): its indices in group order and the position of the
-/// distribution index (-1: none; the group is then never split over the grid).
-struct GroupSpec {
-  std::vector<IndexTiling> indices;
-  int dist = -1;
-};
-
-/// A tensor behind A, B or C: stored shape, and for each position of the GEMM order ([I, K]
-/// for A, [J, K] for B, [I, J] for C) the stored dimension holding it (ir::MacroIndexGemm perm).
-struct TensorBinding {
-  TensorShape shape;
-  std::vector<int> perm;
-};
-
-/// A plan, as the compiler writes it into the generated program.
-struct GemmSpec {
-  std::string statement;     ///< the statement's source, for messages and the trace
-  std::string plan;          ///< the plan's one-line text (costmodel Plan::to_string)
-  std::string order;         ///< disk placement order, "ABC" … "CBA" (for the trace)
-  Communication comm = Communication::Inside;
-  Algorithm algorithm = Algorithm::Rotation;
-  Operand broadcast = Operand::A;        ///< replication only
-  GroupSpec I, J, K;
-  /// Cosma only: the processor grid pm × pn × pk (ranks from pm·pn·pk on are idle) and the
-  /// rounds t along K (costmodel/cosma.h "THE SCHEDULE").
-  std::int64_t cosma_grid[3] = {1, 1, 1};
-  std::int64_t cosma_rounds = 1;
-  TensorBinding A, B, C;
-  double alpha = 1;                      ///< coefficient (sign of -= folded in)
-  /// C starts from its tensor's current value (an earlier statement of the program wrote it;
-  /// `+=` / `-=`) instead of zero.
-  bool accumulate = false;
-  /// The hand-off (costmodel/sequence.h): A, B, or C's current value (with accumulate) is
-  /// kept on the ranks by an earlier step (Run::kept) and taken from there rank to rank into
-  /// this plan's layout (move_tensor) instead of read from the store. An operand that is kept
-  /// but not taken is first flushed to the store (flush_kept).
-  bool take_A = false, take_B = false, take_C = false;
-  /// The result stays on the ranks in this plan's C layout for later steps (Run::keep)
-  /// instead of being written to the store (no stage 3).
-  bool keep_result = false;
-  /// Tile buffer capacities in elements (the plan's tile_bytes / 8).
-  std::uint64_t capacity_A = 0, capacity_B = 0, capacity_C = 0;
-  /// The model's exact compute-phase bytes per rank: disk read, disk write, sent, received.
-  std::vector<std::uint64_t> predicted[4];
-  /// The model's time for those bytes (max over ranks of read/B_dr + write/B_dw + f·recv/B_c), seconds.
-  double predicted_seconds = 0;
-  /// Gao et al. §2.3 stages 1 and 3 as the program runs them (costmodel redistribution_volumes):
-  /// bytes per rank read and written while laying out the operands (from their files, or rank
-  /// to rank when taken), storing the result unless kept, and flushing kept operands not
-  /// taken; and the model's seconds for them.
-  std::vector<std::uint64_t> predicted_redistribution[2];
-  double predicted_redistribution_seconds = 0;
-};
 
 /// A range of finest tiles [first, first + count) of one group.
 struct Tiles {

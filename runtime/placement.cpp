@@ -17,6 +17,10 @@ namespace {
 
 using i64 = std::int64_t;
 
+/// A round's three buffers (the sender's blocks, the values it sends, the values it
+/// receives), 8 bytes per element each.
+constexpr std::uint64_t kRoundBytesPerElement = 3 * 8;
+
 /// Where a tensor dimension lies in a placement: its group (0 rows, 1 cols) and position.
 struct DimAt {
   int group = 0;
@@ -63,13 +67,12 @@ class Mover {
     for (std::size_t k : to.cols.tile_order()) nest_.push_back(static_cast<std::size_t>(to.perm[nr + k]));
   }
 
-  /// Rounds of consecutive blocks whose elements (over all holders) stay within a third of
-  /// the memory budget (send, receive and block buffers), at least one block each.
+  /// Rounds of consecutive blocks whose elements (over all holders) stay within
+  /// handoff_round_elements() of the budget's free bytes, at least one block each; a block too
+  /// large goes one holder's part at a time, and a part too large in pieces.
   void run() {
-    const std::uint64_t limit = budget().limit_bytes();
-    constexpr std::uint64_t kBuffers = 3, kBytes = 8;   // blocks, sent and received values; bytes per element
-    const std::uint64_t chunk =
-        limit > 0 ? std::max<std::uint64_t>(1, limit / (kBuffers * kBytes)) : std::uint64_t{1} << 22;
+    const std::uint64_t limit = budget().limit_bytes(), used = budget().in_use_bytes();
+    const std::uint64_t chunk = handoff_round_elements(limit == 0 ? 0 : limit > used ? limit - used : 1);
     std::uint64_t in_round = 0;
     for (i64 f = 0; f < from_.rows.finest_tiles(); ++f)
       for (i64 h = 0; h < from_.cols.finest_tiles(); ++h) {
@@ -78,10 +81,12 @@ class Mover {
           exchange_round();
           in_round = 0;
         }
-        if (b.elements > chunk) {   // alone too large: one holder's part at a time
-          round_.push_back(std::move(b));
-          for (int s = 0; s < ctx_.size(); ++s) exchange_round(static_cast<std::size_t>(s));
-          round_.clear();
+        if (b.elements > chunk) {   // alone too large: one holder's part at a time, in pieces
+          for (std::size_t s = 0; s < b.values.size(); ++s)
+            for (Block& piece : pieces(b, s, chunk)) {
+              round_.push_back(std::move(piece));
+              exchange_round();
+            }
           continue;
         }
         in_round += b.elements;
@@ -103,11 +108,13 @@ class Mover {
     i64 f = 0, h = 0;
     std::vector<std::vector<Values>> values;
     std::uint64_t elements = 0;
+    /// A piece of one holder's part: only that holder sends (values of others unused).
+    std::optional<std::size_t> only;
   };
 
   Block block(i64 f, i64 h) const {
     const auto P = static_cast<std::size_t>(ctx_.size());
-    Block out{f, h, std::vector<std::vector<Values>>(P, std::vector<Values>(n_)), 0};
+    Block out{f, h, std::vector<std::vector<Values>>(P, std::vector<Values>(n_)), 0, std::nullopt};
     for (std::size_t s = 0; s < P; ++s) {
       if (!from_.parts[s]) continue;
       std::uint64_t elements = 1;
@@ -127,6 +134,53 @@ class Mover {
     return out;
   }
 
+  /// Sender s's part of block b cut into pieces of at most `chunk` elements, each a run of
+  /// consecutive elements of the part's block in its file: in the block's storage order (the
+  /// row group's tile order, then the column group's), the outermost dimensions whose one
+  /// value still holds more than `chunk` elements take one value each, the next one a range of
+  /// values, the rest all theirs. Empty when s holds nothing of b.
+  std::vector<Block> pieces(const Block& b, std::size_t s, std::uint64_t chunk) const {
+    std::vector<Block> out;
+    if (!from_.parts[s]) return out;
+    if (n_ == 0) return {Block{b.f, b.h, b.values, 1, s}};   // a scalar: one element
+    std::vector<std::size_t> storage;   // tensor dimensions in the block's storage order
+    for (std::size_t k : from_.rows.tile_order()) storage.push_back(static_cast<std::size_t>(from_.perm[k]));
+    const std::size_t nr = from_.rows.indices().size();
+    for (std::size_t k : from_.cols.tile_order()) storage.push_back(static_cast<std::size_t>(from_.perm[nr + k]));
+    const std::vector<Values>& mine = b.values[s];
+    for (std::size_t d = 0; d < n_; ++d)
+      if (mine[d].all.empty()) return out;
+    // cut: the outermost storage position whose one value's elements fit the chunk.
+    std::vector<std::uint64_t> inner(n_ + 1, 1);   // elements per value of position i
+    for (std::size_t i = n_; i-- > 0;) inner[i] = (i + 1 < n_ ? inner[i + 1] * mine[storage[i + 1]].all.size() : 1);
+    std::size_t cut = 0;
+    while (cut + 1 < n_ && inner[cut] > chunk) ++cut;
+    const std::uint64_t per_piece = std::max<std::uint64_t>(1, chunk / inner[cut]);
+    std::vector<std::size_t> at(cut, 0);   // the fixed values of positions 0 .. cut-1
+    while (true) {
+      const std::vector<i64>& range = mine[storage[cut]].all;
+      for (std::size_t first = 0; first < range.size(); first += per_piece) {
+        Block piece{b.f, b.h, std::vector<std::vector<Values>>(b.values.size()), 0, s};
+        piece.values[s] = mine;
+        auto keep = [&](std::size_t d, std::size_t from, std::size_t to) {
+          Values& v = piece.values[s][d];
+          const i64 lo = v.all[from], hi = v.all[to - 1];
+          v.all.assign(mine[d].all.begin() + static_cast<std::ptrdiff_t>(from), mine[d].all.begin() + static_cast<std::ptrdiff_t>(to));
+          for (std::vector<i64>& part : v.by_part)
+            part.erase(std::remove_if(part.begin(), part.end(), [&](i64 x) { return x < lo || x > hi; }), part.end());
+        };
+        for (std::size_t i = 0; i < cut; ++i) keep(storage[i], at[i], at[i] + 1);
+        keep(storage[cut], first, std::min<std::size_t>(range.size(), first + per_piece));
+        piece.elements = 1;
+        for (std::size_t d = 0; d < n_; ++d) piece.elements *= piece.values[s][d].all.size();
+        out.push_back(std::move(piece));
+      }
+      std::size_t i = cut;   // the next combination of fixed values, the last position fastest
+      while (i > 0 && ++at[i - 1] == mine[storage[i - 1]].all.size()) at[--i] = 0;
+      if (i == 0) return out;
+    }
+  }
+
   /// The values of dimension d that sender s's block has and receiver r holds (r has parts).
   const std::vector<i64>& list(const Block& b, std::size_t s, std::size_t r, std::size_t d) const {
     const Values& v = b.values[s][d];
@@ -135,7 +189,7 @@ class Mover {
   }
 
   std::size_t count(const Block& b, std::size_t s, std::size_t r) const {
-    if (!from_.parts[s] || !to_.parts[r]) return 0;
+    if (!from_.parts[s] || !to_.parts[r] || (b.only && *b.only != s)) return 0;
     std::size_t c = 1;
     for (std::size_t d = 0; d < n_; ++d) c *= list(b, s, r, d).size();
     return c;
@@ -200,26 +254,42 @@ class Mover {
     return g.finest_part(a.k, v) == g.finest_part(a.k, v - 1);
   }
 
-  /// One alltoallv for the blocks of round_: per destination, block after block; with
-  /// `only`, only that holder sends (the round's blocks stay for the next holder).
-  void exchange_round(std::optional<std::size_t> only = std::nullopt) {
+  /// File offset of the first element of this rank's values in block b (the element whose
+  /// every dimension takes its first value).
+  std::uint64_t first_offset(const Block& b) const {
+    const auto me = static_cast<std::size_t>(ctx_.rank());
+    const std::size_t nr = from_.rows.indices().size();
+    std::vector<i64> group_values(n_);   // rows' values, then cols'
+    for (std::size_t q = 0; q < n_; ++q) group_values[q] = b.values[me][static_cast<std::size_t>(from_.perm[q])].all.front();
+    return held_->offset_of(group_values.data(), group_values.data() + nr).value();
+  }
+
+  /// One alltoallv for the blocks of round_ (or the one piece): per destination, block after
+  /// block.
+  void exchange_round() {
     const auto P = static_cast<std::size_t>(ctx_.size()), me = static_cast<std::size_t>(ctx_.rank());
-    auto sends = [&](std::size_t s) { return !only || *only == s; };
     std::vector<std::size_t> send_counts(P, 0), recv_counts(P, 0);
     std::size_t send_total = 0, recv_total = 0;
     for (const Block& b : round_)
       for (std::size_t q = 0; q < P; ++q) {
-        if (sends(me)) send_counts[q] += count(b, me, q);
-        if (sends(q)) recv_counts[q] += count(b, q, me);
+        send_counts[q] += count(b, me, q);
+        recv_counts[q] += count(b, q, me);
       }
     for (std::size_t q = 0; q < P; ++q) send_total += send_counts[q], recv_total += recv_counts[q];
     Buffer send = allocate(send_total, "hand-off values sent"), recv = allocate(recv_total, "hand-off values received");
     if (send_total > 0) {
-      // This rank's blocks of the round lie back to back in its file ((f, h) row-major).
-      const std::uint64_t first = held_->block_offset(round_.front().f, round_.front().h);
-      const Block& last = round_.back();
-      const std::uint64_t end = held_->block_offset(last.f, last.h) +
-                                static_cast<std::uint64_t>(held_->block_rows(last.f) * held_->block_cols(last.h));
+      // This rank's blocks of the round lie back to back in its file ((f, h) row-major); a
+      // piece is a run of consecutive elements of one block.
+      std::uint64_t first = 0, end = 0;
+      if (round_.front().only) {
+        first = first_offset(round_.front());
+        end = first + round_.front().elements;
+      } else {
+        first = held_->block_offset(round_.front().f, round_.front().h);
+        const Block& last = round_.back();
+        end = held_->block_offset(last.f, last.h) +
+              static_cast<std::uint64_t>(held_->block_rows(last.f) * held_->block_cols(last.h));
+      }
       Buffer blocks = allocate(static_cast<std::size_t>(end - first), "hand-off blocks");
       held_->file().read(blocks.data(), first, blocks.size());
       std::size_t at = 0;
@@ -242,7 +312,7 @@ class Mover {
     };
     for (std::size_t s = 0; s < P; ++s)
       for (const Block& b : round_)
-        if (sends(s)) enumerate(b, s, me, to_, [&](const i64* rv, const i64* cv, bool next) {
+        enumerate(b, s, me, to_, [&](const i64* rv, const i64* cv, bool next) {
           // The next value of the innermost index within its finest part: the next element.
           const std::uint64_t o = next && same_target_part(rv, cv) ? run_start + run_length
                                                                    : target_->offset_of(rv, cv).value();
@@ -253,7 +323,7 @@ class Mover {
           ++run_length, ++at;
         });
     flush();
-    if (!only) round_.clear();
+    round_.clear();
   }
 
   const Context& ctx_;
@@ -268,6 +338,15 @@ class Mover {
 };
 
 }  // namespace
+
+std::uint64_t handoff_round_elements(std::uint64_t available_bytes) {
+  if (available_bytes == 0) return std::uint64_t{1} << 22;
+  return std::max<std::uint64_t>(1, available_bytes / kRoundBytesPerElement);
+}
+
+std::uint64_t handoff_round_bytes(std::uint64_t available_bytes, std::uint64_t elements) {
+  return kRoundBytesPerElement * std::min(handoff_round_elements(available_bytes), elements);
+}
 
 void move_tensor(const Context& ctx, const Placement& from, TiledMatrix* held, const Placement& to,
                  TiledMatrix* target) {

@@ -213,6 +213,7 @@ int Run::finish() {
                       {"algorithm", r.algorithm}, {"order", r.order},
                       {"predicted", predicted}, {"measured", measured},
                       {"peak_tile_memory_bytes", r.peak_tile_memory_bytes},
+                      {"planned_memory_bytes", r.planned_memory_bytes},
                       {"redistribution",
                        {{"predicted", {{"disk_read_bytes", r.redistribution_predicted[0]},
                                        {"disk_write_bytes", r.redistribution_predicted[1]},

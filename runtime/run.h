@@ -15,6 +15,7 @@
 
 #include "runtime/comm.h"
 #include "runtime/counters.h"
+#include "runtime/gemm_spec.h"
 #include "runtime/options.h"
 #include "runtime/placement.h"
 #include "runtime/scratch.h"
@@ -31,13 +32,6 @@ struct ProgramInfo {
   std::int64_t processors = 1;        ///< P of the plans: mpirun -np must match
   std::uint64_t memory_bytes = 0;     ///< memory per rank for tile buffers (bytes; 0 = unlimited)
   std::vector<std::string> outputs;   ///< tensors written to --output-dir at the end
-};
-
-/// A tensor as the program sees it: its name and stored (row-major) extents, outermost first.
-struct TensorShape {
-  std::string name;
-  std::vector<std::int64_t> extents;
-  std::uint64_t elements() const;   ///< product of the extents (1 for a scalar)
 };
 
 /// A step's result kept on the ranks for later steps instead of written to the store (the
@@ -67,7 +61,8 @@ struct ContractionRecord {
   std::vector<double> seconds;               ///< compute-phase wall time per rank
   /// Busy time per rank within the compute phase: disk transfers, MPI transfers, tile kernel.
   std::vector<double> disk_seconds, comm_seconds, kernel_seconds;
-  std::vector<std::uint64_t> peak_tile_memory_bytes;
+  std::vector<std::uint64_t> peak_tile_memory_bytes;   ///< per rank, the step's peak (load stage included)
+  std::uint64_t planned_memory_bytes = 0;              ///< the plan's peak per rank (0: not given)
 };
 
 /// Result of --verify for one output: samples checked on all ranks and the largest error.

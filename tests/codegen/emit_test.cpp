@@ -40,6 +40,7 @@ std::string generate_pinned(const ir::Program& program, const std::string& plan_
   EXPECT_EQ(plans.size(), 1u);
   plans.at(0).plan = pinned_plan(program, plan_text);
   plans.at(0).volumes = costmodel::plan_volumes(plans.at(0).plan, machine);
+  plans.at(0).memory = costmodel::plan_memory(plans.at(0).plan, machine);
   EXPECT_TRUE(codegen::check_program(program, plans).empty());
   return codegen::emit_program(program, machine, plans, {"matmul"});
 }
@@ -261,6 +262,8 @@ TEST(Emit, GemmSpecOfAPermutedContraction) {
             "//   T(I,J) -= A(I,K) * B(J,K) with A = A, B = B; I = {c,a}, J = {b}, K = {q,p}\n"
             "// Plan: " + plan + "\n" +
             excerpt(text, "// Predicted per rank", "// Predicted per rank") +
+            "// Memory per rank (bytes): tile of A " + std::to_string(tb.A) + ", tile of B " + std::to_string(tb.B) +
+            ", tile of C " + std::to_string(tb.C) + "; peak " + std::to_string(tb.A + tb.B + tb.C) + "\n"
             "void contraction_1(tcert::Run& run) {\n"
             "  tcert::GemmSpec spec;\n"
             "  spec.statement = \"T[b,c,a] -= 0.5 * A[c,q,a,p] * B[p,b,q]\";\n"
@@ -280,6 +283,8 @@ TEST(Emit, GemmSpecOfAPermutedContraction) {
             "  spec.capacity_A = " + std::to_string(tb.A / 8) + ";  // tile buffer elements per rank\n"
             "  spec.capacity_B = " + std::to_string(tb.B / 8) + ";\n"
             "  spec.capacity_C = " + std::to_string(tb.C / 8) + ";\n"
+            "  spec.planned_memory_bytes = " + std::to_string(tb.A + tb.B + tb.C) +
+            ";  // the plan's peak per rank; the runtime refuses to need more\n"
             "  spec.predicted[0] = " + list(v.disk_read_bytes) + ";  // disk read bytes per rank\n"
             "  spec.predicted[1] = " + list(v.disk_write_bytes) + ";  // disk write bytes per rank\n"
             "  spec.predicted[2] = " + list(v.comm_sent_bytes) + ";  // bytes sent per rank\n"

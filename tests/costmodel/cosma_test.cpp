@@ -286,7 +286,7 @@ TEST(Cosma, GridChoiceEqualsABruteForceOverEveryGrid) {
                   any = true;
                   const std::int64_t t = cosma_min_rounds((m + pm - 1) / pm, (n + pn - 1) / pn, (k + pk - 1) / pk, S,
                                                           MemorySplit::Optimal);
-                  if (t == 0) continue;
+                  if (t == 0 || t > k / pk) continue;   // every rank cuts its K columns into t rounds
                   const PlanVolumes v = cosma_volumes({pm, pn, pk, t}, m, n, k, machine_of(P, S), 0, P);
                   const u64 recv = max_of(v.comm_recv_bytes) / 8, sent = max_of(v.comm_sent_bytes) / 8;
                   const Key key{static_cast<long double>(recv) * P / p, P - p, t, recv, sent, pm, pn, pk};
@@ -371,7 +371,7 @@ TEST(CosmaPlan, CheckValidVolumesAndSimulation) {
   EXPECT_FALSE(check_valid(cosma_plan(4, {3, 2, 1, 1}), unlimited, &reason));
   EXPECT_EQ(reason, "the grid 3x2x1 needs 6 ranks but P = 4");
   EXPECT_FALSE(check_valid(cosma_plan(4, {1, 1, 2, 2001}), unlimited, &reason));
-  EXPECT_EQ(reason, "cosma has 2001 rounds; need 1 <= rounds <= 2000 (K columns per rank)");
+  EXPECT_EQ(reason, "cosma has 2001 rounds; need 1 <= rounds <= 2000 (the fewest K columns of a rank)");
   EXPECT_FALSE(check_valid(cosma_plan(4, {1, 4, 1, 1}, 3), machine_of(4, kUnlimited), &reason));
   EXPECT_EQ(reason, "the grid has pn = 4 ranks along J of extent 3; need 1 <= pn <= 3");
   // plan_volumes() and simulate() dispatch to the closed form and the walk.

@@ -83,12 +83,12 @@ TEST(Sequence, KeptIntermediateIsTakenRankToRank) {
   EXPECT_DOUBLE_EQ(r.seq.total_s, first.time_s + second.time_s);
   EXPECT_DOUBLE_EQ(r.seq.store_total_s, r.store[0]->plan.total_s() + r.store[1]->plan.total_s());
   EXPECT_EQ(r.seq.handoffs, 2);
-  const std::string text = handoff_text(r.seq);
+  const std::string text = handoff_text(r.seq, r.machine);
   EXPECT_NE(text.find("  line 9: hand-off " + second.plan.plan.to_string() + "; takes A = T (kept by line 7); "),
             std::string::npos) << text;
   EXPECT_NE(text.find("  (0 other steps as through the store)\ntotal predicted time with hand-off: "),
             std::string::npos) << text;
-  const nlohmann::json j = handoff_json(r.seq);
+  const nlohmann::json j = handoff_json(r.seq, r.machine);
   EXPECT_EQ(j["model_only"], false);   // generated programs run it (HandoffSequence::used)
   EXPECT_EQ(j["steps"][1]["taken"], nlohmann::json::array({"A = T (kept by line 7)"}));
   EXPECT_EQ(j["steps"][0]["result_kept"], true);
@@ -125,7 +125,7 @@ TEST(Sequence, CopyStepFlushesWhatTheProducerKept) {
   // flushing costs what storing does.
   EXPECT_EQ(first.plan.plan.to_string(), r.store[0]->plan.plan.to_string());
   EXPECT_NEAR(first.time_s + copy.flush.time_s, first.store_time_s, 1e-12);
-  const std::string text = handoff_text(r.seq);
+  const std::string text = handoff_text(r.seq, r.machine);
   EXPECT_NE(text.find("  line 9: flushes T ("), std::string::npos) << text;
 }
 

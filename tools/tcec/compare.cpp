@@ -66,8 +66,16 @@ int contraction_table(std::string& out, const TraceContraction& c, std::size_t n
                          c.disk_seconds[slow], c.comm_seconds[slow], c.kernel_seconds[slow]);
     out += "\n";
   }
-  if (!c.peak_tile_memory_bytes.empty())
-    out += fmt::format("  peak tile memory: {} bytes (largest rank)\n", most(c.peak_tile_memory_bytes));
+  if (!c.peak_tile_memory_bytes.empty()) {
+    const std::uint64_t peak = most(c.peak_tile_memory_bytes);
+    out += fmt::format("  peak tile memory: {} bytes (largest rank)", peak);
+    if (c.planned_memory_bytes > 0) {
+      const bool within = peak <= c.planned_memory_bytes;
+      out += fmt::format("; planned {} bytes: {}", c.planned_memory_bytes, within ? "within" : "EXCEEDED");
+      if (!within) ++mismatches;
+    }
+    out += "\n";
+  }
   return mismatches;
 }
 

@@ -95,6 +95,11 @@ TraceContraction contraction(const json& c, const std::string& where, std::int64
     }
   }
   if (c.contains("peak_tile_memory_bytes")) out.peak_tile_memory_bytes = counts(c, where, "peak_tile_memory_bytes", P);
+  if (c.contains("planned_memory_bytes")) {
+    const json& planned = c["planned_memory_bytes"];
+    if (!planned.is_number_unsigned()) throw SchemaError{child(where, "planned_memory_bytes"), "expected a byte count"};
+    out.planned_memory_bytes = planned.get<std::uint64_t>();
+  }
   return out;
 }
 

@@ -5,7 +5,7 @@
 //                      "predicted": {"disk_read_bytes": [P], "disk_write_bytes": [P],
 //                                    "comm_sent_bytes": [P], "comm_recv_bytes": [P]},
 //                      "measured": {the same four, "seconds": [P]},
-//                      "peak_tile_memory_bytes": [P]}],
+//                      "peak_tile_memory_bytes": [P], "planned_memory_bytes": N}],
 //    "verify": {"checked", "max_rel_error", "passed"}}      (verify optional)
 // Volumes in bytes, one entry per rank; seconds per rank.
 #pragma once
@@ -33,6 +33,7 @@ struct TraceContraction {
   /// Redistribution (stages 1 and 3): disk read, disk write per rank; empty when absent.
   std::array<std::vector<std::uint64_t>, 2> redistribution_predicted, redistribution_measured;
   std::vector<std::uint64_t> peak_tile_memory_bytes;               ///< per rank; empty when absent
+  std::uint64_t planned_memory_bytes = 0;                          ///< the plan's peak per rank; 0 when absent
 };
 
 struct TraceVerify {

@@ -1,0 +1,90 @@
+// runtime/gemm_spec.h — a contraction's plan as constants the compiler writes into the generated
+// program (GemmSpec), and the tensor shapes it names. Plain data with no MPI, so the compiler
+// can build the very value it emits (codegen gemm_spec()) and tests can hold a plan to the
+// runtime's own checks (spec_check.h) without running MPI. Units: elements unless a name says
+// bytes.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "runtime/tiled_matrix.h"
+
+namespace tcert {
+
+/// A tensor as the program sees it: its name and stored (row-major) extents, outermost first.
+struct TensorShape {
+  std::string name;
+  std::vector<std::int64_t> extents;
+  std::uint64_t elements() const;   ///< product of the extents (1 for a scalar)
+};
+
+/// Gao et al. §3: where the communication happens.
+enum class Communication { Inside, Outside };
+/// Gao et al. §2.2: how the macro-indices are distributed; Cosma: the COSMA decomposition
+/// (Kwasniewski et al. SC'19), run by CosmaGemm (cosma.h).
+enum class Algorithm { Rotation, Replication, Accumulation, Cosma };
+/// The operand replication broadcasts.
+enum class Operand { A, B };
+
+/// One macro-index group (I, J or K): its indices in group order and the position of the
+/// distribution index (-1: none; the group is then never split over the grid).
+struct GroupSpec {
+  std::vector<IndexTiling> indices;
+  int dist = -1;
+};
+
+/// A tensor behind A, B or C: stored shape, and for each position of the GEMM order ([I, K]
+/// for A, [J, K] for B, [I, J] for C) the stored dimension holding it (ir::MacroIndexGemm perm).
+struct TensorBinding {
+  TensorShape shape;
+  std::vector<int> perm;
+};
+
+/// A plan, as the compiler writes it into the generated program.
+struct GemmSpec {
+  std::string statement;     ///< the statement's source, for messages and the trace
+  std::string plan;          ///< the plan's one-line text (costmodel Plan::to_string)
+  std::string order;         ///< disk placement order, "ABC" … "CBA" (for the trace)
+  Communication comm = Communication::Inside;
+  Algorithm algorithm = Algorithm::Rotation;
+  Operand broadcast = Operand::A;        ///< replication only
+  GroupSpec I, J, K;
+  /// Cosma only: the processor grid pm × pn × pk (ranks from pm·pn·pk on are idle) and the
+  /// rounds t along K (costmodel/cosma.h "THE SCHEDULE").
+  std::int64_t cosma_grid[3] = {1, 1, 1};
+  std::int64_t cosma_rounds = 1;
+  TensorBinding A, B, C;
+  double alpha = 1;                      ///< coefficient (sign of -= folded in)
+  /// C starts from its tensor's current value (an earlier statement of the program wrote it;
+  /// `+=` / `-=`) instead of zero.
+  bool accumulate = false;
+  /// The hand-off (costmodel/sequence.h): A, B, or C's current value (with accumulate) is
+  /// kept on the ranks by an earlier step (Run::kept) and taken from there rank to rank into
+  /// this plan's layout (move_tensor) instead of read from the store. An operand that is kept
+  /// but not taken is first flushed to the store (flush_kept).
+  bool take_A = false, take_B = false, take_C = false;
+  /// The result stays on the ranks in this plan's C layout for later steps (Run::keep)
+  /// instead of being written to the store (no stage 3).
+  bool keep_result = false;
+  /// Tile buffer capacities in elements (the plan's tile_bytes / 8).
+  std::uint64_t capacity_A = 0, capacity_B = 0, capacity_C = 0;
+  /// The planner's peak memory per rank for this step's buffers, in bytes (costmodel
+  /// plan_memory(); 0 = not given). check_spec() refuses a spec whose buffers need more (an
+  /// internal error: the planner and the runtime disagree), and the step checks its measured
+  /// peak against it when it ends.
+  std::uint64_t planned_memory_bytes = 0;
+  /// The model's exact compute-phase bytes per rank: disk read, disk write, sent, received.
+  std::vector<std::uint64_t> predicted[4];
+  /// The model's time for those bytes (max over ranks of read/B_dr + write/B_dw + f·recv/B_c), seconds.
+  double predicted_seconds = 0;
+  /// Gao et al. §2.3 stages 1 and 3 as the program runs them (costmodel redistribution_volumes):
+  /// bytes per rank read and written while laying out the operands (from their files, or rank
+  /// to rank when taken), storing the result unless kept, and flushing kept operands not
+  /// taken; and the model's seconds for them.
+  std::vector<std::uint64_t> predicted_redistribution[2];
+  double predicted_redistribution_seconds = 0;
+};
+
+}  // namespace tcert

@@ -1,0 +1,59 @@
+// runtime/spec_check.h — what a contraction's plan asks of a rank before it runs: the checks
+// DistributedGemm's and CosmaGemm's constructors make (process grid, tilings, rounds) and the
+// memory per rank by buffer, as plain functions of a GemmSpec (no MPI). The constructors call
+// check_spec() first, so a test that calls it on the spec the compiler emits (codegen
+// gemm_spec()) holds the planner to the very rule the generated program enforces.
+// Units: bytes.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "runtime/gemm_spec.h"
+
+namespace tcert {
+
+/// One buffer a step allocates through budget() (memory.h), on the fullest rank.
+struct MemoryPart {
+  std::string what;          ///< "tile of A", "A slices", "hand-off rounds", …
+  std::uint64_t bytes = 0;   ///< 8 per element
+  /// Live only in the load stage (the hand-off's round buffers, freed before the tile buffers
+  /// are allocated); otherwise live from the load stage or the compute stage to the end.
+  bool load_stage = false;
+};
+
+/// The memory a step needs per rank: its buffers, and the peak they reach together (bytes).
+struct StepMemory {
+  std::vector<MemoryPart> parts;
+  /// max(Σ parts that live to the end, the largest load-stage part): load-stage buffers are
+  /// freed before the others are allocated.
+  std::uint64_t peak_bytes = 0;
+};
+
+/// The buffers `spec` allocates on its fullest rank when run on `ranks` ranks with
+/// `memory_bytes` of tile memory per rank (0 = unlimited), in the order the step allocates them:
+///  * hand-off rounds (load stage; only when the spec takes a tensor rank to rank): at most
+///    handoff_round_bytes(memory_bytes, E) (placement.h), E the most elements of a taken tensor;
+///  * DistributedGemm: the tiles of A, B and C, 8 · capacity_A, _B, _C;
+///  * CosmaGemm: rank 0's C block ⌈m/pm⌉·⌈n/pn⌉ and its b slice buffers of A and of B
+///    (b = 2 with several rounds, else 1) of ⌈m/pm⌉ (or ⌈n/pn⌉) × ⌈⌈k/pk⌉/t⌉ elements.
+/// Does not validate the spec (check_spec() does).
+StepMemory step_memory(const GemmSpec& spec, std::int64_t ranks, std::uint64_t memory_bytes);
+
+/// Checks that `spec` can run on `ranks` ranks with `memory_bytes` of tile memory per rank
+/// (0 = unlimited) and returns step_memory(). Throws Error with the reason when it cannot:
+///  * "rotation needs a square number of ranks, not 6";
+///  * an invalid tiling or distribution index ("invalid group layout: ...");
+///  * "invalid cosma grid 2x2x2 with 3 rounds for 4 ranks and m, n, k = ..." (grid larger than
+///    P or than an extent; more rounds than the fewest K columns a rank of the grid holds);
+///  * "cosma reads its operands from the store and stores its result; it takes and keeps nothing";
+///  * "the plan needs N bytes per rank (PARTS) but the memory per rank is L bytes";
+///  * "internal error: the plan said N bytes per rank but the step needs M (PARTS)" when
+///    spec.planned_memory_bytes is set and below the need (the planner and the runtime disagree).
+StepMemory check_spec(const GemmSpec& spec, std::int64_t ranks, std::uint64_t memory_bytes);
+
+/// "tile of A 1152000 + tile of B 576000 + tile of C 5760000; hand-off rounds 8000000 (load stage)".
+std::string parts_text(const StepMemory& memory);
+
+}  // namespace tcert
