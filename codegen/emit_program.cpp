@@ -50,16 +50,28 @@ std::string emit_program(const ir::Program& program, const costmodel::Machine& m
   emit_header(w, program, machine, options);
   w.line("namespace {{");
   // Statements in order; a result already written by an earlier statement is accumulated
-  // into (+=, -=); an intermediate is released after the last statement that reads it.
+  // into (+=, -=), which reads its current value; an intermediate is released after the last
+  // statement that reads it.
+  auto reads = [&](std::size_t i, const std::set<int>& written) {
+    const ir::Statement& s = program.statements[i];
+    std::set<int> out;
+    for (const ir::TensorRef& operand : s.operands) out.insert(operand.tensor);
+    if (s.op != ir::AssignOp::Assign && written.count(s.result.tensor) > 0) out.insert(s.result.tensor);
+    return out;
+  };
   std::map<int, std::size_t> last_read;
-  for (std::size_t i = 0; i < program.statements.size(); ++i)
-    for (const ir::TensorRef& operand : program.statements[i].operands) last_read[operand.tensor] = i;
   std::set<int> written;
+  for (std::size_t i = 0; i < program.statements.size(); ++i) {
+    for (int t : reads(i, written)) last_read[t] = i;
+    written.insert(program.statements[i].result.tensor);
+  }
+  written.clear();
   std::vector<std::string> steps;
   int contractions = 0, copies = 0;
   for (std::size_t i = 0; i < program.statements.size(); ++i) {
     const ir::Statement& s = program.statements[i];
     const bool accumulate = s.op != ir::AssignOp::Assign && written.count(s.result.tensor) > 0;
+    const std::set<int> read = reads(i, written);
     w.blank();
     if (s.operands.size() == 2) {
       const auto plan = std::find_if(plans.begin(), plans.end(),
@@ -72,12 +84,11 @@ std::string emit_program(const ir::Program& program, const costmodel::Machine& m
       steps.push_back(fmt::format("copy_{}(run);", copies));
     }
     written.insert(s.result.tensor);
-    for (const ir::TensorRef& operand : s.operands) {
-      const ir::Tensor& t = program.tensors.at(operand.tensor);
-      if (t.role == ir::TensorRole::Intermediate && last_read[operand.tensor] == i &&
-          std::none_of(s.operands.begin(), s.operands.begin() + (&operand - s.operands.data()),
-                       [&](const ir::TensorRef& r) { return r.tensor == operand.tensor; }))
-        steps.push_back(fmt::format("run.release({});  // {}'s last use", cpp_string_literal(t.name), comment_text(t.name)));
+    for (int t : read) {
+      const ir::Tensor& tensor = program.tensors.at(t);
+      if (tensor.role == ir::TensorRole::Intermediate && last_read[t] == i)
+        steps.push_back(fmt::format("run.release({});  // {}'s last use", cpp_string_literal(tensor.name),
+                                    comment_text(tensor.name)));
     }
   }
   w.blank();

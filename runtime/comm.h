@@ -130,7 +130,8 @@ class RingAllgather {
 ///
 /// q−1 steps; at step s (0-based) rank r sends its partial sum of piece (r−s−1) mod q to
 /// (r+1) mod q, receives piece (r−s−2) mod q from (r−1) mod q into scratch (in chunks of
-/// ≤ scratch.size() elements) and adds it to its own. With T = Σ counts, counted:
+/// ≤ scratch.size() elements; scratch must have the same size on every rank, which cuts the
+/// messages) and adds it to its own. With T = Σ counts, counted:
 /// sent = 8·(T − counts[r]), recv = 8·(T − counts[(r−1) mod q]) bytes. q = 1: nothing.
 /// Throws Error when counts.size() != q, or scratch is empty while data must move.
 void ring_reduce_scatter(const Context& ctx, double* buf, std::span<const std::size_t> counts,

@@ -66,14 +66,16 @@ CosmaGemm::CosmaGemm(Run& run, GemmSpec spec) : run_(run), spec_(std::move(spec)
   }
   // File offsets of the streamed rounds' own pieces (rounds < buffers() have none: 0).
   A_offset_.assign(static_cast<std::size_t>(rounds()) + 1, 0), B_offset_.assign(static_cast<std::size_t>(rounds()) + 1, 0);
-  i64 widest = 0;
   for (i64 j = 0; j < rounds(); ++j) {
     const bool streamed = j >= buffers();
     const auto u = static_cast<std::size_t>(j);
     A_offset_[u + 1] = A_offset_[u] + (streamed ? static_cast<std::uint64_t>(piece(Ix_ * slice_cols(j), pn_, y_)) : 0);
     B_offset_[u + 1] = B_offset_[u] + (streamed ? static_cast<std::uint64_t>(piece(Jy_ * slice_cols(j), pm_, x_)) : 0);
-    widest = std::max(widest, slice_cols(j));
   }
+  // Every rank's slice buffers have the size of the grid's widest slice (rank z = 0's first),
+  // so the reduce-scatter, which streams through the A slice buffer, cuts its messages
+  // alike on every rank of a ring.
+  const i64 widest = piece(piece(k_, pk_, 0), spec_.cosma_rounds, 0);
   C_ = allocate(static_cast<std::size_t>(Ix_ * Jy_), "C block");
   for (i64 b = 0; b < buffers(); ++b) {   // double buffers over several rounds
     A_[b] = allocate(static_cast<std::size_t>(Ix_ * widest), "A slice");

@@ -1,0 +1,104 @@
+// Every plan tcec emits must run: random programs × random machines, planned as the driver
+// plans them, and each contraction's GemmSpec (the value the generated program builds) held to
+// the runtime's own checks (tcert::check_spec, the function DistributedGemm and CosmaGemm call
+// first). Without MPI. The generator's seeds are fixed, so a failure names its seed and
+// program and reproduces. The end-to-end sample of the same generator runs under mpirun
+// (tests/e2e/random_program.sh).
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include "codegen/codegen.h"
+#include "costmodel/costmodel.h"
+#include "frontend/frontend.h"
+#include "random/random_program.h"
+#include "runtime/error.h"
+#include "runtime/spec_check.h"
+
+namespace tcec {
+namespace {
+
+/// What one seed checked.
+struct Checked {
+  int plans = 0;         ///< contraction plans held to check_spec
+  int handoffs = 0;      ///< of which take a tensor rank to rank
+  bool planned = false;  ///< every contraction had a feasible plan (the program can be generated)
+};
+
+/// Plans the program of `seed` (memory split and hand-off drawn from the seed too) and checks
+/// every feasible plan's spec against the runtime, with failures naming the seed.
+Checked check_seed(std::uint64_t seed) {
+  Checked out;
+  const testing::RandomProgram rp = testing::random_program(seed, {});
+  frontend::Result r = frontend::parse_source(fmt::format("random{}.tce", seed), rp.text, {});
+  EXPECT_TRUE(r.ok()) << "seed " << seed << ": the generator wrote an invalid program\n"
+                      << rp.text << r.diagnostics.render();
+  if (!r.ok()) return out;
+  const ir::Program& program = *r.program;
+  const costmodel::Machine machine = costmodel::machine_from(*program.machine);
+  costmodel::PlanOptions options;
+  const std::uint64_t draw = seed * 0x9E3779B97F4A7C15ull >> 32;   // independent of the shard (seed mod 4)
+  options.split = draw % 3 == 0 ? costmodel::MemorySplit::Thirds : costmodel::MemorySplit::Optimal;
+  options.handoff = draw / 3 % 4 != 1;
+  const std::vector<costmodel::StatementPlan> plans = costmodel::plan_program(program, machine, options);
+  const auto memory = static_cast<std::uint64_t>(machine.memory_bytes);
+  std::set<std::string> kept;   // tensors a step kept on the ranks (runtime Run::keep)
+  out.planned = codegen::check_program(program, plans).empty();
+  for (const costmodel::StatementPlan& sp : plans) {
+    if (!sp.feasible) continue;
+    const std::string where = fmt::format("seed {} (P = {}, memory {} B, split {}, hand-off {}), line {}: {}\n{}\n{}",
+                                          seed, machine.processors, memory,
+                                          options.split == costmodel::MemorySplit::Thirds ? "thirds" : "optimal",
+                                          options.handoff ? "on" : "off", sp.statement->loc.line,
+                                          sp.plan.to_string(), rp.text, "");
+    const tcert::GemmSpec spec = codegen::gemm_spec(program, machine, sp, costmodel::accumulates(program, *sp.statement));
+    ++out.plans;
+    out.handoffs += spec.take_A || spec.take_B || spec.take_C;
+    tcert::StepMemory need;
+    try {
+      need = tcert::check_spec(spec, machine.processors, memory);
+    } catch (const tcert::Error& e) {
+      ADD_FAILURE() << where << "the runtime refuses the plan: " << e.what();
+      continue;
+    }
+    EXPECT_EQ(need.peak_bytes, sp.memory.peak_bytes) << where << tcert::parts_text(need);
+    EXPECT_LE(need.peak_bytes, memory) << where;
+    EXPECT_EQ(need.parts.size(), sp.memory.parts.size()) << where;
+    for (std::size_t i = 0; i < std::min(need.parts.size(), sp.memory.parts.size()); ++i) {
+      EXPECT_EQ(need.parts[i].what, sp.memory.parts[i].what) << where;
+      EXPECT_EQ(need.parts[i].bytes, sp.memory.parts[i].bytes) << where << need.parts[i].what;
+      EXPECT_EQ(need.parts[i].load_stage, sp.memory.parts[i].load_stage) << where;
+    }
+    // A taken tensor was kept by an earlier step (else the runtime stops: "should be kept").
+    for (auto [take, binding] : {std::pair{spec.take_A, &spec.A}, std::pair{spec.take_B, &spec.B},
+                                 std::pair{spec.take_C, &spec.C}})
+      if (take) EXPECT_TRUE(kept.count(binding->shape.name)) << where << binding->shape.name << " is not kept";
+    if (spec.keep_result) kept.insert(spec.C.shape.name);
+  }
+  return out;
+}
+
+// 2000 programs in four shards (ctest runs them side by side).
+constexpr std::uint64_t kSeeds = 2000, kShards = 4;
+
+class PlansRun : public ::testing::TestWithParam<std::uint64_t> {};
+
+TEST_P(PlansRun, RuntimeAcceptsEveryPlannedContraction) {
+  int plans = 0, handoffs = 0, programs = 0;
+  for (std::uint64_t seed = GetParam(); seed < kSeeds; seed += kShards) {
+    const Checked c = check_seed(seed);
+    plans += c.plans, handoffs += c.handoffs, programs += c.planned;
+  }
+  // The generator reaches what the test is about: generated programs, plans, hand-offs.
+  EXPECT_GE(programs, static_cast<int>(kSeeds / kShards / 2));
+  EXPECT_GE(plans, static_cast<int>(kSeeds / kShards));
+  EXPECT_GE(handoffs, 20);
+  std::printf("shard %llu: %d plans (%d with a hand-off), %d of %llu programs can be generated\n",
+              static_cast<unsigned long long>(GetParam()), plans, handoffs, programs,
+              static_cast<unsigned long long>(kSeeds / kShards));
+}
+
+INSTANTIATE_TEST_SUITE_P(Shards, PlansRun, ::testing::Range<std::uint64_t>(0, kShards));
+
+}  // namespace
+}  // namespace tcec
