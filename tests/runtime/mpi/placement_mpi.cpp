@@ -163,6 +163,24 @@ TEST(MoveTensor, BlocksLargerThanTheBudgetAllowsGoOneHolderAtATime) {
   tcert::budget().set_limit_bytes(0);
 }
 
+TEST(MoveTensor, PartsLargerThanTheBudgetGoInPiecesThatFit) {
+  // Budgets of 24 bytes (one element a round) up to a few rows: every holder's part of a block
+  // exceeds a round, so it goes in runs of consecutive elements; the peak never passes the
+  // budget (handoff_round_bytes), and values and counts are exact.
+  const int P = Context::world().size();
+  Shape from{{2, 0}, {1}, {{5, 1, 1}, {7, 2, 1}, {4, 1, 1}}, parts(P, 2), 1};
+  Shape to{{1}, {0, 2}, {{5, 2, 1}, {7, 1, 1}, {4, 1, 2}}, P, 1};
+  for (std::uint64_t budget : {24u, 48u, 8u * 3 * 13, 8u * 3 * 29}) {
+    tcert::budget().set_limit_bytes(budget);
+    tcert::budget().reset_peak();
+    check_move(from, to);
+    check_move(to, from);
+    EXPECT_LE(tcert::budget().peak_bytes(), tcert::handoff_round_bytes(budget, 5 * 7 * 4)) << budget;
+    EXPECT_LE(tcert::budget().peak_bytes(), budget);
+  }
+  tcert::budget().set_limit_bytes(0);
+}
+
 TEST(MoveTensor, SamePlacementMovesNothingOverTheNetwork) {
   const int P = Context::world().size();
   Shape s{{1, 0}, {2}, {{5, 1, 2}, {7, 2, 1}, {4, 1, 1}}, P, 1};
