@@ -331,7 +331,8 @@ TEST(Cli, BuildMakesAnExecutable) {
 // --- tcec compare TRACE.json ---
 
 // A trace of one contraction on two ranks whose measured disk writes are `writes`.
-std::filesystem::path write_trace(const std::string& name, const std::string& writes, bool verify_passed = true) {
+std::filesystem::path write_trace(const std::string& name, const std::string& writes, bool verify_passed = true,
+                                  const std::string& planned_memory = "") {
   const auto path = std::filesystem::temp_directory_path() / (name + "_" + std::to_string(getpid()) + ".json");
   std::ofstream(path) << R"({"program": "matmul", "processors": 2, "contractions": [{
   "statement": "C[i,j] += A[i,k] * B[j,k]", "plan": "inside-replication order=ABC P=2 bcast=A I=i:1x1 J=j:1x1 K=k:1x1 dist=-,j,k split=optimal",
@@ -340,7 +341,7 @@ std::filesystem::path write_trace(const std::string& name, const std::string& wr
                 "seconds": 0.75},
   "measured": {"disk_read_bytes": [300, 300], "disk_write_bytes": )" + writes + R"(, "comm_sent_bytes": [50, 60], "comm_recv_bytes": [60, 50],
                "seconds": [0.5, 0.25], "disk_seconds": [0.25, 0.125], "comm_seconds": [0.125, 0.0625], "kernel_seconds": [0.0625, 0.03125]},
-  "peak_tile_memory_bytes": [4096, 2048]}],
+  "peak_tile_memory_bytes": [4096, 2048])" + planned_memory + R"(}],
   "verify": {"checked": 2000, "max_rel_error": 1e-15, "passed": )" + (verify_passed ? "true" : "false") + "}}\n";
   return path;
 }
@@ -365,6 +366,22 @@ TEST(Cli, CompareMatchingTrace) {
             "verify: 2000 elements checked, max relative error 1e-15: passed\n"
             "all measured volumes equal the prediction\n");
   std::filesystem::remove(path);
+}
+
+TEST(Cli, CompareHoldsThePeakMemoryToThePlan) {
+  const auto within = write_trace("tcec_trace_memory_ok", "[100, 100]", true, R"(, "planned_memory_bytes": 4096)");
+  CliRun ok = tcec("compare " + within.string());
+  EXPECT_EQ(ok.exit_code, 0) << ok.out;
+  EXPECT_NE(ok.out.find("  peak tile memory: 4096 bytes (largest rank); planned 4096 bytes: within\n"), std::string::npos)
+      << ok.out;
+  const auto over = write_trace("tcec_trace_memory_over", "[100, 100]", true, R"(, "planned_memory_bytes": 4000)");
+  CliRun bad = tcec("compare " + over.string());
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.out.find("  peak tile memory: 4096 bytes (largest rank); planned 4000 bytes: EXCEEDED\n"), std::string::npos)
+      << bad.out;
+  EXPECT_EQ(bad.out.substr(bad.out.rfind('\n', bad.out.size() - 2) + 1), "1 mismatch\n");
+  std::filesystem::remove(within);
+  std::filesystem::remove(over);
 }
 
 TEST(Cli, CompareMismatchingTrace) {
