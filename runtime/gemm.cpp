@@ -84,12 +84,6 @@ struct DistributedGemm::Buffered {
 
 namespace {
 
-i64 integer_sqrt(i64 P) {
-  i64 g = 1;
-  while ((g + 1) * (g + 1) <= P) ++g;
-  return g;
-}
-
 constexpr std::size_t kCommScratchElems = std::size_t{1} << 17;   // 1 MiB, outside the tile budget
 
 }  // namespace
@@ -101,7 +95,7 @@ DistributedGemm::DistributedGemm(Run& run, GemmSpec spec) : run_(run), spec_(std
   budget().reset_peak();                           // the step's peak, checked in compute()
   const bool rotation = spec_.algorithm == Algorithm::Rotation;
   if (rotation) {
-    g_ = integer_sqrt(P_);
+    g_ = rotation_grid_side(P_);
     r_ = rank_ / g_, c_ = rank_ % g_;
   }
   const i64 split = rotation ? g_ : P_;

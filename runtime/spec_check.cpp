@@ -17,12 +17,6 @@ using i64 = std::int64_t;
 
 i64 ceil_div(i64 a, i64 b) { return (a + b - 1) / b; }
 
-i64 integer_sqrt(i64 P) {
-  i64 g = 1;
-  while ((g + 1) * (g + 1) <= P) ++g;
-  return g;
-}
-
 /// The most elements of a tensor the spec takes rank to rank (0 when it takes none).
 std::uint64_t taken_elements(const GemmSpec& spec) {
   std::uint64_t most = 0;
@@ -35,7 +29,7 @@ std::uint64_t taken_elements(const GemmSpec& spec) {
 /// The layouts DistributedGemm builds (its constructor), for the errors they raise.
 void check_layouts(const GemmSpec& spec, i64 ranks) {
   const bool rotation = spec.algorithm == Algorithm::Rotation;
-  const i64 g = rotation ? integer_sqrt(ranks) : 1;
+  const i64 g = rotation ? rotation_grid_side(ranks) : 1;
   if (rotation && g * g != ranks) throw Error(fmt::format("rotation needs a square number of ranks, not {}", ranks));
   const i64 split = rotation ? g : ranks;
   for (const GroupSpec* group : {&spec.I, &spec.J, &spec.K}) {
@@ -58,8 +52,13 @@ void check_cosma(const GemmSpec& spec, i64 ranks) {
 
 }  // namespace
 
-StepMemory step_memory(const GemmSpec& spec, std::int64_t ranks, std::uint64_t memory_bytes) {
-  (void)ranks;   // every rank's buffers are sized for the fullest one
+std::int64_t rotation_grid_side(std::int64_t ranks) {
+  i64 g = 1;
+  while ((g + 1) * (g + 1) <= ranks) ++g;
+  return g;
+}
+
+StepMemory step_memory(const GemmSpec& spec, std::uint64_t memory_bytes) {
   StepMemory out;
   if (const std::uint64_t taken = taken_elements(spec); taken > 0)
     out.parts.push_back({"hand-off rounds", handoff_round_bytes(memory_bytes, taken), true});
@@ -89,7 +88,7 @@ StepMemory step_memory(const GemmSpec& spec, std::int64_t ranks, std::uint64_t m
 StepMemory check_spec(const GemmSpec& spec, std::int64_t ranks, std::uint64_t memory_bytes) {
   if (spec.algorithm == Algorithm::Cosma) check_cosma(spec, ranks);
   else check_layouts(spec, ranks);
-  StepMemory need = step_memory(spec, ranks, memory_bytes);
+  StepMemory need = step_memory(spec, memory_bytes);
   if (memory_bytes > 0 && need.peak_bytes > memory_bytes)
     throw Error(fmt::format("the plan needs {} bytes per rank ({}) but the memory per rank is {} bytes", need.peak_bytes,
                             parts_text(need), memory_bytes));

@@ -31,7 +31,7 @@ struct StepMemory {
   std::uint64_t peak_bytes = 0;
 };
 
-/// The buffers `spec` allocates on its fullest rank when run on `ranks` ranks with
+/// The buffers `spec` allocates on its fullest rank (every rank's are sized for it) with
 /// `memory_bytes` of tile memory per rank (0 = unlimited), in the order the step allocates them:
 ///  * hand-off rounds (load stage; only when the spec takes a tensor rank to rank): at most
 ///    handoff_round_bytes(memory_bytes, E) (placement.h), E the most elements of a taken tensor;
@@ -39,7 +39,10 @@ struct StepMemory {
 ///  * CosmaGemm: rank 0's C block ⌈m/pm⌉·⌈n/pn⌉ and its b slice buffers of A and of B
 ///    (b = 2 with several rounds, else 1) of ⌈m/pm⌉ (or ⌈n/pn⌉) × ⌈⌈k/pk⌉/t⌉ elements.
 /// Does not validate the spec (check_spec() does).
-StepMemory step_memory(const GemmSpec& spec, std::int64_t ranks, std::uint64_t memory_bytes);
+StepMemory step_memory(const GemmSpec& spec, std::uint64_t memory_bytes);
+
+/// ⌊√ranks⌋: the side of rotation's √P × √P grid (check_spec() refuses a P that is not a square).
+std::int64_t rotation_grid_side(std::int64_t ranks);
 
 /// Checks that `spec` can run on `ranks` ranks with `memory_bytes` of tile memory per rank
 /// (0 = unlimited) and returns step_memory(). Throws Error with the reason when it cannot:

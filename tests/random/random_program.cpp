@@ -77,9 +77,7 @@ class Generator {
 
   /// A new tensor over the ranges of `vars` (in that order).
   int new_tensor(const std::string& prefix, const std::vector<std::string>& vars, bool result) {
-    Tensor t{fmt::format("{}{}", prefix, tensors_.size()), {}, result, false};
-    for (const std::string& v : vars) t.dims.push_back(range_of(v));
-    tensors_.push_back(t);
+    tensors_.push_back({fmt::format("{}{}", prefix, tensors_.size()), dims_of(vars), result, false});
     return static_cast<int>(tensors_.size()) - 1;
   }
 
@@ -150,7 +148,7 @@ class Generator {
     // C: now and then an earlier result of the same ranges (in C's order), else a new one.
     bool fresh_result = true;
     for (int t : earlier)
-      if (t != a && tensors_[static_cast<std::size_t>(t)].dims == new_dims(c_vars) && chance(0.4)) {
+      if (t != a && tensors_[static_cast<std::size_t>(t)].dims == dims_of(c_vars) && chance(0.4)) {
         c = t, fresh_result = false;
         break;
       }
@@ -160,7 +158,8 @@ class Generator {
                                       ref(a, a_vars), ref(b, b_vars)));
   }
 
-  std::vector<int> new_dims(const std::vector<std::string>& vars) const {
+  /// The ranges of `vars`, in order.
+  static std::vector<int> dims_of(const std::vector<std::string>& vars) {
     std::vector<int> out;
     for (const std::string& v : vars) out.push_back(range_of(v));
     return out;
