@@ -54,7 +54,7 @@
 #include <vector>
 
 #include "bench/pdgemm_counting.h"
-#include "costmodel/cosma.h"
+#include "costmodel/methods/cosma/cosma.h"
 #include "runtime/cosma.h"
 #include "runtime/error.h"
 #include "runtime/random.h"

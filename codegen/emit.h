@@ -70,12 +70,31 @@ void emit_contraction(CodeWriter& w, const ir::Program& program, const costmodel
 /// The function `copy_N(tcert::Run& run)` of a one-operand statement (runtime/copy_step.h).
 void emit_copy(CodeWriter& w, const ir::Program& program, const ir::Statement& s, int number, bool accumulate);
 
-/// The tile-count constants and `x.compute([&] { ... });` of `plan`: the nest of
-/// costmodel::loop_nest(plan.order) with the method's collectives (codegen.h).
+/// The code generation of one method's plans (costmodel method.h): its fields of the runtime's
+/// GemmSpec, and its executor with the compute phase. One per method; emitters.cpp lists them
+/// and emitter_of() picks a plan's.
+class MethodEmitter {
+ public:
+  virtual ~MethodEmitter() = default;
+  /// Sets the method's fields of `spec` from `plan` (order, schedule, buffer capacities in
+  /// elements from the plan's tile bytes on `machine`).
+  virtual void fill_spec(const costmodel::Plan& plan, const costmodel::Machine& machine,
+                         tcert::GemmSpec& spec) const = 0;
+  /// The statements that set the method's schedule fields (emitted right after spec.order).
+  virtual void emit_spec_schedule(CodeWriter& w, const tcert::GemmSpec& spec) const = 0;
+  /// The statements that set its buffer capacities (after the hand-off fields); may be none.
+  virtual void emit_spec_buffers(CodeWriter& w, const tcert::GemmSpec& spec) const = 0;
+  /// The executor `x` built from the `spec` in scope (moved) and its compute phase; the
+  /// caller emits `x.finish();` after it.
+  virtual void emit_executor(CodeWriter& w, const costmodel::Plan& plan) const = 0;
+};
+
+/// The emitter of `plan`'s method (emitters.cpp).
+const MethodEmitter& emitter_of(const costmodel::Plan& plan);
+
+/// The tile-count constants and `x.compute([&] { ... });` of a Gao plan: the nest of
+/// costmodel::loop_nest(order) with the method's collectives (codegen.h).
 /// Expects a `tcert::DistributedGemm x` in scope in the emitted code.
 void emit_compute(CodeWriter& w, const costmodel::Plan& plan);
-/// The compute phase of a cosma plan: the rounds of COSMA's Algorithm 1 (read the slices,
-/// all-gather A and B, multiply), then the reduce-scatter of C and its accumulation on disk.
-void emit_cosma_compute(CodeWriter& w, const costmodel::Plan& plan);
 
 }  // namespace tcec::codegen

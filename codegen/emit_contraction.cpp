@@ -1,5 +1,6 @@
 // codegen/emit_contraction.cpp — one contraction's function: the plan as GemmSpec
-// constants (runtime/gemm.h), then the DistributedGemm and its loop nest.
+// constants (runtime/gemm_spec.h), then its method's executor and compute phase (emit.h
+// MethodEmitter).
 #include <algorithm>
 #include <utility>
 
@@ -9,8 +10,6 @@ namespace tcec::codegen {
 
 namespace {
 
-using costmodel::Algorithm;
-using costmodel::CommMethod;
 using costmodel::GroupTiling;
 
 /// "5" when every rank has 5, else "3 .. 5" (min .. max over ranks).
@@ -60,28 +59,6 @@ std::string tensor_binding_text(const tcert::TensorBinding& b) {
   return fmt::format("{{{}, {}}}", tensor_shape_text(b.shape), braced_list(b.perm));
 }
 
-const char* comm_enum(tcert::Communication c) { return c == tcert::Communication::Inside ? "Inside" : "Outside"; }
-
-const char* algorithm_enum(tcert::Algorithm a) {
-  switch (a) {
-    case tcert::Algorithm::Rotation: return "Rotation";
-    case tcert::Algorithm::Replication: return "Replication";
-    case tcert::Algorithm::Accumulation: return "Accumulation";
-    case tcert::Algorithm::Cosma: return "Cosma";
-  }
-  return "?";
-}
-
-tcert::Algorithm runtime_algorithm(Algorithm a) {
-  switch (a) {
-    case Algorithm::Rotation: return tcert::Algorithm::Rotation;
-    case Algorithm::Replication: return tcert::Algorithm::Replication;
-    case Algorithm::Accumulation: return tcert::Algorithm::Accumulation;
-    case Algorithm::Cosma: return tcert::Algorithm::Cosma;
-  }
-  return tcert::Algorithm::Rotation;
-}
-
 void emit_comments(CodeWriter& w, const ir::Program& program, const costmodel::StatementPlan& sp, int number) {
   const ir::Statement& s = *sp.statement;
   const costmodel::PlanVolumes& v = sp.volumes;
@@ -106,20 +83,12 @@ void emit_comments(CodeWriter& w, const ir::Program& program, const costmodel::S
 void emit_spec(CodeWriter& w, const costmodel::StatementPlan& sp,
                const tcert::GemmSpec& spec) {
   const costmodel::Plan& p = sp.plan;
+  const MethodEmitter& method = emitter_of(p);
   w.line("tcert::GemmSpec spec;");
   w.line("spec.statement = {};", cpp_string_literal(spec.statement));
   w.line("spec.plan = {};", cpp_string_literal(spec.plan));
   w.line("spec.order = \"{}\";", spec.order);
-  w.line("spec.comm = tcert::Communication::{};", comm_enum(spec.comm));
-  w.line("spec.algorithm = tcert::Algorithm::{};", algorithm_enum(spec.algorithm));
-  if (spec.algorithm == tcert::Algorithm::Replication)
-    w.line("spec.broadcast = tcert::Operand::{};", spec.broadcast == tcert::Operand::A ? "A" : "B");
-  if (spec.algorithm == tcert::Algorithm::Cosma) {
-    w.line("spec.cosma_grid[0] = {};  // pm: ranks along I", spec.cosma_grid[0]);
-    w.line("spec.cosma_grid[1] = {};  // pn: ranks along J", spec.cosma_grid[1]);
-    w.line("spec.cosma_grid[2] = {};  // pk: ranks along K", spec.cosma_grid[2]);
-    w.line("spec.cosma_rounds = {};  // t: rounds along K", spec.cosma_rounds);
-  }
+  method.emit_spec_schedule(w, spec);
   w.line("// Macro-indices: per index {{extent, t1, t2}}, then the position of the distribution index (-1: none).");
   w.line("spec.I = {};  // {}", group_spec_text(spec.I, p.I), group_comment('I', p.I));
   w.line("spec.J = {};  // {}", group_spec_text(spec.J, p.J), group_comment('J', p.J));
@@ -138,11 +107,7 @@ void emit_spec(CodeWriter& w, const costmodel::StatementPlan& sp,
   if (spec.keep_result)
     w.line("spec.keep_result = true;  // {} stays on the ranks for a later contraction (not stored)",
            comment_text(spec.C.shape.name));
-  if (spec.algorithm != tcert::Algorithm::Cosma) {   // CosmaGemm sizes its block and slices itself
-    w.line("spec.capacity_A = {};  // tile buffer elements per rank", spec.capacity_A);
-    w.line("spec.capacity_B = {};", spec.capacity_B);
-    w.line("spec.capacity_C = {};", spec.capacity_C);
-  }
+  method.emit_spec_buffers(w, spec);
   w.line("spec.planned_memory_bytes = {};  // the plan's peak per rank; the runtime refuses to need more",
          spec.planned_memory_bytes);
   w.line("spec.predicted[0] = {};  // disk read bytes per rank", braced_list(spec.predicted[0]));
@@ -166,14 +131,7 @@ tcert::GemmSpec gemm_spec(const ir::Program& program, const costmodel::Machine& 
   tcert::GemmSpec spec;
   spec.statement = ir::format_statement(program, s);
   spec.plan = p.to_string();
-  spec.order = p.algorithm == Algorithm::Cosma ? "-" : costmodel::to_string(p.order);
-  spec.comm = p.comm == CommMethod::Inside ? tcert::Communication::Inside : tcert::Communication::Outside;
-  spec.algorithm = runtime_algorithm(p.algorithm);
-  spec.broadcast = p.replicated == costmodel::ReplicatedOperand::A ? tcert::Operand::A : tcert::Operand::B;
-  if (p.algorithm == Algorithm::Cosma) {
-    spec.cosma_grid[0] = p.cosma.pm, spec.cosma_grid[1] = p.cosma.pn, spec.cosma_grid[2] = p.cosma.pk;
-    spec.cosma_rounds = p.cosma.rounds;
-  }
+  emitter_of(p).fill_spec(p, machine, spec);
   spec.I = group_spec(p.I), spec.J = group_spec(p.J), spec.K = group_spec(p.K);
   spec.A = {tensor_shape(program, s.operands.at(0)), sp.gemm.perm_A};
   spec.B = {tensor_shape(program, s.operands.at(1)), sp.gemm.perm_B};
@@ -181,11 +139,6 @@ tcert::GemmSpec gemm_spec(const ir::Program& program, const costmodel::Machine& 
   spec.alpha = s.coefficient * (s.op == ir::AssignOp::Subtract ? -1.0 : 1.0);
   spec.accumulate = accumulate;
   spec.take_A = sp.take_A, spec.take_B = sp.take_B, spec.take_C = sp.take_C, spec.keep_result = sp.keep_result;
-  if (p.algorithm != Algorithm::Cosma) {
-    const costmodel::TileBytes tb = costmodel::tile_bytes(p, machine.element_size_bytes);
-    const auto e = static_cast<std::uint64_t>(machine.element_size_bytes);
-    spec.capacity_A = tb.A / e, spec.capacity_B = tb.B / e, spec.capacity_C = tb.C / e;
-  }
   spec.planned_memory_bytes = sp.memory.peak_bytes;
   const costmodel::PlanVolumes& v = sp.volumes;
   spec.predicted[0] = v.disk_read_bytes, spec.predicted[1] = v.disk_write_bytes;
@@ -227,13 +180,7 @@ void emit_contraction(CodeWriter& w, const ir::Program& program, const costmodel
   emit_comments(w, program, sp, number);
   w.open("void contraction_{}(tcert::Run& run)", number);
   emit_spec(w, sp, gemm_spec(program, machine, sp, accumulate));
-  if (sp.plan.algorithm == Algorithm::Cosma) {
-    w.line("tcert::CosmaGemm x(run, std::move(spec));");
-    emit_cosma_compute(w, sp.plan);
-  } else {
-    w.line("tcert::DistributedGemm x(run, std::move(spec));");
-    emit_compute(w, sp.plan);
-  }
+  emitter_of(sp.plan).emit_executor(w, sp.plan);
   w.line("x.finish();");
   w.close();
 }

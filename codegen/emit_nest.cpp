@@ -10,7 +10,7 @@
 #include <array>
 
 #include "codegen/emit.h"
-#include "costmodel/loop_nest.h"
+#include "costmodel/methods/gao/loop_nest.h"
 
 namespace tcec::codegen {
 
@@ -48,7 +48,7 @@ std::string nest_text(const std::vector<LoopLevel>& nest) {
 class NestEmitter {
  public:
   NestEmitter(CodeWriter& w, const costmodel::Plan& plan)
-      : w_(w), plan_(plan), nest_(costmodel::loop_nest(plan.order)) {}
+      : w_(w), plan_(plan), gao_(std::get<costmodel::GaoPlan>(plan.method)), nest_(costmodel::loop_nest(gao_.order)) {}
 
   const std::vector<LoopLevel>& nest() const { return nest_; }
   bool looped(LoopVar v) const {
@@ -62,9 +62,9 @@ class NestEmitter {
   }
 
  private:
-  bool inside(Algorithm a) const { return plan_.comm == CommMethod::Inside && plan_.algorithm == a; }
+  bool inside(Algorithm a) const { return gao_.comm == CommMethod::Inside && gao_.algorithm == a; }
   bool broadcasts(costmodel::ReplicatedOperand r) const {
-    return inside(Algorithm::Replication) && plan_.replicated == r;
+    return inside(Algorithm::Replication) && gao_.replicated == r;
   }
 
   void loops(const LoopLevel& lv, std::size_t v, std::size_t l) {
@@ -127,6 +127,7 @@ class NestEmitter {
 
   CodeWriter& w_;
   const costmodel::Plan& plan_;
+  const costmodel::GaoPlan& gao_;
   std::vector<LoopLevel> nest_;
   std::array<bool, 6> bound_{};
 };
@@ -134,8 +135,9 @@ class NestEmitter {
 }  // namespace
 
 void emit_compute(CodeWriter& w, const costmodel::Plan& plan) {
+  const costmodel::GaoPlan& gao = std::get<costmodel::GaoPlan>(plan.method);
   NestEmitter nest(w, plan);
-  const std::array<bool, 3> second = costmodel::second_levels(plan.order);
+  const std::array<bool, 3> second = costmodel::second_levels(gao.order);
   const costmodel::GroupTiling* groups[] = {&plan.I, &plan.J, &plan.K};
   std::string counts;
   for (LoopVar v : kVars) {
@@ -149,12 +151,12 @@ void emit_compute(CodeWriter& w, const costmodel::Plan& plan) {
   }
   w.line("const std::int64_t {};", counts);
   w.open("x.compute([&]");
-  w.line("// order {}: {}", costmodel::to_string(plan.order), nest_text(nest.nest()));
-  const bool outside = plan.comm == CommMethod::Outside;
-  if (outside && plan.algorithm == Algorithm::Replication)
+  w.line("// order {}: {}", costmodel::to_string(gao.order), nest_text(nest.nest()));
+  const bool outside = gao.comm == CommMethod::Outside;
+  if (outside && gao.algorithm == Algorithm::Replication)
     w.line("x.gather_broadcast_file();  // ring all-gather of {}'s file, disk to disk: every rank gets all of {}",
-           costmodel::to_string(plan.replicated), costmodel::to_string(plan.replicated));
-  if (outside && plan.algorithm == Algorithm::Rotation) {
+           costmodel::to_string(gao.replicated), costmodel::to_string(gao.replicated));
+  if (outside && gao.algorithm == Algorithm::Rotation) {
     w.open("for (std::int64_t round = 0; round < x.rounds(); ++round)");
     nest.level(0);
     w.line("x.shift_operand_files();  // Cannon on files: shift A's file one rank left and B's one rank up");
@@ -162,7 +164,7 @@ void emit_compute(CodeWriter& w, const costmodel::Plan& plan) {
   } else {
     nest.level(0);
   }
-  if (outside && plan.algorithm == Algorithm::Accumulation)
+  if (outside && gao.algorithm == Algorithm::Accumulation)
     w.line("x.reduce_C_file();  // sum every rank's partial C file into rank 0's");
   w.close(");");
 }

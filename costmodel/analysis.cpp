@@ -1,7 +1,7 @@
-// costmodel/analysis.cpp — enumerate the methods of Gao et al. for one
-// contraction and choose the cheapest by the model optimum.
+// costmodel/analysis.cpp — run every method of the registry on one contraction and choose
+// the cheapest plan (method.h MethodAnalysis holds the rules of the choice).
 #include "costmodel/analysis.h"
-#include "costmodel/sequence.h"
+#include "costmodel/program/sequence.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,143 +9,74 @@
 
 #include <fmt/format.h>
 
-#include "costmodel/model_optimum.h"
-
 namespace tcec::costmodel {
 
 namespace {
-
-constexpr CommMethod kComms[] = {CommMethod::Inside, CommMethod::Outside};
-constexpr Algorithm kAlgorithms[] = {Algorithm::Rotation, Algorithm::Replication, Algorithm::Accumulation};
-
-/// With declared distributions, the plan's distribution indices that could match them: each
-/// group's chosen index and every index of the group a declared distribution splits; the
-/// variant of least compute-plus-redistribution time replaces `p` (ties keep the search's).
-void match_declared(PlannedCandidate& p, const ContractionAnalysis& a, const Machine& machine) {
-  std::vector<std::string> split;   // index names some declared (or kept) layout splits
-  auto add = [&](const std::optional<TensorLayout>& layout, const std::vector<std::string>& names) {
-    if (!layout) return;
-    for (std::size_t d = 0; d < layout->dims.size(); ++d)
-      if (layout->dims[d].parts > 1) split.push_back(names[d]);
-  };
-  add(a.declared.A, a.declared.names_A);
-  add(a.declared.B, a.declared.names_B);
-  add(a.declared.C, a.declared.names_C);
-  add(a.declared.C_in, a.declared.names_C);
-  auto choices = [&](const GroupTiling& g) {
-    std::vector<int> out{g.dist};
-    if (g.dist < 0) return out;
-    for (std::size_t i = 0; i < g.indices.size(); ++i)
-      if (static_cast<int>(i) != g.dist && std::count(split.begin(), split.end(), g.indices[i].name))
-        out.push_back(static_cast<int>(i));
-    return out;
-  };
-  const Plan base = p.plan;
-  for (int di : choices(base.I))
-    for (int dj : choices(base.J))
-      for (int dk : choices(base.K)) {
-        if (di == base.I.dist && dj == base.J.dist && dk == base.K.dist) continue;
-        PlannedCandidate v;
-        v.plan = base;
-        v.plan.I.dist = di;
-        v.plan.J.dist = dj;
-        v.plan.K.dist = dk;
-        if (!check_valid(v.plan, machine, nullptr)) continue;
-        v.feasible = true;
-        v.volumes = plan_volumes(v.plan, machine);
-        v.redistribution = redistribution_volumes(v.plan, machine, a.accumulate, &a.declared);
-        if (v.total_s() < p.total_s()) p = v;
-      }
-}
-
-/// Plans `model`'s candidate and keeps it as the chosen plan when allowed and cheapest.
-void add_plan(ContractionAnalysis& a, const Groups& groups, const Machine& machine,
-              const PlanOptions& options, const ModelPoint& model) {
-  const TileCounts hint = model.feasible ? model.tiles : TileCounts{};
-  a.plans.push_back(plan_candidate(groups, machine, model.comm, model.algorithm, model.order, model.replicated,
-                                   options.split, hint));
-  PlannedCandidate& p = a.plans.back();
-  if (!options.allows(model.comm, model.algorithm, model.order)) return;
-  if (!p.feasible) {
-    if (!a.plan.feasible) a.plan.reason = p.reason;
-    return;
-  }
-  p.redistribution = redistribution_volumes(p.plan, machine, a.accumulate, &a.declared);
-  if (a.declared.any()) match_declared(p, a, machine);
-  if (a.plan.feasible && a.plan.total_s() <= p.total_s()) return;
-  a.plan = p;
-  a.plan_model = model;
-}
-
-/// The ModelPoint row of cosma: its exact schedule on the slowest rank.
-ModelPoint cosma_point(const PlannedCandidate& pc, const Machine& machine) {
-  ModelPoint point;
-  point.comm = CommMethod::Inside;
-  point.algorithm = Algorithm::Cosma;
-  point.feasible = pc.feasible;
-  point.reason = pc.reason;
-  point.time_s = std::numeric_limits<double>::infinity();
-  if (!pc.feasible) return point;
-  const PlanVolumes& v = pc.volumes;
-  point.time_s = -1;
-  for (std::size_t r = 0; r < v.disk_read_bytes.size(); ++r) {
-    const double t = rank_time_s(pc.plan, machine, v.disk_read_bytes[r], v.disk_write_bytes[r], v.comm_recv_bytes[r]);
-    if (t <= point.time_s) continue;
-    point.time_s = t;
-    point.disk_read_bytes = static_cast<double>(v.disk_read_bytes[r]);
-    point.disk_write_bytes = static_cast<double>(v.disk_write_bytes[r]);
-    point.comm_bytes = static_cast<double>(v.comm_recv_bytes[r]);
-  }
-  return point;
-}
-
-/// Fits COSMA, adds its row and candidate, and keeps its plan when allowed and cheapest.
-void add_cosma(ContractionAnalysis& a, const Groups& groups, const Machine& machine, const PlanOptions& options) {
-  const double S = machine.memory_bytes / machine.element_size_bytes;
-  a.cosma = cosma_strategy(a.gemm.extent_I, a.gemm.extent_J, a.gemm.extent_K, machine.processors, S, -1, options.split);
-  PlannedCandidate pc;
-  pc.plan = {CommMethod::Inside, Algorithm::Cosma, ReplicatedOperand::A, DiskPlacementOrder::ABC, machine.processors,
-             groups.I,           groups.J,         groups.K,              options.split,            a.cosma.grid};
-  pc.feasible = a.cosma.feasible;
-  pc.reason = a.cosma.reason;
-  if (pc.feasible && a.declared.any()) {
-    pc.feasible = false;
-    const std::string declared = a.declared.which();
-    pc.reason = declared.empty()
-                    ? "tensors kept on the ranks are not modelled against cosma's blocked layout"
-                    : fmt::format("the declared distribution of {} is not modelled against cosma's blocked layout",
-                                  declared);
-  }
-  if (pc.feasible) pc.volumes = plan_volumes(pc.plan, machine);
-  const ModelPoint point = cosma_point(pc, machine);
-  a.methods.push_back(point);
-  a.candidates.push_back(point);
-  a.plans.push_back(pc);
-  if (point.feasible && (!a.chosen.feasible || point.time_s < a.chosen.time_s)) a.chosen = point;
-  const bool forced = options.force_algorithm == Algorithm::Cosma;
-  if (!options.allows_cosma()) {
-    if (forced && options.force_order)
-      a.plan.reason = fmt::format("--force-order {} does not apply to cosma, which has no disk placement order",
-                                  to_string(*options.force_order));
-    return;
-  }
-  if (!pc.feasible) {
-    if (forced) a.plan.reason = pc.reason;
-    return;
-  }
-  a.plans.back().redistribution = redistribution_volumes(pc.plan, machine, a.accumulate);
-  if (a.plan.feasible && a.plan.total_s() <= a.plans.back().total_s()) return;
-  a.plan = a.plans.back();
-  a.plan_model = point;
-}
-
+constexpr const char* kNoneAllowed = "no candidate is allowed by --force-method / --force-order";
 }  // namespace
 
-ModelPoint best_gao_method(const ContractionAnalysis& a) {
+bool MethodAnalysis::allows(const Method& m, std::optional<DiskPlacementOrder> order) const {
+  return options_.allows_method(m.name()) && (!options_.force_order || order == options_.force_order);
+}
+
+void MethodAnalysis::add_row(const ModelPoint& row) {
+  a_.methods.push_back(row);
+  if (row.feasible && (!a_.chosen.feasible || row.time_s < a_.chosen.time_s)) a_.chosen = row;
+}
+
+void MethodAnalysis::add_candidate(const Method& m, const ModelPoint& row, const PlannedCandidate& plan,
+                                   bool allowed) {
+  a_.candidates.push_back(row);
+  a_.plans.push_back(plan);
+  auto family = std::find_if(a_.family_plans.begin(), a_.family_plans.end(),
+                             [&](const auto& f) { return f.first == m.family(); });
+  if (family == a_.family_plans.end()) {
+    PlannedCandidate none;
+    none.reason = kNoneAllowed;
+    a_.family_plans.emplace_back(m.family(), none);
+    family = a_.family_plans.end() - 1;
+  }
+  const bool forced = options_.force_method && *options_.force_method == m.name();
+  if (!allowed) {
+    if (forced && options_.force_order && !m.has_order())
+      a_.plan.reason = fmt::format("--force-order {} does not apply to {}, which has no disk placement order",
+                                   to_string(*options_.force_order), m.name());
+    return;
+  }
+  if (!plan.feasible) {
+    if (!m.states_infeasibility() && !forced) return;
+    if (!a_.plan.feasible) a_.plan.reason = plan.reason;
+    if (!family->second.feasible) family->second.reason = plan.reason;
+    return;
+  }
+  if (!family->second.feasible || family->second.total_s() > plan.total_s()) family->second = plan;
+  if (a_.plan.feasible && a_.plan.total_s() <= plan.total_s()) return;
+  a_.plan = plan;
+  a_.plan_model = row;
+}
+
+void MethodAnalysis::keep_detail(const Method& m, std::shared_ptr<const MethodDetail> detail) {
+  a_.details.emplace_back(&m, std::move(detail));
+}
+
+ModelPoint best_row_outside(const ContractionAnalysis& a, const std::string& family) {
   ModelPoint best;
   best.feasible = false;
   for (const ModelPoint& p : a.methods)
-    if (p.algorithm != Algorithm::Cosma && p.feasible && (!best.feasible || p.time_s < best.time_s)) best = p;
+    if (p.method->family() != family && p.feasible && (!best.feasible || p.time_s < best.time_s)) best = p;
+  return best;
+}
+
+const PlannedCandidate* best_plan_outside(const ContractionAnalysis& a, const std::string& family,
+                                          std::string* other_family) {
+  const PlannedCandidate* best = nullptr;
+  for (const auto& [name, p] : a.family_plans) {
+    if (name == family) continue;
+    if (!best || (p.feasible && (!best->feasible || p.total_s() < best->total_s()))) {
+      best = &p;
+      *other_family = name;
+    }
+  }
   return best;
 }
 
@@ -180,30 +111,12 @@ Groups groups_from(const ir::Program& program, const ir::MacroIndexGemm& gemm) {
   return {group(gemm.I), group(gemm.J), group(gemm.K)};
 }
 
-bool PlanOptions::allows(CommMethod comm, Algorithm algorithm, DiskPlacementOrder order) const {
-  return (!force_comm || *force_comm == comm) && (!force_algorithm || *force_algorithm == algorithm) &&
-         (!force_order || *force_order == order);
-}
-
-bool PlanOptions::allows_cosma() const {
-  return (!force_comm || *force_comm == CommMethod::Inside) && (!force_algorithm || *force_algorithm == Algorithm::Cosma) &&
-         !force_order;
-}
+bool PlanOptions::allows_method(std::string_view name) const { return !force_method || *force_method == name; }
 
 bool parse_method(std::string_view name, PlanOptions* options) {
-  if (name == "cosma") {
-    options->force_comm = CommMethod::Inside;
-    options->force_algorithm = Algorithm::Cosma;
-    return true;
-  }
-  for (CommMethod comm : kComms)
-    for (Algorithm algorithm : kAlgorithms)
-      if (name == method_name(comm, algorithm)) {
-        options->force_comm = comm;
-        options->force_algorithm = algorithm;
-        return true;
-      }
-  return false;
+  if (!find_method(name)) return false;
+  options->force_method = std::string(name);
+  return true;
 }
 
 bool parse_order(std::string_view name, PlanOptions* options) {
@@ -255,7 +168,7 @@ ContractionAnalysis analyze(const ir::Program& program, const ir::Statement& s, 
   a.problem = problem_from(a.gemm, machine.element_size_bytes);
   a.lower_bound_bytes_per_rank = lower_bound_bytes_per_rank(a.gemm, machine);
   a.chosen.feasible = false;
-  a.plan.reason = "no candidate is allowed by --force-method / --force-order";
+  a.plan.reason = kNoneAllowed;
   a.accumulate = accumulates(program, s);
   a.statement = &s;
   a.declared = declared_layouts(program, s, machine.processors);
@@ -266,22 +179,8 @@ ContractionAnalysis analyze(const ir::Program& program, const ir::Statement& s, 
     a.declared.C_stays = kept->C_stays;
   }
   const Groups groups = groups_from(program, a.gemm);
-  for (CommMethod comm : kComms) {
-    for (Algorithm algorithm : kAlgorithms) {
-      ModelPoint best = best_model_optimum(a.problem, machine, comm, algorithm);
-      a.methods.push_back(best);
-      if (best.feasible && (!a.chosen.feasible || best.time_s < a.chosen.time_s)) a.chosen = best;
-      for (DiskPlacementOrder order : kAllOrders) {
-        for (ReplicatedOperand r : {ReplicatedOperand::A, ReplicatedOperand::B}) {
-          if (r == ReplicatedOperand::B && algorithm != Algorithm::Replication) continue;
-          a.candidates.push_back(model_optimum(a.problem, machine, comm, algorithm, order, r));
-          add_plan(a, groups, machine, options, a.candidates.back());
-        }
-      }
-    }
-  }
-  a.gao_plan = a.plan;
-  add_cosma(a, groups, machine, options);
+  MethodAnalysis ctx(a, groups, machine, options);
+  for (const Method* m : methods()) m->analyze(ctx);
   return a;
 }
 

@@ -1,16 +1,15 @@
 // costmodel/analysis.h — (private) everything the report says about one
-// contraction on one machine: the model optimum of each of the six Gao methods,
-// COSMA's exact schedule, every candidate, the chosen method and the communication
-// lower bound.
+// contraction on one machine: each method's rows (method.h; the Gao methods' model optima,
+// other methods' exact schedules), every candidate with its integer plan, the chosen method
+// and plan, and the communication lower bound.
 #pragma once
 
 #include <vector>
 
-#include "costmodel/cosma.h"
 #include "costmodel/costmodel.h"
-#include "costmodel/layout.h"
+#include "costmodel/program/layout.h"
 #include "costmodel/model.h"
-#include "costmodel/plan_search.h"
+#include "costmodel/method.h"
 #include "ir/ir.h"
 
 namespace tcec::costmodel {
@@ -19,11 +18,11 @@ struct ContractionAnalysis {
   const ir::Statement* statement = nullptr;   ///< the analysed statement (of the program passed to analyze)
   ir::MacroIndexGemm gemm;
   Problem problem;                      ///< bytes, from gemm and the element size
-  /// inside/outside × rotation/replication/accumulation, best order each; then cosma (its
-  /// exact schedule: cosma has no continuous relaxation; the slowest rank's bytes and time)
+  /// Each method's rows in registry order (method.h): the Gao methods' best order each (model
+  /// optimum), other methods' exact schedules (the slowest rank's bytes and time).
   std::vector<ModelPoint> methods;
-  std::vector<ModelPoint> candidates;   ///< every method × order (× replicated operand), then cosma
-  ModelPoint chosen;                    ///< the feasible method of least model time (cosma: exact)
+  std::vector<ModelPoint> candidates;   ///< every candidate of every method (e.g. method × order × broadcast operand)
+  ModelPoint chosen;                    ///< the feasible row of least time
   double lower_bound_bytes_per_rank = 0;
   std::vector<PlannedCandidate> plans;  ///< integer plan of each candidate (same index as candidates)
   /// Whether the statement adds to a result an earlier statement of the program wrote (its C
@@ -35,18 +34,36 @@ struct ContractionAnalysis {
   /// The feasible plan of least exact time, compute stage plus redistribution (options
   /// permitting): a greedy choice per statement, in program order.
   PlannedCandidate plan;
-  ModelPoint plan_model;                ///< the model optimum of the plan's method × order
-  CosmaStrategy cosma;                  ///< COSMA fitted to this problem and machine
-  PlannedCandidate gao_plan;            ///< the best allowed plan of the six Gao methods
+  ModelPoint plan_model;                ///< the row of the plan's candidate (model optimum of its method × order)
+  /// The best allowed plan of each method family (Method::family()), in registry order, with
+  /// the rules of `plan`; an infeasible entry's reason says why.
+  std::vector<std::pair<std::string, PlannedCandidate>> family_plans;
+  /// What each method's analysis kept for its report (MethodAnalysis::keep_detail()).
+  std::vector<std::pair<const Method*, std::shared_ptr<const MethodDetail>>> details;
+
+  /// The detail method `m` kept, as T (null when none or of another type).
+  template <class T>
+  const T* detail(const Method& m) const {
+    for (const auto& [method, d] : details)
+      if (method == &m) return dynamic_cast<const T*>(d.get());
+    return nullptr;
+  }
 };
 
-/// The best feasible Gao method (the first six of `methods`); infeasible when none is.
-ModelPoint best_gao_method(const ContractionAnalysis& a);
+/// The feasible row of least time among the methods of families other than `family`;
+/// infeasible when none is.
+ModelPoint best_row_outside(const ContractionAnalysis& a, const std::string& family);
+/// The best plan among families other than `family` (the feasible one of least total time,
+/// else the first); null when there is no other family.
+const PlannedCandidate* best_plan_outside(const ContractionAnalysis& a, const std::string& family,
+                                          std::string* other_family);
 
-/// Why cosma wins, e.g. "cosma: 16.32 s vs best Gao method inside replication-A (CAB)
-/// 18.553 s (2.29x less communication: 64 MB vs 146 MB received per rank)", from the model
-/// rows (`plans` false) or the exact plans (`plans` true). Empty when cosma is not chosen.
-std::string cosma_why(const ContractionAnalysis& a, bool plans);
+/// "5" when every rank has 5, else "3 .. 5" (min .. max over ranks).
+std::string range_text(const std::vector<std::uint64_t>& v);
+/// "146 MB": bytes in decimal units, three significant digits.
+std::string human_bytes(double bytes);
+/// "thirds" or "optimal".
+const char* split_name(MemorySplit split);
 
 /// The "plan:" section of the dry-run text (report_plan.cpp): the plan's text
 /// form, integer tile counts, tile bytes, per-rank exact volumes, predicted
@@ -66,9 +83,9 @@ nlohmann::json memory_json(const PlanMemory& memory, const Machine& machine);
 
 /// Words moved into a rank's memory for the compute stage, in bytes: disk reads plus bytes
 /// received, on the rank where that sum is largest (the quantity the COSMA lower bound
-/// limits). For a cosma plan also the rank's own pieces of the rounds its slice buffers hold
-/// from the load phase on (read from the operands' files straight into memory; cosma.h), so
-/// that every element a rank multiplies is counted once, as COSMA's Theorem 1 counts it.
+/// limits), plus what the method loads straight into memory outside its counted reads
+/// (Method::resident_bytes()), so that every element a rank multiplies is counted once, as
+/// COSMA's Theorem 1 counts it.
 /// `v` must be plan_volumes(plan, machine, ...) of all plan.processors ranks.
 double moved_bytes(const Plan& plan, const PlanVolumes& v, const Machine& machine);
 
@@ -83,14 +100,13 @@ Problem problem_from(const ir::MacroIndexGemm& g, double element_size_bytes);
 /// COSMA, Theorem 1), returned in bytes (words × element size).
 double lower_bound_bytes_per_rank(const ir::MacroIndexGemm& g, const Machine& machine);
 
-/// Analyses a two-operand statement: model optima of every candidate and an
-/// integer plan for each, and COSMA's strategy and exact volumes; the plan is chosen
-/// among the candidates `options` permits (cosma included, by exact time; ties keep the
-/// Gao plan). Precondition: s has two operands.
+/// Analyses a two-operand statement: every method of the registry (method.h) adds its rows
+/// and candidates with integer plans; the plan is chosen among the candidates `options`
+/// permits, by exact time (ties keep the earlier method). Precondition: s has two operands.
 /// `kept` (sequence.h, model only): operands A, B and C's current values that an earlier
 /// step left on the ranks (their layouts; they then move rank to rank in stage 1), and
-/// whether the result stays on the ranks (C_stays: no stage 3). Cosma, whose layout has no
-/// TensorLayout, is then infeasible, as with declared distributions.
+/// whether the result stays on the ranks (C_stays: no stage 3). A method whose layout has no
+/// TensorLayout is then infeasible, as with declared distributions.
 ContractionAnalysis analyze(const ir::Program& program, const ir::Statement& s, const Machine& machine,
                             const PlanOptions& options, const DeclaredLayouts* kept = nullptr);
 

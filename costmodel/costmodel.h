@@ -26,25 +26,27 @@ Machine machine_from(const ir::MachineDesc& desc);
 /// How plans are chosen.
 struct PlanOptions {
   MemorySplit split = MemorySplit::Optimal;          ///< --memory-split
-  std::optional<CommMethod> force_comm;              ///< --force-method (with force_algorithm)
-  std::optional<Algorithm> force_algorithm;
+  /// --force-method: only the method of this name plans (method.h find_method()).
+  std::optional<std::string> force_method;
   std::optional<DiskPlacementOrder> force_order;     ///< --force-order
   /// The sequence hand-off (sequence.h): intermediates stay on the ranks between steps where
   /// that is cheaper (false: --no-handoff, every tensor through the store).
   bool handoff = true;
-  /// True when the candidate comm × algorithm × order is allowed (a Gao method).
-  bool allows(CommMethod comm, Algorithm algorithm, DiskPlacementOrder order) const;
-  /// True when cosma is allowed: no other method forced and no --force-order (cosma has no
-  /// disk placement order, so --force-order excludes it; with --force-method cosma there is
-  /// then no plan, and the reason says so).
-  bool allows_cosma() const;
+  /// True when the method called `name` may plan (no other method forced). --force-order
+  /// further restricts the candidates to that order, which excludes a method without disk
+  /// placement orders (with --force-method NAME of such a method there is then no plan, and
+  /// the reason says so).
+  bool allows_method(std::string_view name) const;
 };
 
-/// Parses a --force-method name ("inside-rotation", …, "outside-accumulation", "cosma")
-/// into `options`; false when the name is unknown.
+/// Parses a --force-method name (a method's name: "inside-rotation", …, "outside-accumulation",
+/// "cosma"; method_names()) into `options`; false when the name is unknown.
 bool parse_method(std::string_view name, PlanOptions* options);
 /// Parses a --force-order name ("ABC", …); false when unknown.
 bool parse_order(std::string_view name, PlanOptions* options);
+/// "inside-rotation, inside-replication, …, outside-accumulation or cosma": every method's
+/// name, for --help and diagnostics.
+std::string method_names();
 
 /// What the report shows.
 struct ReportOptions {
@@ -52,9 +54,8 @@ struct ReportOptions {
   PlanOptions plan;
 };
 
-/// The chosen plan of one two-operand statement, for code generation. A cosma plan carries
-/// its strategy in plan.cosma (grid pm×pn×pk, rounds t; the schedule of cosma.h) and its
-/// exact per-rank volumes in `volumes`.
+/// The chosen plan of one two-operand statement, for code generation: the plan (its method's
+/// part in plan.method) and its exact per-rank volumes.
 struct StatementPlan {
   const ir::Statement* statement = nullptr;
   ir::MacroIndexGemm gemm;
@@ -68,7 +69,7 @@ struct StatementPlan {
   /// 10)"), the result kept on the ranks, and the kept tensors flushed to the store first.
   bool take_A = false, take_B = false, take_C = false, keep_result = false;
   std::vector<std::string> taken, flushed;
-  /// The memory per rank the step needs, by buffer (plan_memory(): tiles or cosma buffers, and
+  /// The memory per rank the step needs, by buffer (plan_memory(): the method's buffers, and
   /// the hand-off's rounds when it takes a tensor); peak_bytes goes into the generated program,
   /// whose runtime refuses to run a step that would need more. Feasible plans only.
   PlanMemory memory;
@@ -88,7 +89,7 @@ bool accumulates(const ir::Program& program, const ir::Statement& s);
 PlanVolumes copy_volumes(const ir::Program& program, const ir::Statement& s, const Machine& machine);
 
 /// Plans every two-operand statement of `program` on `machine` (in statement order): the
-/// dry-run's choice for each statement (cosma included), then, unless options.handoff is
+/// dry-run's choice for each statement (every method competing), then, unless options.handoff is
 /// off, the sequence hand-off over the steps (sequence.h), whose plans, flushes and kept
 /// tensors the generated program runs.
 std::vector<StatementPlan> plan_program(const ir::Program& program, const Machine& machine,

@@ -1,6 +1,7 @@
 // costmodel/memory.cpp — plan_memory(): a step's buffers per rank, by part (plan.h).
 #include <algorithm>
 
+#include "costmodel/method.h"
 #include "costmodel/plan.h"
 
 namespace tcec::costmodel {
@@ -23,15 +24,7 @@ PlanMemory plan_memory(const Plan& plan, const Machine& machine, std::uint64_t t
   if (taken_elements > 0)
     out.parts.push_back({"hand-off rounds", handoff_round_bytes(machine.memory_bytes, taken_elements), true});
   const TileBytes t = tile_bytes(plan, machine.element_size_bytes);
-  if (plan.algorithm == Algorithm::Cosma) {
-    out.parts.push_back({"C block", t.C, false});
-    out.parts.push_back({"A slices", t.A, false});
-    out.parts.push_back({"B slices", t.B, false});
-  } else {
-    out.parts.push_back({"tile of A", t.A, false});
-    out.parts.push_back({"tile of B", t.B, false});
-    out.parts.push_back({"tile of C", t.C, false});
-  }
+  for (MemoryPart& part : method_of(plan).memory_parts(plan, t)) out.parts.push_back(std::move(part));
   std::uint64_t resident = 0, load = 0;
   for (const MemoryPart& p : out.parts) {
     if (p.load_stage) load = std::max(load, p.bytes);

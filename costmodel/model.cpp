@@ -10,7 +10,6 @@ const char* to_string(Algorithm a) {
     case Algorithm::Rotation: return "rotation";
     case Algorithm::Replication: return "replication";
     case Algorithm::Accumulation: return "accumulation";
-    case Algorithm::Cosma: return "cosma";
   }
   return "?";
 }

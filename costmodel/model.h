@@ -58,12 +58,6 @@ enum class Algorithm {
   /// Split A and B by K; every rank holds a partial C, then all-reduce.
   /// Pros: no input traffic. Cons: C·log2 P reduction volume, C replicated.
   Accumulation,
-  /// COSMA (Kwasniewski et al., seed 000; cosma.h): a pm×pn×pk grid fitted to I, J, K;
-  /// A and B all-gathered per round along the grid, C reduce-scattered along K. Always
-  /// "inside"; it has no disk placement order (C block resident, A and B streamed once).
-  /// Pros: near the I/O lower bound for every shape and P (idle ranks allowed).
-  /// Cons: the C block of the fitted grid must fit memory with one column of A and B.
-  Cosma,
 };
 
 /// Where the three disk reads sit in the tiling loop nest (Gao et al. §3, Fig. 3):
@@ -84,10 +78,15 @@ struct TileCounts {
 /// Which operand replication broadcasts (Table 1 "Replication A" / "Replication B").
 enum class ReplicatedOperand { A, B };
 
-/// One method (communication method × algorithm) under one disk placement
-/// order at the model optimum: real tile counts >= 1 minimising
-/// D_read/B_dr + D_write/B_dw + V/B_c. D includes D1 for outside methods.
+class Method;
+
+/// One row of the dry-run's methods table. For a Gao method (communication method ×
+/// algorithm) under one disk placement order: the model optimum, real tile counts >= 1
+/// minimising D_read/B_dr + D_write/B_dw + V/B_c (D includes D1 for outside methods). Other
+/// methods (method.h) fill the volumes and time of their own schedule and leave the Gao
+/// fields (comm, algorithm, order, replicated, case_id, tiles) at their defaults.
 struct ModelPoint {
+  const Method* method = nullptr;   ///< the method of the row (method.h); set by its analysis
   CommMethod comm = CommMethod::Inside;
   Algorithm algorithm = Algorithm::Rotation;
   DiskPlacementOrder order = DiskPlacementOrder::ABC;

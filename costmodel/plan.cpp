@@ -1,4 +1,5 @@
-// costmodel/plan.cpp — the Plan value type: text form, grid layout, memory and validity.
+// costmodel/plan.cpp — the Plan value type: what every method shares, and the dispatch to the
+// plan's method (method.h) for its text, volumes, buffers and validity.
 #include "costmodel/plan.h"
 
 #include <algorithm>
@@ -6,9 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "costmodel/loop_nest.h"
-#include "costmodel/partition.h"
-#include "costmodel/volumes.h"
+#include "costmodel/method.h"
 
 namespace tcec::costmodel {
 
@@ -33,156 +32,10 @@ TileCounts Plan::tile_counts() const {
   return {d(I.t1()), d(I.t2()), d(J.t1()), d(J.t2()), d(K.t1()), d(K.t2())};
 }
 
-std::string method_name(CommMethod comm, Algorithm algorithm) {
-  if (algorithm == Algorithm::Cosma) return "cosma";
-  return fmt::format("{}-{}", to_string(comm), to_string(algorithm));
-}
-
-namespace {
-
-std::string group_text(const GroupTiling& g) {
-  if (g.indices.empty()) return "-";
-  std::string out;
-  for (const IndexTiles& x : g.indices)
-    out += fmt::format("{}{}:{}x{}", out.empty() ? "" : ",", x.name, x.t1, x.t2);
-  return out;
-}
-
-std::string dist_name(const GroupTiling& g) { return g.dist < 0 ? "-" : g.indices[g.dist].name; }
-
-}  // namespace
-
-std::string Plan::to_string() const {
-  if (algorithm == Algorithm::Cosma)
-    return fmt::format("cosma grid={}x{}x{} rounds={} P={} split={}", cosma.pm, cosma.pn, cosma.pk, cosma.rounds,
-                       processors, split == MemorySplit::Thirds ? "thirds" : "optimal");
-  std::string out = fmt::format("{} order={} P={}", method_name(comm, algorithm),
-                                costmodel::to_string(order), processors);
-  if (algorithm == Algorithm::Replication)
-    out += fmt::format(" bcast={}", costmodel::to_string(replicated));
-  out += fmt::format(" I={} J={} K={} dist={},{},{} split={}", group_text(I), group_text(J),
-                     group_text(K), dist_name(I), dist_name(J), dist_name(K),
-                     split == MemorySplit::Thirds ? "thirds" : "optimal");
-  return out;
-}
-
-GridParts grid_parts(const Plan& plan) {
-  GridParts parts;
-  const std::int64_t P = plan.processors;
-  parts.grid_rows = P;
-  switch (plan.algorithm) {
-    case Algorithm::Rotation: {
-      const auto g = static_cast<std::int64_t>(std::llround(std::sqrt(static_cast<double>(P))));
-      parts.grid_rows = parts.grid_cols = g;
-      parts.A = {g, g};
-      parts.B = {g, g};
-      parts.C = {g, g};
-      break;
-    }
-    case Algorithm::Replication:
-      if (plan.replicated == ReplicatedOperand::A) {
-        parts.A = {1, P};
-        parts.B = {P, 1};
-        parts.C = {1, P};
-      } else {
-        parts.B = {1, P};
-        parts.A = {P, 1};
-        parts.C = {P, 1};
-      }
-      break;
-    case Algorithm::Accumulation:
-      parts.A = {1, P};
-      parts.B = {1, P};
-      break;
-    case Algorithm::Cosma:
-      parts.A = {plan.cosma.pm, plan.cosma.pk};
-      parts.B = {plan.cosma.pn, plan.cosma.pk};
-      parts.C = {plan.cosma.pm, plan.cosma.pn};
-      break;
-  }
-  return parts;
-}
-
-RankParts rank_parts(const Plan& plan, std::int64_t rank) {
-  RankParts rp;
-  switch (plan.algorithm) {
-    case Algorithm::Rotation: {
-      const std::int64_t g = grid_parts(plan).grid_cols, r = rank / g, c = rank % g;
-      rp = {r, (r + c) % g, c, (r + c) % g, r, c};  // A and B pre-skewed (Cannon)
-      break;
-    }
-    case Algorithm::Replication:
-      if (plan.replicated == ReplicatedOperand::A)
-        rp = {-1, rank, rank, -1, -1, rank};
-      else
-        rp = {rank, -1, -1, rank, rank, -1};
-      break;
-    case Algorithm::Accumulation:
-      rp = {-1, rank, -1, rank, -1, -1};
-      break;
-    case Algorithm::Cosma: {
-      const CosmaGrid& g = plan.cosma;
-      if (rank >= g.used()) break;  // idle: holds nothing
-      const std::int64_t x = rank / (g.pn * g.pk), y = rank / g.pk % g.pn, z = rank % g.pk;
-      rp = {x, z, y, z, x, y};
-      break;
-    }
-  }
-  return rp;
-}
-
-/// The level (1: level-1 tile, 2: finest tile) of the row and column group of
-/// each array's in-memory tile, by order (the loop nests of plan.h / Fig. 3(b)).
-struct TileLevels {
-  int A_rows, A_cols, B_rows, B_cols, C_rows, C_cols;
-};
-static TileLevels tile_levels(DiskPlacementOrder order) {
-  switch (order) {
-    case DiskPlacementOrder::ABC: return {1, 1, 1, 1, 2, 1};
-    case DiskPlacementOrder::ACB: return {1, 1, 1, 2, 2, 1};
-    case DiskPlacementOrder::BAC: return {1, 1, 1, 1, 1, 2};
-    case DiskPlacementOrder::BCA: return {1, 2, 1, 1, 1, 2};
-    case DiskPlacementOrder::CAB: return {1, 1, 2, 1, 1, 1};
-    case DiskPlacementOrder::CBA: return {2, 1, 1, 1, 1, 1};
-  }
-  return {1, 1, 1, 1, 1, 1};
-}
-
-namespace {
-
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
-
-/// Cosma: rank 0's A slice, B slice and C block (cosma.h "Memory per rank").
-TileBytes cosma_buffers(const Plan& plan, double element_size_bytes) {
-  const CosmaGrid& g = plan.cosma;
-  const auto e = static_cast<std::uint64_t>(element_size_bytes);
-  const auto bm = static_cast<std::uint64_t>(ceil_div(plan.I.extent(), g.pm));
-  const auto bn = static_cast<std::uint64_t>(ceil_div(plan.J.extent(), g.pn));
-  const auto slice = static_cast<std::uint64_t>(ceil_div(ceil_div(plan.K.extent(), g.pk), g.rounds));
-  const std::uint64_t buffers = g.rounds > 1 ? 2 : 1;   // double-buffered slices over rounds (§7.3)
-  return {buffers * e * bm * slice, buffers * e * bn * slice, e * bm * bn};
-}
-
-}  // namespace
+std::string Plan::to_string() const { return method_of(*this).plan_text(*this); }
 
 TileBytes tile_bytes(const Plan& plan, double element_size_bytes) {
-  if (plan.algorithm == Algorithm::Cosma) return cosma_buffers(plan, element_size_bytes);
-  GridParts parts = grid_parts(plan);
-  // The broadcast operand is whole in memory (gathered); its pieces are a disk layout only.
-  if (plan.algorithm == Algorithm::Replication) {
-    if (plan.replicated == ReplicatedOperand::A) parts.A = {1, 1};
-    else parts.B = {1, 1};
-  }
-  const TileLevels lv = tile_levels(plan.order);
-  const auto e = static_cast<std::uint64_t>(element_size_bytes);
-  auto bytes = [&](const GroupTiling& rows, std::int64_t rp, int rl, const GroupTiling& cols,
-                   std::int64_t cp, int cl) {
-    return e * static_cast<std::uint64_t>(group_tile_max(rows, rp, rl)) *
-           static_cast<std::uint64_t>(group_tile_max(cols, cp, cl));
-  };
-  return {bytes(plan.I, parts.A.rows, lv.A_rows, plan.K, parts.A.cols, lv.A_cols),
-          bytes(plan.J, parts.B.rows, lv.B_rows, plan.K, parts.B.cols, lv.B_cols),
-          bytes(plan.I, parts.C.rows, lv.C_rows, plan.J, parts.C.cols, lv.C_cols)};
+  return method_of(plan).tile_bytes(plan, element_size_bytes);
 }
 
 bool fits_memory_exact(const Plan& plan, const Machine& machine, std::string* reason) {
@@ -207,102 +60,45 @@ bool fits_memory_exact(const Plan& plan, const Machine& machine, std::string* re
   return true;
 }
 
-namespace {
-
-bool check_group(const char* name, const GroupTiling& g, std::int64_t parts, std::string* reason) {
-  for (const IndexTiles& x : g.indices) {
-    if (x.t1 >= 1 && x.t1 <= x.extent && x.t2 >= 1 && x.t2 <= x.extent / x.t1) continue;
-    *reason = fmt::format("index {} of {} (extent {}) has tile counts {}x{}; need 1 <= t1 <= {} and 1 <= t2 <= extent/t1",
-                          x.name, name, x.extent, x.t1, x.t2, x.extent);
-    return false;
-  }
-  if (parts == 1) return true;
-  if (g.dist < 0 || g.dist >= static_cast<int>(g.indices.size())) {
-    *reason = fmt::format("{} is split over {} grid parts but has no distribution index", name, parts);
-    return false;
-  }
-  if (min_dist_part(g) >= parts) return true;
-  *reason = fmt::format("distribution index {} of {} has a tile part of {} elements, fewer than the {} grid parts",
-                        g.indices[g.dist].name, name, min_dist_part(g), parts);
-  return false;
-}
-
-/// Cosma's grid and rounds (plan.h check_valid()); memory is checked by the caller.
-bool check_cosma(const Plan& plan, std::string* reason) {
-  const CosmaGrid& g = plan.cosma;
-  const std::int64_t extents[] = {plan.I.extent(), plan.J.extent(), plan.K.extent()};
-  const std::int64_t parts[] = {g.pm, g.pn, g.pk};
-  const char* names[] = {"pm", "pn", "pk"};
-  for (int i = 0; i < 3; ++i) {
-    if (parts[i] >= 1 && parts[i] <= extents[i]) continue;
-    if (reason)
-      *reason = fmt::format("the grid has {} = {} ranks along {} of extent {}; need 1 <= {} <= {}", names[i], parts[i],
-                            "IJK"[i], extents[i], names[i], extents[i]);
-    return false;
-  }
-  if (g.used() > plan.processors) {
-    if (reason)
-      *reason = fmt::format("the grid {}x{}x{} needs {} ranks but P = {}", g.pm, g.pn, g.pk, g.used(),
-                            plan.processors);
-    return false;
-  }
-  const std::int64_t fewest_k = extents[2] / g.pk;   // the fewest K columns a rank of the grid holds
-  if (g.rounds < 1 || g.rounds > fewest_k) {
-    if (reason) *reason = fmt::format("cosma has {} rounds; need 1 <= rounds <= {} (the fewest K columns of a rank)", g.rounds, fewest_k);
-    return false;
-  }
-  return true;
-}
-
-/// check_valid() without building messages (the plan search calls it often).
-bool check_valid_fast(const Plan& plan, const Machine& machine) {
-  if (plan.algorithm == Algorithm::Cosma)
-    return plan.processors == machine.processors && check_cosma(plan, nullptr) && fits_memory_exact(plan, machine, nullptr);
-  if (plan.processors != machine.processors) return false;
-  if (plan.algorithm == Algorithm::Rotation && !is_perfect_square(plan.processors)) return false;
-  const auto second = second_levels(plan.order);
-  const GridParts parts = grid_parts(plan);
-  const GroupTiling* groups[] = {&plan.I, &plan.J, &plan.K};
-  const std::int64_t split[] = {std::max(parts.A.rows, parts.C.rows), std::max(parts.B.rows, parts.C.cols),
-                                std::max(parts.A.cols, parts.B.cols)};
-  for (int g = 0; g < 3; ++g) {
-    if (!second[g] && groups[g]->t2() != 1) return false;
-    for (const IndexTiles& x : groups[g]->indices)
-      if (x.t1 < 1 || x.t1 > x.extent || x.t2 < 1 || x.t2 > x.extent / x.t1) return false;
-    if (split[g] > 1 && (groups[g]->dist < 0 || min_dist_part(*groups[g]) < split[g])) return false;
-  }
-  return fits_memory_exact(plan, machine, nullptr);
-}
-
-}  // namespace
-
 bool check_valid(const Plan& plan, const Machine& machine, std::string* reason) {
-  if (!reason) return check_valid_fast(plan, machine);
   if (plan.processors != machine.processors) {
-    *reason = fmt::format("the plan is for P = {} but the machine has P = {}", plan.processors, machine.processors);
+    if (reason)
+      *reason = fmt::format("the plan is for P = {} but the machine has P = {}", plan.processors, machine.processors);
     return false;
   }
-  if (plan.algorithm == Algorithm::Rotation && !is_perfect_square(plan.processors)) {
-    *reason = fmt::format("P = {} is not a perfect square", plan.processors);
-    return false;
-  }
-  if (plan.algorithm == Algorithm::Cosma) return check_cosma(plan, reason) && fits_memory_exact(plan, machine, reason);
-  const auto second = second_levels(plan.order);
-  const GroupTiling* groups[] = {&plan.I, &plan.J, &plan.K};
-  for (int g = 0; g < 3; ++g) {
-    if (second[g] || groups[g]->t2() == 1) continue;
-    *reason = fmt::format("order {} does not tile {} at a second level, but {}t2 = {}",
-                          to_string(plan.order), "IJK"[g], "IJK"[g], groups[g]->t2());
-    return false;
-  }
-  const GridParts parts = grid_parts(plan);
-  const std::int64_t split_I = std::max({parts.A.rows, parts.C.rows});
-  const std::int64_t split_J = std::max({parts.B.rows, parts.C.cols});
-  const std::int64_t split_K = std::max({parts.A.cols, parts.B.cols});
-  if (!check_group("I", plan.I, split_I, reason) || !check_group("J", plan.J, split_J, reason) ||
-      !check_group("K", plan.K, split_K, reason))
-    return false;
-  return fits_memory_exact(plan, machine, reason);
+  return method_of(plan).check_valid(plan, machine, reason);
 }
+
+double rank_time_s(double factor, const Machine& m, std::uint64_t read_bytes, std::uint64_t write_bytes,
+                   std::uint64_t recv_bytes) {
+  return static_cast<double>(read_bytes) / m.disk_read_bytes_per_s +
+         static_cast<double>(write_bytes) / m.disk_write_bytes_per_s +
+         factor * static_cast<double>(recv_bytes) / m.network_bytes_per_s;
+}
+
+double rank_time_s(const Plan& plan, const Machine& m, std::uint64_t read_bytes, std::uint64_t write_bytes,
+                   std::uint64_t recv_bytes) {
+  return rank_time_s(method_of(plan).collective_factor(plan, m), m, read_bytes, write_bytes, recv_bytes);
+}
+
+void append_rank(PlanVolumes& v, double factor, const Machine& machine, std::uint64_t read_elems,
+                 std::uint64_t write_elems, std::uint64_t sent_elems, std::uint64_t recv_elems) {
+  const auto e = static_cast<std::uint64_t>(machine.element_size_bytes);
+  v.disk_read_bytes.push_back(read_elems * e);
+  v.disk_write_bytes.push_back(write_elems * e);
+  v.comm_sent_bytes.push_back(sent_elems * e);
+  v.comm_recv_bytes.push_back(recv_elems * e);
+  v.time_s = std::max(v.time_s, rank_time_s(factor, machine, read_elems * e, write_elems * e, recv_elems * e));
+}
+
+PlanVolumes plan_volumes(const Plan& plan, const Machine& machine) {
+  return plan_volumes(plan, machine, 0, plan.processors);
+}
+
+PlanVolumes plan_volumes(const Plan& plan, const Machine& machine, std::int64_t first_rank, std::int64_t end_rank) {
+  return method_of(plan).volumes(plan, machine, first_rank, end_rank);
+}
+
+PlanVolumes simulate(const Plan& plan, const Machine& machine) { return method_of(plan).walk(plan, machine); }
 
 }  // namespace tcec::costmodel

@@ -1,12 +1,15 @@
 // costmodel/plan.h — a plan: how one contraction C(I,J) += A(I,K)·B(J,K) runs
-// (method, disk placement order, distribution indices, integer tile counts per
-// index), its exact per-rank volumes, and its one-line text form.
+// (the part every method shares: processors, integer tile counts per index, memory split;
+// and the method's own part), its exact per-rank volumes, memory and one-line text form.
+// What depends on the method goes through its Method (method.h); the Gao methods' grid
+// layout is in methods/gao/gao.h.
 //
 // Reader's map:
 //   IndexTiles, GroupTiling    per-index tile counts of one macro-index (I, J or K)
 //   Plan                       the value type; to_string() / parse_plan() round-trip
-//   grid_parts(), rank_parts() how a group is split over the process grid, per array
-//   PlanVolumes, plan_volumes() exact per-rank bytes (closed form over the loop counts)
+//   PlanVolumes, plan_volumes() exact per-rank bytes of the compute stage
+//   redistribution_volumes()   stages 1 and 3
+//   tile_bytes(), plan_memory() buffers per rank
 //   check_valid(), fits_memory_exact()
 //
 // Tiling (one rule for every method, so simulator, volumes and generated code agree):
@@ -28,6 +31,7 @@
 #include <string_view>
 #include <vector>
 
+#include "costmodel/methods/plans.h"
 #include "costmodel/model.h"
 
 namespace tcec::costmodel {
@@ -60,75 +64,32 @@ enum class MemorySplit {
   Optimal,
 };
 
-/// The integer part of a cosma plan (Algorithm::Cosma; the schedule is in cosma.h): the
-/// processor grid over the macro-indices and the rounds along K.
-struct CosmaGrid {
-  std::int64_t pm = 1, pn = 1, pk = 1;  ///< ranks along I, J, K; pm·pn·pk <= P ranks are used
-  std::int64_t rounds = 1;              ///< t: rounds along K (1 when the local domain fits)
-  std::int64_t used() const { return pm * pn * pk; }
-  /// Slice buffers per operand: 1 for one round, 2 for several (double buffering, COSMA
-  /// §7.3). Rounds j < buffers() keep their own pieces in these buffers from the load phase
-  /// on; only later rounds stream from the local disk (costmodel/cosma.h, THE SCHEDULE).
-  std::int64_t buffers() const { return rounds > 1 ? 2 : 1; }
-  friend bool operator==(const CosmaGrid&, const CosmaGrid&) = default;
-};
-
-/// One plan (Gao et al. §2–§3; ARCHITECTURE.md "Plans"). A value type. A cosma plan uses
-/// `cosma`, `processors` and `split`; its groups keep tile counts 1 and no distribution
-/// index, and `order` is meaningless (printed "-").
+/// One plan (Gao et al. §2–§3; ARCHITECTURE.md "Plans"). A value type: the part every method
+/// shares (processors, the macro-index groups with their index tilings, the memory split) and
+/// the method's own part (`method`, one alternative per method: methods/plans.h). A method
+/// that does not tile the groups keeps tile counts 1 and no distribution index.
 struct Plan {
-  CommMethod comm = CommMethod::Inside;
-  Algorithm algorithm = Algorithm::Rotation;
-  ReplicatedOperand replicated = ReplicatedOperand::A;  ///< Replication only: the broadcast operand
-  DiskPlacementOrder order = DiskPlacementOrder::ABC;
   std::int64_t processors = 1;                          ///< P
   GroupTiling I, J, K;
   MemorySplit split = MemorySplit::Optimal;
-  CosmaGrid cosma;                                      ///< Cosma only: grid and rounds
+  MethodPlan method;                                    ///< the method's part (method.h method_of())
 
   /// The macro tile counts It1 … Kt2 (as reals, for the model's formulas).
   TileCounts tile_counts() const;
-  /// "inside-rotation order=CAB P=4 I=a:2x1,b:1x1 J=d:4x1 K=p:3x1 dist=a,d,p split=optimal";
-  /// Replication adds "bcast=A|B"; an empty group is written "I=-"; a group not
-  /// split over the grid has "-" in dist. Cosma: "cosma grid=1x2x2 rounds=1 P=4 split=optimal"
-  /// (grid pm x pn x pk). Round-trips through parse_plan().
+  /// The one-line text form, written by the plan's method (method.h): it starts with the
+  /// method's name, e.g. "inside-rotation order=CAB P=4 I=a:2x1,b:1x1 J=d:4x1 K=p:3x1
+  /// dist=a,d,p split=optimal". Round-trips through parse_plan().
   std::string to_string() const;
   friend bool operator==(const Plan&, const Plan&) = default;
 };
 
-/// "inside-rotation", …, "outside-accumulation"; "cosma" for Algorithm::Cosma (any comm).
-std::string method_name(CommMethod comm, Algorithm algorithm);
-
 /// Parses Plan::to_string(). `I`, `J`, `K` give the group's index names and
 /// extents in group order (the plan text must name the same indices in the same
-/// order). On error returns nullopt and sets *error to a message such as
+/// order). The first word names the method (method.h find_method()), which parses the
+/// rest. On error returns nullopt and sets *error to a message such as
 /// "unknown order 'CBB'" or "index 'q' is not in I". Does not call check_valid().
 std::optional<Plan> parse_plan(std::string_view text, const GroupTiling& I, const GroupTiling& J,
                                const GroupTiling& K, std::string* error);
-
-/// Grid parts of each group for an array under the plan's algorithm: how many
-/// parts the group is split into for that array's storage on disk (1 = whole).
-///   Rotation (g = √P):  A: I g, K g;  B: J g, K g;  C: I g, J g
-///   Replication of A:   A: K P (pieces; gathered to whole tiles);  B: J P;  C: J P
-///   Replication of B:   mirror;   Accumulation: A: K P;  B: K P;  C: whole (rank 0)
-///   Cosma (block level only; pieces within blocks in cosma.h):
-///                       A: I pm, K pk;  B: J pn, K pk;  C: I pm, J pn;  grid P×1
-struct ArrayParts {
-  std::int64_t rows = 1, cols = 1;   ///< parts of the row group and of the column group
-};
-struct GridParts {
-  ArrayParts A, B, C;
-  std::int64_t grid_rows = 1, grid_cols = 1;   ///< process grid (√P×√P for Rotation, else P×1)
-};
-GridParts grid_parts(const Plan& plan);
-
-/// Which part of each group rank `rank` holds (row-major on the grid) before
-/// the compute stage; -1 where the array keeps the group whole. Rotation stores
-/// A and B pre-skewed: rank (r,c) holds A(r, (r+c) mod g) and B(c, (r+c) mod g).
-struct RankParts {
-  std::int64_t A_rows = -1, A_cols = -1, B_rows = -1, B_cols = -1, C_rows = -1, C_cols = -1;
-};
-RankParts rank_parts(const Plan& plan, std::int64_t rank);
 
 /// Exact volumes of the compute stage per rank, in bytes (index = rank).
 struct PlanVolumes {
@@ -140,21 +101,22 @@ struct PlanVolumes {
 };
 
 /// One rank's predicted time (seconds) from its bytes: read/B_dr + write/B_dw +
-/// f·received/B_c, with f = f_rep for Replication, f_red for Accumulation and 1
-/// for Rotation and Cosma (the collective factors of notes/gao-model.md).
+/// f·received/B_c, with f the collective factor of the plan's method (method.h: f_rep for
+/// replication, f_red for accumulation, 1 otherwise; notes/gao-model.md).
 double rank_time_s(const Plan& plan, const Machine& machine, std::uint64_t read_bytes,
                    std::uint64_t write_bytes, std::uint64_t recv_bytes);
+/// The same with the collective factor f given (1 for point-to-point moves).
+double rank_time_s(double factor, const Machine& machine, std::uint64_t read_bytes, std::uint64_t write_bytes,
+                   std::uint64_t recv_bytes);
 
 /// Appends one rank's counts, given in ELEMENTS, to `v` as bytes (times the machine's element
-/// size) and raises v.time_s to that rank's rank_time_s().
-void append_rank(PlanVolumes& v, const Plan& plan, const Machine& machine, std::uint64_t read_elems,
+/// size) and raises v.time_s to that rank's rank_time_s() with collective factor `factor`.
+void append_rank(PlanVolumes& v, double factor, const Machine& machine, std::uint64_t read_elems,
                  std::uint64_t write_elems, std::uint64_t sent_elems, std::uint64_t recv_elems);
 
-/// The exact per-rank volumes of `plan` for arrays of `element_size` bytes, in
-/// closed form: loop counts of the order times each rank's share of every array
-/// (uneven parts counted exactly), plus the method's collectives (ring
-/// all-gather, recursive-doubling all-reduce, Cannon shifts; see
-/// runtime/comm.h for the algorithms); Cosma: cosma_volumes() (cosma.h).
+/// The exact per-rank volumes of `plan`'s compute stage, in bytes, as its method gives them
+/// (method.h Method::volumes(): the Gao methods in closed form over the loop counts of the
+/// order, with their collectives; other methods by their schedules).
 /// Precondition: check_valid(plan) passes.
 PlanVolumes plan_volumes(const Plan& plan, const Machine& machine);
 /// The same for ranks first_rank … end_rank-1 only (vectors indexed from 0);
@@ -162,16 +124,22 @@ PlanVolumes plan_volumes(const Plan& plan, const Machine& machine);
 PlanVolumes plan_volumes(const Plan& plan, const Machine& machine, std::int64_t first_rank,
                          std::int64_t end_rank);
 
+/// The same volumes as plan_volumes() counted independently, by walking the method's schedule
+/// step by step (Method::walk(): the Gao methods' loop nests, methods/gao/simulate.h, and
+/// every other method's own walk); the tests hold the two equal. Meant for tests and small
+/// plans. Precondition: check_valid(plan) passes.
+PlanVolumes simulate(const Plan& plan, const Machine& machine);
+
 /// Gao et al. §2.3 stages 1 and 3, in bytes per rank. Without `declared` (or for a tensor
 /// without a declared layout) as tcec's programs run them, through files all ranks see (the
 /// run's tensor store; disk volumes only). Stage 1: each rank reads the elements of its parts
 /// of A and B from their files (an input generated by --init random counts as read) and writes
 /// them into its tiled files; with `accumulate` (the statement adds to a result an earlier
-/// statement wrote) also its part of C (rank 0's only under accumulation; under cosma rank
-/// (x,y,0) reads C's old block into memory and writes nothing for it). Stage 3: each rank
-/// holding final values of C (all ranks; rank 0 under accumulation; the used ranks under cosma)
-/// reads its part from its tiled file (cosma: from memory) and writes it to the result's file.
-/// A tensor with a declared layout (layout.h DeclaredLayouts; Gao plans only) instead moves
+/// statement wrote) also its part of C. Stage 3: each rank holding final values of C reads
+/// its part from its tiled file and writes it to the result's file. Which elements a rank
+/// lays out, reads and writes is its method's (method.h Method::stage_elements(): e.g. only
+/// rank 0 holds C under accumulation; a method may keep pieces in memory instead of writing
+/// them). A tensor with a declared layout (layout.h DeclaredLayouts; Gao plans only) instead moves
 /// between that layout and the plan's, rank to rank (exchange(): reads, writes, sent and
 /// received); a declared C does so after the compute stage, and also before it when
 /// accumulating. C's current values kept on the ranks (C_in) move from there when
@@ -181,10 +149,9 @@ struct DeclaredLayouts;
 PlanVolumes redistribution_volumes(const Plan& plan, const Machine& machine, bool accumulate,
                                    const DeclaredLayouts* declared = nullptr);
 
-/// Tile buffer bytes per array on the fullest rank (the capacity the runtime
-/// allocates): max over tiles of the rank's blocks; for Rotation, the cycled
-/// operands' blocks are sized for the largest K part they will hold. Cosma: rank 0's
-/// A slice ⌈m/pm⌉ × ⌈K_0/t⌉, B slice ⌈n/pn⌉ × ⌈K_0/t⌉ and C block ⌈m/pm⌉ × ⌈n/pn⌉.
+/// Buffer bytes per array on the fullest rank (the capacity the runtime allocates), as the
+/// plan's method gives them (method.h Method::tile_bytes(); the Gao methods: max over tiles
+/// of the rank's blocks, methods/gao/gao.h).
 struct TileBytes {
   std::uint64_t A = 0, B = 0, C = 0;
 };
@@ -212,9 +179,8 @@ struct PlanMemory {
 ///    (the largest it takes; 0 = none) rank to rank: 24 · min(⌊memory / 24⌋ (at least 1),
 ///    taken_elements): runtime/placement.h handoff_round_bytes(), three buffers of one round's
 ///    8-byte values, rounds cut to fit the free memory;
-///  * Gao methods: "tile of A", "tile of B", "tile of C" (tile_bytes());
-///  * cosma: "C block", "A slices", "B slices" (tile_bytes(): rank 0's, slices double-buffered
-///    over several rounds).
+///  * the method's buffers (method.h Method::memory_parts(): "tile of A", "tile of B", "tile
+///    of C" for the Gao methods), from tile_bytes().
 /// The load stage runs before the tiles are allocated, so peak = max of the two stages.
 PlanMemory plan_memory(const Plan& plan, const Machine& machine, std::uint64_t taken_elements = 0);
 
@@ -226,12 +192,10 @@ std::uint64_t taken_elements(const Plan& plan, bool take_A, bool take_B, bool ta
 /// <= memory/3; Optimal: their sum <= memory). On false sets *reason.
 bool fits_memory_exact(const Plan& plan, const Machine& machine, std::string* reason = nullptr);
 
-/// Checks the plan against the machine: P matches, Rotation only on a square
-/// P, every tile count valid (1 <= t1 <= n, 1 <= t2 <= n/t1), the groups that
-/// must be split have a distribution index whose every level-2 part is at
-/// least the grid dimension, and the tiles fit memory. Cosma: 1 <= pm <= |I|,
-/// 1 <= pn <= |J|, 1 <= pk <= |K|, pm·pn·pk <= P, 1 <= rounds <= ⌊|K|/pk⌋ (every rank cuts its K columns into the rounds), and the buffers
-/// fit memory. On false sets *reason to a message naming the failing item and its numbers.
+/// Checks the plan against the machine: P matches, then the method's own rules (method.h
+/// Method::check_valid(); e.g. the Gao methods: rotation only on a square P, every tile count
+/// valid, split groups with a distribution index large enough) and that the buffers fit
+/// memory. On false sets *reason to a message naming the failing item and its numbers.
 bool check_valid(const Plan& plan, const Machine& machine, std::string* reason);
 
 }  // namespace tcec::costmodel

@@ -11,9 +11,10 @@
 
 #include <fmt/format.h>
 
+#include "costmodel/method.h"
 #include "costmodel/analysis.h"
-#include "costmodel/cosma.h"
-#include "costmodel/simulate.h"
+#include "costmodel/methods/cosma/cosma.h"
+#include "costmodel/methods/gao/simulate.h"
 #include "frontend/frontend.h"
 
 namespace tcec::costmodel {
@@ -317,18 +318,16 @@ GroupTiling group(const char* name, std::int64_t extent) { return {{{name, exten
 
 Plan cosma_plan(std::int64_t P, CosmaGrid g, std::int64_t extent = 4000) {
   Plan p;
-  p.comm = CommMethod::Inside;
-  p.algorithm = Algorithm::Cosma;
   p.processors = P;
   p.I = group("i", extent), p.J = group("j", extent), p.K = group("k", extent);
-  p.cosma = g;
+  p.method = g;
   return p;
 }
 
 TEST(CosmaPlan, TextFormRoundTrips) {
   const Plan p = cosma_plan(4, {1, 2, 2, 1});
   EXPECT_EQ(p.to_string(), "cosma grid=1x2x2 rounds=1 P=4 split=optimal");
-  EXPECT_EQ(method_name(CommMethod::Inside, Algorithm::Cosma), "cosma");
+  EXPECT_EQ(method_of(p).name(), "cosma");
   std::string error;
   auto back = parse_plan(p.to_string(), p.I, p.J, p.K, &error);
   ASSERT_TRUE(back) << error;
@@ -352,7 +351,8 @@ TEST(CosmaPlan, ParseErrorsNameTheProblem) {
   EXPECT_EQ(error_of("cosma grid=0x2x2"), "expected grid=PMxPNxPK with positive integers, got '0x2x2'");
   EXPECT_EQ(error_of("cosma rounds=0"), "rounds must be a positive integer, got '0'");
   EXPECT_EQ(error_of("cosma grid=1x1x1 order=ABC"), "a cosma plan has no field 'order' (it has grid, rounds, P and split)");
-  EXPECT_EQ(error_of("inside-rotation grid=1x1x1"), "'grid' is a field of cosma plans only");
+  EXPECT_EQ(error_of("inside-rotation grid=1x1x1"),
+            "an inside-rotation plan has no field 'grid' (it has order, bcast, I, J, K, dist, P and split)");
 }
 
 TEST(CosmaPlan, CheckValidVolumesAndSimulation) {
@@ -440,8 +440,7 @@ TEST(CosmaDryRun, ForcedMethodAndOrder) {
   const Machine fast_network = machine_of(4, 8e6, 1e12, 1e6);  // disks dominate
   PlanOptions cosma;
   ASSERT_TRUE(parse_method("cosma", &cosma));
-  EXPECT_EQ(cosma.force_algorithm, Algorithm::Cosma);
-  EXPECT_EQ(cosma.force_comm, CommMethod::Inside);
+  EXPECT_EQ(cosma.force_method, "cosma");
   const ContractionAnalysis forced = analyze(program, program.statements[0], fast_network, cosma);
   ASSERT_TRUE(forced.plan.feasible) << forced.plan.reason;
   EXPECT_EQ(forced.plan.plan.to_string(), "cosma grid=2x2x1 rounds=8 P=4 split=optimal");
@@ -455,8 +454,7 @@ TEST(CosmaDryRun, ForcedMethodAndOrder) {
   ASSERT_TRUE(parse_order("ABC", &only_order));
   const ContractionAnalysis gao = analyze(program, program.statements[0], machine_of(4, 8e6, 1e6, 1e9), only_order);
   ASSERT_TRUE(gao.plan.feasible);
-  EXPECT_EQ(gao.plan.plan.order, DiskPlacementOrder::ABC);
-  EXPECT_NE(gao.plan.plan.algorithm, Algorithm::Cosma);
+  EXPECT_EQ(std::get<GaoPlan>(gao.plan.plan.method).order, DiskPlacementOrder::ABC);
 }
 
 TEST(CosmaDryRun, PlanProgramHandsOutCosmaWithItsExactVolumes) {
@@ -464,8 +462,7 @@ TEST(CosmaDryRun, PlanProgramHandsOutCosmaWithItsExactVolumes) {
   const Machine slow_network = machine_of(4, 8e6, 1e6, 1e9);
   std::vector<StatementPlan> plans = plan_program(program, slow_network, {});
   ASSERT_TRUE(plans.at(0).feasible) << plans[0].reason;
-  EXPECT_EQ(plans[0].plan.algorithm, Algorithm::Cosma);
-  EXPECT_EQ(plans[0].plan.cosma, (CosmaGrid{2, 2, 1, 8}));
+  EXPECT_EQ(plans[0].plan.method, MethodPlan(CosmaGrid{2, 2, 1, 8}));
   EXPECT_EQ(plans[0].volumes.comm_recv_bytes, std::vector<u64>(4, 64'000'000));
   EXPECT_EQ(plans[0].volumes.disk_read_bytes, std::vector<u64>(4, 48'000'000));
   EXPECT_EQ(plans[0].volumes.disk_write_bytes, std::vector<u64>(4, 0));

@@ -8,8 +8,9 @@
 
 #include <gtest/gtest.h>
 
+#include "costmodel/methods/gao/gao.h"
 #include "costmodel/costmodel.h"
-#include "costmodel/layout.h"
+#include "costmodel/program/layout.h"
 #include "costmodel/partition.h"
 #include "fixtures.h"
 #include "frontend/frontend.h"
@@ -110,7 +111,7 @@ TEST(Layout, ExchangesEqualAnElementByElementCount) {
           for (GemmArray array : {GemmArray::A, GemmArray::B, GemmArray::C}) {
             if (rep == ReplicatedOperand::B && alg != Algorithm::Replication) continue;
             Plan p = plan;
-            p.algorithm = alg, p.replicated = rep;
+            gao(p).algorithm = alg, gao(p).replicated = rep;
             if (!check_valid(p, fixtures::roomy(P), nullptr)) continue;
             // The array's tensor: its two groups' indices in a random order.
             const GroupTiling& rows = array == GemmArray::B ? p.J : p.I;
@@ -186,7 +187,7 @@ TEST(Layout, Table1DistributionsMoveNothingBetweenRanks) {
   // another index of I (chosen to match the declarations).
   auto rep = plan_text(program + "distribute A[i,a,k] over (i);\ndistribute C[i,a,j] over (i);\n", "inside-replication");
   ASSERT_TRUE(rep.at(0).feasible);
-  EXPECT_EQ(rep[0].plan.replicated, ReplicatedOperand::B);
+  EXPECT_EQ(gao(rep[0].plan).replicated, ReplicatedOperand::B);
   EXPECT_EQ(rep[0].plan.I.indices[static_cast<std::size_t>(rep[0].plan.I.dist)].name, "i");
   EXPECT_EQ(most(rep[0].redistribution.comm_recv_bytes), 0u);
   // A mismatched declaration moves 3/4 of B's 32 KB: each rank keeps one of four K blocks of

@@ -15,8 +15,8 @@
 #include <tuple>
 #include <vector>
 
-#include "costmodel/model_optimum.h"
-#include "costmodel/volumes.h"
+#include "costmodel/methods/gao/model_optimum.h"
+#include "costmodel/methods/gao/volumes.h"
 
 namespace tcec::costmodel {
 namespace {

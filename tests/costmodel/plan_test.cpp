@@ -4,10 +4,11 @@
 
 #include <gtest/gtest.h>
 
-#include "costmodel/loop_nest.h"
+#include "costmodel/methods/gao/gao.h"
+#include "costmodel/methods/gao/loop_nest.h"
 #include "costmodel/plan.h"
-#include "costmodel/simulate.h"
-#include "costmodel/volumes.h"
+#include "costmodel/methods/gao/simulate.h"
+#include "costmodel/methods/gao/volumes.h"
 #include "fixtures.h"
 
 namespace tcec::costmodel {
@@ -33,7 +34,7 @@ TEST(Plan, ClosedFormVolumesEqualTheSimulatorForEveryMethodAndOrder) {
             for (DiskPlacementOrder order : kAllOrders) {
               if (rep == ReplicatedOperand::B && alg != Algorithm::Replication) continue;
               Plan p = base;
-              p.comm = comm, p.algorithm = alg, p.replicated = rep, p.order = order;
+              gao(p).comm = comm, gao(p).algorithm = alg, gao(p).replicated = rep, gao(p).order = order;
               const auto second = second_levels(order);
               for (int gi = 0; gi < 3; ++gi)
                 if (!second[gi])
@@ -65,10 +66,10 @@ TEST(Plan, EvenTilingsReproduceTheModelVolumes) {
   p.J.indices = {{"j", 4000, 8, 1}};
   p.K.indices = {{"k", 4000, 10, 1}};
   p.I.dist = p.J.dist = p.K.dist = 0;
-  p.order = DiskPlacementOrder::ABC;
+  gao(p).order = DiskPlacementOrder::ABC;
   const Machine m = roomy(4);
   const ModelPoint model = evaluate_model(fixtures::table9_problem(), m, CommMethod::Inside,
-                                          Algorithm::Rotation, p.order, ReplicatedOperand::A, p.tile_counts());
+                                          Algorithm::Rotation, gao(p).order, ReplicatedOperand::A, p.tile_counts());
   const PlanVolumes v = plan_volumes(p, m);
   for (int r = 0; r < 4; ++r) {
     EXPECT_DOUBLE_EQ(static_cast<double>(v.disk_read_bytes[r]), model.disk_read_bytes);
@@ -79,10 +80,10 @@ TEST(Plan, EvenTilingsReproduceTheModelVolumes) {
 
 TEST(Plan, TextFormRoundTrips) {
   Plan p;
-  p.comm = CommMethod::Outside;
-  p.algorithm = Algorithm::Replication;
-  p.replicated = ReplicatedOperand::B;
-  p.order = DiskPlacementOrder::BCA;
+  gao(p).comm = CommMethod::Outside;
+  gao(p).algorithm = Algorithm::Replication;
+  gao(p).replicated = ReplicatedOperand::B;
+  gao(p).order = DiskPlacementOrder::BCA;
   p.processors = 6;
   p.I.indices = {{"a", 10, 2, 3}, {"b", 7, 1, 1}};
   p.J.indices = {};

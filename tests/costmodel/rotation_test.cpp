@@ -5,7 +5,7 @@
 
 #include <cmath>
 
-#include "costmodel/model_optimum.h"
+#include "costmodel/methods/gao/model_optimum.h"
 #include "tests/costmodel/fixtures.h"
 
 namespace tcec::costmodel {

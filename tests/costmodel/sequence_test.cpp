@@ -8,8 +8,8 @@
 #include <gtest/gtest.h>
 
 #include "costmodel/costmodel.h"
-#include "costmodel/layout.h"
-#include "costmodel/sequence.h"
+#include "costmodel/program/layout.h"
+#include "costmodel/program/sequence.h"
 #include "frontend/frontend.h"
 
 namespace tcec::costmodel {

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <string>
 
-#include "costmodel/volumes.h"
+#include "costmodel/methods/gao/volumes.h"
 #include "tests/costmodel/fixtures.h"
 
 namespace tcec::costmodel {

@@ -60,9 +60,7 @@ void add_options(CLI::App& app, Args& a) {
                  "how tiles share memory: thirds (Gao et al.: M = memory/3 each) or optimal (free split)")
       ->check(CLI::IsMember({"thirds", "optimal"}))
       ->default_str("optimal");
-  app.add_option("--force-method", a.force_method,
-                 "plan with this method: inside-rotation, inside-replication, inside-accumulation, "
-                 "outside-rotation, outside-replication, outside-accumulation or cosma");
+  app.add_option("--force-method", a.force_method, "plan with this method: " + tcec::costmodel::method_names());
   app.add_option("--force-order", a.force_order, "plan with this disk placement order: ABC, ACB, BAC, BCA, CAB or CBA");
   app.add_flag("--no-handoff", a.no_handoff,
                "pass every tensor through the run's store between steps (default: an intermediate stays on "
@@ -76,9 +74,8 @@ std::optional<tcec::costmodel::PlanOptions> plan_options(const Args& a) {
   options.split = a.memory_split == "thirds" ? tcec::costmodel::MemorySplit::Thirds
                                              : tcec::costmodel::MemorySplit::Optimal;
   if (!a.force_method.empty() && !tcec::costmodel::parse_method(a.force_method, &options)) {
-    std::fprintf(stderr, "tcec: error: unknown method '%s' for --force-method (expected inside-rotation, "
-                         "inside-replication, inside-accumulation, outside-rotation, outside-replication, "
-                         "outside-accumulation or cosma)\n", a.force_method.c_str());
+    std::fprintf(stderr, "tcec: error: unknown method '%s' for --force-method (expected %s)\n",
+                 a.force_method.c_str(), tcec::costmodel::method_names().c_str());
     return std::nullopt;
   }
   if (!a.force_order.empty() && !tcec::costmodel::parse_order(a.force_order, &options)) {

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "costmodel/cosma.h"
+#include "costmodel/methods/cosma/cosma.h"
 #include "runtime/cosma.h"
 #include "runtime/run.h"
 #include "tests/runtime/mpi/test_run.h"
@@ -70,7 +70,7 @@ TEST(CosmaGemm, FourShapesVerifyAndMeasureThePredictedBytes) {
       const cm::PlanVolumes v = cm::cosma_volumes(strategy.grid, s.m, s.n, s.k, machine, 0, P);
       tcert::GemmSpec spec = spec_of(s, strategy.grid, v);
       cm::Plan plan;   // the cosma plan, for the model's redistribution bytes
-      plan.algorithm = cm::Algorithm::Cosma, plan.processors = P, plan.cosma = strategy.grid;
+      plan.processors = P, plan.method = strategy.grid;
       plan.I.indices = {{"i1", 2, 1, 1}, {"i2", s.m / 2, 1, 1}};
       plan.J.indices = {{"j", s.n, 1, 1}};
       plan.K.indices = {{"k", s.k, 1, 1}};

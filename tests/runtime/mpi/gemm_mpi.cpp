@@ -9,7 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "costmodel/loop_nest.h"
+#include "costmodel/methods/gao/loop_nest.h"
+#include "costmodel/methods/gao/gao.h"
 #include "costmodel/plan.h"
 #include "runtime/gemm.h"
 #include "runtime/run.h"
@@ -75,12 +76,12 @@ tcert::GemmSpec spec_of(const cm::Plan& p, const cm::PlanVolumes& v) {
   tcert::GemmSpec s;
   s.statement = "C += A * B";
   s.plan = p.to_string();
-  s.order = cm::to_string(p.order);
-  s.comm = p.comm == cm::CommMethod::Inside ? tcert::Communication::Inside : tcert::Communication::Outside;
-  s.algorithm = p.algorithm == cm::Algorithm::Rotation      ? tcert::Algorithm::Rotation
-                : p.algorithm == cm::Algorithm::Replication ? tcert::Algorithm::Replication
+  s.order = cm::to_string(cm::gao(p).order);
+  s.comm = cm::gao(p).comm == cm::CommMethod::Inside ? tcert::Communication::Inside : tcert::Communication::Outside;
+  s.algorithm = cm::gao(p).algorithm == cm::Algorithm::Rotation      ? tcert::Algorithm::Rotation
+                : cm::gao(p).algorithm == cm::Algorithm::Replication ? tcert::Algorithm::Replication
                                                             : tcert::Algorithm::Accumulation;
-  s.broadcast = p.replicated == cm::ReplicatedOperand::A ? tcert::Operand::A : tcert::Operand::B;
+  s.broadcast = cm::gao(p).replicated == cm::ReplicatedOperand::A ? tcert::Operand::A : tcert::Operand::B;
   s.I = group_spec(p.I), s.J = group_spec(p.J), s.K = group_spec(p.K);
   s.A = binding("A", p.I, p.K, false);
   s.B = binding("B", p.J, p.K, true);
@@ -100,13 +101,13 @@ class Walker {
  public:
   Walker(tcert::DistributedGemm& x, const cm::Plan& p) : x_(x), p_(p) {}
   void run() {
-    const bool outside = p_.comm == cm::CommMethod::Outside;
-    if (outside && p_.algorithm == cm::Algorithm::Replication) x_.gather_broadcast_file();
+    const bool outside = cm::gao(p_).comm == cm::CommMethod::Outside;
+    if (outside && cm::gao(p_).algorithm == cm::Algorithm::Replication) x_.gather_broadcast_file();
     for (i64 round = 0; round < x_.rounds(); ++round) {
       walk(0);
-      if (outside && p_.algorithm == cm::Algorithm::Rotation) x_.shift_operand_files();
+      if (outside && cm::gao(p_).algorithm == cm::Algorithm::Rotation) x_.shift_operand_files();
     }
-    if (outside && p_.algorithm == cm::Algorithm::Accumulation) x_.reduce_C_file();
+    if (outside && cm::gao(p_).algorithm == cm::Algorithm::Accumulation) x_.reduce_C_file();
   }
 
  private:
@@ -135,26 +136,26 @@ class Walker {
     return bound_[2 * g + 1] ? group(g).tile(value_[2 * g], value_[2 * g + 1]) : group(g).level1(value_[2 * g]);
   }
   void act(cm::Action a) {
-    const bool inside = p_.comm == cm::CommMethod::Inside;
-    const bool gather = inside && p_.algorithm == cm::Algorithm::Replication;
+    const bool inside = cm::gao(p_).comm == cm::CommMethod::Inside;
+    const bool gather = inside && cm::gao(p_).algorithm == cm::Algorithm::Replication;
     switch (a) {
       case cm::Action::ReadA:
         x_.read_A(tiles(0), tiles(2));
-        if (gather && p_.replicated == cm::ReplicatedOperand::A) x_.allgather_A();
+        if (gather && cm::gao(p_).replicated == cm::ReplicatedOperand::A) x_.allgather_A();
         break;
       case cm::Action::ReadB:
         x_.read_B(tiles(1), tiles(2));
-        if (gather && p_.replicated == cm::ReplicatedOperand::B) x_.allgather_B();
+        if (gather && cm::gao(p_).replicated == cm::ReplicatedOperand::B) x_.allgather_B();
         break;
       case cm::Action::ReadC: x_.read_C(tiles(0), tiles(1)); break;
       case cm::Action::Compute:
-        if (inside && p_.algorithm == cm::Algorithm::Rotation)
+        if (inside && cm::gao(p_).algorithm == cm::Algorithm::Rotation)
           x_.cannon_multiply(tiles(0).first, tiles(1).first, tiles(2).first);
         else
           x_.multiply(tiles(0).first, tiles(1).first, tiles(2).first);
         break;
       case cm::Action::WriteC:
-        if (inside && p_.algorithm == cm::Algorithm::Accumulation) x_.allreduce_C();
+        if (inside && cm::gao(p_).algorithm == cm::Algorithm::Accumulation) x_.allreduce_C();
         x_.write_C(tiles(0), tiles(1));
         break;
     }
@@ -162,7 +163,7 @@ class Walker {
 
   tcert::DistributedGemm& x_;
   const cm::Plan& p_;
-  std::vector<cm::LoopLevel> nest_ = cm::loop_nest(p_.order);
+  std::vector<cm::LoopLevel> nest_ = cm::loop_nest(cm::gao(p_).order);
   bool bound_[6] = {};
   i64 value_[6] = {};
 };
@@ -185,7 +186,7 @@ TEST(DistributedGemm, EveryMethodAndOrderVerifiesAndMeasuresThePredictedBytes) {
           for (cm::DiskPlacementOrder order : cm::kAllOrders) {
             if (rep == cm::ReplicatedOperand::B && alg != cm::Algorithm::Replication) continue;
             cm::Plan p = base;
-            p.comm = comm, p.algorithm = alg, p.replicated = rep, p.order = order;
+            cm::gao(p).comm = comm, cm::gao(p).algorithm = alg, cm::gao(p).replicated = rep, cm::gao(p).order = order;
             const auto second = cm::second_levels(order);
             for (int gi = 0; gi < 3; ++gi)
               if (!second[gi])

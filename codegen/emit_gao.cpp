@@ -1,0 +1,72 @@
+// codegen/emit_gao.cpp — the Gao methods' emitter: their schedule in the GemmSpec
+// (communication, algorithm, broadcast operand, order, tile capacities) and
+// tcert::DistributedGemm running the loop nest of emit_nest.cpp.
+#include "codegen/emit_gao.h"
+
+namespace tcec::codegen {
+
+namespace {
+
+using costmodel::Algorithm;
+
+const char* comm_enum(tcert::Communication c) { return c == tcert::Communication::Inside ? "Inside" : "Outside"; }
+
+tcert::Algorithm runtime_algorithm(Algorithm a) {
+  switch (a) {
+    case Algorithm::Rotation: return tcert::Algorithm::Rotation;
+    case Algorithm::Replication: return tcert::Algorithm::Replication;
+    case Algorithm::Accumulation: return tcert::Algorithm::Accumulation;
+  }
+  return tcert::Algorithm::Rotation;
+}
+
+const char* algorithm_enum(tcert::Algorithm a) {
+  switch (a) {
+    case tcert::Algorithm::Rotation: return "Rotation";
+    case tcert::Algorithm::Replication: return "Replication";
+    case tcert::Algorithm::Accumulation: return "Accumulation";
+    default: break;
+  }
+  return "?";
+}
+
+class GaoEmitter final : public MethodEmitter {
+ public:
+  void fill_spec(const costmodel::Plan& plan, const costmodel::Machine& machine, tcert::GemmSpec& spec) const override {
+    const costmodel::GaoPlan& g = std::get<costmodel::GaoPlan>(plan.method);
+    spec.order = costmodel::to_string(g.order);
+    spec.comm = g.comm == costmodel::CommMethod::Inside ? tcert::Communication::Inside : tcert::Communication::Outside;
+    spec.algorithm = runtime_algorithm(g.algorithm);
+    spec.broadcast = g.replicated == costmodel::ReplicatedOperand::A ? tcert::Operand::A : tcert::Operand::B;
+    const costmodel::TileBytes tb = costmodel::tile_bytes(plan, machine.element_size_bytes);
+    const auto e = static_cast<std::uint64_t>(machine.element_size_bytes);
+    spec.capacity_A = tb.A / e, spec.capacity_B = tb.B / e, spec.capacity_C = tb.C / e;
+  }
+
+  void emit_spec_schedule(CodeWriter& w, const tcert::GemmSpec& spec) const override {
+    w.line("spec.comm = tcert::Communication::{};", comm_enum(spec.comm));
+    w.line("spec.algorithm = tcert::Algorithm::{};", algorithm_enum(spec.algorithm));
+    if (spec.algorithm == tcert::Algorithm::Replication)
+      w.line("spec.broadcast = tcert::Operand::{};", spec.broadcast == tcert::Operand::A ? "A" : "B");
+  }
+
+  void emit_spec_buffers(CodeWriter& w, const tcert::GemmSpec& spec) const override {
+    w.line("spec.capacity_A = {};  // tile buffer elements per rank", spec.capacity_A);
+    w.line("spec.capacity_B = {};", spec.capacity_B);
+    w.line("spec.capacity_C = {};", spec.capacity_C);
+  }
+
+  void emit_executor(CodeWriter& w, const costmodel::Plan& plan) const override {
+    w.line("tcert::DistributedGemm x(run, std::move(spec));");
+    emit_compute(w, plan);
+  }
+};
+
+}  // namespace
+
+const MethodEmitter& emitter_for(const costmodel::GaoPlan&) {
+  static const GaoEmitter kEmitter;
+  return kEmitter;
+}
+
+}  // namespace tcec::codegen

@@ -1,0 +1,190 @@
+// costmodel/methods/cosma/cosma_method.cpp — COSMA (Kwasniewski et al., seed 000; cosma.h) as a
+// Method (method.h): its analysis (the fitted strategy and its exact schedule), plan text,
+// buffers, validity and volumes. Its report is in cosma_report.cpp.
+#include "costmodel/methods/cosma/cosma_method.h"
+
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "costmodel/analysis.h"
+#include "costmodel/partition.h"
+#include "costmodel/plan_text.h"
+
+namespace tcec::costmodel {
+
+namespace {
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+/// Cosma: rank 0's A slice, B slice and C block (cosma.h "Memory per rank").
+TileBytes cosma_buffers(const Plan& plan, double element_size_bytes) {
+  const CosmaGrid& g = cosma_grid(plan);
+  const auto e = static_cast<std::uint64_t>(element_size_bytes);
+  const auto bm = static_cast<std::uint64_t>(ceil_div(plan.I.extent(), g.pm));
+  const auto bn = static_cast<std::uint64_t>(ceil_div(plan.J.extent(), g.pn));
+  const auto slice = static_cast<std::uint64_t>(ceil_div(ceil_div(plan.K.extent(), g.pk), g.rounds));
+  const std::uint64_t buffers = g.rounds > 1 ? 2 : 1;   // double-buffered slices over rounds (§7.3)
+  return {buffers * e * bm * slice, buffers * e * bn * slice, e * bm * bn};
+}
+
+/// Cosma's grid and rounds (plan.h check_valid()); memory is checked by the caller.
+bool check_cosma(const Plan& plan, std::string* reason) {
+  const CosmaGrid& g = cosma_grid(plan);
+  const std::int64_t extents[] = {plan.I.extent(), plan.J.extent(), plan.K.extent()};
+  const std::int64_t parts[] = {g.pm, g.pn, g.pk};
+  const char* names[] = {"pm", "pn", "pk"};
+  for (int i = 0; i < 3; ++i) {
+    if (parts[i] >= 1 && parts[i] <= extents[i]) continue;
+    if (reason)
+      *reason = fmt::format("the grid has {} = {} ranks along {} of extent {}; need 1 <= {} <= {}", names[i], parts[i],
+                            "IJK"[i], extents[i], names[i], extents[i]);
+    return false;
+  }
+  if (g.used() > plan.processors) {
+    if (reason)
+      *reason = fmt::format("the grid {}x{}x{} needs {} ranks but P = {}", g.pm, g.pn, g.pk, g.used(),
+                            plan.processors);
+    return false;
+  }
+  const std::int64_t fewest_k = extents[2] / g.pk;   // the fewest K columns a rank of the grid holds
+  if (g.rounds < 1 || g.rounds > fewest_k) {
+    if (reason) *reason = fmt::format("cosma has {} rounds; need 1 <= rounds <= {} (the fewest K columns of a rank)", g.rounds, fewest_k);
+    return false;
+  }
+  return true;
+}
+
+// "2x1x3" into the cosma grid.
+bool parse_grid(std::string_view text, CosmaGrid* g, std::string* error) {
+  auto parts = split_text(text, 'x');
+  if (parts.size() == 3 && parse_int(parts[0], &g->pm) && parse_int(parts[1], &g->pn) &&
+      parse_int(parts[2], &g->pk) && g->pm >= 1 && g->pn >= 1 && g->pk >= 1)
+    return true;
+  *error = fmt::format("expected grid=PMxPNxPK with positive integers, got '{}'", text);
+  return false;
+}
+
+/// The methods-table row of cosma: its exact schedule on the slowest rank.
+ModelPoint cosma_point(const Method& m, const PlannedCandidate& pc, const Machine& machine) {
+  ModelPoint point;
+  point.method = &m;
+  point.feasible = pc.feasible;
+  point.reason = pc.reason;
+  point.time_s = std::numeric_limits<double>::infinity();
+  if (!pc.feasible) return point;
+  const PlanVolumes& v = pc.volumes;
+  point.time_s = -1;
+  for (std::size_t r = 0; r < v.disk_read_bytes.size(); ++r) {
+    const double t = rank_time_s(pc.plan, machine, v.disk_read_bytes[r], v.disk_write_bytes[r], v.comm_recv_bytes[r]);
+    if (t <= point.time_s) continue;
+    point.time_s = t;
+    point.disk_read_bytes = static_cast<double>(v.disk_read_bytes[r]);
+    point.disk_write_bytes = static_cast<double>(v.disk_write_bytes[r]);
+    point.comm_bytes = static_cast<double>(v.comm_recv_bytes[r]);
+  }
+  return point;
+}
+
+}  // namespace
+
+bool CosmaMethod::owns(const Plan& plan) const { return std::holds_alternative<CosmaGrid>(plan.method); }
+
+void CosmaMethod::analyze(MethodAnalysis& ctx) const {
+  const ContractionAnalysis& a = ctx.analysis();
+  const Machine& machine = ctx.machine();
+  const Groups& groups = ctx.groups();
+  const double S = machine.memory_bytes / machine.element_size_bytes;
+  auto detail = std::make_shared<CosmaDetail>();
+  detail->strategy = cosma_strategy(a.gemm.extent_I, a.gemm.extent_J, a.gemm.extent_K, machine.processors, S, -1,
+                                    ctx.options().split);
+  const CosmaStrategy& s = detail->strategy;
+  ctx.keep_detail(*this, detail);
+  PlannedCandidate pc;
+  pc.plan = {machine.processors, groups.I, groups.J, groups.K, ctx.options().split, s.grid};
+  pc.feasible = s.feasible;
+  pc.reason = s.reason;
+  if (pc.feasible && a.declared.any()) {   // the blocked layout has no TensorLayout (layout.h)
+    pc.feasible = false;
+    const std::string declared = a.declared.which();
+    pc.reason = declared.empty()
+                    ? "tensors kept on the ranks are not modelled against cosma's blocked layout"
+                    : fmt::format("the declared distribution of {} is not modelled against cosma's blocked layout",
+                                  declared);
+  }
+  if (pc.feasible) pc.volumes = plan_volumes(pc.plan, machine);
+  const ModelPoint point = cosma_point(*this, pc, machine);
+  ctx.add_row(point);
+  const bool allowed = ctx.allows(*this, std::nullopt);
+  if (allowed && pc.feasible) pc.redistribution = redistribution_volumes(pc.plan, machine, a.accumulate);
+  ctx.add_candidate(*this, point, pc, allowed);
+}
+
+void CosmaMethod::start_plan(Plan* plan) const { plan->method = CosmaGrid{}; }
+
+std::string CosmaMethod::plan_text(const Plan& plan) const {
+  const CosmaGrid& g = cosma_grid(plan);
+  return fmt::format("cosma grid={}x{}x{} rounds={} P={} split={}", g.pm, g.pn, g.pk, g.rounds, plan.processors,
+                     split_name(plan.split));
+}
+
+std::vector<std::string> CosmaMethod::fields() const { return {"grid", "rounds"}; }
+
+bool CosmaMethod::parse_field(std::string_view key, std::string_view value, Plan* plan, std::string* error) const {
+  CosmaGrid& g = std::get<CosmaGrid>(plan->method);
+  if (key == "grid") return parse_grid(value, &g, error);
+  if (parse_int(value, &g.rounds) && g.rounds >= 1) return true;   // rounds
+  *error = fmt::format("rounds must be a positive integer, got '{}'", value);
+  return false;
+}
+
+bool CosmaMethod::check_valid(const Plan& plan, const Machine& machine, std::string* reason) const {
+  return check_cosma(plan, reason) && fits_memory_exact(plan, machine, reason);
+}
+
+PlanVolumes CosmaMethod::volumes(const Plan& plan, const Machine& machine, std::int64_t first_rank,
+                                 std::int64_t end_rank) const {
+  return cosma_volumes(cosma_grid(plan), plan.I.extent(), plan.J.extent(), plan.K.extent(), machine, first_rank,
+                       end_rank);
+}
+
+PlanVolumes CosmaMethod::walk(const Plan& plan, const Machine& machine) const {
+  return cosma_walk(cosma_grid(plan), plan.I.extent(), plan.J.extent(), plan.K.extent(), machine);
+}
+
+TileBytes CosmaMethod::tile_bytes(const Plan& plan, double element_size_bytes) const {
+  return cosma_buffers(plan, element_size_bytes);
+}
+
+std::vector<MemoryPart> CosmaMethod::memory_parts(const Plan&, const TileBytes& t) const {
+  return {{"C block", t.C, false}, {"A slices", t.A, false}, {"B slices", t.B, false}};
+}
+
+StageElements CosmaMethod::stage_elements(const Plan& plan, std::int64_t rank) const {
+  StageElements out;
+  const CosmaGrid& g = cosma_grid(plan);
+  const CosmaRankWords w = cosma_rank_words(g, plan.I.extent(), plan.J.extent(), plan.K.extent(), rank);
+  out.C = w.result;    // its piece of C
+  out.A = w.owned;     // its pieces of every A and B slice (cosma has no declared layouts)
+  out.spilled = w.read;
+  out.owns_C = rank < g.used();
+  out.C_start = 0;
+  if (out.owns_C && rank % g.pk == 0) {   // rank (x,y,0) starts its C block from C's old values
+    const std::int64_t x = rank / (g.pn * g.pk), y = rank / g.pk % g.pn;
+    out.C_start = static_cast<std::uint64_t>(piece(plan.I.extent(), g.pm, x) * piece(plan.J.extent(), g.pn, y));
+  }
+  return out;
+}
+
+double CosmaMethod::resident_bytes(const Plan& plan, std::int64_t rank, double element_size_bytes) const {
+  // Own pieces loaded straight into the slice buffers from the operands' files (cosma.h).
+  const CosmaRankWords w = cosma_rank_words(cosma_grid(plan), plan.I.extent(), plan.J.extent(), plan.K.extent(), rank);
+  return static_cast<double>(w.owned - w.read) * element_size_bytes;
+}
+
+const Method& cosma_method() {
+  static const CosmaMethod kMethod;
+  return kMethod;
+}
+
+}  // namespace tcec::costmodel

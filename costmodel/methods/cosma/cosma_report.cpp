@@ -1,0 +1,156 @@
+// costmodel/methods/cosma/cosma_report.cpp — cosma's parts of the dry-run report (text and
+// JSON): its row (grid and rounds), the "chosen:" line with why it wins, the strategy and the
+// plan section.
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "costmodel/analysis.h"
+#include "costmodel/methods/cosma/cosma_method.h"
+
+namespace tcec::costmodel {
+
+const CosmaStrategy& CosmaMethod::strategy(const ContractionAnalysis& a) const {
+  static const CosmaStrategy kNone;
+  const CosmaDetail* d = a.detail<CosmaDetail>(*this);
+  return d ? d->strategy : kNone;
+}
+
+std::string CosmaMethod::row_text(const ModelPoint& p, const ContractionAnalysis& a) const {
+  const CosmaStrategy& s = strategy(a);
+  const std::string grid = fmt::format("grid {}x{}x{}, {} idle, {} round{} (exact schedule)", s.grid.pm, s.grid.pn,
+                                       s.grid.pk, s.idle_ranks, s.grid.rounds, s.grid.rounds == 1 ? "" : "s");
+  return fmt::format("    {:<26} {:<5} {:<58} {:>10} {:>10} {:>11.5g}\n", row_name(p), "-", grid,
+                     human_bytes(p.comm_bytes), human_bytes(p.disk_bytes()), p.time_s);
+}
+
+nlohmann::json CosmaMethod::row_json(const ModelPoint& p, const ContractionAnalysis& a) const {
+  nlohmann::json j = {{"comm", "inside"}, {"algorithm", "cosma"}, {"feasible", p.feasible}, {"reason", p.reason}};
+  if (!p.feasible) return j;
+  const CosmaStrategy& s = strategy(a);
+  j.update({{"order", "-"},
+            {"model_time_s", p.time_s},
+            {"model_disk_bytes", p.disk_bytes()},
+            {"model_disk_read_bytes", p.disk_read_bytes},
+            {"model_disk_write_bytes", p.disk_write_bytes},
+            {"model_comm_bytes", p.comm_bytes},
+            {"grid", {{"pm", s.grid.pm}, {"pn", s.grid.pn}, {"pk", s.grid.pk}}},
+            {"idle_ranks", s.idle_ranks},
+            {"rounds", s.grid.rounds}});
+  return j;
+}
+
+std::string CosmaMethod::chosen_text(const ContractionAnalysis& a) const {
+  const CosmaStrategy& s = strategy(a);
+  return fmt::format("  chosen: cosma, grid {}x{}x{} ({} idle), {} round{}: {:.5g} s predicted (exact schedule)\n",
+                     s.grid.pm, s.grid.pn, s.grid.pk, s.idle_ranks, s.grid.rounds, s.grid.rounds == 1 ? "" : "s",
+                     a.chosen.time_s) +
+         fmt::format("  why {}\n", why(a, false));
+}
+
+void CosmaMethod::chosen_json(const ContractionAnalysis& a, nlohmann::json& chosen) const {
+  chosen["why"] = why(a, false);
+}
+
+double CosmaMethod::chosen_moved_bytes(const ContractionAnalysis& a, const Machine& machine) const {
+  if (a.plan.feasible && owns(a.plan.plan))   // with its resident rounds
+    return moved_bytes(a.plan.plan, a.plan.volumes, machine);
+  return Method::chosen_moved_bytes(a, machine);
+}
+
+void CosmaMethod::analysis_json(const ContractionAnalysis& a, nlohmann::json& j) const {
+  const CosmaStrategy& s = strategy(a);
+  j["cosma"] = {{"feasible", s.feasible},
+                {"reason", s.reason},
+                {"memory_words", s.memory_words},
+                {"max_idle_ranks", s.max_idle_ranks},
+                {"ideal_a", s.ideal_a},
+                {"ideal_b", s.ideal_b},
+                {"ideal_rounds", s.ideal_rounds},
+                {"bound_words_per_rank", s.bound_words},
+                {"grid", {{"pm", s.grid.pm}, {"pn", s.grid.pn}, {"pk", s.grid.pk}}},
+                {"rounds", s.grid.rounds},
+                {"idle_ranks", s.idle_ranks},
+                {"block", {{"I", s.block_m}, {"J", s.block_n}, {"K", s.block_k}, {"K_per_round", s.slice_k}}},
+                {"memory_used_words", s.memory_used_words},
+                {"max_recv_words", s.max_recv_words},
+                {"max_sent_words", s.max_sent_words},
+                {"stretch", s.stretch}};
+}
+
+std::string CosmaMethod::plan_section(const ContractionAnalysis& a, const Machine& machine) const {
+  const Plan& p = a.plan.plan;
+  const PlanVolumes& v = a.plan.volumes;
+  const CosmaStrategy& s = strategy(a);
+  std::string out = fmt::format("  plan: {}\n", p.to_string());
+  out += fmt::format("    grid pm x pn x pk = {}x{}x{} over I, J, K ({} of {} ranks idle, at most {}); local domain "
+                     "{} x {} x {} (rank 0), {} round{} of up to {} K columns\n",
+                     s.grid.pm, s.grid.pn, s.grid.pk, s.idle_ranks, s.processors, s.max_idle_ranks, s.block_m, s.block_n,
+                     s.block_k, s.grid.rounds, s.grid.rounds == 1 ? "" : "s", s.slice_k);
+  out += fmt::format("    COSMA Eq. 32: a = {:.6g}, b = {:.6g}; Eq. 33 bound {:.6g} words per rank; rank 0's domain "
+                     "touches {:.4f}x that (stretch)\n",
+                     s.ideal_a, s.ideal_b, s.bound_words, s.stretch);
+  out += fmt::format("    memory per rank: {} (split {})\n", memory_text(plan_memory(p, machine), machine),
+                     split_name(p.split));
+  out += fmt::format("    per rank (bytes, min .. max): disk read {}, disk write {}, sent {}, received {}\n",
+                     range_text(v.disk_read_bytes), range_text(v.disk_write_bytes),
+                     range_text(v.comm_sent_bytes), range_text(v.comm_recv_bytes));
+  const std::string w = why(a, true);
+  out += fmt::format("    predicted {:.5g} s (exact schedule){}{}\n", v.time_s, w.empty() ? "" : "; ", w);
+  const double moved = moved_bytes(p, v, machine);
+  out += fmt::format("    data moved per rank (own pieces read from the operands or the disk + received) {} B = "
+                     "{:.3f}x the lower bound\n",
+                     moved, moved / a.lower_bound_bytes_per_rank);
+  return out;
+}
+
+void CosmaMethod::plan_json(const ContractionAnalysis& a, const Machine&, nlohmann::json& j) const {
+  const Plan& p = a.plan.plan;
+  const CosmaGrid& g = cosma_grid(p);
+  j["comm"] = "inside";
+  j["algorithm"] = "cosma";
+  j["order"] = "-";
+  j["grid"] = {{"pm", g.pm}, {"pn", g.pn}, {"pk", g.pk}};
+  j["rounds"] = g.rounds;
+  j["idle_ranks"] = p.processors - g.used();
+  j["why"] = why(a, true);
+}
+
+std::string CosmaMethod::why(const ContractionAnalysis& a, bool plans) const {
+  const bool chosen = plans ? a.plan.feasible && owns(a.plan.plan) : a.chosen.feasible && a.chosen.method == this;
+  if (!chosen) return {};
+  double cosma_s = a.chosen.time_s, cosma_comm = a.chosen.comm_bytes, other_s = 0, other_comm = 0;
+  std::string other, family;
+  if (plans) {
+    const PlannedCandidate* best = best_plan_outside(a, this->family(), &family);
+    if (!best || !best->feasible) {
+      const bool excluded = !best || best->reason.rfind("no candidate is allowed", 0) == 0;
+      return fmt::format("cosma: {:.5g} s; {}", a.plan.volumes.time_s,
+                         excluded ? fmt::format("the {} methods are excluded by --force-method", family)
+                                  : fmt::format("no {} plan is feasible", family));
+    }
+    auto most = [](const std::vector<std::uint64_t>& v) { return static_cast<double>(*std::max_element(v.begin(), v.end())); };
+    cosma_s = a.plan.volumes.time_s, cosma_comm = most(a.plan.volumes.comm_recv_bytes);
+    other_s = best->volumes.time_s, other_comm = most(best->volumes.comm_recv_bytes);
+    other = method_of(best->plan).describe_plan(best->plan);
+  } else {
+    const ModelPoint best = best_row_outside(a, this->family());
+    if (!best.feasible) return fmt::format("cosma: {:.5g} s; no Gao method is feasible", cosma_s);
+    family = best.method->family();
+    other_s = best.time_s, other_comm = best.comm_bytes;
+    other = best.method->describe_row(best);
+  }
+  std::string comm;
+  if (cosma_comm == 0)
+    comm = other_comm == 0 ? "neither communicates"
+                           : fmt::format("no communication vs {} received per rank", human_bytes(other_comm));
+  else if (other_comm >= cosma_comm)
+    comm = fmt::format("{:.3g}x less communication: {} vs {} received per rank", other_comm / cosma_comm,
+                       human_bytes(cosma_comm), human_bytes(other_comm));
+  else
+    comm = fmt::format("{:.3g}x more communication, {} vs {} received per rank, but less disk time",
+                       cosma_comm / other_comm, human_bytes(cosma_comm), human_bytes(other_comm));
+  return fmt::format("cosma: {:.5g} s vs best {} {} {:.5g} s ({})", cosma_s, family, other, other_s, comm);
+}
+
+}  // namespace tcec::costmodel

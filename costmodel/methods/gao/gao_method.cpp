@@ -1,0 +1,223 @@
+// costmodel/methods/gao/gao_method.cpp — the six methods of Gao et al. as Methods (method.h):
+// analysis (closed-form model optima, integer plans, declared distributions), plan text, and
+// volumes. Their report is in gao_report.cpp.
+#include "costmodel/methods/gao/gao_method.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "costmodel/analysis.h"
+#include "costmodel/methods/gao/gao.h"
+#include "costmodel/methods/gao/model_optimum.h"
+#include "costmodel/methods/gao/plan_search.h"
+#include "costmodel/methods/gao/simulate.h"
+#include "costmodel/partition.h"
+#include "costmodel/plan_text.h"
+
+namespace tcec::costmodel {
+
+namespace {
+
+using u64 = std::uint64_t;
+
+/// With declared distributions, the plan's distribution indices that could match them: each
+/// group's chosen index and every index of the group a declared distribution splits; the
+/// variant of least compute-plus-redistribution time replaces `p` (ties keep the search's).
+void match_declared(PlannedCandidate& p, const ContractionAnalysis& a, const Machine& machine) {
+  std::vector<std::string> split;   // index names some declared (or kept) layout splits
+  auto add = [&](const std::optional<TensorLayout>& layout, const std::vector<std::string>& names) {
+    if (!layout) return;
+    for (std::size_t d = 0; d < layout->dims.size(); ++d)
+      if (layout->dims[d].parts > 1) split.push_back(names[d]);
+  };
+  add(a.declared.A, a.declared.names_A);
+  add(a.declared.B, a.declared.names_B);
+  add(a.declared.C, a.declared.names_C);
+  add(a.declared.C_in, a.declared.names_C);
+  auto choices = [&](const GroupTiling& g) {
+    std::vector<int> out{g.dist};
+    if (g.dist < 0) return out;
+    for (std::size_t i = 0; i < g.indices.size(); ++i)
+      if (static_cast<int>(i) != g.dist && std::count(split.begin(), split.end(), g.indices[i].name))
+        out.push_back(static_cast<int>(i));
+    return out;
+  };
+  const Plan base = p.plan;
+  for (int di : choices(base.I))
+    for (int dj : choices(base.J))
+      for (int dk : choices(base.K)) {
+        if (di == base.I.dist && dj == base.J.dist && dk == base.K.dist) continue;
+        PlannedCandidate v;
+        v.plan = base;
+        v.plan.I.dist = di;
+        v.plan.J.dist = dj;
+        v.plan.K.dist = dk;
+        if (!check_valid(v.plan, machine, nullptr)) continue;
+        v.feasible = true;
+        v.volumes = plan_volumes(v.plan, machine);
+        v.redistribution = redistribution_volumes(v.plan, machine, a.accumulate, &a.declared);
+        if (v.total_s() < p.total_s()) p = v;
+      }
+}
+
+// "a:2x1,b:1x3" (or "-") against the expected group; fills the tile counts.
+bool parse_group(std::string_view name, std::string_view text, GroupTiling* group, std::string* error) {
+  if (text == "-") text = {};
+  auto items = text.empty() ? std::vector<std::string_view>{} : split_text(text, ',');
+  if (items.size() != group->indices.size()) {
+    *error = fmt::format("{} has {} indices in the plan but {} in the contraction", name, items.size(),
+                         group->indices.size());
+    return false;
+  }
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    IndexTiles& x = group->indices[i];
+    auto colon = items[i].find(':');
+    auto cross = items[i].find('x', colon == std::string_view::npos ? 0 : colon);
+    if (colon == std::string_view::npos || cross == std::string_view::npos ||
+        items[i].substr(0, colon) != x.name ||
+        !parse_int(items[i].substr(colon + 1, cross - colon - 1), &x.t1) ||
+        !parse_int(items[i].substr(cross + 1), &x.t2)) {
+      *error = fmt::format("expected '{}:T1xT2' as index {} of {}, got '{}'", x.name, i + 1, name, items[i]);
+      return false;
+    }
+  }
+  return true;
+}
+
+bool parse_dist(std::string_view name, std::string_view text, GroupTiling* group, std::string* error) {
+  group->dist = -1;
+  if (text == "-") return true;
+  for (std::size_t i = 0; i < group->indices.size(); ++i)
+    if (group->indices[i].name == text) {
+      group->dist = static_cast<int>(i);
+      return true;
+    }
+  *error = fmt::format("distribution index '{}' is not in {}", text, name);
+  return false;
+}
+
+/// Elements of `group` held by part p of g (p < 0 or g == 1: all of it).
+u64 share(const GroupTiling& group, std::int64_t g, std::int64_t p) {
+  return static_cast<u64>(p < 0 ? group.extent() : group_share(group, g, p));
+}
+
+}  // namespace
+
+std::string GaoMethod::name() const { return method_name(comm_, algorithm_); }
+
+bool GaoMethod::owns(const Plan& plan) const {
+  const GaoPlan* g = std::get_if<GaoPlan>(&plan.method);
+  return g && g->comm == comm_ && g->algorithm == algorithm_;
+}
+
+void GaoMethod::analyze(MethodAnalysis& ctx) const {
+  const ContractionAnalysis& a = ctx.analysis();
+  const Machine& machine = ctx.machine();
+  ModelPoint best = best_model_optimum(a.problem, machine, comm_, algorithm_);
+  best.method = this;
+  ctx.add_row(best);
+  for (DiskPlacementOrder order : kAllOrders) {
+    for (ReplicatedOperand r : {ReplicatedOperand::A, ReplicatedOperand::B}) {
+      if (r == ReplicatedOperand::B && algorithm_ != Algorithm::Replication) continue;
+      ModelPoint model = model_optimum(a.problem, machine, comm_, algorithm_, order, r);
+      model.method = this;
+      const TileCounts hint = model.feasible ? model.tiles : TileCounts{};
+      PlannedCandidate p = plan_candidate(ctx.groups(), machine, comm_, algorithm_, order, r, ctx.options().split, hint);
+      const bool allowed = ctx.allows(*this, order);
+      if (allowed && p.feasible) {
+        p.redistribution = redistribution_volumes(p.plan, machine, a.accumulate, &a.declared);
+        if (a.declared.any()) match_declared(p, a, machine);
+      }
+      ctx.add_candidate(*this, model, p, allowed);
+    }
+  }
+}
+
+void GaoMethod::start_plan(Plan* plan) const { plan->method = GaoPlan{comm_, algorithm_}; }
+
+std::string GaoMethod::plan_text(const Plan& plan) const { return gao_plan_text(plan); }
+
+std::vector<std::string> GaoMethod::fields() const { return {"order", "bcast", "I", "J", "K", "dist"}; }
+
+bool GaoMethod::parse_field(std::string_view key, std::string_view value, Plan* plan, std::string* error) const {
+  GaoPlan& g = gao(*plan);
+  if (key == "order") {
+    for (DiskPlacementOrder o : kAllOrders)
+      if (value == to_string(o)) {
+        g.order = o;
+        return true;
+      }
+    *error = fmt::format("unknown order '{}' (expected ABC, ACB, BAC, BCA, CAB or CBA)", value);
+    return false;
+  }
+  if (key == "bcast" && (value == "A" || value == "B")) {
+    g.replicated = value == "A" ? ReplicatedOperand::A : ReplicatedOperand::B;
+    return true;
+  }
+  if (key == "I") return parse_group("I", value, &plan->I, error);
+  if (key == "J") return parse_group("J", value, &plan->J, error);
+  if (key == "K") return parse_group("K", value, &plan->K, error);
+  if (key == "dist") {
+    auto d = split_text(value, ',');
+    if (d.size() == 3)
+      return parse_dist("I", d[0], &plan->I, error) && parse_dist("J", d[1], &plan->J, error) &&
+             parse_dist("K", d[2], &plan->K, error);
+    *error = fmt::format("dist needs three entries (I,J,K), got '{}'", value);
+    return false;
+  }
+  *error = fmt::format("unknown plan field '{}={}'", key, value);
+  return false;
+}
+
+bool GaoMethod::check_valid(const Plan& plan, const Machine& machine, std::string* reason) const {
+  return gao_check_valid(plan, machine, reason);
+}
+
+PlanVolumes GaoMethod::volumes(const Plan& plan, const Machine& machine, std::int64_t first_rank,
+                               std::int64_t end_rank) const {
+  return gao_volumes(plan, machine, first_rank, end_rank);
+}
+
+PlanVolumes GaoMethod::walk(const Plan& plan, const Machine& machine) const { return gao_simulate(plan, machine); }
+
+double GaoMethod::collective_factor(const Plan&, const Machine& m) const {
+  // notes/gao-model.md: f_rep multiplies broadcast traffic, f_red all-reduce traffic.
+  return algorithm_ == Algorithm::Replication    ? m.replication_factor
+         : algorithm_ == Algorithm::Accumulation ? m.reduction_factor
+                                                 : 1.0;
+}
+
+TileBytes GaoMethod::tile_bytes(const Plan& plan, double element_size_bytes) const {
+  return gao_tile_bytes(plan, element_size_bytes);
+}
+
+std::vector<MemoryPart> GaoMethod::memory_parts(const Plan&, const TileBytes& t) const {
+  return {{"tile of A", t.A, false}, {"tile of B", t.B, false}, {"tile of C", t.C, false}};
+}
+
+StageElements GaoMethod::stage_elements(const Plan& plan, std::int64_t rank) const {
+  StageElements out;
+  const GridParts parts = grid_parts(plan);
+  const RankParts rp = rank_parts(plan, rank);
+  out.A = share(plan.I, parts.A.rows, rp.A_rows) * share(plan.K, parts.A.cols, rp.A_cols);
+  out.B = share(plan.J, parts.B.rows, rp.B_rows) * share(plan.K, parts.B.cols, rp.B_cols);
+  out.owns_C = algorithm_ != Algorithm::Accumulation || rank == 0;   // accumulation: C whole on rank 0
+  out.C = out.owns_C ? share(plan.I, parts.C.rows, rp.C_rows) * share(plan.J, parts.C.cols, rp.C_cols) : 0;
+  return out;
+}
+
+const std::vector<const Method*>& gao_methods() {
+  static const GaoMethod kMethods[] = {
+      {CommMethod::Inside, Algorithm::Rotation},   {CommMethod::Inside, Algorithm::Replication},
+      {CommMethod::Inside, Algorithm::Accumulation}, {CommMethod::Outside, Algorithm::Rotation},
+      {CommMethod::Outside, Algorithm::Replication}, {CommMethod::Outside, Algorithm::Accumulation}};
+  static const std::vector<const Method*> kList = [] {
+    std::vector<const Method*> v;
+    for (const GaoMethod& m : kMethods) v.push_back(&m);
+    return v;
+  }();
+  return kList;
+}
+
+}  // namespace tcec::costmodel

@@ -1,0 +1,49 @@
+// costmodel/methods/gao/gao_method.h — (private) one of the six methods of Gao et al. as a
+// Method (method.h): a communication method × parallel algorithm, its closed-form model
+// optima over the six disk placement orders (and both broadcast operands for replication),
+// its integer plans, volumes, walk and report (gao_method.cpp, gao_report.cpp).
+#pragma once
+
+#include "costmodel/method.h"
+
+namespace tcec::costmodel {
+
+class GaoMethod final : public Method {
+ public:
+  GaoMethod(CommMethod comm, Algorithm algorithm) : comm_(comm), algorithm_(algorithm) {}
+
+  std::string name() const override;
+  std::string family() const override { return "Gao"; }
+  bool has_order() const override { return true; }
+  bool owns(const Plan& plan) const override;
+
+  void analyze(MethodAnalysis& ctx) const override;
+
+  void start_plan(Plan* plan) const override;
+  std::string plan_text(const Plan& plan) const override;
+  std::vector<std::string> fields() const override;
+  bool parse_field(std::string_view key, std::string_view value, Plan* plan, std::string* error) const override;
+  bool check_valid(const Plan& plan, const Machine& machine, std::string* reason) const override;
+  PlanVolumes volumes(const Plan& plan, const Machine& machine, std::int64_t first_rank,
+                      std::int64_t end_rank) const override;
+  PlanVolumes walk(const Plan& plan, const Machine& machine) const override;
+  double collective_factor(const Plan& plan, const Machine& machine) const override;
+  TileBytes tile_bytes(const Plan& plan, double element_size_bytes) const override;
+  std::vector<MemoryPart> memory_parts(const Plan& plan, const TileBytes& bytes) const override;
+  StageElements stage_elements(const Plan& plan, std::int64_t rank) const override;
+
+  std::string row_name(const ModelPoint& row) const override;
+  std::string describe_row(const ModelPoint& row) const override;
+  std::string describe_plan(const Plan& plan) const override;
+  std::string row_text(const ModelPoint& row, const ContractionAnalysis& a) const override;
+  nlohmann::json row_json(const ModelPoint& row, const ContractionAnalysis& a) const override;
+  std::string chosen_text(const ContractionAnalysis& a) const override;
+  std::string plan_section(const ContractionAnalysis& a, const Machine& machine) const override;
+  void plan_json(const ContractionAnalysis& a, const Machine& machine, nlohmann::json& j) const override;
+
+ private:
+  CommMethod comm_;
+  Algorithm algorithm_;
+};
+
+}  // namespace tcec::costmodel

@@ -1,0 +1,25 @@
+// costmodel/methods/gao/plan_search.h — (private) integer plans: per-index tile counts that
+// fit memory and minimise the exact predicted time of one method × order.
+#pragma once
+
+#include <string>
+
+#include "costmodel/method.h"
+#include "costmodel/plan.h"
+
+namespace tcec::costmodel {
+
+/// Searches integer per-index tile counts for comm × algorithm × order
+/// (× replicated) on `machine`: distribution indices are the largest-extent
+/// index of each group the method splits over the grid; the search starts from
+/// `hint` (the model optimum's real tile counts) spread over the indices, and
+/// descends on the exact time (plan_volumes(), fullest rank) by moves of one or
+/// two per-index counts (±1, ×2, ÷2) among the loop levels the order uses,
+/// keeping check_valid(). Infeasible (with reason) when the method cannot run:
+/// Rotation on a non-square P, no index large enough to distribute, or no
+/// tiling fits the memory.
+PlannedCandidate plan_candidate(const Groups& groups, const Machine& machine, CommMethod comm,
+                                Algorithm algorithm, DiskPlacementOrder order,
+                                ReplicatedOperand replicated, MemorySplit split, const TileCounts& hint);
+
+}  // namespace tcec::costmodel

@@ -1,0 +1,129 @@
+// costmodel/methods/gao/plan_volumes.cpp — exact per-rank volumes of a plan in closed form:
+// loop counts of the order (Gao et al. Fig. 3(b)) times each rank's share of
+// every array, plus the collectives of the method (§2.1–§2.2).
+#include <algorithm>
+#include <bit>
+
+#include "costmodel/methods/gao/gao.h"
+#include "costmodel/partition.h"
+#include "costmodel/plan.h"
+#include "costmodel/methods/gao/volumes.h"
+
+namespace tcec::costmodel {
+
+namespace {
+
+using u64 = std::uint64_t;
+
+/// Times a rank sends (= receives) its whole buffer in the recursive-doubling
+/// all-reduce of runtime/comm.h: log2 P' rounds among the first P' = 2^⌊log2 P⌋
+/// ranks, plus one pre/post exchange with rank p + P' when it exists; ranks
+/// p >= P' send once and receive once.
+u64 allreduce_exchanges(std::int64_t P, std::int64_t p) {
+  const auto Pp = static_cast<std::int64_t>(std::bit_floor(static_cast<u64>(P)));
+  if (p >= Pp) return 1;
+  return static_cast<u64>(std::countr_zero(static_cast<u64>(Pp))) + (p + Pp < P ? 1 : 0);
+}
+
+struct RankVolumes {
+  u64 read = 0, write = 0, sent = 0, recv = 0;  // elements
+};
+
+struct Counts {
+  u64 pA, pB, pC, tiles_I, tiles_J;
+};
+
+Counts counts_of(const Plan& plan) {
+  const LoopNestCounts n = loop_nest_counts(gao(plan).order, plan.tile_counts());
+  auto u = [](double v) { return static_cast<u64>(v); };
+  return {u(n.passes_A), u(n.passes_B), u(n.passes_C), u(n.tiles_I), u(n.tiles_J)};
+}
+
+RankVolumes rotation(const Plan& plan, const Counts& n, std::int64_t rank) {
+  const GridParts parts = grid_parts(plan);
+  const std::int64_t g = parts.grid_cols;
+  const RankParts rp = rank_parts(plan, rank);
+  const u64 Ir = group_share(plan.I, g, rp.C_rows), Jc = group_share(plan.J, g, rp.C_cols);
+  const u64 Kk = group_share(plan.K, g, rp.A_cols), K = plan.K.extent();
+  RankVolumes v;
+  if (gao(plan).comm == CommMethod::Inside) {  // A, B read at home; each body cycles its blocks once
+    v.read = n.pA * Ir * Kk + n.pB * Jc * Kk + n.pC * Ir * Jc;
+    v.write = n.pC * Ir * Jc;
+    if (g > 1) v.sent = v.recv = n.tiles_J * Ir * K + n.tiles_I * Jc * K;  // one rank: no shifts
+    return v;
+  }
+  // Outside: g rounds of the local out-of-core product, each followed by a disk-to-disk shift.
+  const u64 shifted = g > 1 ? Ir * K + Jc * K : 0;
+  v.read = n.pA * Ir * K + n.pB * Jc * K + n.pC * static_cast<u64>(g) * Ir * Jc + shifted;
+  v.write = n.pC * static_cast<u64>(g) * Ir * Jc + shifted;
+  v.sent = v.recv = shifted;
+  return v;
+}
+
+RankVolumes replication(const Plan& plan, const Counts& n, std::int64_t rank) {
+  const std::int64_t P = plan.processors;
+  const bool bcast_A = gao(plan).replicated == ReplicatedOperand::A;
+  // Written for broadcast operand X (rows R) and the other operand Y (rows S); C is (R, S) or (S, R).
+  const GroupTiling& R = bcast_A ? plan.I : plan.J;
+  const GroupTiling& S = bcast_A ? plan.J : plan.I;
+  const u64 pX = bcast_A ? n.pA : n.pB, pY = bcast_A ? n.pB : n.pA;
+  const u64 whole = R.extent() * plan.K.extent();
+  const u64 own = R.extent() * group_share(plan.K, P, rank);
+  const u64 next = R.extent() * group_share(plan.K, P, (rank + 1) % P);
+  const u64 Y = group_share(S, P, rank) * plan.K.extent();
+  const u64 C = group_share(S, P, rank) * R.extent();
+  RankVolumes v;
+  v.write = n.pC * C;
+  if (gao(plan).comm == CommMethod::Inside) {  // collective read of X's pieces, ring all-gather per tile
+    v.read = pX * own + pY * Y + n.pC * C;
+    v.sent = pX * (whole - next);
+    v.recv = pX * (whole - own);
+    return v;
+  }
+  // Outside: one out-of-core ring all-gather into a whole local copy of X.
+  v.read = pX * whole + pY * Y + n.pC * C + (whole - next);
+  v.write += whole - own;
+  v.sent = whole - next;
+  v.recv = whole - own;
+  return v;
+}
+
+RankVolumes accumulation(const Plan& plan, const Counts& n, std::int64_t rank) {
+  const std::int64_t P = plan.processors;
+  const u64 Kp = group_share(plan.K, P, rank);
+  const u64 C = plan.I.extent() * plan.J.extent();
+  const u64 reduce = C * allreduce_exchanges(P, rank);
+  RankVolumes v;
+  v.read = n.pA * plan.I.extent() * Kp + n.pB * plan.J.extent() * Kp;
+  if (gao(plan).comm == CommMethod::Inside) {  // C lives on rank 0; partial tiles all-reduced per pass
+    v.sent = v.recv = n.pC * reduce;
+    if (rank == 0) v.read += n.pC * C, v.write = n.pC * C;
+    return v;
+  }
+  // Outside: every rank accumulates a local partial C (ranks > 0 start from zero
+  // and skip the first read), then one out-of-core all-reduce into rank 0's C.
+  v.sent = v.recv = reduce;
+  v.read += (rank == 0 ? n.pC : n.pC - 1) * C + C;
+  v.write = n.pC * C + (rank == 0 ? C : 0);
+  return v;
+}
+
+}  // namespace
+
+PlanVolumes gao_volumes(const Plan& plan, const Machine& machine, std::int64_t first_rank, std::int64_t end_rank) {
+  const double factor = method_of(plan).collective_factor(plan, machine);
+  const Counts n = counts_of(plan);
+  PlanVolumes out;
+  for (std::int64_t rank = first_rank; rank < end_rank; ++rank) {
+    RankVolumes v;
+    switch (gao(plan).algorithm) {
+      case Algorithm::Rotation: v = rotation(plan, n, rank); break;
+      case Algorithm::Replication: v = replication(plan, n, rank); break;
+      case Algorithm::Accumulation: v = accumulation(plan, n, rank); break;
+    }
+    append_rank(out, factor, machine, v.read, v.write, v.sent, v.recv);
+  }
+  return out;
+}
+
+}  // namespace tcec::costmodel

@@ -1,0 +1,258 @@
+// costmodel/methods/gao/simulate.cpp — counts a plan's bytes by walking its loop nest.
+#include "costmodel/methods/gao/simulate.h"
+
+#include <algorithm>
+#include <array>
+#include <set>
+
+#include "costmodel/methods/gao/gao.h"
+#include "costmodel/methods/gao/loop_nest.h"
+
+namespace tcec::costmodel {
+
+namespace {
+
+using i64 = std::int64_t;
+
+i64 part(i64 n, i64 t, i64 a) { return n / t + (a < n % t ? 1 : 0); }
+
+/// Per finest tile of a group: the product of the non-distribution sizes and the
+/// distribution index's size, enumerated index by index (plan.h "Tiling").
+struct Enumerated {
+  i64 T1 = 1, T2 = 1;
+  std::vector<i64> others, dist;
+  i64 rows(i64 f, i64 g, i64 p) const {
+    return others[f] * (g == 1 || p < 0 ? dist[f] : part(dist[f], g, p));
+  }
+};
+
+Enumerated enumerate(const GroupTiling& group) {
+  Enumerated e;
+  for (const IndexTiles& x : group.indices) e.T1 *= x.t1, e.T2 *= x.t2;
+  for (i64 f = 0; f < e.T1 * e.T2; ++f) {
+    i64 l1 = f / e.T2, l2 = f % e.T2, others = 1, dist = 1;
+    for (int i = static_cast<int>(group.indices.size()) - 1; i >= 0; --i) {  // last index fastest
+      const IndexTiles& x = group.indices[i];
+      const i64 a = l1 % x.t1, b = l2 % x.t2;
+      l1 /= x.t1, l2 /= x.t2;
+      const i64 size = part(part(x.extent, x.t1, a), x.t2, b);
+      (i == group.dist ? dist : others) *= size;
+    }
+    e.others.push_back(others);
+    e.dist.push_back(dist);
+  }
+  return e;
+}
+
+struct Counters {
+  i64 read = 0, write = 0, sent = 0, recv = 0;
+};
+
+class Simulator {
+ public:
+  Simulator(const Plan& plan, i64 rank)
+      : plan_(plan), m_(gao(plan)), parts_(grid_parts(plan)), rank_(rank), I_(enumerate(plan.I)),
+        J_(enumerate(plan.J)), K_(enumerate(plan.K)), P_(plan.processors) {
+    const i64 g = parts_.grid_cols;
+    r_ = rank / g, c_ = rank % g;
+  }
+
+  Counters run() {
+    const i64 rounds = m_.algorithm == Algorithm::Rotation && m_.comm == CommMethod::Outside
+                           ? parts_.grid_cols : 1;
+    if (m_.comm == CommMethod::Outside && m_.algorithm == Algorithm::Replication) gather_file();
+    for (round_ = 0; round_ < rounds; ++round_) {
+      walk(0);
+      if (rounds > 1) shift_files();
+    }
+    if (m_.comm == CommMethod::Outside && m_.algorithm == Algorithm::Accumulation) {
+      const i64 n = plan_.I.extent() * plan_.J.extent();
+      n_.read += n;
+      allreduce(n);
+      if (rank_ == 0) n_.write += n;
+    }
+    return n_;
+  }
+
+ private:
+  // --- the nest ---
+  void walk(std::size_t level) {
+    const auto nest = loop_nest(m_.order);
+    if (level == nest.size()) return;
+    loop(nest[level], 0, level);
+  }
+  void loop(const LoopLevel& lv, std::size_t v, std::size_t level) {
+    if (v == lv.vars.size()) {
+      for (Action a : lv.before) act(a);
+      walk(level + 1);
+      for (Action a : lv.after) act(a);
+      return;
+    }
+    const int var = static_cast<int>(lv.vars[v]);
+    for (i64 x = 0; x < extent_of(var); ++x) {
+      bound_[var] = true, value_[var] = x;
+      loop(lv, v + 1, level);
+    }
+    bound_[var] = false, value_[var] = 0;
+  }
+  i64 extent_of(int var) const {
+    const Enumerated* e[] = {&I_, &J_, &K_};
+    return var % 2 == 0 ? e[var / 2]->T1 : e[var / 2]->T2;
+  }
+  /// The finest tiles of group g (0 I, 1 J, 2 K) in the current tile.
+  std::vector<i64> tiles(int g) const {
+    const i64 T2 = extent_of(2 * g + 1), base = value_[2 * g] * T2;
+    if (bound_[2 * g + 1]) return {base + value_[2 * g + 1]};
+    std::vector<i64> out;
+    for (i64 t = 0; t < T2; ++t) out.push_back(base + t);
+    return out;
+  }
+  i64 k_part() const { return (r_ + c_ + round_) % parts_.grid_cols; }  // Rotation: K part held
+
+  /// Elements of a tile of an array whose rows come from group `rg` split rp
+  /// ways (part pr) and whose columns from `cg` split cp ways (part pc).
+  i64 tile(const Enumerated& R, int rg, i64 rp, i64 pr, const Enumerated& C, int cg, i64 cp, i64 pc) const {
+    i64 rows = 0, cols = 0;
+    for (i64 f : tiles(rg)) rows += R.rows(f, rp, pr);
+    for (i64 h : tiles(cg)) cols += C.rows(h, cp, pc);
+    return rows * cols;
+  }
+
+  void act(Action a) {
+    switch (a) {
+      case Action::ReadA: read_operand(true); break;
+      case Action::ReadB: read_operand(false); break;
+      case Action::ReadC: read_C(); break;
+      case Action::Compute: compute(); break;
+      case Action::WriteC: write_C(); break;
+    }
+  }
+
+  void read_operand(bool is_A) {
+    const Enumerated& R = is_A ? I_ : J_;
+    const int rg = is_A ? 0 : 1;
+    const ArrayParts ap = is_A ? parts_.A : parts_.B;
+    if (m_.algorithm == Algorithm::Rotation) {
+      n_.read += tile(R, rg, ap.rows, is_A ? r_ : c_, K_, 2, ap.cols, k_part());
+      return;
+    }
+    const bool bcast = m_.algorithm == Algorithm::Replication &&
+                       (m_.replicated == ReplicatedOperand::A) == is_A;
+    if (!bcast) {
+      const i64 prow = ap.rows > 1 ? rank_ : -1, pcol = ap.cols > 1 ? rank_ : -1;
+      n_.read += tile(R, rg, ap.rows, prow, K_, 2, ap.cols, pcol);
+      return;
+    }
+    if (m_.comm == CommMethod::Outside) {  // the whole local copy
+      n_.read += tile(R, rg, 1, -1, K_, 2, 1, -1);
+      return;
+    }
+    std::vector<i64> pieces;  // inside: read own piece, ring all-gather the tile
+    for (i64 q = 0; q < P_; ++q) pieces.push_back(tile(R, rg, 1, -1, K_, 2, P_, q));
+    n_.read += pieces[rank_];
+    ring(pieces, false);
+  }
+
+  void read_C() {
+    const i64 n = tile(I_, 0, parts_.C.rows, parts_.C.rows > 1 ? (parts_.grid_cols > 1 ? r_ : rank_) : -1,
+                       J_, 1, parts_.C.cols, parts_.C.cols > 1 ? (parts_.grid_cols > 1 ? c_ : rank_) : -1);
+    if (m_.algorithm == Algorithm::Accumulation) {
+      const auto key = std::make_pair(tiles(0).front(), tiles(1).front());
+      const bool first = touched_.insert(key).second;
+      if (rank_ == 0 || (m_.comm == CommMethod::Outside && !first)) n_.read += n;
+      current_C_ = n;
+      return;
+    }
+    n_.read += n;
+    current_C_ = n;
+  }
+
+  void write_C() {
+    if (m_.algorithm == Algorithm::Accumulation && m_.comm == CommMethod::Inside) {
+      allreduce(current_C_);
+      if (rank_ == 0) n_.write += current_C_;
+      return;
+    }
+    n_.write += current_C_;
+  }
+
+  void compute() {
+    if (m_.algorithm != Algorithm::Rotation || m_.comm != CommMethod::Inside) return;
+    if (parts_.grid_cols == 1) return;  // one rank: nothing to shift
+    const i64 g = parts_.grid_cols, f = tiles(0).front(), h = tiles(1).front(), k = tiles(2).front();
+    for (i64 s = 0; s < g; ++s) {  // Cannon: multiply, then shift A left and B up
+      const i64 held = (r_ + c_ + s) % g, next = (held + 1) % g;
+      n_.sent += I_.rows(f, g, r_) * K_.rows(k, g, held) + J_.rows(h, g, c_) * K_.rows(k, g, held);
+      n_.recv += I_.rows(f, g, r_) * K_.rows(k, g, next) + J_.rows(h, g, c_) * K_.rows(k, g, next);
+    }
+  }
+
+  // --- collectives ---
+  void ring(const std::vector<i64>& pieces, bool on_disk) {
+    for (i64 s = 0; s + 1 < P_; ++s) {
+      const i64 out = pieces[((rank_ - s) % P_ + P_) % P_], in = pieces[((rank_ - s - 1) % P_ + P_) % P_];
+      n_.sent += out, n_.recv += in;
+      if (on_disk) n_.read += out, n_.write += in;
+    }
+  }
+  void allreduce(i64 n) {
+    i64 Pp = 1;
+    while (Pp * 2 <= P_) Pp *= 2;
+    if (rank_ >= Pp) {  // pre-step send, post-step receive
+      n_.sent += n, n_.recv += n;
+      return;
+    }
+    if (rank_ + Pp < P_) n_.recv += n, n_.sent += n;  // pre-step receive, post-step send
+    for (i64 d = 1; d < Pp; d *= 2) n_.sent += n, n_.recv += n;
+  }
+  void gather_file() {
+    const bool A = m_.replicated == ReplicatedOperand::A;
+    std::vector<i64> pieces;
+    for (i64 q = 0; q < P_; ++q) {
+      const GroupTiling& R = A ? plan_.I : plan_.J;
+      i64 cols = 0;
+      for (i64 h = 0; h < K_.T1 * K_.T2; ++h) cols += K_.rows(h, P_, q);
+      pieces.push_back(R.extent() * cols);
+    }
+    ring(pieces, true);
+  }
+  void shift_files() {
+    const i64 g = parts_.grid_cols, held = k_part(), next = (held + 1) % g;
+    i64 rows_A = 0, rows_B = 0, k_held = 0, k_next = 0;
+    for (i64 f = 0; f < I_.T1 * I_.T2; ++f) rows_A += I_.rows(f, g, r_);
+    for (i64 f = 0; f < J_.T1 * J_.T2; ++f) rows_B += J_.rows(f, g, c_);
+    for (i64 h = 0; h < K_.T1 * K_.T2; ++h) k_held += K_.rows(h, g, held), k_next += K_.rows(h, g, next);
+    const i64 out = (rows_A + rows_B) * k_held, in = (rows_A + rows_B) * k_next;
+    n_.sent += out, n_.recv += in, n_.read += out, n_.write += in;
+  }
+
+  const Plan& plan_;
+  const GaoPlan& m_;
+  GridParts parts_;
+  i64 rank_, r_ = 0, c_ = 0;
+  Enumerated I_, J_, K_;
+  i64 P_, round_ = 0, current_C_ = 0;
+  std::array<bool, 6> bound_{};
+  std::array<i64, 6> value_{};
+  std::set<std::pair<i64, i64>> touched_;
+  Counters n_;
+};
+
+}  // namespace
+
+PlanVolumes gao_simulate(const Plan& plan, const Machine& machine) {
+  PlanVolumes out;
+  const auto e = static_cast<std::uint64_t>(machine.element_size_bytes);
+  for (i64 rank = 0; rank < plan.processors; ++rank) {
+    const Counters n = Simulator(plan, rank).run();
+    out.disk_read_bytes.push_back(static_cast<std::uint64_t>(n.read) * e);
+    out.disk_write_bytes.push_back(static_cast<std::uint64_t>(n.write) * e);
+    out.comm_sent_bytes.push_back(static_cast<std::uint64_t>(n.sent) * e);
+    out.comm_recv_bytes.push_back(static_cast<std::uint64_t>(n.recv) * e);
+    out.time_s = std::max(out.time_s, rank_time_s(plan, machine, out.disk_read_bytes.back(),
+                                                  out.disk_write_bytes.back(), out.comm_recv_bytes.back()));
+  }
+  return out;
+}
+
+}  // namespace tcec::costmodel

@@ -1,0 +1,53 @@
+// costmodel/methods/registry.cpp — the list of methods the cost model plans with, in the order
+// the report shows them, and what every Method shares by default. A new method adds one line
+// here (and its plan part to methods/plans.h).
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "costmodel/analysis.h"
+#include "costmodel/method.h"
+#include "costmodel/methods/cosma/cosma_method.h"
+#include "costmodel/methods/gao/gao.h"
+
+namespace tcec::costmodel {
+
+const std::vector<const Method*>& methods() {
+  static const std::vector<const Method*> kAll = [] {
+    std::vector<const Method*> all = gao_methods();   // Gao et al.'s six, seed 003
+    all.push_back(&cosma_method());                    // Kwasniewski et al., seed 000
+    return all;
+  }();
+  return kAll;
+}
+
+const Method* find_method(std::string_view name) {
+  for (const Method* m : methods())
+    if (m->name() == name) return m;
+  return nullptr;
+}
+
+const Method& method_of(const Plan& plan) {
+  for (const Method* m : methods())
+    if (m->owns(plan)) return *m;
+  throw std::logic_error("costmodel: a plan whose method is not in the registry");
+}
+
+std::string method_names() {
+  std::vector<std::string> names;
+  for (const Method* m : methods()) names.push_back(m->name());
+  const std::string last = names.back();
+  names.pop_back();
+  return fmt::format("{} or {}", fmt::join(names, ", "), last);
+}
+
+double Method::resident_bytes(const Plan&, std::int64_t, double) const { return 0; }
+
+void Method::chosen_json(const ContractionAnalysis&, nlohmann::json&) const {}
+
+double Method::chosen_moved_bytes(const ContractionAnalysis& a, const Machine&) const {
+  return a.chosen.disk_read_bytes + a.chosen.comm_bytes;
+}
+
+void Method::analysis_json(const ContractionAnalysis&, nlohmann::json&) const {}
+
+}  // namespace tcec::costmodel

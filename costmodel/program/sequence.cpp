@@ -1,0 +1,164 @@
+// costmodel/program/sequence.cpp — the greedy hand-off pass of sequence.h.
+#include "costmodel/program/sequence.h"
+
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "costmodel/costmodel.h"
+#include "costmodel/program/layout.h"
+
+namespace tcec::costmodel {
+
+namespace {
+
+/// A tensor left on the ranks by the contraction at `line`, in `layout`.
+struct Kept {
+  TensorLayout layout;
+  int line = 0;
+};
+
+/// Bytes per rank and seconds to write tensor parts held in `layout` to the store: every rank
+/// reads what it holds and writes it (the producing step's deferred stage 3; runtime
+/// flush_kept).
+PlanVolumes flush_volumes(const TensorLayout& layout, const Machine& machine) {
+  const Exchange x = exchange(layout, layout, machine.processors);
+  PlanVolumes v;
+  for (std::size_t r = 0; r < x.read.size(); ++r) append_rank(v, 1.0, machine, x.read[r], x.write[r], 0, 0);
+  return v;
+}
+
+/// Index names of a reference, by tensor dimension.
+std::vector<std::string> names_of(const ir::Program& program, const ir::TensorRef& ref) {
+  std::vector<std::string> out;
+  for (int x : ref.indices) out.push_back(program.indices[x].name);
+  return out;
+}
+
+class Pass {
+ public:
+  Pass(const ir::Program& program, const Machine& machine, const PlanOptions& options)
+      : program_(program), machine_(machine), options_(options) {}
+
+  HandoffStep copy(const ir::Statement& s) {
+    HandoffStep step;
+    step.statement = &s;
+    step.store_time_s = copy_volumes(program_, s, machine_).time_s;
+    flush(s.operands.at(0).tensor, step);
+    if (accumulates(program_, s)) flush(s.result.tensor, step);
+    kept_.erase(s.result.tensor);   // written to the store
+    step.time_s = step.flush.time_s + step.store_time_s;
+    return step;
+  }
+
+  HandoffStep contraction(const ir::Statement& s, const std::optional<ContractionAnalysis>& store) {
+    HandoffStep step;
+    step.statement = &s;
+    step.contraction = true;
+    const bool accumulate = accumulates(program_, s);
+    const double store_s = store && store->plan.feasible ? store->plan.total_s() : 0;
+    step.store_time_s = store_s;
+    // The kept operands (and C's current values), their layouts, and what flushing them costs.
+    DeclaredLayouts kept;
+    kept.names_A = names_of(program_, s.operands[0]);
+    kept.names_B = names_of(program_, s.operands[1]);
+    kept.names_C = names_of(program_, s.result);
+    std::vector<std::string> taken;
+    std::vector<int> tensors;   // kept tensors this step reads (each flushed once on the store path)
+    double flush_all_s = 0;
+    auto take = [&](const ir::TensorRef& ref, std::optional<TensorLayout>& into, const char* array) {
+      const auto it = kept_.find(ref.tensor);
+      if (it == kept_.end()) return;
+      into = it->second.layout;
+      if (std::find(tensors.begin(), tensors.end(), ref.tensor) == tensors.end()) {
+        tensors.push_back(ref.tensor);
+        flush_all_s += flush_volumes(it->second.layout, machine_).time_s;
+      }
+      taken.push_back(fmt::format("{} = {} (kept by line {})", array, program_.tensors[ref.tensor].name, it->second.line));
+    };
+    take(s.operands[0], kept.A, "A");
+    take(s.operands[1], kept.B, "B");
+    if (accumulate) take(s.result, kept.C_in, "C");
+    kept.C_stays = program_.tensors[s.result.tensor].role == ir::TensorRole::Intermediate;
+    std::optional<ContractionAnalysis> handoff;
+    if (kept.any()) handoff = analyze(program_, s, machine_, options_, &kept);
+    const bool use = handoff && handoff->plan.feasible &&
+                     (!store || !store->plan.feasible || handoff->plan.total_s() < flush_all_s + store_s);
+    if (use) {
+      step.handoff = true;
+      step.plan = handoff->plan;
+      step.taken = std::move(taken);
+      step.take_A = kept.A.has_value(), step.take_B = kept.B.has_value(), step.take_C = kept.C_in.has_value();
+      step.memory = plan_memory(step.plan.plan, machine_,
+                                taken_elements(step.plan.plan, step.take_A, step.take_B, step.take_C));
+      step.time_s = step.plan.total_s();
+      ++handoffs_;
+      kept_.erase(s.result.tensor);
+      if (kept.C_stays) {
+        step.result_kept = true;
+        kept_[s.result.tensor] = {plan_layout(step.plan.plan, GemmArray::C, kept.names_C), s.loc.line};
+      }
+      return step;
+    }
+    // Through the store: kept operands are written there first.
+    flush(s.operands[0].tensor, step);
+    flush(s.operands[1].tensor, step);
+    if (accumulate) flush(s.result.tensor, step);
+    kept_.erase(s.result.tensor);
+    if (store) step.plan = store->plan;
+    if (step.plan.feasible) step.memory = plan_memory(step.plan.plan, machine_);
+    step.time_s = step.flush.time_s + store_s;
+    return step;
+  }
+
+  int handoffs() const { return handoffs_; }
+
+ private:
+  /// Writes tensor t to the store if it is kept (charged to `step`).
+  void flush(int t, HandoffStep& step) {
+    const auto it = kept_.find(t);
+    if (it == kept_.end()) return;
+    add_volumes(step.flush, flush_volumes(it->second.layout, machine_));
+    step.flushed.push_back(program_.tensors[t].name);
+    kept_.erase(it);
+  }
+
+  const ir::Program& program_;
+  const Machine& machine_;
+  const PlanOptions& options_;
+  std::map<int, Kept> kept_;   // by tensor id
+  int handoffs_ = 0;
+};
+
+}  // namespace
+
+void add_volumes(PlanVolumes& into, const PlanVolumes& v) {
+  if (into.disk_read_bytes.empty()) {
+    into = v;
+    return;
+  }
+  for (std::size_t r = 0; r < v.disk_read_bytes.size(); ++r) {
+    into.disk_read_bytes[r] += v.disk_read_bytes[r];
+    into.disk_write_bytes[r] += v.disk_write_bytes[r];
+    into.comm_sent_bytes[r] += v.comm_sent_bytes[r];
+    into.comm_recv_bytes[r] += v.comm_recv_bytes[r];
+  }
+  into.time_s += v.time_s;
+}
+
+HandoffSequence plan_handoff(const ir::Program& program, const Machine& machine, const PlanOptions& options,
+                             const std::vector<std::optional<ContractionAnalysis>>& store) {
+  Pass pass(program, machine, options);
+  HandoffSequence out;
+  for (std::size_t i = 0; i < program.statements.size(); ++i) {
+    const ir::Statement& s = program.statements[i];
+    out.steps.push_back(s.operands.size() == 2 ? pass.contraction(s, store.at(i)) : pass.copy(s));
+    out.total_s += out.steps.back().time_s;
+    out.store_total_s += out.steps.back().store_time_s;
+  }
+  out.handoffs = pass.handoffs();
+  return out;
+}
+
+}  // namespace tcec::costmodel

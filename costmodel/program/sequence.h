@@ -1,0 +1,84 @@
+// costmodel/program/sequence.h — (private) distributions chosen for a program's sequence of steps,
+// counting the redistribution between them (Gao et al. §2.3 stages 1 and 3): a greedy pass in
+// program order that lets a step's result stay on the ranks, in its plan's C layout, and the
+// next steps take it from there rank to rank. Generated programs run this sequence
+// (plan_program(); runtime GemmSpec::take_A …, keep_result, flush_kept) unless
+// PlanOptions::handoff is off (--no-handoff), when every tensor goes through the run's store
+// and the pass is a prediction only.
+//
+// The pass, step by step (a tensor is either in the store or kept on the ranks in a layout):
+//  - A contraction is planned twice: through the store (the dry-run's analysis, after writing
+//    any kept operand to the store: a flush) and with its kept operands (A, B, and C's current
+//    values when it adds to them) moved rank to rank from their layouts (layout.h exchange()),
+//    its result staying on the ranks when it is an intermediate (no stage 3). The cheaper
+//    total, flushes included, is kept. Cosma has no TensorLayout, so the hand-off variant is
+//    planned with the six Gao methods only.
+//  - A copy step (one operand) reads its operand and, when it adds to it, its result from the
+//    store: kept tensors among them are flushed first; its result is then in the store.
+//  - A flush costs what the producing step's stage 3 would have: each rank reads the part it
+//    holds and writes it to the tensor's file (exchange(L, L).read / .write; no messages).
+//  - Kept tensors that no later step reads are never written (intermediates are freed).
+// Greedy: a step sees the layouts earlier steps chose and never revises them. Units: bytes
+// per rank in PlanVolumes, seconds.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "costmodel/analysis.h"
+
+namespace tcec::costmodel {
+
+/// One step of the hand-off sequence.
+struct HandoffStep {
+  const ir::Statement* statement = nullptr;
+  bool contraction = false;          ///< two operands (else a copy step)
+  /// Kept tensors written to the store before this step (their names), and the bytes and
+  /// time of those flushes (one after the other: times add).
+  std::vector<std::string> flushed;
+  PlanVolumes flush;                 ///< the flushes' bytes per rank (empty vectors when none) and seconds
+  /// Contractions: whether the hand-off variant was chosen; its plan (or the store plan).
+  bool handoff = false;
+  PlannedCandidate plan;
+  /// Operands taken rank to rank: "A = t1 (kept by line 12)"; empty when none.
+  std::vector<std::string> taken;
+  bool take_A = false, take_B = false, take_C = false;   ///< which arrays are taken (C: its current values)
+  bool result_kept = false;          ///< the result stays on the ranks for a later step
+  PlanMemory memory;                 ///< contractions with a plan: plan_memory() with what it takes
+  double time_s = 0;                 ///< this step with the hand-off: flushes + plan total (or copy)
+  double store_time_s = 0;           ///< this step through the store (the dry-run's choice)
+};
+
+/// The hand-off pass over a whole program.
+struct HandoffSequence {
+  std::vector<HandoffStep> steps;    ///< one per statement, in program order
+  double total_s = 0;                ///< Σ steps' time_s
+  double store_total_s = 0;          ///< Σ steps' store_time_s (the dry-run's total)
+  int handoffs = 0;                  ///< contractions planned with kept tensors
+  bool used = true;                  ///< the generated program runs it (false: --no-handoff)
+};
+
+/// into += v, rank by rank and in time (one after the other); `into` may be empty (then = v).
+void add_volumes(PlanVolumes& into, const PlanVolumes& v);
+
+/// Runs the greedy pass (header comment). `store[i]` is analyze() of statement i without
+/// hand-off (the dry-run's analysis) for a contraction, nullopt for a copy step; contractions
+/// without a feasible plan add no time. Precondition: store.size() == program.statements.size().
+HandoffSequence plan_handoff(const ir::Program& program, const Machine& machine, const PlanOptions& options,
+                             const std::vector<std::optional<ContractionAnalysis>>& store);
+
+/// The dry-run section of the pass: a header saying whether the program runs it, one line per step
+/// ("  line 12: i1[...] += ...: hand-off ...; 1.23 s (through the store 1.45 s)"; a step that takes
+/// a tensor also says its memory per rank, memory_text()) and the two totals. Empty when the program has no contraction.
+std::string handoff_text(const HandoffSequence& seq, const Machine& machine);
+
+/// The same as JSON: {"model_only": !seq.used, "steps": [{"line", "statement", "kind" ("contraction"
+/// or "copy"), "handoff", "plan" (text or null), "taken" [..], "result_kept", "flushed" [..],
+/// "flush_s", "memory_bytes_per_rank" (memory_json(); null for copies), "time_s", "store_time_s"}], "handoffs", "total_predicted_time_s",
+/// "store_total_predicted_time_s"} (seconds).
+nlohmann::json handoff_json(const HandoffSequence& seq, const Machine& machine);
+
+}  // namespace tcec::costmodel

@@ -1,0 +1,279 @@
+// costmodel/report/report.cpp — the dry-run report: text for people, JSON for tools.
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "costmodel/analysis.h"
+#include "costmodel/costmodel.h"
+#include "costmodel/program/sequence.h"
+
+namespace tcec::costmodel {
+
+namespace {
+
+std::vector<std::string> names(const ir::Program& p, const std::vector<int>& ids) {
+  std::vector<std::string> out;
+  for (int i : ids) out.push_back(p.indices.at(i).name);
+  return out;
+}
+
+std::string machine_text(const Machine& m) {
+  return fmt::format(
+      "machine: P = {}, memory {} per processor (M = {} per array), B_c = {}/s, B_d = {}/s read, {}/s "
+      "write, element {} B, f_rep = {}, f_red = {}\n",
+      m.processors, human_bytes(m.memory_bytes), human_bytes(m.array_memory_bytes()),
+      human_bytes(m.network_bytes_per_s), human_bytes(m.disk_read_bytes_per_s),
+      human_bytes(m.disk_write_bytes_per_s), m.element_size_bytes, m.replication_factor,
+      m.reduction_factor);
+}
+
+std::string statement_text(const ir::Program& p, const ir::Statement& s, double element_size) {
+  std::string out = fmt::format("{}:{}: {}\n", p.file, s.loc.line, s.source_text);
+  if (s.operands.size() != 2) {
+    return out + fmt::format("  copy of {} elements ({})\n", p.elements(s.result.tensor),
+                             human_bytes(p.elements(s.result.tensor) * element_size));
+  }
+  auto g = ir::macro_index_gemm(p, s);
+  out += fmt::format("  {}\n", ir::format_macro_gemm(p, s, g));
+  out += fmt::format("  |I| = {}, |J| = {}, |K| = {}\n", g.extent_I, g.extent_J, g.extent_K);
+  out += fmt::format("  A = {} ({}), B = {} ({}), C = {} ({})\n", p.tensors[s.operands[0].tensor].name,
+                     human_bytes(g.elements_A * element_size), p.tensors[s.operands[1].tensor].name,
+                     human_bytes(g.elements_B * element_size), p.tensors[s.result.tensor].name,
+                     human_bytes(g.elements_C * element_size));
+  out += fmt::format("  flops = 2·|I|·|J|·|K| = {:.6g}\n", g.flops);
+  return out;
+}
+
+std::string point_row(const ModelPoint& p, const ContractionAnalysis& a) {
+  if (!p.feasible) return fmt::format("    {:<26} infeasible: {}\n", p.method->row_name(p), p.reason);
+  return p.method->row_text(p, a);
+}
+
+std::string analysis_text(const ContractionAnalysis& a, const Machine& machine, const ReportOptions& options) {
+  std::string out = "  methods (model optimum over real tile counts; Gao et al. Tables 2-7, corrected):\n";
+  out += fmt::format("    {:<26} {:<5} {:>4} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>10} {:>10} {:>11}\n", "method",
+                     "order", "case", "It1", "It2", "Jt1", "Jt2", "Kt1", "Kt2", "V", "D", "time (s)");
+  if (!options.all_candidates) {
+    for (const ModelPoint& p : a.methods) out += point_row(p, a);
+  } else {
+    for (std::size_t i = 0; i < a.candidates.size(); ++i) {
+      out += point_row(a.candidates[i], a);
+      const PlannedCandidate& pc = a.plans[i];
+      out += pc.feasible ? fmt::format("      integer plan: {:.5g} s  {}\n", pc.volumes.time_s, pc.plan.to_string())
+                         : fmt::format("      integer plan: none ({})\n", pc.reason);
+    }
+  }
+  if (!a.chosen.feasible) return out + "  chosen: none (no method is feasible)\n" + plan_text(a, machine);
+  const Method& chosen = *a.chosen.method;
+  out += chosen.chosen_text(a);
+  const double moved = chosen.chosen_moved_bytes(a, machine);
+  out += fmt::format("  lower bound on data moved per rank (COSMA Theorem 1): {}; chosen moves {} ({} + V), {:.3f}x\n",
+                     human_bytes(a.lower_bound_bytes_per_rank), human_bytes(moved), chosen.moved_label(),
+                     moved / a.lower_bound_bytes_per_rank);
+  return out + plan_text(a, machine);
+}
+
+nlohmann::json analysis_json(const ContractionAnalysis& a, const Machine& machine, const ReportOptions& options) {
+  nlohmann::json j;
+  j["lower_bound_bytes_per_rank"] = a.lower_bound_bytes_per_rank;
+  j["methods"] = nlohmann::json::array();
+  for (const ModelPoint& p : a.methods) j["methods"].push_back(p.method->row_json(p, a));
+  if (options.all_candidates) {
+    j["candidates"] = nlohmann::json::array();
+    for (const ModelPoint& p : a.candidates) j["candidates"].push_back(p.method->row_json(p, a));
+  }
+  j["chosen"] = nullptr;
+  if (a.chosen.feasible) {
+    j["chosen"] = a.chosen.method->row_json(a.chosen, a);
+    a.chosen.method->chosen_json(a, j["chosen"]);
+  }
+  for (const Method* m : methods()) m->analysis_json(a, j);
+  j["plan"] = plan_json(a, machine);
+  return j;
+}
+
+nlohmann::json machine_json(const Machine& m) {
+  return {{"processors", m.processors},
+          {"memory_bytes", m.memory_bytes},
+          {"array_memory_bytes", m.array_memory_bytes()},
+          {"network_bytes_per_s", m.network_bytes_per_s},
+          {"disk_read_bytes_per_s", m.disk_read_bytes_per_s},
+          {"disk_write_bytes_per_s", m.disk_write_bytes_per_s},
+          {"element_size_bytes", m.element_size_bytes},
+          {"replication_factor", m.replication_factor},
+          {"reduction_factor", m.reduction_factor}};
+}
+
+nlohmann::json contraction_json(const ir::Program& p, const ir::Statement& s, double element_size) {
+  auto g = ir::macro_index_gemm(p, s);
+  const auto bytes_per = static_cast<std::uint64_t>(element_size);
+  return {{"statement", s.source_text},
+          {"line", s.loc.line},
+          {"I", names(p, g.I)},
+          {"J", names(p, g.J)},
+          {"K", names(p, g.K)},
+          {"extents", {{"I", g.extent_I}, {"J", g.extent_J}, {"K", g.extent_K}}},
+          {"tensors", {{"A", p.tensors[s.operands[0].tensor].name},
+                       {"B", p.tensors[s.operands[1].tensor].name},
+                       {"C", p.tensors[s.result.tensor].name}}},
+          {"elements", {{"A", g.elements_A}, {"B", g.elements_B}, {"C", g.elements_C}}},
+          {"bytes", {{"A", g.bytes_A(bytes_per)}, {"B", g.bytes_B(bytes_per)},
+                     {"C", g.bytes_C(bytes_per)}}},
+          {"flops", g.flops},
+          {"permutation", {{"A", g.perm_A}, {"B", g.perm_B}, {"C", g.perm_C}}}};
+}
+
+}  // namespace
+
+Machine machine_from(const ir::MachineDesc& d) {
+  Machine m;
+  m.processors = d.processors;
+  m.memory_bytes = static_cast<double>(d.memory_bytes);
+  m.network_bytes_per_s = d.network_bytes_per_s;
+  m.disk_read_bytes_per_s = d.disk_read_bytes_per_s;
+  m.disk_write_bytes_per_s = d.disk_write_bytes_per_s;
+  m.element_size_bytes = static_cast<double>(d.element_size_bytes);
+  m.replication_factor = d.replication_factor;
+  m.reduction_factor = d.reduction_factor;
+  return m;
+}
+
+namespace {
+
+/// The grid of a declared distribution on the machine's P (as declared without a machine).
+std::vector<std::int64_t> grid_of(const ir::Distribution& d, const std::optional<Machine>& machine) {
+  return machine ? d.grid_for(machine->processors) : d.grid;
+}
+
+/// "declared distributions (Gao et al. §2.3): A dimension 2 in 4 blocks; C dimensions 1, 2 on a
+/// 2x2 grid" (empty when none is declared).
+/// analyze() of every two-operand statement, in program order (nullopt for copy steps, and
+/// for every statement without a machine).
+std::vector<std::optional<ContractionAnalysis>> analyses_of(const ir::Program& program,
+                                                            const std::optional<Machine>& machine,
+                                                            const ReportOptions& options) {
+  std::vector<std::optional<ContractionAnalysis>> out;
+  for (const ir::Statement& s : program.statements)
+    out.push_back(machine && s.operands.size() == 2 ? std::optional(analyze(program, s, *machine, options.plan))
+                                                    : std::nullopt);
+  return out;
+}
+
+std::string distributions_text(const ir::Program& program, const std::optional<Machine>& machine) {
+  std::string out;
+  for (const ir::Tensor& t : program.tensors) {
+    if (!t.distribution) continue;
+    const std::vector<std::int64_t> grid = grid_of(*t.distribution, machine);
+    std::vector<int> dims;
+    for (int d : t.distribution->dims) dims.push_back(d + 1);
+    out += fmt::format("{}{} dimension{} {} {}", out.empty() ? "" : "; ", t.name, dims.size() > 1 ? "s" : "",
+                       fmt::join(dims, ", "),
+                       grid.empty()      ? "over a grid chosen from P"
+                       : grid.size() == 1 ? fmt::format("in {} blocks", grid[0])
+                                          : fmt::format("on a {} grid", fmt::join(grid, "x")));
+  }
+  return out.empty() ? out : "declared distributions (Gao et al. §2.3, balanced blocks): " + out + "\n";
+}
+
+}  // namespace
+
+std::string dry_run_text(const ir::Program& program, const std::optional<Machine>& machine,
+                         const ReportOptions& options) {
+  std::string out = machine ? machine_text(*machine) : "machine: none (add a machine block or --machine FILE to plan)\n";
+  out += distributions_text(program, machine);
+  const double e = machine ? machine->element_size_bytes : 8.0;
+  const std::vector<std::optional<ContractionAnalysis>> analyses = analyses_of(program, machine, options);
+  double total_s = 0;   // sum of the chosen plans' and the copies' predicted times
+  int planned = 0, unplanned = 0, copies = 0;
+  for (std::size_t i = 0; i < program.statements.size(); ++i) {
+    const ir::Statement& s = program.statements[i];
+    out += "\n";  // two appends: "\n" + string trips GCC 12's -Wrestrict false positive here
+    out += statement_text(program, s, e);
+    if (machine && s.operands.size() != 2) {
+      const PlanVolumes v = copy_volumes(program, s, *machine);
+      out += fmt::format("  copy step: per rank disk read {} .. {} B, disk write {} .. {} B; {:.5g} s\n",
+                         v.disk_read_bytes.back(), v.disk_read_bytes.front(), v.disk_write_bytes.back(),
+                         v.disk_write_bytes.front(), v.time_s);
+      total_s += v.time_s;
+      ++copies;
+    }
+    if (analyses[i]) {
+      const ContractionAnalysis& a = *analyses[i];
+      out += analysis_text(a, *machine, options);
+      if (a.plan.feasible) {
+        total_s += a.plan.total_s();
+        ++planned;
+      } else {
+        ++unplanned;
+      }
+    }
+  }
+  if (machine && planned + unplanned + copies > 1) {
+    out += fmt::format("\ntotal predicted time: {:.5g} s over {} contractions (compute stages and redistribution) "
+                       "and {} copy steps{}\n",
+                       total_s, planned, copies,
+                       unplanned ? fmt::format(" ({} more without a feasible plan, not counted)", unplanned) : "");
+    HandoffSequence seq = plan_handoff(program, *machine, options.plan, analyses);
+    seq.used = options.plan.handoff;
+    out += handoff_text(seq, *machine);
+  }
+  return out;
+}
+
+nlohmann::json dry_run_json(const ir::Program& program, const std::optional<Machine>& machine,
+                            const ReportOptions& options) {
+  nlohmann::json out;
+  out["file"] = program.file;
+  out["machine"] = machine ? machine_json(*machine) : nlohmann::json(nullptr);
+  out["contractions"] = nlohmann::json::array();
+  out["copies"] = nlohmann::json::array();
+  const double e = machine ? machine->element_size_bytes : 8.0;
+  double total_s = 0;   // the chosen plans' and the copies' predicted times (contractions without a plan add nothing)
+  const std::vector<std::optional<ContractionAnalysis>> analyses = analyses_of(program, machine, options);
+  for (std::size_t i = 0; i < program.statements.size(); ++i) {
+    const ir::Statement& s = program.statements[i];
+    if (s.operands.size() == 2) {
+      nlohmann::json c = contraction_json(program, s, e);
+      if (analyses[i]) {
+        const ContractionAnalysis& a = *analyses[i];
+        c.update(analysis_json(a, *machine, options));
+        if (a.plan.feasible) total_s += a.plan.total_s();
+      }
+      out["contractions"].push_back(c);
+    } else {
+      nlohmann::json copy = {{"statement", s.source_text}, {"line", s.loc.line},
+                             {"elements", program.elements(s.result.tensor)}};
+      if (machine) {
+        const PlanVolumes v = copy_volumes(program, s, *machine);
+        copy["disk_read_bytes"] = v.disk_read_bytes;
+        copy["disk_write_bytes"] = v.disk_write_bytes;
+        copy["time_s"] = v.time_s;
+        total_s += v.time_s;
+      }
+      out["copies"].push_back(copy);
+    }
+  }
+  out["total_predicted_time_s"] = machine ? nlohmann::json(total_s) : nlohmann::json(nullptr);
+  out["handoff"] = nullptr;
+  if (machine) {
+    HandoffSequence seq = plan_handoff(program, *machine, options.plan, analyses);
+    seq.used = options.plan.handoff;
+    out["handoff"] = handoff_json(seq, *machine);
+  }
+  // The program itself, for tools that evaluate it independently (tests/e2e/npy_check.py).
+  out["tensors"] = nlohmann::json::object();
+  for (const ir::Tensor& t : program.tensors) {
+    nlohmann::json shape = nlohmann::json::array();
+    for (int range : t.dims) shape.push_back(program.ranges.at(range).extent);
+    out["tensors"][t.name] = {{"shape", shape}, {"role", ir::to_string(t.role)}};
+    if (t.distribution)
+      out["tensors"][t.name]["distribution"] = {{"dims", t.distribution->dims},
+                                                {"grid", grid_of(*t.distribution, machine)}};
+  }
+  out["statements"] = nlohmann::json::array();
+  for (const auto& s : program.statements) out["statements"].push_back(ir::format_statement(program, s));
+  return out;
+}
+
+}  // namespace tcec::costmodel

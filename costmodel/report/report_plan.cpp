@@ -1,0 +1,134 @@
+// costmodel/report/report_plan.cpp — the chosen plan in the dry-run report (text and JSON).
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "costmodel/analysis.h"
+#include "costmodel/method.h"
+
+namespace tcec::costmodel {
+
+namespace {
+
+template <class T>
+std::pair<T, T> min_max(const std::vector<T>& v) {
+  auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+  return {*lo, *hi};
+}
+
+}  // namespace
+
+std::string range_text(const std::vector<std::uint64_t>& v) {
+  auto [lo, hi] = min_max(v);
+  return lo == hi ? fmt::format("{}", lo) : fmt::format("{} .. {}", lo, hi);
+}
+
+std::string human_bytes(double bytes) {
+  const char* units[] = {"B", "KB", "MB", "GB", "TB", "PB", "EB"};
+  int u = 0;
+  while (bytes >= 1000.0 && u < 6) {
+    bytes /= 1000.0;
+    ++u;
+  }
+  return u == 0 ? fmt::format("{:.0f} B", bytes) : fmt::format("{:.3g} {}", bytes, units[u]);
+}
+
+const char* split_name(MemorySplit split) { return split == MemorySplit::Thirds ? "thirds" : "optimal"; }
+
+std::string memory_text(const PlanMemory& memory, const Machine& machine) {
+  std::vector<std::string> load, resident;
+  std::uint64_t sum = 0;
+  for (const MemoryPart& p : memory.parts) {
+    if (p.load_stage) {
+      load.push_back(fmt::format("{} {} B", p.what, p.bytes));
+    } else {
+      resident.push_back(fmt::format("{} {}", p.what, p.bytes));
+      sum += p.bytes;
+    }
+  }
+  const auto M = static_cast<std::uint64_t>(machine.memory_bytes);
+  if (load.empty()) return fmt::format("{} = {} B of {} B", fmt::join(resident, " + "), sum, M);
+  return fmt::format("{} (load stage), then {} = {} B; peak {} B of {} B", fmt::join(load, ", "),
+                     fmt::join(resident, " + "), sum, memory.peak_bytes, M);
+}
+
+nlohmann::json memory_json(const PlanMemory& memory, const Machine& machine) {
+  nlohmann::json parts = nlohmann::json::array();
+  for (const MemoryPart& p : memory.parts)
+    parts.push_back({{"what", p.what}, {"bytes", p.bytes}, {"stage", p.load_stage ? "load" : "step"}});
+  return {{"parts", parts}, {"peak_bytes", memory.peak_bytes},
+          {"memory_bytes", static_cast<std::uint64_t>(machine.memory_bytes)}};
+}
+
+double moved_bytes(const Plan& plan, const PlanVolumes& v, const Machine& machine) {
+  const Method& method = method_of(plan);
+  double most = 0;
+  for (std::size_t r = 0; r < v.disk_read_bytes.size(); ++r) {
+    const double resident = method.resident_bytes(plan, static_cast<std::int64_t>(r), machine.element_size_bytes);
+    most = std::max(most, static_cast<double>(v.disk_read_bytes[r] + v.comm_recv_bytes[r]) + resident);
+  }
+  return most;
+}
+
+/// The plan's redistribution line (Gao et al. §2.3 stages 1 and 3): through the tensor files
+/// as tcec runs them, or rank to rank from and to the declared distributions.
+std::string redistribution_text(const ContractionAnalysis& a) {
+  const PlanVolumes& r = a.plan.redistribution;
+  const std::string declared = a.declared.which();
+  const std::string how = declared.empty()                    ? "through the tensor files"
+                          : declared == "A, B, C"             ? "declared distributions of A, B, C"
+                                                              : "declared distributions of " + declared + ", tensor files";
+  const bool moved = std::any_of(r.comm_recv_bytes.begin(), r.comm_recv_bytes.end(), [](auto b) { return b > 0; });
+  return fmt::format("    redistribution (stages 1 and 3, {}{}): per rank disk read {}, disk write {}{}; {:.5g} s; "
+                     "total with the compute stage {:.5g} s\n",
+                     how, a.accumulate ? "; C starts from its current value" : "", range_text(r.disk_read_bytes),
+                     range_text(r.disk_write_bytes),
+                     moved ? fmt::format(", sent {}, received {}", range_text(r.comm_sent_bytes),
+                                         range_text(r.comm_recv_bytes))
+                           : "",
+                     r.time_s, a.plan.total_s());
+}
+
+std::string plan_text(const ContractionAnalysis& a, const Machine& machine) {
+  if (!a.plan.feasible) return fmt::format("  plan: none ({})\n", a.plan.reason);
+  return method_of(a.plan.plan).plan_section(a, machine) + redistribution_text(a);
+}
+
+nlohmann::json plan_json(const ContractionAnalysis& a, const Machine& machine) {
+  if (!a.plan.feasible) return nullptr;
+  const Plan& p = a.plan.plan;
+  const PlanVolumes& v = a.plan.volumes;
+  const TileCounts t = p.tile_counts();
+  const TileBytes tb = tile_bytes(p, machine.element_size_bytes);
+  auto dist = [](const GroupTiling& g) { return g.dist < 0 ? nlohmann::json(nullptr) : nlohmann::json(g.indices[g.dist].name); };
+  nlohmann::json per_index = nlohmann::json::object();
+  for (const GroupTiling* g : {&p.I, &p.J, &p.K})
+    for (const IndexTiles& x : g->indices) per_index[x.name] = {x.t1, x.t2};
+  nlohmann::json j = {{"text", p.to_string()},
+                      {"distribution", {{"I", dist(p.I)}, {"J", dist(p.J)}, {"K", dist(p.K)}}},
+                      {"tiles", {{"It1", t.It1}, {"It2", t.It2}, {"Jt1", t.Jt1}, {"Jt2", t.Jt2}, {"Kt1", t.Kt1},
+                                 {"Kt2", t.Kt2}, {"per_index", per_index}}},
+                      {"memory_split", split_name(p.split)},
+                      {"tile_bytes", {{"A", tb.A}, {"B", tb.B}, {"C", tb.C}}},
+                      {"memory_bytes_per_rank", memory_json(plan_memory(p, machine), machine)},
+                      {"disk_read_bytes", v.disk_read_bytes},
+                      {"disk_write_bytes", v.disk_write_bytes},
+                      {"comm_sent_bytes", v.comm_sent_bytes},
+                      {"comm_recv_bytes", v.comm_recv_bytes},
+                      {"time_s", v.time_s},
+                      {"model_time_s", a.plan_model.time_s},
+                      {"moved_bytes_per_rank", moved_bytes(p, v, machine)},
+                      {"lower_bound_ratio", moved_bytes(p, v, machine) / a.lower_bound_bytes_per_rank},
+                      {"redistribution", {{"disk_read_bytes", a.plan.redistribution.disk_read_bytes},
+                                          {"disk_write_bytes", a.plan.redistribution.disk_write_bytes},
+                                          {"comm_sent_bytes", a.plan.redistribution.comm_sent_bytes},
+                                          {"comm_recv_bytes", a.plan.redistribution.comm_recv_bytes},
+                                          {"time_s", a.plan.redistribution.time_s},
+                                          {"accumulate", a.accumulate},
+                                          {"declared", a.declared.which()}}},
+                      {"total_time_s", a.plan.total_s()}};
+  method_of(p).plan_json(a, machine, j);
+  return j;
+}
+
+}  // namespace tcec::costmodel
