@@ -192,12 +192,12 @@ tcert::GemmSpec tcec_spec(const Shape& s, const cm::CosmaGrid& g, const cm::Plan
   spec.statement = std::string("cosma_bench ") + s.name;
   spec.plan = "cosma";
   spec.order = std::string(1, '-');   // (not = "-": GCC 12 -Wrestrict false positive)
-  spec.algorithm = tcert::Algorithm::Cosma;
   spec.I = {{{s.m, 1, 1}}, -1};
   spec.J = {{{s.n, 1, 1}}, -1};
   spec.K = {{{s.k, 1, 1}}, -1};
-  spec.cosma_grid[0] = g.pm, spec.cosma_grid[1] = g.pn, spec.cosma_grid[2] = g.pk;
-  spec.cosma_rounds = g.rounds;
+  tcert::CosmaSpec& cosma = spec.method.emplace<tcert::CosmaSpec>();
+  cosma.grid[0] = g.pm, cosma.grid[1] = g.pn, cosma.grid[2] = g.pk;
+  cosma.rounds = g.rounds;
   spec.A = {{"A", {s.m, s.k}}, {0, 1}};
   spec.B = {{"B", {s.k, s.n}}, {1, 0}};
   spec.C = {{"C", {s.m, s.n}}, {0, 1}};

@@ -11,7 +11,7 @@
 //   run_command()                 run a program without a shell, capturing its output
 //
 // The emitted nest is costmodel::loop_nest(order) printed level by level, with the
-// method's collectives placed exactly where costmodel/simulate.cpp counts them, so a
+// method's collectives placed exactly where costmodel/methods/gao/simulate.cpp counts them, so a
 // generated program's measured per-rank bytes equal StatementPlan::volumes.
 // Source: Gao et al. §3 (Fig. 3(b), the tiled loop nest of a disk placement order).
 #pragma once

@@ -12,19 +12,18 @@ class CosmaEmitter final : public MethodEmitter {
   void fill_spec(const costmodel::Plan& plan, const costmodel::Machine&, tcert::GemmSpec& spec) const override {
     const costmodel::CosmaGrid& g = std::get<costmodel::CosmaGrid>(plan.method);
     spec.order = "-";
-    spec.comm = tcert::Communication::Inside;
-    spec.algorithm = tcert::Algorithm::Cosma;
-    spec.cosma_grid[0] = g.pm, spec.cosma_grid[1] = g.pn, spec.cosma_grid[2] = g.pk;
-    spec.cosma_rounds = g.rounds;
+    tcert::CosmaSpec& part = spec.method.emplace<tcert::CosmaSpec>();
+    part.grid[0] = g.pm, part.grid[1] = g.pn, part.grid[2] = g.pk;
+    part.rounds = g.rounds;
   }
 
   void emit_spec_schedule(CodeWriter& w, const tcert::GemmSpec& spec) const override {
-    w.line("spec.comm = tcert::Communication::Inside;");
-    w.line("spec.algorithm = tcert::Algorithm::Cosma;");
-    w.line("spec.cosma_grid[0] = {};  // pm: ranks along I", spec.cosma_grid[0]);
-    w.line("spec.cosma_grid[1] = {};  // pn: ranks along J", spec.cosma_grid[1]);
-    w.line("spec.cosma_grid[2] = {};  // pk: ranks along K", spec.cosma_grid[2]);
-    w.line("spec.cosma_rounds = {};  // t: rounds along K", spec.cosma_rounds);
+    const tcert::CosmaSpec& part = std::get<tcert::CosmaSpec>(spec.method);
+    w.line("tcert::CosmaSpec& cosma = spec.method.emplace<tcert::CosmaSpec>();  // run by tcert::CosmaGemm");
+    w.line("cosma.grid[0] = {};  // pm: ranks along I", part.grid[0]);
+    w.line("cosma.grid[1] = {};  // pn: ranks along J", part.grid[1]);
+    w.line("cosma.grid[2] = {};  // pk: ranks along K", part.grid[2]);
+    w.line("cosma.rounds = {};  // t: rounds along K", part.rounds);
   }
 
   /// CosmaGemm sizes its block and slices itself.

@@ -25,7 +25,6 @@ const char* algorithm_enum(tcert::Algorithm a) {
     case tcert::Algorithm::Rotation: return "Rotation";
     case tcert::Algorithm::Replication: return "Replication";
     case tcert::Algorithm::Accumulation: return "Accumulation";
-    default: break;
   }
   return "?";
 }
@@ -35,25 +34,29 @@ class GaoEmitter final : public MethodEmitter {
   void fill_spec(const costmodel::Plan& plan, const costmodel::Machine& machine, tcert::GemmSpec& spec) const override {
     const costmodel::GaoPlan& g = std::get<costmodel::GaoPlan>(plan.method);
     spec.order = costmodel::to_string(g.order);
-    spec.comm = g.comm == costmodel::CommMethod::Inside ? tcert::Communication::Inside : tcert::Communication::Outside;
-    spec.algorithm = runtime_algorithm(g.algorithm);
-    spec.broadcast = g.replicated == costmodel::ReplicatedOperand::A ? tcert::Operand::A : tcert::Operand::B;
+    tcert::GaoSpec& part = spec.method.emplace<tcert::GaoSpec>();
+    part.comm = g.comm == costmodel::CommMethod::Inside ? tcert::Communication::Inside : tcert::Communication::Outside;
+    part.algorithm = runtime_algorithm(g.algorithm);
+    part.broadcast = g.replicated == costmodel::ReplicatedOperand::A ? tcert::Operand::A : tcert::Operand::B;
     const costmodel::TileBytes tb = costmodel::tile_bytes(plan, machine.element_size_bytes);
     const auto e = static_cast<std::uint64_t>(machine.element_size_bytes);
-    spec.capacity_A = tb.A / e, spec.capacity_B = tb.B / e, spec.capacity_C = tb.C / e;
+    part.capacity_A = tb.A / e, part.capacity_B = tb.B / e, part.capacity_C = tb.C / e;
   }
 
   void emit_spec_schedule(CodeWriter& w, const tcert::GemmSpec& spec) const override {
-    w.line("spec.comm = tcert::Communication::{};", comm_enum(spec.comm));
-    w.line("spec.algorithm = tcert::Algorithm::{};", algorithm_enum(spec.algorithm));
-    if (spec.algorithm == tcert::Algorithm::Replication)
-      w.line("spec.broadcast = tcert::Operand::{};", spec.broadcast == tcert::Operand::A ? "A" : "B");
+    const tcert::GaoSpec& part = std::get<tcert::GaoSpec>(spec.method);
+    w.line("tcert::GaoSpec& gao = spec.method.emplace<tcert::GaoSpec>();  // run by tcert::DistributedGemm");
+    w.line("gao.comm = tcert::Communication::{};", comm_enum(part.comm));
+    w.line("gao.algorithm = tcert::Algorithm::{};", algorithm_enum(part.algorithm));
+    if (part.algorithm == tcert::Algorithm::Replication)
+      w.line("gao.broadcast = tcert::Operand::{};", part.broadcast == tcert::Operand::A ? "A" : "B");
   }
 
   void emit_spec_buffers(CodeWriter& w, const tcert::GemmSpec& spec) const override {
-    w.line("spec.capacity_A = {};  // tile buffer elements per rank", spec.capacity_A);
-    w.line("spec.capacity_B = {};", spec.capacity_B);
-    w.line("spec.capacity_C = {};", spec.capacity_C);
+    const tcert::GaoSpec& part = std::get<tcert::GaoSpec>(spec.method);
+    w.line("gao.capacity_A = {};  // tile buffer elements per rank", part.capacity_A);
+    w.line("gao.capacity_B = {};", part.capacity_B);
+    w.line("gao.capacity_C = {};", part.capacity_C);
   }
 
   void emit_executor(CodeWriter& w, const costmodel::Plan& plan) const override {

@@ -1,6 +1,6 @@
 // codegen/emit_nest.cpp — emit_compute(): the tiled loop nest of a disk placement
 // order (costmodel::loop_nest, Gao et al. §3 Fig. 3(b)) printed as C++ loops, with
-// each method's collectives where costmodel/simulate.cpp counts them:
+// each method's collectives where costmodel/methods/gao/simulate.cpp counts them:
 //   inside rotation       Compute is cannon_multiply (multiply + shifts, √P steps)
 //   inside replication    allgather_A() right after read_A (B: allgather_B after read_B)
 //   inside accumulation   allreduce_C() right before write_C

@@ -96,7 +96,7 @@ double lower_bound_bytes_per_rank(const ir::MacroIndexGemm& g, const Machine& ma
                k = static_cast<double>(g.extent_K);
   const double P = static_cast<double>(machine.processors);
   const double S = machine.memory_bytes / machine.element_size_bytes;
-  // Kwasniewski et al. (COSMA) Theorem 1: Q >= 2mnk/(P·√S) + mn/P words per rank.
+  // Kwasniewski et al. (SC'19) Theorem 1: Q >= 2mnk/(P·√S) + mn/P words per rank.
   return (2.0 * m * n * k / (P * std::sqrt(S)) + m * n / P) * machine.element_size_bytes;
 }
 

@@ -82,10 +82,10 @@ std::string memory_text(const PlanMemory& memory, const Machine& machine);
 nlohmann::json memory_json(const PlanMemory& memory, const Machine& machine);
 
 /// Words moved into a rank's memory for the compute stage, in bytes: disk reads plus bytes
-/// received, on the rank where that sum is largest (the quantity the COSMA lower bound
+/// received, on the rank where that sum is largest (the quantity the lower bound
 /// limits), plus what the method loads straight into memory outside its counted reads
 /// (Method::resident_bytes()), so that every element a rank multiplies is counted once, as
-/// COSMA's Theorem 1 counts it.
+/// Theorem 1 of Kwasniewski et al. counts it.
 /// `v` must be plan_volumes(plan, machine, ...) of all plan.processors ranks.
 double moved_bytes(const Plan& plan, const PlanVolumes& v, const Machine& machine);
 
@@ -97,7 +97,7 @@ Problem problem_from(const ir::MacroIndexGemm& g, double element_size_bytes);
 
 /// Per-rank lower bound on words moved for C = A·B with m = |I|, n = |J|, k = |K|
 /// on P ranks of S words each: 2·(mnk/P)/√S + mn/P (Kwasniewski et al.,
-/// COSMA, Theorem 1), returned in bytes (words × element size).
+/// Theorem 1), returned in bytes (words × element size).
 double lower_bound_bytes_per_rank(const ir::MacroIndexGemm& g, const Machine& machine);
 
 /// Analyses a two-operand statement: every method of the registry (method.h) adds its rows

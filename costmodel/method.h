@@ -101,12 +101,16 @@ class Method {
  public:
   virtual ~Method() = default;
 
-  /// The name --force-method takes and a plan's text starts with: "inside-rotation", "cosma".
+  /// The name --force-method takes and a plan's text starts with ("inside-rotation", …).
   virtual std::string name() const = 0;
   /// The family the report compares a chosen method against ("Gao": the six of Gao et al.).
+  /// A family's plans share one alternative of Plan::method.
   virtual std::string family() const = 0;
   /// True when the method runs a tiled loop nest with a disk placement order (--force-order).
   virtual bool has_order() const = 0;
+  /// True when its arrays lie on the ranks in a TensorLayout (program/layout.h plan_layout()),
+  /// so that declared distributions and the sequence hand-off apply to its plans.
+  virtual bool has_layout() const = 0;
   /// True when `plan` (its Plan::method part and any fields within it) is this method's.
   virtual bool owns(const Plan& plan) const = 0;
   /// When no plan is feasible: whether this method's reason is reported even when it was not
@@ -148,7 +152,7 @@ class Method {
   virtual double resident_bytes(const Plan& plan, std::int64_t rank, double element_size_bytes) const;
 
   // --- report --------------------------------------------------------------------------
-  /// The row's method as the table prints it ("inside replication-A", "cosma").
+  /// The row's method as the table prints it ("inside replication-A", …).
   virtual std::string row_name(const ModelPoint& row) const = 0;
   /// The row or plan in a sentence: "method inside replication-A (CAB)", "plan inside-replication (CAB)".
   virtual std::string describe_row(const ModelPoint& row) const = 0;

@@ -60,7 +60,7 @@ struct GroupTiling {
 enum class MemorySplit {
   /// Gao et al. §4: each array's tile gets M = memory/3. Pros: the paper's model. Cons: ~2.45× the bound.
   Thirds,
-  /// The three tiles share the memory freely (their sum fits). Pros: near the COSMA bound. Cons: none known.
+  /// The three tiles share the memory freely (their sum fits). Pros: near the lower bound of Kwasniewski et al. Cons: none known.
   Optimal,
 };
 

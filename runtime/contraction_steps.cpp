@@ -1,5 +1,6 @@
 // runtime/contraction_steps.cpp — the phases executors share: compute record, write-out, verify.
 #include <cmath>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -43,11 +44,7 @@ void compute_phase(Run& run, const GemmSpec& spec, std::unique_ptr<Progress>& pr
   rec.redistribution_predicted[0] = spec.predicted_redistribution[0];
   rec.redistribution_predicted[1] = spec.predicted_redistribution[1];
   rec.redistribution_predicted_seconds = spec.predicted_redistribution_seconds;
-  rec.comm = spec.comm == Communication::Inside ? "inside" : "outside";
-  rec.algorithm = spec.algorithm == Algorithm::Rotation      ? "rotation"
-                  : spec.algorithm == Algorithm::Replication ? "replication"
-                  : spec.algorithm == Algorithm::Cosma       ? "cosma"
-                                                              : "accumulation";
+  std::tie(rec.comm, rec.algorithm) = std::visit([](const auto& m) { return trace_names(m); }, spec.method);
   const std::uint64_t mine[4] = {v.disk_read_bytes, v.disk_write_bytes, v.comm_sent_bytes, v.comm_recv_bytes};
   for (int q = 0; q < 4; ++q) {
     rec.predicted[q] = spec.predicted[q];

@@ -35,9 +35,10 @@ constexpr i64 kChunk = i64{1} << 16;   // elements per chunk of a streamed round
 }  // namespace
 
 CosmaGemm::CosmaGemm(Run& run, GemmSpec spec) : run_(run), spec_(std::move(spec)) {
-  if (spec_.algorithm != Algorithm::Cosma) throw Error("CosmaGemm needs a cosma plan");
+  if (!std::holds_alternative<CosmaSpec>(spec_.method)) throw Error("CosmaGemm needs a cosma plan");
   const Context& ctx = run_.context();
-  pm_ = spec_.cosma_grid[0], pn_ = spec_.cosma_grid[1], pk_ = spec_.cosma_grid[2];
+  const CosmaSpec& part = std::get<CosmaSpec>(spec_.method);
+  pm_ = part.grid[0], pn_ = part.grid[1], pk_ = part.grid[2];
   m_ = product(extents_of(spec_.I)), n_ = product(extents_of(spec_.J)), k_ = product(extents_of(spec_.K));
   const i64 used = pm_ * pn_ * pk_, rank = ctx.rank();
   check_spec(spec_, ctx.size(), budget().limit_bytes());   // grid, rounds and memory, before any work
@@ -75,7 +76,7 @@ CosmaGemm::CosmaGemm(Run& run, GemmSpec spec) : run_(run), spec_(std::move(spec)
   // Every rank's slice buffers have the size of the grid's widest slice (rank z = 0's first),
   // so the reduce-scatter, which streams through the A slice buffer, cuts its messages
   // alike on every rank of a ring.
-  const i64 widest = piece(piece(k_, pk_, 0), spec_.cosma_rounds, 0);
+  const i64 widest = piece(piece(k_, pk_, 0), rounds(), 0);
   C_ = allocate(static_cast<std::size_t>(Ix_ * Jy_), "C block");
   for (i64 b = 0; b < buffers(); ++b) {   // double buffers over several rounds
     A_[b] = allocate(static_cast<std::size_t>(Ix_ * widest), "A slice");
@@ -88,8 +89,8 @@ CosmaGemm::CosmaGemm(Run& run, GemmSpec spec) : run_(run), spec_(std::move(spec)
 
 CosmaGemm::~CosmaGemm() = default;
 
-i64 CosmaGemm::slice_cols(i64 j) const { return piece(Kz_, spec_.cosma_rounds, j); }
-i64 CosmaGemm::slice_start(i64 j) const { return piece_start(Kz_, spec_.cosma_rounds, j); }
+i64 CosmaGemm::slice_cols(i64 j) const { return piece(Kz_, rounds(), j); }
+i64 CosmaGemm::slice_start(i64 j) const { return piece_start(Kz_, rounds(), j); }
 
 void CosmaGemm::load() {
   PhaseScope phase(Phase::Redistribute);   // Gao et al. §2.3 stage 1

@@ -40,7 +40,7 @@ class CosmaGemm {
  public:
   /// The load phase: puts this rank's pieces of the A and B slices of rounds < buffers()
   /// into the slice buffers and writes those of later rounds to its scratch disk, starts the C block (zero, or C's old values on rank (x,y,0) when spec.accumulate), makes the three ring communicators, allocates the C block and the two
-  /// slice buffers through budget(). spec.algorithm must be Algorithm::Cosma and
+  /// slice buffers through budget(). spec.method must hold a CosmaSpec and
   /// pm·pn·pk <= P (Error otherwise).
   CosmaGemm(Run& run, GemmSpec spec);
   ~CosmaGemm();
@@ -48,7 +48,7 @@ class CosmaGemm {
   CosmaGemm& operator=(const CosmaGemm&) = delete;
 
   /// t, the rounds along K.
-  std::int64_t rounds() const { return spec_.cosma_rounds; }
+  std::int64_t rounds() const { return std::get<CosmaSpec>(spec_.method).rounds; }
   /// b, the slice buffers per operand (1 for one round, 2 for several: double buffering);
   /// rounds j < b need no disk reads (costmodel CosmaGrid::buffers()).
   std::int64_t buffers() const { return rounds() > 1 ? 2 : 1; }

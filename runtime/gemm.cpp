@@ -89,11 +89,12 @@ constexpr std::size_t kCommScratchElems = std::size_t{1} << 17;   // 1 MiB, outs
 }  // namespace
 
 DistributedGemm::DistributedGemm(Run& run, GemmSpec spec) : run_(run), spec_(std::move(spec)) {
+  if (!std::holds_alternative<GaoSpec>(spec_.method)) throw Error("DistributedGemm needs a plan of a Gao method");
   const Context& ctx = run_.context();
   P_ = ctx.size(), rank_ = ctx.rank();
   check_spec(spec_, P_, budget().limit_bytes());   // the plan's checks and memory, before any work
   budget().reset_peak();                           // the step's peak, checked in compute()
-  const bool rotation = spec_.algorithm == Algorithm::Rotation;
+  const bool rotation = gao().algorithm == Algorithm::Rotation;
   if (rotation) {
     g_ = rotation_grid_side(P_);
     r_ = rank_ / g_, c_ = rank_ % g_;
@@ -117,15 +118,15 @@ DistributedGemm::DistributedGemm(Run& run, GemmSpec spec) : run_(run), spec_(std
   Buffered& B = *B_;
   Buffered& C = *C_;
   A.name = "A", B.name = "B", C.name = "C";
-  const bool split_I = rotation || (spec_.algorithm == Algorithm::Replication && spec_.broadcast == Operand::B);
-  const bool split_J = rotation || (spec_.algorithm == Algorithm::Replication && spec_.broadcast == Operand::A);
+  const bool split_I = rotation || (gao().algorithm == Algorithm::Replication && gao().broadcast == Operand::B);
+  const bool split_J = rotation || (gao().algorithm == Algorithm::Replication && gao().broadcast == Operand::A);
   A.rows = layout_I_[split_I ? 1 : 0];
   B.rows = layout_J_[split_J ? 1 : 0];
   C.rows = A.rows, C.cols = B.rows;
   A.cols = B.cols = layout_K_[1];
-  if (spec_.algorithm == Algorithm::Replication) {
-    (spec_.broadcast == Operand::A ? A : B).pieced = true;
-    (spec_.broadcast == Operand::A ? B : A).cols = layout_K_[0];
+  if (gao().algorithm == Algorithm::Replication) {
+    (gao().broadcast == Operand::A ? A : B).pieced = true;
+    (gao().broadcast == Operand::A ? B : A).cols = layout_K_[0];
   }
   A.cycled = B.cycled = rotation && g_ > 1;
   const HeldParts mine = held_parts(rank_);
@@ -133,7 +134,7 @@ DistributedGemm::DistributedGemm(Run& run, GemmSpec spec) : run_(run), spec_(std
 
   const std::string prefix = fmt::format("c{}_", run_.next_contraction());
   for (Buffered* x : {&A, &B, &C}) x->path = run_.scratch().path(prefix + x->name + ".bin");
-  const bool has_C = !(spec_.algorithm == Algorithm::Accumulation && spec_.comm == Communication::Inside &&
+  const bool has_C = !(gao().algorithm == Algorithm::Accumulation && gao().comm == Communication::Inside &&
                        rank_ != 0);
   for (Buffered* x : {&A, &B, &C}) {
     if (x->pieced) {
@@ -149,28 +150,28 @@ DistributedGemm::DistributedGemm(Run& run, GemmSpec spec) : run_(run), spec_(std
   const Volumes before = redistribution_now();
   load();
   redistribution_ = redistribution_now() - before;
-  A.buf = allocate(spec_.capacity_A, "tile of A");
-  B.buf = allocate(spec_.capacity_B, "tile of B");
-  C.buf = allocate(spec_.capacity_C, "tile of C");
+  A.buf = allocate(gao().capacity_A, "tile of A");
+  B.buf = allocate(gao().capacity_B, "tile of B");
+  C.buf = allocate(gao().capacity_C, "tile of C");
   comm_scratch_.resize(kCommScratchElems);
 }
 
 DistributedGemm::~DistributedGemm() = default;
 
 i64 DistributedGemm::rounds() const {
-  return spec_.comm == Communication::Outside && spec_.algorithm == Algorithm::Rotation ? g_ : 1;
+  return gao().comm == Communication::Outside && gao().algorithm == Algorithm::Rotation ? g_ : 1;
 }
 
 DistributedGemm::HeldParts DistributedGemm::held_parts(i64 q) const {
   HeldParts out;
-  switch (spec_.algorithm) {
+  switch (gao().algorithm) {
     case Algorithm::Rotation: {   // rank (r, c): A(I r, K (r+c) mod g), B(J c, K (r+c) mod g), C(I r, J c)
       const i64 r = q / g_, c = q % g_, k = g_ > 1 ? (r + c) % g_ : -1;
       out.A = {r, k}, out.B = {c, k}, out.C = {r, c};
       break;
     }
     case Algorithm::Replication:   // the broadcast operand's K piece q; the other's and C's part q
-      if (spec_.broadcast == Operand::A) out.A = {-1, q}, out.B = {q, -1}, out.C = {-1, q};
+      if (gao().broadcast == Operand::A) out.A = {-1, q}, out.B = {q, -1}, out.C = {-1, q};
       else out.A = {q, -1}, out.B = {-1, q}, out.C = {q, -1};
       break;
     default: {   // accumulation: K part q of A and B, C whole
@@ -185,7 +186,7 @@ Placement DistributedGemm::placement(const Buffered& x, const TensorBinding& bin
   Placement out{x.rows, x.cols, {}, binding.perm};
   for (i64 q = 0; q < P_; ++q) {
     const HeldParts held = held_parts(q);
-    if (&x == C_.get() && spec_.algorithm == Algorithm::Accumulation && q != 0) out.parts.emplace_back();
+    if (&x == C_.get() && gao().algorithm == Algorithm::Accumulation && q != 0) out.parts.emplace_back();
     else out.parts.emplace_back(&x == A_.get() ? held.A : &x == B_.get() ? held.B : held.C);
   }
   return out;
@@ -211,7 +212,7 @@ void DistributedGemm::load() {
   lay_out(*B_, spec_.B, spec_.take_B, spec_.J.indices.size());
   // C: zero, or the tensor's current value (one copy: rank 0's under accumulation).
   if (C_->file) C_->file->create();
-  TiledMatrix* start = spec_.algorithm != Algorithm::Accumulation || rank_ == 0 ? C_->file.get() : nullptr;
+  TiledMatrix* start = gao().algorithm != Algorithm::Accumulation || rank_ == 0 ? C_->file.get() : nullptr;
   if (spec_.accumulate && spec_.take_C) return take_kept(run_, spec_.C.shape.name, placement(*C_, spec_.C), start);
   const std::optional<ElementSource> c0 = initial_C(run_, spec_);
   if (c0 && start) {
@@ -241,7 +242,7 @@ void DistributedGemm::finish() {
 void DistributedGemm::read_operand(Buffered& x, Tiles rows, Tiles k) {
   x.set_ranges(rows, k, P_);
   if (!x.pieced) return x.read(0);
-  if (spec_.comm == Communication::Inside) return x.read(rank_);   // allgather_X() completes it
+  if (gao().comm == Communication::Inside) return x.read(rank_);   // allgather_X() completes it
   for (i64 q = 0; q < P_; ++q) x.read(q);                            // outside: already gathered
 }
 
@@ -264,9 +265,9 @@ void DistributedGemm::read_C(Tiles i, Tiles j) {
   Buffered& C = *C_;
   C.set_ranges(i, j, P_);
   bool reads = true;
-  if (spec_.algorithm == Algorithm::Accumulation && rank_ != 0) {
+  if (gao().algorithm == Algorithm::Accumulation && rank_ != 0) {
     const bool first = touched_C_.insert({i.first, j.first}).second;
-    reads = spec_.comm == Communication::Outside && !first;
+    reads = gao().comm == Communication::Outside && !first;
   }
   if (reads) return C.read(0);
   std::memset(C.buf.data(), 0, 8 * C.range_elems(i, j, 0));
@@ -350,7 +351,7 @@ void DistributedGemm::allreduce_C() {
 }
 
 void DistributedGemm::gather_broadcast_file() {
-  Buffered& x = spec_.broadcast == Operand::A ? *A_ : *B_;
+  Buffered& x = gao().broadcast == Operand::A ? *A_ : *B_;
   std::vector<std::size_t> counts;
   for (i64 q = 0; q < P_; ++q) counts.push_back(x.pieces[q]->total());
   ring_allgatherv_file(run_.context(), x.pieces[rank_]->file(), counts, comm_scratch_);
@@ -381,7 +382,7 @@ void DistributedGemm::reduce_C_file() {
 TiledMatrix& DistributedGemm::result() { return *C_->file; }
 
 bool DistributedGemm::owns_result() const {
-  return spec_.algorithm != Algorithm::Accumulation || rank_ == 0;
+  return gao().algorithm != Algorithm::Accumulation || rank_ == 0;
 }
 
 }  // namespace tcert

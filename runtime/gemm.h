@@ -134,6 +134,7 @@ class DistributedGemm {
   void local_gemm(std::int64_t f, std::int64_t h, std::int64_t k);
   bool owns_result() const;
   TiledMatrix& result();   // C's file on a rank that owns_result()
+  const GaoSpec& gao() const { return std::get<GaoSpec>(spec_.method); }   // the method's part
 
   Run& run_;
   GemmSpec spec_;

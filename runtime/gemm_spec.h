@@ -7,8 +7,11 @@
 
 #include <cstdint>
 #include <string>
+#include <variant>
 #include <vector>
 
+#include "runtime/cosma_spec.h"
+#include "runtime/gao_spec.h"
 #include "runtime/tiled_matrix.h"
 
 namespace tcert {
@@ -20,13 +23,9 @@ struct TensorShape {
   std::uint64_t elements() const;   ///< product of the extents (1 for a scalar)
 };
 
-/// Gao et al. §3: where the communication happens.
-enum class Communication { Inside, Outside };
-/// Gao et al. §2.2: how the macro-indices are distributed; Cosma: the COSMA decomposition
-/// (Kwasniewski et al. SC'19), run by CosmaGemm (cosma.h).
-enum class Algorithm { Rotation, Replication, Accumulation, Cosma };
-/// The operand replication broadcasts.
-enum class Operand { A, B };
+/// The method's part of a spec, one alternative per executor: the list of methods the runtime
+/// runs (a new method adds its part here and its checks beside it: gao_spec.h, cosma_spec.h).
+using MethodSpec = std::variant<GaoSpec, CosmaSpec>;
 
 /// One macro-index group (I, J or K): its indices in group order and the position of the
 /// distribution index (-1: none; the group is then never split over the grid).
@@ -46,15 +45,10 @@ struct TensorBinding {
 struct GemmSpec {
   std::string statement;     ///< the statement's source, for messages and the trace
   std::string plan;          ///< the plan's one-line text (costmodel Plan::to_string)
-  std::string order;         ///< disk placement order, "ABC" … "CBA" (for the trace)
-  Communication comm = Communication::Inside;
-  Algorithm algorithm = Algorithm::Rotation;
-  Operand broadcast = Operand::A;        ///< replication only
+  std::string order;         ///< disk placement order, "ABC" … "CBA", or "-" (for the trace)
+  /// The method's part: its schedule and buffer sizes (the executor it needs).
+  MethodSpec method;
   GroupSpec I, J, K;
-  /// Cosma only: the processor grid pm × pn × pk (ranks from pm·pn·pk on are idle) and the
-  /// rounds t along K (costmodel/cosma.h "THE SCHEDULE").
-  std::int64_t cosma_grid[3] = {1, 1, 1};
-  std::int64_t cosma_rounds = 1;
   TensorBinding A, B, C;
   double alpha = 1;                      ///< coefficient (sign of -= folded in)
   /// C starts from its tensor's current value (an earlier statement of the program wrote it;
@@ -68,8 +62,6 @@ struct GemmSpec {
   /// The result stays on the ranks in this plan's C layout for later steps (Run::keep)
   /// instead of being written to the store (no stage 3).
   bool keep_result = false;
-  /// Tile buffer capacities in elements (the plan's tile_bytes / 8).
-  std::uint64_t capacity_A = 0, capacity_B = 0, capacity_C = 0;
   /// The planner's peak memory per rank for this step's buffers, in bytes (costmodel
   /// plan_memory(); 0 = not given). check_spec() refuses a spec whose buffers need more (an
   /// internal error: the planner and the runtime disagree), and the step checks its measured

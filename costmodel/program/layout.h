@@ -7,8 +7,8 @@
 // to the one rank that holds those elements on its local disk. Both kinds tcec meets are of
 // this form: a declared block distribution (ir::Distribution) and the layout of an array of a
 // Gao plan before (A, B, C's old values) or after (C) the compute stage (plan.h "Tiling":
-// each finest tile of the distribution index is split over the grid). Cosma's blocked layout
-// (contiguous pieces of row-major slices, cosma.h) is not of this form and has no layout here.
+// each finest tile of the distribution index is split over the grid). A method whose arrays
+// are not of this form has no layout here (method.h Method::has_layout()).
 #pragma once
 
 #include <cstdint>
@@ -44,11 +44,12 @@ TensorLayout declared_layout(const ir::Program& program, const ir::Tensor& t, st
 /// Which array of the macro-index GEMM C(I,J) += A(I,K)·B(J,K).
 enum class GemmArray { A, B, C };
 
-/// The layout of array `array` under a Gao plan (not Cosma), for a tensor whose dimension d
+/// The layout of array `array` under a Gao plan, for a tensor whose dimension d
 /// holds the index named names[d] (each name in one of the array's two groups): the array's
 /// grid parts (grid_parts) split the groups' distribution indices finest tile by finest tile,
 /// and rank_parts() says which rank holds which parts (under Accumulation, C lies whole on
-/// rank 0). Precondition: check_valid(plan) passes and plan.algorithm != Cosma.
+/// rank 0). Precondition: check_valid(plan) passes and plan.method holds a GaoPlan (the methods
+/// with Method::has_layout()).
 TensorLayout plan_layout(const Plan& plan, GemmArray array, const std::vector<std::string>& names);
 
 /// Elements each rank moves when a tensor goes from layout `from` to layout `to` (same

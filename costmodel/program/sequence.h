@@ -11,8 +11,8 @@
 //    any kept operand to the store: a flush) and with its kept operands (A, B, and C's current
 //    values when it adds to them) moved rank to rank from their layouts (layout.h exchange()),
 //    its result staying on the ranks when it is an intermediate (no stage 3). The cheaper
-//    total, flushes included, is kept. Cosma has no TensorLayout, so the hand-off variant is
-//    planned with the six Gao methods only.
+//    total, flushes included, is kept. Only methods with a TensorLayout (Method::has_layout())
+//    plan the hand-off variant; the others are infeasible there, as with declared distributions.
 //  - A copy step (one operand) reads its operand and, when it adds to it, its result from the
 //    store: kept tensors among them are flushed first; its result is then in the store.
 //  - A flush costs what the producing step's stage 3 would have: each rank reads the part it

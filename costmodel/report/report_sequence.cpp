@@ -28,13 +28,17 @@ std::string handoff_text(const HandoffSequence& seq, const Machine& machine) {
   const bool any_contraction =
       std::any_of(seq.steps.begin(), seq.steps.end(), [](const HandoffStep& s) { return s.contraction; });
   if (!any_contraction) return "";
+  std::string store_readers = "copy steps";   // and the methods without a rank layout
+  for (const Method* m : methods())
+    if (!m->has_layout()) store_readers += " and " + m->name();
   std::string out = fmt::format(
       "\nsequence with rank-to-rank hand-off ({};\n"
       "greedy in program order, Gao et al. §2.3 stages 1 and 3 between steps: an intermediate result stays on the\n"
-      "ranks in its plan's C layout and later contractions take it rank to rank; copy steps and cosma read the\n"
+      "ranks in its plan's C layout and later contractions take it rank to rank; {} read the\n"
       "store, so kept tensors are written there first: a flush); the steps it changes:\n",
       seq.used ? "the generated program runs it; --no-handoff passes every tensor through the store"
-               : "MODEL ONLY with --no-handoff: the generated program passes every tensor through the store");
+               : "MODEL ONLY with --no-handoff: the generated program passes every tensor through the store",
+      store_readers);
   int same = 0;   // steps that run as through the store
   for (const HandoffStep& step : seq.steps) {
     if (!step.handoff && step.flushed.empty()) {

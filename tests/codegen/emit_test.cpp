@@ -1,6 +1,6 @@
 // tests/codegen/emit_test.cpp — golden tests of the generated C++: examples/matmul.tce
 // with pinned plans (STYLE §7), checked line by line against the loop nests of
-// costmodel/loop_nest.h and the collectives of costmodel/simulate.cpp.
+// costmodel/methods/gao/loop_nest.h and the collectives of costmodel/methods/gao/simulate.cpp.
 #include <string>
 
 #include <gtest/gtest.h>
@@ -91,7 +91,7 @@ TEST(Emit, InsideRotationCAB) {
 TEST(Emit, InsideReplicationACB) {
   const std::string text =
       matmul_with("inside-replication order=ACB P=4 bcast=A I=i:3x2 J=j:1x1 K=k:1x5 dist=-,j,k split=optimal");
-  EXPECT_NE(text.find("  spec.algorithm = tcert::Algorithm::Replication;\n  spec.broadcast = tcert::Operand::A;\n"),
+  EXPECT_NE(text.find("  gao.algorithm = tcert::Algorithm::Replication;\n  gao.broadcast = tcert::Operand::A;\n"),
             std::string::npos);
   EXPECT_EQ(nest_of(text),
             "  const std::int64_t It1 = x.I().t1(), It2 = x.I().t2(), Jt1 = x.J().t1(), Kt1 = x.K().t1(), Kt2 = x.K().t2();\n"
@@ -119,7 +119,7 @@ TEST(Emit, InsideReplicationACB) {
 TEST(Emit, InsideReplicationOfBGathersAfterReadB) {
   const std::string text =
       matmul_with("inside-replication order=ACB P=4 bcast=B I=i:1x1 J=j:3x1 K=k:1x5 dist=i,-,k split=optimal");
-  EXPECT_NE(text.find("  spec.broadcast = tcert::Operand::B;\n"), std::string::npos);
+  EXPECT_NE(text.find("  gao.broadcast = tcert::Operand::B;\n"), std::string::npos);
   EXPECT_NE(text.find("              x.read_B(x.J().level1(j1), x.K().tile(k1, k2));\n"
                       "              x.allgather_B();  // ring all-gather: every rank now holds the whole tile of B\n"
                       "              x.multiply(i1 * It2 + i2, j1, k1 * Kt2 + k2);\n"),
@@ -269,8 +269,9 @@ TEST(Emit, GemmSpecOfAPermutedContraction) {
             "  spec.statement = \"T[b,c,a] -= 0.5 * A[c,q,a,p] * B[p,b,q]\";\n"
             "  spec.plan = \"" + plan + "\";\n"
             "  spec.order = \"CAB\";\n"
-            "  spec.comm = tcert::Communication::Inside;\n"
-            "  spec.algorithm = tcert::Algorithm::Rotation;\n"
+            "  tcert::GaoSpec& gao = spec.method.emplace<tcert::GaoSpec>();  // run by tcert::DistributedGemm\n"
+            "  gao.comm = tcert::Communication::Inside;\n"
+            "  gao.algorithm = tcert::Algorithm::Rotation;\n"
             "  // Macro-indices: per index {extent, t1, t2}, then the position of the distribution index (-1: none).\n"
             "  spec.I = {{{/*c*/ 13, 1, 1}, {/*a*/ 13, 1, 1}}, 0};  // I: distributed over c\n"
             "  spec.J = {{{/*b*/ 13, 1, 2}}, 0};  // J: distributed over b\n"
@@ -280,9 +281,9 @@ TEST(Emit, GemmSpecOfAPermutedContraction) {
             "  spec.B = {{\"B\", {13, 13, 11}}, {1, 2, 0}};\n"
             "  spec.C = {{\"T\", {13, 13, 13}}, {1, 2, 0}};\n"
             "  spec.alpha = -0.5;  // coefficient, negated for -=\n"
-            "  spec.capacity_A = " + std::to_string(tb.A / 8) + ";  // tile buffer elements per rank\n"
-            "  spec.capacity_B = " + std::to_string(tb.B / 8) + ";\n"
-            "  spec.capacity_C = " + std::to_string(tb.C / 8) + ";\n"
+            "  gao.capacity_A = " + std::to_string(tb.A / 8) + ";  // tile buffer elements per rank\n"
+            "  gao.capacity_B = " + std::to_string(tb.B / 8) + ";\n"
+            "  gao.capacity_C = " + std::to_string(tb.C / 8) + ";\n"
             "  spec.planned_memory_bytes = " + std::to_string(tb.A + tb.B + tb.C) +
             ";  // the plan's peak per rank; the runtime refuses to need more\n"
             "  spec.predicted[0] = " + list(v.disk_read_bytes) + ";  // disk read bytes per rank\n"
@@ -342,14 +343,14 @@ namespace {
 // COSMA: CosmaGemm with the grid and rounds, then Algorithm 1's rounds and the reduce-scatter.
 TEST(Emit, CosmaRoundsAndReduceScatter) {
   const std::string text = matmul_with("cosma grid=2x2x1 rounds=8 P=4 split=optimal");
-  EXPECT_NE(text.find("  spec.algorithm = tcert::Algorithm::Cosma;\n"
-                      "  spec.cosma_grid[0] = 2;  // pm: ranks along I\n"
-                      "  spec.cosma_grid[1] = 2;  // pn: ranks along J\n"
-                      "  spec.cosma_grid[2] = 1;  // pk: ranks along K\n"
-                      "  spec.cosma_rounds = 8;  // t: rounds along K\n"),
+  EXPECT_NE(text.find("  tcert::CosmaSpec& cosma = spec.method.emplace<tcert::CosmaSpec>();  // run by tcert::CosmaGemm\n"
+                      "  cosma.grid[0] = 2;  // pm: ranks along I\n"
+                      "  cosma.grid[1] = 2;  // pn: ranks along J\n"
+                      "  cosma.grid[2] = 1;  // pk: ranks along K\n"
+                      "  cosma.rounds = 8;  // t: rounds along K\n"),
             std::string::npos)
       << text;
-  EXPECT_EQ(text.find("spec.capacity_A"), std::string::npos);
+  EXPECT_EQ(text.find("capacity_A"), std::string::npos);
   EXPECT_EQ(excerpt(text, "tcert::CosmaGemm x", "  });"),
             "  tcert::CosmaGemm x(run, std::move(spec));\n"
             "  x.compute([&] {\n"

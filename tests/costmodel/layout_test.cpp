@@ -1,4 +1,4 @@
-// Layouts and exchanges (costmodel/layout.h): exchange() against an element-by-element count
+// Layouts and exchanges (costmodel/program/layout.h): exchange() against an element-by-element count
 // that re-derives every owner from the tiling rule of plan.h and the block rule of ir.h; and
 // the plans the dry-run chooses under declared distributions (Gao et al. §2.3, Table 1).
 #include <algorithm>

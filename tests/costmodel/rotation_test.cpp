@@ -1,4 +1,4 @@
-// tests/costmodel/rotation_test.cpp — inside rotation (costmodel/rotation.cpp):
+// tests/costmodel/rotation_test.cpp — inside rotation (costmodel/methods/gao/rotation.cpp):
 // the joint optimum of time against the paper's §5.1 analysis (Table 5 and
 // Eqs. 5.2–5.6 as corrected in shared/notes/gao-model.md).
 #include <gtest/gtest.h>

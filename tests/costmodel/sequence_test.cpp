@@ -1,4 +1,4 @@
-// The sequence hand-off pass (costmodel/sequence.h): an intermediate result kept on the ranks
+// The sequence hand-off pass (costmodel/program/sequence.h): an intermediate result kept on the ranks
 // skips its stage 3, the next contraction takes it rank to rank (its stage 1 from the
 // producer's layout), a copy step flushes it to the store first, and cosma never keeps; and
 // plan_program() hands the pass's choices to code generation unless --no-handoff.

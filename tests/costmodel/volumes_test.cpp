@@ -1,5 +1,5 @@
 // tests/costmodel/volumes_test.cpp — the model's volume expressions at given
-// tile counts (costmodel/volumes.cpp), checked by hand.
+// tile counts (costmodel/methods/gao/volumes.cpp), checked by hand.
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -13,14 +13,15 @@ using tcert::GemmSpec;
 /// C[i,j] = A[i,k] · B[j,k] with extents 10, 8, 6 under inside replication of A.
 GemmSpec replication() {
   GemmSpec s;
-  s.algorithm = tcert::Algorithm::Replication;
+  tcert::GaoSpec& gao = s.method.emplace<tcert::GaoSpec>();
+  gao.algorithm = tcert::Algorithm::Replication;
   s.I = {{{10, 1, 1}}, -1};
   s.J = {{{8, 2, 1}}, 0};
   s.K = {{{6, 1, 1}}, 0};
   s.A = {{"A", {10, 6}}, {0, 1}};
   s.B = {{"B", {8, 6}}, {0, 1}};
   s.C = {{"C", {10, 8}}, {0, 1}};
-  s.capacity_A = 60, s.capacity_B = 12, s.capacity_C = 20;
+  gao.capacity_A = 60, gao.capacity_B = 12, gao.capacity_C = 20;
   return s;
 }
 
@@ -65,22 +66,22 @@ TEST(SpecCheck, RefusalsNameTheRule) {
                                "480 + tile of B 96 + tile of C 160)");
   s.planned_memory_bytes = 736;
   EXPECT_EQ(error_of(s, 4, 736), "");
-  s.algorithm = tcert::Algorithm::Rotation;
+  std::get<tcert::GaoSpec>(s.method).algorithm = tcert::Algorithm::Rotation;
   EXPECT_EQ(error_of(s, 6, 0), "rotation needs a square number of ranks, not 6");
 }
 
 TEST(SpecCheck, CosmaRoundsAtMostTheFewestKColumnsOfARank) {
   GemmSpec s = replication();
-  s.algorithm = tcert::Algorithm::Cosma;
+  tcert::CosmaSpec& cosma = s.method.emplace<tcert::CosmaSpec>();
   s.K = {{{5, 1, 1}}, -1};
-  s.cosma_grid[0] = 1, s.cosma_grid[1] = 1, s.cosma_grid[2] = 2;   // K columns per rank: 3 and 2
-  s.cosma_rounds = 2;
+  cosma.grid[0] = 1, cosma.grid[1] = 1, cosma.grid[2] = 2;   // K columns per rank: 3 and 2
+  cosma.rounds = 2;
   const tcert::StepMemory m = tcert::check_spec(s, 2, 0);
   // C block 10x8; two slice buffers each (two rounds) of ⌈3/2⌉ columns: 2 x 10x2 and 2 x 8x2
   EXPECT_EQ(tcert::parts_text(m), "C block 640 + A slices 320 + B slices 256");
-  s.cosma_rounds = 3;
+  cosma.rounds = 3;
   EXPECT_EQ(error_of(s, 2, 0), "invalid cosma grid 1x1x2 with 3 rounds for 2 ranks and m, n, k = 10, 8, 5");
-  s.cosma_rounds = 1;
+  cosma.rounds = 1;
   s.keep_result = true;
   EXPECT_EQ(error_of(s, 2, 0), "cosma reads its operands from the store and stores its result; it takes and keeps nothing");
 }

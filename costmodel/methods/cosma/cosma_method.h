@@ -21,6 +21,8 @@ class CosmaMethod final : public Method {
   std::string name() const override { return "cosma"; }
   std::string family() const override { return "cosma"; }
   bool has_order() const override { return false; }
+  /// Its blocked layout (contiguous pieces of row-major slices) is not a TensorLayout.
+  bool has_layout() const override { return false; }
   bool owns(const Plan& plan) const override;
   /// Its infeasibility (a grid that does not fit) is reported only when it was forced.
   bool states_infeasibility() const override { return false; }

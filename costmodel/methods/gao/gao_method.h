@@ -15,6 +15,7 @@ class GaoMethod final : public Method {
   std::string name() const override;
   std::string family() const override { return "Gao"; }
   bool has_order() const override { return true; }
+  bool has_layout() const override { return true; }
   bool owns(const Plan& plan) const override;
 
   void analyze(MethodAnalysis& ctx) const override;

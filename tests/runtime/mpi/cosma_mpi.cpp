@@ -2,7 +2,7 @@
 // shapes of the COSMA issue (square, largeK, largeM, flat), with unlimited memory and with
 // memory tight enough for several rounds along K, gathering A before multiplying or while
 // multiplying (RingAllgather, overlapped): values verify against a long-double
-// reference and every rank's measured compute-phase bytes equal costmodel/cosma.h's exact
+// reference and every rank's measured compute-phase bytes equal costmodel/methods/cosma/cosma.h's exact
 // prediction for the chosen grid.
 #include <gtest/gtest.h>
 #include <mpi.h>
@@ -34,12 +34,12 @@ tcert::GemmSpec spec_of(const Shape& s, const cm::CosmaGrid& g, const cm::PlanVo
   spec.statement = std::string("cosma ") + s.name;
   spec.plan = "cosma";
   spec.order = "-";
-  spec.algorithm = tcert::Algorithm::Cosma;
   spec.I = {{{2, 1, 1}, {s.m / 2, 1, 1}}, -1};
   spec.J = one_index(s.n);
   spec.K = one_index(s.k);
-  spec.cosma_grid[0] = g.pm, spec.cosma_grid[1] = g.pn, spec.cosma_grid[2] = g.pk;
-  spec.cosma_rounds = g.rounds;
+  tcert::CosmaSpec& cosma = spec.method.emplace<tcert::CosmaSpec>();
+  cosma.grid[0] = g.pm, cosma.grid[1] = g.pn, cosma.grid[2] = g.pk;
+  cosma.rounds = g.rounds;
   spec.A = {{"A", {2, s.m / 2, s.k}}, {0, 1, 2}};
   spec.B = {{"B", {s.k, s.n}}, {1, 0}};
   spec.C = {{"C", {2, s.m / 2, s.n}}, {0, 1, 2}};

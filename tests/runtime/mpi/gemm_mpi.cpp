@@ -1,7 +1,7 @@
 // tests/runtime/mpi/gemm_mpi.cpp — DistributedGemm runs random plans of every method × order on
 // P ranks (P = the MPI world size): the values verify against a long-double reference and every
 // rank's measured compute-phase bytes equal the cost model's exact prediction (plan_volumes).
-// The loop nest is walked from costmodel/loop_nest.h, as generated code does.
+// The loop nest is walked from costmodel/methods/gao/loop_nest.h, as generated code does.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -77,18 +77,19 @@ tcert::GemmSpec spec_of(const cm::Plan& p, const cm::PlanVolumes& v) {
   s.statement = "C += A * B";
   s.plan = p.to_string();
   s.order = cm::to_string(cm::gao(p).order);
-  s.comm = cm::gao(p).comm == cm::CommMethod::Inside ? tcert::Communication::Inside : tcert::Communication::Outside;
-  s.algorithm = cm::gao(p).algorithm == cm::Algorithm::Rotation      ? tcert::Algorithm::Rotation
-                : cm::gao(p).algorithm == cm::Algorithm::Replication ? tcert::Algorithm::Replication
-                                                            : tcert::Algorithm::Accumulation;
-  s.broadcast = cm::gao(p).replicated == cm::ReplicatedOperand::A ? tcert::Operand::A : tcert::Operand::B;
+  tcert::GaoSpec& gao = s.method.emplace<tcert::GaoSpec>();
+  gao.comm = cm::gao(p).comm == cm::CommMethod::Inside ? tcert::Communication::Inside : tcert::Communication::Outside;
+  gao.algorithm = cm::gao(p).algorithm == cm::Algorithm::Rotation      ? tcert::Algorithm::Rotation
+                  : cm::gao(p).algorithm == cm::Algorithm::Replication ? tcert::Algorithm::Replication
+                                                                       : tcert::Algorithm::Accumulation;
+  gao.broadcast = cm::gao(p).replicated == cm::ReplicatedOperand::A ? tcert::Operand::A : tcert::Operand::B;
   s.I = group_spec(p.I), s.J = group_spec(p.J), s.K = group_spec(p.K);
   s.A = binding("A", p.I, p.K, false);
   s.B = binding("B", p.J, p.K, true);
   s.C = binding("C", p.I, p.J, false);
   s.alpha = -0.5;
   const cm::TileBytes t = cm::tile_bytes(p, 8);
-  s.capacity_A = t.A / 8, s.capacity_B = t.B / 8, s.capacity_C = t.C / 8;
+  gao.capacity_A = t.A / 8, gao.capacity_B = t.B / 8, gao.capacity_C = t.C / 8;
   s.predicted[0] = v.disk_read_bytes, s.predicted[1] = v.disk_write_bytes;
   s.predicted[2] = v.comm_sent_bytes, s.predicted[3] = v.comm_recv_bytes;
   const cm::PlanVolumes r = cm::redistribution_volumes(p, roomy(p.processors), false);

@@ -1,0 +1,36 @@
+// runtime/gao_spec.cpp — the checks, buffers and trace names of a Gao plan's spec (gao_spec.h).
+#include "runtime/gao_spec.h"
+
+#include <fmt/format.h>
+
+#include "runtime/error.h"
+#include "runtime/gemm_spec.h"
+#include "runtime/spec_check.h"
+
+namespace tcert {
+
+void check_method(const GaoSpec& part, const GemmSpec& spec, std::int64_t ranks) {
+  const bool rotation = part.algorithm == Algorithm::Rotation;
+  const std::int64_t g = rotation ? rotation_grid_side(ranks) : 1;
+  if (rotation && g * g != ranks) throw Error(fmt::format("rotation needs a square number of ranks, not {}", ranks));
+  const std::int64_t split = rotation ? g : ranks;
+  for (const GroupSpec* group : {&spec.I, &spec.J, &spec.K}) {
+    (void)GroupLayout(group->indices, group->dist, 1);
+    if (group->dist >= 0) (void)GroupLayout(group->indices, group->dist, split);
+  }
+}
+
+std::vector<MemoryPart> method_buffers(const GaoSpec& part, const GemmSpec&) {
+  return {{"tile of A", 8 * part.capacity_A, false},
+          {"tile of B", 8 * part.capacity_B, false},
+          {"tile of C", 8 * part.capacity_C, false}};
+}
+
+std::pair<const char*, const char*> trace_names(const GaoSpec& part) {
+  const char* algorithm = part.algorithm == Algorithm::Rotation      ? "rotation"
+                          : part.algorithm == Algorithm::Replication ? "replication"
+                                                                     : "accumulation";
+  return {part.comm == Communication::Inside ? "inside" : "outside", algorithm};
+}
+
+}  // namespace tcert

@@ -1,0 +1,39 @@
+// runtime/gao_spec.h — the part of a GemmSpec that DistributedGemm's methods (the six of Gao et
+// al.) add: communication method, parallel algorithm, broadcast operand and tile capacities;
+// and their checks, buffers and trace names (gao_spec.cpp, no MPI). Units: elements.
+#pragma once
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace tcert {
+
+struct GemmSpec;
+struct MemoryPart;
+
+/// Gao et al. §3: where the communication happens.
+enum class Communication { Inside, Outside };
+/// Gao et al. §2.2: how the macro-indices are distributed.
+enum class Algorithm { Rotation, Replication, Accumulation };
+/// The operand replication broadcasts.
+enum class Operand { A, B };
+
+/// A Gao plan's part of the spec (GemmSpec::method), run by DistributedGemm (gemm.h).
+struct GaoSpec {
+  Communication comm = Communication::Inside;
+  Algorithm algorithm = Algorithm::Rotation;
+  Operand broadcast = Operand::A;        ///< replication only
+  /// Tile buffer capacities in elements (the plan's tile_bytes / 8).
+  std::uint64_t capacity_A = 0, capacity_B = 0, capacity_C = 0;
+};
+
+/// The layouts DistributedGemm builds, checked on `ranks` ranks. Throws Error: "rotation needs
+/// a square number of ranks, not 6", or an invalid tiling or distribution index.
+void check_method(const GaoSpec& part, const GemmSpec& spec, std::int64_t ranks);
+/// The tiles of A, B and C: 8 · capacity_A, _B, _C bytes, live to the end of the step.
+std::vector<MemoryPart> method_buffers(const GaoSpec& part, const GemmSpec& spec);
+/// ("inside" | "outside", "rotation" | "replication" | "accumulation") for the trace.
+std::pair<const char*, const char*> trace_names(const GaoSpec& part);
+
+}  // namespace tcert
