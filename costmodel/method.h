@@ -23,6 +23,7 @@
 
 #include "costmodel/model.h"
 #include "costmodel/plan.h"
+#include "costmodel/program/layout.h"
 
 namespace tcec::costmodel {
 
@@ -147,6 +148,9 @@ class Method {
   virtual std::vector<MemoryPart> memory_parts(const Plan& plan, const TileBytes& bytes) const = 0;
   /// What rank `rank` handles in stages 1 and 3 (elements).
   virtual StageElements stage_elements(const Plan& plan, std::int64_t rank) const = 0;
+  /// Where array `array` of the plan lies on the ranks, for a tensor whose dimension d holds
+  /// the index names[d] (program/layout.h). Only when has_layout(); the default throws.
+  virtual TensorLayout layout(const Plan& plan, GemmArray array, const std::vector<std::string>& names) const;
   /// Bytes rank `rank` loads straight into memory outside its counted disk reads (counted in
   /// moved_bytes() as Theorem 1 counts them); 0 for most methods.
   virtual double resident_bytes(const Plan& plan, std::int64_t rank, double element_size_bytes) const;

@@ -42,6 +42,10 @@ std::string method_names() {
 
 double Method::resident_bytes(const Plan&, std::int64_t, double) const { return 0; }
 
+TensorLayout Method::layout(const Plan&, GemmArray, const std::vector<std::string>&) const {
+  throw std::logic_error(fmt::format("costmodel: {} has no rank layout", name()));
+}
+
 void Method::chosen_json(const ContractionAnalysis&, nlohmann::json&) const {}
 
 double Method::chosen_moved_bytes(const ContractionAnalysis& a, const Machine&) const {

@@ -1,5 +1,6 @@
 // costmodel/program/layout.cpp — layouts of declared distributions and Gao plans, and exchanges.
 #include "costmodel/program/layout.h"
+#include "costmodel/method.h"
 #include "costmodel/methods/gao/gao.h"
 
 #include <algorithm>
@@ -84,6 +85,10 @@ TensorLayout declared_layout(const ir::Program& program, const ir::Tensor& t, st
 }
 
 TensorLayout plan_layout(const Plan& plan, GemmArray array, const std::vector<std::string>& names) {
+  return method_of(plan).layout(plan, array, names);
+}
+
+TensorLayout grid_layout(const Plan& plan, GemmArray array, const std::vector<std::string>& names) {
   const GridParts parts = grid_parts(plan);
   const ArrayParts ap = array == GemmArray::A ? parts.A : array == GemmArray::B ? parts.B : parts.C;
   const GroupTiling& rows = array == GemmArray::B ? plan.J : plan.I;

@@ -44,13 +44,16 @@ TensorLayout declared_layout(const ir::Program& program, const ir::Tensor& t, st
 /// Which array of the macro-index GEMM C(I,J) += A(I,K)·B(J,K).
 enum class GemmArray { A, B, C };
 
-/// The layout of array `array` under a Gao plan, for a tensor whose dimension d
-/// holds the index named names[d] (each name in one of the array's two groups): the array's
-/// grid parts (grid_parts) split the groups' distribution indices finest tile by finest tile,
-/// and rank_parts() says which rank holds which parts (under Accumulation, C lies whole on
-/// rank 0). Precondition: check_valid(plan) passes and plan.method holds a GaoPlan (the methods
-/// with Method::has_layout()).
+/// The layout of array `array` under `plan`, for a tensor whose dimension d holds the index
+/// named names[d] (each name in one of the array's two groups), as the plan's method gives it
+/// (method.h Method::layout()). Precondition: check_valid(plan) passes and the method
+/// has_layout().
 TensorLayout plan_layout(const Plan& plan, GemmArray array, const std::vector<std::string>& names);
+/// The same for a plan whose arrays lie in grid parts (methods/gao/gao.h grid_parts() and
+/// rank_parts(): the Gao methods): the array's grid parts split the groups' distribution
+/// indices finest tile by finest tile, and rank_parts() says which rank holds which parts
+/// (under Accumulation, C lies whole on rank 0).
+TensorLayout grid_layout(const Plan& plan, GemmArray array, const std::vector<std::string>& names);
 
 /// Elements each rank moves when a tensor goes from layout `from` to layout `to` (same
 /// tensor, same P): every rank reads each element it holds under `from` once and sends it

@@ -32,6 +32,9 @@ class GaoMethod final : public Method {
   TileBytes tile_bytes(const Plan& plan, double element_size_bytes) const override;
   std::vector<MemoryPart> memory_parts(const Plan& plan, const TileBytes& bytes) const override;
   StageElements stage_elements(const Plan& plan, std::int64_t rank) const override;
+  TensorLayout layout(const Plan& plan, GemmArray array, const std::vector<std::string>& names) const override {
+    return grid_layout(plan, array, names);
+  }
 
   std::string row_name(const ModelPoint& row) const override;
   std::string describe_row(const ModelPoint& row) const override;
