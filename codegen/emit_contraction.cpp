@@ -107,6 +107,9 @@ void emit_spec(CodeWriter& w, const costmodel::StatementPlan& sp,
   if (spec.keep_result)
     w.line("spec.keep_result = true;  // {} stays on the ranks for a later contraction (not stored)",
            comment_text(spec.C.shape.name));
+  for (auto [direct, array] : {std::pair{spec.direct_A, 'A'}, std::pair{spec.direct_B, 'B'}})
+    if (direct) w.line("spec.direct_{} = true;  // the compute stage reads its tiles straight from the tensor", array);
+  if (spec.direct_C) w.line("spec.direct_C = true;  // the compute stage reads and writes C's tiles in its new file in the store");
   method.emit_spec_buffers(w, spec);
   w.line("spec.planned_memory_bytes = {};  // the plan's peak per rank; the runtime refuses to need more",
          spec.planned_memory_bytes);
@@ -139,6 +142,7 @@ tcert::GemmSpec gemm_spec(const ir::Program& program, const costmodel::Machine& 
   spec.alpha = s.coefficient * (s.op == ir::AssignOp::Subtract ? -1.0 : 1.0);
   spec.accumulate = accumulate;
   spec.take_A = sp.take_A, spec.take_B = sp.take_B, spec.take_C = sp.take_C, spec.keep_result = sp.keep_result;
+  spec.direct_A = sp.direct_A, spec.direct_B = sp.direct_B, spec.direct_C = sp.direct_C;
   spec.planned_memory_bytes = sp.memory.peak_bytes;
   const costmodel::PlanVolumes& v = sp.volumes;
   spec.predicted[0] = v.disk_read_bytes, spec.predicted[1] = v.disk_write_bytes;

@@ -156,6 +156,9 @@ std::vector<StatementPlan> plan_program(const ir::Program& program, const Machin
     } else if (sp.feasible) {
       sp.memory = plan_memory(sp.plan, machine);
     }
+    if (sp.feasible && method_of(sp.plan).reads_operands_directly(sp.plan))
+      sp.direct_A = !sp.take_A, sp.direct_B = !sp.take_B;
+    sp.direct_C = sp.feasible && !sp.take_C && !sp.keep_result && method_of(sp.plan).writes_result_directly(sp.plan);
     out.push_back(std::move(sp));
   }
   return out;

@@ -69,6 +69,11 @@ struct StatementPlan {
   /// 10)"), the result kept on the ranks, and the kept tensors flushed to the store first.
   bool take_A = false, take_B = false, take_C = false, keep_result = false;
   std::vector<std::string> taken, flushed;
+  /// Direct tile I/O: the compute stage reads A (B) straight from its tensor, with no tiled
+  /// copy in stage 1 (the plan's method reads operands directly and the operand is not taken).
+  bool direct_A = false, direct_B = false;
+  /// The compute stage reads and writes C in the result's new file in the store (no stage 3).
+  bool direct_C = false;
   /// The memory per rank the step needs, by buffer (plan_memory(): the method's buffers, and
   /// the hand-off's rounds when it takes a tensor); peak_bytes goes into the generated program,
   /// whose runtime refuses to run a step that would need more. Feasible plans only.

@@ -49,7 +49,9 @@ struct Groups {
 
 /// The elements one rank handles in Gao et al. §2.3 stages 1 and 3 (program/redistribution.cpp).
 struct StageElements {
-  std::uint64_t A = 0, B = 0;   ///< its parts of A and B (read from their files)
+  /// Its parts of A and B laid out in stage 1 (read from their files, written to its tiled
+  /// copies); 0 for operands the compute stage reads directly (reads_operands_directly()).
+  std::uint64_t A = 0, B = 0;
   std::uint64_t C = 0;          ///< its part of the result
   /// Elements of C's old values read into memory when accumulating (and not written); unset:
   /// the rank lays its part of C out on disk instead (read and written).
@@ -146,7 +148,16 @@ class Method {
   virtual TileBytes tile_bytes(const Plan& plan, double element_size_bytes) const = 0;
   /// The buffers in the order the runtime allocates them, from tile_bytes() (plan_memory()).
   virtual std::vector<MemoryPart> memory_parts(const Plan& plan, const TileBytes& bytes) const = 0;
-  /// What rank `rank` handles in stages 1 and 3 (elements).
+  /// Direct tile I/O: whether the compute stage reads the plan's operands A and B straight
+  /// from their tensors (the store's files or the inputs) when they are not taken rank to rank,
+  /// so that stage 1 lays nothing out for them (runtime GemmSpec::direct_A/B). Default false.
+  virtual bool reads_operands_directly(const Plan& plan) const;
+  /// Direct tile I/O of the result: whether the compute stage reads and writes C's tiles in
+  /// the result's new file in the store (runtime GemmSpec::direct_C), so that stage 3 moves
+  /// nothing, unless C's values come from or stay on the ranks (taken, kept, declared; see
+  /// writes_result_directly(plan, declared) below). Default false.
+  virtual bool writes_result_directly(const Plan& plan) const;
+  /// What rank `rank` handles in stages 1 and 3 (elements); operands read directly count 0.
   virtual StageElements stage_elements(const Plan& plan, std::int64_t rank) const = 0;
   /// Where array `array` of the plan lies on the ranks, for a tensor whose dimension d holds
   /// the index names[d] (program/layout.h). Only when has_layout(); the default throws.
@@ -181,6 +192,11 @@ class Method {
   /// The method's keys of the JSON "plan" object (comm, algorithm, order, …).
   virtual void plan_json(const ContractionAnalysis& a, const Machine& machine, nlohmann::json& j) const = 0;
 };
+
+/// Whether the plan's compute stage works on C in the result's file (Method::writes_result_directly())
+/// given where C's values come from and go (`declared`: a declared or kept C, C's start taken
+/// from the ranks, or a result that stays there rule it out; null: none).
+bool writes_result_directly(const Plan& plan, const DeclaredLayouts* declared);
 
 /// Every method, in the order the report lists them (methods/registry.cpp).
 const std::vector<const Method*>& methods();

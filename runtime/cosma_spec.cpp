@@ -27,6 +27,8 @@ void check_method(const CosmaSpec& part, const GemmSpec& spec, std::int64_t rank
       part.rounds > k / pk)
     throw Error(fmt::format("invalid cosma grid {}x{}x{} with {} rounds for {} ranks and m, n, k = {}, {}, {}", pm, pn,
                             pk, part.rounds, ranks, m, n, k));
+  if (spec.direct_A || spec.direct_B || spec.direct_C)
+    throw Error("cosma loads its operands' pieces and stores its result itself; direct tile I/O does not apply");
   if (spec.take_A || spec.take_B || spec.take_C || spec.keep_result)
     throw Error("cosma reads its operands from the store and stores its result; it takes and keeps nothing");
 }

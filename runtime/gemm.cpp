@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -23,7 +24,8 @@ using i64 = std::int64_t;
 /// Non-broadcast arrays have one TiledMatrix; a broadcast operand (replication) has one per K
 /// piece q, all in one file, piece q at element Σ_{q'<q} piece totals.
 struct DistributedGemm::Buffered {
-  std::string name;
+  explicit Buffered(char array) : name(1, array) {}
+  std::string name;                           // "A", "B" or "C"
   GroupLayout rows, cols;
   i64 pr = -1, pc = -1;                       // parts held (-1: whole); pc changes under rotation
   bool pieced = false;                        // broadcast operand: cols in P pieces
@@ -34,6 +36,11 @@ struct DistributedGemm::Buffered {
   Buffer buf;
   Tiles tr, tc;                               // tile ranges now in buf
   std::vector<std::uint64_t> piece_offset;    // pieced: start of piece q in buf
+  /// Direct tile I/O (GemmSpec::direct_A/B): the tensor's elements, read block by block into
+  /// buf instead of from a tiled file (none is made).
+  std::optional<ElementSource> direct;
+  std::optional<LinearMap> direct_map;
+  double* mapped = nullptr;                   // direct C: the result's file, mapped (written)
 
   i64 block_rows(i64 f) const { return rows.rows(f, pr); }
   i64 block_cols(i64 h, i64 q) const { return cols.rows(h, pieced ? q : pc); }
@@ -75,10 +82,49 @@ struct DistributedGemm::Buffered {
   }
   /// Reads blocks r × c of piece q (pieced) or of the rank's part into buf.
   void read(i64 q) {
+    if (direct) return read_direct(q);
     TiledMatrix& m = pieced ? *pieces[q] : *file;
     for (i64 f = tr.first; f < tr.first + tr.count; ++f)
       for (i64 h = tc.first; h < tc.first + tc.count; ++h)
         if (m.block_rows(f) * m.block_cols(h) > 0) m.read_block(f, h, buf.data() + offset(f, h, q));
+  }
+  /// Writes blocks r × c from buf into the mapped result (direct C), 8 bytes counted per element.
+  void write_direct() {
+    const std::size_t nr = rows.indices().size(), nc = cols.indices().size();
+    for (i64 f = tr.first; f < tr.first + tr.count; ++f) {
+      const std::vector<i64> rv = TiledMatrix::piece_values(rows, f, pr);
+      for (i64 h = tc.first; h < tc.first + tc.count; ++h) {
+        const auto R = static_cast<std::size_t>(block_rows(f)), C = static_cast<std::size_t>(block_cols(h, 0));
+        if (R * C == 0) continue;
+        const std::vector<i64> cv = TiledMatrix::piece_values(cols, h, pc);
+        const double* src = buf.data() + offset(f, h);
+        for (std::size_t i = 0; i < R; ++i)
+          for (std::size_t j = 0; j < C; ++j) mapped[(*direct_map)(rv.data() + i * nr, cv.data() + j * nc)] = src[i * C + j];
+        counters().add_disk_write(8 * R * C);
+      }
+    }
+  }
+  /// Whether this rank holds the element (its parts of rows and cols).
+  bool holds(const i64* row_values, const i64* col_values) const {
+    return (pr < 0 || rows.locate(row_values).part == pr) && (pc < 0 || cols.locate(col_values).part == pc);
+  }
+  /// read() from the tensor's elements: each block in the order a tiled file would hold it,
+  /// counted as disk reads of 8 bytes per element.
+  void read_direct(i64 q) {
+    const i64 pc_now = pieced ? q : pc;
+    const std::size_t nr = rows.indices().size(), nc = cols.indices().size();
+    for (i64 f = tr.first; f < tr.first + tr.count; ++f) {
+      const std::vector<i64> rv = TiledMatrix::piece_values(rows, f, pr);
+      for (i64 h = tc.first; h < tc.first + tc.count; ++h) {
+        const auto R = static_cast<std::size_t>(block_rows(f)), C = static_cast<std::size_t>(block_cols(h, q));
+        if (R * C == 0) continue;
+        const std::vector<i64> cv = TiledMatrix::piece_values(cols, h, pc_now);
+        double* dst = buf.data() + offset(f, h, q);
+        for (std::size_t i = 0; i < R; ++i)
+          for (std::size_t j = 0; j < C; ++j) dst[i * C + j] = (*direct)((*direct_map)(rv.data() + i * nr, cv.data() + j * nc));
+        counters().add_disk_read(8 * R * C);
+      }
+    }
   }
 };
 
@@ -113,11 +159,10 @@ DistributedGemm::DistributedGemm(Run& run, GemmSpec spec) : run_(run), spec_(std
                                             layout_K_[0].finest_tiles() * rounds());
 
   // Which part of each group every array holds (costmodel grid_parts / rank_parts).
-  A_ = std::make_unique<Buffered>(), B_ = std::make_unique<Buffered>(), C_ = std::make_unique<Buffered>();
+  A_ = std::make_unique<Buffered>('A'), B_ = std::make_unique<Buffered>('B'), C_ = std::make_unique<Buffered>('C');
   Buffered& A = *A_;
   Buffered& B = *B_;
   Buffered& C = *C_;
-  A.name = "A", B.name = "B", C.name = "C";
   const bool split_I = rotation || (gao().algorithm == Algorithm::Replication && gao().broadcast == Operand::B);
   const bool split_J = rotation || (gao().algorithm == Algorithm::Replication && gao().broadcast == Operand::A);
   A.rows = layout_I_[split_I ? 1 : 0];
@@ -137,6 +182,7 @@ DistributedGemm::DistributedGemm(Run& run, GemmSpec spec) : run_(run), spec_(std
   const bool has_C = !(gao().algorithm == Algorithm::Accumulation && gao().comm == Communication::Inside &&
                        rank_ != 0);
   for (Buffered* x : {&A, &B, &C}) {
+    if ((x == &A && spec_.direct_A) || (x == &B && spec_.direct_B) || (x == &C && spec_.direct_C)) continue;   // no tiled copy
     if (x->pieced) {
       std::uint64_t base = 0;
       for (i64 q = 0; q < P_; ++q) {
@@ -199,6 +245,11 @@ void DistributedGemm::load() {
   if (!spec_.take_B) flush_kept(run_, spec_.B.shape.name);
   if (spec_.accumulate && !spec_.take_C) flush_kept(run_, spec_.C.shape.name);
   auto lay_out = [&](Buffered& x, const TensorBinding& tensor, bool take, std::size_t row_count) {
+    if (&x == A_.get() ? spec_.direct_A : spec_.direct_B) {   // read block by block in the compute phase
+      x.direct = run_.input(tensor.shape);
+      x.direct_map.emplace(tensor, row_count);
+      return;
+    }
     TiledMatrix& m = x.pieced ? *x.pieces[rank_] : *x.file;
     if (x.pieced) x.pieces.back()->create();   // the whole gathered size; own piece filled below
     else m.create();
@@ -211,6 +262,7 @@ void DistributedGemm::load() {
   lay_out(*A_, spec_.A, spec_.take_A, spec_.I.indices.size());
   lay_out(*B_, spec_.B, spec_.take_B, spec_.J.indices.size());
   // C: zero, or the tensor's current value (one copy: rank 0's under accumulation).
+  if (spec_.direct_C) return open_direct_C();
   if (C_->file) C_->file->create();
   TiledMatrix* start = gao().algorithm != Algorithm::Accumulation || rank_ == 0 ? C_->file.get() : nullptr;
   if (spec_.accumulate && spec_.take_C) return take_kept(run_, spec_.C.shape.name, placement(*C_, spec_.C), start);
@@ -222,6 +274,51 @@ void DistributedGemm::load() {
   }
 }
 
+void DistributedGemm::open_direct_C() {
+  Buffered& C = *C_;
+  const std::optional<ElementSource> c0 = initial_C(run_, spec_);   // the current version, before the next
+  const std::vector<std::uint64_t> extents(spec_.C.shape.extents.begin(), spec_.C.shape.extents.end());
+  const std::string path = run_.next_version(spec_.C.shape.name);
+  std::string temp;
+  if (rank_ == 0) {
+    c_writer_ = std::make_unique<NpyWriter>(path, extents);
+    temp = c_writer_->temp_path();
+  }
+  temp = run_.context().bcast_string(temp);
+  if (!owns_result()) return;
+  if (rank_ != 0) c_patch_ = std::make_unique<NpyPatch>(temp);
+  double* out = rank_ == 0 ? c_writer_->data() : c_patch_->data();
+  C.mapped = out;
+  C.direct = [out](std::uint64_t linear) { return out[linear]; };
+  C.direct_map.emplace(spec_.C, spec_.I.indices.size());
+  if (!c0) return;
+  // Accumulating: this rank's part of C starts from the current values, copied into the new file.
+  std::uint64_t copied = 0;
+  const std::size_t nr = C.rows.indices().size(), nc = C.cols.indices().size();
+  for (i64 f = 0; f < C.rows.finest_tiles(); ++f) {
+    const std::vector<i64> rv = TiledMatrix::piece_values(C.rows, f, C.pr);
+    for (i64 h = 0; h < C.cols.finest_tiles(); ++h) {
+      const std::vector<i64> cv = TiledMatrix::piece_values(C.cols, h, C.pc);
+      const auto R = static_cast<std::size_t>(C.block_rows(f)), W = static_cast<std::size_t>(C.block_cols(h, 0));
+      for (std::size_t i = 0; i < R; ++i)
+        for (std::size_t j = 0; j < W; ++j) {
+          const std::uint64_t at = (*C.direct_map)(rv.data() + i * nr, cv.data() + j * nc);
+          out[at] = (*c0)(at);
+        }
+      copied += R * W;
+    }
+  }
+  counters().add_disk_read(8 * copied);
+  counters().add_disk_write(8 * copied);
+}
+
+void DistributedGemm::commit_direct_C() {
+  if (c_patch_) c_patch_->sync();
+  run_.context().barrier();
+  if (rank_ == 0) c_writer_->commit();
+  run_.context().barrier();   // the new version exists before any rank reads it
+}
+
 void DistributedGemm::compute(const std::function<void()>& body) {
   compute_phase(run_, spec_, progress_, body);
 }
@@ -229,10 +326,22 @@ void DistributedGemm::compute(const std::function<void()>& body) {
 void DistributedGemm::finish() {
   const Volumes before = redistribution_now();
   const bool owns = owns_result();
-  if (spec_.keep_result) keep_result(run_, spec_, placement(*C_, spec_.C), owns ? std::move(C_->file) : nullptr);
+  if (spec_.direct_C) commit_direct_C();   // the result is in its file already: no stage 3
+  else if (spec_.keep_result) keep_result(run_, spec_, placement(*C_, spec_.C), owns ? std::move(C_->file) : nullptr);
   else write_result(run_, spec_, owns, [&](const auto& visit) { result().for_each(visit); });
   redistribution_ += redistribution_now() - before;
   record_redistribution(run_, redistribution_);
+  if (spec_.direct_C) {
+    if (!run_.options().verify) return;
+    const Buffered& C = *C_;
+    const ElementSource stored = run_.input(spec_.C.shape);   // the version just committed
+    const LinearMap map(spec_.C, spec_.I.indices.size());
+    verify_result(run_, spec_, owns, [&](const i64* rv, const i64* cv) -> std::optional<double> {
+      if (!C.holds(rv, cv)) return std::nullopt;
+      return stored(map(rv, cv));
+    });
+    return;
+  }
   TiledMatrix* c = spec_.keep_result ? run_.kept(spec_.C.shape.name)->file.get() : C_->file.get();
   verify_result(run_, spec_, owns, [&](const i64* rv, const i64* cv) { return c->element(rv, cv); });
 }
@@ -275,6 +384,7 @@ void DistributedGemm::read_C(Tiles i, Tiles j) {
 
 void DistributedGemm::write_C(Tiles i, Tiles j) {
   Buffered& C = *C_;
+  if (C.mapped) return C.write_direct();
   if (!C.file) return;   // inside accumulation: only rank 0 keeps C
   for (i64 f = i.first; f < i.first + i.count; ++f)
     for (i64 h = j.first; h < j.first + j.count; ++h)

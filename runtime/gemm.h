@@ -35,6 +35,7 @@
 #include "runtime/counters.h"
 #include "runtime/gemm_spec.h"
 #include "runtime/memory.h"
+#include "runtime/npy.h"
 #include "runtime/placement.h"
 #include "runtime/progress.h"
 #include "runtime/run.h"
@@ -130,6 +131,11 @@ class DistributedGemm {
   /// Where array x (A_, B_ or C_) of tensor `binding` lies on all ranks.
   Placement placement(const Buffered& x, const TensorBinding& binding) const;
   void load();
+  /// Direct C (spec.direct_C): registers C's next version, creates it (rank 0) and maps this
+  /// rank's view, copying C's current values into this rank's part when accumulating.
+  void open_direct_C();
+  /// Direct C: syncs every rank's writes and commits the new version (rank 0). Collective.
+  void commit_direct_C();
   void read_operand(Buffered& x, Tiles rows, Tiles k);
   void local_gemm(std::int64_t f, std::int64_t h, std::int64_t k);
   bool owns_result() const;
@@ -138,6 +144,8 @@ class DistributedGemm {
 
   Run& run_;
   GemmSpec spec_;
+  std::unique_ptr<NpyWriter> c_writer_;   // direct C: the new version (rank 0)
+  std::unique_ptr<NpyPatch> c_patch_;     // direct C: its mapping on other ranks holding C
   std::int64_t P_ = 1, rank_ = 0, g_ = 1, r_ = 0, c_ = 0, round_ = 0;
   TileGroup I_, J_, K_;
   GroupLayout layout_I_[2], layout_J_[2], layout_K_[2];   // [0] whole, [1] split

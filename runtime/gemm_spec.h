@@ -62,6 +62,18 @@ struct GemmSpec {
   /// The result stays on the ranks in this plan's C layout for later steps (Run::keep)
   /// instead of being written to the store (no stage 3).
   bool keep_result = false;
+  /// Direct tile I/O: the compute stage reads A's (B's) tiles straight from the tensor's
+  /// elements (Run::input(): its file in the store, or the input) instead of a tiled copy on
+  /// the scratch disk, so stage 1 lays nothing out for it; the same bytes are counted as disk
+  /// reads of the compute phase. Only for an operand that is not taken, under a method whose
+  /// executor reads its tiles from its own parts only (check_spec() refuses the others).
+  bool direct_A = false, direct_B = false;
+  /// Direct tile I/O of the result: C's tiles are read and written in the result's new version
+  /// in the store (its .npy, mapped; 8 bytes counted per element as for a tiled file), created
+  /// in the load stage (with C's current values copied in when accumulating) and committed at
+  /// the end, so stage 3 moves nothing. Not with keep_result or take_C, nor under a method
+  /// whose collectives move C's files (check_spec() refuses them).
+  bool direct_C = false;
   /// The planner's peak memory per rank for this step's buffers, in bytes (costmodel
   /// plan_memory(); 0 = not given). check_spec() refuses a spec whose buffers need more (an
   /// internal error: the planner and the runtime disagree), and the step checks its measured

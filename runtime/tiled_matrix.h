@@ -134,6 +134,10 @@ class TiledMatrix {
   /// it. One DiskFile::read of one element.
   std::optional<double> element(const std::int64_t* row_values, const std::int64_t* col_values);
 
+  /// The group multi-indices of part p's piece of finest tile f (p = -1: the whole tile), in
+  /// piece order: rows(f, p) × #indices values back to back. No I/O.
+  static std::vector<std::int64_t> piece_values(const GroupLayout& g, std::int64_t f, std::int64_t p);
+
  private:
   // Local offset of a located element within its tile (whole tile when part is -1).
   static std::int64_t local_offset(const GroupLayout& g, std::int64_t part,
@@ -144,9 +148,6 @@ class TiledMatrix {
                                           const std::vector<std::int64_t>& col_values, std::size_t rows,
                                           std::size_t cols)>;
   void for_each_block(const BlockVisitor& visit);
-  // The multi-indices of part p's piece of tile f, in piece order: rows(f, p) × #indices.
-  static std::vector<std::int64_t> piece_values(const GroupLayout& g, std::int64_t f,
-                                                std::int64_t p);
 
   GroupLayout rows_, cols_;
   std::int64_t pr_, pc_;

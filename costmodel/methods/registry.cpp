@@ -42,6 +42,15 @@ std::string method_names() {
 
 double Method::resident_bytes(const Plan&, std::int64_t, double) const { return 0; }
 
+bool Method::reads_operands_directly(const Plan&) const { return false; }
+
+bool Method::writes_result_directly(const Plan&) const { return false; }
+
+bool writes_result_directly(const Plan& plan, const DeclaredLayouts* declared) {
+  if (declared && (declared->C || declared->C_in || declared->C_stays)) return false;
+  return method_of(plan).writes_result_directly(plan);
+}
+
 TensorLayout Method::layout(const Plan&, GemmArray, const std::vector<std::string>&) const {
   throw std::logic_error(fmt::format("costmodel: {} has no rank layout", name()));
 }

@@ -42,6 +42,7 @@ PlanVolumes redistribution_volumes(const Plan& plan, const Machine& machine, boo
     if (has_C) move(result, *declared->C);
   }
   const Method& method = method_of(plan);
+  const bool direct_C = writes_result_directly(plan, declared);
   PlanVolumes out;
   for (std::size_t rank = 0; rank < P; ++rank) {
     const StageElements e = method.stage_elements(plan, static_cast<std::int64_t>(rank));
@@ -52,7 +53,9 @@ PlanVolumes redistribution_volumes(const Plan& plan, const Machine& machine, boo
     const u64 laid_out = e.spilled ? *e.spilled : operands;
     const u64 start_read = !accumulate || start_moved ? 0 : e.C_start ? *e.C_start : e.C;
     const u64 start_write = !accumulate || start_moved || e.C_start ? 0 : e.C;
-    const u64 result = result_moved ? 0 : e.C, result_read = e.C_start ? 0 : result;
+    // A result written directly into its file needs no stage 3 (its start values, when
+    // accumulating, are copied into the new file in stage 1, read and written as before).
+    const u64 result = result_moved || direct_C ? 0 : e.C, result_read = e.C_start ? 0 : result;
     append_rank(out, 1.0, machine,   // point-to-point moves: no collective factor
                  read[rank] + operands + start_read + result_read,
                 write[rank] + laid_out + start_write + result, sent[rank], recv[rank]);

@@ -158,6 +158,22 @@ HandoffSequence plan_handoff(const ir::Program& program, const Machine& machine,
     out.store_total_s += out.steps.back().store_time_s;
   }
   out.handoffs = pass.handoffs();
+  constexpr double kTie = 1e-9;   // relative: equal totals summed in another order
+  if (out.handoffs > 0 && out.total_s >= out.store_total_s * (1 - kTie)) {
+    // Greedy choices that later flushes undo: run every step through the store instead.
+    out.rejected_total_s = out.total_s;
+    out.total_s = out.store_total_s;
+    out.handoffs = 0;
+    for (std::size_t i = 0; i < out.steps.size(); ++i) {
+      HandoffStep plain;
+      plain.statement = out.steps[i].statement;
+      plain.contraction = out.steps[i].contraction;
+      plain.time_s = plain.store_time_s = out.steps[i].store_time_s;
+      if (store.at(i)) plain.plan = store[i]->plan;
+      if (plain.plan.feasible) plain.memory = plan_memory(plain.plan.plan, machine);
+      out.steps[i] = std::move(plain);
+    }
+  }
   return out;
 }
 

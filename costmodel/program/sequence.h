@@ -18,8 +18,9 @@
 //  - A flush costs what the producing step's stage 3 would have: each rank reads the part it
 //    holds and writes it to the tensor's file (exchange(L, L).read / .write; no messages).
 //  - Kept tensors that no later step reads are never written (intermediates are freed).
-// Greedy: a step sees the layouts earlier steps chose and never revises them. Units: bytes
-// per rank in PlanVolumes, seconds.
+// Greedy: a step sees the layouts earlier steps chose and never revises them; when the whole
+// sequence is not cheaper than the store's, every step runs through the store (the hand-off
+// never costs more than no hand-off). Units: bytes per rank in PlanVolumes, seconds.
 #pragma once
 
 #include <optional>
@@ -58,6 +59,10 @@ struct HandoffSequence {
   double total_s = 0;                ///< Σ steps' time_s
   double store_total_s = 0;          ///< Σ steps' store_time_s (the dry-run's total)
   int handoffs = 0;                  ///< contractions planned with kept tensors
+  /// When the greedy pass's total was not below the store's (keeping a result that later steps
+  /// flush anyway, or that a direct read beats), its total in seconds; every step then runs
+  /// through the store (0 otherwise).
+  double rejected_total_s = 0;
   bool used = true;                  ///< the generated program runs it (false: --no-handoff)
 };
 
@@ -78,7 +83,8 @@ std::string handoff_text(const HandoffSequence& seq, const Machine& machine);
 /// The same as JSON: {"model_only": !seq.used, "steps": [{"line", "statement", "kind" ("contraction"
 /// or "copy"), "handoff", "plan" (text or null), "taken" [..], "result_kept", "flushed" [..],
 /// "flush_s", "memory_bytes_per_rank" (memory_json(); null for copies), "time_s", "store_time_s"}], "handoffs", "total_predicted_time_s",
-/// "store_total_predicted_time_s"} (seconds).
+/// "store_total_predicted_time_s", "rejected_total_predicted_time_s" (null unless the greedy
+/// sequence was rejected)} (seconds).
 nlohmann::json handoff_json(const HandoffSequence& seq, const Machine& machine);
 
 }  // namespace tcec::costmodel

@@ -70,6 +70,18 @@ double moved_bytes(const Plan& plan, const PlanVolumes& v, const Machine& machin
   return most;
 }
 
+/// The arrays the chosen plan's compute stage reads (A, B) or reads and writes (C) straight in
+/// their tensors' files (direct tile I/O), unless declared or kept on the ranks.
+std::vector<std::string> direct_operands(const ContractionAnalysis& a) {
+  std::vector<std::string> out;
+  if (method_of(a.plan.plan).reads_operands_directly(a.plan.plan)) {
+    if (!a.declared.A) out.push_back("A");
+    if (!a.declared.B) out.push_back("B");
+  }
+  if (writes_result_directly(a.plan.plan, &a.declared)) out.push_back("C");
+  return out;
+}
+
 /// The plan's redistribution line (Gao et al. §2.3 stages 1 and 3): through the tensor files
 /// as tcec runs them, or rank to rank from and to the declared distributions.
 std::string redistribution_text(const ContractionAnalysis& a) {
@@ -79,9 +91,11 @@ std::string redistribution_text(const ContractionAnalysis& a) {
                           : declared == "A, B, C"             ? "declared distributions of A, B, C"
                                                               : "declared distributions of " + declared + ", tensor files";
   const bool moved = std::any_of(r.comm_recv_bytes.begin(), r.comm_recv_bytes.end(), [](auto b) { return b > 0; });
-  return fmt::format("    redistribution (stages 1 and 3, {}{}): per rank disk read {}, disk write {}{}; {:.5g} s; "
+  const std::vector<std::string> direct = direct_operands(a);
+  return fmt::format("    redistribution (stages 1 and 3, {}{}{}): per rank disk read {}, disk write {}{}; {:.5g} s; "
                      "total with the compute stage {:.5g} s\n",
-                     how, a.accumulate ? "; C starts from its current value" : "", range_text(r.disk_read_bytes),
+                     how, direct.empty() ? "" : fmt::format("; direct tile I/O of {}", fmt::join(direct, ", ")),
+                     a.accumulate ? "; C starts from its current value" : "", range_text(r.disk_read_bytes),
                      range_text(r.disk_write_bytes),
                      moved ? fmt::format(", sent {}, received {}", range_text(r.comm_sent_bytes),
                                          range_text(r.comm_recv_bytes))
@@ -125,6 +139,7 @@ nlohmann::json plan_json(const ContractionAnalysis& a, const Machine& machine) {
                                           {"comm_recv_bytes", a.plan.redistribution.comm_recv_bytes},
                                           {"time_s", a.plan.redistribution.time_s},
                                           {"accumulate", a.accumulate},
+                                          {"direct", direct_operands(a)},
                                           {"declared", a.declared.which()}}},
                       {"total_time_s", a.plan.total_s()}};
   method_of(p).plan_json(a, machine, j);

@@ -55,6 +55,10 @@ std::string handoff_text(const HandoffSequence& seq, const Machine& machine) {
                      "(through the store: {:.5g} s, {:.3f}x)\n",
                      seq.total_s, seq.handoffs, seq.handoffs == 1 ? "" : "s", seq.store_total_s,
                      seq.store_total_s > 0 ? seq.total_s / seq.store_total_s : 1.0);
+  if (seq.rejected_total_s > 0)
+    out += fmt::format("(the greedy pass kept results for a total of {:.5g} s, not below the store's: every step "
+                       "runs through the store)\n",
+                       seq.rejected_total_s);
   return out;
 }
 
@@ -80,7 +84,9 @@ nlohmann::json handoff_json(const HandoffSequence& seq, const Machine& machine) 
           {"steps", steps},
           {"handoffs", seq.handoffs},
           {"total_predicted_time_s", seq.total_s},
-          {"store_total_predicted_time_s", seq.store_total_s}};
+          {"store_total_predicted_time_s", seq.store_total_s},
+          {"rejected_total_predicted_time_s", seq.rejected_total_s > 0 ? nlohmann::json(seq.rejected_total_s)
+                                                                       : nlohmann::json(nullptr)}};
 }
 
 }  // namespace tcec::costmodel

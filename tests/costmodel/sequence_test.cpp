@@ -1,7 +1,10 @@
 // The sequence hand-off pass (costmodel/program/sequence.h): an intermediate result kept on the ranks
 // skips its stage 3, the next contraction takes it rank to rank (its stage 1 from the
-// producer's layout), a copy step flushes it to the store first, and cosma never keeps; and
-// plan_program() hands the pass's choices to code generation unless --no-handoff.
+// producer's layout), a copy step flushes it to the store first, and cosma never keeps; a
+// sequence no cheaper than the store's runs through the store; and plan_program() hands the
+// pass's choices to code generation unless --no-handoff. The hand-off tests force outside
+// accumulation, whose partial C files are summed disk to disk: the other methods read and
+// write the store directly (direct tile I/O), which keeping and taking tensors rarely beats.
 #include <algorithm>
 #include <deque>
 
@@ -17,7 +20,7 @@ namespace {
 
 using u64 = std::uint64_t;
 
-/// T = A·B (line 7), then (line 9) C += T·D, or C += T as a copy step.
+/// T = A·B (line 7), then (line 9 on) C += T·D, or C += T as a copy step.
 const char* kHead = R"(range N = 64;
 index i, j, k, l : N;
 tensor A[N,N] input;
@@ -53,7 +56,7 @@ Planned run(const std::string& tail, const char* method) {
 }
 
 TEST(Sequence, KeptIntermediateIsTakenRankToRank) {
-  const Planned r = run("tensor C[N,N] output;\nC[i,l] += T[i,j] * D[j,l];\n", "inside-replication");
+  const Planned r = run("tensor C[N,N] output;\nC[i,l] += T[i,j] * D[j,l];\n", "outside-accumulation");
   ASSERT_EQ(r.seq.steps.size(), 2u);
   const HandoffStep& first = r.seq.steps[0];
   const HandoffStep& second = r.seq.steps[1];
@@ -62,9 +65,9 @@ TEST(Sequence, KeptIntermediateIsTakenRankToRank) {
   EXPECT_TRUE(first.taken.empty());
   // The producer's stage 3 is gone: it writes C's part no more (its plan is the store's).
   EXPECT_EQ(first.plan.plan.to_string(), r.store[0]->plan.plan.to_string());
-  for (std::size_t rank = 0; rank < 4; ++rank)
+  for (std::size_t rank = 0; rank < 4; ++rank)   // accumulation: C lies whole on rank 0
     EXPECT_EQ(r.store[0]->plan.redistribution.disk_write_bytes[rank] - first.plan.redistribution.disk_write_bytes[rank],
-              64u * 64 / 4 * 8)
+              rank == 0 ? 64u * 64 * 8 : 0u)
         << rank;
   EXPECT_DOUBLE_EQ(first.store_time_s, r.store[0]->plan.total_s());
   EXPECT_LT(first.time_s, first.store_time_s);
@@ -95,13 +98,18 @@ TEST(Sequence, KeptIntermediateIsTakenRankToRank) {
 }
 
 TEST(Sequence, CopyStepFlushesWhatTheProducerKept) {
-  const Planned r = run("tensor C[N,N] output;\nC[i,j] += T[i,j];\n", "inside-replication");
-  ASSERT_EQ(r.seq.steps.size(), 2u);
-  const HandoffStep& first = r.seq.steps[0];
-  const HandoffStep& copy = r.seq.steps[1];
+  // T is kept and taken by line 12 (the sequence pays off); U (line 9) is kept too, and the
+  // copy step on line 13 flushes it first.
+  const Planned r = run("tensor U[N,N];\nU[i,j] = A[i,k] * D[k,j];\ntensor C[N,N] output;\ntensor E[N,N] output;\n"
+                        "C[i,l] += T[i,j] * D[j,l];\nE[i,j] += U[i,j];\n",
+                        "outside-accumulation");
+  ASSERT_EQ(r.seq.steps.size(), 4u);
+  ASSERT_GT(r.seq.handoffs, 0);
+  const HandoffStep& first = r.seq.steps[1];
+  const HandoffStep& copy = r.seq.steps[3];
   ASSERT_TRUE(first.result_kept);
   EXPECT_FALSE(copy.contraction);
-  EXPECT_EQ(copy.flushed, std::vector<std::string>{"T"});
+  EXPECT_EQ(copy.flushed, std::vector<std::string>{"U"});
   // The flush: every rank reads the elements of T it holds and writes them, counted here
   // element by element from the layout's runs and owner table.
   const TensorLayout L = plan_layout(first.plan.plan, GemmArray::C, {"i", "j"});
@@ -123,10 +131,44 @@ TEST(Sequence, CopyStepFlushesWhatTheProducerKept) {
   EXPECT_DOUBLE_EQ(copy.time_s, copy.flush.time_s + copy.store_time_s);
   // The flush is the producer's deferred stage 3: with the same plan, keeping and then
   // flushing costs what storing does.
-  EXPECT_EQ(first.plan.plan.to_string(), r.store[0]->plan.plan.to_string());
+  EXPECT_EQ(first.plan.plan.to_string(), r.store[1]->plan.plan.to_string());
   EXPECT_NEAR(first.time_s + copy.flush.time_s, first.store_time_s, 1e-12);
   const std::string text = handoff_text(r.seq, r.machine);
-  EXPECT_NE(text.find("  line 9: flushes T ("), std::string::npos) << text;
+  EXPECT_NE(text.find("  line 13: flushes U ("), std::string::npos) << text;
+}
+
+TEST(Sequence, NoCheaperThanTheStoreRunsThroughTheStore) {
+  // Kept for a copy step only: keeping T and flushing it costs what storing it does, so the
+  // greedy sequence is no cheaper and every step goes through the store.
+  const Planned r = run("tensor C[N,N] output;\nC[i,j] += T[i,j];\n", "outside-accumulation");
+  ASSERT_EQ(r.seq.steps.size(), 2u);
+  EXPECT_EQ(r.seq.handoffs, 0);
+  EXPECT_GT(r.seq.rejected_total_s, 0);
+  EXPECT_NEAR(r.seq.rejected_total_s, r.seq.store_total_s, 1e-12);
+  EXPECT_DOUBLE_EQ(r.seq.total_s, r.seq.store_total_s);
+  for (const HandoffStep& step : r.seq.steps) {
+    EXPECT_FALSE(step.handoff || step.result_kept);
+    EXPECT_TRUE(step.flushed.empty());
+    EXPECT_DOUBLE_EQ(step.time_s, step.store_time_s);
+  }
+  EXPECT_NE(handoff_text(r.seq, r.machine).find("not below the store's: every step runs through the store"),
+            std::string::npos);
+  EXPECT_EQ(handoff_json(r.seq, r.machine)["rejected_total_predicted_time_s"], r.seq.rejected_total_s);
+}
+
+TEST(Sequence, InsideMethodsReadTheStoreDirectly) {
+  // Inside replication reads T straight from the store and works on C in its new file (direct
+  // tile I/O), which keeping and taking T does not beat: the store's plans stand, with no
+  // stage 1 for A and B and no stage 3 for C.
+  const Planned r = run("tensor C[N,N] output;\nC[i,l] += T[i,j] * D[j,l];\n", "inside-replication");
+  EXPECT_EQ(r.seq.handoffs, 0);
+  const PlanVolumes& second = r.store[1]->plan.redistribution;
+  for (std::size_t rank = 0; rank < 4; ++rank) {
+    EXPECT_EQ(second.disk_read_bytes[rank], 0u) << rank;
+    EXPECT_EQ(second.disk_write_bytes[rank], 0u) << rank;
+  }
+  const std::vector<StatementPlan> plans = plan_program(*r.program, r.machine, r.options);
+  EXPECT_TRUE(plans[1].direct_A && plans[1].direct_B && plans[1].direct_C);
 }
 
 TEST(Sequence, CosmaReadsTheStoreAndKeepsNothing) {
@@ -144,7 +186,7 @@ TEST(Sequence, CosmaReadsTheStoreAndKeepsNothing) {
 }
 
 TEST(Sequence, PlanProgramRunsTheHandOffUnlessTurnedOff) {
-  const Planned r = run("tensor C[N,N] output;\nC[i,l] += T[i,j] * D[j,l];\n", "inside-replication");
+  const Planned r = run("tensor C[N,N] output;\nC[i,l] += T[i,j] * D[j,l];\n", "outside-accumulation");
   std::vector<StatementPlan> plans = plan_program(*r.program, r.machine, r.options);
   ASSERT_EQ(plans.size(), 2u);
   EXPECT_TRUE(plans[0].keep_result);

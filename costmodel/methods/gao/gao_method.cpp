@@ -196,12 +196,20 @@ std::vector<MemoryPart> GaoMethod::memory_parts(const Plan&, const TileBytes& t)
   return {{"tile of A", t.A, false}, {"tile of B", t.B, false}, {"tile of C", t.C, false}};
 }
 
+bool GaoMethod::reads_operands_directly(const Plan&) const { return comm_ == CommMethod::Inside; }
+
+bool GaoMethod::writes_result_directly(const Plan&) const {
+  return !(comm_ == CommMethod::Outside && algorithm_ == Algorithm::Accumulation);
+}
+
 StageElements GaoMethod::stage_elements(const Plan& plan, std::int64_t rank) const {
   StageElements out;
   const GridParts parts = grid_parts(plan);
   const RankParts rp = rank_parts(plan, rank);
-  out.A = share(plan.I, parts.A.rows, rp.A_rows) * share(plan.K, parts.A.cols, rp.A_cols);
-  out.B = share(plan.J, parts.B.rows, rp.B_rows) * share(plan.K, parts.B.cols, rp.B_cols);
+  if (!reads_operands_directly(plan)) {   // tiled copies of A and B (stage 1)
+    out.A = share(plan.I, parts.A.rows, rp.A_rows) * share(plan.K, parts.A.cols, rp.A_cols);
+    out.B = share(plan.J, parts.B.rows, rp.B_rows) * share(plan.K, parts.B.cols, rp.B_cols);
+  }
   out.owns_C = algorithm_ != Algorithm::Accumulation || rank == 0;   // accumulation: C whole on rank 0
   out.C = out.owns_C ? share(plan.I, parts.C.rows, rp.C_rows) * share(plan.J, parts.C.cols, rp.C_cols) : 0;
   return out;

@@ -31,6 +31,11 @@ class GaoMethod final : public Method {
   double collective_factor(const Plan& plan, const Machine& machine) const override;
   TileBytes tile_bytes(const Plan& plan, double element_size_bytes) const override;
   std::vector<MemoryPart> memory_parts(const Plan& plan, const TileBytes& bytes) const override;
+  /// The inside methods read their own parts' tiles only, so straight from the tensors; the
+  /// outside methods move their operands' files disk to disk and need the tiled copies.
+  bool reads_operands_directly(const Plan& plan) const override;
+  /// All but outside accumulation, whose partial C files are summed disk to disk.
+  bool writes_result_directly(const Plan& plan) const override;
   StageElements stage_elements(const Plan& plan, std::int64_t rank) const override;
   TensorLayout layout(const Plan& plan, GemmArray array, const std::vector<std::string>& names) const override {
     return grid_layout(plan, array, names);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "costmodel/methods/gao/loop_nest.h"
+#include "costmodel/method.h"
 #include "costmodel/methods/gao/gao.h"
 #include "costmodel/plan.h"
 #include "runtime/gemm.h"
@@ -90,6 +91,9 @@ tcert::GemmSpec spec_of(const cm::Plan& p, const cm::PlanVolumes& v) {
   s.alpha = -0.5;
   const cm::TileBytes t = cm::tile_bytes(p, 8);
   gao.capacity_A = t.A / 8, gao.capacity_B = t.B / 8, gao.capacity_C = t.C / 8;
+  // Direct tile I/O where the model has it (the inside methods): no tiled copies of A and B.
+  s.direct_A = s.direct_B = cm::method_of(p).reads_operands_directly(p);
+  s.direct_C = cm::writes_result_directly(p, nullptr);
   s.predicted[0] = v.disk_read_bytes, s.predicted[1] = v.disk_write_bytes;
   s.predicted[2] = v.comm_sent_bytes, s.predicted[3] = v.comm_recv_bytes;
   const cm::PlanVolumes r = cm::redistribution_volumes(p, roomy(p.processors), false);

@@ -1,0 +1,39 @@
+#!/usr/bin/env python3
+"""bench/io_bound.py — a program's predicted whole-program time over its compulsory I/O time.
+
+Reads `tcec --dry-run --json` on stdin. Compulsory (per rank, the fullest): every input tensor
+read once and every output tensor written once, shared evenly over the P ranks, at the
+machine's disk bandwidths (intermediates count zero: a perfect program would keep them in
+memory). The predicted time is the program's: the hand-off sequence's total when the program
+runs it, else the sum over contractions and copy steps. Prints one line:
+  NAME  predicted_s  compulsory_s  ratio
+"""
+import json
+import sys
+
+
+def main():
+    name = sys.argv[1] if len(sys.argv) > 1 else "program"
+    report = json.load(sys.stdin)
+    m = report["machine"]
+    P = m["processors"]
+    e = m["element_size_bytes"]
+    read = write = 0.0
+    for tensor in report["tensors"].values():
+        elements = 1
+        for extent in tensor["shape"]:
+            elements *= extent
+        if tensor["role"] == "input":
+            read += elements * e
+        elif tensor["role"] == "output":
+            write += elements * e
+    compulsory = (read / P) / m["disk_read_bytes_per_s"] + (write / P) / m["disk_write_bytes_per_s"]
+    handoff = report.get("handoff")
+    predicted = report["total_predicted_time_s"]
+    if handoff and not handoff["model_only"]:
+        predicted = handoff["total_predicted_time_s"]
+    print(f"{name:<28} {predicted:>14.6g} {compulsory:>14.6g} {predicted / compulsory:>8.3f}")
+
+
+if __name__ == "__main__":
+    main()

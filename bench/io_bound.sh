@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# bench/io_bound.sh — whole programs against their compulsory I/O: the predicted time of each
+# program (`tcec --dry-run --json`) over the time to read every input once and write every
+# output once, per rank, at the machine's disk bandwidths (bench/io_bound.py). 1.0 is the floor
+# for a program whose operands start and end on disk.
+#
+#   bench/io_bound.sh [BUILD_DIR]
+#
+# Rows: the examples of Gao et al. §6 on their Table 8 machines (64 MB), the Table 9 matmul at
+# 24 MB, and NWChem's CCSD T2 at O = 100, V = 500 on 64 ranks with 256 MB each.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+tcec=${1:-$here/build}/bin/tcec
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+printf 'machine t9 { processors 4; memory 24 MB; network 200 MB/s; disk 8 MB/s; }\n' > "$work/t9_24.machine"
+printf 'machine big { processors 64; memory 256 MB; network 1 GB/s; disk 500 MB/s; }\n' > "$work/big.machine"
+row() {
+  local name=$1
+  shift
+  "$tcec" "$@" --dry-run --json | python3 "$here/bench/io_bound.py" "$name"
+}
+printf '%-28s %14s %14s %8s\n' "program" "predicted (s)" "compulsory (s)" "ratio"
+row matmul "$here/examples/matmul.tce"
+row matmul_24MB "$here/examples/matmul.tce" --machine "$work/t9_24.machine"
+row four_index "$here/examples/four_index.tce"
+row ccsd_term "$here/examples/ccsd_term.tce"
+row ccsd_t2_O100_V500_P64 "$here/../shared/inputs/nwchem_tce_equation_trees.txt" --from nwchem --section ccsd_t2 \
+  -D O=100 -D V=500 --machine "$work/big.machine"
