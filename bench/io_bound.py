@@ -5,8 +5,10 @@ Reads `tcec --dry-run --json` on stdin. Compulsory (per rank, the fullest): ever
 read once and every output tensor written once, shared evenly over the P ranks, at the
 machine's disk bandwidths (intermediates count zero: a perfect program would keep them in
 memory). The predicted time is the program's: the hand-off sequence's total when the program
-runs it, else the sum over contractions and copy steps. Prints one line:
-  NAME  predicted_s  compulsory_s  ratio
+runs it, else the sum over contractions and copy steps. The report's own bound
+(`io_lower_bound_s`: per contraction the larger of its compulsory I/O and Theorem 1 of
+Kwasniewski et al., summed; copy steps count 0) is the other reference. Prints one line:
+  NAME  predicted_s  compulsory_s  predicted/compulsory  bound_s  predicted/bound
 """
 import json
 import sys
@@ -32,7 +34,9 @@ def main():
     predicted = report["total_predicted_time_s"]
     if handoff and not handoff["model_only"]:
         predicted = handoff["total_predicted_time_s"]
-    print(f"{name:<28} {predicted:>14.6g} {compulsory:>14.6g} {predicted / compulsory:>8.3f}")
+    bound = report["io_lower_bound_s"]
+    print(f"{name:<28} {predicted:>14.6g} {compulsory:>14.6g} {predicted / compulsory:>8.3f} "
+          f"{bound:>14.6g} {predicted / bound:>8.3f}")
 
 
 if __name__ == "__main__":

@@ -58,6 +58,30 @@ ModelPoint best_row_outside(const ContractionAnalysis& a, const std::string& fam
 const PlannedCandidate* best_plan_outside(const ContractionAnalysis& a, const std::string& family,
                                           std::string* other_family);
 
+/// The I/O lower bound per rank of a contraction whose operands start in files and whose
+/// result ends in one (bytes, seconds), and the chosen plan against it (io_bound.cpp):
+///  (a) compulsory: every rank reads its share of A and B once (and of C's current values when
+///      the statement adds to them) and writes its share of C once: (|A| + |B| [+ |C|]) / P
+///      read, |C| / P written;
+///  (b) Theorem 1 of Kwasniewski et al.: 2mnk/(P√S) + mn/P words must enter a rank's memory.
+/// bytes = max(a's reads, b) + a's writes; time_s = the reads at B_dr (or Theorem 1's words at
+/// the faster of B_dr and B_c, when they bind, but never less than a's reads at B_dr) plus the
+/// writes at B_dw. The plan's figures: every byte its fullest rank reads, receives and writes in
+/// the compute stage and the redistribution, and its total time.
+struct IoBound {
+  double compulsory_read_bytes = 0, compulsory_write_bytes = 0, theorem1_bytes = 0;
+  bool theorem1_binds = false;   ///< (b) exceeds (a)'s reads
+  double bytes = 0, time_s = 0;
+  double plan_bytes = 0, plan_time_s = 0;   ///< 0 without a feasible plan
+};
+IoBound io_bound(const ContractionAnalysis& a, const Machine& machine);
+/// "    I/O lower bound per rank: 40.9 MB (compulsory I/O binds: compulsory reads … ; Theorem 1
+/// into memory …), 5.12 s; the plan moves … in … s: 2.500x in bytes, 3.000x in time".
+std::string io_bound_text(const IoBound& b);
+/// {"binds": "compulsory" | "theorem1", "compulsory_read_bytes", "compulsory_write_bytes",
+/// "theorem1_bytes", "bytes", "time_s", "plan_bytes", "plan_time_s", "bytes_ratio", "time_ratio"}.
+nlohmann::json io_bound_json(const IoBound& b);
+
 /// "5" when every rank has 5, else "3 .. 5" (min .. max over ranks).
 std::string range_text(const std::vector<std::uint64_t>& v);
 /// "146 MB": bytes in decimal units, three significant digits.

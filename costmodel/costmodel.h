@@ -117,6 +117,8 @@ std::string dry_run_text(const ir::Program& program, const std::optional<Machine
 /// (statement, line, elements and, with a machine, copy_volumes(): disk_read_bytes[],
 /// disk_write_bytes[], time_s)}. The schema of the cost-model issue; `--all` adds "candidates";
 /// "total_predicted_time_s" sums the chosen plans' and the copies' predicted seconds (null without a machine);
+/// "io_lower_bound_s" the planned contractions' I/O lower bounds (each plan's "io_bound": the
+/// larger of the compulsory I/O and Theorem 1 of Kwasniewski et al., analysis.h IoBound);
 /// "handoff" is the greedy rank-to-rank hand-off over the steps, which generated programs run
 /// unless --no-handoff ("model_only" then true; sequence.h handoff_json(); null without a
 /// machine); "tensors" ({name:

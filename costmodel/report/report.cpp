@@ -185,6 +185,7 @@ std::string dry_run_text(const ir::Program& program, const std::optional<Machine
   const double e = machine ? machine->element_size_bytes : 8.0;
   const std::vector<std::optional<ContractionAnalysis>> analyses = analyses_of(program, machine, options);
   double total_s = 0;   // sum of the chosen plans' and the copies' predicted times
+  double bound_s = 0;   // sum of the planned contractions' I/O lower bounds
   int planned = 0, unplanned = 0, copies = 0;
   for (std::size_t i = 0; i < program.statements.size(); ++i) {
     const ir::Statement& s = program.statements[i];
@@ -203,6 +204,7 @@ std::string dry_run_text(const ir::Program& program, const std::optional<Machine
       out += analysis_text(a, *machine, options);
       if (a.plan.feasible) {
         total_s += a.plan.total_s();
+        bound_s += io_bound(a, *machine).time_s;
         ++planned;
       } else {
         ++unplanned;
@@ -214,6 +216,9 @@ std::string dry_run_text(const ir::Program& program, const std::optional<Machine
                        "and {} copy steps{}\n",
                        total_s, planned, copies,
                        unplanned ? fmt::format(" ({} more without a feasible plan, not counted)", unplanned) : "");
+    out += fmt::format("I/O lower bound: {:.5g} s, the sum of the contractions' (copy steps count 0; each "
+                       "contraction's operands read from and result written to files); total / bound {:.3f}x\n",
+                       bound_s, bound_s > 0 ? total_s / bound_s : 0.0);
     HandoffSequence seq = plan_handoff(program, *machine, options.plan, analyses);
     seq.used = options.plan.handoff;
     out += handoff_text(seq, *machine);
@@ -230,6 +235,7 @@ nlohmann::json dry_run_json(const ir::Program& program, const std::optional<Mach
   out["copies"] = nlohmann::json::array();
   const double e = machine ? machine->element_size_bytes : 8.0;
   double total_s = 0;   // the chosen plans' and the copies' predicted times (contractions without a plan add nothing)
+  double bound_s = 0;   // the planned contractions' I/O lower bounds
   const std::vector<std::optional<ContractionAnalysis>> analyses = analyses_of(program, machine, options);
   for (std::size_t i = 0; i < program.statements.size(); ++i) {
     const ir::Statement& s = program.statements[i];
@@ -238,7 +244,7 @@ nlohmann::json dry_run_json(const ir::Program& program, const std::optional<Mach
       if (analyses[i]) {
         const ContractionAnalysis& a = *analyses[i];
         c.update(analysis_json(a, *machine, options));
-        if (a.plan.feasible) total_s += a.plan.total_s();
+        if (a.plan.feasible) total_s += a.plan.total_s(), bound_s += io_bound(a, *machine).time_s;
       }
       out["contractions"].push_back(c);
     } else {
@@ -255,6 +261,7 @@ nlohmann::json dry_run_json(const ir::Program& program, const std::optional<Mach
     }
   }
   out["total_predicted_time_s"] = machine ? nlohmann::json(total_s) : nlohmann::json(nullptr);
+  out["io_lower_bound_s"] = machine ? nlohmann::json(bound_s) : nlohmann::json(nullptr);
   out["handoff"] = nullptr;
   if (machine) {
     HandoffSequence seq = plan_handoff(program, *machine, options.plan, analyses);

@@ -105,7 +105,8 @@ std::string redistribution_text(const ContractionAnalysis& a) {
 
 std::string plan_text(const ContractionAnalysis& a, const Machine& machine) {
   if (!a.plan.feasible) return fmt::format("  plan: none ({})\n", a.plan.reason);
-  return method_of(a.plan.plan).plan_section(a, machine) + redistribution_text(a);
+  return method_of(a.plan.plan).plan_section(a, machine) + redistribution_text(a) +
+         io_bound_text(io_bound(a, machine));
 }
 
 nlohmann::json plan_json(const ContractionAnalysis& a, const Machine& machine) {
@@ -142,6 +143,7 @@ nlohmann::json plan_json(const ContractionAnalysis& a, const Machine& machine) {
                                           {"direct", direct_operands(a)},
                                           {"declared", a.declared.which()}}},
                       {"total_time_s", a.plan.total_s()}};
+  j["io_bound"] = io_bound_json(io_bound(a, machine));
   method_of(p).plan_json(a, machine, j);
   return j;
 }

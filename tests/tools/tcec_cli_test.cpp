@@ -458,9 +458,15 @@ TEST(Cli, NwchemCcsdT2DryRunOn64Processors) {
   EXPECT_NE(last.find(" s over 30 contractions (compute stages and redistribution) and 34 copy steps\n"),
             std::string::npos) << last;
   const double text_total = std::stod(last.substr(prefix.size() - 1));
-  // Then the hand-off section, ending with its total: with 4 GB per rank cosma
-  // wins every contraction and reads the store, so nothing is kept and the totals agree.
-  const std::string handoff = r.out.substr(at + 1 + last.size());
+  // Then the whole-program I/O lower bound, and the hand-off section, ending with its total:
+  // with 4 GB per rank cosma wins every contraction and reads the store, so nothing is kept
+  // and the totals agree.
+  const std::string rest = r.out.substr(at + 1 + last.size());
+  EXPECT_EQ(rest.rfind("I/O lower bound: ", 0), 0u) << rest.substr(0, 200);
+  EXPECT_NE(rest.find(" s, the sum of the contractions' (copy steps count 0; each contraction's operands read from "
+                      "and result written to files); total / bound "),
+            std::string::npos);
+  const std::string handoff = rest.substr(rest.find('\n') + 1);
   EXPECT_EQ(handoff.rfind("\nsequence with rank-to-rank hand-off (the generated program runs it; --no-handoff passes "
                           "every tensor through the store;\n", 0), 0u) << handoff;
   EXPECT_NE(handoff.find("the steps it changes:\n  (64 other steps as through the store)\ntotal predicted time with "
@@ -488,6 +494,9 @@ TEST(Cli, NwchemCcsdT2DryRunOn64Processors) {
   }
   for (const auto& c : json["copies"]) sum += c["time_s"].get<double>();
   EXPECT_DOUBLE_EQ(json["total_predicted_time_s"].get<double>(), sum);
+  double bound = 0;
+  for (const auto& c : json["contractions"]) bound += c["plan"]["io_bound"]["time_s"].get<double>();
+  EXPECT_DOUBLE_EQ(json["io_lower_bound_s"].get<double>(), bound);
   EXPECT_NEAR(text_total, sum, 1e-4 * sum);
   EXPECT_EQ(json["handoff"]["model_only"], false);
   EXPECT_EQ(json["handoff"]["steps"].size(), 64u);

@@ -1,0 +1,67 @@
+// costmodel/report/io_bound.cpp — io_bound(): the I/O lower bound of one contraction whose
+// operands start in files and whose result ends in one, and the chosen plan against it.
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "costmodel/analysis.h"
+
+namespace tcec::costmodel {
+
+IoBound io_bound(const ContractionAnalysis& a, const Machine& machine) {
+  IoBound b;
+  const double P = static_cast<double>(machine.processors);
+  // (a) Compulsory: each operand's share read once from its file (and C's current values
+  // when the statement adds to them), the result's share written once.
+  b.compulsory_read_bytes = (a.problem.A + a.problem.B + (a.accumulate ? a.problem.C : 0)) / P;
+  b.compulsory_write_bytes = a.problem.C / P;
+  // (b) Kwasniewski et al. Theorem 1: words that must enter a rank's memory.
+  b.theorem1_bytes = a.lower_bound_bytes_per_rank;
+  b.theorem1_binds = b.theorem1_bytes > b.compulsory_read_bytes;
+  // Into memory: the larger of the two; from memory to the result's file: the writes. Time:
+  // reads at B_dr (compulsory) or, for Theorem 1's words, at the faster of disk and network.
+  const double into = std::max(b.compulsory_read_bytes, b.theorem1_bytes);
+  b.bytes = into + b.compulsory_write_bytes;
+  const double into_s = b.theorem1_binds
+                            ? b.theorem1_bytes / std::max(machine.disk_read_bytes_per_s, machine.network_bytes_per_s)
+                            : b.compulsory_read_bytes / machine.disk_read_bytes_per_s;
+  b.time_s = std::max(into_s, b.compulsory_read_bytes / machine.disk_read_bytes_per_s) +
+             b.compulsory_write_bytes / machine.disk_write_bytes_per_s;
+  if (!a.plan.feasible) return b;
+  // The plan: every byte its fullest rank reads, receives and writes, both stages together.
+  const PlanVolumes& v = a.plan.volumes;
+  const PlanVolumes& r = a.plan.redistribution;
+  for (std::size_t q = 0; q < v.disk_read_bytes.size(); ++q) {
+    const double moved = static_cast<double>(v.disk_read_bytes[q] + v.comm_recv_bytes[q] + v.disk_write_bytes[q]) +
+                         (q < r.disk_read_bytes.size()
+                              ? static_cast<double>(r.disk_read_bytes[q] + r.comm_recv_bytes[q] + r.disk_write_bytes[q])
+                              : 0.0);
+    b.plan_bytes = std::max(b.plan_bytes, moved);
+  }
+  b.plan_time_s = a.plan.total_s();
+  return b;
+}
+
+std::string io_bound_text(const IoBound& b) {
+  return fmt::format(
+      "    I/O lower bound per rank: {} ({} binds: compulsory reads {} + writes {}; Theorem 1 into memory {}), "
+      "{:.5g} s; the plan moves {} in {:.5g} s: {:.3f}x in bytes, {:.3f}x in time\n",
+      human_bytes(b.bytes), b.theorem1_binds ? "Theorem 1" : "compulsory I/O", human_bytes(b.compulsory_read_bytes),
+      human_bytes(b.compulsory_write_bytes), human_bytes(b.theorem1_bytes), b.time_s, human_bytes(b.plan_bytes),
+      b.plan_time_s, b.plan_bytes / b.bytes, b.plan_time_s / b.time_s);
+}
+
+nlohmann::json io_bound_json(const IoBound& b) {
+  return {{"binds", b.theorem1_binds ? "theorem1" : "compulsory"},
+          {"compulsory_read_bytes", b.compulsory_read_bytes},
+          {"compulsory_write_bytes", b.compulsory_write_bytes},
+          {"theorem1_bytes", b.theorem1_bytes},
+          {"bytes", b.bytes},
+          {"time_s", b.time_s},
+          {"plan_bytes", b.plan_bytes},
+          {"plan_time_s", b.plan_time_s},
+          {"bytes_ratio", b.bytes > 0 ? b.plan_bytes / b.bytes : 0.0},
+          {"time_ratio", b.time_s > 0 ? b.plan_time_s / b.time_s : 0.0}};
+}
+
+}  // namespace tcec::costmodel
