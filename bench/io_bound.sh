@@ -8,7 +8,8 @@
 #   bench/io_bound.sh [BUILD_DIR]
 #
 # Rows: the examples of Gao et al. §6 on their Table 8 machines (64 MB), the Table 9 matmul at
-# 24 MB, and NWChem's CCSD T2 at O = 100, V = 500 on 64 ranks with 256 MB each.
+# 24 MB, and NWChem's CCSD T2 at O = 100, V = 500 on 64 ranks with 256 MB each; then one run
+# here (MPI; as root set OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1), measured.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 tcec=${1:-$here/build}/bin/tcec
@@ -28,3 +29,12 @@ row four_index "$here/examples/four_index.tce"
 row ccsd_term "$here/examples/ccsd_term.tce"
 row ccsd_t2_O100_V500_P64 "$here/../shared/inputs/nwchem_tce_equation_trees.txt" --from nwchem --section ccsd_t2 \
   -D O=100 -D V=500 --machine "$work/big.machine"
+
+# Measured: the README's example (the 4-index transform, N = 64, 4 ranks of 8 MB) run here, its
+# disk bytes from the trace (compute phase and redistribution) over the compulsory bytes.
+example=("$here/examples/four_index.tce" -D N=64 --machine "$here/examples/small.machine")
+"$tcec" "${example[@]}" -o "$work/run" --build > /dev/null
+"$tcec" "${example[@]}" --dry-run --json > "$work/run/report.json"
+mpirun --oversubscribe -np 4 "$work/run/four_index" --quiet --trace "$work/run/trace.json" --scratch "$work/run/scratch"
+printf '\n%-28s %14s %14s %8s\n' "run (measured)" "disk bytes" "compulsory" "ratio"
+python3 "$here/bench/io_measured.py" four_index_N64_P4_8MB "$work/run/report.json" "$work/run/trace.json"

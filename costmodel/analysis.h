@@ -63,20 +63,20 @@ const PlannedCandidate* best_plan_outside(const ContractionAnalysis& a, const st
 ///  (a) compulsory: every rank reads its share of A and B once (and of C's current values when
 ///      the statement adds to them) and writes its share of C once: (|A| + |B| [+ |C|]) / P
 ///      read, |C| / P written;
-///  (b) Theorem 1 of Kwasniewski et al.: 2mnk/(P√S) + mn/P words must enter a rank's memory.
-/// bytes = max(a's reads, b) + a's writes; time_s = the reads at B_dr (or Theorem 1's words at
-/// the faster of B_dr and B_c, when they bind, but never less than a's reads at B_dr) plus the
-/// writes at B_dw. The plan's figures: every byte its fullest rank reads, receives and writes in
-/// the compute stage and the redistribution, and its total time.
+///  (b) Theorem 1 of Kwasniewski et al.: a rank loads or stores at least 2mnk/(P√S) + mn/P
+///      words (S its memory in words).
+/// bytes = max(a's reads + writes, b); time_s = max(a's reads at B_dr + writes at B_dw, b at the
+/// fastest of B_dr, B_dw and B_c). The plan's figures: every byte its fullest rank reads,
+/// receives and writes in the compute stage and the redistribution, and its total time.
 struct IoBound {
   double compulsory_read_bytes = 0, compulsory_write_bytes = 0, theorem1_bytes = 0;
-  bool theorem1_binds = false;   ///< (b) exceeds (a)'s reads
+  bool theorem1_binds = false;   ///< (b) exceeds (a)'s reads and writes
   double bytes = 0, time_s = 0;
   double plan_bytes = 0, plan_time_s = 0;   ///< 0 without a feasible plan
 };
 IoBound io_bound(const ContractionAnalysis& a, const Machine& machine);
-/// "    I/O lower bound per rank: 40.9 MB (compulsory I/O binds: compulsory reads … ; Theorem 1
-/// into memory …), 5.12 s; the plan moves … in … s: 2.500x in bytes, 3.000x in time".
+/// "    I/O lower bound per rank: 1.64 TB (compulsory I/O binds: compulsory reads 819 GB + writes
+/// 819 GB; Theorem 1 1.28 TB), 2.048e+05 s; the plan moves … in … s: 1.000x in bytes, 1.000x in time".
 std::string io_bound_text(const IoBound& b);
 /// {"binds": "compulsory" | "theorem1", "compulsory_read_bytes", "compulsory_write_bytes",
 /// "theorem1_bytes", "bytes", "time_s", "plan_bytes", "plan_time_s", "bytes_ratio", "time_ratio"}.

@@ -32,7 +32,9 @@ TileCounts Plan::tile_counts() const {
   return {d(I.t1()), d(I.t2()), d(J.t1()), d(J.t2()), d(K.t1()), d(K.t2())};
 }
 
-std::string Plan::to_string() const { return method_of(*this).plan_text(*this); }
+std::string Plan::to_string() const {
+  return method_of(*this).plan_text(*this) + (accumulate ? " C0=current" : "");
+}
 
 TileBytes tile_bytes(const Plan& plan, double element_size_bytes) {
   return method_of(plan).tile_bytes(plan, element_size_bytes);

@@ -72,6 +72,10 @@ struct Plan {
   std::int64_t processors = 1;                          ///< P
   GroupTiling I, J, K;
   MemorySplit split = MemorySplit::Optimal;
+  /// C starts from its current values (the statement adds to a result an earlier statement
+  /// wrote); otherwise from zero, and the compute stage reads no C tile on its first visit.
+  /// Text: "C0=current" (absent: zero).
+  bool accumulate = false;
   MethodPlan method;                                    ///< the method's part (method.h method_of())
 
   /// The macro tile counts It1 … Kt2 (as reals, for the model's formulas).

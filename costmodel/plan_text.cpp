@@ -31,6 +31,10 @@ bool apply_field(const Method& method, std::string_view key, std::string_view va
     *error = fmt::format("P must be a positive integer, got '{}'", value);
     return false;
   }
+  if (key == "C0" && (value == "current" || value == "zero")) {
+    plan->accumulate = value == "current";
+    return true;
+  }
   if (key == "split" && (value == "thirds" || value == "optimal")) {
     plan->split = value == "thirds" ? MemorySplit::Thirds : MemorySplit::Optimal;
     return true;

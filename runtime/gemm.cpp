@@ -373,11 +373,11 @@ void DistributedGemm::allgather_B() {
 void DistributedGemm::read_C(Tiles i, Tiles j) {
   Buffered& C = *C_;
   C.set_ranges(i, j, P_);
-  bool reads = true;
-  if (gao().algorithm == Algorithm::Accumulation && rank_ != 0) {
-    const bool first = touched_C_.insert({i.first, j.first}).second;
-    reads = gao().comm == Communication::Outside && !first;
-  }
+  // A C that starts from zero is not read on a tile's first visit (nor, under accumulation,
+  // on ranks other than 0 that hold partial sums only: inside never, outside after the first).
+  const bool first = touched_C_.insert({i.first, j.first}).second;
+  bool reads = !first || spec_.accumulate;
+  if (gao().algorithm == Algorithm::Accumulation && rank_ != 0) reads = gao().comm == Communication::Outside && !first;
   if (reads) return C.read(0);
   std::memset(C.buf.data(), 0, 8 * C.range_elems(i, j, 0));
 }

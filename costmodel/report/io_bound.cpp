@@ -15,18 +15,19 @@ IoBound io_bound(const ContractionAnalysis& a, const Machine& machine) {
   // when the statement adds to them), the result's share written once.
   b.compulsory_read_bytes = (a.problem.A + a.problem.B + (a.accumulate ? a.problem.C : 0)) / P;
   b.compulsory_write_bytes = a.problem.C / P;
-  // (b) Kwasniewski et al. Theorem 1: words that must enter a rank's memory.
+  // (b) Kwasniewski et al. Theorem 1: words a rank must load or store (its I/O with the rest
+  // of the machine: disks and other ranks).
   b.theorem1_bytes = a.lower_bound_bytes_per_rank;
-  b.theorem1_binds = b.theorem1_bytes > b.compulsory_read_bytes;
-  // Into memory: the larger of the two; from memory to the result's file: the writes. Time:
-  // reads at B_dr (compulsory) or, for Theorem 1's words, at the faster of disk and network.
-  const double into = std::max(b.compulsory_read_bytes, b.theorem1_bytes);
-  b.bytes = into + b.compulsory_write_bytes;
-  const double into_s = b.theorem1_binds
-                            ? b.theorem1_bytes / std::max(machine.disk_read_bytes_per_s, machine.network_bytes_per_s)
-                            : b.compulsory_read_bytes / machine.disk_read_bytes_per_s;
-  b.time_s = std::max(into_s, b.compulsory_read_bytes / machine.disk_read_bytes_per_s) +
-             b.compulsory_write_bytes / machine.disk_write_bytes_per_s;
+  const double compulsory = b.compulsory_read_bytes + b.compulsory_write_bytes;
+  b.theorem1_binds = b.theorem1_bytes > compulsory;
+  b.bytes = std::max(compulsory, b.theorem1_bytes);
+  // Time: the compulsory reads at B_dr and writes at B_dw, or Theorem 1's words at the fastest
+  // channel, whichever is longer.
+  const double fastest = std::max({machine.disk_read_bytes_per_s, machine.disk_write_bytes_per_s,
+                                   machine.network_bytes_per_s});
+  b.time_s = std::max(b.compulsory_read_bytes / machine.disk_read_bytes_per_s +
+                          b.compulsory_write_bytes / machine.disk_write_bytes_per_s,
+                      b.theorem1_bytes / fastest);
   if (!a.plan.feasible) return b;
   // The plan: every byte its fullest rank reads, receives and writes, both stages together.
   const PlanVolumes& v = a.plan.volumes;
@@ -44,7 +45,7 @@ IoBound io_bound(const ContractionAnalysis& a, const Machine& machine) {
 
 std::string io_bound_text(const IoBound& b) {
   return fmt::format(
-      "    I/O lower bound per rank: {} ({} binds: compulsory reads {} + writes {}; Theorem 1 into memory {}), "
+      "    I/O lower bound per rank: {} ({} binds: compulsory reads {} + writes {}; Theorem 1 {}), "
       "{:.5g} s; the plan moves {} in {:.5g} s: {:.3f}x in bytes, {:.3f}x in time\n",
       human_bytes(b.bytes), b.theorem1_binds ? "Theorem 1" : "compulsory I/O", human_bytes(b.compulsory_read_bytes),
       human_bytes(b.compulsory_write_bytes), human_bytes(b.theorem1_bytes), b.time_s, human_bytes(b.plan_bytes),

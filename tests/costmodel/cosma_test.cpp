@@ -16,6 +16,7 @@
 #include "costmodel/methods/cosma/cosma.h"
 #include "costmodel/methods/gao/simulate.h"
 #include "frontend/frontend.h"
+#include "tests/costmodel/fixtures.h"
 
 namespace tcec::costmodel {
 namespace {
@@ -387,11 +388,7 @@ TEST(CosmaPlan, CheckValidVolumesAndSimulation) {
 
 // --- the dry-run ---
 
-ir::Program matmul() {
-  auto r = frontend::parse_file(std::string(TCEC_SOURCE_DIR) + "/examples/matmul.tce", {});
-  EXPECT_TRUE(r.ok()) << r.diagnostics.render();
-  return *r.program;
-}
+ir::Program matmul() { return fixtures::example_program("matmul.tce"); }
 
 TEST(CosmaDryRun, PicksCosmaWhenCommunicationDominatesAndSaysWhy) {
   // examples/matmul.tce (4000^3) with 64 MB per rank, a 1 MB/s network and 1 GB/s disks.
@@ -405,7 +402,7 @@ TEST(CosmaDryRun, PicksCosmaWhenCommunicationDominatesAndSaysWhy) {
                       "communication: 64 MB vs 128 MB received per rank)\n"),
             std::string::npos) << text;
   EXPECT_NE(text.find("  plan: cosma grid=2x2x1 rounds=8 P=4 split=optimal\n"), std::string::npos) << text;
-  EXPECT_NE(text.find("cosma: 64.048 s vs best Gao plan inside-replication (ABC) 96.128 s (1.5x less "
+  EXPECT_NE(text.find("cosma: 64.048 s vs best Gao plan inside-replication (ABC) 96.096 s (1.5x less "
                       "communication: 64 MB vs 96 MB received per rank)"),
             std::string::npos) << text;
 

@@ -7,10 +7,20 @@
 #include <random>
 #include <string>
 
+#include <gtest/gtest.h>
+
 #include "costmodel/model.h"
 #include "costmodel/plan.h"
+#include "frontend/frontend.h"
 
 namespace tcec::costmodel::fixtures {
+
+/// examples/NAME parsed (a test failure when it does not parse).
+inline ir::Program example_program(const std::string& name) {
+  auto r = frontend::parse_file(std::string(TCEC_SOURCE_DIR) + "/examples/" + name, {});
+  EXPECT_TRUE(r.ok()) << r.diagnostics.render();
+  return *r.program;
+}
 
 /// C(I,J) += A(I,K)·B(J,K) with extents I, J, K and e-byte elements (sizes in bytes).
 inline Problem cube(double I, double J, double K, double e = 8) {

@@ -101,7 +101,7 @@ void CosmaMethod::analyze(MethodAnalysis& ctx) const {
   const CosmaStrategy& s = detail->strategy;
   ctx.keep_detail(*this, detail);
   PlannedCandidate pc;
-  pc.plan = {machine.processors, groups.I, groups.J, groups.K, ctx.options().split, s.grid};
+  pc.plan = {machine.processors, groups.I, groups.J, groups.K, ctx.options().split, a.accumulate, s.grid};
   pc.feasible = s.feasible;
   pc.reason = s.reason;
   if (pc.feasible && a.declared.any()) {   // the blocked layout has no TensorLayout (layout.h)

@@ -123,7 +123,8 @@ void GaoMethod::analyze(MethodAnalysis& ctx) const {
       ModelPoint model = model_optimum(a.problem, machine, comm_, algorithm_, order, r);
       model.method = this;
       const TileCounts hint = model.feasible ? model.tiles : TileCounts{};
-      PlannedCandidate p = plan_candidate(ctx.groups(), machine, comm_, algorithm_, order, r, ctx.options().split, hint);
+      PlannedCandidate p =
+          plan_candidate(ctx.groups(), machine, comm_, algorithm_, order, r, ctx.options().split, hint, a.accumulate);
       const bool allowed = ctx.allows(*this, order);
       if (allowed && p.feasible) {
         p.redistribution = redistribution_volumes(p.plan, machine, a.accumulate, &a.declared);

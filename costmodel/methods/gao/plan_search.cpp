@@ -185,10 +185,11 @@ bool choose_distribution(Plan& plan, std::string* reason) {
 
 PlannedCandidate plan_candidate(const Groups& groups, const Machine& machine, CommMethod comm,
                                 Algorithm algorithm, DiskPlacementOrder order,
-                                ReplicatedOperand replicated, MemorySplit split, const TileCounts& hint) {
+                                ReplicatedOperand replicated, MemorySplit split, const TileCounts& hint,
+                                bool accumulate) {
   PlannedCandidate out;
   Plan& plan = out.plan;
-  plan = {machine.processors, groups.I, groups.J, groups.K, split, GaoPlan{comm, algorithm, replicated, order}};
+  plan = {machine.processors, groups.I, groups.J, groups.K, split, accumulate, GaoPlan{comm, algorithm, replicated, order}};
   if (algorithm == Algorithm::Rotation && !is_perfect_square(machine.processors)) {
     out.reason = fmt::format("P = {} is not a perfect square", machine.processors);
     return out;

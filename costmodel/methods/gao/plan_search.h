@@ -20,6 +20,7 @@ namespace tcec::costmodel {
 /// tiling fits the memory.
 PlannedCandidate plan_candidate(const Groups& groups, const Machine& machine, CommMethod comm,
                                 Algorithm algorithm, DiskPlacementOrder order,
-                                ReplicatedOperand replicated, MemorySplit split, const TileCounts& hint);
+                                ReplicatedOperand replicated, MemorySplit split, const TileCounts& hint,
+                                bool accumulate = false);
 
 }  // namespace tcec::costmodel

@@ -31,12 +31,16 @@ struct RankVolumes {
 
 struct Counts {
   u64 pA, pB, pC, tiles_I, tiles_J;
+  /// Passes over C that read it: pC, less the first when C starts from zero (its first visit
+  /// of each tile reads nothing).
+  u64 pC_read;
 };
 
 Counts counts_of(const Plan& plan) {
   const LoopNestCounts n = loop_nest_counts(gao(plan).order, plan.tile_counts());
   auto u = [](double v) { return static_cast<u64>(v); };
-  return {u(n.passes_A), u(n.passes_B), u(n.passes_C), u(n.tiles_I), u(n.tiles_J)};
+  const u64 pC = u(n.passes_C);
+  return {u(n.passes_A), u(n.passes_B), pC, u(n.tiles_I), u(n.tiles_J), plan.accumulate ? pC : pC - 1};
 }
 
 RankVolumes rotation(const Plan& plan, const Counts& n, std::int64_t rank) {
@@ -47,14 +51,15 @@ RankVolumes rotation(const Plan& plan, const Counts& n, std::int64_t rank) {
   const u64 Kk = group_share(plan.K, g, rp.A_cols), K = plan.K.extent();
   RankVolumes v;
   if (gao(plan).comm == CommMethod::Inside) {  // A, B read at home; each body cycles its blocks once
-    v.read = n.pA * Ir * Kk + n.pB * Jc * Kk + n.pC * Ir * Jc;
+    v.read = n.pA * Ir * Kk + n.pB * Jc * Kk + n.pC_read * Ir * Jc;
     v.write = n.pC * Ir * Jc;
     if (g > 1) v.sent = v.recv = n.tiles_J * Ir * K + n.tiles_I * Jc * K;  // one rank: no shifts
     return v;
   }
   // Outside: g rounds of the local out-of-core product, each followed by a disk-to-disk shift.
   const u64 shifted = g > 1 ? Ir * K + Jc * K : 0;
-  v.read = n.pA * Ir * K + n.pB * Jc * K + n.pC * static_cast<u64>(g) * Ir * Jc + shifted;
+  // C: pC passes in each of the g rounds; only the very first visit of a tile may skip its read.
+  v.read = n.pA * Ir * K + n.pB * Jc * K + (n.pC * static_cast<u64>(g) - (n.pC - n.pC_read)) * Ir * Jc + shifted;
   v.write = n.pC * static_cast<u64>(g) * Ir * Jc + shifted;
   v.sent = v.recv = shifted;
   return v;
@@ -75,13 +80,13 @@ RankVolumes replication(const Plan& plan, const Counts& n, std::int64_t rank) {
   RankVolumes v;
   v.write = n.pC * C;
   if (gao(plan).comm == CommMethod::Inside) {  // collective read of X's pieces, ring all-gather per tile
-    v.read = pX * own + pY * Y + n.pC * C;
+    v.read = pX * own + pY * Y + n.pC_read * C;
     v.sent = pX * (whole - next);
     v.recv = pX * (whole - own);
     return v;
   }
   // Outside: one out-of-core ring all-gather into a whole local copy of X.
-  v.read = pX * whole + pY * Y + n.pC * C + (whole - next);
+  v.read = pX * whole + pY * Y + n.pC_read * C + (whole - next);
   v.write += whole - own;
   v.sent = whole - next;
   v.recv = whole - own;
@@ -97,13 +102,14 @@ RankVolumes accumulation(const Plan& plan, const Counts& n, std::int64_t rank) {
   v.read = n.pA * plan.I.extent() * Kp + n.pB * plan.J.extent() * Kp;
   if (gao(plan).comm == CommMethod::Inside) {  // C lives on rank 0; partial tiles all-reduced per pass
     v.sent = v.recv = n.pC * reduce;
-    if (rank == 0) v.read += n.pC * C, v.write = n.pC * C;
+    if (rank == 0) v.read += n.pC_read * C, v.write = n.pC * C;
     return v;
   }
   // Outside: every rank accumulates a local partial C (ranks > 0 start from zero
-  // and skip the first read), then one out-of-core all-reduce into rank 0's C.
+  // and skip the first read, and so does rank 0 unless C starts from its current values),
+  // then one out-of-core all-reduce into rank 0's C.
   v.sent = v.recv = reduce;
-  v.read += (rank == 0 ? n.pC : n.pC - 1) * C + C;
+  v.read += (rank == 0 ? n.pC_read : n.pC - 1) * C + C;
   v.write = n.pC * C + (rank == 0 ? C : 0);
   return v;
 }

@@ -156,14 +156,15 @@ class Simulator {
   void read_C() {
     const i64 n = tile(I_, 0, parts_.C.rows, parts_.C.rows > 1 ? (parts_.grid_cols > 1 ? r_ : rank_) : -1,
                        J_, 1, parts_.C.cols, parts_.C.cols > 1 ? (parts_.grid_cols > 1 ? c_ : rank_) : -1);
+    // A tile of a C that starts from zero is not read on its first visit.
+    const bool first = touched_.insert(std::make_pair(tiles(0).front(), tiles(1).front())).second;
+    const bool zero = first && !plan_.accumulate;
     if (m_.algorithm == Algorithm::Accumulation) {
-      const auto key = std::make_pair(tiles(0).front(), tiles(1).front());
-      const bool first = touched_.insert(key).second;
-      if (rank_ == 0 || (m_.comm == CommMethod::Outside && !first)) n_.read += n;
+      if ((rank_ == 0 && !zero) || (rank_ != 0 && m_.comm == CommMethod::Outside && !first)) n_.read += n;
       current_C_ = n;
       return;
     }
-    n_.read += n;
+    if (!zero) n_.read += n;
     current_C_ = n;
   }
 
