@@ -93,7 +93,7 @@ void shift(const Context& ctx, double* buf, std::size_t send_elems, std::size_t 
 void ring_allgatherv(const Context& ctx, double* buf, std::span<const std::size_t> counts);
 
 /// ring_allgatherv() taken one step at a time with non-blocking MPI, so the caller can compute
-/// on the pieces already present while the next one travels (COSMA §7.3: overlap of
+/// on the pieces already present while the next one travels (Kwasniewski et al. §7.3: overlap of
 /// communication and computation). Same buffer layout, same steps, same counted bytes:
 ///
 ///   RingAllgather ring(ctx, buf, counts);

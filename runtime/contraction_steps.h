@@ -1,6 +1,5 @@
-// runtime/contraction_steps.h — (private) the phases every executor of a contraction shares
-// (DistributedGemm for Gao et al.'s methods, CosmaGemm for COSMA): the compute phase with its
-// trace record, writing C to .npy, and --verify.
+// runtime/contraction_steps.h — (private) the phases every method's executor of a contraction
+// shares: the compute phase with its trace record, writing C to .npy, and --verify.
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,7 @@
 // runtime/spec_check.h — what a contraction's plan asks of a rank before it runs: the checks
-// DistributedGemm's and CosmaGemm's constructors make (process grid, tilings, rounds) and the
-// memory per rank by buffer, as plain functions of a GemmSpec (no MPI). The constructors call
+// every method's executor makes in its constructor (process grid, tilings, rounds; each
+// method's part of the spec has its own, gemm_spec.h MethodSpec) and the memory per rank by
+// buffer, as plain functions of a GemmSpec (no MPI). The constructors call
 // check_spec() first, so a test that calls it on the spec the compiler emits (codegen
 // gemm_spec()) holds the planner to the very rule the generated program enforces.
 // Units: bytes.
@@ -35,9 +36,8 @@ struct StepMemory {
 /// `memory_bytes` of tile memory per rank (0 = unlimited), in the order the step allocates them:
 ///  * hand-off rounds (load stage; only when the spec takes a tensor rank to rank): at most
 ///    handoff_round_bytes(memory_bytes, E) (placement.h), E the most elements of a taken tensor;
-///  * DistributedGemm: the tiles of A, B and C, 8 · capacity_A, _B, _C;
-///  * CosmaGemm: rank 0's C block ⌈m/pm⌉·⌈n/pn⌉ and its b slice buffers of A and of B
-///    (b = 2 with several rounds, else 1) of ⌈m/pm⌉ (or ⌈n/pn⌉) × ⌈⌈k/pk⌉/t⌉ elements.
+///  * the method's buffers, method_buffers() of spec.method's part (e.g. gao_spec.h: the tiles
+///    of A, B and C, 8 · capacity_A, _B, _C).
 /// Does not validate the spec (check_spec() does).
 StepMemory step_memory(const GemmSpec& spec, std::uint64_t memory_bytes);
 
@@ -46,11 +46,8 @@ std::int64_t rotation_grid_side(std::int64_t ranks);
 
 /// Checks that `spec` can run on `ranks` ranks with `memory_bytes` of tile memory per rank
 /// (0 = unlimited) and returns step_memory(). Throws Error with the reason when it cannot:
-///  * "rotation needs a square number of ranks, not 6";
-///  * an invalid tiling or distribution index ("invalid group layout: ...");
-///  * "invalid cosma grid 2x2x2 with 3 rounds for 4 ranks and m, n, k = ..." (grid larger than
-///    P or than an extent; more rounds than the fewest K columns a rank of the grid holds);
-///  * "cosma reads its operands from the store and stores its result; it takes and keeps nothing";
+///  * the method's own rules, check_method() of spec.method's part (e.g. gao_spec.h: "rotation
+///    needs a square number of ranks, not 6", "invalid group layout: ...");
 ///  * "the plan needs N bytes per rank (PARTS) but the memory per rank is L bytes";
 ///  * "internal error: the plan said N bytes per rank but the step needs M (PARTS)" when
 ///    spec.planned_memory_bytes is set and below the need (the planner and the runtime disagree).
