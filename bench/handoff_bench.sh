@@ -5,8 +5,9 @@
 #   bench/handoff_bench.sh [BUILD_DIR] [RUNS] [tcec options...]
 #
 # Default: NWChem's CCSD T2 tree with O = 10, V = 30 on four ranks with 1 MB of tile memory
-# each (every plan out of core), Gao methods forced to outside replication so the hand-off has
-# layouts to keep (cosma, the default winner there, reads the store and keeps nothing).
+# each (every plan out of core), forced to outside accumulation, whose partial C files the
+# hand-off saves (the other Gao methods read and write the store directly, which a hand-off does
+# not beat, and cosma, the default winner there, keeps nothing).
 # Compiles both variants, runs them alternately RUNS times (default 3) on the same random
 # inputs, compares their i0 (numpy under /usr/bin/python3), and reports per variant the redistribution bytes
 # summed over contractions and ranks (predicted and measured: disk read + write, from the
@@ -22,7 +23,7 @@ trap 'rm -rf "$work"' EXIT
 if [[ ${#options[@]} -eq 0 ]]; then
   printf 'machine bench {\n  processors 4;\n  memory 1 MB;\n  network 1 GB/s;\n  disk 200 MB/s;\n}\n' > "$work/bench.machine"
   options=("$here/../shared/inputs/nwchem_tce_equation_trees.txt" --from nwchem --section ccsd_t2 -D O=10 -D V=30
-           --machine "$work/bench.machine" --force-method outside-replication)
+           --machine "$work/bench.machine" --force-method outside-accumulation)
 fi
 for variant in handoff store; do
   extra=()

@@ -98,8 +98,10 @@ struct DistributedGemm::Buffered {
         if (R * C == 0) continue;
         const std::vector<i64> cv = TiledMatrix::piece_values(cols, h, pc);
         const double* src = buf.data() + offset(f, h);
+        const Stopwatch clock;   // disk busy time, as DiskFile counts its transfers
         for (std::size_t i = 0; i < R; ++i)
           for (std::size_t j = 0; j < C; ++j) mapped[(*direct_map)(rv.data() + i * nr, cv.data() + j * nc)] = src[i * C + j];
+        counters().add_disk_time(clock.seconds());
         counters().add_disk_write(8 * R * C);
       }
     }
@@ -120,8 +122,10 @@ struct DistributedGemm::Buffered {
         if (R * C == 0) continue;
         const std::vector<i64> cv = TiledMatrix::piece_values(cols, h, pc_now);
         double* dst = buf.data() + offset(f, h, q);
+        const Stopwatch clock;   // disk busy time, as DiskFile counts its transfers
         for (std::size_t i = 0; i < R; ++i)
           for (std::size_t j = 0; j < C; ++j) dst[i * C + j] = (*direct)((*direct_map)(rv.data() + i * nr, cv.data() + j * nc));
+        counters().add_disk_time(clock.seconds());
         counters().add_disk_read(8 * R * C);
       }
     }
