@@ -88,47 +88,49 @@ struct DistributedGemm::Buffered {
       for (i64 h = tc.first; h < tc.first + tc.count; ++h)
         if (m.block_rows(f) * m.block_cols(h) > 0) m.read_block(f, h, buf.data() + offset(f, h, q));
   }
-  /// Writes blocks r × c from buf into the mapped result (direct C), 8 bytes counted per element.
-  void write_direct() {
-    const std::size_t nr = rows.indices().size(), nc = cols.indices().size();
-    for (i64 f = tr.first; f < tr.first + tr.count; ++f) {
-      const std::vector<i64> rv = TiledMatrix::piece_values(rows, f, pr);
-      for (i64 h = tc.first; h < tc.first + tc.count; ++h) {
-        const auto R = static_cast<std::size_t>(block_rows(f)), C = static_cast<std::size_t>(block_cols(h, 0));
-        if (R * C == 0) continue;
-        const std::vector<i64> cv = TiledMatrix::piece_values(cols, h, pc);
-        const double* src = buf.data() + offset(f, h);
-        const Stopwatch clock;   // disk busy time, as DiskFile counts its transfers
-        for (std::size_t i = 0; i < R; ++i)
-          for (std::size_t j = 0; j < C; ++j) mapped[(*direct_map)(rv.data() + i * nr, cv.data() + j * nc)] = src[i * C + j];
-        counters().add_disk_time(clock.seconds());
-        counters().add_disk_write(8 * R * C);
-      }
-    }
-  }
-  /// Whether this rank holds the element (its parts of rows and cols).
-  bool holds(const i64* row_values, const i64* col_values) const {
-    return (pr < 0 || rows.locate(row_values).part == pr) && (pc < 0 || cols.locate(col_values).part == pc);
-  }
-  /// read() from the tensor's elements: each block in the order a tiled file would hold it,
-  /// counted as disk reads of 8 bytes per element.
-  void read_direct(i64 q) {
-    const i64 pc_now = pieced ? q : pc;
+  /// Calls body(block's offset in buf, the tensor's linear index of element (i, j) of the block,
+  /// rows, cols) for every non-empty block of the current ranges (of piece q for a broadcast
+  /// operand), in the order a tiled file holds them. Direct tile I/O only (direct_map set).
+  template <class Body>
+  void each_direct_block(i64 q, const Body& body) const {
+    const i64 part = pieced ? q : pc;
     const std::size_t nr = rows.indices().size(), nc = cols.indices().size();
     for (i64 f = tr.first; f < tr.first + tr.count; ++f) {
       const std::vector<i64> rv = TiledMatrix::piece_values(rows, f, pr);
       for (i64 h = tc.first; h < tc.first + tc.count; ++h) {
         const auto R = static_cast<std::size_t>(block_rows(f)), C = static_cast<std::size_t>(block_cols(h, q));
         if (R * C == 0) continue;
-        const std::vector<i64> cv = TiledMatrix::piece_values(cols, h, pc_now);
-        double* dst = buf.data() + offset(f, h, q);
+        const std::vector<i64> cv = TiledMatrix::piece_values(cols, h, part);
+        const auto linear = [&](std::size_t i, std::size_t j) {
+          return (*direct_map)(rv.data() + i * nr, cv.data() + j * nc);
+        };
         const Stopwatch clock;   // disk busy time, as DiskFile counts its transfers
-        for (std::size_t i = 0; i < R; ++i)
-          for (std::size_t j = 0; j < C; ++j) dst[i * C + j] = (*direct)((*direct_map)(rv.data() + i * nr, cv.data() + j * nc));
+        body(offset(f, h, q), linear, R, C);
         counters().add_disk_time(clock.seconds());
-        counters().add_disk_read(8 * R * C);
       }
     }
+  }
+  /// read() from the tensor's elements, counted as disk reads of 8 bytes per element.
+  void read_direct(i64 q) {
+    each_direct_block(q, [&](std::uint64_t at, const auto& linear, std::size_t R, std::size_t C) {
+      double* dst = buf.data() + at;
+      for (std::size_t i = 0; i < R; ++i)
+        for (std::size_t j = 0; j < C; ++j) dst[i * C + j] = (*direct)(linear(i, j));
+      counters().add_disk_read(8 * R * C);
+    });
+  }
+  /// Writes blocks r × c from buf into the mapped result (direct C), 8 bytes counted per element.
+  void write_direct() {
+    each_direct_block(0, [&](std::uint64_t at, const auto& linear, std::size_t R, std::size_t C) {
+      const double* src = buf.data() + at;
+      for (std::size_t i = 0; i < R; ++i)
+        for (std::size_t j = 0; j < C; ++j) mapped[linear(i, j)] = src[i * C + j];
+      counters().add_disk_write(8 * R * C);
+    });
+  }
+  /// Whether this rank holds the element (its parts of rows and cols).
+  bool holds(const i64* row_values, const i64* col_values) const {
+    return (pr < 0 || rows.locate(row_values).part == pr) && (pc < 0 || cols.locate(col_values).part == pc);
   }
 };
 
