@@ -105,9 +105,9 @@ std::string memory_text(const PlanMemory& memory, const Machine& machine);
 /// "memory_bytes"}.
 nlohmann::json memory_json(const PlanMemory& memory, const Machine& machine);
 
-/// Words moved into a rank's memory for the compute stage, in bytes: disk reads plus bytes
-/// received, on the rank where that sum is largest (the quantity the lower bound
-/// limits), plus what the method loads straight into memory outside its counted reads
+/// Words a rank loads and stores in the compute stage, in bytes: disk reads, bytes received and
+/// disk writes, on the rank where that sum is largest (the quantity Theorem 1 limits: loads and
+/// stores), plus what the method loads straight into memory outside its counted reads
 /// (Method::resident_bytes()), so that every element a rank multiplies is counted once, as
 /// Theorem 1 of Kwasniewski et al. counts it.
 /// `v` must be plan_volumes(plan, machine, ...) of all plan.processors ranks.

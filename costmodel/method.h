@@ -180,8 +180,8 @@ class Method {
   virtual std::string chosen_text(const ContractionAnalysis& a) const = 0;
   /// Keys added to the JSON "chosen" row when it is this method's.
   virtual void chosen_json(const ContractionAnalysis& a, nlohmann::json& chosen) const;
-  /// Data moved per rank by the model's choice (its row) for the lower-bound line, bytes, and
-  /// what its reads are ("disk reads").
+  /// Data moved per rank by the model's choice (its row) for the lower-bound line, bytes (its
+  /// reads, V and writes: Theorem 1 counts loads and stores), and what its reads are ("disk reads").
   virtual double chosen_moved_bytes(const ContractionAnalysis& a, const Machine& machine) const;
   virtual std::string moved_label() const { return "disk reads"; }
   /// Keys this method adds to every contraction's JSON (whether chosen or not).

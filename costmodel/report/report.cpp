@@ -68,7 +68,7 @@ std::string analysis_text(const ContractionAnalysis& a, const Machine& machine, 
   const Method& chosen = *a.chosen.method;
   out += chosen.chosen_text(a);
   const double moved = chosen.chosen_moved_bytes(a, machine);
-  out += fmt::format("  lower bound on data moved per rank (COSMA Theorem 1): {}; chosen moves {} ({} + V), {:.3f}x\n",
+  out += fmt::format("  lower bound on data moved per rank (COSMA Theorem 1): {}; chosen moves {} ({} + V + disk writes), {:.3f}x\n",
                      human_bytes(a.lower_bound_bytes_per_rank), human_bytes(moved), chosen.moved_label(),
                      moved / a.lower_bound_bytes_per_rank);
   return out + plan_text(a, machine);

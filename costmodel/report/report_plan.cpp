@@ -65,7 +65,8 @@ double moved_bytes(const Plan& plan, const PlanVolumes& v, const Machine& machin
   double most = 0;
   for (std::size_t r = 0; r < v.disk_read_bytes.size(); ++r) {
     const double resident = method.resident_bytes(plan, static_cast<std::int64_t>(r), machine.element_size_bytes);
-    most = std::max(most, static_cast<double>(v.disk_read_bytes[r] + v.comm_recv_bytes[r]) + resident);
+    most = std::max(most, static_cast<double>(v.disk_read_bytes[r] + v.comm_recv_bytes[r] + v.disk_write_bytes[r]) +
+                              resident);
   }
   return most;
 }

@@ -53,8 +53,8 @@ void CosmaMethod::chosen_json(const ContractionAnalysis& a, nlohmann::json& chos
 }
 
 double CosmaMethod::chosen_moved_bytes(const ContractionAnalysis& a, const Machine& machine) const {
-  if (a.plan.feasible && owns(a.plan.plan))   // with its resident rounds
-    return moved_bytes(a.plan.plan, a.plan.volumes, machine);
+  for (const PlannedCandidate& pc : a.plans)   // its schedule, with the pieces its buffers hold from the load
+    if (pc.feasible && owns(pc.plan)) return moved_bytes(pc.plan, pc.volumes, machine);
   return Method::chosen_moved_bytes(a, machine);
 }
 
@@ -98,7 +98,7 @@ std::string CosmaMethod::plan_section(const ContractionAnalysis& a, const Machin
   const std::string w = why(a, true);
   out += fmt::format("    predicted {:.5g} s (exact schedule){}{}\n", v.time_s, w.empty() ? "" : "; ", w);
   const double moved = moved_bytes(p, v, machine);
-  out += fmt::format("    data moved per rank (own pieces read from the operands or the disk + received) {} B = "
+  out += fmt::format("    data moved per rank (own pieces read from the operands or the disk + received + disk writes) {} B = "
                      "{:.3f}x the lower bound\n",
                      moved, moved / a.lower_bound_bytes_per_rank);
   return out;

@@ -74,7 +74,7 @@ std::string GaoMethod::plan_section(const ContractionAnalysis& a, const Machine&
   out += fmt::format("    predicted {:.5g} s; model optimum of {} {} {:.5g} s (plan/model {:.4f})\n", v.time_s,
                      name(), to_string(gao(p).order), a.plan_model.time_s, v.time_s / a.plan_model.time_s);
   const double moved = moved_bytes(p, v, machine);
-  out += fmt::format("    data moved per rank (disk reads + received) {} B = {:.3f}x the lower bound\n", moved,
+  out += fmt::format("    data moved per rank (disk reads + received + disk writes) {} B = {:.3f}x the lower bound\n", moved,
                      moved / a.lower_bound_bytes_per_rank);
   return out;
 }
