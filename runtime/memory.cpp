@@ -2,6 +2,7 @@
 #include "runtime/memory.h"
 
 #include <cstdlib>
+#include <fstream>
 #include <limits>
 #include <string>
 #include <utility>
@@ -66,6 +67,20 @@ Buffer allocate(std::size_t elements, std::string_view what) {
                 ": out of memory");
   }
   return Buffer(static_cast<double*>(p), elements);
+}
+
+std::uint64_t peak_resident_bytes() {
+  std::ifstream status("/proc/self/status");
+  std::string key;
+  while (status >> key) {
+    if (key == "VmHWM:") {
+      std::uint64_t kib = 0;
+      status >> kib;
+      return kib * 1024;
+    }
+    status.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
+  }
+  return 0;
 }
 
 }  // namespace tcert

@@ -44,6 +44,11 @@ class MemoryBudget {
 /// The budget of this process.
 MemoryBudget& budget();
 
+/// This process's peak resident set so far, in bytes: VmHWM of /proc/self/status (everything
+/// resident: the budget's buffers, MPI, the program, and the pages of mapped files it touched);
+/// 0 where that file cannot be read.
+std::uint64_t peak_resident_bytes();
+
 /// A move-only, 64-byte aligned array of doubles charged to budget() while it lives.
 /// The elements are NOT initialised. A default-constructed or moved-from Buffer is empty.
 class Buffer {

@@ -195,6 +195,7 @@ void Run::write_outputs() {
 int Run::finish() {
   write_outputs();
   ctx_.barrier();
+  const std::vector<std::uint64_t> peak_rss = ctx_.gather_u64(peak_resident_bytes());
   const bool passed = !verified_ || verify_.max_rel_error <= kVerifyTolerance;
   if (ctx_.rank() != 0) return passed ? 0 : 1;
   if (!options_.trace.empty()) {
@@ -222,6 +223,7 @@ int Run::finish() {
                                       {"disk_write_bytes", r.redistribution_measured[1]}}}}}});
     }
     doc["contractions"] = list;
+    doc["peak_resident_bytes"] = peak_rss;   // per rank, VmHWM at the end (memory.h)
     if (verified_)
       doc["verify"] = {{"checked", verify_.checked}, {"max_rel_error", verify_.max_rel_error},
                        {"passed", passed}};

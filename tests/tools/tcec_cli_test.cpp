@@ -387,6 +387,23 @@ TEST(Cli, CompareHoldsThePeakMemoryToThePlan) {
   std::filesystem::remove(over);
 }
 
+TEST(Cli, CompareShowsThePeakResidentMemory) {
+  const auto path = std::filesystem::temp_directory_path() / ("tcec_trace_rss_" + std::to_string(getpid()) + ".json");
+  std::ofstream(path) << R"({"program": "p", "processors": 2, "memory_bytes": 8000000, "contractions": [],
+  "peak_resident_bytes": [52000000, 61000000]})" << "\n";
+  CliRun r = tcec("compare " + path.string());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("peak resident memory: 61000000 bytes (largest rank; MPI, the program and touched mapped files "
+                       "included), tile memory 8000000 bytes per rank\n"),
+            std::string::npos)
+      << r.out;
+  std::ofstream(path) << R"({"program": "p", "processors": 2, "contractions": [], "peak_resident_bytes": [1]})" << "\n";
+  r = tcec("compare " + path.string());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("peak_resident_bytes: expected 2 non-negative integers (one per rank)"), std::string::npos) << r.err;
+  std::filesystem::remove(path);
+}
+
 TEST(Cli, CompareMismatchingTrace) {
   const auto path = write_trace("tcec_trace_bad", "[100, 101]");
   CliRun r = tcec("compare " + path.string());

@@ -95,6 +95,11 @@ std::string compare_report(const Trace& trace, const std::string& path, bool* fa
                        v.passed ? "passed" : "FAILED");
     if (!v.passed) *failed = true;
   }
+  if (!trace.peak_resident_bytes.empty())   // informational, not a mismatch
+    out += fmt::format("peak resident memory: {} bytes (largest rank; MPI, the program and touched mapped files "
+                       "included), tile memory {} bytes per rank\n",
+                       *std::max_element(trace.peak_resident_bytes.begin(), trace.peak_resident_bytes.end()),
+                       trace.memory_bytes);
   if (mismatches == 0) {
     out += "all measured volumes equal the prediction\n";
   } else {

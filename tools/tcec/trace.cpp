@@ -114,6 +114,10 @@ Trace trace(const json& j) {
   if (!list.is_array()) throw SchemaError{"contractions", "expected an array"};
   for (std::size_t i = 0; i < list.size(); ++i)
     out.contractions.push_back(contraction(list[i], fmt::format("contractions[{}]", i), out.processors));
+  if (j.contains("memory_bytes") && j["memory_bytes"].is_number_unsigned())
+    out.memory_bytes = j["memory_bytes"].get<std::uint64_t>();
+  if (j.contains("peak_resident_bytes"))
+    out.peak_resident_bytes = counts(j, "", "peak_resident_bytes", out.processors);
   if (j.contains("verify") && !j["verify"].is_null()) {
     const json& v = j["verify"];
     const json& checked = member(v, "verify", "checked");

@@ -47,6 +47,8 @@ struct Trace {
   std::int64_t processors = 0;
   std::vector<TraceContraction> contractions;
   std::optional<TraceVerify> verify;
+  std::uint64_t memory_bytes = 0;                  ///< the machine's tile memory per rank (0: not given)
+  std::vector<std::uint64_t> peak_resident_bytes;  ///< per rank (empty in older traces)
 };
 
 /// Reads and checks the trace at `path`. On failure returns nullopt with *error, e.g.
