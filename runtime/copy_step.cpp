@@ -56,6 +56,7 @@ void copy_step(Run& run, const CopySpec& spec) {
   ctx.barrier();
   if (ctx.rank() == 0) writer->commit();
   ctx.barrier();
+  run.end_step();
 }
 
 }  // namespace tcert

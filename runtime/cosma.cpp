@@ -267,6 +267,7 @@ void CosmaGemm::finish() {
   redistribution_ += redistribution_now() - before;
   record_redistribution(run_, redistribution_);
   verify_result(run_, spec_, active_, [&](const i64* rv, const i64* cv) { return lookup(rv, cv); });
+  run_.end_step();
 }
 
 }  // namespace tcert

@@ -338,7 +338,7 @@ void DistributedGemm::finish() {
   redistribution_ += redistribution_now() - before;
   record_redistribution(run_, redistribution_);
   if (spec_.direct_C) {
-    if (!run_.options().verify) return;
+    if (!run_.options().verify) return run_.end_step();
     const Buffered& C = *C_;
     const ElementSource stored = run_.input(spec_.C.shape);   // the version just committed
     const LinearMap map(spec_.C, spec_.I.indices.size());
@@ -346,10 +346,12 @@ void DistributedGemm::finish() {
       if (!C.holds(rv, cv)) return std::nullopt;
       return stored(map(rv, cv));
     });
+    run_.end_step();
     return;
   }
   TiledMatrix* c = spec_.keep_result ? run_.kept(spec_.C.shape.name)->file.get() : C_->file.get();
   verify_result(run_, spec_, owns, [&](const i64* rv, const i64* cv) { return c->element(rv, cv); });
+  run_.end_step();
 }
 
 // ---- reads and writes --------------------------------------------------------------------

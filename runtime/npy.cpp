@@ -196,6 +196,10 @@ NpyReader::~NpyReader() {
   if (map_ != nullptr) ::munmap(map_, map_bytes_);
 }
 
+void NpyReader::drop_pages() const {
+  if (map_ && map_bytes_ > 0) ::madvise(map_, map_bytes_, MADV_DONTNEED);
+}
+
 const double* NpyReader::data() const {
   return reinterpret_cast<const double*>(static_cast<const char*>(map_) +
                                          header_.data_offset_bytes);

@@ -58,6 +58,9 @@ class NpyReader {
   std::size_t size() const { return static_cast<std::size_t>(header_.element_count()); }
   /// data() as a span of size() elements.
   std::span<const double> span() const { return {data(), size()}; }
+  /// Drops this process's resident pages of the mapping (madvise MADV_DONTNEED): they stay in
+  /// the page cache and fault back in when read again, but no longer count in its memory.
+  void drop_pages() const;
 
  private:
   NpyHeader header_;

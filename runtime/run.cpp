@@ -147,6 +147,10 @@ ElementSource Run::input(const TensorShape& tensor) {
   return read_npy(options_.input_dir + "/" + tensor.name + ".npy", tensor);
 }
 
+void Run::end_step() {
+  for (const auto& [path, reader] : inputs_) reader->drop_pages();
+}
+
 ElementSource Run::read_npy(const std::string& path, const TensorShape& tensor) {
   auto it = inputs_.find(path);
   if (it == inputs_.end()) {

@@ -95,6 +95,10 @@ class Run {
   /// Error "input NAME has shape (3, 4) but the program expects (3, 5)"), or
   /// random_element(seed, tensor_id_of(NAME), linear) with --init random:SEED.
   ElementSource input(const TensorShape& tensor);
+  /// Ends a step: drops the resident pages of every mapped input and store version this run
+  /// reads (NpyReader::drop_pages()), so that what one step touched does not stay in the
+  /// process's memory through the next. Sources from input() stay valid.
+  void end_step();
 
   // --- the tensor store: results of the steps, as .npy files in a directory all ranks see ---
   /// The store's directory: made by rank 0 under --scratch DIR (or $TMPDIR), removed at the end
