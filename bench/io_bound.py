@@ -14,22 +14,28 @@ import json
 import sys
 
 
-def main():
-    name = sys.argv[1] if len(sys.argv) > 1 else "program"
-    report = json.load(sys.stdin)
+def compulsory_bytes(report):
+    """Bytes per rank every input is read with and every output written with, once each:
+    (read, write), the tensors' sizes shared evenly over the ranks (intermediates count 0)."""
     m = report["machine"]
-    P = m["processors"]
-    e = m["element_size_bytes"]
     read = write = 0.0
     for tensor in report["tensors"].values():
         elements = 1
         for extent in tensor["shape"]:
             elements *= extent
         if tensor["role"] == "input":
-            read += elements * e
+            read += elements * m["element_size_bytes"]
         elif tensor["role"] == "output":
-            write += elements * e
-    compulsory = (read / P) / m["disk_read_bytes_per_s"] + (write / P) / m["disk_write_bytes_per_s"]
+            write += elements * m["element_size_bytes"]
+    return read / m["processors"], write / m["processors"]
+
+
+def main():
+    name = sys.argv[1] if len(sys.argv) > 1 else "program"
+    report = json.load(sys.stdin)
+    m = report["machine"]
+    read, write = compulsory_bytes(report)
+    compulsory = read / m["disk_read_bytes_per_s"] + write / m["disk_write_bytes_per_s"]
     handoff = report.get("handoff")
     predicted = report["total_predicted_time_s"]
     if handoff and not handoff["model_only"]:

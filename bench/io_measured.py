@@ -10,20 +10,15 @@ input read once and every output written once, shared evenly over the ranks. Pri
 import json
 import sys
 
+from io_bound import compulsory_bytes
+
 
 def main():
     name, report_path, trace_path = sys.argv[1:4]
     report = json.load(open(report_path))
     trace = json.load(open(trace_path))
     P = report["machine"]["processors"]
-    e = report["machine"]["element_size_bytes"]
-    compulsory = 0.0
-    for tensor in report["tensors"].values():
-        elements = 1
-        for extent in tensor["shape"]:
-            elements *= extent
-        if tensor["role"] in ("input", "output"):
-            compulsory += elements * e / P
+    compulsory = sum(compulsory_bytes(report))
     per_rank = [0] * P
     for c in trace["contractions"]:
         for key in ("disk_read_bytes", "disk_write_bytes"):

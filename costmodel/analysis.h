@@ -86,8 +86,6 @@ nlohmann::json io_bound_json(const IoBound& b);
 std::string range_text(const std::vector<std::uint64_t>& v);
 /// "146 MB": bytes in decimal units, three significant digits.
 std::string human_bytes(double bytes);
-/// "thirds" or "optimal".
-const char* split_name(MemorySplit split);
 
 /// The "plan:" section of the dry-run text (report_plan.cpp): the plan's text
 /// form, integer tile counts, tile bytes, per-rank exact volumes, predicted

@@ -32,6 +32,8 @@ TileCounts Plan::tile_counts() const {
   return {d(I.t1()), d(I.t2()), d(J.t1()), d(J.t2()), d(K.t1()), d(K.t2())};
 }
 
+const char* split_name(MemorySplit split) { return split == MemorySplit::Thirds ? "thirds" : "optimal"; }
+
 std::string Plan::to_string() const {
   return method_of(*this).plan_text(*this) + (accumulate ? " C0=current" : "");
 }

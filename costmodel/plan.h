@@ -87,6 +87,9 @@ struct Plan {
   friend bool operator==(const Plan&, const Plan&) = default;
 };
 
+/// "thirds" or "optimal", as plan texts and reports write the split.
+const char* split_name(MemorySplit split);
+
 /// Parses Plan::to_string(). `I`, `J`, `K` give the group's index names and
 /// extents in group order (the plan text must name the same indices in the same
 /// order). The first word names the method (method.h find_method()), which parses the

@@ -88,16 +88,17 @@ struct DistributedGemm::Buffered {
       for (i64 h = tc.first; h < tc.first + tc.count; ++h)
         if (m.block_rows(f) * m.block_cols(h) > 0) m.read_block(f, h, buf.data() + offset(f, h, q));
   }
-  /// Calls body(block's offset in buf, the tensor's linear index of element (i, j) of the block,
-  /// rows, cols) for every non-empty block of the current ranges (of piece q for a broadcast
-  /// operand), in the order a tiled file holds them. Direct tile I/O only (direct_map set).
+  /// Calls body(f, h, the tensor's linear index of element (i, j) of block (f, h), rows, cols)
+  /// for every non-empty block of the tile ranges r × c (of piece q for a broadcast operand),
+  /// in the order a tiled file holds them, timing each as disk busy time. Direct tile I/O only
+  /// (direct_map set).
   template <class Body>
-  void each_direct_block(i64 q, const Body& body) const {
+  void each_direct_block(i64 q, Tiles r, Tiles c, const Body& body) const {
     const i64 part = pieced ? q : pc;
     const std::size_t nr = rows.indices().size(), nc = cols.indices().size();
-    for (i64 f = tr.first; f < tr.first + tr.count; ++f) {
+    for (i64 f = r.first; f < r.first + r.count; ++f) {
       const std::vector<i64> rv = TiledMatrix::piece_values(rows, f, pr);
-      for (i64 h = tc.first; h < tc.first + tc.count; ++h) {
+      for (i64 h = c.first; h < c.first + c.count; ++h) {
         const auto R = static_cast<std::size_t>(block_rows(f)), C = static_cast<std::size_t>(block_cols(h, q));
         if (R * C == 0) continue;
         const std::vector<i64> cv = TiledMatrix::piece_values(cols, h, part);
@@ -105,15 +106,15 @@ struct DistributedGemm::Buffered {
           return (*direct_map)(rv.data() + i * nr, cv.data() + j * nc);
         };
         const Stopwatch clock;   // disk busy time, as DiskFile counts its transfers
-        body(offset(f, h, q), linear, R, C);
+        body(f, h, linear, R, C);
         counters().add_disk_time(clock.seconds());
       }
     }
   }
   /// read() from the tensor's elements, counted as disk reads of 8 bytes per element.
   void read_direct(i64 q) {
-    each_direct_block(q, [&](std::uint64_t at, const auto& linear, std::size_t R, std::size_t C) {
-      double* dst = buf.data() + at;
+    each_direct_block(q, tr, tc, [&](i64 f, i64 h, const auto& linear, std::size_t R, std::size_t C) {
+      double* dst = buf.data() + offset(f, h, q);
       for (std::size_t i = 0; i < R; ++i)
         for (std::size_t j = 0; j < C; ++j) dst[i * C + j] = (*direct)(linear(i, j));
       counters().add_disk_read(8 * R * C);
@@ -121,8 +122,8 @@ struct DistributedGemm::Buffered {
   }
   /// Writes blocks r × c from buf into the mapped result (direct C), 8 bytes counted per element.
   void write_direct() {
-    each_direct_block(0, [&](std::uint64_t at, const auto& linear, std::size_t R, std::size_t C) {
-      const double* src = buf.data() + at;
+    each_direct_block(0, tr, tc, [&](i64 f, i64 h, const auto& linear, std::size_t R, std::size_t C) {
+      const double* src = buf.data() + offset(f, h);
       for (std::size_t i = 0; i < R; ++i)
         for (std::size_t j = 0; j < C; ++j) mapped[linear(i, j)] = src[i * C + j];
       counters().add_disk_write(8 * R * C);
@@ -298,24 +299,15 @@ void DistributedGemm::open_direct_C() {
   C.direct = [out](std::uint64_t linear) { return out[linear]; };
   C.direct_map.emplace(spec_.C, spec_.I.indices.size());
   if (!c0) return;
-  // Accumulating: this rank's part of C starts from the current values, copied into the new file.
-  std::uint64_t copied = 0;
-  const std::size_t nr = C.rows.indices().size(), nc = C.cols.indices().size();
-  for (i64 f = 0; f < C.rows.finest_tiles(); ++f) {
-    const std::vector<i64> rv = TiledMatrix::piece_values(C.rows, f, C.pr);
-    for (i64 h = 0; h < C.cols.finest_tiles(); ++h) {
-      const std::vector<i64> cv = TiledMatrix::piece_values(C.cols, h, C.pc);
-      const auto R = static_cast<std::size_t>(C.block_rows(f)), W = static_cast<std::size_t>(C.block_cols(h, 0));
-      for (std::size_t i = 0; i < R; ++i)
-        for (std::size_t j = 0; j < W; ++j) {
-          const std::uint64_t at = (*C.direct_map)(rv.data() + i * nr, cv.data() + j * nc);
-          out[at] = (*c0)(at);
-        }
-      copied += R * W;
-    }
-  }
-  counters().add_disk_read(8 * copied);
-  counters().add_disk_write(8 * copied);
+  // Accumulating: this rank's part of C starts from the current values, copied into the new
+  // file (read and written, as stage 1 lays out a tiled C).
+  const Tiles all_rows{0, C.rows.finest_tiles()}, all_cols{0, C.cols.finest_tiles()};
+  C.each_direct_block(0, all_rows, all_cols, [&](i64, i64, const auto& linear, std::size_t R, std::size_t W) {
+    for (std::size_t i = 0; i < R; ++i)
+      for (std::size_t j = 0; j < W; ++j) out[linear(i, j)] = (*c0)(linear(i, j));
+    counters().add_disk_read(8 * R * W);
+    counters().add_disk_write(8 * R * W);
+  });
 }
 
 void DistributedGemm::commit_direct_C() {
@@ -337,20 +329,18 @@ void DistributedGemm::finish() {
   else write_result(run_, spec_, owns, [&](const auto& visit) { result().for_each(visit); });
   redistribution_ += redistribution_now() - before;
   record_redistribution(run_, redistribution_);
-  if (spec_.direct_C) {
-    if (!run_.options().verify) return run_.end_step();
-    const Buffered& C = *C_;
-    const ElementSource stored = run_.input(spec_.C.shape);   // the version just committed
-    const LinearMap map(spec_.C, spec_.I.indices.size());
-    verify_result(run_, spec_, owns, [&](const i64* rv, const i64* cv) -> std::optional<double> {
-      if (!C.holds(rv, cv)) return std::nullopt;
-      return stored(map(rv, cv));
-    });
-    run_.end_step();
-    return;
-  }
-  TiledMatrix* c = spec_.keep_result ? run_.kept(spec_.C.shape.name)->file.get() : C_->file.get();
-  verify_result(run_, spec_, owns, [&](const i64* rv, const i64* cv) { return c->element(rv, cv); });
+  // The result's elements for --verify: from the version just committed (direct C, opened at
+  // the first lookup), else from the tiled file (kept on the ranks or not).
+  const Buffered& C = *C_;
+  TiledMatrix* tiled = spec_.direct_C ? nullptr : spec_.keep_result ? run_.kept(spec_.C.shape.name)->file.get()
+                                                                    : C_->file.get();
+  std::optional<ElementSource> stored;
+  verify_result(run_, spec_, owns, [&](const i64* rv, const i64* cv) -> std::optional<double> {
+    if (tiled) return tiled->element(rv, cv);
+    if (!C.holds(rv, cv)) return std::nullopt;
+    if (!stored) stored = run_.input(spec_.C.shape);
+    return (*stored)((*C.direct_map)(rv, cv));
+  });
   run_.end_step();
 }
 

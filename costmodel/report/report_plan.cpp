@@ -33,8 +33,6 @@ std::string human_bytes(double bytes) {
   return u == 0 ? fmt::format("{:.0f} B", bytes) : fmt::format("{:.3g} {}", bytes, units[u]);
 }
 
-const char* split_name(MemorySplit split) { return split == MemorySplit::Thirds ? "thirds" : "optimal"; }
-
 std::string memory_text(const PlanMemory& memory, const Machine& machine) {
   std::vector<std::string> load, resident;
   std::uint64_t sum = 0;
@@ -71,6 +69,8 @@ double moved_bytes(const Plan& plan, const PlanVolumes& v, const Machine& machin
   return most;
 }
 
+namespace {
+
 /// The arrays the chosen plan's compute stage reads (A, B) or reads and writes (C) straight in
 /// their tensors' files (direct tile I/O), unless declared or kept on the ranks.
 std::vector<std::string> direct_operands(const ContractionAnalysis& a) {
@@ -82,6 +82,8 @@ std::vector<std::string> direct_operands(const ContractionAnalysis& a) {
   if (writes_result_directly(a.plan.plan, &a.declared)) out.push_back("C");
   return out;
 }
+
+}  // namespace
 
 /// The plan's redistribution line (Gao et al. §2.3 stages 1 and 3): through the tensor files
 /// as tcec runs them, or rank to rank from and to the declared distributions.

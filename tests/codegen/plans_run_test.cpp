@@ -56,7 +56,7 @@ Checked check_seed(std::uint64_t seed) {
     if (!sp.feasible) continue;
     const std::string where = fmt::format("seed {} (P = {}, memory {} B, split {}, hand-off {}, method {}), line {}: {}\n{}\n",
                                           seed, machine.processors, memory,
-                                          options.split == costmodel::MemorySplit::Thirds ? "thirds" : "optimal",
+                                          costmodel::split_name(options.split),
                                           options.handoff ? "on" : "off", options.force_method.value_or("any"),
                                           sp.statement->loc.line,
                                           sp.plan.to_string(), rp.text);

@@ -40,7 +40,7 @@ std::string gao_plan_text(const Plan& plan) {
     out += fmt::format(" bcast={}", costmodel::to_string(replicated));
   out += fmt::format(" I={} J={} K={} dist={},{},{} split={}", group_text(I), group_text(J),
                      group_text(K), dist_name(I), dist_name(J), dist_name(K),
-                     plan.split == MemorySplit::Thirds ? "thirds" : "optimal");
+                     split_name(plan.split));
   return out;
 }
 
