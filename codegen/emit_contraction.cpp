@@ -117,6 +117,7 @@ void emit_spec(CodeWriter& w, const costmodel::StatementPlan& sp,
   w.line("spec.predicted[1] = {};  // disk write bytes per rank", braced_list(spec.predicted[1]));
   w.line("spec.predicted[2] = {};  // bytes sent per rank", braced_list(spec.predicted[2]));
   w.line("spec.predicted[3] = {};  // bytes received per rank", braced_list(spec.predicted[3]));
+  w.line("spec.predicted[4] = {};  // disk requests per rank", braced_list(spec.predicted[4]));
   w.line("spec.predicted_seconds = {};  // the model's time for these bytes", spec.predicted_seconds);
   w.line("spec.predicted_redistribution[0] = {};  // bytes read per rank laying out the operands and storing C (and flushes)",
          braced_list(spec.predicted_redistribution[0]));
@@ -147,6 +148,7 @@ tcert::GemmSpec gemm_spec(const ir::Program& program, const costmodel::Machine& 
   const costmodel::PlanVolumes& v = sp.volumes;
   spec.predicted[0] = v.disk_read_bytes, spec.predicted[1] = v.disk_write_bytes;
   spec.predicted[2] = v.comm_sent_bytes, spec.predicted[3] = v.comm_recv_bytes;
+  spec.predicted[4] = v.disk_requests;
   spec.predicted_seconds = v.time_s;
   spec.predicted_redistribution[0] = sp.redistribution.disk_read_bytes;
   spec.predicted_redistribution[1] = sp.redistribution.disk_write_bytes;

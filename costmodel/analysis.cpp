@@ -12,7 +12,22 @@
 namespace tcec::costmodel {
 
 namespace {
+
 constexpr const char* kNoneAllowed = "no candidate is allowed by --force-method / --force-order";
+
+/// Sets the plan's disk requests (and, with a disk latency, its time) as a lone step runs it:
+/// operands direct where its method reads them so, C direct unless declared or kept.
+/// plan_program() recounts them with the hand-off's choices.
+void add_requests(const ContractionAnalysis& a, const Machine& machine, PlannedCandidate& plan) {
+  const Method& m = method_of(plan.plan);
+  ArrayAccess access;
+  access.direct_A = access.direct_B = m.reads_operands_directly(plan.plan);
+  access.direct_C = writes_result_directly(plan.plan, &a.declared);
+  if (access.direct_A) access.perm_A = a.gemm.perm_A, access.perm_B = a.gemm.perm_B;
+  if (access.direct_C) access.perm_C = a.gemm.perm_C;
+  plan_requests(plan.plan, machine, access, plan.volumes);
+}
+
 }  // namespace
 
 bool MethodAnalysis::allows(const Method& m, std::optional<DiskPlacementOrder> order) const {
@@ -24,8 +39,10 @@ void MethodAnalysis::add_row(const ModelPoint& row) {
   if (row.feasible && (!a_.chosen.feasible || row.time_s < a_.chosen.time_s)) a_.chosen = row;
 }
 
-void MethodAnalysis::add_candidate(const Method& m, const ModelPoint& row, const PlannedCandidate& plan,
+void MethodAnalysis::add_candidate(const Method& m, const ModelPoint& row, const PlannedCandidate& given,
                                    bool allowed) {
+  PlannedCandidate plan = given;
+  if (plan.feasible && allowed) add_requests(a_, machine_, plan);   // with their latency, if any
   a_.candidates.push_back(row);
   a_.plans.push_back(plan);
   auto family = std::find_if(a_.family_plans.begin(), a_.family_plans.end(),
@@ -159,6 +176,13 @@ std::vector<StatementPlan> plan_program(const ir::Program& program, const Machin
     if (sp.feasible && method_of(sp.plan).reads_operands_directly(sp.plan))
       sp.direct_A = !sp.take_A, sp.direct_B = !sp.take_B;
     sp.direct_C = sp.feasible && !sp.take_C && !sp.keep_result && method_of(sp.plan).writes_result_directly(sp.plan);
+    if (sp.feasible) {   // how the compute stage reaches the arrays decides its disk requests
+      ArrayAccess access{sp.direct_A, sp.direct_B, sp.direct_C, {}, {}, {}};
+      if (sp.direct_A) access.perm_A = sp.gemm.perm_A;
+      if (sp.direct_B) access.perm_B = sp.gemm.perm_B;
+      if (sp.direct_C) access.perm_C = sp.gemm.perm_C;
+      plan_requests(sp.plan, machine, access, sp.volumes);
+    }
     out.push_back(std::move(sp));
   }
   return out;

@@ -84,7 +84,9 @@ class MethodAnalysis {
   void add_row(const ModelPoint& row);
   /// Adds a candidate and its integer plan (the same index in candidates and plans). When
   /// `allowed` and feasible, the plan competes by total time (compute stage plus
-  /// redistribution; ties keep the earlier), in the chosen plan and in its family's best.
+  /// redistribution; ties keep the earlier), in the chosen plan and in its family's best. Its
+  /// compute stage's disk requests are counted here, as a lone step runs it, and with
+  /// Machine::disk_latency_s > 0 are part of its time (stages 1 and 3: not yet).
   /// The caller has set the plan's redistribution when allowed and feasible.
   void add_candidate(const Method& m, const ModelPoint& row, const PlannedCandidate& plan, bool allowed);
   /// Keeps `detail` for the method's report (ContractionAnalysis::detail()).
@@ -140,6 +142,9 @@ class Method {
   /// Exact compute-stage bytes of ranks first … end-1 (vectors from 0).
   virtual PlanVolumes volumes(const Plan& plan, const Machine& machine, std::int64_t first_rank,
                               std::int64_t end_rank) const = 0;
+  /// Exact compute-stage disk requests per rank (plan.h PlanVolumes::disk_requests), every rank,
+  /// with the arrays reached as `access` says.
+  virtual std::vector<std::uint64_t> disk_requests(const Plan& plan, const ArrayAccess& access) const = 0;
   /// The same bytes from an independent walk of the schedule (the simulator the tests hold equal).
   virtual PlanVolumes walk(const Plan& plan, const Machine& machine) const = 0;
   /// f in read/B_dr + write/B_dw + f·received/B_c (notes/gao-model.md collective factors).

@@ -24,6 +24,9 @@ struct Machine {
   double element_size_bytes = 8;
   double replication_factor = 1.0;        ///< f_rep: multiplies broadcast volume
   double reduction_factor = 1.0;          ///< f_red: multiplies all-reduce volume
+  /// Seconds per disk request (a contiguous range moved by one call; plan.h PlanVolumes::
+  /// disk_requests), added to the bandwidth terms. 0 (the default) is Gao et al.'s model.
+  double disk_latency_s = 0;
 
   /// M: the memory for one array's tile on one processor, bytes. With the
   /// paper's fixed split each of A, B, C gets a third (Gao et al. §4).

@@ -105,4 +105,16 @@ PlanVolumes plan_volumes(const Plan& plan, const Machine& machine, std::int64_t 
 
 PlanVolumes simulate(const Plan& plan, const Machine& machine) { return method_of(plan).walk(plan, machine); }
 
+void plan_requests(const Plan& plan, const Machine& machine, const ArrayAccess& access, PlanVolumes& v) {
+  const Method& method = method_of(plan);
+  v.disk_requests = method.disk_requests(plan, access);
+  if (machine.disk_latency_s <= 0) return;   // Gao et al.'s time, bit for bit
+  const double factor = method.collective_factor(plan, machine);
+  v.time_s = 0;
+  for (std::size_t r = 0; r < v.disk_requests.size(); ++r)
+    v.time_s = std::max(v.time_s, rank_time_s(factor, machine, v.disk_read_bytes[r], v.disk_write_bytes[r],
+                                              v.comm_recv_bytes[r]) +
+                                      machine.disk_latency_s * static_cast<double>(v.disk_requests[r]));
+}
+
 }  // namespace tcec::costmodel

@@ -105,7 +105,28 @@ struct PlanVolumes {
   /// max over ranks of read/B_dr + write/B_dw + f·recv/B_c, f = f_rep for
   /// replication, f_red for accumulation, 1 for rotation (seconds).
   double time_s = 0;
+  /// Disk requests per rank (runtime counters.h Volumes::disk_requests: one per contiguous
+  /// range a tiled file transfers, one per run of adjacent elements a block reaches through a
+  /// tensor file's mapping); set by plan_requests(), empty before. Each costs
+  /// Machine::disk_latency_s on top of time_s's bandwidth terms.
+  std::vector<std::uint64_t> disk_requests;
 };
+
+/// How the compute stage reaches each array's elements on disk, which decides its requests:
+/// through the rank's tiled copy (one request per block), or directly in the tensor's file
+/// (direct tile I/O; one request per run of adjacent elements in a block). perm_X[p] is the
+/// stored dimension of the tensor holding GEMM position p of [I,K] (A), [J,K] (B), [I,J] (C)
+/// (ir MacroIndexGemm::perm_X); empty when the array is not read directly.
+struct ArrayAccess {
+  bool direct_A = false, direct_B = false, direct_C = false;
+  std::vector<int> perm_A, perm_B, perm_C;
+};
+
+/// Sets v.disk_requests to the exact compute-stage requests of `plan` per rank (its method's
+/// Method::disk_requests()) and, when Machine::disk_latency_s > 0, sets v.time_s to the slowest
+/// rank's bandwidth time plus disk_latency_s per request. v holds plan_volumes(plan, machine)
+/// for all ranks.
+void plan_requests(const Plan& plan, const Machine& machine, const ArrayAccess& access, PlanVolumes& v);
 
 /// One rank's predicted time (seconds) from its bytes: read/B_dr + write/B_dw +
 /// f·received/B_c, with f the collective factor of the plan's method (method.h: f_rep for

@@ -16,7 +16,7 @@ namespace {
 
 using grammar::TceParser;
 
-enum class Kind { Count, Size, Bandwidth, Factor, ElementSize };
+enum class Kind { Count, Size, Bandwidth, Factor, ElementSize, Duration };
 
 struct Property {
   const char* name;
@@ -28,14 +28,22 @@ constexpr Property kProperties[] = {
     {"network", Kind::Bandwidth},         {"disk", Kind::Bandwidth},
     {"disk_read", Kind::Bandwidth},       {"disk_write", Kind::Bandwidth},
     {"element_size", Kind::ElementSize},  {"replication_factor", Kind::Factor},
-    {"reduction_factor", Kind::Factor},
+    {"reduction_factor", Kind::Factor},   {"disk_latency", Kind::Duration},
 };
 
 const char* kPropertyList =
     "processors, memory, network, disk, disk_read, disk_write, element_size, "
-    "replication_factor, reduction_factor";
+    "replication_factor, reduction_factor, disk_latency";
 const char* kSizeUnits = "B, KB, MB, GB, TB, KiB, MiB, GiB, TiB";
 const char* kBandwidthUnits = "B/s, KB/s, MB/s, GB/s, TB/s, KiB/s, MiB/s, GiB/s, TiB/s";
+const char* kDurationUnits = "s, ms, us, ns";
+
+std::optional<double> duration_unit(const std::string& u) {
+  static const std::map<std::string, double> units = {{"s", 1.0}, {"ms", 1e-3}, {"us", 1e-6}, {"ns", 1e-9}};
+  auto it = units.find(u);
+  if (it == units.end()) return std::nullopt;
+  return it->second;
+}
 
 std::optional<double> size_unit(const std::string& u) {
   static const std::map<std::string, double> units = {
@@ -70,6 +78,12 @@ std::optional<double> unit_factor(Kind kind, TceParser::MachinePropContext& prop
       if (!unit || text == "B") return 1.0;
       r.report(DiagId::err_bad_unit, loc, text, key, "B");
       return std::nullopt;
+    case Kind::Duration: {
+      const auto factor = unit && unit->ID().size() == 1 ? duration_unit(text) : std::nullopt;
+      if (!unit) r.report(DiagId::err_missing_unit, location_of(prop.value->getStop()), key, kDurationUnits);
+      else if (!factor) r.report(DiagId::err_bad_unit, loc, text, key, kDurationUnits);
+      return factor;
+    }
     case Kind::Size:
     case Kind::Bandwidth: break;
   }
@@ -93,7 +107,7 @@ bool store(const Property& p, double value, TceParser::MachinePropContext& prop,
   const std::string key = p.name;
   const std::string shown = prop.value->getText();
   const auto loc = location_of(prop.value->getStart());
-  if (!std::isfinite(value) || value <= 0) {
+  if (!std::isfinite(value) || value < 0 || (value == 0 && p.kind != Kind::Duration)) {
     r.report(DiagId::err_not_positive, loc, key, shown);
     return false;
   }
@@ -114,6 +128,7 @@ bool store(const Property& p, double value, TceParser::MachinePropContext& prop,
   else if (key == "element_size") m.element_size_bytes = static_cast<std::uint64_t>(value);
   else if (key == "replication_factor") m.replication_factor = value;
   else if (key == "reduction_factor") m.reduction_factor = value;
+  else if (key == "disk_latency") m.disk_latency_s = value;
   return true;
 }
 

@@ -133,6 +133,7 @@ struct MachineDesc {
   std::uint64_t element_size_bytes = 8;     ///< bytes per tensor element (double)
   double replication_factor = 1.0;          ///< f_rep: multiplies broadcast traffic
   double reduction_factor = 1.0;            ///< f_red: multiplies all-reduce traffic
+  double disk_latency_s = 0;                ///< seconds per disk request (0: Gao et al.'s model)
   SourceLocation loc;
 };
 

@@ -45,8 +45,9 @@ void compute_phase(Run& run, const GemmSpec& spec, std::unique_ptr<Progress>& pr
   rec.redistribution_predicted[1] = spec.predicted_redistribution[1];
   rec.redistribution_predicted_seconds = spec.predicted_redistribution_seconds;
   std::tie(rec.comm, rec.algorithm) = std::visit([](const auto& m) { return trace_names(m); }, spec.method);
-  const std::uint64_t mine[4] = {v.disk_read_bytes, v.disk_write_bytes, v.comm_sent_bytes, v.comm_recv_bytes};
-  for (int q = 0; q < 4; ++q) {
+  const std::uint64_t mine[5] = {v.disk_read_bytes, v.disk_write_bytes, v.comm_sent_bytes, v.comm_recv_bytes,
+                                 v.disk_requests};
+  for (int q = 0; q < 5; ++q) {
     rec.predicted[q] = spec.predicted[q];
     rec.measured[q] = ctx.gather_u64(mine[q]);
   }
@@ -93,8 +94,14 @@ void store_version(Run& run, const TensorBinding& tensor, std::size_t row_count,
     double* out = rank == 0 ? writer->data() : patch->data();
     const LinearMap map(tensor, row_count);
     std::uint64_t written = 0;
-    visit([&](const i64* rv, const i64* cv, double v) { out[map(rv, cv)] = v, ++written; });
+    RunCounter requests;
+    visit([&](const i64* rv, const i64* cv, double v) {
+      const std::uint64_t at = map(rv, cv);
+      requests.at(at);
+      out[at] = v, ++written;
+    });
     counters().add_disk_write(8 * written);   // into the tensor's file (mapped, so counted here)
+    requests.add();
     if (patch) patch->sync();
   }
   ctx.barrier();

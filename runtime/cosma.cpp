@@ -104,6 +104,7 @@ void CosmaGemm::load() {
                   i64 first_row, i64 rows, i64 ways, i64 me, const std::vector<std::uint64_t>& offsets) {
     const ElementSource src = run_.input(t.shape);
     const LinearMap map(t, row_extents.size());
+    RunCounter requests;   // the tensor's file, read in one pass
     for (i64 j = 0; j < rounds(); ++j) {
       const i64 cols = slice_cols(j), total = rows * cols;
       const i64 start = piece_start(total, ways, me), length = piece(total, ways, me);
@@ -116,13 +117,16 @@ void CosmaGemm::load() {
           const i64 at = start + done + e;
           unflatten(first_row + at / cols, row_extents, rv.data());
           unflatten(K0_ + slice_start(j) + at % cols, eK, kv.data());
-          out[e] = src(map(rv.data(), kv.data()));
+          const std::uint64_t linear = map(rv.data(), kv.data());
+          requests.at(linear);
+          out[e] = src(linear);
         }
         if (!resident)
           file.write(chunk.data(), offsets[static_cast<std::size_t>(j)] + static_cast<std::uint64_t>(done),
                      static_cast<std::size_t>(len));
       }
     }
+    requests.add();
   };
   fill(A_file_, A_, spec_.A, eI, I0_, Ix_, pn_, y_, A_offset_);
   fill(B_file_, B_, spec_.B, eJ, J0_, Jy_, pm_, x_, B_offset_);
@@ -134,12 +138,16 @@ void CosmaGemm::load() {
   if (!c0 || z_ != 0) return;
   const LinearMap map_C(spec_.C, eI.size());
   std::vector<i64> cv(eJ.size() + 1);
+  RunCounter requests;
   for (i64 e = 0; e < Ix_ * Jy_; ++e) {
     unflatten(I0_ + e / Jy_, eI, rv.data());
     unflatten(J0_ + e % Jy_, eJ, cv.data());
-    C_[static_cast<std::size_t>(e)] = (*c0)(map_C(rv.data(), cv.data()));
+    const std::uint64_t linear = map_C(rv.data(), cv.data());
+    requests.at(linear);
+    C_[static_cast<std::size_t>(e)] = (*c0)(linear);
   }
   counters().add_disk_read(8 * static_cast<std::uint64_t>(Ix_ * Jy_));   // taken from C's file
+  requests.add();
 }
 
 void CosmaGemm::compute(const std::function<void()>& body) { compute_phase(run_, spec_, progress_, body); }

@@ -20,6 +20,7 @@ Volumes& Volumes::operator+=(const Volumes& other) {
   disk_write_bytes += other.disk_write_bytes;
   comm_sent_bytes += other.comm_sent_bytes;
   comm_recv_bytes += other.comm_recv_bytes;
+  disk_requests += other.disk_requests;
   seconds += other.seconds;
   disk_seconds += other.disk_seconds;
   comm_seconds += other.comm_seconds;
@@ -32,11 +33,17 @@ Volumes& Volumes::operator-=(const Volumes& other) {
   disk_write_bytes -= other.disk_write_bytes;
   comm_sent_bytes -= other.comm_sent_bytes;
   comm_recv_bytes -= other.comm_recv_bytes;
+  disk_requests -= other.disk_requests;
   seconds -= other.seconds;
   disk_seconds -= other.disk_seconds;
   comm_seconds -= other.comm_seconds;
   kernel_seconds -= other.kernel_seconds;
   return *this;
+}
+
+void RunCounter::add() {
+  counters().add_disk_requests(runs_);
+  runs_ = 0;
 }
 
 Volumes Section::total() const {

@@ -33,6 +33,11 @@ struct Volumes {
   std::uint64_t disk_write_bytes = 0;
   std::uint64_t comm_sent_bytes = 0;  ///< payload sent by the counted collectives of comm.h
   std::uint64_t comm_recv_bytes = 0;  ///< payload received by them
+  /// Disk requests: one per DiskFile transfer call that moves data (one contiguous range of
+  /// the file), and, for a tensor file read or written through its mapping, one per maximal
+  /// run of consecutive accesses to adjacent elements within one block transfer (counted by
+  /// RunCounter). The model charges each the machine's disk_latency.
+  std::uint64_t disk_requests = 0;
   double seconds = 0;                 ///< wall time charged to the phase (exclusive, see PhaseScope)
   double disk_seconds = 0;            ///< wall time inside disk reads and writes (DiskFile)
   double comm_seconds = 0;            ///< wall time inside the counted MPI transfers of comm.h
@@ -63,6 +68,8 @@ class Counters {
   void add_disk_write(std::uint64_t bytes) { current().disk_write_bytes += bytes; }
   void add_sent(std::uint64_t bytes) { current().comm_sent_bytes += bytes; }
   void add_recv(std::uint64_t bytes) { current().comm_recv_bytes += bytes; }
+  /// Add disk requests (see Volumes::disk_requests) to the current phase.
+  void add_disk_requests(std::uint64_t n) { current().disk_requests += n; }
   /// Add busy time (seconds) to the current phase's disk_seconds / comm_seconds / kernel_seconds.
   void add_disk_time(double seconds) { current().disk_seconds += seconds; }
   void add_comm_time(double seconds) { current().comm_seconds += seconds; }
@@ -122,6 +129,23 @@ class Stopwatch {
 
  private:
   std::chrono::steady_clock::time_point start_;
+};
+
+/// Counts the disk requests of one transfer through a tensor file's mapping: feed it the file
+/// element index (elements) of every access in order; a request is each maximal run of
+/// accesses to consecutive elements (index = previous + 1). add() charges them to counters().
+class RunCounter {
+ public:
+  void at(std::uint64_t element) {
+    if (runs_ == 0 || element != last_ + 1) ++runs_;
+    last_ = element;
+  }
+  std::uint64_t runs() const { return runs_; }
+  /// Adds runs() to counters() as disk requests and starts a new transfer.
+  void add();
+
+ private:
+  std::uint64_t last_ = 0, runs_ = 0;
 };
 
 /// RAII: makes `phase` current for its lifetime and restores the previous phase at the end.

@@ -148,6 +148,7 @@ void DiskFile::transfer_rows(double* data, std::size_t ld_elems, std::size_t row
     cols *= rows;
     rows = 1;
   }
+  counters().add_disk_requests(1);   // one contiguous range of the file
   Transfer transfer{path_, fd_, direct_, is_write};
   std::vector<iovec> iov(std::min<std::size_t>(rows, kMaxIov));
   std::uint64_t offset_bytes = 8 * offset_elems;

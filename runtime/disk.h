@@ -3,7 +3,8 @@
 // Out-of-core plans keep tensors on each rank's local disk and move tiles between disk and
 // memory (Gao et al. §3, disk placement order). All offsets and sizes below count elements
 // (doubles); the file holds them in native (little-endian) byte order with no header.
-// Every byte transferred is added to counters() (disk_read_bytes / disk_write_bytes).
+// Every byte transferred is added to counters() (disk_read_bytes / disk_write_bytes), and every
+// call that moves data counts one disk request (its elements are one contiguous file range).
 #pragma once
 
 #include <cstddef>

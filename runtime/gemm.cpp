@@ -115,18 +115,30 @@ struct DistributedGemm::Buffered {
   void read_direct(i64 q) {
     each_direct_block(q, tr, tc, [&](i64 f, i64 h, const auto& linear, std::size_t R, std::size_t C) {
       double* dst = buf.data() + offset(f, h, q);
+      RunCounter requests;
       for (std::size_t i = 0; i < R; ++i)
-        for (std::size_t j = 0; j < C; ++j) dst[i * C + j] = (*direct)(linear(i, j));
+        for (std::size_t j = 0; j < C; ++j) {
+          const std::uint64_t at = linear(i, j);
+          requests.at(at);
+          dst[i * C + j] = (*direct)(at);
+        }
       counters().add_disk_read(8 * R * C);
+      requests.add();
     });
   }
   /// Writes blocks r × c from buf into the mapped result (direct C), 8 bytes counted per element.
   void write_direct() {
     each_direct_block(0, tr, tc, [&](i64 f, i64 h, const auto& linear, std::size_t R, std::size_t C) {
       const double* src = buf.data() + offset(f, h);
+      RunCounter requests;
       for (std::size_t i = 0; i < R; ++i)
-        for (std::size_t j = 0; j < C; ++j) mapped[linear(i, j)] = src[i * C + j];
+        for (std::size_t j = 0; j < C; ++j) {
+          const std::uint64_t at = linear(i, j);
+          requests.at(at);
+          mapped[at] = src[i * C + j];
+        }
       counters().add_disk_write(8 * R * C);
+      requests.add();
     });
   }
   /// Whether this rank holds the element (its parts of rows and cols).
@@ -263,8 +275,14 @@ void DistributedGemm::load() {
     if (take) return take_kept(run_, tensor.shape.name, placement(x, tensor), &m);
     const ElementSource src = run_.input(tensor.shape);
     const LinearMap map(tensor, row_count);
-    m.fill([&](const i64* rv, const i64* cv) { return src(map(rv, cv)); });
+    RunCounter requests;   // the layout reads the tensor's file in one pass
+    m.fill([&](const i64* rv, const i64* cv) {
+      const std::uint64_t at = map(rv, cv);
+      requests.at(at);
+      return src(at);
+    });
     counters().add_disk_read(8 * m.total());   // the elements taken from the tensor's file
+    requests.add();
   };
   lay_out(*A_, spec_.A, spec_.take_A, spec_.I.indices.size());
   lay_out(*B_, spec_.B, spec_.take_B, spec_.J.indices.size());
@@ -276,8 +294,14 @@ void DistributedGemm::load() {
   const std::optional<ElementSource> c0 = initial_C(run_, spec_);
   if (c0 && start) {
     const LinearMap map_C(spec_.C, spec_.I.indices.size());
-    start->fill([&](const i64* rv, const i64* cv) { return (*c0)(map_C(rv, cv)); });
+    RunCounter requests;
+    start->fill([&](const i64* rv, const i64* cv) {
+      const std::uint64_t at = map_C(rv, cv);
+      requests.at(at);
+      return (*c0)(at);
+    });
     counters().add_disk_read(8 * start->total());
+    requests.add();
   }
 }
 
@@ -303,10 +327,17 @@ void DistributedGemm::open_direct_C() {
   // file (read and written, as stage 1 lays out a tiled C).
   const Tiles all_rows{0, C.rows.finest_tiles()}, all_cols{0, C.cols.finest_tiles()};
   C.each_direct_block(0, all_rows, all_cols, [&](i64, i64, const auto& linear, std::size_t R, std::size_t W) {
+    RunCounter requests;   // the same runs read from the current version and written to the new
     for (std::size_t i = 0; i < R; ++i)
-      for (std::size_t j = 0; j < W; ++j) out[linear(i, j)] = (*c0)(linear(i, j));
+      for (std::size_t j = 0; j < W; ++j) {
+        const std::uint64_t at = linear(i, j);
+        requests.at(at);
+        out[at] = (*c0)(at);
+      }
     counters().add_disk_read(8 * R * W);
     counters().add_disk_write(8 * R * W);
+    counters().add_disk_requests(requests.runs());
+    requests.add();
   });
 }
 

@@ -79,8 +79,9 @@ struct GemmSpec {
   /// internal error: the planner and the runtime disagree), and the step checks its measured
   /// peak against it when it ends.
   std::uint64_t planned_memory_bytes = 0;
-  /// The model's exact compute-phase bytes per rank: disk read, disk write, sent, received.
-  std::vector<std::uint64_t> predicted[4];
+  /// The model's exact compute-phase volumes per rank: disk read, disk write, sent, received
+  /// (bytes) and disk requests (counters.h Volumes::disk_requests).
+  std::vector<std::uint64_t> predicted[5];
   /// The model's time for those bytes (max over ranks of read/B_dr + write/B_dw + f·recv/B_c), seconds.
   double predicted_seconds = 0;
   /// Gao et al. §2.3 stages 1 and 3 as the program runs them (costmodel redistribution_volumes):

@@ -24,17 +24,17 @@ namespace tcert {
 namespace {
 
 constexpr double kVerifyTolerance = 1e-10;
-constexpr const char* kVolumeNames[4] = {"disk_read_bytes", "disk_write_bytes", "comm_sent_bytes",
-                                         "comm_recv_bytes"};
+constexpr const char* kVolumeNames[5] = {"disk_read_bytes", "disk_write_bytes", "comm_sent_bytes",
+                                         "comm_recv_bytes", "disk_requests"};
 
-nlohmann::json volumes_json(const std::vector<std::uint64_t> (&v)[4]) {
+nlohmann::json volumes_json(const std::vector<std::uint64_t> (&v)[5]) {
   nlohmann::json out = nlohmann::json::object();
-  for (int q = 0; q < 4; ++q) out[kVolumeNames[q]] = v[q];
+  for (int q = 0; q < 5; ++q) out[kVolumeNames[q]] = v[q];
   return out;
 }
 
 bool volumes_equal(const ContractionRecord& r) {
-  for (int q = 0; q < 4; ++q)
+  for (int q = 0; q < 5; ++q)
     if (r.predicted[q] != r.measured[q]) return false;
   for (int q = 0; q < 2; ++q)
     if (r.redistribution_predicted[q] != r.redistribution_measured[q]) return false;

@@ -52,12 +52,12 @@ using ElementSource = std::function<double(std::uint64_t linear)>;
 /// The measured and predicted volumes of one contraction, one entry per rank (bytes, seconds).
 struct ContractionRecord {
   std::string statement, plan, comm, algorithm, order;
-  std::vector<std::uint64_t> predicted[4];   ///< disk read, disk write, sent, received
+  std::vector<std::uint64_t> predicted[5];   ///< disk read, disk write, sent, received (bytes); disk requests
   double predicted_seconds = 0;              ///< the model's time for the predicted bytes
   /// Redistribution (load from the tensor files, store the result): disk read, disk write per rank.
   std::vector<std::uint64_t> redistribution_predicted[2], redistribution_measured[2];
   double redistribution_predicted_seconds = 0;
-  std::vector<std::uint64_t> measured[4];    ///< the same, counted during the compute phase
+  std::vector<std::uint64_t> measured[5];    ///< the same, counted during the compute phase
   std::vector<double> seconds;               ///< compute-phase wall time per rank
   /// Busy time per rank within the compute phase: disk transfers, MPI transfers, tile kernel.
   std::vector<double> disk_seconds, comm_seconds, kernel_seconds;

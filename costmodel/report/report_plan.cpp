@@ -133,6 +133,7 @@ nlohmann::json plan_json(const ContractionAnalysis& a, const Machine& machine) {
                       {"disk_write_bytes", v.disk_write_bytes},
                       {"comm_sent_bytes", v.comm_sent_bytes},
                       {"comm_recv_bytes", v.comm_recv_bytes},
+                      {"disk_requests", v.disk_requests},
                       {"time_s", v.time_s},
                       {"model_time_s", a.plan_model.time_s},
                       {"moved_bytes_per_rank", moved_bytes(p, v, machine)},

@@ -81,7 +81,9 @@ Checked check_seed(std::uint64_t seed) {
     // A taken tensor was kept by an earlier step (else the runtime stops: "should be kept").
     for (auto [take, binding] : {std::pair{spec.take_A, &spec.A}, std::pair{spec.take_B, &spec.B},
                                  std::pair{spec.take_C, &spec.C}})
-      if (take) EXPECT_TRUE(kept.count(binding->shape.name)) << where << binding->shape.name << " is not kept";
+      if (take) {
+        EXPECT_TRUE(kept.count(binding->shape.name)) << where << binding->shape.name << " is not kept";
+      }
     if (spec.keep_result) kept.insert(spec.C.shape.name);
   }
   return out;

@@ -98,6 +98,22 @@ TEST(Frontend, MachineDefaultsAndBinaryUnits) {
   EXPECT_EQ(m.element_size_bytes, 8u);
   EXPECT_EQ(m.replication_factor, 1.0);
   EXPECT_EQ(m.reduction_factor, 1.0);
+  EXPECT_EQ(m.disk_latency_s, 0.0);
+}
+
+TEST(Frontend, DiskLatencyTakesATimeUnit) {
+  for (const auto& [text, seconds] : std::vector<std::pair<std::string, double>>{
+           {"0 s", 0.0}, {"2 ms", 2e-3}, {"150 us", 150e-6}, {"80 ns", 80e-9}, {"0.5 s", 0.5}}) {
+    auto r = parse_source("m.tce", "machine m { processors 1; memory 1 MB; network 1 GB/s; disk 1 GB/s; disk_latency " +
+                                       text + "; }", {});
+    ASSERT_TRUE(r.ok()) << text << r.diagnostics.render();
+    EXPECT_DOUBLE_EQ(r.program->machine->disk_latency_s, seconds) << text;
+  }
+  auto bad = parse_source("m.tce", "machine m { processors 1; memory 1 MB; network 1 GB/s; disk 1 GB/s; disk_latency 2 MB; }", {});
+  EXPECT_EQ(bad.diagnostics.render(),
+            "m.tce:1:84: error: unknown unit 'MB' for 'disk_latency'; expected one of s, ms, us, ns\n"
+            "machine m { processors 1; memory 1 MB; network 1 GB/s; disk 1 GB/s; disk_latency 2 MB; }\n"
+            "                                                                                   ^\n");
 }
 
 TEST(Frontend, DefinesOverrideRanges) {

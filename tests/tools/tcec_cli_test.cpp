@@ -358,7 +358,7 @@ TEST(Cli, CompareMatchingTrace) {
             "trace " + path.string() + ": program matmul, P = 2, 1 contraction\n"
             "contraction 1: C[i,j] += A[i,k] * B[j,k]\n"
             "  plan: inside-replication order=ABC P=2 bcast=A I=i:1x1 J=j:1x1 K=k:1x1 dist=-,j,k split=optimal\n"
-            "  bytes       predicted total  measured total  predicted max  measured max  per rank\n"
+            "  volume      predicted total  measured total  predicted max  measured max  per rank\n"
             "  disk read               600             600            300           300  equal\n"
             "  disk write              200             200            100           100  equal\n"
             "  sent                    110             110             60            60  equal\n"

@@ -23,14 +23,16 @@ int contraction_table(std::string& out, const TraceContraction& c, std::size_t n
     std::vector<std::string> differences;
   };
   std::vector<Row> rows;
-  rows.push_back({{"bytes", "predicted total", "measured total", "predicted max", "measured max"}, {}});
+  rows.push_back({{"volume", "predicted total", "measured total", "predicted max", "measured max"}, {}});
   int mismatches = 0;
   const bool redistribution = !c.redistribution_predicted[0].empty();
-  for (std::size_t q = 0; q < kVolumeKeys.size() + (redistribution ? 2 : 0); ++q) {
-    const bool stages = q >= kVolumeKeys.size();   // redistribution rows after the compute stage's
-    const auto& p = stages ? c.redistribution_predicted[q - 4] : c.predicted[q];
-    const auto& m = stages ? c.redistribution_measured[q - 4] : c.measured[q];
-    const std::string label = stages ? std::string("redistribution ") + kVolumeLabels[q - 4] : kVolumeLabels[q];
+  const std::size_t n = kVolumeKeys.size();
+  for (std::size_t q = 0; q < n + (redistribution ? 2 : 0); ++q) {
+    const bool stages = q >= n;   // redistribution rows (bytes) after the compute stage's
+    if (q == kRequestsVolume && c.predicted[q].empty()) continue;   // an older trace
+    const auto& p = stages ? c.redistribution_predicted[q - n] : c.predicted[q];
+    const auto& m = stages ? c.redistribution_measured[q - n] : c.measured[q];
+    const std::string label = stages ? std::string("redistribution ") + kVolumeLabels[q - n] : kVolumeLabels[q];
     Row row{{label, fmt::format("{}", total(p)), fmt::format("{}", total(m)), fmt::format("{}", most(p)),
              fmt::format("{}", most(m))}, {}};
     for (std::size_t r = 0; r < p.size(); ++r)

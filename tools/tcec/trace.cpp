@@ -72,6 +72,7 @@ TraceContraction contraction(const json& c, const std::string& where, std::int64
   const json& predicted = member(c, where, "predicted");
   const json& measured = member(c, where, "measured");
   for (std::size_t q = 0; q < kVolumeKeys.size(); ++q) {
+    if (q == kRequestsVolume && !predicted.contains(kVolumeKeys[q]) && !measured.contains(kVolumeKeys[q])) continue;
     out.predicted[q] = counts(predicted, child(where, "predicted"), kVolumeKeys[q], P);
     out.measured[q] = counts(measured, child(where, "measured"), kVolumeKeys[q], P);
   }

@@ -3,8 +3,9 @@
 //   {"program": NAME, "processors": P,
 //    "contractions": [{"statement", "plan", "comm", "algorithm", "order",
 //                      "predicted": {"disk_read_bytes": [P], "disk_write_bytes": [P],
-//                                    "comm_sent_bytes": [P], "comm_recv_bytes": [P]},
-//                      "measured": {the same four, "seconds": [P]},
+//                                    "comm_sent_bytes": [P], "comm_recv_bytes": [P],
+//                                    "disk_requests": [P] (optional)},
+//                      "measured": {the same five, "seconds": [P]},
 //                      "peak_tile_memory_bytes": [P], "planned_memory_bytes": N}],
 //    "verify": {"checked", "max_rel_error", "passed"}}      (verify optional)
 // Volumes in bytes, one entry per rank; seconds per rank.
@@ -18,14 +19,18 @@
 
 namespace tcec::tools {
 
-/// The four per-rank volumes, in this order: their JSON keys and table labels.
-inline constexpr std::array<const char*, 4> kVolumeKeys = {"disk_read_bytes", "disk_write_bytes",
-                                                           "comm_sent_bytes", "comm_recv_bytes"};
-inline constexpr std::array<const char*, 4> kVolumeLabels = {"disk read", "disk write", "sent", "received"};
+/// The five per-rank volumes, in this order: their JSON keys and table labels (bytes, and the
+/// count of disk requests, which older traces lack).
+inline constexpr std::array<const char*, 5> kVolumeKeys = {"disk_read_bytes", "disk_write_bytes", "comm_sent_bytes",
+                                                           "comm_recv_bytes", "disk_requests"};
+inline constexpr std::array<const char*, 5> kVolumeLabels = {"disk read", "disk write", "sent", "received",
+                                                             "disk requests"};
+inline constexpr std::size_t kRequestsVolume = 4;   ///< position of "disk_requests" (optional)
 
 struct TraceContraction {
   std::string statement, plan, comm, algorithm, order;
-  std::array<std::vector<std::uint64_t>, 4> predicted, measured;   ///< bytes per rank, kVolumeKeys order
+  /// Per rank, kVolumeKeys order; disk requests empty in traces without them.
+  std::array<std::vector<std::uint64_t>, 5> predicted, measured;
   std::vector<double> seconds;                                     ///< per rank; empty when absent
   /// Busy seconds per rank in disk transfers, MPI transfers and the tile kernel; empty when absent.
   std::vector<double> disk_seconds, comm_seconds, kernel_seconds;

@@ -231,6 +231,10 @@ CosmaRankWords cosma_rank_words(const CosmaGrid& g, std::int64_t m, std::int64_t
   u64 resident = 0;   // rounds j < b stay in the slice buffers
   for (i64 j = 0; j < std::min(g.buffers(), g.rounds); ++j) resident += own(piece(Kz, g.rounds, j));
   w.read = w.owned - resident;   // streamed from the local disk
+  for (i64 j = g.buffers(); j < g.rounds; ++j) {
+    const i64 kj = piece(Kz, g.rounds, j);
+    w.requests += (piece(Ix * kj, g.pn, y) > 0 ? 1 : 0) + (piece(Jy * kj, g.pm, x) > 0 ? 1 : 0);
+  }
   w.sent = gathered(Ix, Kz, g.rounds, g.pn, y, true) + gathered(Jy, Kz, g.rounds, g.pm, x, true) +
            reduce_scatter(Ix * Jy, g.pk, z, true);
   w.recv = gathered(Ix, Kz, g.rounds, g.pn, y, false) + gathered(Jy, Kz, g.rounds, g.pm, x, false) +

@@ -157,6 +157,8 @@ CosmaStrategy cosma_strategy(std::int64_t m, std::int64_t n, std::int64_t k, std
 /// `result` = its piece of the C block (stage 3 writes it to the result's file).
 struct CosmaRankWords {
   std::uint64_t read = 0, write = 0, sent = 0, recv = 0, owned = 0, result = 0;
+  /// Disk requests: one read per non-empty own piece of A and of B in each streamed round.
+  std::uint64_t requests = 0;
 };
 /// Closed form (header comment) for rank `rank` of grid `g`; zeros for idle ranks.
 CosmaRankWords cosma_rank_words(const CosmaGrid& g, std::int64_t m, std::int64_t n, std::int64_t k,

@@ -148,6 +148,13 @@ PlanVolumes CosmaMethod::volumes(const Plan& plan, const Machine& machine, std::
                        end_rank);
 }
 
+std::vector<std::uint64_t> CosmaMethod::disk_requests(const Plan& plan, const ArrayAccess&) const {
+  std::vector<std::uint64_t> out;   // the tensors' files are read in stage 1 only
+  for (std::int64_t rank = 0; rank < plan.processors; ++rank)
+    out.push_back(cosma_rank_words(cosma_grid(plan), plan.I.extent(), plan.J.extent(), plan.K.extent(), rank).requests);
+  return out;
+}
+
 PlanVolumes CosmaMethod::walk(const Plan& plan, const Machine& machine) const {
   return cosma_walk(cosma_grid(plan), plan.I.extent(), plan.J.extent(), plan.K.extent(), machine);
 }

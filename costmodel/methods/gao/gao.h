@@ -64,6 +64,10 @@ std::string gao_plan_text(const Plan& plan);
 /// runtime/comm.h) (plan_volumes.cpp).
 PlanVolumes gao_volumes(const Plan& plan, const Machine& machine, std::int64_t first_rank, std::int64_t end_rank);
 
+/// Exact compute-stage disk requests of every rank (plan.h PlanVolumes::disk_requests), the
+/// arrays reached as `access` says: block visits by the passes of the order, plus the chunked
+/// file collectives of the outside methods (requests.cpp).
+std::vector<std::uint64_t> gao_requests(const Plan& plan, const ArrayAccess& access);
 /// The six methods (inside, outside) × (rotation, replication, accumulation), in that order.
 const std::vector<const Method*>& gao_methods();
 

@@ -180,6 +180,10 @@ PlanVolumes GaoMethod::volumes(const Plan& plan, const Machine& machine, std::in
   return gao_volumes(plan, machine, first_rank, end_rank);
 }
 
+std::vector<std::uint64_t> GaoMethod::disk_requests(const Plan& plan, const ArrayAccess& access) const {
+  return gao_requests(plan, access);
+}
+
 PlanVolumes GaoMethod::walk(const Plan& plan, const Machine& machine) const { return gao_simulate(plan, machine); }
 
 double GaoMethod::collective_factor(const Plan&, const Machine& m) const {

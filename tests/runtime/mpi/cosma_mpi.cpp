@@ -46,6 +46,8 @@ tcert::GemmSpec spec_of(const Shape& s, const cm::CosmaGrid& g, const cm::PlanVo
   spec.alpha = 0.75;
   spec.predicted[0] = v.disk_read_bytes, spec.predicted[1] = v.disk_write_bytes;
   spec.predicted[2] = v.comm_sent_bytes, spec.predicted[3] = v.comm_recv_bytes;
+  for (std::size_t r = 0; r < v.disk_read_bytes.size(); ++r)
+    spec.predicted[4].push_back(cm::cosma_rank_words(g, s.m, s.n, s.k, static_cast<std::int64_t>(r)).requests);
   return spec;
 }
 
@@ -96,7 +98,7 @@ TEST(CosmaGemm, FourShapesVerifyAndMeasureThePredictedBytes) {
       multi_round += strategy.grid.rounds > 1;
       streamed += strategy.grid.rounds > strategy.grid.buffers();
       const tcert::ContractionRecord& rec = run.records().back();
-      for (int q = 0; q < 4; ++q)
+      for (int q = 0; q < 5; ++q)
         ASSERT_EQ(rec.measured[q], rec.predicted[q]) << "volume " << q << " of " << s.name << " S=" << S << " overlap " << overlap;
       for (int q = 0; q < 2; ++q)
         ASSERT_EQ(rec.redistribution_measured[q], rec.redistribution_predicted[q])

@@ -96,6 +96,11 @@ tcert::GemmSpec spec_of(const cm::Plan& p, const cm::PlanVolumes& v) {
   s.direct_C = cm::writes_result_directly(p, nullptr);
   s.predicted[0] = v.disk_read_bytes, s.predicted[1] = v.disk_write_bytes;
   s.predicted[2] = v.comm_sent_bytes, s.predicted[3] = v.comm_recv_bytes;
+  cm::ArrayAccess access{s.direct_A, s.direct_B, s.direct_C, {}, {}, {}};
+  if (s.direct_A) access.perm_A = s.A.perm;
+  if (s.direct_B) access.perm_B = s.B.perm;
+  if (s.direct_C) access.perm_C = s.C.perm;
+  s.predicted[4] = cm::method_of(p).disk_requests(p, access);
   const cm::PlanVolumes r = cm::redistribution_volumes(p, roomy(p.processors), false);
   s.predicted_redistribution[0] = r.disk_read_bytes, s.predicted_redistribution[1] = r.disk_write_bytes;
   return s;
@@ -208,7 +213,7 @@ TEST(DistributedGemm, EveryMethodAndOrderVerifiesAndMeasuresThePredictedBytes) {
             x.finish();
             ASSERT_FALSE(run.records().empty()) << "no record";
             const tcert::ContractionRecord& rec = run.records().back();
-            for (int q = 0; q < 4; ++q) ASSERT_EQ(rec.measured[q], rec.predicted[q]) << "volume " << q << " of " << p.to_string();
+            for (int q = 0; q < 5; ++q) ASSERT_EQ(rec.measured[q], rec.predicted[q]) << "volume " << q << " of " << p.to_string();
             for (int q = 0; q < 2; ++q)
               ASSERT_EQ(rec.redistribution_measured[q], rec.redistribution_predicted[q])
                   << "redistribution " << q << " of " << p.to_string();

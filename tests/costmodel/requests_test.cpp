@@ -1,0 +1,63 @@
+// Disk requests of a plan's compute stage (plan.h plan_requests(), methods/gao/requests.cpp):
+// blocks of tiled copies, runs of adjacent elements for direct tile I/O, and the latency term.
+// The MPI tests hold them equal to the runtime's counts for every method and order.
+#include <gtest/gtest.h>
+
+#include "costmodel/method.h"
+#include "costmodel/methods/gao/gao.h"
+#include "costmodel/methods/gao/volumes.h"
+#include "costmodel/plan.h"
+#include "fixtures.h"
+
+namespace tcec::costmodel {
+namespace {
+
+using fixtures::roomy;
+
+/// C(8x8) += A(8x8)·B(8x8)ᵀ on one rank, A and C cut into 2x2 blocks of 4x4, B whole along J.
+Plan small_plan() {
+  GroupTiling I{{{"i", 8, 1, 1}}, -1}, J{{{"j", 8, 1, 1}}, -1}, K{{{"k", 8, 1, 1}}, -1};
+  std::string error;
+  auto p = parse_plan("inside-replication order=ABC P=1 bcast=B I=i:2x1 J=j:1x1 K=k:2x1 dist=i,-,k split=optimal", I, J,
+                      K, &error);
+  EXPECT_TRUE(p) << error;
+  return *p;
+}
+
+TEST(Requests, TiledCopiesCostOneRequestPerBlockVisit) {
+  const Plan p = small_plan();
+  const LoopNestCounts n = loop_nest_counts(gao(p).order, p.tile_counts());
+  const auto pA = static_cast<std::uint64_t>(n.passes_A), pB = static_cast<std::uint64_t>(n.passes_B),
+             pC = static_cast<std::uint64_t>(n.passes_C);
+  // A: 2x2 blocks; B: 1 row tile x 2 K tiles; C: 2 x 1, read on every visit but the first.
+  EXPECT_EQ(gao_requests(p, {}), std::vector<std::uint64_t>{4 * pA + 2 * pB + 2 * (pC - 1) + 2 * pC});
+}
+
+TEST(Requests, DirectReadsCostOneRequestPerRunOfAdjacentElements) {
+  const Plan p = small_plan();
+  const auto pA = static_cast<std::uint64_t>(loop_nest_counts(gao(p).order, p.tile_counts()).passes_A);
+  const std::uint64_t tiled = gao_requests(p, {})[0];
+  // A stored [i,k]: each 4x4 block is 4 runs of 4 (its rows), 4 runs instead of 1.
+  ArrayAccess rows;
+  rows.direct_A = true, rows.perm_A = {0, 1};
+  EXPECT_EQ(gao_requests(p, rows)[0], tiled + pA * 4 * (4 - 1));
+  // A stored [k,i]: the block is visited row by row, so no two consecutive elements are adjacent.
+  ArrayAccess transposed;
+  transposed.direct_A = true, transposed.perm_A = {1, 0};
+  EXPECT_EQ(gao_requests(p, transposed)[0], tiled + pA * 4 * (16 - 1));
+}
+
+TEST(Requests, LatencyAddsToTheTimeOnlyWhenSet) {
+  const Plan p = small_plan();
+  Machine m = roomy(1);
+  PlanVolumes v = plan_volumes(p, m);
+  const double bandwidth_s = v.time_s;
+  plan_requests(p, m, {}, v);
+  EXPECT_EQ(v.time_s, bandwidth_s);   // Gao et al.'s time, bit for bit
+  m.disk_latency_s = 1e-3;
+  plan_requests(p, m, {}, v);
+  EXPECT_DOUBLE_EQ(v.time_s, bandwidth_s + 1e-3 * static_cast<double>(v.disk_requests[0]));
+}
+
+}  // namespace
+}  // namespace tcec::costmodel
