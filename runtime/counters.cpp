@@ -41,6 +41,14 @@ Volumes& Volumes::operator-=(const Volumes& other) {
   return *this;
 }
 
+thread_local Volumes* Counters::sink_ = nullptr;
+
+void Counters::add_counted(const Volumes& v) {
+  Volumes add = v;
+  add.seconds = 0;
+  current() += add;
+}
+
 void RunCounter::add() {
   counters().add_disk_requests(runs_);
   runs_ = 0;

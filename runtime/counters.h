@@ -3,7 +3,9 @@
 // Every byte a DiskFile transfers and every element the counted collectives of comm.h move is
 // added to counters(), into the phase that is current (set by a PhaseScope). A generated
 // program reports these measured volumes beside the cost model's prediction (Gao et al. §3).
-// Not thread-safe: call from the thread that runs the program (the one calling MPI).
+// Counting is per thread: the thread that runs the program (the one calling MPI) counts into
+// the current phase; a helper thread (the compute stage's I/O worker, io_worker.h) counts into
+// the Volumes it has set with CountInto, which its owner adds to the phase when it is done.
 #pragma once
 
 #include <array>
@@ -64,16 +66,19 @@ class Counters {
  public:
   /// Add bytes to the current phase's disk_read_bytes / disk_write_bytes / comm_sent_bytes /
   /// comm_recv_bytes. Called by DiskFile and comm.h; generated code rarely calls them directly.
-  void add_disk_read(std::uint64_t bytes) { current().disk_read_bytes += bytes; }
-  void add_disk_write(std::uint64_t bytes) { current().disk_write_bytes += bytes; }
-  void add_sent(std::uint64_t bytes) { current().comm_sent_bytes += bytes; }
-  void add_recv(std::uint64_t bytes) { current().comm_recv_bytes += bytes; }
+  void add_disk_read(std::uint64_t bytes) { target().disk_read_bytes += bytes; }
+  void add_disk_write(std::uint64_t bytes) { target().disk_write_bytes += bytes; }
+  void add_sent(std::uint64_t bytes) { target().comm_sent_bytes += bytes; }
+  void add_recv(std::uint64_t bytes) { target().comm_recv_bytes += bytes; }
   /// Add disk requests (see Volumes::disk_requests) to the current phase.
-  void add_disk_requests(std::uint64_t n) { current().disk_requests += n; }
+  void add_disk_requests(std::uint64_t n) { target().disk_requests += n; }
   /// Add busy time (seconds) to the current phase's disk_seconds / comm_seconds / kernel_seconds.
-  void add_disk_time(double seconds) { current().disk_seconds += seconds; }
-  void add_comm_time(double seconds) { current().comm_seconds += seconds; }
-  void add_kernel_time(double seconds) { current().kernel_seconds += seconds; }
+  void add_disk_time(double seconds) { target().disk_seconds += seconds; }
+  void add_comm_time(double seconds) { target().comm_seconds += seconds; }
+  void add_kernel_time(double seconds) { target().kernel_seconds += seconds; }
+  /// Adds volumes counted elsewhere (a helper thread's, see CountInto) to the current phase;
+  /// their `seconds` are ignored (wall time is the phase's own).
+  void add_counted(const Volumes& v);
 
   /// The phase bytes are counted into: that of the innermost open PhaseScope, Phase::Load
   /// when none is open (bytes are counted, but no time is charged, outside every scope).
@@ -104,6 +109,9 @@ class Counters {
   using Clock = std::chrono::steady_clock;
 
   Volumes& current() { return volumes_[static_cast<std::size_t>(phase_)]; }
+  Volumes& target() { return sink_ != nullptr ? *sink_ : current(); }
+  friend class CountInto;
+  static thread_local Volumes* sink_;   // set on a helper thread by CountInto
   void charge_time();  // adds the time since mark_ to the current phase when a scope is open
   void switch_phase(Phase next, int depth_change);
 
@@ -129,6 +137,19 @@ class Stopwatch {
 
  private:
   std::chrono::steady_clock::time_point start_;
+};
+
+/// RAII, on a helper thread: while it lives, everything this thread counts goes into `into`
+/// instead of the current phase (which belongs to the program's thread).
+class CountInto {
+ public:
+  explicit CountInto(Volumes& into) : previous_(Counters::sink_) { Counters::sink_ = &into; }
+  ~CountInto() { Counters::sink_ = previous_; }
+  CountInto(const CountInto&) = delete;
+  CountInto& operator=(const CountInto&) = delete;
+
+ private:
+  Volumes* previous_;
 };
 
 /// Counts the disk requests of one transfer through a tensor file's mapping: feed it the file

@@ -29,9 +29,14 @@ void check_method(const GaoSpec& part, const GemmSpec& spec, std::int64_t ranks)
 }
 
 std::vector<MemoryPart> method_buffers(const GaoSpec& part, const GemmSpec&) {
-  return {{"tile of A", 8 * part.capacity_A, false},
-          {"tile of B", 8 * part.capacity_B, false},
-          {"tile of C", 8 * part.capacity_C, false}};
+  std::vector<MemoryPart> out = {{"tile of A", 8 * part.capacity_A, false},
+                                 {"tile of B", 8 * part.capacity_B, false},
+                                 {"tile of C", 8 * part.capacity_C, false}};
+  if (part.overlap)
+    out.insert(out.end(), {{"second tile of A", 8 * part.capacity_A, false},
+                           {"second tile of B", 8 * part.capacity_B, false},
+                           {"second tile of C", 8 * part.capacity_C, false}});
+  return out;
 }
 
 std::pair<const char*, const char*> trace_names(const GaoSpec& part) {

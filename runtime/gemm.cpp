@@ -12,6 +12,7 @@
 #include "runtime/contraction_steps.h"
 #include "runtime/counters.h"
 #include "runtime/error.h"
+#include "runtime/io_worker.h"
 #include "runtime/kernel.h"
 #include "runtime/linear_map.h"
 #include "runtime/spec_check.h"
@@ -24,6 +25,16 @@ using i64 = std::int64_t;
 /// Non-broadcast arrays have one TiledMatrix; a broadcast operand (replication) has one per K
 /// piece q, all in one file, piece q at element Σ_{q'<q} piece totals.
 struct DistributedGemm::Buffered {
+  /// A tile buffer and what it holds: the tile ranges and, for a broadcast operand, where each
+  /// K piece starts. An array has one (now()); with overlap a second (other()) that the I/O worker
+  /// fills with the next tile, or writes from, while the program's thread works on now.
+  struct Slot {
+    Buffer buf;
+    Tiles tr, tc;                             // tile ranges in buf
+    std::vector<std::uint64_t> piece_offset;  // pieced: start of piece q in buf
+    IoWorker::Ticket ticket = 0;              // the last I/O job on this slot (0: none)
+  };
+
   explicit Buffered(char array) : name(1, array) {}
   std::string name;                           // "A", "B" or "C"
   GroupLayout rows, cols;
@@ -33,32 +44,38 @@ struct DistributedGemm::Buffered {
   std::string path;
   std::unique_ptr<TiledMatrix> file;          // non-pieced (null on ranks without the array)
   std::vector<std::unique_ptr<TiledMatrix>> pieces;
-  Buffer buf;
-  Tiles tr, tc;                               // tile ranges now in buf
-  std::vector<std::uint64_t> piece_offset;    // pieced: start of piece q in buf
+  Slot slots[2];                              // [current]: the program's thread's; the other: the I/O thread's
+  int current = 0;
+  Slot& now() { return slots[current]; }
+  const Slot& now() const { return slots[current]; }
+  Slot& other() { return slots[1 - current]; }
+  void flip() { current = 1 - current; }
   /// Direct tile I/O (GemmSpec::direct_A/B): the tensor's elements, read block by block into
-  /// buf instead of from a tiled file (none is made).
+  /// a slot instead of from a tiled file (none is made).
   std::optional<ElementSource> direct;
   std::optional<LinearMap> direct_map;
   double* mapped = nullptr;                   // direct C: the result's file, mapped (written)
 
   i64 block_rows(i64 f) const { return rows.rows(f, pr); }
-  i64 block_cols(i64 h, i64 q) const { return cols.rows(h, pieced ? q : pc); }
+  /// Columns of block h of piece q (pieced) or of part `part` (the K part held, under rotation).
+  i64 block_cols(i64 h, i64 q, i64 part) const { return cols.rows(h, pieced ? q : part); }
+  i64 block_cols(i64 h, i64 q) const { return block_cols(h, q, pc); }
   i64 slot_cols(i64 h, i64 q) const { return cycled ? cols.rows(h, 0) : block_cols(h, q); }
-  /// Offset of block (f, h) (of piece q) in buf, for the current ranges.
-  std::uint64_t offset(i64 f, i64 h, i64 q = 0) const {
-    if (f < tr.first || f >= tr.first + tr.count || h < tc.first || h >= tc.first + tc.count)
+  /// Offset of block (f, h) (of piece q) in slot s's buffer, for its ranges.
+  std::uint64_t offset(const Slot& s, i64 f, i64 h, i64 q = 0) const {
+    if (f < s.tr.first || f >= s.tr.first + s.tr.count || h < s.tc.first || h >= s.tc.first + s.tc.count)
       throw Error(fmt::format("tile ({}, {}) of {} is not in memory", f, h, name));
     std::uint64_t above = 0, row_width = 0, left = 0;
-    for (i64 x = tr.first; x < f; ++x) above += static_cast<std::uint64_t>(block_rows(x));
-    for (i64 y = tc.first; y < tc.first + tc.count; ++y) {
+    for (i64 x = s.tr.first; x < f; ++x) above += static_cast<std::uint64_t>(block_rows(x));
+    for (i64 y = s.tc.first; y < s.tc.first + s.tc.count; ++y) {
       const auto w = static_cast<std::uint64_t>(slot_cols(y, q));
       row_width += w;
       if (y < h) left += w;
     }
-    return (pieced ? piece_offset[q] : 0) + above * row_width +
+    return (pieced ? s.piece_offset[q] : 0) + above * row_width +
            static_cast<std::uint64_t>(block_rows(f)) * left;
   }
+  std::uint64_t offset(i64 f, i64 h, i64 q = 0) const { return offset(now(), f, h, q); }
   /// Elements of piece q (or of the whole range) for ranges r × c.
   std::uint64_t range_elems(Tiles r, Tiles c, i64 q) const {
     std::uint64_t R = 0, C = 0;
@@ -66,42 +83,43 @@ struct DistributedGemm::Buffered {
     for (i64 y = c.first; y < c.first + c.count; ++y) C += static_cast<std::uint64_t>(slot_cols(y, q));
     return R * C;
   }
-  void set_ranges(Tiles r, Tiles c, i64 P) {
-    tr = r, tc = c;
+  void set_ranges(Slot& s, Tiles r, Tiles c, i64 P) const {
+    s.tr = r, s.tc = c;
     if (!pieced) {
-      if (range_elems(r, c, 0) > buf.size())
+      if (range_elems(r, c, 0) > s.buf.size())
         throw Error(fmt::format("tile of {} needs {} elements but its buffer holds {}", name,
-                                range_elems(r, c, 0), buf.size()));
+                                range_elems(r, c, 0), s.buf.size()));
       return;
     }
-    piece_offset.assign(1, 0);
-    for (i64 q = 0; q < P; ++q) piece_offset.push_back(piece_offset.back() + range_elems(r, c, q));
-    if (piece_offset.back() > buf.size())
+    s.piece_offset.assign(1, 0);
+    for (i64 q = 0; q < P; ++q) s.piece_offset.push_back(s.piece_offset.back() + range_elems(r, c, q));
+    if (s.piece_offset.back() > s.buf.size())
       throw Error(fmt::format("tile of {} needs {} elements but its buffer holds {}", name,
-                              piece_offset.back(), buf.size()));
+                              s.piece_offset.back(), s.buf.size()));
   }
-  /// Reads blocks r × c of piece q (pieced) or of the rank's part into buf.
-  void read(i64 q) {
-    if (direct) return read_direct(q);
+  /// Reads blocks of slot s's ranges of piece q (pieced) or of the rank's part (K part `part`
+  /// under rotation) into s. Touches nothing else of the array, so the I/O worker may run it.
+  void read(Slot& s, i64 q, i64 part) const {
+    if (direct) return read_direct(s, q, part);
     TiledMatrix& m = pieced ? *pieces[q] : *file;
-    for (i64 f = tr.first; f < tr.first + tr.count; ++f)
-      for (i64 h = tc.first; h < tc.first + tc.count; ++h)
-        if (m.block_rows(f) * m.block_cols(h) > 0) m.read_block(f, h, buf.data() + offset(f, h, q));
+    for (i64 f = s.tr.first; f < s.tr.first + s.tr.count; ++f)
+      for (i64 h = s.tc.first; h < s.tc.first + s.tc.count; ++h)
+        if (m.block_rows(f) * m.block_cols(h) > 0) m.read_block(f, h, s.buf.data() + offset(s, f, h, q));
   }
   /// Calls body(f, h, the tensor's linear index of element (i, j) of block (f, h), rows, cols)
-  /// for every non-empty block of the tile ranges r × c (of piece q for a broadcast operand),
-  /// in the order a tiled file holds them, timing each as disk busy time. Direct tile I/O only
-  /// (direct_map set).
+  /// for every non-empty block of the tile ranges r × c (of piece q for a broadcast operand,
+  /// of K part `part` under rotation), in the order a tiled file holds them, timing each as
+  /// disk busy time. Direct tile I/O only (direct_map set).
   template <class Body>
-  void each_direct_block(i64 q, Tiles r, Tiles c, const Body& body) const {
-    const i64 part = pieced ? q : pc;
+  void each_direct_block(i64 q, i64 part, Tiles r, Tiles c, const Body& body) const {
+    const i64 held = pieced ? q : part;
     const std::size_t nr = rows.indices().size(), nc = cols.indices().size();
     for (i64 f = r.first; f < r.first + r.count; ++f) {
       const std::vector<i64> rv = TiledMatrix::piece_values(rows, f, pr);
       for (i64 h = c.first; h < c.first + c.count; ++h) {
-        const auto R = static_cast<std::size_t>(block_rows(f)), C = static_cast<std::size_t>(block_cols(h, q));
+        const auto R = static_cast<std::size_t>(block_rows(f)), C = static_cast<std::size_t>(block_cols(h, q, part));
         if (R * C == 0) continue;
-        const std::vector<i64> cv = TiledMatrix::piece_values(cols, h, part);
+        const std::vector<i64> cv = TiledMatrix::piece_values(cols, h, held);
         const auto linear = [&](std::size_t i, std::size_t j) {
           return (*direct_map)(rv.data() + i * nr, cv.data() + j * nc);
         };
@@ -112,9 +130,9 @@ struct DistributedGemm::Buffered {
     }
   }
   /// read() from the tensor's elements, counted as disk reads of 8 bytes per element.
-  void read_direct(i64 q) {
-    each_direct_block(q, tr, tc, [&](i64 f, i64 h, const auto& linear, std::size_t R, std::size_t C) {
-      double* dst = buf.data() + offset(f, h, q);
+  void read_direct(Slot& s, i64 q, i64 part) const {
+    each_direct_block(q, part, s.tr, s.tc, [&](i64 f, i64 h, const auto& linear, std::size_t R, std::size_t C) {
+      double* dst = s.buf.data() + offset(s, f, h, q);
       RunCounter requests;
       for (std::size_t i = 0; i < R; ++i)
         for (std::size_t j = 0; j < C; ++j) {
@@ -126,10 +144,17 @@ struct DistributedGemm::Buffered {
       requests.add();
     });
   }
-  /// Writes blocks r × c from buf into the mapped result (direct C), 8 bytes counted per element.
-  void write_direct() {
-    each_direct_block(0, tr, tc, [&](i64 f, i64 h, const auto& linear, std::size_t R, std::size_t C) {
-      const double* src = buf.data() + offset(f, h);
+  /// Writes the blocks of slot s's ranges to the mapped result (direct C, 8 bytes counted per
+  /// element) or to C's tiled file. Touches nothing else, so the I/O worker may run it.
+  void write(const Slot& s) const {
+    if (!mapped) {
+      for (i64 f = s.tr.first; f < s.tr.first + s.tr.count; ++f)
+        for (i64 h = s.tc.first; h < s.tc.first + s.tc.count; ++h)
+          if (block_rows(f) * block_cols(h, 0) > 0) file->write_block(f, h, s.buf.data() + offset(s, f, h));
+      return;
+    }
+    each_direct_block(0, pc, s.tr, s.tc, [&](i64 f, i64 h, const auto& linear, std::size_t R, std::size_t C) {
+      const double* src = s.buf.data() + offset(s, f, h);
       RunCounter requests;
       for (std::size_t i = 0; i < R; ++i)
         for (std::size_t j = 0; j < C; ++j) {
@@ -215,9 +240,15 @@ DistributedGemm::DistributedGemm(Run& run, GemmSpec spec) : run_(run), spec_(std
   const Volumes before = redistribution_now();
   load();
   redistribution_ = redistribution_now() - before;
-  A.buf = allocate(gao().capacity_A, "tile of A");
-  B.buf = allocate(gao().capacity_B, "tile of B");
-  C.buf = allocate(gao().capacity_C, "tile of C");
+  A.slots[0].buf = allocate(gao().capacity_A, "tile of A");
+  B.slots[0].buf = allocate(gao().capacity_B, "tile of B");
+  C.slots[0].buf = allocate(gao().capacity_C, "tile of C");
+  overlap_ = gao().overlap && !run_.options().no_overlap;
+  if (overlap_) {   // the I/O thread's buffers (gao_spec.h method_buffers())
+    A.slots[1].buf = allocate(gao().capacity_A, "second tile of A");
+    B.slots[1].buf = allocate(gao().capacity_B, "second tile of B");
+    C.slots[1].buf = allocate(gao().capacity_C, "second tile of C");
+  }
   comm_scratch_.resize(kCommScratchElems);
 }
 
@@ -326,7 +357,7 @@ void DistributedGemm::open_direct_C() {
   // Accumulating: this rank's part of C starts from the current values, copied into the new
   // file (read and written, as stage 1 lays out a tiled C).
   const Tiles all_rows{0, C.rows.finest_tiles()}, all_cols{0, C.cols.finest_tiles()};
-  C.each_direct_block(0, all_rows, all_cols, [&](i64, i64, const auto& linear, std::size_t R, std::size_t W) {
+  C.each_direct_block(0, C.pc, all_rows, all_cols, [&](i64, i64, const auto& linear, std::size_t R, std::size_t W) {
     RunCounter requests;   // the same runs read from the current version and written to the new
     for (std::size_t i = 0; i < R; ++i)
       for (std::size_t j = 0; j < W; ++j) {
@@ -349,7 +380,14 @@ void DistributedGemm::commit_direct_C() {
 }
 
 void DistributedGemm::compute(const std::function<void()>& body) {
-  compute_phase(run_, spec_, progress_, body);
+  if (!overlap_) return compute_phase(run_, spec_, progress_, body);
+  compute_phase(run_, spec_, progress_, [&] {
+    recording_ = true;
+    steps_.clear();
+    body();
+    recording_ = false;
+    run_overlapped();
+  });
 }
 
 void DistributedGemm::finish() {
@@ -377,47 +415,163 @@ void DistributedGemm::finish() {
 
 // ---- reads and writes --------------------------------------------------------------------
 
+/// One step of the loop nest as compute() records it under overlap.
+struct DistributedGemm::Step {
+  enum Kind { ReadA, ReadB, ReadC, WriteC, Multiply, Cannon, AllgatherA, AllgatherB, AllreduceC,
+              GatherFile, ShiftFiles, ReduceFile };
+  Kind kind;
+  Tiles r{}, c{};             // reads and write_C: the tile ranges
+  i64 f = 0, h = 0, k = 0;    // multiply, cannon_multiply: the finest tiles
+  bool reads = true;          // ReadC: from disk (else the tile starts at zero)
+};
+
 void DistributedGemm::read_operand(Buffered& x, Tiles rows, Tiles k) {
-  x.set_ranges(rows, k, P_);
-  if (!x.pieced) return x.read(0);
-  if (gao().comm == Communication::Inside) return x.read(rank_);   // allgather_X() completes it
-  for (i64 q = 0; q < P_; ++q) x.read(q);                            // outside: already gathered
+  x.set_ranges(x.now(), rows, k, P_);
+  if (!x.pieced) return x.read(x.now(), 0, x.pc);
+  if (gao().comm == Communication::Inside) return x.read(x.now(), rank_, x.pc);   // allgather_X() completes it
+  for (i64 q = 0; q < P_; ++q) x.read(x.now(), q, x.pc);                          // outside: already gathered
 }
 
-void DistributedGemm::read_A(Tiles i, Tiles k) { read_operand(*A_, i, k); }
-void DistributedGemm::read_B(Tiles j, Tiles k) { read_operand(*B_, j, k); }
+void DistributedGemm::read_A(Tiles i, Tiles k) {
+  if (recording_) return steps_.push_back({Step::ReadA, i, k});
+  read_operand(*A_, i, k);
+}
+
+void DistributedGemm::read_B(Tiles j, Tiles k) {
+  if (recording_) return steps_.push_back({Step::ReadB, j, k});
+  read_operand(*B_, j, k);
+}
 
 void DistributedGemm::allgather_A() {
+  if (recording_) return steps_.push_back({Step::AllgatherA});
   std::vector<std::size_t> counts;
-  for (i64 q = 0; q < P_; ++q) counts.push_back(A_->piece_offset[q + 1] - A_->piece_offset[q]);
-  ring_allgatherv(run_.context(), A_->buf.data(), counts);
+  const auto& offsets = A_->now().piece_offset;
+  for (i64 q = 0; q < P_; ++q) counts.push_back(offsets[q + 1] - offsets[q]);
+  ring_allgatherv(run_.context(), A_->now().buf.data(), counts);
 }
 
 void DistributedGemm::allgather_B() {
+  if (recording_) return steps_.push_back({Step::AllgatherB});
   std::vector<std::size_t> counts;
-  for (i64 q = 0; q < P_; ++q) counts.push_back(B_->piece_offset[q + 1] - B_->piece_offset[q]);
-  ring_allgatherv(run_.context(), B_->buf.data(), counts);
+  const auto& offsets = B_->now().piece_offset;
+  for (i64 q = 0; q < P_; ++q) counts.push_back(offsets[q + 1] - offsets[q]);
+  ring_allgatherv(run_.context(), B_->now().buf.data(), counts);
 }
 
-void DistributedGemm::read_C(Tiles i, Tiles j) {
-  Buffered& C = *C_;
-  C.set_ranges(i, j, P_);
+bool DistributedGemm::reads_C(Tiles i, Tiles j) {
   // A C that starts from zero is not read on a tile's first visit (nor, under accumulation,
   // on ranks other than 0 that hold partial sums only: inside never, outside after the first).
   const bool first = touched_C_.insert({i.first, j.first}).second;
   bool reads = !first || spec_.accumulate;
   if (gao().algorithm == Algorithm::Accumulation && rank_ != 0) reads = gao().comm == Communication::Outside && !first;
-  if (reads) return C.read(0);
-  std::memset(C.buf.data(), 0, 8 * C.range_elems(i, j, 0));
+  return reads;
+}
+
+void DistributedGemm::read_C(Tiles i, Tiles j) {
+  const bool reads = reads_C(i, j);
+  if (recording_) return steps_.push_back({Step::ReadC, i, j, 0, 0, 0, reads});
+  Buffered& C = *C_;
+  C.set_ranges(C.now(), i, j, P_);
+  if (reads) return C.read(C.now(), 0, C.pc);
+  std::memset(C.now().buf.data(), 0, 8 * C.range_elems(i, j, 0));
 }
 
 void DistributedGemm::write_C(Tiles i, Tiles j) {
+  if (recording_) return steps_.push_back({Step::WriteC, i, j});
   Buffered& C = *C_;
-  if (C.mapped) return C.write_direct();
-  if (!C.file) return;   // inside accumulation: only rank 0 keeps C
-  for (i64 f = i.first; f < i.first + i.count; ++f)
-    for (i64 h = j.first; h < j.first + j.count; ++h)
-      if (C.block_rows(f) * C.block_cols(h, 0) > 0) C.file->write_block(f, h, C.buf.data() + C.offset(f, h));
+  if (C.mapped || C.file) C.write(C.now());   // inside accumulation: only rank 0 keeps C
+}
+
+void DistributedGemm::run_step(const Step& s) {
+  switch (s.kind) {
+    case Step::ReadA: return read_A(s.r, s.c);
+    case Step::ReadB: return read_B(s.r, s.c);
+    case Step::ReadC: return read_C(s.r, s.c);
+    case Step::WriteC: return write_C(s.r, s.c);
+    case Step::Multiply: return multiply(s.f, s.h, s.k);
+    case Step::Cannon: return cannon_multiply(s.f, s.h, s.k);
+    case Step::AllgatherA: return allgather_A();
+    case Step::AllgatherB: return allgather_B();
+    case Step::AllreduceC: return allreduce_C();
+    case Step::GatherFile: return gather_broadcast_file();
+    case Step::ShiftFiles: return shift_operand_files();
+    case Step::ReduceFile: return reduce_C_file();
+  }
+}
+
+void DistributedGemm::run_overlapped() {
+  IoWorker io;
+  Buffered* const arrays[3] = {A_.get(), B_.get(), C_.get()};
+  auto array_of = [](Step::Kind kind) { return kind == Step::ReadA ? 0 : kind == Step::ReadB ? 1 : kind == Step::ReadC ? 2 : -1; };
+  const std::size_t n = steps_.size(), none = n;
+  // Looking back from the end: the next read of each array, the next file collective (which
+  // moves the arrays' files: nothing is read ahead across it) and the next write of C (a read
+  // of C is not moved ahead of a write that is not yet queued).
+  std::vector<std::array<std::size_t, 3>> next_read(n + 1);
+  std::vector<std::size_t> next_barrier(n + 1, none), next_write(n + 1, none);
+  next_read[n] = {none, none, none};
+  for (std::size_t i = n; i-- > 0;) {
+    next_read[i] = next_read[i + 1], next_barrier[i] = next_barrier[i + 1], next_write[i] = next_write[i + 1];
+    const Step::Kind kind = steps_[i].kind;
+    if (array_of(kind) >= 0) next_read[i][static_cast<std::size_t>(array_of(kind))] = i;
+    if (kind == Step::GatherFile || kind == Step::ShiftFiles || kind == Step::ReduceFile) next_barrier[i] = i;
+    if (kind == Step::WriteC) next_write[i] = i;
+  }
+  // Queues read step `at` of array x into its other slot: that slot's last job (a write of C)
+  // runs first, the I/O thread being first in, first out.
+  auto queue_read = [&](int x, std::size_t at) {
+    Buffered& b = *arrays[x];
+    Buffered::Slot& slot = b.other();
+    const Step s = steps_[at];
+    const i64 part = b.pc, P = P_, rank = rank_;
+    const bool inside = gao().comm == Communication::Inside;
+    slot.ticket = io.submit([&b, &slot, s, part, P, rank, inside, x] {
+      b.set_ranges(slot, s.r, s.c, P);
+      if (x == 2 && !s.reads) {
+        std::memset(slot.buf.data(), 0, 8 * b.range_elems(s.r, s.c, 0));
+      } else if (!b.pieced) {
+        b.read(slot, 0, part);
+      } else if (inside) {
+        b.read(slot, rank, part);
+      } else {
+        for (i64 q = 0; q < P; ++q) b.read(slot, q, part);
+      }
+    });
+  };
+  std::array<std::size_t, 3> queued{none, none, none};   // the read step each array's other slot holds
+  auto read_ahead = [&](std::size_t after) {
+    for (int x = 0; x < 3; ++x) {
+      const std::size_t k = next_read[after + 1][static_cast<std::size_t>(x)];
+      if (queued[static_cast<std::size_t>(x)] != none || k == none || next_barrier[after + 1] < k) continue;
+      if (x == 2 && next_write[after + 1] < k) continue;
+      queue_read(x, k);
+      queued[static_cast<std::size_t>(x)] = k;
+    }
+  };
+  for (std::size_t i = 0; i < n; ++i) {
+    const Step& s = steps_[i];
+    const int x = array_of(s.kind);
+    if (x >= 0) {   // the tile is in the other slot, or will be: wait for it and work on that slot
+      if (queued[static_cast<std::size_t>(x)] != i) queue_read(x, i);
+      queued[static_cast<std::size_t>(x)] = none;
+      Buffered& b = *arrays[x];
+      io.wait(b.other().ticket);
+      b.flip();
+    } else if (s.kind == Step::WriteC) {
+      Buffered& C = *C_;
+      if (C.mapped || C.file) {
+        const Buffered::Slot& slot = C.now();
+        C.now().ticket = io.submit([&C, &slot] { C.write(slot); });
+      }
+    } else if (s.kind == Step::GatherFile || s.kind == Step::ShiftFiles || s.kind == Step::ReduceFile) {
+      io.drain();   // the files are complete before they move
+      run_step(s);
+    } else {
+      run_step(s);
+    }
+    read_ahead(i);
+  }
+  io.drain();
 }
 
 // ---- multiplication ------------------------------------------------------------------------
@@ -427,12 +581,12 @@ void DistributedGemm::local_gemm(i64 f, i64 h, i64 k) {
   Buffered& B = *B_;
   Buffered& C = *C_;
   const auto m = static_cast<std::size_t>(A.block_rows(f)), n = static_cast<std::size_t>(B.block_rows(h));
-  double* c = C.buf.data() + C.offset(f, h);
+  double* c = C.now().buf.data() + C.offset(f, h);
   const auto ldc = static_cast<std::size_t>(C.block_cols(h, 0));
   if (!A.pieced && !B.pieced) {
     const auto kk = static_cast<std::size_t>(A.block_cols(k, 0));
     if (m * n * kk > 0)
-      gemm_tile(m, n, kk, spec_.alpha, A.buf.data() + A.offset(f, k), kk, B.buf.data() + B.offset(h, k), kk,
+      gemm_tile(m, n, kk, spec_.alpha, A.now().buf.data() + A.offset(f, k), kk, B.now().buf.data() + B.offset(h, k), kk,
                 1.0, c, ldc);
     return;
   }
@@ -444,27 +598,29 @@ void DistributedGemm::local_gemm(i64 f, i64 h, i64 k) {
   for (i64 q = 0; q < P_; ++q) {
     const auto kk = static_cast<std::size_t>(bcast.block_cols(k, q));
     if (m * n * kk == 0) continue;
-    const double* piece = bcast.buf.data() + bcast.offset(row_bcast, k, q);
-    const double* cols = other.buf.data() + other.offset(row_other, k) + layout_K_[1].piece_start(k, q);
+    const double* piece = bcast.now().buf.data() + bcast.offset(row_bcast, k, q);
+    const double* cols = other.now().buf.data() + other.offset(row_other, k) + layout_K_[1].piece_start(k, q);
     if (A.pieced) gemm_tile(m, n, kk, spec_.alpha, piece, kk, cols, whole, 1.0, c, ldc);
     else gemm_tile(m, n, kk, spec_.alpha, cols, whole, piece, kk, 1.0, c, ldc);
   }
 }
 
 void DistributedGemm::multiply(i64 f, i64 h, i64 k) {
+  if (recording_) return steps_.push_back({Step::Multiply, {}, {}, f, h, k});
   local_gemm(f, h, k);
   ++steps_done_;
   progress_->update(static_cast<double>(steps_done_) / static_cast<double>(steps_total_));
 }
 
 void DistributedGemm::cannon_multiply(i64 f, i64 h, i64 k) {
+  if (recording_) return steps_.push_back({Step::Cannon, {}, {}, f, h, k});
   Buffered& A = *A_;
   Buffered& B = *B_;
   const Context& ctx = run_.context();
   const auto left = static_cast<int>(r_ * g_ + (c_ + g_ - 1) % g_), right = static_cast<int>(r_ * g_ + (c_ + 1) % g_);
   const auto up = static_cast<int>(((r_ + g_ - 1) % g_) * g_ + c_), down = static_cast<int>(((r_ + 1) % g_) * g_ + c_);
-  double* a = A.buf.data() + A.offset(f, k);
-  double* b = B.buf.data() + B.offset(h, k);
+  double* a = A.now().buf.data() + A.offset(f, k);
+  double* b = B.now().buf.data() + B.offset(h, k);
   const i64 home = A.pc;
   for (i64 s = 0; s < g_; ++s) {
     local_gemm(f, h, k);
@@ -486,10 +642,12 @@ void DistributedGemm::cannon_multiply(i64 f, i64 h, i64 k) {
 // ---- collectives of the accumulation and the outside methods -------------------------------
 
 void DistributedGemm::allreduce_C() {
-  allreduce_sum(run_.context(), C_->buf.data(), C_->range_elems(C_->tr, C_->tc, 0), comm_scratch_);
+  if (recording_) return steps_.push_back({Step::AllreduceC});
+  allreduce_sum(run_.context(), C_->now().buf.data(), C_->range_elems(C_->now().tr, C_->now().tc, 0), comm_scratch_);
 }
 
 void DistributedGemm::gather_broadcast_file() {
+  if (recording_) return steps_.push_back({Step::GatherFile});
   Buffered& x = gao().broadcast == Operand::A ? *A_ : *B_;
   std::vector<std::size_t> counts;
   for (i64 q = 0; q < P_; ++q) counts.push_back(x.pieces[q]->total());
@@ -497,6 +655,7 @@ void DistributedGemm::gather_broadcast_file() {
 }
 
 void DistributedGemm::shift_operand_files() {
+  if (recording_) return steps_.push_back({Step::ShiftFiles});
   if (g_ == 1) return;
   const Context& ctx = run_.context();
   const auto left = static_cast<int>(r_ * g_ + (c_ + g_ - 1) % g_), right = static_cast<int>(r_ * g_ + (c_ + 1) % g_);
@@ -514,6 +673,7 @@ void DistributedGemm::shift_operand_files() {
 }
 
 void DistributedGemm::reduce_C_file() {
+  if (recording_) return steps_.push_back({Step::ReduceFile});
   DiskFile& c = C_->file->file();
   allreduce_sum_file(run_.context(), c, rank_ == 0 ? &c : nullptr, C_->file->total(), comm_scratch_);
 }

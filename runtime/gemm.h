@@ -82,7 +82,11 @@ class DistributedGemm {
   std::int64_t rounds() const;
 
   /// Runs body as the compute phase: counts its bytes in a section, drives the progress line
-  /// and records the contraction in the Run when it returns.
+  /// and records the contraction in the Run when it returns. With overlap (GaoSpec::overlap,
+  /// unless the program runs with --no-overlap) body's steps are first recorded, then run with
+  /// an I/O thread (io_worker.h) that reads each array's next tile into its second buffer while
+  /// this thread multiplies and communicates, and writes C's tiles behind; the steps, and so
+  /// every byte and request counted, are the same as in the serial run.
   void compute(const std::function<void()>& body);
 
   // --- steps of the loop nest (compute phase) ---
@@ -120,8 +124,8 @@ class DistributedGemm {
   void finish();
 
  private:
-  struct Array;
   struct Buffered;
+  struct Step;
   /// The parts (pr, pc) of A, B and C rank q holds (-1: the whole group; C lies on rank 0
   /// only under accumulation).
   struct HeldParts {
@@ -136,7 +140,12 @@ class DistributedGemm {
   void open_direct_C();
   /// Direct C: syncs every rank's writes and commits the new version (rank 0). Collective.
   void commit_direct_C();
+  // The steps as they run (serially, or from the overlapped schedule's thread).
   void read_operand(Buffered& x, Tiles rows, Tiles k);
+  bool reads_C(Tiles i, Tiles j);   // whether read_C(i, j) reads (else zeroes); marks the tile visited
+  void run_step(const Step& s);
+  /// Overlap: runs the recorded steps_ with an I/O thread (compute()).
+  void run_overlapped();
   void local_gemm(std::int64_t f, std::int64_t h, std::int64_t k);
   bool owns_result() const;
   TiledMatrix& result();   // C's file on a rank that owns_result()
@@ -153,6 +162,9 @@ class DistributedGemm {
   std::vector<double> comm_scratch_;
   std::set<std::pair<std::int64_t, std::int64_t>> touched_C_;
   std::unique_ptr<Progress> progress_;
+  bool overlap_ = false;        // GaoSpec::overlap and not --no-overlap
+  bool recording_ = false;      // compute() is recording body's steps into steps_
+  std::vector<Step> steps_;
   std::uint64_t steps_done_ = 0, steps_total_ = 1;
   Volumes redistribution_;   // this rank's stage 1 (load) and stage 3 (store) bytes
 };

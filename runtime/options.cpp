@@ -60,6 +60,9 @@ void add_options(CLI::App& app, ProgramOptions& options, std::string& init) {
   app.add_option("--trace", options.trace, "Write a JSON trace of the run to FILE")
       ->type_name("FILE");
   app.add_flag("--quiet", options.quiet, "No progress line and no summary");
+  app.add_flag("--no-overlap", options.no_overlap,
+               "Run the compute stages serially (each disk transfer waits for the multiply and the "
+               "messages before it) even where the plan overlaps them; the same bytes move");
 }
 
 }  // namespace

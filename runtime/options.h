@@ -20,6 +20,9 @@ struct ProgramOptions {
   bool verify = false;      ///< --verify: check the results against an in-core reference
   std::string trace;        ///< --trace FILE: write a JSON trace of the run to FILE ("" = none)
   bool quiet = false;       ///< --quiet: no progress line and no summary
+  /// --no-overlap: run every compute stage serially (disk, then network and kernel), even where
+  /// the plan overlaps them; the same bytes move (for comparing wall times).
+  bool no_overlap = false;
 };
 
 /// Thrown by parse_program_options when the program should stop at once with exit status

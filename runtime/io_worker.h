@@ -1,0 +1,54 @@
+// runtime/io_worker.h — IoWorker: one helper thread per rank that runs disk jobs in order while
+// the program's thread multiplies and communicates (the compute stage's overlap, issue 17).
+//
+// Jobs run first in, first out, one at a time, so two jobs on the same file region keep the
+// order they were submitted in. What a job counts (disk bytes, requests, busy seconds: DiskFile
+// and RunCounter count through counters()) goes into the worker's own Volumes (CountInto), which
+// its owner adds to the current phase with drain(). MPI is never called from the worker.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <thread>
+
+#include "runtime/counters.h"
+
+namespace tcert {
+
+class IoWorker {
+ public:
+  using Ticket = std::uint64_t;   ///< 1, 2, … in submission order; 0 = no job
+
+  IoWorker();
+  /// Waits for the submitted jobs, then stops the thread (errors are dropped: call drain()).
+  ~IoWorker();
+  IoWorker(const IoWorker&) = delete;
+  IoWorker& operator=(const IoWorker&) = delete;
+
+  /// Queues `job`; returns its ticket.
+  Ticket submit(std::function<void()> job);
+  /// Blocks until job `ticket` (and every earlier one) has run. Rethrows the first exception a
+  /// job threw (later jobs are skipped once one has failed).
+  void wait(Ticket ticket);
+  /// Waits for every job, adds what they counted to counters()' current phase, and rethrows
+  /// as wait() does.
+  void drain();
+
+ private:
+  void loop();
+
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<std::function<void()>> queue_;
+  Ticket submitted_ = 0, done_ = 0;
+  bool stopping_ = false;
+  std::exception_ptr error_;
+  Volumes counted_;   // written by the worker only while it runs a job
+  std::thread thread_;
+};
+
+}  // namespace tcert
