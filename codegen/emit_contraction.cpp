@@ -118,7 +118,7 @@ void emit_spec(CodeWriter& w, const costmodel::StatementPlan& sp,
   w.line("spec.predicted[2] = {};  // bytes sent per rank", braced_list(spec.predicted[2]));
   w.line("spec.predicted[3] = {};  // bytes received per rank", braced_list(spec.predicted[3]));
   w.line("spec.predicted[4] = {};  // disk requests per rank", braced_list(spec.predicted[4]));
-  w.line("spec.predicted_seconds = {};  // the model's time for these bytes", spec.predicted_seconds);
+  w.line("spec.predicted_seconds = {};  // the model's wall time for the compute stage", spec.predicted_seconds);
   w.line("spec.predicted_redistribution[0] = {};  // bytes read per rank laying out the operands and storing C (and flushes)",
          braced_list(spec.predicted_redistribution[0]));
   w.line("spec.predicted_redistribution[1] = {};  // bytes written per rank", braced_list(spec.predicted_redistribution[1]));
@@ -149,7 +149,7 @@ tcert::GemmSpec gemm_spec(const ir::Program& program, const costmodel::Machine& 
   spec.predicted[0] = v.disk_read_bytes, spec.predicted[1] = v.disk_write_bytes;
   spec.predicted[2] = v.comm_sent_bytes, spec.predicted[3] = v.comm_recv_bytes;
   spec.predicted[4] = v.disk_requests;
-  spec.predicted_seconds = v.time_s;
+  spec.predicted_seconds = v.wall_s;
   spec.predicted_redistribution[0] = sp.redistribution.disk_read_bytes;
   spec.predicted_redistribution[1] = sp.redistribution.disk_write_bytes;
   spec.predicted_redistribution_seconds = sp.redistribution.time_s;

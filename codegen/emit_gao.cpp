@@ -41,6 +41,7 @@ class GaoEmitter final : public MethodEmitter {
     const costmodel::TileBytes tb = costmodel::tile_bytes(plan, machine.element_size_bytes);
     const auto e = static_cast<std::uint64_t>(machine.element_size_bytes);
     part.capacity_A = tb.A / e, part.capacity_B = tb.B / e, part.capacity_C = tb.C / e;
+    part.overlap = g.overlap;
   }
 
   void emit_spec_schedule(CodeWriter& w, const tcert::GemmSpec& spec) const override {
@@ -57,6 +58,8 @@ class GaoEmitter final : public MethodEmitter {
     w.line("gao.capacity_A = {};  // tile buffer elements per rank", part.capacity_A);
     w.line("gao.capacity_B = {};", part.capacity_B);
     w.line("gao.capacity_C = {};", part.capacity_C);
+    if (part.overlap)
+      w.line("gao.overlap = true;  // a second buffer of each: the I/O thread reads ahead and writes behind");
   }
 
   void emit_executor(CodeWriter& w, const costmodel::Plan& plan) const override {

@@ -32,6 +32,10 @@ struct PlanOptions {
   /// The sequence hand-off (sequence.h): intermediates stay on the ranks between steps where
   /// that is cheaper (false: --no-handoff, every tensor through the store).
   bool handoff = true;
+  /// Overlap (issue 17): each Gao candidate is also planned with two buffers per array in half
+  /// the memory (GaoPlan::overlap), and the faster by predicted wall time is kept (false:
+  /// --no-overlap, serial plans only, as Gao et al. model them).
+  bool overlap = true;
   /// True when the method called `name` may plan (no other method forced). --force-order
   /// further restricts the candidates to that order, which excludes a method without disk
   /// placement orders (with --force-method NAME of such a method there is then no plan, and

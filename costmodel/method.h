@@ -36,7 +36,8 @@ struct PlannedCandidate {
   PlanVolumes volumes;
   PlanVolumes redistribution;   ///< stages 1 and 3 (redistribution_volumes); set by the method's analysis
   /// What the plan costs in all: compute stage plus redistribution (seconds).
-  double total_s() const { return volumes.time_s + redistribution.time_s; }
+  /// (The compute stage's predicted wall time, plan.h plan_wall().)
+  double total_s() const { return volumes.wall_s + redistribution.time_s; }
   bool feasible = false;
   std::string reason;   ///< why no plan exists (infeasible only)
 };
@@ -149,6 +150,12 @@ class Method {
   virtual PlanVolumes walk(const Plan& plan, const Machine& machine) const = 0;
   /// f in read/B_dr + write/B_dw + f·received/B_c (notes/gao-model.md collective factors).
   virtual double collective_factor(const Plan& plan, const Machine& machine) const = 0;
+  /// Floating-point operations rank `rank` performs in the compute stage (2 per multiply-add
+  /// of its local products), for the time model (plan.h plan_wall()).
+  virtual double rank_flops(const Plan& plan, std::int64_t rank) const = 0;
+  /// How many copies of tile_bytes() the plan allocates: 2 for a Gao plan with overlap (its
+  /// second buffers), else 1 (default).
+  virtual int buffer_sets(const Plan& plan) const { return 1; }
   /// Buffer bytes per array on the fullest rank (plan.h tile_bytes()).
   virtual TileBytes tile_bytes(const Plan& plan, double element_size_bytes) const = 0;
   /// The buffers in the order the runtime allocates them, from tile_bytes() (plan_memory()).

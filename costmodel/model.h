@@ -27,6 +27,9 @@ struct Machine {
   /// Seconds per disk request (a contiguous range moved by one call; plan.h PlanVolumes::
   /// disk_requests), added to the bandwidth terms. 0 (the default) is Gao et al.'s model.
   double disk_latency_s = 0;
+  /// The tile kernel's rate per processor, FLOP/s (a GEMM's flops are 2·m·n·k): the time model
+  /// of plan.h plan_wall() charges each rank its multiplies at this rate. Default 50 GFLOP/s.
+  double flops_per_s = 50e9;
 
   /// M: the memory for one array's tile on one processor, bytes. With the
   /// paper's fixed split each of A, B, C gets a third (Gao et al. §4).

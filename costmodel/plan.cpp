@@ -44,15 +44,18 @@ TileBytes tile_bytes(const Plan& plan, double element_size_bytes) {
 
 bool fits_memory_exact(const Plan& plan, const Machine& machine, std::string* reason) {
   const TileBytes t = tile_bytes(plan, machine.element_size_bytes);
-  const double total = static_cast<double>(t.A + t.B + t.C);
+  const int sets = method_of(plan).buffer_sets(plan);   // 2 with overlap's second buffers
+  const double total = static_cast<double>(sets) * static_cast<double>(t.A + t.B + t.C);
   if (plan.split == MemorySplit::Optimal) {
     if (total <= machine.memory_bytes) return true;
-    if (reason)
-      *reason = fmt::format("tiles of A, B and C need {} + {} + {} = {} bytes per rank but the memory is {} bytes",
-                            t.A, t.B, t.C, total, machine.memory_bytes);
+    if (reason) {
+      const std::string terms = fmt::format("{} + {} + {}", t.A, t.B, t.C);
+      *reason = fmt::format("tiles of A, B and C need {} = {} bytes per rank but the memory is {} bytes",
+                            sets == 1 ? terms : fmt::format("{} x ({})", sets, terms), total, machine.memory_bytes);
+    }
     return false;
   }
-  const double M = machine.array_memory_bytes();
+  const double M = machine.array_memory_bytes() / sets;
   const std::uint64_t bytes[] = {t.A, t.B, t.C};
   for (int i = 0; i < 3; ++i) {
     if (static_cast<double>(bytes[i]) <= M) continue;
@@ -96,7 +99,36 @@ void append_rank(PlanVolumes& v, double factor, const Machine& machine, std::uin
 }
 
 PlanVolumes plan_volumes(const Plan& plan, const Machine& machine) {
-  return plan_volumes(plan, machine, 0, plan.processors);
+  PlanVolumes v = plan_volumes(plan, machine, 0, plan.processors);
+  plan_wall(plan, machine, v);
+  return v;
+}
+
+WallParts wall_parts(const Plan& plan, const Machine& machine, const PlanVolumes& v, std::size_t r) {
+  const Method& method = method_of(plan);
+  WallParts w;
+  w.overlap = method.buffer_sets(plan) > 1;
+  if (w.overlap) {   // Gao et al.'s tiles: the first of A and B are read, the last of C written, alone
+    const TileBytes t = tile_bytes(plan, machine.element_size_bytes);
+    w.fill = static_cast<double>(t.A + t.B) / machine.disk_read_bytes_per_s +
+             static_cast<double>(t.C) / machine.disk_write_bytes_per_s;
+  }
+  const double requests = r < v.disk_requests.size() ? static_cast<double>(v.disk_requests[r]) : 0.0;
+  w.disk = static_cast<double>(v.disk_read_bytes[r]) / machine.disk_read_bytes_per_s +
+           static_cast<double>(v.disk_write_bytes[r]) / machine.disk_write_bytes_per_s + machine.disk_latency_s * requests;
+  w.network = method.collective_factor(plan, machine) * static_cast<double>(v.comm_recv_bytes[r]) / machine.network_bytes_per_s;
+  w.kernel = method.rank_flops(plan, static_cast<std::int64_t>(r)) / machine.flops_per_s;
+  w.wall = w.overlap ? std::max(w.disk, w.network + w.kernel) + w.fill : w.disk + w.network + w.kernel;
+  return w;
+}
+
+void plan_wall(const Plan& plan, const Machine& machine, PlanVolumes& v) {
+  v.kernel_s = v.wall_s = 0;
+  for (std::size_t r = 0; r < v.disk_read_bytes.size(); ++r) {
+    const WallParts w = wall_parts(plan, machine, v, r);
+    v.kernel_s = std::max(v.kernel_s, w.kernel);
+    v.wall_s = std::max(v.wall_s, w.wall);
+  }
 }
 
 PlanVolumes plan_volumes(const Plan& plan, const Machine& machine, std::int64_t first_rank, std::int64_t end_rank) {
@@ -115,6 +147,7 @@ void plan_requests(const Plan& plan, const Machine& machine, const ArrayAccess& 
     v.time_s = std::max(v.time_s, rank_time_s(factor, machine, v.disk_read_bytes[r], v.disk_write_bytes[r],
                                               v.comm_recv_bytes[r]) +
                                       machine.disk_latency_s * static_cast<double>(v.disk_requests[r]));
+  plan_wall(plan, machine, v);
 }
 
 }  // namespace tcec::costmodel

@@ -110,6 +110,12 @@ struct PlanVolumes {
   /// tensor file's mapping); set by plan_requests(), empty before. Each costs
   /// Machine::disk_latency_s on top of time_s's bandwidth terms.
   std::vector<std::uint64_t> disk_requests;
+  /// The slowest rank's tile kernel time, seconds (its flops at Machine::flops_per_s).
+  double kernel_s = 0;
+  /// The predicted wall time of the compute stage, seconds (plan_wall()): per rank, serially
+  /// disk + network + kernel, or with overlap max(disk, network + kernel) plus the fill and
+  /// drain that cannot overlap; the slowest rank's. Plans are chosen by it.
+  double wall_s = 0;
 };
 
 /// How the compute stage reaches each array's elements on disk, which decides its requests:
@@ -127,6 +133,23 @@ struct ArrayAccess {
 /// rank's bandwidth time plus disk_latency_s per request. v holds plan_volumes(plan, machine)
 /// for all ranks.
 void plan_requests(const Plan& plan, const Machine& machine, const ArrayAccess& access, PlanVolumes& v);
+
+/// Sets v.kernel_s and v.wall_s from v's per-rank volumes (and disk requests, when counted):
+/// per rank r, disk_r = read/B_dr + write/B_dw + disk_latency·requests, network_r = f·recv/B_c,
+/// kernel_r = Method::rank_flops(plan, r) / Machine::flops_per_s; wall_r = disk_r + network_r +
+/// kernel_r serially, and with overlap (Method::buffer_sets() = 2: an I/O thread beside the
+/// thread that multiplies and sends) max(disk_r, network_r + kernel_r) + fill, where the fill
+/// is reading the first tiles of A and B and the drain writing the last tile of C, which no
+/// multiply overlaps: (tile A + tile B)/B_dr + tile C/B_dw. v holds every rank.
+void plan_wall(const Plan& plan, const Machine& machine, PlanVolumes& v);
+
+/// One rank's terms of plan_wall(), seconds: disk, network, kernel, fill (and drain; 0
+/// serially) and the wall time they give; overlap when the plan has second buffers.
+struct WallParts {
+  double disk = 0, network = 0, kernel = 0, fill = 0, wall = 0;
+  bool overlap = false;
+};
+WallParts wall_parts(const Plan& plan, const Machine& machine, const PlanVolumes& v, std::size_t rank);
 
 /// One rank's predicted time (seconds) from its bytes: read/B_dr + write/B_dw +
 /// f·received/B_c, with f the collective factor of the plan's method (method.h: f_rep for

@@ -16,7 +16,7 @@ namespace {
 
 using grammar::TceParser;
 
-enum class Kind { Count, Size, Bandwidth, Factor, ElementSize, Duration };
+enum class Kind { Count, Size, Bandwidth, Factor, ElementSize, Duration, Rate };
 
 struct Property {
   const char* name;
@@ -29,14 +29,24 @@ constexpr Property kProperties[] = {
     {"disk_read", Kind::Bandwidth},       {"disk_write", Kind::Bandwidth},
     {"element_size", Kind::ElementSize},  {"replication_factor", Kind::Factor},
     {"reduction_factor", Kind::Factor},   {"disk_latency", Kind::Duration},
+    {"flops", Kind::Rate},
 };
 
 const char* kPropertyList =
     "processors, memory, network, disk, disk_read, disk_write, element_size, "
-    "replication_factor, reduction_factor, disk_latency";
+    "replication_factor, reduction_factor, disk_latency, flops";
 const char* kSizeUnits = "B, KB, MB, GB, TB, KiB, MiB, GiB, TiB";
 const char* kBandwidthUnits = "B/s, KB/s, MB/s, GB/s, TB/s, KiB/s, MiB/s, GiB/s, TiB/s";
 const char* kDurationUnits = "s, ms, us, ns";
+const char* kRateUnits = "FLOP/s, MFLOP/s, GFLOP/s, TFLOP/s";
+
+std::optional<double> rate_unit(const std::string& u) {
+  static const std::map<std::string, double> units = {
+      {"FLOP/s", 1.0}, {"MFLOP/s", 1e6}, {"GFLOP/s", 1e9}, {"TFLOP/s", 1e12}};
+  auto it = units.find(u);
+  if (it == units.end()) return std::nullopt;
+  return it->second;
+}
 
 std::optional<double> duration_unit(const std::string& u) {
   static const std::map<std::string, double> units = {{"s", 1.0}, {"ms", 1e-3}, {"us", 1e-6}, {"ns", 1e-9}};
@@ -84,6 +94,12 @@ std::optional<double> unit_factor(Kind kind, TceParser::MachinePropContext& prop
       else if (!factor) r.report(DiagId::err_bad_unit, loc, text, key, kDurationUnits);
       return factor;
     }
+    case Kind::Rate: {
+      const auto factor = unit ? rate_unit(text) : std::nullopt;
+      if (!unit) r.report(DiagId::err_missing_unit, location_of(prop.value->getStop()), key, kRateUnits);
+      else if (!factor) r.report(DiagId::err_bad_unit, loc, text, key, kRateUnits);
+      return factor;
+    }
     case Kind::Size:
     case Kind::Bandwidth: break;
   }
@@ -129,6 +145,7 @@ bool store(const Property& p, double value, TceParser::MachinePropContext& prop,
   else if (key == "replication_factor") m.replication_factor = value;
   else if (key == "reduction_factor") m.reduction_factor = value;
   else if (key == "disk_latency") m.disk_latency_s = value;
+  else if (key == "flops") m.flops_per_s = value;
   return true;
 }
 

@@ -23,6 +23,25 @@ std::string range_text(const std::vector<std::uint64_t>& v) {
   return lo == hi ? fmt::format("{}", lo) : fmt::format("{} .. {}", lo, hi);
 }
 
+std::string wall_text(const ContractionAnalysis& a, const Machine& machine) {
+  const PlanVolumes& v = a.plan.volumes;
+  std::size_t slowest = 0;
+  double wall = -1;
+  for (std::size_t r = 0; r < v.disk_read_bytes.size(); ++r) {
+    const WallParts w = wall_parts(a.plan.plan, machine, v, r);
+    if (w.wall > wall) wall = w.wall, slowest = r;
+  }
+  const WallParts w = wall_parts(a.plan.plan, machine, v, slowest);
+  const std::string rate = fmt::format("{:g} GFLOP/s", machine.flops_per_s / 1e9);
+  if (!w.overlap)
+    return fmt::format("    wall time {:.5g} s predicted, serial: disk {:.5g} s + network {:.5g} s + kernel {:.5g} s ({})\n",
+                       w.wall, w.disk, w.network, w.kernel, rate);
+  return fmt::format("    wall time {:.5g} s predicted, overlapped (second buffers; an I/O thread reads ahead and writes "
+                     "behind): max(disk {:.5g} s, network {:.5g} s + kernel {:.5g} s ({})) + fill and drain {:.5g} s; "
+                     "serially {:.5g} s\n",
+                     w.wall, w.disk, w.network, w.kernel, rate, w.fill, w.disk + w.network + w.kernel);
+}
+
 std::string human_bytes(double bytes) {
   const char* units[] = {"B", "KB", "MB", "GB", "TB", "PB", "EB"};
   int u = 0;
@@ -135,6 +154,8 @@ nlohmann::json plan_json(const ContractionAnalysis& a, const Machine& machine) {
                       {"comm_recv_bytes", v.comm_recv_bytes},
                       {"disk_requests", v.disk_requests},
                       {"time_s", v.time_s},
+                      {"kernel_s", v.kernel_s},
+                      {"wall_s", v.wall_s},
                       {"model_time_s", a.plan_model.time_s},
                       {"moved_bytes_per_rank", moved_bytes(p, v, machine)},
                       {"lower_bound_ratio", moved_bytes(p, v, machine) / a.lower_bound_bytes_per_rank},

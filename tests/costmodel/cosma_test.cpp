@@ -353,7 +353,7 @@ TEST(CosmaPlan, ParseErrorsNameTheProblem) {
   EXPECT_EQ(error_of("cosma rounds=0"), "rounds must be a positive integer, got '0'");
   EXPECT_EQ(error_of("cosma grid=1x1x1 order=ABC"), "a cosma plan has no field 'order' (it has grid, rounds, P and split)");
   EXPECT_EQ(error_of("inside-rotation grid=1x1x1"),
-            "an inside-rotation plan has no field 'grid' (it has order, bcast, I, J, K, dist, P and split)");
+            "an inside-rotation plan has no field 'grid' (it has order, bcast, I, J, K, dist, overlap, P and split)");
 }
 
 TEST(CosmaPlan, CheckValidVolumesAndSimulation) {
@@ -402,7 +402,7 @@ TEST(CosmaDryRun, PicksCosmaWhenCommunicationDominatesAndSaysWhy) {
                       "communication: 64 MB vs 128 MB received per rank)\n"),
             std::string::npos) << text;
   EXPECT_NE(text.find("  plan: cosma grid=2x2x1 rounds=8 P=4 split=optimal\n"), std::string::npos) << text;
-  EXPECT_NE(text.find("cosma: 64.048 s vs best Gao plan inside-replication (ABC) 96.096 s (1.5x less "
+  EXPECT_NE(text.find("cosma: 64.048 s vs best Gao plan inside-replication (ABC) 96.16 s (1.5x less "
                       "communication: 64 MB vs 96 MB received per rank)"),
             std::string::npos) << text;
 

@@ -68,7 +68,8 @@ TEST(PlanSearch, ChosenPlanIsWithinFivePercentOfTheModelOptimumOnLargeProblems) 
             << src << "P = " << P << " memory " << memory << ": " << a.plan.plan.to_string();
         o.split = MemorySplit::Optimal;
         const ContractionAnalysis free = analyze(p, p.statements[0], machine(P, memory), o);
-        EXPECT_LE(free.plan.volumes.time_s, a.plan.volumes.time_s * (1 + 1e-12));
+        // The free split may also overlap (second buffers in half the memory): never slower.
+        EXPECT_LE(free.plan.volumes.wall_s, a.plan.volumes.wall_s * (1 + 1e-12));
       }
     }
   }

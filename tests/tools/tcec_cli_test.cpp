@@ -510,7 +510,7 @@ TEST(Cli, NwchemCcsdT2DryRunOn64Processors) {
   for (const auto& c : json["contractions"]) {
     sum += c["plan"]["total_time_s"].get<double>();
     EXPECT_DOUBLE_EQ(c["plan"]["total_time_s"].get<double>(),
-                     c["plan"]["time_s"].get<double>() + c["plan"]["redistribution"]["time_s"].get<double>());
+                     c["plan"]["wall_s"].get<double>() + c["plan"]["redistribution"]["time_s"].get<double>());
   }
   for (const auto& c : json["copies"]) sum += c["time_s"].get<double>();
   EXPECT_DOUBLE_EQ(json["total_predicted_time_s"].get<double>(), sum);

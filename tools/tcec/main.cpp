@@ -27,6 +27,7 @@ struct Args {
   std::string section;
   bool dry_run = false;
   bool no_handoff = false;
+  bool no_overlap = false;
   bool json = false;
   bool all = false;
   std::string output_dir;
@@ -65,12 +66,17 @@ void add_options(CLI::App& app, Args& a) {
   app.add_flag("--no-handoff", a.no_handoff,
                "pass every tensor through the run's store between steps (default: an intermediate stays on "
                "the ranks for the next contraction where the model finds that cheaper)");
+  app.add_flag("--no-overlap", a.no_overlap,
+               "plan serial compute stages only, as Gao et al. model them (default: a Gao plan may give each "
+               "array a second buffer so that an I/O thread reads and writes while the multiply runs, where "
+               "the predicted wall time is lower)");
 }
 
 // The plan options of the command line; prints an error and returns nullopt when invalid.
 std::optional<tcec::costmodel::PlanOptions> plan_options(const Args& a) {
   tcec::costmodel::PlanOptions options;
   options.handoff = !a.no_handoff;
+  options.overlap = !a.no_overlap;
   options.split = a.memory_split == "thirds" ? tcec::costmodel::MemorySplit::Thirds
                                              : tcec::costmodel::MemorySplit::Optimal;
   if (!a.force_method.empty() && !tcec::costmodel::parse_method(a.force_method, &options)) {

@@ -155,6 +155,14 @@ std::vector<std::uint64_t> CosmaMethod::disk_requests(const Plan& plan, const Ar
   return out;
 }
 
+double CosmaMethod::rank_flops(const Plan& plan, std::int64_t rank) const {
+  const CosmaGrid g = cosma_grid(plan);
+  if (rank >= g.used()) return 0;   // idle
+  const std::int64_t x = rank / (g.pn * g.pk), y = rank / g.pk % g.pn, z = rank % g.pk;
+  return 2.0 * static_cast<double>(piece(plan.I.extent(), g.pm, x)) * static_cast<double>(piece(plan.J.extent(), g.pn, y)) *
+         static_cast<double>(piece(plan.K.extent(), g.pk, z));
+}
+
 PlanVolumes CosmaMethod::walk(const Plan& plan, const Machine& machine) const {
   return cosma_walk(cosma_grid(plan), plan.I.extent(), plan.J.extent(), plan.K.extent(), machine);
 }

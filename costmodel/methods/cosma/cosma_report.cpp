@@ -96,7 +96,8 @@ std::string CosmaMethod::plan_section(const ContractionAnalysis& a, const Machin
                      range_text(v.disk_read_bytes), range_text(v.disk_write_bytes),
                      range_text(v.comm_sent_bytes), range_text(v.comm_recv_bytes), range_text(v.disk_requests));
   const std::string w = why(a, true);
-  out += fmt::format("    predicted {:.5g} s (exact schedule){}{}\n", v.time_s, w.empty() ? "" : "; ", w);
+  out += fmt::format("    predicted {:.5g} s (disk + network, exact schedule){}{}\n", v.time_s, w.empty() ? "" : "; ", w);
+  out += wall_text(a, machine);
   const double moved = moved_bytes(p, v, machine);
   out += fmt::format("    data moved per rank (own pieces read from the operands or the disk + received + disk writes) {} B = "
                      "{:.3f}x the lower bound\n",

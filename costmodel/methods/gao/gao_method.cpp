@@ -123,12 +123,28 @@ void GaoMethod::analyze(MethodAnalysis& ctx) const {
       ModelPoint model = model_optimum(a.problem, machine, comm_, algorithm_, order, r);
       model.method = this;
       const TileCounts hint = model.feasible ? model.tiles : TileCounts{};
-      PlannedCandidate p =
-          plan_candidate(ctx.groups(), machine, comm_, algorithm_, order, r, ctx.options().split, hint, a.accumulate);
       const bool allowed = ctx.allows(*this, order);
-      if (allowed && p.feasible) {
-        p.redistribution = redistribution_volumes(p.plan, machine, a.accumulate, &a.declared);
-        if (a.declared.any()) match_declared(p, a, machine);
+      auto plan = [&](bool overlap) {
+        // With overlap the tiles get half the memory: their second buffers take the rest.
+        Machine room = machine;
+        if (overlap) room.memory_bytes /= 2;
+        PlannedCandidate p =
+            plan_candidate(ctx.groups(), room, comm_, algorithm_, order, r, ctx.options().split, hint, a.accumulate);
+        if (overlap && p.feasible) {
+          gao(p.plan).overlap = true;
+          p.feasible = check_valid(p.plan, machine, &p.reason);
+        }
+        if (p.feasible) p.volumes = plan_volumes(p.plan, machine);
+        if (allowed && p.feasible) {
+          p.redistribution = redistribution_volumes(p.plan, machine, a.accumulate, &a.declared);
+          if (a.declared.any()) match_declared(p, a, machine);
+        }
+        return p;
+      };
+      PlannedCandidate p = plan(false);
+      if (ctx.options().overlap && ctx.options().split == MemorySplit::Optimal) {
+        PlannedCandidate q = plan(true);
+        if (q.feasible && (!p.feasible || q.total_s() < p.total_s())) p = std::move(q);
       }
       ctx.add_candidate(*this, model, p, allowed);
     }
@@ -139,7 +155,7 @@ void GaoMethod::start_plan(Plan* plan) const { plan->method = GaoPlan{comm_, alg
 
 std::string GaoMethod::plan_text(const Plan& plan) const { return gao_plan_text(plan); }
 
-std::vector<std::string> GaoMethod::fields() const { return {"order", "bcast", "I", "J", "K", "dist"}; }
+std::vector<std::string> GaoMethod::fields() const { return {"order", "bcast", "I", "J", "K", "dist", "overlap"}; }
 
 bool GaoMethod::parse_field(std::string_view key, std::string_view value, Plan* plan, std::string* error) const {
   GaoPlan& g = gao(*plan);
@@ -154,6 +170,10 @@ bool GaoMethod::parse_field(std::string_view key, std::string_view value, Plan* 
   }
   if (key == "bcast" && (value == "A" || value == "B")) {
     g.replicated = value == "A" ? ReplicatedOperand::A : ReplicatedOperand::B;
+    return true;
+  }
+  if (key == "overlap" && (value == "yes" || value == "no")) {
+    g.overlap = value == "yes";
     return true;
   }
   if (key == "I") return parse_group("I", value, &plan->I, error);
@@ -197,9 +217,26 @@ TileBytes GaoMethod::tile_bytes(const Plan& plan, double element_size_bytes) con
   return gao_tile_bytes(plan, element_size_bytes);
 }
 
-std::vector<MemoryPart> GaoMethod::memory_parts(const Plan&, const TileBytes& t) const {
-  return {{"tile of A", t.A, false}, {"tile of B", t.B, false}, {"tile of C", t.C, false}};
+std::vector<MemoryPart> GaoMethod::memory_parts(const Plan& plan, const TileBytes& t) const {
+  std::vector<MemoryPart> out = {{"tile of A", t.A, false}, {"tile of B", t.B, false}, {"tile of C", t.C, false}};
+  if (gao(plan).overlap)   // the I/O thread's buffers (runtime gao_spec.h method_buffers())
+    out.insert(out.end(), {{"second tile of A", t.A, false}, {"second tile of B", t.B, false},
+                           {"second tile of C", t.C, false}});
+  return out;
 }
+
+double GaoMethod::rank_flops(const Plan& plan, std::int64_t rank) const {
+  // Its C part times the K it sums over: all of K (rotation cycles it in, replication gathers
+  // it), or its K part (accumulation).
+  const GridParts parts = grid_parts(plan);
+  const RankParts rp = rank_parts(plan, rank);
+  const double K = algorithm_ == Algorithm::Accumulation ? static_cast<double>(share(plan.K, plan.processors, rank))
+                                                         : static_cast<double>(plan.K.extent());
+  return 2.0 * static_cast<double>(share(plan.I, parts.C.rows, rp.C_rows)) *
+         static_cast<double>(share(plan.J, parts.C.cols, rp.C_cols)) * K;
+}
+
+int GaoMethod::buffer_sets(const Plan& plan) const { return gao(plan).overlap ? 2 : 1; }
 
 bool GaoMethod::reads_operands_directly(const Plan&) const { return comm_ == CommMethod::Inside; }
 

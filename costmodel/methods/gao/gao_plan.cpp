@@ -32,7 +32,7 @@ std::string dist_name(const GroupTiling& g) { return g.dist < 0 ? "-" : g.indice
 }  // namespace
 
 std::string gao_plan_text(const Plan& plan) {
-  const auto& [comm, algorithm, replicated, order] = gao(plan);
+  const auto& [comm, algorithm, replicated, order, overlap] = gao(plan);
   const auto& [I, J, K] = std::tie(plan.I, plan.J, plan.K);
   std::string out = fmt::format("{} order={} P={}", method_name(comm, algorithm),
                                 costmodel::to_string(order), plan.processors);
@@ -41,6 +41,7 @@ std::string gao_plan_text(const Plan& plan) {
   out += fmt::format(" I={} J={} K={} dist={},{},{} split={}", group_text(I), group_text(J),
                      group_text(K), dist_name(I), dist_name(J), dist_name(K),
                      split_name(plan.split));
+  if (overlap) out += " overlap=yes";
   return out;
 }
 

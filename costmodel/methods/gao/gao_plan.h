@@ -14,6 +14,11 @@ struct GaoPlan {
   Algorithm algorithm = Algorithm::Rotation;
   ReplicatedOperand replicated = ReplicatedOperand::A;  ///< Replication only: the broadcast operand
   DiskPlacementOrder order = DiskPlacementOrder::ABC;
+  /// Overlap (issue 17): two buffers per array, so that an I/O thread reads the next tiles and
+  /// writes C's behind while the multiply and the messages run (runtime GaoSpec::overlap). The
+  /// tiles then fit in half the memory; the bytes moved at given tiles are the same.
+  /// Text: "overlap=yes" (absent: no).
+  bool overlap = false;
   friend bool operator==(const GaoPlan&, const GaoPlan&) = default;
 };
 

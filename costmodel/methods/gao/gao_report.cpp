@@ -71,8 +71,9 @@ std::string GaoMethod::plan_section(const ContractionAnalysis& a, const Machine&
   out += fmt::format("    per rank (bytes, min .. max): disk read {}, disk write {}, sent {}, received {}; disk requests {}\n",
                      range_text(v.disk_read_bytes), range_text(v.disk_write_bytes),
                      range_text(v.comm_sent_bytes), range_text(v.comm_recv_bytes), range_text(v.disk_requests));
-  out += fmt::format("    predicted {:.5g} s; model optimum of {} {} {:.5g} s (plan/model {:.4f})\n", v.time_s,
-                     name(), to_string(gao(p).order), a.plan_model.time_s, v.time_s / a.plan_model.time_s);
+  out += fmt::format("    predicted {:.5g} s (disk + network, Gao et al.); model optimum of {} {} {:.5g} s (plan/model {:.4f})\n",
+                     v.time_s, name(), to_string(gao(p).order), a.plan_model.time_s, v.time_s / a.plan_model.time_s);
+  out += wall_text(a, machine);
   const double moved = moved_bytes(p, v, machine);
   out += fmt::format("    data moved per rank (disk reads + received + disk writes) {} B = {:.3f}x the lower bound\n", moved,
                      moved / a.lower_bound_bytes_per_rank);
