@@ -1,41 +1,77 @@
 #!/usr/bin/env bash
-# bench/ooc_wall_time.sh — an out-of-core run's wall time against max(disk, compute, network).
+# bench/ooc_wall_time.sh — out-of-core runs overlapped and serial, side by side.
 #
-#   bench/ooc_wall_time.sh [BUILD_DIR] [FILE.tce] [tcec options...]
+#   bench/ooc_wall_time.sh [BUILD_DIR] [RUNS]
 #
-# Compiles FILE.tce (default: the 4-index transform with N = 64 on examples/small.machine,
-# where A alone is 134 MB against 8 MB of tile memory per rank), runs it on the plan's ranks,
-# and reports from its trace, per contraction and for the slowest rank, the compute phase's
-# wall time and the time the rank was busy with disk transfers, with MPI transfers and in the
-# tile kernel. Without overlap the wall time is about their sum; with perfect overlap it would
-# be their maximum. The ratio wall / max(busy) is what overlapping I/O with compute can gain.
+# For each case below: compiles it, then runs the program RUNS times (default 3) overlapped and
+# RUNS times with --no-overlap, alternating, on the plan's ranks (MPI; as root set
+# OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1). Per contraction and mode it
+# reports, for the slowest rank of the median run, the compute phase's wall time over the
+# largest of its disk, network and kernel busy times (1.00 = fully overlapped; serially the
+# wall is about their sum) and the overlapped wall over the serial wall. Both modes run the same
+# plan and move the same bytes; --no-overlap only stops the I/O thread from running ahead.
+# A plan without overlap (its text has no "overlap=yes") runs serially in both modes.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$here/build}
-file=${2:-$here/examples/four_index.tce}
-shift $(( $# > 2 ? 2 : $# ))
-options=("$@")
-if [[ ${#options[@]} -eq 0 ]]; then options=(-D N=64 --machine "$here/examples/small.machine"); fi
+runs=${2:-3}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-"$build/bin/tcec" "$file" -o "$work" --build "${options[@]}" >/dev/null
-np=$("$build/bin/tcec" "$file" --dry-run --json "${options[@]}" |
-  python3 -c 'import json, sys; print(json.load(sys.stdin)["machine"]["processors"])')
-stem=$(basename "${file%.*}")
-mpirun --oversubscribe -np "$np" "$work/$stem" --quiet --trace "$work/trace.json" --scratch "$work/scratch"
-python3 - "$work/trace.json" <<'PY'
-import json, sys
-trace = json.load(open(sys.argv[1]))
-for n, c in enumerate(trace["contractions"], 1):
-    m = c["measured"]
-    ranks = range(len(m["seconds"]))
-    slow = max(ranks, key=lambda r: m["seconds"][r])
-    wall = m["seconds"][slow]
-    busy = {k: m[k + "_seconds"][slow] for k in ("disk", "comm", "kernel")}
-    bound = max(busy.values())
-    print(f"contraction {n}: {c['plan']}")
-    print(f"  slowest rank {slow}: wall {wall:.3f} s; busy: disk {busy['disk']:.3f} s, "
-          f"network {busy['comm']:.3f} s, kernel {busy['kernel']:.3f} s; sum {sum(busy.values()):.3f} s")
-    print(f"  wall / max(disk, network, kernel) = {wall / bound:.2f}  (1.00 = fully overlapped)")
-    print(f"  model prediction (disk + network at the machine's bandwidths): {c['predicted']['seconds']:.3f} s")
+printf 'machine m12 { processors 4; memory 12 MB; network 1 GB/s; disk 500 MB/s; }\n' > "$work/m12.machine"
+cat > "$work/rect.tce" <<'EOF'
+range M = 3000;
+range N = 2500;
+index i, j : M;
+index k : N;
+tensor A[M,N] input;
+tensor B[M,N] input;
+tensor C[M,M] output;
+C[i,j] += A[i,k] * B[j,k];
+EOF
+cases=(
+  "four_index_N64|$here/examples/four_index.tce -D N=64 --machine $here/examples/small.machine"
+  "four_index_N96|$here/examples/four_index.tce -D N=96 --machine $here/examples/small.machine"
+  "rect_inside_rotation|$work/rect.tce --machine $work/m12.machine --force-method inside-rotation"
+  "rect_inside_replication|$work/rect.tce --machine $work/m12.machine --force-method inside-replication"
+  "rect_outside_accumulation|$work/rect.tce --machine $work/m12.machine --force-method outside-accumulation"
+)
+printf '%-28s %-12s %10s %8s %8s %8s %12s %12s\n' case mode wall_s disk_s net_s kernel_s wall/max overlap/serial
+for entry in "${cases[@]}"; do
+  name=${entry%%|*}
+  read -r -a args <<< "${entry#*|}"
+  dir="$work/$name"
+  "$build/bin/tcec" "${args[@]}" -o "$dir" --build > /dev/null
+  np=$("$build/bin/tcec" "${args[@]}" --dry-run --json |
+    python3 -c 'import json, sys; print(json.load(sys.stdin)["machine"]["processors"])')
+  program=$(find "$dir" -maxdepth 1 -type f -perm -u+x | head -1)
+  for ((r = 0; r < runs; ++r)); do
+    for mode in overlap serial; do
+      flag=()
+      [[ $mode == serial ]] && flag=(--no-overlap)
+      mpirun --oversubscribe -np "$np" "$program" --quiet --trace "$dir/$mode.$r.json" \
+        --scratch "$dir/scratch" "${flag[@]}"
+    done
+  done
+  python3 - "$name" "$dir" "$runs" <<'PY'
+import json, statistics, sys
+name, d, runs = sys.argv[1], sys.argv[2], int(sys.argv[3])
+def slowest(path, n):
+    m = json.load(open(path))["contractions"][n]["measured"]
+    r = max(range(len(m["seconds"])), key=lambda q: m["seconds"][q])
+    return m["seconds"][r], m["disk_seconds"][r], m["comm_seconds"][r], m["kernel_seconds"][r]
+count = len(json.load(open(f"{d}/overlap.0.json"))["contractions"])
+for n in range(count):
+    plan = json.load(open(f"{d}/overlap.0.json"))["contractions"][n]["plan"]
+    median = {}
+    for mode in ("overlap", "serial"):
+        rows = sorted((slowest(f"{d}/{mode}.{r}.json", n) for r in range(runs)), key=lambda t: t[0])
+        median[mode] = rows[len(rows) // 2]
+    for mode in ("overlap", "serial"):
+        wall, disk, net, kernel = median[mode]
+        ratio = median["overlap"][0] / median["serial"][0]
+        label = f"{name}" + (f"#{n + 1}" if count > 1 else "")
+        print(f"{label:<28} {mode:<12} {wall:>10.3f} {disk:>8.3f} {net:>8.3f} {kernel:>8.3f} "
+              f"{wall / max(disk, net, kernel):>12.2f} {ratio if mode == 'overlap' else 1.0:>12.2f}")
+    print(f"  plan: {plan}")
 PY
+done

@@ -363,7 +363,7 @@ TEST(Cli, CompareMatchingTrace) {
             "  disk write              200             200            100           100  equal\n"
             "  sent                    110             110             60            60  equal\n"
             "  received                110             110             60            60  equal\n"
-            "  time (s): predicted 0.75 (the model's disk and network time at the machine's bandwidths)\n"
+            "  time (s): predicted 0.75 (the model's wall time of the compute stage: disk, network and kernel)\n"
             "  time (s): measured 0.25 .. 0.5 over ranks; slowest rank 0 busy in disk 0.25, network 0.125, kernel 0.0625\n"
             "  peak tile memory: 4096 bytes (largest rank)\n"
             "verify: 2000 elements checked, max relative error 1e-15: passed\n"

@@ -56,7 +56,7 @@ int contraction_table(std::string& out, const TraceContraction& c, std::size_t n
     for (const std::string& d : row.differences) out += fmt::format("    {}\n", d);
   }
   if (c.predicted_seconds >= 0)
-    out += fmt::format("  time (s): predicted {:.4g} (the model's disk and network time at the machine's bandwidths)\n",
+    out += fmt::format("  time (s): predicted {:.4g} (the model's wall time of the compute stage: disk, network and kernel)\n",
                        c.predicted_seconds);
   if (!c.seconds.empty()) {
     const auto slow = static_cast<std::size_t>(std::max_element(c.seconds.begin(), c.seconds.end()) - c.seconds.begin());
