@@ -539,6 +539,18 @@ void DistributedGemm::run_overlapped() {
     });
   };
   std::array<std::size_t, 3> queued{none, none, none};   // the read step each array's other slot holds
+  // Inside replication: the broadcast operand's next tile, once read, is gathered around the
+  // ring one step per multiply of the present tile (RingAllgather, the protocol of
+  // ring_allgatherv), and its all-gather step only finishes what is left.
+  const bool ring_ahead = gao().comm == Communication::Inside && gao().algorithm == Algorithm::Replication;
+  const int bx = gao().broadcast == Operand::A ? 0 : 1;
+  Buffered& bcast = *arrays[bx];
+  std::unique_ptr<RingAllgather> ring;
+  auto start_ring = [&](Buffered::Slot& slot) {
+    std::vector<std::size_t> counts;
+    for (i64 q = 0; q < P_; ++q) counts.push_back(slot.piece_offset[q + 1] - slot.piece_offset[q]);
+    ring = std::make_unique<RingAllgather>(run_.context(), slot.buf.data(), counts);
+  };
   auto read_ahead = [&](std::size_t after) {
     for (int x = 0; x < 3; ++x) {
       const std::size_t k = next_read[after + 1][static_cast<std::size_t>(x)];
@@ -566,6 +578,19 @@ void DistributedGemm::run_overlapped() {
     } else if (s.kind == Step::GatherFile || s.kind == Step::ShiftFiles || s.kind == Step::ReduceFile) {
       io.drain();   // the files are complete before they move
       run_step(s);
+    } else if (ring_ahead && (s.kind == Step::AllgatherA || s.kind == Step::AllgatherB)) {
+      if (!ring) start_ring(bcast.now());   // not begun ahead: the whole ring now
+      while (!ring->done()) ring->start(), ring->finish();
+      ring.reset();
+    } else if (ring_ahead && s.kind == Step::Multiply) {
+      if (!ring && queued[static_cast<std::size_t>(bx)] != none && io.done(bcast.other().ticket)) {
+        io.wait(bcast.other().ticket);   // rethrows a failed read
+        start_ring(bcast.other());
+      }
+      const bool step = ring && !ring->done();
+      if (step) ring->start();
+      run_step(s);
+      if (step) ring->finish();
     } else {
       run_step(s);
     }

@@ -29,6 +29,11 @@ void IoWorker::wait(Ticket ticket) {
   if (error_) std::rethrow_exception(error_);
 }
 
+bool IoWorker::done(Ticket ticket) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return done_ >= ticket || error_;
+}
+
 void IoWorker::drain() {
   Ticket last = 0;
   {

@@ -34,6 +34,9 @@ class IoWorker {
   /// Blocks until job `ticket` (and every earlier one) has run. Rethrows the first exception a
   /// job threw (later jobs are skipped once one has failed).
   void wait(Ticket ticket);
+  /// Whether job `ticket` (and every earlier one) has run, without blocking (true after a
+  /// failure too: wait() then rethrows it).
+  bool done(Ticket ticket);
   /// Waits for every job, adds what they counted to counters()' current phase, and rethrows
   /// as wait() does.
   void drain();
