@@ -365,6 +365,7 @@ TEST(Cli, CompareMatchingTrace) {
             "  received                110             110             60            60  equal\n"
             "  time (s): predicted 0.75 (the model's wall time of the compute stage: disk, network and kernel)\n"
             "  time (s): measured 0.25 .. 0.5 over ranks; slowest rank 0 busy in disk 0.25, network 0.125, kernel 0.0625\n"
+            "  wall time: predicted / measured (slowest rank) = 1.500 (+50%)\n"
             "  peak tile memory: 4096 bytes (largest rank)\n"
             "verify: 2000 elements checked, max relative error 1e-15: passed\n"
             "all measured volumes equal the prediction\n");

@@ -67,6 +67,9 @@ int contraction_table(std::string& out, const TraceContraction& c, std::size_t n
       out += fmt::format("; slowest rank {} busy in disk {:.4g}, network {:.4g}, kernel {:.4g}", slow,
                          c.disk_seconds[slow], c.comm_seconds[slow], c.kernel_seconds[slow]);
     out += "\n";
+    if (c.predicted_seconds > 0 && c.seconds[slow] > 0)   // informational: timing is not a mismatch
+      out += fmt::format("  wall time: predicted / measured (slowest rank) = {:.3f} ({:+.0f}%)\n",
+                         c.predicted_seconds / c.seconds[slow], 100.0 * (c.predicted_seconds / c.seconds[slow] - 1.0));
   }
   if (!c.peak_tile_memory_bytes.empty()) {
     const std::uint64_t peak = most(c.peak_tile_memory_bytes);

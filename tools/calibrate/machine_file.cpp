@@ -1,0 +1,40 @@
+// tools/calibrate/machine_file.cpp — the calibrated machine block as text.
+#include "machine_file.h"
+
+#include <fmt/format.h>
+
+namespace tcec::calibrate {
+
+std::string machine_text(const Measured& m) {
+  const auto mb = [](double bytes) { return fmt::format("{:.2f}", bytes / 1e6); };
+  std::string out = fmt::format("# tcec-calibrate on {}, {}: P = {} ranks measured at once.\n", m.host, m.date,
+                                m.processors);
+  out += "machine calibrated {\n";
+  auto line = [&](const std::string& property, const std::string& comment) {
+    out += fmt::format("  {:<30} # {}\n", property + ";", comment);
+  };
+  line(fmt::format("processors {}", m.processors), "the ranks of the calibration run");
+  line(fmt::format("memory {} MB", m.memory_bytes / 1000000), m.memory_how);
+  line(fmt::format("network {} MB/s", mb(m.network_bytes_per_s)),
+       fmt::format("ring shift of {} MB messages, every rank sending and receiving; slowest rank",
+                   mb(static_cast<double>(m.message_bytes))));
+  line(fmt::format("disk_read {} MB/s", mb(m.disk_read_bytes_per_s)),
+       fmt::format("reading back {} MB per rank in 4 MB requests, as programs read tiled files; slowest rank",
+                   mb(static_cast<double>(m.disk_bytes))));
+  line(fmt::format("disk_write {} MB/s", mb(m.disk_write_bytes_per_s)),
+       fmt::format("writing {} MB per rank in 4 MB requests, as programs write them; slowest rank",
+                   mb(static_cast<double>(m.disk_bytes))));
+  line(fmt::format("disk_latency {:.3f} us", m.disk_latency_s * 1e6),
+       "8 KB reads at random offsets: time per request beyond its bytes at disk_read");
+  line(fmt::format("replication_factor {:.3f}", m.replication_factor),
+       "ring all-gather time over (P - 1) pieces at the network bandwidth");
+  line(fmt::format("reduction_factor {:.3f}", m.reduction_factor),
+       "all-reduce time over its bytes x log2 P at the network bandwidth");
+  line(fmt::format("flops {:.3f} GFLOP/s", m.flops_per_s / 1e9),
+       fmt::format("tile kernel on {0}x{0}x{0} tiles, all ranks at once; slowest rank ({1:.3f} GFLOP/s on 64x64x64)",
+                   m.kernel_n, m.small_flops_per_s / 1e9));
+  out += "}\n";
+  return out;
+}
+
+}  // namespace tcec::calibrate

@@ -1,0 +1,40 @@
+// tools/calibrate/machine_file.h — what tcec-calibrate measured, and the machine block it writes.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace tcec::calibrate {
+
+/// One calibration's figures. Bandwidths in bytes per second per rank with all ranks at once,
+/// latency in seconds, the kernel in FLOP/s per rank; factors are measured time over the model's
+/// (notes/gao-model.md: f_rep for the ring all-gather, f_red for the all-reduce).
+struct Measured {
+  std::int64_t processors = 1;
+  std::uint64_t memory_bytes = 0;     ///< per rank for tiles (--memory, or the default); written in whole MB
+  std::string memory_how;             ///< how memory_bytes was chosen, for its comment
+  double network_bytes_per_s = 0;
+  double disk_read_bytes_per_s = 0, disk_write_bytes_per_s = 0;
+  double disk_latency_s = 0;
+  double replication_factor = 1, reduction_factor = 1;
+  double flops_per_s = 0;
+  std::uint64_t disk_bytes = 0;       ///< per rank, written then read for the disk figures
+  std::uint64_t message_bytes = 0;    ///< per message of the network figures
+  std::uint64_t kernel_n = 0;         ///< the kernel's n×n×n tiles
+  double small_flops_per_s = 0;       ///< the kernel on 64×64×64 tiles (for the comment)
+  std::string host, date;             ///< where and when (UTC), for the header
+};
+
+/// The machine block, with a comment on every line saying how it was measured, e.g.
+///   # tcec-calibrate on HOST, 2026-11-25 10:40 UTC: P = 4 ranks at once.
+///   machine calibrated {
+///     processors 4;              # the ranks of the calibration run
+///     network 1234.57 MB/s;      # ring shift of 16 MB messages, slowest rank
+///     …
+///   }
+/// Every value is written so that the .tce parser reads it back (frontend/machine.cpp): sizes
+/// in whole MB, bandwidths in MB/s with two decimals, the latency in us, factors and the kernel
+/// (GFLOP/s) with three.
+std::string machine_text(const Measured& m);
+
+}  // namespace tcec::calibrate

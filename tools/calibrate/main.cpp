@@ -1,0 +1,168 @@
+// tools/calibrate/main.cpp — tcec-calibrate: measures the machine it runs on and writes a
+// `machine` block for tcec (issue 18).
+//
+//   mpirun -np P tcec-calibrate [--scratch DIR] [--memory SIZE] [--quick] -o FILE.machine
+//
+// Every rank takes part in every measurement at once (measure.h); rank 0 prints each figure as
+// it goes and writes FILE (to FILE.tmp-<pid>, renamed when complete).
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <mpi.h>
+
+#include "machine_file.h"
+#include "measure.h"
+#include "runtime/comm.h"
+#include "runtime/error.h"
+#include "runtime/main_guard.h"
+#include "runtime/options.h"
+
+namespace {
+
+using tcec::calibrate::Measured;
+
+/// "64 MB", "64MB", "1 GiB", "1000000" (bytes) → bytes; nullopt when not a size.
+std::optional<std::uint64_t> parse_size(std::string text) {
+  std::erase(text, ' ');
+  std::size_t end = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &end);
+  } catch (...) {
+    return std::nullopt;
+  }
+  const std::string unit = text.substr(end);
+  const std::pair<const char*, double> units[] = {{"", 1},      {"B", 1},           {"KB", 1e3},
+                                                  {"MB", 1e6},  {"GB", 1e9},        {"KiB", 1024.0},
+                                                  {"MiB", 1048576.0}, {"GiB", 1073741824.0}};
+  for (auto [name, factor] : units)
+    if (unit == name && value > 0) return static_cast<std::uint64_t>(value * factor);
+  return std::nullopt;
+}
+
+/// This node's MemAvailable (bytes), 0 when unknown.
+std::uint64_t available_memory() {
+  std::ifstream in("/proc/meminfo");
+  std::string key;
+  std::uint64_t kb = 0;
+  std::string unit;
+  while (in >> key >> kb >> unit)
+    if (key == "MemAvailable:") return kb * 1024;
+  return 0;
+}
+
+/// Ranks sharing this rank's node.
+int ranks_on_node(const tcert::Context& ctx) {
+  MPI_Comm node;
+  MPI_Comm_split_type(ctx.comm(), MPI_COMM_TYPE_SHARED, ctx.rank(), MPI_INFO_NULL, &node);
+  int size = 1;
+  MPI_Comm_size(node, &size);
+  MPI_Comm_free(&node);
+  return size;
+}
+
+std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%d %H:%M UTC", &tm);
+  return text;
+}
+
+void write_atomically(const std::string& path, const std::string& text) {
+  const std::string temp = path + ".tmp-" + std::to_string(::getpid());
+  {
+    std::ofstream out(temp);
+    out << text;
+    if (!out.flush()) throw tcert::Error("cannot write " + temp);
+  }
+  std::error_code error;
+  std::filesystem::rename(temp, path, error);
+  if (error) {
+    std::filesystem::remove(temp);
+    throw tcert::Error("cannot rename " + temp + " to " + path + ": " + error.message());
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return tcert::run_program(argc, argv, [&](const tcert::Context& ctx) {
+    CLI::App app{"tcec-calibrate: measures disk, network, collectives and the tile kernel of this machine with all "
+                 "ranks at once, through the code paths tcec's generated programs use, and writes a machine block "
+                 "for tcec --machine. Run it as the programs will run: mpirun -np P tcec-calibrate -o FILE.machine"};
+    std::string output, scratch, memory;
+    bool quick = false;
+    app.add_option("-o,--output", output, "Write the machine block to FILE")->required()->type_name("FILE");
+    app.add_option("--scratch", scratch, "Directory for the disk measurement (default: $TMPDIR or /tmp)")
+        ->type_name("DIR");
+    app.add_option("--memory", memory,
+                   "Tile memory per rank for the machine block, e.g. '64 MB' (default: a quarter of the "
+                   "node's available memory over its ranks, at most 1 GB)")
+        ->type_name("SIZE");
+    app.add_flag("--quick", quick, "Small sizes (seconds, for tests): the figures are rougher");
+    try {
+      app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+      const int code = ctx.rank() == 0 ? app.exit(e) : (e.get_exit_code() == 0 ? 0 : 2);
+      throw tcert::ExitRequest{code};
+    }
+    if (scratch.empty()) scratch = std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp";
+    Measured m;
+    m.processors = ctx.size();
+    const int local = ranks_on_node(ctx);
+    if (!memory.empty()) {
+      const std::optional<std::uint64_t> bytes = parse_size(memory);
+      if (!bytes) throw tcert::Error("--memory expects a size such as '64 MB', got '" + memory + "'");
+      m.memory_bytes = *bytes, m.memory_how = "per rank for tiles, from --memory";
+    } else {
+      m.memory_bytes = std::min<std::uint64_t>(available_memory() / static_cast<std::uint64_t>(4 * local), 1000000000);
+      m.memory_how = fmt::format("per rank for tiles: a quarter of the node's available memory over its {} ranks", local);
+    }
+    m.memory_bytes = std::max<std::uint64_t>(m.memory_bytes / 1000000, 1) * 1000000;   // whole MB, as written
+    m.disk_bytes = quick ? 16000000 : 256000000;
+    m.message_bytes = quick ? 4000000 : 16000000;
+    m.kernel_n = quick ? 256 : 768;
+    char host[256] = "unknown";
+    ::gethostname(host, sizeof host - 1);
+    m.host = host;
+    m.date = utc_now();
+    const bool say = ctx.rank() == 0;
+    auto report = [&](const std::string& what) {
+      if (say) std::fprintf(stderr, "tcec-calibrate: %s\n", what.c_str());
+    };
+    report(fmt::format("{} ranks ({} on this node); disk in {}", ctx.size(), local, scratch));
+    const tcec::calibrate::DiskFigures disk = tcec::calibrate::measure_disk(ctx, scratch, m.disk_bytes);
+    m.disk_read_bytes_per_s = disk.read_bytes_per_s, m.disk_write_bytes_per_s = disk.write_bytes_per_s;
+    m.disk_latency_s = disk.latency_s;
+    report(fmt::format("disk: write {:.0f} MB/s, read {:.0f} MB/s per rank, {:.2f} us per request", disk.write_bytes_per_s / 1e6,
+                       disk.read_bytes_per_s / 1e6, disk.latency_s * 1e6));
+    m.network_bytes_per_s = tcec::calibrate::measure_network(ctx, m.message_bytes);
+    if (m.network_bytes_per_s <= 0) m.network_bytes_per_s = 1e12;   // one rank: the model moves nothing
+    report(fmt::format("network: {:.0f} MB/s per rank", m.network_bytes_per_s / 1e6));
+    const tcec::calibrate::CollectiveFactors f =
+        tcec::calibrate::measure_collectives(ctx, m.message_bytes / 4, m.network_bytes_per_s);
+    m.replication_factor = f.replication, m.reduction_factor = f.reduction;
+    report(fmt::format("collectives: f_rep {:.3f}, f_red {:.3f}", f.replication, f.reduction));
+    m.flops_per_s = tcec::calibrate::measure_kernel(ctx, static_cast<std::size_t>(m.kernel_n));
+    m.small_flops_per_s = tcec::calibrate::measure_kernel(ctx, 64);
+    report(fmt::format("kernel: {:.2f} GFLOP/s per rank ({:.2f} on 64x64x64 tiles)", m.flops_per_s / 1e9,
+                       m.small_flops_per_s / 1e9));
+    if (ctx.rank() == 0) {
+      write_atomically(output, tcec::calibrate::machine_text(m));
+      report("wrote " + output);
+    }
+    ctx.barrier();
+    return 0;
+  });
+}

@@ -1,0 +1,39 @@
+// tools/calibrate/measure.h — the measurements of tcec-calibrate, each run by all ranks at once
+// through the code paths generated programs use (runtime DiskFile, comm.h collectives, the tile
+// kernel). Collective: every rank calls each function with the same arguments. Results are the
+// slowest rank's (bytes per second per rank, seconds, FLOP/s per rank, plain factors).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "runtime/comm.h"
+
+namespace tcec::calibrate {
+
+/// Disk: each rank writes `bytes` to a file under `dir` in 4 MB DiskFile writes, then reads it
+/// back the same way (buffered, as programs' tiled files are), then 8 KB reads at random
+/// offsets for the per-request latency (time per request less its bytes at the read bandwidth,
+/// at least 0). The file is removed. Throws tcert::Error on I/O failure.
+struct DiskFigures {
+  double read_bytes_per_s = 0, write_bytes_per_s = 0, latency_s = 0;
+};
+DiskFigures measure_disk(const tcert::Context& ctx, const std::string& dir, std::uint64_t bytes);
+
+/// Network: a ring shift (send to rank + 1, receive from rank − 1) of `bytes` in one message
+/// each way, repeated; bytes over the slowest rank's time per shift. One rank: 0 (no network).
+double measure_network(const tcert::Context& ctx, std::uint64_t bytes);
+
+/// The collective factors at P (notes/gao-model.md): the ring all-gather's time over (P − 1)
+/// pieces of `bytes` at `network_bytes_per_s` (f_rep), and the all-reduce's time over its
+/// `bytes` × log2 P at that bandwidth (f_red). One rank: 1 and 1.
+struct CollectiveFactors {
+  double replication = 1, reduction = 1;
+};
+CollectiveFactors measure_collectives(const tcert::Context& ctx, std::uint64_t bytes, double network_bytes_per_s);
+
+/// The tile kernel (gemm_tile) on n×n×n tiles, all ranks at once: 2n³ per call over the slowest
+/// rank's time per call, FLOP/s. Small tiles run slower than large ones; the model has one rate.
+double measure_kernel(const tcert::Context& ctx, std::size_t n);
+
+}  // namespace tcec::calibrate
