@@ -12,6 +12,7 @@
 #include <new>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 namespace tcert {
 
@@ -146,6 +147,15 @@ void contract(const ContractionLayout& layout, double alpha, const ConstTensorVi
   check_extents("B", B.extents, layout.extents_B());
   check_extents("C", C.extents, layout.extents_C());
   contract(layout, alpha, A.data, B.data, beta, C.data, ws);
+}
+
+int share_cores(int ranks_on_node) {
+  if (std::getenv("OPENBLAS_NUM_THREADS") != nullptr || std::getenv("OMP_NUM_THREADS") != nullptr)
+    return openblas_get_num_threads();
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int threads = std::max(1, cores / std::max(1, ranks_on_node));
+  openblas_set_num_threads(threads);
+  return threads;
 }
 
 void gemm_tile(std::size_t m, std::size_t n, std::size_t k, double alpha, const double* A, std::size_t lda,
