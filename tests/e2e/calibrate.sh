@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# e2e.calibrate: tcec-calibrate --quick on 2 ranks writes a machine block with every property
+# (and no temporary file), and tcec plans with it.
+#   calibrate.sh TCEC TCEC_CALIBRATE WORK_DIR
+set -euo pipefail
+tcec=$1 calibrate=$2 work=$3
+rm -rf "$work" && mkdir -p "$work"
+mpirun --oversubscribe -np 2 "$calibrate" --quick --memory "8 MB" --scratch "$work" -o "$work/c.machine" 2> "$work/log"
+for property in processors memory network disk_read disk_write disk_latency replication_factor reduction_factor flops; do
+  grep -q "^  $property " "$work/c.machine" || { echo "missing $property"; cat "$work/c.machine"; exit 1; }
+done
+grep -q "processors 2;" "$work/c.machine"
+grep -q "memory 8 MB;" "$work/c.machine"
+if ls "$work"/c.machine.tmp-* > /dev/null 2>&1; then echo "a temporary file is left"; exit 1; fi
+here=$(cd "$(dirname "$0")/../.." && pwd)
+"$tcec" "$here/examples/matmul.tce" -D N=64 --machine "$work/c.machine" --dry-run | grep -q "^machine: P = 2, memory 8 MB"
+mpirun --oversubscribe -np 2 "$calibrate" --memory lots -o "$work/bad.machine" 2> "$work/bad.log" && exit 1
+grep -q "expects a size such as '64 MB', got 'lots'" "$work/bad.log"
+test ! -e "$work/bad.machine"
+echo "calibrate: ok"

@@ -1,0 +1,62 @@
+// tcec-calibrate's machine block (tools/calibrate/machine_file.h): its exact text, and that the
+// .tce parser reads every figure back.
+#include <gtest/gtest.h>
+
+#include "frontend/frontend.h"
+#include "machine_file.h"
+
+namespace {
+
+tcec::calibrate::Measured sample() {
+  tcec::calibrate::Measured m;
+  m.processors = 4;
+  m.memory_bytes = 12000000;
+  m.memory_how = "per rank for tiles, from --memory";
+  m.network_bytes_per_s = 1209.5678e6;
+  m.disk_read_bytes_per_s = 7497.41e6;
+  m.disk_write_bytes_per_s = 168.34e6;
+  m.disk_latency_s = 2.245e-6;
+  m.replication_factor = 1.5094;
+  m.reduction_factor = 4.626;
+  m.flops_per_s = 23.7689e9;
+  m.small_flops_per_s = 53.383e9;
+  m.disk_bytes = 256000000;
+  m.message_bytes = 16000000;
+  m.kernel_n = 768;
+  m.host = "vm";
+  m.date = "2026-11-25 10:17 UTC";
+  return m;
+}
+
+TEST(MachineFile, SaysHowEachFigureWasMeasured) {
+  EXPECT_EQ(tcec::calibrate::machine_text(sample()),
+            "# tcec-calibrate on vm, 2026-11-25 10:17 UTC: P = 4 ranks measured at once.\n"
+            "machine calibrated {\n"
+            "  processors 4;                  # the ranks of the calibration run\n"
+            "  memory 12 MB;                  # per rank for tiles, from --memory\n"
+            "  network 1209.57 MB/s;          # ring shift of 16.00 MB messages, every rank sending and receiving; slowest rank\n"
+            "  disk_read 7497.41 MB/s;        # reading back 256.00 MB per rank in 4 MB requests, as programs read tiled files; slowest rank\n"
+            "  disk_write 168.34 MB/s;        # writing 256.00 MB per rank in 4 MB requests, as programs write them; slowest rank\n"
+            "  disk_latency 2.245 us;         # 8 KB reads at random offsets: time per request beyond its bytes at disk_read\n"
+            "  replication_factor 1.509;      # ring all-gather time over (P - 1) pieces at the network bandwidth\n"
+            "  reduction_factor 4.626;        # all-reduce time over its bytes x log2 P at the network bandwidth\n"
+            "  flops 23.769 GFLOP/s;          # tile kernel on 768x768x768 tiles, all ranks at once; slowest rank (53.383 GFLOP/s on 64x64x64)\n"
+            "}\n");
+}
+
+TEST(MachineFile, TheParserReadsItBack) {
+  auto r = tcec::frontend::parse_source("calibrated.machine", tcec::calibrate::machine_text(sample()), {});
+  ASSERT_TRUE(r.ok()) << r.diagnostics.render();
+  const auto& m = *r.program->machine;
+  EXPECT_EQ(m.processors, 4);
+  EXPECT_EQ(m.memory_bytes, 12000000u);
+  EXPECT_DOUBLE_EQ(m.network_bytes_per_s, 1209.57e6);
+  EXPECT_DOUBLE_EQ(m.disk_read_bytes_per_s, 7497.41e6);
+  EXPECT_DOUBLE_EQ(m.disk_write_bytes_per_s, 168.34e6);
+  EXPECT_DOUBLE_EQ(m.disk_latency_s, 2.245e-6);
+  EXPECT_DOUBLE_EQ(m.replication_factor, 1.509);
+  EXPECT_DOUBLE_EQ(m.reduction_factor, 4.626);
+  EXPECT_DOUBLE_EQ(m.flops_per_s, 23.769e9);
+}
+
+}  // namespace
