@@ -155,7 +155,7 @@ class Method {
   virtual double rank_flops(const Plan& plan, std::int64_t rank) const = 0;
   /// How many copies of tile_bytes() the plan allocates: 2 for a Gao plan with overlap (its
   /// second buffers), else 1 (default).
-  virtual int buffer_sets(const Plan& plan) const { return 1; }
+  virtual int buffer_sets(const Plan& /*plan*/) const { return 1; }
   /// Buffer bytes per array on the fullest rank (plan.h tile_bytes()).
   virtual TileBytes tile_bytes(const Plan& plan, double element_size_bytes) const = 0;
   /// The buffers in the order the runtime allocates them, from tile_bytes() (plan_memory()).

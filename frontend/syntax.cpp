@@ -5,6 +5,8 @@
 #include <memory>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "TceLexer.h"
 #include "antlr4-runtime.h"
 
@@ -34,7 +36,7 @@ std::string lexer_safe(const std::string& text) {
 
 std::string describe_token(const antlr4::Token* t) {
   if (t->getType() == antlr4::Token::EOF) return "end of file";
-  return "'" + t->getText() + "'";
+  return fmt::format("'{}'", t->getText());   // not "'" + text: GCC 12's -Wrestrict false positive
 }
 
 std::string describe_expected(antlr4::Parser* parser, const antlr4::misc::IntervalSet& set) {

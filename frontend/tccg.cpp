@@ -85,7 +85,7 @@ bool read_line(Section& s, const std::string& line, int lineno, Reporter& r) {
 
 std::string ref(const std::string& tensor, const std::string& letters, const std::string& suffix) {
   std::string out = tensor + "_" + suffix + "[";
-  for (std::size_t i = 0; i < letters.size(); ++i) out += (i ? "," : "") + std::string(1, letters[i]) + "_" + suffix;
+  for (std::size_t i = 0; i < letters.size(); ++i) out += fmt::format("{}{}_{}", i ? "," : "", letters[i], suffix);
   return out + "]";
 }
 
@@ -110,7 +110,7 @@ bool to_tce(const Section& s, Reporter& r, std::string& out) {
   const char* names[] = {"A", "B", "C"};
   for (int t = 0; t < 3; ++t) {
     std::string dims;
-    for (char c : s.indices[t]) dims += (dims.empty() ? "" : ",") + std::string(1, c) + "_" + s.suffix;
+    for (char c : s.indices[t]) dims += fmt::format("{}{}_{}", dims.empty() ? "" : ",", c, s.suffix);
     out += fmt::format("tensor {}_{}[{}] {};\n", names[t], s.suffix, dims, t == 2 ? "output" : "input");
   }
   out += fmt::format("{} = {} * {};\n", ref("C", s.indices[2], s.suffix), ref("A", s.indices[0], s.suffix),

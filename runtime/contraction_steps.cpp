@@ -67,8 +67,11 @@ void compute_phase(Run& run, const GemmSpec& spec, std::unique_ptr<Progress>& pr
 Volumes redistribution_now() { return counters().snapshot(Phase::Redistribute); }
 
 void record_redistribution(Run& run, const Volumes& mine) {
+  std::vector<double> seconds;
+  for (std::uint64_t ns : run.context().gather_u64(static_cast<std::uint64_t>(mine.seconds * 1e9)))
+    seconds.push_back(static_cast<double>(ns) * 1e-9);
   run.record_redistribution(run.context().gather_u64(mine.disk_read_bytes),
-                            run.context().gather_u64(mine.disk_write_bytes));
+                            run.context().gather_u64(mine.disk_write_bytes), std::move(seconds));
 }
 
 std::optional<ElementSource> initial_C(Run& run, const GemmSpec& spec) {

@@ -165,10 +165,12 @@ ElementSource Run::read_npy(const std::string& path, const TensorShape& tensor) 
 
 void Run::record(ContractionRecord record) { records_.push_back(std::move(record)); }
 
-void Run::record_redistribution(std::vector<std::uint64_t> read, std::vector<std::uint64_t> write) {
+void Run::record_redistribution(std::vector<std::uint64_t> read, std::vector<std::uint64_t> write,
+                                std::vector<double> seconds) {
   if (records_.empty()) throw Error("redistribution recorded before any contraction");
   records_.back().redistribution_measured[0] = std::move(read);
   records_.back().redistribution_measured[1] = std::move(write);
+  records_.back().redistribution_seconds = std::move(seconds);
 }
 
 void Run::record_verify(const VerifyResult& result) {
@@ -224,7 +226,8 @@ int Run::finish() {
                                        {"disk_write_bytes", r.redistribution_predicted[1]},
                                        {"seconds", r.redistribution_predicted_seconds}}},
                         {"measured", {{"disk_read_bytes", r.redistribution_measured[0]},
-                                      {"disk_write_bytes", r.redistribution_measured[1]}}}}}});
+                                      {"disk_write_bytes", r.redistribution_measured[1]},
+                                      {"seconds", r.redistribution_seconds}}}}}});
     }
     doc["contractions"] = list;
     doc["peak_resident_bytes"] = peak_rss;   // per rank, VmHWM at the end (memory.h)

@@ -57,6 +57,7 @@ struct ContractionRecord {
   /// Redistribution (load from the tensor files, store the result): disk read, disk write per rank.
   std::vector<std::uint64_t> redistribution_predicted[2], redistribution_measured[2];
   double redistribution_predicted_seconds = 0;
+  std::vector<double> redistribution_seconds;   ///< per rank, wall time of stages 1 and 3 (measured)
   std::vector<std::uint64_t> measured[5];    ///< the same, counted during the compute phase
   std::vector<double> seconds;               ///< compute-phase wall time per rank
   /// Busy time per rank within the compute phase: disk transfers, MPI transfers, tile kernel.
@@ -130,8 +131,10 @@ class Run {
   int next_contraction() { return ++contractions_; }
   /// Called by DistributedGemm when a contraction ends.
   void record(ContractionRecord record);
-  /// Adds the measured redistribution bytes (per rank: read, write) to the last record.
-  void record_redistribution(std::vector<std::uint64_t> read, std::vector<std::uint64_t> write);
+  /// Adds the measured redistribution (per rank: bytes read, bytes written, wall seconds of
+  /// stages 1 and 3) to the last record.
+  void record_redistribution(std::vector<std::uint64_t> read, std::vector<std::uint64_t> write,
+                             std::vector<double> seconds = {});
   void record_verify(const VerifyResult& result);
 
   /// The contractions recorded so far, oldest first, and the accumulated --verify result.
