@@ -46,7 +46,8 @@ class Sema {
       if (r_.full()) break;
       if (auto* d = item->rangeDecl()) range_decl(*d);
       else if (auto* d = item->indexDecl()) index_decl(*d);
-      else if (auto* d = item->tensorDecl()) tensor_decl(*d);
+      else if (auto* d = item->tensorDecl())
+        for (auto* def : d->tensorDef()) tensor_decl(*def);
       else if (auto* d = item->machineBlock()) machine_block(*d);
       else if (auto* d = item->distributeDecl()) distribute_decl(*d);
       else if (auto* s = item->statement()) statement(*s);
@@ -116,7 +117,7 @@ class Sema {
     return std::nullopt;
   }
 
-  void tensor_decl(TceParser::TensorDeclContext& decl) {
+  void tensor_decl(TceParser::TensorDefContext& decl) {
     antlr4::Token* name = decl.ID(0)->getSymbol();
     ir::Tensor t{name->getText(), {}, ir::TensorRole::Intermediate, location_of(name), {}};
     bool ok = is_new(p_.tensors, name, DiagId::err_duplicate_tensor);

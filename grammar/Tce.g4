@@ -24,8 +24,10 @@ rangeDef     : ID '=' MINUS? INT ;
 // index h1, h2 : O;
 indexDecl    : INDEX ID (',' ID)* ':' ID ';' ;
 
-// tensor t[V,V,O,O] input;   (role: input | output | intermediate, checked in sema)
-tensorDecl   : TENSOR ID '[' idList? ']' role=ID? ';' ;
+// tensor t[V,V,O,O] input;   tensor A[N,N] input, B[N,N] input;
+// (role: input | output | intermediate, checked in sema)
+tensorDecl   : TENSOR tensorDef (',' tensorDef)* ';' ;
+tensorDef    : ID '[' idList? ']' role=ID? ;
 
 // distribute A[i,k] over (i, k);   distribute C[i,j] over (i, j) grid (2, 4);
 // (`over` and `grid` are checked in frontend/sema.cpp, so they stay usable as names)

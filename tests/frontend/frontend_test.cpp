@@ -101,6 +101,19 @@ TEST(Frontend, MachineDefaultsAndBinaryUnits) {
   EXPECT_EQ(m.disk_latency_s, 0.0);
 }
 
+TEST(Frontend, TensorsDeclareInACommaList) {
+  auto r = parse_source("t.tce", "range N = 4;\nindex i, j, k : N;\ntensor A[N,N] input, B[N,N] input, C[N,N] output;\n"
+                                 "C[i,j] += A[i,k] * B[j,k];\n", {});
+  ASSERT_TRUE(r.ok()) << r.diagnostics.render();
+  ASSERT_EQ(r.program->tensors.size(), 3u);
+  EXPECT_EQ(r.program->tensors[1].name, "B");
+  EXPECT_EQ(r.program->tensors[1].role, tcec::ir::TensorRole::Input);
+  EXPECT_EQ(r.program->tensors[2].role, tcec::ir::TensorRole::Output);
+  auto dup = parse_source("t.tce", "range N = 4;\ntensor A[N] input, A[N] output;\n", {});
+  EXPECT_FALSE(dup.ok());
+  EXPECT_NE(dup.diagnostics.render().find("t.tce:2:20: error: "), std::string::npos) << dup.diagnostics.render();
+}
+
 TEST(Frontend, DiskLatencyTakesATimeUnit) {
   for (const auto& [text, seconds] : std::vector<std::pair<std::string, double>>{
            {"0 s", 0.0}, {"2 ms", 2e-3}, {"150 us", 150e-6}, {"80 ns", 80e-9}, {"0.5 s", 0.5}}) {
