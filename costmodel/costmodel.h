@@ -127,6 +127,14 @@ std::string dry_run_text(const ir::Program& program, const std::optional<Machine
 /// unless --no-handoff ("model_only" then true; sequence.h handoff_json(); null without a
 /// machine); "tensors" ({name:
 /// {"shape", "role"}}) and "statements" (canonical text, in order) describe the program.
+/// The dry run as a picture (SVG 1.1 text): per two-operand statement, every feasible candidate
+/// (ContractionAnalysis::plans: each method × order × broadcast operand's integer plan) as a
+/// horizontal bar of seconds split into its compute stage's disk, network and kernel time on the
+/// slowest rank (plan.h wall_parts()) and its stages 1 and 3, a black mark at its predicted total
+/// (below the sum of the parts where the plan overlaps them), the chosen plan in bold, and the
+/// contraction's I/O lower bound (analysis.h io_bound()) as a dashed red line; an axis in seconds.
+std::string dry_run_svg(const ir::Program& program, const Machine& machine, const ReportOptions& options);
+
 nlohmann::json dry_run_json(const ir::Program& program, const std::optional<Machine>& machine,
                             const ReportOptions& options);
 

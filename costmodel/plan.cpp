@@ -122,6 +122,15 @@ WallParts wall_parts(const Plan& plan, const Machine& machine, const PlanVolumes
   return w;
 }
 
+WallParts slowest_wall_parts(const Plan& plan, const Machine& machine, const PlanVolumes& v) {
+  WallParts slowest;
+  for (std::size_t r = 0; r < v.disk_read_bytes.size(); ++r) {
+    const WallParts w = wall_parts(plan, machine, v, r);
+    if (r == 0 || w.wall > slowest.wall) slowest = w;
+  }
+  return slowest;
+}
+
 void plan_wall(const Plan& plan, const Machine& machine, PlanVolumes& v) {
   v.kernel_s = v.wall_s = 0;
   for (std::size_t r = 0; r < v.disk_read_bytes.size(); ++r) {

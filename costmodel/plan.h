@@ -150,6 +150,8 @@ struct WallParts {
   bool overlap = false;
 };
 WallParts wall_parts(const Plan& plan, const Machine& machine, const PlanVolumes& v, std::size_t rank);
+/// wall_parts() of the rank with the longest wall time (the first of equals).
+WallParts slowest_wall_parts(const Plan& plan, const Machine& machine, const PlanVolumes& v);
 
 /// One rank's predicted time (seconds) from its bytes: read/B_dr + write/B_dw +
 /// f·received/B_c, with f the collective factor of the plan's method (method.h: f_rep for

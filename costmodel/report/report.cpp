@@ -83,7 +83,17 @@ nlohmann::json analysis_json(const ContractionAnalysis& a, const Machine& machin
   for (const ModelPoint& p : a.methods) j["methods"].push_back(p.method->row_json(p, a));
   if (options.all_candidates) {
     j["candidates"] = nlohmann::json::array();
-    for (const ModelPoint& p : a.candidates) j["candidates"].push_back(p.method->row_json(p, a));
+    for (std::size_t i = 0; i < a.candidates.size(); ++i) {
+      nlohmann::json row = a.candidates[i].method->row_json(a.candidates[i], a);
+      const PlannedCandidate& pc = a.plans[i];   // its integer plan, as the text's "integer plan:" line
+      row["integer_plan"] = pc.feasible ? nlohmann::json{{"feasible", true},
+                                                         {"text", pc.plan.to_string()},
+                                                         {"time_s", pc.volumes.time_s},
+                                                         {"wall_s", pc.volumes.wall_s},
+                                                         {"total_time_s", pc.total_s()}}
+                                        : nlohmann::json{{"feasible", false}, {"reason", pc.reason}};
+      j["candidates"].push_back(std::move(row));
+    }
   }
   j["chosen"] = nullptr;
   if (a.chosen.feasible) {

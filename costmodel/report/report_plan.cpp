@@ -24,14 +24,7 @@ std::string range_text(const std::vector<std::uint64_t>& v) {
 }
 
 std::string wall_text(const ContractionAnalysis& a, const Machine& machine) {
-  const PlanVolumes& v = a.plan.volumes;
-  std::size_t slowest = 0;
-  double wall = -1;
-  for (std::size_t r = 0; r < v.disk_read_bytes.size(); ++r) {
-    const WallParts w = wall_parts(a.plan.plan, machine, v, r);
-    if (w.wall > wall) wall = w.wall, slowest = r;
-  }
-  const WallParts w = wall_parts(a.plan.plan, machine, v, slowest);
+  const WallParts w = slowest_wall_parts(a.plan.plan, machine, a.plan.volumes);
   const std::string rate = fmt::format("{:g} GFLOP/s", machine.flops_per_s / 1e9);
   if (!w.overlap)
     return fmt::format("    wall time {:.5g} s predicted, serial: disk {:.5g} s + network {:.5g} s + kernel {:.5g} s ({})\n",

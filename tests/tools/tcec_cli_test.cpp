@@ -96,6 +96,47 @@ TEST(Cli, DryRunJson) {
   EXPECT_EQ(c["permutation"]["B"], (nlohmann::json{1, 0}));
 }
 
+// --svg: one bar per feasible candidate (the JSON's --all candidates), one of them chosen, the
+// bound and the axis; rsvg-convert renders it (Debian librsvg2-bin, installed by the set-up).
+TEST(Cli, SvgDrawsEveryCandidate) {
+  const std::string svg = (std::filesystem::temp_directory_path() / ("tcec_" + std::to_string(getpid()) + ".svg")).string();
+  const std::string args = std::string(TCEC_SOURCE_DIR) + "/examples/four_index.tce -D N=64 --machine " +
+                           TCEC_SOURCE_DIR + "/examples/small.machine --dry-run";
+  CliRun r = tcec(args + " --svg " + svg);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string text = slurp(svg);
+  EXPECT_EQ(text.rfind("<svg xmlns=\"http://www.w3.org/2000/svg\"", 0), 0u);
+  auto count = [&](const std::string& what) {
+    std::size_t n = 0;
+    for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  CliRun j = tcec(args + " --json --all");
+  ASSERT_EQ(j.exit_code, 0) << j.err;
+  std::size_t feasible = 0;
+  const nlohmann::json report = nlohmann::json::parse(j.out);
+  for (const auto& c : report["contractions"][0]["candidates"]) feasible += c["integer_plan"]["feasible"].get<bool>() ? 1 : 0;
+  EXPECT_GT(feasible, 30u);
+  EXPECT_EQ(count("<g class=\"bar"), feasible);
+  EXPECT_EQ(count("<g class=\"bar chosen\""), 1u);
+  EXPECT_EQ(count("class=\"bound\""), 1u);
+  EXPECT_EQ(count(">predicted time (s)</text>"), 1u);
+  EXPECT_NE(text.find("chosen: inside-replication"), std::string::npos);
+  EXPECT_EQ(text.back(), '\n');
+  EXPECT_EQ(text.substr(text.size() - 7), "</svg>\n");
+  const std::string png = svg + ".png";
+  if (std::system("command -v rsvg-convert > /dev/null") == 0) {
+    ASSERT_EQ(std::system(("rsvg-convert -o " + png + " " + svg).c_str()), 0);
+    EXPECT_EQ(slurp(png).substr(1, 3), "PNG");
+    std::filesystem::remove(png);
+  }
+  std::filesystem::remove(svg);
+  CliRun none = tcec(std::string(TCEC_SOURCE_DIR) + "/tests/package/square.tce --dry-run --svg " + svg);
+  EXPECT_EQ(none.exit_code, 1);
+  EXPECT_EQ(none.err, "tcec: error: --svg needs a machine (a machine block or --machine FILE)\n");
+  EXPECT_FALSE(std::filesystem::exists(svg));
+}
+
 TEST(Cli, DefinesAndMachineFile) {
   CliRun r = tcec("--dry-run --json -D N=100 --machine " + example("osc.machine") + " " + example("matmul.tce"));
   ASSERT_EQ(r.exit_code, 0) << r.err;

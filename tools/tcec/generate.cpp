@@ -32,8 +32,10 @@ void print_diagnostics(const ir::Program& program, const std::vector<codegen::Di
   std::fputs(list.render().c_str(), stderr);
 }
 
+}  // namespace
+
 // Writes `text` to `path` through a temporary file in the same directory; false with *error.
-bool write_atomically(const fs::path& path, const std::string& text, std::string* error) {
+bool write_atomically(const std::filesystem::path& path, const std::string& text, std::string* error) {
   const fs::path temporary = path.string() + fmt::format(".tmp-{}", getpid());
   {
     std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
@@ -55,8 +57,6 @@ bool write_atomically(const fs::path& path, const std::string& text, std::string
   }
   return true;
 }
-
-}  // namespace
 
 int generate_program(const ir::Program& program, const costmodel::PlanOptions& options, const std::string& stem,
                      const std::string& output_dir, bool build) {

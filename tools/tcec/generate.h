@@ -1,6 +1,7 @@
 // tools/tcec/generate.h — `tcec FILE -o DIR [--build]`: the code generation pass of the driver.
 #pragma once
 
+#include <filesystem>
 #include <string>
 
 #include "costmodel/costmodel.h"
@@ -16,6 +17,10 @@ namespace tcec::tools {
 /// ..., source line, caret), I/O errors and "tcec: error: building DIR/<stem> failed" after
 /// the compiler's output; nothing is written when the program has diagnostics.
 /// Returns the exit status (0 or 1).
+/// Writes `text` to `path` through a temporary file in the same directory, renamed when
+/// complete; false with *error ("cannot write 'P.tmp-123'", "cannot rename …") and no file left.
+bool write_atomically(const std::filesystem::path& path, const std::string& text, std::string* error);
+
 int generate_program(const ir::Program& program, const costmodel::PlanOptions& options, const std::string& stem,
                      const std::string& output_dir, bool build);
 

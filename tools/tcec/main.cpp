@@ -29,6 +29,7 @@ struct Args {
   bool no_handoff = false;
   bool no_overlap = false;
   bool json = false;
+  std::string svg;   // --svg FILE
   bool all = false;
   std::string output_dir;
   bool build = false;
@@ -48,6 +49,10 @@ void add_options(CLI::App& app, Args& a) {
       ->type_name("NAME");
   app.add_flag("--dry-run", a.dry_run, "print the analysis and plan choice; generate nothing");
   app.add_flag("--json", a.json, "with --dry-run: print the report as JSON");
+  app.add_option("--svg", a.svg,
+                 "with --dry-run: also draw every candidate's predicted time (disk, network, kernel, stages 1 "
+                 "and 3), the chosen plan and the I/O lower bound into FILE (SVG)")
+      ->type_name("FILE");
   app.add_flag("--all", a.all, "with --dry-run: list every candidate plan");
   auto* output = app.add_option("-o,--output-dir", a.output_dir,
                                 "write the generated C++/MPI program to DIR/<stem>.cpp (stem: FILE's name "
@@ -144,6 +149,17 @@ int main(int argc, char** argv) {
     if (program->machine) machine = tcec::costmodel::machine_from(*program->machine);
     tcec::costmodel::ReportOptions report{args.all, *options};
     if (args.dry_run) {
+      if (!args.svg.empty()) {
+        if (!machine) {
+          std::fprintf(stderr, "tcec: error: --svg needs a machine (a machine block or --machine FILE)\n");
+          return 1;
+        }
+        std::string error;
+        if (!tcec::tools::write_atomically(args.svg, tcec::costmodel::dry_run_svg(*program, *machine, report), &error)) {
+          std::fprintf(stderr, "tcec: error: %s\n", error.c_str());
+          return 1;
+        }
+      }
       if (args.json) {
         std::cout << tcec::costmodel::dry_run_json(*program, machine, report).dump(2) << "\n";
       } else {
