@@ -36,7 +36,7 @@ TEST(MachineFile, SaysHowEachFigureWasMeasured) {
             "  memory 12 MB;                  # per rank for tiles, from --memory\n"
             "  network 1209.57 MB/s;          # ring shift of 16.00 MB messages, every rank sending and receiving; slowest rank\n"
             "  disk_read 7497.41 MB/s;        # reading back 256.00 MB per rank in 4 MB requests, as programs read tiled files; slowest rank\n"
-            "  disk_write 168.34 MB/s;        # writing 256.00 MB per rank in 4 MB requests, as programs write them; slowest rank\n"
+            "  disk_write 168.34 MB/s;        # rewriting 256.00 MB per rank in 4 MB requests, as programs rewrite tiles; slowest rank\n"
             "  disk_latency 2.245 us;         # 8 KB reads at random offsets: time per request beyond its bytes at disk_read\n"
             "  replication_factor 1.509;      # ring all-gather time over (P - 1) pieces at the network bandwidth\n"
             "  reduction_factor 4.626;        # all-reduce time over its bytes x log2 P at the network bandwidth\n"

@@ -22,7 +22,7 @@ std::string machine_text(const Measured& m) {
        fmt::format("reading back {} MB per rank in 4 MB requests, as programs read tiled files; slowest rank",
                    mb(static_cast<double>(m.disk_bytes))));
   line(fmt::format("disk_write {} MB/s", mb(m.disk_write_bytes_per_s)),
-       fmt::format("writing {} MB per rank in 4 MB requests, as programs write them; slowest rank",
+       fmt::format("rewriting {} MB per rank in 4 MB requests, as programs rewrite tiles; slowest rank",
                    mb(static_cast<double>(m.disk_bytes))));
   line(fmt::format("disk_latency {:.3f} us", m.disk_latency_s * 1e6),
        "8 KB reads at random offsets: time per request beyond its bytes at disk_read");

@@ -130,7 +130,7 @@ int main(int argc, char** argv) {
       m.memory_how = fmt::format("per rank for tiles: a quarter of the node's available memory over its {} ranks", local);
     }
     m.memory_bytes = std::max<std::uint64_t>(m.memory_bytes / 1000000, 1) * 1000000;   // whole MB, as written
-    m.disk_bytes = quick ? 16000000 : 256000000;
+    m.disk_bytes = quick ? 16000000 : 64000000;
     m.message_bytes = quick ? 4000000 : 16000000;
     m.kernel_n = quick ? 256 : 768;
     char host[256] = "unknown";

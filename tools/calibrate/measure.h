@@ -11,8 +11,9 @@
 
 namespace tcec::calibrate {
 
-/// Disk: each rank writes `bytes` to a file under `dir` in 4 MB DiskFile writes, then reads it
-/// back the same way (buffered, as programs' tiled files are), then 8 KB reads at random
+/// Disk: each rank writes `bytes` to a file under `dir` in 4 MB DiskFile writes, then writes the
+/// same range again (timed: programs rewrite their tiles in place), then reads it back the same
+/// way (buffered, as programs' tiled files are), then 8 KB reads at random
 /// offsets for the per-request latency (time per request less its bytes at the read bandwidth,
 /// at least 0). The file is removed. Throws tcert::Error on I/O failure.
 struct DiskFigures {
