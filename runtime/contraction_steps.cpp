@@ -98,10 +98,12 @@ void store_version(Run& run, const TensorBinding& tensor, std::size_t row_count,
     const LinearMap map(tensor, row_count);
     std::uint64_t written = 0;
     RunCounter requests;
+    const auto drop = [&] { rank == 0 ? writer->drop_pages() : patch->drop_pages(); };
     visit([&](const i64* rv, const i64* cv, double v) {
       const std::uint64_t at = map(rv, cv);
       requests.at(at);
       out[at] = v, ++written;
+      if (written % (Run::kMappedDropBytes / 8) == 0) drop();   // a bounded part of the file resident
     });
     counters().add_disk_write(8 * written);   // into the tensor's file (mapped, so counted here)
     requests.add();

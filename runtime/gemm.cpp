@@ -55,6 +55,7 @@ struct DistributedGemm::Buffered {
   std::optional<ElementSource> direct;
   std::optional<LinearMap> direct_map;
   double* mapped = nullptr;                   // direct C: the result's file, mapped (written)
+  std::function<void(std::uint64_t)> touched;   // direct A/B: bytes read through a mapping (Run::touched_mapped)
 
   i64 block_rows(i64 f) const { return rows.rows(f, pr); }
   /// Columns of block h of piece q (pieced) or of part `part` (the K part held, under rotation).
@@ -142,6 +143,7 @@ struct DistributedGemm::Buffered {
         }
       counters().add_disk_read(8 * R * C);
       requests.add();
+      if (touched) touched(8 * R * C);
     });
   }
   /// Writes the blocks of slot s's ranges to the mapped result (direct C, 8 bytes counted per
@@ -298,6 +300,7 @@ void DistributedGemm::load() {
     if (&x == A_.get() ? spec_.direct_A : spec_.direct_B) {   // read block by block in the compute phase
       x.direct = run_.input(tensor.shape);
       x.direct_map.emplace(tensor, row_count);
+      x.touched = [this](std::uint64_t bytes) { run_.touched_mapped(bytes); };
       return;
     }
     TiledMatrix& m = x.pieced ? *x.pieces[rank_] : *x.file;
@@ -307,9 +310,11 @@ void DistributedGemm::load() {
     const ElementSource src = run_.input(tensor.shape);
     const LinearMap map(tensor, row_count);
     RunCounter requests;   // the layout reads the tensor's file in one pass
+    std::uint64_t taken = 0;
     m.fill([&](const i64* rv, const i64* cv) {
       const std::uint64_t at = map(rv, cv);
       requests.at(at);
+      if (++taken % (Run::kMappedDropBytes / 8) == 0) run_.touched_mapped(Run::kMappedDropBytes);
       return src(at);
     });
     counters().add_disk_read(8 * m.total());   // the elements taken from the tensor's file
@@ -326,9 +331,11 @@ void DistributedGemm::load() {
   if (c0 && start) {
     const LinearMap map_C(spec_.C, spec_.I.indices.size());
     RunCounter requests;
+    std::uint64_t taken = 0;
     start->fill([&](const i64* rv, const i64* cv) {
       const std::uint64_t at = map_C(rv, cv);
       requests.at(at);
+      if (++taken % (Run::kMappedDropBytes / 8) == 0) run_.touched_mapped(Run::kMappedDropBytes);
       return (*c0)(at);
     });
     counters().add_disk_read(8 * start->total());

@@ -196,6 +196,14 @@ NpyReader::~NpyReader() {
   if (map_ != nullptr) ::munmap(map_, map_bytes_);
 }
 
+void NpyWriter::drop_pages() {
+  if (map_ && map_bytes_ > 0) ::madvise(map_, map_bytes_, MADV_DONTNEED);
+}
+
+void NpyPatch::drop_pages() {
+  if (map_ && map_bytes_ > 0) ::madvise(map_, map_bytes_, MADV_DONTNEED);
+}
+
 void NpyReader::drop_pages() const {
   if (map_ && map_bytes_ > 0) ::madvise(map_, map_bytes_, MADV_DONTNEED);
 }

@@ -88,6 +88,10 @@ class NpyWriter {
   /// Where the file is written until commit(): other processes may fill it through NpyPatch.
   const std::string& temp_path() const { return temp_path_; }
   /// Row-major elements to fill; size() of them (the product of shape). Zero-initialised.
+  /// Unmaps the resident pages of the mapping (madvise MADV_DONTNEED): what was written stays in
+  /// the page cache and reaches the file; touching the pages again reads them back. Bounds the
+  /// process's resident memory while a large tensor is written.
+  void drop_pages();
   double* data();
   /// The number of elements (product of the shape).
   std::size_t size() const { return static_cast<std::size_t>(header_.element_count()); }
@@ -118,6 +122,7 @@ class NpyPatch {
   NpyPatch& operator=(const NpyPatch&) = delete;
   ~NpyPatch();
   /// Row-major elements, header().element_count() of them.
+  void drop_pages();   ///< as NpyWriter::drop_pages()
   double* data();
   /// Flushes the mapping to the file. Throws Error on failure.
   void sync();

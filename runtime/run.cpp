@@ -149,6 +149,14 @@ ElementSource Run::input(const TensorShape& tensor) {
 
 void Run::end_step() {
   for (const auto& [path, reader] : inputs_) reader->drop_pages();
+  mapped_since_drop_ = 0;
+}
+
+void Run::touched_mapped(std::uint64_t bytes) {
+  mapped_since_drop_ += bytes;
+  if (mapped_since_drop_ < kMappedDropBytes) return;
+  for (const auto& [path, reader] : inputs_) reader->drop_pages();
+  mapped_since_drop_ = 0;
 }
 
 ElementSource Run::read_npy(const std::string& path, const TensorShape& tensor) {

@@ -6,6 +6,7 @@
 // memory budget, and the trace and verification results collected per contraction.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -100,6 +101,13 @@ class Run {
   /// reads (NpyReader::drop_pages()), so that what one step touched does not stay in the
   /// process's memory through the next. Sources from input() stay valid.
   void end_step();
+  /// Counts `bytes` read through input()'s mappings and, each time kMappedDropBytes have been
+  /// read since the last drop, drops their resident pages as end_step() does, so that a step's
+  /// direct reads hold at most about that much of the inputs in memory (the pages are read again
+  /// from the page cache when touched). Safe from the compute stage's I/O thread: the step's
+  /// inputs are all opened in its load stage.
+  void touched_mapped(std::uint64_t bytes);
+  static constexpr std::uint64_t kMappedDropBytes = std::uint64_t{16} << 20;   ///< 16 MiB
 
   // --- the tensor store: results of the steps, as .npy files in a directory all ranks see ---
   /// The store's directory: made by rank 0 under --scratch DIR (or $TMPDIR), removed at the end
@@ -148,6 +156,7 @@ class Run {
   int finish();
 
  private:
+  std::atomic<std::uint64_t> mapped_since_drop_{0};   // touched_mapped()
   ElementSource read_npy(const std::string& path, const TensorShape& tensor);
   void drop_kept(const std::string& name);   // forgets a kept version and deletes this rank's file
   void write_outputs();   // rank 0: latest version of every output → --output-dir
