@@ -413,6 +413,17 @@ TEST(Cli, CompareMatchingTrace) {
   std::filesystem::remove(path);
 }
 
+TEST(Cli, CompareShowsTheTimeOfStagesOneAndThree) {
+  const auto path = write_trace("tcec_trace_stages", "[100, 100]", true,
+                                R"(, "redistribution": {"predicted": {"disk_read_bytes": [10, 10], "disk_write_bytes": [5, 5],
+                                    "seconds": 0.5}, "measured": {"disk_read_bytes": [10, 10], "disk_write_bytes": [5, 5],
+                                    "seconds": [0.25, 0.375]}})");
+  CliRun r = tcec("compare " + path.string());
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("  stages 1 and 3 (s): predicted 0.5, measured 0.375 (slowest rank)\n"), std::string::npos) << r.out;
+  std::filesystem::remove(path);
+}
+
 TEST(Cli, CompareHoldsThePeakMemoryToThePlan) {
   const auto within = write_trace("tcec_trace_memory_ok", "[100, 100]", true, R"(, "planned_memory_bytes": 4096)");
   CliRun ok = tcec("compare " + within.string());

@@ -71,6 +71,10 @@ int contraction_table(std::string& out, const TraceContraction& c, std::size_t n
       out += fmt::format("  wall time: predicted / measured (slowest rank) = {:.3f} ({:+.0f}%)\n",
                          c.predicted_seconds / c.seconds[slow], 100.0 * (c.predicted_seconds / c.seconds[slow] - 1.0));
   }
+  if (!c.redistribution_seconds.empty() && c.redistribution_predicted_seconds >= 0)
+    out += fmt::format("  stages 1 and 3 (s): predicted {:.4g}, measured {:.4g} (slowest rank)\n",
+                       c.redistribution_predicted_seconds,
+                       *std::max_element(c.redistribution_seconds.begin(), c.redistribution_seconds.end()));
   if (!c.peak_tile_memory_bytes.empty()) {
     const std::uint64_t peak = most(c.peak_tile_memory_bytes);
     out += fmt::format("  peak tile memory: {} bytes (largest rank)", peak);

@@ -94,6 +94,8 @@ TraceContraction contraction(const json& c, const std::string& where, std::int64
       out.redistribution_predicted[q] = counts(p, child(at, "predicted"), kVolumeKeys[q], P);
       out.redistribution_measured[q] = counts(m, child(at, "measured"), kVolumeKeys[q], P);
     }
+    if (p.contains("seconds") && p["seconds"].is_number()) out.redistribution_predicted_seconds = p["seconds"].get<double>();
+    out.redistribution_seconds = seconds(m, child(at, "measured"), "seconds", P);
   }
   if (c.contains("peak_tile_memory_bytes")) out.peak_tile_memory_bytes = counts(c, where, "peak_tile_memory_bytes", P);
   if (c.contains("planned_memory_bytes")) {

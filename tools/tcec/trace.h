@@ -6,7 +6,9 @@
 //                                    "comm_sent_bytes": [P], "comm_recv_bytes": [P],
 //                                    "disk_requests": [P] (optional)},
 //                      "measured": {the same five, "seconds": [P]},
-//                      "peak_tile_memory_bytes": [P], "planned_memory_bytes": N}],
+//                      "peak_tile_memory_bytes": [P], "planned_memory_bytes": N,
+//                      "redistribution": {"predicted": {"disk_read_bytes", "disk_write_bytes", "seconds"},
+//                                         "measured": {"disk_read_bytes", "disk_write_bytes", "seconds": [P]}}}],
 //    "verify": {"checked", "max_rel_error", "passed"}}      (verify optional)
 // Volumes in bytes, one entry per rank; seconds per rank.
 #pragma once
@@ -37,6 +39,8 @@ struct TraceContraction {
   double predicted_seconds = -1;                                   ///< the model's time; < 0 when absent
   /// Redistribution (stages 1 and 3): disk read, disk write per rank; empty when absent.
   std::array<std::vector<std::uint64_t>, 2> redistribution_predicted, redistribution_measured;
+  double redistribution_predicted_seconds = -1;                    ///< stages 1 and 3; < 0 when absent
+  std::vector<double> redistribution_seconds;                      ///< measured per rank; empty when absent
   std::vector<std::uint64_t> peak_tile_memory_bytes;               ///< per rank; empty when absent
   std::uint64_t planned_memory_bytes = 0;                          ///< the plan's peak per rank; 0 when absent
 };
