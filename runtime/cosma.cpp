@@ -10,6 +10,7 @@
 #include "runtime/contraction_steps.h"
 #include "runtime/counters.h"
 #include "runtime/error.h"
+#include "runtime/io_worker.h"
 #include "runtime/kernel.h"
 #include "runtime/linear_map.h"
 #include "runtime/spec_check.h"
@@ -208,18 +209,28 @@ void CosmaGemm::gather_A_and_multiply() {
       const i64 first = piece_start(total, pn_, q), end = first + piece(total, pn_, q);
       rows((first + cols - 1) / cols, end / cols);
     };
-    // The next round's data, into the other buffers: own pieces now, its B ring step by step.
+    // The next round's data, into the other buffers: its own pieces read from disk by an I/O
+    // thread (io_worker.h) while this round's A ring and multiply run, then its B ring step by
+    // step once its own B piece is in.
     std::unique_ptr<RingAllgather> next_B;
     std::vector<std::size_t> next_counts;
+    std::unique_ptr<IoWorker> io;
+    IoWorker::Ticket read = 0;
     if (next < rounds()) {
-      read_own_pieces(next);
       next_counts = piece_counts(Jy_, next, pm_);
-      next_B = std::make_unique<RingAllgather>(*ring_B_, B_slice(next), next_counts);
+      if (next >= buffers()) {   // streamed from disk (earlier rounds are in memory since the load)
+        io = std::make_unique<IoWorker>();
+        read = io->submit([this, next] { read_own_pieces(next); });
+      }
     }
     RingAllgather ring(*ring_A_, A, counts);
     i64 present = y_;
     bool pending = true;   // the present piece's rows are not multiplied yet
-    while (!ring.done() || (next_B && !next_B->done())) {
+    while (!ring.done() || (next < rounds() && (!next_B || !next_B->done()))) {
+      if (next < rounds() && !next_B && (!io || ring.done() || io->done(read))) {
+        if (io) io->wait(read);   // B's own piece of the next round is in memory
+        next_B = std::make_unique<RingAllgather>(*ring_B_, B_slice(next), next_counts);
+      }
       const bool a_step = !ring.done(), b_step = next_B && !next_B->done();
       if (a_step) ring.start();
       if (b_step) next_B->start();
@@ -228,6 +239,7 @@ void CosmaGemm::gather_A_and_multiply() {
       if (b_step) next_B->finish();
     }
     if (pending) piece_rows(present);
+    if (io) io->drain();     // its bytes into the compute phase's counts
     i64 last = -1;           // rows that straddle a piece boundary
     for (i64 q = 1; q < pn_; ++q) {
       const i64 boundary = piece_start(total, pn_, q);

@@ -68,8 +68,9 @@ class CosmaGemm {
   /// allgather_A() and multiply() of this round overlapped with the next round's data (COSMA
   /// §7.3): the ring all-gather of A's slice runs step by step with non-blocking MPI while the
   /// rows of C whose A rows have arrived are multiplied (B's slice must be gathered already);
-  /// meanwhile, when there is a next round, its own pieces are read from disk into the other
-  /// slice buffers and its B slice is ring-gathered step by step (double buffering). Then the
+  /// meanwhile, when there is a next round, an I/O thread (io_worker.h) reads its own pieces from
+  /// disk into the other slice buffers, and once its B piece is in, its B slice is ring-gathered
+  /// step by step (double buffering). Then the
   /// next round is current. Same bytes as read_slices + allgather_A + allgather_B + multiply
   /// per round; rows that straddle two pieces of A are multiplied at the end.
   void gather_A_and_multiply();
