@@ -218,9 +218,11 @@ void CosmaGemm::gather_A_and_multiply() {
     IoWorker::Ticket read = 0;
     if (next < rounds()) {
       next_counts = piece_counts(Jy_, next, pm_);
-      if (next >= buffers()) {   // streamed from disk (earlier rounds are in memory since the load)
+      if (next >= buffers() && !run_.options().no_overlap) {   // streamed from disk, ahead
         io = std::make_unique<IoWorker>();
         read = io->submit([this, next] { read_own_pieces(next); });
+      } else {
+        read_own_pieces(next);   // in memory since the load, or --no-overlap: read now
       }
     }
     RingAllgather ring(*ring_A_, A, counts);
