@@ -10,7 +10,8 @@
 # largest of its disk, network and kernel busy times (1.00 = fully overlapped; serially the
 # wall is about their sum) and the overlapped wall over the serial wall. Both modes run the same
 # plan and move the same bytes; --no-overlap only stops the I/O thread from running ahead.
-# A plan without overlap (its text has no "overlap=yes") runs serially in both modes.
+# A Gao plan without overlap (its text has no "overlap=yes") runs serially in both modes; cosma's
+# streamed rounds (t > 2) read ahead unless --no-overlap.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$here/build}
@@ -18,6 +19,7 @@ runs=${2:-3}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 printf 'machine m12 { processors 4; memory 12 MB; network 1 GB/s; disk 500 MB/s; }\n' > "$work/m12.machine"
+printf 'machine m24 { processors 4; memory 24 MB; network 1 GB/s; disk 500 MB/s; }\n' > "$work/m24.machine"
 cat > "$work/rect.tce" <<'EOF'
 range M = 3000;
 range N = 2500;
@@ -34,6 +36,7 @@ cases=(
   "rect_inside_rotation|$work/rect.tce --machine $work/m12.machine --force-method inside-rotation"
   "rect_inside_replication|$work/rect.tce --machine $work/m12.machine --force-method inside-replication"
   "rect_outside_accumulation|$work/rect.tce --machine $work/m12.machine --force-method outside-accumulation"
+  "rect_cosma_24MB|$work/rect.tce --machine $work/m24.machine --force-method cosma"
 )
 printf '%-28s %-12s %10s %8s %8s %8s %12s %12s\n' case mode wall_s disk_s net_s kernel_s wall/max overlap/serial
 for entry in "${cases[@]}"; do
