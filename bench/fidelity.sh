@@ -20,19 +20,9 @@ trap 'rm -rf "$work"' EXIT
 mpirun --oversubscribe -np "$np" "$build/bin/tcec-calibrate" --memory "$memory" --scratch "$work" \
   -o "$work/calibrated.machine" 2> "$work/calibrate.log"
 grep -v '^#' "$work/calibrated.machine" | sed 's/^/  /'
-cat > "$work/rect.tce" <<'EOF'
-range M = 2400;
-range N = 3000;
-index i, j : M;
-index k : N;
-tensor A[M,N] input;
-tensor B[M,N] input;
-tensor C[M,M] output;
-C[i,j] += A[i,k] * B[j,k];
-EOF
 methods=(inside-rotation inside-replication inside-accumulation outside-rotation outside-replication
          outside-accumulation cosma)
-cases=("rect_2400x3000x2400|$work/rect.tce" "four_index_N64|$here/examples/four_index.tce -D N=64")
+cases=("rect_2400x3000x2400|$here/bench/rect.tce -D M=2400 -D N=3000" "four_index_N64|$here/examples/four_index.tce -D N=64")
 printf '\n%-22s %-22s %12s %12s %8s %12s %12s %8s\n' case method compute_pred compute_meas ratio \
   total_pred total_meas ratio
 for entry in "${cases[@]}"; do

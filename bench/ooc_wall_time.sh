@@ -20,23 +20,13 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 printf 'machine m12 { processors 4; memory 12 MB; network 1 GB/s; disk 500 MB/s; }\n' > "$work/m12.machine"
 printf 'machine m24 { processors 4; memory 24 MB; network 1 GB/s; disk 500 MB/s; }\n' > "$work/m24.machine"
-cat > "$work/rect.tce" <<'EOF'
-range M = 3000;
-range N = 2500;
-index i, j : M;
-index k : N;
-tensor A[M,N] input;
-tensor B[M,N] input;
-tensor C[M,M] output;
-C[i,j] += A[i,k] * B[j,k];
-EOF
 cases=(
   "four_index_N64|$here/examples/four_index.tce -D N=64 --machine $here/examples/small.machine"
   "four_index_N96|$here/examples/four_index.tce -D N=96 --machine $here/examples/small.machine"
-  "rect_inside_rotation|$work/rect.tce --machine $work/m12.machine --force-method inside-rotation"
-  "rect_inside_replication|$work/rect.tce --machine $work/m12.machine --force-method inside-replication"
-  "rect_outside_accumulation|$work/rect.tce --machine $work/m12.machine --force-method outside-accumulation"
-  "rect_cosma_24MB|$work/rect.tce --machine $work/m24.machine --force-method cosma"
+  "rect_inside_rotation|$here/bench/rect.tce -D M=3000 -D N=2500 --machine $work/m12.machine --force-method inside-rotation"
+  "rect_inside_replication|$here/bench/rect.tce -D M=3000 -D N=2500 --machine $work/m12.machine --force-method inside-replication"
+  "rect_outside_accumulation|$here/bench/rect.tce -D M=3000 -D N=2500 --machine $work/m12.machine --force-method outside-accumulation"
+  "rect_cosma_24MB|$here/bench/rect.tce -D M=3000 -D N=2500 --machine $work/m24.machine --force-method cosma"
 )
 printf '%-28s %-12s %10s %8s %8s %8s %12s %12s\n' case mode wall_s disk_s net_s kernel_s wall/max overlap/serial
 for entry in "${cases[@]}"; do
