@@ -6,8 +6,8 @@ read once and every output tensor written once, shared evenly over the P ranks, 
 machine's disk bandwidths (intermediates count zero: a perfect program would keep them in
 memory). The predicted time is the program's: the hand-off sequence's total when the program
 runs it, else the sum over contractions and copy steps. The report's own bound
-(`io_lower_bound_s`: per contraction the larger of its compulsory I/O and Theorem 1 of
-Kwasniewski et al., summed; copy steps count 0) is the other reference. Prints one line:
+(`io_lower_bound_s`: per contraction the largest of its compulsory I/O, Theorem 1 of
+Kwasniewski et al. and Theorem 1 over the disks of all memories, summed; copy steps count 0) is the other reference. Prints one line:
   NAME  predicted_s  compulsory_s  predicted/compulsory  bound_s  predicted/bound
 """
 import json

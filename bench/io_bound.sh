@@ -2,8 +2,8 @@
 # bench/io_bound.sh — whole programs against their compulsory I/O: the predicted time of each
 # program (`tcec --dry-run --json`) over the time to read every input once and write every
 # output once, per rank, at the machine's disk bandwidths (bench/io_bound.py), and over the
-# report's I/O lower bound (the sum of its contractions' bounds, each the larger of its
-# compulsory I/O and Theorem 1 of Kwasniewski et al.).
+# report's I/O lower bound (the sum of its contractions' bounds, each the largest of its
+# compulsory I/O, Theorem 1 of Kwasniewski et al. and Theorem 1 over the disks of all memories).
 #
 #   bench/io_bound.sh [BUILD_DIR]
 #

@@ -64,22 +64,32 @@ const PlannedCandidate* best_plan_outside(const ContractionAnalysis& a, const st
 ///      the statement adds to them) and writes its share of C once: (|A| + |B| [+ |C|]) / P
 ///      read, |C| / P written;
 ///  (b) Theorem 1 of Kwasniewski et al.: a rank loads or stores at least 2mnk/(P√S) + mn/P
-///      words (S its memory in words).
-/// bytes = max(a's reads + writes, b); time_s = max(a's reads at B_dr + writes at B_dw, b at the
-/// fastest of B_dr, B_dw and B_c). The plan's figures: every byte its fullest rank reads,
-/// receives and writes in the compute stage and the redistribution, and its total time.
+///      words (S its memory in words);
+///  (c) disks of all memories: Theorem 1 for one sequential machine whose fast memory is all
+///      ranks' memories (P·S words; moves between ranks free) bounds the disk traffic of all
+///      ranks, (2mnk/√(PS) + mn) words, and the fullest rank carries at least 1/P of it.
+/// bytes = max(a's reads + writes, b, c); time_s = max(a's reads at B_dr + writes at B_dw, b at
+/// the fastest of B_dr, B_dw and B_c, c's mn/P result words at B_dw and the rest at the faster
+/// of B_dr and B_dw). The plan's figures: every byte its fullest rank reads, receives and writes
+/// in the compute stage and the redistribution, and its total time.
 struct IoBound {
-  double compulsory_read_bytes = 0, compulsory_write_bytes = 0, theorem1_bytes = 0;
-  bool theorem1_binds = false;   ///< (b) exceeds (a)'s reads and writes
+  /// Which term is largest in bytes (ties: the earlier).
+  enum class Binds { compulsory, theorem1, aggregate };
+  double compulsory_read_bytes = 0, compulsory_write_bytes = 0, theorem1_bytes = 0, aggregate_bytes = 0;
+  Binds binds = Binds::compulsory;
+  Binds time_binds = Binds::compulsory;   ///< which term's time is longest (ties: the earlier)
   double bytes = 0, time_s = 0;
   double plan_bytes = 0, plan_time_s = 0;   ///< 0 without a feasible plan
 };
 IoBound io_bound(const ContractionAnalysis& a, const Machine& machine);
 /// "    I/O lower bound per rank: 1.64 TB (compulsory I/O binds: compulsory reads 819 GB + writes
-/// 819 GB; Theorem 1 1.28 TB), 2.048e+05 s; the plan moves … in … s: 1.000x in bytes, 1.000x in time".
+/// 819 GB; Theorem 1 1.28 TB; disks of all memories 1.1 TB), 2.048e+05 s (compulsory I/O binds);
+/// the plan moves … in … s: 1.000x in bytes, 1.000x in time" (the binding terms in bytes and in
+/// time: "compulsory I/O", "Theorem 1" or "disks of all memories").
 std::string io_bound_text(const IoBound& b);
-/// {"binds": "compulsory" | "theorem1", "compulsory_read_bytes", "compulsory_write_bytes",
-/// "theorem1_bytes", "bytes", "time_s", "plan_bytes", "plan_time_s", "bytes_ratio", "time_ratio"}.
+/// {"binds": "compulsory" | "theorem1" | "aggregate", "time_binds" (the same three),
+/// "compulsory_read_bytes",
+/// "compulsory_write_bytes", "theorem1_bytes", "aggregate_bytes", "bytes", "time_s", "plan_bytes", "plan_time_s", "bytes_ratio", "time_ratio"}.
 nlohmann::json io_bound_json(const IoBound& b);
 
 /// "5" when every rank has 5, else "3 .. 5" (min .. max over ranks).

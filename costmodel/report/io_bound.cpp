@@ -1,6 +1,7 @@
 // costmodel/report/io_bound.cpp — io_bound(): the I/O lower bound of one contraction whose
 // operands start in files and whose result ends in one, and the chosen plan against it.
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 
@@ -18,16 +19,35 @@ IoBound io_bound(const ContractionAnalysis& a, const Machine& machine) {
   // (b) Kwasniewski et al. Theorem 1: words a rank must load or store (its I/O with the rest
   // of the machine: disks and other ranks).
   b.theorem1_bytes = a.lower_bound_bytes_per_rank;
+  // (c) The machine's memories as one: the ranks' P·S words together are a fast memory of a
+  // sequential machine whose slow memory is the P disks, and moving data between ranks costs
+  // nothing in that relaxation. Kwasniewski et al. Theorem 1 (sequential: 2mnk/√S + mn loads
+  // and stores, S := P·S) then bounds the disk traffic of all ranks together; the fullest rank
+  // carries at least 1/P of it. Of that traffic mn words are the result's writes (at B_dw), the
+  // rest costs at least its bytes at the faster disk direction.
+  const double m = a.problem.I, n = a.problem.J, k = a.problem.K, e = machine.element_size_bytes;
+  const double words = machine.memory_bytes / e;
+  b.aggregate_bytes = (2.0 * m * n * k / std::sqrt(P * words) + m * n) * e / P;
   const double compulsory = b.compulsory_read_bytes + b.compulsory_write_bytes;
-  b.theorem1_binds = b.theorem1_bytes > compulsory;
-  b.bytes = std::max(compulsory, b.theorem1_bytes);
-  // Time: the compulsory reads at B_dr and writes at B_dw, or Theorem 1's words at the fastest
-  // channel, whichever is longer.
+  b.binds = compulsory >= std::max(b.theorem1_bytes, b.aggregate_bytes) ? IoBound::Binds::compulsory
+            : b.theorem1_bytes >= b.aggregate_bytes                      ? IoBound::Binds::theorem1
+                                                                          : IoBound::Binds::aggregate;
+  b.bytes = std::max({compulsory, b.theorem1_bytes, b.aggregate_bytes});
+  // Time: the compulsory reads at B_dr and writes at B_dw, Theorem 1's words at the fastest
+  // channel, or (c)'s result writes at B_dw and the rest at the faster disk direction,
+  // whichever is longest.
   const double fastest = std::max({machine.disk_read_bytes_per_s, machine.disk_write_bytes_per_s,
                                    machine.network_bytes_per_s});
-  b.time_s = std::max(b.compulsory_read_bytes / machine.disk_read_bytes_per_s +
-                          b.compulsory_write_bytes / machine.disk_write_bytes_per_s,
-                      b.theorem1_bytes / fastest);
+  const double result_writes = m * n * e / P;
+  const double times[] = {b.compulsory_read_bytes / machine.disk_read_bytes_per_s +
+                              b.compulsory_write_bytes / machine.disk_write_bytes_per_s,
+                          b.theorem1_bytes / fastest,
+                          (b.aggregate_bytes - result_writes) /
+                                  std::max(machine.disk_read_bytes_per_s, machine.disk_write_bytes_per_s) +
+                              result_writes / machine.disk_write_bytes_per_s};
+  const auto longest = std::max_element(std::begin(times), std::end(times));
+  b.time_s = *longest;
+  b.time_binds = static_cast<IoBound::Binds>(longest - std::begin(times));
   if (!a.plan.feasible) return b;
   // The plan: every byte its fullest rank reads, receives and writes, both stages together.
   const PlanVolumes& v = a.plan.volumes;
@@ -43,20 +63,37 @@ IoBound io_bound(const ContractionAnalysis& a, const Machine& machine) {
   return b;
 }
 
+namespace {
+
+const char* binds_text(IoBound::Binds binds) {
+  switch (binds) {
+    case IoBound::Binds::compulsory: return "compulsory I/O";
+    case IoBound::Binds::theorem1: return "Theorem 1";
+    case IoBound::Binds::aggregate: return "disks of all memories";
+  }
+  return "";
+}
+
+}  // namespace
+
 std::string io_bound_text(const IoBound& b) {
   return fmt::format(
-      "    I/O lower bound per rank: {} ({} binds: compulsory reads {} + writes {}; Theorem 1 {}), "
-      "{:.5g} s; the plan moves {} in {:.5g} s: {:.3f}x in bytes, {:.3f}x in time\n",
-      human_bytes(b.bytes), b.theorem1_binds ? "Theorem 1" : "compulsory I/O", human_bytes(b.compulsory_read_bytes),
-      human_bytes(b.compulsory_write_bytes), human_bytes(b.theorem1_bytes), b.time_s, human_bytes(b.plan_bytes),
-      b.plan_time_s, b.plan_bytes / b.bytes, b.plan_time_s / b.time_s);
+      "    I/O lower bound per rank: {} ({} binds: compulsory reads {} + writes {}; Theorem 1 {}; "
+      "disks of all memories {}), {:.5g} s ({} binds); the plan moves {} in {:.5g} s: {:.3f}x in bytes, {:.3f}x in time\n",
+      human_bytes(b.bytes), binds_text(b.binds), human_bytes(b.compulsory_read_bytes),
+      human_bytes(b.compulsory_write_bytes), human_bytes(b.theorem1_bytes), human_bytes(b.aggregate_bytes), b.time_s,
+      binds_text(b.time_binds),
+      human_bytes(b.plan_bytes), b.plan_time_s, b.plan_bytes / b.bytes, b.plan_time_s / b.time_s);
 }
 
 nlohmann::json io_bound_json(const IoBound& b) {
-  return {{"binds", b.theorem1_binds ? "theorem1" : "compulsory"},
+  static constexpr const char* kBinds[] = {"compulsory", "theorem1", "aggregate"};
+  return {{"binds", kBinds[static_cast<int>(b.binds)]},
+          {"time_binds", kBinds[static_cast<int>(b.time_binds)]},
           {"compulsory_read_bytes", b.compulsory_read_bytes},
           {"compulsory_write_bytes", b.compulsory_write_bytes},
           {"theorem1_bytes", b.theorem1_bytes},
+          {"aggregate_bytes", b.aggregate_bytes},
           {"bytes", b.bytes},
           {"time_s", b.time_s},
           {"plan_bytes", b.plan_bytes},
