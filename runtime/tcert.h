@@ -19,4 +19,5 @@
 #include "runtime/run.h"         // Run, ProgramInfo, TensorShape
 #include "runtime/gemm.h"        // DistributedGemm, GemmSpec
 #include "runtime/cosma.h"       // CosmaGemm
+#include "runtime/tbs.h"         // TbsGemm
 #include "runtime/copy_step.h"   // copy_step, CopySpec

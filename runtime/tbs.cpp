@@ -1,0 +1,234 @@
+// runtime/tbs.cpp — TbsGemm: opening C's new version, the per-block steps of THE SCHEDULE
+// (tbs_spec.h: panel reads, dgemm/dsyrk updates, tile and mirror writes), commit and --verify.
+#include "runtime/tbs.h"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "runtime/contraction_steps.h"
+#include "runtime/error.h"
+#include "runtime/kernel.h"
+#include "runtime/linear_map.h"
+#include "runtime/spec_check.h"
+
+namespace tcert {
+
+namespace {
+
+using i64 = std::int64_t;
+
+/// Linear index parts of a tensor's rows and columns: map(rows, cols) = row(rows) + col(cols),
+/// so a pass adds a row's part to a column's part instead of mapping every element.
+class SplitMap {
+ public:
+  SplitMap(const TensorBinding& binding, std::vector<i64> row_extents, std::vector<i64> col_extents)
+      : map_(binding, row_extents.size()), row_extents_(std::move(row_extents)), col_extents_(std::move(col_extents)),
+        rv_(row_extents_.size() + 1, 0), cv_(col_extents_.size() + 1, 0), zero_(std::max(rv_.size(), cv_.size()), 0) {}
+  /// The part of flat row `row` (elements).
+  std::uint64_t row(i64 row) {
+    unflatten(row, row_extents_, rv_.data());
+    return map_(rv_.data(), zero_.data());
+  }
+  /// The part of flat column `col` (elements).
+  std::uint64_t col(i64 col) {
+    unflatten(col, col_extents_, cv_.data());
+    return map_(zero_.data(), cv_.data());
+  }
+
+ private:
+  LinearMap map_;
+  std::vector<i64> row_extents_, col_extents_, rv_, cv_, zero_;
+};
+
+/// Σ lengths of the ranges before each range of `block` (its first row in the A panel).
+std::vector<i64> panel_offsets(const TbsBlock& block) {
+  std::vector<i64> out(block.lengths.size() + 1, 0);
+  for (std::size_t u = 0; u < block.lengths.size(); ++u) out[u + 1] = out[u] + block.lengths[u];
+  return out;
+}
+
+/// Calls tile(u, v, offset) for the tiles u > v of the C block in THE SCHEDULE's order, then
+/// square(u, offset) for the diagonal squares when the block is diagonal (offsets in elements).
+template <class Tile, class Square>
+void for_each_tile(const TbsBlock& block, Tile tile, Square square) {
+  i64 offset = 0;
+  const std::size_t k = block.lengths.size();
+  for (std::size_t u = 1; u < k; ++u)
+    for (std::size_t v = 0; v < u; ++v) tile(u, v, offset), offset += block.lengths[u] * block.lengths[v];
+  if (!block.diagonal) return;
+  for (std::size_t u = 0; u < k; ++u) square(u, offset), offset += block.lengths[u] * block.lengths[u];
+}
+
+}  // namespace
+
+TbsGemm::TbsGemm(Run& run, GemmSpec spec) : run_(run), spec_(std::move(spec)) {
+  if (!std::holds_alternative<TbsSpec>(spec_.method)) throw Error("TbsGemm needs a tbs plan");
+  const Context& ctx = run_.context();
+  check_spec(spec_, ctx.size(), budget().limit_bytes());   // blocks, cover and memory, before any work
+  budget().reset_peak();                                   // the step's peak, checked in compute()
+  for (std::size_t b = 0; b < part().blocks.size(); ++b)
+    if (part().blocks[b].rank == ctx.rank()) mine_.push_back(b);
+  run_.next_contraction();
+  PhaseScope phase(Phase::Redistribute);   // Gao et al. §2.3 stage 1: only a kept A's flush
+  const Volumes before = redistribution_now();
+  flush_kept(run_, spec_.A.shape.name);
+  redistribution_ = redistribution_now() - before;
+  // C's new version, written in place by every rank with blocks (as DistributedGemm::open_direct_C).
+  const std::vector<std::uint64_t> extents(spec_.C.shape.extents.begin(), spec_.C.shape.extents.end());
+  const std::string path = run_.next_version(spec_.C.shape.name);
+  std::string temp;
+  if (ctx.rank() == 0) {
+    writer_ = std::make_unique<NpyWriter>(path, extents);
+    temp = writer_->temp_path();
+  }
+  temp = ctx.bcast_string(temp);
+  if (mine_.empty()) return;
+  if (ctx.rank() != 0) patch_ = std::make_unique<NpyPatch>(temp);
+  out_ = writer_ ? writer_->data() : patch_->data();
+  A_ = run_.input(spec_.A.shape);
+  C_ = allocate(static_cast<std::size_t>(part().block_elements), "C block");
+  panel_ = allocate(static_cast<std::size_t>(part().panel_rows * part().chunk), "A panel");
+}
+
+TbsGemm::~TbsGemm() = default;
+
+void TbsGemm::compute(const std::function<void()>& body) { compute_phase(run_, spec_, progress_, body); }
+
+void TbsGemm::run_block(std::int64_t b) {
+  if (b < 0 || b >= blocks()) throw Error(fmt::format("tbs block {} of a rank with {} blocks", b, blocks()));
+  const TbsBlock& block = part().blocks[mine_[static_cast<std::size_t>(b)]];
+  std::memset(C_.data(), 0, C_.bytes());
+  const i64 k = product(extents_of(spec_.K)), chunk = part().chunk;
+  for (i64 k0 = 0; k0 < k; k0 += chunk) {
+    const i64 kc = std::min(chunk, k - k0);
+    read_panel(block, k0, kc);
+    multiply(block, kc);
+  }
+  write_block(block);
+  if (progress_) progress_->update(static_cast<double>(b + 1) / static_cast<double>(blocks()));
+}
+
+void TbsGemm::read_panel(const TbsBlock& block, i64 k0, i64 kc) {
+  SplitMap map(spec_.A, extents_of(spec_.I), extents_of(spec_.K));
+  std::vector<std::uint64_t> cols(static_cast<std::size_t>(kc));
+  for (i64 c = 0; c < kc; ++c) cols[static_cast<std::size_t>(c)] = map.col(k0 + c);
+  RunCounter requests;   // the panel, read in one pass
+  double* out = panel_.data();
+  for (std::size_t u = 0; u < block.starts.size(); ++u)
+    for (i64 r = block.starts[u]; r < block.starts[u] + block.lengths[u]; ++r) {
+      const std::uint64_t row = map.row(r);
+      for (const std::uint64_t col : cols) {
+        requests.at(row + col);
+        *out++ = (*A_)(row + col);
+      }
+    }
+  const auto bytes = static_cast<std::uint64_t>(8 * (out - panel_.data()));
+  counters().add_disk_read(bytes);
+  requests.add();
+  run_.touched_mapped(bytes);
+}
+
+void TbsGemm::multiply(const TbsBlock& block, i64 kc) {
+  const std::vector<i64> row0 = panel_offsets(block);
+  const double* A = panel_.data();
+  const auto n = [](i64 x) { return static_cast<std::size_t>(x); };
+  for_each_tile(
+      block,
+      [&](std::size_t u, std::size_t v, i64 offset) {   // C[R_u, R_v] += alpha · A_u · A_vᵀ
+        gemm_tile(n(block.lengths[u]), n(block.lengths[v]), n(kc), spec_.alpha, A + row0[u] * kc, n(kc),
+                  A + row0[v] * kc, n(kc), 1.0, C_.data() + offset, n(block.lengths[v]));
+      },
+      [&](std::size_t u, i64 offset) {   // lower triangle of C[R_u, R_u] += alpha · A_u · A_uᵀ
+        const Stopwatch clock;
+        const int len = static_cast<int>(block.lengths[u]);
+        cblas_dsyrk(CblasRowMajor, CblasLower, CblasNoTrans, len, static_cast<int>(kc), spec_.alpha, A + row0[u] * kc,
+                    static_cast<int>(kc), 1.0, C_.data() + offset, len);
+        counters().add_kernel_time(clock.seconds());
+      });
+}
+
+void TbsGemm::write_block(const TbsBlock& block) {
+  SplitMap map(spec_.C, extents_of(spec_.I), extents_of(spec_.J));
+  // Row and column parts of every row of the block's ranges (I and J have the same extents).
+  std::vector<std::vector<std::uint64_t>> rows, cols;
+  for (std::size_t u = 0; u < block.starts.size(); ++u) {
+    rows.emplace_back(), cols.emplace_back();
+    for (i64 r = block.starts[u]; r < block.starts[u] + block.lengths[u]; ++r)
+      rows.back().push_back(map.row(r)), cols.back().push_back(map.col(r));
+  }
+  const double* C = C_.data();
+  // One pass: out[row_part[r] + col_part[c]] = value(r, c) over r, c in order.
+  auto pass = [&](const std::vector<std::uint64_t>& row_part, const std::vector<std::uint64_t>& col_part,
+                  const auto& value) {
+    RunCounter requests;
+    for (std::size_t r = 0; r < row_part.size(); ++r)
+      for (std::size_t c = 0; c < col_part.size(); ++c) {
+        const std::uint64_t at = row_part[r] + col_part[c];
+        requests.at(at);
+        out_[at] = value(r, c);
+      }
+    counters().add_disk_write(8 * row_part.size() * col_part.size());
+    requests.add();
+    wrote(8 * row_part.size() * col_part.size());
+  };
+  for_each_tile(
+      block,
+      [&](std::size_t u, std::size_t v, i64 offset) {
+        const double* tile = C + offset;
+        const std::size_t width = cols[v].size();
+        pass(rows[u], cols[v], [&](std::size_t r, std::size_t c) { return tile[r * width + c]; });   // C[R_u, R_v]
+        pass(rows[v], cols[u], [&](std::size_t c, std::size_t r) { return tile[r * width + c]; });   // its mirror
+      },
+      [&](std::size_t u, i64 offset) {   // C[R_u, R_u], the upper triangle from the lower
+        const double* square = C + offset;
+        const std::size_t len = rows[u].size();
+        pass(rows[u], cols[u], [&](std::size_t r, std::size_t c) { return r >= c ? square[r * len + c] : square[c * len + r]; });
+      });
+}
+
+void TbsGemm::wrote(std::uint64_t bytes) {
+  written_since_drop_ += bytes;
+  if (written_since_drop_ < Run::kMappedDropBytes) return;
+  written_since_drop_ = 0;
+  if (writer_) writer_->drop_pages();
+  else patch_->drop_pages();
+}
+
+bool TbsGemm::holds(const i64* row_values, const i64* col_values) const {
+  const i64 i = flatten(row_values, extents_of(spec_.I)), j = flatten(col_values, extents_of(spec_.J));
+  const i64 hi = std::max(i, j), lo = std::min(i, j);
+  for (const std::size_t b : mine_) {   // the block holding (hi, lo) holds its mirror too
+    const TbsBlock& block = part().blocks[b];
+    const std::size_t none = block.starts.size();
+    std::size_t u = none, v = none;
+    for (std::size_t w = 0; w < none; ++w) {
+      if (hi >= block.starts[w] && hi < block.starts[w] + block.lengths[w]) u = w;
+      if (lo >= block.starts[w] && lo < block.starts[w] + block.lengths[w]) v = w;
+    }
+    if (u != none && v != none && (u != v || block.diagonal)) return true;
+  }
+  return false;
+}
+
+void TbsGemm::finish() {
+  const Context& ctx = run_.context();
+  if (patch_) patch_->sync();
+  ctx.barrier();
+  if (writer_) writer_->commit();
+  ctx.barrier();   // the new version exists before any rank reads it
+  record_redistribution(run_, redistribution_);   // direct: no stage 1 or 3 beyond a kept A's flush
+  const LinearMap map_C(spec_.C, spec_.I.indices.size());
+  std::optional<ElementSource> stored;   // the committed version, opened at the first lookup
+  verify_result(run_, spec_, !mine_.empty(), [&](const i64* rv, const i64* cv) -> std::optional<double> {
+    if (!holds(rv, cv)) return std::nullopt;
+    if (!stored) stored = run_.input(spec_.C.shape);
+    return (*stored)(map_C(rv, cv));
+  });
+  run_.end_step();
+}
+
+}  // namespace tcert

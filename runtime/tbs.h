@@ -1,0 +1,90 @@
+// runtime/tbs.h — TbsGemm: one symmetric contraction C(I,J) = alpha·A(I,K)·A(J,K)ᵀ run with
+// triangle blocks (Beaumont et al., SPAA'22, §5.1 TBS, Algorithm 4, tiled version §5.1.4) on P
+// ranks, each rank computing its blocks one after the other out of core: A panels read straight
+// from A's tensor, C's tiles and their mirrors written straight into the result's new version.
+//
+// The schedule is runtime/tbs_spec.h's "THE SCHEDULE", step for step, so the measured bytes and
+// disk requests equal the model's exact per-rank prediction. No network; no stage 1 or 3.
+// Generated code runs a step as
+//   tcert::TbsGemm x(run, spec);
+//   x.compute([&] { for (std::int64_t b = 0; b < x.blocks(); ++b) x.run_block(b); });
+//   x.finish();
+// Units: elements unless a name says bytes.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "runtime/counters.h"
+#include "runtime/gemm_spec.h"
+#include "runtime/memory.h"
+#include "runtime/npy.h"
+#include "runtime/progress.h"
+#include "runtime/run.h"
+
+namespace tcert {
+
+/// The executor of a GemmSpec whose method holds a TbsSpec: C(I,J) = alpha·A(I,K)·A(J,K)ᵀ, both
+/// triangles written into C's new version in the store, this rank's triangle blocks in spec
+/// order (see the file comment for the calls generated code makes).
+class TbsGemm {
+ public:
+  /// The load stage: checks the spec (check_spec(): Error as tbs_spec.h check_method, or when
+  /// the buffers exceed the memory per rank; Error "TbsGemm needs a tbs plan" when spec.method
+  /// holds no TbsSpec), flushes a kept A to the store, registers C's next version in the store
+  /// and creates it (rank 0, zero-filled) and maps it on the ranks with blocks, and allocates
+  /// through budget() the C block (block_elements) and the A panel (panel_rows × chunk) on the
+  /// ranks with blocks (ranks without any allocate nothing). Collective over run.context().
+  TbsGemm(Run& run, GemmSpec spec);
+  ~TbsGemm();
+  TbsGemm(const TbsGemm&) = delete;
+  TbsGemm& operator=(const TbsGemm&) = delete;
+
+  /// Runs body as the compute phase (as DistributedGemm::compute). Collective.
+  void compute(const std::function<void()>& body);
+  /// The number of this rank's blocks (those of spec's TbsSpec with rank == this rank).
+  std::int64_t blocks() const { return static_cast<std::int64_t>(mine_.size()); }
+  /// This rank's block b (0 <= b < blocks(), in spec order; Error otherwise): THE SCHEDULE's
+  /// steps 1–3, i.e. C block := 0; for each K chunk, read the A panel (8 bytes and the runs of
+  /// one RunCounter counted as disk reads and requests) and update the tiles (cblas_dgemm for
+  /// u > v, cblas_dsyrk for the diagonal squares); write every tile, its mirror and the full
+  /// diagonal squares into C's new version (8 bytes per element and one RunCounter per pass
+  /// counted as disk writes and requests). Not collective.
+  void run_block(std::int64_t b);
+  /// Commits C's new version (every rank's writes synced, then rank 0 renames it), records zero
+  /// redistribution bytes beyond the flush of a kept A, runs --verify on the committed file and
+  /// ends the step. Collective.
+  void finish();
+
+ private:
+  using i64 = std::int64_t;
+  const TbsSpec& part() const { return std::get<TbsSpec>(spec_.method); }
+  /// Reads A[block rows, k0 .. k0+kc) into the panel (row stride kc).
+  void read_panel(const TbsBlock& block, i64 k0, i64 kc);
+  /// Adds alpha · panel · panelᵀ into the C block's tiles.
+  void multiply(const TbsBlock& block, i64 kc);
+  /// Writes the C block's tiles, mirrors and diagonal squares into C's new version.
+  void write_block(const TbsBlock& block);
+  /// Counts `bytes` written through the mapping and drops its pages every Run::kMappedDropBytes.
+  void wrote(std::uint64_t bytes);
+  /// Whether C(row_values, col_values) lies in one of this rank's blocks (as a pair or its
+  /// mirror): the elements this rank checks under --verify.
+  bool holds(const i64* row_values, const i64* col_values) const;
+
+  Run& run_;
+  GemmSpec spec_;
+  std::vector<std::size_t> mine_;            // indices into part().blocks of this rank's blocks
+  std::optional<ElementSource> A_;           // A's elements (its file in the store, or the input)
+  std::unique_ptr<NpyWriter> writer_;        // C's new version (rank 0)
+  std::unique_ptr<NpyPatch> patch_;          // its mapping on the other ranks with blocks
+  double* out_ = nullptr;                    // C's new version, mapped (ranks with blocks)
+  std::uint64_t written_since_drop_ = 0;     // bytes written through out_ since its pages were dropped
+  Buffer C_, panel_;
+  std::unique_ptr<Progress> progress_;
+  Volumes redistribution_;                   // the flush of a kept A (stage 1)
+};
+
+}  // namespace tcert
