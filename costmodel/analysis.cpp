@@ -97,6 +97,26 @@ const PlannedCandidate* best_plan_outside(const ContractionAnalysis& a, const st
   return best;
 }
 
+ModelPoint exact_row(const Method& m, const PlannedCandidate& pc, const Machine& machine) {
+  ModelPoint point;
+  point.method = &m;
+  point.feasible = pc.feasible;
+  point.reason = pc.reason;
+  point.time_s = std::numeric_limits<double>::infinity();
+  if (!pc.feasible) return point;
+  const PlanVolumes& v = pc.volumes;
+  point.time_s = -1;
+  for (std::size_t r = 0; r < v.disk_read_bytes.size(); ++r) {
+    const double t = rank_time_s(pc.plan, machine, v.disk_read_bytes[r], v.disk_write_bytes[r], v.comm_recv_bytes[r]);
+    if (t <= point.time_s) continue;
+    point.time_s = t;
+    point.disk_read_bytes = static_cast<double>(v.disk_read_bytes[r]);
+    point.disk_write_bytes = static_cast<double>(v.disk_write_bytes[r]);
+    point.comm_bytes = static_cast<double>(v.comm_recv_bytes[r]);
+  }
+  return point;
+}
+
 Problem problem_from(const ir::MacroIndexGemm& g, double e) {
   Problem p;
   p.I = static_cast<double>(g.extent_I);

@@ -92,6 +92,10 @@ std::string io_bound_text(const IoBound& b);
 /// "compulsory_write_bytes", "theorem1_bytes", "aggregate_bytes", "bytes", "time_s", "plan_bytes", "plan_time_s", "bytes_ratio", "time_ratio"}.
 nlohmann::json io_bound_json(const IoBound& b);
 
+/// The methods-table row of a method planned by its exact schedule (no closed-form model):
+/// infeasible with pc's reason, or the bytes of its slowest rank by rank_time_s() and that time.
+ModelPoint exact_row(const Method& m, const PlannedCandidate& pc, const Machine& machine);
+
 /// "5" when every rank has 5, else "3 .. 5" (min .. max over ranks).
 std::string range_text(const std::vector<std::uint64_t>& v);
 /// The plan section's wall-time line for the chosen plan (plan.h plan_wall(), its slowest

@@ -36,6 +36,9 @@ struct PlanOptions {
   /// the memory (GaoPlan::overlap), and the faster by predicted wall time is kept (false:
   /// --no-overlap, serial plans only, as Gao et al. model them).
   bool overlap = true;
+  /// Symmetric contractions (ir MacroIndexGemm::symmetric) may be planned with tbs's triangle
+  /// blocks (Beaumont et al. SPAA'22); false: --no-symmetry, every product as a general one.
+  bool symmetry = true;
   /// True when the method called `name` may plan (no other method forced). --force-order
   /// further restricts the candidates to that order, which excludes a method without disk
   /// placement orders (with --force-method NAME of such a method there is then no plan, and

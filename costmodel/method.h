@@ -198,6 +198,9 @@ class Method {
   virtual std::string moved_label() const { return "disk reads"; }
   /// Keys this method adds to every contraction's JSON (whether chosen or not).
   virtual void analysis_json(const ContractionAnalysis& a, nlohmann::json& j) const;
+  /// Lines the report prints above the methods table about the contraction as this method sees
+  /// it (e.g. tbs: "  symmetric result: C[I,J] = C[J,I] …"), each with its line end; default none.
+  virtual std::string analysis_note(const ContractionAnalysis& a) const;
   /// The plan section of the text report for the chosen plan (its plan: line and details;
   /// the redistribution line follows).
   virtual std::string plan_section(const ContractionAnalysis& a, const Machine& machine) const = 0;

@@ -108,6 +108,8 @@ MacroIndexGemm macro_index_gemm(const Program& program, const Statement& s) {
   g.perm_A = permutation(a, concat(g.I, g.K));
   g.perm_B = permutation(b, concat(g.J, g.K));
   g.perm_C = permutation(c, concat(g.I, g.J));
+  g.symmetric = s.operands[0].tensor == s.operands[1].tensor && !g.I.empty() && g.I.size() == g.J.size() &&
+                g.perm_A == g.perm_B;
   return g;
 }
 

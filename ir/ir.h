@@ -174,6 +174,11 @@ struct MacroIndexGemm {
   /// perm_X[p] = dimension of X (as stored) holding the p-th index of
   /// [I,K] for A, [J,K] for B, [I,J] for C. Identity means "already in GEMM layout".
   std::vector<int> perm_A, perm_B, perm_C;
+  /// The result is symmetric, C(I,J) = C(J,I): A and B are the same tensor and each index of
+  /// I sits where the index of J at the same group position sits (perm_A == perm_B), so I and
+  /// J have the same extents (Beaumont et al. SPAA'22: the SYRK shape C = A·Aᵀ). Whether C's
+  /// current value is added (which breaks the symmetry) is the cost model's to check.
+  bool symmetric = false;
 
   /// Bytes of A, B, C for an element size in bytes.
   std::uint64_t bytes_A(std::uint64_t element_size) const { return elements_A * element_size; }

@@ -6,11 +6,12 @@
 
 #include "costmodel/methods/cosma/cosma_plan.h"
 #include "costmodel/methods/gao/gao_plan.h"
+#include "costmodel/methods/tbs/tbs_plan.h"
 
 namespace tcec::costmodel {
 
 /// The method-specific part of a Plan (plan.h), one alternative per method family; each has
 /// operator== and is printed and parsed by its Method (method.h).
-using MethodPlan = std::variant<GaoPlan, CosmaGrid>;
+using MethodPlan = std::variant<GaoPlan, CosmaGrid, TbsPlan>;
 
 }  // namespace tcec::costmodel

@@ -8,6 +8,7 @@
 #include "costmodel/method.h"
 #include "costmodel/methods/cosma/cosma_method.h"
 #include "costmodel/methods/gao/gao.h"
+#include "costmodel/methods/tbs/tbs_method.h"
 
 namespace tcec::costmodel {
 
@@ -15,6 +16,7 @@ const std::vector<const Method*>& methods() {
   static const std::vector<const Method*> kAll = [] {
     std::vector<const Method*> all = gao_methods();   // Gao et al.'s six, seed 003
     all.push_back(&cosma_method());                    // Kwasniewski et al., seed 000
+    all.push_back(&tbs_method());                      // Beaumont et al., seed 001 (symmetric results)
     return all;
   }();
   return kAll;
@@ -62,5 +64,7 @@ double Method::chosen_moved_bytes(const ContractionAnalysis& a, const Machine&) 
 }
 
 void Method::analysis_json(const ContractionAnalysis&, nlohmann::json&) const {}
+
+std::string Method::analysis_note(const ContractionAnalysis&) const { return {}; }
 
 }  // namespace tcec::costmodel

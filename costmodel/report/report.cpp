@@ -53,7 +53,9 @@ std::string point_row(const ModelPoint& p, const ContractionAnalysis& a) {
 }
 
 std::string analysis_text(const ContractionAnalysis& a, const Machine& machine, const ReportOptions& options) {
-  std::string out = "  methods (model optimum over real tile counts; Gao et al. Tables 2-7, corrected):\n";
+  std::string out;
+  for (const Method* m : methods()) out += m->analysis_note(a);
+  out += "  methods (model optimum over real tile counts; Gao et al. Tables 2-7, corrected):\n";
   out += fmt::format("    {:<26} {:<5} {:>4} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>10} {:>10} {:>11}\n", "method",
                      "order", "case", "It1", "It2", "Jt1", "Jt2", "Kt1", "Kt2", "V", "D", "time (s)");
   if (!options.all_candidates) {

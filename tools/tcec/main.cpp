@@ -28,6 +28,7 @@ struct Args {
   bool dry_run = false;
   bool no_handoff = false;
   bool no_overlap = false;
+  bool no_symmetry = false;
   bool json = false;
   std::string svg;   // --svg FILE
   bool all = false;
@@ -75,6 +76,9 @@ void add_options(CLI::App& app, Args& a) {
                "plan serial compute stages only, as Gao et al. model them (default: a Gao plan may give each "
                "array a second buffer so that an I/O thread reads and writes while the multiply runs, where "
                "the predicted wall time is lower)");
+  app.add_flag("--no-symmetry", a.no_symmetry,
+               "plan symmetric contractions (C[I,J] = A[I,K] * A[J,K]) as general products (default: tbs may "
+               "compute them in triangle blocks, reading A about sqrt(2) times less)");
 }
 
 // The plan options of the command line; prints an error and returns nullopt when invalid.
@@ -82,6 +86,7 @@ std::optional<tcec::costmodel::PlanOptions> plan_options(const Args& a) {
   tcec::costmodel::PlanOptions options;
   options.handoff = !a.no_handoff;
   options.overlap = !a.no_overlap;
+  options.symmetry = !a.no_symmetry;
   options.split = a.memory_split == "thirds" ? tcec::costmodel::MemorySplit::Thirds
                                              : tcec::costmodel::MemorySplit::Optimal;
   if (!a.force_method.empty() && !tcec::costmodel::parse_method(a.force_method, &options)) {

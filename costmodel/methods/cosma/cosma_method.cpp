@@ -3,8 +3,6 @@
 // buffers, validity and volumes. Its report is in cosma_report.cpp.
 #include "costmodel/methods/cosma/cosma_method.h"
 
-#include <limits>
-
 #include <fmt/format.h>
 
 #include "costmodel/analysis.h"
@@ -65,27 +63,6 @@ bool parse_grid(std::string_view text, CosmaGrid* g, std::string* error) {
   return false;
 }
 
-/// The methods-table row of cosma: its exact schedule on the slowest rank.
-ModelPoint cosma_point(const Method& m, const PlannedCandidate& pc, const Machine& machine) {
-  ModelPoint point;
-  point.method = &m;
-  point.feasible = pc.feasible;
-  point.reason = pc.reason;
-  point.time_s = std::numeric_limits<double>::infinity();
-  if (!pc.feasible) return point;
-  const PlanVolumes& v = pc.volumes;
-  point.time_s = -1;
-  for (std::size_t r = 0; r < v.disk_read_bytes.size(); ++r) {
-    const double t = rank_time_s(pc.plan, machine, v.disk_read_bytes[r], v.disk_write_bytes[r], v.comm_recv_bytes[r]);
-    if (t <= point.time_s) continue;
-    point.time_s = t;
-    point.disk_read_bytes = static_cast<double>(v.disk_read_bytes[r]);
-    point.disk_write_bytes = static_cast<double>(v.disk_write_bytes[r]);
-    point.comm_bytes = static_cast<double>(v.comm_recv_bytes[r]);
-  }
-  return point;
-}
-
 }  // namespace
 
 bool CosmaMethod::owns(const Plan& plan) const { return std::holds_alternative<CosmaGrid>(plan.method); }
@@ -113,7 +90,7 @@ void CosmaMethod::analyze(MethodAnalysis& ctx) const {
                                   declared);
   }
   if (pc.feasible) pc.volumes = plan_volumes(pc.plan, machine);
-  const ModelPoint point = cosma_point(*this, pc, machine);
+  const ModelPoint point = exact_row(*this, pc, machine);
   ctx.add_row(point);
   const bool allowed = ctx.allows(*this, std::nullopt);
   if (allowed && pc.feasible) pc.redistribution = redistribution_volumes(pc.plan, machine, a.accumulate);

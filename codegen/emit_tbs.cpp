@@ -1,0 +1,60 @@
+// codegen/emit_tbs.cpp — the tbs emitter: the plan's triangle blocks (costmodel/methods/tbs/
+// family.h), each with its rank, written into the GemmSpec as a tcert::TbsSpec, and the compute
+// phase running this rank's blocks through tcert::TbsGemm (runtime/tbs_spec.h THE SCHEDULE).
+#include "codegen/emit_tbs.h"
+
+#include "costmodel/methods/tbs/tbs_method.h"
+
+namespace tcec::codegen {
+
+namespace {
+
+class TbsEmitter final : public MethodEmitter {
+ public:
+  void fill_spec(const costmodel::Plan& plan, const costmodel::Machine&, tcert::GemmSpec& spec) const override {
+    const costmodel::TbsSchedule s = costmodel::tbs_schedule(plan);
+    spec.order = std::string(1, '-');   // no disk placement order
+    tcert::TbsSpec& part = spec.method.emplace<tcert::TbsSpec>();
+    part.chunk = costmodel::tbs_plan(plan).chunk;
+    part.panel_rows = s.panel_rows;
+    part.block_elements = s.block_elements;
+    for (const costmodel::TbsBlock& b : s.blocks) part.blocks.push_back({b.rank, b.diagonal, b.starts, b.lengths});
+  }
+
+  void emit_spec_schedule(CodeWriter& w, const tcert::GemmSpec& spec) const override {
+    const tcert::TbsSpec& part = std::get<tcert::TbsSpec>(spec.method);
+    w.line("tcert::TbsSpec& tbs = spec.method.emplace<tcert::TbsSpec>();  // run by tcert::TbsGemm");
+    w.line("tbs.chunk = {};  // K columns per A panel", part.chunk);
+    w.line("tbs.panel_rows = {};  // rows of the largest block's A panel", part.panel_rows);
+    w.line("tbs.block_elements = {};  // elements of the largest C block", part.block_elements);
+    w.line("// Triangle blocks: {{rank, diagonal, first rows of R_0 .. R_k-1, their lengths}}; C[R_u,R_v] for u > v");
+    w.line("// (and the lower triangles of C[R_u,R_u] when diagonal).");
+    w.open("tbs.blocks =");
+    for (const tcert::TbsBlock& b : part.blocks)
+      w.line("{{{}, {}, {}, {}}},", b.rank, b.diagonal ? "true" : "false", braced_list(b.starts), braced_list(b.lengths));
+    w.close(";");
+  }
+
+  /// TbsGemm sizes its C block and A panel from the spec's schedule.
+  void emit_spec_buffers(CodeWriter&, const tcert::GemmSpec&) const override {}
+
+  void emit_executor(CodeWriter& w, const costmodel::Plan& plan) const override {
+    const costmodel::TbsSchedule s = costmodel::tbs_schedule(plan);
+    w.line("tcert::TbsGemm x(run, std::move(spec));");
+    w.open("x.compute([&]");
+    w.line("// TBS (Beaumont et al. SPAA'22 Algorithm 4, tiled): {} triangle blocks over {} ranks; each reads its", s.blocks.size(),
+           plan.processors);
+    w.line("// rows of A in panels of {} K columns and writes its tiles and their mirrors into C's file", costmodel::tbs_plan(plan).chunk);
+    w.line("for (std::int64_t b = 0; b < x.blocks(); ++b) x.run_block(b);");
+    w.close(");");
+  }
+};
+
+}  // namespace
+
+const MethodEmitter& emitter_for(const costmodel::TbsPlan&) {
+  static const TbsEmitter kEmitter;
+  return kEmitter;
+}
+
+}  // namespace tcec::codegen

@@ -1,0 +1,186 @@
+// costmodel/methods/tbs/family.cpp — tbs_schedule(): the tiled TBS family of Beaumont et al.
+// (SPAA'22) §5.1 with uneven tiles and its deal to the ranks (family.h).
+#include "costmodel/methods/tbs/family.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <numeric>
+
+namespace tcec::costmodel {
+
+namespace {
+
+using i64 = std::int64_t;
+
+constexpr i64 kMaxZones = 64;   // k, the tiles per block side, at most
+
+/// Height of tile t when n rows are cut into T tiles, the first n mod T one row taller.
+i64 tile_height(i64 n, i64 T, i64 t) { return n / T + (t < n % T ? 1 : 0); }
+/// First row of tile t (relative to the problem's first row).
+i64 tile_start(i64 n, i64 T, i64 t) { return t * (n / T) + std::min(t, n % T); }
+
+/// Elements of a diagonal block of n rows in q even tiles: (n² + Σ h²)/2.
+i64 leaf_elements(i64 n, i64 q) {
+  const i64 base = n / q, extra = n % q;
+  const i64 squares = extra * (base + 1) * (base + 1) + (q - extra) * base * base;
+  return (n * n + squares) / 2;
+}
+
+/// The fewest even tiles q in [1, n] whose diagonal block fits `words`; 0 when none.
+i64 leaf_tiles(i64 n, i64 words) {
+  if (leaf_elements(n, n) > words) return 0;
+  i64 lo = 1, hi = n;   // leaf_elements falls as q grows
+  while (lo < hi) {
+    const i64 mid = lo + (hi - lo) / 2;
+    if (leaf_elements(n, mid) <= words) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+/// True when c is coprime with every integer in {2, …, k − 2} (Lemma 5.5's condition on c).
+bool valid_zone_count(i64 c, i64 k) {
+  for (i64 p = 2; p <= k - 2 && p <= c; ++p)
+    if (c % p == 0) return false;
+  return true;
+}
+
+/// The largest tile height b with k(k−1)/2·b² <= words.
+i64 largest_tile(i64 k, i64 words) {
+  const i64 pairs = k * (k - 1) / 2;
+  auto b = static_cast<i64>(std::sqrt(static_cast<double>(words) / static_cast<double>(pairs)));
+  while (b > 0 && pairs * b * b > words) --b;
+  while (pairs * (b + 1) * (b + 1) <= words) ++b;
+  return b;
+}
+
+/// Rows of zone u when n rows are cut into c·k tiles.
+i64 zone_rows(i64 n, i64 c, i64 k, i64 u) {
+  const i64 T = c * k;
+  return tile_start(n, T, (u + 1) * c) - tile_start(n, T, u * c);
+}
+
+/// The recursion's choices, memoised by the rows of a (sub)problem.
+class Family {
+ public:
+  explicit Family(i64 words) : words_(words) {}
+
+  struct Choice {
+    i64 leaf = 0;   ///< tiles of the leaf block; 0 for a TBS level
+    i64 k = 0, c = 0;
+    double rows = std::numeric_limits<double>::infinity();   ///< A rows read in all
+  };
+
+  const Choice& choose(i64 n) {
+    if (auto it = memo_.find(n); it != memo_.end()) return it->second;
+    Choice best;
+    if (const i64 q = leaf_tiles(n, words_); q > 0) {
+      best.leaf = q, best.rows = static_cast<double>(n);
+    } else {
+      for (i64 k = 2; k <= kMaxZones && k * (k - 1) <= n; ++k) {
+        const i64 b = largest_tile(k, words_);
+        if (b < 1) break;
+        i64 c = std::max({i64{1}, k - 1, (n + k * b - 1) / (k * b)});
+        while (!valid_zone_count(c, k)) ++c;
+        if (c * k > n) continue;
+        double rows = static_cast<double>(c) * static_cast<double>(n);   // each tile in c blocks
+        for (i64 u = 0; u < k && rows < best.rows; ++u) rows += choose(zone_rows(n, c, k, u)).rows;
+        if (rows < best.rows) best = {0, k, c, rows};
+      }
+    }
+    return memo_[n] = best;
+  }
+
+  /// Appends the blocks of rows [first, first + n) in the family's order.
+  void build(i64 first, i64 n, std::vector<TbsBlock>& out) {
+    const Choice ch = choose(n);
+    if (ch.leaf > 0) {
+      TbsBlock b;
+      b.diagonal = true;
+      for (i64 t = 0; t < ch.leaf; ++t)
+        b.starts.push_back(first + tile_start(n, ch.leaf, t)), b.lengths.push_back(tile_height(n, ch.leaf, t));
+      out.push_back(std::move(b));
+      return;
+    }
+    const i64 k = ch.k, c = ch.c, T = k * c;
+    for (i64 i = 0; i < c; ++i)
+      for (i64 j = 0; j < c; ++j) {
+        TbsBlock b;   // B_{i,j}: row u·c + f(u) of each zone row u (Definition 5.4)
+        for (i64 u = 0; u < k; ++u) {
+          const i64 f = u == 0 ? j : (i + j * (u - 1)) % c;
+          b.starts.push_back(first + tile_start(n, T, u * c + f));
+          b.lengths.push_back(tile_height(n, T, u * c + f));
+        }
+        out.push_back(std::move(b));
+      }
+    for (i64 u = 0; u < k; ++u)   // the diagonal zones, recursively (Algorithm 4)
+      build(first + tile_start(n, T, u * c), zone_rows(n, c, k, u), out);
+  }
+
+ private:
+  i64 words_;
+  std::map<i64, Choice> memo_;
+};
+
+}  // namespace
+
+i64 TbsBlock::rows() const { return std::accumulate(lengths.begin(), lengths.end(), i64{0}); }
+
+i64 TbsBlock::pairs() const {
+  i64 sum = 0;
+  for (std::size_t u = 0; u < lengths.size(); ++u) {
+    for (std::size_t v = 0; v < u; ++v) sum += lengths[u] * lengths[v];
+    if (diagonal) sum += lengths[u] * (lengths[u] + 1) / 2;
+  }
+  return sum;
+}
+
+i64 TbsBlock::block_elements() const {
+  i64 sum = 0;
+  for (std::size_t u = 0; u < lengths.size(); ++u) {
+    for (std::size_t v = 0; v < u; ++v) sum += lengths[u] * lengths[v];
+    if (diagonal) sum += lengths[u] * lengths[u];
+  }
+  return sum;
+}
+
+i64 TbsBlock::written() const {
+  i64 sum = 0;
+  for (std::size_t u = 0; u < lengths.size(); ++u) {
+    for (std::size_t v = 0; v < u; ++v) sum += 2 * lengths[u] * lengths[v];
+    if (diagonal) sum += lengths[u] * lengths[u];
+  }
+  return sum;
+}
+
+TbsSchedule tbs_schedule(i64 n, i64 block_words, i64 processors) {
+  TbsSchedule s;
+  Family family(block_words);
+  if (!std::isfinite(family.choose(n).rows)) return s;
+  family.build(0, n, s.blocks);
+  // Deal by work, largest first, to the least loaded rank (Graham's LPT rule).
+  std::vector<std::size_t> by_work(s.blocks.size());
+  std::iota(by_work.begin(), by_work.end(), std::size_t{0});
+  std::stable_sort(by_work.begin(), by_work.end(),
+                   [&](std::size_t a, std::size_t b) { return s.blocks[a].pairs() > s.blocks[b].pairs(); });
+  std::vector<i64> load(static_cast<std::size_t>(processors), 0);
+  for (std::size_t b : by_work) {
+    const auto least = std::min_element(load.begin(), load.end());
+    s.blocks[b].rank = least - load.begin();
+    *least += s.blocks[b].pairs();
+  }
+  for (const TbsBlock& b : s.blocks) {
+    s.panel_rows = std::max(s.panel_rows, b.rows());
+    s.block_elements = std::max(s.block_elements, b.block_elements());
+  }
+  return s;
+}
+
+i64 tbs_rows_read(i64 n, i64 block_words) {
+  const double rows = Family(block_words).choose(n).rows;
+  return std::isfinite(rows) ? static_cast<i64>(rows) : -1;
+}
+
+}  // namespace tcec::costmodel

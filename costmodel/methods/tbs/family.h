@@ -1,0 +1,58 @@
+// costmodel/methods/tbs/family.h — (private) the triangle-block family of a symmetric
+// contraction C(I,J) = alpha·A(I,K)·A(J,K)ᵀ: TBS of Beaumont et al. (SPAA'22, seed 001) §5.1,
+// tiled (§5.1.4) with uneven tiles, its blocks dealt to the ranks. The runtime runs the blocks
+// exactly as listed (runtime/tbs_spec.h, THE SCHEDULE), so every volume is counted from them.
+// Units: elements (rows of C are flat I indices; |I| = |J| = n, |K| = m).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace tcec::costmodel {
+
+/// One triangle block TB(R_0 ∪ … ∪ R_{k-1}) (Beaumont et al. Definition 3.5 with tiles as
+/// rows): C[R_u, R_v] for u > v, and with `diagonal` the lower triangles of C[R_u, R_u] too
+/// (a leaf of the recursion on the diagonal zones). Ranges ascend and do not overlap.
+struct TbsBlock {
+  std::int64_t rank = 0;
+  bool diagonal = false;
+  std::vector<std::int64_t> starts, lengths;
+  /// Σ lengths: the A rows the block reads (its panel's rows).
+  std::int64_t rows() const;
+  /// Elements of its C block: Σ_{u>v} len_u·len_v, plus Σ len_u² when diagonal.
+  std::int64_t block_elements() const;
+  /// Multiply-adds per K column: Σ_{u>v} len_u·len_v, plus Σ len_u(len_u+1)/2 when diagonal.
+  std::int64_t pairs() const;
+  /// Elements it writes to C's file: 2·Σ_{u>v} len_u·len_v (tile and mirror), plus Σ len_u².
+  std::int64_t written() const;
+};
+
+/// The family of an n-row problem with C blocks of at most `block_words` elements, dealt to
+/// `processors` ranks; the buffers each rank allocates.
+struct TbsSchedule {
+  std::vector<TbsBlock> blocks;
+  std::int64_t panel_rows = 0;       ///< max rows() over blocks
+  std::int64_t block_elements = 0;   ///< max block_elements() over blocks
+};
+
+/// The TBS family (Algorithm 4, tiled) of rows [0, n):
+///  * when the whole lower triangle fits (a diagonal block of q even tiles, (n² + Σ h²)/2 <=
+///    block_words for the fewest such tiles q): one leaf block, which reads each row once;
+///  * else k >= 2 zones of c tiles each (T = c·k tiles, heights ⌈n/T⌉ first, then ⌊n/T⌋) with
+///    c >= k − 1 free of prime factors <= k − 2 (Lemma 5.5: the cyclic indexing family
+///    f_c^{i,j}(0) = j, f_c^{i,j}(u) = i + j(u − 1) mod c is then valid) and k(k−1)/2·⌈n/T⌉²
+///    <= block_words; the c² blocks B_{i,j} = TB({u·c + f_c^{i,j}(u)}) cover the square zones,
+///    each tile lying in c of them (so they read c·n rows), then each diagonal zone recursively.
+///    k and c are chosen for the fewest rows read over the whole recursion (k <= 64, c the
+///    least that fits).
+/// The blocks are dealt to the ranks by work (pairs() per K column), largest first, each to
+/// the least loaded rank (the lowest on ties); each rank keeps the family's order.
+/// Returns no blocks when no family fits block_words (only for block_words below about n).
+/// Precondition: n >= 1, processors >= 1.
+TbsSchedule tbs_schedule(std::int64_t n, std::int64_t block_words, std::int64_t processors);
+
+/// The A rows the family of an n-row problem reads (Σ rows() over blocks) without building it,
+/// the same number tbs_schedule() gives; -1 when no family fits block_words.
+std::int64_t tbs_rows_read(std::int64_t n, std::int64_t block_words);
+
+}  // namespace tcec::costmodel

@@ -1,0 +1,148 @@
+// costmodel/methods/tbs/tbs_method.cpp — TBS (Beaumont et al. SPAA'22 §5.1; family.h) as a
+// Method (method.h): when it applies, the memory split between C blocks and A panels, the plan
+// text, buffers and validity. Volumes: tbs_volumes.cpp; report: tbs_report.cpp.
+#include "costmodel/methods/tbs/tbs_method.h"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "costmodel/analysis.h"
+#include "costmodel/costmodel.h"
+#include "costmodel/plan_text.h"
+
+namespace tcec::costmodel {
+
+namespace {
+
+using i64 = std::int64_t;
+
+/// Fractions of the memory the C blocks may take; the A panel gets the rest. The planner
+/// keeps the fastest: fewer A rows read with larger blocks, longer panel runs with more rest,
+/// and on several ranks more (smaller) blocks to deal evenly.
+constexpr double kBlockShares[] = {0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.93, 0.96, 0.98};
+/// Panels of fewer K columns than this (or |K|) make the tile kernel a matrix-vector product.
+constexpr i64 kMinChunk = 8;
+
+/// Why tbs does not apply to the contraction (empty: it applies).
+std::string not_applicable(const ContractionAnalysis& a, const PlanOptions& options) {
+  if (!a.gemm.symmetric)
+    return "the result is not symmetric: tbs needs C(I,J) = A(I,K)·A(J,K) with both operands the same tensor "
+           "and I, J at the same positions";
+  if (!options.symmetry) return "--no-symmetry: the symmetric result is planned as a general product";
+  if (a.accumulate) return "the statement adds to C's current value, which need not be symmetric";
+  if (a.declared.any()) return "tensors kept on the ranks or declared distributions are not modelled against tbs's blocks";
+  return {};
+}
+
+}  // namespace
+
+TbsSchedule tbs_schedule(const Plan& plan) {
+  // The volumes, requests, flops and buffers of one plan each ask for its family: keep the last.
+  struct Last {
+    i64 n = -1, words = -1, processors = -1;
+    TbsSchedule schedule;
+  };
+  thread_local Last last;
+  const i64 n = plan.I.extent(), words = tbs_plan(plan).block_words;
+  if (last.n != n || last.words != words || last.processors != plan.processors)
+    last = {n, words, plan.processors, tbs_schedule(n, words, plan.processors)};
+  return last.schedule;
+}
+
+bool TbsMethod::owns(const Plan& plan) const { return std::holds_alternative<TbsPlan>(plan.method); }
+
+void TbsMethod::analyze(MethodAnalysis& ctx) const {
+  const ContractionAnalysis& a = ctx.analysis();
+  const Machine& machine = ctx.machine();
+  const Groups& groups = ctx.groups();
+  auto detail = std::make_shared<TbsDetail>();
+  detail->reason = not_applicable(a, ctx.options());
+  detail->applies = detail->reason.empty();
+  ctx.keep_detail(*this, detail);
+  const bool forced = ctx.options().force_method && *ctx.options().force_method == name();
+  if (!detail->applies && !forced) return;   // no row for the many contractions it does not fit
+  PlannedCandidate best;
+  best.reason = detail->reason;
+  const auto S = static_cast<i64>(machine.memory_bytes / machine.element_size_bytes);
+  const i64 n = groups.I.extent(), m = groups.K.extent();
+  const ArrayAccess access{true, true, true, a.gemm.perm_A, a.gemm.perm_B, a.gemm.perm_C};
+  for (double share : kBlockShares) {
+    if (!detail->applies) break;
+    const auto words = static_cast<i64>(std::floor(static_cast<double>(S) * share));
+    const TbsSchedule s = tbs_schedule(n, words, machine.processors);
+    if (s.blocks.empty() || s.block_elements >= S) continue;
+    const i64 chunk = std::min(m, (S - s.block_elements) / s.panel_rows);
+    if (chunk < std::min(m, kMinChunk)) continue;
+    PlannedCandidate pc;
+    pc.plan = {machine.processors, groups.I, groups.J, groups.K, ctx.options().split, false, TbsPlan{words, chunk}};
+    pc.feasible = true;
+    pc.volumes = plan_volumes(pc.plan, machine);
+    plan_requests(pc.plan, machine, access, pc.volumes);
+    if (!best.feasible || pc.volumes.wall_s < best.volumes.wall_s) best = pc;
+  }
+  if (detail->applies && !best.feasible)
+    best.reason = fmt::format("no triangle-block family fits {} words of memory with A panels of {} K columns", S,
+                              std::min(m, kMinChunk));
+  const ModelPoint point = exact_row(*this, best, machine);
+  ctx.add_row(point);
+  const bool allowed = ctx.allows(*this, std::nullopt);
+  if (allowed && best.feasible) best.redistribution = redistribution_volumes(best.plan, machine, false);
+  ctx.add_candidate(*this, point, best, allowed);
+}
+
+void TbsMethod::start_plan(Plan* plan) const { plan->method = TbsPlan{}; }
+
+std::string TbsMethod::plan_text(const Plan& plan) const {
+  const TbsPlan& t = tbs_plan(plan);
+  return fmt::format("tbs block={} chunk={} P={} split={}", t.block_words, t.chunk, plan.processors,
+                     split_name(plan.split));
+}
+
+std::vector<std::string> TbsMethod::fields() const { return {"block", "chunk"}; }
+
+bool TbsMethod::parse_field(std::string_view key, std::string_view value, Plan* plan, std::string* error) const {
+  TbsPlan& t = std::get<TbsPlan>(plan->method);
+  i64* field = key == "block" ? &t.block_words : &t.chunk;
+  if (parse_int(value, field) && *field >= 1) return true;
+  *error = fmt::format("{} must be a positive integer, got '{}'", key, value);
+  return false;
+}
+
+bool TbsMethod::check_valid(const Plan& plan, const Machine& machine, std::string* reason) const {
+  const TbsPlan& t = tbs_plan(plan);
+  const i64 n = plan.I.extent(), m = plan.K.extent();
+  if (n != plan.J.extent()) {
+    if (reason) *reason = fmt::format("tbs needs |I| = |J|, got {} and {}", n, plan.J.extent());
+    return false;
+  }
+  if (t.chunk < 1 || t.chunk > m) {
+    if (reason) *reason = fmt::format("tbs reads panels of chunk = {} K columns; need 1 <= chunk <= {}", t.chunk, m);
+    return false;
+  }
+  if (tbs_rows_read(n, t.block_words) < 0) {
+    if (reason) *reason = fmt::format("no triangle-block family of {} rows fits C blocks of {} elements", n, t.block_words);
+    return false;
+  }
+  return fits_memory_exact(plan, machine, reason);
+}
+
+TileBytes TbsMethod::tile_bytes(const Plan& plan, double element_size_bytes) const {
+  const TbsSchedule s = tbs_schedule(plan);
+  const auto e = static_cast<std::uint64_t>(element_size_bytes);
+  return {e * static_cast<std::uint64_t>(s.panel_rows * tbs_plan(plan).chunk), 0,
+          e * static_cast<std::uint64_t>(s.block_elements)};
+}
+
+std::vector<MemoryPart> TbsMethod::memory_parts(const Plan&, const TileBytes& t) const {
+  return {{"C block", t.C, false}, {"A panel", t.A, false}};
+}
+
+StageElements TbsMethod::stage_elements(const Plan&, std::int64_t) const { return {}; }
+
+const Method& tbs_method() {
+  static const TbsMethod kMethod;
+  return kMethod;
+}
+
+}  // namespace tcec::costmodel

@@ -1,0 +1,95 @@
+// costmodel/methods/tbs/tbs_method.h — (private) TBS, the triangle-block SYRK of Beaumont et
+// al. (SPAA'22, seed 001, §5.1), as a Method (method.h) for symmetric contractions
+// C(I,J) = alpha·A(I,K)·A(J,K)ᵀ (ir MacroIndexGemm::symmetric): its plan part is a TbsPlan, its
+// schedule the family of family.h, which the runtime runs block for block (runtime/tbs_spec.h).
+// Analysis and plan: tbs_method.cpp; volumes, requests and the walk: tbs_volumes.cpp; report:
+// tbs_report.cpp.
+#pragma once
+
+#include "costmodel/method.h"
+#include "costmodel/methods/tbs/family.h"
+
+namespace tcec::costmodel {
+
+/// The tbs part of `plan`. Precondition: plan.method holds a TbsPlan.
+inline const TbsPlan& tbs_plan(const Plan& plan) { return std::get<TbsPlan>(plan.method); }
+/// The plan's family dealt to its ranks: tbs_schedule(|I|, block_words, P).
+TbsSchedule tbs_schedule(const Plan& plan);
+
+/// Per rank of a tbs plan (elements): A rows × |K| read, C elements written, multiply-adds.
+struct TbsRankWork {
+  std::uint64_t read = 0, written = 0;
+  double multiply_adds = 0;
+  std::int64_t blocks = 0;
+};
+std::vector<TbsRankWork> tbs_rank_work(const Plan& plan, const TbsSchedule& s);
+
+/// Exact disk requests per rank of `s` (runtime/tbs_spec.h THE SCHEDULE: one run counter per
+/// A panel, per C tile, per mirror and per diagonal square), A and C reached in their tensors'
+/// files with GEMM positions stored in dimensions perm_A ([I,K]) and perm_C ([I,J]).
+std::vector<std::uint64_t> tbs_requests(const Plan& plan, const TbsSchedule& s, const std::vector<int>& perm_A,
+                                        const std::vector<int>& perm_C);
+
+/// The SYRK bounds of a symmetric contraction per rank (elements of A read or received):
+/// Beaumont et al. Corollary 4.7, (1/√2)·N²M/√S for one processor with S words; on P ranks the
+/// busiest does at least N²M/(2P) of the N²M/2 multiply-adds, and Theorem 4.1's bound on what X
+/// loads can compute holds on every rank alone, so it loads at least (1/√2)·N²M/(P√S). Also at
+/// least its share of A once, N·M/P. Returns the larger.
+double syrk_lower_bound_words(double N, double M, double P, double S);
+
+/// What tbs's analysis keeps for its report: whether the contraction is symmetric, and why
+/// tbs does not apply when it is not.
+struct TbsDetail final : MethodDetail {
+  bool applies = false;
+  std::string reason;
+};
+
+class TbsMethod final : public Method {
+ public:
+  std::string name() const override { return "tbs"; }
+  std::string family() const override { return "tbs"; }
+  bool has_order() const override { return false; }
+  bool has_layout() const override { return false; }
+  bool owns(const Plan& plan) const override;
+  /// Reported only when forced: most contractions are not symmetric.
+  bool states_infeasibility() const override { return false; }
+
+  void analyze(MethodAnalysis& ctx) const override;
+
+  void start_plan(Plan* plan) const override;
+  std::string plan_text(const Plan& plan) const override;
+  std::vector<std::string> fields() const override;
+  bool parse_field(std::string_view key, std::string_view value, Plan* plan, std::string* error) const override;
+  bool check_valid(const Plan& plan, const Machine& machine, std::string* reason) const override;
+  PlanVolumes volumes(const Plan& plan, const Machine& machine, std::int64_t first_rank,
+                      std::int64_t end_rank) const override;
+  PlanVolumes walk(const Plan& plan, const Machine& machine) const override;
+  std::vector<std::uint64_t> disk_requests(const Plan& plan, const ArrayAccess& access) const override;
+  double rank_flops(const Plan& plan, std::int64_t rank) const override;
+  double collective_factor(const Plan&, const Machine&) const override { return 1.0; }
+  TileBytes tile_bytes(const Plan& plan, double element_size_bytes) const override;
+  std::vector<MemoryPart> memory_parts(const Plan& plan, const TileBytes& bytes) const override;
+  /// A is read from its tensor's file and C written into the result's: stages 1 and 3 move nothing.
+  bool reads_operands_directly(const Plan&) const override { return true; }
+  bool writes_result_directly(const Plan&) const override { return true; }
+  StageElements stage_elements(const Plan& plan, std::int64_t rank) const override;
+
+  std::string row_name(const ModelPoint&) const override { return "tbs"; }
+  std::string describe_row(const ModelPoint&) const override { return "triangle blocks"; }
+  std::string describe_plan(const Plan&) const override { return "triangle blocks"; }
+  std::string row_text(const ModelPoint& row, const ContractionAnalysis& a) const override;
+  nlohmann::json row_json(const ModelPoint& row, const ContractionAnalysis& a) const override;
+  std::string chosen_text(const ContractionAnalysis& a) const override;
+  std::string moved_label() const override { return "A rows read"; }
+  void analysis_json(const ContractionAnalysis& a, nlohmann::json& j) const override;
+  /// "  symmetric result: C[I,J] = C[J,I] (…)" for a symmetric contraction, with why tbs does
+  /// not plan it when it does not.
+  std::string analysis_note(const ContractionAnalysis& a) const override;
+  std::string plan_section(const ContractionAnalysis& a, const Machine& machine) const override;
+  void plan_json(const ContractionAnalysis& a, const Machine& machine, nlohmann::json& j) const override;
+};
+
+/// The registry's tbs.
+const Method& tbs_method();
+
+}  // namespace tcec::costmodel

@@ -1,0 +1,126 @@
+// costmodel/methods/tbs/tbs_report.cpp — tbs's parts of the dry-run report (text and JSON): the
+// symmetric-result note, its row, the "chosen:" line and the plan section with the SYRK lower
+// bound of Beaumont et al. (SPAA'22) Corollary 4.7.
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "costmodel/analysis.h"
+#include "costmodel/methods/tbs/tbs_method.h"
+
+namespace tcec::costmodel {
+
+namespace {
+
+/// "229 blocks (43 diagonal leaves), up to 5 tile rows each".
+std::string family_text(const TbsSchedule& s) {
+  std::size_t leaves = 0, widest = 0;
+  for (const TbsBlock& b : s.blocks) leaves += b.diagonal ? 1 : 0, widest = std::max(widest, b.starts.size());
+  return fmt::format("{} block{} ({} diagonal lea{}), up to {} tile rows each", s.blocks.size(),
+                     s.blocks.size() == 1 ? "" : "s", leaves, leaves == 1 ? "f" : "ves", widest);
+}
+
+/// The SYRK bound per rank of the analysed contraction, bytes.
+double syrk_bound_bytes(const ContractionAnalysis& a, const Machine& machine) {
+  return syrk_lower_bound_words(a.problem.I, a.problem.K, static_cast<double>(machine.processors),
+                                machine.memory_bytes / machine.element_size_bytes) *
+         machine.element_size_bytes;
+}
+
+double most(const std::vector<std::uint64_t>& v) {
+  return v.empty() ? 0.0 : static_cast<double>(*std::max_element(v.begin(), v.end()));
+}
+
+/// The tbs plan among the analysis's plans (null when none is feasible).
+const PlannedCandidate* tbs_candidate(const ContractionAnalysis& a, const Method& m) {
+  for (const PlannedCandidate& pc : a.plans)
+    if (pc.feasible && m.owns(pc.plan)) return &pc;
+  return nullptr;
+}
+
+}  // namespace
+
+std::string TbsMethod::analysis_note(const ContractionAnalysis& a) const {
+  if (!a.gemm.symmetric) return {};
+  const TbsDetail* d = a.detail<TbsDetail>(*this);
+  return fmt::format("  symmetric result: C[I,J] = C[J,I] (C = A(I,K)·A(J,K)ᵀ: one tensor, I and J at the same "
+                     "positions){}\n",
+                     d && !d->applies ? fmt::format("; tbs not used: {}", d->reason) : std::string());
+}
+
+std::string TbsMethod::row_text(const ModelPoint& p, const ContractionAnalysis& a) const {
+  const PlannedCandidate* pc = tbs_candidate(a, *this);
+  const std::string what =
+      pc ? fmt::format("{}, panels of {} K columns", family_text(tbs_schedule(pc->plan)), tbs_plan(pc->plan).chunk)
+         : std::string("triangle blocks");
+  return fmt::format("    {:<26} {:<5} {:<58} {:>10} {:>10} {:>11.5g}\n", row_name(p), "-", what,
+                     human_bytes(p.comm_bytes), human_bytes(p.disk_bytes()), p.time_s);
+}
+
+nlohmann::json TbsMethod::row_json(const ModelPoint& p, const ContractionAnalysis&) const {
+  nlohmann::json j = {{"comm", "inside"}, {"algorithm", "tbs"}, {"feasible", p.feasible}, {"reason", p.reason}};
+  if (!p.feasible) return j;
+  j.update({{"order", "-"},
+            {"model_time_s", p.time_s},
+            {"model_disk_bytes", p.disk_bytes()},
+            {"model_disk_read_bytes", p.disk_read_bytes},
+            {"model_disk_write_bytes", p.disk_write_bytes},
+            {"model_comm_bytes", p.comm_bytes}});
+  return j;
+}
+
+std::string TbsMethod::chosen_text(const ContractionAnalysis& a) const {
+  return fmt::format("  chosen: tbs (triangle blocks, Beaumont et al. SPAA'22 §5.1): {:.5g} s predicted (exact "
+                     "schedule)\n",
+                     a.chosen.time_s);
+}
+
+void TbsMethod::analysis_json(const ContractionAnalysis& a, nlohmann::json& j) const {
+  j["symmetric"] = a.gemm.symmetric;
+  const TbsDetail* d = a.detail<TbsDetail>(*this);
+  if (a.gemm.symmetric && d) j["tbs"] = {{"applies", d->applies}, {"reason", d->reason}};
+}
+
+std::string TbsMethod::plan_section(const ContractionAnalysis& a, const Machine& machine) const {
+  const Plan& p = a.plan.plan;
+  const PlanVolumes& v = a.plan.volumes;
+  const TbsSchedule s = tbs_schedule(p);
+  std::string out = fmt::format("  plan: {}\n", p.to_string());
+  std::vector<std::uint64_t> blocks(static_cast<std::size_t>(p.processors), 0);
+  for (const TbsBlock& b : s.blocks) ++blocks[static_cast<std::size_t>(b.rank)];
+  out += fmt::format("    triangle blocks (Beaumont et al. §5.1, Algorithm 4 tiled, uneven tiles): {}; C blocks of up "
+                     "to {} elements, A panels of {} rows x {} K columns; blocks per rank {}\n",
+                     family_text(s), s.block_elements, s.panel_rows, tbs_plan(p).chunk, range_text(blocks));
+  out += fmt::format("    memory per rank: {} (split {})\n", memory_text(plan_memory(p, machine), machine),
+                     split_name(p.split));
+  out += fmt::format("    per rank (bytes, min .. max): disk read {}, disk write {}, sent {}, received {}; disk requests {}\n",
+                     range_text(v.disk_read_bytes), range_text(v.disk_write_bytes), range_text(v.comm_sent_bytes),
+                     range_text(v.comm_recv_bytes), range_text(v.disk_requests));
+  out += fmt::format("    predicted {:.5g} s (disk, exact schedule; no network: each rank reads its blocks' rows of A)\n",
+                     v.time_s);
+  out += wall_text(a, machine);
+  const double syrk = syrk_bound_bytes(a, machine), reads = most(v.disk_read_bytes);
+  out += fmt::format("    SYRK lower bound per rank (Beaumont et al. Corollary 4.7 over P ranks: N²M/(√2·P·√S), at "
+                     "least N·M/P): {}; the plan reads {} of A on its fullest rank, {:.3f}x; a general product's "
+                     "bound (COSMA Theorem 1) is {}\n",
+                     human_bytes(syrk), human_bytes(reads), reads / syrk, human_bytes(a.lower_bound_bytes_per_rank));
+  return out;
+}
+
+void TbsMethod::plan_json(const ContractionAnalysis& a, const Machine& machine, nlohmann::json& j) const {
+  const Plan& p = a.plan.plan;
+  const TbsSchedule s = tbs_schedule(p);
+  j["comm"] = "inside";
+  j["algorithm"] = "tbs";
+  j["order"] = "-";
+  j["blocks"] = s.blocks.size();
+  j["block_words"] = tbs_plan(p).block_words;
+  j["chunk"] = tbs_plan(p).chunk;
+  j["panel_rows"] = s.panel_rows;
+  j["block_elements"] = s.block_elements;
+  const double syrk = syrk_bound_bytes(a, machine);
+  j["syrk_lower_bound_bytes"] = syrk;
+  j["syrk_bound_ratio"] = most(a.plan.volumes.disk_read_bytes) / syrk;
+}
+
+}  // namespace tcec::costmodel
