@@ -137,6 +137,11 @@ double lower_bound_bytes_per_rank(const ir::MacroIndexGemm& g, const Machine& ma
   return (2.0 * m * n * k / (P * std::sqrt(S)) + m * n / P) * machine.element_size_bytes;
 }
 
+double syrk_lower_bound_words(double N, double M, double P, double S) {
+  // Beaumont et al. Corollary 4.7, per rank as derived in analysis.h.
+  return std::max(N * N * M / (std::sqrt(2.0) * P * std::sqrt(S)), N * M / P);
+}
+
 Groups groups_from(const ir::Program& program, const ir::MacroIndexGemm& gemm) {
   auto group = [&](const std::vector<int>& ids) {
     GroupTiling g;

@@ -12,22 +12,28 @@ namespace tcec::costmodel {
 IoBound io_bound(const ContractionAnalysis& a, const Machine& machine) {
   IoBound b;
   const double P = static_cast<double>(machine.processors);
-  // (a) Compulsory: each operand's share read once from its file (and C's current values
-  // when the statement adds to them), the result's share written once.
-  b.compulsory_read_bytes = (a.problem.A + a.problem.B + (a.accumulate ? a.problem.C : 0)) / P;
+  const double m = a.problem.I, n = a.problem.J, k = a.problem.K, e = machine.element_size_bytes;
+  const double words = machine.memory_bytes / e;
+  // A symmetric result (C = A·Aᵀ, ir MacroIndexGemm::symmetric) has one operand, and the SYRK
+  // bound (Beaumont et al. Corollary 4.7, analysis.h) in place of Theorem 1, which TBS beats.
+  b.symmetric = a.gemm.symmetric && !a.accumulate;
+  // (a) Compulsory: each operand's share read once from its file (and C's current values when
+  // the statement adds to them), the result's share written once.
+  b.compulsory_read_bytes = (a.problem.A + (b.symmetric ? 0 : a.problem.B) + (a.accumulate ? a.problem.C : 0)) / P;
   b.compulsory_write_bytes = a.problem.C / P;
   // (b) Kwasniewski et al. Theorem 1: words a rank must load or store (its I/O with the rest
-  // of the machine: disks and other ranks).
-  b.theorem1_bytes = a.lower_bound_bytes_per_rank;
+  // of the machine: disks and other ranks); symmetric: the SYRK loads and the result's stores.
+  b.theorem1_bytes = b.symmetric ? (syrk_lower_bound_words(m, k, P, words) + m * n / P) * e
+                                 : a.lower_bound_bytes_per_rank;
   // (c) The machine's memories as one: the ranks' P·S words together are a fast memory of a
   // sequential machine whose slow memory is the P disks, and moving data between ranks costs
   // nothing in that relaxation. Kwasniewski et al. Theorem 1 (sequential: 2mnk/√S + mn loads
-  // and stores, S := P·S) then bounds the disk traffic of all ranks together; the fullest rank
-  // carries at least 1/P of it. Of that traffic mn words are the result's writes (at B_dw), the
-  // rest costs at least its bytes at the faster disk direction.
-  const double m = a.problem.I, n = a.problem.J, k = a.problem.K, e = machine.element_size_bytes;
-  const double words = machine.memory_bytes / e;
-  b.aggregate_bytes = (2.0 * m * n * k / std::sqrt(P * words) + m * n) * e / P;
+  // and stores, S := P·S; symmetric: Beaumont et al. Corollary 4.7, mnk/√(2S) loads, plus the
+  // mn stores) then bounds the disk traffic of all ranks together; the fullest rank carries at
+  // least 1/P of it. Of that traffic mn words are the result's writes (at B_dw), the rest costs
+  // at least its bytes at the faster disk direction.
+  const double loads = b.symmetric ? m * n * k / std::sqrt(2.0 * P * words) : 2.0 * m * n * k / std::sqrt(P * words);
+  b.aggregate_bytes = (loads + m * n) * e / P;
   const double compulsory = b.compulsory_read_bytes + b.compulsory_write_bytes;
   b.binds = compulsory >= std::max(b.theorem1_bytes, b.aggregate_bytes) ? IoBound::Binds::compulsory
             : b.theorem1_bytes >= b.aggregate_bytes                      ? IoBound::Binds::theorem1
@@ -65,10 +71,10 @@ IoBound io_bound(const ContractionAnalysis& a, const Machine& machine) {
 
 namespace {
 
-const char* binds_text(IoBound::Binds binds) {
+const char* binds_text(IoBound::Binds binds, bool symmetric) {
   switch (binds) {
     case IoBound::Binds::compulsory: return "compulsory I/O";
-    case IoBound::Binds::theorem1: return "Theorem 1";
+    case IoBound::Binds::theorem1: return symmetric ? "SYRK bound" : "Theorem 1";
     case IoBound::Binds::aggregate: return "disks of all memories";
   }
   return "";
@@ -78,11 +84,12 @@ const char* binds_text(IoBound::Binds binds) {
 
 std::string io_bound_text(const IoBound& b) {
   return fmt::format(
-      "    I/O lower bound per rank: {} ({} binds: compulsory reads {} + writes {}; Theorem 1 {}; "
+      "    I/O lower bound per rank: {} ({} binds: compulsory reads {} + writes {}; {} {}; "
       "disks of all memories {}), {:.5g} s ({} binds); the plan moves {} in {:.5g} s: {:.3f}x in bytes, {:.3f}x in time\n",
-      human_bytes(b.bytes), binds_text(b.binds), human_bytes(b.compulsory_read_bytes),
-      human_bytes(b.compulsory_write_bytes), human_bytes(b.theorem1_bytes), human_bytes(b.aggregate_bytes), b.time_s,
-      binds_text(b.time_binds),
+      human_bytes(b.bytes), binds_text(b.binds, b.symmetric), human_bytes(b.compulsory_read_bytes),
+      human_bytes(b.compulsory_write_bytes),
+      b.symmetric ? "SYRK bound" : "Theorem 1", human_bytes(b.theorem1_bytes), human_bytes(b.aggregate_bytes), b.time_s,
+      binds_text(b.time_binds, b.symmetric),
       human_bytes(b.plan_bytes), b.plan_time_s, b.plan_bytes / b.bytes, b.plan_time_s / b.time_s);
 }
 
@@ -90,6 +97,7 @@ nlohmann::json io_bound_json(const IoBound& b) {
   static constexpr const char* kBinds[] = {"compulsory", "theorem1", "aggregate"};
   return {{"binds", kBinds[static_cast<int>(b.binds)]},
           {"time_binds", kBinds[static_cast<int>(b.time_binds)]},
+          {"symmetric", b.symmetric},
           {"compulsory_read_bytes", b.compulsory_read_bytes},
           {"compulsory_write_bytes", b.compulsory_write_bytes},
           {"theorem1_bytes", b.theorem1_bytes},

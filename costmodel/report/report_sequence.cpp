@@ -28,9 +28,11 @@ std::string handoff_text(const HandoffSequence& seq, const Machine& machine) {
   const bool any_contraction =
       std::any_of(seq.steps.begin(), seq.steps.end(), [](const HandoffStep& s) { return s.contraction; });
   if (!any_contraction) return "";
-  std::string store_readers = "copy steps";   // and the methods without a rank layout
+  std::vector<std::string> readers = {"copy steps"};   // and the methods without a rank layout
   for (const Method* m : methods())
-    if (!m->has_layout()) store_readers += " and " + m->name();
+    if (!m->has_layout()) readers.push_back(m->name());
+  std::string store_readers = readers.front();
+  for (std::size_t i = 1; i < readers.size(); ++i) store_readers += (i + 1 == readers.size() ? " and " : ", ") + readers[i];
   std::string out = fmt::format(
       "\nsequence with rank-to-rank hand-off ({};\n"
       "greedy in program order, Gao et al. §2.3 stages 1 and 3 between steps: an intermediate result stays on the\n"

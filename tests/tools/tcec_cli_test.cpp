@@ -244,7 +244,7 @@ TEST(Cli, UnknownForcedMethodIsAnError) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.err, "tcec: error: unknown method 'sideways' for --force-method (expected inside-rotation, "
                    "inside-replication, inside-accumulation, outside-rotation, outside-replication, "
-                   "outside-accumulation or cosma)\n");
+                   "outside-accumulation, cosma or tbs)\n");
 }
 
 TEST(Cli, RotationNeedsASquareProcessorCount) {

@@ -30,13 +30,6 @@ std::vector<TbsRankWork> tbs_rank_work(const Plan& plan, const TbsSchedule& s);
 std::vector<std::uint64_t> tbs_requests(const Plan& plan, const TbsSchedule& s, const std::vector<int>& perm_A,
                                         const std::vector<int>& perm_C);
 
-/// The SYRK bounds of a symmetric contraction per rank (elements of A read or received):
-/// Beaumont et al. Corollary 4.7, (1/√2)·N²M/√S for one processor with S words; on P ranks the
-/// busiest does at least N²M/(2P) of the N²M/2 multiply-adds, and Theorem 4.1's bound on what X
-/// loads can compute holds on every rank alone, so it loads at least (1/√2)·N²M/(P√S). Also at
-/// least its share of A once, N·M/P. Returns the larger.
-double syrk_lower_bound_words(double N, double M, double P, double S);
-
 /// What tbs's analysis keeps for its report: whether the contraction is symmetric, and why
 /// tbs does not apply when it is not.
 struct TbsDetail final : MethodDetail {

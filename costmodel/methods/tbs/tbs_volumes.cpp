@@ -120,11 +120,6 @@ std::vector<u64> tbs_requests(const Plan& plan, const TbsSchedule& s, const std:
   return out;
 }
 
-double syrk_lower_bound_words(double N, double M, double P, double S) {
-  // Beaumont et al. Corollary 4.7, per rank as derived in tbs_method.h.
-  return std::max(N * N * M / (std::sqrt(2.0) * P * std::sqrt(S)), N * M / P);
-}
-
 PlanVolumes TbsMethod::volumes(const Plan& plan, const Machine& machine, std::int64_t first_rank,
                                std::int64_t end_rank) const {
   const std::vector<TbsRankWork> work = tbs_rank_work(plan, tbs_schedule(plan));
