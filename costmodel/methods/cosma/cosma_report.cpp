@@ -145,6 +145,8 @@ std::string CosmaMethod::why(const ContractionAnalysis& a, bool plans) const {
   if (cosma_comm == 0)
     comm = other_comm == 0 ? "neither communicates"
                            : fmt::format("no communication vs {} received per rank", human_bytes(other_comm));
+  else if (other_comm == 0)
+    comm = fmt::format("{} received per rank vs none, but less disk time", human_bytes(cosma_comm));
   else if (other_comm >= cosma_comm)
     comm = fmt::format("{:.3g}x less communication: {} vs {} received per rank", other_comm / cosma_comm,
                        human_bytes(cosma_comm), human_bytes(other_comm));
