@@ -31,7 +31,8 @@ std::string syrk_source(i64 n, i64 m, const std::string& machine, const std::str
 }
 
 TEST(TbsFamily, CoversTheLowerTriangleOnceWithinItsMemory) {
-  for (auto [n, words] : {std::pair<i64, i64>{37, 100}, {100, 50}, {150, 1000}, {333, 777}, {500, 3000}, {1000, 20000}}) {
+  for (auto [n, words] : {std::pair<i64, i64>{3, 1}, {37, 100}, {100, 50}, {150, 1000}, {333, 777}, {500, 3000},
+                          {1000, 20000}, {7000, 120000}}) {
     const TbsSchedule s = tbs_schedule(n, words, 3);
     ASSERT_FALSE(s.blocks.empty()) << n << " " << words;
     std::vector<char> seen(static_cast<std::size_t>(n * n), 0);
@@ -55,14 +56,17 @@ TEST(TbsFamily, CoversTheLowerTriangleOnceWithinItsMemory) {
   }
 }
 
-TEST(TbsFamily, OneLeafWhenTheTriangleFitsAndNoneBelowTheSmallestBlock) {
+TEST(TbsFamily, OneLeafWhenTheTriangleFitsAndStripsForOddRows) {
   const TbsSchedule leaf = tbs_schedule(10, 100, 1);   // (10² + 10²)/2 = 100 elements: one tile
   ASSERT_EQ(leaf.blocks.size(), 1u);
   EXPECT_TRUE(leaf.blocks[0].diagonal);
   EXPECT_EQ(leaf.blocks[0].lengths, std::vector<i64>{10});
   EXPECT_EQ(tbs_rows_read(10, 100), 10);
-  EXPECT_TRUE(tbs_schedule(3, 1, 1).blocks.empty());   // three rows cannot be cut into blocks of one element
-  EXPECT_EQ(tbs_rows_read(3, 1), -1);
+  // Blocks of one element: two rows in one block, the third row against them in two, three leaves.
+  EXPECT_EQ(tbs_schedule(3, 1, 1).blocks.size(), 6u);
+  EXPECT_EQ(tbs_rows_read(3, 1), 2 + 1 + 1 + 2 + 2 + 1);
+  EXPECT_TRUE(tbs_schedule(3, 0, 1).blocks.empty());   // no block holds nothing
+  EXPECT_EQ(tbs_rows_read(3, 0), -1);
 }
 
 TEST(TbsFamily, ReadsWithinTenPercentOfTheLeadingTermForLargeN) {

@@ -70,6 +70,10 @@ class Family {
   struct Choice {
     i64 leaf = 0;   ///< tiles of the leaf block; 0 for a TBS level
     i64 k = 0, c = 0;
+    /// Rows of the triangle-block part (the first ones; c·k tiles over them); the rest, a strip
+    /// of n − core rows, meets them in rectangles (strip_groups × rest_groups blocks of two
+    /// ranges) and its own triangle recursively (Algorithm 4's OOC_SYRK part).
+    i64 core = 0, strip_groups = 0, rest_groups = 0;
     double rows = std::numeric_limits<double>::infinity();   ///< A rows read in all
   };
 
@@ -78,17 +82,22 @@ class Family {
     Choice best;
     if (const i64 q = leaf_tiles(n, words_); q > 0) {
       best.leaf = q, best.rows = static_cast<double>(n);
-    } else {
-      for (i64 k = 2; k <= kMaxZones && k * (k - 1) <= n; ++k) {
-        const i64 b = largest_tile(k, words_);
-        if (b < 1) break;
-        i64 c = std::max({i64{1}, k - 1, (n + k * b - 1) / (k * b)});
-        while (!valid_zone_count(c, k)) ++c;
-        if (c * k > n) continue;
-        double rows = static_cast<double>(c) * static_cast<double>(n);   // each tile in c blocks
-        for (i64 u = 0; u < k && rows < best.rows; ++u) rows += choose(zone_rows(n, c, k, u)).rows;
-        if (rows < best.rows) best = {0, k, c, rows};
-      }
+      return memo_[n] = best;
+    }
+    for (i64 k = 2; k <= kMaxZones && k * (k - 1) <= n; ++k) {
+      const i64 b = largest_tile(k, words_);
+      if (b < 1) break;
+      // All n rows in c·k uneven tiles: the least valid c whose tiles fit.
+      i64 c = std::max({i64{1}, k - 1, (n + k * b - 1) / (k * b)});
+      while (!valid_zone_count(c, k)) ++c;
+      if (c * k <= n) consider(best, level(n, k, c, 0, 0));
+      // The first c·k·b rows in full tiles and a strip, for the largest valid c below.
+      for (c = (n - 1) / (k * b); c >= std::max(i64{1}, k - 1) && !valid_zone_count(c, k);) --c;
+      if (c < std::max(i64{1}, k - 1)) continue;
+      const i64 core = c * k * b, strip = n - core;
+      i64 groups = 0, rest = 0;
+      const double cross = rectangles(core, strip, &groups, &rest);
+      consider(best, level(core, k, c, groups, rest) + Choice{0, 0, 0, 0, 0, 0, cross + choose(strip).rows});
     }
     return memo_[n] = best;
   }
@@ -104,19 +113,61 @@ class Family {
       out.push_back(std::move(b));
       return;
     }
-    const i64 k = ch.k, c = ch.c, T = k * c;
+    const i64 k = ch.k, c = ch.c, T = k * c, core = ch.core;
     for (i64 i = 0; i < c; ++i)
       for (i64 j = 0; j < c; ++j) {
         TbsBlock b;   // B_{i,j}: row u·c + f(u) of each zone row u (Definition 5.4)
         for (i64 u = 0; u < k; ++u) {
           const i64 f = u == 0 ? j : (i + j * (u - 1)) % c;
-          b.starts.push_back(first + tile_start(n, T, u * c + f));
-          b.lengths.push_back(tile_height(n, T, u * c + f));
+          b.starts.push_back(first + tile_start(core, T, u * c + f));
+          b.lengths.push_back(tile_height(core, T, u * c + f));
         }
         out.push_back(std::move(b));
       }
     for (i64 u = 0; u < k; ++u)   // the diagonal zones, recursively (Algorithm 4)
-      build(first + tile_start(n, T, u * c), zone_rows(n, c, k, u), out);
+      build(first + tile_start(core, T, u * c), zone_rows(core, c, k, u), out);
+    if (core == n) return;
+    const i64 strip = n - core;   // the strip against the core, in rectangles, then its own triangle
+    for (i64 r = 0; r < ch.rest_groups; ++r)
+      for (i64 g = 0; g < ch.strip_groups; ++g) {
+        TbsBlock b;
+        b.starts = {first + tile_start(core, ch.rest_groups, r), first + core + tile_start(strip, ch.strip_groups, g)};
+        b.lengths = {tile_height(core, ch.rest_groups, r), tile_height(strip, ch.strip_groups, g)};
+        out.push_back(std::move(b));
+      }
+    build(first + core, strip, out);
+  }
+
+ private:
+  static void consider(Choice& best, const Choice& c) {
+    if (c.rows < best.rows) best = c;
+  }
+
+  /// A TBS level with its triangle blocks over the first `core` rows (rows read: c·core, each
+  /// tile in c blocks, plus its zones recursively; the strip's are added by the caller).
+  Choice level(i64 core, i64 k, i64 c, i64 strip_groups, i64 rest_groups) {
+    Choice ch{0, k, c, core, strip_groups, rest_groups, static_cast<double>(c) * static_cast<double>(core)};
+    for (i64 u = 0; u < k; ++u) ch.rows += choose(zone_rows(core, c, k, u)).rows;
+    return ch;
+  }
+
+  /// Rows read by the rectangles of `strip` rows against `core` rows: g strip groups of at most
+  /// a = ⌈strip/g⌉ rows, the core in groups of at most ⌊W/a⌋, each block reading both; the best g.
+  double rectangles(i64 core, i64 strip, i64* groups, i64* rest) const {
+    double best = std::numeric_limits<double>::infinity();
+    for (i64 g = 1; g <= std::min<i64>(strip, 256); ++g) {
+      const i64 a = (strip + g - 1) / g, width = std::min(core, words_ / a);
+      if (width < 1) continue;
+      const i64 r = (core + width - 1) / width;
+      const double rows = static_cast<double>(g) * static_cast<double>(core) + static_cast<double>(r * strip);
+      if (rows < best) best = rows, *groups = g, *rest = r;
+    }
+    return best;
+  }
+
+  friend Choice operator+(Choice a, const Choice& b) {
+    a.rows += b.rows;
+    return a;
   }
 
  private:

@@ -42,9 +42,14 @@ struct TbsSchedule {
 ///    c >= k − 1 free of prime factors <= k − 2 (Lemma 5.5: the cyclic indexing family
 ///    f_c^{i,j}(0) = j, f_c^{i,j}(u) = i + j(u − 1) mod c is then valid) and k(k−1)/2·⌈n/T⌉²
 ///    <= block_words; the c² blocks B_{i,j} = TB({u·c + f_c^{i,j}(u)}) cover the square zones,
-///    each tile lying in c of them (so they read c·n rows), then each diagonal zone recursively.
-///    k and c are chosen for the fewest rows read over the whole recursion (k <= 64, c the
-///    least that fits).
+///    each tile lying in c of them (so they read c·n rows), then each diagonal zone recursively;
+///  * or, as Algorithm 4 does, such a level over the first c·k·b rows only (full tiles of the
+///    largest height b that fits, c the largest valid zone count below the one that covers all
+///    rows), then the remaining strip against them in rectangles (two ranges: g groups of the
+///    strip, each against the first rows in groups of at most ⌊block_words / group⌋, g chosen
+///    for the fewest rows read; OOC_SYRK's part in the paper), then the strip's own triangle
+///    recursively. The rounding of c to a valid zone count costs less this way for some n.
+///    k, c and the variant are chosen for the fewest rows read over the whole recursion (k <= 64).
 /// The blocks are dealt to the ranks by work (pairs() per K column), largest first, each to
 /// the least loaded rank (the lowest on ties); each rank keeps the family's order.
 /// Returns no blocks when no family fits block_words (only for block_words below about n).
