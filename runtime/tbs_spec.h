@@ -26,6 +26,17 @@
 //          transposed; when `diagonal`, every C[R_u,R_u] as a full square (upper from lower);
 //          8 bytes of disk write per element, and each of those passes (one tile, one mirror,
 //          one diagonal square) counts its runs with its own RunCounter.
+//   A `stream` block (for a short K, where holding rows of A whole beats triangles: a resident
+//   panel against the rows below it, streamed) instead:
+//     1. reads the panel A[R_0, all K columns] into the A panel buffer (one pass, one RunCounter,
+//        as above with kc = |K|);
+//     2. for u = 1 .. k-1 in order: reads A[R_u, all K columns] after it in the buffer (one pass,
+//        its own RunCounter); C tile := alpha · A_u · A_0ᵀ (lengths[u] x lengths[0], row-major,
+//        at the start of the C block; cblas_dgemm); writes the tile C[R_u, R_0], then its mirror
+//        C[R_0, R_u], as in 3. above.
+//     It computes only C[R_u, R_0], u >= 1 (never `diagonal`); ranges ascend, so R_u lies below
+//     R_0. Buffers: (lengths[0] + max_u lengths[u]) · |K| <= panel_rows · chunk and
+//     lengths[0] · max_u lengths[u] <= block_elements.
 //   No network. The blocks of all ranks cover each (i, j) with i >= j exactly once.
 #pragma once
 
@@ -43,20 +54,23 @@ struct TbsBlock {
   std::int64_t rank = 0;                       ///< the rank that computes it
   bool diagonal = false;                       ///< also the lower triangles of C[R_u, R_u]
   std::vector<std::int64_t> starts, lengths;   ///< R_u = [starts[u], starts[u] + lengths[u]), flat rows of C
+  /// R_0 resident, R_1 … streamed past it: only C[R_u, R_0] (see THE SCHEDULE).
+  bool stream = false;
 };
 
 /// A tbs plan's part of the spec (GemmSpec::method), run by TbsGemm (tbs.h).
 struct TbsSpec {
   std::vector<TbsBlock> blocks;   ///< every rank's, in the order each rank runs its own
   std::int64_t chunk = 1;         ///< K columns per A panel
-  /// The largest Σ lengths over blocks (A panel rows) and the largest C block (elements): the
-  /// buffers every rank allocates.
+  /// The A panel buffer holds panel_rows × chunk elements: at least the largest Σ lengths over
+  /// the triangle blocks times chunk, and (lengths[0] + max lengths[u]) · |K| of a stream block;
+  /// the C block buffer block_elements: the largest C block (a stream block: its largest tile).
   std::int64_t panel_rows = 0, block_elements = 0;
 };
 
 /// Throws Error when a block's rank is outside [0, ranks), its ranges leave [0, |I|) or overlap
-/// each other, or the blocks' pairs (i >= j) do not add up to |I|(|I|+1)/2, the lower
-/// triangle's ("invalid tbs blocks: …"), when panel_rows, block_elements
+/// each other, a stream block is diagonal or its ranges do not ascend, or the blocks' pairs
+/// (i >= j) do not cover the lower triangle exactly once ("invalid tbs blocks: …"), when panel_rows, block_elements
 /// or chunk do not hold the largest block, when A and B are not the same tensor at the same
 /// positions or |I| != |J| ("tbs needs a symmetric contraction: …"), or when the spec adds to
 /// C, takes or keeps a tensor ("tbs reads A from its tensor and writes C into its file; …").
