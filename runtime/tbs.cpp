@@ -1,5 +1,6 @@
 // runtime/tbs.cpp — TbsGemm: opening C's new version, the per-block steps of THE SCHEDULE
-// (tbs_spec.h: panel reads, dgemm/dsyrk updates, tile and mirror writes), commit and --verify.
+// (tbs_spec.h: panel reads, dgemm/dsyrk updates, tile and mirror writes; stream blocks: a
+// resident panel, the rows below it read and multiplied one range at a time), commit and --verify.
 #include "runtime/tbs.h"
 
 #include <cblas.h>
@@ -102,23 +103,27 @@ void TbsGemm::run_block(std::int64_t b) {
   if (b < 0 || b >= blocks()) throw Error(fmt::format("tbs block {} of a rank with {} blocks", b, blocks()));
   const TbsBlock& block = part().blocks[mine_[static_cast<std::size_t>(b)]];
   std::memset(C_.data(), 0, C_.bytes());
-  const i64 k = product(extents_of(spec_.K)), chunk = part().chunk;
-  for (i64 k0 = 0; k0 < k; k0 += chunk) {
-    const i64 kc = std::min(chunk, k - k0);
-    read_panel(block, k0, kc);
-    multiply(block, kc);
+  if (block.stream) {
+    run_stream(block);
+  } else {
+    const i64 k = product(extents_of(spec_.K)), chunk = part().chunk;
+    for (i64 k0 = 0; k0 < k; k0 += chunk) {
+      const i64 kc = std::min(chunk, k - k0);
+      read_panel(block, 0, block.starts.size(), k0, kc, panel_.data());
+      multiply(block, kc);
+    }
+    write_block(block);
   }
-  write_block(block);
   if (progress_) progress_->update(static_cast<double>(b + 1) / static_cast<double>(blocks()));
 }
 
-void TbsGemm::read_panel(const TbsBlock& block, i64 k0, i64 kc) {
+i64 TbsGemm::read_panel(const TbsBlock& block, std::size_t first, std::size_t last, i64 k0, i64 kc, double* out) {
   SplitMap map(spec_.A, extents_of(spec_.I), extents_of(spec_.K));
   std::vector<std::uint64_t> cols(static_cast<std::size_t>(kc));
   for (i64 c = 0; c < kc; ++c) cols[static_cast<std::size_t>(c)] = map.col(k0 + c);
   RunCounter requests;   // the panel, read in one pass
-  double* out = panel_.data();
-  for (std::size_t u = 0; u < block.starts.size(); ++u)
+  double* const begin = out;
+  for (std::size_t u = first; u < last; ++u)
     for (i64 r = block.starts[u]; r < block.starts[u] + block.lengths[u]; ++r) {
       const std::uint64_t row = map.row(r);
       for (const std::uint64_t col : cols) {
@@ -126,10 +131,11 @@ void TbsGemm::read_panel(const TbsBlock& block, i64 k0, i64 kc) {
         *out++ = (*A_)(row + col);
       }
     }
-  const auto bytes = static_cast<std::uint64_t>(8 * (out - panel_.data()));
+  const auto bytes = static_cast<std::uint64_t>(8 * (out - begin));
   counters().add_disk_read(bytes);
   requests.add();
   run_.touched_mapped(bytes);
+  return out - begin;
 }
 
 void TbsGemm::multiply(const TbsBlock& block, i64 kc) {
@@ -151,43 +157,66 @@ void TbsGemm::multiply(const TbsBlock& block, i64 kc) {
       });
 }
 
-void TbsGemm::write_block(const TbsBlock& block) {
-  SplitMap map(spec_.C, extents_of(spec_.I), extents_of(spec_.J));
-  // Row and column parts of every row of the block's ranges (I and J have the same extents).
-  std::vector<std::vector<std::uint64_t>> rows, cols;
-  for (std::size_t u = 0; u < block.starts.size(); ++u) {
-    rows.emplace_back(), cols.emplace_back();
+void TbsGemm::C_parts(const TbsBlock& block, std::vector<std::vector<std::uint64_t>>& rows,
+                      std::vector<std::vector<std::uint64_t>>& cols) const {
+  SplitMap map(spec_.C, extents_of(spec_.I), extents_of(spec_.J));   // I and J have the same extents
+  rows.assign(block.starts.size(), {}), cols.assign(block.starts.size(), {});
+  for (std::size_t u = 0; u < block.starts.size(); ++u)
     for (i64 r = block.starts[u]; r < block.starts[u] + block.lengths[u]; ++r)
-      rows.back().push_back(map.row(r)), cols.back().push_back(map.col(r));
-  }
+      rows[u].push_back(map.row(r)), cols[u].push_back(map.col(r));
+}
+
+template <class Value>
+void TbsGemm::write_pass(const std::vector<std::uint64_t>& row_part, const std::vector<std::uint64_t>& col_part,
+                         const Value& value) {
+  RunCounter requests;
+  for (std::size_t r = 0; r < row_part.size(); ++r)
+    for (std::size_t c = 0; c < col_part.size(); ++c) {
+      const std::uint64_t at = row_part[r] + col_part[c];
+      requests.at(at);
+      out_[at] = value(r, c);
+    }
+  counters().add_disk_write(8 * row_part.size() * col_part.size());
+  requests.add();
+  wrote(8 * row_part.size() * col_part.size());
+}
+
+void TbsGemm::write_block(const TbsBlock& block) {
+  std::vector<std::vector<std::uint64_t>> rows, cols;
+  C_parts(block, rows, cols);
   const double* C = C_.data();
-  // One pass: out[row_part[r] + col_part[c]] = value(r, c) over r, c in order.
-  auto pass = [&](const std::vector<std::uint64_t>& row_part, const std::vector<std::uint64_t>& col_part,
-                  const auto& value) {
-    RunCounter requests;
-    for (std::size_t r = 0; r < row_part.size(); ++r)
-      for (std::size_t c = 0; c < col_part.size(); ++c) {
-        const std::uint64_t at = row_part[r] + col_part[c];
-        requests.at(at);
-        out_[at] = value(r, c);
-      }
-    counters().add_disk_write(8 * row_part.size() * col_part.size());
-    requests.add();
-    wrote(8 * row_part.size() * col_part.size());
-  };
   for_each_tile(
       block,
       [&](std::size_t u, std::size_t v, i64 offset) {
         const double* tile = C + offset;
         const std::size_t width = cols[v].size();
-        pass(rows[u], cols[v], [&](std::size_t r, std::size_t c) { return tile[r * width + c]; });   // C[R_u, R_v]
-        pass(rows[v], cols[u], [&](std::size_t c, std::size_t r) { return tile[r * width + c]; });   // its mirror
+        write_pass(rows[u], cols[v], [&](std::size_t r, std::size_t c) { return tile[r * width + c]; });   // C[R_u, R_v]
+        write_pass(rows[v], cols[u], [&](std::size_t c, std::size_t r) { return tile[r * width + c]; });   // its mirror
       },
       [&](std::size_t u, i64 offset) {   // C[R_u, R_u], the upper triangle from the lower
         const double* square = C + offset;
         const std::size_t len = rows[u].size();
-        pass(rows[u], cols[u], [&](std::size_t r, std::size_t c) { return r >= c ? square[r * len + c] : square[c * len + r]; });
+        write_pass(rows[u], cols[u],
+                   [&](std::size_t r, std::size_t c) { return r >= c ? square[r * len + c] : square[c * len + r]; });
       });
+}
+
+void TbsGemm::run_stream(const TbsBlock& block) {
+  const i64 k = product(extents_of(spec_.K));
+  std::vector<std::vector<std::uint64_t>> rows, cols;
+  C_parts(block, rows, cols);
+  const double* A0 = panel_.data();
+  double* Au = panel_.data() + read_panel(block, 0, 1, 0, k, panel_.data());   // R_0, resident
+  const double* tile = C_.data();
+  const std::size_t width = static_cast<std::size_t>(block.lengths[0]);
+  const auto n = [](i64 x) { return static_cast<std::size_t>(x); };
+  for (std::size_t u = 1; u < block.starts.size(); ++u) {
+    read_panel(block, u, u + 1, 0, k, Au);
+    // C[R_u, R_0] = alpha · A_u · A_0ᵀ (lengths[u] x lengths[0], row-major)
+    gemm_tile(n(block.lengths[u]), width, n(k), spec_.alpha, Au, n(k), A0, n(k), 0.0, C_.data(), width);
+    write_pass(rows[u], cols[0], [&](std::size_t r, std::size_t c) { return tile[r * width + c]; });   // C[R_u, R_0]
+    write_pass(rows[0], cols[u], [&](std::size_t c, std::size_t r) { return tile[r * width + c]; });   // its mirror
+  }
 }
 
 void TbsGemm::wrote(std::uint64_t bytes) {
@@ -209,7 +238,8 @@ bool TbsGemm::holds(const i64* row_values, const i64* col_values) const {
       if (hi >= block.starts[w] && hi < block.starts[w] + block.lengths[w]) u = w;
       if (lo >= block.starts[w] && lo < block.starts[w] + block.lengths[w]) v = w;
     }
-    if (u != none && v != none && (u != v || block.diagonal)) return true;
+    if (u == none || v == none) continue;
+    if (block.stream ? u >= 1 && v == 0 : u != v || block.diagonal) return true;
   }
   return false;
 }

@@ -52,7 +52,10 @@ class TbsGemm {
   /// one RunCounter counted as disk reads and requests) and update the tiles (cblas_dgemm for
   /// u > v, cblas_dsyrk for the diagonal squares); write every tile, its mirror and the full
   /// diagonal squares into C's new version (8 bytes per element and one RunCounter per pass
-  /// counted as disk writes and requests). Not collective.
+  /// counted as disk writes and requests). A stream block instead reads A[R_0, all K] once, then
+  /// for u = 1 .. k-1 reads A[R_u, all K] after it (each read one pass, counted as above),
+  /// computes C[R_u, R_0] = alpha · A_u · A_0ᵀ (cblas_dgemm) and writes it and its mirror
+  /// C[R_0, R_u] (one pass each, counted as above). Not collective.
   void run_block(std::int64_t b);
   /// Commits C's new version (every rank's writes synced, then rank 0 renames it), records zero
   /// redistribution bytes beyond the flush of a kept A, runs --verify on the committed file and
@@ -62,16 +65,30 @@ class TbsGemm {
  private:
   using i64 = std::int64_t;
   const TbsSpec& part() const { return std::get<TbsSpec>(spec_.method); }
-  /// Reads A[block rows, k0 .. k0+kc) into the panel (row stride kc).
-  void read_panel(const TbsBlock& block, i64 k0, i64 kc);
+  /// Reads A[R_first ∪ … ∪ R_{last-1}, k0 .. k0+kc) of `block` into `out` (row stride kc), in one
+  /// pass with one RunCounter; returns the elements read.
+  i64 read_panel(const TbsBlock& block, std::size_t first, std::size_t last, i64 k0, i64 kc, double* out);
   /// Adds alpha · panel · panelᵀ into the C block's tiles.
   void multiply(const TbsBlock& block, i64 kc);
   /// Writes the C block's tiles, mirrors and diagonal squares into C's new version.
   void write_block(const TbsBlock& block);
+  /// THE SCHEDULE's stream block: R_0 resident in the panel, each R_u (u >= 1) read after it,
+  /// its tile C[R_u, R_0] computed and written with its mirror.
+  void run_stream(const TbsBlock& block);
+  /// The parts (linear index in C's file) of every row of the block's ranges as a row of C and
+  /// as a column of C: rows[u][r], cols[u][r] for the r-th row of R_u.
+  void C_parts(const TbsBlock& block, std::vector<std::vector<std::uint64_t>>& rows,
+               std::vector<std::vector<std::uint64_t>>& cols) const;
+  /// One write pass: C[row_part[r] + col_part[c]] = value(r, c) over r, then c, in order; 8 bytes
+  /// per element as disk writes, the runs of one RunCounter as disk requests.
+  template <class Value>
+  void write_pass(const std::vector<std::uint64_t>& row_part, const std::vector<std::uint64_t>& col_part,
+                  const Value& value);
   /// Counts `bytes` written through the mapping and drops its pages every Run::kMappedDropBytes.
   void wrote(std::uint64_t bytes);
   /// Whether C(row_values, col_values) lies in one of this rank's blocks (as a pair or its
-  /// mirror): the elements this rank checks under --verify.
+  /// mirror; a stream block holds (i in R_u, j in R_0), u >= 1): the elements this rank checks
+  /// under --verify.
   bool holds(const i64* row_values, const i64* col_values) const;
 
   Run& run_;

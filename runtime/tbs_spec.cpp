@@ -3,12 +3,11 @@
 // The cover check sweeps the rows of C: between two consecutive range boundaries every row i
 // lies in the same ranges of the same blocks, and a block whose range R_u holds i covers the
 // pairs (i, j) with j in its ranges lying before R_u, and (i, j) for j in [start of R_u, i]
-// when it is diagonal. Row i is covered exactly once iff one diagonal block holds it, the
+// when it is diagonal; a stream block's R_u, u >= 1, covers only (i, j) for j in R_0. Row i is covered exactly once iff one diagonal block holds it, the
 // off-diagonal columns add up to that block's range start and no two intervals meet.
 #include "runtime/tbs_spec.h"
 
 #include <algorithm>
-#include <numeric>
 
 #include <fmt/format.h>
 
@@ -33,7 +32,7 @@ Ranges sorted_ranges(const TbsBlock& block) {
   return out;
 }
 
-/// Rows and C elements of one block: Σ lengths, and the tiles of THE SCHEDULE step 1.
+/// Rows and C elements of one triangle block: Σ lengths, and the tiles of THE SCHEDULE step 1.
 std::pair<i64, i64> block_size(const TbsBlock& block) {
   i64 rows = 0, elements = 0, squares = 0;
   for (const i64 len : block.lengths) {
@@ -41,6 +40,35 @@ std::pair<i64, i64> block_size(const TbsBlock& block) {
     rows += len, squares += len * len;
   }
   return {rows, elements + (block.diagonal ? squares : 0)};
+}
+
+/// The pairs (i >= j) a block covers: a stream block's C[R_u, R_0], u >= 1; a triangle block's
+/// tiles u > v and, when diagonal, the lower triangles of its squares.
+i64 block_pairs(const TbsBlock& block) {
+  if (block.stream) {
+    i64 below = 0;
+    for (std::size_t u = 1; u < block.lengths.size(); ++u) below += block.lengths[u];
+    return block.lengths[0] * below;
+  }
+  i64 pairs = 0, rows = 0;
+  for (const i64 len : block.lengths) {
+    pairs += rows * len + (block.diagonal ? len * (len + 1) / 2 : 0);
+    rows += len;
+  }
+  return pairs;
+}
+
+/// Throws unless a stream block is not diagonal, has k >= 2 ranges and lists them ascending.
+void check_stream(const TbsBlock& block, std::size_t b) {
+  if (block.diagonal) throw Error(fmt::format("invalid tbs blocks: stream block {} is diagonal", b));
+  if (block.starts.size() < 2)
+    throw Error(fmt::format("invalid tbs blocks: stream block {} has {} range, it needs at least 2", b,
+                            block.starts.size()));
+  for (std::size_t u = 1; u < block.starts.size(); ++u)
+    if (block.starts[u] <= block.starts[u - 1])
+      throw Error(fmt::format("invalid tbs blocks: stream block {} has range {} starting at {} after range {} at {}; "
+                              "its ranges must ascend",
+                              b, u, block.starts[u], u - 1, block.starts[u - 1]));
 }
 
 /// Throws unless every block's ranges are well formed and within [0, n).
@@ -52,6 +80,7 @@ void check_ranges(const TbsSpec& part, i64 n, i64 ranks) {
     if (block.starts.empty() || block.starts.size() != block.lengths.size())
       throw Error(fmt::format("invalid tbs blocks: block {} has {} starts and {} lengths", b, block.starts.size(),
                               block.lengths.size()));
+    if (block.stream) check_stream(block, b);
     const Ranges r = sorted_ranges(block);
     for (std::size_t u = 0; u < r.size(); ++u) {
       if (r[u].first < 0 || r[u].second < 1 || r[u].first + r[u].second > n)
@@ -73,10 +102,7 @@ void check_cover(const TbsSpec& part, i64 n) {
   for (const TbsBlock& block : part.blocks) {
     ranges.push_back(sorted_ranges(block));
     for (const auto& [start, len] : ranges.back()) cuts.push_back(start), cuts.push_back(start + len);
-    const std::pair<i64, i64> size = block_size(block);
-    pairs += size.second - (block.diagonal ? std::transform_reduce(block.lengths.begin(), block.lengths.end(), i64{0},
-                                                                   std::plus<>(), [](i64 l) { return l * (l - 1) / 2; })
-                                           : 0);
+    pairs += block_pairs(block);
   }
   if (pairs != n * (n + 1) / 2)
     throw Error(fmt::format("invalid tbs blocks: they cover {} pairs (i >= j) but the lower triangle has {}", pairs,
@@ -99,6 +125,10 @@ void check_cover(const TbsSpec& part, i64 n) {
     i64 diagonal = 0, off = 0, diagonal_start = 0;
     for (const auto& [b, u] : active) {
       const Ranges& r = ranges[b];
+      if (part.blocks[b].stream) {   // its ranges ascend: r[0] is R_0
+        if (u > 0) cover.emplace_back(r[0].first, r[0].first + r[0].second), off += r[0].second;
+        continue;
+      }
       for (std::size_t v = 0; v < u; ++v) cover.emplace_back(r[v].first, r[v].first + r[v].second), off += r[v].second;
       if (!part.blocks[b].diagonal) continue;
       ++diagonal, diagonal_start = r[u].first;
@@ -111,6 +141,22 @@ void check_cover(const TbsSpec& part, i64 n) {
     for (std::size_t c = 1; c < cover.size(); ++c)
       if (cover[c - 1].second > cover[c].first)
         throw Error(fmt::format("invalid tbs blocks: pair ({}, {}) is covered twice", last, cover[c].first));
+  }
+}
+
+/// Throws unless the A panel holds every stream block's R_0 and its largest R_u over all |K|
+/// columns, and the C block its largest tile: (lengths[0] + max_{u>=1} lengths[u]) · |K| <=
+/// panel_rows · chunk and lengths[0] · max_{u>=1} lengths[u] <= block_elements.
+void check_stream_buffers(const TbsSpec& part, i64 k) {
+  for (std::size_t b = 0; b < part.blocks.size(); ++b) {
+    const TbsBlock& block = part.blocks[b];
+    if (!block.stream) continue;
+    const i64 widest = *std::max_element(block.lengths.begin() + 1, block.lengths.end());
+    const i64 panel = (block.lengths[0] + widest) * k, tile = block.lengths[0] * widest;
+    if (panel > part.panel_rows * part.chunk || tile > part.block_elements)
+      throw Error(fmt::format("invalid tbs blocks: panel_rows {} x chunk {} and block_elements {} do not hold stream "
+                              "block {} ({} elements of A, a tile of {} elements of C)",
+                              part.panel_rows, part.chunk, part.block_elements, b, panel, tile));
   }
 }
 
@@ -129,6 +175,7 @@ void check_method(const TbsSpec& part, const GemmSpec& spec, std::int64_t ranks)
   check_ranges(part, n, ranks);
   i64 rows = 0, elements = 0;
   for (const TbsBlock& block : part.blocks) {
+    if (block.stream) continue;
     const std::pair<i64, i64> size = block_size(block);
     rows = std::max(rows, size.first), elements = std::max(elements, size.second);
   }
@@ -136,6 +183,7 @@ void check_method(const TbsSpec& part, const GemmSpec& spec, std::int64_t ranks)
     throw Error(fmt::format("invalid tbs blocks: chunk {}, panel_rows {} and block_elements {} do not hold the "
                             "largest block ({} rows, {} elements of C)",
                             part.chunk, part.panel_rows, part.block_elements, rows, elements));
+  check_stream_buffers(part, product(extents_of(spec.K)));
   check_cover(part, n);
 }
 

@@ -69,9 +69,10 @@ struct TbsSpec {
 };
 
 /// Throws Error when a block's rank is outside [0, ranks), its ranges leave [0, |I|) or overlap
-/// each other, a stream block is diagonal or its ranges do not ascend, or the blocks' pairs
-/// (i >= j) do not cover the lower triangle exactly once ("invalid tbs blocks: …"), when panel_rows, block_elements
-/// or chunk do not hold the largest block, when A and B are not the same tensor at the same
+/// each other, a stream block is diagonal, has fewer than 2 ranges or its ranges do not ascend,
+/// or the blocks' pairs (i >= j) do not cover the lower triangle exactly once ("invalid tbs
+/// blocks: …"), when panel_rows, block_elements or chunk do not hold the largest block (a stream
+/// block: see THE SCHEDULE's buffers), when A and B are not the same tensor at the same
 /// positions or |I| != |J| ("tbs needs a symmetric contraction: …"), or when the spec adds to
 /// C, takes or keeps a tensor ("tbs reads A from its tensor and writes C into its file; …").
 void check_method(const TbsSpec& part, const GemmSpec& spec, std::int64_t ranks);
