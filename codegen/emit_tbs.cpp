@@ -16,9 +16,10 @@ class TbsEmitter final : public MethodEmitter {
     spec.order = std::string(1, '-');   // no disk placement order
     tcert::TbsSpec& part = spec.method.emplace<tcert::TbsSpec>();
     part.chunk = costmodel::tbs_plan(plan).chunk;
-    part.panel_rows = s.panel_rows;
+    part.panel_rows = s.buffer_rows(part.chunk);
     part.block_elements = s.block_elements;
-    for (const costmodel::TbsBlock& b : s.blocks) part.blocks.push_back({b.rank, b.diagonal, b.starts, b.lengths});
+    for (const costmodel::TbsBlock& b : s.blocks)
+      part.blocks.push_back({b.rank, b.diagonal, b.starts, b.lengths, b.stream});
   }
 
   void emit_spec_schedule(CodeWriter& w, const tcert::GemmSpec& spec) const override {
@@ -27,11 +28,12 @@ class TbsEmitter final : public MethodEmitter {
     w.line("tbs.chunk = {};  // K columns per A panel", part.chunk);
     w.line("tbs.panel_rows = {};  // rows of the largest block's A panel", part.panel_rows);
     w.line("tbs.block_elements = {};  // elements of the largest C block", part.block_elements);
-    w.line("// Triangle blocks: {{rank, diagonal, first rows of R_0 .. R_k-1, their lengths}}; C[R_u,R_v] for u > v");
-    w.line("// (and the lower triangles of C[R_u,R_u] when diagonal).");
+    w.line("// Triangle blocks: {{rank, diagonal, first rows of R_0 .. R_k-1, their lengths[, stream]}}; C[R_u,R_v]");
+    w.line("// for u > v (and the lower triangles of C[R_u,R_u] when diagonal); a stream block: C[R_u,R_0] only.");
     w.open("tbs.blocks =");
     for (const tcert::TbsBlock& b : part.blocks)
-      w.line("{{{}, {}, {}, {}}},", b.rank, b.diagonal ? "true" : "false", braced_list(b.starts), braced_list(b.lengths));
+      w.line("{{{}, {}, {}, {}{}}},", b.rank, b.diagonal ? "true" : "false", braced_list(b.starts), braced_list(b.lengths),
+             b.stream ? ", true" : "");
     w.close(";");
   }
 

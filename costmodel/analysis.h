@@ -78,9 +78,10 @@ struct IoBound {
   double compulsory_read_bytes = 0, compulsory_write_bytes = 0, theorem1_bytes = 0, aggregate_bytes = 0;
   Binds binds = Binds::compulsory;
   /// A symmetric result (C = A·Aᵀ, not added to C's current value): A is read once for both
-  /// operands, and (b) and (c) are Beaumont et al.'s SYRK bound (syrk_lower_bound_words() plus
-  /// the result's mn/P stores; over the disks of all memories mnk/√(2PS) + mn) instead of
-  /// Theorem 1; the text names it "SYRK bound" (JSON "binds": "theorem1" all the same).
+  /// operands, and (b) and (c) are Beaumont et al.'s SYRK bound, which counts A's loads and C's
+  /// traffic together (syrk_lower_bound_words(); over the disks of all memories
+  /// max(mnk/√(2PS), mn)/P) instead of Theorem 1; the text names it "SYRK bound" (JSON "binds":
+  /// "theorem1" all the same).
   bool symmetric = false;
   Binds time_binds = Binds::compulsory;   ///< which term's time is longest (ties: the earlier)
   double bytes = 0, time_s = 0;
@@ -145,8 +146,9 @@ Problem problem_from(const ir::MacroIndexGemm& g, double element_size_bytes);
 /// Theorem 1), returned in bytes (words × element size).
 double lower_bound_bytes_per_rank(const ir::MacroIndexGemm& g, const Machine& machine);
 
-/// The SYRK bounds of a symmetric contraction per rank (elements of A read or received):
-/// Beaumont et al. Corollary 4.7, (1/√2)·N²M/√S for one processor with S words; on P ranks the
+/// The SYRK bounds of a symmetric contraction per rank (elements a rank loads or stores, A's
+/// and C's together, as the bound counts them): Beaumont et al. Corollary 4.7, (1/√2)·N²M/√S
+/// for one processor with S words; on P ranks the
 /// busiest does at least N²M/(2P) of the N²M/2 multiply-adds, and Theorem 4.1's bound on what X
 /// loads can compute holds on every rank alone, so it loads at least (1/√2)·N²M/(P√S). Also at
 /// least its share of A once, N·M/P. Returns the larger.

@@ -22,18 +22,19 @@ IoBound io_bound(const ContractionAnalysis& a, const Machine& machine) {
   b.compulsory_read_bytes = (a.problem.A + (b.symmetric ? 0 : a.problem.B) + (a.accumulate ? a.problem.C : 0)) / P;
   b.compulsory_write_bytes = a.problem.C / P;
   // (b) Kwasniewski et al. Theorem 1: words a rank must load or store (its I/O with the rest
-  // of the machine: disks and other ranks); symmetric: the SYRK loads and the result's stores.
-  b.theorem1_bytes = b.symmetric ? (syrk_lower_bound_words(m, k, P, words) + m * n / P) * e
-                                 : a.lower_bound_bytes_per_rank;
+  // of the machine: disks and other ranks); symmetric: Beaumont et al.'s SYRK bound, which
+  // counts the loads of A and the traffic of C together (a plan holding whole rows of A for a
+  // short K reads less A than N²M/(√2·P·√S) and writes C).
+  b.theorem1_bytes = b.symmetric ? syrk_lower_bound_words(m, k, P, words) * e : a.lower_bound_bytes_per_rank;
   // (c) The machine's memories as one: the ranks' P·S words together are a fast memory of a
   // sequential machine whose slow memory is the P disks, and moving data between ranks costs
   // nothing in that relaxation. Kwasniewski et al. Theorem 1 (sequential: 2mnk/√S + mn loads
-  // and stores, S := P·S; symmetric: Beaumont et al. Corollary 4.7, mnk/√(2S) loads, plus the
-  // mn stores) then bounds the disk traffic of all ranks together; the fullest rank carries at
+  // and stores, S := P·S; symmetric: Beaumont et al. Corollary 4.7, mnk/√(2S), at least the
+  // result's mn stores) then bounds the disk traffic of all ranks together; the fullest rank carries at
   // least 1/P of it. Of that traffic mn words are the result's writes (at B_dw), the rest costs
   // at least its bytes at the faster disk direction.
-  const double loads = b.symmetric ? m * n * k / std::sqrt(2.0 * P * words) : 2.0 * m * n * k / std::sqrt(P * words);
-  b.aggregate_bytes = (loads + m * n) * e / P;
+  b.aggregate_bytes = b.symmetric ? std::max(m * n * k / std::sqrt(2.0 * P * words), m * n) * e / P
+                                  : (2.0 * m * n * k / std::sqrt(P * words) + m * n) * e / P;
   const double compulsory = b.compulsory_read_bytes + b.compulsory_write_bytes;
   b.binds = compulsory >= std::max(b.theorem1_bytes, b.aggregate_bytes) ? IoBound::Binds::compulsory
             : b.theorem1_bytes >= b.aggregate_bytes                      ? IoBound::Binds::theorem1

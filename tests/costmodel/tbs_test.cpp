@@ -30,30 +30,42 @@ std::string syrk_source(i64 n, i64 m, const std::string& machine, const std::str
                      n, m, op, machine);
 }
 
+/// Asserts that the blocks of `s` cover each pair (i, j), i >= j, of n rows exactly once.
+void expect_exact_cover(const TbsSchedule& s, i64 n) {
+  std::vector<char> seen(static_cast<std::size_t>(n * n), 0);
+  for (const TbsBlock& b : s.blocks)
+    for (std::size_t u = 0; u < b.starts.size(); ++u)
+      for (std::size_t v = 0; v <= u; ++v) {
+        if ((u == v && !b.diagonal) || (b.stream && v != 0)) continue;
+        for (i64 i = b.starts[u]; i < b.starts[u] + b.lengths[u]; ++i)
+          for (i64 j = b.starts[v]; j < b.starts[v] + b.lengths[v] && (u != v || j <= i); ++j)
+            ++seen[static_cast<std::size_t>(i * n + j)];
+      }
+  for (i64 i = 0; i < n; ++i)
+    for (i64 j = 0; j <= i; ++j) ASSERT_EQ(seen[static_cast<std::size_t>(i * n + j)], 1) << n << " " << i << " " << j;
+}
+
 TEST(TbsFamily, CoversTheLowerTriangleOnceWithinItsMemory) {
   for (auto [n, words] : {std::pair<i64, i64>{3, 1}, {37, 100}, {100, 50}, {150, 1000}, {333, 777}, {500, 3000},
                           {1000, 20000}, {7000, 120000}}) {
     const TbsSchedule s = tbs_schedule(n, words, 3);
     ASSERT_FALSE(s.blocks.empty()) << n << " " << words;
-    std::vector<char> seen(static_cast<std::size_t>(n * n), 0);
     i64 rows = 0;
     for (const TbsBlock& b : s.blocks) {
       EXPECT_LE(b.block_elements(), words);
       EXPECT_GE(b.rank, 0);
       EXPECT_LT(b.rank, 3);
       rows += b.rows();
-      for (std::size_t u = 0; u < b.starts.size(); ++u)
-        for (std::size_t v = 0; v <= u; ++v) {
-          if (u == v && !b.diagonal) continue;
-          for (i64 i = b.starts[u]; i < b.starts[u] + b.lengths[u]; ++i)
-            for (i64 j = b.starts[v]; j < b.starts[v] + b.lengths[v] && (u != v || j <= i); ++j)
-              ++seen[static_cast<std::size_t>(i * n + j)];
-        }
     }
-    for (i64 i = 0; i < n; ++i)
-      for (i64 j = 0; j <= i; ++j) ASSERT_EQ(seen[static_cast<std::size_t>(i * n + j)], 1) << n << " " << i << " " << j;
+    expect_exact_cover(s, n);
     EXPECT_EQ(rows, tbs_rows_read(n, words));
   }
+  // Streamed panels of 45 rows against the rows below in groups of 7, the panels' triangles in
+  // blocks of 300 elements.
+  const TbsSchedule streamed = tbs_schedule(200, 300, 4, TbsStream{45, 7, 3});
+  expect_exact_cover(streamed, 200);
+  EXPECT_EQ(streamed.stream_elements, (45 + 7) * 3);
+  EXPECT_EQ(streamed.buffer_rows(2), std::max<i64>(streamed.panel_rows, (52 * 3 + 1) / 2));
 }
 
 TEST(TbsFamily, OneLeafWhenTheTriangleFitsAndStripsForOddRows) {
@@ -147,6 +159,46 @@ TEST(Tbs, VolumesEqualTheWalkOnEveryRank) {
   }
 }
 
+/// Disk requests per rank of schedule `s` replayed element by element as runtime/tbs_spec.h's
+/// THE SCHEDULE reads and writes them: a_at(r, k) and c_at(r, c) are the file offsets.
+template <class AAt, class CAt>
+std::vector<std::uint64_t> replay_requests(const TbsSchedule& s, i64 P, i64 K, i64 chunk, AAt a_at, CAt c_at) {
+  std::vector<std::uint64_t> want(static_cast<std::size_t>(P), 0);
+  for (const TbsBlock& b : s.blocks) {
+    auto count = [&](const std::vector<i64>& offsets) {
+      std::uint64_t runs = 0;
+      for (std::size_t i = 0; i < offsets.size(); ++i) runs += i == 0 || offsets[i] != offsets[i - 1] + 1;
+      want[static_cast<std::size_t>(b.rank)] += runs;
+    };
+    auto panel = [&](std::size_t first, std::size_t end, i64 k0, i64 kc) {
+      std::vector<i64> offsets;
+      for (std::size_t u = first; u < end; ++u)
+        for (i64 r = b.starts[u]; r < b.starts[u] + b.lengths[u]; ++r)
+          for (i64 k = k0; k < k0 + kc; ++k) offsets.push_back(a_at(r, k));
+      count(offsets);
+    };
+    auto tile = [&](std::size_t u, std::size_t v) {
+      std::vector<i64> offsets;
+      for (i64 r = b.starts[u]; r < b.starts[u] + b.lengths[u]; ++r)
+        for (i64 c = b.starts[v]; c < b.starts[v] + b.lengths[v]; ++c) offsets.push_back(c_at(r, c));
+      count(offsets);
+    };
+    if (b.stream) {
+      for (std::size_t u = 0; u < b.starts.size(); ++u) {
+        panel(u, u + 1, 0, K);
+        if (u > 0) tile(u, 0), tile(0, u);
+      }
+      continue;
+    }
+    for (i64 k0 = 0; k0 < K; k0 += chunk) panel(0, b.starts.size(), k0, std::min(chunk, K - k0));
+    for (std::size_t u = 0; u < b.starts.size(); ++u)
+      for (std::size_t v = 0; v < u; ++v) tile(u, v), tile(v, u);
+    if (b.diagonal)
+      for (std::size_t u = 0; u < b.starts.size(); ++u) tile(u, u);
+  }
+  return want;
+}
+
 TEST(Tbs, RequestsEqualAReplayOfEveryElement) {
   // G[a,b,c,d] = X[p,b,a,q] * X[p,d,c,q]: permuted A, C in its own order; A panels of a few
   // K columns, so runs break inside and between rows.
@@ -159,39 +211,46 @@ TEST(Tbs, RequestsEqualAReplayOfEveryElement) {
   ASSERT_TRUE(parse_method("tbs", &forced));
   const ContractionAnalysis a = analyze(p, p.statements[0], m, forced);
   ASSERT_TRUE(a.plan.feasible) << a.plan.reason;
-  const Plan& plan = a.plan.plan;
-  const TbsSchedule s = tbs_schedule(plan);
+  const TbsSchedule s = tbs_schedule(a.plan.plan);
   ASSERT_GT(s.blocks.size(), 2u);
   // Offsets: X is stored [p,b,a,q] (extents 3,5,3,4); G [a,b,c,d] (3,5,3,5). Rows r = a·5 + b.
   auto x_at = [](i64 r, i64 k) { return (k / 4) * 60 + (r % 5) * 12 + (r / 5) * 4 + k % 4; };
   auto g_at = [](i64 r, i64 c) { return (r / 5) * 75 + (r % 5) * 15 + (c / 5) * 5 + c % 5; };
-  std::vector<std::uint64_t> want(3, 0);
-  const i64 K = 12, chunk = tbs_plan(plan).chunk;
-  for (const TbsBlock& b : s.blocks) {
-    auto count = [&](const std::vector<i64>& offsets) {
-      std::uint64_t runs = 0;
-      for (std::size_t i = 0; i < offsets.size(); ++i) runs += i == 0 || offsets[i] != offsets[i - 1] + 1;
-      want[static_cast<std::size_t>(b.rank)] += runs;
-    };
-    for (i64 k0 = 0; k0 < K; k0 += chunk) {
-      std::vector<i64> panel;
-      for (std::size_t u = 0; u < b.starts.size(); ++u)
-        for (i64 r = b.starts[u]; r < b.starts[u] + b.lengths[u]; ++r)
-          for (i64 k = k0; k < std::min(K, k0 + chunk); ++k) panel.push_back(x_at(r, k));
-      count(panel);
-    }
-    auto tile = [&](std::size_t u, std::size_t v) {
-      std::vector<i64> offsets;
-      for (i64 r = b.starts[u]; r < b.starts[u] + b.lengths[u]; ++r)
-        for (i64 c = b.starts[v]; c < b.starts[v] + b.lengths[v]; ++c) offsets.push_back(g_at(r, c));
-      count(offsets);
-    };
-    for (std::size_t u = 0; u < b.starts.size(); ++u)
-      for (std::size_t v = 0; v < u; ++v) tile(u, v), tile(v, u);
-    if (b.diagonal)
-      for (std::size_t u = 0; u < b.starts.size(); ++u) tile(u, u);
-  }
-  EXPECT_EQ(a.plan.volumes.disk_requests, want);
+  EXPECT_EQ(a.plan.volumes.disk_requests, replay_requests(s, 3, 12, tbs_plan(a.plan.plan).chunk, x_at, g_at));
+}
+
+TEST(Tbs, StreamsPanelsForAShortK) {
+  // |K| = 4 and reads a hundred times dearer than writes: panels of A's rows held whole, the
+  // rows below streamed past them; volumes equal the walk, requests a replay.
+  const ir::Program p = parse(syrk_source(
+      400, 4,
+      "machine m { processors 4; memory 16 KB; network 200 MB/s; disk_read 8 MB/s; disk_write 800 MB/s; }"));
+  const Machine m = machine_from(*p.machine);
+  PlanOptions forced;
+  ASSERT_TRUE(parse_method("tbs", &forced));
+  const ContractionAnalysis a = analyze(p, p.statements[0], m, forced);
+  ASSERT_TRUE(a.plan.feasible) << a.plan.reason;
+  const TbsPlan& t = tbs_plan(a.plan.plan);
+  ASSERT_GT(t.panel, 0) << a.plan.plan.to_string();
+  const TbsSchedule s = tbs_schedule(a.plan.plan);
+  std::size_t streams = 0;
+  for (const TbsBlock& b : s.blocks) streams += b.stream ? 1 : 0;
+  EXPECT_EQ(streams, static_cast<std::size_t>((400 + t.panel - 1) / t.panel - 1));   // every panel but the last
+  const PlanVolumes walked = simulate(a.plan.plan, m);
+  EXPECT_EQ(walked.disk_read_bytes, a.plan.volumes.disk_read_bytes);
+  EXPECT_EQ(walked.disk_write_bytes, a.plan.volumes.disk_write_bytes);
+  std::uint64_t written = 0;
+  for (std::uint64_t w : a.plan.volumes.disk_write_bytes) written += w;
+  EXPECT_EQ(written, 400u * 400u * 8u);
+  auto a_at = [](i64 r, i64 k) { return r * 4 + k; };
+  auto c_at = [](i64 r, i64 c) { return r * 400 + c; };
+  EXPECT_EQ(a.plan.volumes.disk_requests, replay_requests(s, 4, 4, t.chunk, a_at, c_at));
+  // The plan text carries the streaming and round-trips.
+  std::string error;
+  const std::optional<Plan> back = parse_plan(a.plan.plan.to_string(), a.plan.plan.I, a.plan.plan.J, a.plan.plan.K, &error);
+  ASSERT_TRUE(back) << error;
+  EXPECT_EQ(*back, a.plan.plan);
+  EXPECT_NE(a.plan.plan.to_string().find(fmt::format(" panel={} group={} ", t.panel, t.group)), std::string::npos);
 }
 
 TEST(Tbs, SaysWhyItIsNotUsed) {

@@ -182,6 +182,10 @@ i64 TbsBlock::rows() const { return std::accumulate(lengths.begin(), lengths.end
 i64 TbsBlock::pairs() const {
   i64 sum = 0;
   for (std::size_t u = 0; u < lengths.size(); ++u) {
+    if (stream) {
+      sum += u > 0 ? lengths[u] * lengths[0] : 0;
+      continue;
+    }
     for (std::size_t v = 0; v < u; ++v) sum += lengths[u] * lengths[v];
     if (diagonal) sum += lengths[u] * (lengths[u] + 1) / 2;
   }
@@ -189,6 +193,7 @@ i64 TbsBlock::pairs() const {
 }
 
 i64 TbsBlock::block_elements() const {
+  if (stream) return lengths[0] * *std::max_element(lengths.begin() + 1, lengths.end());
   i64 sum = 0;
   for (std::size_t u = 0; u < lengths.size(); ++u) {
     for (std::size_t v = 0; v < u; ++v) sum += lengths[u] * lengths[v];
@@ -198,6 +203,7 @@ i64 TbsBlock::block_elements() const {
 }
 
 i64 TbsBlock::written() const {
+  if (stream) return 2 * pairs();
   i64 sum = 0;
   for (std::size_t u = 0; u < lengths.size(); ++u) {
     for (std::size_t v = 0; v < u; ++v) sum += 2 * lengths[u] * lengths[v];
@@ -206,11 +212,31 @@ i64 TbsBlock::written() const {
   return sum;
 }
 
-TbsSchedule tbs_schedule(i64 n, i64 block_words, i64 processors) {
+i64 TbsSchedule::buffer_rows(i64 chunk) const { return std::max(panel_rows, (stream_elements + chunk - 1) / chunk); }
+
+TbsSchedule tbs_schedule(i64 n, i64 block_words, i64 processors, const TbsStream& stream) {
   TbsSchedule s;
   Family family(block_words);
-  if (!std::isfinite(family.choose(n).rows)) return s;
-  family.build(0, n, s.blocks);
+  if (stream.panel <= 0) {
+    if (!std::isfinite(family.choose(n).rows)) return s;
+    family.build(0, n, s.blocks);
+  } else {
+    for (i64 first = 0; first < n; first += stream.panel) {
+      const i64 resident = std::min(stream.panel, n - first), below = n - first - resident;
+      if (!std::isfinite(family.choose(resident).rows)) return {};
+      if (below > 0) {   // the panel against every row below it, in groups (balanced)
+        TbsBlock b;
+        b.stream = true;
+        b.starts = {first}, b.lengths = {resident};
+        const i64 groups = (below + stream.group - 1) / stream.group;
+        for (i64 g = 0; g < groups; ++g)
+          b.starts.push_back(first + resident + tile_start(below, groups, g)),
+              b.lengths.push_back(tile_height(below, groups, g));
+        s.blocks.push_back(std::move(b));
+      }
+      family.build(first, resident, s.blocks);   // the panel's own triangle
+    }
+  }
   // Deal by work, largest first, to the least loaded rank (Graham's LPT rule).
   std::vector<std::size_t> by_work(s.blocks.size());
   std::iota(by_work.begin(), by_work.end(), std::size_t{0});
@@ -223,8 +249,12 @@ TbsSchedule tbs_schedule(i64 n, i64 block_words, i64 processors) {
     *least += s.blocks[b].pairs();
   }
   for (const TbsBlock& b : s.blocks) {
-    s.panel_rows = std::max(s.panel_rows, b.rows());
     s.block_elements = std::max(s.block_elements, b.block_elements());
+    if (b.stream)
+      s.stream_elements = std::max(s.stream_elements,
+                                   (b.lengths[0] + *std::max_element(b.lengths.begin() + 1, b.lengths.end())) * stream.columns);
+    else
+      s.panel_rows = std::max(s.panel_rows, b.rows());
   }
   return s;
 }

@@ -13,26 +13,46 @@ namespace tcec::costmodel {
 /// One triangle block TB(R_0 ∪ … ∪ R_{k-1}) (Beaumont et al. Definition 3.5 with tiles as
 /// rows): C[R_u, R_v] for u > v, and with `diagonal` the lower triangles of C[R_u, R_u] too
 /// (a leaf of the recursion on the diagonal zones). Ranges ascend and do not overlap.
+/// A `stream` block (runtime/tbs_spec.h) instead keeps R_0 in memory, all K columns, and
+/// streams R_1 … past it: it computes C[R_u, R_0] for u >= 1 only, one tile at a time.
 struct TbsBlock {
   std::int64_t rank = 0;
   bool diagonal = false;
   std::vector<std::int64_t> starts, lengths;
+  bool stream = false;
   /// Σ lengths: the A rows the block reads (its panel's rows).
   std::int64_t rows() const;
-  /// Elements of its C block: Σ_{u>v} len_u·len_v, plus Σ len_u² when diagonal.
+  /// Elements of its C block: Σ_{u>v} len_u·len_v, plus Σ len_u² when diagonal; a stream
+  /// block's largest tile, len_0·max len_u.
   std::int64_t block_elements() const;
-  /// Multiply-adds per K column: Σ_{u>v} len_u·len_v, plus Σ len_u(len_u+1)/2 when diagonal.
+  /// Multiply-adds per K column: Σ_{u>v} len_u·len_v, plus Σ len_u(len_u+1)/2 when diagonal; a
+  /// stream block's Σ_{u>=1} len_u·len_0.
   std::int64_t pairs() const;
-  /// Elements it writes to C's file: 2·Σ_{u>v} len_u·len_v (tile and mirror), plus Σ len_u².
+  /// Elements it writes to C's file: each computed tile and its mirror, plus Σ len_u² when
+  /// diagonal.
   std::int64_t written() const;
+};
+
+/// Streaming, for a short K: a triangle block reads about √2/√S rows of A per pair of C it
+/// computes, whatever |K|; a panel of R ≈ S/|K| rows held whole (all K columns) against rows
+/// streamed past it computes R pairs per row read, more when |K| < √(S/2). C's rows in panels
+/// of `panel` rows; each panel meets the rows below it, streamed in groups of at most `group`
+/// rows (one stream block with `columns` = |K|), then its own triangle by the family.
+/// panel = 0: triangles only.
+struct TbsStream {
+  std::int64_t panel = 0, group = 0, columns = 0;
 };
 
 /// The family of an n-row problem with C blocks of at most `block_words` elements, dealt to
 /// `processors` ranks; the buffers each rank allocates.
 struct TbsSchedule {
   std::vector<TbsBlock> blocks;
-  std::int64_t panel_rows = 0;       ///< max rows() over blocks
-  std::int64_t block_elements = 0;   ///< max block_elements() over blocks
+  std::int64_t panel_rows = 0;        ///< max rows() over the triangle blocks
+  std::int64_t stream_elements = 0;   ///< max (len_0 + max len_u)·|K| over the stream blocks
+  std::int64_t block_elements = 0;    ///< max block_elements() over blocks
+  /// Rows of the A panel buffer for panels of `chunk` K columns: panel_rows, or more when a
+  /// stream block needs more (runtime TbsSpec::panel_rows).
+  std::int64_t buffer_rows(std::int64_t chunk) const;
 };
 
 /// The TBS family (Algorithm 4, tiled) of rows [0, n):
@@ -50,11 +70,13 @@ struct TbsSchedule {
 ///    for the fewest rows read; OOC_SYRK's part in the paper), then the strip's own triangle
 ///    recursively. The rounding of c to a valid zone count costs less this way for some n.
 ///    k, c and the variant are chosen for the fewest rows read over the whole recursion (k <= 64).
+/// With `stream`, the panels first (TbsStream), each panel's triangle by the family above.
 /// The blocks are dealt to the ranks by work (pairs() per K column), largest first, each to
 /// the least loaded rank (the lowest on ties); each rank keeps the family's order.
 /// Returns no blocks when no family fits block_words (only for block_words below about n).
 /// Precondition: n >= 1, processors >= 1.
-TbsSchedule tbs_schedule(std::int64_t n, std::int64_t block_words, std::int64_t processors);
+TbsSchedule tbs_schedule(std::int64_t n, std::int64_t block_words, std::int64_t processors,
+                         const TbsStream& stream = {});
 
 /// The A rows the family of an n-row problem reads (Σ rows() over blocks) without building it,
 /// the same number tbs_schedule() gives; -1 when no family fits block_words.

@@ -21,6 +21,11 @@ using i64 = std::int64_t;
 /// keeps the fastest: fewer A rows read with larger blocks, longer panel runs with more rest,
 /// and on several ranks more (smaller) blocks to deal evenly.
 constexpr double kBlockShares[] = {0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.93, 0.96, 0.98};
+/// Streaming (family.h TbsStream): shares of the memory the resident panel, a streamed group and
+/// a stream tile take; a stream block lists at most this many ranges (the generated program
+/// holds them as constants), so groups have at least ⌈|I| / it⌉ rows (and 4 and 16 times that).
+constexpr double kPanelShares[] = {0.5, 0.7, 0.85, 0.95};
+constexpr i64 kMaxStreamRanges = 1024;
 /// Panels of fewer K columns than this (or |K|) make the tile kernel a matrix-vector product.
 constexpr i64 kMinChunk = 8;
 
@@ -41,12 +46,16 @@ TbsSchedule tbs_schedule(const Plan& plan) {
   // The volumes, requests, flops and buffers of one plan each ask for its family: keep the last.
   struct Last {
     i64 n = -1, words = -1, processors = -1;
+    TbsStream stream;
     TbsSchedule schedule;
   };
   thread_local Last last;
-  const i64 n = plan.I.extent(), words = tbs_plan(plan).block_words;
-  if (last.n != n || last.words != words || last.processors != plan.processors)
-    last = {n, words, plan.processors, tbs_schedule(n, words, plan.processors)};
+  const TbsPlan& t = tbs_plan(plan);
+  const TbsStream stream{t.panel, t.group, plan.K.extent()};
+  const i64 n = plan.I.extent();
+  if (last.n != n || last.words != t.block_words || last.processors != plan.processors ||
+      last.stream.panel != stream.panel || last.stream.group != stream.group || last.stream.columns != stream.columns)
+    last = {n, t.block_words, plan.processors, stream, tbs_schedule(n, t.block_words, plan.processors, stream)};
   return last.schedule;
 }
 
@@ -67,19 +76,35 @@ void TbsMethod::analyze(MethodAnalysis& ctx) const {
   const auto S = static_cast<i64>(machine.memory_bytes / machine.element_size_bytes);
   const i64 n = groups.I.extent(), m = groups.K.extent();
   const ArrayAccess access{true, true, true, a.gemm.perm_A, a.gemm.perm_B, a.gemm.perm_C};
-  for (double share : kBlockShares) {
-    if (!detail->applies) break;
-    const auto words = static_cast<i64>(std::floor(static_cast<double>(S) * share));
-    const TbsSchedule s = tbs_schedule(n, words, machine.processors);
-    if (s.blocks.empty() || s.block_elements >= S) continue;
-    const i64 chunk = std::min(m, (S - s.block_elements) / s.panel_rows);
-    if (chunk < std::min(m, kMinChunk)) continue;
+  // One candidate: the family for C blocks of `words` elements (and streaming), its panels
+  // given the rest of the memory; kept when feasible and faster than the best so far.
+  auto consider = [&](i64 words, const TbsStream& stream, i64 panel_budget) {
+    const TbsSchedule s = tbs_schedule(n, words, machine.processors, stream);
+    if (s.blocks.empty() || s.block_elements >= S) return;
+    const i64 room = std::min(S - s.block_elements, panel_budget);
+    const i64 chunk = s.panel_rows > 0 ? std::min(m, room / s.panel_rows) : m;
+    if (chunk < std::min(m, kMinChunk) || s.block_elements + s.buffer_rows(chunk) * chunk > S) return;
     PlannedCandidate pc;
-    pc.plan = {machine.processors, groups.I, groups.J, groups.K, ctx.options().split, false, TbsPlan{words, chunk}};
+    pc.plan = {machine.processors, groups.I, groups.J, groups.K, ctx.options().split, false,
+               TbsPlan{words, chunk, stream.panel, stream.group}};
     pc.feasible = true;
     pc.volumes = plan_volumes(pc.plan, machine);
     plan_requests(pc.plan, machine, access, pc.volumes);
     if (!best.feasible || pc.volumes.wall_s < best.volumes.wall_s) best = pc;
+  };
+  if (detail->applies) {
+    for (double share : kBlockShares) consider(static_cast<i64>(std::floor(static_cast<double>(S) * share)), {}, S);
+    // Streaming panels of R rows with all K columns: the panel and a streamed group,
+    // (R + group)·|K|, and a stream tile, R·group, take `share` of the memory; the C buffer
+    // (stream tiles and the C blocks of the panels' triangles) has what the panel leaves.
+    const i64 fewest = std::max<i64>(1, (n + kMaxStreamRanges - 1) / kMaxStreamRanges);
+    for (double share : kPanelShares)
+      for (i64 group : {fewest, 4 * fewest, 16 * fewest}) {
+        const auto budget = static_cast<i64>(std::floor(static_cast<double>(S) * share));
+        const i64 panel = std::min(n, (budget - group * m) / (m + group));
+        if (panel < 1 || panel >= n) continue;
+        consider(S - (panel + group) * m, TbsStream{panel, group, m}, (panel + group) * m);
+      }
   }
   if (detail->applies && !best.feasible)
     best.reason = fmt::format("no triangle-block family fits {} words of memory with A panels of {} K columns", S,
@@ -95,15 +120,16 @@ void TbsMethod::start_plan(Plan* plan) const { plan->method = TbsPlan{}; }
 
 std::string TbsMethod::plan_text(const Plan& plan) const {
   const TbsPlan& t = tbs_plan(plan);
-  return fmt::format("tbs block={} chunk={} P={} split={}", t.block_words, t.chunk, plan.processors,
+  const std::string stream = t.panel > 0 ? fmt::format(" panel={} group={}", t.panel, t.group) : std::string();
+  return fmt::format("tbs block={} chunk={}{} P={} split={}", t.block_words, t.chunk, stream, plan.processors,
                      split_name(plan.split));
 }
 
-std::vector<std::string> TbsMethod::fields() const { return {"block", "chunk"}; }
+std::vector<std::string> TbsMethod::fields() const { return {"block", "chunk", "panel", "group"}; }
 
 bool TbsMethod::parse_field(std::string_view key, std::string_view value, Plan* plan, std::string* error) const {
   TbsPlan& t = std::get<TbsPlan>(plan->method);
-  i64* field = key == "block" ? &t.block_words : &t.chunk;
+  i64* field = key == "block" ? &t.block_words : key == "chunk" ? &t.chunk : key == "panel" ? &t.panel : &t.group;
   if (parse_int(value, field) && *field >= 1) return true;
   *error = fmt::format("{} must be a positive integer, got '{}'", key, value);
   return false;
@@ -120,7 +146,11 @@ bool TbsMethod::check_valid(const Plan& plan, const Machine& machine, std::strin
     if (reason) *reason = fmt::format("tbs reads panels of chunk = {} K columns; need 1 <= chunk <= {}", t.chunk, m);
     return false;
   }
-  if (tbs_rows_read(n, t.block_words) < 0) {
+  if ((t.panel > 0) != (t.group > 0)) {
+    if (reason) *reason = fmt::format("tbs streams with both panel and group or neither, got panel={} group={}", t.panel, t.group);
+    return false;
+  }
+  if (tbs_rows_read(t.panel > 0 ? std::min(n, t.panel) : n, t.block_words) < 0) {
     if (reason) *reason = fmt::format("no triangle-block family of {} rows fits C blocks of {} elements", n, t.block_words);
     return false;
   }
@@ -130,8 +160,8 @@ bool TbsMethod::check_valid(const Plan& plan, const Machine& machine, std::strin
 TileBytes TbsMethod::tile_bytes(const Plan& plan, double element_size_bytes) const {
   const TbsSchedule s = tbs_schedule(plan);
   const auto e = static_cast<std::uint64_t>(element_size_bytes);
-  return {e * static_cast<std::uint64_t>(s.panel_rows * tbs_plan(plan).chunk), 0,
-          e * static_cast<std::uint64_t>(s.block_elements)};
+  const i64 chunk = tbs_plan(plan).chunk;
+  return {e * static_cast<std::uint64_t>(s.buffer_rows(chunk) * chunk), 0, e * static_cast<std::uint64_t>(s.block_elements)};
 }
 
 std::vector<MemoryPart> TbsMethod::memory_parts(const Plan&, const TileBytes& t) const {

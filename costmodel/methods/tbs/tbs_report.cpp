@@ -12,12 +12,21 @@ namespace tcec::costmodel {
 
 namespace {
 
-/// "229 blocks (43 diagonal leaves), up to 5 tile rows each".
+/// "229 blocks (43 diagonal leaves), up to 5 tile rows each", with ", 12 streamed panels" when
+/// the plan streams.
 std::string family_text(const TbsSchedule& s) {
-  std::size_t leaves = 0, widest = 0;
-  for (const TbsBlock& b : s.blocks) leaves += b.diagonal ? 1 : 0, widest = std::max(widest, b.starts.size());
-  return fmt::format("{} block{} ({} diagonal lea{}), up to {} tile rows each", s.blocks.size(),
-                     s.blocks.size() == 1 ? "" : "s", leaves, leaves == 1 ? "f" : "ves", widest);
+  std::size_t leaves = 0, widest = 0, streams = 0;
+  for (const TbsBlock& b : s.blocks) {
+    if (b.stream) {
+      ++streams;
+      continue;
+    }
+    leaves += b.diagonal ? 1 : 0, widest = std::max(widest, b.starts.size());
+  }
+  const std::size_t triangles = s.blocks.size() - streams;
+  return fmt::format("{} block{} ({} diagonal lea{}), up to {} tile rows each{}", triangles, triangles == 1 ? "" : "s",
+                     leaves, leaves == 1 ? "f" : "ves", widest,
+                     streams > 0 ? fmt::format(", {} streamed panel{}", streams, streams == 1 ? "" : "s") : "");
 }
 
 /// The SYRK bound per rank of the analysed contraction, bytes.
@@ -100,10 +109,14 @@ std::string TbsMethod::plan_section(const ContractionAnalysis& a, const Machine&
                      v.time_s);
   out += wall_text(a, machine);
   const double syrk = syrk_bound_bytes(a, machine), reads = most(v.disk_read_bytes);
-  out += fmt::format("    SYRK lower bound per rank (Beaumont et al. Corollary 4.7 over P ranks: N²M/(√2·P·√S), at "
-                     "least N·M/P): {}; the plan reads {} of A on its fullest rank, {:.3f}x; a general product's "
-                     "bound (COSMA Theorem 1) is {}\n",
-                     human_bytes(syrk), human_bytes(reads), reads / syrk, human_bytes(a.lower_bound_bytes_per_rank));
+  double traffic = 0;
+  for (std::size_t q = 0; q < v.disk_read_bytes.size(); ++q)
+    traffic = std::max(traffic, static_cast<double>(v.disk_read_bytes[q] + v.disk_write_bytes[q]));
+  out += fmt::format("    SYRK lower bound per rank (Beaumont et al. Corollary 4.7 over P ranks: N²M/(√2·P·√S) loads "
+                     "and stores, at least N·M/P): {}; the plan reads {} of A on its fullest rank, {:.3f}x, and "
+                     "reads and writes {}, {:.3f}x; a general product's bound (COSMA Theorem 1) is {}\n",
+                     human_bytes(syrk), human_bytes(reads), reads / syrk, human_bytes(traffic), traffic / syrk,
+                     human_bytes(a.lower_bound_bytes_per_rank));
   return out;
 }
 

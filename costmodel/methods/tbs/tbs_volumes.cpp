@@ -101,17 +101,26 @@ std::vector<u64> tbs_requests(const Plan& plan, const TbsSchedule& s, const std:
   std::vector<u64> out(static_cast<std::size_t>(plan.processors), 0);
   for (const TbsBlock& b : s.blocks) {
     u64& mine = out[static_cast<std::size_t>(b.rank)];
+    auto pass = [&](std::size_t rows, std::size_t cols) {   // C[R_rows, R_cols]
+      tile.start(b.starts[cols], b.lengths[cols]);
+      for (i64 r = b.starts[rows]; r < b.starts[rows] + b.lengths[rows]; ++r) tile.row(r);
+      mine += tile.runs();
+    };
+    if (b.stream) {   // R_0 whole, then each R_u whole, its tile and the mirror
+      for (std::size_t u = 0; u < b.starts.size(); ++u) {
+        panel.start(0, m);
+        for (i64 r = b.starts[u]; r < b.starts[u] + b.lengths[u]; ++r) panel.row(r);
+        mine += panel.runs();
+        if (u > 0) pass(u, 0), pass(0, u);
+      }
+      continue;
+    }
     for (i64 k0 = 0; k0 < m; k0 += chunk) {   // one pass per A panel
       panel.start(k0, std::min(chunk, m - k0));
       for (std::size_t u = 0; u < b.starts.size(); ++u)
         for (i64 r = b.starts[u]; r < b.starts[u] + b.lengths[u]; ++r) panel.row(r);
       mine += panel.runs();
     }
-    auto pass = [&](std::size_t rows, std::size_t cols) {   // C[R_rows, R_cols]
-      tile.start(b.starts[cols], b.lengths[cols]);
-      for (i64 r = b.starts[rows]; r < b.starts[rows] + b.lengths[rows]; ++r) tile.row(r);
-      mine += tile.runs();
-    };
     for (std::size_t u = 0; u < b.starts.size(); ++u)
       for (std::size_t v = 0; v < u; ++v) pass(u, v), pass(v, u);   // the tile, then its mirror
     if (b.diagonal)
@@ -138,6 +147,13 @@ PlanVolumes TbsMethod::walk(const Plan& plan, const Machine& machine) const {
   std::vector<u64> read(static_cast<std::size_t>(plan.processors), 0), written(read);
   for (const TbsBlock& b : s.blocks) {
     const auto q = static_cast<std::size_t>(b.rank);
+    if (b.stream) {   // every range once, all K; each tile C[R_u, R_0] and its mirror
+      for (std::size_t u = 0; u < b.lengths.size(); ++u) {
+        read[q] += static_cast<u64>(b.lengths[u] * m);
+        if (u > 0) written[q] += 2 * static_cast<u64>(b.lengths[u] * b.lengths[0]);
+      }
+      continue;
+    }
     for (i64 k0 = 0; k0 < m; k0 += chunk)
       for (i64 length : b.lengths) read[q] += static_cast<u64>(length * std::min(chunk, m - k0));
     for (std::size_t u = 0; u < b.lengths.size(); ++u) {
