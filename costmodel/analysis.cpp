@@ -60,8 +60,17 @@ void MethodAnalysis::add_candidate(const Method& m, const ModelPoint& row, const
                                    to_string(*options_.force_order), m.name());
     return;
   }
+  if (plan.feasible && options_.max_writes > 0) {   // --max-writes: the write-avoiding limit
+    a_.unconstrained_s = std::min(a_.unconstrained_s, plan.total_s());
+    const double share = a_.problem.C / static_cast<double>(machine_.processors);
+    if (plan_write_bytes(plan) > options_.max_writes * share * (1 + 1e-12)) {
+      plan.feasible = false;
+      plan.reason = fmt::format("every plan writes more than --max-writes {:g} x the result's share ({} per rank)",
+                                options_.max_writes, human_bytes(share));
+    }
+  }
   if (!plan.feasible) {
-    if (!m.states_infeasibility() && !forced) return;
+    if (!m.states_infeasibility() && !forced && options_.max_writes <= 0) return;
     if (!a_.plan.feasible) a_.plan.reason = plan.reason;
     if (!family->second.feasible) family->second.reason = plan.reason;
     return;
@@ -222,6 +231,7 @@ ContractionAnalysis analyze(const ir::Program& program, const ir::Statement& s, 
   a.chosen.feasible = false;
   a.plan.reason = kNoneAllowed;
   a.accumulate = accumulates(program, s);
+  a.max_writes = options.max_writes;
   a.statement = &s;
   a.declared = declared_layouts(program, s, machine.processors);
   if (kept) {   // tensors an earlier step kept on the ranks (intermediates: never declared)

@@ -39,6 +39,10 @@ struct PlanOptions {
   /// Symmetric contractions (ir MacroIndexGemm::symmetric) may be planned with tbs's triangle
   /// blocks (Beaumont et al. SPAA'22); false: --no-symmetry, every product as a general one.
   bool symmetry = true;
+  /// --max-writes FACTOR: only plans whose fullest rank writes at most FACTOR times its share
+  /// of the result, |C|/P (compute stage and stages 1 and 3), may be chosen; 1.0 is
+  /// write-avoiding (Carson et al., seed 004: the output written once). 0: no limit.
+  double max_writes = 0;
   /// True when the method called `name` may plan (no other method forced). --force-order
   /// further restricts the candidates to that order, which excludes a method without disk
   /// placement orders (with --force-method NAME of such a method there is then no plan, and

@@ -237,6 +237,7 @@ std::string dry_run_text(const ir::Program& program, const std::optional<Machine
     out += fmt::format("I/O lower bound: {:.5g} s, the sum of the contractions' (copy steps count 0; each "
                        "contraction's operands read from and result written to files); total / bound {:.3f}x\n",
                        bound_s, bound_s > 0 ? total_s / bound_s : 0.0);
+    out += program_writes_text(program_writes(program, *machine, analyses));
     HandoffSequence seq = plan_handoff(program, *machine, options.plan, analyses);
     seq.used = options.plan.handoff;
     out += handoff_text(seq, *machine);
@@ -280,6 +281,7 @@ nlohmann::json dry_run_json(const ir::Program& program, const std::optional<Mach
   }
   out["total_predicted_time_s"] = machine ? nlohmann::json(total_s) : nlohmann::json(nullptr);
   out["io_lower_bound_s"] = machine ? nlohmann::json(bound_s) : nlohmann::json(nullptr);
+  out["program_writes"] = machine ? program_writes_json(program_writes(program, *machine, analyses)) : nlohmann::json(nullptr);
   out["handoff"] = nullptr;
   if (machine) {
     HandoffSequence seq = plan_handoff(program, *machine, options.plan, analyses);

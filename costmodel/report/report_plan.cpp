@@ -121,7 +121,7 @@ std::string redistribution_text(const ContractionAnalysis& a) {
 std::string plan_text(const ContractionAnalysis& a, const Machine& machine) {
   if (!a.plan.feasible) return fmt::format("  plan: none ({})\n", a.plan.reason);
   return method_of(a.plan.plan).plan_section(a, machine) + redistribution_text(a) +
-         io_bound_text(io_bound(a, machine));
+         io_bound_text(io_bound(a, machine)) + write_text(write_report(a, machine));
 }
 
 nlohmann::json plan_json(const ContractionAnalysis& a, const Machine& machine) {
@@ -162,6 +162,7 @@ nlohmann::json plan_json(const ContractionAnalysis& a, const Machine& machine) {
                                           {"declared", a.declared.which()}}},
                       {"total_time_s", a.plan.total_s()}};
   j["io_bound"] = io_bound_json(io_bound(a, machine));
+  j["writes"] = write_json(write_report(a, machine));
   method_of(p).plan_json(a, machine, j);
   return j;
 }

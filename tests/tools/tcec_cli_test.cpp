@@ -539,7 +539,9 @@ TEST(Cli, NwchemCcsdT2DryRunOn64Processors) {
   EXPECT_NE(rest.find(" s, the sum of the contractions' (copy steps count 0; each contraction's operands read from "
                       "and result written to files); total / bound "),
             std::string::npos);
-  const std::string handoff = rest.substr(rest.find('\n') + 1);
+  const std::string writes = rest.substr(rest.find('\n') + 1);
+  EXPECT_EQ(writes.rfind("writes per rank over the program (through the store): ", 0), 0u) << writes.substr(0, 200);
+  const std::string handoff = writes.substr(writes.find('\n') + 1);
   EXPECT_EQ(handoff.rfind("\nsequence with rank-to-rank hand-off (the generated program runs it; --no-handoff passes "
                           "every tensor through the store;\n", 0), 0u) << handoff;
   EXPECT_NE(handoff.find("the steps it changes:\n  (64 other steps as through the store)\ntotal predicted time with "

@@ -29,6 +29,7 @@ struct Args {
   bool no_handoff = false;
   bool no_overlap = false;
   bool no_symmetry = false;
+  double max_writes = 0;
   bool json = false;
   std::string svg;   // --svg FILE
   bool all = false;
@@ -79,6 +80,11 @@ void add_options(CLI::App& app, Args& a) {
   app.add_flag("--no-symmetry", a.no_symmetry,
                "plan symmetric contractions (C[I,J] = A[I,K] * A[J,K]) as general products (default: tbs may "
                "compute them in triangle blocks, reading A about sqrt(2) times less)");
+  app.add_option("--max-writes", a.max_writes,
+                 "plan only with plans whose fullest rank writes at most FACTOR times its share of each result "
+                 "(1.0: write-avoiding, each result written once; for disks whose writes are dear or wear out)")
+      ->check(CLI::PositiveNumber)
+      ->type_name("FACTOR");
 }
 
 // The plan options of the command line; prints an error and returns nullopt when invalid.
@@ -87,6 +93,7 @@ std::optional<tcec::costmodel::PlanOptions> plan_options(const Args& a) {
   options.handoff = !a.no_handoff;
   options.overlap = !a.no_overlap;
   options.symmetry = !a.no_symmetry;
+  options.max_writes = a.max_writes;
   options.split = a.memory_split == "thirds" ? tcec::costmodel::MemorySplit::Thirds
                                              : tcec::costmodel::MemorySplit::Optimal;
   if (!a.force_method.empty() && !tcec::costmodel::parse_method(a.force_method, &options)) {
