@@ -14,22 +14,13 @@
 #include "runtime/kernel.h"
 #include "runtime/linear_map.h"
 #include "runtime/spec_check.h"
+#include "runtime/split_map.h"
 
 namespace tcert {
 
 namespace {
 
 using i64 = std::int64_t;
-
-/// Part p of a balanced split of n into g parts (the first n mod g parts one larger), and its
-/// first element (costmodel/partition.h piece()).
-i64 piece(i64 n, i64 g, i64 p) { return n / g + (p < n % g ? 1 : 0); }
-i64 piece_start(i64 n, i64 g, i64 p) { return p * (n / g) + std::min(p, n % g); }
-/// The part of a balanced split of n into g parts that holds element v.
-i64 part_of(i64 n, i64 g, i64 v) {
-  const i64 q = n / g, big = n % g;
-  return v < big * (q + 1) ? v / (q + 1) : big + (v - big * (q + 1)) / q;
-}
 
 constexpr i64 kChunk = i64{1} << 16;   // elements per chunk of a streamed round's load
 

@@ -15,35 +15,13 @@
 #include "runtime/kernel.h"
 #include "runtime/linear_map.h"
 #include "runtime/spec_check.h"
+#include "runtime/split_map.h"
 
 namespace tcert {
 
 namespace {
 
 using i64 = std::int64_t;
-
-/// Linear index parts of a tensor's rows and columns: map(rows, cols) = row(rows) + col(cols),
-/// so a pass adds a row's part to a column's part instead of mapping every element.
-class SplitMap {
- public:
-  SplitMap(const TensorBinding& binding, std::vector<i64> row_extents, std::vector<i64> col_extents)
-      : map_(binding, row_extents.size()), row_extents_(std::move(row_extents)), col_extents_(std::move(col_extents)),
-        rv_(row_extents_.size() + 1, 0), cv_(col_extents_.size() + 1, 0), zero_(std::max(rv_.size(), cv_.size()), 0) {}
-  /// The part of flat row `row` (elements).
-  std::uint64_t row(i64 row) {
-    unflatten(row, row_extents_, rv_.data());
-    return map_(rv_.data(), zero_.data());
-  }
-  /// The part of flat column `col` (elements).
-  std::uint64_t col(i64 col) {
-    unflatten(col, col_extents_, cv_.data());
-    return map_(zero_.data(), cv_.data());
-  }
-
- private:
-  LinearMap map_;
-  std::vector<i64> row_extents_, col_extents_, rv_, cv_, zero_;
-};
 
 /// Σ lengths of the ranges before each range of `block` (its first row in the A panel).
 std::vector<i64> panel_offsets(const TbsBlock& block) {

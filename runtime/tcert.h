@@ -20,4 +20,5 @@
 #include "runtime/gemm.h"        // DistributedGemm, GemmSpec
 #include "runtime/cosma.h"       // CosmaGemm
 #include "runtime/tbs.h"         // TbsGemm
+#include "runtime/sfc.h"         // SfcGemm
 #include "runtime/copy_step.h"   // copy_step, CopySpec

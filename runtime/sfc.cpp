@@ -1,0 +1,212 @@
+// runtime/sfc.cpp — SfcGemm: opening C's new version, the per-tile steps of THE SCHEDULE
+// (sfc_spec.h: the C tile started, the K chunks walked serpentine through the LRU panel cache,
+// the tile written), commit and --verify.
+#include "runtime/sfc.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "runtime/contraction_steps.h"
+#include "runtime/error.h"
+#include "runtime/kernel.h"
+#include "runtime/linear_map.h"
+#include "runtime/spec_check.h"
+#include "runtime/split_map.h"
+
+namespace tcert {
+
+namespace {
+
+using i64 = std::int64_t;
+
+constexpr int kA = 0, kB = 1;   // the operands of a panel
+
+}  // namespace
+
+SfcGemm::SfcGemm(Run& run, GemmSpec spec) : run_(run), spec_(std::move(spec)) {
+  if (!std::holds_alternative<SfcSpec>(spec_.method)) throw Error("SfcGemm needs an sfc plan");
+  const Context& ctx = run_.context();
+  check_spec(spec_, ctx.size(), budget().limit_bytes());   // grid, curve, segments and memory, before any work
+  budget().reset_peak();                                   // the step's peak, checked in compute()
+  m_ = product(extents_of(spec_.I)), n_ = product(extents_of(spec_.J)), k_ = product(extents_of(spec_.K));
+  const auto q = static_cast<std::size_t>(ctx.rank());
+  first_ = part().segment[q], count_ = part().segment[q + 1] - first_;
+  mine_.assign(static_cast<std::size_t>(part().tiles_I * part().tiles_J), false);
+  for (i64 w = first_; w < first_ + count_; ++w)
+    mine_[static_cast<std::size_t>(part().order[static_cast<std::size_t>(w)])] = true;
+  run_.next_contraction();
+  {   // Gao et al. §2.3 stage 1: only the flushes of kept tensors, which sfc reads from the store
+    PhaseScope phase(Phase::Redistribute);
+    const Volumes before = redistribution_now();
+    flush_kept(run_, spec_.A.shape.name);
+    flush_kept(run_, spec_.B.shape.name);
+    if (spec_.accumulate) flush_kept(run_, spec_.C.shape.name);
+    redistribution_ = redistribution_now() - before;
+  }
+  if (count_ > 0) C0_ = initial_C(run_, spec_);   // the current version, before the next is registered
+  // C's new version, written in place by every rank with tiles (as DistributedGemm::open_direct_C).
+  const std::vector<std::uint64_t> extents(spec_.C.shape.extents.begin(), spec_.C.shape.extents.end());
+  const std::string path = run_.next_version(spec_.C.shape.name);
+  std::string temp;
+  if (ctx.rank() == 0) {
+    writer_ = std::make_unique<NpyWriter>(path, extents);
+    temp = writer_->temp_path();
+  }
+  temp = ctx.bcast_string(temp);
+  if (count_ == 0) return;
+  if (ctx.rank() != 0) patch_ = std::make_unique<NpyPatch>(temp);
+  out_ = writer_ ? writer_->data() : patch_->data();
+  A_ = run_.input(spec_.A.shape);
+  B_ = run_.input(spec_.B.shape);
+  map_A_ = std::make_unique<SplitMap>(spec_.A, extents_of(spec_.I), extents_of(spec_.K));
+  map_B_ = std::make_unique<SplitMap>(spec_.B, extents_of(spec_.J), extents_of(spec_.K));
+  map_C_ = std::make_unique<SplitMap>(spec_.C, extents_of(spec_.I), extents_of(spec_.J));
+  // The first tiles are the largest: ⌈|I|/tiles_I⌉ rows, ⌈|J|/tiles_J⌉ columns.
+  const i64 rows = piece(m_, part().tiles_I, 0), cols = piece(n_, part().tiles_J, 0);
+  slot_elements_ = std::max(rows, cols) * part().chunk;
+  cache_.assign(static_cast<std::size_t>(part().slots), Slot{});
+  C_ = allocate(static_cast<std::size_t>(rows * cols), "C tile");
+  panels_ = allocate(static_cast<std::size_t>(part().slots * slot_elements_), "panel slots");
+}
+
+SfcGemm::~SfcGemm() = default;
+
+void SfcGemm::compute(const std::function<void()>& body) { compute_phase(run_, spec_, progress_, body); }
+
+void SfcGemm::run_tile(std::int64_t w) {
+  if (w != next_ || w >= count_)
+    throw Error(fmt::format("sfc tile {} of a rank with {} tiles; the tiles run in order and tile {} is next", w,
+                            count_, next_));
+  ++next_;
+  const SfcSpec& s = part();
+  const i64 t = s.order[static_cast<std::size_t>(first_ + w)], ti = t / s.tiles_J, tj = t % s.tiles_J;
+  const i64 i0 = piece_start(m_, s.tiles_I, ti), rows = piece(m_, s.tiles_I, ti);
+  const i64 j0 = piece_start(n_, s.tiles_J, tj), cols = piece(n_, s.tiles_J, tj);
+  start_tile(i0, rows, j0, cols);
+  const i64 chunks = (k_ + s.chunk - 1) / s.chunk;
+  const auto z = [](i64 x) { return static_cast<std::size_t>(x); };
+  for (i64 c = 0; c < chunks; ++c) {
+    const i64 chunk = w % 2 == 0 ? c : chunks - 1 - c;   // serpentine: odd tiles walk K backward
+    const i64 kc = std::min(s.chunk, k_ - chunk * s.chunk);
+    const double* A = panel(kA, ti, chunk);
+    const double* B = panel(kB, tj, chunk);
+    gemm_tile(z(rows), z(cols), z(kc), spec_.alpha, A, z(kc), B, z(kc), 1.0, C_.data(), z(cols));
+  }
+  write_tile(i0, rows, j0, cols);
+  if (progress_) progress_->update(static_cast<double>(w + 1) / static_cast<double>(count_));
+}
+
+const double* SfcGemm::panel(int operand, i64 tile, i64 chunk) {
+  std::size_t slot = cache_.size();
+  for (std::size_t s = 0; s < cache_.size() && slot == cache_.size(); ++s)
+    if (cache_[s].used > 0 && cache_[s].operand == operand && cache_[s].tile == tile && cache_[s].chunk == chunk)
+      slot = s;
+  if (slot < cache_.size()) {   // a hit
+    cache_[slot].used = ++clock_;
+    return panels_.data() + static_cast<i64>(slot) * slot_elements_;
+  }
+  slot = 0;   // a miss: the free slot of lowest index (stamp 0), else the least recently used
+  for (std::size_t s = 1; s < cache_.size(); ++s)
+    if (cache_[s].used < cache_[slot].used) slot = s;
+  cache_[slot] = {operand, tile, chunk, ++clock_};
+  const SfcSpec& s = part();
+  const i64 k0 = chunk * s.chunk, kc = std::min(s.chunk, k_ - k0);
+  const i64 n = operand == kA ? m_ : n_, g = operand == kA ? s.tiles_I : s.tiles_J;
+  double* const into = panels_.data() + static_cast<i64>(slot) * slot_elements_;
+  read_panel(operand, piece_start(n, g, tile), piece(n, g, tile), k0, kc, into);
+  return into;
+}
+
+void SfcGemm::read_panel(int operand, i64 r0, i64 rows, i64 k0, i64 kc, double* out) {
+  SplitMap& map = operand == kA ? *map_A_ : *map_B_;
+  const ElementSource& src = operand == kA ? *A_ : *B_;
+  std::vector<std::uint64_t> cols(static_cast<std::size_t>(kc));
+  for (i64 c = 0; c < kc; ++c) cols[static_cast<std::size_t>(c)] = map.col(k0 + c);
+  RunCounter requests;   // the panel, read in one pass
+  for (i64 r = r0; r < r0 + rows; ++r) {
+    const std::uint64_t row = map.row(r);
+    for (const std::uint64_t col : cols) {
+      requests.at(row + col);
+      *out++ = src(row + col);
+    }
+  }
+  const auto bytes = 8 * static_cast<std::uint64_t>(rows * kc);
+  counters().add_disk_read(bytes);
+  requests.add();
+  run_.touched_mapped(bytes);
+}
+
+void SfcGemm::start_tile(i64 i0, i64 rows, i64 j0, i64 cols) {
+  double* C = C_.data();
+  if (!C0_) {
+    std::memset(C, 0, 8 * static_cast<std::size_t>(rows * cols));
+    return;
+  }
+  std::vector<std::uint64_t> col_part(static_cast<std::size_t>(cols));
+  for (i64 c = 0; c < cols; ++c) col_part[static_cast<std::size_t>(c)] = map_C_->col(j0 + c);
+  RunCounter requests;   // the tile of C's current version, read in one pass
+  for (i64 r = i0; r < i0 + rows; ++r) {
+    const std::uint64_t row = map_C_->row(r);
+    for (const std::uint64_t col : col_part) {
+      requests.at(row + col);
+      *C++ = (*C0_)(row + col);
+    }
+  }
+  const auto bytes = 8 * static_cast<std::uint64_t>(rows * cols);
+  counters().add_disk_read(bytes);
+  requests.add();
+  run_.touched_mapped(bytes);
+}
+
+void SfcGemm::write_tile(i64 i0, i64 rows, i64 j0, i64 cols) {
+  std::vector<std::uint64_t> col_part(static_cast<std::size_t>(cols));
+  for (i64 c = 0; c < cols; ++c) col_part[static_cast<std::size_t>(c)] = map_C_->col(j0 + c);
+  const double* C = C_.data();
+  RunCounter requests;   // the tile, written in one pass
+  for (i64 r = i0; r < i0 + rows; ++r) {
+    const std::uint64_t row = map_C_->row(r);
+    for (const std::uint64_t col : col_part) {
+      requests.at(row + col);
+      out_[row + col] = *C++;
+    }
+  }
+  const auto bytes = 8 * static_cast<std::uint64_t>(rows * cols);
+  counters().add_disk_write(bytes);
+  requests.add();
+  wrote(bytes);
+}
+
+void SfcGemm::wrote(std::uint64_t bytes) {
+  written_since_drop_ += bytes;
+  if (written_since_drop_ < Run::kMappedDropBytes) return;
+  written_since_drop_ = 0;
+  if (writer_) writer_->drop_pages();
+  else patch_->drop_pages();
+}
+
+bool SfcGemm::holds(const i64* row_values, const i64* col_values) const {
+  const i64 i = flatten(row_values, extents_of(spec_.I)), j = flatten(col_values, extents_of(spec_.J));
+  const i64 t = part_of(m_, part().tiles_I, i) * part().tiles_J + part_of(n_, part().tiles_J, j);
+  return mine_[static_cast<std::size_t>(t)];
+}
+
+void SfcGemm::finish() {
+  const Context& ctx = run_.context();
+  if (patch_) patch_->sync();
+  ctx.barrier();
+  if (writer_) writer_->commit();
+  ctx.barrier();   // the new version exists before any rank reads it
+  record_redistribution(run_, redistribution_);   // direct: no stage 1 or 3 beyond the flushes
+  const LinearMap map_C(spec_.C, spec_.I.indices.size());
+  std::optional<ElementSource> stored;   // the committed version, opened at the first lookup
+  verify_result(run_, spec_, count_ > 0, [&](const i64* rv, const i64* cv) -> std::optional<double> {
+    if (!holds(rv, cv)) return std::nullopt;
+    if (!stored) stored = run_.input(spec_.C.shape);
+    return (*stored)(map_C(rv, cv));
+  });
+  run_.end_step();
+}
+
+}  // namespace tcert

@@ -1,0 +1,54 @@
+// runtime/split_map.h — (private) splitting flat indices, shared by the executors that walk C
+// tile by tile (tbs.cpp, sfc.cpp, cosma.cpp): a tensor's linear index as a row part plus a
+// column part (SplitMap), and balanced splits of a range into parts (piece, piece_start,
+// part_of). Units: elements.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "runtime/linear_map.h"
+
+namespace tcert {
+
+/// Linear index parts of a tensor's rows and columns: map(rows, cols) = row(rows) + col(cols),
+/// so a pass adds a row's part to a column's part instead of mapping every element.
+class SplitMap {
+ public:
+  /// row_extents / col_extents: the extents of the row group's and the column group's indices
+  /// (group order); binding.perm lists the row group's positions first.
+  SplitMap(const TensorBinding& binding, std::vector<std::int64_t> row_extents, std::vector<std::int64_t> col_extents)
+      : map_(binding, row_extents.size()), row_extents_(std::move(row_extents)), col_extents_(std::move(col_extents)),
+        rv_(row_extents_.size() + 1, 0), cv_(col_extents_.size() + 1, 0), zero_(std::max(rv_.size(), cv_.size()), 0) {}
+  /// The part of flat row `row` (elements).
+  std::uint64_t row(std::int64_t row) {
+    unflatten(row, row_extents_, rv_.data());
+    return map_(rv_.data(), zero_.data());
+  }
+  /// The part of flat column `col` (elements).
+  std::uint64_t col(std::int64_t col) {
+    unflatten(col, col_extents_, cv_.data());
+    return map_(zero_.data(), cv_.data());
+  }
+
+ private:
+  LinearMap map_;
+  std::vector<std::int64_t> row_extents_, col_extents_, rv_, cv_, zero_;
+};
+
+/// The length of part p of a balanced split of n into g parts (the first n mod g parts one
+/// longer; costmodel/partition.h piece()). Precondition: g >= 1, 0 <= p < g.
+inline std::int64_t piece(std::int64_t n, std::int64_t g, std::int64_t p) { return n / g + (p < n % g ? 1 : 0); }
+/// The first element of part p of that split.
+inline std::int64_t piece_start(std::int64_t n, std::int64_t g, std::int64_t p) {
+  return p * (n / g) + std::min(p, n % g);
+}
+/// The part of that split holding element v (0 <= v < n). Precondition: 1 <= g <= n.
+inline std::int64_t part_of(std::int64_t n, std::int64_t g, std::int64_t v) {
+  const std::int64_t q = n / g, big = n % g;
+  return v < big * (q + 1) ? v / (q + 1) : big + (v - big * (q + 1)) / q;
+}
+
+}  // namespace tcert
