@@ -3,6 +3,7 @@
 #include "codegen/emit.h"
 #include "codegen/emit_cosma.h"
 #include "codegen/emit_gao.h"
+#include "codegen/emit_sfc.h"
 #include "codegen/emit_tbs.h"
 
 namespace tcec::codegen {

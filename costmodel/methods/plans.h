@@ -6,12 +6,13 @@
 
 #include "costmodel/methods/cosma/cosma_plan.h"
 #include "costmodel/methods/gao/gao_plan.h"
+#include "costmodel/methods/sfc/sfc_plan.h"
 #include "costmodel/methods/tbs/tbs_plan.h"
 
 namespace tcec::costmodel {
 
 /// The method-specific part of a Plan (plan.h), one alternative per method family; each has
 /// operator== and is printed and parsed by its Method (method.h).
-using MethodPlan = std::variant<GaoPlan, CosmaGrid, TbsPlan>;
+using MethodPlan = std::variant<GaoPlan, CosmaGrid, TbsPlan, SfcPlan>;
 
 }  // namespace tcec::costmodel

@@ -8,6 +8,7 @@
 #include "costmodel/method.h"
 #include "costmodel/methods/cosma/cosma_method.h"
 #include "costmodel/methods/gao/gao.h"
+#include "costmodel/methods/sfc/sfc_method.h"
 #include "costmodel/methods/tbs/tbs_method.h"
 
 namespace tcec::costmodel {
@@ -17,6 +18,7 @@ const std::vector<const Method*>& methods() {
     std::vector<const Method*> all = gao_methods();   // Gao et al.'s six, seed 003
     all.push_back(&cosma_method());                    // Kwasniewski et al., seed 000
     all.push_back(&tbs_method());                      // Beaumont et al., seed 001 (symmetric results)
+    all.push_back(&sfc_method());                      // Georganas et al., seed 002
     return all;
   }();
   return kAll;

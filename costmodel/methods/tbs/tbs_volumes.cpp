@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "costmodel/methods/pass_runs.h"
 #include "costmodel/methods/tbs/tbs_method.h"
 
 namespace tcec::costmodel {
@@ -12,69 +13,6 @@ namespace {
 
 using i64 = std::int64_t;
 using u64 = std::uint64_t;
-
-/// The file offsets (elements) contributed by the group positions [first, first + count) of a
-/// tensor whose GEMM position p is stored in dimension perm[p] (identity when perm is empty),
-/// for every flat value of those positions (row-major over them, the last fastest).
-std::vector<u64> part_offsets(const std::vector<i64>& extents, const std::vector<int>& perm, std::size_t first,
-                              std::size_t count) {
-  std::vector<u64> stored(extents.size()), stride(extents.size(), 1);
-  for (std::size_t p = 0; p < extents.size(); ++p)
-    stored[perm.empty() ? p : static_cast<std::size_t>(perm[p])] = static_cast<u64>(extents[p]);
-  for (std::size_t d = stored.size(); d-- > 1;) stride[d - 1] = stride[d] * stored[d];
-  i64 total = 1;
-  for (std::size_t p = first; p < first + count; ++p) total *= extents[p];
-  std::vector<u64> out(static_cast<std::size_t>(total));
-  std::vector<i64> value(count, 0);
-  for (i64 flat = 0; flat < total; ++flat) {
-    u64 at = 0;
-    for (std::size_t q = 0; q < count; ++q)
-      at += static_cast<u64>(value[q]) * stride[perm.empty() ? first + q : static_cast<std::size_t>(perm[first + q])];
-    out[static_cast<std::size_t>(flat)] = at;
-    for (std::size_t q = count; q-- > 0;) {   // next multi-index, last position fastest
-      if (++value[q] < extents[first + q]) break;
-      value[q] = 0;
-    }
-  }
-  return out;
-}
-
-std::vector<i64> extents_of(const GroupTiling& a, const GroupTiling& b) {
-  std::vector<i64> e;
-  for (const GroupTiling* g : {&a, &b})
-    for (const auto& x : g->indices) e.push_back(x.extent);
-  return e;
-}
-
-/// Runs of a pass over rows (in order) × columns [c0, c0 + w) with offsets row[r] + col[c]:
-/// runs of adjacent offsets as runtime RunCounter counts them. breaks[c] = number of c' < c
-/// with col[c' + 1] != col[c'] + 1.
-class PassRuns {
- public:
-  PassRuns(std::vector<u64> row, std::vector<u64> col) : row_(std::move(row)), col_(std::move(col)) {
-    breaks_.assign(col_.size() + 1, 0);
-    for (std::size_t c = 0; c + 1 < col_.size(); ++c) breaks_[c + 1] = breaks_[c] + (col_[c + 1] != col_[c] + 1);
-  }
-  /// Starts a pass over columns [c0, c0 + w).
-  void start(i64 c0, i64 w) {
-    first_ = true;
-    inner_ = breaks_[static_cast<std::size_t>(c0 + w - 1)] - breaks_[static_cast<std::size_t>(c0)];
-    begin_ = col_[static_cast<std::size_t>(c0)], end_ = col_[static_cast<std::size_t>(c0 + w - 1)];
-    runs_ = 0;
-  }
-  /// The next row of the pass.
-  void row(i64 r) {
-    const u64 at = row_[static_cast<std::size_t>(r)];
-    runs_ += (first_ || at + begin_ != last_ + end_ + 1 ? 1 : 0) + inner_;
-    first_ = false, last_ = at;
-  }
-  u64 runs() const { return runs_; }
-
- private:
-  std::vector<u64> row_, col_, breaks_;
-  u64 inner_ = 0, begin_ = 0, end_ = 0, last_ = 0, runs_ = 0;
-  bool first_ = true;
-};
 
 }  // namespace
 
@@ -94,7 +32,7 @@ std::vector<TbsRankWork> tbs_rank_work(const Plan& plan, const TbsSchedule& s) {
 std::vector<u64> tbs_requests(const Plan& plan, const TbsSchedule& s, const std::vector<int>& perm_A,
                               const std::vector<int>& perm_C) {
   const std::size_t ni = plan.I.indices.size(), nk = plan.K.indices.size();
-  const std::vector<i64> eA = extents_of(plan.I, plan.K), eC = extents_of(plan.I, plan.J);
+  const std::vector<i64> eA = group_extents(plan.I, plan.K), eC = group_extents(plan.I, plan.J);
   PassRuns panel(part_offsets(eA, perm_A, 0, ni), part_offsets(eA, perm_A, ni, nk));
   PassRuns tile(part_offsets(eC, perm_C, 0, ni), part_offsets(eC, perm_C, ni, ni));
   const i64 m = plan.K.extent(), chunk = tbs_plan(plan).chunk;

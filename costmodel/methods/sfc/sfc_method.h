@@ -1,0 +1,56 @@
+// costmodel/methods/sfc/sfc_method.h — (private) sfc, C's tiles along a generalized Hilbert
+// curve (Georganas et al., seed 002), as a Method (method.h): every rank walks its contiguous
+// segment of the curve with an LRU cache of A and B panels, reading what it lacks straight from
+// the operands' tensors and writing its tiles into C's file; no network, any P, no idle rank.
+// Its schedule and counts are sfc_walk.h's; analysis and plan: sfc_method.cpp; report:
+// sfc_report.cpp.
+#pragma once
+
+#include "costmodel/method.h"
+#include "costmodel/methods/sfc/sfc_walk.h"
+
+namespace tcec::costmodel {
+
+class SfcMethod final : public Method {
+ public:
+  std::string name() const override { return "sfc"; }
+  std::string family() const override { return "sfc"; }
+  bool has_order() const override { return false; }
+  bool has_layout() const override { return false; }
+  bool owns(const Plan& plan) const override;
+  bool states_infeasibility() const override { return false; }
+
+  void analyze(MethodAnalysis& ctx) const override;
+
+  void start_plan(Plan* plan) const override;
+  std::string plan_text(const Plan& plan) const override;
+  std::vector<std::string> fields() const override;
+  bool parse_field(std::string_view key, std::string_view value, Plan* plan, std::string* error) const override;
+  bool check_valid(const Plan& plan, const Machine& machine, std::string* reason) const override;
+  PlanVolumes volumes(const Plan& plan, const Machine& machine, std::int64_t first_rank,
+                      std::int64_t end_rank) const override;
+  PlanVolumes walk(const Plan& plan, const Machine& machine) const override;
+  std::vector<std::uint64_t> disk_requests(const Plan& plan, const ArrayAccess& access) const override;
+  double rank_flops(const Plan& plan, std::int64_t rank) const override;
+  double collective_factor(const Plan&, const Machine&) const override { return 1.0; }
+  TileBytes tile_bytes(const Plan& plan, double element_size_bytes) const override;
+  std::vector<MemoryPart> memory_parts(const Plan& plan, const TileBytes& bytes) const override;
+  /// A and B panels come from their tensors' files, C's tiles go into the result's file.
+  bool reads_operands_directly(const Plan&) const override { return true; }
+  bool writes_result_directly(const Plan&) const override { return true; }
+  StageElements stage_elements(const Plan& plan, std::int64_t rank) const override;
+
+  std::string row_name(const ModelPoint&) const override { return "sfc"; }
+  std::string describe_row(const ModelPoint&) const override { return "space-filling curve"; }
+  std::string describe_plan(const Plan&) const override { return "space-filling curve"; }
+  std::string row_text(const ModelPoint& row, const ContractionAnalysis& a) const override;
+  nlohmann::json row_json(const ModelPoint& row, const ContractionAnalysis& a) const override;
+  std::string chosen_text(const ContractionAnalysis& a) const override;
+  std::string plan_section(const ContractionAnalysis& a, const Machine& machine) const override;
+  void plan_json(const ContractionAnalysis& a, const Machine& machine, nlohmann::json& j) const override;
+};
+
+/// The registry's sfc.
+const Method& sfc_method();
+
+}  // namespace tcec::costmodel

@@ -1,0 +1,93 @@
+// costmodel/methods/sfc/sfc_report.cpp — sfc's parts of the dry-run report (text and JSON): its
+// row, the "chosen:" line and the plan section (grid, segments, cache hits).
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "costmodel/analysis.h"
+#include "costmodel/methods/sfc/sfc_method.h"
+
+namespace tcec::costmodel {
+
+namespace {
+
+/// The sfc plan among the analysis's plans (null when none is feasible).
+const PlannedCandidate* sfc_candidate(const ContractionAnalysis& a, const Method& m) {
+  for (const PlannedCandidate& pc : a.plans)
+    if (pc.feasible && m.owns(pc.plan)) return &pc;
+  return nullptr;
+}
+
+/// "grid 8x8 along the curve, chunks of 128, 14 slots".
+std::string grid_text(const Plan& plan) {
+  const SfcPlan& s = sfc_plan(plan);
+  return fmt::format("grid {}x{} along the curve, chunks of {}, {} slots", s.tiles_I, s.tiles_J, s.chunk, s.slots);
+}
+
+}  // namespace
+
+std::string SfcMethod::row_text(const ModelPoint& p, const ContractionAnalysis& a) const {
+  const PlannedCandidate* pc = sfc_candidate(a, *this);
+  return fmt::format("    {:<26} {:<5} {:<58} {:>10} {:>10} {:>11.5g}\n", row_name(p), "-",
+                     pc ? grid_text(pc->plan) : std::string("space-filling curve"), human_bytes(p.comm_bytes),
+                     human_bytes(p.disk_bytes()), p.time_s);
+}
+
+nlohmann::json SfcMethod::row_json(const ModelPoint& p, const ContractionAnalysis&) const {
+  nlohmann::json j = {{"comm", "inside"}, {"algorithm", "sfc"}, {"feasible", p.feasible}, {"reason", p.reason}};
+  if (!p.feasible) return j;
+  j.update({{"order", "-"},
+            {"model_time_s", p.time_s},
+            {"model_disk_bytes", p.disk_bytes()},
+            {"model_disk_read_bytes", p.disk_read_bytes},
+            {"model_disk_write_bytes", p.disk_write_bytes},
+            {"model_comm_bytes", p.comm_bytes}});
+  return j;
+}
+
+std::string SfcMethod::chosen_text(const ContractionAnalysis& a) const {
+  return fmt::format("  chosen: sfc (generalized Hilbert curve over C's tiles, Georganas et al.): {:.5g} s predicted "
+                     "(exact walk)\n",
+                     a.chosen.time_s);
+}
+
+std::string SfcMethod::plan_section(const ContractionAnalysis& a, const Machine& machine) const {
+  const Plan& p = a.plan.plan;
+  const PlanVolumes& v = a.plan.volumes;
+  const std::vector<SfcRankWalk> w = sfc_walk(p, ArrayAccess{});
+  std::vector<std::uint64_t> tiles, hits;
+  std::int64_t all_hits = 0, all_misses = 0;
+  for (const SfcRankWalk& r : w)
+    tiles.push_back(static_cast<std::uint64_t>(r.tiles)), all_hits += r.hits, all_misses += r.misses;
+  std::string out = fmt::format("  plan: {}\n", p.to_string());
+  out += fmt::format("    C's {}; tiles per rank {} (contiguous segments, balanced by elements); each rank's LRU "
+                     "cache of A and B panels hit {} of {} panel uses ({:.1f}%)\n",
+                     grid_text(p), range_text(tiles), all_hits, all_hits + all_misses,
+                     all_hits + all_misses > 0 ? 100.0 * static_cast<double>(all_hits) /
+                                                     static_cast<double>(all_hits + all_misses)
+                                               : 0.0);
+  out += fmt::format("    memory per rank: {} (split {})\n", memory_text(plan_memory(p, machine), machine),
+                     split_name(p.split));
+  out += fmt::format("    per rank (bytes, min .. max): disk read {}, disk write {}, sent {}, received {}; disk requests {}\n",
+                     range_text(v.disk_read_bytes), range_text(v.disk_write_bytes), range_text(v.comm_sent_bytes),
+                     range_text(v.comm_recv_bytes), range_text(v.disk_requests));
+  out += fmt::format("    predicted {:.5g} s (disk, exact walk; no network: each rank reads the panels it lacks)\n",
+                     v.time_s);
+  out += wall_text(a, machine);
+  const double moved = moved_bytes(p, v, machine);
+  out += fmt::format("    data moved per rank (disk reads + received + disk writes) {} B = {:.3f}x the lower bound\n",
+                     moved, moved / a.lower_bound_bytes_per_rank);
+  return out;
+}
+
+void SfcMethod::plan_json(const ContractionAnalysis& a, const Machine&, nlohmann::json& j) const {
+  const SfcPlan& s = sfc_plan(a.plan.plan);
+  j["comm"] = "inside";
+  j["algorithm"] = "sfc";
+  j["order"] = "-";
+  j["grid"] = {{"I", s.tiles_I}, {"J", s.tiles_J}};
+  j["chunk"] = s.chunk;
+  j["slots"] = s.slots;
+}
+
+}  // namespace tcec::costmodel

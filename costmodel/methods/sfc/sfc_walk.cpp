@@ -1,0 +1,168 @@
+// costmodel/methods/sfc/sfc_walk.cpp — sfc_schedule(), sfc_walk() and sfc_replay() (sfc_walk.h).
+#include "costmodel/methods/sfc/sfc_walk.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <list>
+#include <unordered_map>
+
+#include "costmodel/methods/pass_runs.h"
+#include "costmodel/methods/sfc/curve.h"
+#include "costmodel/partition.h"
+
+namespace tcec::costmodel {
+
+namespace {
+
+using i64 = std::int64_t;
+using u64 = std::uint64_t;
+
+i64 ceil_div(i64 a, i64 b) { return (a + b - 1) / b; }
+/// First index of part p of a balanced split of s into g parts.
+i64 piece_start(i64 s, i64 g, i64 p) { return p * (s / g) + std::min(p, s % g); }
+
+/// The geometry of a plan: extents, grid, chunks.
+struct Grid {
+  i64 m, n, k, Ti, Tj, chunk, chunks;
+  explicit Grid(const Plan& plan)
+      : m(plan.I.extent()), n(plan.J.extent()), k(plan.K.extent()), Ti(sfc_plan(plan).tiles_I),
+        Tj(sfc_plan(plan).tiles_J), chunk(sfc_plan(plan).chunk), chunks(ceil_div(k, chunk)) {}
+  i64 rows(i64 ti) const { return piece(m, Ti, ti); }
+  i64 cols(i64 tj) const { return piece(n, Tj, tj); }
+  i64 width(i64 c) const { return std::min(chunk, k - c * chunk); }
+};
+
+/// A panel: operand (0 = A, 1 = B), tile along I or J, K chunk.
+i64 panel_key(const Grid& g, int operand, i64 tile, i64 chunk) {
+  return (static_cast<i64>(operand) * std::max(g.Ti, g.Tj) + tile) * g.chunks + chunk;
+}
+
+/// Calls visit(w, ti, tj) for each tile of rank q's segment and, per tile, panel(operand, tile,
+/// chunk) for its panels in THE SCHEDULE's order (chunks forward on even w, backward on odd).
+template <class Tile, class Panel>
+void each_step(const Grid& g, const SfcSchedule& s, i64 q, Tile visit, Panel panel) {
+  for (i64 at = s.segment[static_cast<std::size_t>(q)], w = 0; at < s.segment[static_cast<std::size_t>(q) + 1];
+       ++at, ++w) {
+    const i64 t = s.order[static_cast<std::size_t>(at)], ti = t / g.Tj, tj = t % g.Tj;
+    visit(w, ti, tj);
+    for (i64 step = 0; step < g.chunks; ++step) {
+      const i64 c = w % 2 == 0 ? step : g.chunks - 1 - step;
+      panel(0, ti, c);
+      panel(1, tj, c);
+    }
+  }
+}
+
+}  // namespace
+
+i64 sfc_tile_elements(const Plan& plan) {
+  const Grid g(plan);
+  return ceil_div(g.m, g.Ti) * ceil_div(g.n, g.Tj);
+}
+
+i64 sfc_slot_elements(const Plan& plan) {
+  const Grid g(plan);
+  return std::max(ceil_div(g.m, g.Ti), ceil_div(g.n, g.Tj)) * g.chunk;
+}
+
+SfcSchedule sfc_schedule(const Plan& plan) {
+  const Grid g(plan);
+  SfcSchedule s;
+  // The curve over the grid with x along J (columns of C) and y along I.
+  for (const auto& [x, y] : generalized_hilbert(g.Tj, g.Ti)) s.order.push_back(y * g.Tj + x);
+  std::vector<double> before(s.order.size() + 1, 0.0);   // elements of C before each position
+  for (std::size_t i = 0; i < s.order.size(); ++i)
+    before[i + 1] = before[i] + static_cast<double>(g.rows(s.order[i] / g.Tj) * g.cols(s.order[i] % g.Tj));
+  const double total = before.back();
+  s.segment.push_back(0);
+  for (i64 q = 1; q < plan.processors; ++q) {
+    const double target = total * static_cast<double>(q) / static_cast<double>(plan.processors);
+    auto at = std::lower_bound(before.begin(), before.end(), target);
+    if (at != before.begin() && (at == before.end() || target - *(at - 1) <= *at - target)) --at;
+    s.segment.push_back(std::max(s.segment.back(), static_cast<i64>(at - before.begin())));
+  }
+  s.segment.push_back(static_cast<i64>(s.order.size()));
+  return s;
+}
+
+std::vector<SfcRankWalk> sfc_walk(const Plan& plan, const ArrayAccess& access) {
+  const Grid g(plan);
+  const SfcSchedule s = sfc_schedule(plan);
+  const i64 slots = sfc_plan(plan).slots;
+  const std::vector<i64> eA = group_extents(plan.I, plan.K), eB = group_extents(plan.J, plan.K),
+                         eC = group_extents(plan.I, plan.J);
+  const std::size_t ni = plan.I.indices.size(), nj = plan.J.indices.size(), nk = plan.K.indices.size();
+  PassRuns runs_A(part_offsets(eA, access.perm_A, 0, ni), part_offsets(eA, access.perm_A, ni, nk));
+  PassRuns runs_B(part_offsets(eB, access.perm_B, 0, nj), part_offsets(eB, access.perm_B, nj, nk));
+  PassRuns runs_C(part_offsets(eC, access.perm_C, 0, ni), part_offsets(eC, access.perm_C, ni, nj));
+  std::vector<SfcRankWalk> out(static_cast<std::size_t>(plan.processors));
+  for (i64 q = 0; q < plan.processors; ++q) {
+    SfcRankWalk& r = out[static_cast<std::size_t>(q)];
+    std::list<i64> recent;   // most recent first
+    std::unordered_map<i64, std::list<i64>::iterator> cached;
+    auto tile = [&](i64, i64 ti, i64 tj) {
+      const i64 h = g.rows(ti), wd = g.cols(tj);
+      const u64 area = static_cast<u64>(h * wd);
+      const u64 pass = runs_C.block(piece_start(g.m, g.Ti, ti), h, piece_start(g.n, g.Tj, tj), wd);
+      if (plan.accumulate) r.read += area, r.requests += pass;   // C's current tile
+      r.written += area, r.requests += pass;
+      r.multiply_adds += static_cast<double>(area) * static_cast<double>(g.k);
+      ++r.tiles;
+    };
+    auto panel = [&](int operand, i64 t, i64 c) {
+      const i64 key = panel_key(g, operand, t, c);
+      if (auto hit = cached.find(key); hit != cached.end()) {
+        recent.splice(recent.begin(), recent, hit->second);
+        ++r.hits;
+        return;
+      }
+      ++r.misses;
+      if (static_cast<i64>(recent.size()) == slots) {   // the least recently used leaves
+        cached.erase(recent.back());
+        recent.pop_back();
+      }
+      recent.push_front(key);
+      cached[key] = recent.begin();
+      const i64 rows = operand == 0 ? g.rows(t) : g.cols(t);
+      const i64 first = operand == 0 ? piece_start(g.m, g.Ti, t) : piece_start(g.n, g.Tj, t);
+      r.read += static_cast<u64>(rows * g.width(c));
+      r.requests += (operand == 0 ? runs_A : runs_B).block(first, rows, c * g.chunk, g.width(c));
+    };
+    each_step(g, s, q, tile, panel);
+  }
+  return out;
+}
+
+std::vector<SfcRankWalk> sfc_replay(const Plan& plan) {
+  const Grid g(plan);
+  const SfcSchedule s = sfc_schedule(plan);
+  const i64 slots = sfc_plan(plan).slots;
+  std::vector<SfcRankWalk> out(static_cast<std::size_t>(plan.processors));
+  for (i64 q = 0; q < plan.processors; ++q) {
+    SfcRankWalk& r = out[static_cast<std::size_t>(q)];
+    std::vector<i64> key(static_cast<std::size_t>(slots), -1), used(static_cast<std::size_t>(slots), -1);
+    i64 clock = 0;
+    auto tile = [&](i64, i64 ti, i64 tj) {
+      const u64 area = static_cast<u64>(g.rows(ti) * g.cols(tj));
+      r.read += plan.accumulate ? area : 0;
+      r.written += area;
+      ++r.tiles;
+    };
+    auto panel = [&](int operand, i64 t, i64 c) {
+      const i64 want = panel_key(g, operand, t, c);
+      const auto found = std::find(key.begin(), key.end(), want);
+      if (found != key.end()) {
+        used[static_cast<std::size_t>(found - key.begin())] = clock++;
+        return;
+      }
+      // A free slot (lowest index first: the fewest `used`, −1), else the least recently used.
+      const auto slot = static_cast<std::size_t>(std::min_element(used.begin(), used.end()) - used.begin());
+      key[slot] = want, used[slot] = clock++;
+      r.read += static_cast<u64>((operand == 0 ? g.rows(t) : g.cols(t)) * g.width(c));
+    };
+    each_step(g, s, q, tile, panel);
+  }
+  return out;
+}
+
+}  // namespace tcec::costmodel

@@ -1,0 +1,47 @@
+// costmodel/methods/sfc/sfc_walk.h — (private) the schedule of an sfc plan and its walk: C's
+// tile grid in the order of the generalized Hilbert curve (curve.h), cut into one contiguous
+// segment per rank balanced by C's elements, each rank walking its segment with an LRU cache
+// of A and B panels exactly as runtime/sfc_spec.h's THE SCHEDULE says, so that the walk's
+// counts are the runtime's. Units: elements unless a name says bytes.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "costmodel/plan.h"
+
+namespace tcec::costmodel {
+
+/// The sfc part of `plan`. Precondition: plan.method holds an SfcPlan.
+inline const SfcPlan& sfc_plan(const Plan& plan) { return std::get<SfcPlan>(plan.method); }
+
+/// The tiles (t = ti·tiles_J + tj) in curve order, and each rank's segment: rank q walks
+/// order[segment[q]] .. order[segment[q + 1] − 1]; segment[q] is the first position whose
+/// elements of C before it come nearest to q/P of all (ties: the earlier).
+struct SfcSchedule {
+  std::vector<std::int64_t> order, segment;
+};
+/// Precondition: the plan's grid fits |I| and |J|.
+SfcSchedule sfc_schedule(const Plan& plan);
+
+/// One rank's walk: disk reads (A and B panels missing from its cache, and C's current tiles
+/// when the statement adds to them), C's elements written, disk requests (runs of adjacent
+/// elements per pass, with the arrays' stored positions perm_A, perm_B, perm_C; identity when
+/// empty), multiply-adds, tiles, and the cache's hits and misses.
+struct SfcRankWalk {
+  std::uint64_t read = 0, written = 0, requests = 0;
+  double multiply_adds = 0;
+  std::int64_t tiles = 0, hits = 0, misses = 0;
+};
+/// Every rank's walk of `plan` (THE SCHEDULE), with an O(1) LRU per access.
+std::vector<SfcRankWalk> sfc_walk(const Plan& plan, const ArrayAccess& access);
+/// The same reads and writes by a plain replay (an LRU by timestamps over the slots, no
+/// requests): the independent simulator the tests hold equal to sfc_walk().
+std::vector<SfcRankWalk> sfc_replay(const Plan& plan);
+
+/// The largest tile: ⌈|I|/tiles_I⌉ · ⌈|J|/tiles_J⌉ elements; a panel slot:
+/// max(⌈|I|/tiles_I⌉, ⌈|J|/tiles_J⌉) · chunk elements.
+std::int64_t sfc_tile_elements(const Plan& plan);
+std::int64_t sfc_slot_elements(const Plan& plan);
+
+}  // namespace tcec::costmodel
