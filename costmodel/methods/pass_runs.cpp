@@ -1,33 +1,11 @@
-// costmodel/methods/pass_runs.cpp — part_offsets() and PassRuns (pass_runs.h).
+// costmodel/methods/pass_runs.cpp — PassRuns (pass_runs.h): runs of a pass counted from the
+// carries of the flat indices, without visiting the elements.
 #include "costmodel/methods/pass_runs.h"
 
 namespace tcec::costmodel {
 
 using i64 = std::int64_t;
 using u64 = std::uint64_t;
-
-std::vector<u64> part_offsets(const std::vector<i64>& extents, const std::vector<int>& perm, std::size_t first,
-                              std::size_t count) {
-  std::vector<u64> stored(extents.size()), stride(extents.size(), 1);
-  for (std::size_t p = 0; p < extents.size(); ++p)
-    stored[perm.empty() ? p : static_cast<std::size_t>(perm[p])] = static_cast<u64>(extents[p]);
-  for (std::size_t d = stored.size(); d-- > 1;) stride[d - 1] = stride[d] * stored[d];
-  i64 total = 1;
-  for (std::size_t p = first; p < first + count; ++p) total *= extents[p];
-  std::vector<u64> out(static_cast<std::size_t>(total));
-  std::vector<i64> value(count, 0);
-  for (i64 flat = 0; flat < total; ++flat) {
-    u64 at = 0;
-    for (std::size_t q = 0; q < count; ++q)
-      at += static_cast<u64>(value[q]) * stride[perm.empty() ? first + q : static_cast<std::size_t>(perm[first + q])];
-    out[static_cast<std::size_t>(flat)] = at;
-    for (std::size_t q = count; q-- > 0;) {   // next multi-index, last position fastest
-      if (++value[q] < extents[first + q]) break;
-      value[q] = 0;
-    }
-  }
-  return out;
-}
 
 std::vector<i64> group_extents(const GroupTiling& a, const GroupTiling& b) {
   std::vector<i64> e;
@@ -36,27 +14,85 @@ std::vector<i64> group_extents(const GroupTiling& a, const GroupTiling& b) {
   return e;
 }
 
-PassRuns::PassRuns(std::vector<u64> row, std::vector<u64> col) : row_(std::move(row)), col_(std::move(col)) {
-  breaks_.assign(col_.size() + 1, 0);
-  for (std::size_t c = 0; c + 1 < col_.size(); ++c) breaks_[c + 1] = breaks_[c] + (col_[c + 1] != col_[c] + 1);
+PassRuns::Positions::Positions(std::vector<i64> extents, std::vector<i64> strides)
+    : extents_(std::move(extents)), strides_(std::move(strides)) {
+  // v → v + 1 with d trailing positions wrapping (v + 1 a multiple of the last d extents'
+  // product, not of the last d + 1): position n−1−d rises by one, the last d fall to zero.
+  const std::size_t n = extents_.size();
+  i64 period = 1, fall = 0;
+  for (std::size_t d = 0; d < n; ++d) {
+    const std::size_t p = n - 1 - d;
+    level_step_.push_back(strides_[p] - fall);
+    level_period_.push_back(period);
+    fall += (extents_[p] - 1) * strides_[p];
+    period *= extents_[p];
+  }
+  level_period_.push_back(period);   // the whole: v + 1 never reaches it inside the range
 }
+
+i64 PassRuns::Positions::offset(i64 v) const {
+  i64 at = 0;
+  for (std::size_t p = extents_.size(); p-- > 0;) at += (v % extents_[p]) * strides_[p], v /= extents_[p];
+  return at;
+}
+
+i64 PassRuns::Positions::steps_of(i64 lo, i64 hi, i64 step) const {
+  i64 count = 0;   // v in [lo, hi): v + 1 in (lo, hi]; multiples of E in (lo, hi] = ⌊hi/E⌋ − ⌊lo/E⌋
+  for (std::size_t d = 0; d < level_step_.size(); ++d) {
+    if (level_step_[d] != step) continue;
+    const i64 e = level_period_[d], e1 = level_period_[d + 1];
+    count += (hi / e - lo / e) - (hi / e1 - lo / e1);
+  }
+  return count;
+}
+
+namespace {
+
+/// The positions [first, first + count) of a tensor whose position p is stored in dimension
+/// perm[p]: their extents and their strides in the row-major file.
+PassRuns::Positions positions(const std::vector<i64>& extents, const std::vector<int>& perm, std::size_t first,
+                              std::size_t count) {
+  std::vector<i64> stored(extents.size()), stride(extents.size(), 1);
+  auto dim = [&](std::size_t p) { return perm.empty() ? p : static_cast<std::size_t>(perm[p]); };
+  for (std::size_t p = 0; p < extents.size(); ++p) stored[dim(p)] = extents[p];
+  for (std::size_t d = stored.size(); d-- > 1;) stride[d - 1] = stride[d] * stored[d];
+  std::vector<i64> e, s;
+  for (std::size_t p = first; p < first + count; ++p) e.push_back(extents[p]), s.push_back(stride[dim(p)]);
+  return {e, s};
+}
+
+}  // namespace
+
+PassRuns::PassRuns(const std::vector<i64>& extents, const std::vector<int>& perm, std::size_t rows_first,
+                   std::size_t rows_count, std::size_t cols_first, std::size_t cols_count)
+    : rows_(positions(extents, perm, rows_first, rows_count)), cols_(positions(extents, perm, cols_first, cols_count)) {}
 
 void PassRuns::start(i64 c0, i64 w) {
   first_ = true;
-  inner_ = breaks_[static_cast<std::size_t>(c0 + w - 1)] - breaks_[static_cast<std::size_t>(c0)];
-  begin_ = col_[static_cast<std::size_t>(c0)], end_ = col_[static_cast<std::size_t>(c0 + w - 1)];
+  inner_ = static_cast<u64>((w - 1) - cols_.steps_of(c0, c0 + w - 1, 1));   // columns that do not join
+  begin_ = cols_.offset(c0), end_ = cols_.offset(c0 + w - 1);
   runs_ = 0;
 }
 
 void PassRuns::row(i64 r) {
-  const u64 at = row_[static_cast<std::size_t>(r)];
+  const i64 at = rows_.offset(r);
   runs_ += (first_ || at + begin_ != last_ + end_ + 1 ? 1 : 0) + inner_;
   first_ = false, last_ = at;
 }
 
+void PassRuns::rows(i64 r0, i64 h) {
+  if (h <= 0) return;
+  row(r0);
+  if (h == 1) return;
+  // Rows r → r + 1 inside the range join when row[r+1] − row[r] = end − begin + 1.
+  const i64 joins = rows_.steps_of(r0, r0 + h - 1, end_ - begin_ + 1);
+  runs_ += static_cast<u64>(h - 1) * (inner_ + 1) - static_cast<u64>(joins);
+  last_ = rows_.offset(r0 + h - 1);
+}
+
 u64 PassRuns::block(i64 r0, i64 h, i64 c0, i64 w) {
   start(c0, w);
-  for (i64 r = r0; r < r0 + h; ++r) row(r);
+  rows(r0, h);
   return runs_;
 }
 

@@ -86,7 +86,7 @@ TEST(Sfc, TheCacheKeepsPanelsFromOneTileToTheNext) {
   const std::optional<Plan> plan = parse_plan("sfc tiles=12x1 chunk=100 slots=8 P=1 split=optimal", g.I, g.J, g.K, &error);
   ASSERT_TRUE(plan) << error;
   ASSERT_TRUE(check_valid(*plan, m, &error)) << error;
-  const SfcRankWalk w = sfc_walk(*plan, ArrayAccess{})[0];
+  const SfcRankWalk w = sfc_walk(*plan, nullptr)[0];
   EXPECT_EQ(w.misses + w.hits, 12 * 4 * 2);
   EXPECT_GE(w.hits, 11 * 2);   // at least the two B panels at the turn of every tile after the first
   EXPECT_LT(w.read, 3000u * 400u + 12u * 50u * 400u);   // less than B once per tile

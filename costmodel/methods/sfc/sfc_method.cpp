@@ -3,6 +3,7 @@
 // the plan text, buffers, validity and volumes. Its report is in sfc_report.cpp.
 #include "costmodel/methods/sfc/sfc_method.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -29,7 +30,9 @@ constexpr i64 kChunks[] = {1, 2, 8, 32, 128, 512, 2048};
 constexpr i64 kMostChunks = 4096;
 /// Panel uses (tiles × chunks × 2) a candidate's walk may take at most; finer candidates are
 /// not tried (their walk would dominate the planning time).
-constexpr double kMostSteps = 4e6;
+constexpr double kMostSteps = 1e6;
+/// Candidates walked exactly (the best by their time without the cache).
+constexpr std::size_t kWalked = 4;
 
 /// The tile grid for C tiles of about `area` elements of an m × n result: square tiles, or as
 /// wide as C when C is narrower than a square tile; then split further until there are at
@@ -67,22 +70,34 @@ void SfcMethod::analyze(MethodAnalysis& ctx) const {
     for (i64 c : kChunks)
       if (c < k && (k + c - 1) / c <= kMostChunks) chunks.push_back(c);
     chunks.push_back(k);
+    // Every candidate's time without the cache (each tile reads its A and B panels whole),
+    // cheap; the kWalked best of them are then walked exactly, cache and all.
+    std::vector<std::pair<double, SfcPlan>> tried;
     for (double share : kTileShares)
       for (i64 per_rank : kTilesPerRank)
         for (i64 chunk : chunks) {
           const auto [Ti, Tj] = grid_for(m, n, share * static_cast<double>(S), per_rank * machine.processors);
           if (2.0 * static_cast<double>(Ti * Tj) * static_cast<double>((k + chunk - 1) / chunk) > kMostSteps) continue;
-          PlannedCandidate pc;
-          pc.plan = {machine.processors, groups.I, groups.J, groups.K, ctx.options().split, a.accumulate,
-                     SfcPlan{Ti, Tj, std::min(chunk, k), 2}};
-          const i64 room = S - sfc_tile_elements(pc.plan);
-          pc.plan.method = SfcPlan{Ti, Tj, std::min(chunk, k), room / sfc_slot_elements(pc.plan)};
-          if (sfc_plan(pc.plan).slots < 2) continue;
-          pc.feasible = true;
-          pc.volumes = plan_volumes(pc.plan, machine);
-          plan_requests(pc.plan, machine, access, pc.volumes);
-          if (!best.feasible || pc.volumes.wall_s < best.volumes.wall_s) best = pc;
+          const i64 rows = ceil_div(m, Ti), cols = ceil_div(n, Tj), tile = rows * cols;
+          const i64 slots = (S - tile) / (std::max(rows, cols) * chunk);
+          if (slots < 2) continue;
+          const double tiles = std::ceil(static_cast<double>(Ti * Tj) / static_cast<double>(machine.processors));
+          const double e = machine.element_size_bytes;
+          const double time = tiles * (static_cast<double>((rows + cols) * k) * e / machine.disk_read_bytes_per_s +
+                                       static_cast<double>(tile) * e / machine.disk_write_bytes_per_s +
+                                       2.0 * static_cast<double>(tile * k) / machine.flops_per_s);
+          tried.emplace_back(time, SfcPlan{Ti, Tj, chunk, slots});
         }
+    std::stable_sort(tried.begin(), tried.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+    if (tried.size() > kWalked) tried.resize(kWalked);
+    for (const auto& [estimate, part] : tried) {
+      PlannedCandidate pc;
+      pc.plan = {machine.processors, groups.I, groups.J, groups.K, ctx.options().split, a.accumulate, part};
+      pc.feasible = true;
+      pc.volumes = plan_volumes(pc.plan, machine);
+      plan_requests(pc.plan, machine, access, pc.volumes);
+      if (!best.feasible || pc.volumes.wall_s < best.volumes.wall_s) best = pc;
+    }
   }
   const ModelPoint point = exact_row(*this, best, machine);
   ctx.add_row(point);
@@ -131,7 +146,7 @@ bool SfcMethod::check_valid(const Plan& plan, const Machine& machine, std::strin
 
 PlanVolumes SfcMethod::volumes(const Plan& plan, const Machine& machine, std::int64_t first_rank,
                                std::int64_t end_rank) const {
-  const std::vector<SfcRankWalk> w = sfc_walk(plan, ArrayAccess{});
+  const std::vector<SfcRankWalk> w = sfc_walk(plan, nullptr);
   PlanVolumes v;
   for (i64 r = first_rank; r < end_rank; ++r)
     append_rank(v, 1.0, machine, w[static_cast<std::size_t>(r)].read, w[static_cast<std::size_t>(r)].written, 0, 0);
@@ -146,7 +161,7 @@ PlanVolumes SfcMethod::walk(const Plan& plan, const Machine& machine) const {
 
 std::vector<std::uint64_t> SfcMethod::disk_requests(const Plan& plan, const ArrayAccess& access) const {
   std::vector<std::uint64_t> out;
-  for (const SfcRankWalk& w : sfc_walk(plan, access)) out.push_back(w.requests);
+  for (const SfcRankWalk& w : sfc_walk(plan, &access)) out.push_back(w.requests);
   return out;
 }
 

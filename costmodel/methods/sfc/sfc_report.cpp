@@ -54,7 +54,7 @@ std::string SfcMethod::chosen_text(const ContractionAnalysis& a) const {
 std::string SfcMethod::plan_section(const ContractionAnalysis& a, const Machine& machine) const {
   const Plan& p = a.plan.plan;
   const PlanVolumes& v = a.plan.volumes;
-  const std::vector<SfcRankWalk> w = sfc_walk(p, ArrayAccess{});
+  const std::vector<SfcRankWalk> w = sfc_walk(p, nullptr);
   std::vector<std::uint64_t> tiles, hits;
   std::int64_t all_hits = 0, all_misses = 0;
   for (const SfcRankWalk& r : w)

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <list>
+#include <optional>
 #include <unordered_map>
 
 #include "costmodel/methods/pass_runs.h"
@@ -66,6 +67,19 @@ i64 sfc_slot_elements(const Plan& plan) {
 }
 
 SfcSchedule sfc_schedule(const Plan& plan) {
+  // The walk, the flops of every rank and code generation each ask for it: keep the last.
+  struct Last {
+    i64 m = -1, n = -1, Ti = -1, Tj = -1, P = -1;
+    SfcSchedule schedule;
+  };
+  thread_local Last last;
+  const Grid g(plan);
+  if (last.m != g.m || last.n != g.n || last.Ti != g.Ti || last.Tj != g.Tj || last.P != plan.processors)
+    last = {g.m, g.n, g.Ti, g.Tj, plan.processors, curve_segments(plan)};
+  return last.schedule;
+}
+
+SfcSchedule curve_segments(const Plan& plan) {
   const Grid g(plan);
   SfcSchedule s;
   // The curve over the grid with x along J (columns of C) and y along I.
@@ -85,16 +99,36 @@ SfcSchedule sfc_schedule(const Plan& plan) {
   return s;
 }
 
-std::vector<SfcRankWalk> sfc_walk(const Plan& plan, const ArrayAccess& access) {
+std::vector<SfcRankWalk> sfc_walk(const Plan& plan, const ArrayAccess* access) {
+  // Volumes, requests and the report each walk the same plan: keep the last walk.
+  struct Last {
+    std::optional<Plan> plan;
+    bool requests = false;
+    std::vector<int> perm_A, perm_B, perm_C;
+    std::vector<SfcRankWalk> walk;
+  };
+  thread_local Last last;
+  const ArrayAccess none;
+  const ArrayAccess& a = access ? *access : none;
+  if (!last.plan || !(*last.plan == plan) || last.requests != (access != nullptr) || last.perm_A != a.perm_A ||
+      last.perm_B != a.perm_B || last.perm_C != a.perm_C)
+    last = {plan, access != nullptr, a.perm_A, a.perm_B, a.perm_C, walk_ranks(plan, access)};
+  return last.walk;
+}
+
+std::vector<SfcRankWalk> walk_ranks(const Plan& plan, const ArrayAccess* access) {
+  const ArrayAccess none;
+  const ArrayAccess& a = access ? *access : none;
+  const bool count = access != nullptr;
   const Grid g(plan);
   const SfcSchedule s = sfc_schedule(plan);
   const i64 slots = sfc_plan(plan).slots;
   const std::vector<i64> eA = group_extents(plan.I, plan.K), eB = group_extents(plan.J, plan.K),
                          eC = group_extents(plan.I, plan.J);
   const std::size_t ni = plan.I.indices.size(), nj = plan.J.indices.size(), nk = plan.K.indices.size();
-  PassRuns runs_A(part_offsets(eA, access.perm_A, 0, ni), part_offsets(eA, access.perm_A, ni, nk));
-  PassRuns runs_B(part_offsets(eB, access.perm_B, 0, nj), part_offsets(eB, access.perm_B, nj, nk));
-  PassRuns runs_C(part_offsets(eC, access.perm_C, 0, ni), part_offsets(eC, access.perm_C, ni, nj));
+  PassRuns runs_A(eA, a.perm_A, 0, ni, ni, nk);
+  PassRuns runs_B(eB, a.perm_B, 0, nj, nj, nk);
+  PassRuns runs_C(eC, a.perm_C, 0, ni, ni, nj);
   std::vector<SfcRankWalk> out(static_cast<std::size_t>(plan.processors));
   for (i64 q = 0; q < plan.processors; ++q) {
     SfcRankWalk& r = out[static_cast<std::size_t>(q)];
@@ -103,7 +137,7 @@ std::vector<SfcRankWalk> sfc_walk(const Plan& plan, const ArrayAccess& access) {
     auto tile = [&](i64, i64 ti, i64 tj) {
       const i64 h = g.rows(ti), wd = g.cols(tj);
       const u64 area = static_cast<u64>(h * wd);
-      const u64 pass = runs_C.block(piece_start(g.m, g.Ti, ti), h, piece_start(g.n, g.Tj, tj), wd);
+      const u64 pass = count ? runs_C.block(piece_start(g.m, g.Ti, ti), h, piece_start(g.n, g.Tj, tj), wd) : 0;
       if (plan.accumulate) r.read += area, r.requests += pass;   // C's current tile
       r.written += area, r.requests += pass;
       r.multiply_adds += static_cast<double>(area) * static_cast<double>(g.k);
@@ -126,7 +160,7 @@ std::vector<SfcRankWalk> sfc_walk(const Plan& plan, const ArrayAccess& access) {
       const i64 rows = operand == 0 ? g.rows(t) : g.cols(t);
       const i64 first = operand == 0 ? piece_start(g.m, g.Ti, t) : piece_start(g.n, g.Tj, t);
       r.read += static_cast<u64>(rows * g.width(c));
-      r.requests += (operand == 0 ? runs_A : runs_B).block(first, rows, c * g.chunk, g.width(c));
+      if (count) r.requests += (operand == 0 ? runs_A : runs_B).block(first, rows, c * g.chunk, g.width(c));
     };
     each_step(g, s, q, tile, panel);
   }

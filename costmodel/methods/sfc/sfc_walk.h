@@ -21,8 +21,10 @@ inline const SfcPlan& sfc_plan(const Plan& plan) { return std::get<SfcPlan>(plan
 struct SfcSchedule {
   std::vector<std::int64_t> order, segment;
 };
-/// Precondition: the plan's grid fits |I| and |J|.
+/// Precondition: the plan's grid fits |I| and |J|. (The last result is kept per thread.)
 SfcSchedule sfc_schedule(const Plan& plan);
+/// The same, computed afresh.
+SfcSchedule curve_segments(const Plan& plan);
 
 /// One rank's walk: disk reads (A and B panels missing from its cache, and C's current tiles
 /// when the statement adds to them), C's elements written, disk requests (runs of adjacent
@@ -33,8 +35,11 @@ struct SfcRankWalk {
   double multiply_adds = 0;
   std::int64_t tiles = 0, hits = 0, misses = 0;
 };
-/// Every rank's walk of `plan` (THE SCHEDULE), with an O(1) LRU per access.
-std::vector<SfcRankWalk> sfc_walk(const Plan& plan, const ArrayAccess& access);
+/// Every rank's walk of `plan` (THE SCHEDULE), with an O(1) LRU per access; requests are
+/// counted only with `access` (null: 0). (The last result is kept per thread.)
+std::vector<SfcRankWalk> sfc_walk(const Plan& plan, const ArrayAccess* access);
+/// The same, walked afresh.
+std::vector<SfcRankWalk> walk_ranks(const Plan& plan, const ArrayAccess* access);
 /// The same reads and writes by a plain replay (an LRU by timestamps over the slots, no
 /// requests): the independent simulator the tests hold equal to sfc_walk().
 std::vector<SfcRankWalk> sfc_replay(const Plan& plan);

@@ -33,21 +33,21 @@ std::vector<u64> tbs_requests(const Plan& plan, const TbsSchedule& s, const std:
                               const std::vector<int>& perm_C) {
   const std::size_t ni = plan.I.indices.size(), nk = plan.K.indices.size();
   const std::vector<i64> eA = group_extents(plan.I, plan.K), eC = group_extents(plan.I, plan.J);
-  PassRuns panel(part_offsets(eA, perm_A, 0, ni), part_offsets(eA, perm_A, ni, nk));
-  PassRuns tile(part_offsets(eC, perm_C, 0, ni), part_offsets(eC, perm_C, ni, ni));
+  PassRuns panel(eA, perm_A, 0, ni, ni, nk);
+  PassRuns tile(eC, perm_C, 0, ni, ni, ni);
   const i64 m = plan.K.extent(), chunk = tbs_plan(plan).chunk;
   std::vector<u64> out(static_cast<std::size_t>(plan.processors), 0);
   for (const TbsBlock& b : s.blocks) {
     u64& mine = out[static_cast<std::size_t>(b.rank)];
     auto pass = [&](std::size_t rows, std::size_t cols) {   // C[R_rows, R_cols]
       tile.start(b.starts[cols], b.lengths[cols]);
-      for (i64 r = b.starts[rows]; r < b.starts[rows] + b.lengths[rows]; ++r) tile.row(r);
+      tile.rows(b.starts[rows], b.lengths[rows]);
       mine += tile.runs();
     };
     if (b.stream) {   // R_0 whole, then each R_u whole, its tile and the mirror
       for (std::size_t u = 0; u < b.starts.size(); ++u) {
         panel.start(0, m);
-        for (i64 r = b.starts[u]; r < b.starts[u] + b.lengths[u]; ++r) panel.row(r);
+        panel.rows(b.starts[u], b.lengths[u]);
         mine += panel.runs();
         if (u > 0) pass(u, 0), pass(0, u);
       }
@@ -55,8 +55,7 @@ std::vector<u64> tbs_requests(const Plan& plan, const TbsSchedule& s, const std:
     }
     for (i64 k0 = 0; k0 < m; k0 += chunk) {   // one pass per A panel
       panel.start(k0, std::min(chunk, m - k0));
-      for (std::size_t u = 0; u < b.starts.size(); ++u)
-        for (i64 r = b.starts[u]; r < b.starts[u] + b.lengths[u]; ++r) panel.row(r);
+      for (std::size_t u = 0; u < b.starts.size(); ++u) panel.rows(b.starts[u], b.lengths[u]);
       mine += panel.runs();
     }
     for (std::size_t u = 0; u < b.starts.size(); ++u)
