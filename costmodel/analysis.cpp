@@ -35,6 +35,8 @@ bool MethodAnalysis::allows(const Method& m, std::optional<DiskPlacementOrder> o
 }
 
 void MethodAnalysis::add_row(const ModelPoint& row) {
+  const std::vector<std::string>& excluded = options_.exclude_methods;
+  if (row.method && std::find(excluded.begin(), excluded.end(), row.method->name()) != excluded.end()) return;
   a_.methods.push_back(row);
   if (row.feasible && (!a_.chosen.feasible || row.time_s < a_.chosen.time_s)) a_.chosen = row;
 }
@@ -60,17 +62,18 @@ void MethodAnalysis::add_candidate(const Method& m, const ModelPoint& row, const
                                    to_string(*options_.force_order), m.name());
     return;
   }
-  if (plan.feasible && options_.max_writes > 0) {   // --max-writes: the write-avoiding limit
+  bool over_writes = false;   // feasible, but removed by --max-writes (the write-avoiding limit)
+  if (plan.feasible && options_.max_writes > 0) {
     a_.unconstrained_s = std::min(a_.unconstrained_s, plan.total_s());
     const double share = a_.problem.C / static_cast<double>(machine_.processors);
     if (plan_write_bytes(plan) > options_.max_writes * share * (1 + 1e-12)) {
-      plan.feasible = false;
+      plan.feasible = false, over_writes = true;
       plan.reason = fmt::format("every plan writes more than --max-writes {:g} x the result's share ({} per rank)",
                                 options_.max_writes, human_bytes(share));
     }
   }
   if (!plan.feasible) {
-    if (!m.states_infeasibility() && !forced && options_.max_writes <= 0) return;
+    if (!m.states_infeasibility() && !forced && !over_writes) return;
     if (!a_.plan.feasible) a_.plan.reason = plan.reason;
     if (!family->second.feasible) family->second.reason = plan.reason;
     return;
@@ -162,7 +165,16 @@ Groups groups_from(const ir::Program& program, const ir::MacroIndexGemm& gemm) {
   return {group(gemm.I), group(gemm.J), group(gemm.K)};
 }
 
-bool PlanOptions::allows_method(std::string_view name) const { return !force_method || *force_method == name; }
+bool PlanOptions::allows_method(std::string_view name) const {
+  return (!force_method || *force_method == name) &&
+         std::find(exclude_methods.begin(), exclude_methods.end(), name) == exclude_methods.end();
+}
+
+bool parse_excluded_method(std::string_view name, PlanOptions* options) {
+  if (!find_method(name)) return false;
+  options->exclude_methods.emplace_back(name);
+  return true;
+}
 
 bool parse_method(std::string_view name, PlanOptions* options) {
   if (!find_method(name)) return false;

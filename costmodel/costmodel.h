@@ -28,6 +28,8 @@ struct PlanOptions {
   MemorySplit split = MemorySplit::Optimal;          ///< --memory-split
   /// --force-method: only the method of this name plans (method.h find_method()).
   std::optional<std::string> force_method;
+  /// --exclude-method (repeatable): these methods do not plan.
+  std::vector<std::string> exclude_methods;
   std::optional<DiskPlacementOrder> force_order;     ///< --force-order
   /// The sequence hand-off (sequence.h): intermediates stay on the ranks between steps where
   /// that is cheaper (false: --no-handoff, every tensor through the store).
@@ -53,6 +55,8 @@ struct PlanOptions {
 /// Parses a --force-method name (a method's name: "inside-rotation", …, "outside-accumulation",
 /// "cosma"; method_names()) into `options`; false when the name is unknown.
 bool parse_method(std::string_view name, PlanOptions* options);
+/// Adds a --exclude-method name (a method's name) to `options`; false when the name is unknown.
+bool parse_excluded_method(std::string_view name, PlanOptions* options);
 /// Parses a --force-order name ("ABC", …); false when unknown.
 bool parse_order(std::string_view name, PlanOptions* options);
 /// "inside-rotation, inside-replication, …, outside-accumulation or cosma": every method's

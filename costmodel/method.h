@@ -81,7 +81,8 @@ class MethodAnalysis {
   const PlanOptions& options() const { return options_; }
   /// True when the options let `m` plan under `order` (nullopt: a method without orders).
   bool allows(const Method& m, std::optional<DiskPlacementOrder> order) const;
-  /// Adds a row of the methods table (the method's best; the least time is the model's choice).
+  /// Adds a row of the methods table (the method's best; the least time is the model's choice);
+  /// rows of methods --exclude-method names are left out.
   void add_row(const ModelPoint& row);
   /// Adds a candidate and its integer plan (the same index in candidates and plans). When
   /// `allowed` and feasible, the plan competes by total time (compute stage plus

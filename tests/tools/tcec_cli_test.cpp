@@ -204,7 +204,7 @@ TEST(Cli, DryRunReproducesTable9) {
   }
   EXPECT_EQ(find("inside", "accumulation")["case"], 3);
   EXPECT_EQ(j["contractions"][0]["chosen"]["algorithm"], "rotation");
-  EXPECT_EQ(methods.size(), 7u);  // the six Gao methods, then cosma
+  EXPECT_EQ(methods.size(), 8u);  // the six Gao methods, then cosma and sfc
 }
 
 TEST(Cli, DryRunJsonPlanHasExactPerRankVolumes) {
@@ -244,7 +244,20 @@ TEST(Cli, UnknownForcedMethodIsAnError) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.err, "tcec: error: unknown method 'sideways' for --force-method (expected inside-rotation, "
                    "inside-replication, inside-accumulation, outside-rotation, outside-replication, "
-                   "outside-accumulation, cosma or tbs)\n");
+                   "outside-accumulation, cosma, tbs or sfc)\n");
+}
+
+TEST(Cli, ExcludedMethodsDoNotPlanAndUnknownOnesAreAnError) {
+  CliRun r = tcec("--dry-run --exclude-method sideways " + example("matmul.tce"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err.rfind("tcec: error: unknown method 'sideways' for --exclude-method (expected inside-rotation, ", 0),
+            0u)
+      << r.err;
+  CliRun ok = tcec("--dry-run --exclude-method cosma --exclude-method sfc " + example("matmul.tce"));
+  ASSERT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_EQ(ok.out.find("    cosma "), std::string::npos) << ok.out;
+  EXPECT_EQ(ok.out.find("    sfc "), std::string::npos);
+  EXPECT_NE(ok.out.find("    inside rotation "), std::string::npos);
 }
 
 TEST(Cli, RotationNeedsASquareProcessorCount) {

@@ -37,6 +37,7 @@ struct Args {
   bool build = false;
   std::string memory_split = "optimal";
   std::string force_method;
+  std::vector<std::string> exclude_methods;
   std::string force_order;
 };
 
@@ -69,6 +70,7 @@ void add_options(CLI::App& app, Args& a) {
       ->check(CLI::IsMember({"thirds", "optimal"}))
       ->default_str("optimal");
   app.add_option("--force-method", a.force_method, "plan with this method: " + tcec::costmodel::method_names());
+  app.add_option("--exclude-method", a.exclude_methods, "plan without this method (repeatable)")->type_name("NAME");
   app.add_option("--force-order", a.force_order, "plan with this disk placement order: ABC, ACB, BAC, BCA, CAB or CBA");
   app.add_flag("--no-handoff", a.no_handoff,
                "pass every tensor through the run's store between steps (default: an intermediate stays on "
@@ -101,6 +103,12 @@ std::optional<tcec::costmodel::PlanOptions> plan_options(const Args& a) {
                  a.force_method.c_str(), tcec::costmodel::method_names().c_str());
     return std::nullopt;
   }
+  for (const std::string& name : a.exclude_methods)
+    if (!tcec::costmodel::parse_excluded_method(name, &options)) {
+      std::fprintf(stderr, "tcec: error: unknown method '%s' for --exclude-method (expected %s)\n", name.c_str(),
+                   tcec::costmodel::method_names().c_str());
+      return std::nullopt;
+    }
   if (!a.force_order.empty() && !tcec::costmodel::parse_order(a.force_order, &options)) {
     std::fprintf(stderr, "tcec: error: unknown order '%s' for --force-order (expected ABC, ACB, BAC, BCA, CAB "
                          "or CBA)\n", a.force_order.c_str());

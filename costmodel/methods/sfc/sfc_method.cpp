@@ -66,10 +66,9 @@ void SfcMethod::analyze(MethodAnalysis& ctx) const {
     const auto S = static_cast<i64>(machine.memory_bytes / machine.element_size_bytes);
     const i64 m = groups.I.extent(), n = groups.J.extent(), k = groups.K.extent();
     const ArrayAccess access{true, true, true, a.gemm.perm_A, a.gemm.perm_B, a.gemm.perm_C};
-    std::vector<i64> chunks;
-    for (i64 c : kChunks)
-      if (c < k && (k + c - 1) / c <= kMostChunks) chunks.push_back(c);
-    chunks.push_back(k);
+    std::vector<i64> chunks = {k};   // the longest first: on equal time the kernel runs best on long chunks
+    for (auto c = std::rbegin(kChunks); c != std::rend(kChunks); ++c)
+      if (*c < k && (k + *c - 1) / *c <= kMostChunks) chunks.push_back(*c);
     // Every candidate's time without the cache (each tile reads its A and B panels whole),
     // cheap; the kWalked best of them are then walked exactly, cache and all.
     std::vector<std::pair<double, SfcPlan>> tried;
