@@ -26,6 +26,7 @@ i64 ceil_div(i64 a, i64 b) { return (a + b - 1) / b; }
 /// too); a walk has at most kMostChunks chunks per tile, which bounds the planning time.
 constexpr double kTileShares[] = {0.1, 0.2, 0.35, 0.5, 0.7, 0.85};
 constexpr i64 kTilesPerRank[] = {1, 2, 4};
+constexpr i64 kMostTilesPerRank = 8;
 constexpr i64 kChunks[] = {1, 2, 8, 32, 128, 512, 2048};
 constexpr i64 kMostChunks = 4096;
 /// Panel uses (tiles × chunks × 2) a candidate's walk may take at most; finer candidates are
@@ -71,22 +72,33 @@ void SfcMethod::analyze(MethodAnalysis& ctx) const {
       if (*c < k && (k + *c - 1) / *c <= kMostChunks) chunks.push_back(*c);
     // Every candidate's time without the cache (each tile reads its A and B panels whole),
     // cheap; the kWalked best of them are then walked exactly, cache and all.
-    std::vector<std::pair<double, SfcPlan>> tried;
+    // Grids: tiles of a share of the memory, split until every rank has some; and grids of
+    // t·P tiles shaped like C (t tiles per rank, each as large as C's share allows).
+    std::vector<std::pair<i64, i64>> grids;
     for (double share : kTileShares)
       for (i64 per_rank : kTilesPerRank)
-        for (i64 chunk : chunks) {
-          const auto [Ti, Tj] = grid_for(m, n, share * static_cast<double>(S), per_rank * machine.processors);
-          if (2.0 * static_cast<double>(Ti * Tj) * static_cast<double>((k + chunk - 1) / chunk) > kMostSteps) continue;
-          const i64 rows = ceil_div(m, Ti), cols = ceil_div(n, Tj), tile = rows * cols;
-          const i64 slots = (S - tile) / (std::max(rows, cols) * chunk);
-          if (slots < 2) continue;
-          const double tiles = std::ceil(static_cast<double>(Ti * Tj) / static_cast<double>(machine.processors));
-          const double e = machine.element_size_bytes;
-          const double time = tiles * (static_cast<double>((rows + cols) * k) * e / machine.disk_read_bytes_per_s +
-                                       static_cast<double>(tile) * e / machine.disk_write_bytes_per_s +
-                                       2.0 * static_cast<double>(tile * k) / machine.flops_per_s);
-          tried.emplace_back(time, SfcPlan{Ti, Tj, chunk, slots});
-        }
+        grids.push_back(grid_for(m, n, share * static_cast<double>(S), per_rank * machine.processors));
+    for (i64 t = 1; t <= kMostTilesPerRank; ++t) {
+      const double tiles = static_cast<double>(t * machine.processors);
+      const i64 Ti = std::clamp<i64>(std::llround(std::sqrt(tiles * static_cast<double>(m) / static_cast<double>(n))), 1, m);
+      grids.emplace_back(Ti, std::min(n, ceil_div(t * machine.processors, Ti)));
+    }
+    std::sort(grids.begin(), grids.end());
+    grids.erase(std::unique(grids.begin(), grids.end()), grids.end());
+    std::vector<std::pair<double, SfcPlan>> tried;
+    for (const auto& [Ti, Tj] : grids)
+      for (i64 chunk : chunks) {
+        if (2.0 * static_cast<double>(Ti * Tj) * static_cast<double>((k + chunk - 1) / chunk) > kMostSteps) continue;
+        const i64 rows = ceil_div(m, Ti), cols = ceil_div(n, Tj), tile = rows * cols;
+        const i64 slots = (S - tile) / (std::max(rows, cols) * chunk);
+        if (slots < 2) continue;
+        const double tiles = std::ceil(static_cast<double>(Ti * Tj) / static_cast<double>(machine.processors));
+        const double e = machine.element_size_bytes;
+        const double time = tiles * (static_cast<double>((rows + cols) * k) * e / machine.disk_read_bytes_per_s +
+                                     static_cast<double>(tile) * e / machine.disk_write_bytes_per_s +
+                                     2.0 * static_cast<double>(tile * k) / machine.flops_per_s);
+        tried.emplace_back(time, SfcPlan{Ti, Tj, chunk, slots});
+      }
     std::stable_sort(tried.begin(), tried.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
     if (tried.size() > kWalked) tried.resize(kWalked);
     for (const auto& [estimate, part] : tried) {
