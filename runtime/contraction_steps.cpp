@@ -146,6 +146,9 @@ void take_kept(Run& run, const std::string& name, const Placement& to, TiledMatr
   move_tensor(run.context(), kept->placement, kept->file.get(), to, target);
 }
 
+/// Elements of a 4 KiB page of a mapped file (for counting the pages --verify touches).
+constexpr std::uint64_t kPageElements = 4096 / 8;
+
 void verify_result(Run& run, const GemmSpec& spec, bool owns, const ResultLookup& lookup) {
   if (!run.options().verify) return;
   PhaseScope phase(Phase::WriteOut);
@@ -172,11 +175,13 @@ void verify_result(Run& run, const GemmSpec& spec, bool owns, const ResultLookup
     const std::optional<double> got = lookup(iv.data(), jv.data());
     if (!got) continue;
     long double sum = 0, magnitude = 0;
+    std::uint64_t pages = 0, page_A = ~std::uint64_t{0}, page_B = ~std::uint64_t{0};   // mapped pages touched
     for (std::uint64_t k = 0; k < nK; ++k) {
       unflatten(k, eK, kv.data());
-      const long double term =
-          static_cast<long double>(a(map_A(iv.data(), kv.data()))) *
-          static_cast<long double>(b(map_B(jv.data(), kv.data())));
+      const std::uint64_t at_A = map_A(iv.data(), kv.data()), at_B = map_B(jv.data(), kv.data());
+      pages += (at_A / kPageElements != page_A) + (at_B / kPageElements != page_B);
+      page_A = at_A / kPageElements, page_B = at_B / kPageElements;
+      const long double term = static_cast<long double>(a(at_A)) * static_cast<long double>(b(at_B));
       sum += term;
       magnitude += std::fabs(term);
     }
@@ -186,7 +191,9 @@ void verify_result(Run& run, const GemmSpec& spec, bool owns, const ResultLookup
     const long double error = std::fabs(static_cast<long double>(*got) - exact) / (scale > 0 ? scale : 1);
     max_error = std::max(max_error, static_cast<double>(error));
     ++checked;
-    run.touched_mapped(16 * nK);   // the rows of A and B it read: keep the mapped pages bounded
+    // The pages of A and B it read (a column of a row-major operand touches a page per element):
+    // keep the mapped pages bounded.
+    run.touched_mapped(pages * 8 * kPageElements);
 
   }
   std::uint64_t all_checked = 0;
