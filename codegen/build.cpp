@@ -11,8 +11,27 @@
 
 namespace tcec::codegen {
 
+std::optional<Toolchain> installed_toolchain(const std::string& executable) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path exe = fs::weakly_canonical(executable, ec);
+  if (ec || !exe.has_parent_path()) return std::nullopt;
+  // PREFIX/<bindir>/tcec: climb one level per component of the bin directory.
+  fs::path prefix = exe.parent_path();
+  const fs::path bin_dir(build_config::kInstallBinDir);
+  for (auto part = bin_dir.begin(); part != bin_dir.end(); ++part) prefix = prefix.parent_path();
+  if (fs::weakly_canonical(prefix / build_config::kInstallBinDir, ec) != exe.parent_path() || ec) return std::nullopt;
+  const fs::path include = prefix / build_config::kInstallIncludeDir, library = prefix / build_config::kInstallRuntimeLibrary;
+  if (!fs::exists(include / "runtime" / "tcert.h", ec) || !fs::exists(library, ec)) return std::nullopt;
+  return Toolchain{build_config::kCompiler, include.string(), library.string()};
+}
+
 Toolchain toolchain() {
-  Toolchain tools{build_config::kCompiler, build_config::kSourceRoot, build_config::kRuntimeLibrary};
+  std::error_code ec;
+  const std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+  Toolchain tools = (!ec ? installed_toolchain(self) : std::nullopt)
+                        .value_or(Toolchain{build_config::kCompiler, build_config::kSourceRoot,
+                                            build_config::kRuntimeLibrary});
   if (const char* cxx = std::getenv("TCEC_CXX"); cxx != nullptr && *cxx != '\0') tools.compiler = cxx;
   return tools;
 }

@@ -16,6 +16,7 @@
 // Source: Gao et al. §3 (Fig. 3(b), the tiled loop nest of a disk placement order).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -90,9 +91,15 @@ struct Toolchain {
   std::string source_root;
   std::string runtime_library;   ///< path of libtcert.a
 };
-/// The tool chain this tcec was built with (paths recorded by CMake in the build tree's
-/// codegen/build_config.h); a non-empty $TCEC_CXX replaces the compiler (a program name or path).
+/// The tool chain of generated programs: when this tcec runs installed (its executable in
+/// PREFIX/bin, with the runtime's headers in PREFIX/include/tcec/runtime and libtcert in
+/// PREFIX/lib, as `cmake --install` lays them out), the installed runtime; otherwise the build
+/// tree's (paths recorded by CMake in codegen/build_config.h). A non-empty $TCEC_CXX replaces
+/// the compiler (a program name or path).
 Toolchain toolchain();
+/// The installed tool chain of a tcec whose executable is `executable` (see toolchain()), or
+/// nullopt when it is not in an installed tree.
+std::optional<Toolchain> installed_toolchain(const std::string& executable);
 
 /// The compiler's argument vector: compiler -std=c++20 -O2 -I<root> SOURCE <libtcert.a>
 /// -lopenblas -lfmt -o OUTPUT.

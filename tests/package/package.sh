@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # e2e.package: `cmake --install` into a fresh prefix, then a user project outside the tree
-# (tests/package) finds tcec, compiles its .tce at build time, and the program runs and verifies.
+# (tests/package) finds tcec, compiles its .tce at build time, and the program runs and verifies;
+# and the installed tcec --build compiles against the installed runtime.
 #   package.sh BUILD_DIR WORK_DIR
 set -euo pipefail
 build=$1 work=$2
@@ -11,3 +12,16 @@ cmake -S "$here" -B "$work/user" -DCMAKE_PREFIX_PATH="$work/prefix" -DCMAKE_BUIL
 cmake --build "$work/user" > "$work/build.log"
 mpirun --oversubscribe -np 2 "$work/user/square" --verify --quiet --trace "$work/trace.json" --scratch "$work/scratch"
 "$work/prefix/bin/tcec" compare "$work/trace.json" | tail -1
+# The installed tcec builds programs against the installed runtime (its headers and libtcert
+# under the prefix), not the build tree it came from: a compiler wrapper logs the command.
+cat > "$work/cxx.sh" <<WRAPPER
+#!/usr/bin/env bash
+printf '%s\n' "\$@" > "$work/cxx.args"
+exec mpicxx "\$@"
+WRAPPER
+chmod +x "$work/cxx.sh"
+TCEC_CXX="$work/cxx.sh" "$work/prefix/bin/tcec" "$here/square.tce" --machine "$here/tiny.machine" -o "$work/direct" --build > /dev/null
+grep -qx -- "-I$work/prefix/include/tcec" "$work/cxx.args" || { echo "package.sh: not the installed headers:"; cat "$work/cxx.args"; exit 1; }
+grep -q "^$work/prefix/lib.*/libtcert.a\$" "$work/cxx.args" || { echo "package.sh: not the installed libtcert:"; cat "$work/cxx.args"; exit 1; }
+mpirun --oversubscribe -np 2 "$work/direct/square" --verify --quiet --trace "$work/direct.json" --scratch "$work/scratch2"
+"$work/prefix/bin/tcec" compare "$work/direct.json" | tail -1
