@@ -33,7 +33,7 @@ constexpr i64 kMostChunks = 4096;
 /// not tried (their walk would dominate the planning time).
 constexpr double kMostSteps = 1e6;
 /// Candidates walked exactly (the best by their time without the cache).
-constexpr std::size_t kWalked = 4;
+constexpr std::size_t kWalked = 2;
 
 /// The tile grid for C tiles of about `area` elements of an m × n result: square tiles, or as
 /// wide as C when C is narrower than a square tile; then split further until there are at
@@ -86,12 +86,16 @@ void SfcMethod::analyze(MethodAnalysis& ctx) const {
     std::sort(grids.begin(), grids.end());
     grids.erase(std::unique(grids.begin(), grids.end()), grids.end());
     std::vector<std::pair<double, SfcPlan>> tried;
+    bool too_long = false;
     for (const auto& [Ti, Tj] : grids)
       for (i64 chunk : chunks) {
-        if (2.0 * static_cast<double>(Ti * Tj) * static_cast<double>((k + chunk - 1) / chunk) > kMostSteps) continue;
         const i64 rows = ceil_div(m, Ti), cols = ceil_div(n, Tj), tile = rows * cols;
         const i64 slots = (S - tile) / (std::max(rows, cols) * chunk);
         if (slots < 2) continue;
+        if (2.0 * static_cast<double>(Ti * Tj) * static_cast<double>((k + chunk - 1) / chunk) > kMostSteps) {
+          too_long = true;   // it fits, but walking it would take too long
+          continue;
+        }
         const double tiles = std::ceil(static_cast<double>(Ti * Tj) / static_cast<double>(machine.processors));
         const double e = machine.element_size_bytes;
         const double time = tiles * (static_cast<double>((rows + cols) * k) * e / machine.disk_read_bytes_per_s +
@@ -99,6 +103,10 @@ void SfcMethod::analyze(MethodAnalysis& ctx) const {
                                      2.0 * static_cast<double>(tile * k) / machine.flops_per_s);
         tried.emplace_back(time, SfcPlan{Ti, Tj, chunk, slots});
       }
+    if (tried.empty() && too_long)
+      best.reason = fmt::format("every tile grid that fits the memory takes more than {:g} panel uses to walk (the "
+                                "planning budget)",
+                                kMostSteps);
     std::stable_sort(tried.begin(), tried.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
     if (tried.size() > kWalked) tried.resize(kWalked);
     for (const auto& [estimate, part] : tried) {
