@@ -129,6 +129,23 @@ ModelPoint exact_row(const Method& m, const PlannedCandidate& pc, const Machine&
   return point;
 }
 
+std::string exact_row_text(const ModelPoint& p, const std::string& name, const std::string& what) {
+  return fmt::format("    {:<26} {:<5} {:<58} {:>10} {:>10} {:>11.5g}\n", name, "-", what, human_bytes(p.comm_bytes),
+                     human_bytes(p.disk_bytes()), p.time_s);
+}
+
+nlohmann::json exact_row_json(const ModelPoint& p, const char* algorithm) {
+  nlohmann::json j = {{"comm", "inside"}, {"algorithm", algorithm}, {"feasible", p.feasible}, {"reason", p.reason}};
+  if (!p.feasible) return j;
+  j.update({{"order", "-"},
+            {"model_time_s", p.time_s},
+            {"model_disk_bytes", p.disk_bytes()},
+            {"model_disk_read_bytes", p.disk_read_bytes},
+            {"model_disk_write_bytes", p.disk_write_bytes},
+            {"model_comm_bytes", p.comm_bytes}});
+  return j;
+}
+
 Problem problem_from(const ir::MacroIndexGemm& g, double e) {
   Problem p;
   p.I = static_cast<double>(g.extent_I);

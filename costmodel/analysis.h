@@ -105,6 +105,13 @@ nlohmann::json io_bound_json(const IoBound& b);
 /// The methods-table row of a method planned by its exact schedule (no closed-form model):
 /// infeasible with pc's reason, or the bytes of its slowest rank by rank_time_s() and that time.
 ModelPoint exact_row(const Method& m, const PlannedCandidate& pc, const Machine& machine);
+/// Such a row as the methods table prints it: "    NAME  -  WHAT  V  D  time", WHAT its schedule
+/// in words (e.g. "grid 2x2x1, 0 idle, 8 rounds (exact schedule)"); V, D in bytes, time in s.
+std::string exact_row_text(const ModelPoint& row, const std::string& name, const std::string& what);
+/// Such a row as JSON: {"comm": "inside", "algorithm", "feasible", "reason"} and, when
+/// feasible, "order": "-", "model_time_s", "model_disk_bytes", "model_disk_read_bytes",
+/// "model_disk_write_bytes", "model_comm_bytes" (bytes per rank, seconds).
+nlohmann::json exact_row_json(const ModelPoint& row, const char* algorithm);
 
 /// Writes and reads per rank against their lower bounds (Carson et al., seed 004, §II: the
 /// output must reach slow memory once, so a rank writes at least its share of the result,

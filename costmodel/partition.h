@@ -5,6 +5,7 @@
 // ⌊n/t⌋+1 and the rest ⌊n/t⌋ (plan.h "Tiling"). Counts are elements.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -25,6 +26,10 @@ SizeCounts finest_sizes(const IndexTiles& index);
 /// Part p of a balanced split of s into g parts: ⌊s/g⌋ + (p < s mod g).
 inline std::int64_t piece(std::int64_t s, std::int64_t g, std::int64_t p) {
   return s / g + (p < s % g ? 1 : 0);
+}
+/// The first element of part p of that split: p·⌊s/g⌋ + min(p, s mod g).
+inline std::int64_t piece_start(std::int64_t s, std::int64_t g, std::int64_t p) {
+  return p * (s / g) + std::min(p, s % g);
 }
 
 /// Elements of the group (rows or columns of an array) held by grid part p

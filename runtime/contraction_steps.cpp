@@ -146,6 +146,20 @@ void take_kept(Run& run, const std::string& name, const Placement& to, TiledMatr
   move_tensor(run.context(), kept->placement, kept->file.get(), to, target);
 }
 
+void finish_in_place(Run& run, const GemmSpec& spec, DirectResult& result, const Volumes& mine, bool owns,
+                     const std::function<bool(const std::int64_t*, const std::int64_t*)>& holds) {
+  result.commit(run.context());
+  record_redistribution(run, mine);
+  const LinearMap map_C(spec.C, spec.I.indices.size());
+  std::optional<ElementSource> stored;   // the committed version, opened at the first lookup
+  verify_result(run, spec, owns, [&](const i64* rv, const i64* cv) -> std::optional<double> {
+    if (!holds(rv, cv)) return std::nullopt;
+    if (!stored) stored = run.input(spec.C.shape);
+    return (*stored)(map_C(rv, cv));
+  });
+  run.end_step();
+}
+
 /// Elements of a 4 KiB page of a mapped file (for counting the pages --verify touches).
 constexpr std::uint64_t kPageElements = 4096 / 8;
 

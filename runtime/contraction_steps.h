@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "runtime/direct_result.h"
 #include "runtime/gemm.h"
 #include "runtime/progress.h"
 #include "runtime/run.h"
@@ -60,6 +61,13 @@ void flush_kept(Run& run, const std::string& name);
 /// file `target`, created by the caller, null when it holds nothing), counted in
 /// Phase::Redistribute. The tensor stays kept. Collective. Throws Error when it is not kept.
 void take_kept(Run& run, const std::string& name, const Placement& to, TiledMatrix* target);
+
+/// The end of a step whose result was written in place (DirectResult): commits it, records
+/// this rank's redistribution bytes `mine` (read, write), runs --verify on the elements
+/// `holds(row_values, col_values)` says this rank wrote, read back from the committed version
+/// (`owns`: whether this rank wrote any), and ends the step. Collective.
+void finish_in_place(Run& run, const GemmSpec& spec, DirectResult& result, const Volumes& mine, bool owns,
+                     const std::function<bool(const std::int64_t*, const std::int64_t*)>& holds);
 
 /// With --verify: up to 2000 sampled elements of C (all when C is smaller), each checked by
 /// its owner against C₀ + alpha·Σ_K A·B in long double (C₀ the version it started from when

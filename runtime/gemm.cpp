@@ -346,17 +346,9 @@ void DistributedGemm::load() {
 void DistributedGemm::open_direct_C() {
   Buffered& C = *C_;
   const std::optional<ElementSource> c0 = initial_C(run_, spec_);   // the current version, before the next
-  const std::vector<std::uint64_t> extents(spec_.C.shape.extents.begin(), spec_.C.shape.extents.end());
-  const std::string path = run_.next_version(spec_.C.shape.name);
-  std::string temp;
-  if (rank_ == 0) {
-    c_writer_ = std::make_unique<NpyWriter>(path, extents);
-    temp = c_writer_->temp_path();
-  }
-  temp = run_.context().bcast_string(temp);
+  direct_C_ = std::make_unique<DirectResult>(run_, spec_.C.shape, owns_result());
   if (!owns_result()) return;
-  if (rank_ != 0) c_patch_ = std::make_unique<NpyPatch>(temp);
-  double* out = rank_ == 0 ? c_writer_->data() : c_patch_->data();
+  double* out = direct_C_->data();
   C.mapped = out;
   C.direct = [out](std::uint64_t linear) { return out[linear]; };
   C.direct_map.emplace(spec_.C, spec_.I.indices.size());
@@ -379,13 +371,6 @@ void DistributedGemm::open_direct_C() {
   });
 }
 
-void DistributedGemm::commit_direct_C() {
-  if (c_patch_) c_patch_->sync();
-  run_.context().barrier();
-  if (rank_ == 0) c_writer_->commit();
-  run_.context().barrier();   // the new version exists before any rank reads it
-}
-
 void DistributedGemm::compute(const std::function<void()>& body) {
   if (!overlap_) return compute_phase(run_, spec_, progress_, body);
   compute_phase(run_, spec_, progress_, [&] {
@@ -400,7 +385,7 @@ void DistributedGemm::compute(const std::function<void()>& body) {
 void DistributedGemm::finish() {
   const Volumes before = redistribution_now();
   const bool owns = owns_result();
-  if (spec_.direct_C) commit_direct_C();   // the result is in its file already: no stage 3
+  if (spec_.direct_C) direct_C_->commit(run_.context());   // the result is in its file already: no stage 3
   else if (spec_.keep_result) keep_result(run_, spec_, placement(*C_, spec_.C), owns ? std::move(C_->file) : nullptr);
   else write_result(run_, spec_, owns, [&](const auto& visit) { result().for_each(visit); });
   redistribution_ += redistribution_now() - before;

@@ -33,9 +33,9 @@
 #include <vector>
 
 #include "runtime/counters.h"
+#include "runtime/direct_result.h"
 #include "runtime/gemm_spec.h"
 #include "runtime/memory.h"
-#include "runtime/npy.h"
 #include "runtime/placement.h"
 #include "runtime/progress.h"
 #include "runtime/run.h"
@@ -138,8 +138,6 @@ class DistributedGemm {
   /// Direct C (spec.direct_C): registers C's next version, creates it (rank 0) and maps this
   /// rank's view, copying C's current values into this rank's part when accumulating.
   void open_direct_C();
-  /// Direct C: syncs every rank's writes and commits the new version (rank 0). Collective.
-  void commit_direct_C();
   // The steps as they run (serially, or from the overlapped schedule's thread).
   void read_operand(Buffered& x, Tiles rows, Tiles k);
   bool reads_C(Tiles i, Tiles j);   // whether read_C(i, j) reads (else zeroes); marks the tile visited
@@ -153,8 +151,7 @@ class DistributedGemm {
 
   Run& run_;
   GemmSpec spec_;
-  std::unique_ptr<NpyWriter> c_writer_;   // direct C: the new version (rank 0)
-  std::unique_ptr<NpyPatch> c_patch_;     // direct C: its mapping on other ranks holding C
+  std::unique_ptr<DirectResult> direct_C_;   // direct C: the new version, written in place
   std::int64_t P_ = 1, rank_ = 0, g_ = 1, r_ = 0, c_ = 0, round_ = 0;
   TileGroup I_, J_, K_;
   GroupLayout layout_I_[2], layout_J_[2], layout_K_[2];   // [0] whole, [1] split

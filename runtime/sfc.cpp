@@ -46,18 +46,10 @@ SfcGemm::SfcGemm(Run& run, GemmSpec spec) : run_(run), spec_(std::move(spec)) {
     redistribution_ = redistribution_now() - before;
   }
   if (count_ > 0) C0_ = initial_C(run_, spec_);   // the current version, before the next is registered
-  // C's new version, written in place by every rank with tiles (as DistributedGemm::open_direct_C).
-  const std::vector<std::uint64_t> extents(spec_.C.shape.extents.begin(), spec_.C.shape.extents.end());
-  const std::string path = run_.next_version(spec_.C.shape.name);
-  std::string temp;
-  if (ctx.rank() == 0) {
-    writer_ = std::make_unique<NpyWriter>(path, extents);
-    temp = writer_->temp_path();
-  }
-  temp = ctx.bcast_string(temp);
+  // C's new version, written in place by every rank with tiles.
+  result_ = std::make_unique<DirectResult>(run_, spec_.C.shape, count_ > 0);
   if (count_ == 0) return;
-  if (ctx.rank() != 0) patch_ = std::make_unique<NpyPatch>(temp);
-  out_ = writer_ ? writer_->data() : patch_->data();
+  out_ = result_->data();
   A_ = run_.input(spec_.A.shape);
   B_ = run_.input(spec_.B.shape);
   map_A_ = std::make_unique<SplitMap>(spec_.A, extents_of(spec_.I), extents_of(spec_.K));
@@ -175,15 +167,7 @@ void SfcGemm::write_tile(i64 i0, i64 rows, i64 j0, i64 cols) {
   const auto bytes = 8 * static_cast<std::uint64_t>(rows * cols);
   counters().add_disk_write(bytes);
   requests.add();
-  wrote(bytes);
-}
-
-void SfcGemm::wrote(std::uint64_t bytes) {
-  written_since_drop_ += bytes;
-  if (written_since_drop_ < Run::kMappedDropBytes) return;
-  written_since_drop_ = 0;
-  if (writer_) writer_->drop_pages();
-  else patch_->drop_pages();
+  result_->wrote(bytes);
 }
 
 bool SfcGemm::holds(const i64* row_values, const i64* col_values) const {
@@ -193,20 +177,9 @@ bool SfcGemm::holds(const i64* row_values, const i64* col_values) const {
 }
 
 void SfcGemm::finish() {
-  const Context& ctx = run_.context();
-  if (patch_) patch_->sync();
-  ctx.barrier();
-  if (writer_) writer_->commit();
-  ctx.barrier();   // the new version exists before any rank reads it
-  record_redistribution(run_, redistribution_);   // direct: no stage 1 or 3 beyond the flushes
-  const LinearMap map_C(spec_.C, spec_.I.indices.size());
-  std::optional<ElementSource> stored;   // the committed version, opened at the first lookup
-  verify_result(run_, spec_, count_ > 0, [&](const i64* rv, const i64* cv) -> std::optional<double> {
-    if (!holds(rv, cv)) return std::nullopt;
-    if (!stored) stored = run_.input(spec_.C.shape);
-    return (*stored)(map_C(rv, cv));
-  });
-  run_.end_step();
+  // Direct: no stage 1 or 3 beyond the flushes.
+  finish_in_place(run_, spec_, *result_, redistribution_, count_ > 0,
+                  [&](const i64* rv, const i64* cv) { return holds(rv, cv); });
 }
 
 }  // namespace tcert

@@ -22,7 +22,7 @@
 #include "runtime/counters.h"
 #include "runtime/gemm_spec.h"
 #include "runtime/memory.h"
-#include "runtime/npy.h"
+#include "runtime/direct_result.h"
 #include "runtime/progress.h"
 #include "runtime/run.h"
 
@@ -88,8 +88,6 @@ class SfcGemm {
   void start_tile(i64 i0, i64 rows, i64 j0, i64 cols);
   /// THE SCHEDULE's step 3 for that tile.
   void write_tile(i64 i0, i64 rows, i64 j0, i64 cols);
-  /// Counts `bytes` written through the mapping and drops its pages every Run::kMappedDropBytes.
-  void wrote(std::uint64_t bytes);
   /// Whether C(row_values, col_values) lies in one of this rank's tiles (the elements this
   /// rank checks under --verify).
   bool holds(const i64* row_values, const i64* col_values) const;
@@ -102,10 +100,8 @@ class SfcGemm {
   std::vector<bool> mine_;                   // by tile t: in this rank's segment
   std::optional<ElementSource> A_, B_, C0_;  // the operands, and C's current version when accumulating
   std::unique_ptr<SplitMap> map_A_, map_B_, map_C_;   // rows and columns of A, B, C (split_map.h)
-  std::unique_ptr<NpyWriter> writer_;        // C's new version (rank 0)
-  std::unique_ptr<NpyPatch> patch_;          // its mapping on the other ranks with tiles
+  std::unique_ptr<DirectResult> result_;   // C's new version, written in place
   double* out_ = nullptr;                    // C's new version, mapped (ranks with tiles)
-  std::uint64_t written_since_drop_ = 0;     // bytes written through out_ since its pages were dropped
   Buffer C_, panels_;                        // the C tile; the panel slots, slot s at s · slot_elements_
   i64 slot_elements_ = 0;
   std::vector<Slot> cache_;                  // one per slot

@@ -56,18 +56,10 @@ TbsGemm::TbsGemm(Run& run, GemmSpec spec) : run_(run), spec_(std::move(spec)) {
   const Volumes before = redistribution_now();
   flush_kept(run_, spec_.A.shape.name);
   redistribution_ = redistribution_now() - before;
-  // C's new version, written in place by every rank with blocks (as DistributedGemm::open_direct_C).
-  const std::vector<std::uint64_t> extents(spec_.C.shape.extents.begin(), spec_.C.shape.extents.end());
-  const std::string path = run_.next_version(spec_.C.shape.name);
-  std::string temp;
-  if (ctx.rank() == 0) {
-    writer_ = std::make_unique<NpyWriter>(path, extents);
-    temp = writer_->temp_path();
-  }
-  temp = ctx.bcast_string(temp);
+  // C's new version, written in place by every rank with blocks.
+  result_ = std::make_unique<DirectResult>(run_, spec_.C.shape, !mine_.empty());
   if (mine_.empty()) return;
-  if (ctx.rank() != 0) patch_ = std::make_unique<NpyPatch>(temp);
-  out_ = writer_ ? writer_->data() : patch_->data();
+  out_ = result_->data();
   A_ = run_.input(spec_.A.shape);
   C_ = allocate(static_cast<std::size_t>(part().block_elements), "C block");
   panel_ = allocate(static_cast<std::size_t>(part().panel_rows * part().chunk), "A panel");
@@ -156,7 +148,7 @@ void TbsGemm::write_pass(const std::vector<std::uint64_t>& row_part, const std::
     }
   counters().add_disk_write(8 * row_part.size() * col_part.size());
   requests.add();
-  wrote(8 * row_part.size() * col_part.size());
+  result_->wrote(8 * row_part.size() * col_part.size());
 }
 
 void TbsGemm::write_block(const TbsBlock& block) {
@@ -197,13 +189,6 @@ void TbsGemm::run_stream(const TbsBlock& block) {
   }
 }
 
-void TbsGemm::wrote(std::uint64_t bytes) {
-  written_since_drop_ += bytes;
-  if (written_since_drop_ < Run::kMappedDropBytes) return;
-  written_since_drop_ = 0;
-  if (writer_) writer_->drop_pages();
-  else patch_->drop_pages();
-}
 
 bool TbsGemm::holds(const i64* row_values, const i64* col_values) const {
   const i64 i = flatten(row_values, extents_of(spec_.I)), j = flatten(col_values, extents_of(spec_.J));
@@ -223,20 +208,9 @@ bool TbsGemm::holds(const i64* row_values, const i64* col_values) const {
 }
 
 void TbsGemm::finish() {
-  const Context& ctx = run_.context();
-  if (patch_) patch_->sync();
-  ctx.barrier();
-  if (writer_) writer_->commit();
-  ctx.barrier();   // the new version exists before any rank reads it
-  record_redistribution(run_, redistribution_);   // direct: no stage 1 or 3 beyond a kept A's flush
-  const LinearMap map_C(spec_.C, spec_.I.indices.size());
-  std::optional<ElementSource> stored;   // the committed version, opened at the first lookup
-  verify_result(run_, spec_, !mine_.empty(), [&](const i64* rv, const i64* cv) -> std::optional<double> {
-    if (!holds(rv, cv)) return std::nullopt;
-    if (!stored) stored = run_.input(spec_.C.shape);
-    return (*stored)(map_C(rv, cv));
-  });
-  run_.end_step();
+  // Direct: no stage 1 or 3 beyond a kept A's flush.
+  finish_in_place(run_, spec_, *result_, redistribution_, !mine_.empty(),
+                  [&](const i64* rv, const i64* cv) { return holds(rv, cv); });
 }
 
 }  // namespace tcert

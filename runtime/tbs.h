@@ -21,7 +21,7 @@
 #include "runtime/counters.h"
 #include "runtime/gemm_spec.h"
 #include "runtime/memory.h"
-#include "runtime/npy.h"
+#include "runtime/direct_result.h"
 #include "runtime/progress.h"
 #include "runtime/run.h"
 
@@ -84,8 +84,6 @@ class TbsGemm {
   template <class Value>
   void write_pass(const std::vector<std::uint64_t>& row_part, const std::vector<std::uint64_t>& col_part,
                   const Value& value);
-  /// Counts `bytes` written through the mapping and drops its pages every Run::kMappedDropBytes.
-  void wrote(std::uint64_t bytes);
   /// Whether C(row_values, col_values) lies in one of this rank's blocks (as a pair or its
   /// mirror; a stream block holds (i in R_u, j in R_0), u >= 1): the elements this rank checks
   /// under --verify.
@@ -95,10 +93,8 @@ class TbsGemm {
   GemmSpec spec_;
   std::vector<std::size_t> mine_;            // indices into part().blocks of this rank's blocks
   std::optional<ElementSource> A_;           // A's elements (its file in the store, or the input)
-  std::unique_ptr<NpyWriter> writer_;        // C's new version (rank 0)
-  std::unique_ptr<NpyPatch> patch_;          // its mapping on the other ranks with blocks
+  std::unique_ptr<DirectResult> result_;   // C's new version, written in place
   double* out_ = nullptr;                    // C's new version, mapped (ranks with blocks)
-  std::uint64_t written_since_drop_ = 0;     // bytes written through out_ since its pages were dropped
   Buffer C_, panel_;
   std::unique_ptr<Progress> progress_;
   Volumes redistribution_;                   // the flush of a kept A (stage 1)

@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include "costmodel/analysis.h"
+#include "costmodel/costmodel.h"
 #include "costmodel/model.h"
 #include "costmodel/plan.h"
 #include "frontend/frontend.h"
@@ -20,6 +22,22 @@ inline ir::Program example_program(const std::string& name) {
   auto r = frontend::parse_file(std::string(TCEC_SOURCE_DIR) + "/examples/" + name, {});
   EXPECT_TRUE(r.ok()) << r.diagnostics.render();
   return *r.program;
+}
+
+/// `text` parsed as a .tce file named t.tce (a test failure when it does not parse).
+inline ir::Program parse_program(const std::string& text) {
+  auto r = frontend::parse_source("t.tce", text, {});
+  EXPECT_TRUE(r.ok()) << r.diagnostics.render();
+  return *r.program;
+}
+
+/// Statement `statement` of `p` analysed on `machine` with only method `method` allowed
+/// (--force-method; a test failure when the name is unknown).
+inline ContractionAnalysis analyze_forced(const ir::Program& p, std::size_t statement, const Machine& machine,
+                                          const std::string& method) {
+  PlanOptions forced;
+  EXPECT_TRUE(parse_method(method, &forced)) << method;
+  return analyze(p, p.statements.at(statement), machine, forced);
 }
 
 /// C(I,J) += A(I,K)·B(J,K) with extents I, J, K and e-byte elements (sizes in bytes).

@@ -12,17 +12,12 @@
 #include "costmodel/methods/sfc/curve.h"
 #include "costmodel/methods/sfc/sfc_walk.h"
 #include "frontend/frontend.h"
+#include "tests/costmodel/fixtures.h"
 
 namespace tcec::costmodel {
 namespace {
 
 using i64 = std::int64_t;
-
-ir::Program parse(const std::string& text) {
-  auto r = frontend::parse_source("t.tce", text, {});
-  EXPECT_TRUE(r.ok()) << r.diagnostics.render();
-  return *r.program;
-}
 
 TEST(SfcCurve, VisitsEveryCellOnceThroughNeighbours) {
   for (i64 w = 1; w <= 24; ++w)
@@ -44,20 +39,19 @@ TEST(SfcCurve, VisitsEveryCellOnceThroughNeighbours) {
 
 /// C[i,j] += A[i,k] * B[j,k] with |i| = m, |j| = n, |k| = k on P ranks of `memory`.
 ir::Program product(i64 m, i64 n, i64 k, i64 P, const std::string& memory) {
-  return parse(fmt::format("range M = {};\nrange N = {};\nrange K = {};\nindex i : M;\nindex j : N;\nindex k : K;\n"
-                           "tensor A[M,K] input;\ntensor B[N,K] input;\ntensor C[M,N] output;\n"
-                           "C[i,j] = A[i,k] * B[j,k];\n"
-                           "machine m {{ processors {}; memory {}; network 1 GB/s; disk 500 MB/s; }}\n",
-                           m, n, k, P, memory));
+  return fixtures::parse_program(fmt::format(
+      "range M = {};\nrange N = {};\nrange K = {};\nindex i : M;\nindex j : N;\nindex k : K;\n"
+      "tensor A[M,K] input;\ntensor B[N,K] input;\ntensor C[M,N] output;\n"
+      "C[i,j] = A[i,k] * B[j,k];\n"
+      "machine m {{ processors {}; memory {}; network 1 GB/s; disk 500 MB/s; }}\n",
+      m, n, k, P, memory));
 }
 
 TEST(Sfc, SegmentsAreContiguousAndBalancedForAnyP) {
   for (i64 P : {1, 5, 7, 11, 13}) {
     const ir::Program p = product(600, 500, 300, P, "400 KB");
     const Machine m = machine_from(*p.machine);
-    PlanOptions forced;
-    ASSERT_TRUE(parse_method("sfc", &forced));
-    const ContractionAnalysis a = analyze(p, p.statements[0], m, forced);
+    const ContractionAnalysis a = fixtures::analyze_forced(p, 0, m, "sfc");
     ASSERT_TRUE(a.plan.feasible) << a.plan.reason;
     const SfcSchedule s = sfc_schedule(a.plan.plan);
     ASSERT_EQ(s.segment.size(), static_cast<std::size_t>(P + 1));
@@ -95,14 +89,13 @@ TEST(Sfc, TheCacheKeepsPanelsFromOneTileToTheNext) {
 
 TEST(Sfc, RequestsEqualAReplayOfEveryElementAndTheTextRoundTrips) {
   // C[i,j] += X[k,i] * Y[j,k] (A stored transposed), adding to an earlier C.
-  const ir::Program p = parse("range M = 37;\nrange N = 29;\nrange K = 23;\nindex i : M;\nindex j : N;\nindex k : K;\n"
-                              "tensor X[K,M] input;\ntensor Y[N,K] input;\ntensor C[M,N] output;\n"
-                              "C[i,j] = X[k,i] * Y[j,k];\nC[i,j] += X[k,i] * Y[j,k];\n"
-                              "machine m { processors 3; memory 8 KB; network 1 GB/s; disk 500 MB/s; }\n");
+  const ir::Program p = fixtures::parse_program(
+      "range M = 37;\nrange N = 29;\nrange K = 23;\nindex i : M;\nindex j : N;\nindex k : K;\n"
+      "tensor X[K,M] input;\ntensor Y[N,K] input;\ntensor C[M,N] output;\n"
+      "C[i,j] = X[k,i] * Y[j,k];\nC[i,j] += X[k,i] * Y[j,k];\n"
+      "machine m { processors 3; memory 8 KB; network 1 GB/s; disk 500 MB/s; }\n");
   const Machine m = machine_from(*p.machine);
-  PlanOptions forced;
-  ASSERT_TRUE(parse_method("sfc", &forced));
-  const ContractionAnalysis a = analyze(p, p.statements[1], m, forced);
+  const ContractionAnalysis a = fixtures::analyze_forced(p, 1, m, "sfc");
   ASSERT_TRUE(a.plan.feasible) << a.plan.reason;
   ASSERT_TRUE(a.accumulate);
   const Plan& plan = a.plan.plan;

@@ -11,17 +11,12 @@
 #include "costmodel/costmodel.h"
 #include "costmodel/methods/tbs/tbs_method.h"
 #include "frontend/frontend.h"
+#include "tests/costmodel/fixtures.h"
 
 namespace tcec::costmodel {
 namespace {
 
 using i64 = std::int64_t;
-
-ir::Program parse(const std::string& text) {
-  auto r = frontend::parse_source("t.tce", text, {});
-  EXPECT_TRUE(r.ok()) << r.diagnostics.render();
-  return *r.program;
-}
 
 /// C[i,j] = A[i,k] * A[j,k] with |i| = |j| = n, |k| = m on `machine` (a machine block).
 std::string syrk_source(i64 n, i64 m, const std::string& machine, const std::string& op = "=") {
@@ -98,7 +93,7 @@ TEST(TbsFamily, DealsBlocksEvenlyByWork) {
 
 TEST(Tbs, SymmetricContractionsAreRecognised) {
   auto symmetric = [](const std::string& decls, const std::string& statement) {
-    const ir::Program p = parse(decls + statement + "\n");
+    const ir::Program p = fixtures::parse_program(decls + statement + "\n");
     return ir::macro_index_gemm(p, p.statements[0]).symmetric;
   };
   const std::string m = "range N = 4;\nindex i, j, k : N;\ntensor A[N,N] input;\ntensor B[N,N] input;\ntensor C[N,N] output;\n";
@@ -118,7 +113,7 @@ TEST(Tbs, PlansTheIssueExampleWithLessThanSixTenthsOfTheGeneralReads) {
   // N = 2000, M = 3000, 6 MB on one processor (the issue's example): the general plans read
   // 320 MB or more; TBS's A rows read once per block.
   const std::string machine = "machine m { processors 1; memory 6 MB; network 1 GB/s; disk 500 MB/s; }";
-  const ir::Program p = parse(syrk_source(2000, 3000, machine));
+  const ir::Program p = fixtures::parse_program(syrk_source(2000, 3000, machine));
   const Machine m = machine_from(*p.machine);
   const ContractionAnalysis a = analyze(p, p.statements[0], m, {});
   ASSERT_TRUE(a.plan.feasible);
@@ -144,13 +139,11 @@ TEST(Tbs, PlansTheIssueExampleWithLessThanSixTenthsOfTheGeneralReads) {
 
 TEST(Tbs, VolumesEqualTheWalkOnEveryRank) {
   const std::string machine = "machine m { processors 3; memory 64 KB; network 1 GB/s; disk 500 MB/s; }";
-  const ir::Program p = parse(syrk_source(150, 70, machine));
+  const ir::Program p = fixtures::parse_program(syrk_source(150, 70, machine));
   Machine m = machine_from(*p.machine);
-  PlanOptions forced;
-  ASSERT_TRUE(parse_method("tbs", &forced));
   for (i64 P : {1, 2, 3, 5}) {
     m.processors = P;
-    const ContractionAnalysis a = analyze(p, p.statements[0], m, forced);
+    const ContractionAnalysis a = fixtures::analyze_forced(p, 0, m, "tbs");
     ASSERT_TRUE(a.plan.feasible) << a.plan.reason;
     const PlanVolumes walked = simulate(a.plan.plan, m);
     EXPECT_EQ(walked.disk_read_bytes, a.plan.volumes.disk_read_bytes) << P;
@@ -202,14 +195,13 @@ std::vector<std::uint64_t> replay_requests(const TbsSchedule& s, i64 P, i64 K, i
 TEST(Tbs, RequestsEqualAReplayOfEveryElement) {
   // G[a,b,c,d] = X[p,b,a,q] * X[p,d,c,q]: permuted A, C in its own order; A panels of a few
   // K columns, so runs break inside and between rows.
-  const ir::Program p = parse("range A = 3;\nrange B = 5;\nrange Q = 4;\nindex a, c : A;\nindex b, d : B;\n"
-                              "index p : A;\nindex q : Q;\ntensor X[A,B,A,Q] input;\ntensor G[A,B,A,B] output;\n"
-                              "G[a,b,c,d] = X[p,b,a,q] * X[p,d,c,q];\n"
-                              "machine m { processors 3; memory 2 KB; network 1 GB/s; disk 500 MB/s; }\n");
+  const ir::Program p = fixtures::parse_program(
+      "range A = 3;\nrange B = 5;\nrange Q = 4;\nindex a, c : A;\nindex b, d : B;\n"
+      "index p : A;\nindex q : Q;\ntensor X[A,B,A,Q] input;\ntensor G[A,B,A,B] output;\n"
+      "G[a,b,c,d] = X[p,b,a,q] * X[p,d,c,q];\n"
+      "machine m { processors 3; memory 2 KB; network 1 GB/s; disk 500 MB/s; }\n");
   const Machine m = machine_from(*p.machine);
-  PlanOptions forced;
-  ASSERT_TRUE(parse_method("tbs", &forced));
-  const ContractionAnalysis a = analyze(p, p.statements[0], m, forced);
+  const ContractionAnalysis a = fixtures::analyze_forced(p, 0, m, "tbs");
   ASSERT_TRUE(a.plan.feasible) << a.plan.reason;
   const TbsSchedule s = tbs_schedule(a.plan.plan);
   ASSERT_GT(s.blocks.size(), 2u);
@@ -222,13 +214,11 @@ TEST(Tbs, RequestsEqualAReplayOfEveryElement) {
 TEST(Tbs, StreamsPanelsForAShortK) {
   // |K| = 4 and reads a hundred times dearer than writes: panels of A's rows held whole, the
   // rows below streamed past them; volumes equal the walk, requests a replay.
-  const ir::Program p = parse(syrk_source(
+  const ir::Program p = fixtures::parse_program(syrk_source(
       400, 4,
       "machine m { processors 4; memory 16 KB; network 200 MB/s; disk_read 8 MB/s; disk_write 800 MB/s; }"));
   const Machine m = machine_from(*p.machine);
-  PlanOptions forced;
-  ASSERT_TRUE(parse_method("tbs", &forced));
-  const ContractionAnalysis a = analyze(p, p.statements[0], m, forced);
+  const ContractionAnalysis a = fixtures::analyze_forced(p, 0, m, "tbs");
   ASSERT_TRUE(a.plan.feasible) << a.plan.reason;
   const TbsPlan& t = tbs_plan(a.plan.plan);
   ASSERT_GT(t.panel, 0) << a.plan.plan.to_string();
@@ -255,7 +245,7 @@ TEST(Tbs, StreamsPanelsForAShortK) {
 
 TEST(Tbs, SaysWhyItIsNotUsed) {
   const std::string machine = "machine m { processors 1; memory 64 KB; network 1 GB/s; disk 500 MB/s; }";
-  const ir::Program p = parse(syrk_source(150, 70, machine));
+  const ir::Program p = fixtures::parse_program(syrk_source(150, 70, machine));
   const Machine m = machine_from(*p.machine);
   ReportOptions off;
   off.plan.symmetry = false;
@@ -264,11 +254,10 @@ TEST(Tbs, SaysWhyItIsNotUsed) {
                       "positions); tbs not used: --no-symmetry: the symmetric result is planned as a general product\n"),
             std::string::npos)
       << text;
-  PlanOptions forced;
-  ASSERT_TRUE(parse_method("tbs", &forced));
-  const ir::Program q = parse("range N = 8;\nindex i, j, k : N;\ntensor A[N,N] input;\ntensor B[N,N] input;\n"
-                              "tensor C[N,N] output;\nC[i,j] = A[i,k] * B[j,k];\n" + machine);
-  const ContractionAnalysis a = analyze(q, q.statements[0], m, forced);
+  const ir::Program q = fixtures::parse_program("range N = 8;\nindex i, j, k : N;\ntensor A[N,N] input;\n"
+                                                "tensor B[N,N] input;\ntensor C[N,N] output;\n"
+                                                "C[i,j] = A[i,k] * B[j,k];\n" + machine);
+  const ContractionAnalysis a = fixtures::analyze_forced(q, 0, m, "tbs");
   EXPECT_FALSE(a.plan.feasible);
   EXPECT_EQ(a.plan.reason.rfind("the result is not symmetric", 0), 0u) << a.plan.reason;
 }

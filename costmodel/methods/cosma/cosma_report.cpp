@@ -20,21 +20,14 @@ std::string CosmaMethod::row_text(const ModelPoint& p, const ContractionAnalysis
   const CosmaStrategy& s = strategy(a);
   const std::string grid = fmt::format("grid {}x{}x{}, {} idle, {} round{} (exact schedule)", s.grid.pm, s.grid.pn,
                                        s.grid.pk, s.idle_ranks, s.grid.rounds, s.grid.rounds == 1 ? "" : "s");
-  return fmt::format("    {:<26} {:<5} {:<58} {:>10} {:>10} {:>11.5g}\n", row_name(p), "-", grid,
-                     human_bytes(p.comm_bytes), human_bytes(p.disk_bytes()), p.time_s);
+  return exact_row_text(p, row_name(p), grid);
 }
 
 nlohmann::json CosmaMethod::row_json(const ModelPoint& p, const ContractionAnalysis& a) const {
-  nlohmann::json j = {{"comm", "inside"}, {"algorithm", "cosma"}, {"feasible", p.feasible}, {"reason", p.reason}};
+  nlohmann::json j = exact_row_json(p, "cosma");
   if (!p.feasible) return j;
   const CosmaStrategy& s = strategy(a);
-  j.update({{"order", "-"},
-            {"model_time_s", p.time_s},
-            {"model_disk_bytes", p.disk_bytes()},
-            {"model_disk_read_bytes", p.disk_read_bytes},
-            {"model_disk_write_bytes", p.disk_write_bytes},
-            {"model_comm_bytes", p.comm_bytes},
-            {"grid", {{"pm", s.grid.pm}, {"pn", s.grid.pn}, {"pk", s.grid.pk}}},
+  j.update({{"grid", {{"pm", s.grid.pm}, {"pn", s.grid.pn}, {"pk", s.grid.pk}}},
             {"idle_ranks", s.idle_ranks},
             {"rounds", s.grid.rounds}});
   return j;

@@ -28,21 +28,11 @@ std::string grid_text(const Plan& plan) {
 
 std::string SfcMethod::row_text(const ModelPoint& p, const ContractionAnalysis& a) const {
   const PlannedCandidate* pc = sfc_candidate(a, *this);
-  return fmt::format("    {:<26} {:<5} {:<58} {:>10} {:>10} {:>11.5g}\n", row_name(p), "-",
-                     pc ? grid_text(pc->plan) : std::string("space-filling curve"), human_bytes(p.comm_bytes),
-                     human_bytes(p.disk_bytes()), p.time_s);
+  return exact_row_text(p, row_name(p), pc ? grid_text(pc->plan) : std::string("space-filling curve"));
 }
 
 nlohmann::json SfcMethod::row_json(const ModelPoint& p, const ContractionAnalysis&) const {
-  nlohmann::json j = {{"comm", "inside"}, {"algorithm", "sfc"}, {"feasible", p.feasible}, {"reason", p.reason}};
-  if (!p.feasible) return j;
-  j.update({{"order", "-"},
-            {"model_time_s", p.time_s},
-            {"model_disk_bytes", p.disk_bytes()},
-            {"model_disk_read_bytes", p.disk_read_bytes},
-            {"model_disk_write_bytes", p.disk_write_bytes},
-            {"model_comm_bytes", p.comm_bytes}});
-  return j;
+  return exact_row_json(p, "sfc");
 }
 
 std::string SfcMethod::chosen_text(const ContractionAnalysis& a) const {

@@ -19,8 +19,6 @@ using i64 = std::int64_t;
 using u64 = std::uint64_t;
 
 i64 ceil_div(i64 a, i64 b) { return (a + b - 1) / b; }
-/// First index of part p of a balanced split of s into g parts.
-i64 piece_start(i64 s, i64 g, i64 p) { return p * (s / g) + std::min(p, s % g); }
 
 /// The geometry of a plan: extents, grid, chunks.
 struct Grid {
@@ -110,8 +108,11 @@ std::vector<SfcRankWalk> sfc_walk(const Plan& plan, const ArrayAccess* access) {
   thread_local Last last;
   const ArrayAccess none;
   const ArrayAccess& a = access ? *access : none;
-  if (!last.plan || !(*last.plan == plan) || last.requests != (access != nullptr) || last.perm_A != a.perm_A ||
-      last.perm_B != a.perm_B || last.perm_C != a.perm_C)
+  // A walk with requests serves one without (its bytes are the same); requests need the same perms.
+  const bool same = last.plan && *last.plan == plan &&
+                    (access == nullptr || (last.requests && last.perm_A == a.perm_A && last.perm_B == a.perm_B &&
+                                           last.perm_C == a.perm_C));
+  if (!same)
     last = {plan, access != nullptr, a.perm_A, a.perm_B, a.perm_C, walk_ranks(plan, access)};
   return last.walk;
 }

@@ -36,7 +36,8 @@ struct SfcRankWalk {
   std::int64_t tiles = 0, hits = 0, misses = 0;
 };
 /// Every rank's walk of `plan` (THE SCHEDULE), with an O(1) LRU per access; requests are
-/// counted only with `access` (null: 0). (The last result is kept per thread.)
+/// counted only with `access` (null: not counted, whatever they hold). (The last result is kept
+/// per thread; a kept walk with requests also answers a call without.)
 std::vector<SfcRankWalk> sfc_walk(const Plan& plan, const ArrayAccess* access);
 /// The same, walked afresh.
 std::vector<SfcRankWalk> walk_ranks(const Plan& plan, const ArrayAccess* access);

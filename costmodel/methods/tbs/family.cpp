@@ -8,6 +8,8 @@
 #include <map>
 #include <numeric>
 
+#include "costmodel/partition.h"
+
 namespace tcec::costmodel {
 
 namespace {
@@ -15,11 +17,6 @@ namespace {
 using i64 = std::int64_t;
 
 constexpr i64 kMaxZones = 64;   // k, the tiles per block side, at most
-
-/// Height of tile t when n rows are cut into T tiles, the first n mod T one row taller.
-i64 tile_height(i64 n, i64 T, i64 t) { return n / T + (t < n % T ? 1 : 0); }
-/// First row of tile t (relative to the problem's first row).
-i64 tile_start(i64 n, i64 T, i64 t) { return t * (n / T) + std::min(t, n % T); }
 
 /// Elements of a diagonal block of n rows in q even tiles: (n² + Σ h²)/2.
 i64 leaf_elements(i64 n, i64 q) {
@@ -59,7 +56,7 @@ i64 largest_tile(i64 k, i64 words) {
 /// Rows of zone u when n rows are cut into c·k tiles.
 i64 zone_rows(i64 n, i64 c, i64 k, i64 u) {
   const i64 T = c * k;
-  return tile_start(n, T, (u + 1) * c) - tile_start(n, T, u * c);
+  return piece_start(n, T, (u + 1) * c) - piece_start(n, T, u * c);
 }
 
 /// The recursion's choices, memoised by the rows of a (sub)problem.
@@ -109,7 +106,7 @@ class Family {
       TbsBlock b;
       b.diagonal = true;
       for (i64 t = 0; t < ch.leaf; ++t)
-        b.starts.push_back(first + tile_start(n, ch.leaf, t)), b.lengths.push_back(tile_height(n, ch.leaf, t));
+        b.starts.push_back(first + piece_start(n, ch.leaf, t)), b.lengths.push_back(piece(n, ch.leaf, t));
       out.push_back(std::move(b));
       return;
     }
@@ -119,20 +116,20 @@ class Family {
         TbsBlock b;   // B_{i,j}: row u·c + f(u) of each zone row u (Definition 5.4)
         for (i64 u = 0; u < k; ++u) {
           const i64 f = u == 0 ? j : (i + j * (u - 1)) % c;
-          b.starts.push_back(first + tile_start(core, T, u * c + f));
-          b.lengths.push_back(tile_height(core, T, u * c + f));
+          b.starts.push_back(first + piece_start(core, T, u * c + f));
+          b.lengths.push_back(piece(core, T, u * c + f));
         }
         out.push_back(std::move(b));
       }
     for (i64 u = 0; u < k; ++u)   // the diagonal zones, recursively (Algorithm 4)
-      build(first + tile_start(core, T, u * c), zone_rows(core, c, k, u), out);
+      build(first + piece_start(core, T, u * c), zone_rows(core, c, k, u), out);
     if (core == n) return;
     const i64 strip = n - core;   // the strip against the core, in rectangles, then its own triangle
     for (i64 r = 0; r < ch.rest_groups; ++r)
       for (i64 g = 0; g < ch.strip_groups; ++g) {
         TbsBlock b;
-        b.starts = {first + tile_start(core, ch.rest_groups, r), first + core + tile_start(strip, ch.strip_groups, g)};
-        b.lengths = {tile_height(core, ch.rest_groups, r), tile_height(strip, ch.strip_groups, g)};
+        b.starts = {first + piece_start(core, ch.rest_groups, r), first + core + piece_start(strip, ch.strip_groups, g)};
+        b.lengths = {piece(core, ch.rest_groups, r), piece(strip, ch.strip_groups, g)};
         out.push_back(std::move(b));
       }
     build(first + core, strip, out);
@@ -230,8 +227,8 @@ TbsSchedule tbs_schedule(i64 n, i64 block_words, i64 processors, const TbsStream
         b.starts = {first}, b.lengths = {resident};
         const i64 groups = (below + stream.group - 1) / stream.group;
         for (i64 g = 0; g < groups; ++g)
-          b.starts.push_back(first + resident + tile_start(below, groups, g)),
-              b.lengths.push_back(tile_height(below, groups, g));
+          b.starts.push_back(first + resident + piece_start(below, groups, g)),
+              b.lengths.push_back(piece(below, groups, g));
         s.blocks.push_back(std::move(b));
       }
       family.build(first, resident, s.blocks);   // the panel's own triangle

@@ -62,20 +62,11 @@ std::string TbsMethod::row_text(const ModelPoint& p, const ContractionAnalysis& 
   const std::string what =
       pc ? fmt::format("{}, panels of {} K columns", family_text(tbs_schedule(pc->plan)), tbs_plan(pc->plan).chunk)
          : std::string("triangle blocks");
-  return fmt::format("    {:<26} {:<5} {:<58} {:>10} {:>10} {:>11.5g}\n", row_name(p), "-", what,
-                     human_bytes(p.comm_bytes), human_bytes(p.disk_bytes()), p.time_s);
+  return exact_row_text(p, row_name(p), what);
 }
 
 nlohmann::json TbsMethod::row_json(const ModelPoint& p, const ContractionAnalysis&) const {
-  nlohmann::json j = {{"comm", "inside"}, {"algorithm", "tbs"}, {"feasible", p.feasible}, {"reason", p.reason}};
-  if (!p.feasible) return j;
-  j.update({{"order", "-"},
-            {"model_time_s", p.time_s},
-            {"model_disk_bytes", p.disk_bytes()},
-            {"model_disk_read_bytes", p.disk_read_bytes},
-            {"model_disk_write_bytes", p.disk_write_bytes},
-            {"model_comm_bytes", p.comm_bytes}});
-  return j;
+  return exact_row_json(p, "tbs");
 }
 
 std::string TbsMethod::chosen_text(const ContractionAnalysis& a) const {

@@ -100,15 +100,6 @@ tcert::GemmSpec spec_of(std::vector<i64> order, std::vector<i64> segment, i64 ch
   return spec;
 }
 
-/// Runs of consecutive elements in one pass (as RunCounter, written out here).
-struct Runs {
-  u64 last = 0, runs = 0;
-  void at(u64 e) {
-    if (runs == 0 || e != last + 1) ++runs;
-    last = e;
-  }
-};
-
 /// Rank q's compute-phase volumes by THE SCHEDULE: disk read, disk write (bytes), requests; and
 /// the cache's hits and evictions.
 struct Replay {
@@ -134,7 +125,7 @@ Replay replay(const tcert::SfcSpec& s, bool accumulate, i64 q) {
     full[to] = true, slot[to] = key, recent.push_front(to);
     const auto [operand, tile, chunk] = key;
     const auto [r0, rows] = range_of(operand == 0 ? kM : kN, operand == 0 ? s.tiles_I : s.tiles_J, tile);
-    Runs runs;
+    tcert_test::Runs runs;
     for (i64 r = r0; r < r0 + rows; ++r)
       for (i64 k = chunk * s.chunk; k < std::min(kK, (chunk + 1) * s.chunk); ++k)
         runs.at(operand == 0 ? linear_A(r, k) : linear_B(r, k)), out.read += 8;
@@ -146,7 +137,7 @@ Replay replay(const tcert::SfcSpec& s, bool accumulate, i64 q) {
     const auto [i0, rows] = range_of(kM, s.tiles_I, t / s.tiles_J);
     const auto [j0, cols] = range_of(kN, s.tiles_J, t % s.tiles_J);
     auto tile_pass = [&](u64& bytes) {
-      Runs runs;
+      tcert_test::Runs runs;
       for (i64 i = i0; i < i0 + rows; ++i)
         for (i64 j = j0; j < j0 + cols; ++j) runs.at(linear_C(i, j)), bytes += 8;
       out.requests += runs.runs;
@@ -220,14 +211,8 @@ TEST(SfcGemm, CurvesSegmentsAndCachesGiveC0PlusAlphaABtAndMeasureTheSchedule) {
             const Replay want = replay(part, accumulate, q);
             hits += want.hits, evictions += want.evictions;
             const bool active = part.segment[r + 1] > part.segment[r];
-            EXPECT_EQ(rec.measured[0][r], want.read) << "disk read of rank " << q << ", " << where;
-            EXPECT_EQ(rec.measured[1][r], want.write) << "disk write of rank " << q << ", " << where;
-            EXPECT_EQ(rec.measured[2][r], 0u) << where;
-            EXPECT_EQ(rec.measured[3][r], 0u) << where;
-            EXPECT_EQ(rec.measured[4][r], want.requests) << "disk requests of rank " << q << ", " << where;
-            EXPECT_EQ(rec.peak_tile_memory_bytes[r], active ? buffers : 0u) << "peak of rank " << q << ", " << where;
-            EXPECT_EQ(rec.redistribution_measured[0][r], 0u) << where;
-            EXPECT_EQ(rec.redistribution_measured[1][r], 0u) << where;
+            tcert_test::expect_direct_volumes(rec, q, want.read, want.write, want.requests, active ? buffers : 0u,
+                                              where);
           }
           EXPECT_EQ(rec.algorithm, "sfc") << where;
           ctx.barrier();   // every rank has read the result before the next version

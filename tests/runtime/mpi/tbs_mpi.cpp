@@ -132,15 +132,6 @@ tcert::GemmSpec spec_of(std::vector<tcert::TbsBlock> blocks, i64 chunk) {
   return spec;
 }
 
-/// Runs of consecutive elements in one pass (as RunCounter, written out here).
-struct Runs {
-  u64 last = 0, runs = 0;
-  void at(u64 e) {
-    if (runs == 0 || e != last + 1) ++runs;
-    last = e;
-  }
-};
-
 /// Rank q's compute-phase volumes by THE SCHEDULE: disk read, disk write (bytes), requests.
 std::vector<u64> expected_volumes(const std::vector<tcert::TbsBlock>& blocks, i64 chunk, i64 q) {
   u64 read = 0, write = 0, requests = 0;
@@ -148,14 +139,14 @@ std::vector<u64> expected_volumes(const std::vector<tcert::TbsBlock>& blocks, i6
     if (b.rank != q) continue;
     const std::size_t k = b.starts.size();
     auto read_pass = [&](std::size_t first, std::size_t last, i64 k0, i64 kc) {   // A[R_first.., k0 .. k0+kc)
-      Runs runs;
+      tcert_test::Runs runs;
       for (std::size_t u = first; u < last; ++u)
         for (i64 r = b.starts[u]; r < b.starts[u] + b.lengths[u]; ++r)
           for (i64 c = k0; c < k0 + kc; ++c) runs.at(linear_A(r, c)), read += 8;
       requests += runs.runs;
     };
     auto pass = [&](std::size_t u, std::size_t v) {   // C[R_u, R_v], row by row
-      Runs runs;
+      tcert_test::Runs runs;
       for (i64 r = b.starts[u]; r < b.starts[u] + b.lengths[u]; ++r)
         for (i64 c = b.starts[v]; c < b.starts[v] + b.lengths[v]; ++c) runs.at(linear_C(r, c)), write += 8;
       requests += runs.runs;
@@ -210,16 +201,8 @@ TEST(TbsGemm, FamiliesOfBlocksWriteAlphaAAtAndMeasureTheSchedule) {
         // (b) each rank's compute-phase volumes; (c) its peak memory
         const tcert::ContractionRecord& rec = run.records().back();
         for (i64 q = 0; q < P; ++q) {
-          const auto r = static_cast<std::size_t>(q);
           const std::vector<u64> want = expected_volumes(blocks, chunk, q);
-          EXPECT_EQ(rec.measured[0][r], want[0]) << "disk read of rank " << q << ", " << where;
-          EXPECT_EQ(rec.measured[1][r], want[1]) << "disk write of rank " << q << ", " << where;
-          EXPECT_EQ(rec.measured[2][r], 0u) << where;
-          EXPECT_EQ(rec.measured[3][r], 0u) << where;
-          EXPECT_EQ(rec.measured[4][r], want[2]) << "disk requests of rank " << q << ", " << where;
-          EXPECT_EQ(rec.peak_tile_memory_bytes[r], q < used ? buffers : 0u) << "peak of rank " << q << ", " << where;
-          EXPECT_EQ(rec.redistribution_measured[0][r], 0u) << where;
-          EXPECT_EQ(rec.redistribution_measured[1][r], 0u) << where;
+          tcert_test::expect_direct_volumes(rec, q, want[0], want[1], want[2], q < used ? buffers : 0u, where);
         }
         ctx.barrier();   // every rank has read the result before the store goes (~Run on rank 0)
       }

@@ -1,0 +1,41 @@
+// runtime/direct_result.cpp — DirectResult (direct_result.h).
+#include "runtime/direct_result.h"
+
+#include <string>
+#include <vector>
+
+namespace tcert {
+
+DirectResult::DirectResult(Run& run, const TensorShape& shape, bool writes) {
+  const Context& ctx = run.context();
+  const std::vector<std::uint64_t> extents(shape.extents.begin(), shape.extents.end());
+  const std::string path = run.next_version(shape.name);
+  std::string temp;
+  if (ctx.rank() == 0) {
+    writer_ = std::make_unique<NpyWriter>(path, extents);
+    temp = writer_->temp_path();
+  }
+  temp = ctx.bcast_string(temp);
+  if (!writes) return;
+  if (ctx.rank() != 0) patch_ = std::make_unique<NpyPatch>(temp);
+  data_ = writer_ ? writer_->data() : patch_->data();
+}
+
+DirectResult::~DirectResult() = default;
+
+void DirectResult::wrote(std::uint64_t bytes) {
+  written_since_drop_ += bytes;
+  if (written_since_drop_ < Run::kMappedDropBytes) return;
+  written_since_drop_ = 0;
+  if (writer_) writer_->drop_pages();
+  else if (patch_) patch_->drop_pages();
+}
+
+void DirectResult::commit(const Context& ctx) {
+  if (patch_) patch_->sync();
+  ctx.barrier();
+  if (writer_) writer_->commit();
+  ctx.barrier();   // the new version exists before any rank reads it
+}
+
+}  // namespace tcert

@@ -1,0 +1,45 @@
+// runtime/direct_result.h — a result written in place: the next version of C in the
+// run's store, created by rank 0 and mapped by every rank that writes part of it, so an executor
+// writes its tiles straight into the file (direct tile I/O of C) and commits it at the end. Used
+// by DistributedGemm (GemmSpec::direct_C), TbsGemm and SfcGemm. Units: elements, bytes where a
+// name says so.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "runtime/gemm_spec.h"
+#include "runtime/npy.h"
+#include "runtime/run.h"
+
+namespace tcert {
+
+class DirectResult {
+ public:
+  /// Registers the next version of `shape` in run's store (Run::next_version: call initial_C()
+  /// before, for the version a step starts from), creates its zero-filled temporary file on
+  /// rank 0 and maps it on the ranks where `writes` holds. Collective over run.context().
+  /// Throws Error when the file cannot be made or mapped.
+  DirectResult(Run& run, const TensorShape& shape, bool writes);
+  ~DirectResult();
+  DirectResult(const DirectResult&) = delete;
+  DirectResult& operator=(const DirectResult&) = delete;
+
+  /// The result's row-major elements (shape.elements() of them) on ranks that write; null on
+  /// the others.
+  double* data() const { return data_; }
+  /// Counts `bytes` written through data() and, every Run::kMappedDropBytes, drops the
+  /// mapping's resident pages (they stay in the page cache), bounding the resident memory.
+  void wrote(std::uint64_t bytes);
+  /// Syncs this rank's writes, then rank 0 renames the file into place once every rank is done;
+  /// the new version exists on return. Collective. Throws Error when a sync or the rename fails.
+  void commit(const Context& ctx);
+
+ private:
+  std::unique_ptr<NpyWriter> writer_;   // rank 0
+  std::unique_ptr<NpyPatch> patch_;     // the other ranks that write
+  double* data_ = nullptr;
+  std::uint64_t written_since_drop_ = 0;
+};
+
+}  // namespace tcert
