@@ -122,6 +122,8 @@ void emit_spec(CodeWriter& w, const costmodel::StatementPlan& sp,
   w.line("spec.predicted_redistribution[0] = {};  // bytes read per rank laying out the operands and storing C (and flushes)",
          braced_list(spec.predicted_redistribution[0]));
   w.line("spec.predicted_redistribution[1] = {};  // bytes written per rank", braced_list(spec.predicted_redistribution[1]));
+  if (!spec.predicted_redistribution[2].empty())
+    w.line("spec.predicted_redistribution[2] = {};  // disk requests per rank", braced_list(spec.predicted_redistribution[2]));
   w.line("spec.predicted_redistribution_seconds = {};", spec.predicted_redistribution_seconds);
 }
 
@@ -152,6 +154,7 @@ tcert::GemmSpec gemm_spec(const ir::Program& program, const costmodel::Machine& 
   spec.predicted_seconds = v.wall_s;
   spec.predicted_redistribution[0] = sp.redistribution.disk_read_bytes;
   spec.predicted_redistribution[1] = sp.redistribution.disk_write_bytes;
+  spec.predicted_redistribution[2] = sp.redistribution.disk_requests;
   spec.predicted_redistribution_seconds = sp.redistribution.time_s;
   return spec;
 }

@@ -15,6 +15,16 @@ namespace {
 
 constexpr const char* kNoneAllowed = "no candidate is allowed by --force-method / --force-order";
 
+/// Sets the disk requests of stages 1 and 3 (and, with a disk latency, their time) of a step
+/// that reaches its tensors through their files; clears them (not predicted) for a step that
+/// takes, flushes or keeps tensors of the hand-off or moves declared layouts.
+void add_stage_requests(const Plan& plan, const ir::MacroIndexGemm& gemm, const Machine& machine, bool through_files,
+                        StageAccess stages, PlanVolumes& redistribution) {
+  if (!through_files) return redistribution.disk_requests.clear();
+  stages.perm_A = gemm.perm_A, stages.perm_B = gemm.perm_B, stages.perm_C = gemm.perm_C;
+  redistribution_requests(plan, machine, stages, redistribution);
+}
+
 /// Sets the plan's disk requests (and, with a disk latency, its time) as a lone step runs it:
 /// operands direct where its method reads them so, C direct unless declared or kept.
 /// plan_program() recounts them with the hand-off's choices.
@@ -26,6 +36,8 @@ void add_requests(const ContractionAnalysis& a, const Machine& machine, PlannedC
   if (access.direct_A) access.perm_A = a.gemm.perm_A, access.perm_B = a.gemm.perm_B;
   if (access.direct_C) access.perm_C = a.gemm.perm_C;
   plan_requests(plan.plan, machine, access, plan.volumes);
+  add_stage_requests(plan.plan, a.gemm, machine, !a.declared.any(), {{}, {}, {}, a.accumulate, access.direct_C, true},
+                     plan.redistribution);
 }
 
 }  // namespace
@@ -245,6 +257,10 @@ std::vector<StatementPlan> plan_program(const ir::Program& program, const Machin
       if (sp.direct_B) access.perm_B = sp.gemm.perm_B;
       if (sp.direct_C) access.perm_C = sp.gemm.perm_C;
       plan_requests(sp.plan, machine, access, sp.volumes);
+      const bool through_files =
+          !sp.take_A && !sp.take_B && !sp.take_C && sp.flushed.empty() && !store[i]->declared.any();
+      add_stage_requests(sp.plan, sp.gemm, machine, through_files,
+                         {{}, {}, {}, store[i]->accumulate, sp.direct_C, !sp.keep_result}, sp.redistribution);
     }
     out.push_back(std::move(sp));
   }

@@ -172,6 +172,11 @@ class Method {
   virtual bool writes_result_directly(const Plan& plan) const;
   /// What rank `rank` handles in stages 1 and 3 (elements); operands read directly count 0.
   virtual StageElements stage_elements(const Plan& plan, std::int64_t rank) const = 0;
+  /// Exact disk requests per rank of stages 1 and 3 (runtime counters.h Volumes::disk_requests),
+  /// every rank, with the tensors' files reached as `access` says (plan.h StageAccess; nothing
+  /// taken, kept or flushed). Default: zeros (a method whose compute stage works in the tensors'
+  /// files has no stages 1 and 3).
+  virtual std::vector<std::uint64_t> stage_requests(const Plan& plan, const StageAccess& access) const;
   /// Where array `array` of the plan lies on the ranks, for a tensor whose dimension d holds
   /// the index names[d] (program/layout.h). Only when has_layout(); the default throws.
   virtual TensorLayout layout(const Plan& plan, GemmArray array, const std::vector<std::string>& names) const;

@@ -146,6 +146,16 @@ PlanVolumes plan_volumes(const Plan& plan, const Machine& machine, std::int64_t 
 
 PlanVolumes simulate(const Plan& plan, const Machine& machine) { return method_of(plan).walk(plan, machine); }
 
+void redistribution_requests(const Plan& plan, const Machine& machine, const StageAccess& access, PlanVolumes& r) {
+  r.disk_requests = method_of(plan).stage_requests(plan, access);
+  if (machine.disk_latency_s <= 0) return;
+  r.time_s = 0;
+  for (std::size_t q = 0; q < r.disk_requests.size(); ++q)   // point-to-point moves: no collective factor
+    r.time_s = std::max(r.time_s, rank_time_s(1.0, machine, r.disk_read_bytes[q], r.disk_write_bytes[q],
+                                              r.comm_recv_bytes[q]) +
+                                      machine.disk_latency_s * static_cast<double>(r.disk_requests[q]));
+}
+
 void plan_requests(const Plan& plan, const Machine& machine, const ArrayAccess& access, PlanVolumes& v) {
   const Method& method = method_of(plan);
   v.disk_requests = method.disk_requests(plan, access);

@@ -128,6 +128,25 @@ struct ArrayAccess {
   std::vector<int> perm_A, perm_B, perm_C;
 };
 
+/// How stages 1 and 3 reach the tensors' files, which decides their disk requests: perm_X[p] is
+/// the stored dimension of the tensor holding GEMM position p of [I,K] (A), [J,K] (B), [I,J] (C)
+/// (ir MacroIndexGemm::perm_X); `accumulate`: C starts from its current values (laid out in
+/// stage 1, or copied into C's new file when direct_C); `direct_C`: the compute stage works in
+/// C's new file (runtime GemmSpec::direct_C: no stage 3); `store_result`: stage 3 writes C to
+/// the store (false when C stays on the ranks).
+struct StageAccess {
+  std::vector<int> perm_A, perm_B, perm_C;
+  bool accumulate = false, direct_C = false, store_result = true;
+};
+
+/// Sets r.disk_requests to the exact disk requests per rank of stages 1 and 3 of a step that
+/// reaches its tensors through their files as `access` says (Method::stage_requests(): no
+/// tensor taken rank to rank, flushed, or in a declared layout, whose moves are not predicted)
+/// and, when Machine::disk_latency_s > 0, sets r.time_s to the slowest rank's
+/// read/B_dr + write/B_dw + received/B_c + disk_latency_s per request. r holds
+/// redistribution_volumes(plan, machine, access.accumulate) for all ranks.
+void redistribution_requests(const Plan& plan, const Machine& machine, const StageAccess& access, PlanVolumes& r);
+
 /// Sets v.disk_requests to the exact compute-stage requests of `plan` per rank (its method's
 /// Method::disk_requests()) and, when Machine::disk_latency_s > 0, sets v.time_s to the slowest
 /// rank's bandwidth time plus disk_latency_s per request. v holds plan_volumes(plan, machine)

@@ -41,8 +41,7 @@ void compute_phase(Run& run, const GemmSpec& spec, std::unique_ptr<Progress>& pr
   ContractionRecord rec;
   rec.statement = spec.statement, rec.plan = spec.plan, rec.order = spec.order;
   rec.predicted_seconds = spec.predicted_seconds;
-  rec.redistribution_predicted[0] = spec.predicted_redistribution[0];
-  rec.redistribution_predicted[1] = spec.predicted_redistribution[1];
+  for (int q = 0; q < 3; ++q) rec.redistribution_predicted[q] = spec.predicted_redistribution[q];
   rec.redistribution_predicted_seconds = spec.predicted_redistribution_seconds;
   std::tie(rec.comm, rec.algorithm) = std::visit([](const auto& m) { return trace_names(m); }, spec.method);
   const std::uint64_t mine[5] = {v.disk_read_bytes, v.disk_write_bytes, v.comm_sent_bytes, v.comm_recv_bytes,
@@ -71,7 +70,8 @@ void record_redistribution(Run& run, const Volumes& mine) {
   for (std::uint64_t ns : run.context().gather_u64(static_cast<std::uint64_t>(mine.seconds * 1e9)))
     seconds.push_back(static_cast<double>(ns) * 1e-9);
   run.record_redistribution(run.context().gather_u64(mine.disk_read_bytes),
-                            run.context().gather_u64(mine.disk_write_bytes), std::move(seconds));
+                            run.context().gather_u64(mine.disk_write_bytes),
+                            run.context().gather_u64(mine.disk_requests), std::move(seconds));
 }
 
 std::optional<ElementSource> initial_C(Run& run, const GemmSpec& spec) {
@@ -104,7 +104,7 @@ void store_version(Run& run, const TensorBinding& tensor, std::size_t row_count,
       requests.at(at);
       out[at] = v, ++written;
       if (written % (Run::kMappedDropBytes / 8) == 0) drop();   // a bounded part of the file resident
-    });
+    }, [&] { requests.add(); });
     counters().add_disk_write(8 * written);   // into the tensor's file (mapped, so counted here)
     requests.add();
     if (patch) patch->sync();
@@ -124,7 +124,7 @@ void keep_result(Run& run, const GemmSpec& spec, Placement placement, std::uniqu
   if (run.options().verify) {   // a shadow in the store for the checks; not a counted phase
     PhaseScope phase(Phase::WriteOut);
     store_version(run, spec.C, spec.I.indices.size(), kept.file != nullptr,
-                  [&](const auto& visit) { kept.file->for_each(visit); });
+                  [&](const auto& visit, const auto& end) { kept.file->for_each(visit, end); });
     kept.shadowed = true;
   }
   run.keep(std::move(kept));
@@ -135,7 +135,7 @@ void flush_kept(Run& run, const std::string& name) {
   if (!kept) return;
   PhaseScope phase(Phase::Redistribute);   // the producing step's deferred stage 3
   store_version(run, TensorBinding{kept->shape, kept->placement.perm}, kept->placement.rows.indices().size(),
-                kept->file != nullptr, [&](const auto& visit) { kept->file->for_each(visit); });
+                kept->file != nullptr, [&](const auto& visit, const auto& end) { kept->file->for_each(visit, end); });
   if (kept->file) kept->file->file().remove();
 }
 

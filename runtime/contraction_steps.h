@@ -27,12 +27,17 @@ std::optional<ElementSource> initial_C(Run& run, const GemmSpec& spec);
 
 /// This rank's Phase::Redistribute volumes so far (take differences around a stage).
 Volumes redistribution_now();
-/// Gathers every rank's redistribution bytes `mine` (read, write) into run's last record.
+/// Gathers every rank's redistribution bytes and requests `mine` (read, write, disk requests)
+/// into run's last record.
 /// Collective.
 void record_redistribution(Run& run, const Volumes& mine);
 
-/// Calls visit(row_values of I, col_values of J, value) for every element of C this rank owns.
-using ResultVisitor = std::function<void(const std::function<void(const std::int64_t*, const std::int64_t*, double)>&)>;
+/// Calls visit(row_values of I, col_values of J, value) for every element of C this rank owns,
+/// and end_transfer() after each block it reads as one transfer (a tiled file's block); the
+/// store counts the disk requests of each transfer's writes apart (runtime counters.h
+/// RunCounter), as the cost model predicts them (costmodel Method::stage_requests).
+using ElementVisit = std::function<void(const std::int64_t*, const std::int64_t*, double)>;
+using ResultVisitor = std::function<void(const ElementVisit& visit, const std::function<void()>& end_transfer)>;
 /// The value of C(row_values, col_values) when this rank owns it, else nullopt.
 using ResultLookup = std::function<std::optional<double>(const std::int64_t*, const std::int64_t*)>;
 

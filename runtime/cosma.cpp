@@ -276,7 +276,7 @@ std::optional<double> CosmaGemm::lookup(const i64* row_values, const i64* col_va
 
 void CosmaGemm::finish() {
   const Volumes before = redistribution_now();
-  write_result(run_, spec_, active_, [&](const auto& visit) { for_each_owned(visit); });
+  write_result(run_, spec_, active_, [&](const auto& visit, const auto&) { for_each_owned(visit); });   // one transfer
   redistribution_ += redistribution_now() - before;
   record_redistribution(run_, redistribution_);
   verify_result(run_, spec_, active_, [&](const i64* rv, const i64* cv) { return lookup(rv, cv); });

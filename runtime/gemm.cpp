@@ -309,16 +309,15 @@ void DistributedGemm::load() {
     if (take) return take_kept(run_, tensor.shape.name, placement(x, tensor), &m);
     const ElementSource src = run_.input(tensor.shape);
     const LinearMap map(tensor, row_count);
-    RunCounter requests;   // the layout reads the tensor's file in one pass
+    RunCounter requests;   // the tensor's file, read block by block
     std::uint64_t taken = 0;
     m.fill([&](const i64* rv, const i64* cv) {
       const std::uint64_t at = map(rv, cv);
       requests.at(at);
       if (++taken % (Run::kMappedDropBytes / 8) == 0) run_.touched_mapped(Run::kMappedDropBytes);
       return src(at);
-    });
+    }, [&] { requests.add(); });
     counters().add_disk_read(8 * m.total());   // the elements taken from the tensor's file
-    requests.add();
   };
   lay_out(*A_, spec_.A, spec_.take_A, spec_.I.indices.size());
   lay_out(*B_, spec_.B, spec_.take_B, spec_.J.indices.size());
@@ -337,9 +336,8 @@ void DistributedGemm::load() {
       requests.at(at);
       if (++taken % (Run::kMappedDropBytes / 8) == 0) run_.touched_mapped(Run::kMappedDropBytes);
       return (*c0)(at);
-    });
+    }, [&] { requests.add(); });
     counters().add_disk_read(8 * start->total());
-    requests.add();
   }
 }
 
@@ -387,7 +385,7 @@ void DistributedGemm::finish() {
   const bool owns = owns_result();
   if (spec_.direct_C) direct_C_->commit(run_.context());   // the result is in its file already: no stage 3
   else if (spec_.keep_result) keep_result(run_, spec_, placement(*C_, spec_.C), owns ? std::move(C_->file) : nullptr);
-  else write_result(run_, spec_, owns, [&](const auto& visit) { result().for_each(visit); });
+  else write_result(run_, spec_, owns, [&](const auto& visit, const auto& end) { result().for_each(visit, end); });
   redistribution_ += redistribution_now() - before;
   record_redistribution(run_, redistribution_);
   // The result's elements for --verify: from the version just committed (direct C, opened at

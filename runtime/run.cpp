@@ -36,8 +36,9 @@ nlohmann::json volumes_json(const std::vector<std::uint64_t> (&v)[5]) {
 bool volumes_equal(const ContractionRecord& r) {
   for (int q = 0; q < 5; ++q)
     if (r.predicted[q] != r.measured[q]) return false;
-  for (int q = 0; q < 2; ++q)
-    if (r.redistribution_predicted[q] != r.redistribution_measured[q]) return false;
+  for (int q = 0; q < 3; ++q)   // requests: where predicted
+    if ((q < 2 || !r.redistribution_predicted[q].empty()) && r.redistribution_predicted[q] != r.redistribution_measured[q])
+      return false;
   return true;
 }
 
@@ -174,10 +175,11 @@ ElementSource Run::read_npy(const std::string& path, const TensorShape& tensor) 
 void Run::record(ContractionRecord record) { records_.push_back(std::move(record)); }
 
 void Run::record_redistribution(std::vector<std::uint64_t> read, std::vector<std::uint64_t> write,
-                                std::vector<double> seconds) {
+                                std::vector<std::uint64_t> requests, std::vector<double> seconds) {
   if (records_.empty()) throw Error("redistribution recorded before any contraction");
   records_.back().redistribution_measured[0] = std::move(read);
   records_.back().redistribution_measured[1] = std::move(write);
+  records_.back().redistribution_measured[2] = std::move(requests);
   records_.back().redistribution_seconds = std::move(seconds);
 }
 
@@ -224,17 +226,20 @@ int Run::finish() {
       measured["kernel_seconds"] = r.kernel_seconds;
       nlohmann::json predicted = volumes_json(r.predicted);
       predicted["seconds"] = r.predicted_seconds;
+      nlohmann::json stages_predicted = {{"disk_read_bytes", r.redistribution_predicted[0]},
+                                         {"disk_write_bytes", r.redistribution_predicted[1]},
+                                         {"seconds", r.redistribution_predicted_seconds}};
+      if (!r.redistribution_predicted[2].empty()) stages_predicted["disk_requests"] = r.redistribution_predicted[2];
       list.push_back({{"statement", r.statement}, {"plan", r.plan}, {"comm", r.comm},
                       {"algorithm", r.algorithm}, {"order", r.order},
                       {"predicted", predicted}, {"measured", measured},
                       {"peak_tile_memory_bytes", r.peak_tile_memory_bytes},
                       {"planned_memory_bytes", r.planned_memory_bytes},
                       {"redistribution",
-                       {{"predicted", {{"disk_read_bytes", r.redistribution_predicted[0]},
-                                       {"disk_write_bytes", r.redistribution_predicted[1]},
-                                       {"seconds", r.redistribution_predicted_seconds}}},
+                       {{"predicted", stages_predicted},
                         {"measured", {{"disk_read_bytes", r.redistribution_measured[0]},
                                       {"disk_write_bytes", r.redistribution_measured[1]},
+                                      {"disk_requests", r.redistribution_measured[2]},
                                       {"seconds", r.redistribution_seconds}}}}}});
     }
     doc["contractions"] = list;

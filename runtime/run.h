@@ -56,7 +56,9 @@ struct ContractionRecord {
   std::vector<std::uint64_t> predicted[5];   ///< disk read, disk write, sent, received (bytes); disk requests
   double predicted_seconds = 0;              ///< the model's time for the predicted bytes
   /// Redistribution (load from the tensor files, store the result): disk read, disk write per rank.
-  std::vector<std::uint64_t> redistribution_predicted[2], redistribution_measured[2];
+  /// ... and disk requests per rank (counters.h Volumes::disk_requests); predicted [2] is empty
+  /// when the model does not predict them (a step that moves tensors rank to rank: the hand-off).
+  std::vector<std::uint64_t> redistribution_predicted[3], redistribution_measured[3];
   double redistribution_predicted_seconds = 0;
   std::vector<double> redistribution_seconds;   ///< per rank, wall time of stages 1 and 3 (measured)
   std::vector<std::uint64_t> measured[5];    ///< the same, counted during the compute phase
@@ -139,10 +141,10 @@ class Run {
   int next_contraction() { return ++contractions_; }
   /// Called by DistributedGemm when a contraction ends.
   void record(ContractionRecord record);
-  /// Adds the measured redistribution (per rank: bytes read, bytes written, wall seconds of
-  /// stages 1 and 3) to the last record.
+  /// Adds the measured redistribution (per rank: bytes read, bytes written, disk requests, wall
+  /// seconds of stages 1 and 3) to the last record.
   void record_redistribution(std::vector<std::uint64_t> read, std::vector<std::uint64_t> write,
-                             std::vector<double> seconds = {});
+                             std::vector<std::uint64_t> requests, std::vector<double> seconds = {});
   void record_verify(const VerifyResult& result);
 
   /// The contractions recorded so far, oldest first, and the accumulated --verify result.

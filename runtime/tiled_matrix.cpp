@@ -213,20 +213,23 @@ void TiledMatrix::for_each_block(const BlockVisitor& visit) {
 }
 
 void TiledMatrix::fill(const std::function<double(const std::int64_t* row_values,
-                                                  const std::int64_t* col_values)>& value) {
+                                                  const std::int64_t* col_values)>& value,
+                       const std::function<void()>& after_block) {
   const std::size_t nr = rows_.indices().size(), nc = cols_.indices().size();
   for_each_block([&](std::int64_t f, std::int64_t h, const std::vector<std::int64_t>& rv,
                      const std::vector<std::int64_t>& cv, std::size_t R, std::size_t C) {
     std::vector<double> block(R * C);
     for (std::size_t i = 0; i < R; ++i)
       for (std::size_t j = 0; j < C; ++j) block[i * C + j] = value(rv.data() + i * nr, cv.data() + j * nc);
+    if (after_block) after_block();
     if (!block.empty()) write_block(f, h, block.data());
   });
 }
 
 void TiledMatrix::for_each(const std::function<void(const std::int64_t* row_values,
                                                     const std::int64_t* col_values, double v)>&
-                               visit) {
+                               visit,
+                           const std::function<void()>& after_block) {
   const std::size_t nr = rows_.indices().size(), nc = cols_.indices().size();
   for_each_block([&](std::int64_t f, std::int64_t h, const std::vector<std::int64_t>& rv,
                      const std::vector<std::int64_t>& cv, std::size_t R, std::size_t C) {
@@ -234,6 +237,7 @@ void TiledMatrix::for_each(const std::function<void(const std::int64_t* row_valu
     if (!block.empty()) read_block(f, h, block.data());
     for (std::size_t i = 0; i < R; ++i)
       for (std::size_t j = 0; j < C; ++j) visit(rv.data() + i * nr, cv.data() + j * nc, block[i * C + j]);
+    if (after_block) after_block();
   });
 }
 

@@ -121,12 +121,17 @@ class TiledMatrix {
   void write_block(std::int64_t f, std::int64_t h, const double* src);
   /// Sets the file size to base + total() elements.
   void create();
-  /// Writes every local element as value(row_values, col_values), one block at a time.
+  /// Writes every local element as value(row_values, col_values), one block at a time (rows
+  /// of a block outer, its columns inner); calls after_block(), when given, after each block's
+  /// values are taken (a caller counting disk requests per block transfer ends one there).
   void fill(const std::function<double(const std::int64_t* row_values,
-                                       const std::int64_t* col_values)>& value);
-  /// Calls visit(row_values, col_values, v) for every local element, reading block by block.
+                                       const std::int64_t* col_values)>& value,
+            const std::function<void()>& after_block = {});
+  /// Calls visit(row_values, col_values, v) for every local element, reading block by block
+  /// (the same order as fill()); calls after_block(), when given, after each block.
   void for_each(const std::function<void(const std::int64_t* row_values,
-                                         const std::int64_t* col_values, double v)>& visit);
+                                         const std::int64_t* col_values, double v)>& visit,
+                const std::function<void()>& after_block = {});
   /// The element offset in the file (base included) of (row_values, col_values), or nullopt
   /// when this rank does not hold it. O(#indices); no I/O.
   std::optional<std::uint64_t> offset_of(const std::int64_t* row_values, const std::int64_t* col_values) const;

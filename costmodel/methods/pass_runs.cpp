@@ -67,17 +67,39 @@ PassRuns::PassRuns(const std::vector<i64>& extents, const std::vector<int>& perm
                    std::size_t rows_count, std::size_t cols_first, std::size_t cols_count)
     : rows_(positions(extents, perm, rows_first, rows_count)), cols_(positions(extents, perm, cols_first, cols_count)) {}
 
+void PassRuns::begin() { first_ = true, runs_ = 0; }
+
 void PassRuns::start(i64 c0, i64 w) {
-  first_ = true;
+  begin();
+  columns(c0, w);
+}
+
+void PassRuns::columns(i64 c0, i64 w) {
   inner_ = static_cast<u64>((w - 1) - cols_.steps_of(c0, c0 + w - 1, 1));   // columns that do not join
   begin_ = cols_.offset(c0), end_ = cols_.offset(c0 + w - 1);
-  runs_ = 0;
 }
 
 void PassRuns::row(i64 r) {
   const i64 at = rows_.offset(r);
-  runs_ += (first_ || at + begin_ != last_ + end_ + 1 ? 1 : 0) + inner_;
-  first_ = false, last_ = at;
+  runs_ += (first_ || at + begin_ != last_ + 1 ? 1 : 0) + inner_;
+  first_ = false, last_ = at + end_;
+}
+
+void PassRuns::range(i64 r0, i64 c0, i64 w, i64 from, i64 to) {
+  if (from >= to) return;
+  const i64 ra = from / w, ca = from % w, rb = (to - 1) / w, cb = (to - 1) % w;
+  if (ra == rb) {
+    columns(c0 + ca, cb - ca + 1);
+    return row(r0 + ra);
+  }
+  columns(c0 + ca, w - ca);
+  row(r0 + ra);
+  if (rb > ra + 1) {
+    columns(c0, w);
+    rows(r0 + ra + 1, rb - ra - 1);
+  }
+  columns(c0, cb + 1);
+  row(r0 + rb);
 }
 
 void PassRuns::rows(i64 r0, i64 h) {
@@ -87,7 +109,7 @@ void PassRuns::rows(i64 r0, i64 h) {
   // Rows r → r + 1 inside the range join when row[r+1] − row[r] = end − begin + 1.
   const i64 joins = rows_.steps_of(r0, r0 + h - 1, end_ - begin_ + 1);
   runs_ += static_cast<u64>(h - 1) * (inner_ + 1) - static_cast<u64>(joins);
-  last_ = rows_.offset(r0 + h - 1);
+  last_ = rows_.offset(r0 + h - 1) + end_;
 }
 
 u64 PassRuns::block(i64 r0, i64 h, i64 c0, i64 w) {

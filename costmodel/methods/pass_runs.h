@@ -27,6 +27,16 @@ class PassRuns {
            std::size_t rows_count, std::size_t cols_first, std::size_t cols_count);
   /// Starts a pass over columns [c0, c0 + w). Precondition: w >= 1.
   void start(std::int64_t c0, std::int64_t w);
+  /// Goes on with the same pass (same transfer: its runs keep counting, and the next element may
+  /// join the last one) over columns [c0, c0 + w). Precondition: w >= 1.
+  void columns(std::int64_t c0, std::int64_t w);
+  /// Goes on with the same pass over the flat elements [from, to) of a block of rows r0, r0 + 1,
+  /// … × columns [c0, c0 + w), row-major (element e at row r0 + e / w, column c0 + e % w): a
+  /// partial first row, whole rows, a partial last row. Nothing when from >= to. A new
+  /// transfer calls begin() first. Precondition: w >= 1.
+  void range(std::int64_t r0, std::int64_t c0, std::int64_t w, std::int64_t from, std::int64_t to);
+  /// Starts an empty pass (no columns yet; the first element starts a run).
+  void begin();
   /// The next row of the pass.
   void row(std::int64_t r);
   /// The next rows of the pass: r0, r0 + 1, …, r0 + h − 1.
@@ -54,7 +64,7 @@ class PassRuns {
  private:
   Positions rows_, cols_;
   std::uint64_t inner_ = 0, runs_ = 0;
-  std::int64_t begin_ = 0, end_ = 0, last_ = 0;
+  std::int64_t begin_ = 0, end_ = 0, last_ = 0;   // last_: the file offset of the last element
   bool first_ = true;
 };
 

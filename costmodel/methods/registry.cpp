@@ -50,6 +50,10 @@ bool Method::reads_operands_directly(const Plan&) const { return false; }
 
 bool Method::writes_result_directly(const Plan&) const { return false; }
 
+std::vector<std::uint64_t> Method::stage_requests(const Plan& plan, const StageAccess&) const {
+  return std::vector<std::uint64_t>(static_cast<std::size_t>(plan.processors), 0);
+}
+
 bool writes_result_directly(const Plan& plan, const DeclaredLayouts* declared) {
   if (declared && (declared->C || declared->C_in || declared->C_stays)) return false;
   return method_of(plan).writes_result_directly(plan);

@@ -107,7 +107,7 @@ std::string redistribution_text(const ContractionAnalysis& a) {
                                                               : "declared distributions of " + declared + ", tensor files";
   const bool moved = std::any_of(r.comm_recv_bytes.begin(), r.comm_recv_bytes.end(), [](auto b) { return b > 0; });
   const std::vector<std::string> direct = direct_operands(a);
-  return fmt::format("    redistribution (stages 1 and 3, {}{}{}): per rank disk read {}, disk write {}{}; {:.5g} s; "
+  return fmt::format("    redistribution (stages 1 and 3, {}{}{}): per rank disk read {}, disk write {}{}{}; {:.5g} s; "
                      "total with the compute stage {:.5g} s\n",
                      how, direct.empty() ? "" : fmt::format("; direct tile I/O of {}", fmt::join(direct, ", ")),
                      a.accumulate ? "; C starts from its current value" : "", range_text(r.disk_read_bytes),
@@ -115,6 +115,7 @@ std::string redistribution_text(const ContractionAnalysis& a) {
                      moved ? fmt::format(", sent {}, received {}", range_text(r.comm_sent_bytes),
                                          range_text(r.comm_recv_bytes))
                            : "",
+                     r.disk_requests.empty() ? "" : fmt::format(", disk requests {}", range_text(r.disk_requests)),
                      r.time_s, a.plan.total_s());
 }
 
@@ -156,6 +157,7 @@ nlohmann::json plan_json(const ContractionAnalysis& a, const Machine& machine) {
                                           {"disk_write_bytes", a.plan.redistribution.disk_write_bytes},
                                           {"comm_sent_bytes", a.plan.redistribution.comm_sent_bytes},
                                           {"comm_recv_bytes", a.plan.redistribution.comm_recv_bytes},
+                                          {"disk_requests", a.plan.redistribution.disk_requests},
                                           {"time_s", a.plan.redistribution.time_s},
                                           {"accumulate", a.accumulate},
                                           {"direct", direct_operands(a)},

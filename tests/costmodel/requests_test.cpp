@@ -1,6 +1,8 @@
-// Disk requests of a plan's compute stage (plan.h plan_requests(), methods/gao/requests.cpp):
-// blocks of tiled copies, runs of adjacent elements for direct tile I/O, and the latency term.
-// The MPI tests hold them equal to the runtime's counts for every method and order.
+// Disk requests of a plan's compute stage (plan.h plan_requests(), methods/gao/requests.cpp)
+// and of its stages 1 and 3 (plan.h redistribution_requests()): blocks of tiled copies, runs of
+// adjacent elements for direct tile I/O and for the copies to and from the tensors' files, and
+// the latency term. The MPI tests hold them equal to the runtime's counts for every method and
+// order.
 #include <gtest/gtest.h>
 
 #include "costmodel/method.h"
@@ -57,6 +59,45 @@ TEST(Requests, LatencyAddsToTheTimeOnlyWhenSet) {
   m.disk_latency_s = 1e-3;
   plan_requests(p, m, {}, v);
   EXPECT_DOUBLE_EQ(v.time_s, bandwidth_s + 1e-3 * static_cast<double>(v.disk_requests[0]));
+}
+
+TEST(Requests, StagesOneAndThreeCountEachBlocksRunsAndItsTiledCopy) {
+  const Plan p = small_plan();   // inside replication: A and B read directly, no stage-1 layout
+  // C: 2 blocks of 4x8; stored [i,j], a block's rows are adjacent (1 run); stored [j,i], none is.
+  const StageAccess rows{{0, 1}, {0, 1}, {0, 1}, true, false, true};
+  EXPECT_EQ(gao_stage_requests(p, rows, true), std::vector<std::uint64_t>{(2 + 2) + (2 + 2)});   // start values; stage 3
+  StageAccess transposed = rows;
+  transposed.perm_C = {1, 0};
+  EXPECT_EQ(gao_stage_requests(p, transposed, true), std::vector<std::uint64_t>{2 * (2 * 32 + 2)});
+  StageAccess in_place = transposed;   // direct C: the start values' runs read and written, no stage 3
+  in_place.direct_C = true;
+  EXPECT_EQ(gao_stage_requests(p, in_place, true), std::vector<std::uint64_t>{2 * 2 * 32});
+  in_place.accumulate = false;
+  EXPECT_EQ(gao_stage_requests(p, in_place, true), std::vector<std::uint64_t>{0});
+  // Laid-out operands: A's 4 blocks of 4x4 in [i,k] (4 runs each), B's 2 blocks of 8x4 (8 each).
+  EXPECT_EQ(gao_stage_requests(p, rows, false)[0], 8 + (4 * 4 + 4) + (2 * 8 + 2));
+}
+
+TEST(Requests, CosmaStagesReadEachOperandInOnePass) {
+  Plan p;
+  p.processors = 1, p.method = CosmaGrid{1, 1, 1, 1};
+  p.I = {{{"i", 8, 1, 1}}, -1}, p.J = {{{"j", 8, 1, 1}}, -1}, p.K = {{{"k", 8, 1, 1}}, -1};
+  // A [i,k]: one run; B [k,j] read row by row along k: 64 runs; C [i,j]: one run in, one out.
+  const StageAccess access{{0, 1}, {1, 0}, {0, 1}, true, false, true};
+  EXPECT_EQ(method_of(p).stage_requests(p, access), std::vector<std::uint64_t>{1 + 64 + 1 + 1});
+}
+
+TEST(Requests, StageLatencyAddsToTheRedistributionTime) {
+  const Plan p = small_plan();
+  Machine m = roomy(1);
+  PlanVolumes r = redistribution_volumes(p, m, true);
+  const double bandwidth_s = r.time_s;
+  const StageAccess access{{0, 1}, {0, 1}, {1, 0}, true, false, true};
+  redistribution_requests(p, m, access, r);
+  EXPECT_EQ(r.time_s, bandwidth_s);
+  m.disk_latency_s = 1e-3;
+  redistribution_requests(p, m, access, r);
+  EXPECT_DOUBLE_EQ(r.time_s, bandwidth_s + 1e-3 * static_cast<double>(r.disk_requests[0]));
 }
 
 }  // namespace

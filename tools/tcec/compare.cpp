@@ -27,12 +27,14 @@ int contraction_table(std::string& out, const TraceContraction& c, std::size_t n
   int mismatches = 0;
   const bool redistribution = !c.redistribution_predicted[0].empty();
   const std::size_t n = kVolumeKeys.size();
-  for (std::size_t q = 0; q < n + (redistribution ? 2 : 0); ++q) {
-    const bool stages = q >= n;   // redistribution rows (bytes) after the compute stage's
+  for (std::size_t q = 0; q < n + (redistribution ? 3 : 0); ++q) {
+    const bool stages = q >= n;   // redistribution rows (bytes, requests) after the compute stage's
     if (q == kRequestsVolume && c.predicted[q].empty()) continue;   // an older trace
+    if (q == n + 2 && c.redistribution_predicted[2].empty()) continue;   // requests not predicted
     const auto& p = stages ? c.redistribution_predicted[q - n] : c.predicted[q];
     const auto& m = stages ? c.redistribution_measured[q - n] : c.measured[q];
-    const std::string label = stages ? std::string("redistribution ") + kVolumeLabels[q - n] : kVolumeLabels[q];
+    const std::string label =
+        stages ? std::string("redistribution ") + kVolumeLabels[q == n + 2 ? kRequestsVolume : q - n] : kVolumeLabels[q];
     Row row{{label, fmt::format("{}", total(p)), fmt::format("{}", total(m)), fmt::format("{}", most(p)),
              fmt::format("{}", most(m))}, {}};
     for (std::size_t r = 0; r < p.size(); ++r)

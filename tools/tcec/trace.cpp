@@ -90,9 +90,11 @@ TraceContraction contraction(const json& c, const std::string& where, std::int64
     const json& r = member(c, where, "redistribution");
     const json& p = member(r, at, "predicted");
     const json& m = member(r, at, "measured");
-    for (std::size_t q = 0; q < 2; ++q) {
-      out.redistribution_predicted[q] = counts(p, child(at, "predicted"), kVolumeKeys[q], P);
-      out.redistribution_measured[q] = counts(m, child(at, "measured"), kVolumeKeys[q], P);
+    for (std::size_t q = 0; q < 3; ++q) {
+      const char* key = kVolumeKeys[q < 2 ? q : kRequestsVolume];
+      if (q == 2 && !(p.contains(key) && m.contains(key))) break;   // requests not predicted
+      out.redistribution_predicted[q] = counts(p, child(at, "predicted"), key, P);
+      out.redistribution_measured[q] = counts(m, child(at, "measured"), key, P);
     }
     if (p.contains("seconds") && p["seconds"].is_number()) out.redistribution_predicted_seconds = p["seconds"].get<double>();
     out.redistribution_seconds = seconds(m, child(at, "measured"), "seconds", P);

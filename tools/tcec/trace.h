@@ -7,8 +7,10 @@
 //                                    "disk_requests": [P] (optional)},
 //                      "measured": {the same five, "seconds": [P]},
 //                      "peak_tile_memory_bytes": [P], "planned_memory_bytes": N,
-//                      "redistribution": {"predicted": {"disk_read_bytes", "disk_write_bytes", "seconds"},
-//                                         "measured": {"disk_read_bytes", "disk_write_bytes", "seconds": [P]}}}],
+//                      "redistribution": {"predicted": {"disk_read_bytes", "disk_write_bytes", "seconds",
+//                                                       "disk_requests" (optional)},
+//                                         "measured": {"disk_read_bytes", "disk_write_bytes",
+//                                                      "disk_requests" (optional), "seconds": [P]}}}],
 //    "verify": {"checked", "max_rel_error", "passed"}}      (verify optional)
 // Volumes in bytes, one entry per rank; seconds per rank.
 #pragma once
@@ -37,8 +39,9 @@ struct TraceContraction {
   /// Busy seconds per rank in disk transfers, MPI transfers and the tile kernel; empty when absent.
   std::vector<double> disk_seconds, comm_seconds, kernel_seconds;
   double predicted_seconds = -1;                                   ///< the model's time; < 0 when absent
-  /// Redistribution (stages 1 and 3): disk read, disk write per rank; empty when absent.
-  std::array<std::vector<std::uint64_t>, 2> redistribution_predicted, redistribution_measured;
+  /// Redistribution (stages 1 and 3): disk read, disk write, disk requests per rank; empty when
+  /// absent (requests: when the trace's program did not predict them).
+  std::array<std::vector<std::uint64_t>, 3> redistribution_predicted, redistribution_measured;
   double redistribution_predicted_seconds = -1;                    ///< stages 1 and 3; < 0 when absent
   std::vector<double> redistribution_seconds;                      ///< measured per rank; empty when absent
   std::vector<std::uint64_t> peak_tile_memory_bytes;               ///< per rank; empty when absent

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "costmodel/analysis.h"
+#include "costmodel/methods/pass_runs.h"
 #include "costmodel/partition.h"
 #include "costmodel/plan_text.h"
 
@@ -129,6 +130,54 @@ std::vector<std::uint64_t> CosmaMethod::disk_requests(const Plan& plan, const Ar
   std::vector<std::uint64_t> out;   // the tensors' files are read in stage 1 only
   for (std::int64_t rank = 0; rank < plan.processors; ++rank)
     out.push_back(cosma_rank_words(cosma_grid(plan), plan.I.extent(), plan.J.extent(), plan.K.extent(), rank).requests);
+  return out;
+}
+
+std::vector<std::uint64_t> CosmaMethod::stage_requests(const Plan& plan, const StageAccess& s) const {
+  using i64 = std::int64_t;
+  constexpr i64 kLoadChunkElems = i64{1} << 16;   // runtime/cosma.cpp kChunk: one write per chunk
+  const CosmaGrid g = cosma_grid(plan);
+  const std::size_t ni = plan.I.indices.size(), nj = plan.J.indices.size(), nk = plan.K.indices.size();
+  PassRuns runs_A(group_extents(plan.I, plan.K), s.perm_A, 0, ni, ni, nk);
+  PassRuns runs_B(group_extents(plan.J, plan.K), s.perm_B, 0, nj, nj, nk);
+  PassRuns runs_C(group_extents(plan.I, plan.J), s.perm_C, 0, ni, ni, nj);
+  const i64 m = plan.I.extent(), n = plan.J.extent(), k = plan.K.extent();
+  std::vector<std::uint64_t> out;
+  for (i64 rank = 0; rank < plan.processors; ++rank) {
+    if (rank >= g.used()) {   // idle
+      out.push_back(0);
+      continue;
+    }
+    const i64 x = rank / (g.pn * g.pk), y = rank / g.pk % g.pn, z = rank % g.pk;
+    const i64 Ix = piece(m, g.pm, x), Jy = piece(n, g.pn, y), Kz = piece(k, g.pk, z);
+    const i64 I0 = piece_start(m, g.pm, x), J0 = piece_start(n, g.pn, y), K0 = piece_start(k, g.pk, z);
+    std::uint64_t req = 0;
+    // Own piece `me` of `ways` of every slice of an operand with `rows` rows from `first_row`.
+    auto load = [&](PassRuns& runs, i64 first_row, i64 rows, i64 ways, i64 me) {
+      runs.begin();
+      for (i64 j = 0; j < g.rounds; ++j) {
+        const i64 cols = piece(Kz, g.rounds, j), total = rows * cols;
+        const i64 start = piece_start(total, ways, me), length = piece(total, ways, me);
+        if (length == 0) continue;
+        runs.range(first_row, K0 + piece_start(Kz, g.rounds, j), cols, start, start + length);
+        if (j >= g.buffers()) req += static_cast<std::uint64_t>((length + kLoadChunkElems - 1) / kLoadChunkElems);
+      }
+      req += runs.runs();
+    };
+    load(runs_A, I0, Ix, g.pn, y);
+    load(runs_B, J0, Jy, g.pm, x);
+    if (Ix * Jy == 0) {
+      out.push_back(req);
+      continue;
+    }
+    if (s.accumulate && z == 0) req += runs_C.block(I0, Ix, J0, Jy);   // C's start values into the block
+    if (s.store_result) {   // stage 3: the reduced piece
+      runs_C.begin();
+      runs_C.range(I0, J0, Jy, piece_start(Ix * Jy, g.pk, z), piece_start(Ix * Jy, g.pk, z) + piece(Ix * Jy, g.pk, z));
+      req += runs_C.runs();
+    }
+    out.push_back(req);
+  }
   return out;
 }
 

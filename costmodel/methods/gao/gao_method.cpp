@@ -244,6 +244,10 @@ bool GaoMethod::writes_result_directly(const Plan&) const {
   return !(comm_ == CommMethod::Outside && algorithm_ == Algorithm::Accumulation);
 }
 
+std::vector<std::uint64_t> GaoMethod::stage_requests(const Plan& plan, const StageAccess& access) const {
+  return gao_stage_requests(plan, access, reads_operands_directly(plan));
+}
+
 StageElements GaoMethod::stage_elements(const Plan& plan, std::int64_t rank) const {
   StageElements out;
   const GridParts parts = grid_parts(plan);

@@ -40,6 +40,7 @@ class GaoMethod final : public Method {
   /// All but outside accumulation, whose partial C files are summed disk to disk.
   bool writes_result_directly(const Plan& plan) const override;
   StageElements stage_elements(const Plan& plan, std::int64_t rank) const override;
+  std::vector<std::uint64_t> stage_requests(const Plan& plan, const StageAccess& access) const override;
   TensorLayout layout(const Plan& plan, GemmArray array, const std::vector<std::string>& names) const override {
     return grid_layout(plan, array, names);
   }

@@ -205,4 +205,35 @@ std::vector<std::uint64_t> gao_requests(const Plan& plan, const ArrayAccess& acc
   return out;
 }
 
+std::vector<std::uint64_t> gao_stage_requests(const Plan& plan, const StageAccess& s, bool direct_operands) {
+  const GridParts parts = grid_parts(plan);
+  // Each array as its file holds it (runs per block) and as its tiled copy (one per block).
+  const ArrayShape A_file = array_shape(plan.I, plan.K, true, s.perm_A), A_tiles = array_shape(plan.I, plan.K, false, {});
+  const ArrayShape B_file = array_shape(plan.J, plan.K, true, s.perm_B), B_tiles = array_shape(plan.J, plan.K, false, {});
+  const ArrayShape C_file = array_shape(plan.I, plan.J, true, s.perm_C), C_tiles = array_shape(plan.I, plan.J, false, {});
+  const bool whole_C_on_first = gao(plan).algorithm == Algorithm::Accumulation;   // C lives on rank 0
+  std::vector<u64> out;
+  for (i64 rank = 0; rank < plan.processors; ++rank) {
+    const RankParts rp = rank_parts(plan, rank);
+    auto copy = [&](const ArrayShape& file, const ArrayShape& tiles, ArrayParts ways, i64 pr, i64 pc) {
+      return visit(file, ways.rows, pr, ways.cols, pc) + visit(tiles, ways.rows, pr, ways.cols, pc);
+    };
+    u64 req = 0;
+    if (!direct_operands)   // stage 1 lays A and B out: read from the files, one write per block
+      req += copy(A_file, A_tiles, parts.A, rp.A_rows, rp.A_cols) + copy(B_file, B_tiles, parts.B, rp.B_rows, rp.B_cols);
+    if (!whole_C_on_first || rank == 0) {
+      const u64 C_runs = visit(C_file, parts.C.rows, rp.C_rows, parts.C.cols, rp.C_cols);
+      const u64 C_blocks = visit(C_tiles, parts.C.rows, rp.C_rows, parts.C.cols, rp.C_cols);
+      if (s.direct_C) {
+        if (s.accumulate) req += 2 * C_runs;   // start values read and written in place
+      } else {
+        if (s.accumulate) req += C_runs + C_blocks;      // stage 1: start values laid out
+        if (s.store_result) req += C_blocks + C_runs;    // stage 3: each block read, its runs written
+      }
+    }
+    out.push_back(req);
+  }
+  return out;
+}
+
 }  // namespace tcec::costmodel

@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
 #include <set>
+#include <tuple>
 
 #include "costmodel/methods/gao/gao.h"
 #include "costmodel/methods/gao/loop_nest.h"
@@ -15,6 +17,48 @@ namespace {
 using i64 = std::int64_t;
 
 i64 part(i64 n, i64 t, i64 a) { return n / t + (a < n % t ? 1 : 0); }
+i64 part_start(i64 n, i64 t, i64 a) { return a * (n / t) + std::min(a, n % t); }
+
+/// Elements per chunk of the runtime's file collectives (runtime/comm.h): one request each.
+constexpr i64 kFileChunk = i64{1} << 16;
+i64 chunks(i64 n) { return (n + kFileChunk - 1) / kFileChunk; }
+
+/// Per index of `group`, its values [first, first + count) in finest tile f, as part p of g
+/// holds them (the distribution index sliced; p < 0 or g == 1: whole), listed in the runtime's
+/// tile order: the distribution index first, then the others in group order.
+std::vector<std::pair<i64, i64>> tile_values(const GroupTiling& group, i64 f, i64 g, i64 p) {
+  i64 T2 = 1;
+  for (const IndexTiles& x : group.indices) T2 *= x.t2;
+  i64 l1 = f / T2, l2 = f % T2;
+  std::vector<std::pair<i64, i64>> by_index(group.indices.size());
+  for (int i = static_cast<int>(group.indices.size()) - 1; i >= 0; --i) {   // last index fastest
+    const IndexTiles& x = group.indices[static_cast<std::size_t>(i)];
+    const i64 a = l1 % x.t1, b = l2 % x.t2;
+    l1 /= x.t1, l2 /= x.t2;
+    const i64 outer = part(x.extent, x.t1, a);
+    i64 first = part_start(x.extent, x.t1, a) + part_start(outer, x.t2, b), count = part(outer, x.t2, b);
+    if (i == group.dist && g > 1 && p >= 0) first += part_start(count, g, p), count = part(count, g, p);
+    by_index[static_cast<std::size_t>(i)] = {first, count};
+  }
+  std::vector<std::pair<i64, i64>> out;
+  if (group.dist >= 0) out.push_back(by_index[static_cast<std::size_t>(group.dist)]);
+  for (std::size_t i = 0; i < by_index.size(); ++i)
+    if (static_cast<int>(i) != group.dist) out.push_back(by_index[i]);
+  return out;
+}
+
+/// The file offsets of a block's elements in order: every combination of the lists' values
+/// (the first list outermost, the last fastest), each value times its list's stride.
+std::vector<i64> offsets(const std::vector<std::pair<i64, i64>>& lists, const std::vector<i64>& strides) {
+  std::vector<i64> out{0};
+  for (std::size_t l = 0; l < lists.size(); ++l) {
+    std::vector<i64> next;
+    for (i64 base : out)
+      for (i64 v = lists[l].first; v < lists[l].first + lists[l].second; ++v) next.push_back(base + v * strides[l]);
+    out = std::move(next);
+  }
+  return out;
+}
 
 /// Per finest tile of a group: the product of the non-distribution sizes and the
 /// distribution index's size, enumerated index by index (plan.h "Tiling").
@@ -50,9 +94,10 @@ struct Counters {
 
 class Simulator {
  public:
-  Simulator(const Plan& plan, i64 rank)
+  /// access: count disk requests too (requests()), the arrays reached as it says.
+  Simulator(const Plan& plan, i64 rank, const ArrayAccess* access = nullptr)
       : plan_(plan), m_(gao(plan)), parts_(grid_parts(plan)), rank_(rank), I_(enumerate(plan.I)),
-        J_(enumerate(plan.J)), K_(enumerate(plan.K)), P_(plan.processors) {
+        J_(enumerate(plan.J)), K_(enumerate(plan.K)), P_(plan.processors), access_(access) {
     const i64 g = parts_.grid_cols;
     r_ = rank / g, c_ = rank % g;
   }
@@ -67,12 +112,15 @@ class Simulator {
     }
     if (m_.comm == CommMethod::Outside && m_.algorithm == Algorithm::Accumulation) {
       const i64 n = plan_.I.extent() * plan_.J.extent();
-      n_.read += n;
+      n_.read += n, requests_ += chunks(n);
       allreduce(n);
-      if (rank_ == 0) n_.write += n;
+      if (rank_ == 0) n_.write += n, requests_ += chunks(n);
     }
     return n_;
   }
+
+  /// Disk requests counted by run() (with an access given).
+  i64 requests() const { return requests_; }
 
  private:
   // --- the nest ---
@@ -132,8 +180,10 @@ class Simulator {
     const Enumerated& R = is_A ? I_ : J_;
     const int rg = is_A ? 0 : 1;
     const ArrayParts ap = is_A ? parts_.A : parts_.B;
+    const int x = is_A ? 0 : 1;
     if (m_.algorithm == Algorithm::Rotation) {
       n_.read += tile(R, rg, ap.rows, is_A ? r_ : c_, K_, 2, ap.cols, k_part());
+      visit(x, rg, ap.rows, is_A ? r_ : c_, 2, ap.cols, k_part());
       return;
     }
     const bool bcast = m_.algorithm == Algorithm::Replication &&
@@ -141,40 +191,93 @@ class Simulator {
     if (!bcast) {
       const i64 prow = ap.rows > 1 ? rank_ : -1, pcol = ap.cols > 1 ? rank_ : -1;
       n_.read += tile(R, rg, ap.rows, prow, K_, 2, ap.cols, pcol);
+      visit(x, rg, ap.rows, prow, 2, ap.cols, pcol);
       return;
     }
-    if (m_.comm == CommMethod::Outside) {  // the whole local copy
+    if (m_.comm == CommMethod::Outside) {  // the whole local copy: the gathered pieces' files
       n_.read += tile(R, rg, 1, -1, K_, 2, 1, -1);
+      for (i64 q = 0; q < P_; ++q) visit(x, rg, 1, -1, 2, P_, q);
       return;
     }
     std::vector<i64> pieces;  // inside: read own piece, ring all-gather the tile
     for (i64 q = 0; q < P_; ++q) pieces.push_back(tile(R, rg, 1, -1, K_, 2, P_, q));
     n_.read += pieces[rank_];
+    visit(x, rg, 1, -1, 2, P_, rank_);
     ring(pieces, false);
   }
 
+  i64 C_row_part() const { return parts_.C.rows > 1 ? (parts_.grid_cols > 1 ? r_ : rank_) : -1; }
+  i64 C_col_part() const { return parts_.C.cols > 1 ? (parts_.grid_cols > 1 ? c_ : rank_) : -1; }
+  void visit_C() { visit(2, 0, parts_.C.rows, C_row_part(), 1, parts_.C.cols, C_col_part()); }
+
   void read_C() {
-    const i64 n = tile(I_, 0, parts_.C.rows, parts_.C.rows > 1 ? (parts_.grid_cols > 1 ? r_ : rank_) : -1,
-                       J_, 1, parts_.C.cols, parts_.C.cols > 1 ? (parts_.grid_cols > 1 ? c_ : rank_) : -1);
+    const i64 n = tile(I_, 0, parts_.C.rows, C_row_part(), J_, 1, parts_.C.cols, C_col_part());
     // A tile of a C that starts from zero is not read on its first visit.
     const bool first = touched_.insert(std::make_pair(tiles(0).front(), tiles(1).front())).second;
     const bool zero = first && !plan_.accumulate;
-    if (m_.algorithm == Algorithm::Accumulation) {
-      if ((rank_ == 0 && !zero) || (rank_ != 0 && m_.comm == CommMethod::Outside && !first)) n_.read += n;
-      current_C_ = n;
-      return;
-    }
-    if (!zero) n_.read += n;
     current_C_ = n;
+    const bool read = m_.algorithm == Algorithm::Accumulation
+                          ? (rank_ == 0 && !zero) || (rank_ != 0 && m_.comm == CommMethod::Outside && !first)
+                          : !zero;
+    if (!read) return;
+    n_.read += n;
+    visit_C();
   }
 
   void write_C() {
     if (m_.algorithm == Algorithm::Accumulation && m_.comm == CommMethod::Inside) {
       allreduce(current_C_);
-      if (rank_ == 0) n_.write += current_C_;
+      if (rank_ == 0) n_.write += current_C_, visit_C();
       return;
     }
     n_.write += current_C_;
+    visit_C();
+  }
+
+  // --- disk requests ---
+  /// One visit of the current tile's blocks of array x (0 A, 1 B, 2 C) whose rows come from
+  /// group rg split rp ways (part pr) and whose columns from group cg split cp ways (part pc).
+  void visit(int x, int rg, i64 rp, i64 pr, int cg, i64 cp, i64 pc) {
+    if (!access_) return;
+    const Enumerated* E[] = {&I_, &J_, &K_};
+    const bool direct = x == 0 ? access_->direct_A : x == 1 ? access_->direct_B : access_->direct_C;
+    for (i64 f : tiles(rg))
+      for (i64 h : tiles(cg)) {
+        if (E[rg]->rows(f, rp, pr) == 0 || E[cg]->rows(h, cp, pc) == 0) continue;   // nothing held
+        requests_ += direct ? runs(x, rg, f, rp, pr, cg, h, cp, pc) : 1;
+      }
+  }
+  /// Runs of adjacent file elements of block (f, h) of array x in the tensor's file.
+  i64 runs(int x, int rg, i64 f, i64 rp, i64 pr, int cg, i64 h, i64 cp, i64 pc) {
+    const auto key = std::make_tuple(x, f, h, rp, pr, cp, pc);
+    if (auto it = runs_.find(key); it != runs_.end()) return it->second;
+    const GroupTiling* G[] = {&plan_.I, &plan_.J, &plan_.K};
+    const std::vector<int>& perm = x == 0 ? access_->perm_A : x == 1 ? access_->perm_B : access_->perm_C;
+    const std::size_t nr = G[rg]->indices.size(), n = nr + G[cg]->indices.size();
+    std::vector<i64> stored(n), stride(n, 1);   // by stored dimension
+    for (std::size_t q = 0; q < n; ++q)
+      stored[static_cast<std::size_t>(perm[q])] = (q < nr ? G[rg]->indices[q] : G[cg]->indices[q - nr]).extent;
+    for (std::size_t d = n; d-- > 1;) stride[d - 1] = stride[d] * stored[d];
+    std::vector<std::pair<i64, i64>> lists;
+    std::vector<i64> strides;
+    auto add = [&](const GroupTiling& g, i64 tile, i64 ways, i64 part_held, std::size_t first_position) {
+      const std::vector<std::pair<i64, i64>> values = tile_values(g, tile, ways, part_held);
+      std::vector<std::size_t> order;   // the tile order's group positions
+      if (g.dist >= 0) order.push_back(static_cast<std::size_t>(g.dist));
+      for (std::size_t i = 0; i < g.indices.size(); ++i)
+        if (static_cast<int>(i) != g.dist) order.push_back(i);
+      for (std::size_t l = 0; l < values.size(); ++l) {
+        lists.push_back(values[l]);
+        strides.push_back(stride[static_cast<std::size_t>(perm[first_position + order[l]])]);
+      }
+    };
+    add(*G[rg], f, rp, pr, 0);
+    add(*G[cg], h, cp, pc, nr);
+    const std::vector<i64> at = offsets(lists, strides);
+    i64 count = 0;
+    for (std::size_t e = 0; e < at.size(); ++e) count += e == 0 || at[e] != at[e - 1] + 1 ? 1 : 0;
+    runs_[key] = count;
+    return count;
   }
 
   void compute() {
@@ -193,7 +296,7 @@ class Simulator {
     for (i64 s = 0; s + 1 < P_; ++s) {
       const i64 out = pieces[((rank_ - s) % P_ + P_) % P_], in = pieces[((rank_ - s - 1) % P_ + P_) % P_];
       n_.sent += out, n_.recv += in;
-      if (on_disk) n_.read += out, n_.write += in;
+      if (on_disk) n_.read += out, n_.write += in, requests_ += chunks(out) + chunks(in);
     }
   }
   void allreduce(i64 n) {
@@ -225,6 +328,7 @@ class Simulator {
     for (i64 h = 0; h < K_.T1 * K_.T2; ++h) k_held += K_.rows(h, g, held), k_next += K_.rows(h, g, next);
     const i64 out = (rows_A + rows_B) * k_held, in = (rows_A + rows_B) * k_next;
     n_.sent += out, n_.recv += in, n_.read += out, n_.write += in;
+    requests_ += chunks(rows_A * k_held) + chunks(rows_A * k_next) + chunks(rows_B * k_held) + chunks(rows_B * k_next);
   }
 
   const Plan& plan_;
@@ -237,6 +341,9 @@ class Simulator {
   std::array<i64, 6> value_{};
   std::set<std::pair<i64, i64>> touched_;
   Counters n_;
+  const ArrayAccess* access_;
+  i64 requests_ = 0;
+  std::map<std::tuple<int, i64, i64, i64, i64, i64, i64>, i64> runs_;   // by block
 };
 
 }  // namespace
@@ -252,6 +359,16 @@ PlanVolumes gao_simulate(const Plan& plan, const Machine& machine) {
     out.comm_recv_bytes.push_back(static_cast<std::uint64_t>(n.recv) * e);
     out.time_s = std::max(out.time_s, rank_time_s(plan, machine, out.disk_read_bytes.back(),
                                                   out.disk_write_bytes.back(), out.comm_recv_bytes.back()));
+  }
+  return out;
+}
+
+std::vector<std::uint64_t> gao_simulate_requests(const Plan& plan, const ArrayAccess& access) {
+  std::vector<std::uint64_t> out;
+  for (i64 rank = 0; rank < plan.processors; ++rank) {
+    Simulator s(plan, rank, &access);
+    s.run();
+    out.push_back(static_cast<std::uint64_t>(s.requests()));
   }
   return out;
 }

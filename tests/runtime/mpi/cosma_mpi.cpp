@@ -71,13 +71,16 @@ TEST(CosmaGemm, FourShapesVerifyAndMeasureThePredictedBytes) {
       machine.memory_bytes = 8 * S;
       const cm::PlanVolumes v = cm::cosma_volumes(strategy.grid, s.m, s.n, s.k, machine, 0, P);
       tcert::GemmSpec spec = spec_of(s, strategy.grid, v);
+      spec.accumulate = overlap;   // onto the serial run's C (same shape): C's start values in stage 1
       cm::Plan plan;   // the cosma plan, for the model's redistribution bytes
       plan.processors = P, plan.method = strategy.grid;
       plan.I.indices = {{"i1", 2, 1, 1}, {"i2", s.m / 2, 1, 1}};
       plan.J.indices = {{"j", s.n, 1, 1}};
       plan.K.indices = {{"k", s.k, 1, 1}};
-      const cm::PlanVolumes r = cm::redistribution_volumes(plan, machine, false);
-      spec.predicted_redistribution[0] = r.disk_read_bytes, spec.predicted_redistribution[1] = r.disk_write_bytes;
+      cm::PlanVolumes r = cm::redistribution_volumes(plan, machine, spec.accumulate);
+      cm::redistribution_requests(plan, machine, {spec.A.perm, spec.B.perm, spec.C.perm, spec.accumulate, false, true}, r);
+      for (int q = 0; q < 3; ++q)
+        spec.predicted_redistribution[q] = q == 0 ? r.disk_read_bytes : q == 1 ? r.disk_write_bytes : r.disk_requests;
       tcert::CosmaGemm x(run, std::move(spec));
       x.compute([&] {
         if (overlap) {   // as generated code: round j+1's data arrives during round j (double buffers)
@@ -100,9 +103,9 @@ TEST(CosmaGemm, FourShapesVerifyAndMeasureThePredictedBytes) {
       const tcert::ContractionRecord& rec = run.records().back();
       for (int q = 0; q < 5; ++q)
         ASSERT_EQ(rec.measured[q], rec.predicted[q]) << "volume " << q << " of " << s.name << " S=" << S << " overlap " << overlap;
-      for (int q = 0; q < 2; ++q)
+      for (int q = 0; q < 3; ++q)   // bytes read, written; disk requests
         ASSERT_EQ(rec.redistribution_measured[q], rec.redistribution_predicted[q])
-            << "redistribution " << q << " of " << s.name << " S=" << S;
+            << "redistribution " << q << " of " << s.name << " S=" << S << " overlap " << overlap;
       ASSERT_LE(run.verify_result().max_rel_error, 1e-12) << s.name << " S=" << S << " overlap " << overlap;
     }
   EXPECT_GT(run.verify_result().checked, 0u);
