@@ -42,12 +42,14 @@ using GeneratedFunction = Status (*)(MPI_Comm comm, const TensorLocations& tenso
 /// into collective ones (Context::check_all: a file that cannot be created, a full disk when the
 /// store's files are made) — return Status::failure with the message of the lowest failing rank
 /// on every rank, and the caller's program goes on (the next call works). A failure of some
-/// ranks alone in the middle of a step (e.g. a disk that fills up while one rank writes its tile
-/// file) cannot be rescued: the other ranks may wait for the failed one inside a collective, and
-/// MPI cannot interrupt them. A failed rank therefore waits up to options.error_wait_s seconds
-/// for every rank to reach the end of the call; if they do not, it prints "[rank N] NAME: error:
-/// MESSAGE (…)" on stderr and calls MPI_Abort on the communicator, which ends the whole job, as a
-/// generated program always did on an error.
+/// ranks alone that the runtime does not make collective (e.g. a disk that fills up while one
+/// rank writes its tile file in a compute stage) cannot be rescued: the other ranks go on to the
+/// next collective (every step and the end of the call have some) and wait there for the
+/// failed rank, and MPI cannot interrupt them. A failed rank therefore waits up to
+/// options.error_wait_s seconds for every rank to reach the end of the call; if they do not, it
+/// prints "[rank N] NAME: error: MESSAGE (…)" on stderr and calls MPI_Abort on the
+/// communicator, which ends the whole job, as a generated program always did on an error
+/// (runtime.mpi.generated_abort tests this).
 Status run_generated(MPI_Comm comm, const TensorLocations& tensors, const RunOptions& options,
                      const ProgramInfo& info, GeneratedSteps steps);
 
