@@ -63,7 +63,7 @@ enum class EmitForm {
   /// DIR/<stem>.cpp: the function and a main() that parses the command line into its arguments
   /// (runtime/generated.h program_main) and calls it. Pros: runs as it is under mpirun.
   Program,
-  /// DIR/<function>.h and DIR/<function>.cpp: the function alone, for a user's own MPI program
+  /// DIR/<library_stem>.h and .cpp: the function alone, for a user's own MPI program
   /// (called on any communicator of P ranks, repeatedly). Cons: the user writes the main().
   Library,
 };
@@ -74,12 +74,14 @@ struct EmitOptions {
   EmitForm form = EmitForm::Program;
 };
 
-/// The C++ identifier of the generated function of a program named `name`
-/// (`tcec_gen::<function_name(name)>`, and the library form's file names): `name` with every
-/// byte other than an ASCII letter, a digit or '_' replaced by '_' and runs of '_' made one
-/// (a double underscore is reserved), prefixed by "tcec_" unless it starts with a letter,
-/// suffixed by '_' when it is a C++ keyword. E.g. "matmul" → "matmul", "4-index" →
-/// "tcec_4_index", "new" → "new_".
+/// The stem of the library form's files (`<library_stem(name)>.h`, `.cpp`) of a program named
+/// `name`: `name` with every byte other than an ASCII letter, a digit or '_' replaced by '_' and
+/// runs of '_' made one (a double underscore is reserved in C++), prefixed by "tcec_" unless it
+/// starts with a letter (a leading '_' dropped first). E.g. "matmul" → "matmul", "4-index" →
+/// "tcec_4_index", "a b--c" → "a_b_c". cmake/tcecFunctions.cmake computes the same.
+std::string library_stem(std::string_view name);
+/// The C++ identifier of the generated function, `tcec_gen::<function_name(name)>`:
+/// library_stem(name), suffixed by '_' when that is a C++ keyword ("new" → "new_").
 std::string function_name(std::string_view name);
 
 /// The generated C++ source: a header comment (input, machine), one function
@@ -89,13 +91,13 @@ std::string function_name(std::string_view name);
 /// the function `tcert::Status tcec_gen::<function_name(name)>(MPI_Comm, const
 /// tcert::TensorLocations&, const tcert::RunOptions&)` (runtime/generated.h run_generated),
 /// and for EmitForm::Program main() (program_main); for EmitForm::Library it includes
-/// "<function_name(name)>.h" instead. `machine` is the one `plans` were made for; its
+/// "<library_stem(name)>.h" instead. `machine` is the one `plans` were made for; its
 /// element size must be 8 (the runtime's double). Precondition: check_program() found no
 /// error (TCEC_ASSERT on infeasible plans).
 std::string emit_program(const ir::Program& program, const costmodel::Machine& machine,
                          const std::vector<costmodel::StatementPlan>& plans, const EmitOptions& options);
 
-/// The header of the library form, `<function_name(name)>.h`: the declaration of the function
+/// The header of the library form, `<library_stem(name)>.h`: the declaration of the function
 /// with a doc comment (source, P, memory, the inputs' and outputs' shapes), including only
 /// <mpi.h>, runtime/options.h and runtime/status.h.
 std::string emit_library_header(const ir::Program& program, const costmodel::Machine& machine,

@@ -52,7 +52,8 @@ void emit_source_comment(CodeWriter& w, const ir::Program& program, const costmo
   emit_file_comment(w, program, machine);
   const std::string function = function_name(options.name);
   if (options.form == EmitForm::Library) {
-    w.line("// The library form: tcec_gen::{0}() (declared in {0}.h) for the caller's own MPI program.", function);
+    w.line("// The library form: tcec_gen::{}() (declared in {}.h) for the caller's own MPI program.", function,
+           library_stem(options.name));
     w.line("// Build: compile with -std=c++20 -I<tcec source> and link libtcert.a (CMake: tcec_add_library)");
   } else {
     w.line("// Build: mpicxx -std=c++20 -O2 -I<tcec source> {0}.cpp <libtcert.a> -lopenblas -lfmt -lhdf5 -o {0}",
@@ -60,7 +61,7 @@ void emit_source_comment(CodeWriter& w, const ir::Program& program, const costmo
     w.line("// Run:   mpirun -np {} ./{} --help", machine.processors, comment_text(options.name));
   }
   w.line("#include \"runtime/tcert.h\"  // the runtime: run_generated, Run, DistributedGemm, GemmSpec, ...");
-  if (options.form == EmitForm::Library) w.line("#include \"{}.h\"", function);
+  if (options.form == EmitForm::Library) w.line("#include \"{}.h\"", library_stem(options.name));
   w.blank();
   w.line("#include <cstdint>");
   w.line("#include <utility>");
@@ -92,10 +93,12 @@ void emit_function(CodeWriter& w, const ir::Program& program, const costmodel::M
   w.line("namespace tcec_gen {{");
   w.blank();
   if (!definition) {
-    w.line("/// Runs the statements of {} ({} statement{}), planned by tcec for P = {} ranks with {} bytes of",
-           comment_text(program.file), program.statements.size(), program.statements.size() == 1 ? "" : "s",
+    w.line("/// Runs the statements of");
+    w.line("///   {} ({} statement{})", comment_text(program.file), program.statements.size(),
+           program.statements.size() == 1 ? "" : "s");
+    w.line("/// as tcec planned them for P = {} ranks with {} bytes of tile memory each, on the ranks of",
            machine.processors, static_cast<std::uint64_t>(machine.memory_bytes));
-    w.line("/// tile memory each, on the ranks of `comm` (which must have {} ranks). Tensors are float64, C order:", machine.processors);
+    w.line("/// `comm` (which must have {} ranks). Tensors are float64, C order:", machine.processors);
     w.line("///   inputs:  {}", shapes_comment(tensors.inputs));
     w.line("///   outputs: {}", shapes_comment(tensors.outputs));
     w.line("/// `tensors` names where each input is read from and each output written to (.npy files, HDF5");
@@ -122,6 +125,18 @@ void emit_main(CodeWriter& w, const EmitOptions& options) {
 
 }  // namespace
 
+std::string library_stem(std::string_view name) {
+  const auto letter = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
+  std::string out;
+  for (char c : name) {
+    const char kept = letter(c) || (c >= '0' && c <= '9') ? c : '_';
+    if (kept == '_' && !out.empty() && out.back() == '_') continue;
+    out += kept;
+  }
+  if (out.empty() || !letter(out.front())) out = "tcec_" + (out.starts_with('_') ? out.substr(1) : out);
+  return out;
+}
+
 std::string function_name(std::string_view name) {
   static const std::set<std::string, std::less<>> kKeywords = {
       "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch",
@@ -133,14 +148,7 @@ std::string function_name(std::string_view name) {
       "requires", "return", "short", "signed", "sizeof", "static", "static_assert", "static_cast", "struct",
       "switch", "template", "this", "thread_local", "throw", "true", "try", "typedef", "typeid", "typename",
       "union", "unsigned", "using", "virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq"};
-  const auto letter = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
-  std::string out;
-  for (char c : name) {
-    const char kept = letter(c) || (c >= '0' && c <= '9') ? c : '_';
-    if (kept == '_' && !out.empty() && out.back() == '_') continue;
-    out += kept;
-  }
-  if (out.empty() || !letter(out.front())) out = (out.starts_with('_') ? "tcec" : "tcec_") + out;
+  std::string out = library_stem(name);
   if (kKeywords.count(out) > 0) out += '_';
   return out;
 }
@@ -215,7 +223,7 @@ std::string emit_library_header(const ir::Program& program, const costmodel::Mac
                                 const std::vector<costmodel::StatementPlan>&, const EmitOptions& options) {
   CodeWriter w;
   emit_file_comment(w, program, machine);
-  w.line("// The library form: link {}.cpp with libtcert (CMake: tcec_add_library).", function_name(options.name));
+  w.line("// The library form: link {}.cpp with libtcert (CMake: tcec_add_library).", library_stem(options.name));
   w.line("#pragma once");
   w.blank();
   w.line("#include <mpi.h>");

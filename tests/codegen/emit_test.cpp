@@ -345,7 +345,9 @@ TEST(Emit, FunctionNamesAreIdentifiers) {
   EXPECT_EQ(codegen::function_name("a b--c"), "a_b_c");
   EXPECT_EQ(codegen::function_name("we\"ird\n"), "we_ird_");
   EXPECT_EQ(codegen::function_name("new"), "new_");
+  EXPECT_EQ(codegen::library_stem("new"), "new");
   EXPECT_EQ(codegen::function_name(""), "tcec_");
+  EXPECT_EQ(codegen::library_stem("__a"), "tcec_a");
 }
 
 // The library form: the source defines the function without a main() and includes the header;
@@ -367,7 +369,10 @@ TEST(Emit, LibraryForm) {
                           "namespace tcec_gen {\n\n"),
             std::string::npos)
       << g.header;
-  EXPECT_NE(g.header.find("/// tile memory each, on the ranks of `comm` (which must have 4 ranks). Tensors are float64, C order:\n"
+  EXPECT_NE(g.header.find("/// Runs the statements of\n"
+                          "///   " + example("matmul.tce") + " (1 statement)\n"
+                          "/// as tcec planned them for P = 4 ranks with 64000000 bytes of tile memory each, on the ranks of\n"
+                          "/// `comm` (which must have 4 ranks). Tensors are float64, C order:\n"
                           "///   inputs:  A[4000, 4000], B[4000, 4000]\n"
                           "///   outputs: C[4000, 4000]\n"),
             std::string::npos)

@@ -73,7 +73,7 @@ int generate_program(const ir::Program& program, const costmodel::PlanOptions& o
     return 1;
   }
   const bool library = form == codegen::EmitForm::Library;
-  const std::string file_stem = library ? codegen::function_name(stem) : stem;
+  const std::string file_stem = library ? codegen::library_stem(stem) : stem;
   const fs::path source = fs::path(output_dir) / (file_stem + ".cpp"), header = fs::path(output_dir) / (file_stem + ".h");
   std::string error;
   if ((library && !write_atomically(header, generated.header, &error)) || !write_atomically(source, generated.source, &error)) {
@@ -86,7 +86,7 @@ int generate_program(const ir::Program& program, const costmodel::PlanOptions& o
                                          generated.contractions == 1 ? "" : "s", copies);
   if (library) {
     std::printf("tcec: wrote %s and %s (%s): tcec_gen::%s()\n", header.string().c_str(), source.string().c_str(),
-                counts.c_str(), file_stem.c_str());
+                counts.c_str(), codegen::function_name(stem).c_str());
     return 0;
   }
   std::printf("tcec: wrote %s (%s)\n", source.string().c_str(), counts.c_str());

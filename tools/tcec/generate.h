@@ -20,9 +20,9 @@ bool write_atomically(const std::filesystem::path& path, const std::string& text
 ///   EmitForm::Program: DIR/<stem>.cpp; prints "tcec: wrote DIR/<stem>.cpp (N contractions[, M
 ///   copies])". With `build`, compiles it to DIR/<stem> (codegen::build_program) and prints
 ///   "tcec: built DIR/<stem>".
-///   EmitForm::Library: DIR/<f>.h and DIR/<f>.cpp with f = codegen::function_name(stem) (the
+///   EmitForm::Library: DIR/<f>.h and DIR/<f>.cpp with f = codegen::library_stem(stem) (the
 ///   stem itself when it is an identifier); prints "tcec: wrote DIR/<f>.h and DIR/<f>.cpp (…):
-///   tcec_gen::<f>()". `build` must be false.
+///   tcec_gen::<function_name(stem)>()". `build` must be false.
 /// Errors go to stderr: codegen diagnostics clang-style (FILE:LINE:COL: error: ..., source line,
 /// caret), I/O errors and "tcec: error: building DIR/<stem> failed" after the compiler's output;
 /// nothing is written when the program has diagnostics. Returns the exit status (0 or 1).
