@@ -498,6 +498,25 @@ TEST(Cli, CompareShowsThePeakResidentMemory) {
   std::filesystem::remove(path);
 }
 
+// The import of HDF5 inputs and the export of outputs: shown, outside the contractions.
+TEST(Cli, CompareShowsTheFileTransfers) {
+  const auto path = std::filesystem::temp_directory_path() / ("tcec_trace_files_" + std::to_string(getpid()) + ".json");
+  std::ofstream(path) << R"({"program": "p", "processors": 2, "contractions": [], "files": {
+  "import": {"disk_read_bytes": [100, 60], "disk_write_bytes": [100, 60], "seconds": [0.25, 0.5]},
+  "export": {"disk_read_bytes": [40, 40], "disk_write_bytes": [40, 40], "seconds": [0.125, 0.0]}}})" << "\n";
+  CliRun r = tcec("compare " + path.string());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("files (outside the contractions, all ranks): HDF5 inputs imported 160 B read + 160 B written "
+                       "(0.500 s), outputs exported 80 B read + 80 B written (0.125 s)\n"),
+            std::string::npos)
+      << r.out;
+  std::ofstream(path) << R"({"program": "p", "processors": 2, "contractions": [], "files": {"import": {}}})" << "\n";
+  r = tcec("compare " + path.string());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("files.import.disk_read_bytes: missing"), std::string::npos) << r.err;
+  std::filesystem::remove(path);
+}
+
 TEST(Cli, CompareMismatchingTrace) {
   const auto path = write_trace("tcec_trace_bad", "[100, 101]");
   CliRun r = tcec("compare " + path.string());
