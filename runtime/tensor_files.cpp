@@ -138,9 +138,10 @@ void export_npy(Run& run, const TensorShape& output, const std::string& temp) {
   });
 }
 
-void export_hdf5(Run& run, const std::string& temp, const std::vector<std::pair<TensorShape, std::string>>& datasets) {
+/// Writes every (output, dataset) into `file`: each rank its balanced range of the output's latest
+/// version. Collective; Error on every rank.
+void write_datasets(Run& run, Hdf5Output& file, const std::vector<std::pair<TensorShape, std::string>>& datasets) {
   const Context& ctx = run.context();
-  Hdf5Output file(ctx, temp, datasets.front().first.name);
   for (const auto& [output, dataset] : datasets) {
     const std::unique_ptr<NpyReader> from = stored(run, output.name);
     const auto [first, last] = balanced_range(ctx, output.elements());
@@ -154,6 +155,22 @@ void export_hdf5(Run& run, const std::string& temp, const std::vector<std::pair<
                  from->drop_pages();
                  since_drop = 0;
                });
+  }
+}
+
+/// Writes the HDF5 file `temp` holding `datasets` (output, dataset name), and closes it, also on
+/// failure. Collective; Error on every rank.
+void export_hdf5(Run& run, const std::string& temp, const std::vector<std::pair<TensorShape, std::string>>& datasets) {
+  const Context& ctx = run.context();
+  Hdf5Output file(ctx, temp, datasets.front().first.name);
+  try {
+    write_datasets(run, file, datasets);
+  } catch (...) {   // thrown on every rank (check_all): close the file on all before going on
+    try {
+      file.close();
+    } catch (const Error&) {   // the first failure is the one to report
+    }
+    throw;
   }
   file.close();
 }
