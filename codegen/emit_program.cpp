@@ -56,7 +56,7 @@ void emit_source_comment(CodeWriter& w, const ir::Program& program, const costmo
            library_stem(options.name));
     w.line("// Build: compile with -std=c++20 -I<tcec source> and link libtcert.a (CMake: tcec_add_library)");
   } else {
-    w.line("// Build: mpicxx -std=c++20 -O2 -I<tcec source> {0}.cpp <libtcert.a> -lopenblas -lfmt -lhdf5 -o {0}",
+    w.line("// Build: mpicxx -std=c++20 -O2 -I<tcec source> {0}.cpp <libtcert.a> -lopenblas -lfmt <parallel libhdf5> -o {0}",
            comment_text(options.name));
     w.line("// Run:   mpirun -np {} ./{} --help", machine.processors, comment_text(options.name));
   }
