@@ -449,11 +449,9 @@ int bench_main(int argc, char** argv) {
   const Blacs blacs = make_blacs_grid(P);
   {
     tcert::Context ctx = tcert::Context::world();
-    const std::string init = "random:" + std::to_string(o.seed);
-    std::vector<std::string> args = {"cosma_bench", "--quiet", "--verify", "--init", init};
-    std::vector<char*> fake_argv;
-    for (std::string& a : args) fake_argv.push_back(a.data());
-    tcert::Run run(ctx, static_cast<int>(fake_argv.size()), fake_argv.data(), {"cosma_bench", "bench", P, 0});
+    tcert::RunOptions options;
+    options.quiet = true, options.verify = true, options.random_seed = static_cast<std::uint64_t>(o.seed);
+    tcert::Run run(ctx, options, {}, {"cosma_bench", "bench", P, 0, {}, {}});
 
     for (const Shape& s : shapes) {
       TcecResult t;

@@ -1,7 +1,9 @@
 // codegen/build.cpp — building a generated program: the tool chain recorded by CMake
 // (codegen/build_config.h in the build tree) and the compiler call.
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <string_view>
 #include <system_error>
 
 #include <fmt/format.h>
@@ -38,8 +40,16 @@ Toolchain toolchain() {
 
 std::vector<std::string> build_command(const Toolchain& tools, const std::string& source,
                                        const std::string& output) {
-  return {tools.compiler, "-std=c++20", "-O2", "-I" + tools.source_root, source, tools.runtime_library,
-          "-lopenblas", "-lfmt", "-o", output};
+  std::vector<std::string> command = {tools.compiler, "-std=c++20", "-O2", "-I" + tools.source_root, source,
+                                      tools.runtime_library, "-lopenblas", "-lfmt"};
+  const std::string_view hdf5 = build_config::kHdf5Libraries;
+  for (std::size_t at = 0; at < hdf5.size();) {   // the ';'-separated list
+    const std::size_t end = std::min(hdf5.find(';', at), hdf5.size());
+    if (end > at) command.emplace_back(hdf5.substr(at, end - at));
+    at = end + 1;
+  }
+  command.insert(command.end(), {"-o", output});
+  return command;
 }
 
 bool build_program(const Toolchain& tools, const std::string& source, const std::string& executable,

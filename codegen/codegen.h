@@ -5,7 +5,8 @@
 // Reader's map:
 //   Diagnostic, check_program()   what code generation cannot run yet, at source locations
 //   gemm_spec()                   the runtime's GemmSpec of a plan, as the program builds it
-//   EmitOptions, emit_program()   the C++ text (one function per contraction, then main())
+//   EmitOptions, emit_program()   the C++ text (one function per contraction, the generated
+//                                 function, main() for a program); emit_library_header()
 //   Generated, generate()         plan + check + emit, as the driver runs them
 //   Toolchain, build_program()    compile the text with the MPI C++ compiler against libtcert
 //   run_command()                 run a program without a shell, capturing its output
@@ -18,6 +19,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "costmodel/costmodel.h"
@@ -56,23 +58,56 @@ std::vector<Diagnostic> check_program(const ir::Program& program,
 tcert::GemmSpec gemm_spec(const ir::Program& program, const costmodel::Machine& machine,
                           const costmodel::StatementPlan& plan, bool accumulate);
 
-/// What the emitted program calls itself.
+/// What tcec writes (`tcec --emit program|library`).
+enum class EmitForm {
+  /// DIR/<stem>.cpp: the function and a main() that parses the command line into its arguments
+  /// (runtime/generated.h program_main) and calls it. Pros: runs as it is under mpirun.
+  Program,
+  /// DIR/<library_stem>.h and .cpp: the function alone, for a user's own MPI program
+  /// (called on any communicator of P ranks, repeatedly). Cons: the user writes the main().
+  Library,
+};
+
+/// What the emitted program calls itself, and its form.
 struct EmitOptions {
   std::string name;          ///< program name, e.g. "matmul" (the runtime's ProgramInfo::name)
+  EmitForm form = EmitForm::Program;
 };
+
+/// The stem of the library form's files (`<library_stem(name)>.h`, `.cpp`) of a program named
+/// `name`: `name` with every byte other than an ASCII letter, a digit or '_' replaced by '_' and
+/// runs of '_' made one (a double underscore is reserved in C++), prefixed by "tcec_" unless it
+/// starts with a letter (a leading '_' dropped first). E.g. "matmul" → "matmul", "4-index" →
+/// "tcec_4_index", "a b--c" → "a_b_c". cmake/tcecFunctions.cmake computes the same.
+std::string library_stem(std::string_view name);
+/// The C++ identifier of the generated function, `tcec_gen::<function_name(name)>`:
+/// library_stem(name), suffixed by '_' when that is a C++ keyword ("new" → "new_").
+std::string function_name(std::string_view name);
 
 /// The generated C++ source: a header comment (input, machine), one function
 /// `contraction_N(tcert::Run&)` per plan (statement, macro-index form, plan text,
-/// predicted per-rank bytes, then the GemmSpec constants and the loop nest), and
-/// main(). `machine` is the one `plans` were made for; its element size must be 8
-/// (the runtime's double). Precondition: check_program() found no error
-/// (TCEC_ASSERT on infeasible plans).
+/// predicted per-rank bytes, then the GemmSpec constants and the loop nest), `run_steps`
+/// (the statements in order), `program_info` (name, P, memory, the inputs' and outputs' shapes),
+/// the function `tcert::Status tcec_gen::<function_name(name)>(MPI_Comm, const
+/// tcert::TensorLocations&, const tcert::RunOptions&)` (runtime/generated.h run_generated),
+/// and for EmitForm::Program main() (program_main); for EmitForm::Library it includes
+/// "<library_stem(name)>.h" instead. `machine` is the one `plans` were made for; its
+/// element size must be 8 (the runtime's double). Precondition: check_program() found no
+/// error (TCEC_ASSERT on infeasible plans).
 std::string emit_program(const ir::Program& program, const costmodel::Machine& machine,
                          const std::vector<costmodel::StatementPlan>& plans, const EmitOptions& options);
 
-/// The result of generate(): the source when `diagnostics` holds no error.
+/// The header of the library form, `<library_stem(name)>.h`: the declaration of the function
+/// with a doc comment (source, P, memory, the inputs' and outputs' shapes), including only
+/// <mpi.h>, runtime/options.h and runtime/status.h.
+std::string emit_library_header(const ir::Program& program, const costmodel::Machine& machine,
+                                const std::vector<costmodel::StatementPlan>& plans, const EmitOptions& options);
+
+/// The result of generate(): the source (and with EmitForm::Library the header) when
+/// `diagnostics` holds no error.
 struct Generated {
   std::string source;
+  std::string header;                   ///< EmitForm::Library only
   int contractions = 0;                 ///< contraction functions emitted
   int copies = 0;                       ///< copy functions emitted (one-operand statements)
   std::vector<Diagnostic> diagnostics;
@@ -102,7 +137,7 @@ Toolchain toolchain();
 std::optional<Toolchain> installed_toolchain(const std::string& executable);
 
 /// The compiler's argument vector: compiler -std=c++20 -O2 -I<root> SOURCE <libtcert.a>
-/// -lopenblas -lfmt -o OUTPUT.
+/// -lopenblas -lfmt <the HDF5 libraries found at configure time> -o OUTPUT.
 std::vector<std::string> build_command(const Toolchain& tools, const std::string& source,
                                        const std::string& output);
 

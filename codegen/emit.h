@@ -1,4 +1,4 @@
-// codegen/emit.h — (private) the pieces emit_program() is made of: an indenting
+// codegen/emit.h — (private) the pieces emit_program() and emit_library_header() are made of: an indenting
 // text writer, C++ literal and comment text, and the per-contraction emitters.
 #pragma once
 
@@ -60,6 +60,12 @@ template <typename Range>
 std::string braced_list(const Range& values) {
   return fmt::format("{{{}}}", fmt::join(values, ", "));
 }
+
+/// The stored shape of tensor number `tensor` of `program`: its name and the extents of its
+/// dimensions (the runtime's TensorShape).
+tcert::TensorShape tensor_shape(const ir::Program& program, int tensor);
+/// `{"A", {4000, 4000}}`: the C++ initialiser of a TensorShape (name escaped).
+std::string tensor_shape_text(const tcert::TensorShape& shape);
 
 /// The function `void contraction_<number>(tcert::Run& run)` of one feasible plan:
 /// comments (statement, macro-index form, plan, predicted bytes), the GemmSpec

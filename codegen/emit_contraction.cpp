@@ -43,15 +43,7 @@ tcert::GroupSpec group_spec(const GroupTiling& g) {
 }
 
 tcert::TensorShape tensor_shape(const ir::Program& program, const ir::TensorRef& ref) {
-  const ir::Tensor& t = program.tensors.at(ref.tensor);
-  tcert::TensorShape out{t.name, {}};
-  for (int range : t.dims) out.extents.push_back(program.ranges.at(range).extent);
-  return out;
-}
-
-/// `{"A", {4000, 4000}}`: TensorShape{name, stored extents}.
-std::string tensor_shape_text(const tcert::TensorShape& shape) {
-  return fmt::format("{{{}, {}}}", cpp_string_literal(shape.name), braced_list(shape.extents));
+  return codegen::tensor_shape(program, ref.tensor);
 }
 
 /// `{{"A", {4000, 4000}}, {0, 1}}`: TensorBinding{TensorShape{name, stored extents}, perm}.
@@ -192,6 +184,17 @@ void emit_contraction(CodeWriter& w, const ir::Program& program, const costmodel
   emitter_of(sp.plan).emit_executor(w, sp.plan);
   w.line("x.finish();");
   w.close();
+}
+
+tcert::TensorShape tensor_shape(const ir::Program& program, int tensor) {
+  const ir::Tensor& t = program.tensors.at(tensor);
+  tcert::TensorShape out{t.name, {}};
+  for (int range : t.dims) out.extents.push_back(program.ranges.at(range).extent);
+  return out;
+}
+
+std::string tensor_shape_text(const tcert::TensorShape& shape) {
+  return fmt::format("{{{}, {}}}", cpp_string_literal(shape.name), braced_list(shape.extents));
 }
 
 }  // namespace tcec::codegen

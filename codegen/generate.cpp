@@ -20,6 +20,7 @@ Generated generate(const ir::Program& program, const costmodel::PlanOptions& opt
   out.diagnostics = check_program(program, plans);
   if (!out.diagnostics.empty()) return out;
   out.source = emit_program(program, machine, plans, emit);
+  if (emit.form == EmitForm::Library) out.header = emit_library_header(program, machine, plans, emit);
   out.contractions = static_cast<int>(plans.size());
   out.copies = static_cast<int>(program.statements.size() - plans.size());
   return out;

@@ -152,6 +152,53 @@ std::string Context::bcast_string(const std::string& value, int root) const {
   return result;
 }
 
+std::optional<std::string> Context::first_error(const std::optional<std::string>& mine) const {
+  const int candidate = mine ? rank_ : size_;
+  int first = size_;
+  check(MPI_Allreduce(&candidate, &first, 1, MPI_INT, MPI_MIN, comm_), "MPI_Allreduce");
+  if (first == size_) return std::nullopt;
+  return bcast_string(mine ? *mine : std::string(), first);
+}
+
+namespace {
+
+/// The message of what `action` throws, nullopt when it returns.
+std::optional<std::string> failure_of(const std::function<void()>& action) {
+  try {
+    action();
+  } catch (const std::exception& e) {
+    return std::string(e.what());
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+void Context::check_all(const std::function<void()>& action) const {
+  if (std::optional<std::string> error = first_error(failure_of(action))) throw Error(*error);
+}
+
+void Context::check_root(const std::function<void()>& action, int root) const {
+  check_all([&] {
+    if (rank_ == root) action();
+  });
+}
+
+void Context::free_split(Context& ctx) {
+  if (ctx.comm_ != MPI_COMM_NULL && ctx.comm_ != MPI_COMM_WORLD) MPI_Comm_free(&ctx.comm_);
+  ctx.comm_ = MPI_COMM_NULL;
+}
+
+int ranks_on_node(MPI_Comm comm) {
+  MPI_Comm node;
+  int ranks = 1;
+  if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+    MPI_Comm_size(node, &ranks);
+    MPI_Comm_free(&node);
+  }
+  return ranks;
+}
+
 // ---- in memory -----------------------------------------------------------------------------
 
 void shift(const Context& ctx, double* buf, std::size_t send_elems, std::size_t recv_elems,

@@ -1,7 +1,7 @@
 // runtime/comm.h — the MPI context and the counted data movement of out-of-core plans.
 //
 // Reader's map:
-//   Context                   MPI_COMM_WORLD plus small, uncounted control messages.
+//   Context                   a communicator plus small, uncounted control messages.
 //   shift()                   in-place circular shift of a tile (Cannon-style rotation).
 //   ring_allgatherv()         in-place ring all-gather of uneven pieces (replication).
 //   allreduce_sum()           recursive-doubling sum over ranks (accumulation).
@@ -22,6 +22,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -54,16 +56,35 @@ class Context {
   std::vector<std::uint64_t> gather_u64(std::uint64_t value) const;
   /// Root's `value`, on every rank (the argument of the other ranks is ignored).
   std::string bcast_string(const std::string& value, int root = 0) const;
+  /// The first error among the ranks: every rank passes its own (nullopt: none); all receive
+  /// the message of the lowest rank that has one, or nullopt when no rank has. Collective.
+  std::optional<std::string> first_error(const std::optional<std::string>& mine) const;
+  /// Runs `action` on every rank and makes its failure collective: when it throws (an
+  /// std::exception) on any rank, every rank throws Error with the message of the lowest rank
+  /// that failed (first_error()). So a failure of some ranks in a local operation (creating a
+  /// file, a directory) does not leave the others waiting in the next collective. `action`
+  /// must not fail halfway through a collective of its own. Collective.
+  void check_all(const std::function<void()>& action) const;
+  /// Runs `action` on rank `root` only; when it throws, every rank throws Error with its
+  /// message. Collective.
+  void check_root(const std::function<void()>& action, int root = 0) const;
   /// MPI_Comm_split: the ranks with the same `color` form a new communicator, ordered by
-  /// `key`. Collective over this communicator. The new communicator is never freed (it lives
-  /// until MPI_Finalize; a program makes a few per contraction). Errors set to return.
+  /// `key`. Collective over this communicator. The caller frees the new communicator
+  /// (free_split()) when done with it. Errors set to return.
   Context split(int color, int key) const;
+  /// MPI_Comm_free of a communicator made by split(); `ctx` must not be used afterwards.
+  /// Errors are ignored (called from destructors).
+  static void free_split(Context& ctx);
 
  private:
   MPI_Comm comm_;
   int rank_ = 0;
   int size_ = 1;
 };
+
+/// The number of ranks of `comm` on this process's node (MPI_Comm_split_type
+/// MPI_COMM_TYPE_SHARED); 1 when MPI cannot tell. Collective over comm.
+int ranks_on_node(MPI_Comm comm);
 
 /// In-place circular shift (one step of Cannon's rotation), rank r with dest and source:
 ///

@@ -80,38 +80,23 @@ std::optional<ElementSource> initial_C(Run& run, const GemmSpec& spec) {
 }
 
 void store_version(Run& run, const TensorBinding& tensor, std::size_t row_count, bool owns, const ResultVisitor& visit) {
-  const Context& ctx = run.context();
-  const int rank = ctx.rank();
-  const TensorShape& shape = tensor.shape;
-  std::unique_ptr<NpyWriter> writer;
-  std::string temp;
-  const std::string path = run.next_version(shape.name);
-  if (rank == 0) {
-    writer = std::make_unique<NpyWriter>(path, std::vector<std::uint64_t>(shape.extents.begin(), shape.extents.end()));
-    temp = writer->temp_path();
-  }
-  temp = ctx.bcast_string(temp);
-  if (owns) {
-    std::unique_ptr<NpyPatch> patch;
-    if (rank != 0) patch = std::make_unique<NpyPatch>(temp);
-    double* out = rank == 0 ? writer->data() : patch->data();
+  DirectResult result(run, tensor.shape, owns);
+  run.context().check_all([&] {
+    if (!owns) return;
+    double* out = result.data();
     const LinearMap map(tensor, row_count);
     std::uint64_t written = 0;
     RunCounter requests;
-    const auto drop = [&] { rank == 0 ? writer->drop_pages() : patch->drop_pages(); };
     visit([&](const i64* rv, const i64* cv, double v) {
       const std::uint64_t at = map(rv, cv);
       requests.at(at);
       out[at] = v, ++written;
-      if (written % (Run::kMappedDropBytes / 8) == 0) drop();   // a bounded part of the file resident
+      result.wrote(8);   // a bounded part of the file resident
     }, [&] { requests.add(); });
     counters().add_disk_write(8 * written);   // into the tensor's file (mapped, so counted here)
     requests.add();
-    if (patch) patch->sync();
-  }
-  ctx.barrier();
-  if (rank == 0) writer->commit();
-  ctx.barrier();   // the new version exists before any rank reads it
+  });
+  result.commit(run.context());
 }
 
 void write_result(Run& run, const GemmSpec& spec, bool owns, const ResultVisitor& visit) {

@@ -41,12 +41,12 @@ using ResultVisitor = std::function<void(const ElementVisit& visit, const std::f
 /// The value of C(row_values, col_values) when this rank owns it, else nullopt.
 using ResultLookup = std::function<std::optional<double>(const std::int64_t*, const std::int64_t*)>;
 
-/// Stores a tensor as the next version of its name in run's store (Run::next_version): rank 0
-/// creates the .npy's temporary file, every rank that `owns` elements fills them through an
-/// NpyPatch (visit gives GEMM row and column values: the first row_count positions of
-/// tensor.perm are rows), rank 0 renames it when all are done. Counts 8 bytes of disk write
-/// per element filled, in the current phase. Collective. Throws Error when the file cannot be
-/// made.
+/// Stores a tensor as the next version of its name in run's store (a DirectResult: rank 0
+/// creates the .npy's temporary file, every rank that `owns` elements fills them through its
+/// mapping (visit gives GEMM row and column values: the first row_count positions of
+/// tensor.perm are rows), rank 0 renames it when all are done). Counts 8 bytes of disk write
+/// per element filled, in the current phase. Collective. Throws Error on every rank when the
+/// file cannot be made or written on some rank.
 void store_version(Run& run, const TensorBinding& tensor, std::size_t row_count, bool owns, const ResultVisitor& visit);
 /// Stores C as the next version of its tensor (store_version, Phase::Redistribute: Gao et al.
 /// §2.3 stage 3). Collective.

@@ -7,8 +7,8 @@
 
 #include "runtime/contraction_steps.h"
 #include "runtime/counters.h"
+#include "runtime/direct_result.h"
 #include "runtime/error.h"
-#include "runtime/npy.h"
 
 namespace tcert {
 
@@ -29,17 +29,8 @@ void copy_step(Run& run, const CopySpec& spec) {
   std::vector<std::uint64_t> in_stride(rank_out, 1);
   for (std::size_t d = rank_out; d-- > 1;)
     in_stride[d - 1] = in_stride[d] * static_cast<std::uint64_t>(spec.in.extents[d]);
-  const std::string path = run.next_version(spec.out.name);
-  std::unique_ptr<NpyWriter> writer;
-  std::string temp;
-  if (ctx.rank() == 0) {
-    writer = std::make_unique<NpyWriter>(path, std::vector<std::uint64_t>(spec.out.extents.begin(), spec.out.extents.end()));
-    temp = writer->temp_path();
-  }
-  temp = ctx.bcast_string(temp);
-  std::unique_ptr<NpyPatch> patch;
-  if (ctx.rank() != 0) patch = std::make_unique<NpyPatch>(temp);
-  double* out = ctx.rank() == 0 ? writer->data() : patch->data();
+  DirectResult result(run, spec.out, true);   // every rank writes its range
+  double* out = result.data();
   const std::uint64_t n = spec.out.elements(), P = static_cast<std::uint64_t>(ctx.size());
   const std::uint64_t r = static_cast<std::uint64_t>(ctx.rank());
   const std::uint64_t first = r * (n / P) + std::min(r, n % P), end = first + n / P + (r < n % P ? 1 : 0);
@@ -52,10 +43,7 @@ void copy_step(Run& run, const CopySpec& spec) {
     }
     out[o] = (start ? (*start)(o) : 0.0) + spec.alpha * in(at);
   }
-  if (patch) patch->sync();
-  ctx.barrier();
-  if (ctx.rank() == 0) writer->commit();
-  ctx.barrier();
+  result.commit(ctx);
   run.end_step();
 }
 

@@ -79,7 +79,10 @@ CosmaGemm::CosmaGemm(Run& run, GemmSpec spec) : run_(run), spec_(std::move(spec)
   redistribution_ += redistribution_now() - before;
 }
 
-CosmaGemm::~CosmaGemm() = default;
+CosmaGemm::~CosmaGemm() {   // the rings' communicators, so that repeated runs do not pile them up
+  for (Context* ring : {ring_A_.get(), ring_B_.get(), ring_C_.get()})
+    if (ring) Context::free_split(*ring);
+}
 
 i64 CosmaGemm::slice_cols(i64 j) const { return piece(Kz_, rounds(), j); }
 i64 CosmaGemm::slice_start(i64 j) const { return piece_start(Kz_, rounds(), j); }

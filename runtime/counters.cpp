@@ -11,6 +11,8 @@ const char* to_string(Phase phase) {
     case Phase::Redistribute: return "redistribute";
     case Phase::Compute: return "compute";
     case Phase::WriteOut: return "write-out";
+    case Phase::Import: return "import";
+    case Phase::Export: return "export";
   }
   return "unknown";
 }

@@ -23,10 +23,12 @@ enum class Phase {
   Redistribute,  ///< moving data between ranks or disk layouts before/after the compute
   Compute,       ///< the out-of-core tile loops: tile reads/writes, shifts, GEMMs
   WriteOut,      ///< writing results to .npy files
+  Import,        ///< copying HDF5 inputs into the tensor store at the start of a run (tensor_files.h)
+  Export,        ///< copying outputs from the store to their files at the end of a run
 };
-inline constexpr std::size_t kPhaseCount = 4;
+inline constexpr std::size_t kPhaseCount = 6;
 
-/// "load", "redistribute", "compute" or "write-out".
+/// "load", "redistribute", "compute", "write-out", "import" or "export".
 const char* to_string(Phase phase);
 
 /// Volumes moved by this process. All counts are bytes; seconds is wall-clock time.

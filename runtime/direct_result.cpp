@@ -11,14 +11,15 @@ DirectResult::DirectResult(Run& run, const TensorShape& shape, bool writes) {
   const std::vector<std::uint64_t> extents(shape.extents.begin(), shape.extents.end());
   const std::string path = run.next_version(shape.name);
   std::string temp;
-  if (ctx.rank() == 0) {
+  ctx.check_root([&] {   // a full disk fails here on rank 0, and so on every rank
     writer_ = std::make_unique<NpyWriter>(path, extents);
     temp = writer_->temp_path();
-  }
+  });
   temp = ctx.bcast_string(temp);
-  if (!writes) return;
-  if (ctx.rank() != 0) patch_ = std::make_unique<NpyPatch>(temp);
-  data_ = writer_ ? writer_->data() : patch_->data();
+  ctx.check_all([&] {
+    if (writes && ctx.rank() != 0) patch_ = std::make_unique<NpyPatch>(temp);
+  });
+  if (writes) data_ = writer_ ? writer_->data() : patch_->data();
 }
 
 DirectResult::~DirectResult() = default;
@@ -32,10 +33,10 @@ void DirectResult::wrote(std::uint64_t bytes) {
 }
 
 void DirectResult::commit(const Context& ctx) {
-  if (patch_) patch_->sync();
-  ctx.barrier();
-  if (writer_) writer_->commit();
-  ctx.barrier();   // the new version exists before any rank reads it
+  ctx.check_all([&] {
+    if (patch_) patch_->sync();
+  });
+  ctx.check_root([&] { writer_->commit(); });   // every rank has synced; the version exists on return
 }
 
 }  // namespace tcert

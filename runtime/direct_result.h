@@ -19,7 +19,8 @@ class DirectResult {
   /// Registers the next version of `shape` in run's store (Run::next_version: call initial_C()
   /// before, for the version a step starts from), creates its zero-filled temporary file on
   /// rank 0 and maps it on the ranks where `writes` holds. Collective over run.context().
-  /// Throws Error when the file cannot be made or mapped.
+  /// Throws Error on every rank when the file cannot be made (e.g. "disk full: …") or mapped on
+  /// some rank (Context::check_all).
   DirectResult(Run& run, const TensorShape& shape, bool writes);
   ~DirectResult();
   DirectResult(const DirectResult&) = delete;
@@ -32,7 +33,8 @@ class DirectResult {
   /// mapping's resident pages (they stay in the page cache), bounding the resident memory.
   void wrote(std::uint64_t bytes);
   /// Syncs this rank's writes, then rank 0 renames the file into place once every rank is done;
-  /// the new version exists on return. Collective. Throws Error when a sync or the rename fails.
+  /// the new version exists on return. Collective. Throws Error on every rank when a sync or the
+  /// rename fails.
   void commit(const Context& ctx);
 
  private:

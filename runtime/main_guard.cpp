@@ -11,7 +11,7 @@
 #include "runtime/comm.h"
 #include "runtime/error.h"
 #include "runtime/kernel.h"
-#include "runtime/options.h"
+#include "runtime/options.h"   // ExitRequest
 
 namespace tcert {
 
@@ -51,15 +51,7 @@ int run_program(int argc, char** argv, std::function<int(const Context&)> body) 
     report_and_abort(program, "MPI_Init failed");
     return 1;
   }
-  {   // one BLAS thread per core of the node at most, over its ranks (kernel.h share_cores)
-    MPI_Comm node;
-    int ranks_on_node = 1;
-    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
-      MPI_Comm_size(node, &ranks_on_node);
-      MPI_Comm_free(&node);
-    }
-    share_cores(ranks_on_node);
-  }
+  share_cores(ranks_on_node(MPI_COMM_WORLD));   // one BLAS thread per core of the node at most, over its ranks
   int code = 0;
   try {
     code = body(Context::world());

@@ -1,4 +1,6 @@
-// runtime/main_guard.h — run_program: MPI set-up, error reporting and exit status of a generated main().
+// runtime/main_guard.h — run_program: MPI set-up, error reporting and exit status of the main()
+// of an MPI tool on the runtime (tcec-calibrate). Generated programs use program_main()
+// (generated.h), which returns errors as a Status instead of aborting.
 #pragma once
 
 #include <functional>
@@ -7,7 +9,7 @@ namespace tcert {
 
 class Context;
 
-/// The whole main() of a generated program: `return tcert::run_program(argc, argv, body);`.
+/// The whole main() of a tool: `return tcert::run_program(argc, argv, body);`.
 /// 1. MPI_Init (unless MPI is already initialised), then body(Context::world()).
 /// 2. body returns normally, or throws ExitRequest{code} (e.g. after --help): MPI_Finalize and
 ///    return that code. body must return the same code on every rank (MPI_Finalize is

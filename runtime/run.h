@@ -1,9 +1,11 @@
-// runtime/run.h — Run: one execution of a generated program (options, scratch, inputs, trace).
+// runtime/run.h — Run: one call of a generated function (options, scratch, store, inputs, trace).
 //
-// A generated main() builds one Run, then one DistributedGemm per contraction (gemm.h), then
-// calls finish(). Run owns what the contractions share: the parsed command line, this rank's
-// scratch directory, the input tensors (.npy files or the counter-based generator), the
-// memory budget, and the trace and verification results collected per contraction.
+// A generated function (runtime/generated.h run_generated()) builds one Run, then runs one
+// executor per contraction (DistributedGemm, gemm.h, …) and one copy_step per one-operand
+// statement, then calls finish(). Run owns what the steps share: the options and the tensors'
+// locations, this rank's scratch directory, the tensor store, the inputs (.npy files, HDF5
+// datasets imported into the store, or the counter-based generator), the memory budget, and
+// the trace and verification results collected per contraction.
 #pragma once
 
 #include <atomic>
@@ -30,9 +32,12 @@ class NpyReader;
 struct ProgramInfo {
   std::string name;                   ///< program name, e.g. "matmul"
   std::string source;                 ///< the .tce file it was generated from
-  std::int64_t processors = 1;        ///< P of the plans: mpirun -np must match
+  std::int64_t processors = 1;        ///< P of the plans: the communicator's size must match
   std::uint64_t memory_bytes = 0;     ///< memory per rank for tile buffers (bytes; 0 = unlimited)
-  std::vector<std::string> outputs;   ///< tensors written to --output-dir at the end
+  /// The inputs the program reads, with their stored extents (elements per dimension).
+  std::vector<TensorShape> inputs;
+  /// Its outputs: their latest versions are written to TensorLocations::outputs at the end.
+  std::vector<TensorShape> outputs;
 };
 
 /// A step's result kept on the ranks for later steps instead of written to the store (the
@@ -75,29 +80,40 @@ struct VerifyResult {
   double max_rel_error = 0;
 };
 
+/// The volumes of one rank in Phase::Import or Phase::Export, gathered at the end of a run.
+struct FileTransfers {
+  std::vector<std::uint64_t> read_bytes, write_bytes;   ///< per rank
+  std::vector<double> seconds;                          ///< per rank, wall time
+};
+
 class Run {
  public:
-  /// Parses the command line (--help throws ExitRequest), checks that the program runs on
-  /// info.processors ranks (Error "this program was planned for P = 4 processes but runs on 3;
-  /// start it with mpirun -np 4"), makes the scratch directory and sets budget()'s limit to
-  /// info.memory_bytes.
-  Run(const Context& ctx, int argc, char** argv, ProgramInfo info);
+  /// Checks that the communicator has info.processors ranks (Error "this program was planned
+  /// for P = 4 processes but runs on 3; start it with mpirun -np 4"), makes this rank's scratch
+  /// directory and the tensor store, sets budget()'s limit to info.memory_bytes (and resets its
+  /// peak), zeroes counters(), checks on rank 0 that every input of info.inputs can be read
+  /// from its location in `tensors` (or generated: options.random_seed) with the right shape
+  /// and dtype and that every output's location can be written (tensor_files.h
+  /// check_locations()), then imports the HDF5 inputs into the store (import_inputs(),
+  /// Phase::Import). Collective; an Error it throws is thrown on every rank.
+  Run(const Context& ctx, RunOptions options, TensorLocations tensors, ProgramInfo info);
   ~Run();
   Run(const Run&) = delete;
   Run& operator=(const Run&) = delete;
 
   const Context& context() const { return ctx_; }
-  const ProgramOptions& options() const { return options_; }
+  const RunOptions& options() const { return options_; }
+  const TensorLocations& tensors() const { return tensors_; }
   const ProgramInfo& info() const { return info_; }
   Scratch& scratch() { return *scratch_; }
   /// Whether this rank shows the progress line (rank 0, not --quiet).
   bool shows_progress() const { return ctx_.rank() == 0 && !options_.quiet; }
 
   /// The elements of `tensor`: its latest version in the store when a step of this run wrote
-  /// it (Error when its latest version is kept on the ranks without a --verify shadow: flush it
-  /// first); else, as an input, from --input-dir DIR/NAME.npy (opened once, shape checked:
-  /// Error "input NAME has shape (3, 4) but the program expects (3, 5)"), or
-  /// random_element(seed, tensor_id_of(NAME), linear) with --init random:SEED.
+  /// it or it was imported from HDF5 (Error when its latest version is kept on the ranks
+  /// without a --verify shadow: flush it first); else, as an input, from its .npy location
+  /// (opened once, shape checked: Error "input NAME has shape (3, 4) but the program expects
+  /// (3, 5)"), or random_element(seed, tensor_id_of(NAME), linear) with options().random_seed.
   ElementSource input(const TensorShape& tensor);
   /// Ends a step: drops the resident pages of every mapped input and store version this run
   /// reads (NpyReader::drop_pages()), so that what one step touched does not stay in the
@@ -114,7 +130,7 @@ class Run {
   // --- the tensor store: results of the steps, as .npy files in a directory all ranks see ---
   /// The store's directory: made by rank 0 under --scratch DIR (or $TMPDIR), removed at the end
   /// unless --keep. Ranks on other nodes need a shared file system there.
-  const std::string& store_dir() const { return store_dir_; }
+  const std::string& store_dir() const { return store_.path; }
   /// The latest version of `name` (a path), or "" when no step wrote it.
   std::string latest(const std::string& name) const;
   /// The version before the latest, or "" (what an accumulating step started from).
@@ -151,26 +167,38 @@ class Run {
   const std::vector<ContractionRecord>& records() const { return records_; }
   const VerifyResult& verify_result() const { return verify_; }
 
-  /// Ends the run: copies the latest version of every output to --output-dir/NAME.npy (rank 0,
-  /// through a temporary name), writes the --trace file (rank 0), prints the summary (rank 0, unless
-  /// --quiet) and returns the exit status: 0, or 1 when --verify found an error above 1e-10
-  /// (the same on every rank).
-  int finish();
+  /// Ends the run: writes the latest version of every output with a location to it
+  /// (export_outputs(), Phase::Export), writes the trace (rank 0) and prints the summary (rank
+  /// 0, unless quiet). Collective. Throws Error on every rank when an output or the trace cannot
+  /// be written, and "verification failed: …" when verify found an error above 1e-10 (after
+  /// writing the outputs and the trace).
+  void finish();
 
  private:
+  /// The store's directory, removed with its files by rank 0 at destruction unless kept.
+  struct StoreDirectory {
+    std::string path;
+    bool remove = false;
+    StoreDirectory() = default;
+    StoreDirectory(const StoreDirectory&) = delete;
+    StoreDirectory& operator=(const StoreDirectory&) = delete;
+    ~StoreDirectory();
+  };
+
   std::atomic<std::uint64_t> mapped_since_drop_{0};   // touched_mapped()
   ElementSource read_npy(const std::string& path, const TensorShape& tensor);
   void drop_kept(const std::string& name);   // forgets a kept version and deletes this rank's file
-  void write_outputs();   // rank 0: latest version of every output → --output-dir
+  FileTransfers gather_transfers(Phase phase) const;
 
   Context ctx_;
-  ProgramOptions options_;
+  RunOptions options_;
+  TensorLocations tensors_;
   ProgramInfo info_;
   std::unique_ptr<Scratch> scratch_;
-  std::map<std::string, std::unique_ptr<NpyReader>> inputs_;   // by path
+  StoreDirectory store_;
+  std::map<std::string, std::unique_ptr<NpyReader>> inputs_;   // by path (closed before the store goes)
   std::map<std::string, std::vector<std::string>> versions_;   // by tensor name, oldest first
   std::map<std::string, std::unique_ptr<KeptTensor>> kept_;   // by tensor name: latest versions on the ranks
-  std::string store_dir_;
   std::vector<ContractionRecord> records_;
   VerifyResult verify_;
   bool verified_ = false;

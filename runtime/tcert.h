@@ -6,10 +6,11 @@
 #include "runtime/disk.h"        // DiskFile
 #include "runtime/error.h"       // Error
 #include "runtime/kernel.h"      // permute, contract, gemm_tile
-#include "runtime/main_guard.h"  // run_program
+#include "runtime/main_guard.h"  // run_program (tools)
 #include "runtime/memory.h"      // budget(), Buffer, allocate
 #include "runtime/npy.h"         // read_npy_header, NpyReader, NpyWriter
-#include "runtime/options.h"     // ProgramOptions, parse_program_options, ExitRequest
+#include "runtime/options.h"     // RunOptions, TensorLocations, parse_program_arguments, ExitRequest
+#include "runtime/status.h"      // Status
 #include "runtime/progress.h"    // Progress
 #include "runtime/random.h"      // random_element, tensor_id_of
 #include "runtime/scratch.h"     // Scratch
@@ -22,3 +23,4 @@
 #include "runtime/tbs.h"         // TbsGemm
 #include "runtime/sfc.h"         // SfcGemm
 #include "runtime/copy_step.h"   // copy_step, CopySpec
+#include "runtime/generated.h"   // run_generated, program_main

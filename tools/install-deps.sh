@@ -14,5 +14,5 @@ apt-get install -y -qq --no-install-recommends \
   libfmt-dev libcli11-dev nlohmann-json3-dev libgtest-dev \
   libopenmpi-dev openmpi-bin libopenblas-dev libscalapack-openmpi-dev \
   llvm-14-dev libclang-14-dev libclang-cpp14-dev \
-  python3-numpy librsvg2-bin psi4 >/dev/null
+  libhdf5-openmpi-dev python3-numpy python3-h5py librsvg2-bin psi4 >/dev/null
 echo "install-deps.sh: dependencies installed"

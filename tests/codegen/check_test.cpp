@@ -41,7 +41,7 @@ TEST(Check, TwoIndependentContractionsAreFine) {
   EXPECT_NE(g.source.find("void contraction_2(tcert::Run& run) {"), std::string::npos);
   EXPECT_NE(g.source.find("  spec.alpha = 2;  // coefficient\n"), std::string::npos);
   EXPECT_EQ(g.source.find("spec.accumulate"), std::string::npos);
-  EXPECT_NE(g.source.find("    contraction_1(run);\n    contraction_2(run);\n    return run.finish();\n"), std::string::npos);
+  EXPECT_NE(g.source.find("void run_steps(tcert::Run& run) {\n  contraction_1(run);\n  contraction_2(run);\n}\n"), std::string::npos);
 }
 
 TEST(Check, NeedsAMachine) {
@@ -79,7 +79,7 @@ TEST(Check, OneOperandStatementBecomesACopy) {
                           "}\n"),
             std::string::npos)
       << g.source;
-  EXPECT_NE(g.source.find("    contraction_1(run);\n    copy_1(run);\n    return run.finish();\n"), std::string::npos);
+  EXPECT_NE(g.source.find("void run_steps(tcert::Run& run) {\n  contraction_1(run);\n  copy_1(run);\n}\n"), std::string::npos);
 }
 
 // A later statement accumulates into an earlier result, another reads it; an intermediate is
@@ -97,8 +97,8 @@ TEST(Check, ChainedStatements) {
                           second),
             std::string::npos);
   EXPECT_EQ(g.source.find("spec.accumulate"), g.source.find("spec.accumulate", second)) << "only statement 2 accumulates";
-  EXPECT_NE(g.source.find("    contraction_1(run);\n    contraction_2(run);\n    contraction_3(run);\n"
-                          "    run.release(\"T\");  // T's last use\n    contraction_4(run);\n    return run.finish();\n"),
+  EXPECT_NE(g.source.find("void run_steps(tcert::Run& run) {\n  contraction_1(run);\n  contraction_2(run);\n  contraction_3(run);\n"
+                          "  run.release(\"T\");  // T's last use\n  contraction_4(run);\n}\n"),
             std::string::npos)
       << g.source;
 }

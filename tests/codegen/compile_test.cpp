@@ -1,7 +1,11 @@
 // tests/codegen/compile_test.cpp — generated programs compile against the runtime's headers
 // (all 6 methods × 6 orders), and the build helpers: run_command, build_command, build_program.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <unistd.h>
 
@@ -67,11 +71,45 @@ TEST(Compile, RunCommandCapturesOutputAndStatus) {
   EXPECT_EQ(codegen::run_command({"sh", "-c", "kill -9 $$"}, &output), 128 + 9);
 }
 
+// The compiler, the source and libtcert, then the libraries it needs: OpenBLAS, fmt and HDF5
+// (the paths CMake found, between -lfmt and -o).
 TEST(Compile, BuildCommand) {
   const codegen::Toolchain tools{"mpicxx", "/src", "/build/lib/libtcert.a"};
-  EXPECT_EQ(codegen::build_command(tools, "out/m.cpp", "out/m.tmp"),
-            (std::vector<std::string>{"mpicxx", "-std=c++20", "-O2", "-I/src", "out/m.cpp", "/build/lib/libtcert.a",
-                                      "-lopenblas", "-lfmt", "-o", "out/m.tmp"}));
+  const std::vector<std::string> command = codegen::build_command(tools, "out/m.cpp", "out/m.tmp");
+  const std::vector<std::string> head = {"mpicxx", "-std=c++20", "-O2", "-I/src", "out/m.cpp", "/build/lib/libtcert.a",
+                                         "-lopenblas", "-lfmt"};
+  ASSERT_GT(command.size(), head.size() + 2);
+  EXPECT_EQ(std::vector<std::string>(command.begin(), command.begin() + static_cast<std::ptrdiff_t>(head.size())), head);
+  EXPECT_EQ(std::vector<std::string>(command.end() - 2, command.end()), (std::vector<std::string>{"-o", "out/m.tmp"}));
+  const std::vector<std::string> libraries(command.begin() + static_cast<std::ptrdiff_t>(head.size()), command.end() - 2);
+  EXPECT_TRUE(std::any_of(libraries.begin(), libraries.end(),
+                          [](const std::string& l) { return fs::path(l).filename().string().starts_with("libhdf5"); }))
+      << fmt::format("{}", fmt::join(libraries, " "));
+  for (const std::string& library : libraries) EXPECT_FALSE(library.empty());
+}
+
+// The library form: the header alone and the source (which includes it) compile.
+TEST(Compile, LibraryFormCompiles) {
+  frontend::Result r = frontend::parse_file(std::string(TCEC_SOURCE_DIR) + "/examples/ccd_terms.tce", {});
+  ASSERT_TRUE(r.ok());
+  costmodel::PlanOptions options;
+  const codegen::Generated generated = codegen::generate(*r.program, options, {"ccd-terms", codegen::EmitForm::Library});
+  ASSERT_TRUE(generated.ok());
+  const fs::path dir = temp_dir("library");
+  std::ofstream(dir / "ccd_terms.h") << generated.header;
+  std::ofstream(dir / "ccd_terms.cpp") << generated.source;
+  std::ofstream(dir / "user.cpp") << "#include \"ccd_terms.h\"\n"
+                                     "int f(MPI_Comm c) { return tcec_gen::ccd_terms(c, {}, {}).ok() ? 0 : 1; }\n";
+  const codegen::Toolchain tools = codegen::toolchain();
+  for (const char* file : {"user.cpp", "ccd_terms.cpp"}) {
+    std::string output;
+    const int status = codegen::run_command({tools.compiler, "-std=c++20", "-fsyntax-only", "-Wall", "-Wextra", "-Werror",
+                                             "-DOMPI_SKIP_MPICXX=1", "-I" + tools.source_root, "-I" + dir.string(),
+                                             (dir / file).string()},
+                                            &output);
+    EXPECT_EQ(status, 0) << file << ":\n" << output;
+  }
+  fs::remove_all(dir);
 }
 
 TEST(Compile, ToolchainComesFromTheBuildTreeOrTcecCxx) {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # e2e.package: `cmake --install` into a fresh prefix, then a user project outside the tree
 # (tests/package) finds tcec, compiles its .tce at build time, and the program runs and verifies;
-# and the installed tcec --build compiles against the installed runtime.
+# the installed tcec --build compiles against the installed runtime; and the user's own MPI
+# program calls the library form of the same .tce (tcec_add_library) repeatedly.
 #   package.sh BUILD_DIR WORK_DIR
 set -euo pipefail
 build=$1 work=$2
@@ -25,3 +26,46 @@ grep -qx -- "-I$work/prefix/include/tcec" "$work/cxx.args" || { echo "package.sh
 grep -q "^$work/prefix/lib.*/libtcert.a\$" "$work/cxx.args" || { echo "package.sh: not the installed libtcert:"; cat "$work/cxx.args"; exit 1; }
 mpirun --oversubscribe -np 2 "$work/direct/square" --verify --quiet --trace "$work/direct.json" --scratch "$work/scratch2"
 "$work/prefix/bin/tcec" compare "$work/direct.json" | tail -1
+# The library form (tcec_add_library) in the user's own MPI program (driver.cpp): four calls on a
+# communicator of two of the three ranks, HDF5 and .npy inputs and outputs, a missing input
+# that returns an error Status without aborting, a call after it, and a call on the whole
+# world that fails on every rank. The results against numpy.
+lib=$work/lib
+/usr/bin/python3 - "$lib" << 'PY'
+import os, sys
+import h5py
+import numpy as np
+lib = sys.argv[1]
+os.makedirs(lib + "/in2", exist_ok=True)
+rng = np.random.default_rng(23)
+with h5py.File(lib + "/in1.h5", "w") as f:
+    f["A"] = rng.uniform(-1, 1, (48, 48))
+    f["B"] = rng.uniform(-1, 1, (48, 48))
+np.save(lib + "/in2/A.npy", rng.uniform(-1, 1, (48, 48)))
+np.save(lib + "/in2/B.npy", rng.uniform(-1, 1, (48, 48)))
+PY
+mpirun --oversubscribe -np 3 "$work/user/driver" "$lib/in1.h5" "$lib/in2" "$lib/out"
+/usr/bin/python3 - "$lib" << 'PY'
+import os, sys
+import h5py
+import numpy as np
+lib = sys.argv[1]
+def check(name, got, a, b):
+    want, scale = a @ b.T, np.abs(a) @ np.abs(b).T
+    error = float(np.max(np.abs(got - want) / scale))
+    assert error <= 1e-10, (name, error)
+    print(f"{name}: C = A·Bᵀ, max relative error {error:.3g}")
+with h5py.File(lib + "/in1.h5", "r") as f:
+    a1, b1 = f["A"][()], f["B"][()]
+with h5py.File(lib + "/out/c1.h5", "r") as f:
+    assert list(f.keys()) == ["C"] and f["C"].dtype == np.float64, list(f.keys())
+    c1 = f["C"][()]
+check("call 1", c1, a1, b1)
+check("call 2", np.load(lib + "/out/c2.npy"), np.load(lib + "/in2/A.npy"), np.load(lib + "/in2/B.npy"))
+check("call 4", np.load(lib + "/out/c4.npy"), a1, b1)
+assert np.array_equal(np.load(lib + "/out/c4.npy"), c1), "call 4 differs from call 1"
+left = sorted(set(os.listdir(lib + "/out")) - {"c1.h5", "c2.npy", "c4.npy", "scratch"})
+assert not left, f"left behind: {left}"
+assert not os.listdir(lib + "/out/scratch"), os.listdir(lib + "/out/scratch")
+print("library calls: results equal numpy's, nothing left behind")
+PY

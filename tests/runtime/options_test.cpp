@@ -1,4 +1,5 @@
-// tests/runtime/options_test.cpp — the command line of generated programs (no MPI_Init needed).
+// tests/runtime/options_test.cpp — the command line of generated programs into RunOptions and
+// TensorLocations (no MPI_Init needed).
 #include "runtime/options.h"
 
 #include <gtest/gtest.h>
@@ -10,11 +11,12 @@
 
 namespace {
 
-tcert::ProgramOptions parse(std::vector<std::string> args) {
+tcert::ProgramArguments parse(std::vector<std::string> args) {
   args.insert(args.begin(), "prog");
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
-  return tcert::parse_program_options(static_cast<int>(argv.size()), argv.data(), "test program");
+  return tcert::parse_program_arguments(static_cast<int>(argv.size()), argv.data(), "test program", {"A", "B"},
+                                        {"C"});
 }
 
 std::string message_of(std::vector<std::string> args) {
@@ -26,35 +28,70 @@ std::string message_of(std::vector<std::string> args) {
   return "no error";
 }
 
+bool same(const tcert::TensorFile& a, const tcert::TensorFile& b) { return a.path == b.path && a.dataset == b.dataset; }
+
 TEST(Options, DefaultsToRandomSeedOne) {
-  tcert::ProgramOptions o = parse({});
+  const tcert::ProgramArguments a = parse({});
+  const tcert::RunOptions& o = a.options;
   EXPECT_EQ(o.random_seed, std::optional<std::uint64_t>(1));
   EXPECT_EQ(o.scratch, "");
   EXPECT_FALSE(o.keep);
   EXPECT_FALSE(o.verify);
   EXPECT_FALSE(o.quiet);
-  EXPECT_EQ(o.input_dir, "");
-  EXPECT_EQ(o.output_dir, "");
+  EXPECT_FALSE(o.no_overlap);
   EXPECT_EQ(o.trace, "");
+  EXPECT_TRUE(a.tensors.inputs.empty());
+  EXPECT_TRUE(a.tensors.outputs.empty());
 }
 
 TEST(Options, EveryOption) {
-  tcert::ProgramOptions o = parse({"--scratch", "/s", "--keep", "--output-dir", "/o",
-                                   "--init", "random:18446744073709551615", "--verify",
-                                   "--trace", "t.json", "--quiet"});
+  const tcert::ProgramArguments a = parse({"--scratch", "/s", "--keep", "--output-dir", "/o",
+                                           "--init", "random:18446744073709551615", "--verify",
+                                           "--trace", "t.json", "--quiet", "--no-overlap"});
+  const tcert::RunOptions& o = a.options;
   EXPECT_EQ(o.scratch, "/s");
   EXPECT_TRUE(o.keep);
-  EXPECT_EQ(o.output_dir, "/o");
   EXPECT_EQ(o.random_seed, std::optional<std::uint64_t>(18446744073709551615ULL));
   EXPECT_TRUE(o.verify);
   EXPECT_EQ(o.trace, "t.json");
   EXPECT_TRUE(o.quiet);
+  EXPECT_TRUE(o.no_overlap);
+  EXPECT_TRUE(a.tensors.inputs.empty());
+  ASSERT_EQ(a.tensors.outputs.size(), 1u);
+  EXPECT_TRUE(same(a.tensors.outputs.at("C"), {"/o/C.npy", ""}));
 }
 
-TEST(Options, InputDirMeansNoRandomSeed) {
-  tcert::ProgramOptions o = parse({"--input-dir", "/in"});
-  EXPECT_EQ(o.input_dir, "/in");
-  EXPECT_FALSE(o.random_seed.has_value());
+TEST(Options, InputDirGivesNpyFilesAndNoRandomSeed) {
+  const tcert::ProgramArguments a = parse({"--input-dir", "/in"});
+  EXPECT_FALSE(a.options.random_seed.has_value());
+  ASSERT_EQ(a.tensors.inputs.size(), 2u);
+  EXPECT_TRUE(same(a.tensors.inputs.at("A"), {"/in/A.npy", ""}));
+  EXPECT_TRUE(same(a.tensors.inputs.at("B"), {"/in/B.npy", ""}));
+}
+
+TEST(Options, Hdf5InputAndOutputGiveADatasetPerTensor) {
+  const tcert::ProgramArguments a = parse({"--input", "d/in.h5", "--output", "out.hdf5"});
+  EXPECT_FALSE(a.options.random_seed.has_value());
+  ASSERT_EQ(a.tensors.inputs.size(), 2u);
+  EXPECT_TRUE(same(a.tensors.inputs.at("A"), {"d/in.h5", "A"}));
+  EXPECT_TRUE(same(a.tensors.inputs.at("B"), {"d/in.h5", "B"}));
+  ASSERT_EQ(a.tensors.outputs.size(), 1u);
+  EXPECT_TRUE(same(a.tensors.outputs.at("C"), {"out.hdf5", "C"}));
+}
+
+TEST(Options, FileFormatsByExtension) {
+  EXPECT_EQ(tcert::file_format("a/b.npy"), tcert::FileFormat::Npy);
+  EXPECT_EQ(tcert::file_format("b.h5"), tcert::FileFormat::Hdf5);
+  EXPECT_EQ(tcert::file_format("b.hdf5"), tcert::FileFormat::Hdf5);
+  EXPECT_EQ(tcert::file_format("b.txt"), std::nullopt);
+  EXPECT_EQ(tcert::file_format("npy"), std::nullopt);
+}
+
+TEST(Options, Hdf5OptionsNeedHdf5Files) {
+  EXPECT_EQ(message_of({"--input", "in.npy"}),
+            "invalid command line: --input expects an HDF5 file (.h5 or .hdf5), got 'in.npy'; run with --help for usage");
+  EXPECT_EQ(message_of({"--output", "out"}),
+            "invalid command line: --output expects an HDF5 file (.h5 or .hdf5), got 'out'; run with --help for usage");
 }
 
 TEST(Options, BadInitIsAnError) {
@@ -66,9 +103,13 @@ TEST(Options, BadInitIsAnError) {
 }
 
 TEST(Options, ConflictsAndUnknownOptionsAreErrors) {
-  std::string both = message_of({"--input-dir", "/in", "--init", "random:2"});
-  EXPECT_EQ(both.rfind("invalid command line: ", 0), 0u) << both;
-  EXPECT_NE(both.find("--init"), std::string::npos) << both;
+  for (const std::vector<std::string>& both :
+       {std::vector<std::string>{"--input-dir", "/in", "--init", "random:2"}, {"--input", "in.h5", "--init", "random:2"},
+        {"--input", "in.h5", "--input-dir", "/in"}, {"--output", "out.h5", "--output-dir", "/out"}}) {
+    const std::string message = message_of(both);
+    EXPECT_EQ(message.rfind("invalid command line: ", 0), 0u) << message;
+    EXPECT_NE(message.find("exclude"), std::string::npos) << message;
+  }
   std::string unknown = message_of({"--bogus"});
   EXPECT_EQ(unknown.rfind("invalid command line: ", 0), 0u) << unknown;
   EXPECT_NE(unknown.find("--bogus"), std::string::npos) << unknown;
@@ -85,8 +126,8 @@ TEST(Options, HelpPrintsUsageAndRequestsExitZero) {
   std::string out = testing::internal::GetCapturedStdout();
   EXPECT_EQ(code, 0);
   EXPECT_NE(out.find("test program"), std::string::npos) << out;
-  for (const char* option : {"--scratch", "--keep", "--input-dir", "--output-dir", "--init",
-                             "--verify", "--trace", "--quiet"})
+  for (const char* option : {"--scratch", "--keep", "--input-dir", "--input ", "--output-dir", "--output ", "--init",
+                             "--verify", "--trace", "--quiet", "--no-overlap"})
     EXPECT_NE(out.find(option), std::string::npos) << option;
 }
 

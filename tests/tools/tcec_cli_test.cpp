@@ -284,7 +284,7 @@ TEST(Cli, TccgImport) {
   EXPECT_EQ(j["machine"], nullptr);
 }
 
-// --- code generation: tcec FILE -o DIR [--build] ---
+// --- code generation: tcec FILE -o DIR [--emit program|library] [--build] ---
 
 // A fresh, empty directory name under the temporary directory (not created).
 std::filesystem::path fresh_dir(const std::string& name) {
@@ -346,6 +346,34 @@ TEST(Cli, GenerateAcceptsCopiesAndChainedStatements) {
   EXPECT_TRUE(std::filesystem::exists(dir / (path.stem().string() + ".cpp")));
   std::filesystem::remove_all(dir);
   std::filesystem::remove(path);
+}
+
+// --emit library: the header and the source, named after the function; no --build.
+TEST(Cli, EmitLibraryWritesHeaderAndSource) {
+  const auto dir = fresh_dir("library");
+  CliRun r = tcec(example("matmul.tce") + " -o " + dir.string() + " --emit library");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "tcec: wrote " + (dir / "matmul.h").string() + " and " + (dir / "matmul.cpp").string() +
+                       " (1 contraction): tcec_gen::matmul()\n");
+  EXPECT_EQ(r.err, "");
+  EXPECT_NE(slurp((dir / "matmul.h").string()).find("tcert::Status matmul(MPI_Comm comm, "), std::string::npos);
+  const std::string source = slurp((dir / "matmul.cpp").string());
+  EXPECT_NE(source.find("#include \"matmul.h\"\n"), std::string::npos);
+  EXPECT_EQ(source.find("int main("), std::string::npos);
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) files += entry.is_regular_file();
+  EXPECT_EQ(files, 2);  // no temporary left
+  CliRun build = tcec(example("matmul.tce") + " -o " + dir.string() + " --emit library --build");
+  EXPECT_EQ(build.exit_code, 1);
+  EXPECT_EQ(build.err, "tcec: error: --build compiles programs; compile the library form into your own project "
+                       "(CMake: tcec_add_library)\n");
+  CliRun bad = tcec(example("matmul.tce") + " -o " + dir.string() + " --emit header");
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.err.find("--emit"), std::string::npos) << bad.err;
+  CliRun alone = tcec(example("matmul.tce") + " --emit library");
+  EXPECT_NE(alone.exit_code, 0);
+  EXPECT_NE(alone.err.find("--emit requires --output-dir"), std::string::npos) << alone.err;
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Cli, BuildNeedsAnOutputDirectory) {
@@ -467,6 +495,25 @@ TEST(Cli, CompareShowsThePeakResidentMemory) {
   r = tcec("compare " + path.string());
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("peak_resident_bytes: expected 2 non-negative integers (one per rank)"), std::string::npos) << r.err;
+  std::filesystem::remove(path);
+}
+
+// The import of HDF5 inputs and the export of outputs: shown, outside the contractions.
+TEST(Cli, CompareShowsTheFileTransfers) {
+  const auto path = std::filesystem::temp_directory_path() / ("tcec_trace_files_" + std::to_string(getpid()) + ".json");
+  std::ofstream(path) << R"({"program": "p", "processors": 2, "contractions": [], "files": {
+  "import": {"disk_read_bytes": [100, 60], "disk_write_bytes": [100, 60], "seconds": [0.25, 0.5]},
+  "export": {"disk_read_bytes": [40, 40], "disk_write_bytes": [40, 40], "seconds": [0.125, 0.0]}}})" << "\n";
+  CliRun r = tcec("compare " + path.string());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("files (outside the contractions, all ranks): HDF5 inputs imported 160 B read + 160 B written "
+                       "(0.500 s), outputs exported 80 B read + 80 B written (0.125 s)\n"),
+            std::string::npos)
+      << r.out;
+  std::ofstream(path) << R"({"program": "p", "processors": 2, "contractions": [], "files": {"import": {}}})" << "\n";
+  r = tcec("compare " + path.string());
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("files.import.disk_read_bytes: missing"), std::string::npos) << r.err;
   std::filesystem::remove(path);
 }
 

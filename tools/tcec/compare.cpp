@@ -111,6 +111,16 @@ std::string compare_report(const Trace& trace, const std::string& path, bool* fa
                        "included), tile memory {} bytes per rank\n",
                        *std::max_element(trace.peak_resident_bytes.begin(), trace.peak_resident_bytes.end()),
                        trace.memory_bytes);
+  if (trace.imported && trace.exported) {   // informational: outside the contractions, not predicted
+    const auto sum = [](const std::vector<std::uint64_t>& v) { return std::accumulate(v.begin(), v.end(), std::uint64_t{0}); };
+    const auto slowest = [](const std::vector<double>& v) { return v.empty() ? 0.0 : *std::max_element(v.begin(), v.end()); };
+    const TraceTransfers &in = *trace.imported, &out_files = *trace.exported;
+    if (sum(in.read_bytes) + sum(out_files.write_bytes) > 0)
+      out += fmt::format("files (outside the contractions, all ranks): HDF5 inputs imported {} B read + {} B written "
+                         "({:.3f} s), outputs exported {} B read + {} B written ({:.3f} s)\n",
+                         sum(in.read_bytes), sum(in.write_bytes), slowest(in.seconds), sum(out_files.read_bytes),
+                         sum(out_files.write_bytes), slowest(out_files.seconds));
+  }
   if (mismatches == 0) {
     out += "all measured volumes equal the prediction\n";
   } else {

@@ -1,4 +1,5 @@
-// tools/tcec/generate.cpp — the -o pass: generate, write DIR/<stem>.cpp atomically, build.
+// tools/tcec/generate.cpp — the -o pass: generate, write DIR/<stem>.cpp (and the library form's
+// header) atomically, build.
 #include "generate.h"
 
 #include <unistd.h>
@@ -59,8 +60,8 @@ bool write_atomically(const std::filesystem::path& path, const std::string& text
 }
 
 int generate_program(const ir::Program& program, const costmodel::PlanOptions& options, const std::string& stem,
-                     const std::string& output_dir, bool build) {
-  const codegen::Generated generated = codegen::generate(program, options, {stem});
+                     const std::string& output_dir, bool build, codegen::EmitForm form) {
+  const codegen::Generated generated = codegen::generate(program, options, {stem, form});
   if (!generated.ok()) {
     print_diagnostics(program, generated.diagnostics);
     return 1;
@@ -71,16 +72,24 @@ int generate_program(const ir::Program& program, const costmodel::PlanOptions& o
     std::fprintf(stderr, "tcec: error: cannot create directory '%s': %s\n", output_dir.c_str(), ec.message().c_str());
     return 1;
   }
-  const fs::path source = fs::path(output_dir) / (stem + ".cpp");
+  const bool library = form == codegen::EmitForm::Library;
+  const std::string file_stem = library ? codegen::library_stem(stem) : stem;
+  const fs::path source = fs::path(output_dir) / (file_stem + ".cpp"), header = fs::path(output_dir) / (file_stem + ".h");
   std::string error;
-  if (!write_atomically(source, generated.source, &error)) {
+  if ((library && !write_atomically(header, generated.header, &error)) || !write_atomically(source, generated.source, &error)) {
     std::fprintf(stderr, "tcec: error: %s\n", error.c_str());
     return 1;
   }
   const std::string copies =
       generated.copies == 0 ? "" : fmt::format(", {} cop{}", generated.copies, generated.copies == 1 ? "y" : "ies");
-  std::printf("tcec: wrote %s (%d contraction%s%s)\n", source.string().c_str(), generated.contractions,
-              generated.contractions == 1 ? "" : "s", copies.c_str());
+  const std::string counts = fmt::format("{} contraction{}{}", generated.contractions,
+                                         generated.contractions == 1 ? "" : "s", copies);
+  if (library) {
+    std::printf("tcec: wrote %s and %s (%s): tcec_gen::%s()\n", header.string().c_str(), source.string().c_str(),
+                counts.c_str(), codegen::function_name(stem).c_str());
+    return 0;
+  }
+  std::printf("tcec: wrote %s (%s)\n", source.string().c_str(), counts.c_str());
   if (!build) return 0;
   std::fflush(stdout);
   const fs::path executable = fs::path(output_dir) / stem;

@@ -34,6 +34,7 @@ struct Args {
   std::string svg;   // --svg FILE
   bool all = false;
   std::string output_dir;
+  std::string emit = "program";   // --emit program|library
   bool build = false;
   std::string memory_split = "optimal";
   std::string force_method;
@@ -61,6 +62,13 @@ void add_options(CLI::App& app, Args& a) {
                                 "write the generated C++/MPI program to DIR/<stem>.cpp (stem: FILE's name "
                                 "without extension); DIR is created when missing")
                      ->type_name("DIR");
+  app.add_option("--emit", a.emit,
+                 "with -o: what to write: program (DIR/<stem>.cpp, a main() that parses the command line) or "
+                 "library (DIR/<stem>.h and DIR/<stem>.cpp: the function tcec_gen::<stem>(comm, tensors, options) "
+                 "for your own MPI program)")
+      ->check(CLI::IsMember({"program", "library"}))
+      ->default_str("program")
+      ->needs(output);
   app.add_flag("--build", a.build,
                "with -o: also compile it to DIR/<stem> with the MPI C++ compiler against libtcert "
                "($TCEC_CXX replaces the compiler)")
@@ -190,7 +198,13 @@ int main(int argc, char** argv) {
     if (!args.output_dir.empty()) {
       // The program is named after the input file, or after the section taken from it.
       const std::string stem = args.section.empty() ? std::filesystem::path(args.file).stem().string() : args.section;
-      return tcec::tools::generate_program(*program, *options, stem, args.output_dir, args.build);
+      const auto form = args.emit == "library" ? tcec::codegen::EmitForm::Library : tcec::codegen::EmitForm::Program;
+      if (form == tcec::codegen::EmitForm::Library && args.build) {
+        std::fprintf(stderr, "tcec: error: --build compiles programs; compile the library form into your own "
+                             "project (CMake: tcec_add_library)\n");
+        return 1;
+      }
+      return tcec::tools::generate_program(*program, *options, stem, args.output_dir, args.build, form);
     }
     std::fprintf(stderr, "tcec: %s: no errors; pass --dry-run to see the analysis\n", args.file.c_str());
     return 0;

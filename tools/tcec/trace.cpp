@@ -108,6 +108,12 @@ TraceContraction contraction(const json& c, const std::string& where, std::int64
   return out;
 }
 
+TraceTransfers transfers(const json& files, const char* key, std::int64_t P) {
+  const std::string at = child("files", key);
+  const json& t = member(files, "files", key);
+  return {counts(t, at, "disk_read_bytes", P), counts(t, at, "disk_write_bytes", P), seconds(t, at, "seconds", P)};
+}
+
 Trace trace(const json& j) {
   Trace out;
   if (!j.is_object()) throw SchemaError{"the document", "expected an object"};
@@ -123,6 +129,10 @@ Trace trace(const json& j) {
     out.memory_bytes = j["memory_bytes"].get<std::uint64_t>();
   if (j.contains("peak_resident_bytes"))
     out.peak_resident_bytes = counts(j, "", "peak_resident_bytes", out.processors);
+  if (j.contains("files")) {
+    out.imported = transfers(j["files"], "import", out.processors);
+    out.exported = transfers(j["files"], "export", out.processors);
+  }
   if (j.contains("verify") && !j["verify"].is_null()) {
     const json& v = j["verify"];
     const json& checked = member(v, "verify", "checked");

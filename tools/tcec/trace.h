@@ -54,6 +54,13 @@ struct TraceVerify {
   bool passed = false;
 };
 
+/// One phase of a run's file transfers outside the contractions (the trace's "files"): HDF5
+/// inputs imported into the store, outputs exported from it. Per rank.
+struct TraceTransfers {
+  std::vector<std::uint64_t> read_bytes, write_bytes;
+  std::vector<double> seconds;
+};
+
 struct Trace {
   std::string program;
   std::int64_t processors = 0;
@@ -61,6 +68,7 @@ struct Trace {
   std::optional<TraceVerify> verify;
   std::uint64_t memory_bytes = 0;                  ///< the machine's tile memory per rank (0: not given)
   std::vector<std::uint64_t> peak_resident_bytes;  ///< per rank (empty in older traces)
+  std::optional<TraceTransfers> imported, exported;   ///< absent in older traces
 };
 
 /// Reads and checks the trace at `path`. On failure returns nullopt with *error, e.g.

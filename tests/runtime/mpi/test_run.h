@@ -16,11 +16,10 @@
 namespace tcert_test {
 
 inline std::unique_ptr<tcert::Run> make_test_run(const tcert::Context& ctx, const std::string& name, int seed) {
-  std::vector<std::string> args = {name, "--quiet", "--verify", "--init", "random:" + std::to_string(seed)};
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  return std::make_unique<tcert::Run>(ctx, static_cast<int>(argv.size()), argv.data(),
-                                      tcert::ProgramInfo{name, "test", ctx.size(), 0, {}});
+  tcert::RunOptions options;
+  options.quiet = true, options.verify = true, options.random_seed = static_cast<std::uint64_t>(seed);
+  return std::make_unique<tcert::Run>(ctx, options, tcert::TensorLocations{},
+                                      tcert::ProgramInfo{name, "test", ctx.size(), 0, {}, {}});
 }
 
 /// Runs of consecutive elements in one pass (as tcert::RunCounter, written out here so that the

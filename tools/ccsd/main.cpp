@@ -1,0 +1,195 @@
+// tools/ccsd/main.cpp — tcec-ccsd: the CCSD correlation energy of a molecule with tcec's
+// generated code, out of core, in one MPI job.
+//
+//   mpirun -np P tcec-ccsd --integrals DIR --equations TREES --machine FILE [--scratch DIR]
+//                          [--conv 1e-10] [--max-iter N] [--diis 8] [--keep] [--quiet]
+//
+// DIR holds the Fock blocks f_hh f_hp f_ph f_pp and the sixteen <pq||rs> blocks v_hhhh …
+// v_pppp as .npy, spin orbitals occupied first, and meta.json with "O" and "V"
+// (tools/psi4_integrals.py writes them). TREES is NWChem's TCE equation file holding the
+// sections ccsd_e, ccsd_t1 and ccsd_t2. Each iteration calls the generated residuals of T1 and
+// T2, takes a Jacobi step with orbital-energy denominators, extrapolates with DIIS, and calls the
+// energy; amplitudes, residuals and DIIS vectors live in files under the scratch directory.
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <mpi.h>
+#include <nlohmann/json.hpp>
+
+#include "amplitudes.h"
+#include "diis.h"
+#include "residuals.h"
+#include "runtime/error.h"
+#include "runtime/kernel.h"
+#include "runtime/npy.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using tcec::ccsd::Amplitudes;
+using tcec::ccsd::Residuals;
+
+struct Args {
+  std::string integrals, equations, machine, scratch;
+  double conv = 1e-10;
+  int max_iter = 100, diis = 8;
+  bool keep = false, quiet = false;
+};
+
+/// The diagonal of a square .npy block (orbital energies).
+std::vector<double> diagonal(const std::string& path) {
+  const tcert::NpyReader f(path);
+  const std::vector<std::uint64_t>& shape = f.header().shape;
+  if (shape.size() != 2 || shape[0] != shape[1]) throw tcert::Error(fmt::format("{} is not a square matrix", path));
+  std::vector<double> d;
+  for (std::uint64_t i = 0; i < shape[0]; ++i) d.push_back(f.data()[i * shape[0] + i]);
+  return d;
+}
+
+double read_scalar(const std::string& path) {
+  const tcert::NpyReader f(path);
+  if (f.size() != 1) throw tcert::Error(fmt::format("{} holds {} elements, not one", path, f.size()));
+  return f.data()[0];
+}
+
+void check(const tcert::Status& status, const char* what) {
+  if (!status) throw tcert::Error(fmt::format("{}: {}", what, status.message()));
+}
+
+int solve(const Args& a, MPI_Comm comm) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  nlohmann::json meta;
+  {
+    std::ifstream in(fs::path(a.integrals) / "meta.json");
+    if (!in) throw tcert::Error(fmt::format("cannot read {}/meta.json", a.integrals));
+    meta = nlohmann::json::parse(in);
+  }
+  const std::int64_t O = meta.at("O").get<std::int64_t>(), V = meta.at("V").get<std::int64_t>();
+  // The work directory: one per job, made by rank 0 under --scratch (or $TMPDIR, /tmp).
+  std::string work;
+  if (rank == 0) {
+    const char* tmp = std::getenv("TMPDIR");
+    const fs::path base = !a.scratch.empty() ? fs::path(a.scratch) : fs::path(tmp && *tmp ? tmp : "/tmp");
+    work = (base / fmt::format("tcec-ccsd-{}", getpid())).string();
+    fs::create_directories(fs::path(work) / "gen");
+  }
+  {
+    auto n = static_cast<int>(work.size());
+    MPI_Bcast(&n, 1, MPI_INT, 0, comm);
+    work.resize(static_cast<std::size_t>(n));
+    MPI_Bcast(work.data(), n, MPI_CHAR, 0, comm);
+  }
+  const auto clock = [] { return std::chrono::steady_clock::now(); };
+  const auto since = [&](auto t0) { return std::chrono::duration<double>(clock() - t0).count(); };
+  auto t_build = clock();
+  const Residuals residuals(comm, O, V, a.equations, a.machine, (fs::path(work) / "gen").string());
+  if (rank == 0 && !a.quiet)
+    std::fprintf(stderr, "tcec-ccsd: O = %lld, V = %lld; residuals planned and compiled in %.1f s\n",
+                 static_cast<long long>(O), static_cast<long long>(V), since(t_build));
+  const tcec::ccsd::VectorOps ops(comm, diagonal(a.integrals + "/f_hh.npy"), diagonal(a.integrals + "/f_pp.npy"));
+  tcec::ccsd::Diis diis(ops, work, a.diis);
+  const auto in_work = [&](const char* name) { return (fs::path(work) / name).string(); };
+  Amplitudes t{in_work("t_ph.npy"), in_work("t_pphh.npy")}, r{in_work("r_ph.npy"), in_work("r_pphh.npy")};
+  const Amplitudes extrapolated{in_work("tx_ph.npy"), in_work("tx_pphh.npy")};
+  ops.zeros(t);
+  std::map<std::string, std::string> files;
+  for (const char* x : {"hh", "hp", "ph", "pp"}) files[fmt::format("f_{}", x)] = fmt::format("{}/f_{}.npy", a.integrals, x);
+  for (const char* s : {"hhhh", "hhhp", "hhph", "hhpp", "hphh", "hphp", "hpph", "hppp", "phhh", "phhp", "phph", "phpp",
+                        "pphh", "pphp", "ppph", "pppp"})
+    files[fmt::format("v_{}", s)] = fmt::format("{}/v_{}.npy", a.integrals, s);
+  tcert::RunOptions options;
+  options.scratch = work;
+  options.quiet = true;
+  double energy = 0;
+  bool converged = false;
+  if (rank == 0 && !a.quiet) std::printf("%4s  %20s  %12s  %12s  %8s\n", "iter", "energy (Eh)", "delta E", "|residual|", "s");
+  for (int it = 1; it <= a.max_iter && !converged; ++it) {
+    const auto t0 = clock();
+    files["t_ph"] = t.t1, files["t_pphh"] = t.t2;
+    check(residuals.call(Residuals::T1, comm, files, r.t1, options), "ccsd_t1");
+    check(residuals.call(Residuals::T2, comm, files, r.t2, options), "ccsd_t2");
+    const double norm = std::sqrt(ops.dot(r, r));
+    ops.jacobi(t, r, diis.next_amplitudes(), diis.next_error());
+    const Amplitudes latest = diis.next_amplitudes();
+    diis.added();
+    const std::vector<double> c = diis.coefficients();
+    if (c.empty()) {
+      t = latest;
+    } else {
+      ops.combine(c, diis.amplitudes(), extrapolated);
+      t = extrapolated;
+    }
+    files["t_ph"] = t.t1, files["t_pphh"] = t.t2;
+    check(residuals.call(Residuals::Energy, comm, files, in_work("e.npy"), options), "ccsd_e");
+    const double next = read_scalar(in_work("e.npy"));
+    const double delta = next - energy;
+    energy = next;
+    converged = std::abs(delta) < a.conv && norm < std::sqrt(a.conv);
+    if (rank == 0 && !a.quiet) {
+      std::printf("%4d  %20.12f  %12.3e  %12.3e  %8.3f\n", it, energy, delta, norm, since(t0));
+      std::fflush(stdout);
+    }
+  }
+  MPI_Barrier(comm);
+  if (rank == 0 && !a.keep) fs::remove_all(work);
+  if (!converged) throw tcert::Error(fmt::format("not converged in {} iterations (energy {:.12f} Eh)", a.max_iter, energy));
+  if (rank == 0) std::printf("CCSD correlation energy: %.12f\n", energy);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  CLI::App app{"tcec-ccsd: the CCSD correlation energy with tcec's generated code, out of core"};
+  Args a;
+  app.add_option("--integrals", a.integrals, "directory of f_*.npy, v_*.npy and meta.json (tools/psi4_integrals.py)")
+      ->required()->check(CLI::ExistingDirectory);
+  app.add_option("--equations", a.equations, "NWChem TCE equation trees holding ccsd_e, ccsd_t1 and ccsd_t2")
+      ->required()->check(CLI::ExistingFile);
+  app.add_option("--machine", a.machine, "machine file (its processors must be the number of ranks)")
+      ->required()->check(CLI::ExistingFile);
+  app.add_option("--scratch", a.scratch, "directory for amplitudes, residuals, DIIS vectors and the runs' stores");
+  app.add_option("--conv", a.conv, "convergence: |delta E| below this (Eh) and |residual| below its square root");
+  app.add_option("--max-iter", a.max_iter, "iterations at most")->check(CLI::PositiveNumber);
+  app.add_option("--diis", a.diis, "DIIS subspace size (0 or 1: plain Jacobi)")->check(CLI::NonNegativeNumber);
+  app.add_flag("--keep", a.keep, "keep the work directory");
+  app.add_flag("--quiet", a.quiet, "print only the final energy");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = rank == 0 ? app.exit(e) : (e.get_exit_code() == 0 ? 0 : 1);
+    MPI_Finalize();
+    return code;
+  }
+  {   // one BLAS thread per core of the node at most, over its ranks (kernel.h share_cores)
+    MPI_Comm node;
+    int ranks_on_node = 1;
+    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+      MPI_Comm_size(node, &ranks_on_node);
+      MPI_Comm_free(&node);
+    }
+    tcert::share_cores(ranks_on_node);
+  }
+  int status = 1;
+  try {
+    status = solve(a, MPI_COMM_WORLD);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%stcec-ccsd: error: %s\n", size > 1 ? fmt::format("[rank {}] ", rank).c_str() : "", e.what());
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  MPI_Finalize();
+  return status;
+}

@@ -1,0 +1,163 @@
+// tools/ccsd/residuals.cpp — Residuals (residuals.h): plan and emit with the compiler's stages,
+// compile with the generated programs' tool chain, load with dlopen.
+#include "residuals.h"
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "codegen/codegen.h"
+#include "frontend/frontend.h"
+#include "runtime/error.h"
+
+namespace tcec::ccsd {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kSections[3] = {"ccsd_e", "ccsd_t1", "ccsd_t2"};
+
+/// One section in the library form, and the names of its inputs.
+struct Emitted {
+  std::string header, source;
+  std::vector<std::string> inputs;
+};
+
+Emitted emit_section(const std::string& equations, const char* section, std::int64_t O, std::int64_t V,
+                     const ir::MachineDesc& machine) {
+  frontend::Options options;
+  options.format = frontend::InputFormat::Nwchem;
+  options.section = section;
+  options.defines = {fmt::format("O={}", O), fmt::format("V={}", V)};
+  options.machine = machine;
+  const frontend::Result parsed = frontend::parse_file(equations, options);
+  if (!parsed.ok()) throw tcert::Error(fmt::format("{} of {}:\n{}", section, equations, parsed.diagnostics.render()));
+  const codegen::Generated g = codegen::generate(*parsed.program, costmodel::PlanOptions{},
+                                                 {section, codegen::EmitForm::Library});
+  if (!g.ok()) {
+    std::string text;
+    for (const codegen::Diagnostic& d : g.diagnostics) text += fmt::format("\n  {}", d.message);
+    throw tcert::Error(fmt::format("{}: tcec cannot generate it:{}", section, text));
+  }
+  Emitted out{g.header, g.source, {}};
+  for (const ir::Tensor& t : parsed.program->tensors)
+    if (t.role == ir::TensorRole::Input) out.inputs.push_back(t.name);
+  return out;
+}
+
+void write_file(const fs::path& path, const std::string& text) {
+  const fs::path temporary = path.string() + fmt::format(".tmp-{}", getpid());
+  std::ofstream(temporary, std::ios::binary | std::ios::trunc) << text;
+  fs::rename(temporary, path);
+}
+
+/// Rank 0's part: emits the three sections, compiles them into DIR/ccsd_<hash>.so (unless it
+/// exists), and returns its path and the inputs of each section.
+std::pair<std::string, std::vector<std::string>> build(std::int64_t O, std::int64_t V, const std::string& equations,
+                                                       const std::string& machine_file, const std::string& cache_dir) {
+  frontend::DiagnosticList diagnostics;
+  const std::optional<ir::MachineDesc> machine = frontend::parse_machine_file(machine_file, diagnostics);
+  if (!machine || diagnostics.has_errors()) throw tcert::Error(diagnostics.render());
+  std::vector<std::string> inputs;
+  std::string all;
+  Emitted emitted[3];
+  for (int w = 0; w < 3; ++w) {
+    emitted[w] = emit_section(equations, kSections[w], O, V, *machine);
+    all += emitted[w].header + emitted[w].source;
+    std::string names;
+    for (const std::string& n : emitted[w].inputs) names += n + " ";
+    inputs.push_back(names);
+  }
+  const fs::path dir = fs::path(cache_dir) / fmt::format("ccsd_{:016x}", std::hash<std::string>{}(all));
+  const fs::path object = dir / "residuals.so";
+  if (fs::exists(object)) return {object.string(), inputs};
+  fs::create_directories(dir);
+  std::vector<std::string> command;
+  const codegen::Toolchain tools = codegen::installed_toolchain(fs::read_symlink("/proc/self/exe").string())
+                                       .value_or(codegen::toolchain());
+  command = {tools.compiler, "-std=c++20", "-O2", "-fPIC", "-shared", "-I" + tools.source_root, "-I" + dir.string()};
+  std::string shim = "// The three residual functions of tcec-ccsd (tools/ccsd/residuals.cpp).\n";
+  for (int w = 0; w < 3; ++w) {
+    write_file(dir / (std::string(kSections[w]) + ".h"), emitted[w].header);
+    write_file(dir / (std::string(kSections[w]) + ".cpp"), emitted[w].source);
+    command.push_back((dir / (std::string(kSections[w]) + ".cpp")).string());
+    shim += fmt::format("#include \"{}.h\"\n", kSections[w]);
+  }
+  shim += "#include \"runtime/generated.h\"\n\nextern \"C\" void tcec_ccsd_functions(tcert::GeneratedFunction* out) {\n";
+  for (int w = 0; w < 3; ++w) shim += fmt::format("  out[{}] = &tcec_gen::{};\n", w, kSections[w]);
+  shim += "}\n";
+  write_file(dir / "functions.cpp", shim);
+  command.push_back((dir / "functions.cpp").string());
+  const std::string temporary = object.string() + fmt::format(".tmp-{}", getpid());
+  command.insert(command.end(), {"-o", temporary});
+  std::string output;
+  if (codegen::run_command(command, &output) != 0)
+    throw tcert::Error(fmt::format("compiling the residual functions in {} failed:\n{}", dir.string(), output));
+  fs::rename(temporary, object);
+  return {object.string(), inputs};
+}
+
+std::string bcast(MPI_Comm comm, std::string s) {
+  auto n = static_cast<unsigned long long>(s.size());
+  MPI_Bcast(&n, 1, MPI_UNSIGNED_LONG_LONG, 0, comm);
+  s.resize(static_cast<std::size_t>(n));
+  MPI_Bcast(s.data(), static_cast<int>(n), MPI_CHAR, 0, comm);
+  return s;
+}
+
+}  // namespace
+
+Residuals::Residuals(MPI_Comm comm, std::int64_t O, std::int64_t V, const std::string& equations,
+                     const std::string& machine_file, const std::string& cache_dir) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  // Rank 0 builds; its error (or the object's path and the inputs) reaches every rank.
+  std::string error, object, names[3];
+  if (rank == 0) {
+    try {
+      auto [path, inputs] = build(O, V, equations, machine_file, cache_dir);
+      object = path;
+      for (int w = 0; w < 3; ++w) names[w] = inputs[static_cast<std::size_t>(w)];
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+  }
+  error = bcast(comm, error);
+  if (!error.empty()) throw tcert::Error(error);
+  object = bcast(comm, object);
+  for (int w = 0; w < 3; ++w) {
+    std::istringstream in(bcast(comm, names[w]));
+    for (std::string n; in >> n;) inputs_[w].push_back(n);
+  }
+  handle_ = dlopen(object.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle_) throw tcert::Error(fmt::format("cannot load {}: {}", object, dlerror()));
+  using Table = void (*)(tcert::GeneratedFunction*);
+  auto table = reinterpret_cast<Table>(dlsym(handle_, "tcec_ccsd_functions"));
+  if (!table) throw tcert::Error(fmt::format("{} has no tcec_ccsd_functions", object));
+  table(functions_);
+}
+
+Residuals::~Residuals() {
+  if (handle_) dlclose(handle_);
+}
+
+tcert::Status Residuals::call(Which which, MPI_Comm comm, const std::map<std::string, std::string>& files,
+                              const std::string& output, const tcert::RunOptions& options) const {
+  tcert::TensorLocations tensors;
+  for (const std::string& name : inputs_[which]) {
+    auto it = files.find(name);
+    if (it == files.end()) return tcert::Status::failure(fmt::format("no file for input {} of {}", name, kSections[which]));
+    tensors.inputs[name] = {it->second, ""};
+  }
+  tensors.outputs["i0"] = {output, ""};
+  return functions_[which](comm, tensors, options);
+}
+
+}  // namespace tcec::ccsd

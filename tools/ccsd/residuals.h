@@ -1,0 +1,49 @@
+// tools/ccsd/residuals.h — the residual functions of spin-orbital CCSD as tcec generates them:
+// NWChem TCE's equation trees ccsd_e, ccsd_t1 and ccsd_t2 planned for O, V and the machine,
+// emitted in the library form (tcec --emit library), compiled once into a shared object and
+// loaded into the running MPI job, so a solver calls them once per iteration with no relaunch.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <mpi.h>
+
+#include "runtime/generated.h"
+
+namespace tcec::ccsd {
+
+/// The three functions, loaded. Not copyable (owns the loaded object).
+class Residuals {
+ public:
+  enum Which { Energy = 0, T1 = 1, T2 = 2 };
+
+  /// Collective over `comm`. Rank 0 plans the sections ccsd_e, ccsd_t1 and ccsd_t2 of
+  /// `equations` (NWChem TCE equation trees, `tcec --from nwchem`) for O and V spin orbitals
+  /// on the machine of `machine_file` (its P must be comm's size), writes their library-form
+  /// sources into `cache_dir` and compiles them with the generated programs' tool chain
+  /// (codegen::toolchain(), -fPIC -shared) unless the same sources were compiled there before;
+  /// then every rank loads the object (its references to the runtime resolve to this
+  /// executable's copy). Throws tcert::Error with the compiler's or planner's diagnostics.
+  Residuals(MPI_Comm comm, std::int64_t O, std::int64_t V, const std::string& equations,
+            const std::string& machine_file, const std::string& cache_dir);
+  ~Residuals();
+  Residuals(const Residuals&) = delete;
+  Residuals& operator=(const Residuals&) = delete;
+
+  /// The input tensors of `which`, by name (f_hp, v_hhpp, t_ph, t_pphh, …).
+  const std::vector<std::string>& inputs(Which which) const { return inputs_[which]; }
+  /// Calls `which` on `comm`: each input from files.at(name), the result i0 to `output`
+  /// (.npy). Returns the function's Status.
+  tcert::Status call(Which which, MPI_Comm comm, const std::map<std::string, std::string>& files,
+                     const std::string& output, const tcert::RunOptions& options) const;
+
+ private:
+  void* handle_ = nullptr;
+  tcert::GeneratedFunction functions_[3] = {};
+  std::vector<std::string> inputs_[3];
+};
+
+}  // namespace tcec::ccsd
