@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # e2e.ccsd.*: the CCSD correlation energy of a molecule from tcec-ccsd, under mpirun at P = 4
-# and out of core, equals psi4's within 1e-8 Eh.
-#   ccsd.sh TCEC_CCSD EQUATIONS WORK_DIR MOLECULE BASIS MEMORY
+# and out of core, equals psi4's within 1e-8 Eh. With RESUME = resume, a second run is killed
+# (SIGKILL) after its third checkpoint and resumed, and must print the same energy, digit for
+# digit; a resume against another machine is refused.
+#   ccsd.sh TCEC_CCSD EQUATIONS WORK_DIR MOLECULE BASIS MEMORY [RESUME]
 set -euo pipefail
-ccsd=$1 equations=$2 work=$3 molecule=$4 basis=$5 memory=$6
+ccsd=$1 equations=$2 work=$3 molecule=$4 basis=$5 memory=$6 resume=${7:-}
 here=$(cd "$(dirname "$0")/../.." && pwd)
 rm -rf "$work" && mkdir -p "$work"
 /usr/bin/python3 "$here/tools/psi4_integrals.py" "$molecule" "$basis" "$work/ints" > "$work/psi4.log"
@@ -28,5 +30,27 @@ print(f"tcec-ccsd {energy:.12f} Eh, psi4 {reference:.12f} Eh, difference {energy
       f"v_pppp {8 * V**4} bytes, memory per rank {sys.argv[3]}")
 sys.exit(0 if abs(energy - reference) <= 1e-8 else 1)
 PY
-if ls "$work"/tcec-ccsd-* > /dev/null 2>&1; then echo "the work directory is left"; exit 1; fi
+if [ -e "$work/tcec-ccsd" ]; then echo "the work directory is left"; exit 1; fi
+if [ "$resume" = resume ]; then
+  run=(mpirun --oversubscribe -np 4 "$ccsd" --integrals "$work/ints" --equations "$equations" --machine "$work/p4.machine"
+       --scratch "$work/r")
+  setsid "${run[@]}" > "$work/killed.out" 2>&1 &
+  job=$!
+  for _ in $(seq 600); do   # until the third checkpoint, at most a minute
+    if grep -qs '"iteration": [3-9]' "$work/r/tcec-ccsd/checkpoint.json"; then break; fi
+    sleep 0.1
+  done
+  kill -KILL -- -"$job" 2> /dev/null || true
+  wait "$job" 2> /dev/null || true
+  grep -q '"iteration"' "$work/r/tcec-ccsd/checkpoint.json"
+  sed 's/network 200/network 100/' "$work/p4.machine" > "$work/other.machine"
+  mpirun --oversubscribe -np 4 "$ccsd" --integrals "$work/ints" --equations "$equations" --machine "$work/other.machine" \
+    --scratch "$work/r" --resume > /dev/null 2> "$work/refused.err" && exit 1
+  grep -q "cannot resume from .*: it was made for another machine" "$work/refused.err"
+  "${run[@]}" --resume > "$work/resumed.out" 2> "$work/resumed.err" || { cat "$work/resumed.out" "$work/resumed.err"; exit 1; }
+  grep -q "resuming after iteration" "$work/resumed.err"
+  again=$(sed -n 's/^CCSD correlation energy: //p' "$work/resumed.out")
+  [ "$again" = "$energy" ] || { echo "resumed: $again, uninterrupted: $energy"; exit 1; }
+  echo "killed after a checkpoint and resumed: $again Eh, as uninterrupted"
+fi
 echo "ccsd: ok"

@@ -2,20 +2,23 @@
 // generated code, out of core, in one MPI job.
 //
 //   mpirun -np P tcec-ccsd --integrals DIR --equations TREES --machine FILE [--scratch DIR]
-//                          [--conv 1e-10] [--max-iter N] [--diis 8] [--keep] [--quiet]
+//                          [--conv 1e-10] [--max-iter N] [--diis 8] [--keep] [--resume] [--quiet]
 //
 // DIR holds the Fock blocks f_hh f_hp f_ph f_pp and the sixteen <pq||rs> blocks v_hhhh …
 // v_pppp as .npy, spin orbitals occupied first, and meta.json with "O" and "V"
 // (tools/psi4_integrals.py writes them). TREES is NWChem's TCE equation file holding the
 // sections ccsd_e, ccsd_t1 and ccsd_t2. Each iteration calls the generated residuals of T1 and
 // T2, takes a Jacobi step with orbital-energy denominators, extrapolates with DIIS, and calls the
-// energy; amplitudes, residuals and DIIS vectors live in files under the scratch directory.
+// energy; amplitudes, residuals and DIIS vectors live in files under the scratch directory, and
+// a checkpoint after each iteration lets --resume continue a run that was stopped, with the
+// same results as an uninterrupted one.
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <sstream>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -40,7 +43,7 @@ struct Args {
   std::string integrals, equations, machine, scratch;
   double conv = 1e-10;
   int max_iter = 100, diis = 8;
-  bool keep = false, quiet = false;
+  bool keep = false, quiet = false, resume = false;
 };
 
 /// The diagonal of a square .npy block (orbital energies).
@@ -63,6 +66,26 @@ void check(const tcert::Status& status, const char* what) {
   if (!status) throw tcert::Error(fmt::format("{}: {}", what, status.message()));
 }
 
+/// What a checkpoint must match to be resumed: the molecule's integrals, the equations, the
+/// machine and the DIIS size.
+nlohmann::json identity(const Args& a, std::int64_t O, std::int64_t V) {
+  std::ifstream in(a.machine);
+  std::ostringstream machine;
+  machine << in.rdbuf();
+  return {{"O", O}, {"V", V}, {"integrals", fs::absolute(a.integrals).string()},
+          {"equations", fs::absolute(a.equations).string()}, {"machine", machine.str()}, {"diis", a.diis}};
+}
+
+void write_json_atomically(const fs::path& path, const nlohmann::json& doc) {
+  const fs::path temporary = path.string() + ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::trunc);
+    out << doc.dump(1) << "\n";
+    if (!out) throw tcert::Error(fmt::format("cannot write {}", temporary.string()));
+  }
+  fs::rename(temporary, path);
+}
+
 int solve(const Args& a, MPI_Comm comm) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
@@ -73,20 +96,27 @@ int solve(const Args& a, MPI_Comm comm) {
     meta = nlohmann::json::parse(in);
   }
   const std::int64_t O = meta.at("O").get<std::int64_t>(), V = meta.at("V").get<std::int64_t>();
-  // The work directory: one per job, made by rank 0 under --scratch (or $TMPDIR, /tmp).
-  std::string work;
-  if (rank == 0) {
-    const char* tmp = std::getenv("TMPDIR");
-    const fs::path base = !a.scratch.empty() ? fs::path(a.scratch) : fs::path(tmp && *tmp ? tmp : "/tmp");
-    work = (base / fmt::format("tcec-ccsd-{}", getpid())).string();
-    fs::create_directories(fs::path(work) / "gen");
+  // The work directory, DIR/tcec-ccsd under --scratch (or $TMPDIR, /tmp): a fresh run empties it,
+  // --resume continues from its checkpoint.
+  const char* tmp = std::getenv("TMPDIR");
+  const fs::path base = !a.scratch.empty() ? fs::path(a.scratch) : fs::path(tmp && *tmp ? tmp : "/tmp");
+  const std::string work = (base / "tcec-ccsd").string();
+  const fs::path checkpoint = fs::path(work) / "checkpoint.json";
+  const nlohmann::json me = identity(a, O, V);
+  nlohmann::json saved;
+  if (a.resume) {
+    std::ifstream in(checkpoint);
+    if (!in) throw tcert::Error(fmt::format("cannot resume: no checkpoint {} (run without --resume first)", checkpoint.string()));
+    saved = nlohmann::json::parse(in);
+    for (const auto& [key, value] : me.items())
+      if (saved.at("identity").at(key) != value)
+        throw tcert::Error(fmt::format("cannot resume from {}: it was made for another {} ({} there, {} now)",
+                                       checkpoint.string(), key, saved.at("identity").at(key).dump(), value.dump()));
+  } else if (rank == 0) {
+    fs::remove_all(work);
   }
-  {
-    auto n = static_cast<int>(work.size());
-    MPI_Bcast(&n, 1, MPI_INT, 0, comm);
-    work.resize(static_cast<std::size_t>(n));
-    MPI_Bcast(work.data(), n, MPI_CHAR, 0, comm);
-  }
+  if (rank == 0) fs::create_directories(fs::path(work) / "gen");
+  MPI_Barrier(comm);
   const auto clock = [] { return std::chrono::steady_clock::now(); };
   const auto since = [&](auto t0) { return std::chrono::duration<double>(clock() - t0).count(); };
   auto t_build = clock();
@@ -96,10 +126,20 @@ int solve(const Args& a, MPI_Comm comm) {
                  static_cast<long long>(O), static_cast<long long>(V), since(t_build));
   const tcec::ccsd::VectorOps ops(comm, diagonal(a.integrals + "/f_hh.npy"), diagonal(a.integrals + "/f_pp.npy"));
   tcec::ccsd::Diis diis(ops, work, a.diis);
-  const auto in_work = [&](const char* name) { return (fs::path(work) / name).string(); };
-  Amplitudes t{in_work("t_ph.npy"), in_work("t_pphh.npy")}, r{in_work("r_ph.npy"), in_work("r_pphh.npy")};
-  const Amplitudes extrapolated{in_work("tx_ph.npy"), in_work("tx_pphh.npy")};
-  ops.zeros(t);
+  const auto in_work = [&](const std::string& name) { return (fs::path(work) / name).string(); };
+  const Amplitudes r{in_work("r_ph.npy"), in_work("r_pphh.npy")};
+  Amplitudes t{in_work("t0_ph.npy"), in_work("t0_pphh.npy")};
+  double energy = 0;
+  int first = 1;
+  if (a.resume) {   // the state after the checkpoint's iteration: every file it names is complete
+    first = saved.at("iteration").get<int>() + 1;
+    energy = saved.at("energy").get<double>();
+    t = {saved.at("t").at(0).get<std::string>(), saved.at("t").at(1).get<std::string>()};
+    diis.restore(saved.at("diis"));
+    if (rank == 0 && !a.quiet) std::fprintf(stderr, "tcec-ccsd: resuming after iteration %d\n", first - 1);
+  } else {
+    ops.zeros(t);
+  }
   std::map<std::string, std::string> files;
   for (const char* x : {"hh", "hp", "ph", "pp"}) files[fmt::format("f_{}", x)] = fmt::format("{}/f_{}.npy", a.integrals, x);
   for (const char* s : {"hhhh", "hhhp", "hhph", "hhpp", "hphh", "hphp", "hpph", "hppp", "phhh", "phhp", "phph", "phpp",
@@ -108,24 +148,23 @@ int solve(const Args& a, MPI_Comm comm) {
   tcert::RunOptions options;
   options.scratch = work;
   options.quiet = true;
-  double energy = 0;
   bool converged = false;
   if (rank == 0 && !a.quiet) std::printf("%4s  %20s  %12s  %12s  %8s\n", "iter", "energy (Eh)", "delta E", "|residual|", "s");
-  for (int it = 1; it <= a.max_iter && !converged; ++it) {
+  for (int it = first; it <= a.max_iter && !converged; ++it) {
     const auto t0 = clock();
     files["t_ph"] = t.t1, files["t_pphh"] = t.t2;
     check(residuals.call(Residuals::T1, comm, files, r.t1, options), "ccsd_t1");
     check(residuals.call(Residuals::T2, comm, files, r.t2, options), "ccsd_t2");
     const double norm = std::sqrt(ops.dot(r, r));
-    ops.jacobi(t, r, diis.next_amplitudes(), diis.next_error());
-    const Amplitudes latest = diis.next_amplitudes();
-    diis.added();
+    // Files of this iteration are new names: the last checkpoint's files stay intact.
+    ops.jacobi(t, r, diis.amplitudes_of(it), diis.error_of(it));
+    diis.add(it);
     const std::vector<double> c = diis.coefficients();
     if (c.empty()) {
-      t = latest;
+      t = diis.amplitudes_of(it);
     } else {
-      ops.combine(c, diis.amplitudes(), extrapolated);
-      t = extrapolated;
+      t = {in_work(fmt::format("tx{}_ph.npy", it)), in_work(fmt::format("tx{}_pphh.npy", it))};
+      ops.combine(c, diis.amplitudes(), t);
     }
     files["t_ph"] = t.t1, files["t_pphh"] = t.t2;
     check(residuals.call(Residuals::Energy, comm, files, in_work("e.npy"), options), "ccsd_e");
@@ -133,14 +172,30 @@ int solve(const Args& a, MPI_Comm comm) {
     const double delta = next - energy;
     energy = next;
     converged = std::abs(delta) < a.conv && norm < std::sqrt(a.conv);
-    if (rank == 0 && !a.quiet) {
-      std::printf("%4d  %20.12f  %12.3e  %12.3e  %8.3f\n", it, energy, delta, norm, since(t0));
-      std::fflush(stdout);
+    MPI_Barrier(comm);   // every rank is done with the files the checkpoint drops
+    if (rank == 0) {
+      write_json_atomically(checkpoint, {{"identity", me}, {"iteration", it}, {"energy", energy},
+                                         {"t", {t.t1, t.t2}}, {"diis", diis.state()}});
+      for (const std::string& f : diis.stale_files())
+        if (f != t.t1 && f != t.t2) fs::remove(f);
+      for (const auto& entry : fs::directory_iterator(work)) {   // older extrapolations
+        const std::string path = entry.path().string();
+        if (entry.path().filename().string().rfind("tx", 0) == 0 && path != t.t1 && path != t.t2) fs::remove(path);
+      }
+      if (!a.quiet) {
+        std::printf("%4d  %20.12f  %12.3e  %12.3e  %8.3f\n", it, energy, delta, norm, since(t0));
+        std::fflush(stdout);
+      }
     }
   }
   MPI_Barrier(comm);
+  if (!converged) {   // alike on every rank: a clean exit, the work directory kept for --resume
+    if (rank == 0)
+      std::fprintf(stderr, "tcec-ccsd: error: not converged in %d iterations (energy %.12f Eh); %s holds the state for --resume\n",
+                   a.max_iter, energy, work.c_str());
+    return 1;
+  }
   if (rank == 0 && !a.keep) fs::remove_all(work);
-  if (!converged) throw tcert::Error(fmt::format("not converged in {} iterations (energy {:.12f} Eh)", a.max_iter, energy));
   if (rank == 0) std::printf("CCSD correlation energy: %.12f\n", energy);
   return 0;
 }
@@ -165,7 +220,8 @@ int main(int argc, char** argv) {
   app.add_option("--conv", a.conv, "convergence: |delta E| below this (Eh) and |residual| below its square root");
   app.add_option("--max-iter", a.max_iter, "iterations at most")->check(CLI::PositiveNumber);
   app.add_option("--diis", a.diis, "DIIS subspace size (0 or 1: plain Jacobi)")->check(CLI::NonNegativeNumber);
-  app.add_flag("--keep", a.keep, "keep the work directory");
+  app.add_flag("--keep", a.keep, "keep the work directory (SCRATCH/tcec-ccsd) after converging");
+  app.add_flag("--resume", a.resume, "continue from the checkpoint in SCRATCH/tcec-ccsd (same integrals, equations, machine)");
   app.add_flag("--quiet", a.quiet, "print only the final energy");
   try {
     app.parse(argc, argv);
