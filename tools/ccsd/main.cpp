@@ -115,15 +115,18 @@ int solve(const Args& a, MPI_Comm comm) {
   } else if (rank == 0) {
     fs::remove_all(work);
   }
-  if (rank == 0) fs::create_directories(fs::path(work) / "gen");
+  // Compiled residuals outlive the run: SCRATCH/tcec-ccsd-cache, one object per O, V, machine
+  // and equations (residuals.h), reused by later runs.
+  const std::string cache = (base / "tcec-ccsd-cache").string();
+  if (rank == 0) fs::create_directories(work), fs::create_directories(cache);
   MPI_Barrier(comm);
   const auto clock = [] { return std::chrono::steady_clock::now(); };
   const auto since = [&](auto t0) { return std::chrono::duration<double>(clock() - t0).count(); };
   auto t_build = clock();
-  const Residuals residuals(comm, O, V, a.equations, a.machine, (fs::path(work) / "gen").string());
+  const Residuals residuals(comm, O, V, a.equations, a.machine, cache);
   if (rank == 0 && !a.quiet)
-    std::fprintf(stderr, "tcec-ccsd: O = %lld, V = %lld; residuals planned and compiled in %.1f s\n",
-                 static_cast<long long>(O), static_cast<long long>(V), since(t_build));
+    std::fprintf(stderr, "tcec-ccsd: O = %lld, V = %lld; residuals planned and compiled (or found in %s) in %.1f s\n",
+                 static_cast<long long>(O), static_cast<long long>(V), cache.c_str(), since(t_build));
   const tcec::ccsd::VectorOps ops(comm, diagonal(a.integrals + "/f_hh.npy"), diagonal(a.integrals + "/f_pp.npy"));
   tcec::ccsd::Diis diis(ops, work, a.diis);
   const auto in_work = [&](const std::string& name) { return (fs::path(work) / name).string(); };
