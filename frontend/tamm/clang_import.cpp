@@ -505,14 +505,19 @@ class Consumer : public clang::ASTConsumer {
     collect_functions(context.getTranslationUnitDecl(), sm, functions);
     const clang::NamedDecl* chosen = choose(functions, r);
     if (!chosen) return;
+    name_of_chosen_ = chosen->getNameAsString();
     const unsigned begin = sm.getFileOffset(sm.getFileLoc(chosen->getBeginLoc()));
     const unsigned end = sm.getFileOffset(sm.getFileLoc(chosen->getEndLoc()));
+    template_offset_ = sm.getFileOffset(sm.getFileLoc(chosen->getLocation()));
+    const int before = r.error_count();
     const clang::FunctionDecl* fn = report_clang(begin, end) ? nullptr : instantiate(*chosen, context, r);
-    if (!fn || report_clang(begin, end)) return;
+    if (report_clang(begin, end) || !fn) {
+      if (r.error_count() == before) r.report(DiagId::err_tamm_clang_failed, {}, file_);
+      return;
+    }
     Function out{chosen->getNameAsString(), {}, {}, {}};
     const clang::PresumedLoc p = sm.getPresumedLoc(sm.getFileLoc(chosen->getLocation()));
     out.loc = {static_cast<int>(p.getLine()), static_cast<int>(p.getColumn())};
-    const int before = r.error_count();
     Reader(context, r, out).function(*fn);
     if (r.error_count() == before) outcome_.function = std::move(out);
   }
@@ -549,8 +554,11 @@ class Consumer : public clang::ASTConsumer {
       if (!m.note) keep = !m.in_main_file || (m.offset >= begin && m.offset <= end);
       if (!keep || (m.note && !m.in_main_file)) continue;
       any = any || !m.note;
-      Reporter(diagnostics_, m.in_main_file ? file_ : m.file)
-          .report(m.note ? DiagId::note_tamm_clang : DiagId::err_tamm_clang, m.loc, m.text);
+      Reporter report(diagnostics_, m.in_main_file ? file_ : m.file);
+      if (m.note && m.offset == template_offset_ && m.text.rfind("in instantiation of", 0) == 0)
+        report.report(DiagId::note_tamm_instantiated, m.loc, name_of_chosen_);  // Clang's "requested here" is tcec's
+      else
+        report.report(m.note ? DiagId::note_tamm_clang : DiagId::err_tamm_clang, m.loc, m.text);
     }
     return any;
   }
@@ -585,6 +593,8 @@ class Consumer : public clang::ASTConsumer {
   DiagnosticList& diagnostics_;
   Outcome& outcome_;
   std::size_t reported_ = 0;
+  unsigned template_offset_ = ~0u;  // the chosen function's name, in the main file
+  std::string name_of_chosen_;
 };
 
 class Action : public clang::ASTFrontendAction {
@@ -617,8 +627,8 @@ std::optional<Function> read_function(const std::string& file, const std::string
   overlay->pushOverlay(memory);
   auto files = llvm::makeIntrusiveRefCnt<clang::FileManager>(clang::FileSystemOptions(), overlay);
   const std::vector<std::string> args = {
-      "tcec", "-fsyntax-only",   "-std=c++17", "-x", "c++", "-nostdinc", "-nostdinc++",
-      "-w",   "-ferror-limit=0", "-include",   stub, path};
+      "tcec", "-fsyntax-only",          "-std=c++17",      "-x",       "c++", "-nostdinc", "-nostdinc++",
+      "-w",   "-fno-caret-diagnostics", "-ferror-limit=0", "-include", stub,  path};
   Collector collector;
   Outcome outcome;
   clang::tooling::ToolInvocation invocation(args, std::make_unique<Action>(file, name, collector, diagnostics, outcome),
