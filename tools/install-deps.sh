@@ -13,6 +13,6 @@ apt-get install -y -qq --no-install-recommends \
   antlr4 libantlr4-runtime-dev default-jre-headless \
   libfmt-dev libcli11-dev nlohmann-json3-dev libgtest-dev \
   libopenmpi-dev openmpi-bin libopenblas-dev libscalapack-openmpi-dev \
-  llvm-14-dev libclang-14-dev libclang-cpp14-dev \
+  llvm-14-dev libclang-14-dev libclang-cpp14-dev clang-format \
   python3-numpy librsvg2-bin >/dev/null
 echo "install-deps.sh: dependencies installed"

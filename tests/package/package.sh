@@ -25,3 +25,16 @@ grep -qx -- "-I$work/prefix/include/tcec" "$work/cxx.args" || { echo "package.sh
 grep -q "^$work/prefix/lib.*/libtcert.a\$" "$work/cxx.args" || { echo "package.sh: not the installed libtcert:"; cat "$work/cxx.args"; exit 1; }
 mpirun --oversubscribe -np 2 "$work/direct/square" --verify --quiet --trace "$work/direct.json" --scratch "$work/scratch2"
 "$work/prefix/bin/tcec" compare "$work/direct.json" | tail -1
+# The installed tcec reads TAMM programs with the installed stub header (PREFIX/include/tcec/tamm),
+# not the source tree's: a constant only the installed copy declares resolves.
+echo 'namespace tamm { inline constexpr double kInstalledStub = 0.5; }' >> "$work/prefix/include/tcec/tamm/tamm_stub.h"
+cat > "$work/energy.cpp" <<'TAMM'
+#include "tamm/tamm.hpp"
+using namespace tamm;
+template <typename T>
+void energy(Scheduler& sch, const TiledIndexSpace& MO, Tensor<T>& e, const Tensor<T>& t, const Tensor<T>& v) {
+  TiledIndexLabel i = MO.label("occ"), a = MO.label("virt");
+  sch(e() = kInstalledStub * t(a, i) * v(i, a));
+}
+TAMM
+"$work/prefix/bin/tcec" "$work/energy.cpp" --from tamm -D O=3 -D V=5 --dry-run | grep -F 'e() = kInstalledStub * t(a, i) * v(i, a)'

@@ -73,7 +73,7 @@ int generate_program(const ir::Program& program, const costmodel::PlanOptions& o
   }
   const fs::path source = fs::path(output_dir) / (stem + ".cpp");
   std::string error;
-  if (!write_atomically(source, generated.source, &error)) {
+  if (!write_atomically(source, codegen::format_source(generated.source, source.filename().string()), &error)) {
     std::fprintf(stderr, "tcec: error: %s\n", error.c_str());
     return 1;
   }

@@ -10,8 +10,9 @@
 namespace tcec::tools {
 
 /// Generates `program` into DIR/<stem>.cpp (stem: the input's file name without its
-/// extension, or the --section name), creating DIR when missing; the file is written under a
-/// temporary name and renamed. Prints "tcec: wrote DIR/<stem>.cpp (N contractions[, M copies])". With
+/// extension, or the --section or --function name), creating DIR when missing; the file,
+/// formatted in the project's style (codegen::format_source), is written under a temporary
+/// name and renamed. Prints "tcec: wrote DIR/<stem>.cpp (N contractions[, M copies])". With
 /// `build`, compiles it to DIR/<stem> (codegen::build_program) and prints "tcec: built
 /// DIR/<stem>". Errors go to stderr: codegen diagnostics clang-style (FILE:LINE:COL: error:
 /// ..., source line, caret), I/O errors and "tcec: error: building DIR/<stem> failed" after
