@@ -45,7 +45,7 @@ using clang::isa;
 // included, replaced by blanks, so that Clang skips the program's own headers.
 std::string blank_includes(std::string text) {
   clang::LangOptions lang;
-  lang.CPlusPlus = true;
+  lang.CPlusPlus = lang.CPlusPlus11 = lang.CPlusPlus14 = lang.CPlusPlus17 = true;  // raw strings are strings
   clang::Lexer lexer(clang::SourceLocation(), lang, text.data(), text.data(), text.data() + text.size());
   clang::Token token;
   std::vector<std::pair<std::size_t, std::size_t>> blanks;
@@ -142,10 +142,13 @@ class Reader {
     if (p.isInvalid()) return {};
     return {static_cast<int>(p.getLine()), static_cast<int>(p.getColumn())};
   }
-  // The source text of `range`, blanks (newlines too) collapsed to one space.
+  // The source text of `range` (of the macro call when it is in a macro), blanks (newlines too)
+  // collapsed to one space.
   std::string text(clang::SourceRange range) const {
+    const clang::CharSourceRange file_range =
+        clang::Lexer::makeFileCharRange(clang::CharSourceRange::getTokenRange(range), sm_, context_.getLangOpts());
     const llvm::StringRef raw =
-        clang::Lexer::getSourceText(clang::CharSourceRange::getTokenRange(range), sm_, context_.getLangOpts());
+        file_range.isValid() ? clang::Lexer::getSourceText(file_range, sm_, context_.getLangOpts()) : "";
     std::string out;
     for (char c : raw) {
       const bool blank = c == ' ' || c == '\t' || c == '\n' || c == '\r';

@@ -169,6 +169,36 @@ TEST(Tamm, IncludesAreSkipped) {
   EXPECT_EQ(r.program->statements[0].loc, (tcec::ir::SourceLocation{8, 7}));
 }
 
+// Whatever the text, the importer rejects it with diagnostics (or accepts it), never crashes.
+TEST(Tamm, HostileInputDoesNotCrash) {
+  const std::string head =
+      "using namespace tamm;\nvoid f(Scheduler& sch, const TiledIndexSpace& MO, Tensor<double>& r, "
+      "const Tensor<double>& a) {\n  auto [i, j] = MO.labels<2>(\"occ\");\n";
+  std::string deep = head + "  sch(r(i, j) = a(i, j)";
+  for (int k = 0; k < 2000; ++k) deep += " * 1";
+  deep += ");\n}\n";
+  std::string chain = head + "  sch";
+  for (int k = 0; k < 2000; ++k) chain += "(r(i, j) += a(j, i))";
+  chain += ";\n}\n";
+  const std::vector<std::string> inputs = {
+      "",
+      std::string("\0\x01\xff{{{((( #include", 16),
+      head,  // unterminated function
+      head + "  sch(r(i, j) = a(i, j)\n}\n",
+      "#error stop\n" + head + "}\n",
+      "template <typename T> void f(T x) { f<T*>(x); }\n",  // unbounded instantiation
+      deep,
+      chain,
+  };
+  for (const std::string& text : inputs) {
+    const auto r = parse_source("hostile.cpp", text, tamm(""));
+    EXPECT_TRUE(r.ok() || r.diagnostics.has_errors()) << text.substr(0, 80);
+  }
+  const auto r = parse_source("chain.cpp", chain, tamm(""));
+  ASSERT_TRUE(r.ok()) << r.diagnostics.render();
+  EXPECT_EQ(r.program->statements.size(), 2001u);  // r is updated in place: its input block first
+}
+
 TEST(Tamm, StubHeaderIsFound) {
   const std::string stub = tcec::frontend::tamm_stub_path();
   ASSERT_FALSE(stub.empty());
