@@ -1,16 +1,17 @@
-# tcecFunctions.cmake — tcec_add_program(): compile a .tce file into an MPI program at build time.
+# tcecFunctions.cmake — tcec_add_program(): compile a .tce file (or an NWChem tree, a TAMM
+# function, ...) into an MPI program at build time.
 #
 #   tcec_add_program(NAME SOURCE.tce
 #                    [MACHINE FILE.machine]            # replaces the .tce's machine block
-#                    [FROM tce|tccg|nwchem] [SECTION NAME]
+#                    [FROM tce|tccg|nwchem|tamm] [SECTION NAME] [FUNCTION NAME]
 #                    [DEFINES NAME=VALUE ...]           # -D NAME=VALUE
 #                    [PLAN_OPTIONS option ...])         # e.g. --no-overlap, --force-method cosma
 #
 # Runs `tcec SOURCE ... -o DIR` when SOURCE or the machine file changes, and builds the generated
-# DIR/<stem>.cpp (stem: SOURCE's name, or SECTION) into the executable NAME linked against
+# DIR/<stem>.cpp (stem: SOURCE's name, or SECTION, or FUNCTION) into the executable NAME linked against
 # tcec::tcert. Needs TCEC_EXECUTABLE (set by find_package(tcec)).
 function(tcec_add_program name source)
-  cmake_parse_arguments(ARG "" "MACHINE;FROM;SECTION" "DEFINES;PLAN_OPTIONS" ${ARGN})
+  cmake_parse_arguments(ARG "" "MACHINE;FROM;SECTION;FUNCTION" "DEFINES;PLAN_OPTIONS" ${ARGN})
   if(ARG_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "tcec_add_program(${name}): unknown arguments ${ARG_UNPARSED_ARGUMENTS}")
   endif()
@@ -18,6 +19,9 @@ function(tcec_add_program name source)
   get_filename_component(stem "${source}" NAME_WE)
   if(ARG_SECTION)
     set(stem "${ARG_SECTION}")
+  endif()
+  if(ARG_FUNCTION)
+    set(stem "${ARG_FUNCTION}")
   endif()
   set(dir "${CMAKE_CURRENT_BINARY_DIR}/tcec_${name}")
   set(args "${input}")
@@ -32,6 +36,9 @@ function(tcec_add_program name source)
   endif()
   if(ARG_SECTION)
     list(APPEND args --section "${ARG_SECTION}")
+  endif()
+  if(ARG_FUNCTION)
+    list(APPEND args --function "${ARG_FUNCTION}")
   endif()
   foreach(define IN LISTS ARG_DEFINES)
     list(APPEND args -D "${define}")

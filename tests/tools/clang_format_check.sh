@@ -33,7 +33,7 @@ done
 grep -q 'spec.keep_result = true' "$work/handoff/ccd_t2.cpp"  # the hand-off is among them
 SOURCES=(
   frontend/tamm/tamm.h frontend/tamm/tamm_stub.h frontend/tamm/clang_import.cpp frontend/tamm/build.cpp
-  frontend/tamm/import.cpp codegen/format.cpp tests/frontend/tamm_test.cpp
+  frontend/tamm/import.cpp codegen/format.cpp tests/frontend/tamm_test.cpp tests/package/energy.cpp
   tests/frontend/verify/tamm_clang_errors.cpp tests/frontend/verify/tamm_instantiation.cpp
   tests/frontend/verify/tamm_semantics.cpp tests/frontend/verify/tamm_template.cpp
   tests/frontend/verify/tamm_unsupported.cpp
