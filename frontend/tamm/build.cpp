@@ -14,9 +14,8 @@ constexpr int kVirtual = 1;
 
 // What the operations so far did to one tensor variable.
 struct VarState {
-  bool written = false;       // an operation wrote it (an output once a parameter is)
+  bool written = false;       // an operation wrote or cleared it (an output once a parameter is)
   bool pending_zero = false;  // `= 0` since its last write: the next write starts from zero
-  bool holds_values = false;  // written, and not cleared since
   ir::SourceLocation zero_loc;
   int output = -1;          // a parameter's output tensor
   std::string output_text;  // the reference that made it, for err_tamm_output_block
@@ -35,7 +34,7 @@ class Builder {
     }
     for (std::size_t v = 0; v < vars_.size(); ++v) {
       const VarState& s = vars_[v];
-      if (f_.tensors[v].parameter && s.pending_zero && (s.holds_values || s.output < 0))
+      if (f_.tensors[v].parameter && s.pending_zero)  // an output must end with a write
         r_.report(DiagId::err_tamm_zero_last, s.zero_loc, f_.tensors[v].name);
     }
     if (p_.statements.empty() && !r_.has_errors()) r_.report(DiagId::err_tamm_no_operations, f_.loc, f_.name);
@@ -205,7 +204,6 @@ class Builder {
     copy.source_text =
         ir::format_statement(p_, copy) + fmt::format("   [{} is updated in place: its input first]", v.name);
     p_.statements.push_back(std::move(copy));
-    s.holds_values = true;
     return s.output;
   }
 
@@ -263,7 +261,6 @@ class Builder {
     st.loc = op.loc;
     p_.statements.push_back(std::move(st));
     s.written = true;
-    s.holds_values = true;
     s.pending_zero = false;
   }
 
