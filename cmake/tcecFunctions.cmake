@@ -1,17 +1,18 @@
-# tcecFunctions.cmake — compile a .tce file at build time into an MPI program (tcec_add_program)
-# or into a library function for your own MPI program (tcec_add_library).
+# tcecFunctions.cmake — compile a .tce file (or an NWChem tree, a TAMM function, ...) at build
+# time into an MPI program (tcec_add_program) or into a library function for your own MPI program
+# (tcec_add_library).
 #
 #   tcec_add_program(NAME SOURCE.tce
 #                    [MACHINE FILE.machine]            # replaces the .tce's machine block
-#                    [FROM tce|tccg|nwchem] [SECTION NAME]
+#                    [FROM tce|tccg|nwchem|tamm] [SECTION NAME] [FUNCTION NAME]
 #                    [DEFINES NAME=VALUE ...]           # -D NAME=VALUE
 #                    [PLAN_OPTIONS option ...])         # e.g. --no-overlap, --force-method cosma
 #
 # Runs `tcec SOURCE ... -o DIR` when SOURCE or the machine file changes, and builds the generated
-# DIR/<stem>.cpp (stem: SOURCE's name, or SECTION) into the executable NAME linked against
+# DIR/<stem>.cpp (stem: SOURCE's name, or SECTION, or FUNCTION) into the executable NAME linked against
 # tcec::tcert.
 #
-#   tcec_add_library(NAME SOURCE.tce [MACHINE ...] [FROM ...] [SECTION ...] [DEFINES ...] [PLAN_OPTIONS ...])
+#   tcec_add_library(NAME SOURCE.tce [MACHINE ...] [FROM ...] [SECTION ...] [FUNCTION ...] [DEFINES ...] [PLAN_OPTIONS ...])
 #
 # The same options; runs `tcec SOURCE ... --emit library -o DIR` and builds DIR/<f>.cpp into the
 # static library NAME linked against tcec::tcert, whose include directory holds DIR/<f>.h (f: the
@@ -23,7 +24,7 @@
 # Adds the custom command that runs tcec for target `name`; sets ${out_dir} to its output
 # directory and ${out_stem} to the generated files' stem.
 function(_tcec_generate name source form out_dir out_stem)
-  cmake_parse_arguments(ARG "" "MACHINE;FROM;SECTION" "DEFINES;PLAN_OPTIONS" ${ARGN})
+  cmake_parse_arguments(ARG "" "MACHINE;FROM;SECTION;FUNCTION" "DEFINES;PLAN_OPTIONS" ${ARGN})
   if(ARG_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "tcec_add_${form}(${name}): unknown arguments ${ARG_UNPARSED_ARGUMENTS}")
   endif()
@@ -31,6 +32,9 @@ function(_tcec_generate name source form out_dir out_stem)
   get_filename_component(stem "${source}" NAME_WE)
   if(ARG_SECTION)
     set(stem "${ARG_SECTION}")
+  endif()
+  if(ARG_FUNCTION)
+    set(stem "${ARG_FUNCTION}")
   endif()
   if(form STREQUAL "library")
     # tcec names the library's files after the function: the stem as a C++ identifier.
@@ -54,6 +58,9 @@ function(_tcec_generate name source form out_dir out_stem)
   endif()
   if(ARG_SECTION)
     list(APPEND args --section "${ARG_SECTION}")
+  endif()
+  if(ARG_FUNCTION)
+    list(APPEND args --function "${ARG_FUNCTION}")
   endif()
   foreach(define IN LISTS ARG_DEFINES)
     list(APPEND args -D "${define}")

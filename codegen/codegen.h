@@ -7,6 +7,7 @@
 //   gemm_spec()                   the runtime's GemmSpec of a plan, as the program builds it
 //   EmitOptions, emit_program()   the C++ text (one function per contraction, the generated
 //                                 function, main() for a program); emit_library_header()
+//   format_source()               that text in the project's clang-format style
 //   Generated, generate()         plan + check + emit, as the driver runs them
 //   Toolchain, build_program()    compile the text with the MPI C++ compiler against libtcert
 //   run_command()                 run a program without a shell, capturing its output
@@ -102,6 +103,12 @@ std::string emit_program(const ir::Program& program, const costmodel::Machine& m
 /// <mpi.h>, runtime/options.h and runtime/status.h.
 std::string emit_library_header(const ir::Program& program, const costmodel::Machine& machine,
                                 const std::vector<costmodel::StatementPlan>& plans, const EmitOptions& options);
+
+/// `source`, C++ text named `file_name`, formatted by clang-format's library
+/// (clang::format::reformat) in the project's style: the repository's .clang-format, embedded
+/// at build time. `tcec -o` writes generated programs (and the library form's files) through
+/// it, so they pass `clang-format --style=file:.clang-format --dry-run --Werror`.
+std::string format_source(const std::string& source, const std::string& file_name);
 
 /// The result of generate(): the source (and with EmitForm::Library the header) when
 /// `diagnostics` holds no error.

@@ -13,6 +13,7 @@
 #include "frontend/nwchem.h"
 #include "frontend/sema.h"
 #include "frontend/syntax.h"
+#include "frontend/tamm/tamm.h"
 #include "frontend/tccg.h"
 
 namespace tcec::frontend {
@@ -78,6 +79,11 @@ Result parse_tce(const std::string& file, std::string source, const Options& opt
 namespace {
 
 Result parse_format(const std::string& file, std::string source, const Options& options) {
+  if (!options.function.empty() && options.format != InputFormat::Tamm) {
+    Result result;
+    Reporter(result.diagnostics, file).report(DiagId::err_tamm_function_needs_format, {}, options.function);
+    return result;
+  }
   if (options.format == InputFormat::Nwchem) return import_nwchem(file, std::move(source), options);
   if (!options.section.empty()) {
     Result result;
@@ -85,6 +91,7 @@ Result parse_format(const std::string& file, std::string source, const Options& 
     return result;
   }
   if (options.format == InputFormat::Tccg) return import_tccg(file, std::move(source), options);
+  if (options.format == InputFormat::Tamm) return import_tamm(file, std::move(source), options);
   return parse_tce(file, std::move(source), options);
 }
 

@@ -1,7 +1,8 @@
 // frontend/frontend.h — from source text to a checked ir::Program.
 //
 // Inputs: a .tce file (grammar/Tce.g4), a TCCG benchmark file, an NWChem TCE
-// equation tree (frontend/nwchem.h), or a machine file; command-line range
+// equation tree (frontend/nwchem.h), a function of a TAMM C++ program (frontend/tamm/tamm.h,
+// read with Clang), or a machine file; command-line range
 // overrides (-D NAME=VALUE). Output: an ir::Program
 // that satisfies every invariant documented in ir/ir.h (a .tce product of three
 // or more operands comes out as binary statements through new intermediates,
@@ -63,7 +64,7 @@ class DiagnosticList {
 };
 
 /// Input formats `tcec --from` accepts.
-enum class InputFormat { Tce, Tccg, Nwchem };
+enum class InputFormat { Tce, Tccg, Nwchem, Tamm };
 
 /// What the frontend needs besides the source text.
 struct Options {
@@ -73,6 +74,9 @@ struct Options {
   /// --section NAME (Nwchem only): import the equation tree under the header
   /// `### file: .../NAME.F`; empty: the file is one tree (or holds exactly one section).
   std::string section = {};
+  /// --function NAME (Tamm only): import this function of the C++ file; empty: the file
+  /// defines exactly one.
+  std::string function = {};
   /// --machine FILE (parse_machine_file): replaces the input's machine block, if any.
   std::optional<ir::MachineDesc> machine = {};
 };

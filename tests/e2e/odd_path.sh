@@ -16,6 +16,6 @@ file="$dir/"$'na\nme.tce'
 cp "$here/matmul_rect.tce" "$file"
 bash "$here/run_generated.sh" "$tcec" "$work/run" "$file" 4 --machine "$here/tiny.machine"
 source=$work/run/$'na\nme.cpp'
-grep -qF '"na\nme", "' "$source"                    # the name as an escaped literal
-grep -qF 'we\"ird\\ */na\nme.tce", /*processors*/' "$source"   # the path, escaped
+grep -qF '"na\nme",' "$source"                    # the name as an escaped literal
+grep -qF 'we\"ird\\ */na\nme.tce",' "$source"   # the path, escaped
 echo "odd_path.sh: the program from an odd path compiles, runs and verifies"

@@ -4,7 +4,8 @@
 // in comments: `expected-error:COL {{message}}` (same line) or
 // `expected-note@-2:COL {{message}}` (relative line). The test parses the
 // file and requires exactly those diagnostics: same severity, line, column
-// and message, none missing and none extra.
+// and message, none missing and none extra. A .cpp file is a TAMM program
+// (--from tamm -D O=4 -D V=8, its one function).
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -55,7 +56,8 @@ std::vector<std::string> produced(const tcec::frontend::DiagnosticList& list) {
 std::vector<std::string> verify_files() {
   std::vector<std::string> files;
   for (const auto& e : fs::directory_iterator(fs::path(TCEC_SOURCE_DIR) / "tests/frontend/verify")) {
-    if (e.path().extension() == ".tce") files.push_back(e.path().filename().string());
+    if (e.path().extension() == ".tce" || e.path().extension() == ".cpp")
+      files.push_back(e.path().filename().string());
   }
   std::sort(files.begin(), files.end());
   return files;
@@ -66,7 +68,12 @@ class Verify : public ::testing::TestWithParam<std::string> {};
 TEST_P(Verify, DiagnosticsAreExactlyTheExpectedOnes) {
   fs::path path = fs::path(TCEC_SOURCE_DIR) / "tests/frontend/verify" / GetParam();
   std::string text = read(path);
-  auto result = tcec::frontend::parse_source(GetParam(), text, {});
+  tcec::frontend::Options options;
+  if (path.extension() == ".cpp") {
+    options.format = tcec::frontend::InputFormat::Tamm;
+    options.defines = {"O=4", "V=8"};
+  }
+  auto result = tcec::frontend::parse_source(GetParam(), text, options);
   auto want = expectations(text);
   ASSERT_FALSE(want.empty()) << "a verify file must expect at least one diagnostic";
   EXPECT_EQ(produced(result.diagnostics), want) << result.diagnostics.render();

@@ -684,4 +684,58 @@ TEST(Cli, NwchemErrors) {
   std::filesystem::remove(bad);
 }
 
+// TAMM import (--from tamm --function NAME): the program is named after the function; an error
+// is FILE:LINE:COL with the source line and a caret, exit status 1, and nothing is written.
+TEST(Cli, TammImportAndGenerate) {
+  const std::string input = std::string(TCEC_SHARED_INPUTS) + "/tamm_ccsd_canonical_e_t1_t2.hpp.txt";
+  const auto dir = fresh_dir("tamm");
+  CliRun r = tcec(input + " --from tamm --function ccsd_t2 -D O=4 -D V=8 --machine " + std::string(TCEC_SOURCE_DIR) +
+                  "/tests/e2e/tiny.machine -o " + dir.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "tcec: wrote " + (dir / "ccsd_t2.cpp").string() + " (30 contractions, 51 copies)\n");
+  EXPECT_EQ(r.err, "");
+  const std::string text = slurp((dir / "ccsd_t2.cpp").string());
+  EXPECT_NE(text.find("// Copy 11 (" + input + ":175): t2[p1,p2,h3,h4] = t2_pphh[p1,p2,h3,h4]\n"), std::string::npos);
+  std::filesystem::remove_all(dir);
+  CliRun several = tcec(input + " --from tamm -D O=4 -D V=8 --dry-run");
+  EXPECT_EQ(several.exit_code, 1);
+  EXPECT_EQ(several.err, "tcec: error: '" + input +
+                             "' defines 3 functions; choose one with --function NAME: ccsd_e, ccsd_t1, ccsd_t2\n");
+  CliRun other = tcec(example("matmul.tce") + " --function ccsd_e --dry-run");
+  EXPECT_EQ(other.exit_code, 1);
+  EXPECT_EQ(other.err, "tcec: error: --function ccsd_e applies to --from tamm only\n");
+}
+
+TEST(Cli, TammErrorsWriteNothing) {
+  const auto path = std::filesystem::temp_directory_path() / ("tcec_tamm_loop_" + std::to_string(getpid()) + ".cpp");
+  std::ofstream(path) << "#include \"tamm/tamm.hpp\"\nusing namespace tamm;\n"
+                         "void f(Scheduler& sch, const TiledIndexSpace& MO, Tensor<double>& r, const Tensor<double>& a) {\n"
+                         "  auto [i, j] = MO.labels<2>(\"occ\");\n"
+                         "  for (int k = 0; k < 3; ++k) sch(r(i, j) += a(i, j));\n"
+                         "  sch(r(i, j) = a(i, j) * undeclared);\n"
+                         "}\n";
+  const auto dir = fresh_dir("tamm_errors");
+  CliRun r = tcec(path.string() + " --from tamm -D O=4 -D V=8 --machine " + std::string(TCEC_SOURCE_DIR) +
+                  "/tests/e2e/tiny.machine -o " + dir.string() + " --build");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, path.string() + ":6:27: error: use of undeclared identifier 'undeclared'\n"
+                   "  sch(r(i, j) = a(i, j) * undeclared);\n"
+                   "                          ^\n");
+  EXPECT_FALSE(std::filesystem::exists(dir));
+  std::ofstream(path) << "using namespace tamm;\n"
+                         "void f(Scheduler& sch, const TiledIndexSpace& MO, Tensor<double>& r, const Tensor<double>& a) {\n"
+                         "  auto [i, j] = MO.labels<2>(\"occ\");\n"
+                         "  for (int k = 0; k < 3; ++k) sch(r(i, j) += a(i, j));\n"
+                         "}\n";
+  CliRun loop = tcec(path.string() + " --from tamm -D O=4 -D V=8 -o " + dir.string());
+  EXPECT_EQ(loop.exit_code, 1);
+  EXPECT_EQ(loop.err, path.string() + ":4:3: error: a loop is not supported: tcec imports the straight-line "
+                      "operations of a Scheduler chain\n"
+                      "  for (int k = 0; k < 3; ++k) sch(r(i, j) += a(i, j));\n"
+                      "  ^\n");
+  EXPECT_FALSE(std::filesystem::exists(dir));
+  std::filesystem::remove(path);
+}
+
 }  // namespace

@@ -76,7 +76,8 @@ int generate_program(const ir::Program& program, const costmodel::PlanOptions& o
   const std::string file_stem = library ? codegen::library_stem(stem) : stem;
   const fs::path source = fs::path(output_dir) / (file_stem + ".cpp"), header = fs::path(output_dir) / (file_stem + ".h");
   std::string error;
-  if ((library && !write_atomically(header, generated.header, &error)) || !write_atomically(source, generated.source, &error)) {
+  if ((library && !write_atomically(header, codegen::format_source(generated.header, header.filename().string()), &error)) ||
+      !write_atomically(source, codegen::format_source(generated.source, source.filename().string()), &error)) {
     std::fprintf(stderr, "tcec: error: %s\n", error.c_str());
     return 1;
   }

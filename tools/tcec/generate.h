@@ -15,8 +15,9 @@ namespace tcec::tools {
 /// complete; false with *error ("cannot write 'P.tmp-123'", "cannot rename …") and no file left.
 bool write_atomically(const std::filesystem::path& path, const std::string& text, std::string* error);
 
-/// Generates `program` (stem: the input's file name without its extension, or the --section
-/// name), creating DIR when missing; every file is written under a temporary name and renamed.
+/// Generates `program` (stem: the input's file name without its extension, or the --section or
+/// --function name), creating DIR when missing; every file, formatted in the project's style
+/// (codegen::format_source), is written under a temporary name and renamed.
 ///   EmitForm::Program: DIR/<stem>.cpp; prints "tcec: wrote DIR/<stem>.cpp (N contractions[, M
 ///   copies])". With `build`, compiles it to DIR/<stem> (codegen::build_program) and prints
 ///   "tcec: built DIR/<stem>".

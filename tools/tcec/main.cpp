@@ -25,6 +25,7 @@ struct Args {
   std::string machine_file;
   std::string from = "tce";
   std::string section;
+  std::string function;
   bool dry_run = false;
   bool no_handoff = false;
   bool no_overlap = false;
@@ -47,9 +48,12 @@ void add_options(CLI::App& app, Args& a) {
   app.add_option("-D,--define", a.defines, "override a range's extent: -D NAME=VALUE (repeatable)")
       ->allow_extra_args(false);
   app.add_option("--machine", a.machine_file, "machine file (a machine block); overrides the input's");
-  app.add_option("--from", a.from, "input format")->check(CLI::IsMember({"tce", "tccg", "nwchem"}));
+  app.add_option("--from", a.from, "input format")->check(CLI::IsMember({"tce", "tccg", "nwchem", "tamm"}));
   app.add_option("--section", a.section,
                  "with --from nwchem: the equation tree under the header '### file: .../NAME.F'")
+      ->type_name("NAME");
+  app.add_option("--function", a.function,
+                 "with --from tamm: the function of the C++ file to import (needed when it defines several)")
       ->type_name("NAME");
   app.add_flag("--dry-run", a.dry_run, "print the analysis and plan choice; generate nothing");
   app.add_flag("--json", a.json, "with --dry-run: print the report as JSON");
@@ -131,8 +135,10 @@ std::optional<tcec::ir::Program> load(const Args& a) {
   options.defines = a.defines;
   options.format = a.from == "tccg"     ? tcec::frontend::InputFormat::Tccg
                    : a.from == "nwchem" ? tcec::frontend::InputFormat::Nwchem
+                   : a.from == "tamm"   ? tcec::frontend::InputFormat::Tamm
                                         : tcec::frontend::InputFormat::Tce;
   options.section = a.section;
+  options.function = a.function;
   if (!a.machine_file.empty()) {
     tcec::frontend::DiagnosticList diagnostics;
     options.machine = tcec::frontend::parse_machine_file(a.machine_file, diagnostics);
@@ -196,8 +202,10 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (!args.output_dir.empty()) {
-      // The program is named after the input file, or after the section taken from it.
-      const std::string stem = args.section.empty() ? std::filesystem::path(args.file).stem().string() : args.section;
+      // The program is named after the input file, or after the section or function taken from it.
+      const std::string stem = !args.section.empty()    ? args.section
+                               : !args.function.empty() ? args.function
+                                                        : std::filesystem::path(args.file).stem().string();
       const auto form = args.emit == "library" ? tcec::codegen::EmitForm::Library : tcec::codegen::EmitForm::Program;
       if (form == tcec::codegen::EmitForm::Library && args.build) {
         std::fprintf(stderr, "tcec: error: --build compiles programs; compile the library form into your own "
