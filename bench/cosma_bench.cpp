@@ -70,8 +70,8 @@ void Cblacs_gridinfo(int context, int* nprow, int* npcol, int* myrow, int* mycol
 void Cblacs_gridexit(int context);
 void Cblacs_exit(int not_done);
 int numroc_(const int* n, const int* nb, const int* iproc, const int* isrcproc, const int* nprocs);
-void descinit_(int* desc, const int* m, const int* n, const int* mb, const int* nb, const int* irsrc,
-               const int* icsrc, const int* ictxt, const int* lld, int* info);
+void descinit_(int* desc, const int* m, const int* n, const int* mb, const int* nb, const int* irsrc, const int* icsrc,
+               const int* ictxt, const int* lld, int* info);
 void pdgemm_(const char* transa, const char* transb, const int* m, const int* n, const int* k, const double* alpha,
              const double* a, const int* ia, const int* ja, const int* desca, const double* b, const int* ib,
              const int* jb, const int* descb, const double* beta, double* c, const int* ic, const int* jc,
@@ -93,10 +93,10 @@ struct Shape {
 
 /// The command line.
 struct Options {
-  double scale = 1;   ///< multiplies every extent
-  int nb = 128;       ///< ScaLAPACK block size (elements)
-  u64 seed = 7;       ///< seed of the random inputs
-  int reps = 3;       ///< runs of each side per shape; the fastest is reported
+  double scale = 1;  ///< multiplies every extent
+  int nb = 128;      ///< ScaLAPACK block size (elements)
+  u64 seed = 7;      ///< seed of the random inputs
+  int reps = 3;      ///< runs of each side per shape; the fastest is reported
 };
 
 /// Parses --scale F, --nb NB, --reps N, --seed N (--help prints the usage). Throws tcert::Error on a
@@ -178,11 +178,11 @@ double b_value(u64 seed, const Shape& s, i64 j, i64 kk) {
 /// tcec's result for one shape (bytes and seconds, max over ranks).
 struct TcecResult {
   cm::CosmaGrid grid;
-  double seconds = 0;                                     ///< compute phase, max over ranks
-  double disk_seconds = 0, comm_seconds = 0, kernel_seconds = 0;   ///< busy time, max over ranks
+  double seconds = 0;                                             ///< compute phase, max over ranks
+  double disk_seconds = 0, comm_seconds = 0, kernel_seconds = 0;  ///< busy time, max over ranks
   u64 max_recv_bytes = 0, max_sent_bytes = 0;
-  bool matches_prediction = true;                         ///< all 4 volumes, every rank
-  std::string mismatch;                                   ///< first difference, when not
+  bool matches_prediction = true;  ///< all 4 volumes, every rank
+  std::string mismatch;            ///< first difference, when not
 };
 
 /// The GemmSpec of C(I,J) += A(I,K)·B(J,K)ᵀ for one shape: A stored [m,k], B stored [k,n],
@@ -191,7 +191,7 @@ tcert::GemmSpec tcec_spec(const Shape& s, const cm::CosmaGrid& g, const cm::Plan
   tcert::GemmSpec spec;
   spec.statement = std::string("cosma_bench ") + s.name;
   spec.plan = "cosma";
-  spec.order = std::string(1, '-');   // (not = "-": GCC 12 -Wrestrict false positive)
+  spec.order = std::string(1, '-');  // (not = "-": GCC 12 -Wrestrict false positive)
   spec.I = {{{s.m, 1, 1}}, -1};
   spec.J = {{{s.n, 1, 1}}, -1};
   spec.K = {{{s.k, 1, 1}}, -1};
@@ -213,7 +213,8 @@ tcert::GemmSpec tcec_spec(const Shape& s, const cm::CosmaGrid& g, const cm::Plan
 TcecResult run_tcec(tcert::Run& run, const Shape& s, i64 P) {
   const double S = std::numeric_limits<double>::infinity();
   const cm::CosmaStrategy strategy = cm::cosma_strategy(s.m, s.n, s.k, P, S);
-  if (!strategy.feasible) throw tcert::Error(std::string("cosma_strategy infeasible for ") + s.name + ": " + strategy.reason);
+  if (!strategy.feasible)
+    throw tcert::Error(std::string("cosma_strategy infeasible for ") + s.name + ": " + strategy.reason);
   cm::Machine machine;
   machine.processors = P;
   machine.element_size_bytes = 8;
@@ -224,13 +225,13 @@ TcecResult run_tcec(tcert::Run& run, const Shape& s, i64 P) {
   r.grid = strategy.grid;
   {
     tcert::CosmaGemm x(run, tcec_spec(s, strategy.grid, v));
-    x.compute([&] {   // the schedule generated programs run (A's ring overlapped with the multiply)
+    x.compute([&] {  // the schedule generated programs run (A's ring overlapped with the multiply)
       x.read_slices(0);
       x.allgather_B();
       for (i64 j = 0; j < x.rounds(); ++j) x.gather_A_and_multiply();
       x.reduce_scatter_C();
     });
-    x.finish();   // --verify: sampled entries against a long-double reference
+    x.finish();  // --verify: sampled entries against a long-double reference
   }
   const tcert::ContractionRecord& rec = run.records().back();
   r.seconds = max_of(rec.seconds);
@@ -290,15 +291,15 @@ i64 global_of(i64 l, int nb, int p, int np) { return (l / nb * np + p) * nb + l 
 
 /// pdgemm's result for one shape (bytes and seconds, max over ranks unless said otherwise).
 struct PdgemmResult {
-  double seconds = 0;                        ///< wall time of pdgemm_, max over ranks, min over reps
+  double seconds = 0;  ///< wall time of pdgemm_, max over ranks, min over reps
   u64 max_recv_bytes = 0, max_sent_bytes = 0;
-  u64 max_recv_bytes_receive_side = 0;       ///< the same counted by the receive calls
-  bool receive_side_agrees = true;           ///< both counts equal on every rank
-  bool same_bytes_every_rep = true;          ///< every repetition moved the same bytes
-  u64 calls[pc::kCallTypes] = {};            ///< calls made, summed over ranks
-  int max_comm_size[pc::kCallTypes] = {};    ///< largest communicator of a collective
-  double max_rel_error = 0;                  ///< sampled entries vs long-double reference
-  u64 checked = 0;                           ///< sampled entries, all ranks
+  u64 max_recv_bytes_receive_side = 0;     ///< the same counted by the receive calls
+  bool receive_side_agrees = true;         ///< both counts equal on every rank
+  bool same_bytes_every_rep = true;        ///< every repetition moved the same bytes
+  u64 calls[pc::kCallTypes] = {};          ///< calls made, summed over ranks
+  int max_comm_size[pc::kCallTypes] = {};  ///< largest communicator of a collective
+  double max_rel_error = 0;                ///< sampled entries vs long-double reference
+  u64 checked = 0;                         ///< sampled entries, all ranks
 };
 
 /// A local block-cyclic matrix (column-major, leading dimension lld >= 1) and its descriptor.
@@ -350,8 +351,8 @@ PdgemmResult run_pdgemm(const Blacs& g, const Shape& s, const Options& o) {
     PMPI_Barrier(MPI_COMM_WORLD);
     pc::start();
     const double t0 = MPI_Wtime();
-    pdgemm_("N", "T", &M, &N, &K, &alpha, A.data.data(), &one, &one, A.desc, B.data.data(), &one, &one, B.desc,
-            &beta, C.data.data(), &one, &one, C.desc);
+    pdgemm_("N", "T", &M, &N, &K, &alpha, A.data.data(), &one, &one, A.desc, B.data.data(), &one, &one, B.desc, &beta,
+            C.data.data(), &one, &one, C.desc);
     const double elapsed = MPI_Wtime() - t0;
     pc::stop();
     r.seconds = std::min(r.seconds, max_over_ranks(elapsed));
@@ -366,7 +367,8 @@ PdgemmResult run_pdgemm(const Blacs& g, const Shape& s, const Options& o) {
   r.receive_side_agrees = max_over_ranks_u64(t.recv_bytes != t.recv_bytes_receive_side ? 1 : 0) == 0;
   for (int c = 0; c < pc::kCallTypes; ++c) {
     r.calls[c] = sum_over_ranks_u64(t.per_call[static_cast<std::size_t>(c)].calls);
-    r.max_comm_size[c] = static_cast<int>(max_over_ranks_u64(static_cast<u64>(t.per_call[static_cast<std::size_t>(c)].max_comm_size)));
+    r.max_comm_size[c] =
+        static_cast<int>(max_over_ranks_u64(static_cast<u64>(t.per_call[static_cast<std::size_t>(c)].max_comm_size)));
   }
 
   // Check 16 sampled local entries per rank (deterministic positions) against Σ_k A·B.
@@ -385,7 +387,8 @@ PdgemmResult run_pdgemm(const Blacs& g, const Shape& s, const Options& o) {
         sum += term;
         magnitude += std::fabs(term);
       }
-      const double got = C.data[static_cast<std::size_t>(lc) * static_cast<std::size_t>(C.lld) + static_cast<std::size_t>(lr)];
+      const double got =
+          C.data[static_cast<std::size_t>(lc) * static_cast<std::size_t>(C.lld) + static_cast<std::size_t>(lr)];
       const long double err = std::fabs(static_cast<long double>(got) - sum) / (magnitude > 0 ? magnitude : 1);
       max_error = std::max(max_error, static_cast<double>(err));
       ++checked;
@@ -407,7 +410,8 @@ int bench_main(int argc, char** argv) {
   if (help) {
     if (rank == 0)
       std::printf(
-          "usage: OPENBLAS_NUM_THREADS=1 mpirun --oversubscribe -np 4 cosma_bench [--scale F] [--nb NB] [--reps N] [--seed N]\n");
+          "usage: OPENBLAS_NUM_THREADS=1 mpirun --oversubscribe -np 4 cosma_bench [--scale F] [--nb NB] [--reps N] "
+          "[--seed N]\n");
     return 0;
   }
   openblas_set_num_threads(1);
@@ -419,23 +423,29 @@ int bench_main(int argc, char** argv) {
                         {"largeM", 64000, 1000, 1000},
                         {"flat", 16000, 16000, 250}};
   std::vector<Shape> shapes;
-  for (const Shape& s : base) shapes.push_back({s.name, scaled(s.m, o.scale), scaled(s.n, o.scale), scaled(s.k, o.scale)});
+  for (const Shape& s : base)
+    shapes.push_back({s.name, scaled(s.m, o.scale), scaled(s.n, o.scale), scaled(s.k, o.scale)});
 
   if (rank == 0) {
     std::printf("cosma_bench: tcec CosmaGemm (S = +inf) vs ScaLAPACK pdgemm_(\"N\",\"T\"), P = %d ranks, scale %g\n", P,
                 o.scale);
     std::printf("OPENBLAS_NUM_THREADS=%s%s; openblas_set_num_threads(1) called\n", threads ? threads : "(unset)",
                 one_thread ? "" : "  WARNING: set OPENBLAS_NUM_THREADS=1");
-    std::printf("issue 5 target (reference): COSMA library v2.8.4, m=n=k=4000, P=4: 8.0 M doubles received per rank, "
-                "about 1.3 s\n");
-    std::printf("times: the fastest of %d runs per side (each run: max over ranks), runs interleaved per shape\n", o.reps);
-    std::printf("tcec: compute-phase wall s (max over ranks; incl. its disk reads of streamed rounds), bytes from tcert's "
-                "counters, checked == costmodel cosma_volumes\n");
-    std::printf("pdgemm: wall s of pdgemm_ after a barrier (max over ranks), %dx%d BLACS grid, NB = %d; bytes by PMPI "
-                "count\n",
-                grid_rows(P), P / grid_rows(P), o.nb);
-    std::printf("  (wrappers of MPI_Send/Isend/Rsend/Sendrecv/Recv/Irecv/Bcast/Reduce/Allreduce = every data-moving "
-                "MPI call libscalapack-openmpi imports; on only around pdgemm_)\n");
+    std::printf(
+        "issue 5 target (reference): COSMA library v2.8.4, m=n=k=4000, P=4: 8.0 M doubles received per rank, "
+        "about 1.3 s\n");
+    std::printf("times: the fastest of %d runs per side (each run: max over ranks), runs interleaved per shape\n",
+                o.reps);
+    std::printf(
+        "tcec: compute-phase wall s (max over ranks; incl. its disk reads of streamed rounds), bytes from tcert's "
+        "counters, checked == costmodel cosma_volumes\n");
+    std::printf(
+        "pdgemm: wall s of pdgemm_ after a barrier (max over ranks), %dx%d BLACS grid, NB = %d; bytes by PMPI "
+        "count\n",
+        grid_rows(P), P / grid_rows(P), o.nb);
+    std::printf(
+        "  (wrappers of MPI_Send/Isend/Rsend/Sendrecv/Recv/Irecv/Bcast/Reduce/Allreduce = every data-moving "
+        "MPI call libscalapack-openmpi imports; on only around pdgemm_)\n");
     std::printf("recv = bytes received per rank, max over ranks; MB = 1e6 bytes; Md = M doubles = 8e6 bytes\n\n");
     std::printf("%-7s %6s %6s %6s  %-7s %8s %9s %7s  %10s %8s %10s %8s %7s  %s\n", "shape", "m", "n", "k", "grid",
                 "tcec_s", "pdgemm_s", "t_ratio", "tcec_recv", "(Md)", "pdgemm_rcv", "(Md)", "b_ratio", "pred");
@@ -455,23 +465,26 @@ int bench_main(int argc, char** argv) {
 
     for (const Shape& s : shapes) {
       TcecResult t;
-      std::string mismatch;   // the first repetition whose bytes differ from the prediction
+      std::string mismatch;  // the first repetition whose bytes differ from the prediction
       for (int rep = 0; rep < o.reps; ++rep) {
         TcecResult now = run_tcec(run, s, P);
-        if (!now.matches_prediction && mismatch.empty()) mismatch = now.mismatch + " (run " + std::to_string(rep + 1) + ")";
-        if (rep == 0 || now.seconds < t.seconds) t = now;   // the fastest run
+        if (!now.matches_prediction && mismatch.empty())
+          mismatch = now.mismatch + " (run " + std::to_string(rep + 1) + ")";
+        if (rep == 0 || now.seconds < t.seconds) t = now;  // the fastest run
       }
       t.matches_prediction = mismatch.empty(), t.mismatch = mismatch;
       const PdgemmResult p = run_pdgemm(blacs, s, o);
       if (!t.matches_prediction || p.max_rel_error > 1e-12 || !p.same_bytes_every_rep) status = 1;
       const double time_ratio = t.seconds / p.seconds;
       log_time_ratio += std::log(time_ratio);
-      const double byte_ratio = p.max_recv_bytes > 0 ? static_cast<double>(t.max_recv_bytes) / static_cast<double>(p.max_recv_bytes)
-                                                     : std::numeric_limits<double>::quiet_NaN();
+      const double byte_ratio = p.max_recv_bytes > 0
+                                    ? static_cast<double>(t.max_recv_bytes) / static_cast<double>(p.max_recv_bytes)
+                                    : std::numeric_limits<double>::quiet_NaN();
       if (p.max_recv_bytes > 0 && t.max_recv_bytes > 0) log_byte_ratio += std::log(byte_ratio), ++byte_ratios;
       if (rank == 0) {
         const std::string grid = std::to_string(t.grid.pm) + "x" + std::to_string(t.grid.pn) + "x" +
-                                 std::to_string(t.grid.pk) + (t.grid.rounds > 1 ? "/t" + std::to_string(t.grid.rounds) : "");
+                                 std::to_string(t.grid.pk) +
+                                 (t.grid.rounds > 1 ? "/t" + std::to_string(t.grid.rounds) : "");
         std::printf("%-7s %6lld %6lld %6lld  %-7s %8.3f %9.3f %7.3f  %8.1fMB %8.3f %8.1fMB %8.3f %7.3f  %s\n", s.name,
                     static_cast<long long>(s.m), static_cast<long long>(s.n), static_cast<long long>(s.k), grid.c_str(),
                     t.seconds, p.seconds, time_ratio, t.max_recv_bytes / 1e6, t.max_recv_bytes / 8e6,
@@ -479,18 +492,17 @@ int bench_main(int argc, char** argv) {
                     t.matches_prediction ? "ok" : "MISMATCH");
         std::fflush(stdout);
         char line[1024];
-        std::snprintf(line, sizeof line,
-                      "%s: tcec sent %.1f MB/rank max; busy max: disk %.3f s, comm %.3f s, kernel %.3f s%s%s\n"
-                      "%*s pdgemm sent %.1f MB/rank max; receive-side count %.1f MB/rank max (%s%s); check: %llu "
-                      "entries, max rel err %.2e\n%*s pdgemm MPI calls (all ranks):",
-                      s.name, t.max_sent_bytes / 1e6, t.disk_seconds, t.comm_seconds, t.kernel_seconds,
-                      t.matches_prediction ? "" : "; PREDICTION MISMATCH: ", t.mismatch.c_str(),
-                      static_cast<int>(std::strlen(s.name)), "", p.max_sent_bytes / 1e6,
-                      p.max_recv_bytes_receive_side / 1e6,
-                      p.receive_side_agrees ? "== senders' count on every rank" : "DIFFERS from senders' count",
-                      p.same_bytes_every_rep ? "" : ", NOT THE SAME IN EVERY RUN",
-                      static_cast<unsigned long long>(p.checked), p.max_rel_error,
-                      static_cast<int>(std::strlen(s.name)), "");
+        std::snprintf(
+            line, sizeof line,
+            "%s: tcec sent %.1f MB/rank max; busy max: disk %.3f s, comm %.3f s, kernel %.3f s%s%s\n"
+            "%*s pdgemm sent %.1f MB/rank max; receive-side count %.1f MB/rank max (%s%s); check: %llu "
+            "entries, max rel err %.2e\n%*s pdgemm MPI calls (all ranks):",
+            s.name, t.max_sent_bytes / 1e6, t.disk_seconds, t.comm_seconds, t.kernel_seconds,
+            t.matches_prediction ? "" : "; PREDICTION MISMATCH: ", t.mismatch.c_str(),
+            static_cast<int>(std::strlen(s.name)), "", p.max_sent_bytes / 1e6, p.max_recv_bytes_receive_side / 1e6,
+            p.receive_side_agrees ? "== senders' count on every rank" : "DIFFERS from senders' count",
+            p.same_bytes_every_rep ? "" : ", NOT THE SAME IN EVERY RUN", static_cast<unsigned long long>(p.checked),
+            p.max_rel_error, static_cast<int>(std::strlen(s.name)), "");
         std::string d = line;
         for (int c = 0; c < pc::kCallTypes; ++c) {
           d += std::string(" ") + pc::call_name(c) + " " + std::to_string(p.calls[c]);
@@ -510,7 +522,7 @@ int bench_main(int argc, char** argv) {
     if (run.verify_result().max_rel_error > 1e-12) status = 1;
   }
   Cblacs_gridexit(blacs.context);
-  Cblacs_exit(1);   // 1: leave MPI initialised (we finalize it)
+  Cblacs_exit(1);  // 1: leave MPI initialised (we finalize it)
   return status;
 }
 

@@ -30,7 +30,7 @@ using Clock = std::chrono::steady_clock;
 
 struct Layout {
   const char* name;
-  i64 stride[4];   // of a, b, c, p in the stored tensor (elements)
+  i64 stride[4];  // of a, b, c, p in the stored tensor (elements)
 };
 
 double best_of(int runs, const std::function<void()>& body) {
@@ -47,13 +47,13 @@ double best_of(int runs, const std::function<void()>& body) {
 
 int main(int argc, char** argv) {
   const i64 N = argc > 1 ? std::atoll(argv[1]) : 64;
-  const i64 ta = N / 2, tb = N / 2, tc = N, tp = N / 2;   // the tile: a quarter of rows, half the columns
+  const i64 ta = N / 2, tb = N / 2, tc = N, tp = N / 2;  // the tile: a quarter of rows, half the columns
   const i64 R = ta * tb * tc, C = tp;
   const std::string path = "/tmp/direct_io_bench_" + std::to_string(getpid()) + ".npy";
   const std::string tiled = path + ".tile";
   {
-    tcert::NpyWriter w(path, {static_cast<std::uint64_t>(N), static_cast<std::uint64_t>(N), static_cast<std::uint64_t>(N),
-                              static_cast<std::uint64_t>(N)});
+    tcert::NpyWriter w(path, {static_cast<std::uint64_t>(N), static_cast<std::uint64_t>(N),
+                              static_cast<std::uint64_t>(N), static_cast<std::uint64_t>(N)});
     for (std::size_t i = 0; i < w.size(); ++i) w.data()[i] = static_cast<double>(i % 1009);
     w.commit();
   }
@@ -87,7 +87,8 @@ int main(int argc, char** argv) {
         for (i64 b = 0; b < tb; ++b)
           for (i64 c = 0; c < tc; ++c)
             for (i64 p = 0; p < tp; ++p)
-              dst[i++] = source(static_cast<std::uint64_t>(a * l.stride[0] + b * l.stride[1] + c * l.stride[2] + p * l.stride[3]));
+              dst[i++] = source(
+                  static_cast<std::uint64_t>(a * l.stride[0] + b * l.stride[1] + c * l.stride[2] + p * l.stride[3]));
     });
     // pread of every maximal run of consecutive elements (in tile order) straight into place.
     const double runs_s = best_of(5, [&] {
@@ -96,15 +97,18 @@ int main(int argc, char** argv) {
         for (i64 b = 0; b < tb; ++b)
           for (i64 c = 0; c < tc; ++c) {
             const i64 row = a * l.stride[0] + b * l.stride[1] + c * l.stride[2];
-            if (l.stride[3] == 1) {   // the row's p range is one run
+            if (l.stride[3] == 1) {  // the row's p range is one run
               const auto bytes = static_cast<std::size_t>(tp) * 8;
-              if (::pread(fd, dst.data() + i, bytes, static_cast<off_t>(data_offset + static_cast<std::uint64_t>(row) * 8)) !=
+              if (::pread(fd, dst.data() + i, bytes,
+                          static_cast<off_t>(data_offset + static_cast<std::uint64_t>(row) * 8)) !=
                   static_cast<ssize_t>(bytes))
                 std::abort();
               i += static_cast<std::size_t>(tp);
             } else {
               for (i64 p = 0; p < tp; ++p, ++i)
-                if (::pread(fd, dst.data() + i, 8, static_cast<off_t>(data_offset + static_cast<std::uint64_t>(row + p * l.stride[3]) * 8)) != 8)
+                if (::pread(fd, dst.data() + i, 8,
+                            static_cast<off_t>(data_offset + static_cast<std::uint64_t>(row + p * l.stride[3]) * 8)) !=
+                    8)
                   std::abort();
             }
           }

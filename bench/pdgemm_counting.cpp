@@ -7,9 +7,9 @@
 namespace pdgemm_counting {
 namespace {
 
-bool g_on = false;                                 // counting between start() and stop()
+bool g_on = false;  // counting between start() and stop()
 std::array<CallStats, kCallTypes> g_stats{};
-std::vector<std::uint64_t> g_to_world_rank;        // point-to-point bytes sent, by world destination
+std::vector<std::uint64_t> g_to_world_rank;  // point-to-point bytes sent, by world destination
 
 /// Bytes of `count` elements of `type` (MPI_Type_size: the data, not the extent).
 std::uint64_t bytes_of(int count, MPI_Datatype type) {
@@ -34,7 +34,7 @@ int world_rank_of(MPI_Comm comm, int rank) {
 /// Counts one point-to-point send of `bytes` bytes to rank `dest` of `comm` under call type c.
 void count_send(int c, std::uint64_t bytes, int dest, MPI_Comm comm) {
   const int w = world_rank_of(comm, dest);
-  if (w < 0) return;   // MPI_PROC_NULL: nothing moves
+  if (w < 0) return;  // MPI_PROC_NULL: nothing moves
   ++g_stats[static_cast<std::size_t>(c)].calls;
   g_stats[static_cast<std::size_t>(c)].sent_bytes += bytes;
   if (static_cast<std::size_t>(w) >= g_to_world_rank.size()) g_to_world_rank.resize(static_cast<std::size_t>(w) + 1, 0);
@@ -69,7 +69,7 @@ int rank_in(MPI_Comm comm) {
 }  // namespace
 
 const char* call_name(int c) {
-  static const char* const kNames[kCallTypes] = {"MPI_Send", "MPI_Isend", "MPI_Rsend", "MPI_Sendrecv", "MPI_Recv",
+  static const char* const kNames[kCallTypes] = {"MPI_Send",  "MPI_Isend", "MPI_Rsend",  "MPI_Sendrecv", "MPI_Recv",
                                                  "MPI_Irecv", "MPI_Bcast", "MPI_Reduce", "MPI_Allreduce"};
   return c >= 0 && c < kCallTypes ? kNames[c] : "?";
 }
@@ -155,7 +155,7 @@ int MPI_Recv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_C
 int MPI_Irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm, MPI_Request* req) {
   if (g_on && source != MPI_PROC_NULL) {
     ++g_stats[kIrecv].calls;
-    g_stats[kIrecv].recv_bytes += bytes_of(count, type);   // the posted size
+    g_stats[kIrecv].recv_bytes += bytes_of(count, type);  // the posted size
   }
   return PMPI_Irecv(buf, count, type, source, tag, comm, req);
 }

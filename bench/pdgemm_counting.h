@@ -43,15 +43,15 @@ const char* call_name(int c);
 /// One call type's counts on this rank while counting was on.
 struct CallStats {
   std::uint64_t calls = 0;
-  std::uint64_t sent_bytes = 0;   ///< bytes this rank sent by this call type (bytes)
-  std::uint64_t recv_bytes = 0;   ///< bytes received: receive side / collective rule (bytes)
-  int max_comm_size = 0;          ///< largest communicator seen (collectives; 0 = none)
+  std::uint64_t sent_bytes = 0;  ///< bytes this rank sent by this call type (bytes)
+  std::uint64_t recv_bytes = 0;  ///< bytes received: receive side / collective rule (bytes)
+  int max_comm_size = 0;         ///< largest communicator seen (collectives; 0 = none)
 };
 
 /// What this rank sent and received while counting was on (bytes).
 struct Totals {
-  std::array<CallStats, kCallTypes> per_call{};   ///< this rank's counts per call type
-  std::uint64_t sent_bytes = 0;       ///< all send-side bytes of this rank (p2p + collectives)
+  std::array<CallStats, kCallTypes> per_call{};  ///< this rank's counts per call type
+  std::uint64_t sent_bytes = 0;                  ///< all send-side bytes of this rank (p2p + collectives)
   /// Received: point-to-point bytes the other ranks' send calls addressed to this rank, plus
   /// the collective rule of the header comment (bytes).
   std::uint64_t recv_bytes = 0;

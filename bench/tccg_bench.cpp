@@ -44,9 +44,9 @@ struct Options {
 };
 
 struct Case {
-  std::string name, group, a, b, c;    // letters of A, B, C ("bda", "dc", "abc")
+  std::string name, group, a, b, c;  // letters of A, B, C ("bda", "dc", "abc")
   std::map<char, std::int64_t> extents;
-  std::vector<char> I, J, K;           // letters of the macro-indices, in GEMM order
+  std::vector<char> I, J, K;  // letters of the macro-indices, in GEMM order
   std::vector<int> perm_A, perm_B, perm_C;
   std::string note;
 
@@ -209,13 +209,20 @@ bool parse_options(int argc, char** argv, Options& o) {
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     const bool has_value = i + 1 < argc;
-    if (arg == "--cases" && has_value) o.cases = std::strtoul(argv[++i], nullptr, 10);
-    else if (arg == "--reps" && has_value) o.reps = std::max(1, std::atoi(argv[++i]));
-    else if (arg == "--max-gflop" && has_value) o.max_gflop = std::atof(argv[++i]);
-    else if (arg == "--input" && has_value) o.input = argv[++i];
-    else if (arg == "--python" && has_value) o.python = argv[++i];
-    else if (arg == "--no-numpy") o.numpy = false;
-    else return false;
+    if (arg == "--cases" && has_value)
+      o.cases = std::strtoul(argv[++i], nullptr, 10);
+    else if (arg == "--reps" && has_value)
+      o.reps = std::max(1, std::atoi(argv[++i]));
+    else if (arg == "--max-gflop" && has_value)
+      o.max_gflop = std::atof(argv[++i]);
+    else if (arg == "--input" && has_value)
+      o.input = argv[++i];
+    else if (arg == "--python" && has_value)
+      o.python = argv[++i];
+    else if (arg == "--no-numpy")
+      o.numpy = false;
+    else
+      return false;
   }
   return true;
 }
@@ -261,8 +268,9 @@ void print_table(const std::vector<Case>& cases, const std::vector<double>& ours
 int main(int argc, char** argv) {
   Options o;
   if (!parse_options(argc, argv, o)) {
-    std::fprintf(stderr, "usage: tccg_bench [--cases N] [--reps N] [--max-gflop G] [--input FILE] "
-                         "[--python PATH] [--no-numpy]\n");
+    std::fprintf(stderr,
+                 "usage: tccg_bench [--cases N] [--reps N] [--max-gflop G] [--input FILE] "
+                 "[--python PATH] [--no-numpy]\n");
     return 2;
   }
 #ifdef OPENBLAS_VERSION

@@ -35,7 +35,7 @@ namespace tcec::codegen {
 struct Diagnostic {
   bool note = false;
   std::string id;
-  ir::SourceLocation loc;   ///< in Program::file
+  ir::SourceLocation loc;  ///< in Program::file
   std::string message;
 };
 
@@ -47,8 +47,7 @@ struct Diagnostic {
 /// One-operand statements (copies, additions) and chains of statements (a result read or
 /// accumulated into by later statements) are always runnable.
 /// Returns no diagnostics when the program can be generated.
-std::vector<Diagnostic> check_program(const ir::Program& program,
-                                      const std::vector<costmodel::StatementPlan>& plans);
+std::vector<Diagnostic> check_program(const ir::Program& program, const std::vector<costmodel::StatementPlan>& plans);
 
 /// The runtime's GemmSpec of one feasible plan: the very value the generated
 /// `contraction_N` function builds (emit_program() prints it field by field), so a test can
@@ -71,7 +70,7 @@ enum class EmitForm {
 
 /// What the emitted program calls itself, and its form.
 struct EmitOptions {
-  std::string name;          ///< program name, e.g. "matmul" (the runtime's ProgramInfo::name)
+  std::string name;  ///< program name, e.g. "matmul" (the runtime's ProgramInfo::name)
   EmitForm form = EmitForm::Program;
 };
 
@@ -114,24 +113,23 @@ std::string format_source(const std::string& source, const std::string& file_nam
 /// `diagnostics` holds no error.
 struct Generated {
   std::string source;
-  std::string header;                   ///< EmitForm::Library only
-  int contractions = 0;                 ///< contraction functions emitted
-  int copies = 0;                       ///< copy functions emitted (one-operand statements)
+  std::string header;    ///< EmitForm::Library only
+  int contractions = 0;  ///< contraction functions emitted
+  int copies = 0;        ///< copy functions emitted (one-operand statements)
   std::vector<Diagnostic> diagnostics;
   bool ok() const { return diagnostics.empty(); }
 };
 
 /// The whole stage: needs program.machine (else err_no_machine) with 8-byte elements
 /// (else err_element_size), plans every statement with `options`, checks and emits.
-Generated generate(const ir::Program& program, const costmodel::PlanOptions& options,
-                   const EmitOptions& emit);
+Generated generate(const ir::Program& program, const costmodel::PlanOptions& options, const EmitOptions& emit);
 
 /// How generated programs are built: the MPI C++ compiler, the project's source root
 /// (the include directory for "runtime/..."), and libtcert.a, all from the build tree.
 struct Toolchain {
-  std::string compiler;          ///< mpicxx found by CMake, or $TCEC_CXX when set and non-empty
+  std::string compiler;  ///< mpicxx found by CMake, or $TCEC_CXX when set and non-empty
   std::string source_root;
-  std::string runtime_library;   ///< path of libtcert.a
+  std::string runtime_library;  ///< path of libtcert.a
 };
 /// The tool chain of generated programs: when this tcec runs installed (its executable in
 /// PREFIX/bin, with the runtime's headers in PREFIX/include/tcec/runtime and libtcert in
@@ -145,8 +143,7 @@ std::optional<Toolchain> installed_toolchain(const std::string& executable);
 
 /// The compiler's argument vector: compiler -std=c++20 -O2 -I<root> SOURCE <libtcert.a>
 /// -lopenblas -lfmt <the HDF5 libraries found at configure time> -o OUTPUT.
-std::vector<std::string> build_command(const Toolchain& tools, const std::string& source,
-                                       const std::string& output);
+std::vector<std::string> build_command(const Toolchain& tools, const std::string& source, const std::string& output);
 
 /// Compiles `source` into the executable `executable`: builds `executable`.tmp, then
 /// renames it, so a failed build leaves no `executable` (and no .tmp) behind. Returns

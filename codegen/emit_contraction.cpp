@@ -67,13 +67,13 @@ void emit_comments(CodeWriter& w, const ir::Program& program, const costmodel::S
   w.line("// Memory per rank (bytes): {}; peak {}", fmt::join(parts, ", "), sp.memory.peak_bytes);
   if (!sp.taken.empty()) w.line("// Hand-off: takes {}", comment_text(fmt::format("{}", fmt::join(sp.taken, ", "))));
   if (!sp.flushed.empty())
-    w.line("// Flushes to the store first (kept by earlier steps): {}", comment_text(fmt::format("{}", fmt::join(sp.flushed, ", "))));
+    w.line("// Flushes to the store first (kept by earlier steps): {}",
+           comment_text(fmt::format("{}", fmt::join(sp.flushed, ", "))));
   if (sp.keep_result) w.line("// Keeps its result on the ranks for a later contraction");
 }
 
 /// The statements that build `spec` (gemm_spec() of sp) in the generated function.
-void emit_spec(CodeWriter& w, const costmodel::StatementPlan& sp,
-               const tcert::GemmSpec& spec) {
+void emit_spec(CodeWriter& w, const costmodel::StatementPlan& sp, const tcert::GemmSpec& spec) {
   const costmodel::Plan& p = sp.plan;
   const MethodEmitter& method = emitter_of(p);
   w.line("tcert::GemmSpec spec;");
@@ -101,7 +101,8 @@ void emit_spec(CodeWriter& w, const costmodel::StatementPlan& sp,
            comment_text(spec.C.shape.name));
   for (auto [direct, array] : {std::pair{spec.direct_A, 'A'}, std::pair{spec.direct_B, 'B'}})
     if (direct) w.line("spec.direct_{} = true;  // the compute stage reads its tiles straight from the tensor", array);
-  if (spec.direct_C) w.line("spec.direct_C = true;  // the compute stage reads and writes C's tiles in its new file in the store");
+  if (spec.direct_C)
+    w.line("spec.direct_C = true;  // the compute stage reads and writes C's tiles in its new file in the store");
   method.emit_spec_buffers(w, spec);
   w.line("spec.planned_memory_bytes = {};  // the plan's peak per rank; the runtime refuses to need more",
          spec.planned_memory_bytes);
@@ -111,11 +112,15 @@ void emit_spec(CodeWriter& w, const costmodel::StatementPlan& sp,
   w.line("spec.predicted[3] = {};  // bytes received per rank", braced_list(spec.predicted[3]));
   w.line("spec.predicted[4] = {};  // disk requests per rank", braced_list(spec.predicted[4]));
   w.line("spec.predicted_seconds = {};  // the model's wall time for the compute stage", spec.predicted_seconds);
-  w.line("spec.predicted_redistribution[0] = {};  // bytes read per rank laying out the operands and storing C (and flushes)",
-         braced_list(spec.predicted_redistribution[0]));
-  w.line("spec.predicted_redistribution[1] = {};  // bytes written per rank", braced_list(spec.predicted_redistribution[1]));
+  w.line(
+      "spec.predicted_redistribution[0] = {};  // bytes read per rank laying out the operands and storing C (and "
+      "flushes)",
+      braced_list(spec.predicted_redistribution[0]));
+  w.line("spec.predicted_redistribution[1] = {};  // bytes written per rank",
+         braced_list(spec.predicted_redistribution[1]));
   if (!spec.predicted_redistribution[2].empty())
-    w.line("spec.predicted_redistribution[2] = {};  // disk requests per rank", braced_list(spec.predicted_redistribution[2]));
+    w.line("spec.predicted_redistribution[2] = {};  // disk requests per rank",
+           braced_list(spec.predicted_redistribution[2]));
   w.line("spec.predicted_redistribution_seconds = {};", spec.predicted_redistribution_seconds);
 }
 

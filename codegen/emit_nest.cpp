@@ -22,9 +22,8 @@ using costmodel::CommMethod;
 using costmodel::LoopLevel;
 using costmodel::LoopVar;
 
-constexpr std::array<LoopVar, 6> kVars = {LoopVar::I1, LoopVar::I2, LoopVar::J1,
-                                          LoopVar::J2, LoopVar::K1, LoopVar::K2};
-constexpr const char* kVarNames[] = {"i1", "i2", "j1", "j2", "k1", "k2"};     // by LoopVar
+constexpr std::array<LoopVar, 6> kVars = {LoopVar::I1, LoopVar::I2, LoopVar::J1, LoopVar::J2, LoopVar::K1, LoopVar::K2};
+constexpr const char* kVarNames[] = {"i1", "i2", "j1", "j2", "k1", "k2"};          // by LoopVar
 constexpr const char* kCountNames[] = {"It1", "It2", "Jt1", "Jt2", "Kt1", "Kt2"};  // its trip count
 
 int id(LoopVar v) { return static_cast<int>(v); }
@@ -106,9 +105,7 @@ class NestEmitter {
         if (broadcasts(costmodel::ReplicatedOperand::B))
           w_.line("x.allgather_B();  // ring all-gather: every rank now holds the whole tile of B");
         break;
-      case Action::ReadC:
-        w_.line("x.read_C({}, {});", tiles(0), tiles(1));
-        break;
+      case Action::ReadC: w_.line("x.read_C({}, {});", tiles(0), tiles(1)); break;
       case Action::Compute:
         if (inside(Algorithm::Rotation)) {
           w_.line("x.cannon_multiply({}, {}, {});  // Cannon: √P steps of multiply, shift A left, shift B up",

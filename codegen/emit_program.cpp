@@ -27,7 +27,8 @@ ProgramTensors program_tensors(const ir::Program& program) {
     const ir::Tensor& tensor = program.tensors[t];
     const int id = static_cast<int>(t);
     if (tensor.role == ir::TensorRole::Input && read.count(id) > 0) out.inputs.push_back(tensor_shape(program, id));
-    if (tensor.role == ir::TensorRole::Output && written.count(id) > 0) out.outputs.push_back(tensor_shape(program, id));
+    if (tensor.role == ir::TensorRole::Output && written.count(id) > 0)
+      out.outputs.push_back(tensor_shape(program, id));
   }
   return out;
 }
@@ -35,7 +36,8 @@ ProgramTensors program_tensors(const ir::Program& program) {
 /// "A[4000, 4000], B[4000, 4000]" (names sanitised for a comment), "none" when empty.
 std::string shapes_comment(const std::vector<tcert::TensorShape>& tensors) {
   std::vector<std::string> parts;
-  for (const tcert::TensorShape& t : tensors) parts.push_back(fmt::format("{}[{}]", comment_text(t.name), fmt::join(t.extents, ", ")));
+  for (const tcert::TensorShape& t : tensors)
+    parts.push_back(fmt::format("{}[{}]", comment_text(t.name), fmt::join(t.extents, ", ")));
   return parts.empty() ? "none" : fmt::format("{}", fmt::join(parts, ", "));
 }
 
@@ -56,8 +58,10 @@ void emit_source_comment(CodeWriter& w, const ir::Program& program, const costmo
            library_stem(options.name));
     w.line("// Build: compile with -std=c++20 -I<tcec source> and link libtcert.a (CMake: tcec_add_library)");
   } else {
-    w.line("// Build: mpicxx -std=c++20 -O2 -I<tcec source> {0}.cpp <libtcert.a> -lopenblas -lfmt <parallel libhdf5> -o {0}",
-           comment_text(options.name));
+    w.line(
+        "// Build: mpicxx -std=c++20 -O2 -I<tcec source> {0}.cpp <libtcert.a> -lopenblas -lfmt <parallel libhdf5> -o "
+        "{0}",
+        comment_text(options.name));
     w.line("// Run:   mpirun -np {} ./{} --help", machine.processors, comment_text(options.name));
   }
   w.line("#include \"runtime/tcert.h\"  // the runtime: run_generated, Run, DistributedGemm, GemmSpec, ...");
@@ -89,7 +93,8 @@ void emit_function(CodeWriter& w, const ir::Program& program, const costmodel::M
                    const EmitOptions& options, const ProgramTensors& tensors, bool definition) {
   const std::string function = function_name(options.name);
   const std::string signature = fmt::format(
-      "tcert::Status {}(MPI_Comm comm, const tcert::TensorLocations& tensors, const tcert::RunOptions& options)", function);
+      "tcert::Status {}(MPI_Comm comm, const tcert::TensorLocations& tensors, const tcert::RunOptions& options)",
+      function);
   w.line("namespace tcec_gen {{");
   w.blank();
   if (!definition) {
@@ -139,15 +144,20 @@ std::string library_stem(std::string_view name) {
 
 std::string function_name(std::string_view name) {
   static const std::set<std::string, std::less<>> kKeywords = {
-      "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break", "case", "catch",
-      "char", "char8_t", "char16_t", "char32_t", "class", "compl", "concept", "const", "consteval", "constexpr",
-      "constinit", "const_cast", "continue", "co_await", "co_return", "co_yield", "decltype", "default", "delete",
-      "do", "double", "dynamic_cast", "else", "enum", "explicit", "export", "extern", "false", "float", "for",
-      "friend", "goto", "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept", "not", "not_eq",
-      "nullptr", "operator", "or", "or_eq", "private", "protected", "public", "register", "reinterpret_cast",
-      "requires", "return", "short", "signed", "sizeof", "static", "static_assert", "static_cast", "struct",
-      "switch", "template", "this", "thread_local", "throw", "true", "try", "typedef", "typeid", "typename",
-      "union", "unsigned", "using", "virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq"};
+      "alignas",     "alignof",   "and",        "and_eq",    "asm",      "auto",         "bitand",
+      "bitor",       "bool",      "break",      "case",      "catch",    "char",         "char8_t",
+      "char16_t",    "char32_t",  "class",      "compl",     "concept",  "const",        "consteval",
+      "constexpr",   "constinit", "const_cast", "continue",  "co_await", "co_return",    "co_yield",
+      "decltype",    "default",   "delete",     "do",        "double",   "dynamic_cast", "else",
+      "enum",        "explicit",  "export",     "extern",    "false",    "float",        "for",
+      "friend",      "goto",      "if",         "inline",    "int",      "long",         "mutable",
+      "namespace",   "new",       "noexcept",   "not",       "not_eq",   "nullptr",      "operator",
+      "or",          "or_eq",     "private",    "protected", "public",   "register",     "reinterpret_cast",
+      "requires",    "return",    "short",      "signed",    "sizeof",   "static",       "static_assert",
+      "static_cast", "struct",    "switch",     "template",  "this",     "thread_local", "throw",
+      "true",        "try",       "typedef",    "typeid",    "typename", "union",        "unsigned",
+      "using",       "virtual",   "void",       "volatile",  "wchar_t",  "while",        "xor",
+      "xor_eq"};
   std::string out = library_stem(name);
   if (kKeywords.count(out) > 0) out += '_';
   return out;

@@ -14,7 +14,7 @@ class SfcEmitter final : public MethodEmitter {
   void fill_spec(const costmodel::Plan& plan, const costmodel::Machine&, tcert::GemmSpec& spec) const override {
     const costmodel::SfcPlan& p = costmodel::sfc_plan(plan);
     const costmodel::SfcSchedule s = costmodel::sfc_schedule(plan);
-    spec.order = std::string(1, '-');   // no disk placement order
+    spec.order = std::string(1, '-');  // no disk placement order
     tcert::SfcSpec& part = spec.method.emplace<tcert::SfcSpec>();
     part.tiles_I = p.tiles_I, part.tiles_J = p.tiles_J, part.chunk = p.chunk, part.slots = p.slots;
     part.order = s.order, part.segment = s.segment;
@@ -27,8 +27,10 @@ class SfcEmitter final : public MethodEmitter {
     w.line("sfc.tiles_J = {};  // and of flat J", part.tiles_J);
     w.line("sfc.chunk = {};  // K columns per panel", part.chunk);
     w.line("sfc.slots = {};  // panel slots of each rank's LRU cache", part.slots);
-    w.line("sfc.order = {};  // tiles (ti * tiles_J + tj) along the generalized Hilbert curve", braced_list(part.order));
-    w.line("sfc.segment = {};  // rank q walks order[segment[q]] .. order[segment[q + 1] - 1]", braced_list(part.segment));
+    w.line("sfc.order = {};  // tiles (ti * tiles_J + tj) along the generalized Hilbert curve",
+           braced_list(part.order));
+    w.line("sfc.segment = {};  // rank q walks order[segment[q]] .. order[segment[q + 1] - 1]",
+           braced_list(part.segment));
   }
 
   /// SfcGemm sizes its C tile and panel slots from the spec.
@@ -38,9 +40,10 @@ class SfcEmitter final : public MethodEmitter {
     const costmodel::SfcPlan& p = costmodel::sfc_plan(plan);
     w.line("tcert::SfcGemm x(run, std::move(spec));");
     w.open("x.compute([&]");
-    w.line("// SFC (Georganas et al.): this rank's segment of the {}x{} tiles along the curve, K in chunks of {}", p.tiles_I,
-           p.tiles_J, p.chunk);
-    w.line("// (back and forth), A and B panels from an LRU cache of {} slots, read from the tensors when missing", p.slots);
+    w.line("// SFC (Georganas et al.): this rank's segment of the {}x{} tiles along the curve, K in chunks of {}",
+           p.tiles_I, p.tiles_J, p.chunk);
+    w.line("// (back and forth), A and B panels from an LRU cache of {} slots, read from the tensors when missing",
+           p.slots);
     w.line("for (std::int64_t w = 0; w < x.tiles(); ++w) x.run_tile(w);");
     w.close(");");
   }

@@ -13,7 +13,7 @@ class TbsEmitter final : public MethodEmitter {
  public:
   void fill_spec(const costmodel::Plan& plan, const costmodel::Machine&, tcert::GemmSpec& spec) const override {
     const costmodel::TbsSchedule s = costmodel::tbs_schedule(plan);
-    spec.order = std::string(1, '-');   // no disk placement order
+    spec.order = std::string(1, '-');  // no disk placement order
     tcert::TbsSpec& part = spec.method.emplace<tcert::TbsSpec>();
     part.chunk = costmodel::tbs_plan(plan).chunk;
     part.panel_rows = s.buffer_rows(part.chunk);
@@ -32,8 +32,8 @@ class TbsEmitter final : public MethodEmitter {
     w.line("// for u > v (and the lower triangles of C[R_u,R_u] when diagonal); a stream block: C[R_u,R_0] only.");
     w.open("tbs.blocks =");
     for (const tcert::TbsBlock& b : part.blocks)
-      w.line("{{{}, {}, {}, {}{}}},", b.rank, b.diagonal ? "true" : "false", braced_list(b.starts), braced_list(b.lengths),
-             b.stream ? ", true" : "");
+      w.line("{{{}, {}, {}, {}{}}},", b.rank, b.diagonal ? "true" : "false", braced_list(b.starts),
+             braced_list(b.lengths), b.stream ? ", true" : "");
     w.close(";");
   }
 
@@ -44,9 +44,10 @@ class TbsEmitter final : public MethodEmitter {
     const costmodel::TbsSchedule s = costmodel::tbs_schedule(plan);
     w.line("tcert::TbsGemm x(run, std::move(spec));");
     w.open("x.compute([&]");
-    w.line("// TBS (Beaumont et al. SPAA'22 Algorithm 4, tiled): {} triangle blocks over {} ranks; each reads its", s.blocks.size(),
-           plan.processors);
-    w.line("// rows of A in panels of {} K columns and writes its tiles and their mirrors into C's file", costmodel::tbs_plan(plan).chunk);
+    w.line("// TBS (Beaumont et al. SPAA'22 Algorithm 4, tiled): {} triangle blocks over {} ranks; each reads its",
+           s.blocks.size(), plan.processors);
+    w.line("// rows of A in panels of {} K columns and writes its tiles and their mirrors into C's file",
+           costmodel::tbs_plan(plan).chunk);
     w.line("for (std::int64_t b = 0; b < x.blocks(); ++b) x.run_block(b);");
     w.close(");");
   }

@@ -56,7 +56,7 @@ void MethodAnalysis::add_row(const ModelPoint& row) {
 void MethodAnalysis::add_candidate(const Method& m, const ModelPoint& row, const PlannedCandidate& given,
                                    bool allowed) {
   PlannedCandidate plan = given;
-  if (plan.feasible && allowed) add_requests(a_, machine_, plan);   // with their latency, if any
+  if (plan.feasible && allowed) add_requests(a_, machine_, plan);  // with their latency, if any
   a_.candidates.push_back(row);
   a_.plans.push_back(plan);
   auto family = std::find_if(a_.family_plans.begin(), a_.family_plans.end(),
@@ -74,7 +74,7 @@ void MethodAnalysis::add_candidate(const Method& m, const ModelPoint& row, const
                                    to_string(*options_.force_order), m.name());
     return;
   }
-  bool over_writes = false;   // feasible, but removed by --max-writes (the write-avoiding limit)
+  bool over_writes = false;  // feasible, but removed by --max-writes (the write-avoiding limit)
   if (plan.feasible && options_.max_writes > 0) {
     a_.unconstrained_s = std::min(a_.unconstrained_s, plan.total_s());
     const double share = a_.problem.C / static_cast<double>(machine_.processors);
@@ -187,8 +187,7 @@ Groups groups_from(const ir::Program& program, const ir::MacroIndexGemm& gemm) {
   auto group = [&](const std::vector<int>& ids) {
     GroupTiling g;
     for (int id : ids)
-      g.indices.push_back({program.indices[id].name,
-                           static_cast<std::int64_t>(program.extent(id)), 1, 1});
+      g.indices.push_back({program.indices[id].name, static_cast<std::int64_t>(program.extent(id)), 1, 1});
     return g;
   };
   return {group(gemm.I), group(gemm.J), group(gemm.K)};
@@ -251,7 +250,7 @@ std::vector<StatementPlan> plan_program(const ir::Program& program, const Machin
     if (sp.feasible && method_of(sp.plan).reads_operands_directly(sp.plan))
       sp.direct_A = !sp.take_A, sp.direct_B = !sp.take_B;
     sp.direct_C = sp.feasible && !sp.take_C && !sp.keep_result && method_of(sp.plan).writes_result_directly(sp.plan);
-    if (sp.feasible) {   // how the compute stage reaches the arrays decides its disk requests
+    if (sp.feasible) {  // how the compute stage reaches the arrays decides its disk requests
       ArrayAccess access{sp.direct_A, sp.direct_B, sp.direct_C, {}, {}, {}};
       if (sp.direct_A) access.perm_A = sp.gemm.perm_A;
       if (sp.direct_B) access.perm_B = sp.gemm.perm_B;
@@ -279,7 +278,7 @@ ContractionAnalysis analyze(const ir::Program& program, const ir::Statement& s, 
   a.max_writes = options.max_writes;
   a.statement = &s;
   a.declared = declared_layouts(program, s, machine.processors);
-  if (kept) {   // tensors an earlier step kept on the ranks (intermediates: never declared)
+  if (kept) {  // tensors an earlier step kept on the ranks (intermediates: never declared)
     for (auto [to, from] : {std::pair{&a.declared.A, &kept->A}, std::pair{&a.declared.B, &kept->B}})
       if (*from) *to = *from;
     a.declared.C_in = kept->C_in;

@@ -7,22 +7,22 @@
 #include <vector>
 
 #include "costmodel/costmodel.h"
-#include "costmodel/program/layout.h"
-#include "costmodel/model.h"
 #include "costmodel/method.h"
+#include "costmodel/model.h"
+#include "costmodel/program/layout.h"
 #include "ir/ir.h"
 
 namespace tcec::costmodel {
 
 struct ContractionAnalysis {
-  const ir::Statement* statement = nullptr;   ///< the analysed statement (of the program passed to analyze)
+  const ir::Statement* statement = nullptr;  ///< the analysed statement (of the program passed to analyze)
   ir::MacroIndexGemm gemm;
-  Problem problem;                      ///< bytes, from gemm and the element size
+  Problem problem;  ///< bytes, from gemm and the element size
   /// Each method's rows in registry order (method.h): the Gao methods' best order each (model
   /// optimum), other methods' exact schedules (the slowest rank's bytes and time).
   std::vector<ModelPoint> methods;
-  std::vector<ModelPoint> candidates;   ///< every candidate of every method (e.g. method × order × broadcast operand)
-  ModelPoint chosen;                    ///< the feasible row of least time
+  std::vector<ModelPoint> candidates;  ///< every candidate of every method (e.g. method × order × broadcast operand)
+  ModelPoint chosen;                   ///< the feasible row of least time
   double lower_bound_bytes_per_rank = 0;
   /// PlanOptions::max_writes of the analysis (0: none), and the best total time of the allowed
   /// feasible plans before it removed any (infinity when none was feasible), for the report.
@@ -38,7 +38,7 @@ struct ContractionAnalysis {
   /// The feasible plan of least exact time, compute stage plus redistribution (options
   /// permitting): a greedy choice per statement, in program order.
   PlannedCandidate plan;
-  ModelPoint plan_model;                ///< the row of the plan's candidate (model optimum of its method × order)
+  ModelPoint plan_model;  ///< the row of the plan's candidate (model optimum of its method × order)
   /// The best allowed plan of each method family (Method::family()), in registry order, with
   /// the rules of `plan`; an infeasible entry's reason says why.
   std::vector<std::pair<std::string, PlannedCandidate>> family_plans;
@@ -87,9 +87,9 @@ struct IoBound {
   /// max(mnk/√(2PS), mn)/P) instead of Theorem 1; the text names it "SYRK bound" (JSON "binds":
   /// "theorem1" all the same).
   bool symmetric = false;
-  Binds time_binds = Binds::compulsory;   ///< which term's time is longest (ties: the earlier)
+  Binds time_binds = Binds::compulsory;  ///< which term's time is longest (ties: the earlier)
   double bytes = 0, time_s = 0;
-  double plan_bytes = 0, plan_time_s = 0;   ///< 0 without a feasible plan
+  double plan_bytes = 0, plan_time_s = 0;  ///< 0 without a feasible plan
 };
 IoBound io_bound(const ContractionAnalysis& a, const Machine& machine);
 /// "    I/O lower bound per rank: 1.64 TB (compulsory I/O binds: compulsory reads 819 GB + writes

@@ -25,12 +25,12 @@ Machine machine_from(const ir::MachineDesc& desc);
 
 /// How plans are chosen.
 struct PlanOptions {
-  MemorySplit split = MemorySplit::Optimal;          ///< --memory-split
+  MemorySplit split = MemorySplit::Optimal;  ///< --memory-split
   /// --force-method: only the method of this name plans (method.h find_method()).
   std::optional<std::string> force_method;
   /// --exclude-method (repeatable): these methods do not plan.
   std::vector<std::string> exclude_methods;
-  std::optional<DiskPlacementOrder> force_order;     ///< --force-order
+  std::optional<DiskPlacementOrder> force_order;  ///< --force-order
   /// The sequence hand-off (sequence.h): intermediates stay on the ranks between steps where
   /// that is cheaper (false: --no-handoff, every tensor through the store).
   bool handoff = true;
@@ -65,7 +65,7 @@ std::string method_names();
 
 /// What the report shows.
 struct ReportOptions {
-  bool all_candidates = false;   ///< --all: every candidate, not only each method's best
+  bool all_candidates = false;  ///< --all: every candidate, not only each method's best
   PlanOptions plan;
 };
 
@@ -75,10 +75,10 @@ struct StatementPlan {
   const ir::Statement* statement = nullptr;
   ir::MacroIndexGemm gemm;
   bool feasible = false;
-  std::string reason;        ///< why no plan (infeasible only)
+  std::string reason;  ///< why no plan (infeasible only)
   Plan plan;
-  PlanVolumes volumes;       ///< exact per-rank compute-stage bytes
-  PlanVolumes redistribution;   ///< exact per-rank bytes of stages 1 and 3 (redistribution_volumes), flushes included
+  PlanVolumes volumes;         ///< exact per-rank compute-stage bytes
+  PlanVolumes redistribution;  ///< exact per-rank bytes of stages 1 and 3 (redistribution_volumes), flushes included
   /// The sequence hand-off (sequence.h): A, B or C's current values taken rank to rank from
   /// where an earlier step kept them (descriptions in `taken`, e.g. "A = i1 (kept by line
   /// 10)"), the result kept on the ranks, and the kept tensors flushed to the store first.
@@ -112,8 +112,7 @@ PlanVolumes copy_volumes(const ir::Program& program, const ir::Statement& s, con
 /// dry-run's choice for each statement (every method competing), then, unless options.handoff is
 /// off, the sequence hand-off over the steps (sequence.h), whose plans, flushes and kept
 /// tensors the generated program runs.
-std::vector<StatementPlan> plan_program(const ir::Program& program, const Machine& machine,
-                                        const PlanOptions& options);
+std::vector<StatementPlan> plan_program(const ir::Program& program, const Machine& machine, const PlanOptions& options);
 
 /// The dry-run report as text: per statement its source, the macro-index
 /// form, sizes and flops (and, with a machine, the plan choice); with a machine and several

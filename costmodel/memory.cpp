@@ -27,8 +27,10 @@ PlanMemory plan_memory(const Plan& plan, const Machine& machine, std::uint64_t t
   for (MemoryPart& part : method_of(plan).memory_parts(plan, t)) out.parts.push_back(std::move(part));
   std::uint64_t resident = 0, load = 0;
   for (const MemoryPart& p : out.parts) {
-    if (p.load_stage) load = std::max(load, p.bytes);
-    else resident += p.bytes;
+    if (p.load_stage)
+      load = std::max(load, p.bytes);
+    else
+      resident += p.bytes;
   }
   out.peak_bytes = std::max(resident, load);
   return out;

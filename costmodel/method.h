@@ -34,12 +34,12 @@ struct PlanOptions;
 struct PlannedCandidate {
   Plan plan;
   PlanVolumes volumes;
-  PlanVolumes redistribution;   ///< stages 1 and 3 (redistribution_volumes); set by the method's analysis
+  PlanVolumes redistribution;  ///< stages 1 and 3 (redistribution_volumes); set by the method's analysis
   /// What the plan costs in all: compute stage plus redistribution (seconds).
   /// (The compute stage's predicted wall time, plan.h plan_wall().)
   double total_s() const { return volumes.wall_s + redistribution.time_s; }
   bool feasible = false;
-  std::string reason;   ///< why no plan exists (infeasible only)
+  std::string reason;  ///< why no plan exists (infeasible only)
 };
 
 /// The three macro-index groups of a contraction with the extents of their
@@ -53,14 +53,14 @@ struct StageElements {
   /// Its parts of A and B laid out in stage 1 (read from their files, written to its tiled
   /// copies); 0 for operands the compute stage reads directly (reads_operands_directly()).
   std::uint64_t A = 0, B = 0;
-  std::uint64_t C = 0;          ///< its part of the result
+  std::uint64_t C = 0;  ///< its part of the result
   /// Elements of C's old values read into memory when accumulating (and not written); unset:
   /// the rank lays its part of C out on disk instead (read and written).
   std::optional<std::uint64_t> C_start;
   /// Elements of A and B written to the local disk; unset: all it lays out. When set, C's
   /// part also stays in memory until stage 3 writes it (no read back).
   std::optional<std::uint64_t> spilled;
-  bool owns_C = false;          ///< holds final values of C (stage 3 writes them)
+  bool owns_C = false;  ///< holds final values of C (stage 3 writes them)
 };
 
 /// Data a method's analysis keeps for its report (e.g. a fitted strategy); see

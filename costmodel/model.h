@@ -16,14 +16,14 @@ namespace tcec::costmodel {
 
 /// A machine as the cost model sees it (Gao et al. §2, Table 8).
 struct Machine {
-  std::int64_t processors = 1;            ///< P
-  double memory_bytes = 0;                ///< per processor, all tiles together
-  double network_bytes_per_s = 0;         ///< B_c
-  double disk_read_bytes_per_s = 0;       ///< B_d for reads
-  double disk_write_bytes_per_s = 0;      ///< B_d for writes
+  std::int64_t processors = 1;        ///< P
+  double memory_bytes = 0;            ///< per processor, all tiles together
+  double network_bytes_per_s = 0;     ///< B_c
+  double disk_read_bytes_per_s = 0;   ///< B_d for reads
+  double disk_write_bytes_per_s = 0;  ///< B_d for writes
   double element_size_bytes = 8;
-  double replication_factor = 1.0;        ///< f_rep: multiplies broadcast volume
-  double reduction_factor = 1.0;          ///< f_red: multiplies all-reduce volume
+  double replication_factor = 1.0;  ///< f_rep: multiplies broadcast volume
+  double reduction_factor = 1.0;    ///< f_red: multiplies all-reduce volume
   /// Seconds per disk request (a contiguous range moved by one call; plan.h PlanVolumes::
   /// disk_requests), added to the bandwidth terms. 0 (the default) is Gao et al.'s model.
   double disk_latency_s = 0;
@@ -39,8 +39,8 @@ struct Machine {
 /// The macro-index GEMM C(I,J) += A(I,K)·B(J,K) as the model sees it:
 /// extents (elements along each macro-index) and array sizes in bytes.
 struct Problem {
-  double I = 1, J = 1, K = 1;             ///< macro-index extents (elements)
-  double A = 0, B = 0, C = 0;             ///< array sizes, bytes: I·K·e, J·K·e, I·J·e
+  double I = 1, J = 1, K = 1;  ///< macro-index extents (elements)
+  double A = 0, B = 0, C = 0;  ///< array sizes, bytes: I·K·e, J·K·e, I·J·e
 };
 
 /// Inside / outside communication (Gao et al. §2.1).
@@ -70,9 +70,9 @@ enum class Algorithm {
 /// the first array is read outermost, the last innermost.
 enum class DiskPlacementOrder { ABC, ACB, BAC, BCA, CAB, CBA };
 
-inline constexpr std::array<DiskPlacementOrder, 6> kAllOrders = {
-    DiskPlacementOrder::ABC, DiskPlacementOrder::ACB, DiskPlacementOrder::BAC,
-    DiskPlacementOrder::BCA, DiskPlacementOrder::CAB, DiskPlacementOrder::CBA};
+inline constexpr std::array<DiskPlacementOrder, 6> kAllOrders = {DiskPlacementOrder::ABC, DiskPlacementOrder::ACB,
+                                                                 DiskPlacementOrder::BAC, DiskPlacementOrder::BCA,
+                                                                 DiskPlacementOrder::CAB, DiskPlacementOrder::CBA};
 
 /// Tile counts per loop group (Gao et al. Fig. 3(b)): a macro-index X is cut
 /// into Xt1 tiles at the outer level and each of those into Xt2 at the inner
@@ -92,18 +92,18 @@ class Method;
 /// methods (method.h) fill the volumes and time of their own schedule and leave the Gao
 /// fields (comm, algorithm, order, replicated, case_id, tiles) at their defaults.
 struct ModelPoint {
-  const Method* method = nullptr;   ///< the method of the row (method.h); set by its analysis
+  const Method* method = nullptr;  ///< the method of the row (method.h); set by its analysis
   CommMethod comm = CommMethod::Inside;
   Algorithm algorithm = Algorithm::Rotation;
   DiskPlacementOrder order = DiskPlacementOrder::ABC;
   ReplicatedOperand replicated = ReplicatedOperand::A;  ///< meaningful for Replication only
   bool feasible = true;
-  std::string reason;          ///< why infeasible (e.g. "P = 6 is not a perfect square")
-  int case_id = 0;             ///< the table case ⟨1⟩⟨2⟩⟨3⟩ (0: in-core / no tiling needed)
+  std::string reason;  ///< why infeasible (e.g. "P = 6 is not a perfect square")
+  int case_id = 0;     ///< the table case ⟨1⟩⟨2⟩⟨3⟩ (0: in-core / no tiling needed)
   TileCounts tiles;
-  double disk_read_bytes = 0;  ///< per processor
-  double disk_write_bytes = 0; ///< per processor
-  double comm_bytes = 0;       ///< V per processor, collective factors included
+  double disk_read_bytes = 0;   ///< per processor
+  double disk_write_bytes = 0;  ///< per processor
+  double comm_bytes = 0;        ///< V per processor, collective factors included
   double time_s = 0;
 
   double disk_bytes() const { return disk_read_bytes + disk_write_bytes; }

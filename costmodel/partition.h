@@ -24,9 +24,7 @@ SizeCounts balanced_sizes(std::int64_t n, std::int64_t t);
 SizeCounts finest_sizes(const IndexTiles& index);
 
 /// Part p of a balanced split of s into g parts: ⌊s/g⌋ + (p < s mod g).
-inline std::int64_t piece(std::int64_t s, std::int64_t g, std::int64_t p) {
-  return s / g + (p < s % g ? 1 : 0);
-}
+inline std::int64_t piece(std::int64_t s, std::int64_t g, std::int64_t p) { return s / g + (p < s % g ? 1 : 0); }
 /// The first element of part p of that split: p·⌊s/g⌋ + min(p, s mod g).
 inline std::int64_t piece_start(std::int64_t s, std::int64_t g, std::int64_t p) {
   return p * (s / g) + std::min(p, s % g);

@@ -34,9 +34,7 @@ TileCounts Plan::tile_counts() const {
 
 const char* split_name(MemorySplit split) { return split == MemorySplit::Thirds ? "thirds" : "optimal"; }
 
-std::string Plan::to_string() const {
-  return method_of(*this).plan_text(*this) + (accumulate ? " C0=current" : "");
-}
+std::string Plan::to_string() const { return method_of(*this).plan_text(*this) + (accumulate ? " C0=current" : ""); }
 
 TileBytes tile_bytes(const Plan& plan, double element_size_bytes) {
   return method_of(plan).tile_bytes(plan, element_size_bytes);
@@ -44,7 +42,7 @@ TileBytes tile_bytes(const Plan& plan, double element_size_bytes) {
 
 bool fits_memory_exact(const Plan& plan, const Machine& machine, std::string* reason) {
   const TileBytes t = tile_bytes(plan, machine.element_size_bytes);
-  const int sets = method_of(plan).buffer_sets(plan);   // 2 with overlap's second buffers
+  const int sets = method_of(plan).buffer_sets(plan);  // 2 with overlap's second buffers
   const double total = static_cast<double>(sets) * static_cast<double>(t.A + t.B + t.C);
   if (plan.split == MemorySplit::Optimal) {
     if (total <= machine.memory_bytes) return true;
@@ -60,8 +58,8 @@ bool fits_memory_exact(const Plan& plan, const Machine& machine, std::string* re
   for (int i = 0; i < 3; ++i) {
     if (static_cast<double>(bytes[i]) <= M) continue;
     if (reason)
-      *reason = fmt::format("the tile of {} needs {} bytes per rank but M = {} bytes (a third of the memory)",
-                            "ABC"[i], bytes[i], M);
+      *reason = fmt::format("the tile of {} needs {} bytes per rank but M = {} bytes (a third of the memory)", "ABC"[i],
+                            bytes[i], M);
     return false;
   }
   return true;
@@ -108,15 +106,17 @@ WallParts wall_parts(const Plan& plan, const Machine& machine, const PlanVolumes
   const Method& method = method_of(plan);
   WallParts w;
   w.overlap = method.buffer_sets(plan) > 1;
-  if (w.overlap) {   // Gao et al.'s tiles: the first of A and B are read, the last of C written, alone
+  if (w.overlap) {  // Gao et al.'s tiles: the first of A and B are read, the last of C written, alone
     const TileBytes t = tile_bytes(plan, machine.element_size_bytes);
     w.fill = static_cast<double>(t.A + t.B) / machine.disk_read_bytes_per_s +
              static_cast<double>(t.C) / machine.disk_write_bytes_per_s;
   }
   const double requests = r < v.disk_requests.size() ? static_cast<double>(v.disk_requests[r]) : 0.0;
   w.disk = static_cast<double>(v.disk_read_bytes[r]) / machine.disk_read_bytes_per_s +
-           static_cast<double>(v.disk_write_bytes[r]) / machine.disk_write_bytes_per_s + machine.disk_latency_s * requests;
-  w.network = method.collective_factor(plan, machine) * static_cast<double>(v.comm_recv_bytes[r]) / machine.network_bytes_per_s;
+           static_cast<double>(v.disk_write_bytes[r]) / machine.disk_write_bytes_per_s +
+           machine.disk_latency_s * requests;
+  w.network =
+      method.collective_factor(plan, machine) * static_cast<double>(v.comm_recv_bytes[r]) / machine.network_bytes_per_s;
   w.kernel = method.rank_flops(plan, static_cast<std::int64_t>(r)) / machine.flops_per_s;
   w.wall = w.overlap ? std::max(w.disk, w.network + w.kernel) + w.fill : w.disk + w.network + w.kernel;
   return w;
@@ -150,22 +150,22 @@ void redistribution_requests(const Plan& plan, const Machine& machine, const Sta
   r.disk_requests = method_of(plan).stage_requests(plan, access);
   if (machine.disk_latency_s <= 0) return;
   r.time_s = 0;
-  for (std::size_t q = 0; q < r.disk_requests.size(); ++q)   // point-to-point moves: no collective factor
-    r.time_s = std::max(r.time_s, rank_time_s(1.0, machine, r.disk_read_bytes[q], r.disk_write_bytes[q],
-                                              r.comm_recv_bytes[q]) +
-                                      machine.disk_latency_s * static_cast<double>(r.disk_requests[q]));
+  for (std::size_t q = 0; q < r.disk_requests.size(); ++q)  // point-to-point moves: no collective factor
+    r.time_s = std::max(r.time_s,
+                        rank_time_s(1.0, machine, r.disk_read_bytes[q], r.disk_write_bytes[q], r.comm_recv_bytes[q]) +
+                            machine.disk_latency_s * static_cast<double>(r.disk_requests[q]));
 }
 
 void plan_requests(const Plan& plan, const Machine& machine, const ArrayAccess& access, PlanVolumes& v) {
   const Method& method = method_of(plan);
   v.disk_requests = method.disk_requests(plan, access);
-  if (machine.disk_latency_s <= 0) return;   // Gao et al.'s time, bit for bit
+  if (machine.disk_latency_s <= 0) return;  // Gao et al.'s time, bit for bit
   const double factor = method.collective_factor(plan, machine);
   v.time_s = 0;
   for (std::size_t r = 0; r < v.disk_requests.size(); ++r)
-    v.time_s = std::max(v.time_s, rank_time_s(factor, machine, v.disk_read_bytes[r], v.disk_write_bytes[r],
-                                              v.comm_recv_bytes[r]) +
-                                      machine.disk_latency_s * static_cast<double>(v.disk_requests[r]));
+    v.time_s = std::max(
+        v.time_s, rank_time_s(factor, machine, v.disk_read_bytes[r], v.disk_write_bytes[r], v.comm_recv_bytes[r]) +
+                      machine.disk_latency_s * static_cast<double>(v.disk_requests[r]));
   plan_wall(plan, machine, v);
 }
 

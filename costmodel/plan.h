@@ -50,9 +50,9 @@ struct IndexTiles {
 struct GroupTiling {
   std::vector<IndexTiles> indices;
   int dist = -1;
-  std::int64_t extent() const;   ///< Π extents (elements)
-  std::int64_t t1() const;       ///< Π t1 (the macro tile count Xt1)
-  std::int64_t t2() const;       ///< Π t2 (Xt2)
+  std::int64_t extent() const;  ///< Π extents (elements)
+  std::int64_t t1() const;      ///< Π t1 (the macro tile count Xt1)
+  std::int64_t t2() const;      ///< Π t2 (Xt2)
   friend bool operator==(const GroupTiling&, const GroupTiling&) = default;
 };
 
@@ -69,14 +69,14 @@ enum class MemorySplit {
 /// the method's own part (`method`, one alternative per method: methods/plans.h). A method
 /// that does not tile the groups keeps tile counts 1 and no distribution index.
 struct Plan {
-  std::int64_t processors = 1;                          ///< P
+  std::int64_t processors = 1;  ///< P
   GroupTiling I, J, K;
   MemorySplit split = MemorySplit::Optimal;
   /// C starts from its current values (the statement adds to a result an earlier statement
   /// wrote); otherwise from zero, and the compute stage reads no C tile on its first visit.
   /// Text: "C0=current" (absent: zero).
   bool accumulate = false;
-  MethodPlan method;                                    ///< the method's part (method.h method_of())
+  MethodPlan method;  ///< the method's part (method.h method_of())
 
   /// The macro tile counts It1 … Kt2 (as reals, for the model's formulas).
   TileCounts tile_counts() const;
@@ -95,8 +95,8 @@ const char* split_name(MemorySplit split);
 /// order). The first word names the method (method.h find_method()), which parses the
 /// rest. On error returns nullopt and sets *error to a message such as
 /// "unknown order 'CBB'" or "index 'q' is not in I". Does not call check_valid().
-std::optional<Plan> parse_plan(std::string_view text, const GroupTiling& I, const GroupTiling& J,
-                               const GroupTiling& K, std::string* error);
+std::optional<Plan> parse_plan(std::string_view text, const GroupTiling& I, const GroupTiling& J, const GroupTiling& K,
+                               std::string* error);
 
 /// Exact volumes of the compute stage per rank, in bytes (index = rank).
 struct PlanVolumes {
@@ -175,8 +175,8 @@ WallParts slowest_wall_parts(const Plan& plan, const Machine& machine, const Pla
 /// One rank's predicted time (seconds) from its bytes: read/B_dr + write/B_dw +
 /// f·received/B_c, with f the collective factor of the plan's method (method.h: f_rep for
 /// replication, f_red for accumulation, 1 otherwise; notes/gao-model.md).
-double rank_time_s(const Plan& plan, const Machine& machine, std::uint64_t read_bytes,
-                   std::uint64_t write_bytes, std::uint64_t recv_bytes);
+double rank_time_s(const Plan& plan, const Machine& machine, std::uint64_t read_bytes, std::uint64_t write_bytes,
+                   std::uint64_t recv_bytes);
 /// The same with the collective factor f given (1 for point-to-point moves).
 double rank_time_s(double factor, const Machine& machine, std::uint64_t read_bytes, std::uint64_t write_bytes,
                    std::uint64_t recv_bytes);
@@ -193,8 +193,7 @@ void append_rank(PlanVolumes& v, double factor, const Machine& machine, std::uin
 PlanVolumes plan_volumes(const Plan& plan, const Machine& machine);
 /// The same for ranks first_rank … end_rank-1 only (vectors indexed from 0);
 /// the plan search evaluates the fullest ranks this way.
-PlanVolumes plan_volumes(const Plan& plan, const Machine& machine, std::int64_t first_rank,
-                         std::int64_t end_rank);
+PlanVolumes plan_volumes(const Plan& plan, const Machine& machine, std::int64_t first_rank, std::int64_t end_rank);
 
 /// The same volumes as plan_volumes() counted independently, by walking the method's schedule
 /// step by step (Method::walk(): the Gao methods' loop nests, methods/gao/simulate.h, and
@@ -231,7 +230,7 @@ TileBytes tile_bytes(const Plan& plan, double element_size_bytes);
 
 /// One buffer of a plan on its fullest rank, as the generated program allocates it.
 struct MemoryPart {
-  std::string what;          ///< "tile of A", "C block", "A slices", "hand-off rounds", …
+  std::string what;  ///< "tile of A", "C block", "A slices", "hand-off rounds", …
   std::uint64_t bytes = 0;
   /// Live in the load stage only (the hand-off's round buffers, freed before the tiles are
   /// allocated); otherwise live to the end of the step.
@@ -241,7 +240,7 @@ struct MemoryPart {
 /// The memory a plan needs per rank, by buffer, and the peak they reach together (bytes).
 struct PlanMemory {
   std::vector<MemoryPart> parts;
-  std::uint64_t peak_bytes = 0;   ///< max(Σ parts that live to the end, largest load-stage part)
+  std::uint64_t peak_bytes = 0;  ///< max(Σ parts that live to the end, largest load-stage part)
 };
 
 /// The one place the planner computes a step's memory per rank (bytes), part by part in the

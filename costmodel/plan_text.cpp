@@ -48,8 +48,8 @@ bool apply_field(const Method& method, std::string_view key, std::string_view va
       if (key == f) {
         const std::string name = method.name();
         *error = fmt::format("a{} {} plan has no field '{}' (it has {}, P and split)",
-                             std::string_view("aeiou").find(name[0]) == std::string_view::npos ? "" : "n", name,
-                             key, fmt::join(fields, ", "));
+                             std::string_view("aeiou").find(name[0]) == std::string_view::npos ? "" : "n", name, key,
+                             fmt::join(fields, ", "));
         return false;
       }
   }
@@ -59,8 +59,8 @@ bool apply_field(const Method& method, std::string_view key, std::string_view va
 
 }  // namespace
 
-std::optional<Plan> parse_plan(std::string_view text, const GroupTiling& I, const GroupTiling& J,
-                               const GroupTiling& K, std::string* error) {
+std::optional<Plan> parse_plan(std::string_view text, const GroupTiling& I, const GroupTiling& J, const GroupTiling& K,
+                               std::string* error) {
   std::string local;
   if (!error) error = &local;
   Plan plan;

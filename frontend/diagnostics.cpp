@@ -86,10 +86,8 @@ std::string DiagnosticList::render() const {
       out += fmt::format("tcec: {}: {}\n", severity_name(d.severity), d.message);
       continue;
     }
-    out += fmt::format("{}:{}:{}: {}: {}\n", d.file, d.loc.line, d.loc.column,
-                       severity_name(d.severity), d.message);
-    auto src = std::find_if(sources_.begin(), sources_.end(),
-                            [&](const auto& s) { return s.first == d.file; });
+    out += fmt::format("{}:{}:{}: {}: {}\n", d.file, d.loc.line, d.loc.column, severity_name(d.severity), d.message);
+    auto src = std::find_if(sources_.begin(), sources_.end(), [&](const auto& s) { return s.first == d.file; });
     if (src == sources_.end()) continue;
     std::string line = printable(source_line(src->second, d.loc.line));
     out += line + "\n" + caret(line, d.loc.column) + "\n";

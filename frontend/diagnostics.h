@@ -32,8 +32,8 @@ class Reporter {
   template <typename... Args>
   void report(DiagId id, ir::SourceLocation loc, const Args&... args) {
     const DiagInfo& info = diag_info(id);
-    list_.add(Diagnostic{info.severity, info.name, file_, loc,
-                         fmt::vformat(info.text, fmt::make_format_args(args...))});
+    list_.add(
+        Diagnostic{info.severity, info.name, file_, loc, fmt::vformat(info.text, fmt::make_format_args(args...))});
   }
 
   const std::string& file() const { return file_; }

@@ -24,11 +24,16 @@ struct Property {
 };
 
 constexpr Property kProperties[] = {
-    {"processors", Kind::Count},          {"memory", Kind::Size},
-    {"network", Kind::Bandwidth},         {"disk", Kind::Bandwidth},
-    {"disk_read", Kind::Bandwidth},       {"disk_write", Kind::Bandwidth},
-    {"element_size", Kind::ElementSize},  {"replication_factor", Kind::Factor},
-    {"reduction_factor", Kind::Factor},   {"disk_latency", Kind::Duration},
+    {"processors", Kind::Count},
+    {"memory", Kind::Size},
+    {"network", Kind::Bandwidth},
+    {"disk", Kind::Bandwidth},
+    {"disk_read", Kind::Bandwidth},
+    {"disk_write", Kind::Bandwidth},
+    {"element_size", Kind::ElementSize},
+    {"replication_factor", Kind::Factor},
+    {"reduction_factor", Kind::Factor},
+    {"disk_latency", Kind::Duration},
     {"flops", Kind::Rate},
 };
 
@@ -57,9 +62,9 @@ std::optional<double> duration_unit(const std::string& u) {
 
 std::optional<double> size_unit(const std::string& u) {
   static const std::map<std::string, double> units = {
-      {"B", 1.0},           {"KB", 1e3},          {"MB", 1e6},          {"GB", 1e9},
-      {"TB", 1e12},         {"KiB", 1024.0},      {"MiB", 1048576.0},   {"GiB", 1073741824.0},
-      {"TiB", 1099511627776.0}};
+      {"B", 1.0},         {"KB", 1e3},           {"MB", 1e6},
+      {"GB", 1e9},        {"TB", 1e12},          {"KiB", 1024.0},
+      {"MiB", 1048576.0}, {"GiB", 1073741824.0}, {"TiB", 1099511627776.0}};
   auto it = units.find(u);
   if (it == units.end()) return std::nullopt;
   return it->second;
@@ -90,14 +95,18 @@ std::optional<double> unit_factor(Kind kind, TceParser::MachinePropContext& prop
       return std::nullopt;
     case Kind::Duration: {
       const auto factor = unit && unit->ID().size() == 1 ? duration_unit(text) : std::nullopt;
-      if (!unit) r.report(DiagId::err_missing_unit, location_of(prop.value->getStop()), key, kDurationUnits);
-      else if (!factor) r.report(DiagId::err_bad_unit, loc, text, key, kDurationUnits);
+      if (!unit)
+        r.report(DiagId::err_missing_unit, location_of(prop.value->getStop()), key, kDurationUnits);
+      else if (!factor)
+        r.report(DiagId::err_bad_unit, loc, text, key, kDurationUnits);
       return factor;
     }
     case Kind::Rate: {
       const auto factor = unit ? rate_unit(text) : std::nullopt;
-      if (!unit) r.report(DiagId::err_missing_unit, location_of(prop.value->getStop()), key, kRateUnits);
-      else if (!factor) r.report(DiagId::err_bad_unit, loc, text, key, kRateUnits);
+      if (!unit)
+        r.report(DiagId::err_missing_unit, location_of(prop.value->getStop()), key, kRateUnits);
+      else if (!factor)
+        r.report(DiagId::err_bad_unit, loc, text, key, kRateUnits);
       return factor;
     }
     case Kind::Size:
@@ -118,8 +127,7 @@ std::optional<double> unit_factor(Kind kind, TceParser::MachinePropContext& prop
 }
 
 // Checks the value's range for its kind and stores it. False if reported.
-bool store(const Property& p, double value, TceParser::MachinePropContext& prop, Reporter& r,
-           ir::MachineDesc& m) {
+bool store(const Property& p, double value, TceParser::MachinePropContext& prop, Reporter& r, ir::MachineDesc& m) {
   const std::string key = p.name;
   const std::string shown = prop.value->getText();
   const auto loc = location_of(prop.value->getStart());
@@ -136,16 +144,26 @@ bool store(const Property& p, double value, TceParser::MachinePropContext& prop,
     r.report(DiagId::err_value_too_large, loc, key, shown);
     return false;
   }
-  if (key == "processors") m.processors = static_cast<std::int64_t>(value);
-  else if (key == "memory") m.memory_bytes = static_cast<std::uint64_t>(value);
-  else if (key == "network") m.network_bytes_per_s = value;
-  else if (key == "disk_read") m.disk_read_bytes_per_s = value;
-  else if (key == "disk_write") m.disk_write_bytes_per_s = value;
-  else if (key == "element_size") m.element_size_bytes = static_cast<std::uint64_t>(value);
-  else if (key == "replication_factor") m.replication_factor = value;
-  else if (key == "reduction_factor") m.reduction_factor = value;
-  else if (key == "disk_latency") m.disk_latency_s = value;
-  else if (key == "flops") m.flops_per_s = value;
+  if (key == "processors")
+    m.processors = static_cast<std::int64_t>(value);
+  else if (key == "memory")
+    m.memory_bytes = static_cast<std::uint64_t>(value);
+  else if (key == "network")
+    m.network_bytes_per_s = value;
+  else if (key == "disk_read")
+    m.disk_read_bytes_per_s = value;
+  else if (key == "disk_write")
+    m.disk_write_bytes_per_s = value;
+  else if (key == "element_size")
+    m.element_size_bytes = static_cast<std::uint64_t>(value);
+  else if (key == "replication_factor")
+    m.replication_factor = value;
+  else if (key == "reduction_factor")
+    m.reduction_factor = value;
+  else if (key == "disk_latency")
+    m.disk_latency_s = value;
+  else if (key == "flops")
+    m.flops_per_s = value;
   return true;
 }
 

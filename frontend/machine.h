@@ -11,7 +11,6 @@ namespace tcec::frontend {
 /// or missing units, non-positive or non-integer values, and missing required
 /// properties (processors, memory, network, disk or both disk_read and
 /// disk_write). Returns false if anything was reported.
-bool check_machine_block(grammar::TceParser::MachineBlockContext& block, Reporter& reporter,
-                         ir::MachineDesc& machine);
+bool check_machine_block(grammar::TceParser::MachineBlockContext& block, Reporter& reporter, ir::MachineDesc& machine);
 
 }  // namespace tcec::frontend

@@ -51,14 +51,14 @@ struct Ref {
 // One equation line.
 struct Equation {
   int line = 0;
-  int col = 0;       // column of the left-hand side (1-based, bytes)
-  int indent = 0;    // visual column of the same (tabs to multiples of 8): the nesting depth
-  bool ok = false;   // scanned without errors
+  int col = 0;      // column of the left-hand side (1-based, bytes)
+  int indent = 0;   // visual column of the same (tabs to multiples of 8): the nesting depth
+  bool ok = false;  // scanned without errors
   Ref lhs;
   std::string coef_text = "1";
   double coef = 1.0;
   bool has_p = false;
-  int p_terms = 0;   // n of P( n )
+  int p_terms = 0;  // n of P( n )
   int p_col = 0;
   bool has_sum = false;
   int sum_col = 0;
@@ -332,7 +332,7 @@ struct Target {
   enum Kind { Top, Block, Unknown } kind = Top;
   const Ref* use = nullptr;  // Block: the operand the block defines
   int use_line = 0;
-  int tensor = -1;           // Block: the block's tensor (-1 when it could not be made)
+  int tensor = -1;  // Block: the block's tensor (-1 when it could not be made)
 };
 
 class Builder {
@@ -403,8 +403,8 @@ class Builder {
       const Equation& first = eqs_[eq.children[0]];
       r_.report(DiagId::err_nwchem_orphan_definition, {first.line, first.col}, eq.line);
     } else if (!eq.children.empty() && inter.size() > 1) {
-      r_.report(DiagId::err_nwchem_two_intermediates, {eq.line, eq.operands[inter[1]].col},
-                eq.operands[inter[0]].name, eq.operands[inter[1]].name);
+      r_.report(DiagId::err_nwchem_two_intermediates, {eq.line, eq.operands[inter[1]].col}, eq.operands[inter[0]].name,
+                eq.operands[inter[1]].name);
       good = false;
     } else if (eq.children.empty()) {
       for (int k : inter) {
@@ -442,7 +442,7 @@ class Builder {
       s.result = {result, terms[t].result, {eq.line, eq.lhs.col}};
       s.op = ir::AssignOp::Add;
       s.coefficient = terms[t].sign * eq.coef;
-      s.coefficient_text = terms[t].sign > 0      ? eq.coef_text
+      s.coefficient_text = terms[t].sign > 0        ? eq.coef_text
                            : eq.coef_text[0] == '-' ? eq.coef_text.substr(1)
                                                     : "-" + eq.coef_text;
       for (std::size_t k = 0; k < eq.operands.size(); ++k)
@@ -478,7 +478,8 @@ class Builder {
       s.coefficient_text = terms[t].sign > 0 ? "" : "-1";
       s.operands.push_back({x, lhs, {eq.line, eq.lhs.col}});
       s.loc = {eq.line, eq.col};
-      s.source_text = ir::format_statement(p_, s) + fmt::format("   [P( {} ) term {} of {}]", eq.p_terms, t + 1, terms.size());
+      s.source_text =
+          ir::format_statement(p_, s) + fmt::format("   [P( {} ) term {} of {}]", eq.p_terms, t + 1, terms.size());
       p_.statements.push_back(std::move(s));
     }
   }
@@ -510,7 +511,8 @@ class Builder {
       if (too_large) bytes = 1;  // keep the product bounded; the flag says enough
     }
     if (too_large && sized_) {
-      r_.report(DiagId::err_tensor_too_large, {line, ref.col}, name, fmt::format("{:.4g}", static_cast<double>(elements)), 8);
+      r_.report(DiagId::err_tensor_too_large, {line, ref.col}, name,
+                fmt::format("{:.4g}", static_cast<double>(elements)), 8);
       return -1;
     }
     p_.tensors.push_back(std::move(t));
@@ -590,7 +592,8 @@ class Builder {
     for (const auto& op : ops) {
       for (int x : op) {
         const std::string& name = p_.indices[x].name;
-        if (std::find(c.begin(), c.end(), x) == c.end() && std::find(summed.begin(), summed.end(), name) == summed.end())
+        if (std::find(c.begin(), c.end(), x) == c.end() &&
+            std::find(summed.begin(), summed.end(), name) == summed.end())
           summed.push_back(name);
       }
     }
@@ -622,7 +625,7 @@ class Builder {
     // Groups: per half, the positions of each index type in order of appearance.
     struct Group {
       std::vector<int> positions;
-      std::vector<int> first, second;  // index ids from operand 0 / operand 1, in the lhs's order
+      std::vector<int> first, second;            // index ids from operand 0 / operand 1, in the lhs's order
       std::vector<std::vector<int>> placements;  // per placement: the ids at `positions`
     };
     std::vector<Group> groups;
@@ -646,8 +649,9 @@ class Builder {
     std::vector<std::string> described;
     for (const Group& g : groups) {
       // (more than 24 positions in a group: not a real tree; counted as too many)
-      const std::uint64_t ways = g.positions.size() > 24 ? 1ull << 40
-                                 : binomial(static_cast<int>(g.positions.size()), static_cast<int>(g.first.size()));
+      const std::uint64_t ways = g.positions.size() > 24
+                                     ? 1ull << 40
+                                     : binomial(static_cast<int>(g.positions.size()), static_cast<int>(g.first.size()));
       count = std::min<std::uint64_t>(count * ways, 1ull << 40);
       std::vector<std::string> first, second;
       for (int x : g.first) first.push_back(p_.indices[x].name);

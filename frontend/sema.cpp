@@ -44,13 +44,18 @@ class Sema {
   void run(TceParser::ProgramContext& tree) {
     for (auto* item : tree.item()) {
       if (r_.full()) break;
-      if (auto* d = item->rangeDecl()) range_decl(*d);
-      else if (auto* d = item->indexDecl()) index_decl(*d);
+      if (auto* d = item->rangeDecl())
+        range_decl(*d);
+      else if (auto* d = item->indexDecl())
+        index_decl(*d);
       else if (auto* d = item->tensorDecl())
         for (auto* def : d->tensorDef()) tensor_decl(*def);
-      else if (auto* d = item->machineBlock()) machine_block(*d);
-      else if (auto* d = item->distributeDecl()) distribute_decl(*d);
-      else if (auto* s = item->statement()) statement(*s);
+      else if (auto* d = item->machineBlock())
+        machine_block(*d);
+      else if (auto* d = item->distributeDecl())
+        distribute_decl(*d);
+      else if (auto* s = item->statement())
+        statement(*s);
     }
     split_products();
   }
@@ -84,8 +89,7 @@ class Sema {
         continue;
       }
       auto override = defines_.find(name->getText());
-      p_.ranges.push_back({name->getText(), override != defines_.end() ? override->second : *value,
-                           location_of(name)});
+      p_.ranges.push_back({name->getText(), override != defines_.end() ? override->second : *value, location_of(name)});
     }
   }
 
@@ -251,16 +255,16 @@ class Sema {
     for (std::size_t d = 0; d < t.dims.size(); ++d) {
       const ir::Index& index = p_.indices[out.indices[d]];
       if (index.range == t.dims[d]) continue;
-      r_.report(DiagId::err_index_range_mismatch, location_of(index_tokens[d]), index.name,
-                p_.ranges[index.range].name, d + 1, t.name, p_.ranges[t.dims[d]].name);
+      r_.report(DiagId::err_index_range_mismatch, location_of(index_tokens[d]), index.name, p_.ranges[index.range].name,
+                d + 1, t.name, p_.ranges[t.dims[d]].name);
       r_.report(DiagId::note_declared_here, t.loc, t.name);
       ok = false;
     }
     for (std::size_t d = 0; d < out.indices.size() && ok; ++d) {
       for (std::size_t e = 0; e < d; ++e) {
         if (out.indices[e] != out.indices[d]) continue;
-        r_.report(DiagId::err_repeated_index, location_of(index_tokens[d]),
-                  p_.indices[out.indices[d]].name, ref.getText());
+        r_.report(DiagId::err_repeated_index, location_of(index_tokens[d]), p_.indices[out.indices[d]].name,
+                  ref.getText());
         ok = false;
         break;
       }

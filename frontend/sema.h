@@ -14,8 +14,7 @@ namespace tcec::frontend {
 /// range name to the extent that replaces its declared one (-D NAME=VALUE,
 /// already validated). Every problem is reported to `reporter`; only
 /// statements that pass all checks are added.
-void check_program(grammar::TceParser::ProgramContext& tree,
-                   const std::map<std::string, std::uint64_t>& defines, Reporter& reporter,
-                   ir::Program& program);
+void check_program(grammar::TceParser::ProgramContext& tree, const std::map<std::string, std::uint64_t>& defines,
+                   Reporter& reporter, ir::Program& program);
 
 }  // namespace tcec::frontend

@@ -94,8 +94,8 @@ std::optional<SplitPlan> plan_exhaustive(const Term& t) {
   const unsigned full = (1u << n) - 1;
   struct Best {
     double cost = kInfinity;
-    unsigned left = 0;             // the left part's mask; 0 for a single operand
-    std::vector<int> indices;      // the node's indices as a set (order fixed when emitting)
+    unsigned left = 0;         // the left part's mask; 0 for a single operand
+    std::vector<int> indices;  // the node's indices as a set (order fixed when emitting)
   };
   std::vector<Best> best(full + 1);
   std::vector<std::vector<int>> needed(full + 1);
@@ -262,8 +262,8 @@ std::vector<ir::Statement> apply_split(ir::Program& program, const ir::Statement
       b.coefficient = 1.0;
     }
     nodes.push_back(b.result);
-    b.source_text = fmt::format("{}   [split {} of {}: {}]", original, k + 1, plan.steps.size(),
-                                ir::format_statement(program, b));
+    b.source_text =
+        fmt::format("{}   [split {} of {}: {}]", original, k + 1, plan.steps.size(), ir::format_statement(program, b));
     out.push_back(std::move(b));
   }
   return out;

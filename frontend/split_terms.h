@@ -54,13 +54,13 @@ inline constexpr std::size_t kExhaustiveSplitLimit = 6;
 /// statement order); node n+k is the tensor written by steps[k]. The last step writes the result.
 struct SplitPlan {
   struct Step {
-    int left = -1, right = -1;   ///< node ids; left holds the lower-positioned original operand
-    std::vector<int> indices;    ///< index ids of the node written (the result's, for the last)
-    double flops = 0;            ///< 2 × product of the extents of the union of both sides' indices
+    int left = -1, right = -1;  ///< node ids; left holds the lower-positioned original operand
+    std::vector<int> indices;   ///< index ids of the node written (the result's, for the last)
+    double flops = 0;           ///< 2 × product of the extents of the union of both sides' indices
   };
-  std::vector<Step> steps;       ///< n-1 steps in dependency order
-  double flops = 0;              ///< sum over the steps
-  bool exhaustive = false;       ///< true: optimal over all binary trees; false: greedy
+  std::vector<Step> steps;  ///< n-1 steps in dependency order
+  double flops = 0;         ///< sum over the steps
+  bool exhaustive = false;  ///< true: optimal over all binary trees; false: greedy
 };
 
 /// The cheapest tree for `s` (operands.size() >= 3, preconditions above), or nullopt when every

@@ -36,17 +36,22 @@ std::string lexer_safe(const std::string& text) {
 
 std::string describe_token(const antlr4::Token* t) {
   if (t->getType() == antlr4::Token::EOF) return "end of file";
-  return fmt::format("'{}'", t->getText());   // not "'" + text: GCC 12's -Wrestrict false positive
+  return fmt::format("'{}'", t->getText());  // not "'" + text: GCC 12's -Wrestrict false positive
 }
 
 std::string describe_expected(antlr4::Parser* parser, const antlr4::misc::IntervalSet& set) {
   std::vector<std::string> names;
   for (std::size_t t : set.toList()) {
-    if (t == antlr4::Token::EOF) names.push_back("end of file");
-    else if (t == TceParser::ID) names.push_back("an identifier");
-    else if (t == TceParser::INT) names.push_back("an integer");
-    else if (t == TceParser::DECIMAL) names.push_back("a decimal number");
-    else names.push_back(parser->getVocabulary().getDisplayName(t));
+    if (t == antlr4::Token::EOF)
+      names.push_back("end of file");
+    else if (t == TceParser::ID)
+      names.push_back("an identifier");
+    else if (t == TceParser::INT)
+      names.push_back("an integer");
+    else if (t == TceParser::DECIMAL)
+      names.push_back("a decimal number");
+    else
+      names.push_back(parser->getVocabulary().getDisplayName(t));
   }
   std::string out;
   for (std::size_t i = 0; i < names.size(); ++i) {
@@ -85,8 +90,7 @@ class ErrorStrategy : public antlr4::DefaultErrorStrategy {
 
   void reportInputMismatch(antlr4::Parser* parser, const antlr4::InputMismatchException& e) override {
     if (unterminated_machine(parser, e.getOffendingToken())) return;
-    reporter_.report(DiagId::err_unexpected, location_of(e.getOffendingToken()),
-                     describe_token(e.getOffendingToken()),
+    reporter_.report(DiagId::err_unexpected, location_of(e.getOffendingToken()), describe_token(e.getOffendingToken()),
                      describe_expected(parser, e.getExpectedTokens()));
   }
 
@@ -109,8 +113,8 @@ class ErrorStrategy : public antlr4::DefaultErrorStrategy {
     beginErrorCondition(parser);
     antlr4::Token* t = parser->getCurrentToken();
     if (unterminated_machine(parser, t)) return;
-    reporter_.report(DiagId::err_expected, after_previous(parser),
-                     describe_expected(parser, getExpectedTokens(parser)), describe_token(t));
+    reporter_.report(DiagId::err_expected, after_previous(parser), describe_expected(parser, getExpectedTokens(parser)),
+                     describe_token(t));
   }
 
  private:
@@ -133,8 +137,7 @@ class ErrorStrategy : public antlr4::DefaultErrorStrategy {
 };
 
 // Lexes everything, reports INVALID tokens and drops them.
-std::vector<std::unique_ptr<antlr4::Token>> lex(TceLexer& lexer, const std::string& original,
-                                                Reporter& reporter) {
+std::vector<std::unique_ptr<antlr4::Token>> lex(TceLexer& lexer, const std::string& original, Reporter& reporter) {
   std::vector<std::unique_ptr<antlr4::Token>> kept;
   auto tokens = lexer.getAllTokens();
   tokens.push_back(lexer.nextToken());  // EOF, at the true end of the text

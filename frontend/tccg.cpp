@@ -14,13 +14,13 @@ namespace tcec::frontend {
 namespace {
 
 struct Section {
-  std::string name;                    // "tccg_01"
-  std::string suffix;                  // "01"
+  std::string name;    // "tccg_01"
+  std::string suffix;  // "01"
   int line = 0;
-  std::vector<std::string> indices;    // A, B, C index strings
-  std::map<char, std::string> extents; // letter -> decimal extent
+  std::vector<std::string> indices;     // A, B, C index strings
+  std::map<char, std::string> extents;  // letter -> decimal extent
   std::string indices_line;
-  bool broken = false;                 // a line of it was reported; compile nothing
+  bool broken = false;  // a line of it was reported; compile nothing
 };
 
 std::string trim(const std::string& s) {
@@ -60,7 +60,8 @@ bool read_line(Section& s, const std::string& line, int lineno, Reporter& r) {
   if (key == "indices") {
     s.indices = split(value, '-');
     s.indices_line = value;
-    if (s.indices.size() == 3 && is_letters(s.indices[0]) && is_letters(s.indices[1]) && is_letters(s.indices[2])) return true;
+    if (s.indices.size() == 3 && is_letters(s.indices[0]) && is_letters(s.indices[1]) && is_letters(s.indices[2]))
+      return true;
     r.report(DiagId::err_tccg_bad_indices, {lineno, value_col}, value);
     return false;
   }

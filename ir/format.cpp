@@ -54,9 +54,8 @@ std::string format_statement(const Program& program, const Statement& s) {
 std::string format_macro_gemm(const Program& program, const Statement& s, const MacroIndexGemm& g) {
   return fmt::format("{}(I,J) {} A(I,K) * B(J,K) with A = {}, B = {}; I = {}, J = {}, K = {}",
                      program.tensors.at(s.result.tensor).name, to_string(s.op),
-                     program.tensors.at(s.operands[0].tensor).name,
-                     program.tensors.at(s.operands[1].tensor).name, format_index_set(program, g.I),
-                     format_index_set(program, g.J), format_index_set(program, g.K));
+                     program.tensors.at(s.operands[0].tensor).name, program.tensors.at(s.operands[1].tensor).name,
+                     format_index_set(program, g.I), format_index_set(program, g.J), format_index_set(program, g.K));
 }
 
 }  // namespace tcec::ir

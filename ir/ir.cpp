@@ -103,13 +103,12 @@ MacroIndexGemm macro_index_gemm(const Program& program, const Statement& s) {
   g.elements_A = g.extent_I * g.extent_K;
   g.elements_B = g.extent_J * g.extent_K;
   g.elements_C = g.extent_I * g.extent_J;
-  g.flops = 2.0 * static_cast<double>(g.extent_I) * static_cast<double>(g.extent_J) *
-            static_cast<double>(g.extent_K);
+  g.flops = 2.0 * static_cast<double>(g.extent_I) * static_cast<double>(g.extent_J) * static_cast<double>(g.extent_K);
   g.perm_A = permutation(a, concat(g.I, g.K));
   g.perm_B = permutation(b, concat(g.J, g.K));
   g.perm_C = permutation(c, concat(g.I, g.J));
-  g.symmetric = s.operands[0].tensor == s.operands[1].tensor && !g.I.empty() && g.I.size() == g.J.size() &&
-                g.perm_A == g.perm_B;
+  g.symmetric =
+      s.operands[0].tensor == s.operands[1].tensor && !g.I.empty() && g.I.size() == g.J.size() && g.perm_A == g.perm_B;
   return g;
 }
 

@@ -22,8 +22,8 @@
 /// Internal invariant check for the compiler stages (never for user input,
 /// which gets diagnostics). Throws tcec::ir::InternalError naming the file,
 /// line and the reason, so a broken invariant is a clear failure, not UB.
-#define TCEC_ASSERT(cond, why)                                              \
-  do {                                                                      \
+#define TCEC_ASSERT(cond, why)                                               \
+  do {                                                                       \
     if (!(cond)) ::tcec::ir::internal_error(__FILE__, __LINE__, #cond, why); \
   } while (0)
 
@@ -76,8 +76,8 @@ enum class TensorRole { Input, Output, Intermediate };
 /// machine is known (frontend::check_distributions), Π grid_for(P) = P and each grid
 /// dimension <= the extent it splits.
 struct Distribution {
-  std::vector<int> dims;                 ///< tensor dimensions (positions), one per grid dimension
-  std::vector<std::int64_t> grid;        ///< ranks along each grid dimension; empty: grid_for() chooses
+  std::vector<int> dims;           ///< tensor dimensions (positions), one per grid dimension
+  std::vector<std::int64_t> grid;  ///< ranks along each grid dimension; empty: grid_for() chooses
   SourceLocation loc;
 
   /// The process grid on P ranks: `grid` when declared; otherwise P factored into dims.size()
@@ -92,7 +92,7 @@ struct Tensor {
   std::vector<int> dims;
   TensorRole role = TensorRole::Intermediate;
   SourceLocation loc;
-  std::optional<Distribution> distribution;   ///< inputs and outputs only; none: unconstrained
+  std::optional<Distribution> distribution;  ///< inputs and outputs only; none: unconstrained
 };
 
 /// A use of a tensor: `t[p5,p6,h1,h2]`. indices[d] is the index id in dimension d.
@@ -113,11 +113,11 @@ enum class AssignOp { Assign, Add, Subtract };
 struct Statement {
   TensorRef result;
   AssignOp op = AssignOp::Add;
-  double coefficient = 1.0;        ///< the numeric factor as written (sign of `-=` not folded in)
-  std::string coefficient_text;    ///< as written, e.g. "1/2", "-0.5"; empty when absent
+  double coefficient = 1.0;      ///< the numeric factor as written (sign of `-=` not folded in)
+  std::string coefficient_text;  ///< as written, e.g. "1/2", "-0.5"; empty when absent
   std::vector<TensorRef> operands;
   SourceLocation loc;
-  std::string source_text;         ///< the statement's source line(s), trimmed, for reports
+  std::string source_text;  ///< the statement's source line(s), trimmed, for reports
 };
 
 /// A machine (Gao et al. §2, Table 8). Bandwidths in bytes per second,
@@ -125,22 +125,22 @@ struct Statement {
 /// accepts a machine; defaults are the language's defaults.
 struct MachineDesc {
   std::string name;
-  std::int64_t processors = 0;              ///< P >= 1
-  std::uint64_t memory_bytes = 0;           ///< per processor, for all three tiles together
-  double network_bytes_per_s = 0;           ///< B_c
-  double disk_read_bytes_per_s = 0;         ///< B_d for reads
-  double disk_write_bytes_per_s = 0;        ///< B_d for writes
-  std::uint64_t element_size_bytes = 8;     ///< bytes per tensor element (double)
-  double replication_factor = 1.0;          ///< f_rep: multiplies broadcast traffic
-  double reduction_factor = 1.0;            ///< f_red: multiplies all-reduce traffic
-  double disk_latency_s = 0;                ///< seconds per disk request (0: Gao et al.'s model)
-  double flops_per_s = 50e9;                ///< the tile kernel's rate per processor, FLOP/s
+  std::int64_t processors = 0;           ///< P >= 1
+  std::uint64_t memory_bytes = 0;        ///< per processor, for all three tiles together
+  double network_bytes_per_s = 0;        ///< B_c
+  double disk_read_bytes_per_s = 0;      ///< B_d for reads
+  double disk_write_bytes_per_s = 0;     ///< B_d for writes
+  std::uint64_t element_size_bytes = 8;  ///< bytes per tensor element (double)
+  double replication_factor = 1.0;       ///< f_rep: multiplies broadcast traffic
+  double reduction_factor = 1.0;         ///< f_red: multiplies all-reduce traffic
+  double disk_latency_s = 0;             ///< seconds per disk request (0: Gao et al.'s model)
+  double flops_per_s = 50e9;             ///< the tile kernel's rate per processor, FLOP/s
   SourceLocation loc;
 };
 
 /// A whole .tce program after semantic checks.
 struct Program {
-  std::string file;                        ///< path as given, for reports
+  std::string file;  ///< path as given, for reports
   std::vector<Range> ranges;
   std::vector<Index> indices;
   std::vector<Tensor> tensors;
@@ -163,14 +163,14 @@ struct Program {
 /// I = result indices found in A, J = result indices found in B (both in the
 /// result's order), K = summed indices (in A's order). An empty set has extent 1.
 struct MacroIndexGemm {
-  std::vector<int> I, J, K;             ///< index ids
-  std::uint64_t extent_I = 1;           ///< product of the extents in I (elements)
+  std::vector<int> I, J, K;    ///< index ids
+  std::uint64_t extent_I = 1;  ///< product of the extents in I (elements)
   std::uint64_t extent_J = 1;
   std::uint64_t extent_K = 1;
-  std::uint64_t elements_A = 1;         ///< |I|·|K|
-  std::uint64_t elements_B = 1;         ///< |J|·|K|
-  std::uint64_t elements_C = 1;         ///< |I|·|J|
-  double flops = 0;                     ///< 2·|I|·|J|·|K| (exact up to 2^53)
+  std::uint64_t elements_A = 1;  ///< |I|·|K|
+  std::uint64_t elements_B = 1;  ///< |J|·|K|
+  std::uint64_t elements_C = 1;  ///< |I|·|J|
+  double flops = 0;              ///< 2·|I|·|J|·|K| (exact up to 2^53)
   /// perm_X[p] = dimension of X (as stored) holding the p-th index of
   /// [I,K] for A, [J,K] for B, [I,J] for C. Identity means "already in GEMM layout".
   std::vector<int> perm_A, perm_B, perm_C;

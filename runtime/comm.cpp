@@ -20,8 +20,7 @@ namespace {
 
 /// Largest message, in elements: MPI counts are int.
 constexpr std::size_t kMaxMessageElems = std::size_t{1} << 27;
-constexpr int kShiftTag = 7101, kRingTag = 7102, kAllreduceTag = 7103, kReduceScatterTag = 7104,
-              kAlltoallTag = 7105;
+constexpr int kShiftTag = 7101, kRingTag = 7102, kAllreduceTag = 7103, kReduceScatterTag = 7104, kAlltoallTag = 7105;
 
 void check(int rc, const char* call) {
   if (rc == MPI_SUCCESS) return;
@@ -41,22 +40,21 @@ std::size_t chunk_elems(std::size_t scratch_elems, bool data_moves, const char* 
 }
 
 /// One MPI_Sendrecv of counted payload; a side with 0 elements is MPI_PROC_NULL (no message).
-void exchange(const Context& ctx, const double* send, std::size_t send_n, int dest, double* recv,
-              std::size_t recv_n, int source, int tag) {
+void exchange(const Context& ctx, const double* send, std::size_t send_n, int dest, double* recv, std::size_t recv_n,
+              int source, int tag) {
   int to = send_n > 0 ? dest : MPI_PROC_NULL;
   int from = recv_n > 0 ? source : MPI_PROC_NULL;
   MPI_Status status;
   const Stopwatch clock;
-  check(MPI_Sendrecv(send, static_cast<int>(send_n), MPI_DOUBLE, to, tag, recv,
-                     static_cast<int>(recv_n), MPI_DOUBLE, from, tag, ctx.comm(), &status),
+  check(MPI_Sendrecv(send, static_cast<int>(send_n), MPI_DOUBLE, to, tag, recv, static_cast<int>(recv_n), MPI_DOUBLE,
+                     from, tag, ctx.comm(), &status),
         "MPI_Sendrecv");
   if (from != MPI_PROC_NULL) {
     int got = 0;
     MPI_Get_count(&status, MPI_DOUBLE, &got);
     if (static_cast<std::size_t>(got) != recv_n)
-      throw Error("rank " + std::to_string(ctx.rank()) + " received " + std::to_string(got) +
-                  " elements from rank " + std::to_string(source) + " but expected " +
-                  std::to_string(recv_n) +
+      throw Error("rank " + std::to_string(ctx.rank()) + " received " + std::to_string(got) + " elements from rank " +
+                  std::to_string(source) + " but expected " + std::to_string(recv_n) +
                   " (counts and buffer sizes must agree on every rank)");
   }
   counters().add_comm_time(clock.seconds());
@@ -69,8 +67,8 @@ void exchange(const Context& ctx, const double* send, std::size_t send_n, int de
 /// send_at(off, len) gives the data to send; recv_at(off, len) where to receive it;
 /// received(off, len, ptr) is called once the chunk has arrived.
 template <class SendAt, class RecvAt, class Received>
-void stream(const Context& ctx, std::size_t send_n, int dest, std::size_t recv_n, int source,
-            std::size_t chunk, int tag, SendAt send_at, RecvAt recv_at, Received received) {
+void stream(const Context& ctx, std::size_t send_n, int dest, std::size_t recv_n, int source, std::size_t chunk,
+            int tag, SendAt send_at, RecvAt recv_at, Received received) {
   if (send_n == 0 && recv_n == 0) return;
   std::size_t iterations = std::max(ceil_div(send_n, chunk), ceil_div(recv_n, chunk));
   for (std::size_t c = 0; c < iterations; ++c) {
@@ -138,8 +136,7 @@ bool Context::all_true(bool value) const {
 
 std::vector<std::uint64_t> Context::gather_u64(std::uint64_t value) const {
   std::vector<std::uint64_t> all(static_cast<std::size_t>(size_));
-  check(MPI_Allgather(&value, 1, MPI_UINT64_T, all.data(), 1, MPI_UINT64_T, comm_),
-        "MPI_Allgather");
+  check(MPI_Allgather(&value, 1, MPI_UINT64_T, all.data(), 1, MPI_UINT64_T, comm_), "MPI_Allgather");
   return all;
 }
 
@@ -147,8 +144,7 @@ std::string Context::bcast_string(const std::string& value, int root) const {
   std::uint64_t length = value.size();
   check(MPI_Bcast(&length, 1, MPI_UINT64_T, root, comm_), "MPI_Bcast");
   std::string result = rank_ == root ? value : std::string(length, '\0');
-  if (length > 0)
-    check(MPI_Bcast(result.data(), static_cast<int>(length), MPI_CHAR, root, comm_), "MPI_Bcast");
+  if (length > 0) check(MPI_Bcast(result.data(), static_cast<int>(length), MPI_CHAR, root, comm_), "MPI_Bcast");
   return result;
 }
 
@@ -201,8 +197,8 @@ int ranks_on_node(MPI_Comm comm) {
 
 // ---- in memory -----------------------------------------------------------------------------
 
-void shift(const Context& ctx, double* buf, std::size_t send_elems, std::size_t recv_elems,
-           int dest, int source, std::span<double> scratch) {
+void shift(const Context& ctx, double* buf, std::size_t send_elems, std::size_t recv_elems, int dest, int source,
+           std::span<double> scratch) {
   if (dest == ctx.rank() && source == ctx.rank()) {
     if (send_elems != recv_elems)
       throw Error("shift to itself sends " + std::to_string(send_elems) + " elements but receives " +
@@ -212,8 +208,7 @@ void shift(const Context& ctx, double* buf, std::size_t send_elems, std::size_t 
   std::size_t chunk = chunk_elems(scratch.size(), send_elems + recv_elems > 0, "shift");
   stream(
       ctx, send_elems, dest, recv_elems, source, chunk, kShiftTag,
-      [&](std::size_t off, std::size_t) { return buf + off; },
-      [&](std::size_t, std::size_t) { return scratch.data(); },
+      [&](std::size_t off, std::size_t) { return buf + off; }, [&](std::size_t, std::size_t) { return scratch.data(); },
       [&](std::size_t off, std::size_t len, double* got) { std::copy_n(got, len, buf + off); });
 }
 
@@ -254,8 +249,12 @@ void ring_reduce_scatter(const Context& ctx, double* buf, std::span<const std::s
 }
 
 RingAllgather::RingAllgather(const Context& ctx, double* buf, std::span<const std::size_t> counts)
-    : ctx_(ctx), buf_(buf), counts_(counts.begin(), counts.end()), offsets_(piece_offsets(ctx, counts)),
-      size_(ctx.size()), rank_(ctx.rank()) {}
+    : ctx_(ctx),
+      buf_(buf),
+      counts_(counts.begin(), counts.end()),
+      offsets_(piece_offsets(ctx, counts)),
+      size_(ctx.size()),
+      rank_(ctx.rank()) {}
 
 int RingAllgather::incoming_piece() const { return mod(rank_ - step_ - 1, size_); }
 
@@ -274,8 +273,8 @@ void RingAllgather::start() {
   for (std::size_t off = 0; off < counts_[send_piece]; off += kMaxMessageElems) {
     requests_.emplace_back();
     check(MPI_Isend(buf_ + offsets_[send_piece] + off,
-                    static_cast<int>(std::min(kMaxMessageElems, counts_[send_piece] - off)), MPI_DOUBLE, next,
-                    kRingTag, ctx_.comm(), &requests_.back()),
+                    static_cast<int>(std::min(kMaxMessageElems, counts_[send_piece] - off)), MPI_DOUBLE, next, kRingTag,
+                    ctx_.comm(), &requests_.back()),
           "MPI_Isend");
   }
   posted_seconds_ = clock.seconds();
@@ -297,8 +296,7 @@ void ring_allgatherv(const Context& ctx, double* buf, std::span<const std::size_
   for (int s = 0; s + 1 < p; ++s) {
     int send_piece = mod(r - s, p), recv_piece = mod(r - s - 1, p);
     stream(
-        ctx, counts[send_piece], mod(r + 1, p), counts[recv_piece], mod(r - 1, p),
-        kMaxMessageElems, kRingTag,
+        ctx, counts[send_piece], mod(r + 1, p), counts[recv_piece], mod(r - 1, p), kMaxMessageElems, kRingTag,
         [&](std::size_t off, std::size_t) { return buf + offsets[send_piece] + off; },
         [&](std::size_t off, std::size_t) { return buf + offsets[recv_piece] + off; }, nothing);
   }
@@ -324,8 +322,7 @@ void allreduce_sum(const Context& ctx, double* buf, std::size_t n, std::span<dou
     return;
   }
   bool has_extra = r + p2 < p;
-  if (has_extra)
-    stream(ctx, 0, MPI_PROC_NULL, n, r + p2, chunk, kAllreduceTag, at_buf, at_scratch, add_higher);
+  if (has_extra) stream(ctx, 0, MPI_PROC_NULL, n, r + p2, chunk, kAllreduceTag, at_buf, at_scratch, add_higher);
   for (int mask = 1; mask < p2; mask <<= 1) {  // (2) recursive doubling among r < P'
     int partner = r ^ mask;
     if (r < partner)
@@ -333,14 +330,13 @@ void allreduce_sum(const Context& ctx, double* buf, std::size_t n, std::span<dou
     else
       stream(ctx, n, partner, n, partner, chunk, kAllreduceTag, at_buf, at_scratch, add_lower);
   }
-  if (has_extra)
-    stream(ctx, n, r + p2, 0, MPI_PROC_NULL, chunk, kAllreduceTag, at_buf, at_scratch, nothing);
+  if (has_extra) stream(ctx, n, r + p2, 0, MPI_PROC_NULL, chunk, kAllreduceTag, at_buf, at_scratch, nothing);
 }
 
 // ---- on disk -------------------------------------------------------------------------------
 
-void shift_file(const Context& ctx, DiskFile& from, DiskFile& to, std::size_t send_elems,
-                std::size_t recv_elems, int dest, int source, std::span<double> buffer) {
+void shift_file(const Context& ctx, DiskFile& from, DiskFile& to, std::size_t send_elems, std::size_t recv_elems,
+                int dest, int source, std::span<double> buffer) {
   if (dest == ctx.rank() && source == ctx.rank()) {
     if (send_elems != recv_elems)
       throw Error("shift to itself sends " + std::to_string(send_elems) + " elements but receives " +
@@ -378,21 +374,17 @@ void ring_allgatherv_file(const Context& ctx, DiskFile& f, std::span<const std::
   for (int s = 0; s + 1 < p; ++s) {
     int send_piece = mod(r - s, p), recv_piece = mod(r - s - 1, p);
     stream(
-        ctx, counts[send_piece], mod(r + 1, p), counts[recv_piece], mod(r - 1, p), chunk,
-        kRingTag,
+        ctx, counts[send_piece], mod(r + 1, p), counts[recv_piece], mod(r - 1, p), chunk, kRingTag,
         [&](std::size_t off, std::size_t len) {
           f.read(outgoing, offsets[send_piece] + off, len);
           return outgoing;
         },
         [&](std::size_t, std::size_t) { return incoming; },
-        [&](std::size_t off, std::size_t len, double* got) {
-          f.write(got, offsets[recv_piece] + off, len);
-        });
+        [&](std::size_t off, std::size_t len, double* got) { f.write(got, offsets[recv_piece] + off, len); });
   }
 }
 
-void allreduce_sum_file(const Context& ctx, DiskFile& in, DiskFile* out, std::size_t n,
-                        std::span<double> buffer) {
+void allreduce_sum_file(const Context& ctx, DiskFile& in, DiskFile* out, std::size_t n, std::span<double> buffer) {
   std::size_t chunk = chunk_elems(buffer.size() / 2, n > 0, "allreduce_sum_file");
   std::span<double> data = buffer.first(chunk), scratch = buffer.subspan(chunk, chunk);
   for (std::size_t off = 0; off < n; off += chunk) {

@@ -99,8 +99,8 @@ int ranks_on_node(MPI_Comm comm);
 /// Counted (bytes): sent = 8·send_elems, recv = 8·recv_elems.
 /// dest == source == rank: no MPI traffic and nothing counted; buf is unchanged and
 /// send_elems must equal recv_elems (Error otherwise).
-void shift(const Context& ctx, double* buf, std::size_t send_elems, std::size_t recv_elems,
-           int dest, int source, std::span<double> scratch);
+void shift(const Context& ctx, double* buf, std::size_t send_elems, std::size_t recv_elems, int dest, int source,
+           std::span<double> scratch);
 
 /// In-place ring all-gather of P = ctx.size() pieces of uneven sizes counts[0..P):
 ///
@@ -126,8 +126,8 @@ class RingAllgather {
  public:
   /// Throws Error when counts.size() != ctx.size(). Copies counts.
   RingAllgather(const Context& ctx, double* buf, std::span<const std::size_t> counts);
-  bool done() const { return step_ + 1 >= size_; }   ///< all P − 1 steps finished
-  int step() const { return step_; }                  ///< steps finished so far
+  bool done() const { return step_ + 1 >= size_; }  ///< all P − 1 steps finished
+  int step() const { return step_; }                ///< steps finished so far
   /// Piece received by the current (or next) step: (r − step − 1) mod P.
   int incoming_piece() const;
   /// Posts the step's MPI_Irecv and MPI_Isend. Error if done() or a step is in flight.
@@ -185,8 +185,8 @@ void alltoallv(const Context& ctx, const double* send, std::span<const std::size
 /// 8·send_elems, disk write = 8·recv_elems, sent = 8·send_elems, recv = 8·recv_elems bytes.
 /// dest == source == rank: no MPI traffic; when &to != &from the elements are copied
 /// (disk read = disk write = 8·send_elems, through all of buffer), else nothing happens.
-void shift_file(const Context& ctx, DiskFile& from, DiskFile& to, std::size_t send_elems,
-                std::size_t recv_elems, int dest, int source, std::span<double> buffer);
+void shift_file(const Context& ctx, DiskFile& from, DiskFile& to, std::size_t send_elems, std::size_t recv_elems,
+                int dest, int source, std::span<double> buffer);
 
 /// ring_allgatherv() with the pieces in file f (same layout, offsets in elements): the piece to
 /// forward is read from f, the received piece is written to f, through chunks of
@@ -201,7 +201,6 @@ void ring_allgatherv_file(const Context& ctx, DiskFile& f, std::span<const std::
 /// when out != nullptr (pass out only on the ranks that keep the result; out may be &in).
 /// Counted (bytes): disk read = 8·n; disk write = 8·n where out != nullptr, else 0;
 /// network as allreduce_sum of n elements.
-void allreduce_sum_file(const Context& ctx, DiskFile& in, DiskFile* out, std::size_t n,
-                        std::span<double> buffer);
+void allreduce_sum_file(const Context& ctx, DiskFile& in, DiskFile* out, std::size_t n, std::span<double> buffer);
 
 }  // namespace tcert

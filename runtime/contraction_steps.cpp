@@ -5,11 +5,11 @@
 #include <fmt/format.h>
 
 #include "runtime/comm.h"
+#include "runtime/contraction_steps.h"
 #include "runtime/counters.h"
 #include "runtime/error.h"
-#include "runtime/contraction_steps.h"
-#include "runtime/memory.h"
 #include "runtime/linear_map.h"
+#include "runtime/memory.h"
 #include "runtime/npy.h"
 #include "runtime/random.h"
 
@@ -79,7 +79,8 @@ std::optional<ElementSource> initial_C(Run& run, const GemmSpec& spec) {
   return run.input(spec.C.shape);
 }
 
-void store_version(Run& run, const TensorBinding& tensor, std::size_t row_count, bool owns, const ResultVisitor& visit) {
+void store_version(Run& run, const TensorBinding& tensor, std::size_t row_count, bool owns,
+                   const ResultVisitor& visit) {
   DirectResult result(run, tensor.shape, owns);
   run.context().check_all([&] {
     if (!owns) return;
@@ -87,26 +88,28 @@ void store_version(Run& run, const TensorBinding& tensor, std::size_t row_count,
     const LinearMap map(tensor, row_count);
     std::uint64_t written = 0;
     RunCounter requests;
-    visit([&](const i64* rv, const i64* cv, double v) {
-      const std::uint64_t at = map(rv, cv);
-      requests.at(at);
-      out[at] = v, ++written;
-      result.wrote(8);   // a bounded part of the file resident
-    }, [&] { requests.add(); });
-    counters().add_disk_write(8 * written);   // into the tensor's file (mapped, so counted here)
+    visit(
+        [&](const i64* rv, const i64* cv, double v) {
+          const std::uint64_t at = map(rv, cv);
+          requests.at(at);
+          out[at] = v, ++written;
+          result.wrote(8);  // a bounded part of the file resident
+        },
+        [&] { requests.add(); });
+    counters().add_disk_write(8 * written);  // into the tensor's file (mapped, so counted here)
     requests.add();
   });
   result.commit(run.context());
 }
 
 void write_result(Run& run, const GemmSpec& spec, bool owns, const ResultVisitor& visit) {
-  PhaseScope phase(Phase::Redistribute);   // Gao et al. §2.3 stage 3
+  PhaseScope phase(Phase::Redistribute);  // Gao et al. §2.3 stage 3
   store_version(run, spec.C, spec.I.indices.size(), owns, visit);
 }
 
 void keep_result(Run& run, const GemmSpec& spec, Placement placement, std::unique_ptr<TiledMatrix> file) {
   KeptTensor kept{spec.C.shape, std::move(placement), std::move(file)};
-  if (run.options().verify) {   // a shadow in the store for the checks; not a counted phase
+  if (run.options().verify) {  // a shadow in the store for the checks; not a counted phase
     PhaseScope phase(Phase::WriteOut);
     store_version(run, spec.C, spec.I.indices.size(), kept.file != nullptr,
                   [&](const auto& visit, const auto& end) { kept.file->for_each(visit, end); });
@@ -118,7 +121,7 @@ void keep_result(Run& run, const GemmSpec& spec, Placement placement, std::uniqu
 void flush_kept(Run& run, const std::string& name) {
   const std::unique_ptr<KeptTensor> kept = run.withdraw(name);
   if (!kept) return;
-  PhaseScope phase(Phase::Redistribute);   // the producing step's deferred stage 3
+  PhaseScope phase(Phase::Redistribute);  // the producing step's deferred stage 3
   store_version(run, TensorBinding{kept->shape, kept->placement.perm}, kept->placement.rows.indices().size(),
                 kept->file != nullptr, [&](const auto& visit, const auto& end) { kept->file->for_each(visit, end); });
   if (kept->file) kept->file->file().remove();
@@ -127,7 +130,7 @@ void flush_kept(Run& run, const std::string& name) {
 void take_kept(Run& run, const std::string& name, const Placement& to, TiledMatrix* target) {
   KeptTensor* kept = run.kept(name);
   if (!kept) throw Error("tensor " + name + " should be kept on the ranks by an earlier step but is not");
-  PhaseScope phase(Phase::Redistribute);   // Gao et al. §2.3 stage 1, rank to rank
+  PhaseScope phase(Phase::Redistribute);  // Gao et al. §2.3 stage 1, rank to rank
   move_tensor(run.context(), kept->placement, kept->file.get(), to, target);
 }
 
@@ -136,7 +139,7 @@ void finish_in_place(Run& run, const GemmSpec& spec, DirectResult& result, const
   result.commit(run.context());
   record_redistribution(run, mine);
   const LinearMap map_C(spec.C, spec.I.indices.size());
-  std::optional<ElementSource> stored;   // the committed version, opened at the first lookup
+  std::optional<ElementSource> stored;  // the committed version, opened at the first lookup
   verify_result(run, spec, owns, [&](const i64* rv, const i64* cv) -> std::optional<double> {
     if (!holds(rv, cv)) return std::nullopt;
     if (!stored) stored = run.input(spec.C.shape);
@@ -153,7 +156,7 @@ void verify_result(Run& run, const GemmSpec& spec, bool owns, const ResultLookup
   PhaseScope phase(Phase::WriteOut);
   const Context& ctx = run.context();
   const ElementSource a = run.input(spec.A.shape), b = run.input(spec.B.shape);
-  std::optional<ElementSource> c0;   // the version this step started from
+  std::optional<ElementSource> c0;  // the version this step started from
   if (spec.accumulate && !run.previous(spec.C.shape.name).empty()) {
     const std::string path = run.previous(spec.C.shape.name);
     c0 = [reader = std::make_shared<NpyReader>(path)](std::uint64_t linear) { return reader->data()[linear]; };
@@ -174,7 +177,7 @@ void verify_result(Run& run, const GemmSpec& spec, bool owns, const ResultLookup
     const std::optional<double> got = lookup(iv.data(), jv.data());
     if (!got) continue;
     long double sum = 0, magnitude = 0;
-    std::uint64_t pages = 0, page_A = ~std::uint64_t{0}, page_B = ~std::uint64_t{0};   // mapped pages touched
+    std::uint64_t pages = 0, page_A = ~std::uint64_t{0}, page_B = ~std::uint64_t{0};  // mapped pages touched
     for (std::uint64_t k = 0; k < nK; ++k) {
       unflatten(k, eK, kv.data());
       const std::uint64_t at_A = map_A(iv.data(), kv.data()), at_B = map_B(jv.data(), kv.data());
@@ -193,7 +196,6 @@ void verify_result(Run& run, const GemmSpec& spec, bool owns, const ResultLookup
     // The pages of A and B it read (a column of a row-major operand touches a page per element):
     // keep the mapped pages bounded.
     run.touched_mapped(pages * 8 * kPageElements);
-
   }
   std::uint64_t all_checked = 0;
   for (std::uint64_t n : ctx.gather_u64(checked)) all_checked += n;

@@ -19,7 +19,7 @@ void copy_step(Run& run, const CopySpec& spec) {
   for (std::size_t d = 0; d < rank_out; ++d)
     if (spec.in.extents.at(static_cast<std::size_t>(spec.in_dim_of_out[d])) != spec.out.extents[d])
       throw Error("copy step '" + spec.statement + "': extents of dimension " + std::to_string(d) + " differ");
-  flush_kept(run, spec.in.name);   // a copy reads the store (and its result goes there)
+  flush_kept(run, spec.in.name);  // a copy reads the store (and its result goes there)
   if (spec.accumulate) flush_kept(run, spec.out.name);
   PhaseScope phase(Phase::WriteOut);
   const Context& ctx = run.context();
@@ -29,7 +29,7 @@ void copy_step(Run& run, const CopySpec& spec) {
   std::vector<std::uint64_t> in_stride(rank_out, 1);
   for (std::size_t d = rank_out; d-- > 1;)
     in_stride[d - 1] = in_stride[d] * static_cast<std::uint64_t>(spec.in.extents[d]);
-  DirectResult result(run, spec.out, true);   // every rank writes its range
+  DirectResult result(run, spec.out, true);  // every rank writes its range
   double* out = result.data();
   const std::uint64_t n = spec.out.elements(), P = static_cast<std::uint64_t>(ctx.size());
   const std::uint64_t r = static_cast<std::uint64_t>(ctx.rank());

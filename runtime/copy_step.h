@@ -10,12 +10,12 @@ namespace tcert {
 
 /// The statement as the compiler writes it into the generated program.
 struct CopySpec {
-  std::string statement;          ///< source text, for messages
-  TensorShape out, in;            ///< stored shapes (elements per dimension)
+  std::string statement;  ///< source text, for messages
+  TensorShape out, in;    ///< stored shapes (elements per dimension)
   /// For each stored dimension d of `out`, the stored dimension of `in` with the same index.
   std::vector<int> in_dim_of_out;
-  double alpha = 1;               ///< coefficient (sign of -= folded in)
-  bool accumulate = false;        ///< start from out's current version instead of zero
+  double alpha = 1;         ///< coefficient (sign of -= folded in)
+  bool accumulate = false;  ///< start from out's current version instead of zero
 };
 
 /// Runs `spec` on every rank: rank r computes the r-th balanced range of out's elements

@@ -22,7 +22,7 @@ namespace {
 
 using i64 = std::int64_t;
 
-constexpr i64 kChunk = i64{1} << 16;   // elements per chunk of a streamed round's load
+constexpr i64 kChunk = i64{1} << 16;  // elements per chunk of a streamed round's load
 
 }  // namespace
 
@@ -33,18 +33,21 @@ CosmaGemm::CosmaGemm(Run& run, GemmSpec spec) : run_(run), spec_(std::move(spec)
   pm_ = part.grid[0], pn_ = part.grid[1], pk_ = part.grid[2];
   m_ = product(extents_of(spec_.I)), n_ = product(extents_of(spec_.J)), k_ = product(extents_of(spec_.K));
   const i64 used = pm_ * pn_ * pk_, rank = ctx.rank();
-  check_spec(spec_, ctx.size(), budget().limit_bytes());   // grid, rounds and memory, before any work
-  budget().reset_peak();                                   // the step's peak, checked in compute()
+  check_spec(spec_, ctx.size(), budget().limit_bytes());  // grid, rounds and memory, before any work
+  budget().reset_peak();                                  // the step's peak, checked in compute()
   active_ = rank < used;
   if (active_) x_ = rank / (pn_ * pk_), y_ = rank / pk_ % pn_, z_ = rank % pk_;
   Ix_ = piece(m_, pm_, x_), Jy_ = piece(n_, pn_, y_), Kz_ = piece(k_, pk_, z_);
   I0_ = piece_start(m_, pm_, x_), J0_ = piece_start(n_, pn_, y_), K0_ = piece_start(k_, pk_, z_);
   // The rings: (x,·,z) for A, (·,y,z) for B, (x,y,·) for C; idle ranks form their own groups.
   const int idle = static_cast<int>(used);
-  ring_A_ = std::make_unique<Context>(ctx.split(active_ ? static_cast<int>(x_ * pk_ + z_) : idle, static_cast<int>(y_)));
-  ring_B_ = std::make_unique<Context>(ctx.split(active_ ? static_cast<int>(y_ * pk_ + z_) : idle, static_cast<int>(x_)));
-  ring_C_ = std::make_unique<Context>(ctx.split(active_ ? static_cast<int>(x_ * pn_ + y_) : idle, static_cast<int>(z_)));
-  {   // tensors kept on the ranks by earlier steps go to the store first (a flush)
+  ring_A_ =
+      std::make_unique<Context>(ctx.split(active_ ? static_cast<int>(x_ * pk_ + z_) : idle, static_cast<int>(y_)));
+  ring_B_ =
+      std::make_unique<Context>(ctx.split(active_ ? static_cast<int>(y_ * pk_ + z_) : idle, static_cast<int>(x_)));
+  ring_C_ =
+      std::make_unique<Context>(ctx.split(active_ ? static_cast<int>(x_ * pn_ + y_) : idle, static_cast<int>(z_)));
+  {  // tensors kept on the ranks by earlier steps go to the store first (a flush)
     const Volumes before = redistribution_now();
     flush_kept(run_, spec_.A.shape.name);
     flush_kept(run_, spec_.B.shape.name);
@@ -53,12 +56,13 @@ CosmaGemm::CosmaGemm(Run& run, GemmSpec spec) : run_(run), spec_(std::move(spec)
   }
   const std::string prefix = fmt::format("c{}_", run_.next_contraction());
   if (!active_) return;
-  if (rounds() > buffers()) {   // only rounds >= buffers() stream from the local disk
+  if (rounds() > buffers()) {  // only rounds >= buffers() stream from the local disk
     A_file_ = DiskFile(run_.scratch().path(prefix + "A.bin"));
     B_file_ = DiskFile(run_.scratch().path(prefix + "B.bin"));
   }
   // File offsets of the streamed rounds' own pieces (rounds < buffers() have none: 0).
-  A_offset_.assign(static_cast<std::size_t>(rounds()) + 1, 0), B_offset_.assign(static_cast<std::size_t>(rounds()) + 1, 0);
+  A_offset_.assign(static_cast<std::size_t>(rounds()) + 1, 0),
+      B_offset_.assign(static_cast<std::size_t>(rounds()) + 1, 0);
   for (i64 j = 0; j < rounds(); ++j) {
     const bool streamed = j >= buffers();
     const auto u = static_cast<std::size_t>(j);
@@ -70,7 +74,7 @@ CosmaGemm::CosmaGemm(Run& run, GemmSpec spec) : run_(run), spec_(std::move(spec)
   // alike on every rank of a ring.
   const i64 widest = piece(piece(k_, pk_, 0), rounds(), 0);
   C_ = allocate(static_cast<std::size_t>(Ix_ * Jy_), "C block");
-  for (i64 b = 0; b < buffers(); ++b) {   // double buffers over several rounds
+  for (i64 b = 0; b < buffers(); ++b) {  // double buffers over several rounds
     A_[b] = allocate(static_cast<std::size_t>(Ix_ * widest), "A slice");
     B_[b] = allocate(static_cast<std::size_t>(Jy_ * widest), "B slice");
   }
@@ -79,7 +83,7 @@ CosmaGemm::CosmaGemm(Run& run, GemmSpec spec) : run_(run), spec_(std::move(spec)
   redistribution_ += redistribution_now() - before;
 }
 
-CosmaGemm::~CosmaGemm() {   // the rings' communicators, so that repeated runs do not pile them up
+CosmaGemm::~CosmaGemm() {  // the rings' communicators, so that repeated runs do not pile them up
   for (Context* ring : {ring_A_.get(), ring_B_.get(), ring_C_.get()})
     if (ring) Context::free_split(*ring);
 }
@@ -88,18 +92,18 @@ i64 CosmaGemm::slice_cols(i64 j) const { return piece(Kz_, rounds(), j); }
 i64 CosmaGemm::slice_start(i64 j) const { return piece_start(Kz_, rounds(), j); }
 
 void CosmaGemm::load() {
-  PhaseScope phase(Phase::Redistribute);   // Gao et al. §2.3 stage 1
+  PhaseScope phase(Phase::Redistribute);  // Gao et al. §2.3 stage 1
   const std::vector<i64> eI = extents_of(spec_.I), eJ = extents_of(spec_.J), eK = extents_of(spec_.K);
   std::vector<i64> rv(eI.size() + eJ.size() + 1), kv(eK.size() + 1);
   std::vector<double> chunk(static_cast<std::size_t>(kChunk));
-  std::uint64_t taken = 0;   // elements taken from the tensors' files
+  std::uint64_t taken = 0;  // elements taken from the tensors' files
   // Own piece of every slice of an operand whose rows are `rows` elements from `first_row`:
   // rounds < buffers() into slice buffer j, later rounds to the local disk.
   auto fill = [&](DiskFile& file, Buffer* slice, const TensorBinding& t, const std::vector<i64>& row_extents,
                   i64 first_row, i64 rows, i64 ways, i64 me, const std::vector<std::uint64_t>& offsets) {
     const ElementSource src = run_.input(t.shape);
     const LinearMap map(t, row_extents.size());
-    RunCounter requests;   // the tensor's file, read in one pass
+    RunCounter requests;  // the tensor's file, read in one pass
     for (i64 j = 0; j < rounds(); ++j) {
       const i64 cols = slice_cols(j), total = rows * cols;
       const i64 start = piece_start(total, ways, me), length = piece(total, ways, me);
@@ -125,7 +129,7 @@ void CosmaGemm::load() {
   };
   fill(A_file_, A_, spec_.A, eI, I0_, Ix_, pn_, y_, A_offset_);
   fill(B_file_, B_, spec_.B, eJ, J0_, Jy_, pm_, x_, B_offset_);
-  counters().add_disk_read(8 * taken);   // taken from the tensors' files
+  counters().add_disk_read(8 * taken);  // taken from the tensors' files
   // The resident C block starts at zero, or — on rank (x,y,0), when the statement adds to C's
   // current value — at the old block: the reduce-scatter then sums it in with the products.
   std::memset(C_.data(), 0, C_.bytes());
@@ -141,7 +145,7 @@ void CosmaGemm::load() {
     requests.at(linear);
     C_[static_cast<std::size_t>(e)] = (*c0)(linear);
   }
-  counters().add_disk_read(8 * static_cast<std::uint64_t>(Ix_ * Jy_));   // taken from C's file
+  counters().add_disk_read(8 * static_cast<std::uint64_t>(Ix_ * Jy_));  // taken from C's file
   requests.add();
 }
 
@@ -154,7 +158,7 @@ std::vector<std::size_t> CosmaGemm::piece_counts(i64 rows, i64 j, i64 ways) cons
 }
 
 void CosmaGemm::read_own_pieces(i64 j) {
-  if (j < buffers()) return;   // in its slice buffers since the load phase
+  if (j < buffers()) return;  // in its slice buffers since the load phase
   const i64 cols = slice_cols(j);
   const auto a_len = static_cast<std::size_t>(piece(Ix_ * cols, pn_, y_));
   const auto b_len = static_cast<std::size_t>(piece(Jy_ * cols, pm_, x_));
@@ -212,31 +216,31 @@ void CosmaGemm::gather_A_and_multiply() {
     IoWorker::Ticket read = 0;
     if (next < rounds()) {
       next_counts = piece_counts(Jy_, next, pm_);
-      if (next >= buffers() && !run_.options().no_overlap) {   // streamed from disk, ahead
+      if (next >= buffers() && !run_.options().no_overlap) {  // streamed from disk, ahead
         io = std::make_unique<IoWorker>();
         read = io->submit([this, next] { read_own_pieces(next); });
       } else {
-        read_own_pieces(next);   // in memory since the load, or --no-overlap: read now
+        read_own_pieces(next);  // in memory since the load, or --no-overlap: read now
       }
     }
     RingAllgather ring(*ring_A_, A, counts);
     i64 present = y_;
-    bool pending = true;   // the present piece's rows are not multiplied yet
+    bool pending = true;  // the present piece's rows are not multiplied yet
     while (!ring.done() || (next < rounds() && (!next_B || !next_B->done()))) {
       if (next < rounds() && !next_B && (!io || ring.done() || io->done(read))) {
-        if (io) io->wait(read);   // B's own piece of the next round is in memory
+        if (io) io->wait(read);  // B's own piece of the next round is in memory
         next_B = std::make_unique<RingAllgather>(*ring_B_, B_slice(next), next_counts);
       }
       const bool a_step = !ring.done(), b_step = next_B && !next_B->done();
       if (a_step) ring.start();
       if (b_step) next_B->start();
-      if (pending) piece_rows(present), pending = false;   // while the pieces travel
+      if (pending) piece_rows(present), pending = false;  // while the pieces travel
       if (a_step) present = ring.incoming_piece(), ring.finish(), pending = true;
       if (b_step) next_B->finish();
     }
     if (pending) piece_rows(present);
-    if (io) io->drain();     // its bytes into the compute phase's counts
-    i64 last = -1;           // rows that straddle a piece boundary
+    if (io) io->drain();  // its bytes into the compute phase's counts
+    i64 last = -1;        // rows that straddle a piece boundary
     for (i64 q = 1; q < pn_; ++q) {
       const i64 boundary = piece_start(total, pn_, q);
       if (boundary % cols == 0 || boundary / cols == last || boundary / cols >= Ix_) continue;
@@ -252,7 +256,7 @@ void CosmaGemm::reduce_scatter_C() {
   if (!active_) return;
   std::vector<std::size_t> counts;
   for (i64 q = 0; q < pk_; ++q) counts.push_back(static_cast<std::size_t>(piece(Ix_ * Jy_, pk_, q)));
-  ring_reduce_scatter(*ring_C_, C_.data(), counts, A_[0].span());   // the A slice buffer is free now
+  ring_reduce_scatter(*ring_C_, C_.data(), counts, A_[0].span());  // the A slice buffer is free now
 }
 
 // ---- write-out and verification: rank (x,y,z) owns piece z of the C block (x,y) ------------
@@ -261,7 +265,7 @@ void CosmaGemm::for_each_owned(const std::function<void(const i64*, const i64*, 
   const std::vector<i64> eI = extents_of(spec_.I), eJ = extents_of(spec_.J);
   std::vector<i64> iv(eI.size() + 1), jv(eJ.size() + 1);
   const i64 start = piece_start(Ix_ * Jy_, pk_, z_), end = start + piece(Ix_ * Jy_, pk_, z_);
-  for (i64 e = start; e < end; ++e) {   // the reduced piece, in the C block
+  for (i64 e = start; e < end; ++e) {  // the reduced piece, in the C block
     unflatten(I0_ + e / Jy_, eI, iv.data());
     unflatten(J0_ + e % Jy_, eJ, jv.data());
     visit(iv.data(), jv.data(), C_[static_cast<std::size_t>(e)]);
@@ -279,7 +283,7 @@ std::optional<double> CosmaGemm::lookup(const i64* row_values, const i64* col_va
 
 void CosmaGemm::finish() {
   const Volumes before = redistribution_now();
-  write_result(run_, spec_, active_, [&](const auto& visit, const auto&) { for_each_owned(visit); });   // one transfer
+  write_result(run_, spec_, active_, [&](const auto& visit, const auto&) { for_each_owned(visit); });  // one transfer
   redistribution_ += redistribution_now() - before;
   record_redistribution(run_, redistribution_);
   verify_result(run_, spec_, active_, [&](const i64* rv, const i64* cv) { return lookup(rv, cv); });

@@ -85,12 +85,12 @@ class CosmaGemm {
 
  private:
   using i64 = std::int64_t;
-  i64 slice_cols(i64 j) const;                 // k_j
+  i64 slice_cols(i64 j) const;  // k_j
   double* A_slice(i64 j) { return A_[j % 2].data(); }
   double* B_slice(i64 j) { return B_[j % 2].data(); }
-  void read_own_pieces(i64 j);                 // round j's own pieces of A and B, from disk
+  void read_own_pieces(i64 j);  // round j's own pieces of A and B, from disk
   std::vector<std::size_t> piece_counts(i64 rows, i64 j, i64 ways) const;
-  i64 slice_start(i64 j) const;                // first column of slice j within K_z
+  i64 slice_start(i64 j) const;  // first column of slice j within K_z
   void load();
   void for_each_owned(const std::function<void(const i64*, const i64*, double)>& visit);
   std::optional<double> lookup(const i64* row_values, const i64* col_values);
@@ -99,16 +99,16 @@ class CosmaGemm {
   GemmSpec spec_;
   bool active_ = false;
   i64 pm_ = 1, pn_ = 1, pk_ = 1, x_ = 0, y_ = 0, z_ = 0;
-  i64 m_ = 1, n_ = 1, k_ = 1;                  // |I|, |J|, |K|
-  i64 Ix_ = 0, Jy_ = 0, Kz_ = 0;               // this rank's block sizes
-  i64 I0_ = 0, J0_ = 0, K0_ = 0;               // their first flat indices
+  i64 m_ = 1, n_ = 1, k_ = 1;     // |I|, |J|, |K|
+  i64 Ix_ = 0, Jy_ = 0, Kz_ = 0;  // this rank's block sizes
+  i64 I0_ = 0, J0_ = 0, K0_ = 0;  // their first flat indices
   i64 round_ = 0;
-  std::vector<std::uint64_t> A_offset_, B_offset_;   // file offset of slice j's own piece
+  std::vector<std::uint64_t> A_offset_, B_offset_;  // file offset of slice j's own piece
   std::unique_ptr<Context> ring_A_, ring_B_, ring_C_;
-  DiskFile A_file_, B_file_;   // own pieces of the streamed rounds (open only when t > b)
-  Buffer A_[2], B_[2], C_;   // slice buffers of round j are [j mod 2] (two only for several rounds)
+  DiskFile A_file_, B_file_;  // own pieces of the streamed rounds (open only when t > b)
+  Buffer A_[2], B_[2], C_;    // slice buffers of round j are [j mod 2] (two only for several rounds)
   std::unique_ptr<Progress> progress_;
-  Volumes redistribution_;   // this rank's stage 1 (load) and stage 3 (store) bytes
+  Volumes redistribution_;  // this rank's stage 1 (load) and stage 3 (store) bytes
 };
 
 }  // namespace tcert

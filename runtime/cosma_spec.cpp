@@ -39,7 +39,7 @@ std::vector<MemoryPart> method_buffers(const CosmaSpec& part, const GemmSpec& sp
   const auto m = static_cast<std::uint64_t>(ceil_div(product(extents_of(spec.I)), pm));
   const auto n = static_cast<std::uint64_t>(ceil_div(product(extents_of(spec.J)), pn));
   const auto slice = static_cast<std::uint64_t>(ceil_div(ceil_div(product(extents_of(spec.K)), pk), part.rounds));
-  const std::uint64_t buffers = part.rounds > 1 ? 2 : 1;   // double buffering over rounds
+  const std::uint64_t buffers = part.rounds > 1 ? 2 : 1;  // double buffering over rounds
   return {{"C block", 8 * m * n, false},
           {"A slices", 8 * buffers * m * slice, false},
           {"B slices", 8 * buffers * n * slice, false}};

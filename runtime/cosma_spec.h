@@ -16,7 +16,7 @@ struct MemoryPart;
 struct CosmaSpec {
   /// The processor grid pm × pn × pk (ranks from pm·pn·pk on are idle).
   std::int64_t grid[3] = {1, 1, 1};
-  std::int64_t rounds = 1;   ///< t: rounds along K
+  std::int64_t rounds = 1;  ///< t: rounds along K
 };
 
 /// Throws Error when the grid does not fit `ranks` ranks or the extents, or the rounds exceed

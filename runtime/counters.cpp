@@ -99,8 +99,7 @@ const Section& Counters::end_section() {
   if (!section_open_) throw Error("end_section called without an open section");
   charge_time();
   Section done{section_start_.name, {}};
-  for (std::size_t p = 0; p < kPhaseCount; ++p)
-    done.by_phase[p] = volumes_[p] - section_start_.by_phase[p];
+  for (std::size_t p = 0; p < kPhaseCount; ++p) done.by_phase[p] = volumes_[p] - section_start_.by_phase[p];
   section_open_ = false;
   sections_.push_back(std::move(done));
   return sections_.back();
@@ -118,9 +117,7 @@ Counters& counters() {
   return instance;
 }
 
-PhaseScope::PhaseScope(Phase phase) : previous_(counters().current_phase()) {
-  counters().switch_phase(phase, +1);
-}
+PhaseScope::PhaseScope(Phase phase) : previous_(counters().current_phase()) { counters().switch_phase(phase, +1); }
 
 PhaseScope::~PhaseScope() { counters().switch_phase(previous_, -1); }
 

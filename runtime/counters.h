@@ -42,10 +42,10 @@ struct Volumes {
   /// run of consecutive accesses to adjacent elements within one block transfer (counted by
   /// RunCounter). The model charges each the machine's disk_latency.
   std::uint64_t disk_requests = 0;
-  double seconds = 0;                 ///< wall time charged to the phase (exclusive, see PhaseScope)
-  double disk_seconds = 0;            ///< wall time inside disk reads and writes (DiskFile)
-  double comm_seconds = 0;            ///< wall time inside the counted MPI transfers of comm.h
-  double kernel_seconds = 0;          ///< wall time inside the tile kernel (gemm_tile)
+  double seconds = 0;         ///< wall time charged to the phase (exclusive, see PhaseScope)
+  double disk_seconds = 0;    ///< wall time inside disk reads and writes (DiskFile)
+  double comm_seconds = 0;    ///< wall time inside the counted MPI transfers of comm.h
+  double kernel_seconds = 0;  ///< wall time inside the tile kernel (gemm_tile)
 
   /// Field-wise sum and difference (e.g. "after − before" of two snapshots).
   Volumes& operator+=(const Volumes& other);
@@ -113,8 +113,8 @@ class Counters {
   Volumes& current() { return volumes_[static_cast<std::size_t>(phase_)]; }
   Volumes& target() { return sink_ != nullptr ? *sink_ : current(); }
   friend class CountInto;
-  static thread_local Volumes* sink_;   // set on a helper thread by CountInto
-  void charge_time();  // adds the time since mark_ to the current phase when a scope is open
+  static thread_local Volumes* sink_;  // set on a helper thread by CountInto
+  void charge_time();                  // adds the time since mark_ to the current phase when a scope is open
   void switch_phase(Phase next, int depth_change);
 
   std::array<Volumes, kPhaseCount> volumes_{};
@@ -133,9 +133,7 @@ Counters& counters();
 class Stopwatch {
  public:
   Stopwatch() : start_(std::chrono::steady_clock::now()) {}
-  double seconds() const {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-  }
+  double seconds() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); }
 
  private:
   std::chrono::steady_clock::time_point start_;

@@ -11,7 +11,7 @@ DirectResult::DirectResult(Run& run, const TensorShape& shape, bool writes) {
   const std::vector<std::uint64_t> extents(shape.extents.begin(), shape.extents.end());
   const std::string path = run.next_version(shape.name);
   std::string temp;
-  ctx.check_root([&] {   // a full disk fails here on rank 0, and so on every rank
+  ctx.check_root([&] {  // a full disk fails here on rank 0, and so on every rank
     writer_ = std::make_unique<NpyWriter>(path, extents);
     temp = writer_->temp_path();
   });
@@ -28,15 +28,17 @@ void DirectResult::wrote(std::uint64_t bytes) {
   written_since_drop_ += bytes;
   if (written_since_drop_ < Run::kMappedDropBytes) return;
   written_since_drop_ = 0;
-  if (writer_) writer_->drop_pages();
-  else if (patch_) patch_->drop_pages();
+  if (writer_)
+    writer_->drop_pages();
+  else if (patch_)
+    patch_->drop_pages();
 }
 
 void DirectResult::commit(const Context& ctx) {
   ctx.check_all([&] {
     if (patch_) patch_->sync();
   });
-  ctx.check_root([&] { writer_->commit(); });   // every rank has synced; the version exists on return
+  ctx.check_root([&] { writer_->commit(); });  // every rank has synced; the version exists on return
 }
 
 }  // namespace tcert

@@ -38,8 +38,8 @@ class DirectResult {
   void commit(const Context& ctx);
 
  private:
-  std::unique_ptr<NpyWriter> writer_;   // rank 0
-  std::unique_ptr<NpyPatch> patch_;     // the other ranks that write
+  std::unique_ptr<NpyWriter> writer_;  // rank 0
+  std::unique_ptr<NpyPatch> patch_;    // the other ranks that write
   double* data_ = nullptr;
   std::uint64_t written_since_drop_ = 0;
 };

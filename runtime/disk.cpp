@@ -21,8 +21,8 @@ namespace {
 
 constexpr int kMaxIov = IOV_MAX;
 
-[[noreturn]] void fail(const std::string& path, bool is_write, std::uint64_t bytes,
-                       std::uint64_t offset_bytes, int errno_value) {
+[[noreturn]] void fail(const std::string& path, bool is_write, std::uint64_t bytes, std::uint64_t offset_bytes,
+                       int errno_value) {
   std::string what = is_write ? "cannot write " + std::to_string(bytes) + " bytes to "
                               : "cannot read " + std::to_string(bytes) + " bytes from ";
   what += path + " at byte offset " + std::to_string(offset_bytes) + ": ";
@@ -50,14 +50,15 @@ struct Transfer {
       if (n < 0 && errno == EINVAL && direct && drop_direct()) continue;
       if (n < 0) fail(path, is_write, wanted, offset_bytes, errno);
       if (n == 0 && !is_write)
-        throw Error("cannot read " + std::to_string(wanted) + " bytes from " + path +
-                    " at byte offset " + std::to_string(offset_bytes) +
-                    ": the file ends at byte " + std::to_string(offset_bytes + done));
+        throw Error("cannot read " + std::to_string(wanted) + " bytes from " + path + " at byte offset " +
+                    std::to_string(offset_bytes) + ": the file ends at byte " + std::to_string(offset_bytes + done));
       if (n == 0) fail(path, is_write, wanted, offset_bytes, EIO);
       std::uint64_t moved = static_cast<std::uint64_t>(n);
       counters().add_disk_time(clock.seconds());
-      if (is_write) counters().add_disk_write(moved);
-      else counters().add_disk_read(moved);
+      if (is_write)
+        counters().add_disk_write(moved);
+      else
+        counters().add_disk_read(moved);
       done += moved;
       advance(iov, count, moved);
     }
@@ -98,9 +99,7 @@ DiskFile::DiskFile(std::string path, bool direct) : path_(std::move(path)) {
 }
 
 DiskFile::DiskFile(DiskFile&& other) noexcept
-    : path_(std::move(other.path_)),
-      fd_(std::exchange(other.fd_, -1)),
-      direct_(std::exchange(other.direct_, false)) {}
+    : path_(std::move(other.path_)), fd_(std::exchange(other.fd_, -1)), direct_(std::exchange(other.direct_, false)) {}
 
 DiskFile& DiskFile::operator=(DiskFile&& other) noexcept {
   if (this == &other) return *this;
@@ -131,31 +130,30 @@ void DiskFile::read_rows(double* dst, std::size_t ld_elems, std::size_t rows, st
   transfer_rows(dst, ld_elems, rows, cols, offset_elems, false);
 }
 
-void DiskFile::write_rows(const double* src, std::size_t ld_elems, std::size_t rows,
-                          std::size_t cols, std::uint64_t offset_elems) {
+void DiskFile::write_rows(const double* src, std::size_t ld_elems, std::size_t rows, std::size_t cols,
+                          std::uint64_t offset_elems) {
   // pwritev only reads through the iovecs; the cast is for the shared iovec type.
   transfer_rows(const_cast<double*>(src), ld_elems, rows, cols, offset_elems, true);
 }
 
-void DiskFile::transfer_rows(double* data, std::size_t ld_elems, std::size_t rows,
-                             std::size_t cols, std::uint64_t offset_elems, bool is_write) {
+void DiskFile::transfer_rows(double* data, std::size_t ld_elems, std::size_t rows, std::size_t cols,
+                             std::uint64_t offset_elems, bool is_write) {
   if (fd_ < 0) throw Error("file " + path_ + " is not open");
   if (rows > 1 && ld_elems < cols)
-    throw Error("leading dimension " + std::to_string(ld_elems) + " is smaller than the " +
-                std::to_string(cols) + " columns of a block of " + path_);
+    throw Error("leading dimension " + std::to_string(ld_elems) + " is smaller than the " + std::to_string(cols) +
+                " columns of a block of " + path_);
   if (rows == 0 || cols == 0) return;
   if (ld_elems == cols && rows > 1) {  // the block is contiguous in memory too: one iovec
     cols *= rows;
     rows = 1;
   }
-  counters().add_disk_requests(1);   // one contiguous range of the file
+  counters().add_disk_requests(1);  // one contiguous range of the file
   Transfer transfer{path_, fd_, direct_, is_write};
   std::vector<iovec> iov(std::min<std::size_t>(rows, kMaxIov));
   std::uint64_t offset_bytes = 8 * offset_elems;
   for (std::size_t first = 0; first < rows; first += iov.size()) {
     int count = static_cast<int>(std::min<std::size_t>(iov.size(), rows - first));
-    for (int i = 0; i < count; ++i)
-      iov[i] = iovec{data + (first + i) * ld_elems, 8 * cols};
+    for (int i = 0; i < count; ++i) iov[i] = iovec{data + (first + i) * ld_elems, 8 * cols};
     offset_bytes += transfer.batch(iov.data(), count, offset_bytes);
   }
 }
@@ -164,8 +162,7 @@ void DiskFile::resize(std::uint64_t n_elems) {
   if (fd_ < 0) throw Error("file " + path_ + " is not open");
   while (::ftruncate(fd_, static_cast<off_t>(8 * n_elems)) != 0) {
     if (errno == EINTR) continue;
-    std::string msg = "cannot resize " + path_ + " to " + std::to_string(8 * n_elems) +
-                      " bytes: " + errno_text(errno);
+    std::string msg = "cannot resize " + path_ + " to " + std::to_string(8 * n_elems) + " bytes: " + errno_text(errno);
     throw Error(errno == ENOSPC || errno == EFBIG ? "disk full: " + msg : msg);
   }
 }
@@ -180,8 +177,7 @@ std::uint64_t DiskFile::size_elems() const {
 void DiskFile::remove() {
   close();
   if (path_.empty()) return;
-  if (::unlink(path_.c_str()) != 0 && errno != ENOENT)
-    throw Error("cannot remove " + path_ + ": " + errno_text(errno));
+  if (::unlink(path_.c_str()) != 0 && errno != ENOENT) throw Error("cannot remove " + path_ + ": " + errno_text(errno));
 }
 
 }  // namespace tcert

@@ -29,7 +29,7 @@ class DiskFile {
   DiskFile& operator=(const DiskFile&) = delete;
   ~DiskFile();
 
-  bool is_open() const { return fd_ >= 0; }           ///< false after remove() or a move
+  bool is_open() const { return fd_ >= 0; }          ///< false after remove() or a move
   const std::string& path() const { return path_; }  ///< as given to the constructor
 
   /// Reads file elements [offset_elems, offset_elems + n_elems) into dst[0, n_elems).
@@ -45,8 +45,7 @@ class DiskFile {
   /// leading dimension (row stride) is ld_elems >= cols:
   ///   dst[i·ld_elems + j] = file[offset_elems + i·cols + j]   for i < rows, j < cols.
   /// One preadv per IOV_MAX rows (an iovec per row). Errors as read().
-  void read_rows(double* dst, std::size_t ld_elems, std::size_t rows, std::size_t cols,
-                 std::uint64_t offset_elems);
+  void read_rows(double* dst, std::size_t ld_elems, std::size_t rows, std::size_t cols, std::uint64_t offset_elems);
   /// Scatter write, the mirror of read_rows (pwritev):
   ///   file[offset_elems + i·cols + j] = src[i·ld_elems + j]   for i < rows, j < cols.
   /// Errors as write().
@@ -63,8 +62,8 @@ class DiskFile {
 
  private:
   void close() noexcept;
-  void transfer_rows(double* data, std::size_t ld_elems, std::size_t rows, std::size_t cols,
-                     std::uint64_t offset_elems, bool is_write);
+  void transfer_rows(double* data, std::size_t ld_elems, std::size_t rows, std::size_t cols, std::uint64_t offset_elems,
+                     bool is_write);
 
   std::string path_;
   int fd_ = -1;

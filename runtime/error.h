@@ -18,8 +18,6 @@ struct Error : std::runtime_error {
 
 /// The strerror() text of an errno value (thread-safe), e.g. errno_text(ENOSPC) ==
 /// "No space left on device".
-inline std::string errno_text(int errno_value) {
-  return std::generic_category().message(errno_value);
-}
+inline std::string errno_text(int errno_value) { return std::generic_category().message(errno_value); }
 
 }  // namespace tcert

@@ -23,7 +23,7 @@ enum class Operand { A, B };
 struct GaoSpec {
   Communication comm = Communication::Inside;
   Algorithm algorithm = Algorithm::Rotation;
-  Operand broadcast = Operand::A;        ///< replication only
+  Operand broadcast = Operand::A;  ///< replication only
   /// Tile buffer capacities in elements (the plan's tile_bytes / 8).
   std::uint64_t capacity_A = 0, capacity_B = 0, capacity_C = 0;
   /// Overlap (issue 17): a second buffer of each capacity per array, so that an I/O thread

@@ -36,15 +36,15 @@ struct DistributedGemm::Buffered {
   };
 
   explicit Buffered(char array) : name(1, array) {}
-  std::string name;                           // "A", "B" or "C"
+  std::string name;  // "A", "B" or "C"
   GroupLayout rows, cols;
-  i64 pr = -1, pc = -1;                       // parts held (-1: whole); pc changes under rotation
-  bool pieced = false;                        // broadcast operand: cols in P pieces
-  bool cycled = false;                        // rotated operand: blocks sized for K part 0
+  i64 pr = -1, pc = -1;  // parts held (-1: whole); pc changes under rotation
+  bool pieced = false;   // broadcast operand: cols in P pieces
+  bool cycled = false;   // rotated operand: blocks sized for K part 0
   std::string path;
-  std::unique_ptr<TiledMatrix> file;          // non-pieced (null on ranks without the array)
+  std::unique_ptr<TiledMatrix> file;  // non-pieced (null on ranks without the array)
   std::vector<std::unique_ptr<TiledMatrix>> pieces;
-  Slot slots[2];                              // [current]: the program's thread's; the other: the I/O thread's
+  Slot slots[2];  // [current]: the program's thread's; the other: the I/O thread's
   int current = 0;
   Slot& now() { return slots[current]; }
   const Slot& now() const { return slots[current]; }
@@ -54,8 +54,8 @@ struct DistributedGemm::Buffered {
   /// a slot instead of from a tiled file (none is made).
   std::optional<ElementSource> direct;
   std::optional<LinearMap> direct_map;
-  double* mapped = nullptr;                   // direct C: the result's file, mapped (written)
-  std::function<void(std::uint64_t)> touched;   // direct A/B: bytes read through a mapping (Run::touched_mapped)
+  double* mapped = nullptr;                    // direct C: the result's file, mapped (written)
+  std::function<void(std::uint64_t)> touched;  // direct A/B: bytes read through a mapping (Run::touched_mapped)
 
   i64 block_rows(i64 f) const { return rows.rows(f, pr); }
   /// Columns of block h of piece q (pieced) or of part `part` (the K part held, under rotation).
@@ -73,8 +73,7 @@ struct DistributedGemm::Buffered {
       row_width += w;
       if (y < h) left += w;
     }
-    return (pieced ? s.piece_offset[q] : 0) + above * row_width +
-           static_cast<std::uint64_t>(block_rows(f)) * left;
+    return (pieced ? s.piece_offset[q] : 0) + above * row_width + static_cast<std::uint64_t>(block_rows(f)) * left;
   }
   std::uint64_t offset(i64 f, i64 h, i64 q = 0) const { return offset(now(), f, h, q); }
   /// Elements of piece q (or of the whole range) for ranges r × c.
@@ -88,15 +87,15 @@ struct DistributedGemm::Buffered {
     s.tr = r, s.tc = c;
     if (!pieced) {
       if (range_elems(r, c, 0) > s.buf.size())
-        throw Error(fmt::format("tile of {} needs {} elements but its buffer holds {}", name,
-                                range_elems(r, c, 0), s.buf.size()));
+        throw Error(fmt::format("tile of {} needs {} elements but its buffer holds {}", name, range_elems(r, c, 0),
+                                s.buf.size()));
       return;
     }
     s.piece_offset.assign(1, 0);
     for (i64 q = 0; q < P; ++q) s.piece_offset.push_back(s.piece_offset.back() + range_elems(r, c, q));
     if (s.piece_offset.back() > s.buf.size())
-      throw Error(fmt::format("tile of {} needs {} elements but its buffer holds {}", name,
-                              s.piece_offset.back(), s.buf.size()));
+      throw Error(fmt::format("tile of {} needs {} elements but its buffer holds {}", name, s.piece_offset.back(),
+                              s.buf.size()));
   }
   /// Reads blocks of slot s's ranges of piece q (pieced) or of the rank's part (K part `part`
   /// under rotation) into s. Touches nothing else of the array, so the I/O worker may run it.
@@ -124,7 +123,7 @@ struct DistributedGemm::Buffered {
         const auto linear = [&](std::size_t i, std::size_t j) {
           return (*direct_map)(rv.data() + i * nr, cv.data() + j * nc);
         };
-        const Stopwatch clock;   // disk busy time, as DiskFile counts its transfers
+        const Stopwatch clock;  // disk busy time, as DiskFile counts its transfers
         body(f, h, linear, R, C);
         counters().add_disk_time(clock.seconds());
       }
@@ -176,7 +175,7 @@ struct DistributedGemm::Buffered {
 
 namespace {
 
-constexpr std::size_t kCommScratchElems = std::size_t{1} << 17;   // 1 MiB, outside the tile budget
+constexpr std::size_t kCommScratchElems = std::size_t{1} << 17;  // 1 MiB, outside the tile budget
 
 }  // namespace
 
@@ -184,8 +183,8 @@ DistributedGemm::DistributedGemm(Run& run, GemmSpec spec) : run_(run), spec_(std
   if (!std::holds_alternative<GaoSpec>(spec_.method)) throw Error("DistributedGemm needs a plan of a Gao method");
   const Context& ctx = run_.context();
   P_ = ctx.size(), rank_ = ctx.rank();
-  check_spec(spec_, P_, budget().limit_bytes());   // the plan's checks and memory, before any work
-  budget().reset_peak();                           // the step's peak, checked in compute()
+  check_spec(spec_, P_, budget().limit_bytes());  // the plan's checks and memory, before any work
+  budget().reset_peak();                          // the step's peak, checked in compute()
   const bool rotation = gao().algorithm == Algorithm::Rotation;
   if (rotation) {
     g_ = rotation_grid_side(P_);
@@ -225,10 +224,10 @@ DistributedGemm::DistributedGemm(Run& run, GemmSpec spec) : run_(run), spec_(std
 
   const std::string prefix = fmt::format("c{}_", run_.next_contraction());
   for (Buffered* x : {&A, &B, &C}) x->path = run_.scratch().path(prefix + x->name + ".bin");
-  const bool has_C = !(gao().algorithm == Algorithm::Accumulation && gao().comm == Communication::Inside &&
-                       rank_ != 0);
+  const bool has_C = !(gao().algorithm == Algorithm::Accumulation && gao().comm == Communication::Inside && rank_ != 0);
   for (Buffered* x : {&A, &B, &C}) {
-    if ((x == &A && spec_.direct_A) || (x == &B && spec_.direct_B) || (x == &C && spec_.direct_C)) continue;   // no tiled copy
+    if ((x == &A && spec_.direct_A) || (x == &B && spec_.direct_B) || (x == &C && spec_.direct_C))
+      continue;  // no tiled copy
     if (x->pieced) {
       std::uint64_t base = 0;
       for (i64 q = 0; q < P_; ++q) {
@@ -246,7 +245,7 @@ DistributedGemm::DistributedGemm(Run& run, GemmSpec spec) : run_(run), spec_(std
   B.slots[0].buf = allocate(gao().capacity_B, "tile of B");
   C.slots[0].buf = allocate(gao().capacity_C, "tile of C");
   overlap_ = gao().overlap && !run_.options().no_overlap;
-  if (overlap_) {   // the I/O thread's buffers (gao_spec.h method_buffers())
+  if (overlap_) {  // the I/O thread's buffers (gao_spec.h method_buffers())
     A.slots[1].buf = allocate(gao().capacity_A, "second tile of A");
     B.slots[1].buf = allocate(gao().capacity_B, "second tile of B");
     C.slots[1].buf = allocate(gao().capacity_C, "second tile of C");
@@ -263,16 +262,18 @@ i64 DistributedGemm::rounds() const {
 DistributedGemm::HeldParts DistributedGemm::held_parts(i64 q) const {
   HeldParts out;
   switch (gao().algorithm) {
-    case Algorithm::Rotation: {   // rank (r, c): A(I r, K (r+c) mod g), B(J c, K (r+c) mod g), C(I r, J c)
+    case Algorithm::Rotation: {  // rank (r, c): A(I r, K (r+c) mod g), B(J c, K (r+c) mod g), C(I r, J c)
       const i64 r = q / g_, c = q % g_, k = g_ > 1 ? (r + c) % g_ : -1;
       out.A = {r, k}, out.B = {c, k}, out.C = {r, c};
       break;
     }
-    case Algorithm::Replication:   // the broadcast operand's K piece q; the other's and C's part q
-      if (gao().broadcast == Operand::A) out.A = {-1, q}, out.B = {q, -1}, out.C = {-1, q};
-      else out.A = {q, -1}, out.B = {-1, q}, out.C = {q, -1};
+    case Algorithm::Replication:  // the broadcast operand's K piece q; the other's and C's part q
+      if (gao().broadcast == Operand::A)
+        out.A = {-1, q}, out.B = {q, -1}, out.C = {-1, q};
+      else
+        out.A = {q, -1}, out.B = {-1, q}, out.C = {q, -1};
       break;
-    default: {   // accumulation: K part q of A and B, C whole
+    default: {  // accumulation: K part q of A and B, C whole
       const i64 k = P_ == 1 ? -1 : q;
       out.A = {-1, k}, out.B = {-1, k}, out.C = {-1, -1};
     }
@@ -284,40 +285,46 @@ Placement DistributedGemm::placement(const Buffered& x, const TensorBinding& bin
   Placement out{x.rows, x.cols, {}, binding.perm};
   for (i64 q = 0; q < P_; ++q) {
     const HeldParts held = held_parts(q);
-    if (&x == C_.get() && gao().algorithm == Algorithm::Accumulation && q != 0) out.parts.emplace_back();
-    else out.parts.emplace_back(&x == A_.get() ? held.A : &x == B_.get() ? held.B : held.C);
+    if (&x == C_.get() && gao().algorithm == Algorithm::Accumulation && q != 0)
+      out.parts.emplace_back();
+    else
+      out.parts.emplace_back(&x == A_.get() ? held.A : &x == B_.get() ? held.B : held.C);
   }
   return out;
 }
 
 void DistributedGemm::load() {
-  PhaseScope phase(Phase::Redistribute);   // Gao et al. §2.3 stage 1
+  PhaseScope phase(Phase::Redistribute);  // Gao et al. §2.3 stage 1
   // Kept tensors this plan reads but does not take go to the store first (a flush).
   if (!spec_.take_A) flush_kept(run_, spec_.A.shape.name);
   if (!spec_.take_B) flush_kept(run_, spec_.B.shape.name);
   if (spec_.accumulate && !spec_.take_C) flush_kept(run_, spec_.C.shape.name);
   auto lay_out = [&](Buffered& x, const TensorBinding& tensor, bool take, std::size_t row_count) {
-    if (&x == A_.get() ? spec_.direct_A : spec_.direct_B) {   // read block by block in the compute phase
+    if (&x == A_.get() ? spec_.direct_A : spec_.direct_B) {  // read block by block in the compute phase
       x.direct = run_.input(tensor.shape);
       x.direct_map.emplace(tensor, row_count);
       x.touched = [this](std::uint64_t bytes) { run_.touched_mapped(bytes); };
       return;
     }
     TiledMatrix& m = x.pieced ? *x.pieces[rank_] : *x.file;
-    if (x.pieced) x.pieces.back()->create();   // the whole gathered size; own piece filled below
-    else m.create();
+    if (x.pieced)
+      x.pieces.back()->create();  // the whole gathered size; own piece filled below
+    else
+      m.create();
     if (take) return take_kept(run_, tensor.shape.name, placement(x, tensor), &m);
     const ElementSource src = run_.input(tensor.shape);
     const LinearMap map(tensor, row_count);
-    RunCounter requests;   // the tensor's file, read block by block
+    RunCounter requests;  // the tensor's file, read block by block
     std::uint64_t taken = 0;
-    m.fill([&](const i64* rv, const i64* cv) {
-      const std::uint64_t at = map(rv, cv);
-      requests.at(at);
-      if (++taken % (Run::kMappedDropBytes / 8) == 0) run_.touched_mapped(Run::kMappedDropBytes);
-      return src(at);
-    }, [&] { requests.add(); });
-    counters().add_disk_read(8 * m.total());   // the elements taken from the tensor's file
+    m.fill(
+        [&](const i64* rv, const i64* cv) {
+          const std::uint64_t at = map(rv, cv);
+          requests.at(at);
+          if (++taken % (Run::kMappedDropBytes / 8) == 0) run_.touched_mapped(Run::kMappedDropBytes);
+          return src(at);
+        },
+        [&] { requests.add(); });
+    counters().add_disk_read(8 * m.total());  // the elements taken from the tensor's file
   };
   lay_out(*A_, spec_.A, spec_.take_A, spec_.I.indices.size());
   lay_out(*B_, spec_.B, spec_.take_B, spec_.J.indices.size());
@@ -331,19 +338,21 @@ void DistributedGemm::load() {
     const LinearMap map_C(spec_.C, spec_.I.indices.size());
     RunCounter requests;
     std::uint64_t taken = 0;
-    start->fill([&](const i64* rv, const i64* cv) {
-      const std::uint64_t at = map_C(rv, cv);
-      requests.at(at);
-      if (++taken % (Run::kMappedDropBytes / 8) == 0) run_.touched_mapped(Run::kMappedDropBytes);
-      return (*c0)(at);
-    }, [&] { requests.add(); });
+    start->fill(
+        [&](const i64* rv, const i64* cv) {
+          const std::uint64_t at = map_C(rv, cv);
+          requests.at(at);
+          if (++taken % (Run::kMappedDropBytes / 8) == 0) run_.touched_mapped(Run::kMappedDropBytes);
+          return (*c0)(at);
+        },
+        [&] { requests.add(); });
     counters().add_disk_read(8 * start->total());
   }
 }
 
 void DistributedGemm::open_direct_C() {
   Buffered& C = *C_;
-  const std::optional<ElementSource> c0 = initial_C(run_, spec_);   // the current version, before the next
+  const std::optional<ElementSource> c0 = initial_C(run_, spec_);  // the current version, before the next
   direct_C_ = std::make_unique<DirectResult>(run_, spec_.C.shape, owns_result());
   if (!owns_result()) return;
   double* out = direct_C_->data();
@@ -355,7 +364,7 @@ void DistributedGemm::open_direct_C() {
   // file (read and written, as stage 1 lays out a tiled C).
   const Tiles all_rows{0, C.rows.finest_tiles()}, all_cols{0, C.cols.finest_tiles()};
   C.each_direct_block(0, C.pc, all_rows, all_cols, [&](i64, i64, const auto& linear, std::size_t R, std::size_t W) {
-    RunCounter requests;   // the same runs read from the current version and written to the new
+    RunCounter requests;  // the same runs read from the current version and written to the new
     for (std::size_t i = 0; i < R; ++i)
       for (std::size_t j = 0; j < W; ++j) {
         const std::uint64_t at = linear(i, j);
@@ -383,16 +392,20 @@ void DistributedGemm::compute(const std::function<void()>& body) {
 void DistributedGemm::finish() {
   const Volumes before = redistribution_now();
   const bool owns = owns_result();
-  if (spec_.direct_C) direct_C_->commit(run_.context());   // the result is in its file already: no stage 3
-  else if (spec_.keep_result) keep_result(run_, spec_, placement(*C_, spec_.C), owns ? std::move(C_->file) : nullptr);
-  else write_result(run_, spec_, owns, [&](const auto& visit, const auto& end) { result().for_each(visit, end); });
+  if (spec_.direct_C)
+    direct_C_->commit(run_.context());  // the result is in its file already: no stage 3
+  else if (spec_.keep_result)
+    keep_result(run_, spec_, placement(*C_, spec_.C), owns ? std::move(C_->file) : nullptr);
+  else
+    write_result(run_, spec_, owns, [&](const auto& visit, const auto& end) { result().for_each(visit, end); });
   redistribution_ += redistribution_now() - before;
   record_redistribution(run_, redistribution_);
   // The result's elements for --verify: from the version just committed (direct C, opened at
   // the first lookup), else from the tiled file (kept on the ranks or not).
   const Buffered& C = *C_;
-  TiledMatrix* tiled = spec_.direct_C ? nullptr : spec_.keep_result ? run_.kept(spec_.C.shape.name)->file.get()
-                                                                    : C_->file.get();
+  TiledMatrix* tiled = spec_.direct_C      ? nullptr
+                       : spec_.keep_result ? run_.kept(spec_.C.shape.name)->file.get()
+                                           : C_->file.get();
   std::optional<ElementSource> stored;
   verify_result(run_, spec_, owns, [&](const i64* rv, const i64* cv) -> std::optional<double> {
     if (tiled) return tiled->element(rv, cv);
@@ -407,19 +420,31 @@ void DistributedGemm::finish() {
 
 /// One step of the loop nest as compute() records it under overlap.
 struct DistributedGemm::Step {
-  enum Kind { ReadA, ReadB, ReadC, WriteC, Multiply, Cannon, AllgatherA, AllgatherB, AllreduceC,
-              GatherFile, ShiftFiles, ReduceFile };
+  enum Kind {
+    ReadA,
+    ReadB,
+    ReadC,
+    WriteC,
+    Multiply,
+    Cannon,
+    AllgatherA,
+    AllgatherB,
+    AllreduceC,
+    GatherFile,
+    ShiftFiles,
+    ReduceFile
+  };
   Kind kind;
-  Tiles r{}, c{};             // reads and write_C: the tile ranges
-  i64 f = 0, h = 0, k = 0;    // multiply, cannon_multiply: the finest tiles
-  bool reads = true;          // ReadC: from disk (else the tile starts at zero)
+  Tiles r{}, c{};           // reads and write_C: the tile ranges
+  i64 f = 0, h = 0, k = 0;  // multiply, cannon_multiply: the finest tiles
+  bool reads = true;        // ReadC: from disk (else the tile starts at zero)
 };
 
 void DistributedGemm::read_operand(Buffered& x, Tiles rows, Tiles k) {
   x.set_ranges(x.now(), rows, k, P_);
   if (!x.pieced) return x.read(x.now(), 0, x.pc);
-  if (gao().comm == Communication::Inside) return x.read(x.now(), rank_, x.pc);   // allgather_X() completes it
-  for (i64 q = 0; q < P_; ++q) x.read(x.now(), q, x.pc);                          // outside: already gathered
+  if (gao().comm == Communication::Inside) return x.read(x.now(), rank_, x.pc);  // allgather_X() completes it
+  for (i64 q = 0; q < P_; ++q) x.read(x.now(), q, x.pc);                         // outside: already gathered
 }
 
 void DistributedGemm::read_A(Tiles i, Tiles k) {
@@ -469,7 +494,7 @@ void DistributedGemm::read_C(Tiles i, Tiles j) {
 void DistributedGemm::write_C(Tiles i, Tiles j) {
   if (recording_) return steps_.push_back({Step::WriteC, i, j});
   Buffered& C = *C_;
-  if (C.mapped || C.file) C.write(C.now());   // inside accumulation: only rank 0 keeps C
+  if (C.mapped || C.file) C.write(C.now());  // inside accumulation: only rank 0 keeps C
 }
 
 void DistributedGemm::run_step(const Step& s) {
@@ -492,7 +517,9 @@ void DistributedGemm::run_step(const Step& s) {
 void DistributedGemm::run_overlapped() {
   IoWorker io;
   Buffered* const arrays[3] = {A_.get(), B_.get(), C_.get()};
-  auto array_of = [](Step::Kind kind) { return kind == Step::ReadA ? 0 : kind == Step::ReadB ? 1 : kind == Step::ReadC ? 2 : -1; };
+  auto array_of = [](Step::Kind kind) {
+    return kind == Step::ReadA ? 0 : kind == Step::ReadB ? 1 : kind == Step::ReadC ? 2 : -1;
+  };
   const std::size_t n = steps_.size(), none = n;
   // Looking back from the end: the next read of each array, the next file collective (which
   // moves the arrays' files: nothing is read ahead across it) and the next write of C (a read
@@ -528,7 +555,7 @@ void DistributedGemm::run_overlapped() {
       }
     });
   };
-  std::array<std::size_t, 3> queued{none, none, none};   // the read step each array's other slot holds
+  std::array<std::size_t, 3> queued{none, none, none};  // the read step each array's other slot holds
   // Inside replication: the broadcast operand's next tile, once read, is gathered around the
   // ring one step per multiply of the present tile (RingAllgather, the protocol of
   // ring_allgatherv), and its all-gather step only finishes what is left.
@@ -553,7 +580,7 @@ void DistributedGemm::run_overlapped() {
   for (std::size_t i = 0; i < n; ++i) {
     const Step& s = steps_[i];
     const int x = array_of(s.kind);
-    if (x >= 0) {   // the tile is in the other slot, or will be: wait for it and work on that slot
+    if (x >= 0) {  // the tile is in the other slot, or will be: wait for it and work on that slot
       if (queued[static_cast<std::size_t>(x)] != i) queue_read(x, i);
       queued[static_cast<std::size_t>(x)] = none;
       Buffered& b = *arrays[x];
@@ -566,15 +593,15 @@ void DistributedGemm::run_overlapped() {
         C.now().ticket = io.submit([&C, &slot] { C.write(slot); });
       }
     } else if (s.kind == Step::GatherFile || s.kind == Step::ShiftFiles || s.kind == Step::ReduceFile) {
-      io.drain();   // the files are complete before they move
+      io.drain();  // the files are complete before they move
       run_step(s);
     } else if (ring_ahead && (s.kind == Step::AllgatherA || s.kind == Step::AllgatherB)) {
-      if (!ring) start_ring(bcast.now());   // not begun ahead: the whole ring now
+      if (!ring) start_ring(bcast.now());  // not begun ahead: the whole ring now
       while (!ring->done()) ring->start(), ring->finish();
       ring.reset();
     } else if (ring_ahead && s.kind == Step::Multiply) {
       if (!ring && queued[static_cast<std::size_t>(bx)] != none && io.done(bcast.other().ticket)) {
-        io.wait(bcast.other().ticket);   // rethrows a failed read
+        io.wait(bcast.other().ticket);  // rethrows a failed read
         start_ring(bcast.other());
       }
       const bool step = ring && !ring->done();
@@ -615,8 +642,10 @@ void DistributedGemm::local_gemm(i64 f, i64 h, i64 k) {
     if (m * n * kk == 0) continue;
     const double* piece = bcast.now().buf.data() + bcast.offset(row_bcast, k, q);
     const double* cols = other.now().buf.data() + other.offset(row_other, k) + layout_K_[1].piece_start(k, q);
-    if (A.pieced) gemm_tile(m, n, kk, spec_.alpha, piece, kk, cols, whole, 1.0, c, ldc);
-    else gemm_tile(m, n, kk, spec_.alpha, cols, whole, piece, kk, 1.0, c, ldc);
+    if (A.pieced)
+      gemm_tile(m, n, kk, spec_.alpha, piece, kk, cols, whole, 1.0, c, ldc);
+    else
+      gemm_tile(m, n, kk, spec_.alpha, cols, whole, piece, kk, 1.0, c, ldc);
   }
 }
 
@@ -649,7 +678,7 @@ void DistributedGemm::cannon_multiply(i64 f, i64 h, i64 k) {
           static_cast<std::size_t>(B.block_rows(h)) * k_next, up, down, comm_scratch_);
     A.pc = B.pc = next;
   }
-  A.pc = B.pc = home;   // √P shifts bring every block home
+  A.pc = B.pc = home;  // √P shifts bring every block home
   ++steps_done_;
   progress_->update(static_cast<double>(steps_done_) / static_cast<double>(steps_total_));
 }
@@ -695,8 +724,6 @@ void DistributedGemm::reduce_C_file() {
 
 TiledMatrix& DistributedGemm::result() { return *C_->file; }
 
-bool DistributedGemm::owns_result() const {
-  return gao().algorithm != Algorithm::Accumulation || rank_ == 0;
-}
+bool DistributedGemm::owns_result() const { return gao().algorithm != Algorithm::Accumulation || rank_ == 0; }
 
 }  // namespace tcert

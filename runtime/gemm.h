@@ -53,8 +53,8 @@ class TileGroup {
  public:
   TileGroup() = default;
   TileGroup(std::int64_t t1, std::int64_t t2) : t1_(t1), t2_(t2) {}
-  std::int64_t t1() const { return t1_; }   ///< level-1 tiles (It1, Jt1, Kt1)
-  std::int64_t t2() const { return t2_; }   ///< finest tiles per level-1 tile (It2, …)
+  std::int64_t t1() const { return t1_; }  ///< level-1 tiles (It1, Jt1, Kt1)
+  std::int64_t t2() const { return t2_; }  ///< finest tiles per level-1 tile (It2, …)
   /// Level-1 tile x1: the finest tiles x1·t2 … x1·t2 + t2 − 1.
   Tiles level1(std::int64_t x1) const { return {x1 * t2_, t2_}; }
   /// Finest tile x2 of level-1 tile x1.
@@ -94,10 +94,10 @@ class DistributedGemm {
   /// A (replication): inside, the rank's own K piece only (allgather_A() completes it);
   /// outside, the whole tile from the gathered file.
   void read_A(Tiles i, Tiles k);
-  void read_B(Tiles j, Tiles k);   ///< as read_A, for B
+  void read_B(Tiles j, Tiles k);  ///< as read_A, for B
   /// Inside replication: ring all-gather of A's buffer, so every rank holds the whole tile.
   void allgather_A();
-  void allgather_B();              ///< as allgather_A, for B
+  void allgather_B();  ///< as allgather_A, for B
   /// Reads C's blocks for i × j. Accumulation: inside, rank 0 reads and the other ranks start
   /// from zero; outside, a rank other than 0 starts from zero on its first visit of the tile.
   void read_C(Tiles i, Tiles j);
@@ -140,30 +140,30 @@ class DistributedGemm {
   void open_direct_C();
   // The steps as they run (serially, or from the overlapped schedule's thread).
   void read_operand(Buffered& x, Tiles rows, Tiles k);
-  bool reads_C(Tiles i, Tiles j);   // whether read_C(i, j) reads (else zeroes); marks the tile visited
+  bool reads_C(Tiles i, Tiles j);  // whether read_C(i, j) reads (else zeroes); marks the tile visited
   void run_step(const Step& s);
   /// Overlap: runs the recorded steps_ with an I/O thread (compute()).
   void run_overlapped();
   void local_gemm(std::int64_t f, std::int64_t h, std::int64_t k);
   bool owns_result() const;
-  TiledMatrix& result();   // C's file on a rank that owns_result()
-  const GaoSpec& gao() const { return std::get<GaoSpec>(spec_.method); }   // the method's part
+  TiledMatrix& result();                                                  // C's file on a rank that owns_result()
+  const GaoSpec& gao() const { return std::get<GaoSpec>(spec_.method); }  // the method's part
 
   Run& run_;
   GemmSpec spec_;
-  std::unique_ptr<DirectResult> direct_C_;   // direct C: the new version, written in place
+  std::unique_ptr<DirectResult> direct_C_;  // direct C: the new version, written in place
   std::int64_t P_ = 1, rank_ = 0, g_ = 1, r_ = 0, c_ = 0, round_ = 0;
   TileGroup I_, J_, K_;
-  GroupLayout layout_I_[2], layout_J_[2], layout_K_[2];   // [0] whole, [1] split
+  GroupLayout layout_I_[2], layout_J_[2], layout_K_[2];  // [0] whole, [1] split
   std::unique_ptr<Buffered> A_, B_, C_;
   std::vector<double> comm_scratch_;
   std::set<std::pair<std::int64_t, std::int64_t>> touched_C_;
   std::unique_ptr<Progress> progress_;
-  bool overlap_ = false;        // GaoSpec::overlap and not --no-overlap
-  bool recording_ = false;      // compute() is recording body's steps into steps_
+  bool overlap_ = false;    // GaoSpec::overlap and not --no-overlap
+  bool recording_ = false;  // compute() is recording body's steps into steps_
   std::vector<Step> steps_;
   std::uint64_t steps_done_ = 0, steps_total_ = 1;
-  Volumes redistribution_;   // this rank's stage 1 (load) and stage 3 (store) bytes
+  Volumes redistribution_;  // this rank's stage 1 (load) and stage 3 (store) bytes
 };
 
 }  // namespace tcert

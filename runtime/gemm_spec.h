@@ -22,7 +22,7 @@ namespace tcert {
 struct TensorShape {
   std::string name;
   std::vector<std::int64_t> extents;
-  std::uint64_t elements() const;   ///< product of the extents (1 for a scalar)
+  std::uint64_t elements() const;  ///< product of the extents (1 for a scalar)
 };
 
 /// The method's part of a spec, one alternative per executor: the list of methods the runtime
@@ -46,14 +46,14 @@ struct TensorBinding {
 
 /// A plan, as the compiler writes it into the generated program.
 struct GemmSpec {
-  std::string statement;     ///< the statement's source, for messages and the trace
-  std::string plan;          ///< the plan's one-line text (costmodel Plan::to_string)
-  std::string order;         ///< disk placement order, "ABC" … "CBA", or "-" (for the trace)
+  std::string statement;  ///< the statement's source, for messages and the trace
+  std::string plan;       ///< the plan's one-line text (costmodel Plan::to_string)
+  std::string order;      ///< disk placement order, "ABC" … "CBA", or "-" (for the trace)
   /// The method's part: its schedule and buffer sizes (the executor it needs).
   MethodSpec method;
   GroupSpec I, J, K;
   TensorBinding A, B, C;
-  double alpha = 1;                      ///< coefficient (sign of -= folded in)
+  double alpha = 1;  ///< coefficient (sign of -= folded in)
   /// C starts from its tensor's current value (an earlier statement of the program wrote it;
   /// `+=` / `-=`) instead of zero.
   bool accumulate = false;

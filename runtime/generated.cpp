@@ -25,8 +25,10 @@ namespace {
 class OwnCommunicator {
  public:
   explicit OwnCommunicator(MPI_Comm comm) {
-    if (MPI_Comm_dup(comm, &comm_) != MPI_SUCCESS) comm_ = MPI_COMM_NULL;
-    else MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
+    if (MPI_Comm_dup(comm, &comm_) != MPI_SUCCESS)
+      comm_ = MPI_COMM_NULL;
+    else
+      MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
   }
   ~OwnCommunicator() {
     if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
@@ -67,9 +69,10 @@ Status agree(MPI_Comm comm, const std::optional<std::string>& error, double wait
       MPI_Test(&request, &done, MPI_STATUS_IGNORE);
       if (done) break;
       if (std::chrono::steady_clock::now() >= deadline) {
-        print_line(fmt::format("[rank {}] {}: error: {} (the other ranks did not reach the end within {} s: they wait "
-                               "for this rank; aborting)",
-                               rank, name, *error, wait_s));
+        print_line(
+            fmt::format("[rank {}] {}: error: {} (the other ranks did not reach the end within {} s: they wait "
+                        "for this rank; aborting)",
+                        rank, name, *error, wait_s));
         MPI_Abort(comm, 1);
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -82,7 +85,7 @@ Status agree(MPI_Comm comm, const std::optional<std::string>& error, double wait
 std::string base_name(int argc, char** argv, const std::string& fallback) {
   if (argc < 1 || argv[0] == nullptr) return fallback;
   const std::string path = argv[0];
-  return path.substr(path.find_last_of('/') + 1);   // npos + 1 == 0: the whole path
+  return path.substr(path.find_last_of('/') + 1);  // npos + 1 == 0: the whole path
 }
 
 std::vector<std::string> names(const std::vector<TensorShape>& tensors) {
@@ -93,8 +96,8 @@ std::vector<std::string> names(const std::vector<TensorShape>& tensors) {
 
 }  // namespace
 
-Status run_generated(MPI_Comm comm, const TensorLocations& tensors, const RunOptions& options,
-                     const ProgramInfo& info, GeneratedSteps steps) {
+Status run_generated(MPI_Comm comm, const TensorLocations& tensors, const RunOptions& options, const ProgramInfo& info,
+                     GeneratedSteps steps) {
   int initialised = 0;
   MPI_Initialized(&initialised);
   if (!initialised) return Status::failure("MPI is not initialised: call MPI_Init before " + info.name + "()");
@@ -107,13 +110,13 @@ Status run_generated(MPI_Comm comm, const TensorLocations& tensors, const RunOpt
     run = std::make_unique<Run>(Context(work.get()), options, tensors, info);
     steps(*run);
     run->finish();
-  } catch (const std::exception& e) {   // tcert::Error included
+  } catch (const std::exception& e) {  // tcert::Error included
     error = e.what();
   } catch (...) {
     error = "unknown exception";
   }
   Status status = agree(agreement.get(), error, options.error_wait_s, info.name);
-  run.reset();   // the scratch files and the store, once every rank is done with them
+  run.reset();  // the scratch files and the store, once every rank is done with them
   return status;
 }
 
@@ -125,7 +128,7 @@ int program_main(int argc, char** argv, const ProgramInfo& info, GeneratedFuncti
     print_line(program + ": error: MPI_Init failed");
     return 1;
   }
-  share_cores(ranks_on_node(MPI_COMM_WORLD));   // one BLAS thread per core of the node at most, over its ranks
+  share_cores(ranks_on_node(MPI_COMM_WORLD));  // one BLAS thread per core of the node at most, over its ranks
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   int code = 0;
@@ -141,7 +144,7 @@ int program_main(int argc, char** argv, const ProgramInfo& info, GeneratedFuncti
       error = status.message();
   } catch (const ExitRequest& request) {
     code = request.code;
-  } catch (const std::exception& e) {   // the command line: the same on every rank
+  } catch (const std::exception& e) {  // the command line: the same on every rank
     error = e.what();
   }
   if (error) {

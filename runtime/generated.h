@@ -50,8 +50,8 @@ using GeneratedFunction = Status (*)(MPI_Comm comm, const TensorLocations& tenso
 /// prints "[rank N] NAME: error: MESSAGE (…)" on stderr and calls MPI_Abort on the
 /// communicator, which ends the whole job, as a generated program always did on an error
 /// (runtime.mpi.generated_abort tests this).
-Status run_generated(MPI_Comm comm, const TensorLocations& tensors, const RunOptions& options,
-                     const ProgramInfo& info, GeneratedSteps steps);
+Status run_generated(MPI_Comm comm, const TensorLocations& tensors, const RunOptions& options, const ProgramInfo& info,
+                     GeneratedSteps steps);
 
 /// The whole main() of a generated program: `return tcert::program_main(argc, argv, info,
 /// tcec_gen::<stem>);`.

@@ -35,27 +35,28 @@ std::vector<Hyperslab> hyperslabs(std::span<const std::int64_t> extents, std::ui
   std::vector<Hyperslab> out;
   if (first >= last) return out;
   const std::size_t n = extents.size();
-  if (n == 0) return {Hyperslab{}};   // the scalar
+  if (n == 0) return {Hyperslab{}};  // the scalar
   max_elements = std::max<std::uint64_t>(max_elements, 1);
-  std::vector<std::uint64_t> row(n, 1);   // row[d]: elements per index of dimension d
+  std::vector<std::uint64_t> row(n, 1);  // row[d]: elements per index of dimension d
   for (std::size_t d = n - 1; d > 0; --d) row[d - 1] = row[d] * static_cast<std::uint64_t>(extents[d]);
-  std::vector<std::uint64_t> prefix;      // the fixed indices of the dimensions before d
+  std::vector<std::uint64_t> prefix;  // the fixed indices of the dimensions before d
   const auto emit = [&](std::size_t d, std::uint64_t from, std::uint64_t rows) {
     Hyperslab h{prefix, std::vector<std::uint64_t>(d, 1)};
     h.start.push_back(from), h.count.push_back(rows);
-    for (std::size_t e = d + 1; e < n; ++e) h.start.push_back(0), h.count.push_back(static_cast<std::uint64_t>(extents[e]));
+    for (std::size_t e = d + 1; e < n; ++e)
+      h.start.push_back(0), h.count.push_back(static_cast<std::uint64_t>(extents[e]));
     out.push_back(std::move(h));
   };
   // Elements [lo, hi) of the sub-array of dimensions d.. at `prefix`.
   const auto cover = [&](const auto& self, std::size_t d, std::uint64_t lo, std::uint64_t hi) -> void {
     if (lo >= hi) return;
-    const std::uint64_t s = row[d], a = (lo + s - 1) / s, b = hi / s;   // whole rows [a, b)
+    const std::uint64_t s = row[d], a = (lo + s - 1) / s, b = hi / s;  // whole rows [a, b)
     const auto inside = [&](std::uint64_t i, std::uint64_t from, std::uint64_t to) {
       prefix.push_back(i);
       self(self, d + 1, from, to);
       prefix.pop_back();
     };
-    if (a > b) return inside(lo / s, lo % s, hi - lo / s * s);   // within one row (d < n − 1 here)
+    if (a > b) return inside(lo / s, lo % s, hi - lo / s * s);  // within one row (d < n − 1 here)
     if (lo < a * s) inside(a - 1, lo - (a - 1) * s, s);
     if (s <= max_elements) {
       const std::uint64_t per_block = max_elements / s;
@@ -185,7 +186,8 @@ Handle select(hid_t file_space, const std::optional<Hyperslab>& block) {
     H5Sselect_all(file_space);
     return Handle(H5Screate(H5S_SCALAR), H5Sclose);
   }
-  const std::vector<hsize_t> start(block->start.begin(), block->start.end()), count(block->count.begin(), block->count.end());
+  const std::vector<hsize_t> start(block->start.begin(), block->start.end()),
+      count(block->count.begin(), block->count.end());
   H5Sselect_hyperslab(file_space, H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr);
   const hsize_t elements = block->elements();
   return Handle(H5Screate_simple(1, &elements, nullptr), H5Sclose);
@@ -218,12 +220,13 @@ void transfer_blocks(const Context& ctx, hid_t dataset, const std::vector<Hypers
 void check_hdf5_input(const std::string& tensor, const TensorFile& file, std::span<const std::int64_t> extents) {
   const Quiet quiet;
   const std::string name = dataset_of(tensor, file), where = "input " + tensor + ": ";
-  if (::access(file.path.c_str(), R_OK) != 0) throw Error(where + "cannot open " + file.path + ": " + errno_text(errno));
+  if (::access(file.path.c_str(), R_OK) != 0)
+    throw Error(where + "cannot open " + file.path + ": " + errno_text(errno));
   if (H5Fis_hdf5(file.path.c_str()) <= 0) throw Error(where + file.path + " is not an HDF5 file");
   const Handle f(H5Fopen(file.path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), H5Fclose);
   if (!f.valid()) throw Error(where + "cannot open " + file.path + ": " + hdf5_error());
   // Each group on the dataset's path, then the dataset: H5Lexists fails on a missing group.
-  for (std::size_t slash = name.find('/', 1); ; slash = name.find('/', slash + 1)) {
+  for (std::size_t slash = name.find('/', 1);; slash = name.find('/', slash + 1)) {
     const std::string part = name.substr(0, slash);
     if (H5Lexists(f.get(), part.c_str(), H5P_DEFAULT) <= 0) throw Error(where + file.path + " has no dataset " + name);
     if (slash == std::string::npos) break;
@@ -251,7 +254,7 @@ void read_hdf5_range(const Context& ctx, const std::string& tensor, const Tensor
   const std::string name = dataset_of(tensor, file), where = "input " + tensor + ": ";
   const std::vector<Hyperslab> blocks = hyperslabs(extents, first, last, kMaxTransferElements);
   hid_t f = -1, d = -1;
-  const auto close = [&] {   // on every rank: the failures before were thrown on all
+  const auto close = [&] {  // on every rank: the failures before were thrown on all
     if (d >= 0) H5Dclose(d);
     if (f >= 0) H5Fclose(f);
     d = f = -1;
@@ -302,8 +305,9 @@ void Hdf5Output::write(const std::string& tensor, const std::string& dataset, st
   try {
     ctx_.check_all([&] {
       const std::vector<hsize_t> dims(extents.begin(), extents.end());
-      const Handle space(dims.empty() ? H5Screate(H5S_SCALAR) : H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr),
-                         H5Sclose);
+      const Handle space(
+          dims.empty() ? H5Screate(H5S_SCALAR) : H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr),
+          H5Sclose);
       const Handle links(H5Pcreate(H5P_LINK_CREATE), H5Pclose);
       H5Pset_create_intermediate_group(links.get(), 1);
       d = H5Dcreate2(static_cast<hid_t>(file_), dataset.c_str(), H5T_IEEE_F64LE, space.get(), links.get(), H5P_DEFAULT,
@@ -320,9 +324,10 @@ void Hdf5Output::write(const std::string& tensor, const std::string& dataset, st
     ctx_.check_all([&] {
       const herr_t closed = H5Dclose(d);
       d = -1;
-      if (closed < 0) throw Error(where + "cannot write dataset " + dataset + " in " + temp_path_ + ": " + hdf5_error());
+      if (closed < 0)
+        throw Error(where + "cannot write dataset " + dataset + " in " + temp_path_ + ": " + hdf5_error());
     });
-  } catch (...) {   // on every rank: the failures before were thrown on all
+  } catch (...) {  // on every rank: the failures before were thrown on all
     if (d >= 0) H5Dclose(d);
     if (file_ >= 0) H5Fclose(static_cast<hid_t>(file_));
     file_ = -1;

@@ -31,7 +31,7 @@ inline constexpr std::uint64_t kMaxTransferElements = std::uint64_t{1} << 21;
 /// count of a hyperslab, stride and block 1). Empty vectors for the scalar of a rank-0 array.
 struct Hyperslab {
   std::vector<std::uint64_t> start, count;
-  std::uint64_t elements() const;   ///< product of count (1 for the scalar)
+  std::uint64_t elements() const;  ///< product of count (1 for the scalar)
   friend bool operator==(const Hyperslab&, const Hyperslab&) = default;
 };
 
@@ -91,7 +91,7 @@ class Hdf5Output {
  private:
   const Context& ctx_;
   std::string temp_path_;
-  std::int64_t file_ = -1;   // hid_t
+  std::int64_t file_ = -1;  // hid_t
 };
 
 }  // namespace tcert

@@ -42,7 +42,7 @@ void IoWorker::drain() {
   }
   std::unique_lock<std::mutex> lock(mutex_);
   changed_.wait(lock, [&] { return done_ >= last; });
-  counters().add_counted(counted_);   // the jobs are done: the worker no longer writes it
+  counters().add_counted(counted_);  // the jobs are done: the worker no longer writes it
   counted_ = Volumes{};
   if (error_) std::rethrow_exception(error_);
 }
@@ -52,7 +52,7 @@ void IoWorker::loop() {
   std::unique_lock<std::mutex> lock(mutex_);
   while (true) {
     changed_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
-    if (queue_.empty()) return;   // stopping, nothing left
+    if (queue_.empty()) return;  // stopping, nothing left
     std::function<void()> job = std::move(queue_.front());
     queue_.pop_front();
     const bool skip = static_cast<bool>(error_);

@@ -21,7 +21,7 @@ namespace tcert {
 
 class IoWorker {
  public:
-  using Ticket = std::uint64_t;   ///< 1, 2, … in submission order; 0 = no job
+  using Ticket = std::uint64_t;  ///< 1, 2, … in submission order; 0 = no job
 
   IoWorker();
   /// Waits for the submitted jobs, then stops the thread (errors are dropped: call drain()).
@@ -50,7 +50,7 @@ class IoWorker {
   Ticket submitted_ = 0, done_ = 0;
   bool stopping_ = false;
   std::exception_ptr error_;
-  Volumes counted_;   // written by the worker only while it runs a job
+  Volumes counted_;  // written by the worker only while it runs a job
   std::thread thread_;
 };
 

@@ -120,8 +120,8 @@ void permute_strided(const double* in, const std::vector<std::int64_t>& extents_
 /// sequential. Outputs larger than kStreamingBytes are written with non-temporal stores (see
 /// StoreHint). Throws std::invalid_argument when perm is not a permutation of 0..rank-1 or an
 /// extent is negative.
-void permute(const double* in, const std::vector<std::int64_t>& extents_in, const std::vector<int>& perm,
-             double* out, double alpha = 1.0, double beta = 0.0, StoreHint hint = StoreHint::Auto);
+void permute(const double* in, const std::vector<std::int64_t>& extents_in, const std::vector<int>& perm, double* out,
+             double alpha = 1.0, double beta = 0.0, StoreHint hint = StoreHint::Auto);
 
 /// Raw storage for Workspace: 64-byte aligned; from 4 MiB on, 2 MiB aligned and advised for
 /// transparent huge pages (Linux madvise, as numpy does for large arrays). Throws std::bad_alloc.
@@ -175,8 +175,8 @@ struct Workspace {
 /// OpenBLAS on one core, plus the elements each permutation moves through memory, more when a
 /// temporary does not fit in cache) and the cheapest runs: one dgemm when nothing is chunked.
 /// Throws std::invalid_argument when the layout is inconsistent or |I|, |J|, |K| ≥ 2^31.
-void contract(const ContractionLayout& layout, double alpha, const double* A, const double* B, double beta,
-              double* C, Workspace& ws);
+void contract(const ContractionLayout& layout, double alpha, const double* A, const double* B, double beta, double* C,
+              Workspace& ws);
 
 /// contract() on views: checks that A, B and C have the extents the layout implies
 /// (layout.extents_A() etc.) and throws std::invalid_argument naming the first mismatch.

@@ -94,8 +94,8 @@ double* buffer(Workspace::Buffer& v, std::int64_t elements) {
 
 /// Runs `p`: Y permuted once into ws.b; per box of R, X permuted into ws.a; per block of R×S,
 /// dgemm into C directly, or into ws.c and then permuted into C with beta.
-void run_plan(const Indexing& x, const Plan& p, double alpha, const double* X, const double* Y, double beta,
-              double* C, Workspace& ws) {
+void run_plan(const Indexing& x, const Plan& p, double alpha, const double* X, const double* Y, double beta, double* C,
+              Workspace& ws) {
   const std::int64_t M = detail::product(x.extent, p.R), N = detail::product(x.extent, p.S);
   const std::int64_t K = detail::product(x.extent, x.K);
   if (p.Y.copy) {
@@ -105,8 +105,8 @@ void run_plan(const Indexing& x, const Plan& p, double alpha, const double* X, c
   }
   const Extents x_stride = strides_by_id(x.extent, p.X.stored), c_stride = strides_by_id(x.extent, p.C.stored);
   const Extents row_stride = strides_by_id(x.extent, p.R), col_stride = strides_by_id(x.extent, p.S);
-  const StoreHint c_hint = M * N * std::int64_t{sizeof(double)} > kStreamingBytes ? StoreHint::Streaming
-                                                                                  : StoreHint::Cached;
+  const StoreHint c_hint =
+      M * N * std::int64_t{sizeof(double)} > kStreamingBytes ? StoreHint::Streaming : StoreHint::Cached;
   double* xa = p.X.copy ? buffer(ws.a, detail::product(p.tile, p.R) * K) : nullptr;
   double* cc = p.C.copy ? buffer(ws.c, detail::product(p.tile, p.R) * detail::product(p.tile, p.S)) : nullptr;
   for_each_tile(x, p.R, p.tile, [&](const Extents& rstart, const Extents& rsize) {
@@ -114,8 +114,8 @@ void run_plan(const Indexing& x, const Plan& p, double alpha, const double* X, c
     const double* Xc = p.X.outer_first ? X + row0 * K : X + row0;
     std::int64_t ldx = p.X.outer_first ? K : M;
     if (p.X.copy) {
-      move_ids(X + offset(p.R, rstart, x_stride), p.X.stored, x_stride, xa, p.X.order,
-               strides_by_id(rsize, p.X.order), rsize, 0.0, StoreHint::Cached);
+      move_ids(X + offset(p.R, rstart, x_stride), p.X.stored, x_stride, xa, p.X.order, strides_by_id(rsize, p.X.order),
+               rsize, 0.0, StoreHint::Cached);
       Xc = xa, ldx = p.X.outer_first ? K : rows;
     }
     for_each_tile(x, p.S, p.tile, [&](const Extents& sstart, const Extents& ssize) {
@@ -123,14 +123,15 @@ void run_plan(const Indexing& x, const Plan& p, double alpha, const double* X, c
       const double* Yc = p.Y.outer_first ? Y + col0 * K : Y + col0;
       const std::int64_t ldy = p.Y.outer_first ? K : N;
       if (!p.C.copy) {
-        return gemm(p.X.outer_first, p.Y.outer_first, rows, cols, K, alpha, Xc, ldx, Yc, ldy, beta,
-                    C + row0 * N + col0, N);
+        return gemm(p.X.outer_first, p.Y.outer_first, rows, cols, K, alpha, Xc, ldx, Yc, ldy, beta, C + row0 * N + col0,
+                    N);
       }
       gemm(p.X.outer_first, p.Y.outer_first, rows, cols, K, alpha, Xc, ldx, Yc, ldy, 0.0, cc, cols);
       Extents box = rsize;
       for (int id : p.S) box[id] = ssize[id];
-      move_ids(cc, p.C.order, strides_by_id(box, p.C.order), C + offset(p.R, rstart, c_stride) +
-               offset(p.S, sstart, c_stride), p.C.stored, c_stride, box, beta, c_hint);
+      move_ids(cc, p.C.order, strides_by_id(box, p.C.order),
+               C + offset(p.R, rstart, c_stride) + offset(p.S, sstart, c_stride), p.C.stored, c_stride, box, beta,
+               c_hint);
     });
   });
 }
@@ -141,8 +142,8 @@ void scale(double* C, std::int64_t count, double beta) {
 
 }  // namespace
 
-void contract(const ContractionLayout& layout, double alpha, const double* A, const double* B, double beta,
-              double* C, Workspace& ws) {
+void contract(const ContractionLayout& layout, double alpha, const double* A, const double* B, double beta, double* C,
+              Workspace& ws) {
   layout.validate();
   const std::int64_t m = layout.m(), n = layout.n(), k = layout.k();
   if (m == 0 || n == 0) return;

@@ -159,9 +159,8 @@ void blocked_tiles(std::int64_t rows, std::int64_t cols, Tile&& tile) {
 #pragma GCC diagnostic ignored "-Wuninitialized"
 
 /// 8×8 tile with AVX-512: 8 row loads, 24 shuffles, 8 row stores (streaming when `aligned`).
-__attribute__((target("avx512f"))) inline void transpose_tile_avx512(const double* in, std::int64_t ldi,
-                                                                     double* out, std::int64_t ldo, Scale s,
-                                                                     bool aligned) {
+__attribute__((target("avx512f"))) inline void transpose_tile_avx512(const double* in, std::int64_t ldi, double* out,
+                                                                     std::int64_t ldo, Scale s, bool aligned) {
   __m512d r[8], t[8], u[8];
   for (int i = 0; i < 8; ++i) r[i] = _mm512_loadu_pd(in + i * ldi);
   for (int i = 0; i < 8; i += 2) {
@@ -195,8 +194,8 @@ __attribute__((target("avx512f"))) inline void transpose_tile_avx512(const doubl
 }
 
 __attribute__((target("avx512f"))) void transpose_2d_avx512(const double* in, std::int64_t ldi, double* out,
-                                                            std::int64_t ldo, std::int64_t rows,
-                                                            std::int64_t cols, Scale s) {
+                                                            std::int64_t ldo, std::int64_t rows, std::int64_t cols,
+                                                            Scale s) {
   // Streaming needs every tile row 64-byte aligned: an aligned base and ldo a multiple of 8.
   const bool stream = s.stream && reinterpret_cast<std::uintptr_t>(out) % 64 == 0 && ldo % 8 == 0;
   blocked_tiles(rows, cols, [&](std::int64_t r, std::int64_t c, std::int64_t nr, std::int64_t nc) {
@@ -224,8 +223,8 @@ void transpose_2d(const double* in, std::int64_t ldi, double* out, std::int64_t 
 void check_sizes(std::size_t rank, const std::vector<int>& perm, std::size_t strides_in, std::size_t strides_out) {
   if (perm.size() != rank || strides_in != rank || strides_out != rank) {
     throw std::invalid_argument("permute: perm/strides have " + std::to_string(perm.size()) + "/" +
-                                std::to_string(strides_in) + "/" + std::to_string(strides_out) +
-                                " entries for rank " + std::to_string(rank));
+                                std::to_string(strides_in) + "/" + std::to_string(strides_out) + " entries for rank " +
+                                std::to_string(rank));
   }
   std::vector<bool> seen(rank, false);
   for (int p : perm) {
@@ -290,8 +289,8 @@ void permute_strided(const double* in, const std::vector<std::int64_t>& extents_
 #endif
 }
 
-void permute(const double* in, const std::vector<std::int64_t>& extents_in, const std::vector<int>& perm,
-             double* out, double alpha, double beta, StoreHint hint) {
+void permute(const double* in, const std::vector<std::int64_t>& extents_in, const std::vector<int>& perm, double* out,
+             double alpha, double beta, StoreHint hint) {
   check_sizes(extents_in.size(), perm, perm.size(), perm.size());
   std::vector<std::int64_t> strides_in(extents_in.size(), 1), strides_out(extents_in.size(), 1);
   for (int d = static_cast<int>(extents_in.size()) - 2; d >= 0; --d) {

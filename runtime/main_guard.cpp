@@ -11,7 +11,7 @@
 #include "runtime/comm.h"
 #include "runtime/error.h"
 #include "runtime/kernel.h"
-#include "runtime/options.h"   // ExitRequest
+#include "runtime/options.h"  // ExitRequest
 
 namespace tcert {
 
@@ -51,7 +51,7 @@ int run_program(int argc, char** argv, std::function<int(const Context&)> body) 
     report_and_abort(program, "MPI_Init failed");
     return 1;
   }
-  share_cores(ranks_on_node(MPI_COMM_WORLD));   // one BLAS thread per core of the node at most, over its ranks
+  share_cores(ranks_on_node(MPI_COMM_WORLD));  // one BLAS thread per core of the node at most, over its ranks
   int code = 0;
   try {
     code = body(Context::world());

@@ -18,9 +18,8 @@ constexpr std::size_t kAlignmentBytes = 64;
 void MemoryBudget::acquire(std::uint64_t bytes, std::string_view what) {
   std::uint64_t needed = in_use_bytes_ + bytes;
   if (limit_bytes_ != 0 && needed > limit_bytes_)
-    throw Error("tile buffers need " + std::to_string(needed) + " bytes on this rank (" +
-                std::string(what) + ") but the memory per rank is " +
-                std::to_string(limit_bytes_) + " bytes");
+    throw Error("tile buffers need " + std::to_string(needed) + " bytes on this rank (" + std::string(what) +
+                ") but the memory per rank is " + std::to_string(limit_bytes_) + " bytes");
   in_use_bytes_ = needed;
   if (in_use_bytes_ > peak_bytes_) peak_bytes_ = in_use_bytes_;
 }
@@ -54,8 +53,8 @@ void Buffer::release() noexcept {
 Buffer allocate(std::size_t elements, std::string_view what) {
   if (elements == 0) return Buffer();
   if (elements > std::numeric_limits<std::size_t>::max() / 8 - kAlignmentBytes)
-    throw Error("cannot allocate " + std::to_string(elements) + " elements for " +
-                std::string(what) + ": the size overflows");
+    throw Error("cannot allocate " + std::to_string(elements) + " elements for " + std::string(what) +
+                ": the size overflows");
   std::size_t bytes = 8 * elements;
   budget().acquire(bytes, what);
   // std::aligned_alloc needs a size that is a multiple of the alignment.
@@ -63,8 +62,7 @@ Buffer allocate(std::size_t elements, std::string_view what) {
   void* p = std::aligned_alloc(kAlignmentBytes, padded);
   if (p == nullptr) {
     budget().release(bytes);
-    throw Error("cannot allocate " + std::to_string(bytes) + " bytes for " + std::string(what) +
-                ": out of memory");
+    throw Error("cannot allocate " + std::to_string(bytes) + " bytes for " + std::string(what) + ": out of memory");
   }
   return Buffer(static_cast<double*>(p), elements);
 }

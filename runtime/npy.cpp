@@ -62,8 +62,7 @@ struct DictParser {
   std::vector<std::uint64_t> shape() const {
     std::size_t at = value_of("shape");
     std::size_t end = text.find(')', at);
-    if (at == std::string::npos || text[at] != '(' || end == std::string::npos)
-      malformed("'shape' is not a tuple");
+    if (at == std::string::npos || text[at] != '(' || end == std::string::npos) malformed("'shape' is not a tuple");
     std::vector<std::uint64_t> extents;
     const char* p = text.c_str() + at + 1;
     const char* stop = text.c_str() + end;
@@ -89,8 +88,8 @@ std::string read_header_text(const std::string& path, int fd, std::uint64_t& dat
     throw Error("input " + path + " is not a .npy file (no \\x93NUMPY magic)");
   int major = prefix[6];
   if (major < 1 || major > 3)
-    throw Error("input " + path + " is a .npy file of unsupported version " +
-                std::to_string(major) + "." + std::to_string(prefix[7]));
+    throw Error("input " + path + " is a .npy file of unsupported version " + std::to_string(major) + "." +
+                std::to_string(prefix[7]));
   std::uint64_t length = prefix[8] | (prefix[9] << 8);
   std::uint64_t start = 10;
   if (major >= 2) {
@@ -106,8 +105,7 @@ std::string read_header_text(const std::string& path, int fd, std::uint64_t& dat
 }
 
 std::string header_bytes(const std::vector<std::uint64_t>& shape) {
-  std::string dict = "{'descr': '<f8', 'fortran_order': False, 'shape': " +
-                     format_shape(shape) + ", }";
+  std::string dict = "{'descr': '<f8', 'fortran_order': False, 'shape': " + format_shape(shape) + ", }";
   std::size_t prefix = 10;  // version 1.0 while the padded dict fits a 16-bit length
   if ((prefix + dict.size() + 1 + 63) / 64 * 64 - prefix > 65535) prefix = 12;
   std::size_t total = (prefix + dict.size() + 1 + 63) / 64 * 64;
@@ -131,8 +129,7 @@ std::uint64_t NpyHeader::element_count() const {
 
 std::string format_shape(std::span<const std::uint64_t> shape) {
   std::string out = "(";
-  for (std::size_t i = 0; i < shape.size(); ++i)
-    out += (i > 0 ? ", " : "") + std::to_string(shape[i]);
+  for (std::size_t i = 0; i < shape.size(); ++i) out += (i > 0 ? ", " : "") + std::to_string(shape[i]);
   return out + (shape.size() == 1 ? ",)" : ")");
 }
 
@@ -143,10 +140,10 @@ NpyHeader read_npy_header(const std::string& path) {
   std::string text = read_header_text(path, file.fd, header.data_offset_bytes);
   DictParser dict{path, text};
   std::string descr = dict.descr();
-  if (descr != "<f8")
-    throw Error("input " + path + " has dtype '" + descr + "' but tcert needs '<f8' (float64)");
+  if (descr != "<f8") throw Error("input " + path + " has dtype '" + descr + "' but tcert needs '<f8' (float64)");
   if (dict.fortran_order())
-    throw Error("input " + path + " is stored in Fortran order (fortran_order: True) but tcert "
+    throw Error("input " + path +
+                " is stored in Fortran order (fortran_order: True) but tcert "
                 "needs C order");
   header.shape = dict.shape();
   std::uint64_t count = 1;
@@ -159,18 +156,15 @@ NpyHeader read_npy_header(const std::string& path) {
   if (::fstat(file.fd, &st) != 0) throw Error("cannot stat input " + path + ": " + errno_text(errno));
   std::uint64_t needed = header.data_offset_bytes + 8 * count;
   if (static_cast<std::uint64_t>(st.st_size) < needed)
-    throw Error("input " + path + " is truncated: shape " + format_shape(header.shape) +
-                " needs " + std::to_string(needed) + " bytes but the file has " +
-                std::to_string(st.st_size) + " bytes");
+    throw Error("input " + path + " is truncated: shape " + format_shape(header.shape) + " needs " +
+                std::to_string(needed) + " bytes but the file has " + std::to_string(st.st_size) + " bytes");
   return header;
 }
 
-void check_shape(const NpyHeader& header, std::span<const std::uint64_t> expected,
-                 std::string_view name) {
-  if (std::equal(header.shape.begin(), header.shape.end(), expected.begin(), expected.end()))
-    return;
-  throw Error("input " + std::string(name) + " has shape " + format_shape(header.shape) +
-              " but the program expects " + format_shape(expected));
+void check_shape(const NpyHeader& header, std::span<const std::uint64_t> expected, std::string_view name) {
+  if (std::equal(header.shape.begin(), header.shape.end(), expected.begin(), expected.end())) return;
+  throw Error("input " + std::string(name) + " has shape " + format_shape(header.shape) + " but the program expects " +
+              format_shape(expected));
 }
 
 // ---- NpyReader -----------------------------------------------------------------------------
@@ -182,8 +176,7 @@ NpyReader::NpyReader(const std::string& path) : header_(read_npy_header(path)) {
   map_ = ::mmap(nullptr, map_bytes_, PROT_READ, MAP_PRIVATE, file.fd, 0);
   if (map_ == MAP_FAILED) {
     map_ = nullptr;
-    throw Error("cannot map input " + path + " (" + std::to_string(map_bytes_) +
-                " bytes): " + errno_text(errno));
+    throw Error("cannot map input " + path + " (" + std::to_string(map_bytes_) + " bytes): " + errno_text(errno));
   }
 }
 
@@ -209,8 +202,7 @@ void NpyReader::drop_pages() const {
 }
 
 const double* NpyReader::data() const {
-  return reinterpret_cast<const double*>(static_cast<const char*>(map_) +
-                                         header_.data_offset_bytes);
+  return reinterpret_cast<const double*>(static_cast<const char*>(map_) + header_.data_offset_bytes);
 }
 
 // ---- NpyWriter -----------------------------------------------------------------------------
@@ -224,8 +216,8 @@ NpyWriter::NpyWriter(std::string path, std::vector<std::uint64_t> shape)
   fd_ = ::open(temp_path_.c_str(), O_CREAT | O_TRUNC | O_RDWR | O_CLOEXEC, 0644);
   if (fd_ < 0) throw Error("cannot create output " + temp_path_ + ": " + errno_text(errno));
   auto fail = [&](const char* what, int err) {
-    std::string msg = std::string("cannot ") + what + " output " + temp_path_ + " (" +
-                      std::to_string(map_bytes_) + " bytes): " + errno_text(err);
+    std::string msg = std::string("cannot ") + what + " output " + temp_path_ + " (" + std::to_string(map_bytes_) +
+                      " bytes): " + errno_text(err);
     discard();
     throw Error(err == ENOSPC || err == EDQUOT ? "disk full: " + msg : msg);
   };
@@ -302,13 +294,10 @@ NpyPatch::~NpyPatch() {
   ::munmap(map_, map_bytes_);
 }
 
-double* NpyPatch::data() {
-  return reinterpret_cast<double*>(static_cast<char*>(map_) + header_.data_offset_bytes);
-}
+double* NpyPatch::data() { return reinterpret_cast<double*>(static_cast<char*>(map_) + header_.data_offset_bytes); }
 
 void NpyPatch::sync() {
-  if (::msync(map_, map_bytes_, MS_SYNC) != 0)
-    throw Error("cannot write output " + path_ + ": " + errno_text(errno));
+  if (::msync(map_, map_bytes_, MS_SYNC) != 0) throw Error("cannot write output " + path_ + ": " + errno_text(errno));
 }
 
 }  // namespace tcert

@@ -17,7 +17,7 @@ namespace tcert {
 
 /// What the header of a float64 C-order .npy file says.
 struct NpyHeader {
-  std::vector<std::uint64_t> shape;   ///< extents in elements, outermost first; {} for 0-d
+  std::vector<std::uint64_t> shape;     ///< extents in elements, outermost first; {} for 0-d
   std::uint64_t data_offset_bytes = 0;  ///< file offset of element 0 (a multiple of 64 in files NumPy writes)
   /// Product of the extents (1 for a 0-d array).
   std::uint64_t element_count() const;
@@ -36,8 +36,7 @@ NpyHeader read_npy_header(const std::string& path);
 /// Throws Error("input NAME has shape (3, 4) but the program expects (3, 5)") unless the
 /// header's shape equals `expected`. `name` is what messages call the input (its path or
 /// tensor name).
-void check_shape(const NpyHeader& header, std::span<const std::uint64_t> expected,
-                 std::string_view name);
+void check_shape(const NpyHeader& header, std::span<const std::uint64_t> expected, std::string_view name);
 
 /// A .npy file mapped read-only (MAP_PRIVATE). Move-only; unmapped by the destructor.
 class NpyReader {
@@ -122,7 +121,7 @@ class NpyPatch {
   NpyPatch& operator=(const NpyPatch&) = delete;
   ~NpyPatch();
   /// Row-major elements, header().element_count() of them.
-  void drop_pages();   ///< as NpyWriter::drop_pages()
+  void drop_pages();  ///< as NpyWriter::drop_pages()
   double* data();
   /// Flushes the mapping to the file. Throws Error on failure.
   void sync();

@@ -53,17 +53,16 @@ void add_options(CLI::App& app, RunOptions& options, Raw& raw) {
                  "(default: a fresh $TMPDIR/tcert-XXXXXX per rank)")
       ->type_name("DIR");
   app.add_flag("--keep", options.keep, "Keep the scratch files at the end");
-  CLI::Option* input_dir = app.add_option("--input-dir", raw.input_dir,
-                                          "Read each input tensor NAME from DIR/NAME.npy (float64)")
-                               ->type_name("DIR");
+  CLI::Option* input_dir =
+      app.add_option("--input-dir", raw.input_dir, "Read each input tensor NAME from DIR/NAME.npy (float64)")
+          ->type_name("DIR");
   CLI::Option* input_file = app.add_option("--input", raw.input_file,
                                            "Read each input tensor NAME from the dataset NAME of an HDF5 file "
                                            "(float64, the tensor's shape)")
                                 ->type_name("FILE.h5")
                                 ->excludes(input_dir);
-  CLI::Option* output_dir = app.add_option("--output-dir", raw.output_dir,
-                                           "Write each output tensor NAME to DIR/NAME.npy")
-                                ->type_name("DIR");
+  CLI::Option* output_dir =
+      app.add_option("--output-dir", raw.output_dir, "Write each output tensor NAME to DIR/NAME.npy")->type_name("DIR");
   app.add_option("--output", raw.output_file,
                  "Write each output tensor NAME to the dataset NAME of an HDF5 file (replaced when complete)")
       ->type_name("FILE.h5")
@@ -75,8 +74,7 @@ void add_options(CLI::App& app, RunOptions& options, Raw& raw) {
       ->excludes(input_dir)
       ->excludes(input_file);
   app.add_flag("--verify", options.verify, "Check the results against an in-core reference");
-  app.add_option("--trace", options.trace, "Write a JSON trace of the run to FILE")
-      ->type_name("FILE");
+  app.add_option("--trace", options.trace, "Write a JSON trace of the run to FILE")->type_name("FILE");
   app.add_flag("--quiet", options.quiet, "No progress line and no summary");
   app.add_flag("--no-overlap", options.no_overlap,
                "Run the compute stages serially (each disk transfer waits for the multiply and the "
@@ -93,8 +91,10 @@ std::map<std::string, TensorFile> locations(const std::vector<std::string>& name
                                             const std::string& file) {
   std::map<std::string, TensorFile> out;
   for (const std::string& name : names) {
-    if (!dir.empty()) out[name] = {dir + "/" + name + ".npy", ""};
-    else if (!file.empty()) out[name] = {file, name};
+    if (!dir.empty())
+      out[name] = {dir + "/" + name + ".npy", ""};
+    else if (!file.empty())
+      out[name] = {file, name};
   }
   return out;
 }
@@ -128,8 +128,10 @@ ProgramArguments parse_program_arguments(int argc, char** argv, std::string_view
   }
   check_hdf5_option("--input", raw.input_file);
   check_hdf5_option("--output", raw.output_file);
-  if (!raw.init.empty()) args.options.random_seed = parse_init(raw.init);
-  else if (raw.input_dir.empty() && raw.input_file.empty()) args.options.random_seed = 1;
+  if (!raw.init.empty())
+    args.options.random_seed = parse_init(raw.init);
+  else if (raw.input_dir.empty() && raw.input_file.empty())
+    args.options.random_seed = 1;
   args.tensors.inputs = locations(inputs, raw.input_dir, raw.input_file);
   args.tensors.outputs = locations(outputs, raw.output_dir, raw.output_file);
   return args;

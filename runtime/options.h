@@ -19,14 +19,14 @@ struct RunOptions {
   /// Base directory of the per-rank scratch directories (DIR/rank-N) and of the tensor store
   /// ("" = $TMPDIR, else /tmp). --scratch DIR.
   std::string scratch;
-  bool keep = false;        ///< leave the scratch files and the store in place at the end (--keep)
+  bool keep = false;  ///< leave the scratch files and the store in place at the end (--keep)
   /// Inputs without a location in TensorLocations::inputs are random_element(SEED, …)
   /// (runtime/random.h); none: every input needs a location. --init random:SEED (a program's
   /// default, without --input-dir or --input, is 1).
   std::optional<std::uint64_t> random_seed;
-  bool verify = false;      ///< check sampled results against an in-core reference (--verify)
-  std::string trace;        ///< write a JSON trace of the call to this file ("" = none; --trace FILE)
-  bool quiet = false;       ///< no progress line and no summary on stderr (--quiet)
+  bool verify = false;  ///< check sampled results against an in-core reference (--verify)
+  std::string trace;    ///< write a JSON trace of the call to this file ("" = none; --trace FILE)
+  bool quiet = false;   ///< no progress line and no summary on stderr (--quiet)
   /// Run every compute stage serially (disk, then network and kernel), even where the plan
   /// overlaps them; the same bytes move (for comparing wall times). --no-overlap.
   bool no_overlap = false;
@@ -40,7 +40,7 @@ struct RunOptions {
 /// `.npy` (NumPy, float64, C order, the tensor's shape), or `.h5` / `.hdf5` (HDF5: one float64
 /// dataset of the tensor's shape, C order, in that file).
 struct TensorFile {
-  std::string path;   ///< the file, as given
+  std::string path;  ///< the file, as given
   /// HDF5 only: the dataset's path in the file ("" = the tensor's name; "a/b" is dataset b in
   /// group a, created on output when missing). Ignored for .npy.
   std::string dataset;

@@ -32,12 +32,14 @@ const GroupLayout& group_of(const Placement& p, int g) { return g == 0 ? p.rows 
 /// DimAt per tensor dimension. Throws Error when perm is not a permutation of the positions.
 std::vector<DimAt> dims_of(const Placement& p, const char* which) {
   const std::size_t nr = p.rows.indices().size(), n = nr + p.cols.indices().size();
-  if (p.perm.size() != n) throw Error(fmt::format("move_tensor: the {} placement maps {} positions for {} indices", which, p.perm.size(), n));
+  if (p.perm.size() != n)
+    throw Error(fmt::format("move_tensor: the {} placement maps {} positions for {} indices", which, p.perm.size(), n));
   std::vector<DimAt> out(n);
   std::vector<bool> seen(n, false);
   for (std::size_t q = 0; q < n; ++q) {
     const auto d = static_cast<std::size_t>(p.perm[q]);
-    if (p.perm[q] < 0 || d >= n || seen[d]) throw Error(fmt::format("move_tensor: the {} placement's perm is not a permutation", which));
+    if (p.perm[q] < 0 || d >= n || seen[d])
+      throw Error(fmt::format("move_tensor: the {} placement's perm is not a permutation", which));
     seen[d] = true;
     out[d] = q < nr ? DimAt{0, q} : DimAt{1, q - nr};
   }
@@ -47,11 +49,17 @@ std::vector<DimAt> dims_of(const Placement& p, const char* which) {
 class Mover {
  public:
   Mover(const Context& ctx, const Placement& from, TiledMatrix* held, const Placement& to, TiledMatrix* target)
-      : ctx_(ctx), from_(from), to_(to), held_(held), target_(target),
-        at_from_(dims_of(from, "source")), at_to_(dims_of(to, "target")) {
+      : ctx_(ctx),
+        from_(from),
+        to_(to),
+        held_(held),
+        target_(target),
+        at_from_(dims_of(from, "source")),
+        at_to_(dims_of(to, "target")) {
     const auto P = static_cast<std::size_t>(ctx.size()), me = static_cast<std::size_t>(ctx.rank());
     if (from.parts.size() != P || to.parts.size() != P)
-      throw Error(fmt::format("move_tensor: placements for {} and {} ranks on {}", from.parts.size(), to.parts.size(), P));
+      throw Error(
+          fmt::format("move_tensor: placements for {} and {} ranks on {}", from.parts.size(), to.parts.size(), P));
     if ((held != nullptr) != from.parts[me].has_value() || (target != nullptr) != to.parts[me].has_value())
       throw Error(fmt::format("move_tensor: rank {}'s files do not match its parts", me));
     n_ = at_from_.size();
@@ -59,7 +67,8 @@ class Mover {
     for (std::size_t d = 0; d < n_; ++d) {
       const i64 a = group_of(from, at_from_[d].group).indices()[at_from_[d].k].extent;
       const i64 b = group_of(to, at_to_[d].group).indices()[at_to_[d].k].extent;
-      if (a != b) throw Error(fmt::format("move_tensor: dimension {} has extent {} in the source and {} in the target", d, a, b));
+      if (a != b)
+        throw Error(fmt::format("move_tensor: dimension {} has extent {} in the source and {} in the target", d, a, b));
     }
     // The target file's nesting: its row group in tile order, then its column group.
     const std::size_t nr = to.rows.indices().size();
@@ -81,7 +90,7 @@ class Mover {
           exchange_round();
           in_round = 0;
         }
-        if (b.elements > chunk) {   // alone too large: one holder's part at a time, in pieces
+        if (b.elements > chunk) {  // alone too large: one holder's part at a time, in pieces
           for (std::size_t s = 0; s < b.values.size(); ++s)
             for (Block& piece : pieces(b, s, chunk)) {
               round_.push_back(std::move(piece));
@@ -120,7 +129,8 @@ class Mover {
       std::uint64_t elements = 1;
       for (std::size_t d = 0; d < n_; ++d) {
         const DimAt a = at_from_[d], b = at_to_[d];
-        const auto [first, count] = group_of(from_, a.group).value_range(a.k, a.group == 0 ? f : h, (*from_.parts[s])[a.group]);
+        const auto [first, count] =
+            group_of(from_, a.group).value_range(a.k, a.group == 0 ? f : h, (*from_.parts[s])[a.group]);
         Values& v = out.values[s][d];
         for (i64 x = first; x < first + count; ++x) v.all.push_back(x);
         elements *= static_cast<std::uint64_t>(count);
@@ -142,8 +152,8 @@ class Mover {
   std::vector<Block> pieces(const Block& b, std::size_t s, std::uint64_t chunk) const {
     std::vector<Block> out;
     if (!from_.parts[s]) return out;
-    if (n_ == 0) return {Block{b.f, b.h, b.values, 1, s}};   // a scalar: one element
-    std::vector<std::size_t> storage;   // tensor dimensions in the block's storage order
+    if (n_ == 0) return {Block{b.f, b.h, b.values, 1, s}};  // a scalar: one element
+    std::vector<std::size_t> storage;                       // tensor dimensions in the block's storage order
     for (std::size_t k : from_.rows.tile_order()) storage.push_back(static_cast<std::size_t>(from_.perm[k]));
     const std::size_t nr = from_.rows.indices().size();
     for (std::size_t k : from_.cols.tile_order()) storage.push_back(static_cast<std::size_t>(from_.perm[nr + k]));
@@ -151,12 +161,12 @@ class Mover {
     for (std::size_t d = 0; d < n_; ++d)
       if (mine[d].all.empty()) return out;
     // cut: the outermost storage position whose one value's elements fit the chunk.
-    std::vector<std::uint64_t> inner(n_ + 1, 1);   // elements per value of position i
+    std::vector<std::uint64_t> inner(n_ + 1, 1);  // elements per value of position i
     for (std::size_t i = n_; i-- > 0;) inner[i] = (i + 1 < n_ ? inner[i + 1] * mine[storage[i + 1]].all.size() : 1);
     std::size_t cut = 0;
     while (cut + 1 < n_ && inner[cut] > chunk) ++cut;
     const std::uint64_t per_piece = std::max<std::uint64_t>(1, chunk / inner[cut]);
-    std::vector<std::size_t> at(cut, 0);   // the fixed values of positions 0 .. cut-1
+    std::vector<std::size_t> at(cut, 0);  // the fixed values of positions 0 .. cut-1
     while (true) {
       const std::vector<i64>& range = mine[storage[cut]].all;
       for (std::size_t first = 0; first < range.size(); first += per_piece) {
@@ -165,7 +175,8 @@ class Mover {
         auto keep = [&](std::size_t d, std::size_t from, std::size_t to) {
           Values& v = piece.values[s][d];
           const i64 lo = v.all[from], hi = v.all[to - 1];
-          v.all.assign(mine[d].all.begin() + static_cast<std::ptrdiff_t>(from), mine[d].all.begin() + static_cast<std::ptrdiff_t>(to));
+          v.all.assign(mine[d].all.begin() + static_cast<std::ptrdiff_t>(from),
+                       mine[d].all.begin() + static_cast<std::ptrdiff_t>(to));
           for (std::vector<i64>& part : v.by_part)
             part.erase(std::remove_if(part.begin(), part.end(), [&](i64 x) { return x < lo || x > hi; }), part.end());
         };
@@ -175,7 +186,7 @@ class Mover {
         for (std::size_t d = 0; d < n_; ++d) piece.elements *= piece.values[s][d].all.size();
         out.push_back(std::move(piece));
       }
-      std::size_t i = cut;   // the next combination of fixed values, the last position fastest
+      std::size_t i = cut;  // the next combination of fixed values, the last position fastest
       while (i > 0 && ++at[i - 1] == mine[storage[i - 1]].all.size()) at[--i] = 0;
       if (i == 0) return out;
     }
@@ -205,8 +216,8 @@ class Mover {
     for (std::size_t d = 0; d < n_; ++d) lists[d] = &list(b, s, r, d);
     const std::size_t nr = p.rows.indices().size();
     std::vector<std::size_t> at(n_, 0);
-    std::vector<i64> group_values(n_);   // rows' values, then cols'
-    std::vector<std::size_t> position(n_);   // tensor dimension -> position in group_values
+    std::vector<i64> group_values(n_);      // rows' values, then cols'
+    std::vector<std::size_t> position(n_);  // tensor dimension -> position in group_values
     for (std::size_t q = 0; q < n_; ++q) position[static_cast<std::size_t>(p.perm[q])] = q;
     for (std::size_t d = 0; d < n_; ++d) group_values[position[d]] = (*lists[d])[0];
     bool next = false;
@@ -259,8 +270,9 @@ class Mover {
   std::uint64_t first_offset(const Block& b) const {
     const auto me = static_cast<std::size_t>(ctx_.rank());
     const std::size_t nr = from_.rows.indices().size();
-    std::vector<i64> group_values(n_);   // rows' values, then cols'
-    for (std::size_t q = 0; q < n_; ++q) group_values[q] = b.values[me][static_cast<std::size_t>(from_.perm[q])].all.front();
+    std::vector<i64> group_values(n_);  // rows' values, then cols'
+    for (std::size_t q = 0; q < n_; ++q)
+      group_values[q] = b.values[me][static_cast<std::size_t>(from_.perm[q])].all.front();
     return held_->offset_of(group_values.data(), group_values.data() + nr).value();
   }
 
@@ -293,7 +305,7 @@ class Mover {
       Buffer blocks = allocate(static_cast<std::size_t>(end - first), "hand-off blocks");
       held_->file().read(blocks.data(), first, blocks.size());
       std::size_t at = 0;
-      std::uint64_t offset = 0;   // of the element in `blocks`
+      std::uint64_t offset = 0;  // of the element in `blocks`
       for (std::size_t r = 0; r < P; ++r)
         for (const Block& b : round_) {
           const std::uint64_t stride = inner_stride(b);
@@ -308,14 +320,15 @@ class Mover {
     std::size_t at = 0, run_from = 0;
     std::uint64_t run_start = 0, run_length = 0;
     auto flush = [&] {
-      if (run_length > 0) target_->file().write(recv.data() + run_from, run_start, static_cast<std::size_t>(run_length));
+      if (run_length > 0)
+        target_->file().write(recv.data() + run_from, run_start, static_cast<std::size_t>(run_length));
     };
     for (std::size_t s = 0; s < P; ++s)
       for (const Block& b : round_)
         enumerate(b, s, me, to_, [&](const i64* rv, const i64* cv, bool next) {
           // The next value of the innermost index within its finest part: the next element.
-          const std::uint64_t o = next && same_target_part(rv, cv) ? run_start + run_length
-                                                                   : target_->offset_of(rv, cv).value();
+          const std::uint64_t o =
+              next && same_target_part(rv, cv) ? run_start + run_length : target_->offset_of(rv, cv).value();
           if (run_length == 0 || o != run_start + run_length) {
             flush();
             run_start = o, run_from = at, run_length = 0;
@@ -334,7 +347,7 @@ class Mover {
   std::vector<DimAt> at_from_, at_to_;
   std::size_t n_ = 0;
   std::vector<std::size_t> nest_;
-  std::vector<Block> round_;   // the blocks of the round being gathered
+  std::vector<Block> round_;  // the blocks of the round being gathered
 };
 
 }  // namespace

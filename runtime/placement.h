@@ -21,7 +21,7 @@ namespace tcert {
 /// Every tensor element is held by exactly one rank.
 struct Placement {
   GroupLayout rows, cols;
-  std::vector<std::optional<std::array<std::int64_t, 2>>> parts;   ///< per rank (size P)
+  std::vector<std::optional<std::array<std::int64_t, 2>>> parts;  ///< per rank (size P)
   std::vector<int> perm;
 };
 

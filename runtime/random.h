@@ -24,8 +24,7 @@ constexpr std::uint64_t splitmix64_mix(std::uint64_t z) {
 /// k = mix(mix(seed + γ) ^ (tensor_id + 2γ)) selects a splitmix64 stream and the element is
 /// that stream's output number linear_index, mix(k + (linear_index + 1)·γ), with
 /// γ = 0x9e3779b97f4a7c15 (the golden-ratio increment); its top 53 bits u give 2·u·2^-53 − 1.
-constexpr double random_element(std::uint64_t seed, std::uint64_t tensor_id,
-                                std::uint64_t linear_index) {
+constexpr double random_element(std::uint64_t seed, std::uint64_t tensor_id, std::uint64_t linear_index) {
   constexpr std::uint64_t kGamma = 0x9e3779b97f4a7c15ULL;
   std::uint64_t key = splitmix64_mix(splitmix64_mix(seed + kGamma) ^ (tensor_id + 2 * kGamma));
   std::uint64_t bits = splitmix64_mix(key + (linear_index + 1) * kGamma);

@@ -25,8 +25,8 @@ namespace tcert {
 namespace {
 
 constexpr double kVerifyTolerance = 1e-10;
-constexpr const char* kVolumeNames[5] = {"disk_read_bytes", "disk_write_bytes", "comm_sent_bytes",
-                                         "comm_recv_bytes", "disk_requests"};
+constexpr const char* kVolumeNames[5] = {"disk_read_bytes", "disk_write_bytes", "comm_sent_bytes", "comm_recv_bytes",
+                                         "disk_requests"};
 
 nlohmann::json volumes_json(const std::vector<std::uint64_t> (&v)[5]) {
   nlohmann::json out = nlohmann::json::object();
@@ -37,8 +37,9 @@ nlohmann::json volumes_json(const std::vector<std::uint64_t> (&v)[5]) {
 bool volumes_equal(const ContractionRecord& r) {
   for (int q = 0; q < 5; ++q)
     if (r.predicted[q] != r.measured[q]) return false;
-  for (int q = 0; q < 3; ++q)   // requests: where predicted
-    if ((q < 2 || !r.redistribution_predicted[q].empty()) && r.redistribution_predicted[q] != r.redistribution_measured[q])
+  for (int q = 0; q < 3; ++q)  // requests: where predicted
+    if ((q < 2 || !r.redistribution_predicted[q].empty()) &&
+        r.redistribution_predicted[q] != r.redistribution_measured[q])
       return false;
   return true;
 }
@@ -53,18 +54,19 @@ std::uint64_t TensorShape::elements() const {
 
 Run::Run(const Context& ctx, RunOptions options, TensorLocations tensors, ProgramInfo info)
     : ctx_(ctx), options_(std::move(options)), tensors_(std::move(tensors)), info_(std::move(info)) {
-  if (ctx_.size() != info_.processors)   // the same on every rank
-    throw Error(fmt::format("this program was planned for P = {} processes but runs on {}; start it "
-                            "with mpirun -np {}",
-                            info_.processors, ctx_.size(), info_.processors));
+  if (ctx_.size() != info_.processors)  // the same on every rank
+    throw Error(
+        fmt::format("this program was planned for P = {} processes but runs on {}; start it "
+                    "with mpirun -np {}",
+                    info_.processors, ctx_.size(), info_.processors));
   counters().reset();
   budget().set_limit_bytes(info_.memory_bytes);
   budget().reset_peak();
   ctx_.check_all([&] { scratch_ = std::make_unique<Scratch>(options_.scratch, ctx_.rank(), options_.keep); });
   ctx_.check_root([&] {
     const char* tmp = std::getenv("TMPDIR");
-    std::string pattern = (options_.scratch.empty() ? std::string(tmp && *tmp ? tmp : "/tmp") : options_.scratch) +
-                          "/tcec-store-XXXXXX";
+    std::string pattern =
+        (options_.scratch.empty() ? std::string(tmp && *tmp ? tmp : "/tmp") : options_.scratch) + "/tcec-store-XXXXXX";
     if (::mkdtemp(pattern.data()) == nullptr)
       throw Error("cannot create the tensor store " + pattern + ": " + std::strerror(errno));
     store_.path = pattern;
@@ -94,7 +96,7 @@ std::string Run::previous(const std::string& name) const {
 }
 
 std::string Run::next_version(const std::string& name) {
-  drop_kept(name);   // superseded
+  drop_kept(name);  // superseded
   std::vector<std::string>& v = versions_[name];
   v.push_back(fmt::format("{}/{}.v{}.npy", store_.path, name, v.size() + 1));
   return v.back();
@@ -104,7 +106,7 @@ void Run::keep(KeptTensor tensor) {
   const std::string name = tensor.shape.name;
   if (std::any_of(info_.outputs.begin(), info_.outputs.end(), [&](const TensorShape& t) { return t.name == name; }))
     throw Error("output " + name + " cannot be kept on the ranks; outputs go to the store");
-  drop_kept(name);   // superseded
+  drop_kept(name);  // superseded
   kept_[name] = std::make_unique<KeptTensor>(std::move(tensor));
 }
 
@@ -139,12 +141,13 @@ void Run::release(const std::string& name) {
 
 ElementSource Run::input(const TensorShape& tensor) {
   if (const KeptTensor* k = kept(tensor.name); k && !k->shadowed)
-    throw Error("tensor " + tensor.name + " is kept on the ranks and has no version in the store; a step must take it "
+    throw Error("tensor " + tensor.name +
+                " is kept on the ranks and has no version in the store; a step must take it "
                 "rank to rank or flush it first");
   const std::string stored = latest(tensor.name);
   if (!stored.empty()) return read_npy(stored, tensor);
   if (const auto at = tensors_.inputs.find(tensor.name); at != tensors_.inputs.end()) {
-    if (file_format(at->second.path) != FileFormat::Npy)   // HDF5 inputs are in the store since the start
+    if (file_format(at->second.path) != FileFormat::Npy)  // HDF5 inputs are in the store since the start
       throw Error("input " + tensor.name + ": " + at->second.path + " was not imported into the store");
     return read_npy(at->second.path, tensor);
   }
@@ -222,17 +225,22 @@ nlohmann::json record_json(const ContractionRecord& r) {
                                      {"disk_write_bytes", r.redistribution_predicted[1]},
                                      {"seconds", r.redistribution_predicted_seconds}};
   if (!r.redistribution_predicted[2].empty()) stages_predicted["disk_requests"] = r.redistribution_predicted[2];
-  return {{"statement", r.statement}, {"plan", r.plan}, {"comm", r.comm},
-          {"algorithm", r.algorithm}, {"order", r.order},
-          {"predicted", predicted}, {"measured", measured},
+  return {{"statement", r.statement},
+          {"plan", r.plan},
+          {"comm", r.comm},
+          {"algorithm", r.algorithm},
+          {"order", r.order},
+          {"predicted", predicted},
+          {"measured", measured},
           {"peak_tile_memory_bytes", r.peak_tile_memory_bytes},
           {"planned_memory_bytes", r.planned_memory_bytes},
           {"redistribution",
            {{"predicted", stages_predicted},
-            {"measured", {{"disk_read_bytes", r.redistribution_measured[0]},
-                          {"disk_write_bytes", r.redistribution_measured[1]},
-                          {"disk_requests", r.redistribution_measured[2]},
-                          {"seconds", r.redistribution_seconds}}}}}};
+            {"measured",
+             {{"disk_read_bytes", r.redistribution_measured[0]},
+              {"disk_write_bytes", r.redistribution_measured[1]},
+              {"disk_requests", r.redistribution_measured[2]},
+              {"seconds", r.redistribution_seconds}}}}}};
 }
 
 }  // namespace
@@ -244,17 +252,18 @@ void Run::finish() {
   const bool passed = !verified_ || verify_.max_rel_error <= kVerifyTolerance;
   if (!options_.trace.empty())
     ctx_.check_root([&] {
-      nlohmann::json doc = {{"program", info_.name}, {"source", info_.source},
-                            {"processors", info_.processors}, {"memory_bytes", info_.memory_bytes}};
+      nlohmann::json doc = {{"program", info_.name},
+                            {"source", info_.source},
+                            {"processors", info_.processors},
+                            {"memory_bytes", info_.memory_bytes}};
       nlohmann::json list = nlohmann::json::array();
       for (const ContractionRecord& r : records_) list.push_back(record_json(r));
       doc["contractions"] = list;
       // HDF5 inputs copied into the store, outputs copied out of it: outside every contraction.
       doc["files"] = {{"import", transfers_json(imported)}, {"export", transfers_json(exported)}};
-      doc["peak_resident_bytes"] = peak_rss;   // per rank, VmHWM at the end (memory.h)
+      doc["peak_resident_bytes"] = peak_rss;  // per rank, VmHWM at the end (memory.h)
       if (verified_)
-        doc["verify"] = {{"checked", verify_.checked}, {"max_rel_error", verify_.max_rel_error},
-                         {"passed", passed}};
+        doc["verify"] = {{"checked", verify_.checked}, {"max_rel_error", verify_.max_rel_error}, {"passed", passed}};
       write_json_atomically(options_.trace, doc);
     });
   if (ctx_.rank() == 0 && !options_.quiet) {
@@ -262,9 +271,8 @@ void Run::finish() {
       const ContractionRecord& r = records_[i];
       double seconds = 0;
       for (double s : r.seconds) seconds = std::max(seconds, s);
-      std::fprintf(stderr, "contraction %zu: %s, compute %.3f s; measured bytes %s the prediction\n",
-                   i + 1, r.plan.c_str(), seconds,
-                   volumes_equal(r) ? "equal" : "DIFFER FROM");
+      std::fprintf(stderr, "contraction %zu: %s, compute %.3f s; measured bytes %s the prediction\n", i + 1,
+                   r.plan.c_str(), seconds, volumes_equal(r) ? "equal" : "DIFFER FROM");
     }
     if (verified_)
       std::fprintf(stderr, "verify: %llu sampled elements, max relative error %.3g: %s\n",
@@ -272,9 +280,10 @@ void Run::finish() {
                    passed ? "passed" : "FAILED (tolerance 1e-10)");
   }
   if (!passed)
-    throw Error(fmt::format("verification failed: max relative error {:.3g} of {} sampled elements is above the "
-                            "tolerance 1e-10",
-                            verify_.max_rel_error, verify_.checked));
+    throw Error(
+        fmt::format("verification failed: max relative error {:.3g} of {} sampled elements is above the "
+                    "tolerance 1e-10",
+                    verify_.max_rel_error, verify_.checked));
 }
 
 }  // namespace tcert

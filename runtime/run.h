@@ -30,10 +30,10 @@ class NpyReader;
 
 /// What a generated program knows about itself (constants written by the compiler).
 struct ProgramInfo {
-  std::string name;                   ///< program name, e.g. "matmul"
-  std::string source;                 ///< the .tce file it was generated from
-  std::int64_t processors = 1;        ///< P of the plans: the communicator's size must match
-  std::uint64_t memory_bytes = 0;     ///< memory per rank for tile buffers (bytes; 0 = unlimited)
+  std::string name;                ///< program name, e.g. "matmul"
+  std::string source;              ///< the .tce file it was generated from
+  std::int64_t processors = 1;     ///< P of the plans: the communicator's size must match
+  std::uint64_t memory_bytes = 0;  ///< memory per rank for tile buffers (bytes; 0 = unlimited)
   /// The inputs the program reads, with their stored extents (elements per dimension).
   std::vector<TensorShape> inputs;
   /// Its outputs: their latest versions are written to TensorLocations::outputs at the end.
@@ -58,20 +58,20 @@ using ElementSource = std::function<double(std::uint64_t linear)>;
 /// The measured and predicted volumes of one contraction, one entry per rank (bytes, seconds).
 struct ContractionRecord {
   std::string statement, plan, comm, algorithm, order;
-  std::vector<std::uint64_t> predicted[5];   ///< disk read, disk write, sent, received (bytes); disk requests
-  double predicted_seconds = 0;              ///< the model's time for the predicted bytes
+  std::vector<std::uint64_t> predicted[5];  ///< disk read, disk write, sent, received (bytes); disk requests
+  double predicted_seconds = 0;             ///< the model's time for the predicted bytes
   /// Redistribution (load from the tensor files, store the result): disk read, disk write per rank.
   /// ... and disk requests per rank (counters.h Volumes::disk_requests); predicted [2] is empty
   /// when the model does not predict them (a step that moves tensors rank to rank: the hand-off).
   std::vector<std::uint64_t> redistribution_predicted[3], redistribution_measured[3];
   double redistribution_predicted_seconds = 0;
-  std::vector<double> redistribution_seconds;   ///< per rank, wall time of stages 1 and 3 (measured)
-  std::vector<std::uint64_t> measured[5];    ///< the same, counted during the compute phase
-  std::vector<double> seconds;               ///< compute-phase wall time per rank
+  std::vector<double> redistribution_seconds;  ///< per rank, wall time of stages 1 and 3 (measured)
+  std::vector<std::uint64_t> measured[5];      ///< the same, counted during the compute phase
+  std::vector<double> seconds;                 ///< compute-phase wall time per rank
   /// Busy time per rank within the compute phase: disk transfers, MPI transfers, tile kernel.
   std::vector<double> disk_seconds, comm_seconds, kernel_seconds;
-  std::vector<std::uint64_t> peak_tile_memory_bytes;   ///< per rank, the step's peak (load stage included)
-  std::uint64_t planned_memory_bytes = 0;              ///< the plan's peak per rank (0: not given)
+  std::vector<std::uint64_t> peak_tile_memory_bytes;  ///< per rank, the step's peak (load stage included)
+  std::uint64_t planned_memory_bytes = 0;             ///< the plan's peak per rank (0: not given)
 };
 
 /// Result of --verify for one output: samples checked on all ranks and the largest error.
@@ -82,8 +82,8 @@ struct VerifyResult {
 
 /// The volumes of one rank in Phase::Import or Phase::Export, gathered at the end of a run.
 struct FileTransfers {
-  std::vector<std::uint64_t> read_bytes, write_bytes;   ///< per rank
-  std::vector<double> seconds;                          ///< per rank, wall time
+  std::vector<std::uint64_t> read_bytes, write_bytes;  ///< per rank
+  std::vector<double> seconds;                         ///< per rank, wall time
 };
 
 class Run {
@@ -125,7 +125,7 @@ class Run {
   /// from the page cache when touched). Safe from the compute stage's I/O thread: the step's
   /// inputs are all opened in its load stage.
   void touched_mapped(std::uint64_t bytes);
-  static constexpr std::uint64_t kMappedDropBytes = std::uint64_t{16} << 20;   ///< 16 MiB
+  static constexpr std::uint64_t kMappedDropBytes = std::uint64_t{16} << 20;  ///< 16 MiB
 
   // --- the tensor store: results of the steps, as .npy files in a directory all ranks see ---
   /// The store's directory: made by rank 0 under --scratch DIR (or $TMPDIR), removed at the end
@@ -185,9 +185,9 @@ class Run {
     ~StoreDirectory();
   };
 
-  std::atomic<std::uint64_t> mapped_since_drop_{0};   // touched_mapped()
+  std::atomic<std::uint64_t> mapped_since_drop_{0};  // touched_mapped()
   ElementSource read_npy(const std::string& path, const TensorShape& tensor);
-  void drop_kept(const std::string& name);   // forgets a kept version and deletes this rank's file
+  void drop_kept(const std::string& name);  // forgets a kept version and deletes this rank's file
   FileTransfers gather_transfers(Phase phase) const;
 
   Context ctx_;
@@ -196,8 +196,8 @@ class Run {
   ProgramInfo info_;
   std::unique_ptr<Scratch> scratch_;
   StoreDirectory store_;
-  std::map<std::string, std::unique_ptr<NpyReader>> inputs_;   // by path (closed before the store goes)
-  std::map<std::string, std::vector<std::string>> versions_;   // by tensor name, oldest first
+  std::map<std::string, std::unique_ptr<NpyReader>> inputs_;  // by path (closed before the store goes)
+  std::map<std::string, std::vector<std::string>> versions_;  // by tensor name, oldest first
   std::map<std::string, std::unique_ptr<KeptTensor>> kept_;   // by tensor name: latest versions on the ranks
   std::vector<ContractionRecord> records_;
   VerifyResult verify_;

@@ -22,8 +22,7 @@ void create_directories(const std::string& dir) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) throw Error("cannot create scratch directory " + dir + ": " + ec.message());
-  if (!fs::is_directory(dir, ec))
-    throw Error("cannot create scratch directory " + dir + ": " + errno_text(ENOTDIR));
+  if (!fs::is_directory(dir, ec)) throw Error("cannot create scratch directory " + dir + ": " + errno_text(ENOTDIR));
 }
 
 // Removes everything inside dir (not dir itself).

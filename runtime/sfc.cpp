@@ -21,15 +21,15 @@ namespace {
 
 using i64 = std::int64_t;
 
-constexpr int kA = 0, kB = 1;   // the operands of a panel
+constexpr int kA = 0, kB = 1;  // the operands of a panel
 
 }  // namespace
 
 SfcGemm::SfcGemm(Run& run, GemmSpec spec) : run_(run), spec_(std::move(spec)) {
   if (!std::holds_alternative<SfcSpec>(spec_.method)) throw Error("SfcGemm needs an sfc plan");
   const Context& ctx = run_.context();
-  check_spec(spec_, ctx.size(), budget().limit_bytes());   // grid, curve, segments and memory, before any work
-  budget().reset_peak();                                   // the step's peak, checked in compute()
+  check_spec(spec_, ctx.size(), budget().limit_bytes());  // grid, curve, segments and memory, before any work
+  budget().reset_peak();                                  // the step's peak, checked in compute()
   m_ = product(extents_of(spec_.I)), n_ = product(extents_of(spec_.J)), k_ = product(extents_of(spec_.K));
   const auto q = static_cast<std::size_t>(ctx.rank());
   first_ = part().segment[q], count_ = part().segment[q + 1] - first_;
@@ -37,7 +37,7 @@ SfcGemm::SfcGemm(Run& run, GemmSpec spec) : run_(run), spec_(std::move(spec)) {
   for (i64 w = first_; w < first_ + count_; ++w)
     mine_[static_cast<std::size_t>(part().order[static_cast<std::size_t>(w)])] = true;
   run_.next_contraction();
-  {   // Gao et al. §2.3 stage 1: only the flushes of kept tensors, which sfc reads from the store
+  {  // Gao et al. §2.3 stage 1: only the flushes of kept tensors, which sfc reads from the store
     PhaseScope phase(Phase::Redistribute);
     const Volumes before = redistribution_now();
     flush_kept(run_, spec_.A.shape.name);
@@ -45,7 +45,7 @@ SfcGemm::SfcGemm(Run& run, GemmSpec spec) : run_(run), spec_(std::move(spec)) {
     if (spec_.accumulate) flush_kept(run_, spec_.C.shape.name);
     redistribution_ = redistribution_now() - before;
   }
-  if (count_ > 0) C0_ = initial_C(run_, spec_);   // the current version, before the next is registered
+  if (count_ > 0) C0_ = initial_C(run_, spec_);  // the current version, before the next is registered
   // C's new version, written in place by every rank with tiles.
   result_ = std::make_unique<DirectResult>(run_, spec_.C.shape, count_ > 0);
   if (count_ == 0) return;
@@ -80,7 +80,7 @@ void SfcGemm::run_tile(std::int64_t w) {
   const i64 chunks = (k_ + s.chunk - 1) / s.chunk;
   const auto z = [](i64 x) { return static_cast<std::size_t>(x); };
   for (i64 c = 0; c < chunks; ++c) {
-    const i64 chunk = w % 2 == 0 ? c : chunks - 1 - c;   // serpentine: odd tiles walk K backward
+    const i64 chunk = w % 2 == 0 ? c : chunks - 1 - c;  // serpentine: odd tiles walk K backward
     const i64 kc = std::min(s.chunk, k_ - chunk * s.chunk);
     const double* A = panel(kA, ti, chunk);
     const double* B = panel(kB, tj, chunk);
@@ -95,11 +95,11 @@ const double* SfcGemm::panel(int operand, i64 tile, i64 chunk) {
   for (std::size_t s = 0; s < cache_.size() && slot == cache_.size(); ++s)
     if (cache_[s].used > 0 && cache_[s].operand == operand && cache_[s].tile == tile && cache_[s].chunk == chunk)
       slot = s;
-  if (slot < cache_.size()) {   // a hit
+  if (slot < cache_.size()) {  // a hit
     cache_[slot].used = ++clock_;
     return panels_.data() + static_cast<i64>(slot) * slot_elements_;
   }
-  slot = 0;   // a miss: the free slot of lowest index (stamp 0), else the least recently used
+  slot = 0;  // a miss: the free slot of lowest index (stamp 0), else the least recently used
   for (std::size_t s = 1; s < cache_.size(); ++s)
     if (cache_[s].used < cache_[slot].used) slot = s;
   cache_[slot] = {operand, tile, chunk, ++clock_};
@@ -116,7 +116,7 @@ void SfcGemm::read_panel(int operand, i64 r0, i64 rows, i64 k0, i64 kc, double* 
   const ElementSource& src = operand == kA ? *A_ : *B_;
   std::vector<std::uint64_t> cols(static_cast<std::size_t>(kc));
   for (i64 c = 0; c < kc; ++c) cols[static_cast<std::size_t>(c)] = map.col(k0 + c);
-  RunCounter requests;   // the panel, read in one pass
+  RunCounter requests;  // the panel, read in one pass
   for (i64 r = r0; r < r0 + rows; ++r) {
     const std::uint64_t row = map.row(r);
     for (const std::uint64_t col : cols) {
@@ -138,7 +138,7 @@ void SfcGemm::start_tile(i64 i0, i64 rows, i64 j0, i64 cols) {
   }
   std::vector<std::uint64_t> col_part(static_cast<std::size_t>(cols));
   for (i64 c = 0; c < cols; ++c) col_part[static_cast<std::size_t>(c)] = map_C_->col(j0 + c);
-  RunCounter requests;   // the tile of C's current version, read in one pass
+  RunCounter requests;  // the tile of C's current version, read in one pass
   for (i64 r = i0; r < i0 + rows; ++r) {
     const std::uint64_t row = map_C_->row(r);
     for (const std::uint64_t col : col_part) {
@@ -156,7 +156,7 @@ void SfcGemm::write_tile(i64 i0, i64 rows, i64 j0, i64 cols) {
   std::vector<std::uint64_t> col_part(static_cast<std::size_t>(cols));
   for (i64 c = 0; c < cols; ++c) col_part[static_cast<std::size_t>(c)] = map_C_->col(j0 + c);
   const double* C = C_.data();
-  RunCounter requests;   // the tile, written in one pass
+  RunCounter requests;  // the tile, written in one pass
   for (i64 r = i0; r < i0 + rows; ++r) {
     const std::uint64_t row = map_C_->row(r);
     for (const std::uint64_t col : col_part) {

@@ -20,9 +20,9 @@
 #include <vector>
 
 #include "runtime/counters.h"
+#include "runtime/direct_result.h"
 #include "runtime/gemm_spec.h"
 #include "runtime/memory.h"
-#include "runtime/direct_result.h"
 #include "runtime/progress.h"
 #include "runtime/run.h"
 
@@ -94,20 +94,20 @@ class SfcGemm {
 
   Run& run_;
   GemmSpec spec_;
-  i64 m_ = 1, n_ = 1, k_ = 1;                // |I|, |J|, |K|
-  i64 first_ = 0, count_ = 0;                // this rank's segment: order[first_ .. first_ + count_)
-  i64 next_ = 0;                             // the tile run_tile() expects next
-  std::vector<bool> mine_;                   // by tile t: in this rank's segment
-  std::optional<ElementSource> A_, B_, C0_;  // the operands, and C's current version when accumulating
-  std::unique_ptr<SplitMap> map_A_, map_B_, map_C_;   // rows and columns of A, B, C (split_map.h)
-  std::unique_ptr<DirectResult> result_;   // C's new version, written in place
-  double* out_ = nullptr;                    // C's new version, mapped (ranks with tiles)
-  Buffer C_, panels_;                        // the C tile; the panel slots, slot s at s · slot_elements_
+  i64 m_ = 1, n_ = 1, k_ = 1;                        // |I|, |J|, |K|
+  i64 first_ = 0, count_ = 0;                        // this rank's segment: order[first_ .. first_ + count_)
+  i64 next_ = 0;                                     // the tile run_tile() expects next
+  std::vector<bool> mine_;                           // by tile t: in this rank's segment
+  std::optional<ElementSource> A_, B_, C0_;          // the operands, and C's current version when accumulating
+  std::unique_ptr<SplitMap> map_A_, map_B_, map_C_;  // rows and columns of A, B, C (split_map.h)
+  std::unique_ptr<DirectResult> result_;             // C's new version, written in place
+  double* out_ = nullptr;                            // C's new version, mapped (ranks with tiles)
+  Buffer C_, panels_;                                // the C tile; the panel slots, slot s at s · slot_elements_
   i64 slot_elements_ = 0;
-  std::vector<Slot> cache_;                  // one per slot
-  std::uint64_t clock_ = 0;                  // the last use stamp handed out
+  std::vector<Slot> cache_;  // one per slot
+  std::uint64_t clock_ = 0;  // the last use stamp handed out
   std::unique_ptr<Progress> progress_;
-  Volumes redistribution_;                   // the flushes of kept tensors (stage 1)
+  Volumes redistribution_;  // the flushes of kept tensors (stage 1)
 };
 
 }  // namespace tcert

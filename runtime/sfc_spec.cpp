@@ -40,8 +40,8 @@ void check_segments(const SfcSpec& part, i64 ranks) {
   const i64 tiles = part.tiles_I * part.tiles_J;
   const std::vector<i64>& s = part.segment;
   if (static_cast<i64>(s.size()) != ranks + 1)
-    throw Error(fmt::format("invalid sfc schedule: {} segment bounds for {} ranks; it needs {}", s.size(), ranks,
-                            ranks + 1));
+    throw Error(
+        fmt::format("invalid sfc schedule: {} segment bounds for {} ranks; it needs {}", s.size(), ranks, ranks + 1));
   if (s.front() != 0 || s.back() != tiles)
     throw Error(fmt::format("invalid sfc schedule: the segments run from {} to {}, not from 0 to the {} tiles",
                             s.front(), s.back(), tiles));
@@ -56,8 +56,7 @@ void check_method(const SfcSpec& part, const GemmSpec& spec, std::int64_t ranks)
   if (spec.take_A || spec.take_B || spec.take_C || spec.keep_result)
     throw Error("sfc reads its operands from their tensors and writes C into its file; it takes and keeps nothing");
   const i64 m = product(extents_of(spec.I)), n = product(extents_of(spec.J)), k = product(extents_of(spec.K));
-  if (part.tiles_I < 1 || part.tiles_I > m || part.tiles_J < 1 || part.tiles_J > n || part.chunk < 1 ||
-      part.chunk > k)
+  if (part.tiles_I < 1 || part.tiles_I > m || part.tiles_J < 1 || part.tiles_J > n || part.chunk < 1 || part.chunk > k)
     throw Error(fmt::format("invalid sfc schedule: a {}x{} tile grid with chunks of {} for |I|, |J|, |K| = {}, {}, {}",
                             part.tiles_I, part.tiles_J, part.chunk, m, n, k));
   if (part.slots < 2)

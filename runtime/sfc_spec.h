@@ -42,9 +42,9 @@ struct MemoryPart;
 
 /// An sfc plan's part of the spec (GemmSpec::method), run by SfcGemm (sfc.h).
 struct SfcSpec {
-  std::int64_t tiles_I = 1, tiles_J = 1;   ///< C's tile grid
-  std::int64_t chunk = 1;                  ///< K columns per panel
-  std::int64_t slots = 2;                  ///< panel slots of the LRU cache (at least 2)
+  std::int64_t tiles_I = 1, tiles_J = 1;  ///< C's tile grid
+  std::int64_t chunk = 1;                 ///< K columns per panel
+  std::int64_t slots = 2;                 ///< panel slots of the LRU cache (at least 2)
   /// The tiles in curve order (t = ti·tiles_J + tj), and where each rank's segment starts:
   /// rank q walks order[segment[q]] .. order[segment[q+1] - 1]; segment has P + 1 entries.
   std::vector<std::int64_t> order, segment;

@@ -40,8 +40,10 @@ StepMemory step_memory(const GemmSpec& spec, std::uint64_t memory_bytes) {
     out.parts.push_back(std::move(part));
   std::uint64_t resident = 0, load = 0;
   for (const MemoryPart& p : out.parts) {
-    if (p.load_stage) load = std::max(load, p.bytes);
-    else resident += p.bytes;
+    if (p.load_stage)
+      load = std::max(load, p.bytes);
+    else
+      resident += p.bytes;
   }
   out.peak_bytes = std::max(resident, load);
   return out;
@@ -51,8 +53,8 @@ StepMemory check_spec(const GemmSpec& spec, std::int64_t ranks, std::uint64_t me
   std::visit([&](const auto& m) { check_method(m, spec, ranks); }, spec.method);
   StepMemory need = step_memory(spec, memory_bytes);
   if (memory_bytes > 0 && need.peak_bytes > memory_bytes)
-    throw Error(fmt::format("the plan needs {} bytes per rank ({}) but the memory per rank is {} bytes", need.peak_bytes,
-                            parts_text(need), memory_bytes));
+    throw Error(fmt::format("the plan needs {} bytes per rank ({}) but the memory per rank is {} bytes",
+                            need.peak_bytes, parts_text(need), memory_bytes));
   if (spec.planned_memory_bytes > 0 && need.peak_bytes > spec.planned_memory_bytes)
     throw Error(fmt::format("internal error: the plan said {} bytes per rank but the step needs {} ({})",
                             spec.planned_memory_bytes, need.peak_bytes, parts_text(need)));

@@ -17,8 +17,8 @@ namespace tcert {
 
 /// One buffer a step allocates through budget() (memory.h), on the fullest rank.
 struct MemoryPart {
-  std::string what;          ///< "tile of A", "A slices", "hand-off rounds", …
-  std::uint64_t bytes = 0;   ///< 8 per element
+  std::string what;         ///< "tile of A", "A slices", "hand-off rounds", …
+  std::uint64_t bytes = 0;  ///< 8 per element
   /// Live only in the load stage (the hand-off's round buffers, freed before the tile buffers
   /// are allocated); otherwise live from the load stage or the compute stage to the end.
   bool load_stage = false;

@@ -20,8 +20,12 @@ class SplitMap {
   /// row_extents / col_extents: the extents of the row group's and the column group's indices
   /// (group order); binding.perm lists the row group's positions first.
   SplitMap(const TensorBinding& binding, std::vector<std::int64_t> row_extents, std::vector<std::int64_t> col_extents)
-      : map_(binding, row_extents.size()), row_extents_(std::move(row_extents)), col_extents_(std::move(col_extents)),
-        rv_(row_extents_.size() + 1, 0), cv_(col_extents_.size() + 1, 0), zero_(std::max(rv_.size(), cv_.size()), 0) {}
+      : map_(binding, row_extents.size()),
+        row_extents_(std::move(row_extents)),
+        col_extents_(std::move(col_extents)),
+        rv_(row_extents_.size() + 1, 0),
+        cv_(col_extents_.size() + 1, 0),
+        zero_(std::max(rv_.size(), cv_.size()), 0) {}
   /// The part of flat row `row` (elements).
   std::uint64_t row(std::int64_t row) {
     unflatten(row, row_extents_, rv_.data());

@@ -47,12 +47,12 @@ void for_each_tile(const TbsBlock& block, Tile tile, Square square) {
 TbsGemm::TbsGemm(Run& run, GemmSpec spec) : run_(run), spec_(std::move(spec)) {
   if (!std::holds_alternative<TbsSpec>(spec_.method)) throw Error("TbsGemm needs a tbs plan");
   const Context& ctx = run_.context();
-  check_spec(spec_, ctx.size(), budget().limit_bytes());   // blocks, cover and memory, before any work
-  budget().reset_peak();                                   // the step's peak, checked in compute()
+  check_spec(spec_, ctx.size(), budget().limit_bytes());  // blocks, cover and memory, before any work
+  budget().reset_peak();                                  // the step's peak, checked in compute()
   for (std::size_t b = 0; b < part().blocks.size(); ++b)
     if (part().blocks[b].rank == ctx.rank()) mine_.push_back(b);
   run_.next_contraction();
-  PhaseScope phase(Phase::Redistribute);   // Gao et al. §2.3 stage 1: only a kept A's flush
+  PhaseScope phase(Phase::Redistribute);  // Gao et al. §2.3 stage 1: only a kept A's flush
   const Volumes before = redistribution_now();
   flush_kept(run_, spec_.A.shape.name);
   redistribution_ = redistribution_now() - before;
@@ -91,7 +91,7 @@ i64 TbsGemm::read_panel(const TbsBlock& block, std::size_t first, std::size_t la
   SplitMap map(spec_.A, extents_of(spec_.I), extents_of(spec_.K));
   std::vector<std::uint64_t> cols(static_cast<std::size_t>(kc));
   for (i64 c = 0; c < kc; ++c) cols[static_cast<std::size_t>(c)] = map.col(k0 + c);
-  RunCounter requests;   // the panel, read in one pass
+  RunCounter requests;  // the panel, read in one pass
   double* const begin = out;
   for (std::size_t u = first; u < last; ++u)
     for (i64 r = block.starts[u]; r < block.starts[u] + block.lengths[u]; ++r) {
@@ -114,11 +114,11 @@ void TbsGemm::multiply(const TbsBlock& block, i64 kc) {
   const auto n = [](i64 x) { return static_cast<std::size_t>(x); };
   for_each_tile(
       block,
-      [&](std::size_t u, std::size_t v, i64 offset) {   // C[R_u, R_v] += alpha · A_u · A_vᵀ
+      [&](std::size_t u, std::size_t v, i64 offset) {  // C[R_u, R_v] += alpha · A_u · A_vᵀ
         gemm_tile(n(block.lengths[u]), n(block.lengths[v]), n(kc), spec_.alpha, A + row0[u] * kc, n(kc),
                   A + row0[v] * kc, n(kc), 1.0, C_.data() + offset, n(block.lengths[v]));
       },
-      [&](std::size_t u, i64 offset) {   // lower triangle of C[R_u, R_u] += alpha · A_u · A_uᵀ
+      [&](std::size_t u, i64 offset) {  // lower triangle of C[R_u, R_u] += alpha · A_u · A_uᵀ
         const Stopwatch clock;
         const int len = static_cast<int>(block.lengths[u]);
         cblas_dsyrk(CblasRowMajor, CblasLower, CblasNoTrans, len, static_cast<int>(kc), spec_.alpha, A + row0[u] * kc,
@@ -129,7 +129,7 @@ void TbsGemm::multiply(const TbsBlock& block, i64 kc) {
 
 void TbsGemm::C_parts(const TbsBlock& block, std::vector<std::vector<std::uint64_t>>& rows,
                       std::vector<std::vector<std::uint64_t>>& cols) const {
-  SplitMap map(spec_.C, extents_of(spec_.I), extents_of(spec_.J));   // I and J have the same extents
+  SplitMap map(spec_.C, extents_of(spec_.I), extents_of(spec_.J));  // I and J have the same extents
   rows.assign(block.starts.size(), {}), cols.assign(block.starts.size(), {});
   for (std::size_t u = 0; u < block.starts.size(); ++u)
     for (i64 r = block.starts[u]; r < block.starts[u] + block.lengths[u]; ++r)
@@ -160,10 +160,10 @@ void TbsGemm::write_block(const TbsBlock& block) {
       [&](std::size_t u, std::size_t v, i64 offset) {
         const double* tile = C + offset;
         const std::size_t width = cols[v].size();
-        write_pass(rows[u], cols[v], [&](std::size_t r, std::size_t c) { return tile[r * width + c]; });   // C[R_u, R_v]
-        write_pass(rows[v], cols[u], [&](std::size_t c, std::size_t r) { return tile[r * width + c]; });   // its mirror
+        write_pass(rows[u], cols[v], [&](std::size_t r, std::size_t c) { return tile[r * width + c]; });  // C[R_u, R_v]
+        write_pass(rows[v], cols[u], [&](std::size_t c, std::size_t r) { return tile[r * width + c]; });  // its mirror
       },
-      [&](std::size_t u, i64 offset) {   // C[R_u, R_u], the upper triangle from the lower
+      [&](std::size_t u, i64 offset) {  // C[R_u, R_u], the upper triangle from the lower
         const double* square = C + offset;
         const std::size_t len = rows[u].size();
         write_pass(rows[u], cols[u],
@@ -176,7 +176,7 @@ void TbsGemm::run_stream(const TbsBlock& block) {
   std::vector<std::vector<std::uint64_t>> rows, cols;
   C_parts(block, rows, cols);
   const double* A0 = panel_.data();
-  double* Au = panel_.data() + read_panel(block, 0, 1, 0, k, panel_.data());   // R_0, resident
+  double* Au = panel_.data() + read_panel(block, 0, 1, 0, k, panel_.data());  // R_0, resident
   const double* tile = C_.data();
   const std::size_t width = static_cast<std::size_t>(block.lengths[0]);
   const auto n = [](i64 x) { return static_cast<std::size_t>(x); };
@@ -184,16 +184,15 @@ void TbsGemm::run_stream(const TbsBlock& block) {
     read_panel(block, u, u + 1, 0, k, Au);
     // C[R_u, R_0] = alpha · A_u · A_0ᵀ (lengths[u] x lengths[0], row-major)
     gemm_tile(n(block.lengths[u]), width, n(k), spec_.alpha, Au, n(k), A0, n(k), 0.0, C_.data(), width);
-    write_pass(rows[u], cols[0], [&](std::size_t r, std::size_t c) { return tile[r * width + c]; });   // C[R_u, R_0]
-    write_pass(rows[0], cols[u], [&](std::size_t c, std::size_t r) { return tile[r * width + c]; });   // its mirror
+    write_pass(rows[u], cols[0], [&](std::size_t r, std::size_t c) { return tile[r * width + c]; });  // C[R_u, R_0]
+    write_pass(rows[0], cols[u], [&](std::size_t c, std::size_t r) { return tile[r * width + c]; });  // its mirror
   }
 }
-
 
 bool TbsGemm::holds(const i64* row_values, const i64* col_values) const {
   const i64 i = flatten(row_values, extents_of(spec_.I)), j = flatten(col_values, extents_of(spec_.J));
   const i64 hi = std::max(i, j), lo = std::min(i, j);
-  for (const std::size_t b : mine_) {   // the block holding (hi, lo) holds its mirror too
+  for (const std::size_t b : mine_) {  // the block holding (hi, lo) holds its mirror too
     const TbsBlock& block = part().blocks[b];
     const std::size_t none = block.starts.size();
     std::size_t u = none, v = none;

@@ -19,9 +19,9 @@
 #include <vector>
 
 #include "runtime/counters.h"
+#include "runtime/direct_result.h"
 #include "runtime/gemm_spec.h"
 #include "runtime/memory.h"
-#include "runtime/direct_result.h"
 #include "runtime/progress.h"
 #include "runtime/run.h"
 
@@ -91,13 +91,13 @@ class TbsGemm {
 
   Run& run_;
   GemmSpec spec_;
-  std::vector<std::size_t> mine_;            // indices into part().blocks of this rank's blocks
-  std::optional<ElementSource> A_;           // A's elements (its file in the store, or the input)
-  std::unique_ptr<DirectResult> result_;   // C's new version, written in place
-  double* out_ = nullptr;                    // C's new version, mapped (ranks with blocks)
+  std::vector<std::size_t> mine_;         // indices into part().blocks of this rank's blocks
+  std::optional<ElementSource> A_;        // A's elements (its file in the store, or the input)
+  std::unique_ptr<DirectResult> result_;  // C's new version, written in place
+  double* out_ = nullptr;                 // C's new version, mapped (ranks with blocks)
   Buffer C_, panel_;
   std::unique_ptr<Progress> progress_;
-  Volumes redistribution_;                   // the flush of a kept A (stage 1)
+  Volumes redistribution_;  // the flush of a kept A (stage 1)
 };
 
 }  // namespace tcert

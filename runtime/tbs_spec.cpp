@@ -36,7 +36,7 @@ Ranges sorted_ranges(const TbsBlock& block) {
 std::pair<i64, i64> block_size(const TbsBlock& block) {
   i64 rows = 0, elements = 0, squares = 0;
   for (const i64 len : block.lengths) {
-    elements += rows * len;   // the tiles (u, v < u)
+    elements += rows * len;  // the tiles (u, v < u)
     rows += len, squares += len * len;
   }
   return {rows, elements + (block.diagonal ? squares : 0)};
@@ -62,13 +62,14 @@ i64 block_pairs(const TbsBlock& block) {
 void check_stream(const TbsBlock& block, std::size_t b) {
   if (block.diagonal) throw Error(fmt::format("invalid tbs blocks: stream block {} is diagonal", b));
   if (block.starts.size() < 2)
-    throw Error(fmt::format("invalid tbs blocks: stream block {} has {} range, it needs at least 2", b,
-                            block.starts.size()));
+    throw Error(
+        fmt::format("invalid tbs blocks: stream block {} has {} range, it needs at least 2", b, block.starts.size()));
   for (std::size_t u = 1; u < block.starts.size(); ++u)
     if (block.starts[u] <= block.starts[u - 1])
-      throw Error(fmt::format("invalid tbs blocks: stream block {} has range {} starting at {} after range {} at {}; "
-                              "its ranges must ascend",
-                              b, u, block.starts[u], u - 1, block.starts[u - 1]));
+      throw Error(
+          fmt::format("invalid tbs blocks: stream block {} has range {} starting at {} after range {} at {}; "
+                      "its ranges must ascend",
+                      b, u, block.starts[u], u - 1, block.starts[u - 1]));
 }
 
 /// Throws unless every block's ranges are well formed and within [0, n).
@@ -76,7 +77,8 @@ void check_ranges(const TbsSpec& part, i64 n, i64 ranks) {
   for (std::size_t b = 0; b < part.blocks.size(); ++b) {
     const TbsBlock& block = part.blocks[b];
     if (block.rank < 0 || block.rank >= ranks)
-      throw Error(fmt::format("invalid tbs blocks: block {} is for rank {} but there are {} ranks", b, block.rank, ranks));
+      throw Error(
+          fmt::format("invalid tbs blocks: block {} is for rank {} but there are {} ranks", b, block.rank, ranks));
     if (block.starts.empty() || block.starts.size() != block.lengths.size())
       throw Error(fmt::format("invalid tbs blocks: block {} has {} starts and {} lengths", b, block.starts.size(),
                               block.lengths.size()));
@@ -112,7 +114,7 @@ void check_cover(const TbsSpec& part, i64 n) {
   // Active memberships (block, position of its range in row order), swept over the segments.
   std::vector<std::pair<std::size_t, std::size_t>> active;
   for (std::size_t s = 0; s + 1 < cuts.size(); ++s) {
-    const i64 first = cuts[s], last = cuts[s + 1] - 1;   // the segment's rows
+    const i64 first = cuts[s], last = cuts[s + 1] - 1;  // the segment's rows
     active.clear();
     for (std::size_t b = 0; b < ranges.size(); ++b) {
       const Ranges& r = ranges[b];
@@ -121,11 +123,11 @@ void check_cover(const TbsSpec& part, i64 n) {
       --it;
       if (it->first + it->second > first) active.emplace_back(b, static_cast<std::size_t>(it - r.begin()));
     }
-    std::vector<std::pair<i64, i64>> cover;   // column intervals [a, e) of row `last`
+    std::vector<std::pair<i64, i64>> cover;  // column intervals [a, e) of row `last`
     i64 diagonal = 0, off = 0, diagonal_start = 0;
     for (const auto& [b, u] : active) {
       const Ranges& r = ranges[b];
-      if (part.blocks[b].stream) {   // its ranges ascend: r[0] is R_0
+      if (part.blocks[b].stream) {  // its ranges ascend: r[0] is R_0
         if (u > 0) cover.emplace_back(r[0].first, r[0].first + r[0].second), off += r[0].second;
         continue;
       }
@@ -154,9 +156,10 @@ void check_stream_buffers(const TbsSpec& part, i64 k) {
     const i64 widest = *std::max_element(block.lengths.begin() + 1, block.lengths.end());
     const i64 panel = (block.lengths[0] + widest) * k, tile = block.lengths[0] * widest;
     if (panel > part.panel_rows * part.chunk || tile > part.block_elements)
-      throw Error(fmt::format("invalid tbs blocks: panel_rows {} x chunk {} and block_elements {} do not hold stream "
-                              "block {} ({} elements of A, a tile of {} elements of C)",
-                              part.panel_rows, part.chunk, part.block_elements, b, panel, tile));
+      throw Error(
+          fmt::format("invalid tbs blocks: panel_rows {} x chunk {} and block_elements {} do not hold stream "
+                      "block {} ({} elements of A, a tile of {} elements of C)",
+                      part.panel_rows, part.chunk, part.block_elements, b, panel, tile));
   }
 }
 
@@ -167,9 +170,10 @@ void check_method(const TbsSpec& part, const GemmSpec& spec, std::int64_t ranks)
   const i64 n = product(eI);
   if (eI != eJ || spec.A.shape.name != spec.B.shape.name || spec.A.shape.extents != spec.B.shape.extents ||
       spec.A.perm != spec.B.perm)
-    throw Error(fmt::format("tbs needs a symmetric contraction: B must be A at the same positions and I, J the "
-                            "same extents (|I| = {}, |J| = {}, A = {}, B = {})",
-                            n, product(eJ), spec.A.shape.name, spec.B.shape.name));
+    throw Error(
+        fmt::format("tbs needs a symmetric contraction: B must be A at the same positions and I, J the "
+                    "same extents (|I| = {}, |J| = {}, A = {}, B = {})",
+                    n, product(eJ), spec.A.shape.name, spec.B.shape.name));
   if (spec.accumulate || spec.take_A || spec.take_B || spec.take_C || spec.keep_result)
     throw Error("tbs reads A from its tensor and writes C into its file; it adds to no C and takes and keeps nothing");
   check_ranges(part, n, ranks);
@@ -180,9 +184,10 @@ void check_method(const TbsSpec& part, const GemmSpec& spec, std::int64_t ranks)
     rows = std::max(rows, size.first), elements = std::max(elements, size.second);
   }
   if (part.chunk < 1 || part.panel_rows < rows || part.block_elements < elements)
-    throw Error(fmt::format("invalid tbs blocks: chunk {}, panel_rows {} and block_elements {} do not hold the "
-                            "largest block ({} rows, {} elements of C)",
-                            part.chunk, part.panel_rows, part.block_elements, rows, elements));
+    throw Error(
+        fmt::format("invalid tbs blocks: chunk {}, panel_rows {} and block_elements {} do not hold the "
+                    "largest block ({} rows, {} elements of C)",
+                    part.chunk, part.panel_rows, part.block_elements, rows, elements));
   check_stream_buffers(part, product(extents_of(spec.K)));
   check_cover(part, n);
 }

@@ -51,17 +51,17 @@ struct MemoryPart;
 
 /// One triangle block TB(R_0 ∪ … ∪ R_{k-1}) of the family (see THE SCHEDULE above).
 struct TbsBlock {
-  std::int64_t rank = 0;                       ///< the rank that computes it
-  bool diagonal = false;                       ///< also the lower triangles of C[R_u, R_u]
-  std::vector<std::int64_t> starts, lengths;   ///< R_u = [starts[u], starts[u] + lengths[u]), flat rows of C
+  std::int64_t rank = 0;                      ///< the rank that computes it
+  bool diagonal = false;                      ///< also the lower triangles of C[R_u, R_u]
+  std::vector<std::int64_t> starts, lengths;  ///< R_u = [starts[u], starts[u] + lengths[u]), flat rows of C
   /// R_0 resident, R_1 … streamed past it: only C[R_u, R_0] (see THE SCHEDULE).
   bool stream = false;
 };
 
 /// A tbs plan's part of the spec (GemmSpec::method), run by TbsGemm (tbs.h).
 struct TbsSpec {
-  std::vector<TbsBlock> blocks;   ///< every rank's, in the order each rank runs its own
-  std::int64_t chunk = 1;         ///< K columns per A panel
+  std::vector<TbsBlock> blocks;  ///< every rank's, in the order each rank runs its own
+  std::int64_t chunk = 1;        ///< K columns per A panel
   /// The A panel buffer holds panel_rows × chunk elements: at least the largest Σ lengths over
   /// the triangle blocks times chunk, and (lengths[0] + max lengths[u]) · |K| of a stream block;
   /// the C block buffer block_elements: the largest C block (a stream block: its largest tile).

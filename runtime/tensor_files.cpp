@@ -39,7 +39,8 @@ std::string names_of(const std::vector<TensorShape>& tensors) {
   return names.empty() ? "none" : fmt::format("{}", fmt::join(names, ", "));
 }
 
-void check_names(const char* role, const std::map<std::string, TensorFile>& given, const std::vector<TensorShape>& known) {
+void check_names(const char* role, const std::map<std::string, TensorFile>& given,
+                 const std::vector<TensorShape>& known) {
   for (const auto& [name, file] : given)
     if (std::none_of(known.begin(), known.end(), [&](const TensorShape& t) { return t.name == name; }))
       throw Error(fmt::format("{} {}: the program has no {} of that name (its {}s: {})", role, name, role, role,
@@ -54,14 +55,15 @@ FileFormat format_of(const char* role, const std::string& name, const TensorFile
 }
 
 void check_input(const TensorShape& input, const TensorFile& file) {
-  if (format_of("input", input.name, file) == FileFormat::Hdf5) return check_hdf5_input(input.name, file, input.extents);
+  if (format_of("input", input.name, file) == FileFormat::Hdf5)
+    return check_hdf5_input(input.name, file, input.extents);
   const std::vector<std::uint64_t> expected(input.extents.begin(), input.extents.end());
   check_shape(read_npy_header(file.path), expected, input.name);
 }
 
 void check_outputs(const TensorLocations& tensors) {
-  std::map<std::string, std::pair<FileFormat, std::string>> files;   // path → its format, the first output in it
-  std::set<std::pair<std::string, std::string>> datasets;            // (HDF5 path, dataset)
+  std::map<std::string, std::pair<FileFormat, std::string>> files;  // path → its format, the first output in it
+  std::set<std::pair<std::string, std::string>> datasets;           // (HDF5 path, dataset)
   for (const auto& [name, file] : tensors.outputs) {
     const FileFormat format = format_of("output", name, file);
     const auto [at, fresh] = files.try_emplace(file.path, format, name);
@@ -72,7 +74,8 @@ void check_outputs(const TensorLocations& tensors) {
     const fs::path directory = fs::path(file.path).parent_path();
     std::error_code ec;
     if (!directory.empty()) fs::create_directories(directory, ec);
-    if (ec) throw Error(fmt::format("output {}: cannot create directory {}: {}", name, directory.string(), ec.message()));
+    if (ec)
+      throw Error(fmt::format("output {}: cannot create directory {}: {}", name, directory.string(), ec.message()));
   }
 }
 
@@ -111,7 +114,7 @@ class PendingFiles {
 
  private:
   const Context& ctx_;
-  std::vector<std::pair<std::string, std::string>> files_;   // (temporary, final)
+  std::vector<std::pair<std::string, std::string>> files_;  // (temporary, final)
 };
 
 /// The output's latest version in the store, mapped on every rank. Error on every rank.
@@ -165,10 +168,10 @@ void export_hdf5(Run& run, const std::string& temp, const std::vector<std::pair<
   Hdf5Output file(ctx, temp, datasets.front().first.name);
   try {
     write_datasets(run, file, datasets);
-  } catch (...) {   // thrown on every rank (check_all): close the file on all before going on
+  } catch (...) {  // thrown on every rank (check_all): close the file on all before going on
     try {
       file.close();
-    } catch (const Error&) {   // the first failure is the one to report
+    } catch (const Error&) {  // the first failure is the one to report
     }
     throw;
   }
@@ -182,8 +185,10 @@ void check_locations(const ProgramInfo& info, const TensorLocations& tensors, co
   check_names("output", tensors.outputs, info.outputs);
   for (const TensorShape& input : info.inputs) {
     const auto at = tensors.inputs.find(input.name);
-    if (at != tensors.inputs.end()) check_input(input, at->second);
-    else if (!options.random_seed) throw Error("input " + input.name + ": no location given and no random seed");
+    if (at != tensors.inputs.end())
+      check_input(input, at->second);
+    else if (!options.random_seed)
+      throw Error("input " + input.name + ": no location given and no random seed");
   }
   check_outputs(tensors);
 }
@@ -210,13 +215,15 @@ void import_inputs(Run& run) {
 void export_outputs(Run& run) {
   PhaseScope phase(Phase::Export);
   PendingFiles pending(run.context());
-  std::map<std::string, std::vector<std::pair<TensorShape, std::string>>> hdf5;   // by path: (tensor, dataset)
+  std::map<std::string, std::vector<std::pair<TensorShape, std::string>>> hdf5;  // by path: (tensor, dataset)
   for (const TensorShape& output : run.info().outputs) {
     const auto at = run.tensors().outputs.find(output.name);
     if (at == run.tensors().outputs.end()) continue;
     const TensorFile& file = at->second;
-    if (file_format(file.path) == FileFormat::Npy) export_npy(run, output, pending.add(file.path));
-    else hdf5[file.path].emplace_back(output, file.dataset.empty() ? output.name : file.dataset);
+    if (file_format(file.path) == FileFormat::Npy)
+      export_npy(run, output, pending.add(file.path));
+    else
+      hdf5[file.path].emplace_back(output, file.dataset.empty() ? output.name : file.dataset);
   }
   for (const auto& [path, datasets] : hdf5) export_hdf5(run, pending.add(path), datasets);
   pending.commit();

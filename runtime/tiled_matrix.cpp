@@ -11,24 +11,18 @@ namespace tcert {
 namespace {
 
 // Balanced split of n into g parts: the first n mod g parts have n/g + 1 elements.
-std::int64_t piece_size(std::int64_t n, std::int64_t g, std::int64_t p) {
-  return n / g + (p < n % g ? 1 : 0);
-}
-std::int64_t piece_begin(std::int64_t n, std::int64_t g, std::int64_t p) {
-  return p * (n / g) + std::min(p, n % g);
-}
+std::int64_t piece_size(std::int64_t n, std::int64_t g, std::int64_t p) { return n / g + (p < n % g ? 1 : 0); }
+std::int64_t piece_begin(std::int64_t n, std::int64_t g, std::int64_t p) { return p * (n / g) + std::min(p, n % g); }
 std::int64_t piece_of(std::int64_t n, std::int64_t g, std::int64_t v) {
   const std::int64_t q = n / g, r = n % g;
   return v < r * (q + 1) ? v / (q + 1) : r + (v - r * (q + 1)) / q;
 }
 
-[[noreturn]] void invalid(const std::string& what) {
-  throw Error("invalid group layout: " + what);
-}
+[[noreturn]] void invalid(const std::string& what) { throw Error("invalid group layout: " + what); }
 
 void check_index(std::size_t k, const IndexTiling& x) {
-  const std::string at = "index " + std::to_string(k) + " (extent " + std::to_string(x.extent) +
-                         ", t1 " + std::to_string(x.t1) + ", t2 " + std::to_string(x.t2) + ")";
+  const std::string at = "index " + std::to_string(k) + " (extent " + std::to_string(x.extent) + ", t1 " +
+                         std::to_string(x.t1) + ", t2 " + std::to_string(x.t2) + ")";
   if (x.extent < 1) invalid(at + " has no elements");
   if (x.t1 < 1 || x.t1 > x.extent) invalid(at + " needs 1 <= t1 <= extent");
   if (x.t2 < 1 || x.t2 > x.extent / x.t1) invalid(at + " needs 1 <= t2 <= extent / t1");
@@ -124,7 +118,7 @@ std::int64_t GroupLayout::part_of_value(std::size_t k, std::int64_t v) const {
 GroupLayout::Location GroupLayout::locate(const std::int64_t* values) const {
   Location loc;
   std::int64_t l1 = 0, l2 = 0;
-  constexpr std::size_t kKept = 16;   // finest part ids kept for the second pass (groups are small)
+  constexpr std::size_t kKept = 16;  // finest part ids kept for the second pass (groups are small)
   std::int64_t part[kKept];
   for (std::size_t k = 0; k < indices_.size(); ++k) {
     const IndexTiling& x = indices_[k];
@@ -148,8 +142,7 @@ GroupLayout::Location GroupLayout::locate(const std::int64_t* values) const {
   return loc;
 }
 
-void GroupLayout::values_at(std::int64_t tile, std::int64_t part, std::int64_t offset,
-                            std::int64_t* values) const {
+void GroupLayout::values_at(std::int64_t tile, std::int64_t part, std::int64_t offset, std::int64_t* values) const {
   std::int64_t off = offset + piece_start(tile, part);
   for (std::size_t i = order_.size(); i-- > 0;) {
     const std::size_t k = order_[i];
@@ -159,12 +152,11 @@ void GroupLayout::values_at(std::int64_t tile, std::int64_t part, std::int64_t o
   }
 }
 
-TiledMatrix::TiledMatrix(std::string path, GroupLayout rows, std::int64_t pr, GroupLayout cols,
-                         std::int64_t pc, std::uint64_t base)
+TiledMatrix::TiledMatrix(std::string path, GroupLayout rows, std::int64_t pr, GroupLayout cols, std::int64_t pc,
+                         std::uint64_t base)
     : rows_(std::move(rows)), cols_(std::move(cols)), pr_(pr), pc_(pc), base_(base) {
   if (pr_ < -1 || pr_ >= rows_.parts() || pc_ < -1 || pc_ >= cols_.parts())
-    throw Error("invalid tiled matrix part (" + std::to_string(pr_) + ", " +
-                std::to_string(pc_) + ") for " + path);
+    throw Error("invalid tiled matrix part (" + std::to_string(pr_) + ", " + std::to_string(pc_) + ") for " + path);
   row_prefix_.assign(1, 0);
   for (std::int64_t f = 0; f < rows_.finest_tiles(); ++f)
     row_prefix_.push_back(row_prefix_.back() + static_cast<std::uint64_t>(rows_.rows(f, pr_)));
@@ -175,8 +167,7 @@ TiledMatrix::TiledMatrix(std::string path, GroupLayout rows, std::int64_t pr, Gr
 }
 
 std::uint64_t TiledMatrix::block_offset(std::int64_t f, std::int64_t h) const {
-  return base_ + row_prefix_[f] * col_prefix_.back() +
-         static_cast<std::uint64_t>(block_rows(f)) * col_prefix_[h];
+  return base_ + row_prefix_[f] * col_prefix_.back() + static_cast<std::uint64_t>(block_rows(f)) * col_prefix_[h];
 }
 
 std::uint64_t TiledMatrix::total() const { return row_prefix_.back() * col_prefix_.back(); }
@@ -191,14 +182,12 @@ void TiledMatrix::write_block(std::int64_t f, std::int64_t h, const double* src)
 
 void TiledMatrix::create() { file_.resize(base_ + total()); }
 
-std::vector<std::int64_t> TiledMatrix::piece_values(const GroupLayout& g, std::int64_t f,
-                                                    std::int64_t p) {
+std::vector<std::int64_t> TiledMatrix::piece_values(const GroupLayout& g, std::int64_t f, std::int64_t p) {
   const std::size_t n = g.indices().size();
   const std::int64_t rows = g.rows(f, p);
   std::vector<std::int64_t> v(static_cast<std::size_t>(rows) * n);
   if (n > 0)
-    for (std::int64_t r = 0; r < rows; ++r)
-      g.values_at(f, p, r, v.data() + static_cast<std::size_t>(r) * n);
+    for (std::int64_t r = 0; r < rows; ++r) g.values_at(f, p, r, v.data() + static_cast<std::size_t>(r) * n);
   return v;
 }
 
@@ -212,9 +201,9 @@ void TiledMatrix::for_each_block(const BlockVisitor& visit) {
   }
 }
 
-void TiledMatrix::fill(const std::function<double(const std::int64_t* row_values,
-                                                  const std::int64_t* col_values)>& value,
-                       const std::function<void()>& after_block) {
+void TiledMatrix::fill(
+    const std::function<double(const std::int64_t* row_values, const std::int64_t* col_values)>& value,
+    const std::function<void()>& after_block) {
   const std::size_t nr = rows_.indices().size(), nc = cols_.indices().size();
   for_each_block([&](std::int64_t f, std::int64_t h, const std::vector<std::int64_t>& rv,
                      const std::vector<std::int64_t>& cv, std::size_t R, std::size_t C) {
@@ -226,10 +215,9 @@ void TiledMatrix::fill(const std::function<double(const std::int64_t* row_values
   });
 }
 
-void TiledMatrix::for_each(const std::function<void(const std::int64_t* row_values,
-                                                    const std::int64_t* col_values, double v)>&
-                               visit,
-                           const std::function<void()>& after_block) {
+void TiledMatrix::for_each(
+    const std::function<void(const std::int64_t* row_values, const std::int64_t* col_values, double v)>& visit,
+    const std::function<void()>& after_block) {
   const std::size_t nr = rows_.indices().size(), nc = cols_.indices().size();
   for_each_block([&](std::int64_t f, std::int64_t h, const std::vector<std::int64_t>& rv,
                      const std::vector<std::int64_t>& cv, std::size_t R, std::size_t C) {
@@ -241,8 +229,7 @@ void TiledMatrix::for_each(const std::function<void(const std::int64_t* row_valu
   });
 }
 
-std::int64_t TiledMatrix::local_offset(const GroupLayout& g, std::int64_t part,
-                                       const GroupLayout::Location& loc) {
+std::int64_t TiledMatrix::local_offset(const GroupLayout& g, std::int64_t part, const GroupLayout::Location& loc) {
   return part < 0 ? g.piece_start(loc.tile, loc.part) + loc.offset : loc.offset;
 }
 
@@ -254,8 +241,7 @@ std::optional<std::uint64_t> TiledMatrix::offset_of(const std::int64_t* row_valu
          static_cast<std::uint64_t>(local_offset(rows_, pr_, r) * block_cols(c.tile) + local_offset(cols_, pc_, c));
 }
 
-std::optional<double> TiledMatrix::element(const std::int64_t* row_values,
-                                           const std::int64_t* col_values) {
+std::optional<double> TiledMatrix::element(const std::int64_t* row_values, const std::int64_t* col_values) {
   const std::optional<std::uint64_t> at = offset_of(row_values, col_values);
   if (!at) return std::nullopt;
   double v = 0;

@@ -48,10 +48,10 @@ class GroupLayout {
   const std::vector<IndexTiling>& indices() const { return indices_; }
   int dist() const { return dist_; }
   std::int64_t parts() const { return parts_; }
-  std::int64_t tiles1() const { return tiles1_; }  ///< T1 = Π t1
-  std::int64_t tiles2() const { return tiles2_; }  ///< T2 = Π t2
+  std::int64_t tiles1() const { return tiles1_; }                  ///< T1 = Π t1
+  std::int64_t tiles2() const { return tiles2_; }                  ///< T2 = Π t2
   std::int64_t finest_tiles() const { return tiles1_ * tiles2_; }  ///< T1 · T2
-  std::int64_t extent() const;  ///< Π extents (1 for the empty group)
+  std::int64_t extent() const;                                     ///< Π extents (1 for the empty group)
 
   /// The values [first, first + count) of index k in finest tile f that part p holds: the
   /// index's finest part, and for the distribution index (p >= 0) its p-th balanced slice.
@@ -76,8 +76,7 @@ class GroupLayout {
   Location locate(const std::int64_t* values) const;
   /// Inverse of locate: writes the group multi-index of element `offset` of part `part`'s piece
   /// of tile `tile` (part = -1: offset within the whole tile). O(#indices).
-  void values_at(std::int64_t tile, std::int64_t part, std::int64_t offset,
-                 std::int64_t* values) const;
+  void values_at(std::int64_t tile, std::int64_t part, std::int64_t offset, std::int64_t* values) const;
 
  private:
   // Per index k: finest part j = l1 * t2 + l2 covers values [start_[k][j], start_[k][j + 1]).
@@ -89,7 +88,7 @@ class GroupLayout {
   std::int64_t parts_ = 1;
   std::int64_t tiles1_ = 1, tiles2_ = 1;
   std::vector<std::vector<std::int64_t>> start_;
-  std::vector<std::size_t> order_;  // linearisation order: dist first, then the others
+  std::vector<std::size_t> order_;               // linearisation order: dist first, then the others
   std::vector<std::int64_t> stride1_, stride2_;  // mixed-radix strides of l1 and l2 per index
 };
 
@@ -102,14 +101,18 @@ class TiledMatrix {
   /// Opens (creating if missing) the file `path`; call create() to size it. The blocks start
   /// at element `base` of the file (several matrices may share one file, e.g. the pieces of
   /// a broadcast operand).
-  TiledMatrix(std::string path, GroupLayout rows, std::int64_t pr, GroupLayout cols,
-              std::int64_t pc, std::uint64_t base = 0);
+  TiledMatrix(std::string path, GroupLayout rows, std::int64_t pr, GroupLayout cols, std::int64_t pc,
+              std::uint64_t base = 0);
 
   const GroupLayout& row_layout() const { return rows_; }
   const GroupLayout& col_layout() const { return cols_; }
   DiskFile& file() { return file_; }
-  std::int64_t block_rows(std::int64_t f) const { return static_cast<std::int64_t>(row_prefix_[f + 1] - row_prefix_[f]); }
-  std::int64_t block_cols(std::int64_t h) const { return static_cast<std::int64_t>(col_prefix_[h + 1] - col_prefix_[h]); }
+  std::int64_t block_rows(std::int64_t f) const {
+    return static_cast<std::int64_t>(row_prefix_[f + 1] - row_prefix_[f]);
+  }
+  std::int64_t block_cols(std::int64_t h) const {
+    return static_cast<std::int64_t>(col_prefix_[h + 1] - col_prefix_[h]);
+  }
   /// Element offset of block (f, h) in the file.
   std::uint64_t block_offset(std::int64_t f, std::int64_t h) const;
   /// Local elements: total(pr) · total(pc).
@@ -124,14 +127,13 @@ class TiledMatrix {
   /// Writes every local element as value(row_values, col_values), one block at a time (rows
   /// of a block outer, its columns inner); calls after_block(), when given, after each block's
   /// values are taken (a caller counting disk requests per block transfer ends one there).
-  void fill(const std::function<double(const std::int64_t* row_values,
-                                       const std::int64_t* col_values)>& value,
+  void fill(const std::function<double(const std::int64_t* row_values, const std::int64_t* col_values)>& value,
             const std::function<void()>& after_block = {});
   /// Calls visit(row_values, col_values, v) for every local element, reading block by block
   /// (the same order as fill()); calls after_block(), when given, after each block.
-  void for_each(const std::function<void(const std::int64_t* row_values,
-                                         const std::int64_t* col_values, double v)>& visit,
-                const std::function<void()>& after_block = {});
+  void for_each(
+      const std::function<void(const std::int64_t* row_values, const std::int64_t* col_values, double v)>& visit,
+      const std::function<void()>& after_block = {});
   /// The element offset in the file (base included) of (row_values, col_values), or nullopt
   /// when this rank does not hold it. O(#indices); no I/O.
   std::optional<std::uint64_t> offset_of(const std::int64_t* row_values, const std::int64_t* col_values) const;
@@ -145,13 +147,12 @@ class TiledMatrix {
 
  private:
   // Local offset of a located element within its tile (whole tile when part is -1).
-  static std::int64_t local_offset(const GroupLayout& g, std::int64_t part,
-                                   const GroupLayout::Location& loc);
+  static std::int64_t local_offset(const GroupLayout& g, std::int64_t part, const GroupLayout::Location& loc);
   // Calls visit(f, h, row_values, col_values, rows, cols) for every local block in
   // file order; row_values holds `rows` group multi-indices back to back (likewise cols).
-  using BlockVisitor = std::function<void(std::int64_t f, std::int64_t h, const std::vector<std::int64_t>& row_values,
-                                          const std::vector<std::int64_t>& col_values, std::size_t rows,
-                                          std::size_t cols)>;
+  using BlockVisitor =
+      std::function<void(std::int64_t f, std::int64_t h, const std::vector<std::int64_t>& row_values,
+                         const std::vector<std::int64_t>& col_values, std::size_t rows, std::size_t cols)>;
   void for_each_block(const BlockVisitor& visit);
 
   GroupLayout rows_, cols_;

@@ -27,7 +27,7 @@ PassRuns::Positions::Positions(std::vector<i64> extents, std::vector<i64> stride
     fall += (extents_[p] - 1) * strides_[p];
     period *= extents_[p];
   }
-  level_period_.push_back(period);   // the whole: v + 1 never reaches it inside the range
+  level_period_.push_back(period);  // the whole: v + 1 never reaches it inside the range
 }
 
 i64 PassRuns::Positions::offset(i64 v) const {
@@ -37,7 +37,7 @@ i64 PassRuns::Positions::offset(i64 v) const {
 }
 
 i64 PassRuns::Positions::steps_of(i64 lo, i64 hi, i64 step) const {
-  i64 count = 0;   // v in [lo, hi): v + 1 in (lo, hi]; multiples of E in (lo, hi] = ⌊hi/E⌋ − ⌊lo/E⌋
+  i64 count = 0;  // v in [lo, hi): v + 1 in (lo, hi]; multiples of E in (lo, hi] = ⌊hi/E⌋ − ⌊lo/E⌋
   for (std::size_t d = 0; d < level_step_.size(); ++d) {
     if (level_step_[d] != step) continue;
     const i64 e = level_period_[d], e1 = level_period_[d + 1];
@@ -65,7 +65,8 @@ PassRuns::Positions positions(const std::vector<i64>& extents, const std::vector
 
 PassRuns::PassRuns(const std::vector<i64>& extents, const std::vector<int>& perm, std::size_t rows_first,
                    std::size_t rows_count, std::size_t cols_first, std::size_t cols_count)
-    : rows_(positions(extents, perm, rows_first, rows_count)), cols_(positions(extents, perm, cols_first, cols_count)) {}
+    : rows_(positions(extents, perm, rows_first, rows_count)),
+      cols_(positions(extents, perm, cols_first, cols_count)) {}
 
 void PassRuns::begin() { first_ = true, runs_ = 0; }
 
@@ -75,7 +76,7 @@ void PassRuns::start(i64 c0, i64 w) {
 }
 
 void PassRuns::columns(i64 c0, i64 w) {
-  inner_ = static_cast<u64>((w - 1) - cols_.steps_of(c0, c0 + w - 1, 1));   // columns that do not join
+  inner_ = static_cast<u64>((w - 1) - cols_.steps_of(c0, c0 + w - 1, 1));  // columns that do not join
   begin_ = cols_.offset(c0), end_ = cols_.offset(c0 + w - 1);
 }
 

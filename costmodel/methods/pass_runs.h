@@ -58,13 +58,13 @@ class PassRuns {
 
    private:
     std::vector<std::int64_t> extents_, strides_;
-    std::vector<std::int64_t> level_step_, level_period_;   // per carry level d: the step, Π of the last d extents
+    std::vector<std::int64_t> level_step_, level_period_;  // per carry level d: the step, Π of the last d extents
   };
 
  private:
   Positions rows_, cols_;
   std::uint64_t inner_ = 0, runs_ = 0;
-  std::int64_t begin_ = 0, end_ = 0, last_ = 0;   // last_: the file offset of the last element
+  std::int64_t begin_ = 0, end_ = 0, last_ = 0;  // last_: the file offset of the last element
   bool first_ = true;
 };
 

@@ -15,10 +15,10 @@ namespace tcec::costmodel {
 
 const std::vector<const Method*>& methods() {
   static const std::vector<const Method*> kAll = [] {
-    std::vector<const Method*> all = gao_methods();   // Gao et al.'s six, seed 003
-    all.push_back(&cosma_method());                    // Kwasniewski et al., seed 000
-    all.push_back(&tbs_method());                      // Beaumont et al., seed 001 (symmetric results)
-    all.push_back(&sfc_method());                      // Georganas et al., seed 002
+    std::vector<const Method*> all = gao_methods();  // Gao et al.'s six, seed 003
+    all.push_back(&cosma_method());                  // Kwasniewski et al., seed 000
+    all.push_back(&tbs_method());                    // Beaumont et al., seed 001 (symmetric results)
+    all.push_back(&sfc_method());                    // Georganas et al., seed 002
     return all;
   }();
   return kAll;

@@ -60,8 +60,9 @@ TensorLayout declared_layout(const ir::Program& program, const ir::Tensor& t, st
   const ir::Distribution& d = *t.distribution;
   const std::vector<std::int64_t> grid = d.grid_for(processors);
   TensorLayout out;
-  std::vector<std::int64_t> grid_dim(t.dims.size(), -1);   // grid dimension splitting tensor dimension e
-  for (std::size_t g = 0; g < d.dims.size(); ++g) grid_dim[static_cast<std::size_t>(d.dims[g])] = static_cast<std::int64_t>(g);
+  std::vector<std::int64_t> grid_dim(t.dims.size(), -1);  // grid dimension splitting tensor dimension e
+  for (std::size_t g = 0; g < d.dims.size(); ++g)
+    grid_dim[static_cast<std::size_t>(d.dims[g])] = static_cast<std::int64_t>(g);
   for (std::size_t e = 0; e < t.dims.size(); ++e) {
     const auto n = static_cast<std::int64_t>(program.ranges[t.dims[e]].extent);
     out.dims.push_back(grid_dim[e] < 0 ? whole(n) : block_split(n, grid[static_cast<std::size_t>(grid_dim[e])]));
@@ -94,7 +95,7 @@ TensorLayout grid_layout(const Plan& plan, GemmArray array, const std::vector<st
   const GroupTiling& rows = array == GemmArray::B ? plan.J : plan.I;
   const GroupTiling& cols = array == GemmArray::C ? plan.J : plan.K;
   TensorLayout out;
-  int row_dim = -1, col_dim = -1;   // tensor dimensions carrying the row / column split
+  int row_dim = -1, col_dim = -1;  // tensor dimensions carrying the row / column split
   for (std::size_t e = 0; e < names.size(); ++e) {
     std::int64_t extent = 1;
     DimSplit split;

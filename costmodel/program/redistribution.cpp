@@ -4,8 +4,8 @@
 #include <optional>
 
 #include "costmodel/method.h"
-#include "costmodel/program/layout.h"
 #include "costmodel/plan.h"
+#include "costmodel/program/layout.h"
 
 namespace tcec::costmodel {
 
@@ -18,7 +18,7 @@ using u64 = std::uint64_t;
 PlanVolumes redistribution_volumes(const Plan& plan, const Machine& machine, bool accumulate,
                                    const DeclaredLayouts* declared) {
   const auto P = static_cast<std::size_t>(plan.processors);
-  std::vector<u64> read(P), write(P), sent(P), recv(P);   // elements
+  std::vector<u64> read(P), write(P), sent(P), recv(P);  // elements
   // Moves between a declared layout and the plan's (layout.h), added to the rank counts.
   auto move = [&](const TensorLayout& from, const TensorLayout& to) {
     const Exchange x = exchange(from, to, plan.processors);
@@ -32,7 +32,10 @@ PlanVolumes redistribution_volumes(const Plan& plan, const Machine& machine, boo
   const bool has_A = declared && declared->A, has_B = declared && declared->B, has_C = declared && declared->C;
   // C's current values from the ranks (declared, or kept there by an earlier step); the
   // result to its declared layout, or left where the plan computed it (C_stays).
-  const TensorLayout* C_from = !declared ? nullptr : declared->C_in ? &*declared->C_in : has_C ? &*declared->C : nullptr;
+  const TensorLayout* C_from = !declared        ? nullptr
+                               : declared->C_in ? &*declared->C_in
+                               : has_C          ? &*declared->C
+                                                : nullptr;
   const bool start_moved = accumulate && C_from, result_moved = has_C || (declared && declared->C_stays);
   if (has_A) move(*declared->A, plan_layout(plan, GemmArray::A, declared->names_A));
   if (has_B) move(*declared->B, plan_layout(plan, GemmArray::B, declared->names_B));
@@ -56,9 +59,9 @@ PlanVolumes redistribution_volumes(const Plan& plan, const Machine& machine, boo
     // A result written directly into its file needs no stage 3 (its start values, when
     // accumulating, are copied into the new file in stage 1, read and written as before).
     const u64 result = result_moved || direct_C ? 0 : e.C, result_read = e.C_start ? 0 : result;
-    append_rank(out, 1.0, machine,   // point-to-point moves: no collective factor
-                 read[rank] + operands + start_read + result_read,
-                write[rank] + laid_out + start_write + result, sent[rank], recv[rank]);
+    append_rank(out, 1.0, machine,  // point-to-point moves: no collective factor
+                read[rank] + operands + start_read + result_read, write[rank] + laid_out + start_write + result,
+                sent[rank], recv[rank]);
   }
   return out;
 }

@@ -47,7 +47,7 @@ class Pass {
     step.store_time_s = copy_volumes(program_, s, machine_).time_s;
     flush(s.operands.at(0).tensor, step);
     if (accumulates(program_, s)) flush(s.result.tensor, step);
-    kept_.erase(s.result.tensor);   // written to the store
+    kept_.erase(s.result.tensor);  // written to the store
     step.time_s = step.flush.time_s + step.store_time_s;
     return step;
   }
@@ -65,7 +65,7 @@ class Pass {
     kept.names_B = names_of(program_, s.operands[1]);
     kept.names_C = names_of(program_, s.result);
     std::vector<std::string> taken;
-    std::vector<int> tensors;   // kept tensors this step reads (each flushed once on the store path)
+    std::vector<int> tensors;  // kept tensors this step reads (each flushed once on the store path)
     double flush_all_s = 0;
     auto take = [&](const ir::TensorRef& ref, std::optional<TensorLayout>& into, const char* array) {
       const auto it = kept_.find(ref.tensor);
@@ -75,7 +75,8 @@ class Pass {
         tensors.push_back(ref.tensor);
         flush_all_s += flush_volumes(it->second.layout, machine_).time_s;
       }
-      taken.push_back(fmt::format("{} = {} (kept by line {})", array, program_.tensors[ref.tensor].name, it->second.line));
+      taken.push_back(
+          fmt::format("{} = {} (kept by line {})", array, program_.tensors[ref.tensor].name, it->second.line));
     };
     take(s.operands[0], kept.A, "A");
     take(s.operands[1], kept.B, "B");
@@ -90,8 +91,8 @@ class Pass {
       step.plan = handoff->plan;
       step.taken = std::move(taken);
       step.take_A = kept.A.has_value(), step.take_B = kept.B.has_value(), step.take_C = kept.C_in.has_value();
-      step.memory = plan_memory(step.plan.plan, machine_,
-                                taken_elements(step.plan.plan, step.take_A, step.take_B, step.take_C));
+      step.memory =
+          plan_memory(step.plan.plan, machine_, taken_elements(step.plan.plan, step.take_A, step.take_B, step.take_C));
       step.time_s = step.plan.total_s();
       ++handoffs_;
       kept_.erase(s.result.tensor);
@@ -127,7 +128,7 @@ class Pass {
   const ir::Program& program_;
   const Machine& machine_;
   const PlanOptions& options_;
-  std::map<int, Kept> kept_;   // by tensor id
+  std::map<int, Kept> kept_;  // by tensor id
   int handoffs_ = 0;
 };
 
@@ -158,7 +159,7 @@ HandoffSequence plan_handoff(const ir::Program& program, const Machine& machine,
     out.store_total_s += out.steps.back().store_time_s;
   }
   out.handoffs = pass.handoffs();
-  constexpr double kTie = 1e-9;   // relative: equal totals summed in another order
+  constexpr double kTie = 1e-9;  // relative: equal totals summed in another order
   if (out.handoffs > 0 && out.total_s >= out.store_total_s * (1 - kTie)) {
     // Greedy choices that later flushes undo: run every step through the store instead.
     out.rejected_total_s = out.total_s;

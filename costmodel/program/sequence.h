@@ -36,34 +36,34 @@ namespace tcec::costmodel {
 /// One step of the hand-off sequence.
 struct HandoffStep {
   const ir::Statement* statement = nullptr;
-  bool contraction = false;          ///< two operands (else a copy step)
+  bool contraction = false;  ///< two operands (else a copy step)
   /// Kept tensors written to the store before this step (their names), and the bytes and
   /// time of those flushes (one after the other: times add).
   std::vector<std::string> flushed;
-  PlanVolumes flush;                 ///< the flushes' bytes per rank (empty vectors when none) and seconds
+  PlanVolumes flush;  ///< the flushes' bytes per rank (empty vectors when none) and seconds
   /// Contractions: whether the hand-off variant was chosen; its plan (or the store plan).
   bool handoff = false;
   PlannedCandidate plan;
   /// Operands taken rank to rank: "A = t1 (kept by line 12)"; empty when none.
   std::vector<std::string> taken;
-  bool take_A = false, take_B = false, take_C = false;   ///< which arrays are taken (C: its current values)
-  bool result_kept = false;          ///< the result stays on the ranks for a later step
-  PlanMemory memory;                 ///< contractions with a plan: plan_memory() with what it takes
-  double time_s = 0;                 ///< this step with the hand-off: flushes + plan total (or copy)
-  double store_time_s = 0;           ///< this step through the store (the dry-run's choice)
+  bool take_A = false, take_B = false, take_C = false;  ///< which arrays are taken (C: its current values)
+  bool result_kept = false;                             ///< the result stays on the ranks for a later step
+  PlanMemory memory;                                    ///< contractions with a plan: plan_memory() with what it takes
+  double time_s = 0;                                    ///< this step with the hand-off: flushes + plan total (or copy)
+  double store_time_s = 0;                              ///< this step through the store (the dry-run's choice)
 };
 
 /// The hand-off pass over a whole program.
 struct HandoffSequence {
-  std::vector<HandoffStep> steps;    ///< one per statement, in program order
-  double total_s = 0;                ///< Σ steps' time_s
-  double store_total_s = 0;          ///< Σ steps' store_time_s (the dry-run's total)
-  int handoffs = 0;                  ///< contractions planned with kept tensors
+  std::vector<HandoffStep> steps;  ///< one per statement, in program order
+  double total_s = 0;              ///< Σ steps' time_s
+  double store_total_s = 0;        ///< Σ steps' store_time_s (the dry-run's total)
+  int handoffs = 0;                ///< contractions planned with kept tensors
   /// When the greedy pass's total was not below the store's (keeping a result that later steps
   /// flush anyway, or that a direct read beats), its total in seconds; every step then runs
   /// through the store (0 otherwise).
   double rejected_total_s = 0;
-  bool used = true;                  ///< the generated program runs it (false: --no-handoff)
+  bool used = true;  ///< the generated program runs it (false: --no-handoff)
 };
 
 /// into += v, rank by rank and in time (one after the other); `into` may be empty (then = v).

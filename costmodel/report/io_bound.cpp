@@ -37,21 +37,21 @@ IoBound io_bound(const ContractionAnalysis& a, const Machine& machine) {
                                   : (2.0 * m * n * k / std::sqrt(P * words) + m * n) * e / P;
   const double compulsory = b.compulsory_read_bytes + b.compulsory_write_bytes;
   b.binds = compulsory >= std::max(b.theorem1_bytes, b.aggregate_bytes) ? IoBound::Binds::compulsory
-            : b.theorem1_bytes >= b.aggregate_bytes                      ? IoBound::Binds::theorem1
-                                                                          : IoBound::Binds::aggregate;
+            : b.theorem1_bytes >= b.aggregate_bytes                     ? IoBound::Binds::theorem1
+                                                                        : IoBound::Binds::aggregate;
   b.bytes = std::max({compulsory, b.theorem1_bytes, b.aggregate_bytes});
   // Time: the compulsory reads at B_dr and writes at B_dw, Theorem 1's words at the fastest
   // channel, or (c)'s result writes at B_dw and the rest at the faster disk direction,
   // whichever is longest.
-  const double fastest = std::max({machine.disk_read_bytes_per_s, machine.disk_write_bytes_per_s,
-                                   machine.network_bytes_per_s});
+  const double fastest =
+      std::max({machine.disk_read_bytes_per_s, machine.disk_write_bytes_per_s, machine.network_bytes_per_s});
   const double result_writes = m * n * e / P;
-  const double times[] = {b.compulsory_read_bytes / machine.disk_read_bytes_per_s +
-                              b.compulsory_write_bytes / machine.disk_write_bytes_per_s,
-                          b.theorem1_bytes / fastest,
-                          (b.aggregate_bytes - result_writes) /
-                                  std::max(machine.disk_read_bytes_per_s, machine.disk_write_bytes_per_s) +
-                              result_writes / machine.disk_write_bytes_per_s};
+  const double times[] = {
+      b.compulsory_read_bytes / machine.disk_read_bytes_per_s +
+          b.compulsory_write_bytes / machine.disk_write_bytes_per_s,
+      b.theorem1_bytes / fastest,
+      (b.aggregate_bytes - result_writes) / std::max(machine.disk_read_bytes_per_s, machine.disk_write_bytes_per_s) +
+          result_writes / machine.disk_write_bytes_per_s};
   const auto longest = std::max_element(std::begin(times), std::end(times));
   b.time_s = *longest;
   b.time_binds = static_cast<IoBound::Binds>(longest - std::begin(times));
@@ -86,12 +86,12 @@ const char* binds_text(IoBound::Binds binds, bool symmetric) {
 std::string io_bound_text(const IoBound& b) {
   return fmt::format(
       "    I/O lower bound per rank: {} ({} binds: compulsory reads {} + writes {}; {} {}; "
-      "disks of all memories {}), {:.5g} s ({} binds); the plan moves {} in {:.5g} s: {:.3f}x in bytes, {:.3f}x in time\n",
+      "disks of all memories {}), {:.5g} s ({} binds); the plan moves {} in {:.5g} s: {:.3f}x in bytes, {:.3f}x in "
+      "time\n",
       human_bytes(b.bytes), binds_text(b.binds, b.symmetric), human_bytes(b.compulsory_read_bytes),
-      human_bytes(b.compulsory_write_bytes),
-      b.symmetric ? "SYRK bound" : "Theorem 1", human_bytes(b.theorem1_bytes), human_bytes(b.aggregate_bytes), b.time_s,
-      binds_text(b.time_binds, b.symmetric),
-      human_bytes(b.plan_bytes), b.plan_time_s, b.plan_bytes / b.bytes, b.plan_time_s / b.time_s);
+      human_bytes(b.compulsory_write_bytes), b.symmetric ? "SYRK bound" : "Theorem 1", human_bytes(b.theorem1_bytes),
+      human_bytes(b.aggregate_bytes), b.time_s, binds_text(b.time_binds, b.symmetric), human_bytes(b.plan_bytes),
+      b.plan_time_s, b.plan_bytes / b.bytes, b.plan_time_s / b.time_s);
 }
 
 nlohmann::json io_bound_json(const IoBound& b) {

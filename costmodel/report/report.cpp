@@ -23,9 +23,8 @@ std::string machine_text(const Machine& m) {
       "machine: P = {}, memory {} per processor (M = {} per array), B_c = {}/s, B_d = {}/s read, {}/s "
       "write, element {} B, f_rep = {}, f_red = {}{}, kernel {:g} GFLOP/s\n",
       m.processors, human_bytes(m.memory_bytes), human_bytes(m.array_memory_bytes()),
-      human_bytes(m.network_bytes_per_s), human_bytes(m.disk_read_bytes_per_s),
-      human_bytes(m.disk_write_bytes_per_s), m.element_size_bytes, m.replication_factor,
-      m.reduction_factor,
+      human_bytes(m.network_bytes_per_s), human_bytes(m.disk_read_bytes_per_s), human_bytes(m.disk_write_bytes_per_s),
+      m.element_size_bytes, m.replication_factor, m.reduction_factor,
       m.disk_latency_s > 0 ? fmt::format(", disk latency {:g} s per request", m.disk_latency_s) : std::string(),
       m.flops_per_s / 1e9);
 }
@@ -72,9 +71,10 @@ std::string analysis_text(const ContractionAnalysis& a, const Machine& machine, 
   const Method& chosen = *a.chosen.method;
   out += chosen.chosen_text(a);
   const double moved = chosen.chosen_moved_bytes(a, machine);
-  out += fmt::format("  lower bound on data moved per rank (COSMA Theorem 1): {}; chosen moves {} ({} + V + disk writes), {:.3f}x\n",
-                     human_bytes(a.lower_bound_bytes_per_rank), human_bytes(moved), chosen.moved_label(),
-                     moved / a.lower_bound_bytes_per_rank);
+  out += fmt::format(
+      "  lower bound on data moved per rank (COSMA Theorem 1): {}; chosen moves {} ({} + V + disk writes), {:.3f}x\n",
+      human_bytes(a.lower_bound_bytes_per_rank), human_bytes(moved), chosen.moved_label(),
+      moved / a.lower_bound_bytes_per_rank);
   return out + plan_text(a, machine);
 }
 
@@ -87,7 +87,7 @@ nlohmann::json analysis_json(const ContractionAnalysis& a, const Machine& machin
     j["candidates"] = nlohmann::json::array();
     for (std::size_t i = 0; i < a.candidates.size(); ++i) {
       nlohmann::json row = a.candidates[i].method->row_json(a.candidates[i], a);
-      const PlannedCandidate& pc = a.plans[i];   // its integer plan, as the text's "integer plan:" line
+      const PlannedCandidate& pc = a.plans[i];  // its integer plan, as the text's "integer plan:" line
       row["integer_plan"] = pc.feasible ? nlohmann::json{{"feasible", true},
                                                          {"text", pc.plan.to_string()},
                                                          {"time_s", pc.volumes.time_s},
@@ -130,12 +130,12 @@ nlohmann::json contraction_json(const ir::Program& p, const ir::Statement& s, do
           {"J", names(p, g.J)},
           {"K", names(p, g.K)},
           {"extents", {{"I", g.extent_I}, {"J", g.extent_J}, {"K", g.extent_K}}},
-          {"tensors", {{"A", p.tensors[s.operands[0].tensor].name},
-                       {"B", p.tensors[s.operands[1].tensor].name},
-                       {"C", p.tensors[s.result.tensor].name}}},
+          {"tensors",
+           {{"A", p.tensors[s.operands[0].tensor].name},
+            {"B", p.tensors[s.operands[1].tensor].name},
+            {"C", p.tensors[s.result.tensor].name}}},
           {"elements", {{"A", g.elements_A}, {"B", g.elements_B}, {"C", g.elements_C}}},
-          {"bytes", {{"A", g.bytes_A(bytes_per)}, {"B", g.bytes_B(bytes_per)},
-                     {"C", g.bytes_C(bytes_per)}}},
+          {"bytes", {{"A", g.bytes_A(bytes_per)}, {"B", g.bytes_B(bytes_per)}, {"C", g.bytes_C(bytes_per)}}},
           {"flops", g.flops},
           {"permutation", {{"A", g.perm_A}, {"B", g.perm_B}, {"C", g.perm_C}}}};
 }
@@ -187,7 +187,7 @@ std::string distributions_text(const ir::Program& program, const std::optional<M
     for (int d : t.distribution->dims) dims.push_back(d + 1);
     out += fmt::format("{}{} dimension{} {} {}", out.empty() ? "" : "; ", t.name, dims.size() > 1 ? "s" : "",
                        fmt::join(dims, ", "),
-                       grid.empty()      ? "over a grid chosen from P"
+                       grid.empty()       ? "over a grid chosen from P"
                        : grid.size() == 1 ? fmt::format("in {} blocks", grid[0])
                                           : fmt::format("on a {} grid", fmt::join(grid, "x")));
   }
@@ -198,12 +198,13 @@ std::string distributions_text(const ir::Program& program, const std::optional<M
 
 std::string dry_run_text(const ir::Program& program, const std::optional<Machine>& machine,
                          const ReportOptions& options) {
-  std::string out = machine ? machine_text(*machine) : "machine: none (add a machine block or --machine FILE to plan)\n";
+  std::string out =
+      machine ? machine_text(*machine) : "machine: none (add a machine block or --machine FILE to plan)\n";
   out += distributions_text(program, machine);
   const double e = machine ? machine->element_size_bytes : 8.0;
   const std::vector<std::optional<ContractionAnalysis>> analyses = analyses_of(program, machine, options);
-  double total_s = 0;   // sum of the chosen plans' and the copies' predicted times
-  double bound_s = 0;   // sum of the planned contractions' I/O lower bounds
+  double total_s = 0;  // sum of the chosen plans' and the copies' predicted times
+  double bound_s = 0;  // sum of the planned contractions' I/O lower bounds
   int planned = 0, unplanned = 0, copies = 0;
   for (std::size_t i = 0; i < program.statements.size(); ++i) {
     const ir::Statement& s = program.statements[i];
@@ -230,13 +231,15 @@ std::string dry_run_text(const ir::Program& program, const std::optional<Machine
     }
   }
   if (machine && planned + unplanned + copies > 1) {
-    out += fmt::format("\ntotal predicted time: {:.5g} s over {} contractions (compute stages and redistribution) "
-                       "and {} copy steps{}\n",
-                       total_s, planned, copies,
-                       unplanned ? fmt::format(" ({} more without a feasible plan, not counted)", unplanned) : "");
-    out += fmt::format("I/O lower bound: {:.5g} s, the sum of the contractions' (copy steps count 0; each "
-                       "contraction's operands read from and result written to files); total / bound {:.3f}x\n",
-                       bound_s, bound_s > 0 ? total_s / bound_s : 0.0);
+    out += fmt::format(
+        "\ntotal predicted time: {:.5g} s over {} contractions (compute stages and redistribution) "
+        "and {} copy steps{}\n",
+        total_s, planned, copies,
+        unplanned ? fmt::format(" ({} more without a feasible plan, not counted)", unplanned) : "");
+    out += fmt::format(
+        "I/O lower bound: {:.5g} s, the sum of the contractions' (copy steps count 0; each "
+        "contraction's operands read from and result written to files); total / bound {:.3f}x\n",
+        bound_s, bound_s > 0 ? total_s / bound_s : 0.0);
     out += program_writes_text(program_writes(program, *machine, analyses));
     HandoffSequence seq = plan_handoff(program, *machine, options.plan, analyses);
     seq.used = options.plan.handoff;
@@ -253,8 +256,8 @@ nlohmann::json dry_run_json(const ir::Program& program, const std::optional<Mach
   out["contractions"] = nlohmann::json::array();
   out["copies"] = nlohmann::json::array();
   const double e = machine ? machine->element_size_bytes : 8.0;
-  double total_s = 0;   // the chosen plans' and the copies' predicted times (contractions without a plan add nothing)
-  double bound_s = 0;   // the planned contractions' I/O lower bounds
+  double total_s = 0;  // the chosen plans' and the copies' predicted times (contractions without a plan add nothing)
+  double bound_s = 0;  // the planned contractions' I/O lower bounds
   const std::vector<std::optional<ContractionAnalysis>> analyses = analyses_of(program, machine, options);
   for (std::size_t i = 0; i < program.statements.size(); ++i) {
     const ir::Statement& s = program.statements[i];
@@ -267,8 +270,8 @@ nlohmann::json dry_run_json(const ir::Program& program, const std::optional<Mach
       }
       out["contractions"].push_back(c);
     } else {
-      nlohmann::json copy = {{"statement", s.source_text}, {"line", s.loc.line},
-                             {"elements", program.elements(s.result.tensor)}};
+      nlohmann::json copy = {
+          {"statement", s.source_text}, {"line", s.loc.line}, {"elements", program.elements(s.result.tensor)}};
       if (machine) {
         const PlanVolumes v = copy_volumes(program, s, *machine);
         copy["disk_read_bytes"] = v.disk_read_bytes;
@@ -281,7 +284,8 @@ nlohmann::json dry_run_json(const ir::Program& program, const std::optional<Mach
   }
   out["total_predicted_time_s"] = machine ? nlohmann::json(total_s) : nlohmann::json(nullptr);
   out["io_lower_bound_s"] = machine ? nlohmann::json(bound_s) : nlohmann::json(nullptr);
-  out["program_writes"] = machine ? program_writes_json(program_writes(program, *machine, analyses)) : nlohmann::json(nullptr);
+  out["program_writes"] =
+      machine ? program_writes_json(program_writes(program, *machine, analyses)) : nlohmann::json(nullptr);
   out["handoff"] = nullptr;
   if (machine) {
     HandoffSequence seq = plan_handoff(program, *machine, options.plan, analyses);

@@ -27,12 +27,14 @@ std::string wall_text(const ContractionAnalysis& a, const Machine& machine) {
   const WallParts w = slowest_wall_parts(a.plan.plan, machine, a.plan.volumes);
   const std::string rate = fmt::format("{:g} GFLOP/s", machine.flops_per_s / 1e9);
   if (!w.overlap)
-    return fmt::format("    wall time {:.5g} s predicted, serial: disk {:.5g} s + network {:.5g} s + kernel {:.5g} s ({})\n",
-                       w.wall, w.disk, w.network, w.kernel, rate);
-  return fmt::format("    wall time {:.5g} s predicted, overlapped (second buffers; an I/O thread reads ahead and writes "
-                     "behind): max(disk {:.5g} s, network {:.5g} s + kernel {:.5g} s ({})) + fill and drain {:.5g} s; "
-                     "serially {:.5g} s\n",
-                     w.wall, w.disk, w.network, w.kernel, rate, w.fill, w.disk + w.network + w.kernel);
+    return fmt::format(
+        "    wall time {:.5g} s predicted, serial: disk {:.5g} s + network {:.5g} s + kernel {:.5g} s ({})\n", w.wall,
+        w.disk, w.network, w.kernel, rate);
+  return fmt::format(
+      "    wall time {:.5g} s predicted, overlapped (second buffers; an I/O thread reads ahead and writes "
+      "behind): max(disk {:.5g} s, network {:.5g} s + kernel {:.5g} s ({})) + fill and drain {:.5g} s; "
+      "serially {:.5g} s\n",
+      w.wall, w.disk, w.network, w.kernel, rate, w.fill, w.disk + w.network + w.kernel);
 }
 
 std::string human_bytes(double bytes) {
@@ -66,7 +68,8 @@ nlohmann::json memory_json(const PlanMemory& memory, const Machine& machine) {
   nlohmann::json parts = nlohmann::json::array();
   for (const MemoryPart& p : memory.parts)
     parts.push_back({{"what", p.what}, {"bytes", p.bytes}, {"stage", p.load_stage ? "load" : "step"}});
-  return {{"parts", parts}, {"peak_bytes", memory.peak_bytes},
+  return {{"parts", parts},
+          {"peak_bytes", memory.peak_bytes},
           {"memory_bytes", static_cast<std::uint64_t>(machine.memory_bytes)}};
 }
 
@@ -75,8 +78,8 @@ double moved_bytes(const Plan& plan, const PlanVolumes& v, const Machine& machin
   double most = 0;
   for (std::size_t r = 0; r < v.disk_read_bytes.size(); ++r) {
     const double resident = method.resident_bytes(plan, static_cast<std::int64_t>(r), machine.element_size_bytes);
-    most = std::max(most, static_cast<double>(v.disk_read_bytes[r] + v.comm_recv_bytes[r] + v.disk_write_bytes[r]) +
-                              resident);
+    most = std::max(
+        most, static_cast<double>(v.disk_read_bytes[r] + v.comm_recv_bytes[r] + v.disk_write_bytes[r]) + resident);
   }
   return most;
 }
@@ -102,21 +105,20 @@ std::vector<std::string> direct_operands(const ContractionAnalysis& a) {
 std::string redistribution_text(const ContractionAnalysis& a) {
   const PlanVolumes& r = a.plan.redistribution;
   const std::string declared = a.declared.which();
-  const std::string how = declared.empty()                    ? "through the tensor files"
-                          : declared == "A, B, C"             ? "declared distributions of A, B, C"
-                                                              : "declared distributions of " + declared + ", tensor files";
+  const std::string how = declared.empty()        ? "through the tensor files"
+                          : declared == "A, B, C" ? "declared distributions of A, B, C"
+                                                  : "declared distributions of " + declared + ", tensor files";
   const bool moved = std::any_of(r.comm_recv_bytes.begin(), r.comm_recv_bytes.end(), [](auto b) { return b > 0; });
   const std::vector<std::string> direct = direct_operands(a);
-  return fmt::format("    redistribution (stages 1 and 3, {}{}{}): per rank disk read {}, disk write {}{}{}; {:.5g} s; "
-                     "total with the compute stage {:.5g} s\n",
-                     how, direct.empty() ? "" : fmt::format("; direct tile I/O of {}", fmt::join(direct, ", ")),
-                     a.accumulate ? "; C starts from its current value" : "", range_text(r.disk_read_bytes),
-                     range_text(r.disk_write_bytes),
-                     moved ? fmt::format(", sent {}, received {}", range_text(r.comm_sent_bytes),
-                                         range_text(r.comm_recv_bytes))
-                           : "",
-                     r.disk_requests.empty() ? "" : fmt::format(", disk requests {}", range_text(r.disk_requests)),
-                     r.time_s, a.plan.total_s());
+  return fmt::format(
+      "    redistribution (stages 1 and 3, {}{}{}): per rank disk read {}, disk write {}{}{}; {:.5g} s; "
+      "total with the compute stage {:.5g} s\n",
+      how, direct.empty() ? "" : fmt::format("; direct tile I/O of {}", fmt::join(direct, ", ")),
+      a.accumulate ? "; C starts from its current value" : "", range_text(r.disk_read_bytes),
+      range_text(r.disk_write_bytes),
+      moved ? fmt::format(", sent {}, received {}", range_text(r.comm_sent_bytes), range_text(r.comm_recv_bytes)) : "",
+      r.disk_requests.empty() ? "" : fmt::format(", disk requests {}", range_text(r.disk_requests)), r.time_s,
+      a.plan.total_s());
 }
 
 std::string plan_text(const ContractionAnalysis& a, const Machine& machine) {
@@ -131,14 +133,22 @@ nlohmann::json plan_json(const ContractionAnalysis& a, const Machine& machine) {
   const PlanVolumes& v = a.plan.volumes;
   const TileCounts t = p.tile_counts();
   const TileBytes tb = tile_bytes(p, machine.element_size_bytes);
-  auto dist = [](const GroupTiling& g) { return g.dist < 0 ? nlohmann::json(nullptr) : nlohmann::json(g.indices[g.dist].name); };
+  auto dist = [](const GroupTiling& g) {
+    return g.dist < 0 ? nlohmann::json(nullptr) : nlohmann::json(g.indices[g.dist].name);
+  };
   nlohmann::json per_index = nlohmann::json::object();
   for (const GroupTiling* g : {&p.I, &p.J, &p.K})
     for (const IndexTiles& x : g->indices) per_index[x.name] = {x.t1, x.t2};
   nlohmann::json j = {{"text", p.to_string()},
                       {"distribution", {{"I", dist(p.I)}, {"J", dist(p.J)}, {"K", dist(p.K)}}},
-                      {"tiles", {{"It1", t.It1}, {"It2", t.It2}, {"Jt1", t.Jt1}, {"Jt2", t.Jt2}, {"Kt1", t.Kt1},
-                                 {"Kt2", t.Kt2}, {"per_index", per_index}}},
+                      {"tiles",
+                       {{"It1", t.It1},
+                        {"It2", t.It2},
+                        {"Jt1", t.Jt1},
+                        {"Jt2", t.Jt2},
+                        {"Kt1", t.Kt1},
+                        {"Kt2", t.Kt2},
+                        {"per_index", per_index}}},
                       {"memory_split", split_name(p.split)},
                       {"tile_bytes", {{"A", tb.A}, {"B", tb.B}, {"C", tb.C}}},
                       {"memory_bytes_per_rank", memory_json(plan_memory(p, machine), machine)},
@@ -153,15 +163,16 @@ nlohmann::json plan_json(const ContractionAnalysis& a, const Machine& machine) {
                       {"model_time_s", a.plan_model.time_s},
                       {"moved_bytes_per_rank", moved_bytes(p, v, machine)},
                       {"lower_bound_ratio", moved_bytes(p, v, machine) / a.lower_bound_bytes_per_rank},
-                      {"redistribution", {{"disk_read_bytes", a.plan.redistribution.disk_read_bytes},
-                                          {"disk_write_bytes", a.plan.redistribution.disk_write_bytes},
-                                          {"comm_sent_bytes", a.plan.redistribution.comm_sent_bytes},
-                                          {"comm_recv_bytes", a.plan.redistribution.comm_recv_bytes},
-                                          {"disk_requests", a.plan.redistribution.disk_requests},
-                                          {"time_s", a.plan.redistribution.time_s},
-                                          {"accumulate", a.accumulate},
-                                          {"direct", direct_operands(a)},
-                                          {"declared", a.declared.which()}}},
+                      {"redistribution",
+                       {{"disk_read_bytes", a.plan.redistribution.disk_read_bytes},
+                        {"disk_write_bytes", a.plan.redistribution.disk_write_bytes},
+                        {"comm_sent_bytes", a.plan.redistribution.comm_sent_bytes},
+                        {"comm_recv_bytes", a.plan.redistribution.comm_recv_bytes},
+                        {"disk_requests", a.plan.redistribution.disk_requests},
+                        {"time_s", a.plan.redistribution.time_s},
+                        {"accumulate", a.accumulate},
+                        {"direct", direct_operands(a)},
+                        {"declared", a.declared.which()}}},
                       {"total_time_s", a.plan.total_s()}};
   j["io_bound"] = io_bound_json(io_bound(a, machine));
   j["writes"] = write_json(write_report(a, machine));

@@ -17,17 +17,22 @@ namespace tcec::costmodel {
 namespace {
 
 constexpr double kWidth = 980, kLabel = 330, kRight = 40, kRow = 20, kBar = 14;
-constexpr const char* kColours[4] = {"#4e79a7", "#f28e2b", "#59a14f", "#bab0ac"};   // disk, network, kernel, stages 1/3
+constexpr const char* kColours[4] = {"#4e79a7", "#f28e2b", "#59a14f", "#bab0ac"};  // disk, network, kernel, stages 1/3
 constexpr const char* kParts[4] = {"disk", "network", "kernel", "stages 1 and 3"};
 
 std::string escape(const std::string& text) {
   std::string out;
   for (char c : text) {
-    if (c == '&') out += "&amp;";
-    else if (c == '<') out += "&lt;";
-    else if (c == '>') out += "&gt;";
-    else if (c == '"') out += "&quot;";
-    else out += c;
+    if (c == '&')
+      out += "&amp;";
+    else if (c == '<')
+      out += "&lt;";
+    else if (c == '>')
+      out += "&gt;";
+    else if (c == '"')
+      out += "&quot;";
+    else
+      out += c;
   }
   return out;
 }
@@ -58,10 +63,14 @@ std::string short_label(const Plan& plan) {
     const std::string word = text.substr(at + 1, text.find(' ', at + 1) - at - 1);
     ++at;
     // (fmt, not " " + word: GCC 12's -Wrestrict false positive)
-    if (word.rfind("order=", 0) == 0) out += fmt::format(" {}", word.substr(6));
-    else if (word.rfind("bcast=", 0) == 0) out += fmt::format(" bcast {}", word.substr(6));
-    else if (word.rfind("grid=", 0) == 0) out += fmt::format(" grid {}", word.substr(5));
-    else if (word == "overlap=yes") out += " overlap";
+    if (word.rfind("order=", 0) == 0)
+      out += fmt::format(" {}", word.substr(6));
+    else if (word.rfind("bcast=", 0) == 0)
+      out += fmt::format(" bcast {}", word.substr(6));
+    else if (word.rfind("grid=", 0) == 0)
+      out += fmt::format(" grid {}", word.substr(5));
+    else if (word == "overlap=yes")
+      out += " overlap";
   }
   return out;
 }
@@ -92,7 +101,7 @@ std::string dry_run_svg(const ir::Program& program, const Machine& machine, cons
     const std::vector<Bar> bars = bars_of(a, machine);
     body += fmt::format("<text class=\"title\" x=\"10\" y=\"{}\">{}:{}: {}</text>\n", y, escape(program.file),
                         s.loc.line, escape(s.source_text));
-    y += 30;   // room for the bound's label above the bars
+    y += 30;  // room for the bound's label above the bars
     if (bars.empty()) {
       body += fmt::format("<text x=\"10\" y=\"{}\">no feasible plan: {}</text>\n", y + 12, escape(a.plan.reason));
       y += 40;
@@ -118,35 +127,41 @@ std::string dry_run_svg(const ir::Program& program, const Machine& machine, cons
         x += w;
       }
       // The predicted total: below the sum of the parts when the plan overlaps them.
-      body += fmt::format("<line class=\"total\" x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1}\" y2=\"{2}\" stroke=\"black\" "
-                          "stroke-width=\"2\"/>\n</g>\n",
-                          kLabel + b.total * scale, y - 2, y + kBar + 2);
+      body += fmt::format(
+          "<line class=\"total\" x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1}\" y2=\"{2}\" stroke=\"black\" "
+          "stroke-width=\"2\"/>\n</g>\n",
+          kLabel + b.total * scale, y - 2, y + kBar + 2);
       y += kRow;
     }
     if (bound > 0)
-      body += fmt::format("<line class=\"bound\" x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1}\" y2=\"{2}\" stroke=\"#e15759\" "
-                          "stroke-dasharray=\"4 3\"/>\n<text x=\"{0:.1f}\" y=\"{3}\" fill=\"#e15759\" "
-                          "text-anchor=\"middle\">I/O lower bound {4:.4g} s</text>\n",
-                          kLabel + bound * scale, top - 4, y, top - 6, bound);
-    for (double t = 0; t <= axis_end * (1 + 1e-9); t += step)   // the axis, in seconds
-      body += fmt::format("<line x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1}\" y2=\"{2}\" stroke=\"#999\"/>\n"
-                          "<text class=\"tick\" x=\"{0:.1f}\" y=\"{3}\" text-anchor=\"middle\">{4:g}</text>\n",
-                          kLabel + t * scale, y, y + 4, y + 16, t);
+      body += fmt::format(
+          "<line class=\"bound\" x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1}\" y2=\"{2}\" stroke=\"#e15759\" "
+          "stroke-dasharray=\"4 3\"/>\n<text x=\"{0:.1f}\" y=\"{3}\" fill=\"#e15759\" "
+          "text-anchor=\"middle\">I/O lower bound {4:.4g} s</text>\n",
+          kLabel + bound * scale, top - 4, y, top - 6, bound);
+    for (double t = 0; t <= axis_end * (1 + 1e-9); t += step)  // the axis, in seconds
+      body += fmt::format(
+          "<line x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1}\" y2=\"{2}\" stroke=\"#999\"/>\n"
+          "<text class=\"tick\" x=\"{0:.1f}\" y=\"{3}\" text-anchor=\"middle\">{4:g}</text>\n",
+          kLabel + t * scale, y, y + 4, y + 16, t);
     body += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">predicted time (s)</text>\n",
                         kLabel + (kWidth - kLabel - kRight) / 2, y + 32);
     y += 56;
   }
   std::string legend;
   for (int p = 0; p < 4; ++p)
-    legend += fmt::format("<rect x=\"{0}\" y=\"10\" width=\"12\" height=\"12\" fill=\"{1}\"/><text x=\"{2}\" y=\"21\">{3}</text>\n",
-                          10 + 150 * p, kColours[p], 26 + 150 * p, kParts[p]);
-  legend += "<line x1=\"610\" x2=\"610\" y1=\"9\" y2=\"23\" stroke=\"black\" stroke-width=\"2\"/>"
-            "<text x=\"616\" y=\"21\">predicted total (overlap: below the sum)</text>\n";
-  return fmt::format("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
-                     "font-family=\"sans-serif\" font-size=\"11\">\n"
-                     "<style>.title {{ font-weight: bold; font-size: 12px; }}</style>\n"
-                     "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n{2}{3}</svg>\n",
-                     kWidth, static_cast<int>(y), legend, body);
+    legend += fmt::format(
+        "<rect x=\"{0}\" y=\"10\" width=\"12\" height=\"12\" fill=\"{1}\"/><text x=\"{2}\" y=\"21\">{3}</text>\n",
+        10 + 150 * p, kColours[p], 26 + 150 * p, kParts[p]);
+  legend +=
+      "<line x1=\"610\" x2=\"610\" y1=\"9\" y2=\"23\" stroke=\"black\" stroke-width=\"2\"/>"
+      "<text x=\"616\" y=\"21\">predicted total (overlap: below the sum)</text>\n";
+  return fmt::format(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
+      "font-family=\"sans-serif\" font-size=\"11\">\n"
+      "<style>.title {{ font-weight: bold; font-size: 12px; }}</style>\n"
+      "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n{2}{3}</svg>\n",
+      kWidth, static_cast<int>(y), legend, body);
 }
 
 }  // namespace tcec::costmodel

@@ -89,9 +89,9 @@ ProgramWrites program_writes(const ir::Program& program, const Machine& machine,
 }
 
 std::string program_writes_text(const ProgramWrites& w) {
-  return fmt::format("writes per rank over the program (through the store): {} against the outputs' share {}, {:.3f}x\n",
-                     human_bytes(w.write_bytes), human_bytes(w.bound_bytes),
-                     w.bound_bytes > 0 ? w.write_bytes / w.bound_bytes : 0.0);
+  return fmt::format(
+      "writes per rank over the program (through the store): {} against the outputs' share {}, {:.3f}x\n",
+      human_bytes(w.write_bytes), human_bytes(w.bound_bytes), w.bound_bytes > 0 ? w.write_bytes / w.bound_bytes : 0.0);
 }
 
 nlohmann::json program_writes_json(const ProgramWrites& w) {

@@ -51,11 +51,11 @@ TEST(Compile, EveryMethodAndOrderCompiles) {
     const fs::path source = dir / (std::string(method) + ".cpp");
     std::ofstream(source) << text;
     std::string output;
-    const int status = codegen::run_command(
-        {tools.compiler, "-std=c++20", "-fsyntax-only", "-Wall", "-Wextra", "-Werror",
-         "-DOMPI_SKIP_MPICXX=1",  // Open MPI's deprecated C++ bindings warn under -Wextra
-         "-I" + tools.source_root, source.string()},
-        &output);
+    const int status =
+        codegen::run_command({tools.compiler, "-std=c++20", "-fsyntax-only", "-Wall", "-Wextra", "-Werror",
+                              "-DOMPI_SKIP_MPICXX=1",  // Open MPI's deprecated C++ bindings warn under -Wextra
+                              "-I" + tools.source_root, source.string()},
+                             &output);
     EXPECT_EQ(status, 0) << method << ":\n" << output;
     EXPECT_EQ(output, "") << method;
   }
@@ -76,15 +76,17 @@ TEST(Compile, RunCommandCapturesOutputAndStatus) {
 TEST(Compile, BuildCommand) {
   const codegen::Toolchain tools{"mpicxx", "/src", "/build/lib/libtcert.a"};
   const std::vector<std::string> command = codegen::build_command(tools, "out/m.cpp", "out/m.tmp");
-  const std::vector<std::string> head = {"mpicxx", "-std=c++20", "-O2", "-I/src", "out/m.cpp", "/build/lib/libtcert.a",
-                                         "-lopenblas", "-lfmt"};
+  const std::vector<std::string> head = {
+      "mpicxx", "-std=c++20", "-O2", "-I/src", "out/m.cpp", "/build/lib/libtcert.a", "-lopenblas", "-lfmt"};
   ASSERT_GT(command.size(), head.size() + 2);
-  EXPECT_EQ(std::vector<std::string>(command.begin(), command.begin() + static_cast<std::ptrdiff_t>(head.size())), head);
+  EXPECT_EQ(std::vector<std::string>(command.begin(), command.begin() + static_cast<std::ptrdiff_t>(head.size())),
+            head);
   EXPECT_EQ(std::vector<std::string>(command.end() - 2, command.end()), (std::vector<std::string>{"-o", "out/m.tmp"}));
-  const std::vector<std::string> libraries(command.begin() + static_cast<std::ptrdiff_t>(head.size()), command.end() - 2);
-  EXPECT_TRUE(std::any_of(libraries.begin(), libraries.end(),
-                          [](const std::string& l) { return fs::path(l).filename().string().starts_with("libhdf5"); }))
-      << fmt::format("{}", fmt::join(libraries, " "));
+  const std::vector<std::string> libraries(command.begin() + static_cast<std::ptrdiff_t>(head.size()),
+                                           command.end() - 2);
+  EXPECT_TRUE(std::any_of(libraries.begin(), libraries.end(), [](const std::string& l) {
+    return fs::path(l).filename().string().starts_with("libhdf5");
+  })) << fmt::format("{}", fmt::join(libraries, " "));
   for (const std::string& library : libraries) EXPECT_FALSE(library.empty());
 }
 
@@ -93,7 +95,8 @@ TEST(Compile, LibraryFormCompiles) {
   frontend::Result r = frontend::parse_file(std::string(TCEC_SOURCE_DIR) + "/examples/ccd_terms.tce", {});
   ASSERT_TRUE(r.ok());
   costmodel::PlanOptions options;
-  const codegen::Generated generated = codegen::generate(*r.program, options, {"ccd-terms", codegen::EmitForm::Library});
+  const codegen::Generated generated =
+      codegen::generate(*r.program, options, {"ccd-terms", codegen::EmitForm::Library});
   ASSERT_TRUE(generated.ok());
   const fs::path dir = temp_dir("library");
   std::ofstream(dir / "ccd_terms.h") << generated.header;
@@ -103,10 +106,10 @@ TEST(Compile, LibraryFormCompiles) {
   const codegen::Toolchain tools = codegen::toolchain();
   for (const char* file : {"user.cpp", "ccd_terms.cpp"}) {
     std::string output;
-    const int status = codegen::run_command({tools.compiler, "-std=c++20", "-fsyntax-only", "-Wall", "-Wextra", "-Werror",
-                                             "-DOMPI_SKIP_MPICXX=1", "-I" + tools.source_root, "-I" + dir.string(),
-                                             (dir / file).string()},
-                                            &output);
+    const int status = codegen::run_command(
+        {tools.compiler, "-std=c++20", "-fsyntax-only", "-Wall", "-Wextra", "-Werror", "-DOMPI_SKIP_MPICXX=1",
+         "-I" + tools.source_root, "-I" + dir.string(), (dir / file).string()},
+        &output);
     EXPECT_EQ(status, 0) << file << ":\n" << output;
   }
   fs::remove_all(dir);

@@ -64,7 +64,8 @@ std::string nest_of(const std::string& text) { return excerpt(text, "const std::
 
 // Gao et al. §3 order CAB with Cannon inside: the brief's (and loop_nest.h's) nest.
 TEST(Emit, InsideRotationCAB) {
-  const std::string text = matmul_with("inside-rotation order=CAB P=4 I=i:2x1 J=j:2x3 K=k:2x1 dist=i,j,k split=optimal");
+  const std::string text =
+      matmul_with("inside-rotation order=CAB P=4 I=i:2x1 J=j:2x3 K=k:2x1 dist=i,j,k split=optimal");
   EXPECT_NE(text.find("// Plan: inside-rotation order=CAB P=4 I=i:2x1 J=j:2x3 K=k:2x1 dist=i,j,k split=optimal\n"),
             std::string::npos);
   EXPECT_EQ(nest_of(text),
@@ -78,7 +79,8 @@ TEST(Emit, InsideRotationCAB) {
             "          x.read_A(x.I().level1(i1), x.K().level1(k1));\n"
             "          for (std::int64_t j2 = 0; j2 < Jt2; ++j2) {\n"
             "            x.read_B(x.J().tile(j1, j2), x.K().level1(k1));\n"
-            "            x.cannon_multiply(i1, j1 * Jt2 + j2, k1);  // Cannon: √P steps of multiply, shift A left, shift B up\n"
+            "            x.cannon_multiply(i1, j1 * Jt2 + j2, k1);  // Cannon: √P steps of multiply, shift A left, "
+            "shift B up\n"
             "          }\n"
             "        }\n"
             "        x.write_C(x.I().level1(i1), x.J().level1(j1));\n"
@@ -93,27 +95,28 @@ TEST(Emit, InsideReplicationACB) {
       matmul_with("inside-replication order=ACB P=4 bcast=A I=i:3x2 J=j:1x1 K=k:1x5 dist=-,j,k split=optimal");
   EXPECT_NE(text.find("  gao.algorithm = tcert::Algorithm::Replication;\n  gao.broadcast = tcert::Operand::A;\n"),
             std::string::npos);
-  EXPECT_EQ(nest_of(text),
-            "  const std::int64_t It1 = x.I().t1(), It2 = x.I().t2(), Jt1 = x.J().t1(), Kt1 = x.K().t1(), Kt2 = x.K().t2();\n"
-            "  x.compute([&] {\n"
-            "    // order ACB: [I1 K1: read A] [J1 I2: read C | write C] [K2: read B, compute]\n"
-            "    for (std::int64_t i1 = 0; i1 < It1; ++i1) {\n"
-            "      for (std::int64_t k1 = 0; k1 < Kt1; ++k1) {\n"
-            "        x.read_A(x.I().level1(i1), x.K().level1(k1));\n"
-            "        x.allgather_A();  // ring all-gather: every rank now holds the whole tile of A\n"
-            "        for (std::int64_t j1 = 0; j1 < Jt1; ++j1) {\n"
-            "          for (std::int64_t i2 = 0; i2 < It2; ++i2) {\n"
-            "            x.read_C(x.I().tile(i1, i2), x.J().level1(j1));\n"
-            "            for (std::int64_t k2 = 0; k2 < Kt2; ++k2) {\n"
-            "              x.read_B(x.J().level1(j1), x.K().tile(k1, k2));\n"
-            "              x.multiply(i1 * It2 + i2, j1, k1 * Kt2 + k2);\n"
-            "            }\n"
-            "            x.write_C(x.I().tile(i1, i2), x.J().level1(j1));\n"
-            "          }\n"
-            "        }\n"
-            "      }\n"
-            "    }\n"
-            "  });\n");
+  EXPECT_EQ(
+      nest_of(text),
+      "  const std::int64_t It1 = x.I().t1(), It2 = x.I().t2(), Jt1 = x.J().t1(), Kt1 = x.K().t1(), Kt2 = x.K().t2();\n"
+      "  x.compute([&] {\n"
+      "    // order ACB: [I1 K1: read A] [J1 I2: read C | write C] [K2: read B, compute]\n"
+      "    for (std::int64_t i1 = 0; i1 < It1; ++i1) {\n"
+      "      for (std::int64_t k1 = 0; k1 < Kt1; ++k1) {\n"
+      "        x.read_A(x.I().level1(i1), x.K().level1(k1));\n"
+      "        x.allgather_A();  // ring all-gather: every rank now holds the whole tile of A\n"
+      "        for (std::int64_t j1 = 0; j1 < Jt1; ++j1) {\n"
+      "          for (std::int64_t i2 = 0; i2 < It2; ++i2) {\n"
+      "            x.read_C(x.I().tile(i1, i2), x.J().level1(j1));\n"
+      "            for (std::int64_t k2 = 0; k2 < Kt2; ++k2) {\n"
+      "              x.read_B(x.J().level1(j1), x.K().tile(k1, k2));\n"
+      "              x.multiply(i1 * It2 + i2, j1, k1 * Kt2 + k2);\n"
+      "            }\n"
+      "            x.write_C(x.I().tile(i1, i2), x.J().level1(j1));\n"
+      "          }\n"
+      "        }\n"
+      "      }\n"
+      "    }\n"
+      "  });\n");
 }
 
 TEST(Emit, InsideReplicationOfBGathersAfterReadB) {
@@ -130,35 +133,38 @@ TEST(Emit, InsideReplicationOfBGathersAfterReadB) {
 
 // Cannon on files (Gao et al. Fig. 2): the whole nest once per round, then the file shift.
 TEST(Emit, OutsideRotationBCA) {
-  const std::string text = matmul_with("outside-rotation order=BCA P=4 I=i:2x1 J=j:1x1 K=k:1x2 dist=i,j,k split=optimal");
-  EXPECT_EQ(nest_of(text),
-            "  const std::int64_t It1 = x.I().t1(), Jt1 = x.J().t1(), Jt2 = x.J().t2(), Kt1 = x.K().t1(), Kt2 = x.K().t2();\n"
-            "  x.compute([&] {\n"
-            "    // order BCA: [J1 K1: read B] [I1 J2: read C | write C] [K2: read A, compute]\n"
-            "    for (std::int64_t round = 0; round < x.rounds(); ++round) {\n"
-            "      for (std::int64_t j1 = 0; j1 < Jt1; ++j1) {\n"
-            "        for (std::int64_t k1 = 0; k1 < Kt1; ++k1) {\n"
-            "          x.read_B(x.J().level1(j1), x.K().level1(k1));\n"
-            "          for (std::int64_t i1 = 0; i1 < It1; ++i1) {\n"
-            "            for (std::int64_t j2 = 0; j2 < Jt2; ++j2) {\n"
-            "              x.read_C(x.I().level1(i1), x.J().tile(j1, j2));\n"
-            "              for (std::int64_t k2 = 0; k2 < Kt2; ++k2) {\n"
-            "                x.read_A(x.I().level1(i1), x.K().tile(k1, k2));\n"
-            "                x.multiply(i1, j1 * Jt2 + j2, k1 * Kt2 + k2);\n"
-            "              }\n"
-            "              x.write_C(x.I().level1(i1), x.J().tile(j1, j2));\n"
-            "            }\n"
-            "          }\n"
-            "        }\n"
-            "      }\n"
-            "      x.shift_operand_files();  // Cannon on files: shift A's file one rank left and B's one rank up\n"
-            "    }\n"
-            "  });\n");
+  const std::string text =
+      matmul_with("outside-rotation order=BCA P=4 I=i:2x1 J=j:1x1 K=k:1x2 dist=i,j,k split=optimal");
+  EXPECT_EQ(
+      nest_of(text),
+      "  const std::int64_t It1 = x.I().t1(), Jt1 = x.J().t1(), Jt2 = x.J().t2(), Kt1 = x.K().t1(), Kt2 = x.K().t2();\n"
+      "  x.compute([&] {\n"
+      "    // order BCA: [J1 K1: read B] [I1 J2: read C | write C] [K2: read A, compute]\n"
+      "    for (std::int64_t round = 0; round < x.rounds(); ++round) {\n"
+      "      for (std::int64_t j1 = 0; j1 < Jt1; ++j1) {\n"
+      "        for (std::int64_t k1 = 0; k1 < Kt1; ++k1) {\n"
+      "          x.read_B(x.J().level1(j1), x.K().level1(k1));\n"
+      "          for (std::int64_t i1 = 0; i1 < It1; ++i1) {\n"
+      "            for (std::int64_t j2 = 0; j2 < Jt2; ++j2) {\n"
+      "              x.read_C(x.I().level1(i1), x.J().tile(j1, j2));\n"
+      "              for (std::int64_t k2 = 0; k2 < Kt2; ++k2) {\n"
+      "                x.read_A(x.I().level1(i1), x.K().tile(k1, k2));\n"
+      "                x.multiply(i1, j1 * Jt2 + j2, k1 * Kt2 + k2);\n"
+      "              }\n"
+      "              x.write_C(x.I().level1(i1), x.J().tile(j1, j2));\n"
+      "            }\n"
+      "          }\n"
+      "        }\n"
+      "      }\n"
+      "      x.shift_operand_files();  // Cannon on files: shift A's file one rank left and B's one rank up\n"
+      "    }\n"
+      "  });\n");
 }
 
 // Accumulation inside: the partial C tile is summed over the ranks right before its write.
 TEST(Emit, InsideAccumulationABC) {
-  const std::string text = matmul_with("inside-accumulation order=ABC P=4 I=i:1x2 J=j:4x1 K=k:1x1 dist=-,-,k split=optimal");
+  const std::string text =
+      matmul_with("inside-accumulation order=ABC P=4 I=i:1x2 J=j:4x1 K=k:1x1 dist=-,-,k split=optimal");
   EXPECT_EQ(nest_of(text),
             "  const std::int64_t It1 = x.I().t1(), It2 = x.I().t2(), Jt1 = x.J().t1(), Kt1 = x.K().t1();\n"
             "  x.compute([&] {\n"
@@ -182,7 +188,8 @@ TEST(Emit, InsideAccumulationABC) {
 
 // Accumulation outside: partial C files, summed into rank 0's after the nest.
 TEST(Emit, OutsideAccumulationCBA) {
-  const std::string text = matmul_with("outside-accumulation order=CBA P=4 I=i:2x2 J=j:2x1 K=k:1x1 dist=-,-,k split=optimal");
+  const std::string text =
+      matmul_with("outside-accumulation order=CBA P=4 I=i:2x2 J=j:2x1 K=k:1x1 dist=-,-,k split=optimal");
   EXPECT_EQ(nest_of(text),
             "  const std::int64_t It1 = x.I().t1(), It2 = x.I().t2(), Jt1 = x.J().t1(), Kt1 = x.K().t1();\n"
             "  x.compute([&] {\n"
@@ -257,39 +264,57 @@ TEST(Emit, GemmSpecOfAPermutedContraction) {
     for (auto e : x) s += (s.empty() ? "" : ", ") + std::to_string(e);
     return "{" + s + "}";
   };
-  EXPECT_EQ(excerpt(text, "// Contraction 1", "spec.predicted[3]"),
-            "// Contraction 1 (dir/four.tce:7): T[b,c,a] -= 0.5 * A[c,q,a,p] * B[p,b,q]\n"
-            "//   T(I,J) -= A(I,K) * B(J,K) with A = A, B = B; I = {c,a}, J = {b}, K = {q,p}\n"
-            "// Plan: " + plan + "\n" +
-            excerpt(text, "// Predicted per rank", "// Predicted per rank") +
-            "// Memory per rank (bytes): tile of A " + std::to_string(tb.A) + ", tile of B " + std::to_string(tb.B) +
-            ", tile of C " + std::to_string(tb.C) + "; peak " + std::to_string(tb.A + tb.B + tb.C) + "\n"
-            "void contraction_1(tcert::Run& run) {\n"
-            "  tcert::GemmSpec spec;\n"
-            "  spec.statement = \"T[b,c,a] -= 0.5 * A[c,q,a,p] * B[p,b,q]\";\n"
-            "  spec.plan = \"" + plan + "\";\n"
-            "  spec.order = \"CAB\";\n"
-            "  tcert::GaoSpec& gao = spec.method.emplace<tcert::GaoSpec>();  // run by tcert::DistributedGemm\n"
-            "  gao.comm = tcert::Communication::Inside;\n"
-            "  gao.algorithm = tcert::Algorithm::Rotation;\n"
-            "  // Macro-indices: per index {extent, t1, t2}, then the position of the distribution index (-1: none).\n"
-            "  spec.I = {{{/*c*/ 13, 1, 1}, {/*a*/ 13, 1, 1}}, 0};  // I: distributed over c\n"
-            "  spec.J = {{{/*b*/ 13, 1, 2}}, 0};  // J: distributed over b\n"
-            "  spec.K = {{{/*q*/ 11, 1, 1}, {/*p*/ 13, 1, 1}}, 1};  // K: distributed over p\n"
-            "  // Tensors: name and stored extents, then the stored dimension of each position of [I,K], [J,K], [I,J].\n"
-            "  spec.A = {{\"A\", {13, 11, 13, 13}}, {0, 2, 1, 3}};\n"
-            "  spec.B = {{\"B\", {13, 13, 11}}, {1, 2, 0}};\n"
-            "  spec.C = {{\"T\", {13, 13, 13}}, {1, 2, 0}};\n"
-            "  spec.alpha = -0.5;  // coefficient, negated for -=\n"
-            "  gao.capacity_A = " + std::to_string(tb.A / 8) + ";  // tile buffer elements per rank\n"
-            "  gao.capacity_B = " + std::to_string(tb.B / 8) + ";\n"
-            "  gao.capacity_C = " + std::to_string(tb.C / 8) + ";\n"
-            "  spec.planned_memory_bytes = " + std::to_string(tb.A + tb.B + tb.C) +
-            ";  // the plan's peak per rank; the runtime refuses to need more\n"
-            "  spec.predicted[0] = " + list(v.disk_read_bytes) + ";  // disk read bytes per rank\n"
-            "  spec.predicted[1] = " + list(v.disk_write_bytes) + ";  // disk write bytes per rank\n"
-            "  spec.predicted[2] = " + list(v.comm_sent_bytes) + ";  // bytes sent per rank\n"
-            "  spec.predicted[3] = " + list(v.comm_recv_bytes) + ";  // bytes received per rank\n");
+  EXPECT_EQ(
+      excerpt(text, "// Contraction 1", "spec.predicted[3]"),
+      "// Contraction 1 (dir/four.tce:7): T[b,c,a] -= 0.5 * A[c,q,a,p] * B[p,b,q]\n"
+      "//   T(I,J) -= A(I,K) * B(J,K) with A = A, B = B; I = {c,a}, J = {b}, K = {q,p}\n"
+      "// Plan: " +
+          plan + "\n" + excerpt(text, "// Predicted per rank", "// Predicted per rank") +
+          "// Memory per rank (bytes): tile of A " + std::to_string(tb.A) + ", tile of B " + std::to_string(tb.B) +
+          ", tile of C " + std::to_string(tb.C) + "; peak " + std::to_string(tb.A + tb.B + tb.C) +
+          "\n"
+          "void contraction_1(tcert::Run& run) {\n"
+          "  tcert::GemmSpec spec;\n"
+          "  spec.statement = \"T[b,c,a] -= 0.5 * A[c,q,a,p] * B[p,b,q]\";\n"
+          "  spec.plan = \"" +
+          plan +
+          "\";\n"
+          "  spec.order = \"CAB\";\n"
+          "  tcert::GaoSpec& gao = spec.method.emplace<tcert::GaoSpec>();  // run by tcert::DistributedGemm\n"
+          "  gao.comm = tcert::Communication::Inside;\n"
+          "  gao.algorithm = tcert::Algorithm::Rotation;\n"
+          "  // Macro-indices: per index {extent, t1, t2}, then the position of the distribution index (-1: none).\n"
+          "  spec.I = {{{/*c*/ 13, 1, 1}, {/*a*/ 13, 1, 1}}, 0};  // I: distributed over c\n"
+          "  spec.J = {{{/*b*/ 13, 1, 2}}, 0};  // J: distributed over b\n"
+          "  spec.K = {{{/*q*/ 11, 1, 1}, {/*p*/ 13, 1, 1}}, 1};  // K: distributed over p\n"
+          "  // Tensors: name and stored extents, then the stored dimension of each position of [I,K], [J,K], [I,J].\n"
+          "  spec.A = {{\"A\", {13, 11, 13, 13}}, {0, 2, 1, 3}};\n"
+          "  spec.B = {{\"B\", {13, 13, 11}}, {1, 2, 0}};\n"
+          "  spec.C = {{\"T\", {13, 13, 13}}, {1, 2, 0}};\n"
+          "  spec.alpha = -0.5;  // coefficient, negated for -=\n"
+          "  gao.capacity_A = " +
+          std::to_string(tb.A / 8) +
+          ";  // tile buffer elements per rank\n"
+          "  gao.capacity_B = " +
+          std::to_string(tb.B / 8) +
+          ";\n"
+          "  gao.capacity_C = " +
+          std::to_string(tb.C / 8) +
+          ";\n"
+          "  spec.planned_memory_bytes = " +
+          std::to_string(tb.A + tb.B + tb.C) +
+          ";  // the plan's peak per rank; the runtime refuses to need more\n"
+          "  spec.predicted[0] = " +
+          list(v.disk_read_bytes) +
+          ";  // disk read bytes per rank\n"
+          "  spec.predicted[1] = " +
+          list(v.disk_write_bytes) +
+          ";  // disk write bytes per rank\n"
+          "  spec.predicted[2] = " +
+          list(v.comm_sent_bytes) +
+          ";  // bytes sent per rank\n"
+          "  spec.predicted[3] = " +
+          list(v.comm_recv_bytes) + ";  // bytes received per rank\n");
   EXPECT_NE(text.find("void run_steps(tcert::Run& run) {\n"
                       "  contraction_1(run);\n"
                       "}\n"),
@@ -303,27 +328,33 @@ TEST(Emit, GemmSpecOfAPermutedContraction) {
 }
 
 TEST(Emit, HeaderNamesInputAndMachine) {
-  const std::string text = matmul_with("inside-rotation order=CAB P=4 I=i:2x1 J=j:2x3 K=k:2x1 dist=i,j,k split=optimal");
-  EXPECT_EQ(text.rfind("// Generated by tcec 0.1.0 from " + example("matmul.tce") + " — do not edit.\n"
-                       "// Machine osc_itanium2: P = 4, memory 64000000 bytes per rank, network 200000000 B/s, "
-                       "disk read 8000000 B/s, disk write 8000000 B/s\n", 0),
+  const std::string text =
+      matmul_with("inside-rotation order=CAB P=4 I=i:2x1 J=j:2x3 K=k:2x1 dist=i,j,k split=optimal");
+  EXPECT_EQ(text.rfind("// Generated by tcec 0.1.0 from " + example("matmul.tce") +
+                           " — do not edit.\n"
+                           "// Machine osc_itanium2: P = 4, memory 64000000 bytes per rank, network 200000000 B/s, "
+                           "disk read 8000000 B/s, disk write 8000000 B/s\n",
+                       0),
             0u)
       << text;
   EXPECT_NE(text.find("#include \"runtime/tcert.h\""), std::string::npos);
-  EXPECT_NE(text.find("namespace tcec_gen {\n\n"
-                      "tcert::Status matmul(MPI_Comm comm, const tcert::TensorLocations& tensors, const tcert::RunOptions& "
-                      "options) {\n"
-                      "  return tcert::run_generated(comm, tensors, options, program_info(), run_steps);\n"
-                      "}\n\n"
-                      "}  // namespace tcec_gen\n"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find("namespace tcec_gen {\n\n"
+                "tcert::Status matmul(MPI_Comm comm, const tcert::TensorLocations& tensors, const tcert::RunOptions& "
+                "options) {\n"
+                "  return tcert::run_generated(comm, tensors, options, program_info(), run_steps);\n"
+                "}\n\n"
+                "}  // namespace tcec_gen\n"),
+      std::string::npos)
       << text;
   EXPECT_NE(text.find("\nint main(int argc, char** argv) {\n"
                       "  return tcert::program_main(argc, argv, program_info(), tcec_gen::matmul);\n}\n"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("// Predicted per rank (bytes): disk read 127936000 .. 128064000, disk write 31968000 .. 32032000, "),
-            std::string::npos) << text.substr(text.find("// Predicted"), 200);
+  EXPECT_NE(
+      text.find("// Predicted per rank (bytes): disk read 127936000 .. 128064000, disk write 31968000 .. 32032000, "),
+      std::string::npos)
+      << text.substr(text.find("// Predicted"), 200);
 }
 
 // User text reaches the program only as escaped literals and sanitised comments.
@@ -369,12 +400,15 @@ TEST(Emit, LibraryForm) {
                           "namespace tcec_gen {\n\n"),
             std::string::npos)
       << g.header;
-  EXPECT_NE(g.header.find("/// Runs the statements of\n"
-                          "///   " + example("matmul.tce") + " (1 statement)\n"
-                          "/// as tcec planned them for P = 4 ranks with 64000000 bytes of tile memory each, on the ranks of\n"
-                          "/// `comm` (which must have 4 ranks). Tensors are float64, C order:\n"
-                          "///   inputs:  A[4000, 4000], B[4000, 4000]\n"
-                          "///   outputs: C[4000, 4000]\n"),
+  EXPECT_NE(g.header.find(
+                "/// Runs the statements of\n"
+                "///   " +
+                example("matmul.tce") +
+                " (1 statement)\n"
+                "/// as tcec planned them for P = 4 ranks with 64000000 bytes of tile memory each, on the ranks of\n"
+                "/// `comm` (which must have 4 ranks). Tensors are float64, C order:\n"
+                "///   inputs:  A[4000, 4000], B[4000, 4000]\n"
+                "///   outputs: C[4000, 4000]\n"),
             std::string::npos)
       << g.header;
   EXPECT_NE(g.header.find("\ntcert::Status mat_mul(MPI_Comm comm, const tcert::TensorLocations& tensors, "
@@ -405,12 +439,13 @@ namespace {
 // COSMA: CosmaGemm with the grid and rounds, then Algorithm 1's rounds and the reduce-scatter.
 TEST(Emit, CosmaRoundsAndReduceScatter) {
   const std::string text = matmul_with("cosma grid=2x2x1 rounds=8 P=4 split=optimal");
-  EXPECT_NE(text.find("  tcert::CosmaSpec& cosma = spec.method.emplace<tcert::CosmaSpec>();  // run by tcert::CosmaGemm\n"
-                      "  cosma.grid[0] = 2;  // pm: ranks along I\n"
-                      "  cosma.grid[1] = 2;  // pn: ranks along J\n"
-                      "  cosma.grid[2] = 1;  // pk: ranks along K\n"
-                      "  cosma.rounds = 8;  // t: rounds along K\n"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find("  tcert::CosmaSpec& cosma = spec.method.emplace<tcert::CosmaSpec>();  // run by tcert::CosmaGemm\n"
+                "  cosma.grid[0] = 2;  // pm: ranks along I\n"
+                "  cosma.grid[1] = 2;  // pn: ranks along J\n"
+                "  cosma.grid[2] = 1;  // pk: ranks along K\n"
+                "  cosma.rounds = 8;  // t: rounds along K\n"),
+      std::string::npos)
       << text;
   EXPECT_EQ(text.find("capacity_A"), std::string::npos);
   EXPECT_EQ(excerpt(text, "tcert::CosmaGemm x", "  });"),
@@ -424,7 +459,8 @@ TEST(Emit, CosmaRoundsAndReduceScatter) {
             "      // alpha * A slice * B slice^T; meanwhile the next round's pieces are read and its B slice\n"
             "      // is gathered into the other buffers (double buffering)\n"
             "      x.gather_A_and_multiply();\n"
-            "    }\n"            "    x.reduce_scatter_C();  // ring reduce-scatter of the partial C blocks among the pk ranks (x,y,*);\n"
+            "    }\n"
+            "    x.reduce_scatter_C();  // ring reduce-scatter of the partial C blocks among the pk ranks (x,y,*);\n"
             "                           // this rank's piece stays in memory until finish() writes it\n"
             "  });\n");
 }

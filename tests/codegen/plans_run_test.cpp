@@ -41,7 +41,7 @@ Checked check_seed(std::uint64_t seed) {
   const ir::Program& program = *r.program;
   const costmodel::Machine machine = costmodel::machine_from(*program.machine);
   costmodel::PlanOptions options;
-  const std::uint64_t draw = seed * 0x9E3779B97F4A7C15ull >> 32;   // independent of the shard (seed mod 4)
+  const std::uint64_t draw = seed * 0x9E3779B97F4A7C15ull >> 32;  // independent of the shard (seed mod 4)
   options.split = draw % 3 == 0 ? costmodel::MemorySplit::Thirds : costmodel::MemorySplit::Optimal;
   options.handoff = draw / 3 % 4 != 1;
   // A quarter of the programs with outside accumulation forced: its partial C files are what a
@@ -50,17 +50,16 @@ Checked check_seed(std::uint64_t seed) {
   if (draw / 12 % 4 == 0) options.force_method = "outside-accumulation";
   const std::vector<costmodel::StatementPlan> plans = costmodel::plan_program(program, machine, options);
   const auto memory = static_cast<std::uint64_t>(machine.memory_bytes);
-  std::set<std::string> kept;   // tensors a step kept on the ranks (runtime Run::keep)
+  std::set<std::string> kept;  // tensors a step kept on the ranks (runtime Run::keep)
   out.planned = codegen::check_program(program, plans).empty();
   for (const costmodel::StatementPlan& sp : plans) {
     if (!sp.feasible) continue;
-    const std::string where = fmt::format("seed {} (P = {}, memory {} B, split {}, hand-off {}, method {}), line {}: {}\n{}\n",
-                                          seed, machine.processors, memory,
-                                          costmodel::split_name(options.split),
-                                          options.handoff ? "on" : "off", options.force_method.value_or("any"),
-                                          sp.statement->loc.line,
-                                          sp.plan.to_string(), rp.text);
-    const tcert::GemmSpec spec = codegen::gemm_spec(program, machine, sp, costmodel::accumulates(program, *sp.statement));
+    const std::string where =
+        fmt::format("seed {} (P = {}, memory {} B, split {}, hand-off {}, method {}), line {}: {}\n{}\n", seed,
+                    machine.processors, memory, costmodel::split_name(options.split), options.handoff ? "on" : "off",
+                    options.force_method.value_or("any"), sp.statement->loc.line, sp.plan.to_string(), rp.text);
+    const tcert::GemmSpec spec =
+        codegen::gemm_spec(program, machine, sp, costmodel::accumulates(program, *sp.statement));
     ++out.plans;
     out.handoffs += spec.take_A || spec.take_B || spec.take_C;
     tcert::StepMemory need;
@@ -79,8 +78,8 @@ Checked check_seed(std::uint64_t seed) {
       EXPECT_EQ(need.parts[i].load_stage, sp.memory.parts[i].load_stage) << where;
     }
     // A taken tensor was kept by an earlier step (else the runtime stops: "should be kept").
-    for (auto [take, binding] : {std::pair{spec.take_A, &spec.A}, std::pair{spec.take_B, &spec.B},
-                                 std::pair{spec.take_C, &spec.C}})
+    for (auto [take, binding] :
+         {std::pair{spec.take_A, &spec.A}, std::pair{spec.take_B, &spec.B}, std::pair{spec.take_C, &spec.C}})
       if (take) {
         EXPECT_TRUE(kept.count(binding->shape.name)) << where << binding->shape.name << " is not kept";
       }
@@ -92,7 +91,8 @@ Checked check_seed(std::uint64_t seed) {
 // 2000 programs in four shards (ctest runs them side by side); TCEC_PROPERTY_SEEDS=N checks
 // seeds 0 .. N-1 instead, for a longer search by hand.
 constexpr std::uint64_t kShards = 4;
-const std::uint64_t kSeeds = std::getenv("TCEC_PROPERTY_SEEDS") ? std::strtoull(std::getenv("TCEC_PROPERTY_SEEDS"), nullptr, 10) : 2000;
+const std::uint64_t kSeeds =
+    std::getenv("TCEC_PROPERTY_SEEDS") ? std::strtoull(std::getenv("TCEC_PROPERTY_SEEDS"), nullptr, 10) : 2000;
 
 class PlansRun : public ::testing::TestWithParam<std::uint64_t> {};
 

@@ -11,8 +11,8 @@
 
 #include <fmt/format.h>
 
-#include "costmodel/method.h"
 #include "costmodel/analysis.h"
+#include "costmodel/method.h"
 #include "costmodel/methods/cosma/cosma.h"
 #include "costmodel/methods/gao/simulate.h"
 #include "frontend/frontend.h"
@@ -81,7 +81,7 @@ TEST(Cosma, OneRankMovesNothing) {
   const CosmaRankWords w = cosma_rank_words(s.grid, 300, 200, 100, 0);
   EXPECT_EQ(w.sent, 0u);
   EXPECT_EQ(w.recv, 0u);
-  EXPECT_EQ(w.read, 0u);   // one round: in memory from the load phase
+  EXPECT_EQ(w.read, 0u);  // one round: in memory from the load phase
   EXPECT_EQ(w.write, 0u);
   EXPECT_EQ(w.owned, 300u * 100 + 200u * 100);
   EXPECT_EQ(w.result, 300u * 200);
@@ -112,9 +112,9 @@ TEST(Cosma, LeastRoundsThatFit) {
   EXPECT_EQ(cosma_min_rounds(2000, 2000, 4000, 8e6, MemorySplit::Optimal), 8);  // 4M of C + 2·4000·500
   EXPECT_EQ(cosma_min_rounds(2000, 2000, 4000, kUnlimited, MemorySplit::Optimal), 1);
   EXPECT_EQ(cosma_min_rounds(4000, 2000, 2000, 8e6, MemorySplit::Optimal), 0);  // C alone fills S
-  EXPECT_EQ(cosma_min_rounds(10, 10, 10, 300, MemorySplit::Optimal), 1);         // 100 + 20·10 = 300
-  EXPECT_EQ(cosma_min_rounds(10, 10, 10, 299, MemorySplit::Optimal), 3);         // 100 + 2·20·4 <= 299
-  EXPECT_EQ(cosma_min_rounds(10, 10, 10, 140, MemorySplit::Optimal), 10);        // 100 + 2·20·1
+  EXPECT_EQ(cosma_min_rounds(10, 10, 10, 300, MemorySplit::Optimal), 1);        // 100 + 20·10 = 300
+  EXPECT_EQ(cosma_min_rounds(10, 10, 10, 299, MemorySplit::Optimal), 3);        // 100 + 2·20·4 <= 299
+  EXPECT_EQ(cosma_min_rounds(10, 10, 10, 140, MemorySplit::Optimal), 10);       // 100 + 2·20·1
   EXPECT_EQ(cosma_min_rounds(10, 10, 10, 139, MemorySplit::Optimal), 0);
   EXPECT_EQ(cosma_min_rounds(1000, 1000, 3000, 3.3e6, MemorySplit::Thirds), 6);  // 2·550 columns per third
   EXPECT_EQ(cosma_min_rounds(1000, 1000, 3000, 2.9e6, MemorySplit::Thirds), 0);  // C > S/3
@@ -217,8 +217,10 @@ TEST(Cosma, FourShapesOnSmallMachinesMatchTheWalkAndTheBound) {
           EXPECT_EQ(owned, m * k + n * k) << what;
           EXPECT_EQ(result, m * n) << what;
           EXPECT_EQ(sum_of(v.disk_read_bytes), 8 * streamed) << what;
-          if (g.rounds <= 2) EXPECT_EQ(streamed, 0u) << what;
-          else EXPECT_TRUE(streamed > 0 && streamed < owned) << what;
+          if (g.rounds <= 2)
+            EXPECT_EQ(streamed, 0u) << what;
+          else
+            EXPECT_TRUE(streamed > 0 && streamed < owned) << what;
           EXPECT_EQ(sum_of(v.disk_write_bytes), 0u) << what;
           for (std::int64_t r = g.used(); r < P; ++r)
             EXPECT_EQ(v.disk_read_bytes[r] + v.disk_write_bytes[r] + v.comm_sent_bytes[r] + v.comm_recv_bytes[r], 0u)
@@ -237,15 +239,17 @@ TEST(Cosma, EveryGridAndRoundCountMatchesTheWalk) {
   // Small uneven extents, every grid of up to 9 ranks, 1..3 rounds (K parts of 1 column
   // give empty slices): the closed form equals the walk; and the strategies of many small
   // problems report the exact maxima over ranks.
-  for (auto [m, n, k] : std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>>{{7, 5, 11}, {13, 3, 29}, {1, 9, 4}}) {
+  for (auto [m, n, k] :
+       std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>>{{7, 5, 11}, {13, 3, 29}, {1, 9, 4}}) {
     for (std::int64_t P = 1; P <= 9; ++P) {
       const Machine machine = machine_of(P, kUnlimited);
       for (std::int64_t pm = 1; pm <= std::min(P, m); ++pm)
         for (std::int64_t pn = 1; pm * pn <= P && pn <= n; ++pn)
           for (std::int64_t pk = 1; pm * pn * pk <= P && pk <= k; ++pk)
             for (std::int64_t t = 1; t <= std::min<std::int64_t>(3, (k + pk - 1) / pk); ++t)
-              expect_closed_form_equals_walk({pm, pn, pk, t}, m, n, k, machine,
-                                             fmt::format("{}x{}x{} P={} grid {}x{}x{} t={}", m, n, k, P, pm, pn, pk, t));
+              expect_closed_form_equals_walk(
+                  {pm, pn, pk, t}, m, n, k, machine,
+                  fmt::format("{}x{}x{} P={} grid {}x{}x{} t={}", m, n, k, P, pm, pn, pk, t));
     }
   }
   for (std::int64_t m = 1; m <= 13; m += 3)
@@ -288,7 +292,7 @@ TEST(Cosma, GridChoiceEqualsABruteForceOverEveryGrid) {
                   any = true;
                   const std::int64_t t = cosma_min_rounds((m + pm - 1) / pm, (n + pn - 1) / pn, (k + pk - 1) / pk, S,
                                                           MemorySplit::Optimal);
-                  if (t == 0 || t > k / pk) continue;   // every rank cuts its K columns into t rounds
+                  if (t == 0 || t > k / pk) continue;  // every rank cuts its K columns into t rounds
                   const PlanVolumes v = cosma_volumes({pm, pn, pk, t}, m, n, k, machine_of(P, S), 0, P);
                   const u64 recv = max_of(v.comm_recv_bytes) / 8, sent = max_of(v.comm_sent_bytes) / 8;
                   const Key key{static_cast<long double>(recv) * P / p, P - p, t, recv, sent, pm, pn, pk};
@@ -351,7 +355,8 @@ TEST(CosmaPlan, ParseErrorsNameTheProblem) {
   EXPECT_EQ(error_of("cosma grid=1x2 P=4"), "expected grid=PMxPNxPK with positive integers, got '1x2'");
   EXPECT_EQ(error_of("cosma grid=0x2x2"), "expected grid=PMxPNxPK with positive integers, got '0x2x2'");
   EXPECT_EQ(error_of("cosma rounds=0"), "rounds must be a positive integer, got '0'");
-  EXPECT_EQ(error_of("cosma grid=1x1x1 order=ABC"), "a cosma plan has no field 'order' (it has grid, rounds, P and split)");
+  EXPECT_EQ(error_of("cosma grid=1x1x1 order=ABC"),
+            "a cosma plan has no field 'order' (it has grid, rounds, P and split)");
   EXPECT_EQ(error_of("inside-rotation grid=1x1x1"),
             "an inside-rotation plan has no field 'grid' (it has order, bcast, I, J, K, dist, overlap, P and split)");
 }
@@ -367,8 +372,9 @@ TEST(CosmaPlan, CheckValidVolumesAndSimulation) {
   EXPECT_EQ(tb.B, 8u * 2000 * 2000);
   EXPECT_EQ(tb.C, 8u * 4000 * 2000);
   EXPECT_FALSE(check_valid(p, machine_of(4, 8e6), &reason));
-  EXPECT_EQ(reason, "tiles of A, B and C need 64000000 + 32000000 + 64000000 = 160000000 bytes per rank but the "
-                    "memory is 64000000 bytes");
+  EXPECT_EQ(reason,
+            "tiles of A, B and C need 64000000 + 32000000 + 64000000 = 160000000 bytes per rank but the "
+            "memory is 64000000 bytes");
   EXPECT_FALSE(check_valid(cosma_plan(4, {3, 2, 1, 1}), unlimited, &reason));
   EXPECT_EQ(reason, "the grid 3x2x1 needs 6 ranks but P = 4");
   EXPECT_FALSE(check_valid(cosma_plan(4, {1, 1, 2, 2001}), unlimited, &reason));
@@ -404,24 +410,27 @@ TEST(CosmaDryRun, PicksCosmaWhenCommunicationDominatesAndSaysWhy) {
   const Machine slow_network = machine_of(4, 8e6, 1e6, 1e9);
   const std::string text = dry_run_text(program, slow_network, without_sfc());
   EXPECT_NE(text.find("    cosma                      -     grid 2x2x1, 0 idle, 8 rounds (exact schedule)"),
-            std::string::npos) << text;
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find("  chosen: cosma, grid 2x2x1 (0 idle), 8 rounds: 64.048 s predicted (exact schedule)\n"
                       "  why cosma: 64.048 s vs best Gao method inside replication-A (CAB) 128.14 s (2x less "
                       "communication: 64 MB vs 128 MB received per rank)\n"),
-            std::string::npos) << text;
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find("  plan: cosma grid=2x2x1 rounds=8 P=4 split=optimal\n"), std::string::npos) << text;
   EXPECT_NE(text.find("cosma: 64.048 s vs best Gao plan inside-replication (ABC) 96.16 s (1.5x less "
                       "communication: 64 MB vs 96 MB received per rank)"),
-            std::string::npos) << text;
+            std::string::npos)
+      << text;
 
   const nlohmann::json j = dry_run_json(program, slow_network, without_sfc())["contractions"][0];
-  ASSERT_EQ(j["methods"].size(), 7u);   // the six Gao methods and cosma (sfc excluded; tbs: symmetric only)
+  ASSERT_EQ(j["methods"].size(), 7u);  // the six Gao methods and cosma (sfc excluded; tbs: symmetric only)
   const nlohmann::json& row = j["methods"][6];
   EXPECT_EQ(row["comm"], "inside");
   EXPECT_EQ(row["algorithm"], "cosma");
   EXPECT_EQ(row["feasible"], true);
   EXPECT_EQ(row["order"], "-");
-  EXPECT_DOUBLE_EQ(row["model_time_s"].get<double>(), 48e6 / 1e9 + 64e6 / 1e6);   // rounds 2..7 read, C kept
+  EXPECT_DOUBLE_EQ(row["model_time_s"].get<double>(), 48e6 / 1e9 + 64e6 / 1e6);  // rounds 2..7 read, C kept
   EXPECT_EQ(row["grid"], (nlohmann::json{{"pm", 2}, {"pn", 2}, {"pk", 1}}));
   EXPECT_EQ(j["chosen"]["algorithm"], "cosma");
   EXPECT_EQ(j["chosen"]["why"].get<std::string>().rfind("cosma: 64.048 s vs best Gao method", 0), 0u);

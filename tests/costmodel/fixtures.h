@@ -41,9 +41,7 @@ inline ContractionAnalysis analyze_forced(const ir::Program& p, std::size_t stat
 }
 
 /// C(I,J) += A(I,K)·B(J,K) with extents I, J, K and e-byte elements (sizes in bytes).
-inline Problem cube(double I, double J, double K, double e = 8) {
-  return {I, J, K, I * K * e, J * K * e, I * J * e};
-}
+inline Problem cube(double I, double J, double K, double e = 8) { return {I, J, K, I * K * e, J * K * e, I * J * e}; }
 
 /// Gao et al. Table 9 (notes/gao-model.md): extents 4000, 8-byte elements.
 inline Problem table9_problem() { return cube(4000, 4000, 4000); }
@@ -86,7 +84,8 @@ inline GroupTiling random_group(std::mt19937_64& rng, const char* prefix, std::i
     g.indices.push_back(x);
   }
   // A distribution index large enough for any grid of the test, cut coarsely.
-  IndexTiles d{std::string(prefix) + "d", std::uniform_int_distribution<std::int64_t>(min_extent, 3 * min_extent + 4)(rng), 1, 1};
+  IndexTiles d{std::string(prefix) + "d",
+               std::uniform_int_distribution<std::int64_t>(min_extent, 3 * min_extent + 4)(rng), 1, 1};
   d.t1 = std::uniform_int_distribution<std::int64_t>(1, std::max<std::int64_t>(1, d.extent / (2 * min_extent)))(rng);
   g.dist = std::uniform_int_distribution<int>(0, n)(rng);
   g.indices.insert(g.indices.begin() + g.dist, d);

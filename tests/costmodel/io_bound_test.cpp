@@ -18,12 +18,12 @@ TEST(IoBound, MatmulOnTable8TheoremOneBindsTheBytesAndTheDiskTheTime) {
   const ContractionAnalysis a = analyze(p, p.statements[0], m, {});
   ASSERT_TRUE(a.plan.feasible) << a.plan.reason;
   const IoBound b = io_bound(a, m);
-  EXPECT_DOUBLE_EQ(b.compulsory_read_bytes, 2 * 4000.0 * 4000 * 8 / 4);   // A and B, a quarter each
+  EXPECT_DOUBLE_EQ(b.compulsory_read_bytes, 2 * 4000.0 * 4000 * 8 / 4);  // A and B, a quarter each
   EXPECT_DOUBLE_EQ(b.compulsory_write_bytes, 4000.0 * 4000 * 8 / 4);
   // Theorem 1: 2mnk/(P√S) + mn/P words, S = 64 MB / 8 B.
   const double q = (2 * 64e9 / (4 * std::sqrt(8e6)) + 16e6 / 4) * 8;
   EXPECT_DOUBLE_EQ(b.theorem1_bytes, q);
-  EXPECT_EQ(b.binds, IoBound::Binds::theorem1);   // 122.5 MB against 64 + 32 MB and 77.3 MB
+  EXPECT_EQ(b.binds, IoBound::Binds::theorem1);  // 122.5 MB against 64 + 32 MB and 77.3 MB
   // All four memories as one: (2mnk/√(4S) + mn)/4 words.
   EXPECT_DOUBLE_EQ(b.aggregate_bytes, (2 * 64e9 / std::sqrt(4 * 8e6) + 16e6) / 4 * 8);
   EXPECT_DOUBLE_EQ(b.bytes, q);
@@ -72,8 +72,8 @@ TEST(IoBound, WithLittleMemoryTheDisksOfAllMemoriesBindTheTime) {
   const IoBound b = io_bound(analyze(p, p.statements[0], m, {}), m);
   const double aggregate = (2 * 64e9 / std::sqrt(4 * 3e6) + 16e6) / 4 * 8;
   EXPECT_DOUBLE_EQ(b.aggregate_bytes, aggregate);
-  EXPECT_EQ(b.binds, IoBound::Binds::theorem1);   // 180 MB in bytes, at the network's speed
-  EXPECT_DOUBLE_EQ(b.time_s, aggregate / 8e6);    // B_dr = B_dw: every byte at 8 MB/s
+  EXPECT_EQ(b.binds, IoBound::Binds::theorem1);  // 180 MB in bytes, at the network's speed
+  EXPECT_DOUBLE_EQ(b.time_s, aggregate / 8e6);   // B_dr = B_dw: every byte at 8 MB/s
   EXPECT_EQ(b.time_binds, IoBound::Binds::aggregate);
   EXPECT_GT(b.time_s, 12.0);
   EXPECT_EQ(io_bound_json(b)["aggregate_bytes"].get<double>(), aggregate);

@@ -8,10 +8,10 @@
 
 #include <gtest/gtest.h>
 
-#include "costmodel/methods/gao/gao.h"
 #include "costmodel/costmodel.h"
-#include "costmodel/program/layout.h"
+#include "costmodel/methods/gao/gao.h"
 #include "costmodel/partition.h"
+#include "costmodel/program/layout.h"
 #include "fixtures.h"
 #include "frontend/frontend.h"
 
@@ -51,7 +51,7 @@ std::int64_t plan_owner(const Plan& plan, GemmArray array, const std::vector<std
     const RankParts rp = rank_parts(plan, r);
     const std::int64_t rr = array == GemmArray::A ? rp.A_rows : array == GemmArray::B ? rp.B_rows : rp.C_rows;
     const std::int64_t rc = array == GemmArray::A ? rp.A_cols : array == GemmArray::B ? rp.B_cols : rp.C_cols;
-    if (std::max<std::int64_t>(rr, 0) == row && std::max<std::int64_t>(rc, 0) == col) return r;   // -1: whole
+    if (std::max<std::int64_t>(rr, 0) == row && std::max<std::int64_t>(rc, 0) == col) return r;  // -1: whole
   }
   ADD_FAILURE() << "no rank holds the element";
   return -1;
@@ -137,7 +137,7 @@ TEST(Layout, ExchangesEqualAnElementByElementCount) {
             std::shuffle(long_dims.begin(), long_dims.end(), rng);
             long_dims.resize(std::min<std::size_t>(long_dims.size(), 1 + trial % 2));
             d.dims = long_dims;
-            if (d.dims.size() == 2) d.grid = {1, P};   // every grid dimension <= its extent
+            if (d.dims.size() == 2) d.grid = {1, P};  // every grid dimension <= its extent
             t.distribution = d;
             const TensorLayout declared = declared_layout(program, t, P);
             const TensorLayout planned = plan_layout(p, array, names);
@@ -157,7 +157,7 @@ TEST(Layout, ExchangesEqualAnElementByElementCount) {
 std::vector<StatementPlan> plan_text(const std::string& text, const char* method) {
   auto parsed = frontend::parse_source("t.tce", text, {});
   EXPECT_TRUE(parsed.ok()) << parsed.diagnostics.render();
-  static std::deque<ir::Program> keep;   // plans point into their program (a deque never moves it)
+  static std::deque<ir::Program> keep;  // plans point into their program (a deque never moves it)
   keep.push_back(*parsed.program);
   PlanOptions options;
   EXPECT_TRUE(parse_method(method, &options));
@@ -185,7 +185,8 @@ TEST(Layout, Table1DistributionsMoveNothingBetweenRanks) {
   EXPECT_EQ(most(acc[0].redistribution.comm_sent_bytes), 0u);
   // Replication of B: A.dist = C.dist = <i>; the plan distributes I by i although a... is
   // another index of I (chosen to match the declarations).
-  auto rep = plan_text(program + "distribute A[i,a,k] over (i);\ndistribute C[i,a,j] over (i);\n", "inside-replication");
+  auto rep =
+      plan_text(program + "distribute A[i,a,k] over (i);\ndistribute C[i,a,j] over (i);\n", "inside-replication");
   ASSERT_TRUE(rep.at(0).feasible);
   EXPECT_EQ(gao(rep[0].plan).replicated, ReplicatedOperand::B);
   EXPECT_EQ(rep[0].plan.I.indices[static_cast<std::size_t>(rep[0].plan.I.dist)].name, "i");

@@ -57,8 +57,8 @@ std::string describe(const MethodKey& k) {
   static const char* orders[] = {"ABC", "ACB", "BAC", "BCA", "CAB", "CBA"};
   static const char* algorithms[] = {"rotation", "replication", "accumulation"};
   const auto [comm, algorithm, order, replicated] = k;
-  return std::string(comm == CommMethod::Inside ? "inside/" : "outside/") +
-         algorithms[static_cast<int>(algorithm)] + " " + orders[static_cast<int>(order)] +
+  return std::string(comm == CommMethod::Inside ? "inside/" : "outside/") + algorithms[static_cast<int>(algorithm)] +
+         " " + orders[static_cast<int>(order)] +
          (algorithm == Algorithm::Replication
               ? (replicated == ReplicatedOperand::A ? " (A replicated)" : " (B replicated)")
               : "");
@@ -97,8 +97,7 @@ struct Coverage {
   double worst_relative_difference = 0;
 };
 
-void check_agreement(const Problem& pr, const Machine& m, const MethodKey& k, int trial,
-                     Coverage& coverage) {
+void check_agreement(const Problem& pr, const Machine& m, const MethodKey& k, int trial, Coverage& coverage) {
   const auto [comm, algorithm, order, replicated] = k;
   const ModelPoint closed = model_optimum(pr, m, comm, algorithm, order, replicated);
   const ModelPoint numeric = numerical_optimum(pr, m, comm, algorithm, order, replicated);
@@ -110,17 +109,15 @@ void check_agreement(const Problem& pr, const Machine& m, const MethodKey& k, in
   }
   const double difference = relative_difference(closed.time_s, numeric.time_s);
   coverage.worst_relative_difference = std::max(coverage.worst_relative_difference, difference);
-  ASSERT_LE(difference, 1e-9)
-      << where << ": closed " << closed.time_s << " s, numerical " << numeric.time_s
-      << " s, case " << closed.case_id;
+  ASSERT_LE(difference, 1e-9) << where << ": closed " << closed.time_s << " s, numerical " << numeric.time_s
+                              << " s, case " << closed.case_id;
   // The numerical point is feasible, so it can only be (within its precision)
   // above the optimum: a closed form beaten by it is not the minimum.
   ASSERT_GE(numeric.time_s, closed.time_s * (1 - 1e-11)) << where;
   const ModelPoint at_tiles = evaluate_model(pr, m, comm, algorithm, order, replicated, closed.tiles);
   ASSERT_LE(relative_difference(closed.time_s, at_tiles.time_s), 1e-12) << where;
   std::string reason;
-  ASSERT_TRUE(fits_memory(pr, m, algorithm, order, replicated, closed.tiles, &reason))
-      << where << ": " << reason;
+  ASSERT_TRUE(fits_memory(pr, m, algorithm, order, replicated, closed.tiles, &reason)) << where << ": " << reason;
   ASSERT_TRUE(fits_memory(pr, m, algorithm, order, replicated, numeric.tiles, &reason))
       << where << " (numerical): " << reason;
   // rotation.cpp: inside ABC has It2 > 1 only with Kt1 = 1 (BAC: Jt2, Kt1).
@@ -147,8 +144,7 @@ TEST(NumericalOptimum, AgreesWithClosedFormsAndCoversEveryCase) {
       if (HasFatalFailure()) return;
     }
   }
-  std::cout << "worst relative difference closed form vs numerical: "
-            << coverage.worst_relative_difference << "\n";
+  std::cout << "worst relative difference closed form vs numerical: " << coverage.worst_relative_difference << "\n";
   for (const MethodKey& k : methods) {
     const auto [comm, algorithm, order, replicated] = k;
     const std::set<int>& seen = coverage.case_ids[k];
@@ -170,11 +166,10 @@ double& tile_count(TileCounts& t, int v) {
   return *slots[v];
 }
 
-TileCounts random_neighbour(const TileCounts& centre, DiskPlacementOrder order,
-                            const TileThresholds& th, Sampler& sampler) {
+TileCounts random_neighbour(const TileCounts& centre, DiskPlacementOrder order, const TileThresholds& th,
+                            Sampler& sampler) {
   TileCounts t = centre;
-  for (int v = 0; v < 6; ++v)
-    tile_count(t, v) = std::max(1.0, tile_count(t, v) * sampler.log_uniform(0.74, 1.35));
+  for (int v = 0; v < 6; ++v) tile_count(t, v) = std::max(1.0, tile_count(t, v) * sampler.log_uniform(0.74, 1.35));
   const double least[] = {th.a, th.b, th.c};
   for (int x = 0; x < 3; ++x) {
     auto cuts = [&](const TileCounts& u) {
@@ -189,8 +184,7 @@ TileCounts random_neighbour(const TileCounts& centre, DiskPlacementOrder order,
       tile_count(probe, v) = 2;
       if (cuts(probe) > 1) members.push_back(v);
     }
-    const int v = members[std::uniform_int_distribution<std::size_t>(0, members.size() - 1)(
-        sampler.rng)];
+    const int v = members[std::uniform_int_distribution<std::size_t>(0, members.size() - 1)(sampler.rng)];
     tile_count(t, v) *= least[x] / have;
   }
   return t;

@@ -5,8 +5,8 @@
 
 #include <fmt/format.h>
 
-#include "costmodel/methods/gao/gao.h"
 #include "costmodel/analysis.h"
+#include "costmodel/methods/gao/gao.h"
 #include "frontend/frontend.h"
 
 namespace tcec::costmodel {
@@ -19,8 +19,10 @@ ir::Program program(const std::string& src) {
 }
 
 std::string square(long n) {
-  return fmt::format("range N = {};\nindex i, j, k : N;\ntensor A[N,N] input;\ntensor B[N,N] input;\n"
-                     "tensor C[N,N] output;\nC[i,j] += A[i,k] * B[j,k];\n", n);
+  return fmt::format(
+      "range N = {};\nindex i, j, k : N;\ntensor A[N,N] input;\ntensor B[N,N] input;\n"
+      "tensor C[N,N] output;\nC[i,j] += A[i,k] * B[j,k];\n",
+      n);
 }
 
 const char* kFourIndex =

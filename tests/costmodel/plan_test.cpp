@@ -8,9 +8,9 @@
 
 #include "costmodel/methods/gao/gao.h"
 #include "costmodel/methods/gao/loop_nest.h"
-#include "costmodel/plan.h"
 #include "costmodel/methods/gao/simulate.h"
 #include "costmodel/methods/gao/volumes.h"
+#include "costmodel/plan.h"
 #include "fixtures.h"
 
 namespace tcec::costmodel {
@@ -81,11 +81,11 @@ TEST(Plan, EvenTilingsReproduceTheModelVolumes) {
   p.J.indices = {{"j", 4000, 8, 1}};
   p.K.indices = {{"k", 4000, 10, 1}};
   p.I.dist = p.J.dist = p.K.dist = 0;
-  p.accumulate = true;   // C read on every pass, as the model counts it (from zero the first is skipped)
+  p.accumulate = true;  // C read on every pass, as the model counts it (from zero the first is skipped)
   gao(p).order = DiskPlacementOrder::ABC;
   const Machine m = roomy(4);
-  const ModelPoint model = evaluate_model(fixtures::table9_problem(), m, CommMethod::Inside,
-                                          Algorithm::Rotation, gao(p).order, ReplicatedOperand::A, p.tile_counts());
+  const ModelPoint model = evaluate_model(fixtures::table9_problem(), m, CommMethod::Inside, Algorithm::Rotation,
+                                          gao(p).order, ReplicatedOperand::A, p.tile_counts());
   const PlanVolumes v = plan_volumes(p, m);
   for (int r = 0; r < 4; ++r) {
     EXPECT_DOUBLE_EQ(static_cast<double>(v.disk_read_bytes[r]), model.disk_read_bytes);
@@ -147,7 +147,8 @@ TEST(Plan, CheckValidNamesTheFailingItem) {
   p.K.indices[0].t1 = 1;
   m.memory_bytes = 59999;  // tiles: 50·50 elements each
   EXPECT_FALSE(check_valid(p, m, &reason));
-  EXPECT_EQ(reason, "tiles of A, B and C need 20000 + 20000 + 20000 = 60000 bytes per rank but the memory is 59999 bytes");
+  EXPECT_EQ(reason,
+            "tiles of A, B and C need 20000 + 20000 + 20000 = 60000 bytes per rank but the memory is 59999 bytes");
 }
 
 }  // namespace

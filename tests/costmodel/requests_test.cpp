@@ -55,21 +55,21 @@ TEST(Requests, LatencyAddsToTheTimeOnlyWhenSet) {
   PlanVolumes v = plan_volumes(p, m);
   const double bandwidth_s = v.time_s;
   plan_requests(p, m, {}, v);
-  EXPECT_EQ(v.time_s, bandwidth_s);   // Gao et al.'s time, bit for bit
+  EXPECT_EQ(v.time_s, bandwidth_s);  // Gao et al.'s time, bit for bit
   m.disk_latency_s = 1e-3;
   plan_requests(p, m, {}, v);
   EXPECT_DOUBLE_EQ(v.time_s, bandwidth_s + 1e-3 * static_cast<double>(v.disk_requests[0]));
 }
 
 TEST(Requests, StagesOneAndThreeCountEachBlocksRunsAndItsTiledCopy) {
-  const Plan p = small_plan();   // inside replication: A and B read directly, no stage-1 layout
+  const Plan p = small_plan();  // inside replication: A and B read directly, no stage-1 layout
   // C: 2 blocks of 4x8; stored [i,j], a block's rows are adjacent (1 run); stored [j,i], none is.
   const StageAccess rows{{0, 1}, {0, 1}, {0, 1}, true, false, true};
-  EXPECT_EQ(gao_stage_requests(p, rows, true), std::vector<std::uint64_t>{(2 + 2) + (2 + 2)});   // start values; stage 3
+  EXPECT_EQ(gao_stage_requests(p, rows, true), std::vector<std::uint64_t>{(2 + 2) + (2 + 2)});  // start values; stage 3
   StageAccess transposed = rows;
   transposed.perm_C = {1, 0};
   EXPECT_EQ(gao_stage_requests(p, transposed, true), std::vector<std::uint64_t>{2 * (2 * 32 + 2)});
-  StageAccess in_place = transposed;   // direct C: the start values' runs read and written, no stage 3
+  StageAccess in_place = transposed;  // direct C: the start values' runs read and written, no stage 3
   in_place.direct_C = true;
   EXPECT_EQ(gao_stage_requests(p, in_place, true), std::vector<std::uint64_t>{2 * 2 * 32});
   in_place.accumulate = false;
@@ -106,40 +106,43 @@ TEST(Requests, NoSwapOfEqualExtentTileCountsGivesFewerRequestsAtTheSameCost) {
   int checked = 0;
   for (const char* statement : statements)
     for (const char* memory : {"96 KB", "24 KB", "8 KB"})
-    for (const char* method : {"inside-replication", "outside-rotation", "inside-accumulation", "outside-replication"}) {
-      const ir::Program prog = fixtures::parse_program(
-          std::string("range N = 24; index a, b, c, j, k : N;\n"
-                      "tensor A[N,N,N,N] input, B[N,N] input, C[N,N,N,N] output;\n") +
-          statement +
-          "\nmachine { processors 4; memory " + memory + "; network 100 MB/s; disk_read 100 MB/s; disk_write 100 MB/s; }\n");
-      const Machine m = machine_from(*prog.machine);
-      const ContractionAnalysis a = fixtures::analyze_forced(prog, 0, m, method);
-      if (!a.plan.feasible) continue;
-      const Plan& p = a.plan.plan;
-      const bool direct = method_of(p).reads_operands_directly(p), direct_C = writes_result_directly(p, nullptr);
-      const ArrayAccess access{direct, direct, direct_C, a.gemm.perm_A, a.gemm.perm_B, a.gemm.perm_C};
-      const StageAccess stages{a.gemm.perm_A, a.gemm.perm_B, a.gemm.perm_C, false, direct_C, true};
-      for (int g = 0; g < 3; ++g) {   // every swap of two non-distribution indices of one group
-        const GroupTiling& group = g == 0 ? p.I : g == 1 ? p.J : p.K;
-        for (std::size_t x = 0; x < group.indices.size(); ++x)
-          for (std::size_t y = x + 1; y < group.indices.size(); ++y) {
-            if (static_cast<int>(x) == group.dist || static_cast<int>(y) == group.dist) continue;
-            PlannedCandidate v = a.plan;
-            GroupTiling& h = g == 0 ? v.plan.I : g == 1 ? v.plan.J : v.plan.K;
-            std::swap(h.indices[x].t1, h.indices[y].t1);
-            std::swap(h.indices[x].t2, h.indices[y].t2);
-            if (!check_valid(v.plan, m, nullptr)) continue;
-            v.volumes = plan_volumes(v.plan, m);
-            v.redistribution = redistribution_volumes(v.plan, m, false);
-            if (v.volumes.disk_read_bytes != a.plan.volumes.disk_read_bytes || v.volumes.wall_s != a.plan.volumes.wall_s)
-              continue;   // not free: the search's business
-            plan_requests(v.plan, m, access, v.volumes);
-            redistribution_requests(v.plan, m, stages, v.redistribution);
-            EXPECT_GE(all_requests(v), all_requests(a.plan)) << statement << " " << memory << " " << method << ": " << v.plan.to_string();
-            ++checked;
-          }
+      for (const char* method :
+           {"inside-replication", "outside-rotation", "inside-accumulation", "outside-replication"}) {
+        const ir::Program prog =
+            fixtures::parse_program(std::string("range N = 24; index a, b, c, j, k : N;\n"
+                                                "tensor A[N,N,N,N] input, B[N,N] input, C[N,N,N,N] output;\n") +
+                                    statement + "\nmachine { processors 4; memory " + memory +
+                                    "; network 100 MB/s; disk_read 100 MB/s; disk_write 100 MB/s; }\n");
+        const Machine m = machine_from(*prog.machine);
+        const ContractionAnalysis a = fixtures::analyze_forced(prog, 0, m, method);
+        if (!a.plan.feasible) continue;
+        const Plan& p = a.plan.plan;
+        const bool direct = method_of(p).reads_operands_directly(p), direct_C = writes_result_directly(p, nullptr);
+        const ArrayAccess access{direct, direct, direct_C, a.gemm.perm_A, a.gemm.perm_B, a.gemm.perm_C};
+        const StageAccess stages{a.gemm.perm_A, a.gemm.perm_B, a.gemm.perm_C, false, direct_C, true};
+        for (int g = 0; g < 3; ++g) {  // every swap of two non-distribution indices of one group
+          const GroupTiling& group = g == 0 ? p.I : g == 1 ? p.J : p.K;
+          for (std::size_t x = 0; x < group.indices.size(); ++x)
+            for (std::size_t y = x + 1; y < group.indices.size(); ++y) {
+              if (static_cast<int>(x) == group.dist || static_cast<int>(y) == group.dist) continue;
+              PlannedCandidate v = a.plan;
+              GroupTiling& h = g == 0 ? v.plan.I : g == 1 ? v.plan.J : v.plan.K;
+              std::swap(h.indices[x].t1, h.indices[y].t1);
+              std::swap(h.indices[x].t2, h.indices[y].t2);
+              if (!check_valid(v.plan, m, nullptr)) continue;
+              v.volumes = plan_volumes(v.plan, m);
+              v.redistribution = redistribution_volumes(v.plan, m, false);
+              if (v.volumes.disk_read_bytes != a.plan.volumes.disk_read_bytes ||
+                  v.volumes.wall_s != a.plan.volumes.wall_s)
+                continue;  // not free: the search's business
+              plan_requests(v.plan, m, access, v.volumes);
+              redistribution_requests(v.plan, m, stages, v.redistribution);
+              EXPECT_GE(all_requests(v), all_requests(a.plan))
+                  << statement << " " << memory << " " << method << ": " << v.plan.to_string();
+              ++checked;
+            }
+        }
       }
-    }
   EXPECT_GT(checked, 0);
 }
 

@@ -14,8 +14,7 @@ namespace {
 using namespace fixtures;
 
 ModelPoint inside_rotation(const Problem& pr, const Machine& m, DiskPlacementOrder order) {
-  return model_optimum(pr, m, CommMethod::Inside, Algorithm::Rotation, order,
-                       ReplicatedOperand::A);
+  return model_optimum(pr, m, CommMethod::Inside, Algorithm::Rotation, order, ReplicatedOperand::A);
 }
 
 // Table 5 (3), ACB with I < √(MP): It1 = 1, Jt1 = C/(MP), Kt1 = A/(MP),

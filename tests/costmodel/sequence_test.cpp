@@ -44,7 +44,7 @@ struct Planned {
 Planned run(const std::string& tail, const char* method) {
   auto parsed = frontend::parse_source("seq.tce", std::string(kHead) + tail + kMachine, {});
   EXPECT_TRUE(parsed.ok()) << parsed.diagnostics.render();
-  static std::deque<ir::Program> keep;   // analyses point into their program
+  static std::deque<ir::Program> keep;  // analyses point into their program
   keep.push_back(*parsed.program);
   Planned r{&keep.back(), machine_from(*keep.back().machine), {}, {}, {}};
   EXPECT_TRUE(parse_method(method, &r.options));
@@ -65,7 +65,7 @@ TEST(Sequence, KeptIntermediateIsTakenRankToRank) {
   EXPECT_TRUE(first.taken.empty());
   // The producer's stage 3 is gone: it writes C's part no more (its plan is the store's).
   EXPECT_EQ(first.plan.plan.to_string(), r.store[0]->plan.plan.to_string());
-  for (std::size_t rank = 0; rank < 4; ++rank)   // accumulation: C lies whole on rank 0
+  for (std::size_t rank = 0; rank < 4; ++rank)  // accumulation: C lies whole on rank 0
     EXPECT_EQ(r.store[0]->plan.redistribution.disk_write_bytes[rank] - first.plan.redistribution.disk_write_bytes[rank],
               rank == 0 ? 64u * 64 * 8 : 0u)
         << rank;
@@ -88,11 +88,13 @@ TEST(Sequence, KeptIntermediateIsTakenRankToRank) {
   EXPECT_EQ(r.seq.handoffs, 2);
   const std::string text = handoff_text(r.seq, r.machine);
   EXPECT_NE(text.find("  line 9: hand-off " + second.plan.plan.to_string() + "; takes A = T (kept by line 7); "),
-            std::string::npos) << text;
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find("  (0 other steps as through the store)\ntotal predicted time with hand-off: "),
-            std::string::npos) << text;
+            std::string::npos)
+      << text;
   const nlohmann::json j = handoff_json(r.seq, r.machine);
-  EXPECT_EQ(j["model_only"], false);   // generated programs run it (HandoffSequence::used)
+  EXPECT_EQ(j["model_only"], false);  // generated programs run it (HandoffSequence::used)
   EXPECT_EQ(j["steps"][1]["taken"], nlohmann::json::array({"A = T (kept by line 7)"}));
   EXPECT_EQ(j["steps"][0]["result_kept"], true);
 }
@@ -100,9 +102,10 @@ TEST(Sequence, KeptIntermediateIsTakenRankToRank) {
 TEST(Sequence, CopyStepFlushesWhatTheProducerKept) {
   // T is kept and taken by line 12 (the sequence pays off); U (line 9) is kept too, and the
   // copy step on line 13 flushes it first.
-  const Planned r = run("tensor U[N,N];\nU[i,j] = A[i,k] * D[k,j];\ntensor C[N,N] output;\ntensor E[N,N] output;\n"
-                        "C[i,l] += T[i,j] * D[j,l];\nE[i,j] += U[i,j];\n",
-                        "outside-accumulation");
+  const Planned r =
+      run("tensor U[N,N];\nU[i,j] = A[i,k] * D[k,j];\ntensor C[N,N] output;\ntensor E[N,N] output;\n"
+          "C[i,l] += T[i,j] * D[j,l];\nE[i,j] += U[i,j];\n",
+          "outside-accumulation");
   ASSERT_EQ(r.seq.steps.size(), 4u);
   ASSERT_GT(r.seq.handoffs, 0);
   const HandoffStep& first = r.seq.steps[1];
@@ -192,7 +195,7 @@ TEST(Sequence, PlanProgramRunsTheHandOffUnlessTurnedOff) {
   EXPECT_TRUE(plans[0].keep_result);
   EXPECT_FALSE(plans[0].take_A || plans[0].take_B || plans[0].take_C);
   EXPECT_TRUE(plans[1].take_A);
-  EXPECT_FALSE(plans[1].take_B || plans[1].take_C || plans[1].keep_result);   // C is an output
+  EXPECT_FALSE(plans[1].take_B || plans[1].take_C || plans[1].keep_result);  // C is an output
   EXPECT_EQ(plans[1].taken, std::vector<std::string>{"A = T (kept by line 7)"});
   for (std::size_t i = 0; i < 2; ++i) {
     EXPECT_EQ(plans[i].plan.to_string(), r.seq.steps[i].plan.plan.to_string());

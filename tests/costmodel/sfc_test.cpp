@@ -28,7 +28,8 @@ TEST(SfcCurve, VisitsEveryCellOnceThroughNeighbours) {
       EXPECT_EQ(distinct.size(), cells.size());
       EXPECT_EQ(cells.front(), std::make_pair(i64{0}, i64{0}));
       for (std::size_t i = 1; i < cells.size(); ++i) {
-        const i64 dx = std::abs(cells[i].first - cells[i - 1].first), dy = std::abs(cells[i].second - cells[i - 1].second);
+        const i64 dx = std::abs(cells[i].first - cells[i - 1].first),
+                  dy = std::abs(cells[i].second - cells[i - 1].second);
         ASSERT_TRUE(dx <= 1 && dy <= 1 && dx + dy >= 1) << w << "x" << h << " at " << i;
       }
     }
@@ -39,12 +40,12 @@ TEST(SfcCurve, VisitsEveryCellOnceThroughNeighbours) {
 
 /// C[i,j] += A[i,k] * B[j,k] with |i| = m, |j| = n, |k| = k on P ranks of `memory`.
 ir::Program product(i64 m, i64 n, i64 k, i64 P, const std::string& memory) {
-  return fixtures::parse_program(fmt::format(
-      "range M = {};\nrange N = {};\nrange K = {};\nindex i : M;\nindex j : N;\nindex k : K;\n"
-      "tensor A[M,K] input;\ntensor B[N,K] input;\ntensor C[M,N] output;\n"
-      "C[i,j] = A[i,k] * B[j,k];\n"
-      "machine m {{ processors {}; memory {}; network 1 GB/s; disk 500 MB/s; }}\n",
-      m, n, k, P, memory));
+  return fixtures::parse_program(
+      fmt::format("range M = {};\nrange N = {};\nrange K = {};\nindex i : M;\nindex j : N;\nindex k : K;\n"
+                  "tensor A[M,K] input;\ntensor B[N,K] input;\ntensor C[M,N] output;\n"
+                  "C[i,j] = A[i,k] * B[j,k];\n"
+                  "machine m {{ processors {}; memory {}; network 1 GB/s; disk 500 MB/s; }}\n",
+                  m, n, k, P, memory));
 }
 
 TEST(Sfc, SegmentsAreContiguousAndBalancedForAnyP) {
@@ -66,7 +67,7 @@ TEST(Sfc, SegmentsAreContiguousAndBalancedForAnyP) {
     EXPECT_EQ(replayed.disk_write_bytes, a.plan.volumes.disk_write_bytes) << P;
     std::uint64_t written = 0;
     for (std::uint64_t w : a.plan.volumes.disk_write_bytes) written += w;
-    EXPECT_EQ(written, 600u * 500u * 8u);   // every tile once
+    EXPECT_EQ(written, 600u * 500u * 8u);  // every tile once
   }
 }
 
@@ -77,13 +78,14 @@ TEST(Sfc, TheCacheKeepsPanelsFromOneTileToTheNext) {
   const Machine m = machine_from(*p.machine);
   const Groups g = groups_from(p, ir::macro_index_gemm(p, p.statements[0]));
   std::string error;
-  const std::optional<Plan> plan = parse_plan("sfc tiles=12x1 chunk=100 slots=8 P=1 split=optimal", g.I, g.J, g.K, &error);
+  const std::optional<Plan> plan =
+      parse_plan("sfc tiles=12x1 chunk=100 slots=8 P=1 split=optimal", g.I, g.J, g.K, &error);
   ASSERT_TRUE(plan) << error;
   ASSERT_TRUE(check_valid(*plan, m, &error)) << error;
   const SfcRankWalk w = sfc_walk(*plan, nullptr)[0];
   EXPECT_EQ(w.misses + w.hits, 12 * 4 * 2);
-  EXPECT_GE(w.hits, 11 * 2);   // at least the two B panels at the turn of every tile after the first
-  EXPECT_LT(w.read, 3000u * 400u + 12u * 50u * 400u);   // less than B once per tile
+  EXPECT_GE(w.hits, 11 * 2);  // at least the two B panels at the turn of every tile after the first
+  EXPECT_LT(w.read, 3000u * 400u + 12u * 50u * 400u);  // less than B once per tile
   EXPECT_EQ(simulate(*plan, m).disk_read_bytes, plan_volumes(*plan, m).disk_read_bytes);
 }
 
@@ -111,14 +113,14 @@ TEST(Sfc, RequestsEqualAReplayOfEveryElementAndTheTextRoundTrips) {
   const i64 chunks = (23 + s.chunk - 1) / s.chunk;
   std::vector<std::uint64_t> want(3, 0);
   for (i64 q = 0; q < 3; ++q) {
-    std::vector<std::tuple<int, i64, i64>> lru;   // most recent last
+    std::vector<std::tuple<int, i64, i64>> lru;  // most recent last
     for (i64 at = sched.segment[q], w = 0; at < sched.segment[q + 1]; ++at, ++w) {
       const i64 t = sched.order[at], ti = t / s.tiles_J, tj = t % s.tiles_J;
       std::vector<i64> tile;
       for (i64 r = start(37, s.tiles_I, ti); r < start(37, s.tiles_I, ti) + piece(37, s.tiles_I, ti); ++r)
         for (i64 c = start(29, s.tiles_J, tj); c < start(29, s.tiles_J, tj) + piece(29, s.tiles_J, tj); ++c)
           tile.push_back(r * 29 + c);
-      want[q] += 2 * runs(tile);   // C's current tile read, the tile written
+      want[q] += 2 * runs(tile);  // C's current tile read, the tile written
       for (i64 step = 0; step < chunks; ++step) {
         const i64 c = w % 2 == 0 ? step : chunks - 1 - step;
         const i64 k0 = c * s.chunk, kc = std::min(s.chunk, 23 - k0);

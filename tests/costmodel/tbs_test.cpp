@@ -20,9 +20,10 @@ using i64 = std::int64_t;
 
 /// C[i,j] = A[i,k] * A[j,k] with |i| = |j| = n, |k| = m on `machine` (a machine block).
 std::string syrk_source(i64 n, i64 m, const std::string& machine, const std::string& op = "=") {
-  return fmt::format("range N = {};\nrange M = {};\nindex i, j : N;\nindex k : M;\ntensor A[N,M] input;\n"
-                     "tensor C[N,N] output;\nC[i,j] {} A[i,k] * A[j,k];\n{}\n",
-                     n, m, op, machine);
+  return fmt::format(
+      "range N = {};\nrange M = {};\nindex i, j : N;\nindex k : M;\ntensor A[N,M] input;\n"
+      "tensor C[N,N] output;\nC[i,j] {} A[i,k] * A[j,k];\n{}\n",
+      n, m, op, machine);
 }
 
 /// Asserts that the blocks of `s` cover each pair (i, j), i >= j, of n rows exactly once.
@@ -41,8 +42,14 @@ void expect_exact_cover(const TbsSchedule& s, i64 n) {
 }
 
 TEST(TbsFamily, CoversTheLowerTriangleOnceWithinItsMemory) {
-  for (auto [n, words] : {std::pair<i64, i64>{3, 1}, {37, 100}, {100, 50}, {150, 1000}, {333, 777}, {500, 3000},
-                          {1000, 20000}, {7000, 120000}}) {
+  for (auto [n, words] : {std::pair<i64, i64>{3, 1},
+                          {37, 100},
+                          {100, 50},
+                          {150, 1000},
+                          {333, 777},
+                          {500, 3000},
+                          {1000, 20000},
+                          {7000, 120000}}) {
     const TbsSchedule s = tbs_schedule(n, words, 3);
     ASSERT_FALSE(s.blocks.empty()) << n << " " << words;
     i64 rows = 0;
@@ -64,7 +71,7 @@ TEST(TbsFamily, CoversTheLowerTriangleOnceWithinItsMemory) {
 }
 
 TEST(TbsFamily, OneLeafWhenTheTriangleFitsAndStripsForOddRows) {
-  const TbsSchedule leaf = tbs_schedule(10, 100, 1);   // (10² + 10²)/2 = 100 elements: one tile
+  const TbsSchedule leaf = tbs_schedule(10, 100, 1);  // (10² + 10²)/2 = 100 elements: one tile
   ASSERT_EQ(leaf.blocks.size(), 1u);
   EXPECT_TRUE(leaf.blocks[0].diagonal);
   EXPECT_EQ(leaf.blocks[0].lengths, std::vector<i64>{10});
@@ -72,7 +79,7 @@ TEST(TbsFamily, OneLeafWhenTheTriangleFitsAndStripsForOddRows) {
   // Blocks of one element: two rows in one block, the third row against them in two, three leaves.
   EXPECT_EQ(tbs_schedule(3, 1, 1).blocks.size(), 6u);
   EXPECT_EQ(tbs_rows_read(3, 1), 2 + 1 + 1 + 2 + 2 + 1);
-  EXPECT_TRUE(tbs_schedule(3, 0, 1).blocks.empty());   // no block holds nothing
+  EXPECT_TRUE(tbs_schedule(3, 0, 1).blocks.empty());  // no block holds nothing
   EXPECT_EQ(tbs_rows_read(3, 0), -1);
 }
 
@@ -87,7 +94,8 @@ TEST(TbsFamily, DealsBlocksEvenlyByWork) {
   const TbsSchedule s = tbs_schedule(2000, 20000, 4);
   std::vector<i64> load(4, 0);
   i64 largest = 0;
-  for (const TbsBlock& b : s.blocks) load[static_cast<std::size_t>(b.rank)] += b.pairs(), largest = std::max(largest, b.pairs());
+  for (const TbsBlock& b : s.blocks)
+    load[static_cast<std::size_t>(b.rank)] += b.pairs(), largest = std::max(largest, b.pairs());
   EXPECT_LE(*std::max_element(load.begin(), load.end()) - *std::min_element(load.begin(), load.end()), largest);
 }
 
@@ -96,14 +104,16 @@ TEST(Tbs, SymmetricContractionsAreRecognised) {
     const ir::Program p = fixtures::parse_program(decls + statement + "\n");
     return ir::macro_index_gemm(p, p.statements[0]).symmetric;
   };
-  const std::string m = "range N = 4;\nindex i, j, k : N;\ntensor A[N,N] input;\ntensor B[N,N] input;\ntensor C[N,N] output;\n";
+  const std::string m =
+      "range N = 4;\nindex i, j, k : N;\ntensor A[N,N] input;\ntensor B[N,N] input;\ntensor C[N,N] output;\n";
   EXPECT_TRUE(symmetric(m, "C[i,j] = A[i,k] * A[j,k];"));
   EXPECT_TRUE(symmetric(m, "C[i,j] = A[k,i] * A[k,j];"));
   EXPECT_TRUE(symmetric(m, "C[j,i] = A[i,k] * A[j,k];"));   // C's own layout does not matter
   EXPECT_FALSE(symmetric(m, "C[i,j] = A[i,k] * A[k,j];"));  // A·A: not at the same positions
   EXPECT_FALSE(symmetric(m, "C[i,j] = A[i,k] * B[j,k];"));  // two tensors
-  const std::string four = "range A = 3;\nrange B = 5;\nindex a, c, p : A;\nindex b, d, q : B;\n"
-                           "tensor X[A,B,A,B] input;\ntensor G[A,B,A,B] output;\n";
+  const std::string four =
+      "range A = 3;\nrange B = 5;\nindex a, c, p : A;\nindex b, d, q : B;\n"
+      "tensor X[A,B,A,B] input;\ntensor G[A,B,A,B] output;\n";
   EXPECT_TRUE(symmetric(four, "G[a,b,c,d] = X[a,b,p,q] * X[c,d,p,q];"));
   EXPECT_TRUE(symmetric(four, "G[a,b,c,d] = X[p,b,a,q] * X[p,d,c,q];"));
   EXPECT_FALSE(symmetric(four, "G[a,b,c,d] = X[a,b,p,q] * X[p,q,c,d];"));
@@ -126,13 +136,14 @@ TEST(Tbs, PlansTheIssueExampleWithLessThanSixTenthsOfTheGeneralReads) {
   const double tbs = static_cast<double>(a.plan.volumes.disk_read_bytes[0] + a.plan.volumes.comm_recv_bytes[0]);
   const double best = static_cast<double>(g.plan.volumes.disk_read_bytes[0] + g.plan.volumes.comm_recv_bytes[0]);
   EXPECT_LE(tbs, 0.6 * best) << tbs << " vs " << best;
-  EXPECT_EQ(a.plan.volumes.disk_write_bytes[0], 2000u * 2000u * 8u);   // both triangles, once
+  EXPECT_EQ(a.plan.volumes.disk_write_bytes[0], 2000u * 2000u * 8u);  // both triangles, once
   EXPECT_EQ(a.plan.volumes.comm_recv_bytes[0], 0u);
   const PlanVolumes walked = simulate(a.plan.plan, m);
   EXPECT_EQ(walked.disk_read_bytes, a.plan.volumes.disk_read_bytes);
   EXPECT_EQ(walked.disk_write_bytes, a.plan.volumes.disk_write_bytes);
   std::string error;
-  const std::optional<Plan> back = parse_plan(a.plan.plan.to_string(), a.plan.plan.I, a.plan.plan.J, a.plan.plan.K, &error);
+  const std::optional<Plan> back =
+      parse_plan(a.plan.plan.to_string(), a.plan.plan.I, a.plan.plan.J, a.plan.plan.K, &error);
   ASSERT_TRUE(back) << error;
   EXPECT_EQ(*back, a.plan.plan);
 }
@@ -215,8 +226,7 @@ TEST(Tbs, StreamsPanelsForAShortK) {
   // |K| = 4 and reads a hundred times dearer than writes: panels of A's rows held whole, the
   // rows below streamed past them; volumes equal the walk, requests a replay.
   const ir::Program p = fixtures::parse_program(syrk_source(
-      400, 4,
-      "machine m { processors 4; memory 16 KB; network 200 MB/s; disk_read 8 MB/s; disk_write 800 MB/s; }"));
+      400, 4, "machine m { processors 4; memory 16 KB; network 200 MB/s; disk_read 8 MB/s; disk_write 800 MB/s; }"));
   const Machine m = machine_from(*p.machine);
   const ContractionAnalysis a = fixtures::analyze_forced(p, 0, m, "tbs");
   ASSERT_TRUE(a.plan.feasible) << a.plan.reason;
@@ -225,7 +235,7 @@ TEST(Tbs, StreamsPanelsForAShortK) {
   const TbsSchedule s = tbs_schedule(a.plan.plan);
   std::size_t streams = 0;
   for (const TbsBlock& b : s.blocks) streams += b.stream ? 1 : 0;
-  EXPECT_EQ(streams, static_cast<std::size_t>((400 + t.panel - 1) / t.panel - 1));   // every panel but the last
+  EXPECT_EQ(streams, static_cast<std::size_t>((400 + t.panel - 1) / t.panel - 1));  // every panel but the last
   const PlanVolumes walked = simulate(a.plan.plan, m);
   EXPECT_EQ(walked.disk_read_bytes, a.plan.volumes.disk_read_bytes);
   EXPECT_EQ(walked.disk_write_bytes, a.plan.volumes.disk_write_bytes);
@@ -237,7 +247,8 @@ TEST(Tbs, StreamsPanelsForAShortK) {
   EXPECT_EQ(a.plan.volumes.disk_requests, replay_requests(s, 4, 4, t.chunk, a_at, c_at));
   // The plan text carries the streaming and round-trips.
   std::string error;
-  const std::optional<Plan> back = parse_plan(a.plan.plan.to_string(), a.plan.plan.I, a.plan.plan.J, a.plan.plan.K, &error);
+  const std::optional<Plan> back =
+      parse_plan(a.plan.plan.to_string(), a.plan.plan.I, a.plan.plan.J, a.plan.plan.K, &error);
   ASSERT_TRUE(back) << error;
   EXPECT_EQ(*back, a.plan.plan);
   EXPECT_NE(a.plan.plan.to_string().find(fmt::format(" panel={} group={} ", t.panel, t.group)), std::string::npos);
@@ -250,13 +261,16 @@ TEST(Tbs, SaysWhyItIsNotUsed) {
   ReportOptions off;
   off.plan.symmetry = false;
   const std::string text = dry_run_text(p, m, off);
-  EXPECT_NE(text.find("  symmetric result: C[I,J] = C[J,I] (C = A(I,K)·A(J,K)ᵀ: one tensor, I and J at the same "
-                      "positions); tbs not used: --no-symmetry: the symmetric result is planned as a general product\n"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find("  symmetric result: C[I,J] = C[J,I] (C = A(I,K)·A(J,K)ᵀ: one tensor, I and J at the same "
+                "positions); tbs not used: --no-symmetry: the symmetric result is planned as a general product\n"),
+      std::string::npos)
       << text;
-  const ir::Program q = fixtures::parse_program("range N = 8;\nindex i, j, k : N;\ntensor A[N,N] input;\n"
-                                                "tensor B[N,N] input;\ntensor C[N,N] output;\n"
-                                                "C[i,j] = A[i,k] * B[j,k];\n" + machine);
+  const ir::Program q = fixtures::parse_program(
+      "range N = 8;\nindex i, j, k : N;\ntensor A[N,N] input;\n"
+      "tensor B[N,N] input;\ntensor C[N,N] output;\n"
+      "C[i,j] = A[i,k] * B[j,k];\n" +
+      machine);
   const ContractionAnalysis a = fixtures::analyze_forced(q, 0, m, "tbs");
   EXPECT_FALSE(a.plan.feasible);
   EXPECT_EQ(a.plan.reason.rfind("the result is not symmetric", 0), 0u) << a.plan.reason;

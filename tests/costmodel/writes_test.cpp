@@ -59,7 +59,7 @@ TEST(Writes, MaxWritesChoosesAPlanThatWritesTheShareAndSaysWhatItCosts) {
             std::string::npos)
       << text;
   EXPECT_EQ(write_json(w)["max_writes"], 1.0);
-  limited.max_writes = 0.5;   // below the output's share: nothing qualifies
+  limited.max_writes = 0.5;  // below the output's share: nothing qualifies
   const ContractionAnalysis none = analyze(p, p.statements[0], m, limited);
   EXPECT_FALSE(none.plan.feasible);
   EXPECT_EQ(none.plan.reason, "every plan writes more than --max-writes 0.5 x the result's share (1.28 MB per rank)");
@@ -75,8 +75,9 @@ TEST(Writes, AProgramAddingFourTermsWritesItsOutputFourTimes) {
   const ProgramWrites w = program_writes(p, m, analyses);
   EXPECT_DOUBLE_EQ(w.bound_bytes, 40.0 * 40 * 10 * 10 * 8 / 4);
   EXPECT_DOUBLE_EQ(w.write_bytes, 4 * w.bound_bytes);
-  EXPECT_EQ(program_writes_text(w),
-            "writes per rank over the program (through the store): 1.28 MB against the outputs' share 320 KB, 4.000x\n");
+  EXPECT_EQ(
+      program_writes_text(w),
+      "writes per rank over the program (through the store): 1.28 MB against the outputs' share 320 KB, 4.000x\n");
 }
 
 }  // namespace

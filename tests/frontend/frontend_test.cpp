@@ -102,8 +102,10 @@ TEST(Frontend, MachineDefaultsAndBinaryUnits) {
 }
 
 TEST(Frontend, TensorsDeclareInACommaList) {
-  auto r = parse_source("t.tce", "range N = 4;\nindex i, j, k : N;\ntensor A[N,N] input, B[N,N] input, C[N,N] output;\n"
-                                 "C[i,j] += A[i,k] * B[j,k];\n", {});
+  auto r = parse_source("t.tce",
+                        "range N = 4;\nindex i, j, k : N;\ntensor A[N,N] input, B[N,N] input, C[N,N] output;\n"
+                        "C[i,j] += A[i,k] * B[j,k];\n",
+                        {});
   ASSERT_TRUE(r.ok()) << r.diagnostics.render();
   ASSERT_EQ(r.program->tensors.size(), 3u);
   EXPECT_EQ(r.program->tensors[1].name, "B");
@@ -117,12 +119,14 @@ TEST(Frontend, TensorsDeclareInACommaList) {
 TEST(Frontend, DiskLatencyTakesATimeUnit) {
   for (const auto& [text, seconds] : std::vector<std::pair<std::string, double>>{
            {"0 s", 0.0}, {"2 ms", 2e-3}, {"150 us", 150e-6}, {"80 ns", 80e-9}, {"0.5 s", 0.5}}) {
-    auto r = parse_source("m.tce", "machine m { processors 1; memory 1 MB; network 1 GB/s; disk 1 GB/s; disk_latency " +
-                                       text + "; }", {});
+    auto r = parse_source(
+        "m.tce", "machine m { processors 1; memory 1 MB; network 1 GB/s; disk 1 GB/s; disk_latency " + text + "; }",
+        {});
     ASSERT_TRUE(r.ok()) << text << r.diagnostics.render();
     EXPECT_DOUBLE_EQ(r.program->machine->disk_latency_s, seconds) << text;
   }
-  auto bad = parse_source("m.tce", "machine m { processors 1; memory 1 MB; network 1 GB/s; disk 1 GB/s; disk_latency 2 MB; }", {});
+  auto bad = parse_source(
+      "m.tce", "machine m { processors 1; memory 1 MB; network 1 GB/s; disk 1 GB/s; disk_latency 2 MB; }", {});
   EXPECT_EQ(bad.diagnostics.render(),
             "m.tce:1:84: error: unknown unit 'MB' for 'disk_latency'; expected one of s, ms, us, ns\n"
             "machine m { processors 1; memory 1 MB; network 1 GB/s; disk 1 GB/s; disk_latency 2 MB; }\n"
@@ -143,7 +147,8 @@ TEST(Frontend, BadDefinesAreReported) {
            {"Q=5", "tcec: error: -D Q=5: no range named 'Q'\n"},
            {"O=0", "tcec: error: -D O=0: the extent must be a whole number from 1 to 2^40, got '0'\n"},
            {"O=x", "tcec: error: -D O=x: the extent must be a whole number from 1 to 2^40, got 'x'\n"},
-           {"O=1099511627777", "tcec: error: -D O=1099511627777: the extent must be a whole number from 1 to 2^40, got '1099511627777'\n"},
+           {"O=1099511627777",
+            "tcec: error: -D O=1099511627777: the extent must be a whole number from 1 to 2^40, got '1099511627777'\n"},
            {"O", "tcec: error: -D expects NAME=VALUE, got 'O'\n"}}) {
     Options o;
     o.defines = {define};
@@ -194,9 +199,8 @@ TEST(Frontend, NonAsciiOutsideCommentsIsAnError) {
 
 TEST(Frontend, IdentifiersOfAnyLength) {
   const std::string index(100000, 'i'), range = "R" + std::string(50000, 'r');
-  std::string text = "range " + range + " = 3; index " + index + " : " + range + ";\n" +
-                     "tensor T[" + range + "] input; tensor U[" + range + "] output;\n" +
-                     "U[" + index + "] = T[" + index + "];\n";
+  std::string text = "range " + range + " = 3; index " + index + " : " + range + ";\n" + "tensor T[" + range +
+                     "] input; tensor U[" + range + "] output;\n" + "U[" + index + "] = T[" + index + "];\n";
   auto r = parse_source("long.tce", text, {});
   ASSERT_TRUE(r.ok()) << r.diagnostics.render().substr(0, 300);
   EXPECT_EQ(r.program->indices[0].name.size(), 100000u);
@@ -223,7 +227,8 @@ std::string write_temp(const std::string& name, const std::string& text) {
 }
 
 TEST(Frontend, MachineFile) {
-  auto path = write_temp("tcec_test.machine", "machine m { processors 16; memory 2 GB; network 10 GB/s; disk 1 GB/s; }\n");
+  auto path =
+      write_temp("tcec_test.machine", "machine m { processors 16; memory 2 GB; network 10 GB/s; disk 1 GB/s; }\n");
   tcec::frontend::DiagnosticList d;
   auto m = tcec::frontend::parse_machine_file(path, d);
   ASSERT_TRUE(m.has_value()) << d.render();
@@ -232,7 +237,8 @@ TEST(Frontend, MachineFile) {
 }
 
 TEST(Frontend, MachineFileWithOtherContent) {
-  auto path = write_temp("tcec_bad.machine", "range N = 4;\nmachine m { processors 1; memory 1 GB; network 1 GB/s; disk 1 GB/s; }\n");
+  auto path = write_temp("tcec_bad.machine",
+                         "range N = 4;\nmachine m { processors 1; memory 1 GB; network 1 GB/s; disk 1 GB/s; }\n");
   tcec::frontend::DiagnosticList d;
   EXPECT_FALSE(tcec::frontend::parse_machine_file(path, d).has_value());
   EXPECT_EQ(d.all().at(0).message, "a machine file may contain only a machine block");
@@ -250,11 +256,13 @@ Options tccg() {
 }
 
 TEST(Tccg, ImportsASection) {
-  auto r = parse_source("t.txt", "# c\n[tccg_07]\nindices = bda-dc-abc\nextents = a:4 c:3 b:5 d:6\nrepeats = 1\n", tccg());
+  auto r =
+      parse_source("t.txt", "# c\n[tccg_07]\nindices = bda-dc-abc\nextents = a:4 c:3 b:5 d:6\nrepeats = 1\n", tccg());
   ASSERT_TRUE(r.ok()) << r.diagnostics.render();
   const auto& p = *r.program;
   ASSERT_EQ(p.statements.size(), 1u);
-  EXPECT_EQ(tcec::ir::format_statement(p, p.statements[0]), "C_07[a_07,b_07,c_07] = A_07[b_07,d_07,a_07] * B_07[d_07,c_07]");
+  EXPECT_EQ(tcec::ir::format_statement(p, p.statements[0]),
+            "C_07[a_07,b_07,c_07] = A_07[b_07,d_07,a_07] * B_07[d_07,c_07]");
   EXPECT_EQ(p.statements[0].source_text, "[tccg_07] indices = bda-dc-abc");
   EXPECT_EQ(p.statements[0].loc.line, 2);
   EXPECT_EQ(p.file, "t.txt");
@@ -268,7 +276,8 @@ TEST(Tccg, Errors) {
   for (const Case& c : std::vector<Case>{
            {"indices = a-b-c\n", "expected a section header such as '[tccg_01]'", 1, 1},
            {"[t_1]\nindices = ab-b\n", "'indices' must be three index strings A-B-C, got 'ab-b'", 2, 11},
-           {"[t_1]\nindices = ab-bc-ac\nextents = a:4 b:x\n", "bad extent 'b:x': expected LETTER:SIZE with SIZE from 1 to 2^40", 3, 15},
+           {"[t_1]\nindices = ab-bc-ac\nextents = a:4 b:x\n",
+            "bad extent 'b:x': expected LETTER:SIZE with SIZE from 1 to 2^40", 3, 15},
            {"[t_1]\nindices = ab-bc-ac\nextents = a:4 b:5\n", "index 'c' of section 't_1' has no extent", 1, 1},
            {"[t_1]\nfoo = 3\n", "expected 'indices = A-B-C', 'extents = a:24 b:36 ...' or 'repeats = N'", 2, 1},
            {"[t_1]\nextents = a:4\n", "section 't_1' lacks 'indices'", 1, 1}}) {

@@ -19,11 +19,11 @@ TEST(FuzzRegressions, EveryFrontEndRejectsWithLocatedErrors) {
     std::stringstream text;
     text << in.rdbuf();
     ++files;
-    for (auto format : {tcec::frontend::InputFormat::Tce, tcec::frontend::InputFormat::Tccg,
-                        tcec::frontend::InputFormat::Nwchem}) {
+    for (auto format :
+         {tcec::frontend::InputFormat::Tce, tcec::frontend::InputFormat::Tccg, tcec::frontend::InputFormat::Nwchem}) {
       tcec::frontend::Options options;
       options.format = format;
-      if (format == tcec::frontend::InputFormat::Nwchem) options.defines = {"O=4", "V=6"};   // else a command-line error
+      if (format == tcec::frontend::InputFormat::Nwchem) options.defines = {"O=4", "V=6"};  // else a command-line error
       const tcec::frontend::Result r = tcec::frontend::parse_source("fuzz.tce", text.str(), options);
       if (r.ok()) continue;
       for (const tcec::frontend::Diagnostic& d : r.diagnostics.all()) {

@@ -258,7 +258,8 @@ TEST(Nwchem, PTwoFoldsTheProductIntoTwoSignedPermutedAdditions) {
 TEST(Nwchem, PThreeAndPNinePlaceTheFirstOperandsIndices) {
   // P( 9 ): p4 | p5 p6 in the upper half, h1 | h2 h3 in the lower: 3 x 3 terms, the
   // cyclic placements (p5,p6,p4) with sign +.
-  auto r = parse_source("t3.txt", "i0 ( p4 p5 p6 h1 h2 h3 ) + = 1 * P( 9 ) * t ( p4 h1 ) * v ( p5 p6 h2 h3 )\n", nwchem());
+  auto r =
+      parse_source("t3.txt", "i0 ( p4 p5 p6 h1 h2 h3 ) + = 1 * P( 9 ) * t ( p4 h1 ) * v ( p5 p6 h2 h3 )\n", nwchem());
   ASSERT_TRUE(r.ok()) << r.diagnostics.render();
   const Program& p = *r.program;
   ASSERT_EQ(p.statements.size(), 10u);
@@ -322,8 +323,8 @@ TEST(Nwchem, StandardTreesHaveTheExpectedSize) {
     const char* section;
     std::size_t statements, intermediates;
   };
-  for (const Expect& e : {Expect{"ccsd_e", 4, 1}, Expect{"ccsd_t1", 19, 5}, Expect{"ccsd_t2", 64, 22},
-                          Expect{"ccd_t2", 22, 7}}) {
+  for (const Expect& e :
+       {Expect{"ccsd_e", 4, 1}, Expect{"ccsd_t1", 19, 5}, Expect{"ccsd_t2", 64, 22}, Expect{"ccd_t2", 22, 7}}) {
     auto r = parse_source(kShared, text, nwchem(e.section));
     ASSERT_TRUE(r.ok()) << e.section << "\n" << r.diagnostics.render();
     std::size_t intermediates = 0;
@@ -355,16 +356,16 @@ TEST(Nwchem, ImportedResidualsAreAntisymmetric) {
 // Two levels of intermediates: definitions before their use, each block its own tensor.
 TEST(Nwchem, NestingGivesStatementsInDependencyOrder) {
   const char* tree =
-      "# a hand-written tree\n"                                                                        // 1
-      "C     i0 ( p2 h1 )_tf + = -1 * Sum ( h7 ) * t ( p2 h7 )_t * i1 ( h7 h1 )_f     DONE\n"           // 2
-      "C         i1 ( h7 h1 )_f + = 1 * f ( h7 h1 )_f\n"                                               // 3
-      "C         i1 ( h7 h1 )_ft + = 1 * Sum ( p3 ) * t ( p3 h1 )_t * i2 ( h7 p3 )_f\n"                // 4
-      "C             i2 ( h7 p3 )_f + = 1 * f ( h7 p3 )_f\n"                                           // 5
-      "C             i2 ( h7 p3 )_vt + = -1 * Sum ( h6 p5 ) * t ( p5 h6 )_t * v ( h6 h7 p3 p5 )_v\n"   // 6
+      "# a hand-written tree\n"                                                                           // 1
+      "C     i0 ( p2 h1 )_tf + = -1 * Sum ( h7 ) * t ( p2 h7 )_t * i1 ( h7 h1 )_f     DONE\n"             // 2
+      "C         i1 ( h7 h1 )_f + = 1 * f ( h7 h1 )_f\n"                                                  // 3
+      "C         i1 ( h7 h1 )_ft + = 1 * Sum ( p3 ) * t ( p3 h1 )_t * i2 ( h7 p3 )_f\n"                   // 4
+      "C             i2 ( h7 p3 )_f + = 1 * f ( h7 p3 )_f\n"                                              // 5
+      "C             i2 ( h7 p3 )_vt + = -1 * Sum ( h6 p5 ) * t ( p5 h6 )_t * v ( h6 h7 p3 p5 )_v\n"      // 6
       "C         i1 ( h7 h1 )_vt + = -1/2 * Sum ( h5 p4 ) * t ( p4 h5 )_t * v ( h5 h7 h1 p4 )_v  NOPE\n"  // 7
-      "\n"                                                                                             // 8
-      "c     i0 ( p2 h1 )_vt + = -1 * Sum ( h4 p3 ) * t ( p3 h4 )_t * i1 ( h4 p2 h1 p3 )_v\n"           // 9
-      "c         i1 ( h4 p2 h1 p3 )_v + = 1 * v ( h4 p2 h1 p3 )_v   UNUSED (NOPE)\n";                  // 10
+      "\n"                                                                                                // 8
+      "c     i0 ( p2 h1 )_vt + = -1 * Sum ( h4 p3 ) * t ( p3 h4 )_t * i1 ( h4 p2 h1 p3 )_v\n"             // 9
+      "c         i1 ( h4 p2 h1 p3 )_v + = 1 * v ( h4 p2 h1 p3 )_v   UNUSED (NOPE)\n";                     // 10
   auto r = parse_source("tree.txt", tree, nwchem("", 10, 30));
   ASSERT_TRUE(r.ok()) << r.diagnostics.render();
   const Program& p = *r.program;
@@ -396,11 +397,16 @@ TEST(Nwchem, NestingGivesStatementsInDependencyOrder) {
     TensorRole role;
   };
   const std::vector<T> tensors = {
-      {"i0", {1, 0}, TensorRole::Output},           {"t_ph", {1, 0}, TensorRole::Input},
-      {"i1_L3", {0, 0}, TensorRole::Intermediate},  {"f_hh", {0, 0}, TensorRole::Input},
-      {"i2_L5", {0, 1}, TensorRole::Intermediate},  {"f_hp", {0, 1}, TensorRole::Input},
-      {"v_hhpp", {0, 0, 1, 1}, TensorRole::Input},  {"v_hhhp", {0, 0, 0, 1}, TensorRole::Input},
-      {"i1_L10", {0, 1, 0, 1}, TensorRole::Intermediate}, {"v_hphp", {0, 1, 0, 1}, TensorRole::Input},
+      {"i0", {1, 0}, TensorRole::Output},
+      {"t_ph", {1, 0}, TensorRole::Input},
+      {"i1_L3", {0, 0}, TensorRole::Intermediate},
+      {"f_hh", {0, 0}, TensorRole::Input},
+      {"i2_L5", {0, 1}, TensorRole::Intermediate},
+      {"f_hp", {0, 1}, TensorRole::Input},
+      {"v_hhpp", {0, 0, 1, 1}, TensorRole::Input},
+      {"v_hhhp", {0, 0, 0, 1}, TensorRole::Input},
+      {"i1_L10", {0, 1, 0, 1}, TensorRole::Intermediate},
+      {"v_hphp", {0, 1, 0, 1}, TensorRole::Input},
   };
   ASSERT_EQ(p.tensors.size(), tensors.size());
   for (std::size_t k = 0; k < tensors.size(); ++k) {
@@ -450,7 +456,8 @@ std::string first_error(const std::string& text, const Options& options = nwchem
 }
 
 TEST(NwchemErrors, WrongPCount) {
-  EXPECT_EQ(first_error("C     i0 ( p3 p4 h1 h2 )_vt + = -1 * P( 4 ) * Sum ( h10 ) * t ( p3 h10 )_t * v ( h10 p4 h1 h2 )_v\n"),
+  EXPECT_EQ(first_error(
+                "C     i0 ( p3 p4 h1 h2 )_vt + = -1 * P( 4 ) * Sum ( h10 ) * t ( p3 h10 )_t * v ( h10 p4 h1 h2 )_v\n"),
             "e.txt:1:38: error: P( 4 ) announces 4 terms, but antisymmetrising the left-hand side over the two "
             "operands gives 2: ( p3 | p4 ) 2 ways, ( | h1 h2 ) 1 way (first operand's | second operand's indices "
             "per group)\n"
@@ -471,8 +478,9 @@ TEST(NwchemErrors, UnknownSectionListsTheAvailableOnes) {
                 "'; available sections: ccsd_e, ccsd_t1, ccsd_t2, ccd_t2, ccsd_t_singles, ccsd_t_doubles, ccsdt_e, "
                 "ccsdt_t1, ccsdt_t2, ccsdt_t3, eomccsd_x1, eomccsd_x2, eomccsd_y1, eomccsd_y2, mbpt2_e, mbpt2_t2\n");
   auto none = parse_source(kShared, read(kShared), nwchem());
-  EXPECT_EQ(none.diagnostics.all().at(0).message.rfind("'" + kShared + "' holds 16 equation trees; choose one with "
-                                                       "--section NAME: ccsd_e, ccsd_t1, ",
+  EXPECT_EQ(none.diagnostics.all().at(0).message.rfind("'" + kShared +
+                                                           "' holds 16 equation trees; choose one with "
+                                                           "--section NAME: ccsd_e, ccsd_t1, ",
                                                        0),
             0u)
       << none.diagnostics.render();
@@ -485,7 +493,8 @@ TEST(NwchemErrors, UnknownSectionListsTheAvailableOnes) {
 TEST(NwchemErrors, MalformedLines) {
   for (const ErrorCase& c : std::vector<ErrorCase>{
            {"C     i0 ( p2 h1 ) = 1 * f ( p2 h1 )\n",
-            "e.txt:1:20: error: expected '+ =' before '='\nC     i0 ( p2 h1 ) = 1 * f ( p2 h1 )\n                   ^\n"},
+            "e.txt:1:20: error: expected '+ =' before '='\nC     i0 ( p2 h1 ) = 1 * f ( p2 h1 )\n                   "
+            "^\n"},
            {"C     this is not an equation\n",
             "e.txt:1:12: error: expected '(' before 'is'\nC     this is not an equation\n           ^\n"},
            {"C     i0 ( p2 h1 ) + = 1 * f ( p2 h1 ) * \n",
@@ -574,8 +583,8 @@ TEST(NwchemErrors, RangesComeFromTheCommandLine) {
 
 TEST(NwchemErrors, HostileInputDoesNotCrash) {
   std::mt19937 rng(7);
-  const std::string pieces[] = {"C ", "i0", "i1", " ( ", " )", "_vt", " + = ", "*", " P( 2 ) ", "Sum", "p3", "h1",
-                                "-1/2", "\t", "\n", "    ", "x", "(", ")", "1/0", "P(", "DONE", "!"};
+  const std::string pieces[] = {"C ",   "i0", "i1", " ( ",  " )", "_vt", " + = ", "*",   " P( 2 ) ", "Sum",  "p3", "h1",
+                                "-1/2", "\t", "\n", "    ", "x",  "(",   ")",     "1/0", "P(",       "DONE", "!"};
   for (int round = 0; round < 300; ++round) {
     std::string text;
     for (int k = 0; k < 60; ++k) text += pieces[rng() % std::size(pieces)];

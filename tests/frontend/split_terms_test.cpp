@@ -60,9 +60,11 @@ using Data = std::map<int, std::vector<double>>;  // tensor id -> elements, row-
 void evaluate(const ir::Program& p, const ir::TensorRef& result, ir::AssignOp op, double coefficient,
               const std::vector<ir::TensorRef>& operands, Data& data) {
   std::vector<int> loop;
-  for (int x : result.indices) if (!contains(loop, x)) loop.push_back(x);
+  for (int x : result.indices)
+    if (!contains(loop, x)) loop.push_back(x);
   for (const auto& o : operands)
-    for (int x : o.indices) if (!contains(loop, x)) loop.push_back(x);
+    for (int x : o.indices)
+      if (!contains(loop, x)) loop.push_back(x);
   auto offset = [&](const ir::TensorRef& r, const std::vector<std::uint64_t>& at) {
     std::uint64_t off = 0;
     for (int x : r.indices) off = off * p.extent(x) + at[x];
@@ -368,11 +370,11 @@ R[i0,i7] += 2 * A1[i0,i1] * A2[i1,i2] * A3[i2,i3] * A4[i3,i4] * A5[i4,i5] * A6[i
   EXPECT_EQ(p.statements[5].source_text.substr(p.statements[5].source_text.find("   [")),
             "   [split 6 of 6: R[i0,i7] += 2 * _t5[i0,i4] * _t4[i4,i7]]");
   expect_valid_sequence(p);
-  expect_matches_einsum(p, {{"R[i0,i7]",
-                             {"A1[i0,i1]", "A2[i1,i2]", "A3[i2,i3]", "A4[i3,i4]", "A5[i4,i5]", "A6[i5,i6]",
-                              "A7[i6,i7]"},
-                             ir::AssignOp::Add,
-                             2.0}});
+  expect_matches_einsum(p,
+                        {{"R[i0,i7]",
+                          {"A1[i0,i1]", "A2[i1,i2]", "A3[i2,i3]", "A4[i3,i4]", "A5[i4,i5]", "A6[i5,i6]", "A7[i6,i7]"},
+                          ir::AssignOp::Add,
+                          2.0}});
 
   // The plan says so: greedy beyond kExhaustiveSplitLimit operands, exhaustive up to it.
   ir::Statement seven;
@@ -605,12 +607,14 @@ TEST(SplitTerms, DryRunShowsBothContractions) {
   std::filesystem::remove(out);
   EXPECT_EQ(status, 0) << text.str();
   const std::string s = text.str();
-  const auto first = s.find(in + ":7: R[a,b,i,j] += t[a,c,i,k] * v[c,d,k,l] * t[d,b,l,j]   [split 1 of 2: "
-                                 "_t1[a,i,d,l] = t[a,c,i,k] * v[c,d,k,l]]\n"
-                                 "  _t1(I,J) = A(I,K) * B(J,K) with A = t, B = v; I = {a,i}, J = {d,l}, K = {c,k}\n");
-  const auto second = s.find(in + ":7: R[a,b,i,j] += t[a,c,i,k] * v[c,d,k,l] * t[d,b,l,j]   [split 2 of 2: "
-                                  "R[a,b,i,j] += _t1[a,i,d,l] * t[d,b,l,j]]\n"
-                                  "  R(I,J) += A(I,K) * B(J,K) with A = _t1, B = t; I = {a,i}, J = {b,j}, K = {d,l}\n");
+  const auto first = s.find(in +
+                            ":7: R[a,b,i,j] += t[a,c,i,k] * v[c,d,k,l] * t[d,b,l,j]   [split 1 of 2: "
+                            "_t1[a,i,d,l] = t[a,c,i,k] * v[c,d,k,l]]\n"
+                            "  _t1(I,J) = A(I,K) * B(J,K) with A = t, B = v; I = {a,i}, J = {d,l}, K = {c,k}\n");
+  const auto second = s.find(in +
+                             ":7: R[a,b,i,j] += t[a,c,i,k] * v[c,d,k,l] * t[d,b,l,j]   [split 2 of 2: "
+                             "R[a,b,i,j] += _t1[a,i,d,l] * t[d,b,l,j]]\n"
+                             "  R(I,J) += A(I,K) * B(J,K) with A = _t1, B = t; I = {a,i}, J = {b,j}, K = {d,l}\n");
   EXPECT_NE(first, std::string::npos) << s;
   EXPECT_NE(second, std::string::npos) << s;
   EXPECT_LT(first, second);

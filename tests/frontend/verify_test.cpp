@@ -46,8 +46,8 @@ std::vector<std::string> produced(const tcec::frontend::DiagnosticList& list) {
   std::vector<std::string> out;
   for (const auto& d : list.all()) {
     const char* sev = d.severity == tcec::frontend::Severity::Note ? "note" : "error";
-    out.push_back(std::string(sev) + " " + std::to_string(d.loc.line) + ":" + std::to_string(d.loc.column) +
-                  " " + d.message);
+    out.push_back(std::string(sev) + " " + std::to_string(d.loc.line) + ":" + std::to_string(d.loc.column) + " " +
+                  d.message);
   }
   std::sort(out.begin(), out.end());
   return out;
@@ -56,8 +56,7 @@ std::vector<std::string> produced(const tcec::frontend::DiagnosticList& list) {
 std::vector<std::string> verify_files() {
   std::vector<std::string> files;
   for (const auto& e : fs::directory_iterator(fs::path(TCEC_SOURCE_DIR) / "tests/frontend/verify")) {
-    if (e.path().extension() == ".tce" || e.path().extension() == ".cpp")
-      files.push_back(e.path().filename().string());
+    if (e.path().extension() == ".tce" || e.path().extension() == ".cpp") files.push_back(e.path().filename().string());
   }
   std::sort(files.begin(), files.end());
   return files;
@@ -80,11 +79,11 @@ TEST_P(Verify, DiagnosticsAreExactlyTheExpectedOnes) {
   EXPECT_FALSE(result.ok());
 }
 
-INSTANTIATE_TEST_SUITE_P(Files, Verify, ::testing::ValuesIn(verify_files()),
-                         [](const auto& info) {
-                           std::string name = info.param.substr(0, info.param.find('.'));
-                           for (char& c : name) if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                           return name;
-                         });
+INSTANTIATE_TEST_SUITE_P(Files, Verify, ::testing::ValuesIn(verify_files()), [](const auto& info) {
+  std::string name = info.param.substr(0, info.param.find('.'));
+  for (char& c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return name;
+});
 
 }  // namespace

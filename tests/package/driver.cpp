@@ -39,7 +39,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string in1 = argv[1], in2 = argv[2], out = argv[3];
-  MPI_Comm pair;   // the communicator of the calls: world ranks 0 and 1
+  MPI_Comm pair;  // the communicator of the calls: world ranks 0 and 1
   MPI_Comm_split(MPI_COMM_WORLD, rank < 2 ? 0 : MPI_UNDEFINED, rank, &pair);
   tcert::RunOptions options;
   options.quiet = true;

@@ -16,9 +16,9 @@ namespace {
 
 struct Tensor {
   std::string name;
-  std::vector<int> dims;   // range of each dimension
-  bool result = false;     // written by a statement
-  bool read = false;       // read by a later statement
+  std::vector<int> dims;  // range of each dimension
+  bool result = false;    // written by a statement
+  bool read = false;      // read by a later statement
 };
 
 class Generator {
@@ -33,8 +33,10 @@ class Generator {
     }
     const int statements = uniform(1, 5);
     for (int s = 0; s < statements; ++s) {
-      if (s > 0 && chance(0.15)) copy();
-      else contraction();
+      if (s > 0 && chance(0.15))
+        copy();
+      else
+        contraction();
     }
     processors_ = uniform(1, static_cast<int>(limits_.max_processors));
     return {text(), processors_};
@@ -45,7 +47,9 @@ class Generator {
   double real(double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(rng_); }
   bool chance(double p) { return real(0, 1) < p; }
   template <class T>
-  T& pick(std::vector<T>& v) { return v[static_cast<std::size_t>(uniform(0, static_cast<int>(v.size()) - 1))]; }
+  T& pick(std::vector<T>& v) {
+    return v[static_cast<std::size_t>(uniform(0, static_cast<int>(v.size()) - 1))];
+  }
 
   /// Index variables per range.
   static constexpr std::size_t kVariables = 5;
@@ -117,7 +121,7 @@ class Generator {
     std::vector<std::string> I, J, K, a_vars, c_vars;
     int a = -1, c = -1;
     std::vector<int> earlier = results();
-    if (!earlier.empty() && chance(0.5)) {   // A is an earlier result: its dims split into I and K
+    if (!earlier.empty() && chance(0.5)) {  // A is an earlier result: its dims split into I and K
       a = pick(earlier);
       a_vars = bind(a, used);
       if (a_vars.empty()) a = -1;
@@ -207,8 +211,8 @@ class Generator {
     for (const std::string& s : statements_) out += s + "\n";
     // Memory from a few elements to twice the largest tensor, log-uniform (bytes).
     const double memory = std::exp(real(std::log(8.0 * 4), std::log(2 * 8.0 * largest + 64)));
-    out += fmt::format("machine random {{ processors {}; memory {} B; network 1 GB/s; disk 500 MB/s; }}\n",
-                       processors_, static_cast<std::uint64_t>(std::ceil(memory)));
+    out += fmt::format("machine random {{ processors {}; memory {} B; network 1 GB/s; disk 500 MB/s; }}\n", processors_,
+                       static_cast<std::uint64_t>(std::ceil(memory)));
     return out;
   }
 
@@ -222,8 +226,6 @@ class Generator {
 
 }  // namespace
 
-RandomProgram random_program(std::uint64_t seed, const RandomLimits& limits) {
-  return Generator(seed, limits).run();
-}
+RandomProgram random_program(std::uint64_t seed, const RandomLimits& limits) { return Generator(seed, limits).run(); }
 
 }  // namespace tcec::testing

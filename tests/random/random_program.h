@@ -18,7 +18,7 @@
 namespace tcec::testing {
 
 struct RandomLimits {
-  std::int64_t max_extent = 300;      ///< extents are drawn log-uniform from [1, max_extent]
+  std::int64_t max_extent = 300;  ///< extents are drawn log-uniform from [1, max_extent]
   std::int64_t max_processors = 9;
 };
 

@@ -72,8 +72,7 @@ TEST(DiskFile, MoreRowsThanIovMax) {
   std::vector<double> back(rows * ld, -1);
   f.read_rows(back.data(), ld, rows, cols, 1);
   for (std::size_t i = 0; i < rows; ++i)
-    for (std::size_t j = 0; j < ld; ++j)
-      ASSERT_EQ(back[i * ld + j], j < cols ? matrix[i * ld + j] : -1);
+    for (std::size_t j = 0; j < ld; ++j) ASSERT_EQ(back[i * ld + j], j < cols ? matrix[i * ld + j] : -1);
   tcert::Volumes v = counters().snapshot(Phase::Load);
   EXPECT_EQ(v.disk_write_bytes, 8u * rows * cols);
   EXPECT_EQ(v.disk_read_bytes, 8u * rows * cols);
@@ -86,16 +85,14 @@ TEST(DiskFile, ReadPastTheEndNamesPathAndOffset) {
   f.write(data.data(), 0, 4);
   std::vector<double> back(4);
   EXPECT_EQ(message_of([&] { f.read(back.data(), 2, 4); }),
-            "cannot read 32 bytes from " + dir.file("short.bin") +
-                " at byte offset 16: the file ends at byte 32");
+            "cannot read 32 bytes from " + dir.file("short.bin") + " at byte offset 16: the file ends at byte 32");
 }
 
 TEST(DiskFile, FullDiskSaysSo) {
   DiskFile f("/dev/full");
   double x = 1;
   std::string message = message_of([&] { f.write(&x, 0, 1); });
-  EXPECT_EQ(message.rfind("disk full: cannot write 8 bytes to /dev/full at byte offset 0: ", 0), 0u)
-      << message;
+  EXPECT_EQ(message.rfind("disk full: cannot write 8 bytes to /dev/full at byte offset 0: ", 0), 0u) << message;
 }
 
 TEST(DiskFile, OpenFailureNamesThePath) {

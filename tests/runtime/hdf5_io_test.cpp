@@ -73,8 +73,8 @@ TEST(Hyperslabs, CoverEveryRangeInOrder) {
   for (int trial = 0; trial < 3000; ++trial) {
     std::vector<std::int64_t> extents(1 + random() % 4);
     for (std::int64_t& e : extents) e = 1 + static_cast<std::int64_t>(random() % 6);
-    const auto n = static_cast<std::uint64_t>(std::accumulate(extents.begin(), extents.end(), std::int64_t{1},
-                                                              std::multiplies<>()));
+    const auto n = static_cast<std::uint64_t>(
+        std::accumulate(extents.begin(), extents.end(), std::int64_t{1}, std::multiplies<>()));
     std::uint64_t first = random() % (n + 1), last = random() % (n + 1);
     if (first > last) std::swap(first, last);
     const std::uint64_t cap = 1 + random() % 40;
@@ -96,7 +96,8 @@ TEST(Hyperslabs, CoverEveryRangeInOrder) {
 void write_dataset(const std::string& path, const std::string& name, hid_t type, const std::vector<hsize_t>& dims,
                    const void* data) {
   const hid_t file = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-  const hid_t space = dims.empty() ? H5Screate(H5S_SCALAR) : H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr);
+  const hid_t space =
+      dims.empty() ? H5Screate(H5S_SCALAR) : H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr);
   const hid_t links = H5Pcreate(H5P_LINK_CREATE);
   H5Pset_create_intermediate_group(links, 1);
   const hid_t set = H5Dcreate2(file, name.c_str(), type, space, links, H5P_DEFAULT, H5P_DEFAULT);
@@ -113,7 +114,7 @@ TEST(CheckHdf5Input, AcceptsFloat64OfTheShape) {
   write_dataset(dir.file("in.h5"), "A", H5T_NATIVE_DOUBLE, {3, 4}, values.data());
   const std::vector<std::int64_t> shape = {3, 4};
   EXPECT_EQ(message_of([&] { tcert::check_hdf5_input("A", {dir.file("in.h5"), ""}, shape); }), "no error");
-  write_dataset(dir.file("big.h5"), "g/h/T", H5T_IEEE_F64BE, {3, 4}, values.data());   // either byte order
+  write_dataset(dir.file("big.h5"), "g/h/T", H5T_IEEE_F64BE, {3, 4}, values.data());  // either byte order
   EXPECT_EQ(message_of([&] { tcert::check_hdf5_input("A", {dir.file("big.h5"), "g/h/T"}, shape); }), "no error");
   write_dataset(dir.file("scalar.h5"), "e", H5T_NATIVE_DOUBLE, {}, values.data());
   EXPECT_EQ(message_of([&] { tcert::check_hdf5_input("e", {dir.file("scalar.h5"), ""}, {}); }), "no error");
@@ -126,25 +127,41 @@ TEST(CheckHdf5Input, ClearErrors) {
   const std::string in = dir.file("in.h5");
   write_dataset(in, "A", H5T_NATIVE_DOUBLE, {3, 4}, values.data());
   const std::vector<std::int64_t> shape = {3, 5};
-  EXPECT_EQ(message_of([&] { tcert::check_hdf5_input("A", {in, ""}, shape); }),
+  EXPECT_EQ(message_of([&] {
+              tcert::check_hdf5_input("A", {in, ""}, shape);
+            }),
             "input A: dataset A in " + in + " has shape (3, 4) but the program expects (3, 5)");
   EXPECT_EQ(message_of([&] { tcert::check_hdf5_input("B", {in, ""}, shape); }), "input B: " + in + " has no dataset B");
-  EXPECT_EQ(message_of([&] { tcert::check_hdf5_input("B", {in, "g/B"}, shape); }), "input B: " + in + " has no dataset g/B");
-  EXPECT_EQ(message_of([&] { tcert::check_hdf5_input("A", {dir.file("none.h5"), ""}, shape); }),
+  EXPECT_EQ(message_of([&] {
+              tcert::check_hdf5_input("B", {in, "g/B"}, shape);
+            }),
+            "input B: " + in + " has no dataset g/B");
+  EXPECT_EQ(message_of([&] {
+              tcert::check_hdf5_input("A", {dir.file("none.h5"), ""}, shape);
+            }),
             "input A: cannot open " + dir.file("none.h5") + ": No such file or directory");
   tcert_test::TempDir other;
   const std::string text = other.file("text.h5");
   FILE* f = std::fopen(text.c_str(), "w");
   std::fputs("not hdf5\n", f);
   std::fclose(f);
-  EXPECT_EQ(message_of([&] { tcert::check_hdf5_input("A", {text, ""}, shape); }), "input A: " + text + " is not an HDF5 file");
+  EXPECT_EQ(message_of([&] {
+              tcert::check_hdf5_input("A", {text, ""}, shape);
+            }),
+            "input A: " + text + " is not an HDF5 file");
   write_dataset(dir.file("int.h5"), "A", H5T_NATIVE_INT64, {3, 4}, ints.data());
-  EXPECT_EQ(message_of([&] { tcert::check_hdf5_input("A", {dir.file("int.h5"), ""}, {{3, 4}}); }),
-            "input A: dataset A in " + dir.file("int.h5") + " holds 8-byte integers but tcert needs 8-byte floats (float64)");
+  EXPECT_EQ(
+      message_of([&] {
+        tcert::check_hdf5_input("A", {dir.file("int.h5"), ""}, {{3, 4}});
+      }),
+      "input A: dataset A in " + dir.file("int.h5") + " holds 8-byte integers but tcert needs 8-byte floats (float64)");
   const std::vector<float> floats(12, 1.0f);
   write_dataset(dir.file("f32.h5"), "A", H5T_NATIVE_FLOAT, {3, 4}, floats.data());
-  EXPECT_EQ(message_of([&] { tcert::check_hdf5_input("A", {dir.file("f32.h5"), ""}, {{3, 4}}); }),
-            "input A: dataset A in " + dir.file("f32.h5") + " holds 4-byte floats but tcert needs 8-byte floats (float64)");
+  EXPECT_EQ(
+      message_of([&] {
+        tcert::check_hdf5_input("A", {dir.file("f32.h5"), ""}, {{3, 4}});
+      }),
+      "input A: dataset A in " + dir.file("f32.h5") + " holds 4-byte floats but tcert needs 8-byte floats (float64)");
 }
 
 }  // namespace

@@ -62,8 +62,8 @@ void check_all_permutations(const Extents& extents, double alpha, double beta) {
 }
 
 TEST(Permute, AllPermutationsOfRanks1To6) {
-  const std::vector<Extents> shapes = {{13}, {17, 11}, {9, 19, 5}, {11, 3, 9, 7}, {5, 9, 3, 11, 3},
-                                       {3, 9, 5, 3, 11, 3}};
+  const std::vector<Extents> shapes = {{13},          {17, 11},         {9, 19, 5},
+                                       {11, 3, 9, 7}, {5, 9, 3, 11, 3}, {3, 9, 5, 3, 11, 3}};
   for (const Extents& e : shapes) {
     SCOPED_TRACE("rank " + std::to_string(e.size()));
     check_all_permutations(e, 1.0, 0.0);
@@ -189,8 +189,8 @@ TEST(Contract, DocExample) {
 
 /// Calls check(a, b, c) for C[i,j,b] = A[i,j,k]·B[k,b] with every order of A, B and C
 /// (6 × 2 × 6 layouts), under a SCOPED_TRACE naming the layout.
-void for_each_three_by_two_layout(const std::function<void(const std::string&, const std::string&,
-                                                           const std::string&)>& check) {
+void for_each_three_by_two_layout(
+    const std::function<void(const std::string&, const std::string&, const std::string&)>& check) {
   std::string a = "ijk";
   do {
     for (const std::string b : {"kb", "bk"}) {
@@ -222,9 +222,15 @@ TEST(Contract, InterleavedResultNeedsPermutation) {
 
 TEST(Contract, MatricesOuterProductsAndDots) {
   const std::map<char, std::int64_t> e = {{'i', 31}, {'j', 17}, {'k', 23}};
-  for (const auto& [a, b, c] : std::vector<std::array<std::string, 3>>{
-           {"ik", "kj", "ij"}, {"ki", "jk", "ij"}, {"ik", "jk", "ji"}, {"ki", "kj", "ji"}, {"i", "j", "ij"},
-           {"i", "j", "ji"}, {"k", "k", ""}, {"ik", "k", "i"}, {"k", "jk", "j"}}) {
+  for (const auto& [a, b, c] : std::vector<std::array<std::string, 3>>{{"ik", "kj", "ij"},
+                                                                       {"ki", "jk", "ij"},
+                                                                       {"ik", "jk", "ji"},
+                                                                       {"ki", "kj", "ji"},
+                                                                       {"i", "j", "ij"},
+                                                                       {"i", "j", "ji"},
+                                                                       {"k", "k", ""},
+                                                                       {"ik", "k", "i"},
+                                                                       {"k", "jk", "j"}}) {
     SCOPED_TRACE(a + "," + b + "->" + c);
     EXPECT_LE(contract_error(a, b, c, e, 1.5, 0.5), 1e-12);
   }

@@ -69,11 +69,9 @@ TEST(Npy, WriterWithoutCommitLeavesNothing) {
 TEST(Npy, HeaderErrors) {
   tcert_test::TempDir dir;
   std::string p = dir.file("x.npy");
-  EXPECT_EQ(message_of([&] { tcert::read_npy_header(p); }),
-            "cannot open input " + p + ": No such file or directory");
+  EXPECT_EQ(message_of([&] { tcert::read_npy_header(p); }), "cannot open input " + p + ": No such file or directory");
   std::ofstream(p) << "hello, this is not numpy";
-  EXPECT_EQ(message_of([&] { tcert::read_npy_header(p); }),
-            "input " + p + " is not a .npy file (no \\x93NUMPY magic)");
+  EXPECT_EQ(message_of([&] { tcert::read_npy_header(p); }), "input " + p + " is not a .npy file (no \\x93NUMPY magic)");
   write_raw_npy(p, "{'descr': '<i8', 'fortran_order': False, 'shape': (2,), }", 16);
   EXPECT_EQ(message_of([&] { tcert::read_npy_header(p); }),
             "input " + p + " has dtype '<i8' but tcert needs '<f8' (float64)");
@@ -91,7 +89,9 @@ TEST(Npy, HeaderErrors) {
 TEST(Npy, CheckShapeListsBothShapes) {
   tcert::NpyHeader header{{3, 4}, 64};
   EXPECT_NO_THROW(tcert::check_shape(header, Shape{3, 4}, "A"));
-  EXPECT_EQ(message_of([&] { tcert::check_shape(header, Shape{3, 5}, "A"); }),
+  EXPECT_EQ(message_of([&] {
+              tcert::check_shape(header, Shape{3, 5}, "A");
+            }),
             "input A has shape (3, 4) but the program expects (3, 5)");
   EXPECT_EQ(message_of([&] { tcert::check_shape(header, Shape{3}, "A"); }),
             "input A has shape (3, 4) but the program expects (3,)");

@@ -15,8 +15,7 @@ tcert::ProgramArguments parse(std::vector<std::string> args) {
   args.insert(args.begin(), "prog");
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
-  return tcert::parse_program_arguments(static_cast<int>(argv.size()), argv.data(), "test program", {"A", "B"},
-                                        {"C"});
+  return tcert::parse_program_arguments(static_cast<int>(argv.size()), argv.data(), "test program", {"A", "B"}, {"C"});
 }
 
 std::string message_of(std::vector<std::string> args) {
@@ -45,9 +44,9 @@ TEST(Options, DefaultsToRandomSeedOne) {
 }
 
 TEST(Options, EveryOption) {
-  const tcert::ProgramArguments a = parse({"--scratch", "/s", "--keep", "--output-dir", "/o",
-                                           "--init", "random:18446744073709551615", "--verify",
-                                           "--trace", "t.json", "--quiet", "--no-overlap"});
+  const tcert::ProgramArguments a =
+      parse({"--scratch", "/s", "--keep", "--output-dir", "/o", "--init", "random:18446744073709551615", "--verify",
+             "--trace", "t.json", "--quiet", "--no-overlap"});
   const tcert::RunOptions& o = a.options;
   EXPECT_EQ(o.scratch, "/s");
   EXPECT_TRUE(o.keep);
@@ -88,24 +87,27 @@ TEST(Options, FileFormatsByExtension) {
 }
 
 TEST(Options, Hdf5OptionsNeedHdf5Files) {
-  EXPECT_EQ(message_of({"--input", "in.npy"}),
-            "invalid command line: --input expects an HDF5 file (.h5 or .hdf5), got 'in.npy'; run with --help for usage");
+  EXPECT_EQ(
+      message_of({"--input", "in.npy"}),
+      "invalid command line: --input expects an HDF5 file (.h5 or .hdf5), got 'in.npy'; run with --help for usage");
   EXPECT_EQ(message_of({"--output", "out"}),
             "invalid command line: --output expects an HDF5 file (.h5 or .hdf5), got 'out'; run with --help for usage");
 }
 
 TEST(Options, BadInitIsAnError) {
-  for (std::string bad : {"random", "random:", "random:x", "random:-1", "random:18446744073709551616",
-                          "zeros", "random:1x"})
+  for (std::string bad :
+       {"random", "random:", "random:x", "random:-1", "random:18446744073709551616", "zeros", "random:1x"})
     EXPECT_EQ(message_of({"--init", bad}),
               "invalid command line: --init expects random:SEED with SEED an integer in [0, 2^64), "
-              "got '" + bad + "'; run with --help for usage");
+              "got '" +
+                  bad + "'; run with --help for usage");
 }
 
 TEST(Options, ConflictsAndUnknownOptionsAreErrors) {
-  for (const std::vector<std::string>& both :
-       {std::vector<std::string>{"--input-dir", "/in", "--init", "random:2"}, {"--input", "in.h5", "--init", "random:2"},
-        {"--input", "in.h5", "--input-dir", "/in"}, {"--output", "out.h5", "--output-dir", "/out"}}) {
+  for (const std::vector<std::string>& both : {std::vector<std::string>{"--input-dir", "/in", "--init", "random:2"},
+                                               {"--input", "in.h5", "--init", "random:2"},
+                                               {"--input", "in.h5", "--input-dir", "/in"},
+                                               {"--output", "out.h5", "--output-dir", "/out"}}) {
     const std::string message = message_of(both);
     EXPECT_EQ(message.rfind("invalid command line: ", 0), 0u) << message;
     EXPECT_NE(message.find("exclude"), std::string::npos) << message;

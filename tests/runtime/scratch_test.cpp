@@ -61,8 +61,7 @@ TEST(Scratch, UncreatableDirectoryIsAnError) {
     tcert::Scratch scratch(dir.file("plain/sub"), 0, false);
     FAIL() << "no error";
   } catch (const tcert::Error& e) {
-    EXPECT_EQ(std::string(e.what()).rfind("cannot create scratch directory " + dir.file("plain/sub"), 0),
-              0u)
+    EXPECT_EQ(std::string(e.what()).rfind("cannot create scratch directory " + dir.file("plain/sub"), 0), 0u)
         << e.what();
   }
 }

@@ -45,25 +45,27 @@ TEST(SpecCheck, TilesAndTheirPeak) {
 
 TEST(SpecCheck, HandOffRoundsAreALoadStagePartThatFitsTheMemory) {
   GemmSpec s = replication();
-  s.take_A = true;   // A (60 elements) taken rank to rank
+  s.take_A = true;  // A (60 elements) taken rank to rank
   tcert::StepMemory m = tcert::check_spec(s, 4, 1000);
   EXPECT_EQ(m.parts[0].what, "hand-off rounds");
   EXPECT_TRUE(m.parts[0].load_stage);
-  EXPECT_EQ(m.parts[0].bytes, 24u * 41);   // ⌊1000 / 24⌋ elements a round, fewer than A's 60
-  EXPECT_EQ(m.peak_bytes, 984u);           // the load stage is the larger
+  EXPECT_EQ(m.parts[0].bytes, 24u * 41);  // ⌊1000 / 24⌋ elements a round, fewer than A's 60
+  EXPECT_EQ(m.peak_bytes, 984u);          // the load stage is the larger
   EXPECT_EQ(m.parts[0].bytes, tcert::handoff_round_bytes(1000, 60));
   EXPECT_EQ(tcert::parts_text(m), "tile of A 480 + tile of B 96 + tile of C 160; hand-off rounds 984 (load stage)");
-  m = tcert::check_spec(s, 4, 0);          // unlimited: the whole tensor in one round
+  m = tcert::check_spec(s, 4, 0);  // unlimited: the whole tensor in one round
   EXPECT_EQ(m.parts[0].bytes, 24u * 60);
 }
 
 TEST(SpecCheck, RefusalsNameTheRule) {
   GemmSpec s = replication();
-  EXPECT_EQ(error_of(s, 4, 700), "the plan needs 736 bytes per rank (tile of A 480 + tile of B 96 + tile of C 160) "
-                                 "but the memory per rank is 700 bytes");
+  EXPECT_EQ(error_of(s, 4, 700),
+            "the plan needs 736 bytes per rank (tile of A 480 + tile of B 96 + tile of C 160) "
+            "but the memory per rank is 700 bytes");
   s.planned_memory_bytes = 700;
-  EXPECT_EQ(error_of(s, 4, 0), "internal error: the plan said 700 bytes per rank but the step needs 736 (tile of A "
-                               "480 + tile of B 96 + tile of C 160)");
+  EXPECT_EQ(error_of(s, 4, 0),
+            "internal error: the plan said 700 bytes per rank but the step needs 736 (tile of A "
+            "480 + tile of B 96 + tile of C 160)");
   s.planned_memory_bytes = 736;
   EXPECT_EQ(error_of(s, 4, 736), "");
   std::get<tcert::GaoSpec>(s.method).algorithm = tcert::Algorithm::Rotation;
@@ -74,7 +76,7 @@ TEST(SpecCheck, CosmaRoundsAtMostTheFewestKColumnsOfARank) {
   GemmSpec s = replication();
   tcert::CosmaSpec& cosma = s.method.emplace<tcert::CosmaSpec>();
   s.K = {{{5, 1, 1}}, -1};
-  cosma.grid[0] = 1, cosma.grid[1] = 1, cosma.grid[2] = 2;   // K columns per rank: 3 and 2
+  cosma.grid[0] = 1, cosma.grid[1] = 1, cosma.grid[2] = 2;  // K columns per rank: 3 and 2
   cosma.rounds = 2;
   const tcert::StepMemory m = tcert::check_spec(s, 2, 0);
   // C block 10x8; two slice buffers each (two rounds) of ⌈3/2⌉ columns: 2 x 10x2 and 2 x 8x2
@@ -83,7 +85,8 @@ TEST(SpecCheck, CosmaRoundsAtMostTheFewestKColumnsOfARank) {
   EXPECT_EQ(error_of(s, 2, 0), "invalid cosma grid 1x1x2 with 3 rounds for 2 ranks and m, n, k = 10, 8, 5");
   cosma.rounds = 1;
   s.keep_result = true;
-  EXPECT_EQ(error_of(s, 2, 0), "cosma reads its operands from the store and stores its result; it takes and keeps nothing");
+  EXPECT_EQ(error_of(s, 2, 0),
+            "cosma reads its operands from the store and stores its result; it takes and keeps nothing");
 }
 
 }  // namespace

@@ -164,8 +164,7 @@ TEST(GroupLayout, RejectsInvalidTilings) {
   EXPECT_THROW(GroupLayout({{4, 1, 1}}, 1, 1), tcert::Error);
 }
 
-double formula(const GroupLayout& R, const GroupLayout& C, const std::int64_t* r,
-               const std::int64_t* c) {
+double formula(const GroupLayout& R, const GroupLayout& C, const std::int64_t* r, const std::int64_t* c) {
   double x = 1;
   for (std::size_t k = 0; k < R.indices().size(); ++k) x = x * 10.5 + static_cast<double>(r[k]);
   for (std::size_t k = 0; k < C.indices().size(); ++k) x = x * 3.25 - static_cast<double>(c[k]);
@@ -203,8 +202,7 @@ TEST(TiledMatrix, FillReadsBackAndCountsBytes) {
     for (const Values& r : all_values(R))
       for (const Values& c : all_values(C)) {
         const std::optional<double> v = m.element(r.data(), c.data());
-        const bool mine = (pr < 0 || R.locate(r.data()).part == pr) &&
-                          (pc < 0 || C.locate(c.data()).part == pc);
+        const bool mine = (pr < 0 || R.locate(r.data()).part == pr) && (pc < 0 || C.locate(c.data()).part == pc);
         ASSERT_EQ(v.has_value(), mine);
         if (v) {
           ASSERT_EQ(*v, value(r.data(), c.data()));

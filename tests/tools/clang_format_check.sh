@@ -6,8 +6,7 @@
 #
 # tcec -o emits one program per emitter: Gao et al.'s methods (inside rotation, outside
 # accumulation), cosma, tbs, sfc, copies and chained statements, the hand-off (keep and take), an
-# NWChem tree and TAMM's ccsd_t2. SOURCES below are the files written in that style so far (the
-# existing sources are reformatted in one commit later).
+# NWChem tree and TAMM's ccsd_t2. SOURCES below are all the project's C++ files.
 set -euo pipefail
 tcec=$1 clang_format=$2 src=$3 shared=$4 work=$5
 rm -rf "$work"
@@ -31,12 +30,8 @@ for program in "${programs[@]}"; do
   emitted+=("$work/${words[0]}"/*.cpp)
 done
 grep -q 'spec.keep_result = true' "$work/handoff/ccd_t2.cpp"  # the hand-off is among them
-SOURCES=(
-  frontend/tamm/tamm.h frontend/tamm/tamm_stub.h frontend/tamm/clang_import.cpp frontend/tamm/build.cpp
-  frontend/tamm/import.cpp codegen/format.cpp tests/frontend/tamm_test.cpp tests/package/energy.cpp
-  tests/frontend/verify/tamm_clang_errors.cpp tests/frontend/verify/tamm_instantiation.cpp
-  tests/frontend/verify/tamm_semantics.cpp tests/frontend/verify/tamm_template.cpp
-  tests/frontend/verify/tamm_unsupported.cpp
-)
+# Every C++ source and header of the project (the tree is one style).
+mapfile -t SOURCES < <(find bench codegen costmodel frontend grammar ir runtime tests tools \
+  -type f \( -name '*.h' -o -name '*.cpp' -o -name '*.hpp' \) 2> /dev/null | sort)
 "$clang_format" --style=file:.clang-format --dry-run --Werror "${emitted[@]}" "${SOURCES[@]}"
 echo "clang_format_check: ${#emitted[@]} generated programs and ${#SOURCES[@]} sources are clang-format clean"

@@ -15,8 +15,8 @@
 namespace {
 
 struct Golden {
-  const char* name;   ///< golden file stem
-  const char* args;   ///< tcec arguments, run from the source directory
+  const char* name;  ///< golden file stem
+  const char* args;  ///< tcec arguments, run from the source directory
 };
 
 // The shared inputs lie beside the checkout (../shared/inputs).
@@ -28,10 +28,18 @@ const Golden kGoldens[] = {
     {"distributed", "examples/distributed.tce"},
     {"matmul_all", "examples/matmul.tce --all"},
     {"matmul_thirds", "examples/matmul.tce --memory-split thirds"},
-    {"ccsd_e", "../shared/inputs/nwchem_tce_equation_trees.txt --from nwchem --section ccsd_e -D O=20 -D V=80 --machine examples/osc.machine"},
-    {"ccsd_t1", "../shared/inputs/nwchem_tce_equation_trees.txt --from nwchem --section ccsd_t1 -D O=20 -D V=80 --machine examples/osc.machine"},
-    {"ccsd_t2", "../shared/inputs/nwchem_tce_equation_trees.txt --from nwchem --section ccsd_t2 -D O=20 -D V=80 --machine examples/osc.machine"},
-    {"ccd_t2", "../shared/inputs/nwchem_tce_equation_trees.txt --from nwchem --section ccd_t2 -D O=20 -D V=80 --machine examples/osc.machine"},
+    {"ccsd_e",
+     "../shared/inputs/nwchem_tce_equation_trees.txt --from nwchem --section ccsd_e -D O=20 -D V=80 --machine "
+     "examples/osc.machine"},
+    {"ccsd_t1",
+     "../shared/inputs/nwchem_tce_equation_trees.txt --from nwchem --section ccsd_t1 -D O=20 -D V=80 --machine "
+     "examples/osc.machine"},
+    {"ccsd_t2",
+     "../shared/inputs/nwchem_tce_equation_trees.txt --from nwchem --section ccsd_t2 -D O=20 -D V=80 --machine "
+     "examples/osc.machine"},
+    {"ccd_t2",
+     "../shared/inputs/nwchem_tce_equation_trees.txt --from nwchem --section ccd_t2 -D O=20 -D V=80 --machine "
+     "examples/osc.machine"},
 };
 
 std::string slurp(const std::string& path) {
@@ -45,8 +53,8 @@ std::string slurp(const std::string& path) {
 std::string dry_run(const std::string& args, int* status) {
   const std::string out =
       (std::filesystem::temp_directory_path() / ("tcec_golden_" + std::to_string(getpid()) + ".out")).string();
-  const std::string cmd = std::string("cd ") + TCEC_SOURCE_DIR + " && " + TCEC_BINARY_DIR + "/bin/tcec " + args +
-                          " --dry-run >" + out;
+  const std::string cmd =
+      std::string("cd ") + TCEC_SOURCE_DIR + " && " + TCEC_BINARY_DIR + "/bin/tcec " + args + " --dry-run >" + out;
   *status = WEXITSTATUS(std::system(cmd.c_str()));
   std::string text = slurp(out);
   std::filesystem::remove(out);

@@ -34,13 +34,18 @@ TEST(MachineFile, SaysHowEachFigureWasMeasured) {
             "machine calibrated {\n"
             "  processors 4;                  # the ranks of the calibration run\n"
             "  memory 12 MB;                  # per rank for tiles, from --memory\n"
-            "  network 1209.57 MB/s;          # ring shift of 16.00 MB messages, every rank sending and receiving; slowest rank\n"
-            "  disk_read 7497.41 MB/s;        # reading back 256.00 MB per rank in 4 MB requests, as programs read tiled files; slowest rank\n"
-            "  disk_write 168.34 MB/s;        # rewriting 256.00 MB per rank in 4 MB requests, as programs rewrite tiles; slowest rank\n"
-            "  disk_latency 2.245 us;         # 8 KB reads at random offsets: time per request beyond its bytes at disk_read\n"
+            "  network 1209.57 MB/s;          # ring shift of 16.00 MB messages, every rank sending and receiving; "
+            "slowest rank\n"
+            "  disk_read 7497.41 MB/s;        # reading back 256.00 MB per rank in 4 MB requests, as programs read "
+            "tiled files; slowest rank\n"
+            "  disk_write 168.34 MB/s;        # rewriting 256.00 MB per rank in 4 MB requests, as programs rewrite "
+            "tiles; slowest rank\n"
+            "  disk_latency 2.245 us;         # 8 KB reads at random offsets: time per request beyond its bytes at "
+            "disk_read\n"
             "  replication_factor 1.509;      # ring all-gather time over (P - 1) pieces at the network bandwidth\n"
             "  reduction_factor 4.626;        # all-reduce time over its bytes x log2 P at the network bandwidth\n"
-            "  flops 23.769 GFLOP/s;          # tile kernel on 768x768x768 tiles, all ranks at once; slowest rank (53.383 GFLOP/s on 64x64x64)\n"
+            "  flops 23.769 GFLOP/s;          # tile kernel on 768x768x768 tiles, all ranks at once; slowest rank "
+            "(53.383 GFLOP/s on 64x64x64)\n"
             "}\n");
 }
 

@@ -7,8 +7,8 @@ namespace tcec::calibrate {
 
 std::string machine_text(const Measured& m) {
   const auto mb = [](double bytes) { return fmt::format("{:.2f}", bytes / 1e6); };
-  std::string out = fmt::format("# tcec-calibrate on {}, {}: P = {} ranks measured at once.\n", m.host, m.date,
-                                m.processors);
+  std::string out =
+      fmt::format("# tcec-calibrate on {}, {}: P = {} ranks measured at once.\n", m.host, m.date, m.processors);
   out += "machine calibrated {\n";
   auto line = [&](const std::string& property, const std::string& comment) {
     out += fmt::format("  {:<30} # {}\n", property + ";", comment);

@@ -11,18 +11,18 @@ namespace tcec::calibrate {
 /// (notes/gao-model.md: f_rep for the ring all-gather, f_red for the all-reduce).
 struct Measured {
   std::int64_t processors = 1;
-  std::uint64_t memory_bytes = 0;     ///< per rank for tiles (--memory, or the default); written in whole MB
-  std::string memory_how;             ///< how memory_bytes was chosen, for its comment
+  std::uint64_t memory_bytes = 0;  ///< per rank for tiles (--memory, or the default); written in whole MB
+  std::string memory_how;          ///< how memory_bytes was chosen, for its comment
   double network_bytes_per_s = 0;
   double disk_read_bytes_per_s = 0, disk_write_bytes_per_s = 0;
   double disk_latency_s = 0;
   double replication_factor = 1, reduction_factor = 1;
   double flops_per_s = 0;
-  std::uint64_t disk_bytes = 0;       ///< per rank, written then read for the disk figures
-  std::uint64_t message_bytes = 0;    ///< per message of the network figures
-  std::uint64_t kernel_n = 0;         ///< the kernel's n×n×n tiles
-  double small_flops_per_s = 0;       ///< the kernel on 64×64×64 tiles (for the comment)
-  std::string host, date;             ///< where and when (UTC), for the header
+  std::uint64_t disk_bytes = 0;     ///< per rank, written then read for the disk figures
+  std::uint64_t message_bytes = 0;  ///< per message of the network figures
+  std::uint64_t kernel_n = 0;       ///< the kernel's n×n×n tiles
+  double small_flops_per_s = 0;     ///< the kernel on 64×64×64 tiles (for the comment)
+  std::string host, date;           ///< where and when (UTC), for the header
 };
 
 /// The machine block, with a comment on every line saying how it was measured, e.g.

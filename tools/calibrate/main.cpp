@@ -15,9 +15,9 @@
 #include <optional>
 #include <string>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <mpi.h>
+#include <CLI/CLI.hpp>
 
 #include "machine_file.h"
 #include "measure.h"
@@ -41,9 +41,9 @@ std::optional<std::uint64_t> parse_size(std::string text) {
     return std::nullopt;
   }
   const std::string unit = text.substr(end);
-  const std::pair<const char*, double> units[] = {{"", 1},      {"B", 1},           {"KB", 1e3},
-                                                  {"MB", 1e6},  {"GB", 1e9},        {"KiB", 1024.0},
-                                                  {"MiB", 1048576.0}, {"GiB", 1073741824.0}};
+  const std::pair<const char*, double> units[] = {
+      {"", 1},     {"B", 1},        {"KB", 1e3},        {"MB", 1e6},
+      {"GB", 1e9}, {"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0}};
   for (auto [name, factor] : units)
     if (unit == name && value > 0) return static_cast<std::uint64_t>(value * factor);
   return std::nullopt;
@@ -98,9 +98,10 @@ void write_atomically(const std::string& path, const std::string& text) {
 
 int main(int argc, char** argv) {
   return tcert::run_program(argc, argv, [&](const tcert::Context& ctx) {
-    CLI::App app{"tcec-calibrate: measures disk, network, collectives and the tile kernel of this machine with all "
-                 "ranks at once, through the code paths tcec's generated programs use, and writes a machine block "
-                 "for tcec --machine. Run it as the programs will run: mpirun -np P tcec-calibrate -o FILE.machine"};
+    CLI::App app{
+        "tcec-calibrate: measures disk, network, collectives and the tile kernel of this machine with all "
+        "ranks at once, through the code paths tcec's generated programs use, and writes a machine block "
+        "for tcec --machine. Run it as the programs will run: mpirun -np P tcec-calibrate -o FILE.machine"};
     std::string output, scratch, memory;
     bool quick = false;
     app.add_option("-o,--output", output, "Write the machine block to FILE")->required()->type_name("FILE");
@@ -127,9 +128,10 @@ int main(int argc, char** argv) {
       m.memory_bytes = *bytes, m.memory_how = "per rank for tiles, from --memory";
     } else {
       m.memory_bytes = std::min<std::uint64_t>(available_memory() / static_cast<std::uint64_t>(4 * local), 1000000000);
-      m.memory_how = fmt::format("per rank for tiles: a quarter of the node's available memory over its {} ranks", local);
+      m.memory_how =
+          fmt::format("per rank for tiles: a quarter of the node's available memory over its {} ranks", local);
     }
-    m.memory_bytes = std::max<std::uint64_t>(m.memory_bytes / 1000000, 1) * 1000000;   // whole MB, as written
+    m.memory_bytes = std::max<std::uint64_t>(m.memory_bytes / 1000000, 1) * 1000000;  // whole MB, as written
     m.disk_bytes = quick ? 16000000 : 64000000;
     m.message_bytes = quick ? 4000000 : 16000000;
     m.kernel_n = quick ? 256 : 768;
@@ -145,10 +147,10 @@ int main(int argc, char** argv) {
     const tcec::calibrate::DiskFigures disk = tcec::calibrate::measure_disk(ctx, scratch, m.disk_bytes);
     m.disk_read_bytes_per_s = disk.read_bytes_per_s, m.disk_write_bytes_per_s = disk.write_bytes_per_s;
     m.disk_latency_s = disk.latency_s;
-    report(fmt::format("disk: write {:.0f} MB/s, read {:.0f} MB/s per rank, {:.2f} us per request", disk.write_bytes_per_s / 1e6,
-                       disk.read_bytes_per_s / 1e6, disk.latency_s * 1e6));
+    report(fmt::format("disk: write {:.0f} MB/s, read {:.0f} MB/s per rank, {:.2f} us per request",
+                       disk.write_bytes_per_s / 1e6, disk.read_bytes_per_s / 1e6, disk.latency_s * 1e6));
     m.network_bytes_per_s = tcec::calibrate::measure_network(ctx, m.message_bytes);
-    if (m.network_bytes_per_s <= 0) m.network_bytes_per_s = 1e12;   // one rank: the model moves nothing
+    if (m.network_bytes_per_s <= 0) m.network_bytes_per_s = 1e12;  // one rank: the model moves nothing
     report(fmt::format("network: {:.0f} MB/s per rank", m.network_bytes_per_s / 1e6));
     const tcec::calibrate::CollectiveFactors f =
         tcec::calibrate::measure_collectives(ctx, m.message_bytes / 4, m.network_bytes_per_s);

@@ -14,7 +14,7 @@ namespace tcec::calibrate {
 
 namespace {
 
-constexpr std::size_t kRequestElems = std::size_t{1} << 19;   // 4 MB per DiskFile call
+constexpr std::size_t kRequestElems = std::size_t{1} << 19;  // 4 MB per DiskFile call
 
 /// Runs body on every rank between barriers; the slowest rank's seconds.
 template <class Body>
@@ -43,16 +43,16 @@ DiskFigures measure_disk(const tcert::Context& ctx, const std::string& dir, std:
   // and the second pass, over the same range, is timed.
   slowest(ctx, write_all);
   out.write_bytes_per_s = 8.0 * static_cast<double>(elems) / slowest(ctx, write_all);
-  out.read_bytes_per_s = 8.0 * static_cast<double>(elems) / slowest(ctx, [&] {
-    for (std::uint64_t at = 0; at < elems; at += kRequestElems)
-      file.read(buf.data(), at, static_cast<std::size_t>(std::min<std::uint64_t>(kRequestElems, elems - at)));
-  });
+  out.read_bytes_per_s =
+      8.0 * static_cast<double>(elems) / slowest(ctx, [&] {
+        for (std::uint64_t at = 0; at < elems; at += kRequestElems)
+          file.read(buf.data(), at, static_cast<std::size_t>(std::min<std::uint64_t>(kRequestElems, elems - at)));
+      });
   constexpr int kSmall = 2000;
-  constexpr std::size_t kSmallElems = 1024;   // 8 KB
+  constexpr std::size_t kSmallElems = 1024;  // 8 KB
   std::mt19937_64 rng(static_cast<std::uint64_t>(ctx.rank()) + 1);
   const double small_s = slowest(ctx, [&] {
-    for (int i = 0; i < kSmall; ++i)
-      file.read(buf.data(), (rng() % (elems / kSmallElems)) * kSmallElems, kSmallElems);
+    for (int i = 0; i < kSmall; ++i) file.read(buf.data(), (rng() % (elems / kSmallElems)) * kSmallElems, kSmallElems);
   });
   out.latency_s = std::max(0.0, small_s / kSmall - 8.0 * kSmallElems / out.read_bytes_per_s);
   file.remove();
@@ -62,10 +62,10 @@ DiskFigures measure_disk(const tcert::Context& ctx, const std::string& dir, std:
 double measure_network(const tcert::Context& ctx, std::uint64_t bytes) {
   if (ctx.size() == 1) return 0;
   const std::size_t n = std::max<std::size_t>(bytes / 8, 1);
-  std::vector<double> buf(n, 1.0), scratch(n);   // one message each way, as the ring all-gather sends
+  std::vector<double> buf(n, 1.0), scratch(n);  // one message each way, as the ring all-gather sends
   const int next = (ctx.rank() + 1) % ctx.size(), previous = (ctx.rank() + ctx.size() - 1) % ctx.size();
   constexpr int kShifts = 4;
-  tcert::shift(ctx, buf.data(), n, n, next, previous, scratch);   // warm-up
+  tcert::shift(ctx, buf.data(), n, n, next, previous, scratch);  // warm-up
   const double s = slowest(ctx, [&] {
     for (int i = 0; i < kShifts; ++i) tcert::shift(ctx, buf.data(), n, n, next, previous, scratch);
   });
@@ -82,13 +82,14 @@ CollectiveFactors measure_collectives(const tcert::Context& ctx, std::uint64_t b
   const double gather_s = slowest(ctx, [&] { tcert::ring_allgatherv(ctx, all.data(), counts); });
   out.replication = gather_s / (8.0 * static_cast<double>(piece) * (P - 1) / network_bytes_per_s);
   const double reduce_s = slowest(ctx, [&] { tcert::allreduce_sum(ctx, all.data(), piece, scratch); });
-  out.reduction = reduce_s / (8.0 * static_cast<double>(piece) * std::log2(static_cast<double>(P)) / network_bytes_per_s);
+  out.reduction =
+      reduce_s / (8.0 * static_cast<double>(piece) * std::log2(static_cast<double>(P)) / network_bytes_per_s);
   return out;
 }
 
 double measure_kernel(const tcert::Context& ctx, std::size_t n) {
   std::vector<double> a(n * n, 0.5), b(n * n, 0.25), c(n * n, 0.0);
-  tcert::gemm_tile(n, n, n, 1.0, a.data(), n, b.data(), n, 1.0, c.data(), n);   // warm-up
+  tcert::gemm_tile(n, n, n, 1.0, a.data(), n, b.data(), n, 1.0, c.data(), n);  // warm-up
   constexpr int kCalls = 3;
   const double s = slowest(ctx, [&] {
     for (int i = 0; i < kCalls; ++i) tcert::gemm_tile(n, n, n, 1.0, a.data(), n, b.data(), n, 1.0, c.data(), n);

@@ -76,12 +76,12 @@ void VectorOps::write(const std::string& path, const std::vector<u64>& shape, Fi
   if (patch) patch->sync();
   MPI_Barrier(comm_);
   if (rank_ == 0) writer->commit();
-  MPI_Barrier(comm_);   // the file is in place before any rank reads it
+  MPI_Barrier(comm_);  // the file is in place before any rank reads it
 }
 
 void VectorOps::zeros(const Amplitudes& out) const {
   const u64 O = static_cast<u64>(this->O()), V = static_cast<u64>(this->V());
-  auto none = [](u64, u64, double*) {};   // the writer's file starts zero-filled
+  auto none = [](u64, u64, double*) {};  // the writer's file starts zero-filled
   write(out.t1, {V, O}, none);
   write(out.t2, {V, V, O, O}, none);
 }

@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 extern "C" void dgesv_(const int* n, const int* nrhs, double* a, const int* lda, int* ipiv, double* b, const int* ldb,
-                       int* info);   // LAPACK (OpenBLAS)
+                       int* info);  // LAPACK (OpenBLAS)
 
 namespace tcec::ccsd {
 
@@ -26,7 +26,7 @@ void Diis::add(int id) {
   held_.push_back(id);
   if (held_.size() > size_) held_.erase(held_.begin());
   for (int k : held_) B_[{std::min(k, id), std::max(k, id)}] = ops_.dot(error_of(id), error_of(k));
-  std::erase_if(B_, [&](const auto& entry) {   // entries of vectors no longer held
+  std::erase_if(B_, [&](const auto& entry) {  // entries of vectors no longer held
     auto in = [&](int k) { return std::find(held_.begin(), held_.end(), k) != held_.end(); };
     return !in(entry.first.first) || !in(entry.first.second);
   });
@@ -35,7 +35,7 @@ void Diis::add(int id) {
 std::vector<double> Diis::coefficients() const {
   const auto n = static_cast<int>(held_.size());
   if (n < 2) return {};
-  const int m = n + 1;   // the bordered system, symmetric
+  const int m = n + 1;  // the bordered system, symmetric
   std::vector<double> a(static_cast<std::size_t>(m * m), 0.0), b(static_cast<std::size_t>(m), 0.0);
   auto at = [&](int i, int j) -> double& { return a[static_cast<std::size_t>(i * m + j)]; };
   for (int i = 0; i < n; ++i) {

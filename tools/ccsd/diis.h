@@ -50,7 +50,7 @@ class Diis {
   std::string dir_;
   std::size_t size_;
   std::vector<int> held_;
-  std::map<std::pair<int, int>, double> B_;   // (i, j), i <= j: e_i · e_j
+  std::map<std::pair<int, int>, double> B_;  // (i, j), i <= j: e_i · e_j
 };
 
 }  // namespace tcec::ccsd

@@ -21,9 +21,9 @@
 #include <sstream>
 #include <string>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <mpi.h>
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "amplitudes.h"
@@ -72,8 +72,12 @@ nlohmann::json identity(const Args& a, std::int64_t O, std::int64_t V) {
   std::ifstream in(a.machine);
   std::ostringstream machine;
   machine << in.rdbuf();
-  return {{"O", O}, {"V", V}, {"integrals", fs::absolute(a.integrals).string()},
-          {"equations", fs::absolute(a.equations).string()}, {"machine", machine.str()}, {"diis", a.diis}};
+  return {{"O", O},
+          {"V", V},
+          {"integrals", fs::absolute(a.integrals).string()},
+          {"equations", fs::absolute(a.equations).string()},
+          {"machine", machine.str()},
+          {"diis", a.diis}};
 }
 
 void write_json_atomically(const fs::path& path, const nlohmann::json& doc) {
@@ -106,7 +110,9 @@ int solve(const Args& a, MPI_Comm comm) {
   nlohmann::json saved;
   if (a.resume) {
     std::ifstream in(checkpoint);
-    if (!in) throw tcert::Error(fmt::format("cannot resume: no checkpoint {} (run without --resume first)", checkpoint.string()));
+    if (!in)
+      throw tcert::Error(
+          fmt::format("cannot resume: no checkpoint {} (run without --resume first)", checkpoint.string()));
     saved = nlohmann::json::parse(in);
     for (const auto& [key, value] : me.items())
       if (saved.at("identity").at(key) != value)
@@ -134,7 +140,7 @@ int solve(const Args& a, MPI_Comm comm) {
   Amplitudes t{in_work("t0_ph.npy"), in_work("t0_pphh.npy")};
   double energy = 0;
   int first = 1;
-  if (a.resume) {   // the state after the checkpoint's iteration: every file it names is complete
+  if (a.resume) {  // the state after the checkpoint's iteration: every file it names is complete
     first = saved.at("iteration").get<int>() + 1;
     energy = saved.at("energy").get<double>();
     t = {saved.at("t").at(0).get<std::string>(), saved.at("t").at(1).get<std::string>()};
@@ -144,7 +150,8 @@ int solve(const Args& a, MPI_Comm comm) {
     ops.zeros(t);
   }
   std::map<std::string, std::string> files;
-  for (const char* x : {"hh", "hp", "ph", "pp"}) files[fmt::format("f_{}", x)] = fmt::format("{}/f_{}.npy", a.integrals, x);
+  for (const char* x : {"hh", "hp", "ph", "pp"})
+    files[fmt::format("f_{}", x)] = fmt::format("{}/f_{}.npy", a.integrals, x);
   for (const char* s : {"hhhh", "hhhp", "hhph", "hhpp", "hphh", "hphp", "hpph", "hppp", "phhh", "phhp", "phph", "phpp",
                         "pphh", "pphp", "ppph", "pppp"})
     files[fmt::format("v_{}", s)] = fmt::format("{}/v_{}.npy", a.integrals, s);
@@ -152,7 +159,8 @@ int solve(const Args& a, MPI_Comm comm) {
   options.scratch = work;
   options.quiet = true;
   bool converged = false;
-  if (rank == 0 && !a.quiet) std::printf("%4s  %20s  %12s  %12s  %8s\n", "iter", "energy (Eh)", "delta E", "|residual|", "s");
+  if (rank == 0 && !a.quiet)
+    std::printf("%4s  %20s  %12s  %12s  %8s\n", "iter", "energy (Eh)", "delta E", "|residual|", "s");
   for (int it = first; it <= a.max_iter && !converged; ++it) {
     const auto t0 = clock();
     files["t_ph"] = t.t1, files["t_pphh"] = t.t2;
@@ -175,13 +183,14 @@ int solve(const Args& a, MPI_Comm comm) {
     const double delta = next - energy;
     energy = next;
     converged = std::abs(delta) < a.conv && norm < std::sqrt(a.conv);
-    MPI_Barrier(comm);   // every rank is done with the files the checkpoint drops
+    MPI_Barrier(comm);  // every rank is done with the files the checkpoint drops
     if (rank == 0) {
-      write_json_atomically(checkpoint, {{"identity", me}, {"iteration", it}, {"energy", energy},
-                                         {"t", {t.t1, t.t2}}, {"diis", diis.state()}});
+      write_json_atomically(
+          checkpoint,
+          {{"identity", me}, {"iteration", it}, {"energy", energy}, {"t", {t.t1, t.t2}}, {"diis", diis.state()}});
       for (const std::string& f : diis.stale_files())
         if (f != t.t1 && f != t.t2) fs::remove(f);
-      for (const auto& entry : fs::directory_iterator(work)) {   // older extrapolations
+      for (const auto& entry : fs::directory_iterator(work)) {  // older extrapolations
         const std::string path = entry.path().string();
         if (entry.path().filename().string().rfind("tx", 0) == 0 && path != t.t1 && path != t.t2) fs::remove(path);
       }
@@ -192,10 +201,12 @@ int solve(const Args& a, MPI_Comm comm) {
     }
   }
   MPI_Barrier(comm);
-  if (!converged) {   // alike on every rank: a clean exit, the work directory kept for --resume
+  if (!converged) {  // alike on every rank: a clean exit, the work directory kept for --resume
     if (rank == 0)
-      std::fprintf(stderr, "tcec-ccsd: error: not converged in %d iterations (energy %.12f Eh); %s holds the state for --resume\n",
-                   a.max_iter, energy, work.c_str());
+      std::fprintf(
+          stderr,
+          "tcec-ccsd: error: not converged in %d iterations (energy %.12f Eh); %s holds the state for --resume\n",
+          a.max_iter, energy, work.c_str());
     return 1;
   }
   if (rank == 0 && !a.keep) fs::remove_all(work);
@@ -214,17 +225,21 @@ int main(int argc, char** argv) {
   CLI::App app{"tcec-ccsd: the CCSD correlation energy with tcec's generated code, out of core"};
   Args a;
   app.add_option("--integrals", a.integrals, "directory of f_*.npy, v_*.npy and meta.json (tools/psi4_integrals.py)")
-      ->required()->check(CLI::ExistingDirectory);
+      ->required()
+      ->check(CLI::ExistingDirectory);
   app.add_option("--equations", a.equations, "NWChem TCE equation trees holding ccsd_e, ccsd_t1 and ccsd_t2")
-      ->required()->check(CLI::ExistingFile);
+      ->required()
+      ->check(CLI::ExistingFile);
   app.add_option("--machine", a.machine, "machine file (its processors must be the number of ranks)")
-      ->required()->check(CLI::ExistingFile);
+      ->required()
+      ->check(CLI::ExistingFile);
   app.add_option("--scratch", a.scratch, "directory for amplitudes, residuals, DIIS vectors and the runs' stores");
   app.add_option("--conv", a.conv, "convergence: |delta E| below this (Eh) and |residual| below its square root");
   app.add_option("--max-iter", a.max_iter, "iterations at most")->check(CLI::PositiveNumber);
   app.add_option("--diis", a.diis, "DIIS subspace size (0 or 1: plain Jacobi)")->check(CLI::NonNegativeNumber);
   app.add_flag("--keep", a.keep, "keep the work directory (SCRATCH/tcec-ccsd) after converging");
-  app.add_flag("--resume", a.resume, "continue from the checkpoint in SCRATCH/tcec-ccsd (same integrals, equations, machine)");
+  app.add_flag("--resume", a.resume,
+               "continue from the checkpoint in SCRATCH/tcec-ccsd (same integrals, equations, machine)");
   app.add_flag("--quiet", a.quiet, "print only the final energy");
   try {
     app.parse(argc, argv);
@@ -233,7 +248,7 @@ int main(int argc, char** argv) {
     MPI_Finalize();
     return code;
   }
-  {   // one BLAS thread per core of the node at most, over its ranks (kernel.h share_cores)
+  {  // one BLAS thread per core of the node at most, over its ranks (kernel.h share_cores)
     MPI_Comm node;
     int ranks_on_node = 1;
     if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {

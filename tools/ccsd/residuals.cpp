@@ -39,8 +39,8 @@ Emitted emit_section(const std::string& equations, const char* section, std::int
   options.machine = machine;
   const frontend::Result parsed = frontend::parse_file(equations, options);
   if (!parsed.ok()) throw tcert::Error(fmt::format("{} of {}:\n{}", section, equations, parsed.diagnostics.render()));
-  const codegen::Generated g = codegen::generate(*parsed.program, costmodel::PlanOptions{},
-                                                 {section, codegen::EmitForm::Library});
+  const codegen::Generated g =
+      codegen::generate(*parsed.program, costmodel::PlanOptions{}, {section, codegen::EmitForm::Library});
   if (!g.ok()) {
     std::string text;
     for (const codegen::Diagnostic& d : g.diagnostics) text += fmt::format("\n  {}", d.message);
@@ -80,8 +80,8 @@ std::pair<std::string, std::vector<std::string>> build(std::int64_t O, std::int6
   if (fs::exists(object)) return {object.string(), inputs};
   fs::create_directories(dir);
   std::vector<std::string> command;
-  const codegen::Toolchain tools = codegen::installed_toolchain(fs::read_symlink("/proc/self/exe").string())
-                                       .value_or(codegen::toolchain());
+  const codegen::Toolchain tools =
+      codegen::installed_toolchain(fs::read_symlink("/proc/self/exe").string()).value_or(codegen::toolchain());
   command = {tools.compiler, "-std=c++20", "-O2", "-fPIC", "-shared", "-I" + tools.source_root, "-I" + dir.string()};
   std::string shim = "// The three residual functions of tcec-ccsd (tools/ccsd/residuals.cpp).\n";
   for (int w = 0; w < 3; ++w) {
@@ -90,7 +90,8 @@ std::pair<std::string, std::vector<std::string>> build(std::int64_t O, std::int6
     command.push_back((dir / (std::string(kSections[w]) + ".cpp")).string());
     shim += fmt::format("#include \"{}.h\"\n", kSections[w]);
   }
-  shim += "#include \"runtime/generated.h\"\n\nextern \"C\" void tcec_ccsd_functions(tcert::GeneratedFunction* out) {\n";
+  shim +=
+      "#include \"runtime/generated.h\"\n\nextern \"C\" void tcec_ccsd_functions(tcert::GeneratedFunction* out) {\n";
   for (int w = 0; w < 3; ++w) shim += fmt::format("  out[{}] = &tcec_gen::{};\n", w, kSections[w]);
   shim += "}\n";
   write_file(dir / "functions.cpp", shim);
@@ -153,7 +154,8 @@ tcert::Status Residuals::call(Which which, MPI_Comm comm, const std::map<std::st
   tcert::TensorLocations tensors;
   for (const std::string& name : inputs_[which]) {
     auto it = files.find(name);
-    if (it == files.end()) return tcert::Status::failure(fmt::format("no file for input {} of {}", name, kSections[which]));
+    if (it == files.end())
+      return tcert::Status::failure(fmt::format("no file for input {} of {}", name, kSections[which]));
     tensors.inputs[name] = {it->second, ""};
   }
   tensors.outputs["i0"] = {output, ""};

@@ -11,8 +11,12 @@ namespace tcec::tools {
 
 namespace {
 
-std::uint64_t total(const std::vector<std::uint64_t>& v) { return std::accumulate(v.begin(), v.end(), std::uint64_t{0}); }
-std::uint64_t most(const std::vector<std::uint64_t>& v) { return v.empty() ? 0 : *std::max_element(v.begin(), v.end()); }
+std::uint64_t total(const std::vector<std::uint64_t>& v) {
+  return std::accumulate(v.begin(), v.end(), std::uint64_t{0});
+}
+std::uint64_t most(const std::vector<std::uint64_t>& v) {
+  return v.empty() ? 0 : *std::max_element(v.begin(), v.end());
+}
 
 /// One contraction's table; returns how many (volume, rank) pairs differ.
 int contraction_table(std::string& out, const TraceContraction& c, std::size_t number) {
@@ -28,15 +32,17 @@ int contraction_table(std::string& out, const TraceContraction& c, std::size_t n
   const bool redistribution = !c.redistribution_predicted[0].empty();
   const std::size_t n = kVolumeKeys.size();
   for (std::size_t q = 0; q < n + (redistribution ? 3 : 0); ++q) {
-    const bool stages = q >= n;   // redistribution rows (bytes, requests) after the compute stage's
-    if (q == kRequestsVolume && c.predicted[q].empty()) continue;   // an older trace
-    if (q == n + 2 && c.redistribution_predicted[2].empty()) continue;   // requests not predicted
+    const bool stages = q >= n;  // redistribution rows (bytes, requests) after the compute stage's
+    if (q == kRequestsVolume && c.predicted[q].empty()) continue;       // an older trace
+    if (q == n + 2 && c.redistribution_predicted[2].empty()) continue;  // requests not predicted
     const auto& p = stages ? c.redistribution_predicted[q - n] : c.predicted[q];
     const auto& m = stages ? c.redistribution_measured[q - n] : c.measured[q];
-    const std::string label =
-        stages ? std::string("redistribution ") + kVolumeLabels[q == n + 2 ? kRequestsVolume : q - n] : kVolumeLabels[q];
+    const std::string label = stages
+                                  ? std::string("redistribution ") + kVolumeLabels[q == n + 2 ? kRequestsVolume : q - n]
+                                  : kVolumeLabels[q];
     Row row{{label, fmt::format("{}", total(p)), fmt::format("{}", total(m)), fmt::format("{}", most(p)),
-             fmt::format("{}", most(m))}, {}};
+             fmt::format("{}", most(m))},
+            {}};
     for (std::size_t r = 0; r < p.size(); ++r)
       if (p[r] != m[r]) row.differences.push_back(fmt::format("rank {}: predicted {}, measured {}", r, p[r], m[r]));
     mismatches += static_cast<int>(row.differences.size());
@@ -47,29 +53,30 @@ int contraction_table(std::string& out, const TraceContraction& c, std::size_t n
     for (int i = 0; i < 5; ++i) width[i] = std::max(width[i], row.cells[i].size());
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const Row& row = rows[i];
-    std::string verdict = i == 0 ? "per rank"
-                          : row.differences.empty()
-                              ? "equal"
-                              : fmt::format("differs on {} rank{}", row.differences.size(),
-                                            row.differences.size() == 1 ? "" : "s");
+    std::string verdict = i == 0                    ? "per rank"
+                          : row.differences.empty() ? "equal"
+                                                    : fmt::format("differs on {} rank{}", row.differences.size(),
+                                                                  row.differences.size() == 1 ? "" : "s");
     out += fmt::format("  {:<{}}", row.cells[0], width[0]);
     for (int k = 1; k < 5; ++k) out += fmt::format("  {:>{}}", row.cells[k], width[k]);
     out += fmt::format("  {}\n", verdict);
     for (const std::string& d : row.differences) out += fmt::format("    {}\n", d);
   }
   if (c.predicted_seconds >= 0)
-    out += fmt::format("  time (s): predicted {:.4g} (the model's wall time of the compute stage: disk, network and kernel)\n",
-                       c.predicted_seconds);
+    out += fmt::format(
+        "  time (s): predicted {:.4g} (the model's wall time of the compute stage: disk, network and kernel)\n",
+        c.predicted_seconds);
   if (!c.seconds.empty()) {
-    const auto slow = static_cast<std::size_t>(std::max_element(c.seconds.begin(), c.seconds.end()) - c.seconds.begin());
-    out += fmt::format("  time (s): measured {:.4g} .. {:.4g} over ranks", *std::min_element(c.seconds.begin(), c.seconds.end()),
-                       c.seconds[slow]);
+    const auto slow =
+        static_cast<std::size_t>(std::max_element(c.seconds.begin(), c.seconds.end()) - c.seconds.begin());
+    out += fmt::format("  time (s): measured {:.4g} .. {:.4g} over ranks",
+                       *std::min_element(c.seconds.begin(), c.seconds.end()), c.seconds[slow]);
     if (c.disk_seconds.size() == c.seconds.size() && c.comm_seconds.size() == c.seconds.size() &&
         c.kernel_seconds.size() == c.seconds.size())
       out += fmt::format("; slowest rank {} busy in disk {:.4g}, network {:.4g}, kernel {:.4g}", slow,
                          c.disk_seconds[slow], c.comm_seconds[slow], c.kernel_seconds[slow]);
     out += "\n";
-    if (c.predicted_seconds > 0 && c.seconds[slow] > 0)   // informational: timing is not a mismatch
+    if (c.predicted_seconds > 0 && c.seconds[slow] > 0)  // informational: timing is not a mismatch
       out += fmt::format("  wall time: predicted / measured (slowest rank) = {:.3f} ({:+.0f}%)\n",
                          c.predicted_seconds / c.seconds[slow], 100.0 * (c.predicted_seconds / c.seconds[slow] - 1.0));
   }
@@ -93,9 +100,9 @@ int contraction_table(std::string& out, const TraceContraction& c, std::size_t n
 }  // namespace
 
 std::string compare_report(const Trace& trace, const std::string& path, bool* failed) {
-  std::string out = fmt::format("trace {}: program {}, P = {}, {} contraction{}\n", path,
-                                trace.program.empty() ? "?" : trace.program, trace.processors,
-                                trace.contractions.size(), trace.contractions.size() == 1 ? "" : "s");
+  std::string out =
+      fmt::format("trace {}: program {}, P = {}, {} contraction{}\n", path, trace.program.empty() ? "?" : trace.program,
+                  trace.processors, trace.contractions.size(), trace.contractions.size() == 1 ? "" : "s");
   int mismatches = 0;
   for (std::size_t i = 0; i < trace.contractions.size(); ++i)
     mismatches += contraction_table(out, trace.contractions[i], i + 1);
@@ -106,20 +113,25 @@ std::string compare_report(const Trace& trace, const std::string& path, bool* fa
                        v.passed ? "passed" : "FAILED");
     if (!v.passed) *failed = true;
   }
-  if (!trace.peak_resident_bytes.empty())   // informational, not a mismatch
-    out += fmt::format("peak resident memory: {} bytes (largest rank; MPI, the program and touched mapped files "
-                       "included), tile memory {} bytes per rank\n",
-                       *std::max_element(trace.peak_resident_bytes.begin(), trace.peak_resident_bytes.end()),
-                       trace.memory_bytes);
-  if (trace.imported && trace.exported) {   // informational: outside the contractions, not predicted
-    const auto sum = [](const std::vector<std::uint64_t>& v) { return std::accumulate(v.begin(), v.end(), std::uint64_t{0}); };
-    const auto slowest = [](const std::vector<double>& v) { return v.empty() ? 0.0 : *std::max_element(v.begin(), v.end()); };
+  if (!trace.peak_resident_bytes.empty())  // informational, not a mismatch
+    out += fmt::format(
+        "peak resident memory: {} bytes (largest rank; MPI, the program and touched mapped files "
+        "included), tile memory {} bytes per rank\n",
+        *std::max_element(trace.peak_resident_bytes.begin(), trace.peak_resident_bytes.end()), trace.memory_bytes);
+  if (trace.imported && trace.exported) {  // informational: outside the contractions, not predicted
+    const auto sum = [](const std::vector<std::uint64_t>& v) {
+      return std::accumulate(v.begin(), v.end(), std::uint64_t{0});
+    };
+    const auto slowest = [](const std::vector<double>& v) {
+      return v.empty() ? 0.0 : *std::max_element(v.begin(), v.end());
+    };
     const TraceTransfers &in = *trace.imported, &out_files = *trace.exported;
     if (sum(in.read_bytes) + sum(out_files.write_bytes) > 0)
-      out += fmt::format("files (outside the contractions, all ranks): HDF5 inputs imported {} B read + {} B written "
-                         "({:.3f} s), outputs exported {} B read + {} B written ({:.3f} s)\n",
-                         sum(in.read_bytes), sum(in.write_bytes), slowest(in.seconds), sum(out_files.read_bytes),
-                         sum(out_files.write_bytes), slowest(out_files.seconds));
+      out += fmt::format(
+          "files (outside the contractions, all ranks): HDF5 inputs imported {} B read + {} B written "
+          "({:.3f} s), outputs exported {} B read + {} B written ({:.3f} s)\n",
+          sum(in.read_bytes), sum(in.write_bytes), slowest(in.seconds), sum(out_files.read_bytes),
+          sum(out_files.write_bytes), slowest(out_files.seconds));
   }
   if (mismatches == 0) {
     out += "all measured volumes equal the prediction\n";

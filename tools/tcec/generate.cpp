@@ -74,17 +74,19 @@ int generate_program(const ir::Program& program, const costmodel::PlanOptions& o
   }
   const bool library = form == codegen::EmitForm::Library;
   const std::string file_stem = library ? codegen::library_stem(stem) : stem;
-  const fs::path source = fs::path(output_dir) / (file_stem + ".cpp"), header = fs::path(output_dir) / (file_stem + ".h");
+  const fs::path source = fs::path(output_dir) / (file_stem + ".cpp"),
+                 header = fs::path(output_dir) / (file_stem + ".h");
   std::string error;
-  if ((library && !write_atomically(header, codegen::format_source(generated.header, header.filename().string()), &error)) ||
+  if ((library &&
+       !write_atomically(header, codegen::format_source(generated.header, header.filename().string()), &error)) ||
       !write_atomically(source, codegen::format_source(generated.source, source.filename().string()), &error)) {
     std::fprintf(stderr, "tcec: error: %s\n", error.c_str());
     return 1;
   }
   const std::string copies =
       generated.copies == 0 ? "" : fmt::format(", {} cop{}", generated.copies, generated.copies == 1 ? "y" : "ies");
-  const std::string counts = fmt::format("{} contraction{}{}", generated.contractions,
-                                         generated.contractions == 1 ? "" : "s", copies);
+  const std::string counts =
+      fmt::format("{} contraction{}{}", generated.contractions, generated.contractions == 1 ? "" : "s", copies);
   if (library) {
     std::printf("tcec: wrote %s and %s (%s): tcec_gen::%s()\n", header.string().c_str(), source.string().c_str(),
                 counts.c_str(), codegen::function_name(stem).c_str());

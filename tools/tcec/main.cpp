@@ -2,15 +2,15 @@
 // (parse and check -> plan -> report / generate [-> build]), each stage's public header
 // only; and the subcommand `tcec compare TRACE.json` (compare.h).
 #include <cstdio>
-#include <filesystem>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include "compare.h"
 #include "costmodel/costmodel.h"
@@ -32,10 +32,10 @@ struct Args {
   bool no_symmetry = false;
   double max_writes = 0;
   bool json = false;
-  std::string svg;   // --svg FILE
+  std::string svg;  // --svg FILE
   bool all = false;
   std::string output_dir;
-  std::string emit = "program";   // --emit program|library
+  std::string emit = "program";  // --emit program|library
   bool build = false;
   std::string memory_split = "optimal";
   std::string force_method;
@@ -108,11 +108,11 @@ std::optional<tcec::costmodel::PlanOptions> plan_options(const Args& a) {
   options.overlap = !a.no_overlap;
   options.symmetry = !a.no_symmetry;
   options.max_writes = a.max_writes;
-  options.split = a.memory_split == "thirds" ? tcec::costmodel::MemorySplit::Thirds
-                                             : tcec::costmodel::MemorySplit::Optimal;
+  options.split =
+      a.memory_split == "thirds" ? tcec::costmodel::MemorySplit::Thirds : tcec::costmodel::MemorySplit::Optimal;
   if (!a.force_method.empty() && !tcec::costmodel::parse_method(a.force_method, &options)) {
-    std::fprintf(stderr, "tcec: error: unknown method '%s' for --force-method (expected %s)\n",
-                 a.force_method.c_str(), tcec::costmodel::method_names().c_str());
+    std::fprintf(stderr, "tcec: error: unknown method '%s' for --force-method (expected %s)\n", a.force_method.c_str(),
+                 tcec::costmodel::method_names().c_str());
     return std::nullopt;
   }
   for (const std::string& name : a.exclude_methods)
@@ -122,8 +122,10 @@ std::optional<tcec::costmodel::PlanOptions> plan_options(const Args& a) {
       return std::nullopt;
     }
   if (!a.force_order.empty() && !tcec::costmodel::parse_order(a.force_order, &options)) {
-    std::fprintf(stderr, "tcec: error: unknown order '%s' for --force-order (expected ABC, ACB, BAC, BCA, CAB "
-                         "or CBA)\n", a.force_order.c_str());
+    std::fprintf(stderr,
+                 "tcec: error: unknown order '%s' for --force-order (expected ABC, ACB, BAC, BCA, CAB "
+                 "or CBA)\n",
+                 a.force_order.c_str());
     return std::nullopt;
   }
   return options;
@@ -153,8 +155,9 @@ std::optional<tcec::ir::Program> load(const Args& a) {
 
 // `tcec compare TRACE.json`: its own small command line.
 int compare_main(int argc, char** argv) {
-  CLI::App app{"tcec compare: compares the volumes a generated program measured (its --trace file) "
-               "with the cost model's prediction, rank by rank; exit status 1 on any difference"};
+  CLI::App app{
+      "tcec compare: compares the volumes a generated program measured (its --trace file) "
+      "with the cost model's prediction, rank by rank; exit status 1 on any difference"};
   app.name("tcec compare");
   std::string trace;
   app.add_option("trace", trace, "trace file written by a generated program (--trace FILE)")->required();
@@ -166,11 +169,13 @@ int compare_main(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   if (argc > 1 && std::strcmp(argv[1], "compare") == 0) return compare_main(argc - 1, argv + 1);
-  CLI::App app{"tcec: compiles tensor contractions into out-of-core parallel C++/MPI programs "
-               "(Gao et al. cost model)"};
+  CLI::App app{
+      "tcec: compiles tensor contractions into out-of-core parallel C++/MPI programs "
+      "(Gao et al. cost model)"};
   app.set_version_flag("--version", std::string("tcec ") + TCEC_VERSION);
-  app.footer("Subcommand:\n  tcec compare TRACE.json   compare a generated program's measured volumes with the "
-             "prediction (tcec compare --help)");
+  app.footer(
+      "Subcommand:\n  tcec compare TRACE.json   compare a generated program's measured volumes with the "
+      "prediction (tcec compare --help)");
   Args args;
   add_options(app, args);
   CLI11_PARSE(app, argc, argv);
@@ -189,7 +194,8 @@ int main(int argc, char** argv) {
           return 1;
         }
         std::string error;
-        if (!tcec::tools::write_atomically(args.svg, tcec::costmodel::dry_run_svg(*program, *machine, report), &error)) {
+        if (!tcec::tools::write_atomically(args.svg, tcec::costmodel::dry_run_svg(*program, *machine, report),
+                                           &error)) {
           std::fprintf(stderr, "tcec: error: %s\n", error.c_str());
           return 1;
         }
@@ -208,8 +214,9 @@ int main(int argc, char** argv) {
                                                         : std::filesystem::path(args.file).stem().string();
       const auto form = args.emit == "library" ? tcec::codegen::EmitForm::Library : tcec::codegen::EmitForm::Program;
       if (form == tcec::codegen::EmitForm::Library && args.build) {
-        std::fprintf(stderr, "tcec: error: --build compiles programs; compile the library form into your own "
-                             "project (CMake: tcec_add_library)\n");
+        std::fprintf(stderr,
+                     "tcec: error: --build compiles programs; compile the library form into your own "
+                     "project (CMake: tcec_add_library)\n");
         return 1;
       }
       return tcec::tools::generate_program(*program, *options, stem, args.output_dir, args.build, form);

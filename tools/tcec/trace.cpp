@@ -92,11 +92,12 @@ TraceContraction contraction(const json& c, const std::string& where, std::int64
     const json& m = member(r, at, "measured");
     for (std::size_t q = 0; q < 3; ++q) {
       const char* key = kVolumeKeys[q < 2 ? q : kRequestsVolume];
-      if (q == 2 && !(p.contains(key) && m.contains(key))) break;   // requests not predicted
+      if (q == 2 && !(p.contains(key) && m.contains(key))) break;  // requests not predicted
       out.redistribution_predicted[q] = counts(p, child(at, "predicted"), key, P);
       out.redistribution_measured[q] = counts(m, child(at, "measured"), key, P);
     }
-    if (p.contains("seconds") && p["seconds"].is_number()) out.redistribution_predicted_seconds = p["seconds"].get<double>();
+    if (p.contains("seconds") && p["seconds"].is_number())
+      out.redistribution_predicted_seconds = p["seconds"].get<double>();
     out.redistribution_seconds = seconds(m, child(at, "measured"), "seconds", P);
   }
   if (c.contains("peak_tile_memory_bytes")) out.peak_tile_memory_bytes = counts(c, where, "peak_tile_memory_bytes", P);
@@ -119,7 +120,8 @@ Trace trace(const json& j) {
   if (!j.is_object()) throw SchemaError{"the document", "expected an object"};
   if (j.contains("program")) out.program = text(j, "", "program");
   const json& P = member(j, "", "processors");
-  if (!P.is_number_integer() || P.get<std::int64_t>() < 1) throw SchemaError{"processors", "expected a positive integer"};
+  if (!P.is_number_integer() || P.get<std::int64_t>() < 1)
+    throw SchemaError{"processors", "expected a positive integer"};
   out.processors = P.get<std::int64_t>();
   const json& list = member(j, "", "contractions");
   if (!list.is_array()) throw SchemaError{"contractions", "expected an array"};
@@ -127,8 +129,7 @@ Trace trace(const json& j) {
     out.contractions.push_back(contraction(list[i], fmt::format("contractions[{}]", i), out.processors));
   if (j.contains("memory_bytes") && j["memory_bytes"].is_number_unsigned())
     out.memory_bytes = j["memory_bytes"].get<std::uint64_t>();
-  if (j.contains("peak_resident_bytes"))
-    out.peak_resident_bytes = counts(j, "", "peak_resident_bytes", out.processors);
+  if (j.contains("peak_resident_bytes")) out.peak_resident_bytes = counts(j, "", "peak_resident_bytes", out.processors);
   if (j.contains("files")) {
     out.imported = transfers(j["files"], "import", out.processors);
     out.exported = transfers(j["files"], "export", out.processors);

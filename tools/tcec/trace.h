@@ -29,23 +29,23 @@ inline constexpr std::array<const char*, 5> kVolumeKeys = {"disk_read_bytes", "d
                                                            "comm_recv_bytes", "disk_requests"};
 inline constexpr std::array<const char*, 5> kVolumeLabels = {"disk read", "disk write", "sent", "received",
                                                              "disk requests"};
-inline constexpr std::size_t kRequestsVolume = 4;   ///< position of "disk_requests" (optional)
+inline constexpr std::size_t kRequestsVolume = 4;  ///< position of "disk_requests" (optional)
 
 struct TraceContraction {
   std::string statement, plan, comm, algorithm, order;
   /// Per rank, kVolumeKeys order; disk requests empty in traces without them.
   std::array<std::vector<std::uint64_t>, 5> predicted, measured;
-  std::vector<double> seconds;                                     ///< per rank; empty when absent
+  std::vector<double> seconds;  ///< per rank; empty when absent
   /// Busy seconds per rank in disk transfers, MPI transfers and the tile kernel; empty when absent.
   std::vector<double> disk_seconds, comm_seconds, kernel_seconds;
-  double predicted_seconds = -1;                                   ///< the model's time; < 0 when absent
+  double predicted_seconds = -1;  ///< the model's time; < 0 when absent
   /// Redistribution (stages 1 and 3): disk read, disk write, disk requests per rank; empty when
   /// absent (requests: when the trace's program did not predict them).
   std::array<std::vector<std::uint64_t>, 3> redistribution_predicted, redistribution_measured;
-  double redistribution_predicted_seconds = -1;                    ///< stages 1 and 3; < 0 when absent
-  std::vector<double> redistribution_seconds;                      ///< measured per rank; empty when absent
-  std::vector<std::uint64_t> peak_tile_memory_bytes;               ///< per rank; empty when absent
-  std::uint64_t planned_memory_bytes = 0;                          ///< the plan's peak per rank; 0 when absent
+  double redistribution_predicted_seconds = -1;       ///< stages 1 and 3; < 0 when absent
+  std::vector<double> redistribution_seconds;         ///< measured per rank; empty when absent
+  std::vector<std::uint64_t> peak_tile_memory_bytes;  ///< per rank; empty when absent
+  std::uint64_t planned_memory_bytes = 0;             ///< the plan's peak per rank; 0 when absent
 };
 
 struct TraceVerify {
@@ -66,9 +66,9 @@ struct Trace {
   std::int64_t processors = 0;
   std::vector<TraceContraction> contractions;
   std::optional<TraceVerify> verify;
-  std::uint64_t memory_bytes = 0;                  ///< the machine's tile memory per rank (0: not given)
-  std::vector<std::uint64_t> peak_resident_bytes;  ///< per rank (empty in older traces)
-  std::optional<TraceTransfers> imported, exported;   ///< absent in older traces
+  std::uint64_t memory_bytes = 0;                    ///< the machine's tile memory per rank (0: not given)
+  std::vector<std::uint64_t> peak_resident_bytes;    ///< per rank (empty in older traces)
+  std::optional<TraceTransfers> imported, exported;  ///< absent in older traces
 };
 
 /// Reads and checks the trace at `path`. On failure returns nullopt with *error, e.g.

@@ -38,7 +38,8 @@ u64 reduce_scatter(i64 T, i64 q, i64 r, bool sent) {
 /// One collective of A (or B) summed over the t rounds: rows × k_j elements in round j.
 u64 gathered(i64 rows, i64 block_k, i64 t, i64 q, i64 r, bool sent) {
   u64 total = 0;
-  for (auto [kj, count] : balanced_sizes(block_k, t)) total += static_cast<u64>(count) * allgather(rows * kj, q, r, sent);
+  for (auto [kj, count] : balanced_sizes(block_k, t))
+    total += static_cast<u64>(count) * allgather(rows * kj, q, r, sent);
   return total;
 }
 
@@ -125,8 +126,8 @@ std::optional<Candidate> evaluate(const CosmaGrid& shape, i64 m, i64 n, i64 k, i
   const auto scale = static_cast<long double>(P) / static_cast<long double>(shape.used());
   if (best && best->fits) {
     const CosmaGrid& g = c.grid;
-    const u64 sample = std::max(cosma_rank_words(g, m, n, k, (g.pn - 1) * g.pk).recv,               // (0, pn−1, 0)
-                                cosma_rank_words(g, m, n, k, (g.pm - 1) * g.pn * g.pk).recv);     // (pm−1, 0, 0)
+    const u64 sample = std::max(cosma_rank_words(g, m, n, k, (g.pn - 1) * g.pk).recv,          // (0, pn−1, 0)
+                                cosma_rank_words(g, m, n, k, (g.pm - 1) * g.pn * g.pk).recv);  // (pm−1, 0, 0)
     if (static_cast<long double>(sample) * scale > best->recv_per_work) return std::nullopt;
   }
   c.recv = max_comm(c.grid, m, n, k, false);
@@ -143,8 +144,8 @@ std::int64_t default_max_idle_ranks(std::int64_t P) {
 }
 
 double cosma_bound_words(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t P, double S) {
-  const double per_rank = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) /
-                          static_cast<double>(P);
+  const double per_rank =
+      static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) / static_cast<double>(P);
   // COSMA Eq. 33 (Theorem 2) as derived: Q >= a²b/ρ = 2mnk/(p·a) + a² with Eq. 32's
   // a = min{√S, (mnk/p)^{1/3}}, i.e. 2mnk/(p√S) + S when √S < (mnk/p)^{1/3}, else 3(mnk/p)^{2/3}.
   const double a = std::min(std::sqrt(S), std::cbrt(per_rank));
@@ -159,8 +160,8 @@ std::int64_t cosma_min_rounds(std::int64_t bm, std::int64_t bn, std::int64_t bk,
     if (c > S / 3.0) return 0.0;
     return std::floor(S / 3.0 / (buffers * static_cast<double>(std::max(bm, bn))));
   };
-  if (columns(1) >= static_cast<double>(bk)) return 1;   // one round: the whole domain fits
-  const double w = columns(2);                           // rounds: slices double-buffered (§7.3)
+  if (columns(1) >= static_cast<double>(bk)) return 1;  // one round: the whole domain fits
+  const double w = columns(2);                          // rounds: slices double-buffered (§7.3)
   if (!(w >= 1)) return 0;
   return ceil_div(bk, static_cast<i64>(w));  // the least t with ⌈bk/t⌉ <= w
 }
@@ -171,8 +172,8 @@ CosmaStrategy cosma_strategy(std::int64_t m, std::int64_t n, std::int64_t k, std
   s.m = m, s.n = n, s.k = k, s.processors = P, s.memory_words = S, s.split = split;
   s.max_idle_ranks = max_idle < 0 ? default_max_idle_ranks(P) : max_idle;
   // COSMA Eq. 32: the ideal local domain a×a×b and (Algorithm 1 line 7) its rounds.
-  const double per_rank = static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) /
-                          static_cast<double>(P);
+  const double per_rank =
+      static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) / static_cast<double>(P);
   const double cube = std::cbrt(per_rank);
   s.ideal_a = std::min(std::sqrt(S), cube);
   s.ideal_b = std::max(per_rank / S, cube);
@@ -220,17 +221,16 @@ CosmaStrategy cosma_strategy(std::int64_t m, std::int64_t n, std::int64_t k, std
   return s;
 }
 
-CosmaRankWords cosma_rank_words(const CosmaGrid& g, std::int64_t m, std::int64_t n, std::int64_t k,
-                                std::int64_t rank) {
+CosmaRankWords cosma_rank_words(const CosmaGrid& g, std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t rank) {
   CosmaRankWords w;
   if (rank >= g.used()) return w;  // idle
   const i64 x = rank / (g.pn * g.pk), y = rank / g.pk % g.pn, z = rank % g.pk;
   const i64 Ix = piece(m, g.pm, x), Jy = piece(n, g.pn, y), Kz = piece(k, g.pk, z);
   auto own = [&](i64 kj) { return static_cast<u64>(piece(Ix * kj, g.pn, y) + piece(Jy * kj, g.pm, x)); };
   for (auto [kj, count] : balanced_sizes(Kz, g.rounds)) w.owned += static_cast<u64>(count) * own(kj);
-  u64 resident = 0;   // rounds j < b stay in the slice buffers
+  u64 resident = 0;  // rounds j < b stay in the slice buffers
   for (i64 j = 0; j < std::min(g.buffers(), g.rounds); ++j) resident += own(piece(Kz, g.rounds, j));
-  w.read = w.owned - resident;   // streamed from the local disk
+  w.read = w.owned - resident;  // streamed from the local disk
   for (i64 j = g.buffers(); j < g.rounds; ++j) {
     const i64 kj = piece(Kz, g.rounds, j);
     w.requests += (piece(Ix * kj, g.pn, y) > 0 ? 1 : 0) + (piece(Jy * kj, g.pm, x) > 0 ? 1 : 0);
@@ -239,7 +239,7 @@ CosmaRankWords cosma_rank_words(const CosmaGrid& g, std::int64_t m, std::int64_t
            reduce_scatter(Ix * Jy, g.pk, z, true);
   w.recv = gathered(Ix, Kz, g.rounds, g.pn, y, false) + gathered(Jy, Kz, g.rounds, g.pm, x, false) +
            reduce_scatter(Ix * Jy, g.pk, z, false);
-  w.result = static_cast<u64>(piece(Ix * Jy, g.pk, z));   // kept in memory for stage 3
+  w.result = static_cast<u64>(piece(Ix * Jy, g.pk, z));  // kept in memory for stage 3
   return w;
 }
 

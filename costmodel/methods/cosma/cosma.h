@@ -92,22 +92,21 @@ std::int64_t default_max_idle_ranks(std::int64_t processors);
 /// is the larger of the two: 2V/a + a² decreases in a up to a = V^{1/3}, so with the min a
 /// memory-limited bound would fall back to the unlimited one. It counts every element of A,
 /// B and C a rank's local domain touches (its dominator set), initially local or not.
-double cosma_bound_words(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t processors,
-                         double memory_words);
+double cosma_bound_words(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t processors, double memory_words);
 
 /// Least rounds t such that a local domain I_x × J_y × K_z fits S words: 1 when I_x·J_y +
 /// (I_x + J_y)·K_z <= S (Optimal; Thirds: each of the three <= S/3); otherwise the least t with
 /// I_x·J_y + 2·(I_x + J_y)·⌈K_z/t⌉ <= S (two slice buffers each: double buffering; Thirds:
 /// I_x·J_y and 2·max(I_x, J_y)·⌈K_z/t⌉ <= S/3); 0 when not even t = K_z fits.
-std::int64_t cosma_min_rounds(std::int64_t block_m, std::int64_t block_n, std::int64_t block_k,
-                              double memory_words, MemorySplit split);
+std::int64_t cosma_min_rounds(std::int64_t block_m, std::int64_t block_n, std::int64_t block_k, double memory_words,
+                              MemorySplit split);
 
 /// The COSMA strategy of one problem on one machine (a value type).
 struct CosmaStrategy {
-  std::int64_t m = 1, n = 1, k = 1;   ///< |I|, |J|, |K| (elements)
-  std::int64_t processors = 1;        ///< P
-  double memory_words = 0;            ///< S, words per rank
-  std::int64_t max_idle_ranks = 0;    ///< δ
+  std::int64_t m = 1, n = 1, k = 1;  ///< |I|, |J|, |K| (elements)
+  std::int64_t processors = 1;       ///< P
+  double memory_words = 0;           ///< S, words per rank
+  std::int64_t max_idle_ranks = 0;   ///< δ
   MemorySplit split = MemorySplit::Optimal;
 
   /// Eq. 32, real: a = min{√S, (mnk/P)^{1/3}}, b = max{mnk/(PS), (mnk/P)^{1/3}} (elements).
@@ -115,17 +114,17 @@ struct CosmaStrategy {
   /// Algorithm 1 line 7: t = ⌈2ab/(S − a²)⌉ of the ideal domain (>= 1); +inf when a = √S
   /// (the ideal C face fills the memory; the fitted t below comes from the actual domain).
   double ideal_rounds = 1;
-  double bound_words = 0;             ///< cosma_bound_words(m, n, k, P, S)
+  double bound_words = 0;  ///< cosma_bound_words(m, n, k, P, S)
 
   bool feasible = false;
-  std::string reason;                 ///< why not (infeasible only)
-  CosmaGrid grid;                     ///< pm × pn × pk and t
-  std::int64_t idle_ranks = 0;        ///< P − pm·pn·pk
+  std::string reason;           ///< why not (infeasible only)
+  CosmaGrid grid;               ///< pm × pn × pk and t
+  std::int64_t idle_ranks = 0;  ///< P − pm·pn·pk
   /// The fullest rank's (rank 0's) local domain I_0 × J_0 × K_0 = ⌈m/pm⌉ × ⌈n/pn⌉ × ⌈k/pk⌉
   /// and its K columns per round ⌈K_0/t⌉ (elements).
   std::int64_t block_m = 0, block_n = 0, block_k = 0, slice_k = 0;
-  double memory_used_words = 0;       ///< rank 0: C block + A slice + B slice
-  std::uint64_t max_recv_words = 0, max_sent_words = 0;   ///< exact, max over ranks
+  double memory_used_words = 0;                          ///< rank 0: C block + A slice + B slice
+  std::uint64_t max_recv_words = 0, max_sent_words = 0;  ///< exact, max over ranks
   /// The stretch factor: rank 0's dominator set block_m·block_k + block_n·block_k +
   /// block_m·block_n over bound_words. Every rank receives at most stretch × bound_words
   /// (it receives part of its dominator set, and rank 0's is the largest); >= 1 when feasible.
@@ -161,20 +160,18 @@ struct CosmaRankWords {
   std::uint64_t requests = 0;
 };
 /// Closed form (header comment) for rank `rank` of grid `g`; zeros for idle ranks.
-CosmaRankWords cosma_rank_words(const CosmaGrid& g, std::int64_t m, std::int64_t n, std::int64_t k,
-                                std::int64_t rank);
+CosmaRankWords cosma_rank_words(const CosmaGrid& g, std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t rank);
 
 /// cosma_rank_words() of ranks first_rank … end_rank−1, times the element size (bytes), and
 /// time_s = max over those ranks of read/B_dr + write/B_dw + recv/B_c (collective factor 1).
-PlanVolumes cosma_volumes(const CosmaGrid& g, std::int64_t m, std::int64_t n, std::int64_t k,
-                          const Machine& machine, std::int64_t first_rank, std::int64_t end_rank);
+PlanVolumes cosma_volumes(const CosmaGrid& g, std::int64_t m, std::int64_t n, std::int64_t k, const Machine& machine,
+                          std::int64_t first_rank, std::int64_t end_rank);
 
 /// The same volumes for all machine.processors ranks, counted by walking the schedule
 /// message by message: every round, ring step and rank, each message added to its sender's
 /// sent and its receiver's recv, while checking that a rank only forwards pieces it holds and
 /// that every all-gather and reduce-scatter completes (TCEC_ASSERT). Independent of the
 /// closed form; O(t·P·(pm + pn) + P·pk) messages, for tests and simulate().
-PlanVolumes cosma_walk(const CosmaGrid& g, std::int64_t m, std::int64_t n, std::int64_t k,
-                       const Machine& machine);
+PlanVolumes cosma_walk(const CosmaGrid& g, std::int64_t m, std::int64_t n, std::int64_t k, const Machine& machine);
 
 }  // namespace tcec::costmodel

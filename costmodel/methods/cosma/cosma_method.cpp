@@ -23,7 +23,7 @@ TileBytes cosma_buffers(const Plan& plan, double element_size_bytes) {
   const auto bm = static_cast<std::uint64_t>(ceil_div(plan.I.extent(), g.pm));
   const auto bn = static_cast<std::uint64_t>(ceil_div(plan.J.extent(), g.pn));
   const auto slice = static_cast<std::uint64_t>(ceil_div(ceil_div(plan.K.extent(), g.pk), g.rounds));
-  const std::uint64_t buffers = g.rounds > 1 ? 2 : 1;   // double-buffered slices over rounds (§7.3)
+  const std::uint64_t buffers = g.rounds > 1 ? 2 : 1;  // double-buffered slices over rounds (§7.3)
   return {buffers * e * bm * slice, buffers * e * bn * slice, e * bm * bn};
 }
 
@@ -42,13 +42,14 @@ bool check_cosma(const Plan& plan, std::string* reason) {
   }
   if (g.used() > plan.processors) {
     if (reason)
-      *reason = fmt::format("the grid {}x{}x{} needs {} ranks but P = {}", g.pm, g.pn, g.pk, g.used(),
-                            plan.processors);
+      *reason = fmt::format("the grid {}x{}x{} needs {} ranks but P = {}", g.pm, g.pn, g.pk, g.used(), plan.processors);
     return false;
   }
-  const std::int64_t fewest_k = extents[2] / g.pk;   // the fewest K columns a rank of the grid holds
+  const std::int64_t fewest_k = extents[2] / g.pk;  // the fewest K columns a rank of the grid holds
   if (g.rounds < 1 || g.rounds > fewest_k) {
-    if (reason) *reason = fmt::format("cosma has {} rounds; need 1 <= rounds <= {} (the fewest K columns of a rank)", g.rounds, fewest_k);
+    if (reason)
+      *reason = fmt::format("cosma has {} rounds; need 1 <= rounds <= {} (the fewest K columns of a rank)", g.rounds,
+                            fewest_k);
     return false;
   }
   return true;
@@ -57,8 +58,8 @@ bool check_cosma(const Plan& plan, std::string* reason) {
 // "2x1x3" into the cosma grid.
 bool parse_grid(std::string_view text, CosmaGrid* g, std::string* error) {
   auto parts = split_text(text, 'x');
-  if (parts.size() == 3 && parse_int(parts[0], &g->pm) && parse_int(parts[1], &g->pn) &&
-      parse_int(parts[2], &g->pk) && g->pm >= 1 && g->pn >= 1 && g->pk >= 1)
+  if (parts.size() == 3 && parse_int(parts[0], &g->pm) && parse_int(parts[1], &g->pn) && parse_int(parts[2], &g->pk) &&
+      g->pm >= 1 && g->pn >= 1 && g->pk >= 1)
     return true;
   *error = fmt::format("expected grid=PMxPNxPK with positive integers, got '{}'", text);
   return false;
@@ -74,21 +75,21 @@ void CosmaMethod::analyze(MethodAnalysis& ctx) const {
   const Groups& groups = ctx.groups();
   const double S = machine.memory_bytes / machine.element_size_bytes;
   auto detail = std::make_shared<CosmaDetail>();
-  detail->strategy = cosma_strategy(a.gemm.extent_I, a.gemm.extent_J, a.gemm.extent_K, machine.processors, S, -1,
-                                    ctx.options().split);
+  detail->strategy =
+      cosma_strategy(a.gemm.extent_I, a.gemm.extent_J, a.gemm.extent_K, machine.processors, S, -1, ctx.options().split);
   const CosmaStrategy& s = detail->strategy;
   ctx.keep_detail(*this, detail);
   PlannedCandidate pc;
   pc.plan = {machine.processors, groups.I, groups.J, groups.K, ctx.options().split, a.accumulate, s.grid};
   pc.feasible = s.feasible;
   pc.reason = s.reason;
-  if (pc.feasible && a.declared.any()) {   // the blocked layout has no TensorLayout (layout.h)
+  if (pc.feasible && a.declared.any()) {  // the blocked layout has no TensorLayout (layout.h)
     pc.feasible = false;
     const std::string declared = a.declared.which();
-    pc.reason = declared.empty()
-                    ? "tensors kept on the ranks are not modelled against cosma's blocked layout"
-                    : fmt::format("the declared distribution of {} is not modelled against cosma's blocked layout",
-                                  declared);
+    pc.reason =
+        declared.empty()
+            ? "tensors kept on the ranks are not modelled against cosma's blocked layout"
+            : fmt::format("the declared distribution of {} is not modelled against cosma's blocked layout", declared);
   }
   if (pc.feasible) pc.volumes = plan_volumes(pc.plan, machine);
   const ModelPoint point = exact_row(*this, pc, machine);
@@ -111,7 +112,7 @@ std::vector<std::string> CosmaMethod::fields() const { return {"grid", "rounds"}
 bool CosmaMethod::parse_field(std::string_view key, std::string_view value, Plan* plan, std::string* error) const {
   CosmaGrid& g = std::get<CosmaGrid>(plan->method);
   if (key == "grid") return parse_grid(value, &g, error);
-  if (parse_int(value, &g.rounds) && g.rounds >= 1) return true;   // rounds
+  if (parse_int(value, &g.rounds) && g.rounds >= 1) return true;  // rounds
   *error = fmt::format("rounds must be a positive integer, got '{}'", value);
   return false;
 }
@@ -127,7 +128,7 @@ PlanVolumes CosmaMethod::volumes(const Plan& plan, const Machine& machine, std::
 }
 
 std::vector<std::uint64_t> CosmaMethod::disk_requests(const Plan& plan, const ArrayAccess&) const {
-  std::vector<std::uint64_t> out;   // the tensors' files are read in stage 1 only
+  std::vector<std::uint64_t> out;  // the tensors' files are read in stage 1 only
   for (std::int64_t rank = 0; rank < plan.processors; ++rank)
     out.push_back(cosma_rank_words(cosma_grid(plan), plan.I.extent(), plan.J.extent(), plan.K.extent(), rank).requests);
   return out;
@@ -135,7 +136,7 @@ std::vector<std::uint64_t> CosmaMethod::disk_requests(const Plan& plan, const Ar
 
 std::vector<std::uint64_t> CosmaMethod::stage_requests(const Plan& plan, const StageAccess& s) const {
   using i64 = std::int64_t;
-  constexpr i64 kLoadChunkElems = i64{1} << 16;   // runtime/cosma.cpp kChunk: one write per chunk
+  constexpr i64 kLoadChunkElems = i64{1} << 16;  // runtime/cosma.cpp kChunk: one write per chunk
   const CosmaGrid g = cosma_grid(plan);
   const std::size_t ni = plan.I.indices.size(), nj = plan.J.indices.size(), nk = plan.K.indices.size();
   PassRuns runs_A(group_extents(plan.I, plan.K), s.perm_A, 0, ni, ni, nk);
@@ -144,7 +145,7 @@ std::vector<std::uint64_t> CosmaMethod::stage_requests(const Plan& plan, const S
   const i64 m = plan.I.extent(), n = plan.J.extent(), k = plan.K.extent();
   std::vector<std::uint64_t> out;
   for (i64 rank = 0; rank < plan.processors; ++rank) {
-    if (rank >= g.used()) {   // idle
+    if (rank >= g.used()) {  // idle
       out.push_back(0);
       continue;
     }
@@ -170,8 +171,8 @@ std::vector<std::uint64_t> CosmaMethod::stage_requests(const Plan& plan, const S
       out.push_back(req);
       continue;
     }
-    if (s.accumulate && z == 0) req += runs_C.block(I0, Ix, J0, Jy);   // C's start values into the block
-    if (s.store_result) {   // stage 3: the reduced piece
+    if (s.accumulate && z == 0) req += runs_C.block(I0, Ix, J0, Jy);  // C's start values into the block
+    if (s.store_result) {                                             // stage 3: the reduced piece
       runs_C.begin();
       runs_C.range(I0, J0, Jy, piece_start(Ix * Jy, g.pk, z), piece_start(Ix * Jy, g.pk, z) + piece(Ix * Jy, g.pk, z));
       req += runs_C.runs();
@@ -183,10 +184,10 @@ std::vector<std::uint64_t> CosmaMethod::stage_requests(const Plan& plan, const S
 
 double CosmaMethod::rank_flops(const Plan& plan, std::int64_t rank) const {
   const CosmaGrid g = cosma_grid(plan);
-  if (rank >= g.used()) return 0;   // idle
+  if (rank >= g.used()) return 0;  // idle
   const std::int64_t x = rank / (g.pn * g.pk), y = rank / g.pk % g.pn, z = rank % g.pk;
-  return 2.0 * static_cast<double>(piece(plan.I.extent(), g.pm, x)) * static_cast<double>(piece(plan.J.extent(), g.pn, y)) *
-         static_cast<double>(piece(plan.K.extent(), g.pk, z));
+  return 2.0 * static_cast<double>(piece(plan.I.extent(), g.pm, x)) *
+         static_cast<double>(piece(plan.J.extent(), g.pn, y)) * static_cast<double>(piece(plan.K.extent(), g.pk, z));
 }
 
 PlanVolumes CosmaMethod::walk(const Plan& plan, const Machine& machine) const {
@@ -205,12 +206,12 @@ StageElements CosmaMethod::stage_elements(const Plan& plan, std::int64_t rank) c
   StageElements out;
   const CosmaGrid& g = cosma_grid(plan);
   const CosmaRankWords w = cosma_rank_words(g, plan.I.extent(), plan.J.extent(), plan.K.extent(), rank);
-  out.C = w.result;    // its piece of C
-  out.A = w.owned;     // its pieces of every A and B slice (cosma has no declared layouts)
+  out.C = w.result;  // its piece of C
+  out.A = w.owned;   // its pieces of every A and B slice (cosma has no declared layouts)
   out.spilled = w.read;
   out.owns_C = rank < g.used();
   out.C_start = 0;
-  if (out.owns_C && rank % g.pk == 0) {   // rank (x,y,0) starts its C block from C's old values
+  if (out.owns_C && rank % g.pk == 0) {  // rank (x,y,0) starts its C block from C's old values
     const std::int64_t x = rank / (g.pn * g.pk), y = rank / g.pk % g.pn;
     out.C_start = static_cast<std::uint64_t>(piece(plan.I.extent(), g.pm, x) * piece(plan.J.extent(), g.pn, y));
   }

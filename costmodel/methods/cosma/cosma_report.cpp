@@ -46,7 +46,7 @@ void CosmaMethod::chosen_json(const ContractionAnalysis& a, nlohmann::json& chos
 }
 
 double CosmaMethod::chosen_moved_bytes(const ContractionAnalysis& a, const Machine& machine) const {
-  for (const PlannedCandidate& pc : a.plans)   // its schedule, with the pieces its buffers hold from the load
+  for (const PlannedCandidate& pc : a.plans)  // its schedule, with the pieces its buffers hold from the load
     if (pc.feasible && owns(pc.plan)) return moved_bytes(pc.plan, pc.volumes, machine);
   return Method::chosen_moved_bytes(a, machine);
 }
@@ -76,25 +76,30 @@ std::string CosmaMethod::plan_section(const ContractionAnalysis& a, const Machin
   const PlanVolumes& v = a.plan.volumes;
   const CosmaStrategy& s = strategy(a);
   std::string out = fmt::format("  plan: {}\n", p.to_string());
-  out += fmt::format("    grid pm x pn x pk = {}x{}x{} over I, J, K ({} of {} ranks idle, at most {}); local domain "
-                     "{} x {} x {} (rank 0), {} round{} of up to {} K columns\n",
-                     s.grid.pm, s.grid.pn, s.grid.pk, s.idle_ranks, s.processors, s.max_idle_ranks, s.block_m, s.block_n,
-                     s.block_k, s.grid.rounds, s.grid.rounds == 1 ? "" : "s", s.slice_k);
-  out += fmt::format("    COSMA Eq. 32: a = {:.6g}, b = {:.6g}; Eq. 33 bound {:.6g} words per rank; rank 0's domain "
-                     "touches {:.4f}x that (stretch)\n",
-                     s.ideal_a, s.ideal_b, s.bound_words, s.stretch);
+  out += fmt::format(
+      "    grid pm x pn x pk = {}x{}x{} over I, J, K ({} of {} ranks idle, at most {}); local domain "
+      "{} x {} x {} (rank 0), {} round{} of up to {} K columns\n",
+      s.grid.pm, s.grid.pn, s.grid.pk, s.idle_ranks, s.processors, s.max_idle_ranks, s.block_m, s.block_n, s.block_k,
+      s.grid.rounds, s.grid.rounds == 1 ? "" : "s", s.slice_k);
+  out += fmt::format(
+      "    COSMA Eq. 32: a = {:.6g}, b = {:.6g}; Eq. 33 bound {:.6g} words per rank; rank 0's domain "
+      "touches {:.4f}x that (stretch)\n",
+      s.ideal_a, s.ideal_b, s.bound_words, s.stretch);
   out += fmt::format("    memory per rank: {} (split {})\n", memory_text(plan_memory(p, machine), machine),
                      split_name(p.split));
-  out += fmt::format("    per rank (bytes, min .. max): disk read {}, disk write {}, sent {}, received {}; disk requests {}\n",
-                     range_text(v.disk_read_bytes), range_text(v.disk_write_bytes),
-                     range_text(v.comm_sent_bytes), range_text(v.comm_recv_bytes), range_text(v.disk_requests));
+  out += fmt::format(
+      "    per rank (bytes, min .. max): disk read {}, disk write {}, sent {}, received {}; disk requests {}\n",
+      range_text(v.disk_read_bytes), range_text(v.disk_write_bytes), range_text(v.comm_sent_bytes),
+      range_text(v.comm_recv_bytes), range_text(v.disk_requests));
   const std::string w = why(a, true);
-  out += fmt::format("    predicted {:.5g} s (disk + network, exact schedule){}{}\n", v.time_s, w.empty() ? "" : "; ", w);
+  out +=
+      fmt::format("    predicted {:.5g} s (disk + network, exact schedule){}{}\n", v.time_s, w.empty() ? "" : "; ", w);
   out += wall_text(a, machine);
   const double moved = moved_bytes(p, v, machine);
-  out += fmt::format("    data moved per rank (own pieces read from the operands or the disk + received + disk writes) {} B = "
-                     "{:.3f}x the lower bound\n",
-                     moved, moved / a.lower_bound_bytes_per_rank);
+  out += fmt::format(
+      "    data moved per rank (own pieces read from the operands or the disk + received + disk writes) {} B = "
+      "{:.3f}x the lower bound\n",
+      moved, moved / a.lower_bound_bytes_per_rank);
   return out;
 }
 
@@ -123,7 +128,9 @@ std::string CosmaMethod::why(const ContractionAnalysis& a, bool plans) const {
                          excluded ? fmt::format("the {} methods are excluded by --force-method", family)
                                   : fmt::format("no {} plan is feasible", family));
     }
-    auto most = [](const std::vector<std::uint64_t>& v) { return static_cast<double>(*std::max_element(v.begin(), v.end())); };
+    auto most = [](const std::vector<std::uint64_t>& v) {
+      return static_cast<double>(*std::max_element(v.begin(), v.end()));
+    };
     cosma_s = a.plan.volumes.time_s, cosma_comm = most(a.plan.volumes.comm_recv_bytes);
     other_s = best->volumes.time_s, other_comm = most(best->volumes.comm_recv_bytes);
     other = method_of(best->plan).describe_plan(best->plan);

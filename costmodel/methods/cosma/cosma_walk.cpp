@@ -123,8 +123,8 @@ PlanVolumes cosma_walk(const CosmaGrid& g, std::int64_t m, std::int64_t n, std::
     out.disk_write_bytes.push_back(static_cast<std::uint64_t>(c.write[r]) * e);
     out.comm_sent_bytes.push_back(static_cast<std::uint64_t>(c.sent[r]) * e);
     out.comm_recv_bytes.push_back(static_cast<std::uint64_t>(c.recv[r]) * e);
-    out.time_s = std::max(out.time_s, rank_time_s(1.0, machine, out.disk_read_bytes.back(),
-                                                  out.disk_write_bytes.back(), out.comm_recv_bytes.back()));
+    out.time_s = std::max(out.time_s, rank_time_s(1.0, machine, out.disk_read_bytes.back(), out.disk_write_bytes.back(),
+                                                  out.comm_recv_bytes.back()));
   }
   return out;
 }

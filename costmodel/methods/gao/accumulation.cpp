@@ -27,8 +27,7 @@ ModelPoint accumulation_optimum(const Problem& problem, const Machine& machine, 
   const double P = static_cast<double>(machine.processors);
   const double read = 1 / machine.disk_read_bytes_per_s;
   const double write = 1 / machine.disk_write_bytes_per_s;
-  const double reduce = machine.reduction_factor * problem.C * std::log2(P) /
-                        machine.network_bytes_per_s;
+  const double reduce = machine.reduction_factor * problem.C * std::log2(P) / machine.network_bytes_per_s;
   PassTimes t;
   t.pass_A_s = problem.A / P * read;
   t.pass_B_s = problem.B / P * read;
@@ -38,8 +37,7 @@ ModelPoint accumulation_optimum(const Problem& problem, const Machine& machine, 
   } else {
     t.pass_C_s += reduce;
   }
-  return pass_form_optimum(problem, machine, comm, Algorithm::Accumulation, order,
-                           ReplicatedOperand::A, t);
+  return pass_form_optimum(problem, machine, comm, Algorithm::Accumulation, order, ReplicatedOperand::A, t);
 }
 
 }  // namespace tcec::costmodel::detail

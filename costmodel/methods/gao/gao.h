@@ -26,11 +26,11 @@ std::string method_name(CommMethod comm, Algorithm algorithm);
 ///   Replication of A:   A: K P (pieces; gathered to whole tiles);  B: J P;  C: J P
 ///   Replication of B:   mirror;   Accumulation: A: K P;  B: K P;  C: whole (rank 0)
 struct ArrayParts {
-  std::int64_t rows = 1, cols = 1;   ///< parts of the row group and of the column group
+  std::int64_t rows = 1, cols = 1;  ///< parts of the row group and of the column group
 };
 struct GridParts {
   ArrayParts A, B, C;
-  std::int64_t grid_rows = 1, grid_cols = 1;   ///< process grid (√P×√P for Rotation, else P×1)
+  std::int64_t grid_rows = 1, grid_cols = 1;  ///< process grid (√P×√P for Rotation, else P×1)
 };
 GridParts grid_parts(const Plan& plan);
 

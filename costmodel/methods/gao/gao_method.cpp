@@ -25,7 +25,7 @@ using u64 = std::uint64_t;
 /// group's chosen index and every index of the group a declared distribution splits; the
 /// variant of least compute-plus-redistribution time replaces `p` (ties keep the search's).
 void match_declared(PlannedCandidate& p, const ContractionAnalysis& a, const Machine& machine) {
-  std::vector<std::string> split;   // index names some declared (or kept) layout splits
+  std::vector<std::string> split;  // index names some declared (or kept) layout splits
   auto add = [&](const std::optional<TensorLayout>& layout, const std::vector<std::string>& names) {
     if (!layout) return;
     for (std::size_t d = 0; d < layout->dims.size(); ++d)
@@ -74,8 +74,7 @@ bool parse_group(std::string_view name, std::string_view text, GroupTiling* grou
     IndexTiles& x = group->indices[i];
     auto colon = items[i].find(':');
     auto cross = items[i].find('x', colon == std::string_view::npos ? 0 : colon);
-    if (colon == std::string_view::npos || cross == std::string_view::npos ||
-        items[i].substr(0, colon) != x.name ||
+    if (colon == std::string_view::npos || cross == std::string_view::npos || items[i].substr(0, colon) != x.name ||
         !parse_int(items[i].substr(colon + 1, cross - colon - 1), &x.t1) ||
         !parse_int(items[i].substr(cross + 1), &x.t2)) {
       *error = fmt::format("expected '{}:T1xT2' as index {} of {}, got '{}'", x.name, i + 1, name, items[i]);
@@ -219,9 +218,9 @@ TileBytes GaoMethod::tile_bytes(const Plan& plan, double element_size_bytes) con
 
 std::vector<MemoryPart> GaoMethod::memory_parts(const Plan& plan, const TileBytes& t) const {
   std::vector<MemoryPart> out = {{"tile of A", t.A, false}, {"tile of B", t.B, false}, {"tile of C", t.C, false}};
-  if (gao(plan).overlap)   // the I/O thread's buffers (runtime gao_spec.h method_buffers())
-    out.insert(out.end(), {{"second tile of A", t.A, false}, {"second tile of B", t.B, false},
-                           {"second tile of C", t.C, false}});
+  if (gao(plan).overlap)  // the I/O thread's buffers (runtime gao_spec.h method_buffers())
+    out.insert(out.end(),
+               {{"second tile of A", t.A, false}, {"second tile of B", t.B, false}, {"second tile of C", t.C, false}});
   return out;
 }
 
@@ -252,18 +251,18 @@ StageElements GaoMethod::stage_elements(const Plan& plan, std::int64_t rank) con
   StageElements out;
   const GridParts parts = grid_parts(plan);
   const RankParts rp = rank_parts(plan, rank);
-  if (!reads_operands_directly(plan)) {   // tiled copies of A and B (stage 1)
+  if (!reads_operands_directly(plan)) {  // tiled copies of A and B (stage 1)
     out.A = share(plan.I, parts.A.rows, rp.A_rows) * share(plan.K, parts.A.cols, rp.A_cols);
     out.B = share(plan.J, parts.B.rows, rp.B_rows) * share(plan.K, parts.B.cols, rp.B_cols);
   }
-  out.owns_C = algorithm_ != Algorithm::Accumulation || rank == 0;   // accumulation: C whole on rank 0
+  out.owns_C = algorithm_ != Algorithm::Accumulation || rank == 0;  // accumulation: C whole on rank 0
   out.C = out.owns_C ? share(plan.I, parts.C.rows, rp.C_rows) * share(plan.J, parts.C.cols, rp.C_cols) : 0;
   return out;
 }
 
 const std::vector<const Method*>& gao_methods() {
   static const GaoMethod kMethods[] = {
-      {CommMethod::Inside, Algorithm::Rotation},   {CommMethod::Inside, Algorithm::Replication},
+      {CommMethod::Inside, Algorithm::Rotation},     {CommMethod::Inside, Algorithm::Replication},
       {CommMethod::Inside, Algorithm::Accumulation}, {CommMethod::Outside, Algorithm::Rotation},
       {CommMethod::Outside, Algorithm::Replication}, {CommMethod::Outside, Algorithm::Accumulation}};
   static const std::vector<const Method*> kList = [] {

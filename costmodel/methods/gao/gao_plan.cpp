@@ -22,8 +22,7 @@ namespace {
 std::string group_text(const GroupTiling& g) {
   if (g.indices.empty()) return "-";
   std::string out;
-  for (const IndexTiles& x : g.indices)
-    out += fmt::format("{}{}:{}x{}", out.empty() ? "" : ",", x.name, x.t1, x.t2);
+  for (const IndexTiles& x : g.indices) out += fmt::format("{}{}:{}x{}", out.empty() ? "" : ",", x.name, x.t1, x.t2);
   return out;
 }
 
@@ -34,13 +33,11 @@ std::string dist_name(const GroupTiling& g) { return g.dist < 0 ? "-" : g.indice
 std::string gao_plan_text(const Plan& plan) {
   const auto& [comm, algorithm, replicated, order, overlap] = gao(plan);
   const auto& [I, J, K] = std::tie(plan.I, plan.J, plan.K);
-  std::string out = fmt::format("{} order={} P={}", method_name(comm, algorithm),
-                                costmodel::to_string(order), plan.processors);
-  if (algorithm == Algorithm::Replication)
-    out += fmt::format(" bcast={}", costmodel::to_string(replicated));
-  out += fmt::format(" I={} J={} K={} dist={},{},{} split={}", group_text(I), group_text(J),
-                     group_text(K), dist_name(I), dist_name(J), dist_name(K),
-                     split_name(plan.split));
+  std::string out =
+      fmt::format("{} order={} P={}", method_name(comm, algorithm), costmodel::to_string(order), plan.processors);
+  if (algorithm == Algorithm::Replication) out += fmt::format(" bcast={}", costmodel::to_string(replicated));
+  out += fmt::format(" I={} J={} K={} dist={},{},{} split={}", group_text(I), group_text(J), group_text(K),
+                     dist_name(I), dist_name(J), dist_name(K), split_name(plan.split));
   if (overlap) out += " overlap=yes";
   return out;
 }
@@ -91,9 +88,7 @@ RankParts rank_parts(const Plan& plan, std::int64_t rank) {
       else
         rp = {rank, -1, -1, rank, rank, -1};
       break;
-    case Algorithm::Accumulation:
-      rp = {-1, rank, -1, rank, -1, -1};
-      break;
+    case Algorithm::Accumulation: rp = {-1, rank, -1, rank, -1, -1}; break;
   }
   return rp;
 }
@@ -119,13 +114,14 @@ TileBytes gao_tile_bytes(const Plan& plan, double element_size_bytes) {
   GridParts parts = grid_parts(plan);
   // The broadcast operand is whole in memory (gathered); its pieces are a disk layout only.
   if (gao(plan).algorithm == Algorithm::Replication) {
-    if (gao(plan).replicated == ReplicatedOperand::A) parts.A = {1, 1};
-    else parts.B = {1, 1};
+    if (gao(plan).replicated == ReplicatedOperand::A)
+      parts.A = {1, 1};
+    else
+      parts.B = {1, 1};
   }
   const TileLevels lv = tile_levels(gao(plan).order);
   const auto e = static_cast<std::uint64_t>(element_size_bytes);
-  auto bytes = [&](const GroupTiling& rows, std::int64_t rp, int rl, const GroupTiling& cols,
-                   std::int64_t cp, int cl) {
+  auto bytes = [&](const GroupTiling& rows, std::int64_t rp, int rl, const GroupTiling& cols, std::int64_t cp, int cl) {
     return e * static_cast<std::uint64_t>(group_tile_max(rows, rp, rl)) *
            static_cast<std::uint64_t>(group_tile_max(cols, cp, cl));
   };
@@ -139,8 +135,9 @@ namespace {
 bool check_group(const char* name, const GroupTiling& g, std::int64_t parts, std::string* reason) {
   for (const IndexTiles& x : g.indices) {
     if (x.t1 >= 1 && x.t1 <= x.extent && x.t2 >= 1 && x.t2 <= x.extent / x.t1) continue;
-    *reason = fmt::format("index {} of {} (extent {}) has tile counts {}x{}; need 1 <= t1 <= {} and 1 <= t2 <= extent/t1",
-                          x.name, name, x.extent, x.t1, x.t2, x.extent);
+    *reason =
+        fmt::format("index {} of {} (extent {}) has tile counts {}x{}; need 1 <= t1 <= {} and 1 <= t2 <= extent/t1",
+                    x.name, name, x.extent, x.t1, x.t2, x.extent);
     return false;
   }
   if (parts == 1) return true;
@@ -185,8 +182,8 @@ bool gao_check_valid(const Plan& plan, const Machine& machine, std::string* reas
   const GroupTiling* groups[] = {&plan.I, &plan.J, &plan.K};
   for (int g = 0; g < 3; ++g) {
     if (second[g] || groups[g]->t2() == 1) continue;
-    *reason = fmt::format("order {} does not tile {} at a second level, but {}t2 = {}",
-                          to_string(m.order), "IJK"[g], "IJK"[g], groups[g]->t2());
+    *reason = fmt::format("order {} does not tile {} at a second level, but {}t2 = {}", to_string(m.order), "IJK"[g],
+                          "IJK"[g], groups[g] -> t2());
     return false;
   }
   const GridParts parts = grid_parts(plan);

@@ -30,9 +30,10 @@ std::string GaoMethod::describe_plan(const Plan& plan) const {
 
 std::string GaoMethod::row_text(const ModelPoint& p, const ContractionAnalysis&) const {
   const TileCounts& t = p.tiles;
-  return fmt::format("    {:<26} {:<5} {:>4} {:>8.3g} {:>8.3g} {:>8.3g} {:>8.3g} {:>8.3g} {:>8.3g} {:>10} {:>10} {:>11.5g}\n",
-                     row_name(p), to_string(p.order), p.case_id, t.It1, t.It2, t.Jt1, t.Jt2, t.Kt1, t.Kt2,
-                     human_bytes(p.comm_bytes), human_bytes(p.disk_bytes()), p.time_s);
+  return fmt::format(
+      "    {:<26} {:<5} {:>4} {:>8.3g} {:>8.3g} {:>8.3g} {:>8.3g} {:>8.3g} {:>8.3g} {:>10} {:>10} {:>11.5g}\n",
+      row_name(p), to_string(p.order), p.case_id, t.It1, t.It2, t.Jt1, t.Jt2, t.Kt1, t.Kt2, human_bytes(p.comm_bytes),
+      human_bytes(p.disk_bytes()), p.time_s);
 }
 
 nlohmann::json GaoMethod::row_json(const ModelPoint& p, const ContractionAnalysis&) const {
@@ -43,14 +44,15 @@ nlohmann::json GaoMethod::row_json(const ModelPoint& p, const ContractionAnalysi
                       {"reason", p.reason}};
   if (p.algorithm == Algorithm::Replication) j["replicated"] = to_string(p.replicated);
   if (!p.feasible) return j;
-  j.update({{"order", to_string(p.order)},
-            {"case", p.case_id},
-            {"model_time_s", p.time_s},
-            {"model_disk_bytes", p.disk_bytes()},
-            {"model_disk_read_bytes", p.disk_read_bytes},
-            {"model_disk_write_bytes", p.disk_write_bytes},
-            {"model_comm_bytes", p.comm_bytes},
-            {"tiles", {{"It1", t.It1}, {"It2", t.It2}, {"Jt1", t.Jt1}, {"Jt2", t.Jt2}, {"Kt1", t.Kt1}, {"Kt2", t.Kt2}}}});
+  j.update(
+      {{"order", to_string(p.order)},
+       {"case", p.case_id},
+       {"model_time_s", p.time_s},
+       {"model_disk_bytes", p.disk_bytes()},
+       {"model_disk_read_bytes", p.disk_read_bytes},
+       {"model_disk_write_bytes", p.disk_write_bytes},
+       {"model_comm_bytes", p.comm_bytes},
+       {"tiles", {{"It1", t.It1}, {"It2", t.It2}, {"Jt1", t.Jt1}, {"Jt2", t.Jt2}, {"Kt1", t.Kt1}, {"Kt2", t.Kt2}}}});
   return j;
 }
 
@@ -64,19 +66,21 @@ std::string GaoMethod::plan_section(const ContractionAnalysis& a, const Machine&
   const PlanVolumes& v = a.plan.volumes;
   const TileCounts t = p.tile_counts();
   std::string out = fmt::format("  plan: {}\n", p.to_string());
-  out += fmt::format("    tiles It1={} It2={} Jt1={} Jt2={} Kt1={} Kt2={}; distribution I:{} J:{} K:{}\n", t.It1,
-                     t.It2, t.Jt1, t.Jt2, t.Kt1, t.Kt2, dist_of(p.I), dist_of(p.J), dist_of(p.K));
+  out += fmt::format("    tiles It1={} It2={} Jt1={} Jt2={} Kt1={} Kt2={}; distribution I:{} J:{} K:{}\n", t.It1, t.It2,
+                     t.Jt1, t.Jt2, t.Kt1, t.Kt2, dist_of(p.I), dist_of(p.J), dist_of(p.K));
   out += fmt::format("    memory per rank: {} (split {})\n", memory_text(plan_memory(p, machine), machine),
                      split_name(p.split));
-  out += fmt::format("    per rank (bytes, min .. max): disk read {}, disk write {}, sent {}, received {}; disk requests {}\n",
-                     range_text(v.disk_read_bytes), range_text(v.disk_write_bytes),
-                     range_text(v.comm_sent_bytes), range_text(v.comm_recv_bytes), range_text(v.disk_requests));
-  out += fmt::format("    predicted {:.5g} s (disk + network, Gao et al.); model optimum of {} {} {:.5g} s (plan/model {:.4f})\n",
-                     v.time_s, name(), to_string(gao(p).order), a.plan_model.time_s, v.time_s / a.plan_model.time_s);
+  out += fmt::format(
+      "    per rank (bytes, min .. max): disk read {}, disk write {}, sent {}, received {}; disk requests {}\n",
+      range_text(v.disk_read_bytes), range_text(v.disk_write_bytes), range_text(v.comm_sent_bytes),
+      range_text(v.comm_recv_bytes), range_text(v.disk_requests));
+  out += fmt::format(
+      "    predicted {:.5g} s (disk + network, Gao et al.); model optimum of {} {} {:.5g} s (plan/model {:.4f})\n",
+      v.time_s, name(), to_string(gao(p).order), a.plan_model.time_s, v.time_s / a.plan_model.time_s);
   out += wall_text(a, machine);
   const double moved = moved_bytes(p, v, machine);
-  out += fmt::format("    data moved per rank (disk reads + received + disk writes) {} B = {:.3f}x the lower bound\n", moved,
-                     moved / a.lower_bound_bytes_per_rank);
+  out += fmt::format("    data moved per rank (disk reads + received + disk writes) {} B = {:.3f}x the lower bound\n",
+                     moved, moved / a.lower_bound_bytes_per_rank);
   return out;
 }
 

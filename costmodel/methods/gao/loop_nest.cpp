@@ -8,32 +8,38 @@ std::vector<LoopLevel> loop_nest(DiskPlacementOrder order) {
   using A = Action;
   switch (order) {
     case DiskPlacementOrder::ABC:
-      return {{{V::I1, V::K1}, {A::ReadA}, {}}, {{V::J1}, {A::ReadB}, {}},
+      return {{{V::I1, V::K1}, {A::ReadA}, {}},
+              {{V::J1}, {A::ReadB}, {}},
               {{V::I2}, {A::ReadC, A::Compute, A::WriteC}, {}}};
     case DiskPlacementOrder::ACB:
-      return {{{V::I1, V::K1}, {A::ReadA}, {}}, {{V::J1, V::I2}, {A::ReadC}, {A::WriteC}},
+      return {{{V::I1, V::K1}, {A::ReadA}, {}},
+              {{V::J1, V::I2}, {A::ReadC}, {A::WriteC}},
               {{V::K2}, {A::ReadB, A::Compute}, {}}};
     case DiskPlacementOrder::BAC:
-      return {{{V::J1, V::K1}, {A::ReadB}, {}}, {{V::I1}, {A::ReadA}, {}},
+      return {{{V::J1, V::K1}, {A::ReadB}, {}},
+              {{V::I1}, {A::ReadA}, {}},
               {{V::J2}, {A::ReadC, A::Compute, A::WriteC}, {}}};
     case DiskPlacementOrder::BCA:
-      return {{{V::J1, V::K1}, {A::ReadB}, {}}, {{V::I1, V::J2}, {A::ReadC}, {A::WriteC}},
+      return {{{V::J1, V::K1}, {A::ReadB}, {}},
+              {{V::I1, V::J2}, {A::ReadC}, {A::WriteC}},
               {{V::K2}, {A::ReadA, A::Compute}, {}}};
     case DiskPlacementOrder::CAB:
-      return {{{V::I1, V::J1}, {A::ReadC}, {A::WriteC}}, {{V::K1}, {A::ReadA}, {}},
-              {{V::J2}, {A::ReadB, A::Compute}, {}}};
+      return {
+          {{V::I1, V::J1}, {A::ReadC}, {A::WriteC}}, {{V::K1}, {A::ReadA}, {}}, {{V::J2}, {A::ReadB, A::Compute}, {}}};
     case DiskPlacementOrder::CBA:
-      return {{{V::I1, V::J1}, {A::ReadC}, {A::WriteC}}, {{V::K1}, {A::ReadB}, {}},
-              {{V::I2}, {A::ReadA, A::Compute}, {}}};
+      return {
+          {{V::I1, V::J1}, {A::ReadC}, {A::WriteC}}, {{V::K1}, {A::ReadB}, {}}, {{V::I2}, {A::ReadA, A::Compute}, {}}};
   }
   return {};
 }
 
 std::array<bool, 3> second_levels(DiskPlacementOrder order) {
   switch (order) {
-    case DiskPlacementOrder::ABC: case DiskPlacementOrder::CBA: return {true, false, false};
+    case DiskPlacementOrder::ABC:
+    case DiskPlacementOrder::CBA: return {true, false, false};
     case DiskPlacementOrder::ACB: return {true, false, true};
-    case DiskPlacementOrder::BAC: case DiskPlacementOrder::CAB: return {false, true, false};
+    case DiskPlacementOrder::BAC:
+    case DiskPlacementOrder::CAB: return {false, true, false};
     case DiskPlacementOrder::BCA: return {false, true, true};
   }
   return {false, false, false};

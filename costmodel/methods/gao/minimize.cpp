@@ -48,10 +48,8 @@ SearchPlan search_plan(DiskPlacementOrder order) {
 
 class NestedSearch {
  public:
-  NestedSearch(const MethodVolumes& volumes, const Machine& machine, DiskPlacementOrder order,
-               const TileThresholds& th)
-      : volumes_(volumes), machine_(machine), order_(order), plan_(search_plan(order)),
-        least_{th.a, th.b, th.c} {
+  NestedSearch(const MethodVolumes& volumes, const Machine& machine, DiskPlacementOrder order, const TileThresholds& th)
+      : volumes_(volumes), machine_(machine), order_(order), plan_(search_plan(order)), least_{th.a, th.b, th.c} {
     // Which tile counts cut which array, read off the loop nest itself ...
     std::array<unsigned, 3> members{};
     for (int v = 0; v < kNumVars; ++v) {
@@ -82,9 +80,7 @@ class NestedSearch {
     for (int i = 2; i < 5; ++i) place(t, i, 1);
     return t;
   }
-  double time_of(const TileCounts& t) const {
-    return evaluate_volumes(volumes_, machine_, order_, t).time_s;
-  }
+  double time_of(const TileCounts& t) const { return evaluate_volumes(volumes_, machine_, order_, t).time_s; }
 
  private:
   std::array<double, 3> cuts(const TileCounts& t) const {
@@ -125,8 +121,7 @@ template <class F>
 std::pair<double, double> golden_min(F f, double lo, double hi, double noise) {
   const double f_lo = f(lo), same = noise * std::abs(f_lo);
   if (f(lo + 1e-10) > f_lo + same) return {f_lo, lo};
-  if (std::abs(f(hi) - f_lo) <= same && std::abs(f((lo + hi) / 2) - f_lo) <= same)
-    return {f_lo, lo};
+  if (std::abs(f(hi) - f_lo) <= same && std::abs(f((lo + hi) / 2) - f_lo) <= same) return {f_lo, lo};
   const double inv_phi = (std::sqrt(5.0) - 1) / 2;
   double x1 = hi - inv_phi * (hi - lo), x2 = lo + inv_phi * (hi - lo);
   double f1 = f(x1), f2 = f(x2);
@@ -147,9 +142,8 @@ std::pair<double, double> golden_min(F f, double lo, double hi, double noise) {
 
 }  // namespace
 
-ModelPoint numerical_optimum(const Problem& problem, const Machine& machine, CommMethod comm,
-                             Algorithm algorithm, DiskPlacementOrder order,
-                             ReplicatedOperand replicated) {
+ModelPoint numerical_optimum(const Problem& problem, const Machine& machine, CommMethod comm, Algorithm algorithm,
+                             DiskPlacementOrder order, ReplicatedOperand replicated) {
   if (algorithm == Algorithm::Rotation && !is_perfect_square(machine.processors))
     return detail::infeasible_point(problem, machine, comm, algorithm, order, replicated);
   const TileThresholds th = tile_thresholds(problem, machine, algorithm, replicated);
@@ -159,8 +153,7 @@ ModelPoint numerical_optimum(const Problem& problem, const Machine& machine, Com
   const double span = std::log(std::max({1.0, th.a, th.b, th.c})) + 2;
   auto inner = [&search, span](double s0) {  // (least time, its s1) at outer s0
     const TileCounts outer = search.outer_at(s0);
-    return golden_min([&](double s1) { return search.time_of(search.complete(outer, s1)); }, 0,
-                      span, 1e-14);
+    return golden_min([&](double s1) { return search.time_of(search.complete(outer, s1)); }, 0, span, 1e-14);
   };
   // The inner search is good to ~1e-12 of the time: the outer one needs more
   // than that to call a rise real.

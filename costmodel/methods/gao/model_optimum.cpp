@@ -24,8 +24,7 @@ ProductTradeoff minimise_product_tradeoff(double wX, double wY, double m) {
     t.value = wX + wY;
     return t;
   }
-  const double x_star =
-      wX > 0 ? std::sqrt(m * wY / wX) : std::numeric_limits<double>::infinity();
+  const double x_star = wX > 0 ? std::sqrt(m * wY / wX) : std::numeric_limits<double>::infinity();
   if (x_star <= 1) {
     t = {1, m, wX + wY * m, 2};
   } else if (x_star >= m) {
@@ -59,9 +58,7 @@ TileCounts complete_tiles(DiskPlacementOrder order, double X, double Y, const Ti
       t.Kt2 = std::max(1.0, th.a / (t.It1 * Y));
       break;
     case DiskPlacementOrder::CAB:  // X = It1, Y = Jt1; Kt1 covers A and B
-    case DiskPlacementOrder::CBA:
-      t.It1 = X, t.Jt1 = Y, t.Kt1 = std::max({1.0, th.a / X, th.b / Y});
-      break;
+    case DiskPlacementOrder::CBA: t.It1 = X, t.Jt1 = Y, t.Kt1 = std::max({1.0, th.a / X, th.b / Y}); break;
   }
   return t;
 }
@@ -71,9 +68,8 @@ TileCounts complete_tiles(DiskPlacementOrder order, double X, double Y, const Ti
 // The order fixes which passes are free (Fig. 3(b)): ABC/ACB stream A once,
 // BAC/BCA stream B once, CAB/CBA stream C once; the other two passes are the
 // trade-off variables. Gao et al. Tables 2–4, 6, 7, each row's "Cost Estimate".
-ModelPoint pass_form_optimum(const Problem& problem, const Machine& machine, CommMethod comm,
-                             Algorithm algorithm, DiskPlacementOrder order,
-                             ReplicatedOperand replicated, const PassTimes& p) {
+ModelPoint pass_form_optimum(const Problem& problem, const Machine& machine, CommMethod comm, Algorithm algorithm,
+                             DiskPlacementOrder order, ReplicatedOperand replicated, const PassTimes& p) {
   const TileThresholds th = tile_thresholds(problem, machine, algorithm, replicated);
   double fixed = 0, wX = 0, wY = 0, m = 0;
   switch (order) {
@@ -91,24 +87,21 @@ ModelPoint pass_form_optimum(const Problem& problem, const Machine& machine, Com
       break;
   }
   const ProductTradeoff t = minimise_product_tradeoff(wX, wY, m);
-  return closed_form_point(problem, machine, comm, algorithm, order, replicated,
-                           complete_tiles(order, t.X, t.Y, th), p.const_s + fixed + t.value,
-                           t.case_id);
+  return closed_form_point(problem, machine, comm, algorithm, order, replicated, complete_tiles(order, t.X, t.Y, th),
+                           p.const_s + fixed + t.value, t.case_id);
 }
 
-ModelPoint closed_form_point(const Problem& problem, const Machine& machine, CommMethod comm,
-                             Algorithm algorithm, DiskPlacementOrder order,
-                             ReplicatedOperand replicated, const TileCounts& tiles, double time_s,
-                             int case_id) {
+ModelPoint closed_form_point(const Problem& problem, const Machine& machine, CommMethod comm, Algorithm algorithm,
+                             DiskPlacementOrder order, ReplicatedOperand replicated, const TileCounts& tiles,
+                             double time_s, int case_id) {
   ModelPoint point = evaluate_model(problem, machine, comm, algorithm, order, replicated, tiles);
   point.time_s = time_s;
   point.case_id = case_id;
   return point;
 }
 
-ModelPoint infeasible_point(const Problem& problem, const Machine& machine, CommMethod comm,
-                            Algorithm algorithm, DiskPlacementOrder order,
-                            ReplicatedOperand replicated) {
+ModelPoint infeasible_point(const Problem& problem, const Machine& machine, CommMethod comm, Algorithm algorithm,
+                            DiskPlacementOrder order, ReplicatedOperand replicated) {
   ModelPoint point = evaluate_model(problem, machine, comm, algorithm, order, replicated, {});
   point.feasible = false;
   point.time_s = std::numeric_limits<double>::infinity();
@@ -126,22 +119,17 @@ int case_id_from_tiles(std::initializer_list<double> tile_counts) {
 
 }  // namespace detail
 
-ModelPoint model_optimum(const Problem& problem, const Machine& machine, CommMethod comm,
-                         Algorithm algorithm, DiskPlacementOrder order,
-                         ReplicatedOperand replicated) {
+ModelPoint model_optimum(const Problem& problem, const Machine& machine, CommMethod comm, Algorithm algorithm,
+                         DiskPlacementOrder order, ReplicatedOperand replicated) {
   switch (algorithm) {
-    case Algorithm::Rotation:
-      return detail::rotation_optimum(problem, machine, comm, order);
-    case Algorithm::Replication:
-      return detail::replication_optimum(problem, machine, comm, order, replicated);
-    case Algorithm::Accumulation:
-      break;
+    case Algorithm::Rotation: return detail::rotation_optimum(problem, machine, comm, order);
+    case Algorithm::Replication: return detail::replication_optimum(problem, machine, comm, order, replicated);
+    case Algorithm::Accumulation: break;
   }
   return detail::accumulation_optimum(problem, machine, comm, order);
 }
 
-ModelPoint best_model_optimum(const Problem& problem, const Machine& machine, CommMethod comm,
-                              Algorithm algorithm) {
+ModelPoint best_model_optimum(const Problem& problem, const Machine& machine, CommMethod comm, Algorithm algorithm) {
   ModelPoint best;
   bool have = false;
   for (ReplicatedOperand r : {ReplicatedOperand::A, ReplicatedOperand::B}) {

@@ -10,8 +10,8 @@
 
 #include "costmodel/methods/gao/gao.h"
 #include "costmodel/methods/gao/loop_nest.h"
-#include "costmodel/partition.h"
 #include "costmodel/methods/gao/volumes.h"
+#include "costmodel/partition.h"
 
 namespace tcec::costmodel {
 
@@ -59,11 +59,10 @@ bool better(double t, double pen, double best_t, double best_pen) {
 void spread(GroupTiling& g, double target, int level, std::int64_t parts) {
   std::vector<int> order(g.indices.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](int a, int b) {
-                     if ((a == g.dist) != (b == g.dist)) return b == g.dist;
-                     return g.indices[a].extent > g.indices[b].extent;
-                   });
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    if ((a == g.dist) != (b == g.dist)) return b == g.dist;
+    return g.indices[a].extent > g.indices[b].extent;
+  });
   double rest = std::max(1.0, target);
   for (int i : order) {
     IndexTiles& x = g.indices[i];
@@ -82,7 +81,7 @@ void spread(GroupTiling& g, double target, int level, std::int64_t parts) {
 /// indices but the last, whose count is then the least that fits. False (counts unchanged)
 /// when no box fits or the group has more than three indices longer than 1.
 bool fit_box(GroupTiling& g, double target, std::int64_t parts) {
-  std::vector<int> free;   // indices longer than 1
+  std::vector<int> free;  // indices longer than 1
   for (std::size_t i = 0; i < g.indices.size(); ++i)
     if (g.indices[i].extent > 1) free.push_back(static_cast<int>(i));
   if (free.empty() || free.size() > 3 || target <= 1) return false;
@@ -96,7 +95,7 @@ bool fit_box(GroupTiling& g, double target, std::int64_t parts) {
     const int i = free[k];
     const std::int64_t n = g.indices[i].extent;
     if (k + 1 == free.size()) {
-      const std::int64_t size = std::min(room, n);   // the last index's part may be at most `room` long
+      const std::int64_t size = std::min(room, n);  // the last index's part may be at most `room` long
       if (size < 1) return;
       const std::int64_t count = (n + size - 1) / size;
       if (count > max_count(i) || product * count >= best_product) return;
@@ -105,14 +104,14 @@ bool fit_box(GroupTiling& g, double target, std::int64_t parts) {
       best_t = t;
       return;
     }
-    for (std::int64_t size = n; size >= 1;) {   // part size ⌈n/count⌉, largest first
+    for (std::int64_t size = n; size >= 1;) {  // part size ⌈n/count⌉, largest first
       const std::int64_t count = (n + size - 1) / size;
       if (count > max_count(i)) return;
       if (size <= room && product * count < best_product) {
         t[k] = count;
         self(self, k + 1, room / size, product * count);
       }
-      size = (n + count) / (count + 1);   // the next smaller distinct part size
+      size = (n + count) / (count + 1);  // the next smaller distinct part size
       if ((n + size - 1) / size == count) --size;
     }
   };
@@ -122,9 +121,7 @@ bool fit_box(GroupTiling& g, double target, std::int64_t parts) {
   return true;
 }
 
-std::vector<std::int64_t> moves_of(std::int64_t t) {
-  return {t + 1, t - 1, t * 2, t / 2, t + t / 8, t - t / 8};
-}
+std::vector<std::int64_t> moves_of(std::int64_t t) { return {t + 1, t - 1, t * 2, t / 2, t + t / 8, t - t / 8}; }
 
 /// Steepest descent over single and paired moves until no move improves.
 void descend(Plan& plan, const Machine& m, const std::vector<Var>& vars) {
@@ -183,13 +180,13 @@ bool choose_distribution(Plan& plan, std::string* reason) {
 
 }  // namespace
 
-PlannedCandidate plan_candidate(const Groups& groups, const Machine& machine, CommMethod comm,
-                                Algorithm algorithm, DiskPlacementOrder order,
-                                ReplicatedOperand replicated, MemorySplit split, const TileCounts& hint,
-                                bool accumulate) {
+PlannedCandidate plan_candidate(const Groups& groups, const Machine& machine, CommMethod comm, Algorithm algorithm,
+                                DiskPlacementOrder order, ReplicatedOperand replicated, MemorySplit split,
+                                const TileCounts& hint, bool accumulate) {
   PlannedCandidate out;
   Plan& plan = out.plan;
-  plan = {machine.processors, groups.I, groups.J, groups.K, split, accumulate, GaoPlan{comm, algorithm, replicated, order}};
+  plan = {
+      machine.processors, groups.I, groups.J, groups.K, split, accumulate, GaoPlan{comm, algorithm, replicated, order}};
   if (algorithm == Algorithm::Rotation && !is_perfect_square(machine.processors)) {
     out.reason = fmt::format("P = {} is not a perfect square", machine.processors);
     return out;
@@ -198,7 +195,7 @@ PlannedCandidate plan_candidate(const Groups& groups, const Machine& machine, Co
   const auto second = second_levels(order);
   const GridParts parts = grid_parts(plan);
   const std::int64_t group_parts[] = {std::max(parts.A.rows, parts.C.rows), std::max(parts.B.rows, parts.C.cols),
-                                std::max(parts.A.cols, parts.B.cols)};
+                                      std::max(parts.A.cols, parts.B.cols)};
   const double level1[] = {hint.It1, hint.Jt1, hint.Kt1}, level2[] = {hint.It2, hint.Jt2, hint.Kt2};
   std::vector<Var> vars;
   for (int g = 0; g < 3; ++g) {
@@ -215,7 +212,7 @@ PlannedCandidate plan_candidate(const Groups& groups, const Machine& machine, Co
   Plan boxed = plan;
   bool other = false;
   for (int g = 0; g < 3; ++g) other = fit_box(group_of(boxed, g), level1[g], group_parts[g]) || other;
-  other = other && boxed != plan;   // a second descent only from a different start
+  other = other && boxed != plan;  // a second descent only from a different start
   descend(plan, machine, vars);
   if (other) {
     descend(boxed, machine, vars);

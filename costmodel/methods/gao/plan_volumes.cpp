@@ -5,9 +5,9 @@
 #include <bit>
 
 #include "costmodel/methods/gao/gao.h"
+#include "costmodel/methods/gao/volumes.h"
 #include "costmodel/partition.h"
 #include "costmodel/plan.h"
-#include "costmodel/methods/gao/volumes.h"
 
 namespace tcec::costmodel {
 

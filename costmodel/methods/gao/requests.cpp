@@ -52,13 +52,13 @@ u64 runs(const std::vector<Level>& levels) {
 /// the others in group order), strides from `stride` (per group position; zeros when not
 /// direct). Tiles the rank holds nothing of are left out; the empty group is one tile of one
 /// element (no levels). Balanced splits make the shapes few.
-using Shapes = std::map<std::vector<std::pair<i64, i64>>, u64>;   // (length, stride) per level
+using Shapes = std::map<std::vector<std::pair<i64, i64>>, u64>;  // (length, stride) per level
 
 Shapes held_tiles(const GroupTiling& group, i64 g, i64 p, const std::vector<i64>& stride) {
   // The tiles are the Cartesian product of each index's finest parts (partition.h), so their
   // shapes are the products of each index's part sizes, with multiplied counts.
   const int n = static_cast<int>(group.indices.size());
-  std::vector<int> order;   // tile order: the distribution index first, then the others
+  std::vector<int> order;  // tile order: the distribution index first, then the others
   if (group.dist >= 0) order.push_back(group.dist);
   for (int i = 0; i < n; ++i)
     if (i != group.dist) order.push_back(i);
@@ -66,11 +66,11 @@ Shapes held_tiles(const GroupTiling& group, i64 g, i64 p, const std::vector<i64>
   for (int i : order) {
     SizeCounts sizes = finest_sizes(group.indices[static_cast<std::size_t>(i)]);
     if (i == group.dist && g > 1 && p >= 0)
-      for (auto& [size, count] : sizes) size = piece(size, g, p);   // the rank's slice
+      for (auto& [size, count] : sizes) size = piece(size, g, p);  // the rank's slice
     Shapes next;
     for (const auto& [levels, count] : out)
       for (const auto& [size, times] : sizes) {
-        if (size == 0) continue;   // the rank holds none of these tiles
+        if (size == 0) continue;  // the rank holds none of these tiles
         auto longer = levels;
         longer.emplace_back(size, stride[static_cast<std::size_t>(i)]);
         next[longer] += count * static_cast<u64>(times);
@@ -93,7 +93,7 @@ ArrayShape array_shape(const GroupTiling& rows, const GroupTiling& cols, bool di
   ArrayShape a{&rows, &cols, direct, std::vector<i64>(rows.indices.size()), std::vector<i64>(cols.indices.size())};
   if (!direct) return a;
   const std::size_t nr = rows.indices.size(), n = nr + cols.indices.size();
-  std::vector<i64> extent(n), stride(n, 1);   // by stored dimension
+  std::vector<i64> extent(n), stride(n, 1);  // by stored dimension
   for (std::size_t p = 0; p < n; ++p)
     extent[static_cast<std::size_t>(perm[p])] = (p < nr ? rows.indices[p] : cols.indices[p - nr]).extent;
   for (std::size_t d = n; d-- > 1;) stride[d - 1] = stride[d] * extent[d];
@@ -144,18 +144,22 @@ std::vector<std::uint64_t> gao_requests(const Plan& plan, const ArrayAccess& acc
   std::vector<u64> out;
   for (i64 rank = 0; rank < P; ++rank) {
     const RankParts rp = rank_parts(plan, rank);
-    auto of = [&](const ArrayShape& x, ArrayParts ways, i64 pr, i64 pc) { return visit(x, ways.rows, pr, ways.cols, pc); };
+    auto of = [&](const ArrayShape& x, ArrayParts ways, i64 pr, i64 pc) {
+      return visit(x, ways.rows, pr, ways.cols, pc);
+    };
     u64 req = 0;
     switch (m.algorithm) {
       case Algorithm::Rotation: {
         const u64 c_visit = of(C, parts.C, rp.C_rows, rp.C_cols);
-        if (m.comm == CommMethod::Inside) {   // A, B read at home; C as many times as its bytes
+        if (m.comm == CommMethod::Inside) {  // A, B read at home; C as many times as its bytes
           req = n.A * of(A, parts.A, rp.A_rows, rp.A_cols) + n.B * of(B, parts.B, rp.B_rows, rp.B_cols) +
                 (n.C_read + n.C) * c_visit;
           break;
         }
         // Outside: g rounds, each over the K part held then, followed by a shift of both files.
-        const auto share = [&](const GroupTiling& rows, i64 r, i64 k) { return static_cast<u64>(group_share(rows, g, r) * group_share(plan.K, g, k)); };
+        const auto share = [&](const GroupTiling& rows, i64 r, i64 k) {
+          return static_cast<u64>(group_share(rows, g, r) * group_share(plan.K, g, k));
+        };
         for (i64 t = 0; t < g; ++t) {
           const i64 k = (rp.A_cols + t) % g, next = (k + 1) % g;
           req += n.A * of(A, parts.A, rp.A_rows, k) + n.B * of(B, parts.B, rp.B_rows, k);
@@ -171,10 +175,10 @@ std::vector<std::uint64_t> gao_requests(const Plan& plan, const ArrayAccess& acc
         const ArrayShape& X = bcast_A ? A : B;
         const ArrayShape& Y = bcast_A ? B : A;
         const u64 pX = bcast_A ? n.A : n.B, pY = bcast_A ? n.B : n.A;
-        const ArrayParts yw = bcast_A ? parts.B : parts.A;   // X's pieces: K split P ways, rows whole
+        const ArrayParts yw = bcast_A ? parts.B : parts.A;  // X's pieces: K split P ways, rows whole
         const i64 y_rows = bcast_A ? rp.B_rows : rp.A_rows;
         req = pY * of(Y, yw, y_rows, -1) + (n.C_read + n.C) * of(C, parts.C, rp.C_rows, rp.C_cols);
-        if (m.comm == CommMethod::Inside) {   // its own piece of X per pass; the ring is in memory
+        if (m.comm == CommMethod::Inside) {  // its own piece of X per pass; the ring is in memory
           req += pX * of(X, {1, P}, -1, rank);
           break;
         }
@@ -191,7 +195,7 @@ std::vector<std::uint64_t> gao_requests(const Plan& plan, const ArrayAccess& acc
       case Algorithm::Accumulation: {
         req = n.A * of(A, parts.A, -1, rank) + n.B * of(B, parts.B, -1, rank);
         const u64 c_visit = of(C, parts.C, -1, -1), whole = static_cast<u64>(plan.I.extent() * plan.J.extent());
-        if (m.comm == CommMethod::Inside) {   // C lives on rank 0
+        if (m.comm == CommMethod::Inside) {  // C lives on rank 0
           if (rank == 0) req += (n.C_read + n.C) * c_visit;
           break;
         }
@@ -208,10 +212,13 @@ std::vector<std::uint64_t> gao_requests(const Plan& plan, const ArrayAccess& acc
 std::vector<std::uint64_t> gao_stage_requests(const Plan& plan, const StageAccess& s, bool direct_operands) {
   const GridParts parts = grid_parts(plan);
   // Each array as its file holds it (runs per block) and as its tiled copy (one per block).
-  const ArrayShape A_file = array_shape(plan.I, plan.K, true, s.perm_A), A_tiles = array_shape(plan.I, plan.K, false, {});
-  const ArrayShape B_file = array_shape(plan.J, plan.K, true, s.perm_B), B_tiles = array_shape(plan.J, plan.K, false, {});
-  const ArrayShape C_file = array_shape(plan.I, plan.J, true, s.perm_C), C_tiles = array_shape(plan.I, plan.J, false, {});
-  const bool whole_C_on_first = gao(plan).algorithm == Algorithm::Accumulation;   // C lives on rank 0
+  const ArrayShape A_file = array_shape(plan.I, plan.K, true, s.perm_A),
+                   A_tiles = array_shape(plan.I, plan.K, false, {});
+  const ArrayShape B_file = array_shape(plan.J, plan.K, true, s.perm_B),
+                   B_tiles = array_shape(plan.J, plan.K, false, {});
+  const ArrayShape C_file = array_shape(plan.I, plan.J, true, s.perm_C),
+                   C_tiles = array_shape(plan.I, plan.J, false, {});
+  const bool whole_C_on_first = gao(plan).algorithm == Algorithm::Accumulation;  // C lives on rank 0
   std::vector<u64> out;
   for (i64 rank = 0; rank < plan.processors; ++rank) {
     const RankParts rp = rank_parts(plan, rank);
@@ -219,16 +226,17 @@ std::vector<std::uint64_t> gao_stage_requests(const Plan& plan, const StageAcces
       return visit(file, ways.rows, pr, ways.cols, pc) + visit(tiles, ways.rows, pr, ways.cols, pc);
     };
     u64 req = 0;
-    if (!direct_operands)   // stage 1 lays A and B out: read from the files, one write per block
-      req += copy(A_file, A_tiles, parts.A, rp.A_rows, rp.A_cols) + copy(B_file, B_tiles, parts.B, rp.B_rows, rp.B_cols);
+    if (!direct_operands)  // stage 1 lays A and B out: read from the files, one write per block
+      req +=
+          copy(A_file, A_tiles, parts.A, rp.A_rows, rp.A_cols) + copy(B_file, B_tiles, parts.B, rp.B_rows, rp.B_cols);
     if (!whole_C_on_first || rank == 0) {
       const u64 C_runs = visit(C_file, parts.C.rows, rp.C_rows, parts.C.cols, rp.C_cols);
       const u64 C_blocks = visit(C_tiles, parts.C.rows, rp.C_rows, parts.C.cols, rp.C_cols);
       if (s.direct_C) {
-        if (s.accumulate) req += 2 * C_runs;   // start values read and written in place
+        if (s.accumulate) req += 2 * C_runs;  // start values read and written in place
       } else {
-        if (s.accumulate) req += C_runs + C_blocks;      // stage 1: start values laid out
-        if (s.store_result) req += C_blocks + C_runs;    // stage 3: each block read, its runs written
+        if (s.accumulate) req += C_runs + C_blocks;    // stage 1: start values laid out
+        if (s.store_result) req += C_blocks + C_runs;  // stage 3: each block read, its runs written
       }
     }
     out.push_back(req);

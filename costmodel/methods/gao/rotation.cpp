@@ -148,8 +148,7 @@ Piece cycle_piece(const Cycle& cy, double K) {
 void solve_cycle(Cycle& cy) {
   const double j0 = cy.j0();
   const double K = argmin_piecewise(
-      {cy.a, cy.b, cy.b / j0, cy.a * j0 / cy.c, std::sqrt(cy.a * cy.b / cy.c), cy.b / cy.c,
-       cy.a / cy.c},
+      {cy.a, cy.b, cy.b / j0, cy.a * j0 / cy.c, std::sqrt(cy.a * cy.b / cy.c), cy.b / cy.c, cy.a / cy.c},
       [&cy](double k) { return cycle_piece(cy, k); });
   cycle_at(cy, K);
 }
@@ -162,15 +161,14 @@ PassTimes outside_times(const Problem& pr, const Machine& m) {
   const double sqrtP = std::sqrt(static_cast<double>(m.processors));
   const double read = 1 / m.disk_read_bytes_per_s, write = 1 / m.disk_write_bytes_per_s;
   const double shifted = (pr.A + pr.B) / sqrtP;
-  return {shifted * (read + write) + shifted / m.network_bytes_per_s, pr.A / sqrtP * read,
-          pr.B / sqrtP * read, pr.C / sqrtP * (read + write)};
+  return {shifted * (read + write) + shifted / m.network_bytes_per_s, pr.A / sqrtP * read, pr.B / sqrtP * read,
+          pr.C / sqrtP * (read + write)};
 }
 
 // The case id of inside ABC/ACB from (It1, Kt1, Jt1, It2); numbering in the
 // header comment.
 int inside_case_id(double i1, double k1, double j1, double i2) {
-  if (i2 > 1 + kAtBoundTolerance)
-    return 8 + (i1 <= 1 + kAtBoundTolerance) + 2 * (j1 <= 1 + kAtBoundTolerance);
+  if (i2 > 1 + kAtBoundTolerance) return 8 + (i1 <= 1 + kAtBoundTolerance) + 2 * (j1 <= 1 + kAtBoundTolerance);
   return case_id_from_tiles({i1, k1, j1});
 }
 
@@ -182,8 +180,8 @@ struct InsideTimes {
 InsideTimes inside_times(const Problem& pr, const Machine& m) {
   const double P = static_cast<double>(m.processors), sqrtP = std::sqrt(P);
   const double read = 1 / m.disk_read_bytes_per_s, write = 1 / m.disk_write_bytes_per_s;
-  return {pr.A / P * read, pr.B / P * read, pr.C / P * (read + write),
-          pr.B / sqrtP / m.network_bytes_per_s, pr.A / sqrtP / m.network_bytes_per_s};
+  return {pr.A / P * read, pr.B / P * read, pr.C / P * (read + write), pr.B / sqrtP / m.network_bytes_per_s,
+          pr.A / sqrtP / m.network_bytes_per_s};
 }
 
 // BAC/BCA are ABC/ACB with A↔B and I↔J (notes; Gao et al. Table 5 rows).
@@ -217,14 +215,12 @@ InsideOptimum inside_abc(const InsideTimes& w, const TileThresholds& th) {
 
 }  // namespace
 
-ModelPoint rotation_optimum(const Problem& pr, const Machine& m, CommMethod comm,
-                            DiskPlacementOrder order) {
+ModelPoint rotation_optimum(const Problem& pr, const Machine& m, CommMethod comm, DiskPlacementOrder order) {
   constexpr auto kRot = Algorithm::Rotation;
   constexpr auto kA = ReplicatedOperand::A;
   using enum DiskPlacementOrder;
   if (!is_perfect_square(m.processors)) return infeasible_point(pr, m, comm, kRot, order, kA);
-  if (comm == CommMethod::Outside)
-    return pass_form_optimum(pr, m, comm, kRot, order, kA, outside_times(pr, m));
+  if (comm == CommMethod::Outside) return pass_form_optimum(pr, m, comm, kRot, order, kA, outside_times(pr, m));
   InsideTimes w = inside_times(pr, m);
   if (order == CAB || order == CBA)  // I tiles It1, J tiles Jt1 (It2 = Jt2 = 1)
     return pass_form_optimum(pr, m, comm, kRot, order, kA, {0, w.tA + w.vJ, w.tB + w.vI, w.tC});

@@ -31,7 +31,7 @@ std::vector<std::pair<i64, i64>> tile_values(const GroupTiling& group, i64 f, i6
   for (const IndexTiles& x : group.indices) T2 *= x.t2;
   i64 l1 = f / T2, l2 = f % T2;
   std::vector<std::pair<i64, i64>> by_index(group.indices.size());
-  for (int i = static_cast<int>(group.indices.size()) - 1; i >= 0; --i) {   // last index fastest
+  for (int i = static_cast<int>(group.indices.size()) - 1; i >= 0; --i) {  // last index fastest
     const IndexTiles& x = group.indices[static_cast<std::size_t>(i)];
     const i64 a = l1 % x.t1, b = l2 % x.t2;
     l1 /= x.t1, l2 /= x.t2;
@@ -65,9 +65,7 @@ std::vector<i64> offsets(const std::vector<std::pair<i64, i64>>& lists, const st
 struct Enumerated {
   i64 T1 = 1, T2 = 1;
   std::vector<i64> others, dist;
-  i64 rows(i64 f, i64 g, i64 p) const {
-    return others[f] * (g == 1 || p < 0 ? dist[f] : part(dist[f], g, p));
-  }
+  i64 rows(i64 f, i64 g, i64 p) const { return others[f] * (g == 1 || p < 0 ? dist[f] : part(dist[f], g, p)); }
 };
 
 Enumerated enumerate(const GroupTiling& group) {
@@ -96,15 +94,21 @@ class Simulator {
  public:
   /// access: count disk requests too (requests()), the arrays reached as it says.
   Simulator(const Plan& plan, i64 rank, const ArrayAccess* access = nullptr)
-      : plan_(plan), m_(gao(plan)), parts_(grid_parts(plan)), rank_(rank), I_(enumerate(plan.I)),
-        J_(enumerate(plan.J)), K_(enumerate(plan.K)), P_(plan.processors), access_(access) {
+      : plan_(plan),
+        m_(gao(plan)),
+        parts_(grid_parts(plan)),
+        rank_(rank),
+        I_(enumerate(plan.I)),
+        J_(enumerate(plan.J)),
+        K_(enumerate(plan.K)),
+        P_(plan.processors),
+        access_(access) {
     const i64 g = parts_.grid_cols;
     r_ = rank / g, c_ = rank % g;
   }
 
   Counters run() {
-    const i64 rounds = m_.algorithm == Algorithm::Rotation && m_.comm == CommMethod::Outside
-                           ? parts_.grid_cols : 1;
+    const i64 rounds = m_.algorithm == Algorithm::Rotation && m_.comm == CommMethod::Outside ? parts_.grid_cols : 1;
     if (m_.comm == CommMethod::Outside && m_.algorithm == Algorithm::Replication) gather_file();
     for (round_ = 0; round_ < rounds; ++round_) {
       walk(0);
@@ -186,8 +190,7 @@ class Simulator {
       visit(x, rg, ap.rows, is_A ? r_ : c_, 2, ap.cols, k_part());
       return;
     }
-    const bool bcast = m_.algorithm == Algorithm::Replication &&
-                       (m_.replicated == ReplicatedOperand::A) == is_A;
+    const bool bcast = m_.algorithm == Algorithm::Replication && (m_.replicated == ReplicatedOperand::A) == is_A;
     if (!bcast) {
       const i64 prow = ap.rows > 1 ? rank_ : -1, pcol = ap.cols > 1 ? rank_ : -1;
       n_.read += tile(R, rg, ap.rows, prow, K_, 2, ap.cols, pcol);
@@ -243,7 +246,7 @@ class Simulator {
     const bool direct = x == 0 ? access_->direct_A : x == 1 ? access_->direct_B : access_->direct_C;
     for (i64 f : tiles(rg))
       for (i64 h : tiles(cg)) {
-        if (E[rg]->rows(f, rp, pr) == 0 || E[cg]->rows(h, cp, pc) == 0) continue;   // nothing held
+        if (E[rg]->rows(f, rp, pr) == 0 || E[cg]->rows(h, cp, pc) == 0) continue;  // nothing held
         requests_ += direct ? runs(x, rg, f, rp, pr, cg, h, cp, pc) : 1;
       }
   }
@@ -254,7 +257,7 @@ class Simulator {
     const GroupTiling* G[] = {&plan_.I, &plan_.J, &plan_.K};
     const std::vector<int>& perm = x == 0 ? access_->perm_A : x == 1 ? access_->perm_B : access_->perm_C;
     const std::size_t nr = G[rg]->indices.size(), n = nr + G[cg]->indices.size();
-    std::vector<i64> stored(n), stride(n, 1);   // by stored dimension
+    std::vector<i64> stored(n), stride(n, 1);  // by stored dimension
     for (std::size_t q = 0; q < n; ++q)
       stored[static_cast<std::size_t>(perm[q])] = (q < nr ? G[rg]->indices[q] : G[cg]->indices[q - nr]).extent;
     for (std::size_t d = n; d-- > 1;) stride[d - 1] = stride[d] * stored[d];
@@ -262,7 +265,7 @@ class Simulator {
     std::vector<i64> strides;
     auto add = [&](const GroupTiling& g, i64 tile, i64 ways, i64 part_held, std::size_t first_position) {
       const std::vector<std::pair<i64, i64>> values = tile_values(g, tile, ways, part_held);
-      std::vector<std::size_t> order;   // the tile order's group positions
+      std::vector<std::size_t> order;  // the tile order's group positions
       if (g.dist >= 0) order.push_back(static_cast<std::size_t>(g.dist));
       for (std::size_t i = 0; i < g.indices.size(); ++i)
         if (static_cast<int>(i) != g.dist) order.push_back(i);
@@ -343,7 +346,7 @@ class Simulator {
   Counters n_;
   const ArrayAccess* access_;
   i64 requests_ = 0;
-  std::map<std::tuple<int, i64, i64, i64, i64, i64, i64>, i64> runs_;   // by block
+  std::map<std::tuple<int, i64, i64, i64, i64, i64, i64>, i64> runs_;  // by block
 };
 
 }  // namespace

@@ -13,28 +13,22 @@ LoopNestCounts loop_nest_counts(DiskPlacementOrder order, const TileCounts& t) {
   LoopNestCounts n;
   switch (order) {
     case DiskPlacementOrder::ABC:  // It1,Kt1 → A; Jt1 → B; It2 → C
-      n = {1, t.It1, t.Kt1, t.It1 * t.It2, t.Jt1,
-           t.It1 * t.Kt1, t.Jt1 * t.Kt1, t.It1 * t.It2 * t.Jt1};
+      n = {1, t.It1, t.Kt1, t.It1 * t.It2, t.Jt1, t.It1 * t.Kt1, t.Jt1 * t.Kt1, t.It1 * t.It2 * t.Jt1};
       break;
     case DiskPlacementOrder::ACB:  // It1,Kt1 → A; Jt1,It2 → C; Kt2 → B
-      n = {1, t.It1 * t.It2, t.Kt1, t.It1 * t.It2, t.Jt1,
-           t.It1 * t.Kt1, t.Jt1 * t.Kt1 * t.Kt2, t.It1 * t.It2 * t.Jt1};
+      n = {1, t.It1 * t.It2, t.Kt1, t.It1 * t.It2, t.Jt1, t.It1 * t.Kt1, t.Jt1 * t.Kt1 * t.Kt2, t.It1 * t.It2 * t.Jt1};
       break;
     case DiskPlacementOrder::BAC:  // Jt1,Kt1 → B; It1 → A; Jt2 → C
-      n = {t.Jt1, 1, t.Kt1, t.It1, t.Jt1 * t.Jt2,
-           t.It1 * t.Kt1, t.Jt1 * t.Kt1, t.It1 * t.Jt1 * t.Jt2};
+      n = {t.Jt1, 1, t.Kt1, t.It1, t.Jt1 * t.Jt2, t.It1 * t.Kt1, t.Jt1 * t.Kt1, t.It1 * t.Jt1 * t.Jt2};
       break;
     case DiskPlacementOrder::BCA:  // Jt1,Kt1 → B; It1,Jt2 → C; Kt2 → A
-      n = {t.Jt1 * t.Jt2, 1, t.Kt1, t.It1, t.Jt1 * t.Jt2,
-           t.It1 * t.Kt1 * t.Kt2, t.Jt1 * t.Kt1, t.It1 * t.Jt1 * t.Jt2};
+      n = {t.Jt1 * t.Jt2, 1, t.Kt1, t.It1, t.Jt1 * t.Jt2, t.It1 * t.Kt1 * t.Kt2, t.Jt1 * t.Kt1, t.It1 * t.Jt1 * t.Jt2};
       break;
     case DiskPlacementOrder::CAB:  // It1,Jt1 → C; Kt1 → A; Jt2 → B
-      n = {t.Jt1, t.It1, 1, t.It1, t.Jt1 * t.Jt2,
-           t.It1 * t.Kt1, t.Jt1 * t.Jt2 * t.Kt1, t.It1 * t.Jt1};
+      n = {t.Jt1, t.It1, 1, t.It1, t.Jt1 * t.Jt2, t.It1 * t.Kt1, t.Jt1 * t.Jt2 * t.Kt1, t.It1 * t.Jt1};
       break;
     case DiskPlacementOrder::CBA:  // It1,Jt1 → C; Kt1 → B; It2 → A
-      n = {t.Jt1, t.It1, 1, t.It1 * t.It2, t.Jt1,
-           t.It1 * t.It2 * t.Kt1, t.Jt1 * t.Kt1, t.It1 * t.Jt1};
+      n = {t.Jt1, t.It1, 1, t.It1 * t.It2, t.Jt1, t.It1 * t.It2 * t.Kt1, t.Jt1 * t.Kt1, t.It1 * t.Jt1};
       break;
   }
   return n;
@@ -43,8 +37,7 @@ LoopNestCounts loop_nest_counts(DiskPlacementOrder order, const TileCounts& t) {
 namespace {
 
 // Replication of A as in the notes' table; replication of B is its mirror.
-MethodVolumes replication_volumes(double bcast, double other, double C, double P, double f_rep,
-                                  CommMethod comm) {
+MethodVolumes replication_volumes(double bcast, double other, double C, double P, double f_rep, CommMethod comm) {
   MethodVolumes v;
   v.read_per_pass_A = comm == CommMethod::Outside ? bcast : bcast / P;
   v.read_per_pass_B = other / P;
@@ -66,8 +59,8 @@ MethodVolumes mirror_operands(MethodVolumes v) {
 
 }  // namespace
 
-MethodVolumes method_volumes(const Problem& pr, const Machine& m, CommMethod comm,
-                             Algorithm algorithm, ReplicatedOperand replicated) {
+MethodVolumes method_volumes(const Problem& pr, const Machine& m, CommMethod comm, Algorithm algorithm,
+                             ReplicatedOperand replicated) {
   const double P = static_cast<double>(m.processors);
   const double sqrtP = std::sqrt(P);
   MethodVolumes v;
@@ -108,18 +101,15 @@ MethodVolumes method_volumes(const Problem& pr, const Machine& m, CommMethod com
   return v;
 }
 
-TileThresholds tile_thresholds(const Problem& pr, const Machine& m, Algorithm algorithm,
-                               ReplicatedOperand replicated) {
+TileThresholds tile_thresholds(const Problem& pr, const Machine& m, Algorithm algorithm, ReplicatedOperand replicated) {
   const double M = m.array_memory_bytes();
   const double MP = M * static_cast<double>(m.processors);
   switch (algorithm) {
-    case Algorithm::Rotation:
-      return {pr.A / MP, pr.B / MP, pr.C / MP};  // Eqs. 4.1–4.3
-    case Algorithm::Replication:                 // Eqs. 4.6–4.8 and mirror
+    case Algorithm::Rotation: return {pr.A / MP, pr.B / MP, pr.C / MP};  // Eqs. 4.1–4.3
+    case Algorithm::Replication:                                         // Eqs. 4.6–4.8 and mirror
       if (replicated == ReplicatedOperand::A) return {pr.A / M, pr.B / MP, pr.C / MP};
       return {pr.A / MP, pr.B / M, pr.C / MP};
-    case Algorithm::Accumulation:
-      return {pr.A / MP, pr.B / MP, pr.C / M};  // Eqs. 4.11–4.13
+    case Algorithm::Accumulation: return {pr.A / MP, pr.B / MP, pr.C / M};  // Eqs. 4.11–4.13
   }
   return {};
 }
@@ -135,23 +125,20 @@ ModelPoint evaluate_volumes(const MethodVolumes& v, const Machine& m, DiskPlacem
   ModelPoint point;
   point.order = order;
   point.tiles = tiles;
-  point.disk_read_bytes = v.one_time_read + v.read_per_pass_A * n.passes_A +
-                          v.read_per_pass_B * n.passes_B + v.read_per_pass_C * n.passes_C;
+  point.disk_read_bytes = v.one_time_read + v.read_per_pass_A * n.passes_A + v.read_per_pass_B * n.passes_B +
+                          v.read_per_pass_C * n.passes_C;
   point.disk_write_bytes = v.one_time_write + v.write_per_pass_C * n.passes_C;
-  point.comm_bytes = v.one_time_comm + v.comm_per_pass_A * n.passes_A +
-                     v.comm_per_pass_B * n.passes_B + v.comm_per_pass_C * n.passes_C +
-                     v.comm_per_tile_I * n.tiles_I + v.comm_per_tile_J * n.tiles_J;
-  point.time_s = point.disk_read_bytes / m.disk_read_bytes_per_s +
-                 point.disk_write_bytes / m.disk_write_bytes_per_s +
+  point.comm_bytes = v.one_time_comm + v.comm_per_pass_A * n.passes_A + v.comm_per_pass_B * n.passes_B +
+                     v.comm_per_pass_C * n.passes_C + v.comm_per_tile_I * n.tiles_I + v.comm_per_tile_J * n.tiles_J;
+  point.time_s = point.disk_read_bytes / m.disk_read_bytes_per_s + point.disk_write_bytes / m.disk_write_bytes_per_s +
                  point.comm_bytes / m.network_bytes_per_s;
   return point;
 }
 
-ModelPoint evaluate_model(const Problem& problem, const Machine& machine, CommMethod comm,
-                          Algorithm algorithm, DiskPlacementOrder order,
-                          ReplicatedOperand replicated, const TileCounts& tiles) {
-  ModelPoint point = evaluate_volumes(
-      method_volumes(problem, machine, comm, algorithm, replicated), machine, order, tiles);
+ModelPoint evaluate_model(const Problem& problem, const Machine& machine, CommMethod comm, Algorithm algorithm,
+                          DiskPlacementOrder order, ReplicatedOperand replicated, const TileCounts& tiles) {
+  ModelPoint point =
+      evaluate_volumes(method_volumes(problem, machine, comm, algorithm, replicated), machine, order, tiles);
   point.comm = comm;
   point.algorithm = algorithm;
   point.replicated = replicated;
@@ -162,9 +149,8 @@ ModelPoint evaluate_model(const Problem& problem, const Machine& machine, CommMe
   return point;
 }
 
-bool fits_memory(const Problem& problem, const Machine& machine, Algorithm algorithm,
-                 DiskPlacementOrder order, ReplicatedOperand replicated, const TileCounts& t,
-                 std::string* reason) {
+bool fits_memory(const Problem& problem, const Machine& machine, Algorithm algorithm, DiskPlacementOrder order,
+                 ReplicatedOperand replicated, const TileCounts& t, std::string* reason) {
   constexpr double kSlack = 1 - 1e-12;
   const double counts[] = {t.It1, t.It2, t.Jt1, t.Jt2, t.Kt1, t.Kt2};
   const char* names[] = {"It1", "It2", "Jt1", "Jt2", "Kt1", "Kt2"};
@@ -180,8 +166,8 @@ bool fits_memory(const Problem& problem, const Machine& machine, Algorithm algor
   for (int i = 0; i < 3; ++i) {
     if (cuts[i] >= least[i] * kSlack) continue;
     if (reason)
-      *reason = fmt::format("array {} is cut into {} tiles but needs at least {} to fit M = {} bytes",
-                            "ABC"[i], cuts[i], least[i], machine.array_memory_bytes());
+      *reason = fmt::format("array {} is cut into {} tiles but needs at least {} to fit M = {} bytes", "ABC"[i],
+                            cuts[i], least[i], machine.array_memory_bytes());
     return false;
   }
   return true;

@@ -45,15 +45,15 @@ struct MethodVolumes {
   double write_per_pass_C = 0;
   double comm_per_pass_A = 0, comm_per_pass_B = 0, comm_per_pass_C = 0;  ///< inside repl./accum.
   double comm_per_tile_I = 0, comm_per_tile_J = 0;                       ///< inside rotation
-  double one_time_read = 0, one_time_write = 0, one_time_comm = 0;      ///< outside: D1 and V
+  double one_time_read = 0, one_time_write = 0, one_time_comm = 0;       ///< outside: D1 and V
 };
 
 /// The coefficients of `comm` × `algorithm` (`replicated` matters for
 /// Replication only: the broadcast operand). Precondition: processors >= 1.
 /// For Rotation with a non-square P the √P-based values are returned anyway;
 /// evaluate_model() is what reports the method infeasible.
-MethodVolumes method_volumes(const Problem& problem, const Machine& machine, CommMethod comm,
-                             Algorithm algorithm, ReplicatedOperand replicated);
+MethodVolumes method_volumes(const Problem& problem, const Machine& machine, CommMethod comm, Algorithm algorithm,
+                             ReplicatedOperand replicated);
 
 /// Least tile counts (dimensionless) of A, B and C: an array's tile, in bytes,
 /// divided by the number of ranks sharing that tile must fit M:
@@ -75,21 +75,19 @@ bool is_perfect_square(std::int64_t processors);
 /// Outside methods include the one-time D1 and V. For Rotation with a non-square
 /// P, feasible = false with reason "P = 6 is not a perfect square" (the volumes
 /// are still filled in). case_id is left 0. Preconditions: bandwidths > 0.
-ModelPoint evaluate_model(const Problem& problem, const Machine& machine, CommMethod comm,
-                          Algorithm algorithm, DiskPlacementOrder order,
-                          ReplicatedOperand replicated, const TileCounts& tiles);
+ModelPoint evaluate_model(const Problem& problem, const Machine& machine, CommMethod comm, Algorithm algorithm,
+                          DiskPlacementOrder order, ReplicatedOperand replicated, const TileCounts& tiles);
 
 /// The same with the coefficients already computed (used by minimisers, which
 /// evaluate one method many times). Fills the bytes and time only.
-ModelPoint evaluate_volumes(const MethodVolumes& volumes, const Machine& machine,
-                            DiskPlacementOrder order, const TileCounts& tiles);
+ModelPoint evaluate_volumes(const MethodVolumes& volumes, const Machine& machine, DiskPlacementOrder order,
+                            const TileCounts& tiles);
 
 /// True when every tile count is >= 1 and each array's cut count reaches its
 /// threshold (tile_thresholds()), up to a relative slack of 1e-12 for real
 /// tile counts computed as quotients. On false, `reason` (if given) names the
 /// failing array or tile count with the numbers.
-bool fits_memory(const Problem& problem, const Machine& machine, Algorithm algorithm,
-                 DiskPlacementOrder order, ReplicatedOperand replicated, const TileCounts& tiles,
-                 std::string* reason = nullptr);
+bool fits_memory(const Problem& problem, const Machine& machine, Algorithm algorithm, DiskPlacementOrder order,
+                 ReplicatedOperand replicated, const TileCounts& tiles, std::string* reason = nullptr);
 
 }  // namespace tcec::costmodel

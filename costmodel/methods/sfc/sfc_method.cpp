@@ -44,9 +44,11 @@ std::pair<i64, i64> grid_for(i64 m, i64 n, double area, i64 tiles) {
   if (n <= side) Tj = 1, Ti = ceil_div(m, std::max<i64>(1, static_cast<i64>(area / static_cast<double>(n))));
   if (m <= side) Ti = 1, Tj = ceil_div(n, std::max<i64>(1, static_cast<i64>(area / static_cast<double>(m))));
   Ti = std::min(Ti, m), Tj = std::min(Tj, n);
-  while (Ti * Tj < tiles && (Ti < m || Tj < n)) {   // split the longer tiles
-    if ((Tj >= n || ceil_div(m, Ti) >= ceil_div(n, Tj)) && Ti < m) ++Ti;
-    else ++Tj;
+  while (Ti * Tj < tiles && (Ti < m || Tj < n)) {  // split the longer tiles
+    if ((Tj >= n || ceil_div(m, Ti) >= ceil_div(n, Tj)) && Ti < m)
+      ++Ti;
+    else
+      ++Tj;
   }
   return {Ti, Tj};
 }
@@ -67,7 +69,7 @@ void SfcMethod::analyze(MethodAnalysis& ctx) const {
     const auto S = static_cast<i64>(machine.memory_bytes / machine.element_size_bytes);
     const i64 m = groups.I.extent(), n = groups.J.extent(), k = groups.K.extent();
     const ArrayAccess access{true, true, true, a.gemm.perm_A, a.gemm.perm_B, a.gemm.perm_C};
-    std::vector<i64> chunks = {k};   // the longest first: on equal time the kernel runs best on long chunks
+    std::vector<i64> chunks = {k};  // the longest first: on equal time the kernel runs best on long chunks
     for (auto c = std::rbegin(kChunks); c != std::rend(kChunks); ++c)
       if (*c < k && (k + *c - 1) / *c <= kMostChunks) chunks.push_back(*c);
     // Every candidate's time without the cache (each tile reads its A and B panels whole),
@@ -80,7 +82,8 @@ void SfcMethod::analyze(MethodAnalysis& ctx) const {
         grids.push_back(grid_for(m, n, share * static_cast<double>(S), per_rank * machine.processors));
     for (i64 t = 1; t <= kMostTilesPerRank; ++t) {
       const double tiles = static_cast<double>(t * machine.processors);
-      const i64 Ti = std::clamp<i64>(std::llround(std::sqrt(tiles * static_cast<double>(m) / static_cast<double>(n))), 1, m);
+      const i64 Ti =
+          std::clamp<i64>(std::llround(std::sqrt(tiles * static_cast<double>(m) / static_cast<double>(n))), 1, m);
       grids.emplace_back(Ti, std::min(n, ceil_div(t * machine.processors, Ti)));
     }
     std::sort(grids.begin(), grids.end());
@@ -93,7 +96,7 @@ void SfcMethod::analyze(MethodAnalysis& ctx) const {
         const i64 slots = (S - tile) / (std::max(rows, cols) * chunk);
         if (slots < 2) continue;
         if (2.0 * static_cast<double>(Ti * Tj) * static_cast<double>((k + chunk - 1) / chunk) > kMostSteps) {
-          too_long = true;   // it fits, but walking it would take too long
+          too_long = true;  // it fits, but walking it would take too long
           continue;
         }
         const double tiles = std::ceil(static_cast<double>(Ti * Tj) / static_cast<double>(machine.processors));
@@ -104,9 +107,10 @@ void SfcMethod::analyze(MethodAnalysis& ctx) const {
         tried.emplace_back(time, SfcPlan{Ti, Tj, chunk, slots});
       }
     if (tried.empty() && too_long)
-      best.reason = fmt::format("every tile grid that fits the memory takes more than {:g} panel uses to walk (the "
-                                "planning budget)",
-                                kMostSteps);
+      best.reason = fmt::format(
+          "every tile grid that fits the memory takes more than {:g} panel uses to walk (the "
+          "planning budget)",
+          kMostSteps);
     std::stable_sort(tried.begin(), tried.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
     if (tried.size() > kWalked) tried.resize(kWalked);
     for (const auto& [estimate, part] : tried) {
@@ -155,9 +159,10 @@ bool SfcMethod::check_valid(const Plan& plan, const Machine& machine, std::strin
   const SfcPlan& s = sfc_plan(plan);
   if (s.tiles_I > plan.I.extent() || s.tiles_J > plan.J.extent() || s.chunk > plan.K.extent() || s.slots < 2) {
     if (reason)
-      *reason = fmt::format("sfc needs tiles_I <= {}, tiles_J <= {}, chunk <= {} and at least 2 slots; got tiles={}x{} "
-                            "chunk={} slots={}",
-                            plan.I.extent(), plan.J.extent(), plan.K.extent(), s.tiles_I, s.tiles_J, s.chunk, s.slots);
+      *reason = fmt::format(
+          "sfc needs tiles_I <= {}, tiles_J <= {}, chunk <= {} and at least 2 slots; got tiles={}x{} "
+          "chunk={} slots={}",
+          plan.I.extent(), plan.J.extent(), plan.K.extent(), s.tiles_I, s.tiles_J, s.chunk, s.slots);
     return false;
   }
   return fits_memory_exact(plan, machine, reason);
@@ -187,7 +192,7 @@ std::vector<std::uint64_t> SfcMethod::disk_requests(const Plan& plan, const Arra
 double SfcMethod::rank_flops(const Plan& plan, std::int64_t rank) const {
   const SfcSchedule s = sfc_schedule(plan);
   const SfcPlan& p = sfc_plan(plan);
-  double elements = 0;   // of C in the rank's segment
+  double elements = 0;  // of C in the rank's segment
   for (i64 at = s.segment[static_cast<std::size_t>(rank)]; at < s.segment[static_cast<std::size_t>(rank) + 1]; ++at) {
     const i64 t = s.order[static_cast<std::size_t>(at)];
     elements += static_cast<double>(piece(plan.I.extent(), p.tiles_I, t / p.tiles_J) *
@@ -208,7 +213,7 @@ std::vector<MemoryPart> SfcMethod::memory_parts(const Plan&, const TileBytes& t)
 
 StageElements SfcMethod::stage_elements(const Plan&, std::int64_t) const {
   StageElements e;
-  e.C_start = 0;   // C's current tiles are read in the compute stage, straight from its file
+  e.C_start = 0;  // C's current tiles are read in the compute stage, straight from its file
   return e;
 }
 

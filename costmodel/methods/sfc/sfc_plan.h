@@ -8,9 +8,9 @@ namespace tcec::costmodel {
 
 /// The integer part of an sfc plan (Plan::method). Text: "tiles=TIxTJ chunk=KC slots=N".
 struct SfcPlan {
-  std::int64_t tiles_I = 1, tiles_J = 1;   ///< C's tile grid, balanced tiles of flat I and J
-  std::int64_t chunk = 1;                  ///< K columns per panel
-  std::int64_t slots = 2;                  ///< panel slots of a rank's LRU cache (at least 2)
+  std::int64_t tiles_I = 1, tiles_J = 1;  ///< C's tile grid, balanced tiles of flat I and J
+  std::int64_t chunk = 1;                 ///< K columns per panel
+  std::int64_t slots = 2;                 ///< panel slots of a rank's LRU cache (at least 2)
   friend bool operator==(const SfcPlan&, const SfcPlan&) = default;
 };
 

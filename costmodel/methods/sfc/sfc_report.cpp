@@ -36,9 +36,10 @@ nlohmann::json SfcMethod::row_json(const ModelPoint& p, const ContractionAnalysi
 }
 
 std::string SfcMethod::chosen_text(const ContractionAnalysis& a) const {
-  return fmt::format("  chosen: sfc (generalized Hilbert curve over C's tiles, Georganas et al.): {:.5g} s predicted "
-                     "(exact walk)\n",
-                     a.chosen.time_s);
+  return fmt::format(
+      "  chosen: sfc (generalized Hilbert curve over C's tiles, Georganas et al.): {:.5g} s predicted "
+      "(exact walk)\n",
+      a.chosen.time_s);
 }
 
 std::string SfcMethod::plan_section(const ContractionAnalysis& a, const Machine& machine) const {
@@ -50,17 +51,18 @@ std::string SfcMethod::plan_section(const ContractionAnalysis& a, const Machine&
   for (const SfcRankWalk& r : w)
     tiles.push_back(static_cast<std::uint64_t>(r.tiles)), all_hits += r.hits, all_misses += r.misses;
   std::string out = fmt::format("  plan: {}\n", p.to_string());
-  out += fmt::format("    C's {}; tiles per rank {} (contiguous segments, balanced by elements); each rank's LRU "
-                     "cache of A and B panels hit {} of {} panel uses ({:.1f}%)\n",
-                     grid_text(p), range_text(tiles), all_hits, all_hits + all_misses,
-                     all_hits + all_misses > 0 ? 100.0 * static_cast<double>(all_hits) /
-                                                     static_cast<double>(all_hits + all_misses)
-                                               : 0.0);
+  out += fmt::format(
+      "    C's {}; tiles per rank {} (contiguous segments, balanced by elements); each rank's LRU "
+      "cache of A and B panels hit {} of {} panel uses ({:.1f}%)\n",
+      grid_text(p), range_text(tiles), all_hits, all_hits + all_misses,
+      all_hits + all_misses > 0 ? 100.0 * static_cast<double>(all_hits) / static_cast<double>(all_hits + all_misses)
+                                : 0.0);
   out += fmt::format("    memory per rank: {} (split {})\n", memory_text(plan_memory(p, machine), machine),
                      split_name(p.split));
-  out += fmt::format("    per rank (bytes, min .. max): disk read {}, disk write {}, sent {}, received {}; disk requests {}\n",
-                     range_text(v.disk_read_bytes), range_text(v.disk_write_bytes), range_text(v.comm_sent_bytes),
-                     range_text(v.comm_recv_bytes), range_text(v.disk_requests));
+  out += fmt::format(
+      "    per rank (bytes, min .. max): disk read {}, disk write {}, sent {}, received {}; disk requests {}\n",
+      range_text(v.disk_read_bytes), range_text(v.disk_write_bytes), range_text(v.comm_sent_bytes),
+      range_text(v.comm_recv_bytes), range_text(v.disk_requests));
   out += fmt::format("    predicted {:.5g} s (disk, exact walk; no network: each rank reads the panels it lacks)\n",
                      v.time_s);
   out += wall_text(a, machine);

@@ -24,8 +24,13 @@ i64 ceil_div(i64 a, i64 b) { return (a + b - 1) / b; }
 struct Grid {
   i64 m, n, k, Ti, Tj, chunk, chunks;
   explicit Grid(const Plan& plan)
-      : m(plan.I.extent()), n(plan.J.extent()), k(plan.K.extent()), Ti(sfc_plan(plan).tiles_I),
-        Tj(sfc_plan(plan).tiles_J), chunk(sfc_plan(plan).chunk), chunks(ceil_div(k, chunk)) {}
+      : m(plan.I.extent()),
+        n(plan.J.extent()),
+        k(plan.K.extent()),
+        Ti(sfc_plan(plan).tiles_I),
+        Tj(sfc_plan(plan).tiles_J),
+        chunk(sfc_plan(plan).chunk),
+        chunks(ceil_div(k, chunk)) {}
   i64 rows(i64 ti) const { return piece(m, Ti, ti); }
   i64 cols(i64 tj) const { return piece(n, Tj, tj); }
   i64 width(i64 c) const { return std::min(chunk, k - c * chunk); }
@@ -82,7 +87,7 @@ SfcSchedule curve_segments(const Plan& plan) {
   SfcSchedule s;
   // The curve over the grid with x along J (columns of C) and y along I.
   for (const auto& [x, y] : generalized_hilbert(g.Tj, g.Ti)) s.order.push_back(y * g.Tj + x);
-  std::vector<double> before(s.order.size() + 1, 0.0);   // elements of C before each position
+  std::vector<double> before(s.order.size() + 1, 0.0);  // elements of C before each position
   for (std::size_t i = 0; i < s.order.size(); ++i)
     before[i + 1] = before[i] + static_cast<double>(g.rows(s.order[i] / g.Tj) * g.cols(s.order[i] % g.Tj));
   const double total = before.back();
@@ -110,10 +115,9 @@ std::vector<SfcRankWalk> sfc_walk(const Plan& plan, const ArrayAccess* access) {
   const ArrayAccess& a = access ? *access : none;
   // A walk with requests serves one without (its bytes are the same); requests need the same perms.
   const bool same = last.plan && *last.plan == plan &&
-                    (access == nullptr || (last.requests && last.perm_A == a.perm_A && last.perm_B == a.perm_B &&
-                                           last.perm_C == a.perm_C));
-  if (!same)
-    last = {plan, access != nullptr, a.perm_A, a.perm_B, a.perm_C, walk_ranks(plan, access)};
+                    (access == nullptr ||
+                     (last.requests && last.perm_A == a.perm_A && last.perm_B == a.perm_B && last.perm_C == a.perm_C));
+  if (!same) last = {plan, access != nullptr, a.perm_A, a.perm_B, a.perm_C, walk_ranks(plan, access)};
   return last.walk;
 }
 
@@ -133,13 +137,13 @@ std::vector<SfcRankWalk> walk_ranks(const Plan& plan, const ArrayAccess* access)
   std::vector<SfcRankWalk> out(static_cast<std::size_t>(plan.processors));
   for (i64 q = 0; q < plan.processors; ++q) {
     SfcRankWalk& r = out[static_cast<std::size_t>(q)];
-    std::list<i64> recent;   // most recent first
+    std::list<i64> recent;  // most recent first
     std::unordered_map<i64, std::list<i64>::iterator> cached;
     auto tile = [&](i64, i64 ti, i64 tj) {
       const i64 h = g.rows(ti), wd = g.cols(tj);
       const u64 area = static_cast<u64>(h * wd);
       const u64 pass = count ? runs_C.block(piece_start(g.m, g.Ti, ti), h, piece_start(g.n, g.Tj, tj), wd) : 0;
-      if (plan.accumulate) r.read += area, r.requests += pass;   // C's current tile
+      if (plan.accumulate) r.read += area, r.requests += pass;  // C's current tile
       r.written += area, r.requests += pass;
       r.multiply_adds += static_cast<double>(area) * static_cast<double>(g.k);
       ++r.tiles;
@@ -152,7 +156,7 @@ std::vector<SfcRankWalk> walk_ranks(const Plan& plan, const ArrayAccess* access)
         return;
       }
       ++r.misses;
-      if (static_cast<i64>(recent.size()) == slots) {   // the least recently used leaves
+      if (static_cast<i64>(recent.size()) == slots) {  // the least recently used leaves
         cached.erase(recent.back());
         recent.pop_back();
       }

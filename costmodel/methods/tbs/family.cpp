@@ -16,7 +16,7 @@ namespace {
 
 using i64 = std::int64_t;
 
-constexpr i64 kMaxZones = 64;   // k, the tiles per block side, at most
+constexpr i64 kMaxZones = 64;  // k, the tiles per block side, at most
 
 /// Elements of a diagonal block of n rows in q even tiles: (n² + Σ h²)/2.
 i64 leaf_elements(i64 n, i64 q) {
@@ -28,11 +28,13 @@ i64 leaf_elements(i64 n, i64 q) {
 /// The fewest even tiles q in [1, n] whose diagonal block fits `words`; 0 when none.
 i64 leaf_tiles(i64 n, i64 words) {
   if (leaf_elements(n, n) > words) return 0;
-  i64 lo = 1, hi = n;   // leaf_elements falls as q grows
+  i64 lo = 1, hi = n;  // leaf_elements falls as q grows
   while (lo < hi) {
     const i64 mid = lo + (hi - lo) / 2;
-    if (leaf_elements(n, mid) <= words) hi = mid;
-    else lo = mid + 1;
+    if (leaf_elements(n, mid) <= words)
+      hi = mid;
+    else
+      lo = mid + 1;
   }
   return lo;
 }
@@ -65,13 +67,13 @@ class Family {
   explicit Family(i64 words) : words_(words) {}
 
   struct Choice {
-    i64 leaf = 0;   ///< tiles of the leaf block; 0 for a TBS level
+    i64 leaf = 0;  ///< tiles of the leaf block; 0 for a TBS level
     i64 k = 0, c = 0;
     /// Rows of the triangle-block part (the first ones; c·k tiles over them); the rest, a strip
     /// of n − core rows, meets them in rectangles (strip_groups × rest_groups blocks of two
     /// ranges) and its own triangle recursively (Algorithm 4's OOC_SYRK part).
     i64 core = 0, strip_groups = 0, rest_groups = 0;
-    double rows = std::numeric_limits<double>::infinity();   ///< A rows read in all
+    double rows = std::numeric_limits<double>::infinity();  ///< A rows read in all
   };
 
   const Choice& choose(i64 n) {
@@ -113,7 +115,7 @@ class Family {
     const i64 k = ch.k, c = ch.c, T = k * c, core = ch.core;
     for (i64 i = 0; i < c; ++i)
       for (i64 j = 0; j < c; ++j) {
-        TbsBlock b;   // B_{i,j}: row u·c + f(u) of each zone row u (Definition 5.4)
+        TbsBlock b;  // B_{i,j}: row u·c + f(u) of each zone row u (Definition 5.4)
         for (i64 u = 0; u < k; ++u) {
           const i64 f = u == 0 ? j : (i + j * (u - 1)) % c;
           b.starts.push_back(first + piece_start(core, T, u * c + f));
@@ -121,14 +123,15 @@ class Family {
         }
         out.push_back(std::move(b));
       }
-    for (i64 u = 0; u < k; ++u)   // the diagonal zones, recursively (Algorithm 4)
+    for (i64 u = 0; u < k; ++u)  // the diagonal zones, recursively (Algorithm 4)
       build(first + piece_start(core, T, u * c), zone_rows(core, c, k, u), out);
     if (core == n) return;
-    const i64 strip = n - core;   // the strip against the core, in rectangles, then its own triangle
+    const i64 strip = n - core;  // the strip against the core, in rectangles, then its own triangle
     for (i64 r = 0; r < ch.rest_groups; ++r)
       for (i64 g = 0; g < ch.strip_groups; ++g) {
         TbsBlock b;
-        b.starts = {first + piece_start(core, ch.rest_groups, r), first + core + piece_start(strip, ch.strip_groups, g)};
+        b.starts = {first + piece_start(core, ch.rest_groups, r),
+                    first + core + piece_start(strip, ch.strip_groups, g)};
         b.lengths = {piece(core, ch.rest_groups, r), piece(strip, ch.strip_groups, g)};
         out.push_back(std::move(b));
       }
@@ -221,7 +224,7 @@ TbsSchedule tbs_schedule(i64 n, i64 block_words, i64 processors, const TbsStream
     for (i64 first = 0; first < n; first += stream.panel) {
       const i64 resident = std::min(stream.panel, n - first), below = n - first - resident;
       if (!std::isfinite(family.choose(resident).rows)) return {};
-      if (below > 0) {   // the panel against every row below it, in groups (balanced)
+      if (below > 0) {  // the panel against every row below it, in groups (balanced)
         TbsBlock b;
         b.stream = true;
         b.starts = {first}, b.lengths = {resident};
@@ -231,7 +234,7 @@ TbsSchedule tbs_schedule(i64 n, i64 block_words, i64 processors, const TbsStream
               b.lengths.push_back(piece(below, groups, g));
         s.blocks.push_back(std::move(b));
       }
-      family.build(first, resident, s.blocks);   // the panel's own triangle
+      family.build(first, resident, s.blocks);  // the panel's own triangle
     }
   }
   // Deal by work, largest first, to the least loaded rank (Graham's LPT rule).
@@ -248,8 +251,9 @@ TbsSchedule tbs_schedule(i64 n, i64 block_words, i64 processors, const TbsStream
   for (const TbsBlock& b : s.blocks) {
     s.block_elements = std::max(s.block_elements, b.block_elements());
     if (b.stream)
-      s.stream_elements = std::max(s.stream_elements,
-                                   (b.lengths[0] + *std::max_element(b.lengths.begin() + 1, b.lengths.end())) * stream.columns);
+      s.stream_elements =
+          std::max(s.stream_elements,
+                   (b.lengths[0] + *std::max_element(b.lengths.begin() + 1, b.lengths.end())) * stream.columns);
     else
       s.panel_rows = std::max(s.panel_rows, b.rows());
   }

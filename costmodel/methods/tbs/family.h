@@ -47,9 +47,9 @@ struct TbsStream {
 /// `processors` ranks; the buffers each rank allocates.
 struct TbsSchedule {
   std::vector<TbsBlock> blocks;
-  std::int64_t panel_rows = 0;        ///< max rows() over the triangle blocks
-  std::int64_t stream_elements = 0;   ///< max (len_0 + max len_u)·|K| over the stream blocks
-  std::int64_t block_elements = 0;    ///< max block_elements() over blocks
+  std::int64_t panel_rows = 0;       ///< max rows() over the triangle blocks
+  std::int64_t stream_elements = 0;  ///< max (len_0 + max len_u)·|K| over the stream blocks
+  std::int64_t block_elements = 0;   ///< max block_elements() over blocks
   /// Rows of the A panel buffer for panels of `chunk` K columns: panel_rows, or more when a
   /// stream block needs more (runtime TbsSpec::panel_rows).
   std::int64_t buffer_rows(std::int64_t chunk) const;

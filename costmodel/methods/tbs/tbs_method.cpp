@@ -36,7 +36,8 @@ std::string not_applicable(const ContractionAnalysis& a, const PlanOptions& opti
            "and I, J at the same positions";
   if (!options.symmetry) return "--no-symmetry: the symmetric result is planned as a general product";
   if (a.accumulate) return "the statement adds to C's current value, which need not be symmetric";
-  if (a.declared.any()) return "tensors kept on the ranks or declared distributions are not modelled against tbs's blocks";
+  if (a.declared.any())
+    return "tensors kept on the ranks or declared distributions are not modelled against tbs's blocks";
   return {};
 }
 
@@ -70,7 +71,7 @@ void TbsMethod::analyze(MethodAnalysis& ctx) const {
   detail->applies = detail->reason.empty();
   ctx.keep_detail(*this, detail);
   const bool forced = ctx.options().force_method && *ctx.options().force_method == name();
-  if (!detail->applies && !forced) return;   // no row for the many contractions it does not fit
+  if (!detail->applies && !forced) return;  // no row for the many contractions it does not fit
   PlannedCandidate best;
   best.reason = detail->reason;
   const auto S = static_cast<i64>(machine.memory_bytes / machine.element_size_bytes);
@@ -85,7 +86,12 @@ void TbsMethod::analyze(MethodAnalysis& ctx) const {
     const i64 chunk = s.panel_rows > 0 ? std::min(m, room / s.panel_rows) : m;
     if (chunk < std::min(m, kMinChunk) || s.block_elements + s.buffer_rows(chunk) * chunk > S) return;
     PlannedCandidate pc;
-    pc.plan = {machine.processors, groups.I, groups.J, groups.K, ctx.options().split, false,
+    pc.plan = {machine.processors,
+               groups.I,
+               groups.J,
+               groups.K,
+               ctx.options().split,
+               false,
                TbsPlan{words, chunk, stream.panel, stream.group}};
     pc.feasible = true;
     pc.volumes = plan_volumes(pc.plan, machine);
@@ -147,11 +153,14 @@ bool TbsMethod::check_valid(const Plan& plan, const Machine& machine, std::strin
     return false;
   }
   if ((t.panel > 0) != (t.group > 0)) {
-    if (reason) *reason = fmt::format("tbs streams with both panel and group or neither, got panel={} group={}", t.panel, t.group);
+    if (reason)
+      *reason =
+          fmt::format("tbs streams with both panel and group or neither, got panel={} group={}", t.panel, t.group);
     return false;
   }
   if (tbs_rows_read(t.panel > 0 ? std::min(n, t.panel) : n, t.block_words) < 0) {
-    if (reason) *reason = fmt::format("no triangle-block family of {} rows fits C blocks of {} elements", n, t.block_words);
+    if (reason)
+      *reason = fmt::format("no triangle-block family of {} rows fits C blocks of {} elements", n, t.block_words);
     return false;
   }
   return fits_memory_exact(plan, machine, reason);
@@ -161,7 +170,8 @@ TileBytes TbsMethod::tile_bytes(const Plan& plan, double element_size_bytes) con
   const TbsSchedule s = tbs_schedule(plan);
   const auto e = static_cast<std::uint64_t>(element_size_bytes);
   const i64 chunk = tbs_plan(plan).chunk;
-  return {e * static_cast<std::uint64_t>(s.buffer_rows(chunk) * chunk), 0, e * static_cast<std::uint64_t>(s.block_elements)};
+  return {e * static_cast<std::uint64_t>(s.buffer_rows(chunk) * chunk), 0,
+          e * static_cast<std::uint64_t>(s.block_elements)};
 }
 
 std::vector<MemoryPart> TbsMethod::memory_parts(const Plan&, const TileBytes& t) const {

@@ -10,8 +10,8 @@ namespace tcec::costmodel {
 /// group, |K|}) is its family, and each triangle block reads A in panels of `chunk` K columns.
 /// Text: "block=W chunk=KC", then " panel=R group=G" when it streams.
 struct TbsPlan {
-  std::int64_t block_words = 1;   ///< the family's C block budget, elements
-  std::int64_t chunk = 1;         ///< K columns per A panel
+  std::int64_t block_words = 1;  ///< the family's C block budget, elements
+  std::int64_t chunk = 1;        ///< K columns per A panel
   /// Streaming (family.h TbsStream): resident rows per panel and streamed rows per group; 0: none.
   std::int64_t panel = 0, group = 0;
   friend bool operator==(const TbsPlan&, const TbsPlan&) = default;

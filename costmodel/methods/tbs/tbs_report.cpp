@@ -52,9 +52,10 @@ const PlannedCandidate* tbs_candidate(const ContractionAnalysis& a, const Method
 std::string TbsMethod::analysis_note(const ContractionAnalysis& a) const {
   if (!a.gemm.symmetric) return {};
   const TbsDetail* d = a.detail<TbsDetail>(*this);
-  return fmt::format("  symmetric result: C[I,J] = C[J,I] (C = A(I,K)·A(J,K)ᵀ: one tensor, I and J at the same "
-                     "positions){}\n",
-                     d && !d->applies ? fmt::format("; tbs not used: {}", d->reason) : std::string());
+  return fmt::format(
+      "  symmetric result: C[I,J] = C[J,I] (C = A(I,K)·A(J,K)ᵀ: one tensor, I and J at the same "
+      "positions){}\n",
+      d && !d->applies ? fmt::format("; tbs not used: {}", d->reason) : std::string());
 }
 
 std::string TbsMethod::row_text(const ModelPoint& p, const ContractionAnalysis& a) const {
@@ -70,9 +71,10 @@ nlohmann::json TbsMethod::row_json(const ModelPoint& p, const ContractionAnalysi
 }
 
 std::string TbsMethod::chosen_text(const ContractionAnalysis& a) const {
-  return fmt::format("  chosen: tbs (triangle blocks, Beaumont et al. SPAA'22 §5.1): {:.5g} s predicted (exact "
-                     "schedule)\n",
-                     a.chosen.time_s);
+  return fmt::format(
+      "  chosen: tbs (triangle blocks, Beaumont et al. SPAA'22 §5.1): {:.5g} s predicted (exact "
+      "schedule)\n",
+      a.chosen.time_s);
 }
 
 void TbsMethod::analysis_json(const ContractionAnalysis& a, nlohmann::json& j) const {
@@ -88,26 +90,29 @@ std::string TbsMethod::plan_section(const ContractionAnalysis& a, const Machine&
   std::string out = fmt::format("  plan: {}\n", p.to_string());
   std::vector<std::uint64_t> blocks(static_cast<std::size_t>(p.processors), 0);
   for (const TbsBlock& b : s.blocks) ++blocks[static_cast<std::size_t>(b.rank)];
-  out += fmt::format("    triangle blocks (Beaumont et al. §5.1, Algorithm 4 tiled, uneven tiles): {}; C blocks of up "
-                     "to {} elements, A panels of {} rows x {} K columns; blocks per rank {}\n",
-                     family_text(s), s.block_elements, s.panel_rows, tbs_plan(p).chunk, range_text(blocks));
+  out += fmt::format(
+      "    triangle blocks (Beaumont et al. §5.1, Algorithm 4 tiled, uneven tiles): {}; C blocks of up "
+      "to {} elements, A panels of {} rows x {} K columns; blocks per rank {}\n",
+      family_text(s), s.block_elements, s.panel_rows, tbs_plan(p).chunk, range_text(blocks));
   out += fmt::format("    memory per rank: {} (split {})\n", memory_text(plan_memory(p, machine), machine),
                      split_name(p.split));
-  out += fmt::format("    per rank (bytes, min .. max): disk read {}, disk write {}, sent {}, received {}; disk requests {}\n",
-                     range_text(v.disk_read_bytes), range_text(v.disk_write_bytes), range_text(v.comm_sent_bytes),
-                     range_text(v.comm_recv_bytes), range_text(v.disk_requests));
-  out += fmt::format("    predicted {:.5g} s (disk, exact schedule; no network: each rank reads its blocks' rows of A)\n",
-                     v.time_s);
+  out += fmt::format(
+      "    per rank (bytes, min .. max): disk read {}, disk write {}, sent {}, received {}; disk requests {}\n",
+      range_text(v.disk_read_bytes), range_text(v.disk_write_bytes), range_text(v.comm_sent_bytes),
+      range_text(v.comm_recv_bytes), range_text(v.disk_requests));
+  out += fmt::format(
+      "    predicted {:.5g} s (disk, exact schedule; no network: each rank reads its blocks' rows of A)\n", v.time_s);
   out += wall_text(a, machine);
   const double syrk = syrk_bound_bytes(a, machine), reads = most(v.disk_read_bytes);
   double traffic = 0;
   for (std::size_t q = 0; q < v.disk_read_bytes.size(); ++q)
     traffic = std::max(traffic, static_cast<double>(v.disk_read_bytes[q] + v.disk_write_bytes[q]));
-  out += fmt::format("    SYRK lower bound per rank (Beaumont et al. Corollary 4.7 over P ranks: N²M/(√2·P·√S) loads "
-                     "and stores, at least N·M/P): {}; the plan reads {} of A on its fullest rank, {:.3f}x, and "
-                     "reads and writes {}, {:.3f}x; a general product's bound (COSMA Theorem 1) is {}\n",
-                     human_bytes(syrk), human_bytes(reads), reads / syrk, human_bytes(traffic), traffic / syrk,
-                     human_bytes(a.lower_bound_bytes_per_rank));
+  out += fmt::format(
+      "    SYRK lower bound per rank (Beaumont et al. Corollary 4.7 over P ranks: N²M/(√2·P·√S) loads "
+      "and stores, at least N·M/P): {}; the plan reads {} of A on its fullest rank, {:.3f}x, and "
+      "reads and writes {}, {:.3f}x; a general product's bound (COSMA Theorem 1) is {}\n",
+      human_bytes(syrk), human_bytes(reads), reads / syrk, human_bytes(traffic), traffic / syrk,
+      human_bytes(a.lower_bound_bytes_per_rank));
   return out;
 }
 

@@ -39,12 +39,12 @@ std::vector<u64> tbs_requests(const Plan& plan, const TbsSchedule& s, const std:
   std::vector<u64> out(static_cast<std::size_t>(plan.processors), 0);
   for (const TbsBlock& b : s.blocks) {
     u64& mine = out[static_cast<std::size_t>(b.rank)];
-    auto pass = [&](std::size_t rows, std::size_t cols) {   // C[R_rows, R_cols]
+    auto pass = [&](std::size_t rows, std::size_t cols) {  // C[R_rows, R_cols]
       tile.start(b.starts[cols], b.lengths[cols]);
       tile.rows(b.starts[rows], b.lengths[rows]);
       mine += tile.runs();
     };
-    if (b.stream) {   // R_0 whole, then each R_u whole, its tile and the mirror
+    if (b.stream) {  // R_0 whole, then each R_u whole, its tile and the mirror
       for (std::size_t u = 0; u < b.starts.size(); ++u) {
         panel.start(0, m);
         panel.rows(b.starts[u], b.lengths[u]);
@@ -53,13 +53,13 @@ std::vector<u64> tbs_requests(const Plan& plan, const TbsSchedule& s, const std:
       }
       continue;
     }
-    for (i64 k0 = 0; k0 < m; k0 += chunk) {   // one pass per A panel
+    for (i64 k0 = 0; k0 < m; k0 += chunk) {  // one pass per A panel
       panel.start(k0, std::min(chunk, m - k0));
       for (std::size_t u = 0; u < b.starts.size(); ++u) panel.rows(b.starts[u], b.lengths[u]);
       mine += panel.runs();
     }
     for (std::size_t u = 0; u < b.starts.size(); ++u)
-      for (std::size_t v = 0; v < u; ++v) pass(u, v), pass(v, u);   // the tile, then its mirror
+      for (std::size_t v = 0; v < u; ++v) pass(u, v), pass(v, u);  // the tile, then its mirror
     if (b.diagonal)
       for (std::size_t u = 0; u < b.starts.size(); ++u) pass(u, u);
   }
@@ -72,7 +72,7 @@ PlanVolumes TbsMethod::volumes(const Plan& plan, const Machine& machine, std::in
   PlanVolumes v;
   for (i64 r = first_rank; r < end_rank; ++r) {
     const TbsRankWork& w = work[static_cast<std::size_t>(r)];
-    append_rank(v, 1.0, machine, w.read, w.written, 0, 0);   // no network: every rank reads its rows
+    append_rank(v, 1.0, machine, w.read, w.written, 0, 0);  // no network: every rank reads its rows
   }
   return v;
 }
@@ -84,7 +84,7 @@ PlanVolumes TbsMethod::walk(const Plan& plan, const Machine& machine) const {
   std::vector<u64> read(static_cast<std::size_t>(plan.processors), 0), written(read);
   for (const TbsBlock& b : s.blocks) {
     const auto q = static_cast<std::size_t>(b.rank);
-    if (b.stream) {   // every range once, all K; each tile C[R_u, R_0] and its mirror
+    if (b.stream) {  // every range once, all K; each tile C[R_u, R_0] and its mirror
       for (std::size_t u = 0; u < b.lengths.size(); ++u) {
         read[q] += static_cast<u64>(b.lengths[u] * m);
         if (u > 0) written[q] += 2 * static_cast<u64>(b.lengths[u] * b.lengths[0]);

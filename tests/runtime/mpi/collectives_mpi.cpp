@@ -36,8 +36,7 @@ Counted counted() {
 bool same_on_all_ranks(const Context& ctx, const std::vector<double>& data) {
   std::uint64_t hash = 14695981039346656037ULL;
   const unsigned char* bytes = reinterpret_cast<const unsigned char*>(data.data());
-  for (std::size_t i = 0; i < data.size() * sizeof(double); ++i)
-    hash = (hash ^ bytes[i]) * 1099511628211ULL;
+  for (std::size_t i = 0; i < data.size() * sizeof(double); ++i) hash = (hash ^ bytes[i]) * 1099511628211ULL;
   std::vector<std::uint64_t> all = ctx.gather_u64(hash);
   return std::all_of(all.begin(), all.end(), [&](std::uint64_t h) { return h == all[0]; });
 }
@@ -275,7 +274,7 @@ TEST(Collectives, AllreduceSumFileOutputOnSomeRanks) {
   for (std::size_t j = 0; j < n; ++j) values[j] = (r + 1.0) * (j + 1.0);
   in.write(values.data(), 0, n);
   DiskFile* out = r % 2 == 1 ? nullptr : r == 0 ? &in : &result;  // rank 0 overwrites its input
-  std::vector<double> buffer(8);  // chunks of 4
+  std::vector<double> buffer(8);                                  // chunks of 4
   counters().reset();
   {
     tcert::PhaseScope scope(Phase::Compute);

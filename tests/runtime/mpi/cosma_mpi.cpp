@@ -33,7 +33,7 @@ tcert::GemmSpec spec_of(const Shape& s, const cm::CosmaGrid& g, const cm::PlanVo
   tcert::GemmSpec spec;
   spec.statement = std::string("cosma ") + s.name;
   spec.plan = "cosma";
-  spec.order = std::string(1, '-');   // no disk placement order (a literal trips GCC 12's -Wrestrict)
+  spec.order = std::string(1, '-');  // no disk placement order (a literal trips GCC 12's -Wrestrict)
   spec.I = {{{2, 1, 1}, {s.m / 2, 1, 1}}, -1};
   spec.J = one_index(s.n);
   spec.K = one_index(s.k);
@@ -56,58 +56,60 @@ TEST(CosmaGemm, FourShapesVerifyAndMeasureThePredictedBytes) {
   const i64 P = ctx.size();
   const std::unique_ptr<tcert::Run> test_run = tcert_test::make_test_run(ctx, "cosma_mpi", 3);
   tcert::Run& run = *test_run;
-  const Shape shapes[] = {{"square", 60, 50, 40}, {"largeK", 12, 10, 400}, {"largeM", 300, 14, 12},
-                          {"flat", 80, 70, 6}};
+  const Shape shapes[] = {
+      {"square", 60, 50, 40}, {"largeK", 12, 10, 400}, {"largeM", 300, 14, 12}, {"flat", 80, 70, 6}};
   cm::Machine machine;
   machine.processors = P;
   machine.element_size_bytes = 8;
   machine.network_bytes_per_s = machine.disk_read_bytes_per_s = machine.disk_write_bytes_per_s = 1e8;
-  int multi_round = 0, streamed = 0;   // cases of t > 1, and of t > 2 (rounds read from disk)
+  int multi_round = 0, streamed = 0;  // cases of t > 1, and of t > 2 (rounds read from disk)
   for (const Shape& s : shapes)
     for (double S : {std::numeric_limits<double>::infinity(), 700.0})
-    for (bool overlap : {false, true}) {
-      const cm::CosmaStrategy strategy = cm::cosma_strategy(s.m, s.n, s.k, P, S);
-      if (!strategy.feasible) continue;
-      machine.memory_bytes = 8 * S;
-      const cm::PlanVolumes v = cm::cosma_volumes(strategy.grid, s.m, s.n, s.k, machine, 0, P);
-      tcert::GemmSpec spec = spec_of(s, strategy.grid, v);
-      spec.accumulate = overlap;   // onto the serial run's C (same shape): C's start values in stage 1
-      cm::Plan plan;   // the cosma plan, for the model's redistribution bytes
-      plan.processors = P, plan.method = strategy.grid;
-      plan.I.indices = {{"i1", 2, 1, 1}, {"i2", s.m / 2, 1, 1}};
-      plan.J.indices = {{"j", s.n, 1, 1}};
-      plan.K.indices = {{"k", s.k, 1, 1}};
-      cm::PlanVolumes r = cm::redistribution_volumes(plan, machine, spec.accumulate);
-      cm::redistribution_requests(plan, machine, {spec.A.perm, spec.B.perm, spec.C.perm, spec.accumulate, false, true}, r);
-      for (int q = 0; q < 3; ++q)
-        spec.predicted_redistribution[q] = q == 0 ? r.disk_read_bytes : q == 1 ? r.disk_write_bytes : r.disk_requests;
-      tcert::CosmaGemm x(run, std::move(spec));
-      x.compute([&] {
-        if (overlap) {   // as generated code: round j+1's data arrives during round j (double buffers)
-          x.read_slices(0);
-          x.allgather_B();
-          for (i64 j = 0; j < x.rounds(); ++j) x.gather_A_and_multiply();
-        } else {
-          for (i64 j = 0; j < x.rounds(); ++j) {
-            x.read_slices(j);
-            x.allgather_A();
+      for (bool overlap : {false, true}) {
+        const cm::CosmaStrategy strategy = cm::cosma_strategy(s.m, s.n, s.k, P, S);
+        if (!strategy.feasible) continue;
+        machine.memory_bytes = 8 * S;
+        const cm::PlanVolumes v = cm::cosma_volumes(strategy.grid, s.m, s.n, s.k, machine, 0, P);
+        tcert::GemmSpec spec = spec_of(s, strategy.grid, v);
+        spec.accumulate = overlap;  // onto the serial run's C (same shape): C's start values in stage 1
+        cm::Plan plan;              // the cosma plan, for the model's redistribution bytes
+        plan.processors = P, plan.method = strategy.grid;
+        plan.I.indices = {{"i1", 2, 1, 1}, {"i2", s.m / 2, 1, 1}};
+        plan.J.indices = {{"j", s.n, 1, 1}};
+        plan.K.indices = {{"k", s.k, 1, 1}};
+        cm::PlanVolumes r = cm::redistribution_volumes(plan, machine, spec.accumulate);
+        cm::redistribution_requests(plan, machine,
+                                    {spec.A.perm, spec.B.perm, spec.C.perm, spec.accumulate, false, true}, r);
+        for (int q = 0; q < 3; ++q)
+          spec.predicted_redistribution[q] = q == 0 ? r.disk_read_bytes : q == 1 ? r.disk_write_bytes : r.disk_requests;
+        tcert::CosmaGemm x(run, std::move(spec));
+        x.compute([&] {
+          if (overlap) {  // as generated code: round j+1's data arrives during round j (double buffers)
+            x.read_slices(0);
             x.allgather_B();
-            x.multiply();
+            for (i64 j = 0; j < x.rounds(); ++j) x.gather_A_and_multiply();
+          } else {
+            for (i64 j = 0; j < x.rounds(); ++j) {
+              x.read_slices(j);
+              x.allgather_A();
+              x.allgather_B();
+              x.multiply();
+            }
           }
-        }
-        x.reduce_scatter_C();
-      });
-      x.finish();
-      multi_round += strategy.grid.rounds > 1;
-      streamed += strategy.grid.rounds > strategy.grid.buffers();
-      const tcert::ContractionRecord& rec = run.records().back();
-      for (int q = 0; q < 5; ++q)
-        ASSERT_EQ(rec.measured[q], rec.predicted[q]) << "volume " << q << " of " << s.name << " S=" << S << " overlap " << overlap;
-      for (int q = 0; q < 3; ++q)   // bytes read, written; disk requests
-        ASSERT_EQ(rec.redistribution_measured[q], rec.redistribution_predicted[q])
-            << "redistribution " << q << " of " << s.name << " S=" << S << " overlap " << overlap;
-      ASSERT_LE(run.verify_result().max_rel_error, 1e-12) << s.name << " S=" << S << " overlap " << overlap;
-    }
+          x.reduce_scatter_C();
+        });
+        x.finish();
+        multi_round += strategy.grid.rounds > 1;
+        streamed += strategy.grid.rounds > strategy.grid.buffers();
+        const tcert::ContractionRecord& rec = run.records().back();
+        for (int q = 0; q < 5; ++q)
+          ASSERT_EQ(rec.measured[q], rec.predicted[q])
+              << "volume " << q << " of " << s.name << " S=" << S << " overlap " << overlap;
+        for (int q = 0; q < 3; ++q)  // bytes read, written; disk requests
+          ASSERT_EQ(rec.redistribution_measured[q], rec.redistribution_predicted[q])
+              << "redistribution " << q << " of " << s.name << " S=" << S << " overlap " << overlap;
+        ASSERT_LE(run.verify_result().max_rel_error, 1e-12) << s.name << " S=" << S << " overlap " << overlap;
+      }
   EXPECT_GT(run.verify_result().checked, 0u);
   if (P > 1) {
     EXPECT_GT(multi_round, 0);

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "costmodel/methods/gao/loop_nest.h"
 #include "costmodel/method.h"
 #include "costmodel/methods/gao/gao.h"
+#include "costmodel/methods/gao/loop_nest.h"
 #include "costmodel/plan.h"
 #include "runtime/gemm.h"
 #include "runtime/run.h"
@@ -31,7 +31,8 @@ cm::GroupTiling random_group(std::mt19937_64& rng, const char* prefix, i64 min_e
     x.t2 = std::uniform_int_distribution<i64>(1, x.extent / x.t1)(rng);
     g.indices.push_back(x);
   }
-  cm::IndexTiles d{std::string(prefix) + "d", std::uniform_int_distribution<i64>(min_extent, 3 * min_extent + 3)(rng), 1, 1};
+  cm::IndexTiles d{std::string(prefix) + "d", std::uniform_int_distribution<i64>(min_extent, 3 * min_extent + 3)(rng),
+                   1, 1};
   d.t1 = std::uniform_int_distribution<i64>(1, std::max<i64>(1, d.extent / (2 * min_extent)))(rng);
   d.t2 = std::uniform_int_distribution<i64>(1, std::max<i64>(1, d.extent / (d.t1 * min_extent)))(rng);
   g.dist = std::uniform_int_distribution<int>(0, n)(rng);
@@ -92,7 +93,7 @@ tcert::GemmSpec spec_of(const cm::Plan& p, const cm::PlanVolumes& v, bool overla
   s.accumulate = p.accumulate;
   const cm::TileBytes t = cm::tile_bytes(p, 8);
   gao.capacity_A = t.A / 8, gao.capacity_B = t.B / 8, gao.capacity_C = t.C / 8;
-  gao.overlap = overlap;   // the I/O thread's schedule moves the same bytes as the serial one
+  gao.overlap = overlap;  // the I/O thread's schedule moves the same bytes as the serial one
   // Direct tile I/O where the model has it (the inside methods): no tiled copies of A and B.
   s.direct_A = s.direct_B = cm::method_of(p).reads_operands_directly(p);
   s.direct_C = cm::writes_result_directly(p, nullptr);
@@ -104,7 +105,8 @@ tcert::GemmSpec spec_of(const cm::Plan& p, const cm::PlanVolumes& v, bool overla
   if (s.direct_C) access.perm_C = s.C.perm;
   s.predicted[4] = cm::method_of(p).disk_requests(p, access);
   cm::PlanVolumes r = cm::redistribution_volumes(p, roomy(p.processors), p.accumulate);
-  cm::redistribution_requests(p, roomy(p.processors), {s.A.perm, s.B.perm, s.C.perm, p.accumulate, s.direct_C, true}, r);
+  cm::redistribution_requests(p, roomy(p.processors), {s.A.perm, s.B.perm, s.C.perm, p.accumulate, s.direct_C, true},
+                              r);
   for (int q = 0; q < 3; ++q)
     s.predicted_redistribution[q] = q == 0 ? r.disk_read_bytes : q == 1 ? r.disk_write_bytes : r.disk_requests;
   return s;
@@ -190,7 +192,7 @@ TEST(DistributedGemm, EveryMethodAndOrderVerifiesAndMeasuresThePredictedBytes) {
   std::mt19937_64 rng(11);
   int ran = 0;
   for (int trial = 0; trial < 3; ++trial) {
-    bool has_C = false;   // a version of this trial's C is in the store: later plans may add to it
+    bool has_C = false;  // a version of this trial's C is in the store: later plans may add to it
     const i64 g = std::max<i64>(P, 2);
     cm::Plan base;
     base.processors = P;
@@ -202,7 +204,7 @@ TEST(DistributedGemm, EveryMethodAndOrderVerifiesAndMeasuresThePredictedBytes) {
             if (rep == cm::ReplicatedOperand::B && alg != cm::Algorithm::Replication) continue;
             cm::Plan p = base;
             cm::gao(p).comm = comm, cm::gao(p).algorithm = alg, cm::gao(p).replicated = rep, cm::gao(p).order = order;
-            p.accumulate = has_C && ran % 2 == 1;   // C's start values from the store: stage 1 reads them
+            p.accumulate = has_C && ran % 2 == 1;  // C's start values from the store: stage 1 reads them
             const auto second = cm::second_levels(order);
             for (int gi = 0; gi < 3; ++gi)
               if (!second[gi])
@@ -222,9 +224,9 @@ TEST(DistributedGemm, EveryMethodAndOrderVerifiesAndMeasuresThePredictedBytes) {
             ASSERT_FALSE(run.records().empty()) << "no record";
             const tcert::ContractionRecord& rec = run.records().back();
             for (int q = 0; q < 5; ++q)
-              ASSERT_EQ(rec.measured[q], rec.predicted[q]) << "volume " << q << " of " << p.to_string()
-                                                           << (overlap ? " (overlapped)" : " (serial)");
-            for (int q = 0; q < 3; ++q)   // bytes read, written; disk requests
+              ASSERT_EQ(rec.measured[q], rec.predicted[q])
+                  << "volume " << q << " of " << p.to_string() << (overlap ? " (overlapped)" : " (serial)");
+            for (int q = 0; q < 3; ++q)  // bytes read, written; disk requests
               ASSERT_EQ(rec.redistribution_measured[q], rec.redistribution_predicted[q])
                   << "redistribution " << q << " of " << p.to_string() << (p.accumulate ? " (accumulating)" : "");
             ASSERT_LE(run.verify_result().max_rel_error, 1e-12) << p.to_string();

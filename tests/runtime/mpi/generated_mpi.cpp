@@ -34,7 +34,9 @@ void transpose_steps(tcert::Run& run) {
   tcert::copy_step(run, {"B[j,i] = 2 * A[i,j]", {"B", {kCols, kRows}}, {"A", {kRows, kCols}}, {1, 0}, 2.0, false});
 }
 
-double a_value(std::int64_t i, std::int64_t j, int call) { return 100.0 * call + 10.0 * static_cast<double>(i) + static_cast<double>(j); }
+double a_value(std::int64_t i, std::int64_t j, int call) {
+  return 100.0 * call + 10.0 * static_cast<double>(i) + static_cast<double>(j);
+}
 
 /// A directory all ranks share (made by rank 0), removed at the end.
 class SharedDir {
@@ -107,7 +109,8 @@ void expect_transpose(const std::vector<double>& b, int call) {
   ASSERT_EQ(b.size(), static_cast<std::size_t>(kRows * kCols));
   for (std::int64_t j = 0; j < kCols; ++j)
     for (std::int64_t i = 0; i < kRows; ++i)
-      EXPECT_EQ(b[static_cast<std::size_t>(j * kRows + i)], 2 * a_value(i, j, call)) << "call " << call << " B[" << j << "," << i << "]";
+      EXPECT_EQ(b[static_cast<std::size_t>(j * kRows + i)], 2 * a_value(i, j, call))
+          << "call " << call << " B[" << j << "," << i << "]";
 }
 
 std::vector<double> read_npy_output(const std::string& path) {
@@ -130,15 +133,18 @@ TEST(Generated, RepeatedCallsLeaveNothingBehind) {
   const SharedDir dir(ctx);
   for (int call = 0; call < 6; ++call) {
     const bool hdf5 = call % 2 == 1;
-    if (ctx.rank() == 0) hdf5 ? write_h5_input(dir.file("in.h5"), "group/A", call) : write_npy_input(dir.file("A.npy"), call);
+    if (ctx.rank() == 0)
+      hdf5 ? write_h5_input(dir.file("in.h5"), "group/A", call) : write_npy_input(dir.file("A.npy"), call);
     ctx.barrier();
     tcert::TensorLocations tensors;
-    tensors.inputs["A"] = hdf5 ? tcert::TensorFile{dir.file("in.h5"), "group/A"} : tcert::TensorFile{dir.file("A.npy"), ""};
+    tensors.inputs["A"] =
+        hdf5 ? tcert::TensorFile{dir.file("in.h5"), "group/A"} : tcert::TensorFile{dir.file("A.npy"), ""};
     tensors.outputs["B"] = {dir.file(hdf5 ? "out/B.h5" : "out/B.npy"), ""};
     tcert::RunOptions options;
     options.quiet = true;
     options.scratch = dir.file("scratch");
-    const tcert::Status status = tcert::run_generated(MPI_COMM_WORLD, tensors, options, transpose_info(ctx.size()), transpose_steps);
+    const tcert::Status status =
+        tcert::run_generated(MPI_COMM_WORLD, tensors, options, transpose_info(ctx.size()), transpose_steps);
     ASSERT_TRUE(status.ok()) << status.message();
     EXPECT_EQ(tcert::budget().in_use_bytes(), 0u);
     EXPECT_EQ(tcert::budget().limit_bytes(), 1u << 20);
@@ -163,7 +169,8 @@ TEST(Generated, MissingInputIsAStatusAndTheNextCallWorks) {
   tcert::RunOptions options;
   options.quiet = true;
   options.scratch = dir.path();
-  const tcert::Status failed = tcert::run_generated(MPI_COMM_WORLD, tensors, options, transpose_info(ctx.size()), transpose_steps);
+  const tcert::Status failed =
+      tcert::run_generated(MPI_COMM_WORLD, tensors, options, transpose_info(ctx.size()), transpose_steps);
   EXPECT_FALSE(failed.ok());
   EXPECT_EQ(failed.message(), "input A: cannot open " + dir.file("none.h5") + ": No such file or directory");
   expect_same_message_everywhere(ctx, failed);
@@ -171,7 +178,8 @@ TEST(Generated, MissingInputIsAStatusAndTheNextCallWorks) {
   if (ctx.rank() == 0) write_npy_input(dir.file("A.npy"), 7);
   ctx.barrier();
   tensors.inputs["A"] = {dir.file("A.npy"), ""};
-  const tcert::Status ok = tcert::run_generated(MPI_COMM_WORLD, tensors, options, transpose_info(ctx.size()), transpose_steps);
+  const tcert::Status ok =
+      tcert::run_generated(MPI_COMM_WORLD, tensors, options, transpose_info(ctx.size()), transpose_steps);
   ASSERT_TRUE(ok.ok()) << ok.message();
   if (ctx.rank() == 0) {
     expect_transpose(read_h5_output(dir.file("B.h5"), "B"), 7);
@@ -186,7 +194,8 @@ TEST(Generated, BadArgumentsAreAStatusOnEveryRank) {
   options.quiet = true;
   options.scratch = dir.path();
   tcert::TensorLocations tensors;
-  tcert::Status status = tcert::run_generated(MPI_COMM_WORLD, tensors, options, transpose_info(ctx.size()), transpose_steps);
+  tcert::Status status =
+      tcert::run_generated(MPI_COMM_WORLD, tensors, options, transpose_info(ctx.size()), transpose_steps);
   EXPECT_EQ(status.message(), "input A: no location given and no random seed");
   tensors.inputs["Q"] = {dir.file("Q.npy"), ""};
   status = tcert::run_generated(MPI_COMM_WORLD, tensors, options, transpose_info(ctx.size()), transpose_steps);
@@ -197,12 +206,13 @@ TEST(Generated, BadArgumentsAreAStatusOnEveryRank) {
   status = tcert::run_generated(MPI_COMM_WORLD, tensors, options, transpose_info(ctx.size()), transpose_steps);
   EXPECT_EQ(status.message(), "output B: unknown format of " + dir.file("B.txt") + " (expected .npy, .h5 or .hdf5)");
   status = tcert::run_generated(MPI_COMM_WORLD, {}, options, transpose_info(ctx.size() + 1), transpose_steps);
-  EXPECT_EQ(status.message(), "this program was planned for P = " + std::to_string(ctx.size() + 1) + " processes but runs on " +
-                                  std::to_string(ctx.size()) + "; start it with mpirun -np " + std::to_string(ctx.size() + 1));
+  EXPECT_EQ(status.message(), "this program was planned for P = " + std::to_string(ctx.size() + 1) +
+                                  " processes but runs on " + std::to_string(ctx.size()) +
+                                  "; start it with mpirun -np " + std::to_string(ctx.size() + 1));
   expect_same_message_everywhere(ctx, status);
   ctx.barrier();
   if (ctx.rank() == 0) {
-    EXPECT_TRUE(fs::is_empty(dir.path()));   // no scratch or store left
+    EXPECT_TRUE(fs::is_empty(dir.path()));  // no scratch or store left
   }
 }
 
@@ -218,9 +228,11 @@ TEST(Generated, AnErrorOfEveryRankIsAStatusAndTheNextCallWorks) {
   const SharedDir dir(ctx);
   tcert::RunOptions options;
   options.quiet = true, options.scratch = dir.path(), options.random_seed = 1;
-  const tcert::Status status = tcert::run_generated(MPI_COMM_WORLD, {}, options, transpose_info(ctx.size()), fail_everywhere);
+  const tcert::Status status =
+      tcert::run_generated(MPI_COMM_WORLD, {}, options, transpose_info(ctx.size()), fail_everywhere);
   EXPECT_EQ(status.message(), "every rank fails after 0 contractions");
-  const tcert::Status next = tcert::run_generated(MPI_COMM_WORLD, {}, options, transpose_info(ctx.size()), transpose_steps);
+  const tcert::Status next =
+      tcert::run_generated(MPI_COMM_WORLD, {}, options, transpose_info(ctx.size()), transpose_steps);
   EXPECT_TRUE(next.ok()) << next.message();
 }
 
@@ -248,7 +260,7 @@ TEST(Generated, RunsOnASubCommunicator) {
 
 void fail_inside_a_collective(tcert::Run& run) {
   if (run.context().rank() == 1) throw tcert::Error("rank 1 fails alone");
-  run.context().barrier();   // the others wait here for rank 1 forever
+  run.context().barrier();  // the others wait here for rank 1 forever
 }
 
 // Run alone (runtime.mpi.generated_abort, 3 ranks): rank 1 fails while the others wait for it in
@@ -256,8 +268,8 @@ void fail_inside_a_collective(tcert::Run& run) {
 TEST(Generated, DISABLED_RankFailsAloneInsideACollective) {
   tcert::RunOptions options;
   options.quiet = true, options.random_seed = 1, options.error_wait_s = 1;
-  const tcert::Status status = tcert::run_generated(MPI_COMM_WORLD, {}, options,
-                                                    transpose_info(tcert::Context::world().size()), fail_inside_a_collective);
+  const tcert::Status status = tcert::run_generated(
+      MPI_COMM_WORLD, {}, options, transpose_info(tcert::Context::world().size()), fail_inside_a_collective);
   ADD_FAILURE() << "returned instead of aborting: " << status.message();
 }
 

@@ -25,7 +25,7 @@ using tcert::Placement;
 using tcert::TiledMatrix;
 using i64 = std::int64_t;
 
-constexpr i64 kExtents[3] = {5, 7, 4};   // the tensor X[a, b, c]
+constexpr i64 kExtents[3] = {5, 7, 4};  // the tensor X[a, b, c]
 
 /// A placement of X: `rows` / `cols` the tensor dimensions of each group (group order), tiled
 /// (t1, t2) per dimension; the groups' first index split over g_rows / g_cols parts (1: not
@@ -33,7 +33,7 @@ constexpr i64 kExtents[3] = {5, 7, 4};   // the tensor X[a, b, c]
 /// whole_on_zero: rank 0 holds everything (parts -1), the others nothing.
 struct Shape {
   std::vector<int> rows, cols;
-  std::vector<IndexTiling> tiling;   // per tensor dimension
+  std::vector<IndexTiling> tiling;  // per tensor dimension
   i64 g_rows = 1, g_cols = 1;
   bool whole_on_zero = false;
 };
@@ -48,8 +48,10 @@ Placement placement(const Shape& s, int P) {
   p.perm.insert(p.perm.end(), s.cols.begin(), s.cols.end());
   for (int q = 0; q < P; ++q) {
     if (s.whole_on_zero) {
-      if (q == 0) p.parts.push_back(std::array<i64, 2>{-1, -1});
-      else p.parts.emplace_back();
+      if (q == 0)
+        p.parts.push_back(std::array<i64, 2>{-1, -1});
+      else
+        p.parts.emplace_back();
     } else if (q < s.g_rows * s.g_cols) {
       p.parts.push_back(std::array<i64, 2>{s.g_rows == 1 ? -1 : q / s.g_cols, s.g_cols == 1 ? -1 : q % s.g_cols});
     } else {
@@ -157,7 +159,7 @@ TEST(MoveTensor, BlocksLargerThanTheBudgetAllowsGoOneHolderAtATime) {
   const int P = Context::world().size();
   Shape spread{{2}, {0, 1}, {{5, 1, 1}, {7, 1, 1}, {4, 1, 1}}, P, 1};
   Shape whole{{0}, {1, 2}, {{5, 2, 2}, {7, 1, 1}, {4, 2, 1}}, 1, 1, true};
-  const i64 largest = 5 * 7 * ((4 + std::min(P, 4) - 1) / std::min(P, 4));   // elements of the largest holder block
+  const i64 largest = 5 * 7 * ((4 + std::min(P, 4) - 1) / std::min(P, 4));  // elements of the largest holder block
   tcert::budget().set_limit_bytes(static_cast<std::uint64_t>(3 * 8 * largest));
   check_move(spread, whole);
   tcert::budget().set_limit_bytes(0);

@@ -31,9 +31,9 @@ namespace {
 using i64 = std::int64_t;
 using u64 = std::uint64_t;
 
-constexpr i64 kA = 4, kB = 5, kC = 13, kP = 3, kQ = 5;   // |I| = 20, |J| = 13, |K| = 15
+constexpr i64 kA = 4, kB = 5, kC = 13, kP = 3, kQ = 5;  // |I| = 20, |J| = 13, |K| = 15
 constexpr i64 kM = kA * kB, kN = kC, kK = kP * kQ;
-constexpr i64 kTilesI = 3, kTilesJ = 4, kTiles = kTilesI * kTilesJ;   // rows 7, 7, 6; columns 4, 3, 3, 3
+constexpr i64 kTilesI = 3, kTilesJ = 4, kTiles = kTilesI * kTilesJ;  // rows 7, 7, 6; columns 4, 3, 3, 3
 constexpr double kAlpha = -0.75;
 
 /// A stored [q, a, p, b]: element (flat row i = a·kB + b, flat column k = p·kQ + q).
@@ -107,19 +107,19 @@ struct Replay {
 };
 
 Replay replay(const tcert::SfcSpec& s, bool accumulate, i64 q) {
-  using Key = std::tuple<int, i64, i64>;   // (operand 0 = A / 1 = B, tile, chunk)
+  using Key = std::tuple<int, i64, i64>;  // (operand 0 = A / 1 = B, tile, chunk)
   Replay out;
   std::vector<Key> slot(static_cast<std::size_t>(s.slots));
   std::vector<bool> full(static_cast<std::size_t>(s.slots), false);
-  std::list<std::size_t> recent;   // slots in use, most recently used first
+  std::list<std::size_t> recent;  // slots in use, most recently used first
   auto use = [&](const Key& key) {
     for (auto it = recent.begin(); it != recent.end(); ++it)
-      if (slot[*it] == key) {   // a hit: to the front
+      if (slot[*it] == key) {  // a hit: to the front
         ++out.hits;
         recent.splice(recent.begin(), recent, it);
         return;
       }
-    std::size_t to = 0;   // a miss: the lowest free slot, else the least recently used
+    std::size_t to = 0;  // a miss: the lowest free slot, else the least recently used
     while (to < full.size() && full[to]) ++to;
     if (to == full.size()) to = recent.back(), recent.pop_back(), ++out.evictions;
     full[to] = true, slot[to] = key, recent.push_front(to);
@@ -176,15 +176,15 @@ TEST(SfcGemm, CurvesSegmentsAndCachesGiveC0PlusAlphaABtAndMeasureTheSchedule) {
           const u64 buffers = tcert::step_memory(spec, 0).peak_bytes;
           const u64 checked_before = run.verify_result().checked;
           const std::vector<double> c0 = accumulate ? read_C(run) : std::vector<double>(kM * kN, 0.0);
-          ctx.barrier();   // every rank has read C₀ before a new version appears
+          ctx.barrier();  // every rank has read C₀ before a new version appears
           tcert::SfcGemm sfc(run, std::move(spec));
-          EXPECT_THROW(sfc.run_tile(sfc.tiles() > 0 ? 1 : 0), tcert::Error);   // not the first tile
+          EXPECT_THROW(sfc.run_tile(sfc.tiles() > 0 ? 1 : 0), tcert::Error);  // not the first tile
           sfc.compute([&] {
             for (i64 w = 0; w < sfc.tiles(); ++w) sfc.run_tile(w);
           });
-          EXPECT_THROW(sfc.run_tile(sfc.tiles()), tcert::Error);   // past the last
+          EXPECT_THROW(sfc.run_tile(sfc.tiles()), tcert::Error);  // past the last
           if (sfc.tiles() > 0) {
-            EXPECT_THROW(sfc.run_tile(0), tcert::Error);   // again
+            EXPECT_THROW(sfc.run_tile(0), tcert::Error);  // again
           }
           sfc.finish();
           const std::string where = std::string(name) + " chunk " + std::to_string(chunk) + " slots " +
@@ -215,10 +215,10 @@ TEST(SfcGemm, CurvesSegmentsAndCachesGiveC0PlusAlphaABtAndMeasureTheSchedule) {
                                               where);
           }
           EXPECT_EQ(rec.algorithm, "sfc") << where;
-          ctx.barrier();   // every rank has read the result before the next version
+          ctx.barrier();  // every rank has read the result before the next version
         }
-  EXPECT_GT(hits, 0u);        // the cache served panels …
-  EXPECT_GT(evictions, 0u);   // … and evicted some
+  EXPECT_GT(hits, 0u);       // the cache served panels …
+  EXPECT_GT(evictions, 0u);  // … and evicted some
 }
 
 TEST(SfcGemm, CheckMethodRefusesBadOrdersBadSegmentsFewSlotsAndTakeKeep) {
@@ -246,7 +246,7 @@ TEST(SfcGemm, CheckMethodRefusesBadOrdersBadSegmentsFewSlotsAndTakeKeep) {
   auto invalid = [&](const tcert::SfcSpec& bad, const std::string& what) {
     EXPECT_NE(refused(bad, good, what).find("invalid sfc schedule"), std::string::npos) << what;
   };
-  tcert::SfcSpec twice = part;   // a tile twice, another never
+  tcert::SfcSpec twice = part;  // a tile twice, another never
   twice.order[5] = twice.order[2];
   invalid(twice, "duplicate tile");
   tcert::SfcSpec outside = part;
@@ -255,13 +255,13 @@ TEST(SfcGemm, CheckMethodRefusesBadOrdersBadSegmentsFewSlotsAndTakeKeep) {
   tcert::SfcSpec short_order = part;
   short_order.order.pop_back();
   invalid(short_order, "order too short");
-  tcert::SfcSpec falling = part;   // segments not rising
+  tcert::SfcSpec falling = part;  // segments not rising
   falling.segment = {0, 8, 5, 10, 12};
   invalid(falling, "falling segments");
-  tcert::SfcSpec few = part;   // P entries, not P + 1
+  tcert::SfcSpec few = part;  // P entries, not P + 1
   few.segment = {0, 5, 9, 12};
   invalid(few, "too few segments");
-  tcert::SfcSpec uncovered = part;   // the last tiles walked by no rank
+  tcert::SfcSpec uncovered = part;  // the last tiles walked by no rank
   uncovered.segment = {0, 3, 6, 9, 11};
   invalid(uncovered, "segments end early");
   tcert::SfcSpec late = part;
@@ -270,7 +270,7 @@ TEST(SfcGemm, CheckMethodRefusesBadOrdersBadSegmentsFewSlotsAndTakeKeep) {
   tcert::SfcSpec one_slot = part;
   one_slot.slots = 1;
   invalid(one_slot, "one slot");
-  tcert::SfcSpec grid = part;   // more row tiles than rows
+  tcert::SfcSpec grid = part;  // more row tiles than rows
   grid.tiles_I = kM + 1;
   invalid(grid, "grid");
   tcert::SfcSpec chunk = part;
@@ -279,8 +279,8 @@ TEST(SfcGemm, CheckMethodRefusesBadOrdersBadSegmentsFewSlotsAndTakeKeep) {
   chunk.chunk = kK + 1;
   invalid(chunk, "chunk beyond K");
   const std::string take_keep = "sfc reads its operands from their tensors";
-  for (const auto flag : {&tcert::GemmSpec::take_A, &tcert::GemmSpec::take_B, &tcert::GemmSpec::take_C,
-                          &tcert::GemmSpec::keep_result}) {
+  for (const auto flag :
+       {&tcert::GemmSpec::take_A, &tcert::GemmSpec::take_B, &tcert::GemmSpec::take_C, &tcert::GemmSpec::keep_result}) {
     tcert::GemmSpec bad = good;
     bad.*flag = true;
     EXPECT_NE(refused(part, bad, "take/keep").find(take_keep), std::string::npos);

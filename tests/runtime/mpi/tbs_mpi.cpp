@@ -28,7 +28,7 @@ namespace {
 using i64 = std::int64_t;
 using u64 = std::uint64_t;
 
-constexpr i64 kA = 5, kB = 7, kP = 3, kQ = 4;   // I = J = (a, b): 35 rows; K = (p, q): 12 columns
+constexpr i64 kA = 5, kB = 7, kP = 3, kQ = 4;  // I = J = (a, b): 35 rows; K = (p, q): 12 columns
 constexpr i64 kN = kA * kB, kK = kP * kQ;
 constexpr double kAlpha = -0.625;
 
@@ -54,7 +54,7 @@ std::vector<tcert::TbsBlock> family(i64 used) {
     std::vector<std::size_t> tiles;
     bool diagonal;
   };
-  const Shape shapes[] = {{{0, 1, 3}, true}, {{1, 2, 4}, false}, {{2, 3, 5}, false}, {{3, 4, 6}, false},
+  const Shape shapes[] = {{{0, 1, 3}, true},  {{1, 2, 4}, false}, {{2, 3, 5}, false}, {{3, 4, 6}, false},
                           {{4, 5}, true},     {{5, 0}, false},    {{0, 4}, false},    {{5, 6, 1}, false},
                           {{6, 0, 2}, false}, {{2}, true},        {{6}, true}};
   std::vector<tcert::TbsBlock> out;
@@ -111,7 +111,7 @@ tcert::GemmSpec spec_of(std::vector<tcert::TbsBlock> blocks, i64 chunk) {
   tbs.blocks = std::move(blocks);
   tbs.chunk = chunk;
   for (const tcert::TbsBlock& b : tbs.blocks) {
-    if (b.stream) {   // (lengths[0] + max lengths[u]) · |K| <= panel_rows · chunk, the largest tile
+    if (b.stream) {  // (lengths[0] + max lengths[u]) · |K| <= panel_rows · chunk, the largest tile
       const i64 widest = *std::max_element(b.lengths.begin() + 1, b.lengths.end());
       tbs.panel_rows = std::max(tbs.panel_rows, ((b.lengths[0] + widest) * kK + chunk - 1) / chunk);
       tbs.block_elements = std::max(tbs.block_elements, b.lengths[0] * widest);
@@ -138,25 +138,25 @@ std::vector<u64> expected_volumes(const std::vector<tcert::TbsBlock>& blocks, i6
   for (const tcert::TbsBlock& b : blocks) {
     if (b.rank != q) continue;
     const std::size_t k = b.starts.size();
-    auto read_pass = [&](std::size_t first, std::size_t last, i64 k0, i64 kc) {   // A[R_first.., k0 .. k0+kc)
+    auto read_pass = [&](std::size_t first, std::size_t last, i64 k0, i64 kc) {  // A[R_first.., k0 .. k0+kc)
       tcert_test::Runs runs;
       for (std::size_t u = first; u < last; ++u)
         for (i64 r = b.starts[u]; r < b.starts[u] + b.lengths[u]; ++r)
           for (i64 c = k0; c < k0 + kc; ++c) runs.at(linear_A(r, c)), read += 8;
       requests += runs.runs;
     };
-    auto pass = [&](std::size_t u, std::size_t v) {   // C[R_u, R_v], row by row
+    auto pass = [&](std::size_t u, std::size_t v) {  // C[R_u, R_v], row by row
       tcert_test::Runs runs;
       for (i64 r = b.starts[u]; r < b.starts[u] + b.lengths[u]; ++r)
         for (i64 c = b.starts[v]; c < b.starts[v] + b.lengths[v]; ++c) runs.at(linear_C(r, c)), write += 8;
       requests += runs.runs;
     };
-    if (b.stream) {   // R_0 whole, then each R_u whole, its tile and the mirror
+    if (b.stream) {  // R_0 whole, then each R_u whole, its tile and the mirror
       read_pass(0, 1, 0, kK);
       for (std::size_t u = 1; u < k; ++u) read_pass(u, u + 1, 0, kK), pass(u, 0), pass(0, u);
       continue;
     }
-    for (i64 k0 = 0; k0 < kK; k0 += chunk) read_pass(0, k, k0, std::min(chunk, kK - k0));   // the panels
+    for (i64 k0 = 0; k0 < kK; k0 += chunk) read_pass(0, k, k0, std::min(chunk, kK - k0));  // the panels
     for (std::size_t u = 1; u < k; ++u)
       for (std::size_t v = 0; v < u; ++v) pass(u, v), pass(v, u);
     for (std::size_t u = 0; u < k && b.diagonal; ++u) pass(u, u);
@@ -171,7 +171,7 @@ TEST(TbsGemm, FamiliesOfBlocksWriteAlphaAAtAndMeasureTheSchedule) {
   tcert::Run& run = *test_run;
   const tcert::ElementSource x = run.input({"X", {kP, kA, kB, kQ}});
   for (const auto& [name, make] : {std::pair{"triangles", &family}, std::pair{"stream", &stream_family}})
-    for (const i64 used : {P, std::max<i64>(1, P - 1)})   // all ranks, or one idle
+    for (const i64 used : {P, std::max<i64>(1, P - 1)})  // all ranks, or one idle
       for (const i64 chunk : {i64{5}, kK}) {
         const std::vector<tcert::TbsBlock> blocks = make(used);
         tcert::GemmSpec spec = spec_of(blocks, chunk);
@@ -204,7 +204,7 @@ TEST(TbsGemm, FamiliesOfBlocksWriteAlphaAAtAndMeasureTheSchedule) {
           const std::vector<u64> want = expected_volumes(blocks, chunk, q);
           tcert_test::expect_direct_volumes(rec, q, want[0], want[1], want[2], q < used ? buffers : 0u, where);
         }
-        ctx.barrier();   // every rank has read the result before the store goes (~Run on rank 0)
+        ctx.barrier();  // every rank has read the result before the store goes (~Run on rank 0)
       }
 }
 
@@ -223,13 +223,13 @@ TEST(TbsGemm, CheckMethodRefusesBadCoversBadStreamBlocksAndAccumulation) {
     }
     return std::string();
   };
-  tcert::TbsSpec overlap = part;   // a pair covered twice
+  tcert::TbsSpec overlap = part;  // a pair covered twice
   overlap.blocks.push_back(overlap.blocks[1]);
   EXPECT_NE(refused(overlap, good, "overlap").find("invalid tbs blocks"), std::string::npos);
-  tcert::TbsSpec missing = part;   // a leaf's square not covered
+  tcert::TbsSpec missing = part;  // a leaf's square not covered
   missing.blocks.pop_back();
   EXPECT_NE(refused(missing, good, "incomplete").find("invalid tbs blocks"), std::string::npos);
-  tcert::TbsSpec shifted = part;   // tile 1 of {5, 6, 1} one row down: as many pairs, some twice, some never
+  tcert::TbsSpec shifted = part;  // tile 1 of {5, 6, 1} one row down: as many pairs, some twice, some never
   ++shifted.blocks[7].starts[2];
   EXPECT_NE(refused(shifted, good, "shifted").find("invalid tbs blocks"), std::string::npos);
   tcert::TbsSpec rank = part;
@@ -253,11 +253,11 @@ TEST(TbsGemm, CheckMethodRefusesBadCoversBadStreamBlocksAndAccumulation) {
   tcert::TbsSpec diagonal = streams;
   diagonal.blocks[4].diagonal = true;
   EXPECT_NE(refused(diagonal, mixed, "diagonal stream").find("is diagonal"), std::string::npos);
-  tcert::TbsSpec descending = streams;   // R_0 = [0,10) with [17,30) before [10,17)
+  tcert::TbsSpec descending = streams;  // R_0 = [0,10) with [17,30) before [10,17)
   std::swap(descending.blocks[0].starts[1], descending.blocks[0].starts[2]);
   std::swap(descending.blocks[0].lengths[1], descending.blocks[0].lengths[2]);
   EXPECT_NE(refused(descending, mixed, "descending stream").find("must ascend"), std::string::npos);
-  tcert::TbsSpec above = streams;   // R_0 = [30,35) above [24,30): the pairs lie in the upper triangle
+  tcert::TbsSpec above = streams;  // R_0 = [30,35) above [24,30): the pairs lie in the upper triangle
   std::swap(above.blocks[4].starts[0], above.blocks[4].starts[1]);
   std::swap(above.blocks[4].lengths[0], above.blocks[4].lengths[1]);
   EXPECT_NE(refused(above, mixed, "R_0 below").find("must ascend"), std::string::npos);
@@ -269,11 +269,11 @@ TEST(TbsGemm, CheckMethodRefusesBadCoversBadStreamBlocksAndAccumulation) {
   tcert::TbsSpec panel = streams;
   --panel.panel_rows;
   EXPECT_NE(refused(panel, mixed, "stream panel").find("do not hold stream block 0"), std::string::npos);
-  tcert::TbsSpec tile = streams;   // the stream block alone, its largest tile 10 x 13 in 129 elements
+  tcert::TbsSpec tile = streams;  // the stream block alone, its largest tile 10 x 13 in 129 elements
   tile.blocks.resize(1);
   tile.block_elements = 129;
   EXPECT_NE(refused(tile, mixed, "stream tile").find("do not hold stream block 0"), std::string::npos);
-  tcert::TbsSpec twice = streams;   // the stream block's pairs, covered twice
+  tcert::TbsSpec twice = streams;  // the stream block's pairs, covered twice
   twice.blocks.push_back(twice.blocks[0]);
   EXPECT_NE(refused(twice, mixed, "stream twice").find("invalid tbs blocks"), std::string::npos);
   // check_spec reaches TbsSpec's checks through MethodSpec: a block for rank 2 of 2 ranks.
