@@ -6,6 +6,7 @@
 #include <memory>
 #include <utility>
 
+#include "bcast.h"
 #include "runtime/npy.h"
 
 namespace tcec::ccsd {
@@ -29,14 +30,6 @@ struct Inputs {
     for (const auto& r : readers) r->drop_pages();
   }
 };
-
-std::string bcast_string(MPI_Comm comm, std::string s) {
-  auto n = static_cast<unsigned long long>(s.size());
-  MPI_Bcast(&n, 1, MPI_UNSIGNED_LONG_LONG, 0, comm);
-  s.resize(static_cast<std::size_t>(n));
-  MPI_Bcast(s.data(), static_cast<int>(n), MPI_CHAR, 0, comm);
-  return s;
-}
 
 }  // namespace
 

@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "bcast.h"
 #include "codegen/codegen.h"
 #include "frontend/frontend.h"
 #include "runtime/error.h"
@@ -105,14 +106,6 @@ std::pair<std::string, std::vector<std::string>> build(std::int64_t O, std::int6
   return {object.string(), inputs};
 }
 
-std::string bcast(MPI_Comm comm, std::string s) {
-  auto n = static_cast<unsigned long long>(s.size());
-  MPI_Bcast(&n, 1, MPI_UNSIGNED_LONG_LONG, 0, comm);
-  s.resize(static_cast<std::size_t>(n));
-  MPI_Bcast(s.data(), static_cast<int>(n), MPI_CHAR, 0, comm);
-  return s;
-}
-
 }  // namespace
 
 Residuals::Residuals(MPI_Comm comm, std::int64_t O, std::int64_t V, const std::string& equations,
@@ -130,11 +123,11 @@ Residuals::Residuals(MPI_Comm comm, std::int64_t O, std::int64_t V, const std::s
       error = e.what();
     }
   }
-  error = bcast(comm, error);
+  error = bcast_string(comm, error);
   if (!error.empty()) throw tcert::Error(error);
-  object = bcast(comm, object);
+  object = bcast_string(comm, object);
   for (int w = 0; w < 3; ++w) {
-    std::istringstream in(bcast(comm, names[w]));
+    std::istringstream in(bcast_string(comm, names[w]));
     for (std::string n; in >> n;) inputs_[w].push_back(n);
   }
   handle_ = dlopen(object.c_str(), RTLD_NOW | RTLD_LOCAL);
