@@ -5,7 +5,8 @@ Usage: psi4_integrals.py MOLECULE BASIS DIR
 
 MOLECULE is a built-in name (h2o, h2o-stretched) or a file holding a psi4 geometry block
 (Z-matrix or Cartesian, "symmetry c1" is added). BASIS is a psi4 basis name (sto-3g,
-6-31g, cc-pvdz, ...). DIR receives:
+6-31g, cc-pvdz, ...). DIR (or, when it ends in .h5, one HDF5 file with a dataset per block
+and meta.json's keys as attributes of its root) receives:
 
   f_hh f_hp f_ph f_pp          the Fock matrix's blocks (canonical RHF: diagonal)
   v_hhhh v_hhhp ... v_pppp     the sixteen blocks of <pq||rs> (antisymmetrised, physicist
@@ -82,25 +83,38 @@ def main(argv):
     eps = np.repeat(np.asarray(wfn.epsilon_a()), 2)    # the same order
     O = 2 * wfn.nalpha()
     V = g.shape[0] - O
-    os.makedirs(directory, exist_ok=True)
     fock = np.diag(eps)
     space = {"h": slice(0, O), "p": slice(O, O + V)}
+    blocks = {}
     for a in "hp":
         for b in "hp":
-            save(directory, f"f_{a}{b}", fock[space[a], space[b]])
+            blocks[f"f_{a}{b}"] = fock[space[a], space[b]]
     for a in "hp":
         for b in "hp":
             for c in "hp":
                 for d in "hp":
-                    save(directory, f"v_{a}{b}{c}{d}", g[space[a], space[b], space[c], space[d]])
+                    blocks[f"v_{a}{b}{c}{d}"] = g[space[a], space[b], space[c], space[d]]
     meta = {"O": O, "V": V, "molecule": molecule, "basis": basis,
             "nuclear_repulsion": psi4.core.get_active_molecule().nuclear_repulsion_energy(),
             "scf_energy": e_scf, "ccsd_correlation_energy": e_ccsd - e_scf, "ccsd_total_energy": e_ccsd}
-    tmp = os.path.join(directory, ".meta.json.tmp")
-    with open(tmp, "w") as f:
-        json.dump(meta, f, indent=2)
-        f.write("\n")
-    os.replace(tmp, os.path.join(directory, "meta.json"))
+    if directory.endswith(".h5"):
+        import h5py
+        tmp = directory + ".tmp"
+        with h5py.File(tmp, "w") as f:
+            for name, block in blocks.items():
+                f[name] = np.ascontiguousarray(block, dtype=np.float64)
+            for key, value in meta.items():
+                f.attrs[key] = value
+        os.replace(tmp, directory)
+    else:
+        os.makedirs(directory, exist_ok=True)
+        for name, block in blocks.items():
+            save(directory, name, block)
+        tmp = os.path.join(directory, ".meta.json.tmp")
+        with open(tmp, "w") as f:
+            json.dump(meta, f, indent=2)
+            f.write("\n")
+        os.replace(tmp, os.path.join(directory, "meta.json"))
     print(f"psi4_integrals.py: {molecule}/{basis}: O = {O}, V = {V} spin orbitals; "
           f"SCF {e_scf:.12f} Eh, CCSD correlation {e_ccsd - e_scf:.12f} Eh; wrote {directory}")
     return 0

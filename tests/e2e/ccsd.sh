@@ -2,13 +2,16 @@
 # e2e.ccsd.*: the CCSD correlation energy of a molecule from tcec-ccsd, under mpirun at P = 4
 # and out of core, equals psi4's within 1e-8 Eh. With RESUME = resume, a second run is killed
 # (SIGKILL) after its third checkpoint and resumed, and must print the same energy, digit for
-# digit; a resume against another machine is refused.
-#   ccsd.sh TCEC_CCSD EQUATIONS WORK_DIR MOLECULE BASIS MEMORY [RESUME]
+# digit; a resume against another machine is refused. With MODE = h5 the integrals are one HDF5
+# file instead of a directory of .npy files.
+#   ccsd.sh TCEC_CCSD EQUATIONS WORK_DIR MOLECULE BASIS MEMORY [resume|h5]
 set -euo pipefail
 ccsd=$1 equations=$2 work=$3 molecule=$4 basis=$5 memory=$6 resume=${7:-}
 here=$(cd "$(dirname "$0")/../.." && pwd)
 rm -rf "$work" && mkdir -p "$work"
-/usr/bin/python3 "$here/tools/psi4_integrals.py" "$molecule" "$basis" "$work/ints" > "$work/psi4.log"
+ints=$work/ints
+if [ "$resume" = h5 ]; then ints=$work/ints.h5; fi
+/usr/bin/python3 "$here/tools/psi4_integrals.py" "$molecule" "$basis" "$ints" > "$work/psi4.log"
 cat > "$work/p4.machine" <<MACHINE
 machine test {
   processors 4;
@@ -17,13 +20,17 @@ machine test {
   disk 100 MB/s;
 }
 MACHINE
-mpirun --oversubscribe -np 4 "$ccsd" --integrals "$work/ints" --equations "$equations" --machine "$work/p4.machine" \
+mpirun --oversubscribe -np 4 "$ccsd" --integrals "$ints" --equations "$equations" --machine "$work/p4.machine" \
   --scratch "$work" > "$work/out" 2> "$work/err" || { cat "$work/out" "$work/err"; exit 1; }
 cat "$work/out"
 energy=$(sed -n 's/^CCSD correlation energy: //p' "$work/out")
-/usr/bin/python3 - "$work/ints/meta.json" "$energy" "$memory" <<'PY'
+/usr/bin/python3 - "$ints" "$energy" "$memory" <<'PY'
 import json, sys
-meta = json.load(open(sys.argv[1]))
+if sys.argv[1].endswith(".h5"):
+    import h5py
+    meta = dict(h5py.File(sys.argv[1], "r").attrs)
+else:
+    meta = json.load(open(sys.argv[1] + "/meta.json"))
 energy, reference = float(sys.argv[2]), meta["ccsd_correlation_energy"]
 V = meta["V"]
 print(f"tcec-ccsd {energy:.12f} Eh, psi4 {reference:.12f} Eh, difference {energy - reference:.2e} Eh; "
@@ -32,7 +39,7 @@ sys.exit(0 if abs(energy - reference) <= 1e-8 else 1)
 PY
 if [ -e "$work/tcec-ccsd" ]; then echo "the work directory is left"; exit 1; fi
 if [ "$resume" = resume ]; then
-  run=(mpirun --oversubscribe -np 4 "$ccsd" --integrals "$work/ints" --equations "$equations" --machine "$work/p4.machine"
+  run=(mpirun --oversubscribe -np 4 "$ccsd" --integrals "$ints" --equations "$equations" --machine "$work/p4.machine"
        --scratch "$work/r")
   setsid "${run[@]}" > "$work/killed.out" 2>&1 &
   job=$!
@@ -44,7 +51,7 @@ if [ "$resume" = resume ]; then
   wait "$job" 2> /dev/null || true
   grep -q '"iteration"' "$work/r/tcec-ccsd/checkpoint.json"
   sed 's/network 200/network 100/' "$work/p4.machine" > "$work/other.machine"
-  mpirun --oversubscribe -np 4 "$ccsd" --integrals "$work/ints" --equations "$equations" --machine "$work/other.machine" \
+  mpirun --oversubscribe -np 4 "$ccsd" --integrals "$ints" --equations "$equations" --machine "$work/other.machine" \
     --scratch "$work/r" --resume > /dev/null 2> "$work/refused.err" && exit 1
   grep -q "cannot resume from .*: it was made for another machine" "$work/refused.err"
   "${run[@]}" --resume > "$work/resumed.out" 2> "$work/resumed.err" || { cat "$work/resumed.out" "$work/resumed.err"; exit 1; }

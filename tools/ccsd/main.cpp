@@ -5,8 +5,8 @@
 //                          [--conv 1e-10] [--max-iter N] [--diis 8] [--keep] [--resume] [--quiet]
 //
 // DIR holds the Fock blocks f_hh f_hp f_ph f_pp and the sixteen <pq||rs> blocks v_hhhh …
-// v_pppp as .npy, spin orbitals occupied first, and meta.json with "O" and "V"
-// (tools/psi4_integrals.py writes them). TREES is NWChem's TCE equation file holding the
+// v_pppp as .npy, spin orbitals occupied first, and meta.json with "O" and "V"; or it is one
+// HDF5 file with those blocks as datasets (tools/psi4_integrals.py writes either). TREES is NWChem's TCE equation file holding the
 // sections ccsd_e, ccsd_t1 and ccsd_t2. Each iteration calls the generated residuals of T1 and
 // T2, takes a Jacobi step with orbital-energy denominators, extrapolates with DIIS, and calls the
 // energy; amplitudes, residuals and DIIS vectors live in files under the scratch directory, and
@@ -28,6 +28,7 @@
 
 #include "amplitudes.h"
 #include "diis.h"
+#include "integrals.h"
 #include "residuals.h"
 #include "runtime/error.h"
 #include "runtime/kernel.h"
@@ -45,16 +46,6 @@ struct Args {
   int max_iter = 100, diis = 8;
   bool keep = false, quiet = false, resume = false;
 };
-
-/// The diagonal of a square .npy block (orbital energies).
-std::vector<double> diagonal(const std::string& path) {
-  const tcert::NpyReader f(path);
-  const std::vector<std::uint64_t>& shape = f.header().shape;
-  if (shape.size() != 2 || shape[0] != shape[1]) throw tcert::Error(fmt::format("{} is not a square matrix", path));
-  std::vector<double> d;
-  for (std::uint64_t i = 0; i < shape[0]; ++i) d.push_back(f.data()[i * shape[0] + i]);
-  return d;
-}
 
 double read_scalar(const std::string& path) {
   const tcert::NpyReader f(path);
@@ -93,13 +84,8 @@ void write_json_atomically(const fs::path& path, const nlohmann::json& doc) {
 int solve(const Args& a, MPI_Comm comm) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
-  nlohmann::json meta;
-  {
-    std::ifstream in(fs::path(a.integrals) / "meta.json");
-    if (!in) throw tcert::Error(fmt::format("cannot read {}/meta.json", a.integrals));
-    meta = nlohmann::json::parse(in);
-  }
-  const std::int64_t O = meta.at("O").get<std::int64_t>(), V = meta.at("V").get<std::int64_t>();
+  const tcec::ccsd::Integrals integrals(a.integrals);
+  const std::int64_t O = integrals.O(), V = integrals.V();
   // The work directory, DIR/tcec-ccsd under --scratch (or $TMPDIR, /tmp): a fresh run empties it,
   // --resume continues from its checkpoint.
   const char* tmp = std::getenv("TMPDIR");
@@ -133,7 +119,7 @@ int solve(const Args& a, MPI_Comm comm) {
   if (rank == 0 && !a.quiet)
     std::fprintf(stderr, "tcec-ccsd: O = %lld, V = %lld; residuals planned and compiled (or found in %s) in %.1f s\n",
                  static_cast<long long>(O), static_cast<long long>(V), cache.c_str(), since(t_build));
-  const tcec::ccsd::VectorOps ops(comm, diagonal(a.integrals + "/f_hh.npy"), diagonal(a.integrals + "/f_pp.npy"));
+  const tcec::ccsd::VectorOps ops(comm, integrals.diagonal("f_hh"), integrals.diagonal("f_pp"));
   tcec::ccsd::Diis diis(ops, work, a.diis);
   const auto in_work = [&](const std::string& name) { return (fs::path(work) / name).string(); };
   const Amplitudes r{in_work("r_ph.npy"), in_work("r_pphh.npy")};
@@ -149,12 +135,11 @@ int solve(const Args& a, MPI_Comm comm) {
   } else {
     ops.zeros(t);
   }
-  std::map<std::string, std::string> files;
-  for (const char* x : {"hh", "hp", "ph", "pp"})
-    files[fmt::format("f_{}", x)] = fmt::format("{}/f_{}.npy", a.integrals, x);
+  std::map<std::string, tcert::TensorFile> files;
+  for (const char* x : {"hh", "hp", "ph", "pp"}) files[fmt::format("f_{}", x)] = integrals.file(fmt::format("f_{}", x));
   for (const char* s : {"hhhh", "hhhp", "hhph", "hhpp", "hphh", "hphp", "hpph", "hppp", "phhh", "phhp", "phph", "phpp",
                         "pphh", "pphp", "ppph", "pppp"})
-    files[fmt::format("v_{}", s)] = fmt::format("{}/v_{}.npy", a.integrals, s);
+    files[fmt::format("v_{}", s)] = integrals.file(fmt::format("v_{}", s));
   tcert::RunOptions options;
   options.scratch = work;
   options.quiet = true;
@@ -163,7 +148,7 @@ int solve(const Args& a, MPI_Comm comm) {
     std::printf("%4s  %20s  %12s  %12s  %8s\n", "iter", "energy (Eh)", "delta E", "|residual|", "s");
   for (int it = first; it <= a.max_iter && !converged; ++it) {
     const auto t0 = clock();
-    files["t_ph"] = t.t1, files["t_pphh"] = t.t2;
+    files["t_ph"] = {t.t1, ""}, files["t_pphh"] = {t.t2, ""};
     check(residuals.call(Residuals::T1, comm, files, r.t1, options), "ccsd_t1");
     check(residuals.call(Residuals::T2, comm, files, r.t2, options), "ccsd_t2");
     const double norm = std::sqrt(ops.dot(r, r));
@@ -177,7 +162,7 @@ int solve(const Args& a, MPI_Comm comm) {
       t = {in_work(fmt::format("tx{}_ph.npy", it)), in_work(fmt::format("tx{}_pphh.npy", it))};
       ops.combine(c, diis.amplitudes(), t);
     }
-    files["t_ph"] = t.t1, files["t_pphh"] = t.t2;
+    files["t_ph"] = {t.t1, ""}, files["t_pphh"] = {t.t2, ""};
     check(residuals.call(Residuals::Energy, comm, files, in_work("e.npy"), options), "ccsd_e");
     const double next = read_scalar(in_work("e.npy"));
     const double delta = next - energy;
@@ -224,9 +209,10 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   CLI::App app{"tcec-ccsd: the CCSD correlation energy with tcec's generated code, out of core"};
   Args a;
-  app.add_option("--integrals", a.integrals, "directory of f_*.npy, v_*.npy and meta.json (tools/psi4_integrals.py)")
+  app.add_option("--integrals", a.integrals,
+                 "directory of f_*.npy, v_*.npy and meta.json, or an .h5 file of those datasets (tools/psi4_integrals.py)")
       ->required()
-      ->check(CLI::ExistingDirectory);
+      ->check(CLI::ExistingPath);
   app.add_option("--equations", a.equations, "NWChem TCE equation trees holding ccsd_e, ccsd_t1 and ccsd_t2")
       ->required()
       ->check(CLI::ExistingFile);

@@ -142,14 +142,14 @@ Residuals::~Residuals() {
   if (handle_) dlclose(handle_);
 }
 
-tcert::Status Residuals::call(Which which, MPI_Comm comm, const std::map<std::string, std::string>& files,
+tcert::Status Residuals::call(Which which, MPI_Comm comm, const std::map<std::string, tcert::TensorFile>& files,
                               const std::string& output, const tcert::RunOptions& options) const {
   tcert::TensorLocations tensors;
   for (const std::string& name : inputs_[which]) {
     auto it = files.find(name);
     if (it == files.end())
       return tcert::Status::failure(fmt::format("no file for input {} of {}", name, kSections[which]));
-    tensors.inputs[name] = {it->second, ""};
+    tensors.inputs[name] = it->second;
   }
   tensors.outputs["i0"] = {output, ""};
   return functions_[which](comm, tensors, options);

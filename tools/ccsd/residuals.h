@@ -35,9 +35,9 @@ class Residuals {
 
   /// The input tensors of `which`, by name (f_hp, v_hhpp, t_ph, t_pphh, …).
   const std::vector<std::string>& inputs(Which which) const { return inputs_[which]; }
-  /// Calls `which` on `comm`: each input from files.at(name), the result i0 to `output`
-  /// (.npy). Returns the function's Status.
-  tcert::Status call(Which which, MPI_Comm comm, const std::map<std::string, std::string>& files,
+  /// Calls `which` on `comm`: each input from files.at(name) (.npy, or an HDF5 dataset), the
+  /// result i0 to `output` (.npy). Returns the function's Status.
+  tcert::Status call(Which which, MPI_Comm comm, const std::map<std::string, tcert::TensorFile>& files,
                      const std::string& output, const tcert::RunOptions& options) const;
 
  private:
