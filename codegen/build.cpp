@@ -48,6 +48,7 @@ std::vector<std::string> build_command(const Toolchain& tools, const std::string
     if (end > at) command.emplace_back(hdf5.substr(at, end - at));
     at = end + 1;
   }
+  if (*build_config::kSanitizeFlags != '\0') command.emplace_back(build_config::kSanitizeFlags);
   command.insert(command.end(), {"-o", output});
   return command;
 }
