@@ -46,7 +46,7 @@ Integrals::Integrals(std::string path) : path_(std::move(path)) {
   const std::string ext = std::filesystem::path(path_).extension().string();
   hdf5_ = ext == ".h5" || ext == ".hdf5";
   if (hdf5_) {
-    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);   // errors are ours to report
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);  // errors are ours to report
     read_square(path_, "f_hh", &O_);
     read_square(path_, "f_pp", &V_);
     return;

@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -209,8 +210,9 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   CLI::App app{"tcec-ccsd: the CCSD correlation energy with tcec's generated code, out of core"};
   Args a;
-  app.add_option("--integrals", a.integrals,
-                 "directory of f_*.npy, v_*.npy and meta.json, or an .h5 file of those datasets (tools/psi4_integrals.py)")
+  app.add_option(
+         "--integrals", a.integrals,
+         "directory of f_*.npy, v_*.npy and meta.json, or an .h5 file of those datasets (tools/psi4_integrals.py)")
       ->required()
       ->check(CLI::ExistingPath);
   app.add_option("--equations", a.equations, "NWChem TCE equation trees holding ccsd_e, ccsd_t1 and ccsd_t2")
