@@ -93,10 +93,9 @@ void VectorOps::jacobi(const Amplitudes& t, const Amplitudes& r, const Amplitude
       for (u64 e = lo; e < hi; ++e) out[e - lo] = in[1][e] / denominator(e);
       in.drop();
     });
-    const Inputs s({step_path});
-    write(next_path, shape, [&](u64 lo, u64 hi, double* out) {
-      for (u64 e = lo; e < hi; ++e) out[e - lo] = in[0][e] + s[0][e];
-      in.drop(), s.drop();
+    write(next_path, shape, [&](u64 lo, u64 hi, double* out) {  // the same step, not read back
+      for (u64 e = lo; e < hi; ++e) out[e - lo] = in[0][e] + in[1][e] / denominator(e);
+      in.drop();
     });
   };
   one(t.t1, r.t1, next.t1, step.t1, {V, O}, d1);
