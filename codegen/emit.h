@@ -42,6 +42,8 @@ class CodeWriter {
     out_ += '\n';
   }
   std::string take() { return std::move(out_); }
+  /// The text written so far.
+  const std::string& text() const { return out_; }
 
  private:
   std::string out_;

@@ -73,18 +73,34 @@ void emit_source_comment(CodeWriter& w, const ir::Program& program, const costmo
 }
 
 /// `program_info()`: the runtime's ProgramInfo of the program.
+/// The steps' identity in ProgramInfo: the fingerprint of their source and their number.
+struct ProgramIdentity {
+  std::string fingerprint;
+  int steps = 0;
+};
+
+/// FNV-1a (64-bit) of `text`, 16 hex digits: the program's fingerprint, which a checkpoint
+/// records (runtime/checkpoint.h) so that only the program that made it resumes from it.
+std::string fingerprint(std::string_view text) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (const char c : text) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
+  return fmt::format("{:016x}", h);
+}
+
 void emit_program_info(CodeWriter& w, const ir::Program& program, const costmodel::Machine& machine,
-                       const EmitOptions& options, const ProgramTensors& tensors) {
+                       const EmitOptions& options, const ProgramTensors& tensors, const ProgramIdentity& identity) {
   std::vector<std::string> inputs, outputs;
   for (const tcert::TensorShape& t : tensors.inputs) inputs.push_back(tensor_shape_text(t));
   for (const tcert::TensorShape& t : tensors.outputs) outputs.push_back(tensor_shape_text(t));
-  w.line("// What the program knows about itself: name, source, P, tile memory per rank (bytes), and the");
-  w.line("// stored shapes of the inputs it reads and the outputs it writes.");
+  w.line("// What the program knows about itself: name, source, P, tile memory per rank (bytes), the");
+  w.line("// stored shapes of the inputs it reads and the outputs it writes, the fingerprint of its steps");
+  w.line("// (a hash of the code above: a checkpoint resumes only in the program that made it) and their number.");
   w.open("tcert::ProgramInfo program_info()");
   w.line("return {{{}, {}, /*processors*/ {}, /*memory bytes per rank*/ {},", cpp_string_literal(options.name),
          cpp_string_literal(program.file), machine.processors, static_cast<std::uint64_t>(machine.memory_bytes));
   w.line("        /*inputs*/ {{{}}},", fmt::join(inputs, ", "));
-  w.line("        /*outputs*/ {{{}}}}};", fmt::join(outputs, ", "));
+  w.line("        /*outputs*/ {{{}}},", fmt::join(outputs, ", "));
+  w.line("        /*fingerprint*/ \"{}\", /*steps*/ {}}};", identity.fingerprint, identity.steps);
   w.close();
 }
 
@@ -197,10 +213,10 @@ std::string emit_program(const ir::Program& program, const costmodel::Machine& m
                                      [&](const costmodel::StatementPlan& p) { return p.statement == &s; });
       TCEC_ASSERT(plan != plans.end(), "plan_program plans every two-operand statement");
       emit_contraction(w, program, machine, *plan, ++contractions, accumulate);
-      steps.push_back(fmt::format("contraction_{}(run);", contractions));
+      steps.push_back(fmt::format("run.step(contraction_{});", contractions));
     } else {
       emit_copy(w, program, s, ++copies, accumulate);
-      steps.push_back(fmt::format("copy_{}(run);", copies));
+      steps.push_back(fmt::format("run.step(copy_{});", copies));
     }
     written.insert(s.result.tensor);
     for (int t : read) {
@@ -211,13 +227,14 @@ std::string emit_program(const ir::Program& program, const costmodel::Machine& m
     }
   }
   w.blank();
-  w.line("// The statements in program order.");
+  w.line("// The statements in program order (Run::step() skips those a resumed checkpoint had done).");
   w.open("void run_steps(tcert::Run& run)");
   for (const std::string& step : steps) w.line("{}", step);
   w.close();
   w.blank();
   const ProgramTensors tensors = program_tensors(program);
-  emit_program_info(w, program, machine, options, tensors);
+  const ProgramIdentity identity{fingerprint(w.text()), contractions + copies};
+  emit_program_info(w, program, machine, options, tensors, identity);
   w.blank();
   w.line("}}  // namespace");
   w.blank();

@@ -34,7 +34,9 @@ using GeneratedFunction = Status (*)(MPI_Comm comm, const TensorLocations& tenso
 /// writes the outputs and the trace (Run::finish), and removes the scratch files and the store
 /// (unless RunOptions::keep). Nothing carries over to the next call: counters, the memory budget
 /// and its peak, the store's versions and the scratch files are per call, so a solver may call it
-/// once per iteration.
+/// once per iteration. The one exception is a checkpoint (RunOptions::checkpoint): a call that
+/// fails or is killed leaves it, with the store, for a later call with RunOptions::resume
+/// (runtime/checkpoint.h); a call that completes removes it.
 ///
 /// Errors: every exception a rank throws is caught. Failures that every rank sees alike — a
 /// wrong number of ranks, a missing or malformed input, an output that cannot be written, a

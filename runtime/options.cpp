@@ -53,6 +53,16 @@ void add_options(CLI::App& app, RunOptions& options, Raw& raw) {
                  "(default: a fresh $TMPDIR/tcert-XXXXXX per rank)")
       ->type_name("DIR");
   app.add_flag("--keep", options.keep, "Keep the scratch files at the end");
+  CLI::Option* checkpoint =
+      app.add_option("--checkpoint", options.checkpoint,
+                     "Keep the tensor store in DIR (all ranks must see it) with a manifest of the completed "
+                     "steps, written after each step, so that a run that is stopped can continue with --resume; "
+                     "removed when the run completes")
+          ->type_name("DIR");
+  app.add_flag("--resume", options.resume,
+               "Continue the run whose checkpoint is in the --checkpoint DIR after its last completed step "
+               "(the same program and inputs; the outputs are those of an uninterrupted run)")
+      ->needs(checkpoint);
   CLI::Option* input_dir =
       app.add_option("--input-dir", raw.input_dir, "Read each input tensor NAME from DIR/NAME.npy (float64)")
           ->type_name("DIR");

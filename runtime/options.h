@@ -20,6 +20,13 @@ struct RunOptions {
   /// ("" = $TMPDIR, else /tmp). --scratch DIR.
   std::string scratch;
   bool keep = false;  ///< leave the scratch files and the store in place at the end (--keep)
+  /// A checkpoint directory (runtime/checkpoint.h; on a file system every rank sees): the run's
+  /// tensor store lives in it, and a manifest of the completed steps is written after each step;
+  /// it is removed when the run completes (unless keep). "" = none. --checkpoint DIR.
+  std::string checkpoint;
+  /// Continue the run whose checkpoint is in `checkpoint` (made by the same program with the
+  /// same inputs) after its last completed step. --resume.
+  bool resume = false;
   /// Inputs without a location in TensorLocations::inputs are random_element(SEED, …)
   /// (runtime/random.h); none: every input needs a location. --init random:SEED (a program's
   /// default, without --input-dir or --input, is 1).
@@ -75,7 +82,7 @@ struct ExitRequest {
 };
 
 /// Parses the command line of a generated program whose inputs and outputs are named `inputs`
-/// and `outputs`: --scratch DIR, --keep, --verify, --trace FILE, --quiet, --no-overlap, and
+/// and `outputs`: --scratch DIR, --keep, --checkpoint DIR, --resume (needs --checkpoint), --verify, --trace FILE, --quiet, --no-overlap, and
 /// where the tensors are: --input-dir DIR (input NAME from DIR/NAME.npy), --input FILE.h5
 /// (input NAME from the dataset NAME of an HDF5 file), --init random:SEED (SEED a decimal integer
 /// in [0, 2^64); the default, seed 1, when neither --input-dir nor --input is given; the three

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runtime/error.h"
+#include "runtime/fault.h"
 #include "runtime/memory.h"
 #include "runtime/npy.h"
 #include "runtime/random.h"
@@ -63,6 +64,26 @@ Run::Run(const Context& ctx, RunOptions options, TensorLocations tensors, Progra
   budget().set_limit_bytes(info_.memory_bytes);
   budget().reset_peak();
   ctx_.check_all([&] { scratch_ = std::make_unique<Scratch>(options_.scratch, ctx_.rank(), options_.keep); });
+  if (!options_.checkpoint.empty()) {  // the store is the checkpoint's; it outlives a failed run
+    checkpoint_ = std::make_unique<Checkpoint>(ctx_, info_, tensors_, options_);
+    store_.path = checkpoint_->store_dir();
+    ctx_.check_root([&] { check_locations(info_, tensors_, options_); });
+    if (options_.resume) {
+      resumed_steps_ = saved_steps_ = checkpoint_->steps_done();
+      versions_ = checkpoint_->versions();
+      for (const auto& [name, paths] : versions_)
+        for (const std::string& path : paths)  // STORE/NAME.vN.npy: N counts on from the largest
+          versions_made_ = std::max<std::uint64_t>(
+              versions_made_, std::stoull(path.substr(path.rfind(".v") + 2, path.size() - path.rfind(".v") - 6)));
+      if (shows_progress())
+        std::fprintf(stderr, "%s: resuming from the checkpoint in %s: %d of %d steps done\n", info_.name.c_str(),
+                     options_.checkpoint.c_str(), resumed_steps_, info_.steps);
+      return;  // HDF5 inputs were imported before the checkpoint
+    }
+    import_inputs(*this);
+    checkpoint_->save(0, versions_);
+    return;
+  }
   ctx_.check_root([&] {
     const char* tmp = std::getenv("TMPDIR");
     std::string pattern =
@@ -98,7 +119,7 @@ std::string Run::previous(const std::string& name) const {
 std::string Run::next_version(const std::string& name) {
   drop_kept(name);  // superseded
   std::vector<std::string>& v = versions_[name];
-  v.push_back(fmt::format("{}/{}.v{}.npy", store_.path, name, v.size() + 1));
+  v.push_back(fmt::format("{}/{}.v{}.npy", store_.path, name, ++versions_made_));
   return v.back();
 }
 
@@ -133,7 +154,10 @@ void Run::release(const std::string& name) {
   if (it == versions_.end()) return ctx_.barrier();
   for (const std::string& path : it->second) {
     inputs_.erase(path);
-    if (ctx_.rank() == 0) std::remove(path.c_str());
+    if (checkpoint_)
+      checkpoint_->remove_later(path);  // the checkpoint on disk may still name it
+    else if (ctx_.rank() == 0)
+      std::remove(path.c_str());
   }
   versions_.erase(it);
   ctx_.barrier();
@@ -182,7 +206,25 @@ ElementSource Run::read_npy(const std::string& path, const TensorShape& tensor) 
   return [data](std::uint64_t linear) { return data[linear]; };
 }
 
-void Run::record(ContractionRecord record) { records_.push_back(std::move(record)); }
+void Run::step(void (*step)(Run&)) {
+  save_checkpoint();
+  if (++steps_ <= resumed_steps_) return;  // done before the checkpoint this run resumed from
+  step(*this);
+  fault_point(ctx_.rank(), fmt::format("step:{}", steps_));
+}
+
+void Run::save_checkpoint() {
+  // Kept tensors live in the ranks' scratch files, outside the store: no consistent point.
+  if (!checkpoint_ || steps_ <= saved_steps_ || !kept_.empty()) return;
+  checkpoint_->save(steps_, versions_);
+  saved_steps_ = steps_;
+  fault_point(ctx_.rank(), fmt::format("checkpoint:{}", steps_));
+}
+
+void Run::record(ContractionRecord record) {
+  records_.push_back(std::move(record));
+  fault_point(ctx_.rank(), fmt::format("compute:{}", steps_));
+}
 
 void Run::record_redistribution(std::vector<std::uint64_t> read, std::vector<std::uint64_t> write,
                                 std::vector<std::uint64_t> requests, std::vector<double> seconds) {
@@ -246,6 +288,7 @@ nlohmann::json record_json(const ContractionRecord& r) {
 }  // namespace
 
 void Run::finish() {
+  save_checkpoint();
   export_outputs(*this);
   const std::vector<std::uint64_t> peak_rss = ctx_.gather_u64(peak_resident_bytes());
   const FileTransfers imported = gather_transfers(Phase::Import), exported = gather_transfers(Phase::Export);
@@ -256,6 +299,7 @@ void Run::finish() {
                             {"source", info_.source},
                             {"processors", info_.processors},
                             {"memory_bytes", info_.memory_bytes}};
+      if (resumed_steps_ > 0) doc["resumed_steps"] = resumed_steps_;  // steps done before, not in this trace
       nlohmann::json list = nlohmann::json::array();
       for (const ContractionRecord& r : records_) list.push_back(record_json(r));
       doc["contractions"] = list;
@@ -279,6 +323,7 @@ void Run::finish() {
                    static_cast<unsigned long long>(verify_.checked), verify_.max_rel_error,
                    passed ? "passed" : "FAILED (tolerance 1e-10)");
   }
+  if (checkpoint_ && !options_.keep && passed) checkpoint_->discard();  // the run is complete
   if (!passed)
     throw Error(
         fmt::format("verification failed: max relative error {:.3g} of {} sampled elements is above the "

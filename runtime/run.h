@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/checkpoint.h"
 #include "runtime/comm.h"
 #include "runtime/counters.h"
 #include "runtime/gemm_spec.h"
@@ -38,6 +39,10 @@ struct ProgramInfo {
   std::vector<TensorShape> inputs;
   /// Its outputs: their latest versions are written to TensorLocations::outputs at the end.
   std::vector<TensorShape> outputs;
+  /// A hash of the generated steps (so of the statements and their plans), 16 hex digits: a
+  /// checkpoint is resumed only by the program that made it (checkpoint.h). "" = none given.
+  std::string fingerprint;
+  int steps = 0;  ///< how many steps run_steps() runs (Run::step()), for the checkpoint's messages
 };
 
 /// A step's result kept on the ranks for later steps instead of written to the store (the
@@ -95,7 +100,10 @@ class Run {
   /// from its location in `tensors` (or generated: options.random_seed) with the right shape
   /// and dtype and that every output's location can be written (tensor_files.h
   /// check_locations()), then imports the HDF5 inputs into the store (import_inputs(),
-  /// Phase::Import). Collective; an Error it throws is thrown on every rank.
+  /// Phase::Import). With options.checkpoint the store is the checkpoint's (checkpoint.h): a new
+  /// run saves a first checkpoint after the import; a resumed one (options.resume) takes the
+  /// store's versions and the steps done from it and imports nothing. Collective; an Error it
+  /// throws (Checkpoint's included) is thrown on every rank.
   Run(const Context& ctx, RunOptions options, TensorLocations tensors, ProgramInfo info);
   ~Run();
   Run(const Run&) = delete;
@@ -135,12 +143,14 @@ class Run {
   std::string latest(const std::string& name) const;
   /// The version before the latest, or "" (what an accumulating step started from).
   std::string previous(const std::string& name) const;
-  /// Registers and returns the path of the next version of `name` (every rank, same order);
-  /// drops a kept version of `name` (it is superseded).
+  /// Registers and returns the path of the next version of `name` (every rank, same order):
+  /// STORE/NAME.vN.npy with N counting the versions of the whole run (a released name that is
+  /// written again gets a new file name); drops a kept version of `name` (it is superseded).
   std::string next_version(const std::string& name);
   /// Forgets every version of `name` and deletes their files (the store's on rank 0, a kept
-  /// version's on every rank): an intermediate after its last use. Collective (ends with a
-  /// barrier).
+  /// version's on every rank): an intermediate after its last use. With a checkpoint, the
+  /// store's files are deleted after the next checkpoint, which no longer names them.
+  /// Collective (ends with a barrier).
   void release(const std::string& name);
 
   // --- tensors kept on the ranks (the hand-off) ---
@@ -152,6 +162,15 @@ class Run {
   /// Removes the kept version of `name` from the run and returns it (null when none): the
   /// caller reads it and then deletes its file (a flush).
   std::unique_ptr<KeptTensor> withdraw(const std::string& name);
+
+  // --- steps and checkpoints ---
+  /// Runs one step of the program (a contraction or a copy: `step` is its generated function):
+  /// steps are numbered 1, 2, … in call order. First saves the checkpoint of the steps before
+  /// (save_checkpoint()); then, when the run resumed from a checkpoint (RunOptions::resume) that
+  /// had completed this step, skips it, else runs it. Collective.
+  void step(void (*step)(Run&));
+  /// Steps completed before this run started (the checkpoint it resumed from; 0 otherwise).
+  int resumed_steps() const { return resumed_steps_; }
 
   /// Numbers the contractions 1, 2, … (names their scratch files).
   int next_contraction() { return ++contractions_; }
@@ -168,8 +187,9 @@ class Run {
   const VerifyResult& verify_result() const { return verify_; }
 
   /// Ends the run: writes the latest version of every output with a location to it
-  /// (export_outputs(), Phase::Export), writes the trace (rank 0) and prints the summary (rank
-  /// 0, unless quiet). Collective. Throws Error on every rank when an output or the trace cannot
+  /// (export_outputs(), Phase::Export), writes the trace (rank 0; "resumed_steps" when it
+  /// resumed) and prints the summary (rank 0, unless quiet); then removes the checkpoint, if
+  /// any, unless keep or the verification failed. Collective. Throws Error on every rank when an output or the trace cannot
   /// be written, and "verification failed: …" when verify found an error above 1e-10 (after
   /// writing the outputs and the trace).
   void finish();
@@ -198,7 +218,15 @@ class Run {
   StoreDirectory store_;
   std::map<std::string, std::unique_ptr<NpyReader>> inputs_;  // by path (closed before the store goes)
   std::map<std::string, std::vector<std::string>> versions_;  // by tensor name, oldest first
-  std::map<std::string, std::unique_ptr<KeptTensor>> kept_;   // by tensor name: latest versions on the ranks
+  std::uint64_t versions_made_ = 0;                           // N of the last NAME.vN.npy
+  std::unique_ptr<Checkpoint> checkpoint_;                    // with RunOptions::checkpoint
+  int steps_ = 0, resumed_steps_ = 0, saved_steps_ = 0;       // step(): called, skipped; checkpointed
+  /// With a checkpoint: when steps have completed since the last save and no tensor is kept on
+  /// the ranks, saves the store's versions as they are now (after the releases that followed
+  /// the last step: Checkpoint::save()). Called before each step and before the outputs are
+  /// written. Collective.
+  void save_checkpoint();
+  std::map<std::string, std::unique_ptr<KeptTensor>> kept_;  // by tensor name: latest versions on the ranks
   std::vector<ContractionRecord> records_;
   VerifyResult verify_;
   bool verified_ = false;

@@ -1,6 +1,7 @@
 // runtime/tcert.h — the public header of libtcert, the runtime that generated programs link against.
 #pragma once
 
+#include "runtime/checkpoint.h"    // Checkpoint, file_checksum
 #include "runtime/comm.h"          // Context, shift, ring_allgatherv, allreduce_sum (+ _file)
 #include "runtime/copy_step.h"     // copy_step, CopySpec
 #include "runtime/cosma.h"         // CosmaGemm

@@ -15,6 +15,7 @@
 #include "runtime/counters.h"
 #include "runtime/direct_result.h"
 #include "runtime/error.h"
+#include "runtime/fault.h"
 #include "runtime/hdf5_io.h"
 #include "runtime/npy.h"
 #include "runtime/split_map.h"
@@ -226,6 +227,7 @@ void export_outputs(Run& run) {
       hdf5[file.path].emplace_back(output, file.dataset.empty() ? output.name : file.dataset);
   }
   for (const auto& [path, datasets] : hdf5) export_hdf5(run, pending.add(path), datasets);
+  fault_point(run.context().rank(), "export");
   pending.commit();
 }
 

@@ -43,8 +43,9 @@ TEST(Check, TwoIndependentContractionsAreFine) {
   EXPECT_NE(g.source.find("void contraction_2(tcert::Run& run) {"), std::string::npos);
   EXPECT_NE(g.source.find("  spec.alpha = 2;  // coefficient\n"), std::string::npos);
   EXPECT_EQ(g.source.find("spec.accumulate"), std::string::npos);
-  EXPECT_NE(g.source.find("void run_steps(tcert::Run& run) {\n  contraction_1(run);\n  contraction_2(run);\n}\n"),
-            std::string::npos);
+  EXPECT_NE(
+      g.source.find("void run_steps(tcert::Run& run) {\n  run.step(contraction_1);\n  run.step(contraction_2);\n}\n"),
+      std::string::npos);
 }
 
 TEST(Check, NeedsAMachine) {
@@ -89,7 +90,7 @@ TEST(Check, OneOperandStatementBecomesACopy) {
                     "}\n"),
       std::string::npos)
       << g.source;
-  EXPECT_NE(g.source.find("void run_steps(tcert::Run& run) {\n  contraction_1(run);\n  copy_1(run);\n}\n"),
+  EXPECT_NE(g.source.find("void run_steps(tcert::Run& run) {\n  run.step(contraction_1);\n  run.step(copy_1);\n}\n"),
             std::string::npos);
 }
 
@@ -111,11 +112,10 @@ TEST(Check, ChainedStatements) {
       std::string::npos);
   EXPECT_EQ(g.source.find("spec.accumulate"), g.source.find("spec.accumulate", second))
       << "only statement 2 accumulates";
-  EXPECT_NE(
-      g.source.find(
-          "void run_steps(tcert::Run& run) {\n  contraction_1(run);\n  contraction_2(run);\n  contraction_3(run);\n"
-          "  run.release(\"T\");  // T's last use\n  contraction_4(run);\n}\n"),
-      std::string::npos)
+  EXPECT_NE(g.source.find("void run_steps(tcert::Run& run) {\n  run.step(contraction_1);\n  run.step(contraction_2);\n "
+                          " run.step(contraction_3);\n"
+                          "  run.release(\"T\");  // T's last use\n  run.step(contraction_4);\n}\n"),
+            std::string::npos)
       << g.source;
 }
 

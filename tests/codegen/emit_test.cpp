@@ -316,13 +316,14 @@ TEST(Emit, GemmSpecOfAPermutedContraction) {
           "  spec.predicted[3] = " +
           list(v.comm_recv_bytes) + ";  // bytes received per rank\n");
   EXPECT_NE(text.find("void run_steps(tcert::Run& run) {\n"
-                      "  contraction_1(run);\n"
+                      "  run.step(contraction_1);\n"
                       "}\n"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("  return {\"matmul\", \"dir/four.tce\", /*processors*/ 4, /*memory bytes per rank*/ 1000000,\n"
                       "          /*inputs*/ {{\"A\", {13, 11, 13, 13}}, {\"B\", {13, 13, 11}}},\n"
-                      "          /*outputs*/ {{\"T\", {13, 13, 13}}}};\n"),
+                      "          /*outputs*/ {{\"T\", {13, 13, 13}}},\n"
+                      "          /*fingerprint*/ \""),
             std::string::npos)
       << text;
 }

@@ -3,15 +3,18 @@
 // and HDF5 inputs and outputs leave no scratch files, store or memory behind and give the
 // right values; failures come back as the same Status on every rank (a missing input, the
 // wrong number of ranks, locations that do not fit, an error every rank throws) and the next
-// call works; the function runs on a sub-communicator. DISABLED_RankFailsAloneInsideACollective is
+// call works; the function runs on a sub-communicator; a checkpointed call that fails resumes. DISABLED_RankFailsAloneInsideACollective is
 // run on its own by ctest (runtime.mpi.generated_abort): the job must end by MPI_Abort.
 #include <gtest/gtest.h>
 #include <hdf5.h>
 #include <mpi.h>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "runtime/comm.h"
 #include "runtime/copy_step.h"
@@ -27,7 +30,14 @@ namespace fs = std::filesystem;
 constexpr std::int64_t kRows = 5, kCols = 6;
 
 tcert::ProgramInfo transpose_info(std::int64_t processors) {
-  return {"transpose", "generated_mpi.cpp", processors, 1 << 20, {{"A", {kRows, kCols}}}, {{"B", {kCols, kRows}}}};
+  return {"transpose",
+          "generated_mpi.cpp",
+          processors,
+          1 << 20,
+          {{"A", {kRows, kCols}}},
+          {{"B", {kCols, kRows}}},
+          "0123456789abcdef",
+          1};
 }
 
 void transpose_steps(tcert::Run& run) {
@@ -234,6 +244,62 @@ TEST(Generated, AnErrorOfEveryRankIsAStatusAndTheNextCallWorks) {
   const tcert::Status next =
       tcert::run_generated(MPI_COMM_WORLD, {}, options, transpose_info(ctx.size()), transpose_steps);
   EXPECT_TRUE(next.ok()) << next.message();
+}
+
+// The same transpose in two steps through an intermediate T (Run::step), for checkpoints; the
+// second step throws while `stop_in_second_step` is set, as a run that is stopped there.
+bool stop_in_second_step = false;
+void transpose_first(tcert::Run& run) {
+  tcert::copy_step(run, {"T[j,i] = 2 * A[i,j]", {"T", {kCols, kRows}}, {"A", {kRows, kCols}}, {1, 0}, 2.0, false});
+}
+void transpose_second(tcert::Run& run) {
+  if (stop_in_second_step) throw tcert::Error("stopped in step 2");
+  tcert::copy_step(run, {"B[j,i] = T[j,i]", {"B", {kCols, kRows}}, {"T", {kCols, kRows}}, {0, 1}, 1.0, false});
+}
+void transpose_in_two_steps(tcert::Run& run) {
+  run.step(transpose_first);
+  run.step(transpose_second);
+  run.release("T");
+}
+
+// A call with a checkpoint that fails in step 2 leaves the checkpoint of step 1; the next call
+// with resume skips step 1, does not import the HDF5 input again, gives the right values and
+// removes the checkpoint. A call without resume refuses the checkpoint instead of overwriting it.
+TEST(Generated, ACheckpointedCallThatFailsResumesAfterItsLastStep) {
+  const tcert::Context ctx = tcert::Context::world();
+  const SharedDir dir(ctx);
+  if (ctx.rank() == 0) write_h5_input(dir.file("in.h5"), "A", 3);
+  ctx.barrier();
+  tcert::TensorLocations tensors;
+  tensors.inputs["A"] = {dir.file("in.h5"), "A"};
+  tensors.outputs["B"] = {dir.file("B.npy"), ""};
+  tcert::ProgramInfo info = transpose_info(ctx.size());
+  info.steps = 2;
+  tcert::RunOptions options;
+  options.quiet = true, options.scratch = dir.path(), options.checkpoint = dir.file("ck");
+  options.trace = dir.file("trace.json");
+  stop_in_second_step = true;
+  tcert::Status status = tcert::run_generated(MPI_COMM_WORLD, tensors, options, info, transpose_in_two_steps);
+  EXPECT_EQ(status.message(), "stopped in step 2");
+  EXPECT_TRUE(fs::exists(dir.file("ck/manifest.json")));
+  EXPECT_FALSE(fs::exists(dir.file("B.npy")));
+  stop_in_second_step = false;
+  status = tcert::run_generated(MPI_COMM_WORLD, tensors, options, info, transpose_in_two_steps);
+  EXPECT_EQ(status.message(), dir.file("ck") + " holds a checkpoint of transpose (step 1 of 2 done); continue it " +
+                                  "with --resume, or remove " + dir.file("ck") + " to start again");
+  options.resume = true;
+  status = tcert::run_generated(MPI_COMM_WORLD, tensors, options, info, transpose_in_two_steps);
+  ASSERT_TRUE(status.ok()) << status.message();
+  if (ctx.rank() == 0) {
+    expect_transpose(read_npy_output(dir.file("B.npy")), 3);
+    EXPECT_FALSE(fs::exists(dir.file("ck")));
+    std::ifstream in(dir.file("trace.json"));
+    const nlohmann::json trace = nlohmann::json::parse(in);
+    EXPECT_EQ(trace.at("resumed_steps"), 1);
+    for (std::uint64_t bytes : trace.at("files").at("import").at("disk_read_bytes")) EXPECT_EQ(bytes, 0u);
+  }
+  status = tcert::run_generated(MPI_COMM_WORLD, tensors, options, info, transpose_in_two_steps);
+  EXPECT_EQ(status.message(), "--resume: no checkpoint in " + dir.file("ck"));
 }
 
 // The caller's communicator, whatever it is: each half of the world runs the program planned

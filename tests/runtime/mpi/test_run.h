@@ -19,7 +19,7 @@ inline std::unique_ptr<tcert::Run> make_test_run(const tcert::Context& ctx, cons
   tcert::RunOptions options;
   options.quiet = true, options.verify = true, options.random_seed = static_cast<std::uint64_t>(seed);
   return std::make_unique<tcert::Run>(ctx, options, tcert::TensorLocations{},
-                                      tcert::ProgramInfo{name, "test", ctx.size(), 0, {}, {}});
+                                      tcert::ProgramInfo{name, "test", ctx.size(), 0, {}, {}, "", 0});
 }
 
 /// Runs of consecutive elements in one pass (as tcert::RunCounter, written out here so that the

@@ -1,0 +1,243 @@
+// runtime/checkpoint.cpp — the checkpoint directory: manifest, checksums, resume checks.
+#include "runtime/checkpoint.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "runtime/error.h"
+#include "runtime/run.h"
+#include "runtime/trace.h"
+
+namespace tcert {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr int kFormat = 1;                                 // the manifest's format version
+constexpr std::size_t kChunkBytes = std::size_t{1} << 20;  // file_checksum()'s buffer
+
+/// One step of the word hash (a multiply–xorshift mix; not cryptographic: it detects changed
+/// or truncated files, not tampering).
+std::uint64_t mix(std::uint64_t h, std::uint64_t word) {
+  h ^= word;
+  h *= 0x9E3779B97F4A7C15ULL;
+  return h ^ (h >> 29);
+}
+
+std::string hex(std::uint64_t v) { return fmt::format("{:016x}", v); }
+
+/// Size in bytes and modification time (ns since the epoch) of `path`, or nullopt.
+std::optional<std::pair<std::uint64_t, std::int64_t>> file_stamp(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+  const std::int64_t ns = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  return std::pair{static_cast<std::uint64_t>(st.st_size), ns};
+}
+
+std::string file_name(const std::string& path) { return fs::path(path).filename().string(); }
+
+}  // namespace
+
+std::uint64_t file_checksum(const Context& ctx, const std::string& path) {
+  std::uint64_t size = 0, h = 0;
+  ctx.check_all([&] {
+    const int fd = ::open(path.c_str(), O_RDONLY);
+    if (fd < 0) throw Error(fmt::format("cannot read {}: {}", path, std::strerror(errno)));
+    struct stat st {};
+    ::fstat(fd, &st);
+    size = static_cast<std::uint64_t>(st.st_size);
+    const auto P = static_cast<std::uint64_t>(ctx.size()), q = static_cast<std::uint64_t>(ctx.rank());
+    const std::uint64_t first = size * q / P, end = size * (q + 1) / P;
+    std::vector<unsigned char> buffer(kChunkBytes);
+    h = 0x243F6A8885A308D3ULL ^ first;
+    for (std::uint64_t at = first; at < end;) {
+      const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(kChunkBytes, end - at));
+      const ssize_t got = ::pread(fd, buffer.data(), want, static_cast<off_t>(at));
+      if (got <= 0) {
+        const std::string why = got < 0 ? std::strerror(errno) : "it is shorter than it was";
+        ::close(fd);
+        throw Error(fmt::format("cannot read {}: {}", path, why));
+      }
+      const auto n = static_cast<std::size_t>(got);
+      std::size_t i = 0;
+      for (; i + 8 <= n; i += 8) {
+        std::uint64_t word = 0;
+        std::memcpy(&word, buffer.data() + i, 8);
+        h = mix(h, word);
+      }
+      for (; i < n; ++i) h = mix(h, buffer[i]);  // the last bytes of an odd-sized file
+      at += n;
+    }
+    ::close(fd);
+  });
+  std::uint64_t sum = mix(0x13198A2E03707344ULL, size);
+  for (std::uint64_t part : ctx.gather_u64(h)) sum = mix(sum, part);
+  return sum;
+}
+
+Checkpoint::Checkpoint(const Context& ctx, const ProgramInfo& info, const TensorLocations& tensors,
+                       const RunOptions& options)
+    : ctx_(ctx),
+      info_(info),
+      dir_(options.checkpoint),
+      store_dir_(options.checkpoint + "/store"),
+      manifest_(options.checkpoint + "/manifest.json") {
+  identity_ = identity(tensors, options);
+  ctx_.check_root([&] {
+    std::error_code ec;
+    fs::create_directories(store_dir_, ec);
+    if (ec) throw Error(fmt::format("cannot create the checkpoint directory {}: {}", store_dir_, ec.message()));
+    if (options.resume) {
+      if (!fs::exists(manifest_)) throw Error(fmt::format("--resume: no checkpoint in {}", dir_));
+      return;
+    }
+    if (!fs::exists(manifest_)) return;
+    std::string what = "another program";
+    try {
+      std::ifstream in(manifest_);
+      const nlohmann::json m = nlohmann::json::parse(in);
+      what = fmt::format("{} (step {} of {} done)", m.at("identity").at("program").get<std::string>(),
+                         m.at("steps_done").get<int>(), m.at("steps").get<int>());
+    } catch (const std::exception&) {  // an unreadable manifest: still not ours to overwrite
+    }
+    throw Error(fmt::format("{} holds a checkpoint of {}; continue it with --resume, or remove {} to start again", dir_,
+                            what, dir_));
+  });
+  if (options.resume) resume(identity_);
+}
+
+nlohmann::json Checkpoint::identity(const TensorLocations& tensors, const RunOptions& options) const {
+  nlohmann::json inputs = nlohmann::json::object();
+  for (const TensorShape& input : info_.inputs) {
+    const auto at = tensors.inputs.find(input.name);
+    if (at == tensors.inputs.end()) {
+      if (options.random_seed) inputs[input.name] = {{"random_seed", *options.random_seed}};
+      continue;
+    }
+    const auto stamp = file_stamp(at->second.path);  // missing: check_locations() says so
+    inputs[input.name] = {{"path", at->second.path},
+                          {"dataset", at->second.dataset},
+                          {"bytes", stamp ? stamp->first : 0},
+                          {"mtime_ns", stamp ? stamp->second : 0}};
+  }
+  return {{"program", info_.name},
+          {"source", info_.source},
+          {"fingerprint", info_.fingerprint},
+          {"processors", info_.processors},
+          {"memory_bytes", info_.memory_bytes},
+          {"inputs", inputs}};
+}
+
+void Checkpoint::resume(const nlohmann::json& identity) {
+  std::string text;
+  ctx_.check_root([&] {
+    nlohmann::json m;
+    try {
+      std::ifstream in(manifest_);
+      m = nlohmann::json::parse(in);
+      if (m.at("format").get<int>() != kFormat) throw Error("format");
+      (void)m.at("steps_done").get<int>(), (void)m.at("versions").get<nlohmann::json::object_t>();
+    } catch (const std::exception&) {
+      throw Error(
+          fmt::format("cannot resume from {}: {} is not a checkpoint manifest of this version", dir_, manifest_));
+    }
+    const nlohmann::json& made = m.at("identity");
+    auto differs = [&](const char* key) { return !made.contains(key) || made.at(key) != identity.at(key); };
+    std::string why;
+    if (differs("program") || differs("source"))
+      why = fmt::format("another program ({})", made.value("program", std::string("?")));
+    else if (differs("fingerprint"))
+      why = "another plan (the program was generated again since)";
+    else if (differs("processors"))
+      why = fmt::format("another number of processes ({})", made.value("processors", 0));
+    else if (differs("memory_bytes"))
+      why = "another memory per rank";
+    else
+      for (const auto& [name, now] : identity.at("inputs").items()) {
+        const nlohmann::json then = made.at("inputs").value(name, nlohmann::json());
+        if (then == now) continue;
+        why = now.contains("random_seed") ? fmt::format("input {} from another source (now random:{})", name,
+                                                        now.at("random_seed").get<std::uint64_t>())
+                                          : fmt::format(
+                                                "another input {} ({} is not the file the run started with: "
+                                                "other path, size or modification time)",
+                                                name, now.at("path").get<std::string>());
+        break;
+      }
+    if (why.empty() && made.at("inputs").size() != identity.at("inputs").size()) why = "other inputs";
+    if (!why.empty()) throw Error(fmt::format("cannot resume from {}: it was made for {}", dir_, why));
+    text = m.dump();
+  });
+  const nlohmann::json m = nlohmann::json::parse(ctx_.bcast_string(text));
+  steps_done_ = m.at("steps_done").get<int>();
+  for (const auto& [name, list] : m.at("versions").items())
+    for (const nlohmann::json& v : list) {
+      const std::string file = v.at("file").get<std::string>();
+      versions_[name].push_back(store_dir_ + "/" + file);
+      const auto expected =
+          std::pair{v.at("bytes").get<std::uint64_t>(), std::stoull(v.at("checksum").get<std::string>(), nullptr, 16)};
+      const std::string path = store_dir_ + "/" + file;
+      const auto stamp = file_stamp(path);
+      const bool present = ctx_.all_true(stamp && stamp->first == expected.first);
+      if (!present || file_checksum(ctx_, path) != expected.second)
+        throw Error(
+            fmt::format("cannot resume from {}: the store's file {} has changed since the checkpoint", dir_, file));
+      sums_[file] = expected;
+    }
+}
+
+std::pair<std::uint64_t, std::uint64_t> Checkpoint::summed(const std::string& name) {
+  if (const auto it = sums_.find(name); it != sums_.end()) return it->second;
+  const std::string path = store_dir_ + "/" + name;
+  const auto stamp = file_stamp(path);
+  const std::uint64_t sum = file_checksum(ctx_, path);
+  return sums_[name] = {stamp ? stamp->first : 0, sum};
+}
+
+void Checkpoint::save(int steps_done, const std::map<std::string, std::vector<std::string>>& versions) {
+  nlohmann::json listed = nlohmann::json::object();
+  std::set<std::string> named;
+  for (const auto& [tensor, paths] : versions) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const std::string& path : paths) {
+      const std::string name = file_name(path);
+      const auto [bytes, sum] = summed(name);
+      list.push_back({{"file", name}, {"bytes", bytes}, {"checksum", hex(sum)}});
+      named.insert(path);
+    }
+    listed[tensor] = list;
+  }
+  ctx_.check_root([&] {
+    write_json_atomically(manifest_, {{"format", kFormat},
+                                      {"identity", identity_},
+                                      {"steps", info_.steps},
+                                      {"steps_done", steps_done},
+                                      {"versions", listed}});
+    for (const std::string& path : doomed_)
+      if (named.count(path) == 0) std::remove(path.c_str());
+  });
+  for (auto it = doomed_.begin(); it != doomed_.end();) {
+    if (named.count(*it) == 0) sums_.erase(file_name(*it));
+    it = named.count(*it) == 0 ? doomed_.erase(it) : std::next(it);
+  }
+}
+
+void Checkpoint::discard() {
+  ctx_.check_root([&] {
+    std::error_code ignored;
+    fs::remove_all(store_dir_, ignored);
+    fs::remove(manifest_, ignored);
+    fs::remove(dir_, ignored);  // only when empty
+  });
+}
+
+}  // namespace tcert
