@@ -323,7 +323,9 @@ void Run::finish() {
                    static_cast<unsigned long long>(verify_.checked), verify_.max_rel_error,
                    passed ? "passed" : "FAILED (tolerance 1e-10)");
   }
-  if (checkpoint_ && !options_.keep && passed) checkpoint_->discard();  // the run is complete
+  // The run is complete (also when the verification failed: a resume would skip every step and
+  // so the verification too).
+  if (checkpoint_ && !options_.keep) checkpoint_->discard();
   if (!passed)
     throw Error(
         fmt::format("verification failed: max relative error {:.3g} of {} sampled elements is above the "

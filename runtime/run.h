@@ -133,7 +133,10 @@ class Run {
   /// from the page cache when touched). Safe from the compute stage's I/O thread: the step's
   /// inputs are all opened in its load stage.
   void touched_mapped(std::uint64_t bytes);
-  static constexpr std::uint64_t kMappedDropBytes = std::uint64_t{16} << 20;  ///< 16 MiB
+  /// 8 MiB: a step's mapped reads and its mapped writes (DirectResult) each hold at most about
+  /// this much beyond the tile memory, which keeps a rank's peak resident memory within the
+  /// tile memory + 64 MB with MPI's and BLAS's own (about 35 MB here; e2e tests check it).
+  static constexpr std::uint64_t kMappedDropBytes = std::uint64_t{8} << 20;
 
   // --- the tensor store: results of the steps, as .npy files in a directory all ranks see ---
   /// The store's directory: made by rank 0 under --scratch DIR (or $TMPDIR), removed at the end
@@ -189,7 +192,7 @@ class Run {
   /// Ends the run: writes the latest version of every output with a location to it
   /// (export_outputs(), Phase::Export), writes the trace (rank 0; "resumed_steps" when it
   /// resumed) and prints the summary (rank 0, unless quiet); then removes the checkpoint, if
-  /// any, unless keep or the verification failed. Collective. Throws Error on every rank when an output or the trace cannot
+  /// any, unless keep (the run is complete, even when the verification failed). Collective. Throws Error on every rank when an output or the trace cannot
   /// be written, and "verification failed: …" when verify found an error above 1e-10 (after
   /// writing the outputs and the trace).
   void finish();

@@ -5,7 +5,9 @@
 #
 # Generates and builds the program with `tcec FILE.tce -o WORKDIR --build OPTIONS`, runs it
 # with `mpirun -np NP` on random inputs with --verify and --trace, then checks with
-# `tcec compare` that every rank's measured bytes equal the prediction.
+# `tcec compare` that every rank's measured bytes equal the prediction and, with
+# TCEC_RESIDENT_SLACK_MB set (the test suite sets 64), that every rank's peak resident memory is
+# within the plan's tile memory plus that many MB (--resident-slack).
 # With NPY_EINSUM set (e.g. "abcp,pd->abcd"), the inputs are instead random .npy files made by
 # numpy (NPY_SHAPES='{"A": [8, 8], ...}', NPY_INPUTS="A B", NPY_OUTPUT=T1, NPY_ALPHA=1) and the
 # output .npy is compared with
@@ -44,4 +46,4 @@ elif [[ -n "${NPY_EINSUM:-}" ]]; then
 else
   "${run[@]}"
 fi
-"$tcec" compare "$work/trace.json"
+"$tcec" compare ${TCEC_RESIDENT_SLACK_MB:+--resident-slack "$TCEC_RESIDENT_SLACK_MB"} "$work/trace.json"

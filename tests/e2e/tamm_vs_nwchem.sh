@@ -35,5 +35,5 @@ for pair in "$@"; do
   if [[ "$pair" == "--input" ]]; then pairs+=(--input "$work/tamm/in"); else pairs+=("$pair"); fi
 done
 /usr/bin/python3 "$here/orbital_check.py" compare "$work/tamm/out" "$work/nwchem/out" "${pairs[@]}"
-"$tcec" compare "$work/tamm/trace.json"
-"$tcec" compare "$work/nwchem/trace.json"
+"$tcec" compare ${TCEC_RESIDENT_SLACK_MB:+--resident-slack "$TCEC_RESIDENT_SLACK_MB"} "$work/tamm/trace.json"
+"$tcec" compare ${TCEC_RESIDENT_SLACK_MB:+--resident-slack "$TCEC_RESIDENT_SLACK_MB"} "$work/nwchem/trace.json"

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <sstream>
 
 #include <unistd.h>
@@ -564,6 +565,41 @@ TEST(Cli, CompareFailsOnFailedVerification) {
   CliRun r = tcec("compare " + path.string());
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.out.find("verify: 2000 elements checked, max relative error 1e-15: FAILED\n"), std::string::npos);
+  std::filesystem::remove(path);
+}
+
+// --resident-slack MB: every rank's peak resident memory within the tile memory + MB (issue 21).
+TEST(Cli, CompareHoldsTheResidentMemoryToALimit) {
+  const auto path = write_trace("tcec_trace_resident", "[100, 100]");
+  std::string text;
+  {
+    std::ifstream in(path);
+    text.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  const std::string head = R"({"program": "matmul", "processors": 2,)";
+  ASSERT_EQ(text.rfind(head, 0), 0u);
+  // 1 MiB of tile memory; rank 1 peaks at 1 MiB + 66 MiB.
+  std::ofstream(path) << head << R"( "memory_bytes": 1048576, "peak_resident_bytes": [2097152, 70254592],)"
+                      << text.substr(head.size());
+  CliRun plain = tcec("compare " + path.string());
+  EXPECT_EQ(plain.exit_code, 0) << plain.out;
+  EXPECT_NE(plain.out.find("peak resident memory: 70254592 bytes (largest rank; MPI, the program and touched mapped "
+                           "files included), tile memory 1048576 bytes per rank\n"),
+            std::string::npos)
+      << plain.out;
+  CliRun within = tcec("compare --resident-slack 66 " + path.string());
+  EXPECT_EQ(within.exit_code, 0) << within.out;
+  EXPECT_NE(within.out.find("tile memory 1048576 bytes per rank; limit 70254592 bytes (tile memory + 69206016): "
+                            "within\n"),
+            std::string::npos)
+      << within.out;
+  CliRun above = tcec("compare --resident-slack 64 " + path.string());
+  EXPECT_EQ(above.exit_code, 1);
+  EXPECT_NE(above.out.find("; limit 68157440 bytes (tile memory + 67108864): ABOVE on rank 1 70254592 bytes\n"),
+            std::string::npos)
+      << above.out;
+  CliRun negative = tcec("compare --resident-slack -1 " + path.string());
+  EXPECT_NE(negative.exit_code, 0);
   std::filesystem::remove(path);
 }
 

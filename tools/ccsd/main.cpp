@@ -117,9 +117,13 @@ int solve(const Args& a, MPI_Comm comm) {
   const auto since = [&](auto t0) { return std::chrono::duration<double>(clock() - t0).count(); };
   auto t_build = clock();
   const Residuals residuals(comm, O, V, a.equations, a.machine, cache);
-  if (rank == 0 && !a.quiet)
+  if (rank == 0 && !a.quiet) {
     std::fprintf(stderr, "tcec-ccsd: O = %lld, V = %lld; residuals planned and compiled (or found in %s) in %.1f s\n",
                  static_cast<long long>(O), static_cast<long long>(V), cache.c_str(), since(t_build));
+    std::fprintf(stderr, "tcec-ccsd: %.6g flops per iteration in the contractions (T1 %.6g, T2 %.6g, energy %.6g)\n",
+                 residuals.flops(Residuals::T1) + residuals.flops(Residuals::T2) + residuals.flops(Residuals::Energy),
+                 residuals.flops(Residuals::T1), residuals.flops(Residuals::T2), residuals.flops(Residuals::Energy));
+  }
   const tcec::ccsd::VectorOps ops(comm, integrals.diagonal("f_hh"), integrals.diagonal("f_pp"));
   tcec::ccsd::Diis diis(ops, work, a.diis);
   const auto in_work = [&](const std::string& name) { return (fs::path(work) / name).string(); };

@@ -15,6 +15,7 @@
 #include "bcast.h"
 #include "codegen/codegen.h"
 #include "frontend/frontend.h"
+#include "ir/ir.h"
 #include "runtime/error.h"
 
 namespace tcec::ccsd {
@@ -25,10 +26,11 @@ namespace fs = std::filesystem;
 
 constexpr const char* kSections[3] = {"ccsd_e", "ccsd_t1", "ccsd_t2"};
 
-/// One section in the library form, and the names of its inputs.
+/// One section in the library form, the names of its inputs, and its contractions' flops.
 struct Emitted {
   std::string header, source;
   std::vector<std::string> inputs;
+  double flops = 0;
 };
 
 Emitted emit_section(const std::string& equations, const char* section, std::int64_t O, std::int64_t V,
@@ -47,9 +49,11 @@ Emitted emit_section(const std::string& equations, const char* section, std::int
     for (const codegen::Diagnostic& d : g.diagnostics) text += fmt::format("\n  {}", d.message);
     throw tcert::Error(fmt::format("{}: tcec cannot generate it:{}", section, text));
   }
-  Emitted out{g.header, g.source, {}};
+  Emitted out{g.header, g.source, {}, 0};
   for (const ir::Tensor& t : parsed.program->tensors)
     if (t.role == ir::TensorRole::Input) out.inputs.push_back(t.name);
+  for (const ir::Statement& s : parsed.program->statements)  // 2·|I|·|J|·|K| each (ir::MacroIndexGemm)
+    if (s.operands.size() == 2) out.flops += ir::macro_index_gemm(*parsed.program, s).flops;
   return out;
 }
 
@@ -59,14 +63,22 @@ void write_file(const fs::path& path, const std::string& text) {
   fs::rename(temporary, path);
 }
 
+/// What rank 0 built: the object's path, and per section its inputs (names joined by spaces)
+/// and its contractions' flops.
+struct Built {
+  std::string object;
+  std::vector<std::string> inputs;
+  std::vector<double> flops;
+};
+
 /// Rank 0's part: emits the three sections, compiles them into DIR/ccsd_<hash>.so (unless it
-/// exists), and returns its path and the inputs of each section.
-std::pair<std::string, std::vector<std::string>> build(std::int64_t O, std::int64_t V, const std::string& equations,
-                                                       const std::string& machine_file, const std::string& cache_dir) {
+/// exists), and returns its path, the inputs and the flops of each section.
+Built build(std::int64_t O, std::int64_t V, const std::string& equations, const std::string& machine_file,
+            const std::string& cache_dir) {
   frontend::DiagnosticList diagnostics;
   const std::optional<ir::MachineDesc> machine = frontend::parse_machine_file(machine_file, diagnostics);
   if (!machine || diagnostics.has_errors()) throw tcert::Error(diagnostics.render());
-  std::vector<std::string> inputs;
+  Built out;
   std::string all;
   Emitted emitted[3];
   for (int w = 0; w < 3; ++w) {
@@ -74,11 +86,13 @@ std::pair<std::string, std::vector<std::string>> build(std::int64_t O, std::int6
     all += emitted[w].header + emitted[w].source;
     std::string names;
     for (const std::string& n : emitted[w].inputs) names += n + " ";
-    inputs.push_back(names);
+    out.inputs.push_back(names);
+    out.flops.push_back(emitted[w].flops);
   }
   const fs::path dir = fs::path(cache_dir) / fmt::format("ccsd_{:016x}", std::hash<std::string>{}(all));
   const fs::path object = dir / "residuals.so";
-  if (fs::exists(object)) return {object.string(), inputs};
+  out.object = object.string();
+  if (fs::exists(object)) return out;
   fs::create_directories(dir);
   std::vector<std::string> command;
   const codegen::Toolchain tools =
@@ -103,7 +117,7 @@ std::pair<std::string, std::vector<std::string>> build(std::int64_t O, std::int6
   if (codegen::run_command(command, &output) != 0)
     throw tcert::Error(fmt::format("compiling the residual functions in {} failed:\n{}", dir.string(), output));
   fs::rename(temporary, object);
-  return {object.string(), inputs};
+  return out;
 }
 
 }  // namespace
@@ -113,12 +127,15 @@ Residuals::Residuals(MPI_Comm comm, std::int64_t O, std::int64_t V, const std::s
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   // Rank 0 builds; its error (or the object's path and the inputs) reaches every rank.
-  std::string error, object, names[3];
+  std::string error, object, names[3], flops[3];
   if (rank == 0) {
     try {
-      auto [path, inputs] = build(O, V, equations, machine_file, cache_dir);
-      object = path;
-      for (int w = 0; w < 3; ++w) names[w] = inputs[static_cast<std::size_t>(w)];
+      const Built built = build(O, V, equations, machine_file, cache_dir);
+      object = built.object;
+      for (int w = 0; w < 3; ++w) {
+        names[w] = built.inputs[static_cast<std::size_t>(w)];
+        flops[w] = fmt::format("{:.17g}", built.flops[static_cast<std::size_t>(w)]);
+      }
     } catch (const std::exception& e) {
       error = e.what();
     }
@@ -129,6 +146,7 @@ Residuals::Residuals(MPI_Comm comm, std::int64_t O, std::int64_t V, const std::s
   for (int w = 0; w < 3; ++w) {
     std::istringstream in(bcast_string(comm, names[w]));
     for (std::string n; in >> n;) inputs_[w].push_back(n);
+    flops_[w] = std::stod(bcast_string(comm, flops[w]));
   }
   handle_ = dlopen(object.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle_) throw tcert::Error(fmt::format("cannot load {}: {}", object, dlerror()));

@@ -35,6 +35,9 @@ class Residuals {
 
   /// The input tensors of `which`, by name (f_hp, v_hhpp, t_ph, t_pphh, …).
   const std::vector<std::string>& inputs(Which which) const { return inputs_[which]; }
+  /// Floating-point operations of one call of `which`: Σ 2·|I|·|J|·|K| over its contractions
+  /// (ir::MacroIndexGemm::flops; copies and additions not counted).
+  double flops(Which which) const { return flops_[which]; }
   /// Calls `which` on `comm`: each input from files.at(name) (.npy, or an HDF5 dataset), the
   /// result i0 to `output` (.npy). Returns the function's Status.
   tcert::Status call(Which which, MPI_Comm comm, const std::map<std::string, tcert::TensorFile>& files,
@@ -44,6 +47,7 @@ class Residuals {
   void* handle_ = nullptr;
   tcert::GeneratedFunction functions_[3] = {};
   std::vector<std::string> inputs_[3];
+  double flops_[3] = {};
 };
 
 }  // namespace tcec::ccsd

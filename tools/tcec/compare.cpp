@@ -99,7 +99,8 @@ int contraction_table(std::string& out, const TraceContraction& c, std::size_t n
 
 }  // namespace
 
-std::string compare_report(const Trace& trace, const std::string& path, bool* failed) {
+std::string compare_report(const Trace& trace, const std::string& path, bool* failed,
+                           std::optional<std::uint64_t> resident_slack_bytes) {
   std::string out =
       fmt::format("trace {}: program {}, P = {}, {} contraction{}\n", path, trace.program.empty() ? "?" : trace.program,
                   trace.processors, trace.contractions.size(), trace.contractions.size() == 1 ? "" : "s");
@@ -113,11 +114,25 @@ std::string compare_report(const Trace& trace, const std::string& path, bool* fa
                        v.passed ? "passed" : "FAILED");
     if (!v.passed) *failed = true;
   }
-  if (!trace.peak_resident_bytes.empty())  // informational, not a mismatch
+  if (!trace.peak_resident_bytes.empty()) {  // a failure only against a given limit
     out += fmt::format(
         "peak resident memory: {} bytes (largest rank; MPI, the program and touched mapped files "
-        "included), tile memory {} bytes per rank\n",
+        "included), tile memory {} bytes per rank",
         *std::max_element(trace.peak_resident_bytes.begin(), trace.peak_resident_bytes.end()), trace.memory_bytes);
+    if (resident_slack_bytes) {
+      const std::uint64_t limit = trace.memory_bytes + *resident_slack_bytes;
+      std::vector<std::string> above;
+      for (std::size_t r = 0; r < trace.peak_resident_bytes.size(); ++r)
+        if (trace.peak_resident_bytes[r] > limit)
+          above.push_back(fmt::format("rank {} {} bytes", r, trace.peak_resident_bytes[r]));
+      out += fmt::format("; limit {} bytes (tile memory + {}): {}", limit, *resident_slack_bytes,
+                         above.empty() ? "within" : fmt::format("ABOVE on {}", fmt::join(above, ", ")));
+      if (!above.empty()) *failed = true;
+    }
+    out += "\n";
+  } else if (resident_slack_bytes) {
+    out += "peak resident memory: not in the trace, so not checked against the limit\n";
+  }
   if (trace.imported && trace.exported) {  // informational: outside the contractions, not predicted
     const auto sum = [](const std::vector<std::uint64_t>& v) {
       return std::accumulate(v.begin(), v.end(), std::uint64_t{0});
@@ -141,7 +156,7 @@ std::string compare_report(const Trace& trace, const std::string& path, bool* fa
   return out;
 }
 
-int run_compare(const std::string& path) {
+int run_compare(const std::string& path, std::optional<std::uint64_t> resident_slack_bytes) {
   std::string error;
   const std::optional<Trace> trace = read_trace(path, &error);
   if (!trace) {
@@ -149,7 +164,7 @@ int run_compare(const std::string& path) {
     return 1;
   }
   bool failed = false;
-  std::fputs(compare_report(*trace, path, &failed).c_str(), stdout);
+  std::fputs(compare_report(*trace, path, &failed, resident_slack_bytes).c_str(), stdout);
   return failed ? 1 : 0;
 }
 

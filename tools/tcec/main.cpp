@@ -161,8 +161,17 @@ int compare_main(int argc, char** argv) {
   app.name("tcec compare");
   std::string trace;
   app.add_option("trace", trace, "trace file written by a generated program (--trace FILE)")->required();
+  std::optional<double> slack_mb;
+  app.add_option("--resident-slack", slack_mb,
+                 "also fail when a rank's peak resident memory (VmHWM) exceeds the program's tile memory per "
+                 "rank plus MB megabytes (2^20 bytes): what MPI, BLAS and the program itself may take beyond "
+                 "the tile buffers")
+      ->type_name("MB")
+      ->check(CLI::NonNegativeNumber);
   CLI11_PARSE(app, argc, argv);
-  return tcec::tools::run_compare(trace);
+  std::optional<std::uint64_t> slack;
+  if (slack_mb) slack = static_cast<std::uint64_t>(*slack_mb * 1048576.0);
+  return tcec::tools::run_compare(trace, slack);
 }
 
 }  // namespace
