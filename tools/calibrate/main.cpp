@@ -105,7 +105,8 @@ int main(int argc, char** argv) {
     std::string output, scratch, memory;
     bool quick = false;
     app.add_option("-o,--output", output, "Write the machine block to FILE")->required()->type_name("FILE");
-    app.add_option("--scratch", scratch, "Directory for the disk measurement (default: $TMPDIR or /tmp)")
+    app.add_option("--scratch", scratch,
+                   "Directory for the disk measurement, created if missing (default: $TMPDIR or /tmp)")
         ->type_name("DIR");
     app.add_option("--memory", memory,
                    "Tile memory per rank for the machine block, e.g. '64 MB' (default: a quarter of the "
@@ -119,6 +120,11 @@ int main(int argc, char** argv) {
       throw tcert::ExitRequest{code};
     }
     if (scratch.empty()) scratch = std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp";
+    ctx.check_all([&] {  // as generated programs make their --scratch DIR
+      std::error_code ec;
+      std::filesystem::create_directories(scratch, ec);
+      if (ec) throw tcert::Error(fmt::format("cannot create the scratch directory {}: {}", scratch, ec.message()));
+    });
     Measured m;
     m.processors = ctx.size();
     const int local = ranks_on_node(ctx);
