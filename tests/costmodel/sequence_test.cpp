@@ -243,10 +243,14 @@ TEST(Sequence, TakenTensorsDiskRequestsArePredictedAndChargedWithALatency) {
       slowest = std::max(
           slowest, rank_time_s(1.0, r.machine, v.disk_read_bytes[q], v.disk_write_bytes[q], v.comm_recv_bytes[q]) +
                        latency * static_cast<double>(expected[q]));
-    if (latency > 0) EXPECT_DOUBLE_EQ(v.time_s, slowest);
+    if (latency > 0) {
+      EXPECT_DOUBLE_EQ(v.time_s, slowest);
+    }
     // The sequence charged the same time to the step it chose.
     const HandoffSequence seq = plan_handoff(*r.program, r.machine, r.options, r.store);
-    if (latency > 0 && seq.steps[1].handoff) EXPECT_DOUBLE_EQ(seq.steps[1].plan.redistribution.time_s, v.time_s);
+    if (latency > 0 && seq.steps[1].handoff) {
+      EXPECT_DOUBLE_EQ(seq.steps[1].plan.redistribution.time_s, v.time_s);
+    }
   }
 }
 
