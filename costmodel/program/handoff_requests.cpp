@@ -233,9 +233,9 @@ class MoveCount {
   /// Mover::pieces(): the outermost storage positions whose one value exceeds the chunk take one
   /// value each, the next a range of values, the rest all theirs).
   void pieces(const Unit& b, std::size_t s) {
-    if (!b.ranges[s]) return;
-    const std::vector<Range>& mine = *b.ranges[s];  // n_ > 0: a scalar is one element
-    std::vector<u64> inner(n_, 1);                  // elements per value of storage position i
+    if (!b.ranges[s] || n_ == 0) return;  // a scalar is one element: never above a round
+    const std::vector<Range>& mine = *b.ranges[s];
+    std::vector<u64> inner(n_, 1);  // elements per value of storage position i
     for (std::size_t i = n_ - 1; i-- > 0;) inner[i] = inner[i + 1] * static_cast<u64>(mine[storage_[i + 1]].count);
     std::size_t cut = 0;
     while (cut + 1 < n_ && inner[cut] > chunk_) ++cut;

@@ -54,7 +54,8 @@ std::uint64_t handoff_round_elements(double memory_bytes);
 /// per run of consecutive elements of its target file in the order it receives them (senders in
 /// rank order, then the round's blocks, each enumerated in the target's tile order per tensor
 /// dimension), runs never continuing into the next round. Exact; the work is per run of values
-/// of a dimension within one target part, not per element.
+/// of a dimension within one target part (and per meeting of two target blocks where the outer
+/// dimensions' target parts hold one value each), not per element.
 /// Precondition: both describe one tensor on the same P ranks; round_elements >= 1.
 std::vector<std::uint64_t> move_requests(const TiledPlacement& from, const TiledPlacement& to,
                                          std::uint64_t round_elements);
