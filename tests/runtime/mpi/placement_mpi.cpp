@@ -72,7 +72,7 @@ tcec::costmodel::TiledPlacement model_placement(const Shape& s, const Placement&
     tcec::costmodel::GroupTiling g;
     for (int d : dims) {
       const IndexTiling& x = s.tiling[static_cast<std::size_t>(d)];
-      g.indices.push_back({"x" + std::to_string(d), x.extent, x.t1, x.t2});
+      g.indices.push_back({std::string(1, static_cast<char>('a' + d)), x.extent, x.t1, x.t2});
     }
     g.dist = layout.dist();
     return g;
