@@ -423,6 +423,14 @@ std::uint64_t handoff_round_elements(double memory_bytes) {
   return std::max<u64>(1, bytes / kRoundBytesPerElement);
 }
 
+std::uint64_t move_work(const TiledPlacement& from, std::uint64_t round_elements) {
+  const auto P = static_cast<u64>(from.parts.size());
+  const Tiled rows(from.rows, from.row_parts), cols(from.cols, from.col_parts);
+  const auto blocks = static_cast<u64>(rows.tiles()) * static_cast<u64>(cols.tiles());
+  const auto elements = static_cast<u64>(from.rows.extent()) * static_cast<u64>(from.cols.extent());
+  return P * P * blocks + P * (2 * (elements / std::max<u64>(1, round_elements)) + P * blocks);
+}
+
 std::vector<std::uint64_t> move_requests(const TiledPlacement& from, const TiledPlacement& to,
                                          std::uint64_t round_elements) {
   return MoveCount(from, to, round_elements).run();

@@ -15,6 +15,11 @@ namespace tcec::costmodel {
 
 namespace {
 
+/// The most work (handoff_requests.h move_work()) the model spends counting one move's disk
+/// requests, about a second: a tensor whose move would need more (millions of blocks or rounds,
+/// which only memories of a few hundred bytes make) is not taken rank to rank but flushed.
+constexpr std::uint64_t kMaxMoveWork = std::uint64_t{1} << 26;
+
 /// A tensor left on the ranks by the contraction at `line`, in `layout` (its plan's C layout).
 struct Kept {
   TensorLayout layout;
@@ -76,13 +81,16 @@ class Pass {
     std::vector<std::string> taken;
     std::vector<int> tensors;  // kept tensors this step reads (each flushed once on the store path)
     double flush_all_s = 0;
-    HandoffStep trial;  // the hand-off variant's moves
+    HandoffStep trial;      // the hand-off variant's moves
+    bool countable = true;  // every move's requests can be counted (kMaxMoveWork)
     auto take = [&](const ir::TensorRef& ref, std::optional<TensorLayout>& into, std::optional<KeptSource>& source,
                     const char* array) {
       const auto it = kept_.find(ref.tensor);
       if (it == kept_.end()) return;
       into = it->second.layout;
       source = it->second.source;
+      countable = countable && move_work(array_placement(source->plan, GemmArray::C, source->perm_C),
+                                         handoff_round_elements(machine_.memory_bytes)) <= kMaxMoveWork;
       if (std::find(tensors.begin(), tensors.end(), ref.tensor) == tensors.end()) {
         tensors.push_back(ref.tensor);
         flush_all_s += flush_volumes(it->second, machine_).time_s;
@@ -97,7 +105,7 @@ class Pass {
     trial.take_A = kept.A.has_value(), trial.take_B = kept.B.has_value(), trial.take_C = kept.C_in.has_value();
     trial.result_kept = kept.C_stays;
     std::optional<ContractionAnalysis> handoff;
-    if (kept.any()) handoff = analyze(program_, s, machine_, options_, &kept);
+    if (kept.any() && countable) handoff = analyze(program_, s, machine_, options_, &kept);
     if (handoff && handoff->plan.feasible && machine_.disk_latency_s > 0)  // charge its requests
       handoff_stage_requests(trial, handoff->plan.plan, handoff->gemm, accumulate, machine_,
                              handoff->plan.redistribution);

@@ -18,6 +18,9 @@
 //  - A flush costs what the producing step's stage 3 would have: each rank reads the part it
 //    holds and writes it to the tensor's file (exchange(L, L).read / .write; no messages).
 //  - Kept tensors that no later step reads are never written (intermediates are freed).
+//  - A kept tensor whose move the model cannot count in about a second (handoff_requests.h
+//    move_work() above 2^26: millions of blocks or rounds, which memories of a few hundred bytes
+//    make) is not taken: a step reading it plans no hand-off variant and flushes it.
 //  - Disk requests: a move rank to rank and a flush are counted exactly, per rank, from the
 //    producer's and the consumer's tilings (handoff_requests.h); with a disk latency they are
 //    charged in the steps' times (the hand-off candidates of one step compete without them;
