@@ -244,14 +244,15 @@ class MoveCount {
     while (true) {
       const i64 size = mine[storage_[cut]].count;
       for (i64 first = 0; first < size; first += static_cast<i64>(per_piece)) {
-        Unit piece{std::vector<std::optional<std::vector<Range>>>(P_), 0};
-        std::vector<Range> r = mine;
+        Unit& piece = piece_.front();  // one holder's ranges, reused from piece to piece
+        if (piece.ranges.size() != P_) piece.ranges.assign(P_, std::nullopt);
+        std::vector<Range>& r = piece.ranges[s].emplace(mine);
         for (std::size_t i = 0; i < cut; ++i) r[storage_[i]] = {mine[storage_[i]].first + at[i], 1};
         r[storage_[cut]] = {mine[storage_[cut]].first + first,
                             std::min<i64>(static_cast<i64>(per_piece), size - first)};
         piece.elements = elements_of(r);
-        piece.ranges[s] = std::move(r);
-        exchange({piece});
+        exchange(piece_);
+        piece.ranges[s].reset();
       }
       std::size_t i = cut;  // the next combination of fixed values, the last position fastest
       while (i > 0 && ++at[i - 1] == mine[storage_[i - 1]].count) at[--i] = 0;
@@ -261,10 +262,12 @@ class MoveCount {
 
   /// One round: a read for every rank holding some of it, the receivers' runs of writes.
   void exchange(const std::vector<Unit>& round) {
+    senders_.clear();
     for (std::size_t s = 0; s < P_; ++s)
       for (const Unit& u : round)
         if (u.ranges[s]) {
           ++out_[s];
+          senders_.push_back(s);
           break;
         }
     for (std::size_t r = 0; r < P_; ++r)
@@ -299,7 +302,7 @@ class MoveCount {
     u64 last = 0;  // offset of the last element written so far in the round
     lists_.resize(n_);
     values_.resize(n_), other_.resize(n_), group_values_.resize(n_);
-    for (std::size_t s = 0; s < P_; ++s)
+    for (std::size_t s : senders_)  // in rank order
       for (const Unit& u : round) {
         if (!u.ranges[s]) continue;
         bool empty = false;
@@ -325,7 +328,8 @@ class MoveCount {
     u64 runs = any && offset(r, values_) == last + 1 ? 0 : 1;
     for (std::size_t i = 0; i < n_; ++i) values_[nest_[i]] = lists_[i].back().last();
     last = offset(r, values_);
-    std::vector<bool> suffix_full(n_ + 1, true), suffix_ends(n_ + 1, true);
+    std::vector<char>&suffix_full = suffix_full_, &suffix_ends = suffix_ends_;
+    suffix_full.assign(n_ + 1, 1), suffix_ends.assign(n_ + 1, 1);
     for (std::size_t i = n_; i-- > 0;) {
       const std::vector<Segment>& L = lists_[i];
       const bool full = L.size() == 1 && L[0].count == L[0].slice_count;
@@ -388,6 +392,9 @@ class MoveCount {
   std::vector<std::optional<TileFile>> files_;
   std::vector<std::vector<Segment>> lists_;  // scratch of writes(), per nest level
   std::vector<i64> values_, other_, group_values_;
+  std::vector<std::size_t> senders_;                // the round's senders, in rank order
+  std::vector<char> suffix_full_, suffix_ends_;     // scratch of box_runs()
+  std::vector<Unit> piece_ = std::vector<Unit>(1);  // the round of one piece
 };
 
 }  // namespace
@@ -428,7 +435,13 @@ std::uint64_t move_work(const TiledPlacement& from, std::uint64_t round_elements
   const Tiled rows(from.rows, from.row_parts), cols(from.cols, from.col_parts);
   const auto blocks = static_cast<u64>(rows.tiles()) * static_cast<u64>(cols.tiles());
   const auto elements = static_cast<u64>(from.rows.extent()) * static_cast<u64>(from.cols.extent());
-  return P * P * blocks + P * (2 * (elements / std::max<u64>(1, round_elements)) + P * blocks);
+  // A round of a piece costs about four block pairs per receiver; pieces are at most two per
+  // round of elements plus one per holder of a block, and only blocks above a round have any.
+  const auto largest_block =
+      static_cast<u64>(group_tile_max(from.rows, 1, 2)) * static_cast<u64>(group_tile_max(from.cols, 1, 2));
+  const u64 pieces =
+      largest_block <= round_elements ? 0 : 2 * (elements / std::max<u64>(1, round_elements)) + P * blocks;
+  return P * P * blocks + 4 * P * pieces;
 }
 
 std::vector<std::uint64_t> move_requests(const TiledPlacement& from, const TiledPlacement& to,

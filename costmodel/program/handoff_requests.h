@@ -61,9 +61,10 @@ std::vector<std::uint64_t> move_requests(const TiledPlacement& from, const Tiled
                                          std::uint64_t round_elements);
 
 /// An upper bound of move_requests()'s work for a move out of `from` in rounds of
-/// `round_elements`, in (sender, receiver) pairs of a block or piece: P² per finest block of
-/// `from` plus P per round of pieces (at most 2·elements / round_elements + P per block). Cheap
-/// (no walk): the sequence plans no hand-off whose count would take long (sequence.h).
+/// `round_elements`, in (sender, receiver) pairs of a block (about 25 ns each): P² per finest
+/// block of `from` plus 4·P per round of a piece (none when no block exceeds a round, else at
+/// most 2·elements / round_elements + P per block). Cheap (no walk): the sequence plans no hand-off whose count would take long
+/// (sequence.h).
 std::uint64_t move_work(const TiledPlacement& from, std::uint64_t round_elements);
 
 /// Disk requests per rank of writing a tensor kept in the C layout of Gao plan `producer` to the

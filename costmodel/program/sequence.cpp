@@ -18,7 +18,7 @@ namespace {
 /// The most work (handoff_requests.h move_work()) the model spends counting one move's disk
 /// requests, about a second: a tensor whose move would need more (millions of blocks or rounds,
 /// which only memories of a few hundred bytes make) is not taken rank to rank but flushed.
-constexpr std::uint64_t kMaxMoveWork = std::uint64_t{1} << 26;
+constexpr std::uint64_t kMaxMoveWork = std::uint64_t{1} << 25;
 
 /// A tensor left on the ranks by the contraction at `line`, in `layout` (its plan's C layout).
 struct Kept {

@@ -19,7 +19,7 @@
 //    holds and writes it to the tensor's file (exchange(L, L).read / .write; no messages).
 //  - Kept tensors that no later step reads are never written (intermediates are freed).
 //  - A kept tensor whose move the model cannot count in about a second (handoff_requests.h
-//    move_work() above 2^26: millions of blocks or rounds, which memories of a few hundred bytes
+//    move_work() above 2^25: millions of blocks or rounds, which memories of a few hundred bytes
 //    make) is not taken: a step reading it plans no hand-off variant and flushes it.
 //  - Disk requests: a move rank to rank and a flush are counted exactly, per rank, from the
 //    producer's and the consumer's tilings (handoff_requests.h); with a disk latency they are
