@@ -16,8 +16,8 @@ namespace {
 constexpr const char* kNoneAllowed = "no candidate is allowed by --force-method / --force-order";
 
 /// Sets the disk requests of stages 1 and 3 (and, with a disk latency, their time) of a step
-/// that reaches its tensors through their files; clears them (not predicted) for a step that
-/// takes, flushes or keeps tensors of the hand-off or moves declared layouts.
+/// that reaches its tensors through their files; clears them for a candidate with declared or
+/// kept layouts (plan_program() counts the chosen hand-off's moves, sequence.h).
 void add_stage_requests(const Plan& plan, const ir::MacroIndexGemm& gemm, const Machine& machine, bool through_files,
                         StageAccess stages, PlanVolumes& redistribution) {
   if (!through_files) return redistribution.disk_requests.clear();
@@ -256,10 +256,11 @@ std::vector<StatementPlan> plan_program(const ir::Program& program, const Machin
       if (sp.direct_B) access.perm_B = sp.gemm.perm_B;
       if (sp.direct_C) access.perm_C = sp.gemm.perm_C;
       plan_requests(sp.plan, machine, access, sp.volumes);
-      const bool through_files =
-          !sp.take_A && !sp.take_B && !sp.take_C && sp.flushed.empty() && !store[i]->declared.any();
-      add_stage_requests(sp.plan, sp.gemm, machine, through_files,
-                         {{}, {}, {}, store[i]->accumulate, sp.direct_C, !sp.keep_result}, sp.redistribution);
+      if (store[i]->declared.any())  // declared layouts: moved rank to rank, not predicted (model only)
+        sp.redistribution.disk_requests.clear();
+      else  // through the files, and the hand-off's moves and flushes
+        handoff_stage_requests(seq ? seq->steps[i] : HandoffStep{}, sp.plan, sp.gemm, store[i]->accumulate, machine,
+                               sp.redistribution);
     }
     out.push_back(std::move(sp));
   }

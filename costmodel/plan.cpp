@@ -146,8 +146,10 @@ PlanVolumes plan_volumes(const Plan& plan, const Machine& machine, std::int64_t 
 
 PlanVolumes simulate(const Plan& plan, const Machine& machine) { return method_of(plan).walk(plan, machine); }
 
-void redistribution_requests(const Plan& plan, const Machine& machine, const StageAccess& access, PlanVolumes& r) {
+void redistribution_requests(const Plan& plan, const Machine& machine, const StageAccess& access, PlanVolumes& r,
+                             const std::vector<std::uint64_t>& extra) {
   r.disk_requests = method_of(plan).stage_requests(plan, access);
+  for (std::size_t q = 0; q < extra.size() && q < r.disk_requests.size(); ++q) r.disk_requests[q] += extra[q];
   if (machine.disk_latency_s <= 0) return;
   r.time_s = 0;
   for (std::size_t q = 0; q < r.disk_requests.size(); ++q)  // point-to-point moves: no collective factor

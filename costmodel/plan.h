@@ -133,19 +133,24 @@ struct ArrayAccess {
 /// (ir MacroIndexGemm::perm_X); `accumulate`: C starts from its current values (laid out in
 /// stage 1, or copied into C's new file when direct_C); `direct_C`: the compute stage works in
 /// C's new file (runtime GemmSpec::direct_C: no stage 3); `store_result`: stage 3 writes C to
-/// the store (false when C stays on the ranks).
+/// the store (false when C stays on the ranks); take_A, take_B, take_C: the array (C: its start
+/// values) is taken rank to rank from where an earlier step kept it (the hand-off,
+/// program/sequence.h), so its file reads and layout are not part of these requests.
 struct StageAccess {
   std::vector<int> perm_A, perm_B, perm_C;
   bool accumulate = false, direct_C = false, store_result = true;
+  bool take_A = false, take_B = false, take_C = false;
 };
 
 /// Sets r.disk_requests to the exact disk requests per rank of stages 1 and 3 of a step that
-/// reaches its tensors through their files as `access` says (Method::stage_requests(): no
-/// tensor taken rank to rank, flushed, or in a declared layout, whose moves are not predicted)
-/// and, when Machine::disk_latency_s > 0, sets r.time_s to the slowest rank's
-/// read/B_dr + write/B_dw + received/B_c + disk_latency_s per request. r holds
-/// redistribution_volumes(plan, machine, access.accumulate) for all ranks.
-void redistribution_requests(const Plan& plan, const Machine& machine, const StageAccess& access, PlanVolumes& r);
+/// reaches its tensors through their files as `access` says (Method::stage_requests(); the
+/// arrays it takes are left out), plus `extra` per rank when not empty (the hand-off's moves
+/// and flushes, program/handoff_requests.h), and, when Machine::disk_latency_s > 0, sets
+/// r.time_s to the slowest rank's read/B_dr + write/B_dw + received/B_c + disk_latency_s per
+/// request. r holds the step's redistribution volumes (redistribution_volumes(), flushes
+/// included) for all ranks.
+void redistribution_requests(const Plan& plan, const Machine& machine, const StageAccess& access, PlanVolumes& r,
+                             const std::vector<std::uint64_t>& extra = {});
 
 /// Sets v.disk_requests to the exact compute-stage requests of `plan` per rank (its method's
 /// Method::disk_requests()) and, when Machine::disk_latency_s > 0, sets v.time_s to the slowest

@@ -90,8 +90,9 @@ struct GemmSpec {
   /// Gao et al. §2.3 stages 1 and 3 as the program runs them (costmodel redistribution_volumes):
   /// bytes per rank read and written while laying out the operands (from their files, or rank
   /// to rank when taken), storing the result unless kept, and flushing kept operands not
-  /// taken; the disk requests per rank of all that (empty when the model does not predict them:
-  /// a step that takes or flushes tensors of the hand-off, or moves declared layouts); and the
+  /// taken; the disk requests per rank of all that (costmodel redistribution_requests(), the
+  /// hand-off's moves and flushes counted by costmodel/program/handoff_requests.h; empty only in
+  /// programs generated before they were predicted, whose trace then has no such row); and the
   /// model's seconds for them.
   std::vector<std::uint64_t> predicted_redistribution[3];
   double predicted_redistribution_seconds = 0;

@@ -38,7 +38,7 @@ nlohmann::json volumes_json(const std::vector<std::uint64_t> (&v)[5]) {
 bool volumes_equal(const ContractionRecord& r) {
   for (int q = 0; q < 5; ++q)
     if (r.predicted[q] != r.measured[q]) return false;
-  for (int q = 0; q < 3; ++q)  // requests: where predicted
+  for (int q = 0; q < 3; ++q)  // requests: unless an older program predicts none
     if ((q < 2 || !r.redistribution_predicted[q].empty()) &&
         r.redistribution_predicted[q] != r.redistribution_measured[q])
       return false;

@@ -3,29 +3,43 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 
 #include <fmt/format.h>
 
 #include "costmodel/costmodel.h"
+#include "costmodel/program/handoff_requests.h"
 #include "costmodel/program/layout.h"
 
 namespace tcec::costmodel {
 
 namespace {
 
-/// A tensor left on the ranks by the contraction at `line`, in `layout`.
+/// The most work (handoff_requests.h move_work()) the model spends counting one move's disk
+/// requests, about a second: a tensor whose move would need more (millions of blocks or rounds,
+/// which only memories of a few hundred bytes make) is not taken rank to rank but flushed.
+constexpr std::uint64_t kMaxMoveWork = std::uint64_t{1} << 25;
+
+/// A tensor left on the ranks by the contraction at `line`, in `layout` (its plan's C layout).
 struct Kept {
   TensorLayout layout;
   int line = 0;
+  KeptSource source;
 };
 
-/// Bytes per rank and seconds to write tensor parts held in `layout` to the store: every rank
-/// reads what it holds and writes it (the producing step's deferred stage 3; runtime
-/// flush_kept).
-PlanVolumes flush_volumes(const TensorLayout& layout, const Machine& machine) {
-  const Exchange x = exchange(layout, layout, machine.processors);
+/// Bytes per rank and seconds to write a kept tensor to the store: every rank reads what it
+/// holds and writes it (the producing step's deferred stage 3; runtime flush_kept); with a
+/// disk latency also its requests (flush_requests()), charged in the time.
+PlanVolumes flush_volumes(const Kept& kept, const Machine& machine) {
+  const Exchange x = exchange(kept.layout, kept.layout, machine.processors);
   PlanVolumes v;
   for (std::size_t r = 0; r < x.read.size(); ++r) append_rank(v, 1.0, machine, x.read[r], x.write[r], 0, 0);
+  if (machine.disk_latency_s <= 0) return v;
+  v.disk_requests = flush_requests(kept.source.plan, kept.source.perm_C);
+  v.time_s = 0;
+  for (std::size_t r = 0; r < v.disk_requests.size(); ++r)
+    v.time_s = std::max(v.time_s, rank_time_s(1.0, machine, v.disk_read_bytes[r], v.disk_write_bytes[r], 0) +
+                                      machine.disk_latency_s * static_cast<double>(v.disk_requests[r]));
   return v;
 }
 
@@ -67,30 +81,42 @@ class Pass {
     std::vector<std::string> taken;
     std::vector<int> tensors;  // kept tensors this step reads (each flushed once on the store path)
     double flush_all_s = 0;
-    auto take = [&](const ir::TensorRef& ref, std::optional<TensorLayout>& into, const char* array) {
+    HandoffStep trial;      // the hand-off variant's moves
+    bool countable = true;  // every move's requests can be counted (kMaxMoveWork)
+    auto take = [&](const ir::TensorRef& ref, std::optional<TensorLayout>& into, std::optional<KeptSource>& source,
+                    const char* array) {
       const auto it = kept_.find(ref.tensor);
       if (it == kept_.end()) return;
       into = it->second.layout;
+      source = it->second.source;
+      countable = countable && move_work(array_placement(source->plan, GemmArray::C, source->perm_C),
+                                         handoff_round_elements(machine_.memory_bytes)) <= kMaxMoveWork;
       if (std::find(tensors.begin(), tensors.end(), ref.tensor) == tensors.end()) {
         tensors.push_back(ref.tensor);
-        flush_all_s += flush_volumes(it->second.layout, machine_).time_s;
+        flush_all_s += flush_volumes(it->second, machine_).time_s;
       }
       taken.push_back(
           fmt::format("{} = {} (kept by line {})", array, program_.tensors[ref.tensor].name, it->second.line));
     };
-    take(s.operands[0], kept.A, "A");
-    take(s.operands[1], kept.B, "B");
-    if (accumulate) take(s.result, kept.C_in, "C");
+    take(s.operands[0], kept.A, trial.source_A, "A");
+    take(s.operands[1], kept.B, trial.source_B, "B");
+    if (accumulate) take(s.result, kept.C_in, trial.source_C, "C");
     kept.C_stays = program_.tensors[s.result.tensor].role == ir::TensorRole::Intermediate;
+    trial.take_A = kept.A.has_value(), trial.take_B = kept.B.has_value(), trial.take_C = kept.C_in.has_value();
+    trial.result_kept = kept.C_stays;
     std::optional<ContractionAnalysis> handoff;
-    if (kept.any()) handoff = analyze(program_, s, machine_, options_, &kept);
+    if (kept.any() && countable) handoff = analyze(program_, s, machine_, options_, &kept);
+    if (handoff && handoff->plan.feasible && machine_.disk_latency_s > 0)  // charge its requests
+      handoff_stage_requests(trial, handoff->plan.plan, handoff->gemm, accumulate, machine_,
+                             handoff->plan.redistribution);
     const bool use = handoff && handoff->plan.feasible &&
                      (!store || !store->plan.feasible || handoff->plan.total_s() < flush_all_s + store_s);
     if (use) {
       step.handoff = true;
       step.plan = handoff->plan;
       step.taken = std::move(taken);
-      step.take_A = kept.A.has_value(), step.take_B = kept.B.has_value(), step.take_C = kept.C_in.has_value();
+      step.take_A = trial.take_A, step.take_B = trial.take_B, step.take_C = trial.take_C;
+      step.source_A = trial.source_A, step.source_B = trial.source_B, step.source_C = trial.source_C;
       step.memory =
           plan_memory(step.plan.plan, machine_, taken_elements(step.plan.plan, step.take_A, step.take_B, step.take_C));
       step.time_s = step.plan.total_s();
@@ -98,7 +124,9 @@ class Pass {
       kept_.erase(s.result.tensor);
       if (kept.C_stays) {
         step.result_kept = true;
-        kept_[s.result.tensor] = {plan_layout(step.plan.plan, GemmArray::C, kept.names_C), s.loc.line};
+        kept_[s.result.tensor] = {plan_layout(step.plan.plan, GemmArray::C, kept.names_C),
+                                  s.loc.line,
+                                  {step.plan.plan, handoff->gemm.perm_C}};
       }
       return step;
     }
@@ -120,8 +148,9 @@ class Pass {
   void flush(int t, HandoffStep& step) {
     const auto it = kept_.find(t);
     if (it == kept_.end()) return;
-    add_volumes(step.flush, flush_volumes(it->second.layout, machine_));
+    add_volumes(step.flush, flush_volumes(it->second, machine_));
     step.flushed.push_back(program_.tensors[t].name);
+    step.flushed_from.push_back(it->second.source);
     kept_.erase(it);
   }
 
@@ -145,7 +174,31 @@ void add_volumes(PlanVolumes& into, const PlanVolumes& v) {
     into.comm_sent_bytes[r] += v.comm_sent_bytes[r];
     into.comm_recv_bytes[r] += v.comm_recv_bytes[r];
   }
+  if (into.disk_requests.size() == v.disk_requests.size())
+    for (std::size_t r = 0; r < v.disk_requests.size(); ++r) into.disk_requests[r] += v.disk_requests[r];
+  else
+    into.disk_requests.clear();
   into.time_s += v.time_s;
+}
+
+void handoff_stage_requests(const HandoffStep& step, const Plan& plan, const ir::MacroIndexGemm& gemm, bool accumulate,
+                            const Machine& machine, PlanVolumes& r) {
+  StageAccess access{gemm.perm_A,       gemm.perm_B, gemm.perm_C, accumulate, false,
+                     !step.result_kept, step.take_A, step.take_B, step.take_C};
+  access.direct_C = !step.take_C && !step.result_kept && method_of(plan).writes_result_directly(plan);
+  std::vector<std::uint64_t> extra(static_cast<std::size_t>(plan.processors), 0);
+  auto add = [&](const std::vector<std::uint64_t>& requests) {
+    for (std::size_t q = 0; q < extra.size() && q < requests.size(); ++q) extra[q] += requests[q];
+  };
+  for (const KeptSource& source : step.flushed_from) add(flush_requests(source.plan, source.perm_C));
+  const std::uint64_t round = handoff_round_elements(machine.memory_bytes);
+  for (auto [source, array, perm] :
+       {std::tuple{&step.source_A, GemmArray::A, &gemm.perm_A}, std::tuple{&step.source_B, GemmArray::B, &gemm.perm_B},
+        std::tuple{&step.source_C, GemmArray::C, &gemm.perm_C}})
+    if (*source)
+      add(move_requests(array_placement((*source)->plan, GemmArray::C, (*source)->perm_C),
+                        array_placement(plan, array, *perm), round));
+  redistribution_requests(plan, machine, access, r, extra);
 }
 
 HandoffSequence plan_handoff(const ir::Program& program, const Machine& machine, const PlanOptions& options,

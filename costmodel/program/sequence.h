@@ -18,6 +18,13 @@
 //  - A flush costs what the producing step's stage 3 would have: each rank reads the part it
 //    holds and writes it to the tensor's file (exchange(L, L).read / .write; no messages).
 //  - Kept tensors that no later step reads are never written (intermediates are freed).
+//  - A kept tensor whose move the model cannot count in about a second (handoff_requests.h
+//    move_work() above 2^25: millions of blocks or rounds, which memories of a few hundred bytes
+//    make) is not taken: a step reading it plans no hand-off variant and flushes it.
+//  - Disk requests: a move rank to rank and a flush are counted exactly, per rank, from the
+//    producer's and the consumer's tilings (handoff_requests.h); with a disk latency they are
+//    charged in the steps' times (the hand-off candidates of one step compete without them;
+//    the chosen one is charged before it competes with the store's plan).
 // Greedy: a step sees the layouts earlier steps chose and never revises them; when the whole
 // sequence is not cheaper than the store's, every step runs through the store (the hand-off
 // never costs more than no hand-off). Units: bytes per rank in PlanVolumes, seconds.
@@ -32,6 +39,14 @@
 #include "costmodel/analysis.h"
 
 namespace tcec::costmodel {
+
+/// A tensor kept on the ranks: the plan of the step that produced it (the tensor lies in that
+/// plan's C layout) and the stored dimension of each GEMM position of that step's C
+/// (ir::MacroIndexGemm perm_C).
+struct KeptSource {
+  Plan plan;
+  std::vector<int> perm_C;
+};
 
 /// One step of the hand-off sequence.
 struct HandoffStep {
@@ -48,9 +63,13 @@ struct HandoffStep {
   std::vector<std::string> taken;
   bool take_A = false, take_B = false, take_C = false;  ///< which arrays are taken (C: its current values)
   bool result_kept = false;                             ///< the result stays on the ranks for a later step
-  PlanMemory memory;                                    ///< contractions with a plan: plan_memory() with what it takes
-  double time_s = 0;                                    ///< this step with the hand-off: flushes + plan total (or copy)
-  double store_time_s = 0;                              ///< this step through the store (the dry-run's choice)
+  /// Where the tensors it moves lie, for their disk requests: each flushed tensor (in the order
+  /// of `flushed`) and each taken array (nullopt when not taken).
+  std::vector<KeptSource> flushed_from;
+  std::optional<KeptSource> source_A, source_B, source_C;
+  PlanMemory memory;        ///< contractions with a plan: plan_memory() with what it takes
+  double time_s = 0;        ///< this step with the hand-off: flushes + plan total (or copy)
+  double store_time_s = 0;  ///< this step through the store (the dry-run's choice)
 };
 
 /// The hand-off pass over a whole program.
@@ -67,7 +86,20 @@ struct HandoffSequence {
 };
 
 /// into += v, rank by rank and in time (one after the other); `into` may be empty (then = v).
+/// Disk requests add rank by rank when both have them.
 void add_volumes(PlanVolumes& into, const PlanVolumes& v);
+
+/// Sets r.disk_requests to the exact disk requests per rank of stages 1 and 3 of contraction
+/// step `step` run with `plan` as the generated program runs it, and with a disk latency r.time_s
+/// (redistribution_requests()): the arrays it reaches through their files (operands read
+/// directly where the plan's method does so and they are not taken; C written directly unless
+/// taken or kept), plus the moves of the arrays it takes (handoff_requests.h move_requests(),
+/// from each source's C placement into the plan's, rounds of handoff_round_elements() of the
+/// machine's memory) and the flushes before it (flush_requests()). `gemm` gives the tensors'
+/// perms; `accumulate`: C starts from its current values. r holds the step's redistribution
+/// volumes, flushes included. Precondition: a feasible plan; plans that take are Gao plans.
+void handoff_stage_requests(const HandoffStep& step, const Plan& plan, const ir::MacroIndexGemm& gemm, bool accumulate,
+                            const Machine& machine, PlanVolumes& r);
 
 /// Runs the greedy pass (header comment). `store[i]` is analyze() of statement i without
 /// hand-off (the dry-run's analysis) for a contraction, nullopt for a copy step; contractions

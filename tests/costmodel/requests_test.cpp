@@ -1,14 +1,16 @@
 // Disk requests of a plan's compute stage (plan.h plan_requests(), methods/gao/requests.cpp)
 // and of its stages 1 and 3 (plan.h redistribution_requests()): blocks of tiled copies, runs of
 // adjacent elements for direct tile I/O and for the copies to and from the tensors' files, and
-// the latency term. The MPI tests hold them equal to the runtime's counts for every method and
-// order.
+// the latency term; and the hand-off's moves rank to rank and flushes (program/handoff_requests.h)
+// counted by hand on small placements. The MPI tests hold them equal to the runtime's counts for
+// every method and order (gemm_mpi) and for random placements and budgets (placement_mpi).
 #include <gtest/gtest.h>
 
 #include "costmodel/method.h"
 #include "costmodel/methods/gao/gao.h"
 #include "costmodel/methods/gao/volumes.h"
 #include "costmodel/plan.h"
+#include "costmodel/program/handoff_requests.h"
 #include "fixtures.h"
 
 namespace tcec::costmodel {
@@ -157,6 +159,62 @@ TEST(Requests, StageLatencyAddsToTheRedistributionTime) {
   m.disk_latency_s = 1e-3;
   redistribution_requests(p, m, access, r);
   EXPECT_DOUBLE_EQ(r.time_s, bandwidth_s + 1e-3 * static_cast<double>(r.disk_requests[0]));
+}
+
+/// X[i,j] (4x4, stored [i,j]) as rows i and columns j: i cut into `i_tiles` finest tiles and j
+/// into `j_tiles`, the group `split` (0 rows, 1 cols, -1 none) split over P = `parts` ranks, rank q
+/// holding part q.
+TiledPlacement square(std::int64_t i_tiles, std::int64_t j_tiles, int split, std::int64_t parts) {
+  TiledPlacement x;
+  x.rows = {{{"i", 4, i_tiles, 1}}, split == 0 ? 0 : -1};
+  x.cols = {{{"j", 4, j_tiles, 1}}, split == 1 ? 0 : -1};
+  x.row_parts = split == 0 ? parts : 1, x.col_parts = split == 1 ? parts : 1;
+  for (std::int64_t q = 0; q < parts; ++q)
+    x.parts.push_back(std::array<std::int64_t, 2>{split == 0 ? q : -1, split == 1 ? q : -1});
+  x.perm = {0, 1};
+  return x;
+}
+
+TEST(Requests, HandOffMoveReadsOncePerRoundAndWritesOncePerRunOfTheTarget) {
+  // One rank: from two blocks of 2x4 (i cut in two) to two of 4x2 (j cut in two). The target
+  // file holds (i, j < 2) at 2i + j and (i, j >= 2) at 8 + 2i + j - 2, so each source row of 4 is
+  // two runs of 2, and no run continues into the next row: 4 runs per source block.
+  const TiledPlacement from = square(2, 1, -1, 1), to = square(1, 2, -1, 1);
+  EXPECT_EQ(move_requests(from, to, 1 << 22), std::vector<std::uint64_t>{1 + 8});  // one round of both blocks
+  EXPECT_EQ(move_requests(from, to, 8), std::vector<std::uint64_t>{2 + 8});        // a round per block
+  // Rounds of 4: a block of 8 goes in pieces of one row (4 elements), each a round of 2 runs.
+  EXPECT_EQ(move_requests(from, to, 4), std::vector<std::uint64_t>{4 + 8});
+  // Rounds of 3: pieces of 3 and 1 elements, (0,0..2) → 0, 1, 8 and (0,3) → 9: 2 and 1 runs.
+  EXPECT_EQ(move_requests(from, to, 3), std::vector<std::uint64_t>{8 + 4 * (2 + 1)});
+  // Back: the target holds (i, j) at 4i + j, so a source block (4x2) is 4 runs of 2.
+  EXPECT_EQ(move_requests(to, from, 1 << 22), std::vector<std::uint64_t>{1 + 2 * 4});
+  EXPECT_EQ(move_requests(from, from, 1 << 22), std::vector<std::uint64_t>{1 + 1});  // the file as it is
+}
+
+TEST(Requests, HandOffMoveRunsContinueAcrossSendersInRankOrder) {
+  // Two ranks: rows i split (rank 0 rows 0-1, rank 1 rows 2-3) to columns j split. Each rank
+  // reads its half once; receiver r gets (i, j) for j in its half at 2i + j - 2r: rank 0's
+  // values, then rank 1's, which continue the same run.
+  EXPECT_EQ(move_requests(square(1, 1, 0, 2), square(1, 1, 1, 2), 1 << 22), (std::vector<std::uint64_t>{2, 2}));
+  // Back: a receiver's rows 2r, 2r+1 come as rank 0's 2x2 then rank 1's 2x2, written at
+  // 4i + j: two runs of 2 from each sender.
+  EXPECT_EQ(move_requests(square(1, 1, 1, 2), square(1, 1, 0, 2), 1 << 22), (std::vector<std::uint64_t>{5, 5}));
+  // Rounds of one element: every element its own round and write (a piece of a row of 2 blocks).
+  EXPECT_EQ(move_requests(square(1, 1, 1, 2), square(1, 1, 0, 2), 1), (std::vector<std::uint64_t>{16, 16}));
+}
+
+TEST(Requests, HandOffFlushCostsWhatTheProducersStageThreeWould) {
+  const Plan p = small_plan();                                                     // C: two blocks of 4x8 on one rank
+  EXPECT_EQ(flush_requests(p, {0, 1}), std::vector<std::uint64_t>{2 * (1 + 1)});   // a block is one run
+  EXPECT_EQ(flush_requests(p, {1, 0}), std::vector<std::uint64_t>{2 * (1 + 32)});  // or one per element
+  const StageAccess stored_only{{}, {}, {1, 0}, false, false, true, true, true};
+  EXPECT_EQ(flush_requests(p, {1, 0}), gao_stage_requests(p, stored_only, false));
+}
+
+TEST(Requests, HandOffRoundsAreAThirdOfTheMemoryIn8ByteValues) {
+  EXPECT_EQ(handoff_round_elements(8e6), 333333u);
+  EXPECT_EQ(handoff_round_elements(10), 1u);
+  EXPECT_EQ(handoff_round_elements(0), std::uint64_t{1} << 22);  // unlimited
 }
 
 }  // namespace

@@ -2,7 +2,8 @@
 // skips its stage 3, the next contraction takes it rank to rank (its stage 1 from the
 // producer's layout), a copy step flushes it to the store first, and cosma never keeps; a
 // sequence no cheaper than the store's runs through the store; and plan_program() hands the
-// pass's choices to code generation unless --no-handoff. The hand-off tests force outside
+// pass's choices to code generation unless --no-handoff, with the disk requests of the moves
+// (charged in the times with a disk latency). The hand-off tests force outside
 // accumulation, whose partial C files are summed disk to disk: the other methods read and
 // write the store directly (direct tile I/O), which keeping and taking tensors rarely beats.
 #include <algorithm>
@@ -11,6 +12,8 @@
 #include <gtest/gtest.h>
 
 #include "costmodel/costmodel.h"
+#include "costmodel/method.h"
+#include "costmodel/program/handoff_requests.h"
 #include "costmodel/program/layout.h"
 #include "costmodel/program/sequence.h"
 #include "frontend/frontend.h"
@@ -208,6 +211,46 @@ TEST(Sequence, PlanProgramRunsTheHandOffUnlessTurnedOff) {
   for (std::size_t i = 0; i < 2; ++i) {
     EXPECT_FALSE(plans[i].keep_result || plans[i].take_A || plans[i].take_B || plans[i].take_C);
     EXPECT_EQ(plans[i].redistribution.disk_write_bytes, r.store[i]->plan.redistribution.disk_write_bytes);
+  }
+}
+
+TEST(Sequence, TakenTensorsDiskRequestsArePredictedAndChargedWithALatency) {
+  Planned r = run("tensor C[N,N] output;\nC[i,l] += T[i,j] * D[j,l];\n", "outside-accumulation");
+  for (double latency : {0.0, 1e-3}) {
+    r.machine.disk_latency_s = latency;
+    const std::vector<StatementPlan> plans = plan_program(*r.program, r.machine, r.options);
+    ASSERT_EQ(plans.size(), 2u);
+    ASSERT_TRUE(plans[1].take_A);
+    // B and C through their files (the method's stage requests without A), A moved rank to rank
+    // from T's C layout of line 7 into this plan's A layout.
+    const Plan& p = plans[1].plan;
+    StageAccess files{plans[1].gemm.perm_A, plans[1].gemm.perm_B, plans[1].gemm.perm_C, false, plans[1].direct_C, true};
+    files.take_A = true;
+    std::vector<u64> expected = method_of(p).stage_requests(p, files);
+    const std::vector<u64> move = move_requests(array_placement(plans[0].plan, GemmArray::C, plans[0].gemm.perm_C),
+                                                array_placement(p, GemmArray::A, plans[1].gemm.perm_A),
+                                                handoff_round_elements(r.machine.memory_bytes));
+    ASSERT_EQ(move.size(), 4u);
+    for (std::size_t q = 0; q < 4; ++q) {
+      EXPECT_GT(move[q], 0u);  // every rank reads its part of T and writes its part of A
+      expected[q] += move[q];
+    }
+    EXPECT_EQ(plans[1].redistribution.disk_requests, expected);
+    // The time: the slowest rank's bytes and, with a latency, its requests.
+    double slowest = 0;
+    const PlanVolumes& v = plans[1].redistribution;
+    for (std::size_t q = 0; q < 4; ++q)
+      slowest = std::max(
+          slowest, rank_time_s(1.0, r.machine, v.disk_read_bytes[q], v.disk_write_bytes[q], v.comm_recv_bytes[q]) +
+                       latency * static_cast<double>(expected[q]));
+    if (latency > 0) {
+      EXPECT_DOUBLE_EQ(v.time_s, slowest);
+    }
+    // The sequence charged the same time to the step it chose.
+    const HandoffSequence seq = plan_handoff(*r.program, r.machine, r.options, r.store);
+    if (latency > 0 && seq.steps[1].handoff) {
+      EXPECT_DOUBLE_EQ(seq.steps[1].plan.redistribution.time_s, v.time_s);
+    }
   }
 }
 

@@ -34,7 +34,7 @@ int contraction_table(std::string& out, const TraceContraction& c, std::size_t n
   for (std::size_t q = 0; q < n + (redistribution ? 3 : 0); ++q) {
     const bool stages = q >= n;  // redistribution rows (bytes, requests) after the compute stage's
     if (q == kRequestsVolume && c.predicted[q].empty()) continue;       // an older trace
-    if (q == n + 2 && c.redistribution_predicted[2].empty()) continue;  // requests not predicted
+    if (q == n + 2 && c.redistribution_predicted[2].empty()) continue;  // an older trace (hand-off: none)
     const auto& p = stages ? c.redistribution_predicted[q - n] : c.predicted[q];
     const auto& m = stages ? c.redistribution_measured[q - n] : c.measured[q];
     const std::string label = stages

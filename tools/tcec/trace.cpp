@@ -92,7 +92,7 @@ TraceContraction contraction(const json& c, const std::string& where, std::int64
     const json& m = member(r, at, "measured");
     for (std::size_t q = 0; q < 3; ++q) {
       const char* key = kVolumeKeys[q < 2 ? q : kRequestsVolume];
-      if (q == 2 && !(p.contains(key) && m.contains(key))) break;  // requests not predicted
+      if (q == 2 && !(p.contains(key) && m.contains(key))) break;  // an older trace: no requests
       out.redistribution_predicted[q] = counts(p, child(at, "predicted"), key, P);
       out.redistribution_measured[q] = counts(m, child(at, "measured"), key, P);
     }

@@ -40,7 +40,7 @@ struct TraceContraction {
   std::vector<double> disk_seconds, comm_seconds, kernel_seconds;
   double predicted_seconds = -1;  ///< the model's time; < 0 when absent
   /// Redistribution (stages 1 and 3): disk read, disk write, disk requests per rank; empty when
-  /// absent (requests: when the trace's program did not predict them).
+  /// absent (requests: an older trace, whose program did not predict those of the hand-off).
   std::array<std::vector<std::uint64_t>, 3> redistribution_predicted, redistribution_measured;
   double redistribution_predicted_seconds = -1;       ///< stages 1 and 3; < 0 when absent
   std::vector<double> redistribution_seconds;         ///< measured per rank; empty when absent

@@ -211,12 +211,13 @@ std::vector<std::uint64_t> gao_requests(const Plan& plan, const ArrayAccess& acc
 
 std::vector<std::uint64_t> gao_stage_requests(const Plan& plan, const StageAccess& s, bool direct_operands) {
   const GridParts parts = grid_parts(plan);
-  // Each array as its file holds it (runs per block) and as its tiled copy (one per block).
-  const ArrayShape A_file = array_shape(plan.I, plan.K, true, s.perm_A),
+  // Each array as its file holds it (runs per block) and as its tiled copy (one per block); an
+  // array without a perm is not read from its file (taken, or not asked for).
+  const ArrayShape A_file = array_shape(plan.I, plan.K, !s.perm_A.empty(), s.perm_A),
                    A_tiles = array_shape(plan.I, plan.K, false, {});
-  const ArrayShape B_file = array_shape(plan.J, plan.K, true, s.perm_B),
+  const ArrayShape B_file = array_shape(plan.J, plan.K, !s.perm_B.empty(), s.perm_B),
                    B_tiles = array_shape(plan.J, plan.K, false, {});
-  const ArrayShape C_file = array_shape(plan.I, plan.J, true, s.perm_C),
+  const ArrayShape C_file = array_shape(plan.I, plan.J, !s.perm_C.empty(), s.perm_C),
                    C_tiles = array_shape(plan.I, plan.J, false, {});
   const bool whole_C_on_first = gao(plan).algorithm == Algorithm::Accumulation;  // C lives on rank 0
   std::vector<u64> out;
@@ -226,17 +227,17 @@ std::vector<std::uint64_t> gao_stage_requests(const Plan& plan, const StageAcces
       return visit(file, ways.rows, pr, ways.cols, pc) + visit(tiles, ways.rows, pr, ways.cols, pc);
     };
     u64 req = 0;
-    if (!direct_operands)  // stage 1 lays A and B out: read from the files, one write per block
-      req +=
-          copy(A_file, A_tiles, parts.A, rp.A_rows, rp.A_cols) + copy(B_file, B_tiles, parts.B, rp.B_rows, rp.B_cols);
+    if (!direct_operands && !s.take_A)  // stage 1 lays A and B out: read from the files, one write per block
+      req += copy(A_file, A_tiles, parts.A, rp.A_rows, rp.A_cols);
+    if (!direct_operands && !s.take_B) req += copy(B_file, B_tiles, parts.B, rp.B_rows, rp.B_cols);
     if (!whole_C_on_first || rank == 0) {
       const u64 C_runs = visit(C_file, parts.C.rows, rp.C_rows, parts.C.cols, rp.C_cols);
       const u64 C_blocks = visit(C_tiles, parts.C.rows, rp.C_rows, parts.C.cols, rp.C_cols);
       if (s.direct_C) {
         if (s.accumulate) req += 2 * C_runs;  // start values read and written in place
       } else {
-        if (s.accumulate) req += C_runs + C_blocks;    // stage 1: start values laid out
-        if (s.store_result) req += C_blocks + C_runs;  // stage 3: each block read, its runs written
+        if (s.accumulate && !s.take_C) req += C_runs + C_blocks;  // stage 1: start values laid out
+        if (s.store_result) req += C_blocks + C_runs;             // stage 3: each block read, its runs written
       }
     }
     out.push_back(req);

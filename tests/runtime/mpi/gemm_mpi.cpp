@@ -1,10 +1,14 @@
 // tests/runtime/mpi/gemm_mpi.cpp — DistributedGemm runs random plans of every method × order on
 // P ranks (P = the MPI world size): the values verify against a long-double reference and every
 // rank's measured compute-phase bytes equal the cost model's exact prediction (plan_volumes).
-// The loop nest is walked from costmodel/methods/gao/loop_nest.h, as generated code does.
+// The loop nest is walked from costmodel/methods/gao/loop_nest.h, as generated code does. The
+// hand-off: a result kept on the ranks and taken rank to rank into the next plan's A, B or C
+// (or flushed to the store), under every pair of methods, measures the model's bytes and disk
+// requests (costmodel/program/handoff_requests.h) in stages 1 and 3.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <random>
 #include <string>
 #include <vector>
@@ -13,6 +17,8 @@
 #include "costmodel/methods/gao/gao.h"
 #include "costmodel/methods/gao/loop_nest.h"
 #include "costmodel/plan.h"
+#include "costmodel/program/handoff_requests.h"
+#include "costmodel/program/layout.h"
 #include "runtime/gemm.h"
 #include "runtime/run.h"
 #include "tests/runtime/mpi/test_run.h"
@@ -235,6 +241,178 @@ TEST(DistributedGemm, EveryMethodAndOrderVerifiesAndMeasuresThePredictedBytes) {
   }
   EXPECT_GE(ran, P == 1 || P == 4 ? 3 * 48 : 3 * 36);
   EXPECT_GT(run.verify_result().checked, 0u);
+}
+
+/// `g` with the same indices (names, extents, distribution index) and new random tile counts, as
+/// random_group() draws them.
+cm::GroupTiling retile(const cm::GroupTiling& g, std::mt19937_64& rng, i64 min_extent) {
+  cm::GroupTiling out = g;
+  for (std::size_t i = 0; i < out.indices.size(); ++i) {
+    cm::IndexTiles& x = out.indices[i];
+    if (static_cast<int>(i) == out.dist) {
+      x.t1 = std::uniform_int_distribution<i64>(1, std::max<i64>(1, x.extent / (2 * min_extent)))(rng);
+      x.t2 = std::uniform_int_distribution<i64>(1, std::max<i64>(1, x.extent / (x.t1 * min_extent)))(rng);
+    } else {
+      x.t1 = std::uniform_int_distribution<i64>(1, x.extent)(rng);
+      x.t2 = std::uniform_int_distribution<i64>(1, x.extent / x.t1)(rng);
+    }
+  }
+  return out;
+}
+
+/// Index names of a tensor stored [rows..., cols...].
+std::vector<std::string> names(const cm::GroupTiling& rows, const cm::GroupTiling& cols) {
+  std::vector<std::string> out;
+  for (const cm::GroupTiling* g : {&rows, &cols})
+    for (const cm::IndexTiles& x : g->indices) out.push_back(x.name);
+  return out;
+}
+
+/// A random Gao plan on `groups` (any of the six methods, either broadcast operand, any order)
+/// that check_valid() accepts with levels the order does not tile left whole; nullopt after a
+/// few draws that do not.
+std::optional<cm::Plan> random_plan(std::mt19937_64& rng, i64 P, const cm::GroupTiling& I, const cm::GroupTiling& J,
+                                    const cm::GroupTiling& K) {
+  for (int attempt = 0; attempt < 20; ++attempt) {
+    cm::Plan p;
+    p.processors = P, p.I = I, p.J = J, p.K = K;
+    auto pick = [&](int n) { return std::uniform_int_distribution<int>(0, n - 1)(rng); };
+    cm::gao(p).comm = pick(2) == 0 ? cm::CommMethod::Inside : cm::CommMethod::Outside;
+    cm::gao(p).algorithm = std::array{cm::Algorithm::Rotation, cm::Algorithm::Replication,
+                                      cm::Algorithm::Accumulation}[static_cast<std::size_t>(pick(3))];
+    cm::gao(p).replicated = pick(2) == 0 ? cm::ReplicatedOperand::A : cm::ReplicatedOperand::B;
+    cm::gao(p).order = cm::kAllOrders[static_cast<std::size_t>(pick(6))];
+    const auto second = cm::second_levels(cm::gao(p).order);
+    for (int gi = 0; gi < 3; ++gi)
+      if (!second[gi])
+        for (cm::IndexTiles& x : (gi == 0 ? p.I : gi == 1 ? p.J : p.K).indices) x.t2 = 1;
+    if (cm::check_valid(p, roomy(P), nullptr)) return p;
+  }
+  return std::nullopt;
+}
+
+TEST(DistributedGemm, HandOffMovesAndFlushesMeasureThePredictedBytesAndRequests) {
+  tcert::Context ctx = tcert::Context::world();
+  const i64 P = ctx.size(), g = std::max<i64>(P, 2);
+  const std::unique_ptr<tcert::Run> test_run = tcert_test::make_test_run(ctx, "gemm_handoff_mpi", 5);
+  tcert::Run& run = *test_run;
+  std::mt19937_64 rng(16);
+  int moved = 0, flushed = 0;
+  for (int trial = 0; trial < 24; ++trial) {
+    // T = A·B kept on the ranks, then one of: X(I,J') += T(I,K=J)·B'; X(J',I) += B'·T (T as B);
+    // T += A'·B' (T's current values as C); or a step that reads T from the store (a flush).
+    const int use = trial % 4;  // 0: take A, 1: take B, 2: take C, 3: flush
+    const std::string T = "T" + std::to_string(trial);
+    const cm::GroupTiling I = random_group(rng, "i", g), J = random_group(rng, "j", g), K = random_group(rng, "k", g),
+                          L = random_group(rng, "l", g);
+    const std::optional<cm::Plan> producer = random_plan(rng, P, I, J, K);
+    // The consumer's groups: T's indices retiled where it reads T, L and K otherwise.
+    const cm::GroupTiling I2 = retile(I, rng, g), J2 = retile(J, rng, g);
+    const std::optional<cm::Plan> consumer = use == 0   ? random_plan(rng, P, I2, L, J2)
+                                             : use == 1 ? random_plan(rng, P, L, I2, J2)
+                                             : use == 2 ? random_plan(rng, P, I2, J2, retile(K, rng, g))
+                                                        : random_plan(rng, P, I2, L, J2);
+    if (!producer || !consumer) continue;
+    const cm::Plan& p1 = *producer;
+    cm::Plan p2 = *consumer;
+    p2.accumulate = use == 2;
+    // Memory: the plans' buffers and at least a few rounds' worth (rounds of ⌊memory / 24⌋).
+    const cm::TileBytes t1 = cm::tile_bytes(p1, 8), t2 = cm::tile_bytes(p2, 8);
+    const std::uint64_t buffers = 2 * std::max(t1.A + t1.B + t1.C, t2.A + t2.B + t2.C);
+    const std::uint64_t memory = std::max<std::uint64_t>(buffers, 24 * std::uniform_int_distribution<int>(1, 60)(rng));
+    tcert::budget().set_limit_bytes(memory);
+    cm::Machine m = roomy(P);
+    m.memory_bytes = static_cast<double>(memory);
+
+    // The producer: C = T stays on the ranks (no stage 3).
+    tcert::GemmSpec s1 = spec_of(p1, cm::plan_volumes(p1, m), trial % 2 == 1);
+    s1.C = binding(T.c_str(), p1.I, p1.J, false);
+    s1.keep_result = true, s1.direct_C = false;
+    s1.predicted[4] = cm::method_of(p1).disk_requests(p1, {s1.direct_A,
+                                                           s1.direct_B,
+                                                           false,
+                                                           s1.direct_A ? s1.A.perm : std::vector<int>{},
+                                                           s1.direct_B ? s1.B.perm : std::vector<int>{},
+                                                           {}});
+    cm::DeclaredLayouts stays;
+    stays.C_stays = true, stays.names_C = names(p1.I, p1.J);
+    cm::PlanVolumes r1 = cm::redistribution_volumes(p1, m, false, &stays);
+    cm::StageAccess a1{s1.A.perm, s1.B.perm, s1.C.perm, false, false, false};
+    cm::redistribution_requests(p1, m, a1, r1);
+    s1.predicted_redistribution[0] = r1.disk_read_bytes, s1.predicted_redistribution[1] = r1.disk_write_bytes;
+    s1.predicted_redistribution[2] = r1.disk_requests;
+    {
+      tcert::DistributedGemm x(run, s1);
+      Walker w(x, p1);
+      x.compute([&] { w.run(); });
+      x.finish();
+    }
+    ASSERT_NE(run.kept(T), nullptr);
+
+    // The consumer: takes T as A, B or C (or flushes it and reads it from the store).
+    tcert::GemmSpec s2 = spec_of(p2, cm::plan_volumes(p2, m), trial % 3 == 1);
+    const cm::TiledPlacement kept = cm::array_placement(p1, cm::GemmArray::C, s1.C.perm);
+    cm::DeclaredLayouts taken;
+    taken.names_A = names(p2.I, p2.K), taken.names_B = names(p2.J, p2.K), taken.names_C = names(p2.I, p2.J);
+    const cm::TensorLayout T_layout = cm::plan_layout(p1, cm::GemmArray::C, names(p1.I, p1.J));
+    std::vector<std::uint64_t> extra;
+    cm::StageAccess a2{{}, {}, {}, p2.accumulate, false, true};
+    auto moves = [&](cm::GemmArray array, const std::vector<int>& perm) {
+      extra = cm::move_requests(kept, cm::array_placement(p2, array, perm), cm::handoff_round_elements(m.memory_bytes));
+    };
+    if (use == 0) {
+      s2.A = binding(T.c_str(), p2.I, p2.K, false), s2.take_A = true, s2.direct_A = false;
+      taken.A = T_layout, a2.take_A = true;
+      moves(cm::GemmArray::A, s2.A.perm);
+    } else if (use == 1) {
+      s2.B = binding(T.c_str(), p2.J, p2.K, false), s2.take_B = true, s2.direct_B = false;
+      taken.B = T_layout, a2.take_B = true;
+      moves(cm::GemmArray::B, s2.B.perm);
+    } else if (use == 2) {
+      s2.C = binding(T.c_str(), p2.I, p2.J, false), s2.take_C = true, s2.direct_C = false;
+      taken.C_in = T_layout, a2.take_C = true;
+      moves(cm::GemmArray::C, s2.C.perm);
+    } else {
+      s2.A = binding(T.c_str(), p2.I, p2.K, false);  // read from the store after the flush
+      extra = cm::flush_requests(p1, s1.C.perm);
+    }
+    s2.accumulate = p2.accumulate;
+    a2.perm_A = s2.A.perm, a2.perm_B = s2.B.perm, a2.perm_C = s2.C.perm, a2.direct_C = s2.direct_C;
+    s2.predicted[4] = cm::method_of(p2).disk_requests(
+        p2, {s2.direct_A, s2.direct_B, s2.direct_C, s2.direct_A ? s2.A.perm : std::vector<int>{},
+             s2.direct_B ? s2.B.perm : std::vector<int>{}, s2.direct_C ? s2.C.perm : std::vector<int>{}});
+    cm::PlanVolumes r2 = cm::redistribution_volumes(p2, m, p2.accumulate, use == 3 ? nullptr : &taken);
+    if (use == 3) {  // the flush: every rank reads what it holds of T and writes it to the store
+      const cm::Exchange f = cm::exchange(T_layout, T_layout, P);
+      for (std::size_t q = 0; q < r2.disk_read_bytes.size(); ++q)
+        r2.disk_read_bytes[q] += 8 * f.read[q], r2.disk_write_bytes[q] += 8 * f.write[q];
+    }
+    cm::redistribution_requests(p2, m, a2, r2, extra);
+    s2.predicted_redistribution[0] = r2.disk_read_bytes, s2.predicted_redistribution[1] = r2.disk_write_bytes;
+    s2.predicted_redistribution[2] = r2.disk_requests;
+    {
+      tcert::DistributedGemm x(run, s2);
+      Walker w(x, p2);
+      x.compute([&] { w.run(); });
+      x.finish();
+    }
+    const tcert::ContractionRecord& rec = run.records().back();
+    const std::string what = p1.to_string() + " -> " + p2.to_string() + " (" +
+                             (use == 0   ? "A"
+                              : use == 1 ? "B"
+                              : use == 2 ? "C"
+                                         : "flush") +
+                             ", memory " + std::to_string(memory) + ")";
+    for (int q = 0; q < 5; ++q) ASSERT_EQ(rec.measured[q], rec.predicted[q]) << "volume " << q << " of " << what;
+    for (int q = 0; q < 3; ++q)
+      ASSERT_EQ(rec.redistribution_measured[q], rec.redistribution_predicted[q])
+          << "redistribution " << q << " of " << what;
+    ASSERT_LE(run.verify_result().max_rel_error, 1e-12) << what;
+    (use == 3 ? flushed : moved) += 1;
+    tcert::budget().set_limit_bytes(0);
+  }
+  EXPECT_GE(moved, 6);
+  EXPECT_GE(flushed, 2);
 }
 
 }  // namespace

@@ -1,16 +1,19 @@
 // tests/runtime/mpi/placement_mpi.cpp — move_tensor between placements on P ranks: every
-// element arrives with its value, and each rank's disk and network bytes are exactly the
-// elements it holds, places, sends and receives (counted by brute force over the tensor).
-// Every rank runs every test; run with mpiexec -np 1..5.
+// element arrives with its value, each rank's disk and network bytes are exactly the elements
+// it holds, places, sends and receives (counted by brute force over the tensor), and its disk
+// requests are the cost model's (costmodel/program/handoff_requests.h move_requests(), an
+// independent count). Every rank runs every test; run with mpiexec -np 1..5.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
 #include <algorithm>
 #include <array>
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
+#include "costmodel/program/handoff_requests.h"
 #include "runtime/counters.h"
 #include "runtime/memory.h"
 #include "runtime/placement.h"
@@ -28,23 +31,25 @@ using i64 = std::int64_t;
 constexpr i64 kExtents[3] = {5, 7, 4};  // the tensor X[a, b, c]
 
 /// A placement of X: `rows` / `cols` the tensor dimensions of each group (group order), tiled
-/// (t1, t2) per dimension; the groups' first index split over g_rows / g_cols parts (1: not
-/// split); rank q holds part (q / g_cols, q mod g_cols) for q < g_rows·g_cols, nothing beyond.
-/// whole_on_zero: rank 0 holds everything (parts -1), the others nothing.
+/// (t1, t2) per dimension; the groups' index at position row_dist / col_dist split over g_rows /
+/// g_cols parts (1: not split); rank q holds part (q / g_cols, q mod g_cols) for q <
+/// g_rows·g_cols, nothing beyond. whole_on_zero: rank 0 holds everything (parts -1), the others
+/// nothing.
 struct Shape {
   std::vector<int> rows, cols;
   std::vector<IndexTiling> tiling;  // per tensor dimension
   i64 g_rows = 1, g_cols = 1;
   bool whole_on_zero = false;
+  int row_dist = 0, col_dist = 0;
 };
 
 Placement placement(const Shape& s, int P) {
-  auto group = [&](const std::vector<int>& dims, i64 g) {
+  auto group = [&](const std::vector<int>& dims, i64 g, int dist) {
     std::vector<IndexTiling> indices;
     for (int d : dims) indices.push_back(s.tiling[static_cast<std::size_t>(d)]);
-    return GroupLayout(indices, dims.empty() || g == 1 ? -1 : 0, dims.empty() ? 1 : g);
+    return GroupLayout(indices, dims.empty() || g == 1 ? -1 : dist, dims.empty() ? 1 : g);
   };
-  Placement p{group(s.rows, s.g_rows), group(s.cols, s.g_cols), {}, s.rows};
+  Placement p{group(s.rows, s.g_rows, s.row_dist), group(s.cols, s.g_cols, s.col_dist), {}, s.rows};
   p.perm.insert(p.perm.end(), s.cols.begin(), s.cols.end());
   for (int q = 0; q < P; ++q) {
     if (s.whole_on_zero) {
@@ -59,6 +64,20 @@ Placement placement(const Shape& s, int P) {
     }
   }
   return p;
+}
+
+/// The same placement in the cost model's terms (costmodel handoff_requests.h).
+tcec::costmodel::TiledPlacement model_placement(const Shape& s, const Placement& p) {
+  auto group = [&](const std::vector<int>& dims, const GroupLayout& layout) {
+    tcec::costmodel::GroupTiling g;
+    for (int d : dims) {
+      const IndexTiling& x = s.tiling[static_cast<std::size_t>(d)];
+      g.indices.push_back({std::string(1, static_cast<char>('a' + d)), x.extent, x.t1, x.t2});
+    }
+    g.dist = layout.dist();
+    return g;
+  };
+  return {group(s.rows, p.rows), group(s.cols, p.cols), p.rows.parts(), p.cols.parts(), p.parts, p.perm};
 }
 
 /// This rank's file of placement p (nullptr when it holds nothing).
@@ -131,6 +150,11 @@ void check_move(const Shape& from_shape, const Shape& to_shape) {
   EXPECT_EQ(v.disk_write_bytes, 8 * write);
   EXPECT_EQ(v.comm_sent_bytes, 8 * sent);
   EXPECT_EQ(v.comm_recv_bytes, 8 * recv);
+  // Disk requests: the cost model's count for the round size of the budget (all of it free).
+  const std::vector<std::uint64_t> model =
+      tcec::costmodel::move_requests(model_placement(from_shape, from), model_placement(to_shape, to),
+                                     tcec::costmodel::handoff_round_elements(tcert::budget().limit_bytes()));
+  EXPECT_EQ(v.disk_requests, model[static_cast<std::size_t>(me)]) << "rank " << me;
   ctx.barrier();
 }
 
@@ -194,6 +218,41 @@ TEST(MoveTensor, ScatteredPartsWithEmptyBlocks) {
   Shape from{{0}, {1, 2}, {{5, 2, 2}, {7, 1, 3}, {4, 1, 1}}, parts(P, 3), 1};
   Shape to{{2, 1}, {0}, {{5, 1, 1}, {7, 2, 1}, {4, 1, 1}}, parts(P, 4), 1};
   check_move(from, to);
+}
+
+TEST(MoveTensor, RandomPlacementsAndBudgetsRequestForRequest) {
+  // Random groups, orders, tilings, distribution indices, grids and budgets (the same on every
+  // rank: a fixed seed), both ways: values, bytes and the cost model's disk requests.
+  const int P = Context::world().size();
+  std::mt19937 random(16);
+  auto pick = [&](i64 lo, i64 hi) { return std::uniform_int_distribution<i64>(lo, hi)(random); };
+  auto shape = [&]() {
+    Shape s;
+    std::vector<int> dims{0, 1, 2};
+    std::shuffle(dims.begin(), dims.end(), random);
+    const auto rows = static_cast<std::ptrdiff_t>(pick(0, 3));
+    s.rows.assign(dims.begin(), dims.begin() + rows), s.cols.assign(dims.begin() + rows, dims.end());
+    for (i64 n : kExtents) {
+      const i64 t1 = pick(1, n);
+      s.tiling.push_back({n, t1, pick(1, n / t1)});
+    }
+    s.whole_on_zero = pick(0, 5) == 0;
+    if (!s.whole_on_zero) {
+      s.g_rows = s.rows.empty() ? 1 : pick(1, P);
+      s.g_cols = s.cols.empty() ? 1 : pick(1, P / s.g_rows);
+      s.row_dist = static_cast<int>(pick(0, std::max<i64>(0, static_cast<i64>(s.rows.size()) - 1)));
+      s.col_dist = static_cast<int>(pick(0, std::max<i64>(0, static_cast<i64>(s.cols.size()) - 1)));
+    }
+    return s;
+  };
+  for (int trial = 0; trial < 40; ++trial) {
+    const Shape from = shape(), to = shape();
+    const std::uint64_t budgets[] = {0, 24, 8 * 3 * static_cast<std::uint64_t>(pick(2, 40)), 8 * 3 * 140};
+    tcert::budget().set_limit_bytes(budgets[pick(0, 3)]);
+    check_move(from, to);
+    check_move(to, from);
+  }
+  tcert::budget().set_limit_bytes(0);
 }
 
 }  // namespace
