@@ -95,7 +95,7 @@ for c in "${cases[@]}"; do
   IFS=: read -r molecule basis memory <<< "$c"
   ints=$work/$molecule-$basis
   start=$(now)
-  /usr/bin/python3 "$here/tools/psi4_integrals.py" "$molecule" "$basis" "$ints" > /dev/null
+  (cd "$work" && /usr/bin/python3 "$here/tools/psi4_integrals.py" "$molecule" "$basis" "$ints" > /dev/null)  # psi4 writes timer.dat
   psi4_s=$(python3 -c "print($(now) - $start)")   # psi4's SCF, CCSD and integrals together
   meta() { /usr/bin/python3 -c "import json; print(json.load(open('$ints/meta.json'))['$1'])"; }
   O=$(meta O) V=$(meta V) psi4_energy=$(meta ccsd_correlation_energy)
