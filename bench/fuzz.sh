@@ -6,9 +6,10 @@
 # BUILD (default build-fuzz) is configured with clang-14 and -DTCEC_FUZZ=ON if it has no
 # CMakeCache.txt (TCEC_FUZZ_SANITIZERS=undefined in the environment: a faster tree without ASan),
 # and built. Each target runs SECONDS (default 60) or N executions with -max_len=4096 and
-# -timeout=10, on the corpus BUILD/fuzz/corpus/TARGET: kept between runs, and given the seeds
-# every run (examples/, the tests' inputs and ../shared/inputs/, copied there; large seed files
-# are cut into one piece per section). `-runs=0` replays the corpus only. A crash, hang, leak,
+# -timeout=10, on the corpus CORPUS/TARGET (FUZZ_CORPUS, default BUILD/fuzz/corpus): kept between
+# runs, and given the seeds every run (examples/, the tests' inputs and ../shared/inputs/, copied
+# there; large seed files are cut into one piece per section). `-runs=0` replays the corpus only,
+# e.g. under ASan what a faster TCEC_FUZZ_SANITIZERS=undefined tree found (FUZZ_CORPUS=its corpus). A crash, hang, leak,
 # sanitizer report or broken fuzz_check.h rule saves the input as BUILD/fuzz/TARGET-crash-…
 # (or -timeout-, -leak-, …) and makes the script exit 1 after the other targets; such an input
 # belongs in tests/frontend/fuzz_regressions/ once fixed. FUZZ_FLAGS adds libFuzzer flags.
@@ -71,7 +72,7 @@ mkdir -p "$out"
 status=0
 printf '%-8s %12s %8s %8s %s\n' target executions exec/s seconds result
 for t in "${targets[@]}"; do
-  corpus=$out/corpus/$t
+  corpus=${FUZZ_CORPUS:-$out/corpus}/$t
   mkdir -p "$corpus"
   seeds "$t" "$corpus"
   log=$out/$t.log
