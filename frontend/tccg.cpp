@@ -155,8 +155,14 @@ Result import_tccg(const std::string& file, std::string source, const Options& o
       auto us = s.name.rfind('_');
       s.suffix = us == std::string::npos ? s.name : s.name.substr(us + 1);
       s.line = lineno;
+      const ir::SourceLocation name_loc{lineno, static_cast<int>(line.find('[')) + 2};
+      const auto same = std::find_if(sections.begin(), sections.end(),
+                                     [&](const Section& other) { return other.suffix == s.suffix; });
       if (!is_name(s.name)) {
-        reporter.report(DiagId::err_tccg_bad_section_name, {lineno, static_cast<int>(line.find('[')) + 2}, s.name);
+        reporter.report(DiagId::err_tccg_bad_section_name, name_loc, s.name);
+        s.broken = true;
+      } else if (same != sections.end()) {
+        reporter.report(DiagId::err_tccg_duplicate_suffix, name_loc, s.name, s.suffix, same->name, same->line);
         s.broken = true;
       }
       sections.push_back(s);
