@@ -116,9 +116,15 @@ std::optional<ir::MachineDesc> parse_machine_file(const std::string& path, Diagn
   Reporter reporter(diagnostics, path);
   auto text = read_file(path, reporter);
   if (!text) return std::nullopt;
-  diagnostics.add_source(path, *text);
+  return parse_machine_source(path, *text, diagnostics);
+}
+
+std::optional<ir::MachineDesc> parse_machine_source(const std::string& file, const std::string& source,
+                                                    DiagnosticList& diagnostics) {
+  Reporter reporter(diagnostics, file);
+  diagnostics.add_source(file, source);
   std::optional<ir::MachineDesc> machine;
-  parse_syntax(*text, reporter, [&](grammar::TceParser::ProgramContext& tree) {
+  parse_syntax(source, reporter, [&](grammar::TceParser::ProgramContext& tree) {
     for (auto* item : tree.item()) {
       if (!item->machineBlock() || machine) {
         reporter.report(DiagId::err_machine_file_content, location_of(item->getStart()));

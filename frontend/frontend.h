@@ -106,4 +106,9 @@ bool check_distributions(const ir::Program& program, DiagnosticList& diagnostics
 /// Returns the machine, or nullopt with errors in `diagnostics`.
 std::optional<ir::MachineDesc> parse_machine_file(const std::string& path, DiagnosticList& diagnostics);
 
+/// parse_machine_file() on text already read: `source` is the whole machine file, named `file`
+/// in diagnostics. Returns the machine, or nullopt with located errors in `diagnostics`.
+std::optional<ir::MachineDesc> parse_machine_source(const std::string& file, const std::string& source,
+                                                    DiagnosticList& diagnostics);
+
 }  // namespace tcec::frontend

@@ -779,7 +779,9 @@ Result import_nwchem(const std::string& file, std::string source, const Options&
       return result;
     }
   } else if (sections.size() > 1) {
-    reporter.report(DiagId::err_nwchem_choose_section, {}, file, sections.size(), join(section_names, ", "));
+    // At the second header: where the file stops being one tree.
+    reporter.report(DiagId::err_nwchem_choose_section, {sections[1].header, 1}, file, sections.size(),
+                    join(section_names, ", "));
     return result;
   } else if (sections.size() == 1) {
     chosen = &sections[0];
@@ -812,7 +814,7 @@ Result import_nwchem(const std::string& file, std::string source, const Options&
     eqs.push_back(std::move(eq));
   }
   if (eqs.empty() && !reporter.full()) {
-    reporter.report(DiagId::err_nwchem_no_equations, what_loc.value_or(ir::SourceLocation{}), what);
+    reporter.report(DiagId::err_nwchem_no_equations, what_loc.value_or(ir::SourceLocation{1, 1}), what);
   }
   const std::vector<int> roots = link(eqs, reporter);
   Builder(reporter, program, eqs, sized).run(roots);

@@ -1,8 +1,10 @@
 // frontend/tccg.cpp — TCCG benchmark import: sections of `indices` and
 // `extents` lines become one two-operand statement each (written as .tce
-// text and checked by the same parser and semantic checks as any .tce file).
+// text and checked by the same parser and semantic checks as any .tce file;
+// their diagnostics point back at the TCCG lines each .tce line came from).
 #include "frontend/tccg.h"
 
+#include <algorithm>
 #include <map>
 #include <sstream>
 #include <vector>
@@ -20,7 +22,9 @@ struct Section {
   std::vector<std::string> indices;     // A, B, C index strings
   std::map<char, std::string> extents;  // letter -> decimal extent
   std::string indices_line;
-  bool broken = false;  // a line of it was reported; compile nothing
+  ir::SourceLocation indices_loc;                  // the value of `indices =`
+  std::map<char, ir::SourceLocation> extent_locs;  // letter -> its `x:N` item
+  bool broken = false;                             // a line of it was reported; compile nothing
 };
 
 std::string trim(const std::string& s) {
@@ -60,6 +64,7 @@ bool read_line(Section& s, const std::string& line, int lineno, Reporter& r) {
   if (key == "indices") {
     s.indices = split(value, '-');
     s.indices_line = value;
+    s.indices_loc = {lineno, value_col};
     if (s.indices.size() == 3 && is_letters(s.indices[0]) && is_letters(s.indices[1]) && is_letters(s.indices[2]))
       return true;
     r.report(DiagId::err_tccg_bad_indices, {lineno, value_col}, value);
@@ -80,6 +85,7 @@ bool read_line(Section& s, const std::string& line, int lineno, Reporter& r) {
       return false;
     }
     s.extents[item[0]] = item.substr(2);
+    s.extent_locs[item[0]] = {lineno, col};
   }
   return true;
 }
@@ -90,8 +96,9 @@ std::string ref(const std::string& tensor, const std::string& letters, const std
   return out + "]";
 }
 
-// The .tce text of one section; false after reporting a missing piece.
-bool to_tce(const Section& s, Reporter& r, std::string& out) {
+// Appends the .tce text of one section to `out`, one line at a time, and for each line where in
+// the TCCG file it comes from to `origins`; false after reporting a missing piece.
+bool to_tce(const Section& s, Reporter& r, std::string& out, std::vector<ir::SourceLocation>& origins) {
   if (s.indices.empty()) {
     r.report(DiagId::err_tccg_incomplete, {s.line, 1}, s.name, "indices");
     return false;
@@ -107,15 +114,26 @@ bool to_tce(const Section& s, Reporter& r, std::string& out) {
       return false;
     }
     out += fmt::format("range {0}_{1} = {2}; index {0}_{1} : {0}_{1};\n", c, s.suffix, e->second);
+    origins.push_back(s.extent_locs.at(c));
   }
   const char* names[] = {"A", "B", "C"};
   for (int t = 0; t < 3; ++t) {
     std::string dims;
     for (char c : s.indices[t]) dims += fmt::format("{}{}_{}", dims.empty() ? "" : ",", c, s.suffix);
     out += fmt::format("tensor {}_{}[{}] {};\n", names[t], s.suffix, dims, t == 2 ? "output" : "input");
+    origins.push_back(s.indices_loc);
   }
   out += fmt::format("{} = {} * {};\n", ref("C", s.indices[2], s.suffix), ref("A", s.indices[0], s.suffix),
                      ref("B", s.indices[1], s.suffix));
+  origins.push_back(s.indices_loc);
+  return true;
+}
+
+// A section name becomes part of .tce identifiers: letters, digits and '_' only.
+bool is_name(const std::string& name) {
+  for (char c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  }
   return true;
 }
 
@@ -137,6 +155,16 @@ Result import_tccg(const std::string& file, std::string source, const Options& o
       auto us = s.name.rfind('_');
       s.suffix = us == std::string::npos ? s.name : s.name.substr(us + 1);
       s.line = lineno;
+      const ir::SourceLocation name_loc{lineno, static_cast<int>(line.find('[')) + 2};
+      const auto same = std::find_if(sections.begin(), sections.end(),
+                                     [&](const Section& other) { return other.suffix == s.suffix; });
+      if (!is_name(s.name)) {
+        reporter.report(DiagId::err_tccg_bad_section_name, name_loc, s.name);
+        s.broken = true;
+      } else if (same != sections.end()) {
+        reporter.report(DiagId::err_tccg_duplicate_suffix, name_loc, s.name, s.suffix, same->name, same->line);
+        s.broken = true;
+      }
       sections.push_back(s);
       continue;
     }
@@ -148,13 +176,24 @@ Result import_tccg(const std::string& file, std::string source, const Options& o
     if (!read_line(s, line, lineno, reporter)) s.broken = true;
   }
   std::string tce;
+  std::vector<ir::SourceLocation> origins;  // of each line of `tce`
   for (const Section& s : sections) {
-    if (!s.broken) to_tce(s, reporter, tce);
+    if (!s.broken) to_tce(s, reporter, tce, origins);
   }
   if (reporter.has_errors()) return result;
   Options tce_options = options;
   tce_options.format = InputFormat::Tce;
-  Result imported = parse_source(file + " (as .tce)", tce, tce_options);
+  const std::string tce_file = file + " (as .tce)";
+  Result imported = parse_source(tce_file, tce, tce_options);
+  // What the .tce checks report (a repeated or batch index, a tensor too large, two sections of
+  // one name, ...) is an error in the TCCG file, at the text the .tce line came from.
+  for (Diagnostic d : imported.diagnostics.all()) {
+    if (d.file == tce_file) {
+      d.file = file;
+      if (d.loc.line >= 1 && !origins.empty()) d.loc = origins[std::min<std::size_t>(d.loc.line, origins.size()) - 1];
+    }
+    result.diagnostics.add(std::move(d));
+  }
   if (imported.program) {
     auto& statements = imported.program->statements;
     for (std::size_t i = 0; i < statements.size() && i < sections.size(); ++i) {
@@ -163,7 +202,8 @@ Result import_tccg(const std::string& file, std::string source, const Options& o
     }
     imported.program->file = file;
   }
-  return imported;
+  result.program = std::move(imported.program);
+  return result;
 }
 
 }  // namespace tcec::frontend

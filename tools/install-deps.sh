@@ -9,13 +9,15 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 # Clang 14's libraries (libTooling for --from tamm, clang-format's library for generated code)
 # are found with find_package(Clang), whose CMake package (ClangConfig.cmake) comes with clang-14;
-# the clang-format program runs in the test tools.clang_format.
+# the clang-format program runs in the test tools.clang_format. libclang-rt-14-dev: clang's
+# runtime libraries (libFuzzer, ASan, UBSan) for the fuzz targets (bench/fuzz.sh), only
+# recommended by clang-14, so not installed with it here.
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends \
   g++ cmake make ccache git \
   antlr4 libantlr4-runtime-dev default-jre-headless \
   libfmt-dev libcli11-dev nlohmann-json3-dev libgtest-dev \
   libopenmpi-dev openmpi-bin libopenblas-dev libscalapack-openmpi-dev \
-  llvm-14-dev libclang-14-dev libclang-cpp14-dev clang-14 clang-format \
+  llvm-14-dev libclang-14-dev libclang-cpp14-dev clang-14 libclang-rt-14-dev clang-format \
   libhdf5-openmpi-dev python3-numpy python3-h5py librsvg2-bin psi4 >/dev/null
 echo "install-deps.sh: dependencies installed"

@@ -280,7 +280,15 @@ TEST(Tccg, Errors) {
             "bad extent 'b:x': expected LETTER:SIZE with SIZE from 1 to 2^40", 3, 15},
            {"[t_1]\nindices = ab-bc-ac\nextents = a:4 b:5\n", "index 'c' of section 't_1' has no extent", 1, 1},
            {"[t_1]\nfoo = 3\n", "expected 'indices = A-B-C', 'extents = a:24 b:36 ...' or 'repeats = N'", 2, 1},
-           {"[t_1]\nextents = a:4\n", "section 't_1' lacks 'indices'", 1, 1}}) {
+           {"[t_1]\nextents = a:4\n", "section 't_1' lacks 'indices'", 1, 1},
+           // Found by the fuzzer (tests/fuzz/): the checks of the generated .tce text, at the TCCG text.
+           {"[t_1]\nindices = abb-bc-ac\nextents = a:4 b:4 c:4\n",
+            "index 'b_1' appears more than once in 'A_1[a_1,b_1,b_1]'", 2, 11},
+           {"[t 1]\n", "section name 't 1' may hold only letters, digits and '_'", 1, 2},
+           {"[t_1]\n  [u_1]\n",
+            "section 'u_1' ends in '1' as section 't_1' (line 1) does; their tensors and indices would have the same "
+            "names",
+            2, 4}}) {
     auto r = parse_source("t.txt", c.text, tccg());
     ASSERT_FALSE(r.ok()) << c.text;
     EXPECT_EQ(r.diagnostics.all().at(0).message, c.message);

@@ -578,7 +578,7 @@ TEST(NwchemErrors, RangesComeFromTheCommandLine) {
   EXPECT_EQ(parse_source("e.txt", "", tce).diagnostics.render(),
             "tcec: error: --section ccsd_t2 applies to --from nwchem only\n");
   EXPECT_EQ(parse_source("e.txt", "# nothing\n", nwchem()).diagnostics.render(),
-            "tcec: error: 'e.txt' holds no equation lines\n");
+            "e.txt:1:1: error: 'e.txt' holds no equation lines\n# nothing\n^\n");
 }
 
 TEST(NwchemErrors, HostileInputDoesNotCrash) {

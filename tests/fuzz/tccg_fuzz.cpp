@@ -1,0 +1,17 @@
+// tests/fuzz/tccg_fuzz.cpp — libFuzzer target: a TCCG benchmark file (`tcec --from tccg`,
+// frontend/tccg.h) through parse_source(). bench/fuzz.sh runs it.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "frontend/frontend.h"
+#include "fuzz_check.h"
+
+/// One input: any bytes, as a TCCG file. Never crashes; aborts only on a broken fuzz_check.h rule.
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const std::string source(reinterpret_cast<const char*>(data), size);
+  tcec::frontend::Options options;
+  options.format = tcec::frontend::InputFormat::Tccg;
+  tcec::fuzz::check_result(tcec::frontend::parse_source(tcec::fuzz::kFile, source, options), source);
+  return 0;
+}
