@@ -30,21 +30,27 @@ std::vector<int> line_lengths(const std::string& source) {
 
 }  // namespace
 
-void check_diagnostics(const frontend::DiagnosticList& diagnostics, const std::string& file, const std::string& source,
-                       bool accepted) {
+std::string diagnostics_problem(const frontend::DiagnosticList& diagnostics, const std::string& file,
+                                const std::string& source, bool accepted) {
   const std::vector<int> lengths = line_lengths(source);
   for (const frontend::Diagnostic& d : diagnostics.all()) {
     const std::string what = d.id + " '" + d.message + "'";
-    if (d.file != file) fail(what + " names file '" + d.file + "'", diagnostics);
+    if (d.file != file) return what + " names file '" + d.file + "'";
     if (d.id == "fatal_too_many_errors") continue;
     const int line = d.loc.line, column = d.loc.column;
-    if (line < 1 || line > static_cast<int>(lengths.size()) || column < 1 || column > lengths[line - 1] + 1) {
-      fail(what + " at " + std::to_string(line) + ":" + std::to_string(column) + ", outside the input", diagnostics);
-    }
+    if (line < 1 || line > static_cast<int>(lengths.size()) || column < 1 || column > lengths[line - 1] + 1)
+      return what + " at " + std::to_string(line) + ":" + std::to_string(column) + ", outside the input";
   }
-  if (diagnostics.render().empty() != diagnostics.all().empty()) fail("render() lost diagnostics", diagnostics);
-  if (accepted && diagnostics.has_errors()) fail("an accepted input has errors", diagnostics);
-  if (!accepted && !diagnostics.has_errors()) fail("a rejected input has no error", diagnostics);
+  if (diagnostics.render().empty() != diagnostics.all().empty()) return "render() lost diagnostics";
+  if (accepted && diagnostics.has_errors()) return "an accepted input has errors";
+  if (!accepted && !diagnostics.has_errors()) return "a rejected input has no error";
+  return "";
+}
+
+void check_diagnostics(const frontend::DiagnosticList& diagnostics, const std::string& file, const std::string& source,
+                       bool accepted) {
+  if (const std::string why = diagnostics_problem(diagnostics, file, source, accepted); !why.empty())
+    fail(why, diagnostics);
 }
 
 void check_result(const frontend::Result& result, const std::string& source) {

@@ -12,11 +12,16 @@ namespace tcec::fuzz {
 /// The name every fuzz target gives its input in diagnostics.
 inline constexpr const char* kFile = "fuzz.in";
 
-/// Requires of `diagnostics`, from parsing `source` (named `file`): every diagnostic is in `file`
-/// at a line and column inside `source` (line 1 to the number of lines, column 1 to one past the
-/// end of that line; fatal_too_many_errors, which follows the kMaxErrors located errors, has none),
-/// and render() works. `accepted`: the front end returned a result; otherwise there must be at
-/// least one error, and an accepted input must have none.
+/// The first requirement `diagnostics`, from parsing `source` (named `file`), breaks, as a sentence
+/// naming the diagnostic, or "" when it breaks none: every diagnostic is in `file` at a line and
+/// column inside `source` (line 1 to the number of lines, column 1 to one past the end of that
+/// line; fatal_too_many_errors, which follows the kMaxErrors located errors, has none), and
+/// render() works. `accepted`: the front end returned a result; otherwise there must be at least
+/// one error, and an accepted input must have none. Also used by frontend.FuzzRegressions.
+std::string diagnostics_problem(const frontend::DiagnosticList& diagnostics, const std::string& file,
+                                const std::string& source, bool accepted);
+
+/// diagnostics_problem(); a broken requirement prints it with the diagnostics and aborts.
 void check_diagnostics(const frontend::DiagnosticList& diagnostics, const std::string& file, const std::string& source,
                        bool accepted);
 
