@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -44,6 +45,52 @@ std::optional<std::pair<std::uint64_t, std::int64_t>> file_stamp(const std::stri
 }
 
 std::string file_name(const std::string& path) { return fs::path(path).filename().string(); }
+
+/// Copies the file `from` to `to` (created or truncated, then fsync'd) in kChunkBytes pieces (a
+/// buffer outside the memory budget) and returns its size in bytes and a checksum of its bytes
+/// (mix() over its 8-byte words, then its size). Throws Error naming the file that cannot be
+/// read or written.
+std::pair<std::uint64_t, std::uint64_t> copy_summed(const std::string& from, const std::string& to) {
+  const int in = ::open(from.c_str(), O_RDONLY | O_CLOEXEC);
+  if (in < 0) throw Error(fmt::format("cannot read {}: {}", from, std::strerror(errno)));
+  const int out = ::open(to.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (out < 0) {
+    const std::string why = std::strerror(errno);
+    ::close(in);
+    throw Error(fmt::format("cannot write {}: {}", to, why));
+  }
+  std::vector<unsigned char> buffer(kChunkBytes);
+  std::uint64_t size = 0, h = 0x452821E638D01377ULL;
+  std::string failed;
+  for (;;) {
+    const ssize_t got = ::read(in, buffer.data(), buffer.size());
+    if (got < 0) failed = fmt::format("cannot read {}: {}", from, std::strerror(errno));
+    if (got <= 0) break;
+    const auto n = static_cast<std::size_t>(got);
+    std::size_t i = 0;  // whole words (chunks are a multiple of 8 bytes, the file's doubles too)
+    for (; i + 8 <= n; i += 8) {
+      std::uint64_t word = 0;
+      std::memcpy(&word, buffer.data() + i, 8);
+      h = mix(h, word);
+    }
+    for (; i < n; ++i) h = mix(h, buffer[i]);
+    for (std::size_t done = 0; done < n;) {
+      const ssize_t put = ::write(out, buffer.data() + done, n - done);
+      if (put <= 0) {
+        failed = fmt::format("cannot write {}: {}", to, std::strerror(put < 0 ? errno : ENOSPC));
+        break;
+      }
+      done += static_cast<std::size_t>(put);
+    }
+    if (!failed.empty()) break;
+    size += n;
+  }
+  if (failed.empty() && ::fsync(out) != 0) failed = fmt::format("cannot write {}: {}", to, std::strerror(errno));
+  ::close(in);
+  ::close(out);
+  if (!failed.empty()) throw Error(failed);
+  return {size, mix(h, size)};
+}
 
 }  // namespace
 
@@ -179,6 +226,15 @@ void Checkpoint::resume(const nlohmann::json& identity) {
   });
   const nlohmann::json m = nlohmann::json::parse(ctx_.bcast_string(text));
   steps_done_ = m.at("steps_done").get<int>();
+  if (m.contains("within")) {  // written by this code: its shape is known
+    const nlohmann::json& w = m.at("within");
+    const nlohmann::json& mine = w.at("ranks").at(static_cast<std::size_t>(ctx_.rank()));
+    within_ = WithinStep{w.at("step").get<int>(), w.at("position").get<std::uint64_t>(),
+                         w.at("nest_steps").get<std::uint64_t>(), !mine.is_null(),
+                         mine.is_null() ? 0 : mine.at("bytes").get<std::uint64_t>(),
+                         mine.is_null() ? 0 : std::stoull(mine.at("checksum").get<std::string>(), nullptr, 16)};
+    snapshot_ = w.at("snapshot").get<int>();
+  }
   for (const auto& [name, list] : m.at("versions").items())
     for (const nlohmann::json& v : list) {
       const std::string file = v.at("file").get<std::string>();
@@ -203,7 +259,8 @@ std::pair<std::uint64_t, std::uint64_t> Checkpoint::summed(const std::string& na
   return sums_[name] = {stamp ? stamp->first : 0, sum};
 }
 
-void Checkpoint::save(int steps_done, const std::map<std::string, std::vector<std::string>>& versions) {
+void Checkpoint::write_manifest(int steps_done, const std::map<std::string, std::vector<std::string>>& versions,
+                                const nlohmann::json& within) {
   nlohmann::json listed = nlohmann::json::object();
   std::set<std::string> named;
   for (const auto& [tensor, paths] : versions) {
@@ -217,11 +274,10 @@ void Checkpoint::save(int steps_done, const std::map<std::string, std::vector<st
     listed[tensor] = list;
   }
   ctx_.check_root([&] {
-    write_json_atomically(manifest_, {{"format", kFormat},
-                                      {"identity", identity_},
-                                      {"steps", info_.steps},
-                                      {"steps_done", steps_done},
-                                      {"versions", listed}});
+    nlohmann::json m = {{"format", kFormat},   {"identity", identity_}, {"steps", info_.steps},
+                        {"steps_done", steps_done}, {"versions", listed}};
+    if (!within.is_null()) m["within"] = within;
+    write_json_atomically(manifest_, m);
     for (const std::string& path : doomed_)
       if (named.count(path) == 0) std::remove(path.c_str());
   });
@@ -231,10 +287,60 @@ void Checkpoint::save(int steps_done, const std::map<std::string, std::vector<st
   }
 }
 
+void Checkpoint::save(int steps_done, const std::map<std::string, std::vector<std::string>>& versions) {
+  write_manifest(steps_done, versions, nullptr);
+  if (snapshot_ == 0) return;
+  for (int x : {1, 2}) std::remove(snapshot_path(x).c_str());  // no longer named
+  snapshot_ = 0;
+}
+
+void Checkpoint::save_within(int steps_done, const std::map<std::string, std::vector<std::string>>& versions,
+                             WithinStep within, const std::string& c_file) {
+  const int next = snapshot_ == 1 ? 2 : 1;  // never the snapshot the manifest on disk names
+  within.has_file = !c_file.empty();
+  ctx_.check_all([&] {
+    if (!within.has_file) return;
+    std::error_code ec;
+    fs::create_directories(fs::path(snapshot_path(next)).parent_path(), ec);
+    if (ec) throw Error(fmt::format("cannot create {}: {}", fs::path(snapshot_path(next)).parent_path().string(),
+                                    ec.message()));
+    std::tie(within.bytes, within.checksum) = copy_summed(c_file, snapshot_path(next));
+  });
+  const std::vector<std::uint64_t> has = ctx_.gather_u64(within.has_file ? 1 : 0),
+                                   bytes = ctx_.gather_u64(within.bytes), sums = ctx_.gather_u64(within.checksum);
+  nlohmann::json ranks = nlohmann::json::array();
+  for (std::size_t q = 0; q < has.size(); ++q)
+    ranks.push_back(has[q] != 0 ? nlohmann::json{{"bytes", bytes[q]}, {"checksum", hex(sums[q])}} : nlohmann::json());
+  write_manifest(steps_done, versions,
+                 {{"step", within.step},
+                  {"position", within.position},
+                  {"nest_steps", within.nest_steps},
+                  {"snapshot", next},
+                  {"ranks", ranks}});
+  if (snapshot_ != 0) std::remove(snapshot_path(snapshot_).c_str());  // no longer named
+  snapshot_ = next;
+}
+
+void Checkpoint::restore_within(const std::string& c_file) {
+  const WithinStep& w = *within_;
+  ctx_.check_all([&] {
+    if (w.has_file != !c_file.empty() ||
+        (w.has_file && copy_summed(snapshot_path(snapshot_), c_file) != std::pair{w.bytes, w.checksum}))
+      throw Error(fmt::format("cannot resume from {}: the partial result of step {} on rank {} has changed since the "
+                              "checkpoint",
+                              dir_, w.step, ctx_.rank()));
+  });
+}
+
+std::string Checkpoint::snapshot_path(int x) const {
+  return fmt::format("{}/rank-{}/within.{}.C.bin", dir_, ctx_.rank(), x);
+}
+
 void Checkpoint::discard() {
   ctx_.check_root([&] {
     std::error_code ignored;
     fs::remove_all(store_dir_, ignored);
+    for (int q = 0; q < ctx_.size(); ++q) fs::remove_all(fmt::format("{}/rank-{}", dir_, q), ignored);
     fs::remove(manifest_, ignored);
     fs::remove(dir_, ignored);  // only when empty
   });

@@ -14,10 +14,18 @@
 // from the same files in the same order). A checkpoint is taken only at a step boundary where
 // no tensor is kept on the ranks (the hand-off's rank-local files are not in the store), so a
 // run with kept intermediates resumes from the last boundary where everything was in the store.
+//
+// With --checkpoint-every, a checkpoint is also taken inside a step (WithinStep): at a K-pass
+// boundary of its contraction's loop nest, each rank copies its partial C file to
+// DIR/rank-N/within.X.C.bin (X alternates, so the copy the manifest names is never the one being
+// written) and the manifest records how far the nest had run. A resumed run redoes the step's
+// stage 1 (its inputs are the checkpoint's store versions), copies the partial C back and runs
+// the rest of the nest: the same operations in the same order, so the same bits.
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -31,6 +39,17 @@
 namespace tcert {
 
 struct ProgramInfo;
+
+/// Where the step in progress stood at a checkpoint inside it: its contraction's loop nest had
+/// run `position` of its `nest_steps` steps (DistributedGemm's recorded steps), and this rank's
+/// partial C was copied to a snapshot of `bytes` bytes with checksum `checksum` (has_file
+/// false: the rank holds no C file, e.g. inside accumulation off rank 0).
+struct WithinStep {
+  int step = 0;  ///< the step in progress, 1-based (Run::step())
+  std::uint64_t position = 0, nest_steps = 0;
+  bool has_file = false;
+  std::uint64_t bytes = 0, checksum = 0;
+};
 
 /// A 64-bit checksum of the file at `path` (the same on every rank): rank q reads bytes
 /// [S·q/P, S·(q+1)/P) of the file's S bytes (pread in 1 MiB pieces: a buffer of that size
@@ -61,13 +80,29 @@ class Checkpoint {
   /// first; empty for a new run).
   const std::map<std::string, std::vector<std::string>>& versions() const { return versions_; }
 
+  /// The checkpoint inside a step that the run resumed from (nullopt: none, or a new run).
+  const std::optional<WithinStep>& within() const { return within_; }
+
   /// Records that the first `steps_done` steps are complete with the store holding `versions`
   /// (full paths under store_dir(), by tensor name): every rank sums its share of each file not
   /// summed before (file_checksum()), rank 0 writes DIR/manifest.json atomically (a temporary
   /// file renamed over it) and then deletes the files given to remove_later() that the
+  /// manifest no longer names; every rank then deletes its snapshots of a partial C that the
   /// manifest no longer names. Collective; Error on every rank when the manifest cannot be
   /// written (the previous one then stays valid).
   void save(int steps_done, const std::map<std::string, std::vector<std::string>>& versions);
+  /// As save(), and the step after them is in progress: copies this rank's partial C file
+  /// `c_file` ("" when the rank holds none) to its next snapshot in DIR/rank-N (not the one the
+  /// manifest on disk names), summing it, and records `within` (position and nest_steps; the
+  /// rest is filled in) in the manifest. Collective; Error on every rank when a copy or the
+  /// manifest cannot be written (the previous checkpoint then stays valid).
+  void save_within(int steps_done, const std::map<std::string, std::vector<std::string>>& versions,
+                   WithinStep within, const std::string& c_file);
+  /// Copies this rank's snapshot of within() back into `c_file` ("" when the rank holds none),
+  /// checking its size and checksum. Collective; Error on every rank ("cannot resume from DIR:
+  /// the partial result of step N on rank R has changed since the checkpoint") when a rank's
+  /// snapshot is missing or differs.
+  void restore_within(const std::string& c_file);
   /// Deletes `path` (a released version) after the next save(), not before: until then the
   /// manifest on disk may still name it. Call on every rank (rank 0 deletes).
   void remove_later(const std::string& path) { doomed_.insert(path); }
@@ -93,6 +128,13 @@ class Checkpoint {
   std::map<std::string, std::vector<std::string>> versions_;
   std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> sums_;  // by file name
   std::set<std::string> doomed_;
+  std::optional<WithinStep> within_;  // resumed from
+  int snapshot_ = 0;                  // the snapshot the manifest names (1 or 2; 0: none)
+  /// DIR/rank-N/within.X.C.bin, this rank's snapshot X (1 or 2).
+  std::string snapshot_path(int x) const;
+  /// Writes the manifest: `within` (every rank's entry, rank order) when given.
+  void write_manifest(int steps_done, const std::map<std::string, std::vector<std::string>>& versions,
+                      const nlohmann::json& within);
 };
 
 }  // namespace tcert

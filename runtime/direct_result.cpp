@@ -15,7 +15,7 @@ DirectResult::DirectResult(Run& run, const TensorShape& shape, bool writes) {
     writer_ = std::make_unique<NpyWriter>(path, extents);
     temp = writer_->temp_path();
   });
-  temp = ctx.bcast_string(temp);
+  temp = temp_ = ctx.bcast_string(temp);
   ctx.check_all([&] {
     if (writes && ctx.rank() != 0) patch_ = std::make_unique<NpyPatch>(temp);
   });
@@ -34,10 +34,14 @@ void DirectResult::wrote(std::uint64_t bytes) {
     patch_->drop_pages();
 }
 
-void DirectResult::commit(const Context& ctx) {
+void DirectResult::sync(const Context& ctx) {
   ctx.check_all([&] {
     if (patch_) patch_->sync();
   });
+}
+
+void DirectResult::commit(const Context& ctx) {
+  sync(ctx);
   ctx.check_root([&] { writer_->commit(); });  // every rank has synced; the version exists on return
 }
 

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "runtime/gemm_spec.h"
 #include "runtime/npy.h"
@@ -32,6 +33,11 @@ class DirectResult {
   /// Counts `bytes` written through data() and, every Run::kMappedDropBytes, drops the
   /// mapping's resident pages (they stay in the page cache), bounding the resident memory.
   void wrote(std::uint64_t bytes);
+  /// The file the result is written in until commit() (its temporary name; every rank).
+  const std::string& file() const { return temp_; }
+  /// Syncs every rank's writes to file(), for a copy of it (a checkpoint inside the step).
+  /// Collective. Throws Error on every rank when a sync fails.
+  void sync(const Context& ctx);
   /// Syncs this rank's writes, then rank 0 renames the file into place once every rank is done;
   /// the new version exists on return. Collective. Throws Error on every rank when a sync or the
   /// rename fails.
@@ -41,6 +47,7 @@ class DirectResult {
   std::unique_ptr<NpyWriter> writer_;  // rank 0
   std::unique_ptr<NpyPatch> patch_;    // the other ranks that write
   double* data_ = nullptr;
+  std::string temp_;
   std::uint64_t written_since_drop_ = 0;
 };
 

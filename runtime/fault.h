@@ -13,7 +13,11 @@ namespace tcert {
 ///                    yet stored it (a contraction records its volumes: Run::record());
 ///  - "step:N"        step N has finished, before the checkpoint after it is written;
 ///  - "checkpoint:N"  the checkpoint after step N is written (between steps);
-///  - "export"        the outputs are written under their temporary names, not yet renamed.
+///  - "export"        the outputs are written under their temporary names, not yet renamed;
+///  - "within:N"      the N-th checkpoint inside a step (--checkpoint-every) of this process
+///                    is written;
+///  - "write_C:N"     a contraction has written C's tiles for the N-th time in this process
+///                    (DistributedGemm::write_C(); counted over the run).
 /// For tests only: a production run leaves TCERT_FAULT unset. Never throws.
 void fault_point(int rank, std::string_view point);
 

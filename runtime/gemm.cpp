@@ -3,6 +3,7 @@
 #include "runtime/gemm.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <optional>
 
@@ -12,6 +13,7 @@
 #include "runtime/contraction_steps.h"
 #include "runtime/counters.h"
 #include "runtime/error.h"
+#include "runtime/fault.h"
 #include "runtime/io_worker.h"
 #include "runtime/kernel.h"
 #include "runtime/linear_map.h"
@@ -378,15 +380,101 @@ void DistributedGemm::open_direct_C() {
   });
 }
 
+/// One step of the loop nest as compute() records it (under overlap, or with a checkpoint).
+struct DistributedGemm::Step {
+  enum Kind {
+    ReadA,
+    ReadB,
+    ReadC,
+    WriteC,
+    Multiply,
+    Cannon,
+    AllgatherA,
+    AllgatherB,
+    AllreduceC,
+    GatherFile,
+    ShiftFiles,
+    ReduceFile
+  };
+  Kind kind;
+  Tiles r{}, c{};           // reads and write_C: the tile ranges
+  i64 f = 0, h = 0, k = 0;  // multiply, cannon_multiply: the finest tiles
+  bool reads = true;        // ReadC: from disk (else the tile starts at zero)
+};
+
 void DistributedGemm::compute(const std::function<void()>& body) {
-  if (!overlap_) return compute_phase(run_, spec_, progress_, body);
+  // Checkpoints inside the step (and resuming from one) need the nest's steps in advance.
+  const bool within = resumable() && !run_.options().checkpoint.empty();
+  if (!overlap_ && !within) return compute_phase(run_, spec_, progress_, body);
   compute_phase(run_, spec_, progress_, [&] {
     recording_ = true;
     steps_.clear();
     body();
     recording_ = false;
-    run_overlapped();
+    run_recorded(within);
   });
+}
+
+bool DistributedGemm::resumable() const {
+  // Outside rotation moves A's and B's files between rounds: not restored from a copy of C alone.
+  return !(gao().comm == Communication::Outside && gao().algorithm == Algorithm::Rotation);
+}
+
+std::vector<char> DistributedGemm::k_pass_boundaries() const {
+  // Position i follows a write of C, and each array's next use after it is a read of it: all C
+  // the nest has computed is in C's file, and nothing in the tile buffers is used again.
+  enum Use { None, Read, Used };
+  const std::size_t n = steps_.size();
+  std::vector<char> out(n, 0);
+  std::array<Use, 3> next{None, None, None};  // A, B, C: from position i on
+  for (std::size_t i = n; i-- > 1;) {
+    switch (steps_[i].kind) {
+      case Step::ReadA: next[0] = Read; break;
+      case Step::ReadB: next[1] = Read; break;
+      case Step::ReadC: next[2] = Read; break;
+      case Step::Multiply:
+      case Step::Cannon: next = {Used, Used, Used}; break;
+      case Step::AllgatherA: next[0] = Used; break;
+      case Step::AllgatherB: next[1] = Used; break;
+      case Step::AllreduceC:
+      case Step::WriteC: next[2] = Used; break;
+      case Step::GatherFile:
+      case Step::ShiftFiles:
+      case Step::ReduceFile: break;  // files, not buffers
+    }
+    out[i] = steps_[i - 1].kind == Step::WriteC && next[0] != Used && next[1] != Used && next[2] != Used;
+  }
+  return out;
+}
+
+void DistributedGemm::run_recorded(bool within) {
+  const std::size_t n = steps_.size();
+  // The partial C: this rank's tiled file, or direct C's file in the store (copied by rank 0).
+  const std::string c_file = direct_C_ ? (rank_ == 0 ? direct_C_->file() : std::string())
+                             : C_->file ? C_->file->file().path()
+                                        : std::string();
+  std::size_t start = 0;
+  std::vector<char> boundaries;
+  if (within) {
+    start = static_cast<std::size_t>(run_.resume_within(n, c_file));
+    if (run_.checkpoints_within()) boundaries = k_pass_boundaries();
+  }
+  for (std::size_t i = 0; i < start; ++i) {  // what the checkpoint does not hold: the gathered file
+    if (steps_[i].kind == Step::GatherFile) run_step(steps_[i]);
+    if (steps_[i].kind == Step::Multiply || steps_[i].kind == Step::Cannon) ++steps_done_;
+  }
+  // At a K-pass boundary (after `settle`, which completes every queued write), a checkpoint.
+  auto boundary = [&](std::size_t i, const std::function<void()>& settle) {
+    if (i == start || i >= boundaries.size() || !boundaries[i] || !run_.within_due()) return;
+    settle();
+    if (direct_C_) direct_C_->sync(run_.context());
+    run_.save_within(i, n, c_file);
+  };
+  if (overlap_) return run_overlapped(start, boundary);
+  for (std::size_t i = start; i < n; ++i) {
+    boundary(i, [] {});
+    run_step(steps_[i]);
+  }
 }
 
 void DistributedGemm::finish() {
@@ -418,27 +506,6 @@ void DistributedGemm::finish() {
 
 // ---- reads and writes --------------------------------------------------------------------
 
-/// One step of the loop nest as compute() records it under overlap.
-struct DistributedGemm::Step {
-  enum Kind {
-    ReadA,
-    ReadB,
-    ReadC,
-    WriteC,
-    Multiply,
-    Cannon,
-    AllgatherA,
-    AllgatherB,
-    AllreduceC,
-    GatherFile,
-    ShiftFiles,
-    ReduceFile
-  };
-  Kind kind;
-  Tiles r{}, c{};           // reads and write_C: the tile ranges
-  i64 f = 0, h = 0, k = 0;  // multiply, cannon_multiply: the finest tiles
-  bool reads = true;        // ReadC: from disk (else the tile starts at zero)
-};
 
 void DistributedGemm::read_operand(Buffered& x, Tiles rows, Tiles k) {
   x.set_ranges(x.now(), rows, k, P_);
@@ -485,6 +552,10 @@ bool DistributedGemm::reads_C(Tiles i, Tiles j) {
 void DistributedGemm::read_C(Tiles i, Tiles j) {
   const bool reads = reads_C(i, j);
   if (recording_) return steps_.push_back({Step::ReadC, i, j, 0, 0, 0, reads});
+  load_C(i, j, reads);
+}
+
+void DistributedGemm::load_C(Tiles i, Tiles j, bool reads) {
   Buffered& C = *C_;
   C.set_ranges(C.now(), i, j, P_);
   if (reads) return C.read(C.now(), 0, C.pc);
@@ -495,13 +566,19 @@ void DistributedGemm::write_C(Tiles i, Tiles j) {
   if (recording_) return steps_.push_back({Step::WriteC, i, j});
   Buffered& C = *C_;
   if (C.mapped || C.file) C.write(C.now());  // inside accumulation: only rank 0 keeps C
+  written_C();
+}
+
+void DistributedGemm::written_C() {
+  static std::atomic<std::uint64_t> writes{0};  // over the process (fault.h)
+  fault_point(run_.context().rank(), fmt::format("write_C:{}", ++writes));
 }
 
 void DistributedGemm::run_step(const Step& s) {
   switch (s.kind) {
     case Step::ReadA: return read_A(s.r, s.c);
     case Step::ReadB: return read_B(s.r, s.c);
-    case Step::ReadC: return read_C(s.r, s.c);
+    case Step::ReadC: return load_C(s.r, s.c, s.reads);  // as recorded (a tile's first visit)
     case Step::WriteC: return write_C(s.r, s.c);
     case Step::Multiply: return multiply(s.f, s.h, s.k);
     case Step::Cannon: return cannon_multiply(s.f, s.h, s.k);
@@ -514,7 +591,7 @@ void DistributedGemm::run_step(const Step& s) {
   }
 }
 
-void DistributedGemm::run_overlapped() {
+void DistributedGemm::run_overlapped(std::size_t start, const Boundary& boundary) {
   IoWorker io;
   Buffered* const arrays[3] = {A_.get(), B_.get(), C_.get()};
   auto array_of = [](Step::Kind kind) {
@@ -577,7 +654,8 @@ void DistributedGemm::run_overlapped() {
       queued[static_cast<std::size_t>(x)] = k;
     }
   };
-  for (std::size_t i = 0; i < n; ++i) {
+  for (std::size_t i = start; i < n; ++i) {
+    boundary(i, [&] { io.drain(); });
     const Step& s = steps_[i];
     const int x = array_of(s.kind);
     if (x >= 0) {  // the tile is in the other slot, or will be: wait for it and work on that slot
@@ -590,7 +668,10 @@ void DistributedGemm::run_overlapped() {
       Buffered& C = *C_;
       if (C.mapped || C.file) {
         const Buffered::Slot& slot = C.now();
-        C.now().ticket = io.submit([&C, &slot] { C.write(slot); });
+        C.now().ticket = io.submit([this, &C, &slot] {
+          C.write(slot);
+          written_C();
+        });
       }
     } else if (s.kind == Step::GatherFile || s.kind == Step::ShiftFiles || s.kind == Step::ReduceFile) {
       io.drain();  // the files are complete before they move

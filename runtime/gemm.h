@@ -141,9 +141,24 @@ class DistributedGemm {
   // The steps as they run (serially, or from the overlapped schedule's thread).
   void read_operand(Buffered& x, Tiles rows, Tiles k);
   bool reads_C(Tiles i, Tiles j);  // whether read_C(i, j) reads (else zeroes); marks the tile visited
+  /// Runs a recorded step (ReadC as recorded: from disk or zero).
   void run_step(const Step& s);
-  /// Overlap: runs the recorded steps_ with an I/O thread (compute()).
-  void run_overlapped();
+  void load_C(Tiles i, Tiles j, bool reads);  // read_C's work, `reads` decided
+  void written_C();                            // after each write of C: fault point "write_C:N"
+  /// Whether the plan can save checkpoints inside its step: its partial C file is all a
+  /// resumed run needs besides stage 1 (not outside rotation).
+  bool resumable() const;
+  /// Per position i of steps_: 1 when i is a K-pass boundary (a write of C just ran, and every
+  /// array's next use is a read of it), where a checkpoint inside the step can be taken.
+  std::vector<char> k_pass_boundaries() const;
+  /// Runs the recorded steps_ (serially, or overlapped): from where a checkpoint inside the step
+  /// left off when the run resumed from one, and saving such checkpoints at K-pass boundaries
+  /// (with `within`: the run has a checkpoint and the plan is resumable()).
+  void run_recorded(bool within);
+  /// Called before step i with a function that completes the queued writes (the checkpoint's).
+  using Boundary = std::function<void(std::size_t, const std::function<void()>&)>;
+  /// Overlap: runs steps_ from `start` with an I/O thread (compute()).
+  void run_overlapped(std::size_t start, const Boundary& boundary);
   void local_gemm(std::int64_t f, std::int64_t h, std::int64_t k);
   bool owns_result() const;
   TiledMatrix& result();                                                  // C's file on a rank that owns_result()

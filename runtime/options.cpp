@@ -63,6 +63,13 @@ void add_options(CLI::App& app, RunOptions& options, Raw& raw) {
                "Continue the run whose checkpoint is in the --checkpoint DIR after its last completed step "
                "(the same program and inputs; the outputs are those of an uninterrupted run)")
       ->needs(checkpoint);
+  app.add_option("--checkpoint-every", options.checkpoint_every,
+                 "Also save the checkpoint inside long contractions, at the boundaries of their K passes "
+                 "where the partial result is on disk, at most once every SECONDS (0: at every boundary); "
+                 "a resumed run then loses at most about that much work")
+      ->type_name("SECONDS")
+      ->check(CLI::NonNegativeNumber)
+      ->needs(checkpoint);
   CLI::Option* input_dir =
       app.add_option("--input-dir", raw.input_dir, "Read each input tensor NAME from DIR/NAME.npy (float64)")
           ->type_name("DIR");

@@ -27,6 +27,10 @@ struct RunOptions {
   /// Continue the run whose checkpoint is in `checkpoint` (made by the same program with the
   /// same inputs) after its last completed step. --resume.
   bool resume = false;
+  /// Also save checkpoints inside a contraction (at the K-pass boundaries of its loop nest,
+  /// DistributedGemm), at most once every this many seconds (0: at every boundary); negative =
+  /// only between steps. Needs `checkpoint`. --checkpoint-every SECONDS.
+  double checkpoint_every = -1;
   /// Inputs without a location in TensorLocations::inputs are random_element(SEED, …)
   /// (runtime/random.h); none: every input needs a location. --init random:SEED (a program's
   /// default, without --input-dir or --input, is 1).
@@ -82,7 +86,7 @@ struct ExitRequest {
 };
 
 /// Parses the command line of a generated program whose inputs and outputs are named `inputs`
-/// and `outputs`: --scratch DIR, --keep, --checkpoint DIR, --resume (needs --checkpoint), --verify, --trace FILE, --quiet, --no-overlap, and
+/// and `outputs`: --scratch DIR, --keep, --checkpoint DIR, --resume and --checkpoint-every SECONDS (need --checkpoint), --verify, --trace FILE, --quiet, --no-overlap, and
 /// where the tensors are: --input-dir DIR (input NAME from DIR/NAME.npy), --input FILE.h5
 /// (input NAME from the dataset NAME of an HDF5 file), --init random:SEED (SEED a decimal integer
 /// in [0, 2^64); the default, seed 1, when neither --input-dir nor --input is given; the three

@@ -77,6 +77,10 @@ struct ContractionRecord {
   std::vector<double> disk_seconds, comm_seconds, kernel_seconds;
   std::vector<std::uint64_t> peak_tile_memory_bytes;  ///< per rank, the step's peak (load stage included)
   std::uint64_t planned_memory_bytes = 0;             ///< the plan's peak per rank (0: not given)
+  /// Resumed inside the contraction (Run::resume_within()): the loop nest's first resumed_at of
+  /// its nest_steps steps ran before the checkpoint, and `measured` counts the rest only (0:
+  /// not resumed inside; the volumes are then the whole contraction's).
+  std::uint64_t resumed_at = 0, nest_steps = 0;
 };
 
 /// Result of --verify for one output: samples checked on all ranks and the largest error.
@@ -175,6 +179,25 @@ class Run {
   /// Steps completed before this run started (the checkpoint it resumed from; 0 otherwise).
   int resumed_steps() const { return resumed_steps_; }
 
+  // --- checkpoints inside a step (--checkpoint-every; DistributedGemm's K-pass boundaries) ---
+  /// Whether the step running now may save checkpoints inside it: the run has a checkpoint and
+  /// --checkpoint-every, and the checkpoint before this step was saved (so nothing was kept on
+  /// the ranks when it began).
+  bool checkpoints_within() const;
+  /// Whether a checkpoint inside the step is due at this boundary: --checkpoint-every 0, or the
+  /// longest time on any rank since the last save is at least that many seconds. Collective
+  /// (an all-reduce, outside the counted volumes) unless the interval is 0.
+  bool within_due();
+  /// Saves a checkpoint inside the step running now (Checkpoint::save_within()): its loop nest
+  /// has run `position` of its `nest_steps` steps and `c_file` is this rank's partial C ("":
+  /// none). Collective. Fault point "within:N" after the N-th such save of this process.
+  void save_within(std::uint64_t position, std::uint64_t nest_steps, const std::string& c_file);
+  /// When this run resumed from a checkpoint inside the step running now: copies this rank's
+  /// partial C back into `c_file` ("": the rank holds none; Checkpoint::restore_within()) and
+  /// returns the loop-nest steps already run; else 0. Collective; Error on every rank when the
+  /// checkpoint was made for a nest of another length or a snapshot has changed.
+  std::uint64_t resume_within(std::uint64_t nest_steps, const std::string& c_file);
+
   /// Numbers the contractions 1, 2, … (names their scratch files).
   int next_contraction() { return ++contractions_; }
   /// Called by DistributedGemm when a contraction ends.
@@ -221,9 +244,13 @@ class Run {
   StoreDirectory store_;
   std::map<std::string, std::unique_ptr<NpyReader>> inputs_;  // by path (closed before the store goes)
   std::map<std::string, std::vector<std::string>> versions_;  // by tensor name, oldest first
+  std::map<std::string, std::vector<std::string>> step_versions_;  // versions_ when the running step began
   std::uint64_t versions_made_ = 0;                           // N of the last NAME.vN.npy
   std::unique_ptr<Checkpoint> checkpoint_;                    // with RunOptions::checkpoint
   int steps_ = 0, resumed_steps_ = 0, saved_steps_ = 0;       // step(): called, skipped; checkpointed
+  Stopwatch since_save_;                                      // since the last checkpoint
+  int within_saves_ = 0;                                      // save_within() calls (fault points)
+  std::uint64_t resumed_at_ = 0, nest_steps_ = 0;             // resume_within() of the step running now
   /// With a checkpoint: when steps have completed since the last save and no tensor is kept on
   /// the ranks, saves the store's versions as they are now (after the releases that followed
   /// the last step: Checkpoint::save()). Called before each step and before the outputs are
