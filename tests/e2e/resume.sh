@@ -14,6 +14,12 @@
 # them into place); every resumed run must
 # give Z.npy byte for byte as the uninterrupted run, remove its checkpoint, and say in its trace
 # how many steps it skipped.
+#
+# With --checkpoint-every 0 a checkpoint is also saved at every K-pass boundary inside a
+# contraction (the chain at N = 96: one plan with direct C, serial; one with tiled C files,
+# overlapped). A rank kills itself right after such a checkpoint, and after writing tiles of C
+# past one (which the resumed run must not add to twice); every resumed run gives the same
+# bytes, and a snapshot of a partial C that changed is refused.
 set -euo pipefail
 tcec=$1 work=$2
 here=$(cd "$(dirname "$0")" && pwd)
@@ -25,41 +31,56 @@ fail() {
   exit 1
 }
 
-/usr/bin/python3 - "$work/in" << 'EOF'
+mkdir -p "$work/in96"
+/usr/bin/python3 - "$work/in" "$work/in96" << 'EOF'
 import sys
 import numpy as np
 rng = np.random.default_rng(5)
-for name in "ABCD":
-    np.save(f"{sys.argv[1]}/{name}.npy", rng.uniform(-1, 1, (48, 48)))
+for d, n in ((sys.argv[1], 48), (sys.argv[2], 96)):
+    for name in "ABCD":
+        np.save(f"{d}/{name}.npy", rng.uniform(-1, 1, (n, n)))
 EOF
 
-for variant in store handoff; do
-  options=(-D N=48 --machine "$here/tiny.machine")
-  [[ $variant == store ]] && options+=(--no-handoff) || options+=(--force-method outside-accumulation)
+# A slow kernel (10 MFLOP/s) makes the overlapped plan the faster one.
+printf 'machine slow_kernel { processors 4; memory 32 KB; network 200 MB/s; disk 8 MB/s; flops 10 MFLOP/s; }\n' \
+  > "$work/slow_kernel.machine"
+for variant in store handoff within_direct within_overlap; do
+  case $variant in
+    store) options=(-D N=48 --machine "$here/tiny.machine" --no-handoff) ;;
+    handoff) options=(-D N=48 --machine "$here/tiny.machine" --force-method outside-accumulation) ;;
+    within_direct) options=(-D N=96 --machine "$here/tiny.machine" --no-handoff --force-method inside-replication
+                            --force-order BCA) ;;
+    within_overlap) options=(-D N=96 --machine "$work/slow_kernel.machine" --no-handoff
+                             --force-method outside-accumulation --force-order BCA) ;;
+  esac
   "$tcec" "$here/chain.tce" "${options[@]}" -o "$work/$variant" --build > /dev/null
 done
+grep -q "spec.direct_C = true" "$work/within_direct/chain.cpp" || fail "the within_direct plan has no direct C"
+grep -q "overlap=yes" "$work/within_overlap/chain.cpp" || fail "the within_overlap plan is not overlapped"
 prog_store=$work/store/chain prog_handoff=$work/handoff/chain
 grep -q "spec.take_A = true\|spec.take_B = true" "$work/handoff/chain.cpp" ||
   fail "the outside accumulation plan of the chain no longer uses the hand-off; pick a case that does"
 
-run() {  # run PROGRAM OUTDIR [options...]: the program on the shared inputs
-  local program=$1 out=$2
+run() {  # run PROGRAM OUTDIR [options...]: the program on the shared inputs (N = 96 for within_*)
+  local program=$1 out=$2 in=$work/in
   shift 2
+  [[ $program == */within_* ]] && in=$work/in96
   mkdir -p "$out"
-  "${mpi[@]}" "$program" --quiet --scratch "$work/scratch" --input-dir "$work/in" --output-dir "$out" "$@"
+  "${mpi[@]}" "$program" --quiet --scratch "$work/scratch" --input-dir "$in" --output-dir "$out" "$@"
 }
 
 export TCERT_FAULT=
-for variant in store handoff; do  # the uninterrupted runs (plans differ, and so may their rounding)
+for variant in store handoff within_direct within_overlap; do  # uninterrupted (plans differ, so may rounding)
   run "$work/$variant/chain" "$work/ref/$variant"
   [[ -f $work/ref/$variant/Z.npy ]] || fail "the uninterrupted run of the $variant plan wrote no Z.npy"
 done
 
-# stopped_then_resumed PROGRAM RANK:POINT EXPECTED_SKIPPED
+# stopped_then_resumed PROGRAM RANK:POINT EXPECTED_SKIPPED [OPTIONS...]: OPTIONS for the stopped run
 stopped_then_resumed() {
   local program=$1 fault=$2 skipped=$3 ck=$work/ck out=$work/out
+  shift 3
   rm -rf "$ck" "$out"
-  if TCERT_FAULT="$fault" run "$program" "$out" --checkpoint "$ck" > "$work/killed.log" 2>&1; then
+  if TCERT_FAULT="$fault" run "$program" "$out" --checkpoint "$ck" "$@" > "$work/killed.log" 2>&1; then
     fail "the run with TCERT_FAULT=1:$fault was not stopped"
   fi
   [[ -f $ck/manifest.json ]] || fail "no checkpoint manifest after a stop at $fault"
@@ -72,7 +93,12 @@ stopped_then_resumed() {
   got=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("resumed_steps", 0))' \
     "$work/resumed.json")
   [[ $skipped == any || $got == "$skipped" ]] || fail "stopped at $fault: the resumed run skipped $got steps, expected $skipped"
-  echo "resume.sh: $(basename "$(dirname "$program")") stopped at $fault, resumed after $got steps: Z.npy identical"
+  "$tcec" compare "$work/resumed.json" > "$work/compare.log" ||
+    fail "stopped at $fault: tcec compare finds the resumed run's volumes off: $(cat "$work/compare.log")"
+  RESUMED_INSIDE=$(/usr/bin/python3 -c 'import json, sys
+print(" ".join("%d/%d" % tuple(c["measured"]["resumed_at_nest_step"]) for c in json.load(open(sys.argv[1]))["contractions"]
+               if "resumed_at_nest_step" in c["measured"]))' "$work/resumed.json")
+  echo "resume.sh: $(basename "$(dirname "$program")") stopped at $fault, resumed after $got steps${RESUMED_INSIDE:+ and $RESUMED_INSIDE loop-nest steps}: Z.npy identical"
 }
 
 stopped_then_resumed "$prog_store" 1:compute:2 1     # in the middle of contraction 2
@@ -82,6 +108,31 @@ stopped_then_resumed "$prog_store" 3:checkpoint:3 3  # all steps done, outputs n
 stopped_then_resumed "$prog_store" 0:export 3        # the outputs written, not yet renamed into place
 stopped_then_resumed "$prog_handoff" 2:compute:2 any
 stopped_then_resumed "$prog_handoff" 0:export 3
+
+# Checkpoints inside a contraction (K-pass boundaries).
+for variant in within_direct within_overlap; do
+  rm -rf "$work/ck"
+  run "$work/$variant/chain" "$work/out" --checkpoint "$work/ck" --checkpoint-every 0 --trace "$work/every.json"
+  cmp -s "$work/out/Z.npy" "$work/ref/$variant/Z.npy" || fail "$variant with --checkpoint-every 0 gives another Z.npy"
+  /usr/bin/python3 - "$work/every.json" << 'EOF' || fail "$variant: the checkpoints inside changed the counted volumes"
+import json, sys
+for c in json.load(open(sys.argv[1]))["contractions"]:
+    for key in ("disk_read_bytes", "disk_write_bytes", "comm_sent_bytes", "comm_recv_bytes", "disk_requests"):
+        assert c["predicted"][key] == c["measured"][key], (c["statement"], key)
+EOF
+done
+prog=$work/within_direct/chain
+stopped_then_resumed "$prog" 1:within:2 any --checkpoint-every 0  # right after the 2nd checkpoint inside
+[[ -n $RESUMED_INSIDE ]] || fail "within:2 did not resume inside a contraction"
+stopped_then_resumed "$prog" 1:write_C:9 any --checkpoint-every 0  # tiles of C written past the checkpoint
+[[ -n $RESUMED_INSIDE ]] || fail "write_C:9 did not resume inside a contraction"
+prog=$work/within_overlap/chain
+stopped_then_resumed "$prog" 2:within:3 any --checkpoint-every 0
+[[ -n $RESUMED_INSIDE ]] || fail "within:3 (overlapped) did not resume inside a contraction"
+stopped_then_resumed "$prog" 1:write_C:35 any --checkpoint-every 0
+[[ -n $RESUMED_INSIDE ]] || fail "write_C:35 (overlapped) did not resume inside a contraction"
+stopped_then_resumed "$prog" 1:write_C:25 any --checkpoint-every 3600  # none due: between steps only
+[[ -z $RESUMED_INSIDE ]] || fail "--checkpoint-every 3600 saved a checkpoint inside a contraction"
 
 # expect_error MESSAGE COMMAND...: fails with MESSAGE on stderr, writes no output.
 expect_error() {
@@ -112,6 +163,14 @@ version=$(ls "$ck/store" | head -1)
 printf 'x' | dd of="$ck/store/$version" bs=1 seek=200 conv=notrunc status=none
 expect_error "cannot resume from $ck: the store's file $version has changed since the checkpoint" \
   run "$prog_store" "$work/out" --checkpoint "$ck" --resume
+rm -rf "$ck"
+TCERT_FAULT=1:within:2 run "$work/within_overlap/chain" "$work/out" --checkpoint "$ck" --checkpoint-every 0 \
+  > /dev/null 2>&1 || true
+snapshot=$(ls "$ck"/rank-2/within.*.C.bin | head -1)
+printf 'x' | dd of="$snapshot" bs=1 seek=100 conv=notrunc status=none
+expect_error "cannot resume from $ck: the partial result of step 1 on rank 2 has changed since the checkpoint" \
+  run "$work/within_overlap/chain" "$work/out" --checkpoint "$ck" --resume
+rm -rf "$ck"
 expect_error "--resume: no checkpoint in $work/empty" run "$prog_store" "$work/out" --checkpoint "$work/empty" --resume
 expect_error "--resume requires --checkpoint" run "$prog_store" "$work/out" --resume
 echo "resume.sh: refused a foreign checkpoint, a changed input, a changed store file, a missing checkpoint"

@@ -117,6 +117,18 @@ TEST(Options, ConflictsAndUnknownOptionsAreErrors) {
   EXPECT_NE(unknown.find("--bogus"), std::string::npos) << unknown;
 }
 
+TEST(Options, CheckpointEveryNeedsACheckpointAndSeconds) {
+  EXPECT_EQ(parse({}).options.checkpoint_every, -1.0);  // between steps only
+  const tcert::RunOptions o = parse({"--checkpoint", "/ck", "--checkpoint-every", "2.5"}).options;
+  EXPECT_EQ(o.checkpoint, "/ck");
+  EXPECT_EQ(o.checkpoint_every, 2.5);
+  EXPECT_EQ(parse({"--checkpoint", "/ck", "--checkpoint-every", "0"}).options.checkpoint_every, 0.0);
+  const std::string alone = message_of({"--checkpoint-every", "10"});
+  EXPECT_EQ(alone.rfind("invalid command line: --checkpoint-every requires --checkpoint", 0), 0u) << alone;
+  const std::string negative = message_of({"--checkpoint", "/ck", "--checkpoint-every", "-1"});
+  EXPECT_EQ(negative.rfind("invalid command line: --checkpoint-every", 0), 0u) << negative;
+}
+
 TEST(Options, HelpPrintsUsageAndRequestsExitZero) {
   testing::internal::CaptureStdout();
   int code = -1;
@@ -129,7 +141,7 @@ TEST(Options, HelpPrintsUsageAndRequestsExitZero) {
   EXPECT_EQ(code, 0);
   EXPECT_NE(out.find("test program"), std::string::npos) << out;
   for (const char* option : {"--scratch", "--keep", "--input-dir", "--input ", "--output-dir", "--output ", "--init",
-                             "--verify", "--trace", "--quiet", "--no-overlap"})
+                             "--verify", "--trace", "--quiet", "--no-overlap", "--checkpoint-every"})
     EXPECT_NE(out.find(option), std::string::npos) << option;
 }
 

@@ -22,6 +22,11 @@ std::uint64_t most(const std::vector<std::uint64_t>& v) {
 int contraction_table(std::string& out, const TraceContraction& c, std::size_t number) {
   out += fmt::format("contraction {}: {}\n", number, c.statement);
   out += fmt::format("  plan: {}\n", c.plan);
+  if (c.resumed_at != 0)
+    out += fmt::format(
+        "  resumed from a checkpoint inside the contraction after {} of its {} loop-nest steps: the compute stage's "
+        "measured volumes are the rest's, not compared\n",
+        c.resumed_at, c.nest_steps);
   struct Row {
     std::string cells[5];
     std::vector<std::string> differences;
@@ -43,6 +48,11 @@ int contraction_table(std::string& out, const TraceContraction& c, std::size_t n
     Row row{{label, fmt::format("{}", total(p)), fmt::format("{}", total(m)), fmt::format("{}", most(p)),
              fmt::format("{}", most(m))},
             {}};
+    if (c.resumed_at != 0 && !stages) {  // the nest ran partly before the checkpoint
+      row.cells[2] = row.cells[4] = "(part)";
+      rows.push_back(std::move(row));
+      continue;
+    }
     for (std::size_t r = 0; r < p.size(); ++r)
       if (p[r] != m[r]) row.differences.push_back(fmt::format("rank {}: predicted {}, measured {}", r, p[r], m[r]));
     mismatches += static_cast<int>(row.differences.size());
@@ -53,8 +63,9 @@ int contraction_table(std::string& out, const TraceContraction& c, std::size_t n
     for (int i = 0; i < 5; ++i) width[i] = std::max(width[i], row.cells[i].size());
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const Row& row = rows[i];
-    std::string verdict = i == 0                    ? "per rank"
-                          : row.differences.empty() ? "equal"
+    std::string verdict = i == 0                     ? "per rank"
+                          : row.cells[2] == "(part)" ? "not compared"
+                          : row.differences.empty()  ? "equal"
                                                     : fmt::format("differs on {} rank{}", row.differences.size(),
                                                                   row.differences.size() == 1 ? "" : "s");
     out += fmt::format("  {:<{}}", row.cells[0], width[0]);

@@ -80,6 +80,12 @@ TraceContraction contraction(const json& c, const std::string& where, std::int64
   out.disk_seconds = seconds(measured, child(where, "measured"), "disk_seconds", P);
   out.comm_seconds = seconds(measured, child(where, "measured"), "comm_seconds", P);
   out.kernel_seconds = seconds(measured, child(where, "measured"), "kernel_seconds", P);
+  if (measured.contains("resumed_at_nest_step")) {
+    const json& r = measured["resumed_at_nest_step"];
+    if (!r.is_array() || r.size() != 2 || !r[0].is_number_unsigned() || !r[1].is_number_unsigned())
+      throw SchemaError{child(child(where, "measured"), "resumed_at_nest_step"), "expected [done, of] (integers)"};
+    out.resumed_at = r[0].get<std::uint64_t>(), out.nest_steps = r[1].get<std::uint64_t>();
+  }
   if (predicted.contains("seconds")) {
     if (!predicted["seconds"].is_number())
       throw SchemaError{child(child(where, "predicted"), "seconds"), "expected a number"};

@@ -46,6 +46,9 @@ struct TraceContraction {
   std::vector<double> redistribution_seconds;         ///< measured per rank; empty when absent
   std::vector<std::uint64_t> peak_tile_memory_bytes;  ///< per rank; empty when absent
   std::uint64_t planned_memory_bytes = 0;             ///< the plan's peak per rank; 0 when absent
+  /// Resumed inside the contraction: its loop nest's first resumed_at of nest_steps steps ran
+  /// before the checkpoint, so `measured` (compute stage) counts the rest only; 0 otherwise.
+  std::uint64_t resumed_at = 0, nest_steps = 0;
 };
 
 struct TraceVerify {
