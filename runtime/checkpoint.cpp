@@ -229,8 +229,10 @@ void Checkpoint::resume(const nlohmann::json& identity) {
   if (m.contains("within")) {  // written by this code: its shape is known
     const nlohmann::json& w = m.at("within");
     const nlohmann::json& mine = w.at("ranks").at(static_cast<std::size_t>(ctx_.rank()));
-    within_ = WithinStep{w.at("step").get<int>(), w.at("position").get<std::uint64_t>(),
-                         w.at("nest_steps").get<std::uint64_t>(), !mine.is_null(),
+    within_ = WithinStep{w.at("step").get<int>(),
+                         w.at("position").get<std::uint64_t>(),
+                         w.at("nest_steps").get<std::uint64_t>(),
+                         !mine.is_null(),
                          mine.is_null() ? 0 : mine.at("bytes").get<std::uint64_t>(),
                          mine.is_null() ? 0 : std::stoull(mine.at("checksum").get<std::string>(), nullptr, 16)};
     snapshot_ = w.at("snapshot").get<int>();
@@ -274,8 +276,11 @@ void Checkpoint::write_manifest(int steps_done, const std::map<std::string, std:
     listed[tensor] = list;
   }
   ctx_.check_root([&] {
-    nlohmann::json m = {{"format", kFormat},   {"identity", identity_}, {"steps", info_.steps},
-                        {"steps_done", steps_done}, {"versions", listed}};
+    nlohmann::json m = {{"format", kFormat},
+                        {"identity", identity_},
+                        {"steps", info_.steps},
+                        {"steps_done", steps_done},
+                        {"versions", listed}};
     if (!within.is_null()) m["within"] = within;
     write_json_atomically(manifest_, m);
     for (const std::string& path : doomed_)
@@ -302,8 +307,9 @@ void Checkpoint::save_within(int steps_done, const std::map<std::string, std::ve
     if (!within.has_file) return;
     std::error_code ec;
     fs::create_directories(fs::path(snapshot_path(next)).parent_path(), ec);
-    if (ec) throw Error(fmt::format("cannot create {}: {}", fs::path(snapshot_path(next)).parent_path().string(),
-                                    ec.message()));
+    if (ec)
+      throw Error(
+          fmt::format("cannot create {}: {}", fs::path(snapshot_path(next)).parent_path().string(), ec.message()));
     std::tie(within.bytes, within.checksum) = copy_summed(c_file, snapshot_path(next));
   });
   const std::vector<std::uint64_t> has = ctx_.gather_u64(within.has_file ? 1 : 0),
@@ -326,9 +332,10 @@ void Checkpoint::restore_within(const std::string& c_file) {
   ctx_.check_all([&] {
     if (w.has_file != !c_file.empty() ||
         (w.has_file && copy_summed(snapshot_path(snapshot_), c_file) != std::pair{w.bytes, w.checksum}))
-      throw Error(fmt::format("cannot resume from {}: the partial result of step {} on rank {} has changed since the "
-                              "checkpoint",
-                              dir_, w.step, ctx_.rank()));
+      throw Error(
+          fmt::format("cannot resume from {}: the partial result of step {} on rank {} has changed since the "
+                      "checkpoint",
+                      dir_, w.step, ctx_.rank()));
   });
 }
 

@@ -96,8 +96,8 @@ class Checkpoint {
   /// manifest on disk names), summing it, and records `within` (position and nest_steps; the
   /// rest is filled in) in the manifest. Collective; Error on every rank when a copy or the
   /// manifest cannot be written (the previous checkpoint then stays valid).
-  void save_within(int steps_done, const std::map<std::string, std::vector<std::string>>& versions,
-                   WithinStep within, const std::string& c_file);
+  void save_within(int steps_done, const std::map<std::string, std::vector<std::string>>& versions, WithinStep within,
+                   const std::string& c_file);
   /// Copies this rank's snapshot of within() back into `c_file` ("" when the rank holds none),
   /// checking its size and checksum. Collective; Error on every rank ("cannot resume from DIR:
   /// the partial result of step N on rank R has changed since the checkpoint") when a rank's

@@ -450,7 +450,7 @@ std::vector<char> DistributedGemm::k_pass_boundaries() const {
 void DistributedGemm::run_recorded(bool within) {
   const std::size_t n = steps_.size();
   // The partial C: this rank's tiled file, or direct C's file in the store (copied by rank 0).
-  const std::string c_file = direct_C_ ? (rank_ == 0 ? direct_C_->file() : std::string())
+  const std::string c_file = direct_C_  ? (rank_ == 0 ? direct_C_->file() : std::string())
                              : C_->file ? C_->file->file().path()
                                         : std::string();
   std::size_t start = 0;
@@ -505,7 +505,6 @@ void DistributedGemm::finish() {
 }
 
 // ---- reads and writes --------------------------------------------------------------------
-
 
 void DistributedGemm::read_operand(Buffered& x, Tiles rows, Tiles k) {
   x.set_ranges(x.now(), rows, k, P_);

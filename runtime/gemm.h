@@ -144,7 +144,7 @@ class DistributedGemm {
   /// Runs a recorded step (ReadC as recorded: from disk or zero).
   void run_step(const Step& s);
   void load_C(Tiles i, Tiles j, bool reads);  // read_C's work, `reads` decided
-  void written_C();                            // after each write of C: fault point "write_C:N"
+  void written_C();                           // after each write of C: fault point "write_C:N"
   /// Whether the plan can save checkpoints inside its step: its partial C file is all a
   /// resumed run needs besides stage 1 (not outside rotation).
   bool resumable() const;

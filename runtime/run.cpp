@@ -211,7 +211,7 @@ ElementSource Run::read_npy(const std::string& path, const TensorShape& tensor) 
 void Run::step(void (*step)(Run&)) {
   save_checkpoint();
   if (++steps_ <= resumed_steps_) return;  // done before the checkpoint this run resumed from
-  step_versions_ = versions_;               // what a checkpoint inside the step holds
+  step_versions_ = versions_;              // what a checkpoint inside the step holds
   step(*this);
   fault_point(ctx_.rank(), fmt::format("step:{}", steps_));
 }
@@ -244,9 +244,10 @@ std::uint64_t Run::resume_within(std::uint64_t nest_steps, const std::string& c_
   if (!checkpoint_ || !checkpoint_->within() || checkpoint_->within()->step != steps_ || resumed_at_ != 0) return 0;
   const WithinStep& w = *checkpoint_->within();
   if (w.nest_steps != nest_steps)  // the same on every rank (the manifest's)
-    throw Error(fmt::format("cannot resume from {}: its checkpoint inside step {} is for a loop nest of {} steps, "
-                            "not {}",
-                            options_.checkpoint, steps_, w.nest_steps, nest_steps));
+    throw Error(
+        fmt::format("cannot resume from {}: its checkpoint inside step {} is for a loop nest of {} steps, "
+                    "not {}",
+                    options_.checkpoint, steps_, w.nest_steps, nest_steps));
   checkpoint_->restore_within(c_file);
   resumed_at_ = w.position, nest_steps_ = nest_steps;
   if (shows_progress())
@@ -354,9 +355,11 @@ void Run::finish() {
       double seconds = 0;
       for (double s : r.seconds) seconds = std::max(seconds, s);
       if (r.resumed_at != 0)
-        std::fprintf(stderr, "contraction %zu: %s, compute %.3f s; resumed after %llu of %llu loop-nest steps: "
-                     "measured bytes not compared\n", i + 1, r.plan.c_str(), seconds,
-                     static_cast<unsigned long long>(r.resumed_at), static_cast<unsigned long long>(r.nest_steps));
+        std::fprintf(stderr,
+                     "contraction %zu: %s, compute %.3f s; resumed after %llu of %llu loop-nest steps: "
+                     "measured bytes not compared\n",
+                     i + 1, r.plan.c_str(), seconds, static_cast<unsigned long long>(r.resumed_at),
+                     static_cast<unsigned long long>(r.nest_steps));
       else
         std::fprintf(stderr, "contraction %zu: %s, compute %.3f s; measured bytes %s the prediction\n", i + 1,
                      r.plan.c_str(), seconds, volumes_equal(r) ? "equal" : "DIFFER FROM");

@@ -242,15 +242,15 @@ class Run {
   ProgramInfo info_;
   std::unique_ptr<Scratch> scratch_;
   StoreDirectory store_;
-  std::map<std::string, std::unique_ptr<NpyReader>> inputs_;  // by path (closed before the store goes)
-  std::map<std::string, std::vector<std::string>> versions_;  // by tensor name, oldest first
+  std::map<std::string, std::unique_ptr<NpyReader>> inputs_;       // by path (closed before the store goes)
+  std::map<std::string, std::vector<std::string>> versions_;       // by tensor name, oldest first
   std::map<std::string, std::vector<std::string>> step_versions_;  // versions_ when the running step began
-  std::uint64_t versions_made_ = 0;                           // N of the last NAME.vN.npy
-  std::unique_ptr<Checkpoint> checkpoint_;                    // with RunOptions::checkpoint
-  int steps_ = 0, resumed_steps_ = 0, saved_steps_ = 0;       // step(): called, skipped; checkpointed
-  Stopwatch since_save_;                                      // since the last checkpoint
-  int within_saves_ = 0;                                      // save_within() calls (fault points)
-  std::uint64_t resumed_at_ = 0, nest_steps_ = 0;             // resume_within() of the step running now
+  std::uint64_t versions_made_ = 0;                                // N of the last NAME.vN.npy
+  std::unique_ptr<Checkpoint> checkpoint_;                         // with RunOptions::checkpoint
+  int steps_ = 0, resumed_steps_ = 0, saved_steps_ = 0;            // step(): called, skipped; checkpointed
+  Stopwatch since_save_;                                           // since the last checkpoint
+  int within_saves_ = 0;                                           // save_within() calls (fault points)
+  std::uint64_t resumed_at_ = 0, nest_steps_ = 0;                  // resume_within() of the step running now
   /// With a checkpoint: when steps have completed since the last save and no tensor is kept on
   /// the ranks, saves the store's versions as they are now (after the releases that followed
   /// the last step: Checkpoint::save()). Called before each step and before the outputs are

@@ -66,7 +66,7 @@ int contraction_table(std::string& out, const TraceContraction& c, std::size_t n
     std::string verdict = i == 0                     ? "per rank"
                           : row.cells[2] == "(part)" ? "not compared"
                           : row.differences.empty()  ? "equal"
-                                                    : fmt::format("differs on {} rank{}", row.differences.size(),
+                                                     : fmt::format("differs on {} rank{}", row.differences.size(),
                                                                   row.differences.size() == 1 ? "" : "s");
     out += fmt::format("  {:<{}}", row.cells[0], width[0]);
     for (int k = 1; k < 5; ++k) out += fmt::format("  {:>{}}", row.cells[k], width[k]);
