@@ -159,7 +159,8 @@ void verify_result(Run& run, const GemmSpec& spec, bool owns, const ResultLookup
   std::optional<ElementSource> c0;  // the version this step started from
   if (spec.accumulate && !run.previous(spec.C.shape.name).empty()) {
     const std::string path = run.previous(spec.C.shape.name);
-    c0 = [reader = std::make_shared<NpyReader>(path)](std::uint64_t linear) { return reader->data()[linear]; };
+    c0 = ElementSource(
+        [reader = std::make_shared<NpyReader>(path)](std::uint64_t linear) { return reader->data()[linear]; });
   }
   const LinearMap map_C(spec.C, spec.I.indices.size());
   const std::vector<i64> eI = extents_of(spec.I), eJ = extents_of(spec.J), eK = extents_of(spec.K);

@@ -34,14 +34,22 @@ void copy_step(Run& run, const CopySpec& spec) {
   const std::uint64_t n = spec.out.elements(), P = static_cast<std::uint64_t>(ctx.size());
   const std::uint64_t r = static_cast<std::uint64_t>(ctx.rank());
   const std::uint64_t first = r * (n / P) + std::min(r, n % P), end = first + n / P + (r < n % P ? 1 : 0);
+  // The input's linear index of out[o], stepped like an odometer over out's multi-index.
+  std::vector<std::uint64_t> index(rank_out), extent(rank_out), stride(rank_out);
+  std::uint64_t rest = first, at = 0;
+  for (std::size_t d = rank_out; d-- > 0;) {
+    extent[d] = static_cast<std::uint64_t>(spec.out.extents[d]);
+    stride[d] = in_stride[static_cast<std::size_t>(spec.in_dim_of_out[d])];
+    index[d] = rest % extent[d], rest /= extent[d];
+    at += index[d] * stride[d];
+  }
   for (std::uint64_t o = first; o < end; ++o) {
-    std::uint64_t rest = o, at = 0;
-    for (std::size_t d = rank_out; d-- > 0;) {
-      const auto e = static_cast<std::uint64_t>(spec.out.extents[d]);
-      at += (rest % e) * in_stride[static_cast<std::size_t>(spec.in_dim_of_out[d])];
-      rest /= e;
-    }
     out[o] = (start ? (*start)(o) : 0.0) + spec.alpha * in(at);
+    for (std::size_t d = rank_out; d-- > 0;) {
+      at += stride[d];
+      if (++index[d] < extent[d]) break;
+      at -= stride[d] * extent[d], index[d] = 0;
+    }
   }
   result.commit(ctx);
   run.end_step();

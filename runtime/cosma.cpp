@@ -94,7 +94,6 @@ i64 CosmaGemm::slice_start(i64 j) const { return piece_start(Kz_, rounds(), j); 
 void CosmaGemm::load() {
   PhaseScope phase(Phase::Redistribute);  // Gao et al. §2.3 stage 1
   const std::vector<i64> eI = extents_of(spec_.I), eJ = extents_of(spec_.J), eK = extents_of(spec_.K);
-  std::vector<i64> rv(eI.size() + eJ.size() + 1), kv(eK.size() + 1);
   std::vector<double> chunk(static_cast<std::size_t>(kChunk));
   std::uint64_t taken = 0;  // elements taken from the tensors' files
   // Own piece of every slice of an operand whose rows are `rows` elements from `first_row`:
@@ -102,23 +101,27 @@ void CosmaGemm::load() {
   auto fill = [&](DiskFile& file, Buffer* slice, const TensorBinding& t, const std::vector<i64>& row_extents,
                   i64 first_row, i64 rows, i64 ways, i64 me, const std::vector<std::uint64_t>& offsets) {
     const ElementSource src = run_.input(t.shape);
-    const LinearMap map(t, row_extents.size());
+    SplitMap map(t, row_extents, eK);
     RunCounter requests;  // the tensor's file, read in one pass
+    std::vector<std::uint64_t> col_part;
     for (i64 j = 0; j < rounds(); ++j) {
       const i64 cols = slice_cols(j), total = rows * cols;
       const i64 start = piece_start(total, ways, me), length = piece(total, ways, me);
       const bool resident = j < buffers();
       taken += static_cast<std::uint64_t>(length);
+      if (length == 0) continue;
+      col_part.resize(static_cast<std::size_t>(cols));
+      for (i64 c = 0; c < cols; ++c) col_part[static_cast<std::size_t>(c)] = map.col(K0_ + slice_start(j) + c);
+      i64 r = start / cols, c = start % cols;  // the slice's row and column of element `start`
+      std::uint64_t row_part = map.row(first_row + r);
       for (i64 done = 0; done < length; done += kChunk) {
         const i64 len = std::min(kChunk, length - done);
         double* const out = resident ? slice[j].data() + start + done : chunk.data();
         for (i64 e = 0; e < len; ++e) {
-          const i64 at = start + done + e;
-          unflatten(first_row + at / cols, row_extents, rv.data());
-          unflatten(K0_ + slice_start(j) + at % cols, eK, kv.data());
-          const std::uint64_t linear = map(rv.data(), kv.data());
+          const std::uint64_t linear = row_part + col_part[static_cast<std::size_t>(c)];
           requests.at(linear);
           out[e] = src(linear);
+          if (++c == cols && ++r < rows) c = 0, row_part = map.row(first_row + r);
         }
         if (!resident)
           file.write(chunk.data(), offsets[static_cast<std::size_t>(j)] + static_cast<std::uint64_t>(done),
@@ -135,15 +138,17 @@ void CosmaGemm::load() {
   std::memset(C_.data(), 0, C_.bytes());
   const std::optional<ElementSource> c0 = initial_C(run_, spec_);
   if (!c0 || z_ != 0) return;
-  const LinearMap map_C(spec_.C, eI.size());
-  std::vector<i64> cv(eJ.size() + 1);
+  SplitMap map_C(spec_.C, eI, eJ);
+  std::vector<std::uint64_t> col_part(static_cast<std::size_t>(Jy_));
+  for (i64 c = 0; c < Jy_; ++c) col_part[static_cast<std::size_t>(c)] = map_C.col(J0_ + c);
   RunCounter requests;
-  for (i64 e = 0; e < Ix_ * Jy_; ++e) {
-    unflatten(I0_ + e / Jy_, eI, rv.data());
-    unflatten(J0_ + e % Jy_, eJ, cv.data());
-    const std::uint64_t linear = map_C(rv.data(), cv.data());
-    requests.at(linear);
-    C_[static_cast<std::size_t>(e)] = (*c0)(linear);
+  double* out = C_.data();
+  for (i64 r = 0; r < Ix_; ++r) {
+    const std::uint64_t row_part = map_C.row(I0_ + r);
+    for (const std::uint64_t col : col_part) {
+      requests.at(row_part + col);
+      *out++ = (*c0)(row_part + col);
+    }
   }
   counters().add_disk_read(8 * static_cast<std::uint64_t>(Ix_ * Jy_));  // taken from C's file
   requests.add();

@@ -359,7 +359,7 @@ void DistributedGemm::open_direct_C() {
   if (!owns_result()) return;
   double* out = direct_C_->data();
   C.mapped = out;
-  C.direct = [out](std::uint64_t linear) { return out[linear]; };
+  C.direct = ElementSource(out);
   C.direct_map.emplace(spec_.C, spec_.I.indices.size());
   if (!c0) return;
   // Accumulating: this rank's part of C starts from the current values, copied into the new

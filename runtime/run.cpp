@@ -179,7 +179,7 @@ ElementSource Run::input(const TensorShape& tensor) {
   }
   if (options_.random_seed) {
     const std::uint64_t seed = *options_.random_seed, id = tensor_id_of(tensor.name);
-    return [seed, id](std::uint64_t linear) { return random_element(seed, id, linear); };
+    return ElementSource([seed, id](std::uint64_t linear) { return random_element(seed, id, linear); });
   }
   throw Error("input " + tensor.name + ": no location given and no random seed");
 }
@@ -205,7 +205,7 @@ ElementSource Run::read_npy(const std::string& path, const TensorShape& tensor) 
     it = inputs_.emplace(path, std::move(reader)).first;
   }
   const double* data = it->second->data();
-  return [data](std::uint64_t linear) { return data[linear]; };
+  return ElementSource(data);
 }
 
 void Run::step(void (*step)(Run&)) {

@@ -57,8 +57,24 @@ struct KeptTensor {
   bool shadowed = false;
 };
 
-/// Element `linear` (row-major) of an input tensor.
-using ElementSource = std::function<double(std::uint64_t linear)>;
+/// The elements of an input tensor, by `linear` (row-major) index: from the row-major doubles of
+/// a mapped file (data(): callers may copy whole runs from it), or computed (the generator).
+/// Calling it on a mapped file is a load, not an indirect call.
+class ElementSource {
+ public:
+  ElementSource() = default;
+  /// The row-major doubles at `data` (a mapping that outlives the source).
+  explicit ElementSource(const double* data) : data_(data) {}
+  /// Elements computed by `element` (linear index → value).
+  explicit ElementSource(std::function<double(std::uint64_t)> element) : element_(std::move(element)) {}
+  double operator()(std::uint64_t linear) const { return data_ != nullptr ? data_[linear] : element_(linear); }
+  /// The row-major doubles, or null when the elements are computed.
+  const double* data() const { return data_; }
+
+ private:
+  const double* data_ = nullptr;
+  std::function<double(std::uint64_t)> element_;
+};
 
 /// The measured and predicted volumes of one contraction, one entry per rank (bytes, seconds).
 struct ContractionRecord {
