@@ -5,9 +5,11 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -63,6 +65,22 @@ void write_file(const fs::path& path, const std::string& text) {
   fs::rename(temporary, path);
 }
 
+/// The text of every header of the runtime under `source_root` (source_root/runtime/*.h, by
+/// name), for the cache key of the compiled residuals; "" when the directory cannot be read.
+std::string runtime_headers(const std::string& source_root) {
+  std::vector<fs::path> headers;
+  std::error_code ec;
+  for (const fs::directory_entry& e : fs::directory_iterator(fs::path(source_root) / "runtime", ec))
+    if (e.path().extension() == ".h") headers.push_back(e.path());
+  std::sort(headers.begin(), headers.end());
+  std::string text;
+  for (const fs::path& h : headers) {
+    std::ifstream in(h, std::ios::binary);
+    text += h.filename().string() + std::string(std::istreambuf_iterator<char>(in), {});
+  }
+  return text;
+}
+
 /// What rank 0 built: the object's path, and per section its inputs (names joined by spaces)
 /// and its contractions' flops.
 struct Built {
@@ -89,14 +107,17 @@ Built build(std::int64_t O, std::int64_t V, const std::string& equations, const 
     out.inputs.push_back(names);
     out.flops.push_back(emitted[w].flops);
   }
+  const codegen::Toolchain tools =
+      codegen::installed_toolchain(fs::read_symlink("/proc/self/exe").string()).value_or(codegen::toolchain());
+  // The object is compiled against the runtime's headers and calls into this executable's
+  // runtime: a cached one is reused only with the same headers (their inline code and layouts).
+  all += tools.compiler + runtime_headers(tools.source_root);
   const fs::path dir = fs::path(cache_dir) / fmt::format("ccsd_{:016x}", std::hash<std::string>{}(all));
   const fs::path object = dir / "residuals.so";
   out.object = object.string();
   if (fs::exists(object)) return out;
   fs::create_directories(dir);
   std::vector<std::string> command;
-  const codegen::Toolchain tools =
-      codegen::installed_toolchain(fs::read_symlink("/proc/self/exe").string()).value_or(codegen::toolchain());
   command = {tools.compiler, "-std=c++20", "-O2", "-fPIC", "-shared", "-I" + tools.source_root, "-I" + dir.string()};
   std::string shim = "// The three residual functions of tcec-ccsd (tools/ccsd/residuals.cpp).\n";
   for (int w = 0; w < 3; ++w) {
