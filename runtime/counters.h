@@ -161,6 +161,12 @@ class RunCounter {
     if (runs_ == 0 || element != last_ + 1) ++runs_;
     last_ = element;
   }
+  /// The same as at(first), at(first + 1), …, at(first + n − 1).
+  void span(std::uint64_t first, std::uint64_t n) {
+    if (n == 0) return;
+    at(first);
+    last_ = first + n - 1;
+  }
   std::uint64_t runs() const { return runs_; }
   /// Adds runs() to counters() as disk requests and starts a new transfer.
   void add();

@@ -8,6 +8,7 @@
 // the trace and verification results collected per contraction.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -70,6 +71,14 @@ class ElementSource {
   double operator()(std::uint64_t linear) const { return data_ != nullptr ? data_[linear] : element_(linear); }
   /// The row-major doubles, or null when the elements are computed.
   const double* data() const { return data_; }
+  /// out[e] = (*this)(first + e) for e < n (a memcpy from a mapped file).
+  void copy(std::uint64_t first, std::size_t n, double* out) const {
+    if (data_ != nullptr) {
+      std::copy_n(data_ + first, n, out);
+      return;
+    }
+    for (std::size_t e = 0; e < n; ++e) out[e] = element_(first + e);
+  }
 
  private:
   const double* data_ = nullptr;

@@ -117,11 +117,13 @@ void SfcGemm::read_panel(int operand, i64 r0, i64 rows, i64 k0, i64 kc, double* 
   std::vector<std::uint64_t> cols(static_cast<std::size_t>(kc));
   for (i64 c = 0; c < kc; ++c) cols[static_cast<std::size_t>(c)] = map.col(k0 + c);
   RunCounter requests;  // the panel, read in one pass
+  const auto runs = consecutive_runs(cols);
   for (i64 r = r0; r < r0 + rows; ++r) {
     const std::uint64_t row = map.row(r);
-    for (const std::uint64_t col : cols) {
-      requests.at(row + col);
-      *out++ = src(row + col);
+    for (const auto& [c, n] : runs) {
+      requests.span(row + cols[c], n);
+      src.copy(row + cols[c], n, out);
+      out += n;
     }
   }
   const auto bytes = 8 * static_cast<std::uint64_t>(rows * kc);
@@ -139,11 +141,13 @@ void SfcGemm::start_tile(i64 i0, i64 rows, i64 j0, i64 cols) {
   std::vector<std::uint64_t> col_part(static_cast<std::size_t>(cols));
   for (i64 c = 0; c < cols; ++c) col_part[static_cast<std::size_t>(c)] = map_C_->col(j0 + c);
   RunCounter requests;  // the tile of C's current version, read in one pass
+  const auto runs = consecutive_runs(col_part);
   for (i64 r = i0; r < i0 + rows; ++r) {
     const std::uint64_t row = map_C_->row(r);
-    for (const std::uint64_t col : col_part) {
-      requests.at(row + col);
-      *C++ = (*C0_)(row + col);
+    for (const auto& [c, n] : runs) {
+      requests.span(row + col_part[c], n);
+      C0_->copy(row + col_part[c], n, C);
+      C += n;
     }
   }
   const auto bytes = 8 * static_cast<std::uint64_t>(rows * cols);
@@ -157,11 +161,13 @@ void SfcGemm::write_tile(i64 i0, i64 rows, i64 j0, i64 cols) {
   for (i64 c = 0; c < cols; ++c) col_part[static_cast<std::size_t>(c)] = map_C_->col(j0 + c);
   const double* C = C_.data();
   RunCounter requests;  // the tile, written in one pass
+  const auto runs = consecutive_runs(col_part);
   for (i64 r = i0; r < i0 + rows; ++r) {
     const std::uint64_t row = map_C_->row(r);
-    for (const std::uint64_t col : col_part) {
-      requests.at(row + col);
-      out_[row + col] = *C++;
+    for (const auto& [c, n] : runs) {
+      requests.span(row + col_part[c], n);
+      std::copy_n(C, n, out_ + row + col_part[c]);
+      C += n;
     }
   }
   const auto bytes = 8 * static_cast<std::uint64_t>(rows * cols);

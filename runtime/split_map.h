@@ -42,6 +42,19 @@ class SplitMap {
   std::vector<std::int64_t> row_extents_, col_extents_, rv_, cv_, zero_;
 };
 
+/// A list of column parts (SplitMap::col() of consecutive columns) as runs of consecutive
+/// values: (position of the run's first column, its length), in order. A pass then moves a row's
+/// run at once (a memcpy) instead of element by element.
+inline std::vector<std::pair<std::size_t, std::size_t>> consecutive_runs(const std::vector<std::uint64_t>& parts) {
+  std::vector<std::pair<std::size_t, std::size_t>> runs;
+  for (std::size_t c = 0; c < parts.size(); ++c)
+    if (!runs.empty() && parts[c] == parts[c - 1] + 1)
+      ++runs.back().second;
+    else
+      runs.emplace_back(c, 1);
+  return runs;
+}
+
 /// The length of part p of a balanced split of n into g parts (the first n mod g parts one
 /// longer; costmodel/partition.h piece()). Precondition: g >= 1, 0 <= p < g.
 inline std::int64_t piece(std::int64_t n, std::int64_t g, std::int64_t p) { return n / g + (p < n % g ? 1 : 0); }
