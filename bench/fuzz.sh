@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench/fuzz.sh — runs the libFuzzer target of each front end (tests/fuzz/: tce, tccg, nwchem,
-# machine) one after the other, one job each, and prints its executions and executions per second
+# machine, tamm) one after the other, one job each, and prints its executions and executions per second
 # (issue 21).
 #   bash bench/fuzz.sh [BUILD] [SECONDS | -runs=N] [TARGET...]
 # BUILD (default build-fuzz) is configured with clang-14 and -DTCEC_FUZZ=ON if it has no
@@ -19,7 +19,7 @@ build=${1:-$here/build-fuzz}
 limit=${2:-60}
 shift $(( $# > 2 ? 2 : $# )) || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(tce tccg nwchem machine)
+[ ${#targets[@]} -gt 0 ] || targets=(tce tccg nwchem machine tamm)
 case $limit in
   -runs=*) limit_flag=$limit ;;
   *[!0-9]* | '') echo "fuzz.sh: expected SECONDS or -runs=N, got '$limit'" >&2; exit 2 ;;
@@ -64,6 +64,7 @@ seeds() {
                "$here"/tests/frontend/verify/machine*.tce "$here"/tests/frontend/fuzz_regressions/*; do
         cp "$f" "$dir/seed-$(basename "$f")"
       done ;;
+    tamm) ;;  # bytes decoded into operation lists (tests/fuzz/tamm_fuzz.cpp): no text seeds
   esac
 }
 
