@@ -28,15 +28,14 @@ class SfcEmitter final : public MethodEmitter {
     w.line("sfc.tiles_J = {};  // and of flat J", part.tiles_J);
     w.line("sfc.chunk = {};  // K columns per panel", part.chunk);
     w.line("sfc.slots = {};  // panel slots of each rank's LRU cache", part.slots);
-    if (part.layers > 1)
-      w.line("sfc.layers = {};  // replication c along K: layers of P/c ranks, partial tiles reduced", part.layers);
+    if (part.layers > 1) w.line("sfc.layers = {};  // replication c along K: c layers of P/c ranks", part.layers);
     w.line("sfc.order = {};  // tiles (ti * tiles_J + tj) along the generalized Hilbert curve",
            braced_list(part.order));
-    w.line("sfc.segment = {};  // the rank at position q of its layer walks order[segment[q]] .. order[segment[q + 1] - 1]",
+    w.line("sfc.segment = {};  // position q of a layer walks order[segment[q]] .. order[segment[q + 1] - 1]",
            braced_list(part.segment));
   }
 
-  /// SfcGemm sizes its C tile and panel slots from the spec.
+  /// SfcGemm sizes its C tile, panel slots and reduction scratch from the spec.
   void emit_spec_buffers(CodeWriter&, const tcert::GemmSpec&) const override {}
 
   void emit_executor(CodeWriter& w, const costmodel::Plan& plan) const override {
@@ -48,7 +47,7 @@ class SfcEmitter final : public MethodEmitter {
     w.line("// (back and forth), A and B panels from an LRU cache of {} slots, read from the tensors when missing",
            p.slots);
     if (p.layers > 1)
-      w.line("// {} layers along K, each over its share of K; every tile reduced over the layers, each rank writes its rows",
+      w.line("// {} layers, each over its share of K; each tile reduced over them, every rank writing its rows",
              p.layers);
     w.line("for (std::int64_t w = 0; w < x.tiles(); ++w) x.run_tile(w);");
     w.close(");");

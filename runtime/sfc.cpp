@@ -141,7 +141,8 @@ void SfcGemm::end_tile(i64 i0, i64 rows, i64 j0, i64 cols) {
   const i64 c = part().layers;
   if (c > 1) {  // step 3: the c partial tiles summed, each layer's rows on that layer's rank
     std::vector<std::size_t> counts(static_cast<std::size_t>(c));
-    for (i64 x = 0; x < c; ++x) counts[static_cast<std::size_t>(x)] = static_cast<std::size_t>(piece(rows, c, x) * cols);
+    for (i64 x = 0; x < c; ++x)
+      counts[static_cast<std::size_t>(x)] = static_cast<std::size_t>(piece(rows, c, x) * cols);
     ring_reduce_scatter(*layer_ctx_, C_.data(), counts, std::span<double>(scratch_.data(), scratch_.size()));
   }
   const i64 first = piece_start(rows, c, layer_), mine = piece(rows, c, layer_);

@@ -58,15 +58,15 @@ void check_method(const SfcSpec& part, const GemmSpec& spec, std::int64_t ranks)
     throw Error("sfc reads its operands from their tensors and writes C into its file; it takes and keeps nothing");
   const i64 m = product(extents_of(spec.I)), n = product(extents_of(spec.J)), k = product(extents_of(spec.K));
   if (part.layers < 1 || part.layers > k || ranks % part.layers != 0)
-    throw Error(fmt::format("invalid sfc schedule: c = {} layers along K for {} ranks and |K| = {} (c must divide the "
-                            "ranks and not exceed |K|)",
-                            part.layers, ranks, k));
+    throw Error(
+        fmt::format("invalid sfc schedule: c = {} layers along K for {} ranks and |K| = {} (c must divide the "
+                    "ranks and not exceed |K|)",
+                    part.layers, ranks, k));
   const i64 kx = ceil_div(k, part.layers);  // the largest layer's share of K
-  if (part.tiles_I < 1 || part.tiles_I > m || part.tiles_J < 1 || part.tiles_J > n || part.chunk < 1 ||
-      part.chunk > kx)
-    throw Error(fmt::format(
-        "invalid sfc schedule: a {}x{} tile grid with chunks of {} for |I|, |J|, |K|/c = {}, {}, {}/{}", part.tiles_I,
-        part.tiles_J, part.chunk, m, n, k, part.layers));
+  if (part.tiles_I < 1 || part.tiles_I > m || part.tiles_J < 1 || part.tiles_J > n || part.chunk < 1 || part.chunk > kx)
+    throw Error(
+        fmt::format("invalid sfc schedule: a {}x{} tile grid with chunks of {} for |I|, |J|, |K|/c = {}, {}, {}/{}",
+                    part.tiles_I, part.tiles_J, part.chunk, m, n, k, part.layers));
   if (part.slots < 2)
     throw Error(fmt::format("invalid sfc schedule: {} panel slots; the cache needs at least 2", part.slots));
   check_order(part);

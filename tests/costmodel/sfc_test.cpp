@@ -104,10 +104,9 @@ TEST(Sfc, RequestsEqualAReplayOfEveryElementAndTheTextRoundTrips) {
   ASSERT_TRUE(a.accumulate);
   const SfcPlan& chosen = sfc_plan(a.plan.plan);
   std::string error;
-  const std::optional<Plan> layered =
-      parse_plan(fmt::format("sfc tiles={}x{} chunk=3 slots=4 c=3 P=3 split=optimal C0=current", chosen.tiles_I,
-                             chosen.tiles_J),
-                 a.plan.plan.I, a.plan.plan.J, a.plan.plan.K, &error);
+  const std::optional<Plan> layered = parse_plan(
+      fmt::format("sfc tiles={}x{} chunk=3 slots=4 c=3 P=3 split=optimal C0=current", chosen.tiles_I, chosen.tiles_J),
+      a.plan.plan.I, a.plan.plan.J, a.plan.plan.K, &error);
   ASSERT_TRUE(layered) << error;
   ASSERT_TRUE(check_valid(*layered, m, &error)) << error;
   auto piece = [](i64 n, i64 g, i64 q) { return n / g + (q < n % g ? 1 : 0); };
@@ -182,7 +181,8 @@ TEST(Sfc, LayersAlongKMoveExactlyTheirShareAndTheReduction) {
   const Machine m = machine_from(*p.machine);
   const Groups g = groups_from(p, ir::macro_index_gemm(p, p.statements[0]));
   std::string error;
-  const std::optional<Plan> plan = parse_plan("sfc tiles=1x1 chunk=25 slots=2 c=4 P=4 split=optimal", g.I, g.J, g.K, &error);
+  const std::optional<Plan> plan =
+      parse_plan("sfc tiles=1x1 chunk=25 slots=2 c=4 P=4 split=optimal", g.I, g.J, g.K, &error);
   ASSERT_TRUE(plan) << error;
   EXPECT_EQ(plan->to_string(), "sfc tiles=1x1 chunk=25 slots=2 c=4 P=4 split=optimal");
   ASSERT_TRUE(check_valid(*plan, m, &error)) << error;

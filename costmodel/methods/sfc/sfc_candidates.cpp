@@ -64,8 +64,7 @@ std::vector<Grid> grids_for(i64 m, i64 n, i64 S, i64 g) {
 
 }  // namespace
 
-std::vector<SfcCandidate> sfc_candidates(i64 m, i64 n, i64 k, bool accumulate, const Machine& machine,
-                                         bool* too_long) {
+std::vector<SfcCandidate> sfc_candidates(i64 m, i64 n, i64 k, bool accumulate, const Machine& machine, bool* too_long) {
   const auto S = static_cast<i64>(machine.memory_bytes / machine.element_size_bytes);
   const i64 P = machine.processors;
   const double e = machine.element_size_bytes;
@@ -73,12 +72,13 @@ std::vector<SfcCandidate> sfc_candidates(i64 m, i64 n, i64 k, bool accumulate, c
   for (i64 c = 1; c <= std::min(P, k); ++c) {
     if (P % c != 0) continue;
     const i64 g = P / c, kx = ceil_div(k, c);  // ranks per layer, the largest layer's share of K
-    std::vector<i64> chunks = {kx};  // the longest first: on equal time the kernel runs best on long chunks
+    std::vector<i64> chunks = {kx};            // the longest first: on equal time the kernel runs best on long chunks
     for (auto ch = std::rbegin(kChunks); ch != std::rend(kChunks); ++ch)
       if (*ch < kx && ceil_div(kx, *ch) <= kMostChunks) chunks.push_back(*ch);
     for (const auto& [Ti, Tj] : grids_for(m, n, S, g))
       for (i64 chunk : chunks) {
-        const i64 rows = ceil_div(m, Ti), cols = ceil_div(n, Tj), tile = rows * cols, slot = std::max(rows, cols) * chunk;
+        const i64 rows = ceil_div(m, Ti), cols = ceil_div(n, Tj), tile = rows * cols,
+                  slot = std::max(rows, cols) * chunk;
         const i64 slots = (S - tile) / slot - (c > 1 ? 1 : 0);  // c > 1: one slot's scratch for the reduction
         if (tile > S || slots < 2) continue;
         if (2.0 * static_cast<double>(Ti * Tj) * static_cast<double>(ceil_div(kx, chunk) * c) > kMostSteps) {
@@ -88,7 +88,16 @@ std::vector<SfcCandidate> sfc_candidates(i64 m, i64 n, i64 k, bool accumulate, c
         // The fullest rank of a layer, without the cache (sfc_candidates.h).
         const auto t = static_cast<double>(ceil_div(Ti * Tj, g));
         const double piece = static_cast<double>(ceil_div(rows, c) * cols);  // rows of a tile it ends
-        const double read = t * (static_cast<double>((rows + cols) * kx) + (accumulate ? piece : 0.0));
+        // At each of the t − 1 turns from one tile to the next along the curve, the panel both
+        // tiles share (B's when the grid is one tile wide, A's when one tile high, else either:
+        // their mean) is still cached for its last ⌊slots/2⌋ chunks (the LRU holds the last
+        // panels of A and B alike; the next tile walks K back from there).
+        const double shared = Tj == 1   ? static_cast<double>(cols)
+                              : Ti == 1 ? static_cast<double>(rows)
+                                        : 0.5 * static_cast<double>(rows + cols);
+        const double reused = std::max(0.0, t - 1) * shared *
+                              static_cast<double>(std::min(kx, chunk * std::min(ceil_div(kx, chunk), slots / 2)));
+        const double read = t * (static_cast<double>((rows + cols) * kx) + (accumulate ? piece : 0.0)) - reused;
         const double write = t * piece;
         const double received = c > 1 ? t * static_cast<double>(tile - rows / c * cols) : 0.0;
         const double time = read * e / machine.disk_read_bytes_per_s + write * e / machine.disk_write_bytes_per_s +

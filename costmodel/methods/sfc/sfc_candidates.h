@@ -14,7 +14,8 @@ namespace tcec::costmodel {
 
 /// One plan tried and its estimated time (seconds): the fullest rank of a layer walks
 /// ⌈T/g⌉ tiles (T = tiles_I·tiles_J, g = P/c) of the largest size, reading each tile's A and B
-/// panels whole over its layer's ⌈|K|/c⌉ columns (no cache hits), writing (and, accumulating,
+/// panels whole over its layer's ⌈|K|/c⌉ columns but for the cache's hits at the turns (the
+/// panel two neighbouring tiles share, for its last ⌊slots/2⌋ chunks), writing (and, accumulating,
 /// reading) its ⌈rows/c⌉ rows of each tile and receiving the rest of each tile in the
 /// reduction over the c layers, and multiplying; all at the machine's bandwidths and rate.
 struct SfcCandidate {

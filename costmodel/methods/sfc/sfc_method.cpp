@@ -1,17 +1,16 @@
 // costmodel/methods/sfc/sfc_method.cpp — sfc (Georganas et al., seed 002; sfc_walk.h) as a
-// Method (method.h): the plans it tries (tile grids, K chunks and cache slots for the memory),
-// the plan text, buffers, validity and volumes. Its report is in sfc_report.cpp.
+// Method (method.h): the plans it walks (the best estimated of sfc_candidates.h's), the plan
+// text, buffers, validity and volumes. Its report is in sfc_report.cpp.
 #include "costmodel/methods/sfc/sfc_method.h"
 
 #include <algorithm>
-#include <cmath>
 
 #include <fmt/format.h>
 
 #include "costmodel/analysis.h"
 #include "costmodel/costmodel.h"
-#include "costmodel/partition.h"
 #include "costmodel/methods/sfc/sfc_candidates.h"
+#include "costmodel/partition.h"
 #include "costmodel/plan_text.h"
 
 namespace tcec::costmodel {
@@ -21,7 +20,7 @@ namespace {
 using i64 = std::int64_t;
 
 /// Candidates walked exactly (the best by their estimated time, sfc_candidates.h).
-constexpr std::size_t kWalked = 4;
+constexpr std::size_t kWalked = 2;
 
 }  // namespace
 
@@ -43,7 +42,8 @@ void SfcMethod::analyze(MethodAnalysis& ctx) const {
     bool too_long = false;
     std::vector<SfcCandidate> tried = sfc_candidates(m, n, k, a.accumulate, machine, &too_long);
     if (tried.empty() && too_long)
-      best.reason = "every tile grid that fits the memory takes more than 1e+06 panel uses to walk (the planning budget)";
+      best.reason =
+          "every tile grid that fits the memory takes more than 1e+06 panel uses to walk (the planning budget)";
     std::stable_sort(tried.begin(), tried.end(),
                      [](const SfcCandidate& x, const SfcCandidate& y) { return x.estimate_s < y.estimate_s; });
     if (tried.size() > kWalked) tried.resize(kWalked);
@@ -114,8 +114,7 @@ PlanVolumes SfcMethod::volumes(const Plan& plan, const Machine& machine, std::in
                                std::int64_t end_rank) const {
   const std::vector<SfcRankWalk> w = sfc_walk(plan, nullptr);
   PlanVolumes v;
-  for (i64 r = first_rank; r < end_rank; ++r)
-  {
+  for (i64 r = first_rank; r < end_rank; ++r) {
     const SfcRankWalk& x = w[static_cast<std::size_t>(r)];
     append_rank(v, 1.0, machine, x.read, x.written, x.sent, x.received);
   }
@@ -138,7 +137,7 @@ double SfcMethod::rank_flops(const Plan& plan, std::int64_t rank) const {
   const SfcSchedule s = sfc_schedule(plan);
   const SfcPlan& p = sfc_plan(plan);
   const auto q = static_cast<std::size_t>(rank % sfc_layer_ranks(plan));  // its position in its layer
-  double elements = 0;  // of C in the rank's segment
+  double elements = 0;                                                    // of C in the rank's segment
   for (i64 at = s.segment[q]; at < s.segment[q + 1]; ++at) {
     const i64 t = s.order[static_cast<std::size_t>(at)];
     elements += static_cast<double>(piece(plan.I.extent(), p.tiles_I, t / p.tiles_J) *

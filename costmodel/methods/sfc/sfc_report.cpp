@@ -1,5 +1,5 @@
 // costmodel/methods/sfc/sfc_report.cpp — sfc's parts of the dry-run report (text and JSON): its
-// row, the "chosen:" line and the plan section (grid, segments, cache hits).
+// row, the "chosen:" line and the plan section (grid, segments, cache hits, layers along K).
 #include <algorithm>
 
 #include <fmt/format.h>

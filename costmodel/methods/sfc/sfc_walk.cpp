@@ -175,9 +175,9 @@ std::vector<SfcRankWalk> walk_ranks(const Plan& plan, const ArrayAccess* access)
     auto tile = [&](i64, i64 ti, i64 tj) {
       const i64 h = g.rows(ti), wd = g.cols(tj);
       const TileEnd e = tile_end(g, layer.x, h, wd);
-      const u64 pass =
-          count && e.rows > 0 ? runs_C.block(piece_start(g.m, g.Ti, ti) + e.first_row, e.rows, piece_start(g.n, g.Tj, tj), wd)
-                              : 0;
+      const u64 pass = count && e.rows > 0 ? runs_C.block(piece_start(g.m, g.Ti, ti) + e.first_row, e.rows,
+                                                          piece_start(g.n, g.Tj, tj), wd)
+                                           : 0;
       if (plan.accumulate) r.read += e.area, r.requests += pass;  // C's current values of the piece
       r.written += e.area, r.requests += pass;
       r.sent += e.sent, r.received += e.received;

@@ -111,9 +111,9 @@ struct Replay {
 };
 
 Replay replay(const tcert::SfcSpec& s, bool accumulate, i64 r, i64 P) {
-  using Key = std::tuple<int, i64, i64>;  // (operand 0 = A / 1 = B, tile, chunk)
+  using Key = std::tuple<int, i64, i64>;                    // (operand 0 = A / 1 = B, tile, chunk)
   const i64 c = s.layers, g = P / c, x = r / g, q = r % g;  // layer x, position q
-  const auto [k0, kx] = range_of(kK, c, x);                  // the layer's K columns
+  const auto [k0, kx] = range_of(kK, c, x);                 // the layer's K columns
   Replay out;
   std::vector<Key> slot(static_cast<std::size_t>(s.slots));
   std::vector<bool> full(static_cast<std::size_t>(s.slots), false);
@@ -299,7 +299,9 @@ TEST(SfcGemm, LayersAlongKReduceTheirPartialTilesAndMeasureTheSchedule) {
             ctx.barrier();  // every rank has read the result before the next version
           }
   }
-  if (P > 1) EXPECT_GT(moved, 0u);  // c = P > 1 reduced tiles over the network
+  if (P > 1) {
+    EXPECT_GT(moved, 0u);  // c = P > 1 reduced tiles over the network
+  }
 }
 
 TEST(SfcGemm, CheckMethodRefusesBadOrdersBadSegmentsFewSlotsBadLayersAndTakeKeep) {
