@@ -17,6 +17,7 @@ class SfcEmitter final : public MethodEmitter {
     spec.order = std::string(1, '-');  // no disk placement order
     tcert::SfcSpec& part = spec.method.emplace<tcert::SfcSpec>();
     part.tiles_I = p.tiles_I, part.tiles_J = p.tiles_J, part.chunk = p.chunk, part.slots = p.slots;
+    part.layers = p.layers;
     part.order = s.order, part.segment = s.segment;
   }
 
@@ -27,13 +28,14 @@ class SfcEmitter final : public MethodEmitter {
     w.line("sfc.tiles_J = {};  // and of flat J", part.tiles_J);
     w.line("sfc.chunk = {};  // K columns per panel", part.chunk);
     w.line("sfc.slots = {};  // panel slots of each rank's LRU cache", part.slots);
+    if (part.layers > 1) w.line("sfc.layers = {};  // replication c along K: c layers of P/c ranks", part.layers);
     w.line("sfc.order = {};  // tiles (ti * tiles_J + tj) along the generalized Hilbert curve",
            braced_list(part.order));
-    w.line("sfc.segment = {};  // rank q walks order[segment[q]] .. order[segment[q + 1] - 1]",
+    w.line("sfc.segment = {};  // position q of a layer walks order[segment[q]] .. order[segment[q + 1] - 1]",
            braced_list(part.segment));
   }
 
-  /// SfcGemm sizes its C tile and panel slots from the spec.
+  /// SfcGemm sizes its C tile, panel slots and reduction scratch from the spec.
   void emit_spec_buffers(CodeWriter&, const tcert::GemmSpec&) const override {}
 
   void emit_executor(CodeWriter& w, const costmodel::Plan& plan) const override {
@@ -44,6 +46,9 @@ class SfcEmitter final : public MethodEmitter {
            p.tiles_I, p.tiles_J, p.chunk);
     w.line("// (back and forth), A and B panels from an LRU cache of {} slots, read from the tensors when missing",
            p.slots);
+    if (p.layers > 1)
+      w.line("// {} layers, each over its share of K; each tile reduced over them, every rank writing its rows",
+             p.layers);
     w.line("for (std::int64_t w = 0; w < x.tiles(); ++w) x.run_tile(w);");
     w.close(");");
   }

@@ -1,6 +1,6 @@
 // runtime/sfc.cpp — SfcGemm: opening C's new version, the per-tile steps of THE SCHEDULE
-// (sfc_spec.h: the C tile started, the K chunks walked serpentine through the LRU panel cache,
-// the tile written), commit and --verify.
+// (sfc_spec.h: the C tile started, the layer's K chunks walked serpentine through the LRU panel
+// cache, the tile reduced over the layers, this rank's rows written), commit and --verify.
 #include "runtime/sfc.h"
 
 #include <algorithm>
@@ -31,7 +31,11 @@ SfcGemm::SfcGemm(Run& run, GemmSpec spec) : run_(run), spec_(std::move(spec)) {
   check_spec(spec_, ctx.size(), budget().limit_bytes());  // grid, curve, segments and memory, before any work
   budget().reset_peak();                                  // the step's peak, checked in compute()
   m_ = product(extents_of(spec_.I)), n_ = product(extents_of(spec_.J)), k_ = product(extents_of(spec_.K));
-  const auto q = static_cast<std::size_t>(ctx.rank());
+  // THE SCHEDULE's layers: rank r is at position q = r mod g of layer x = r / g, g = P/c.
+  const i64 c = part().layers, g = ctx.size() / c;
+  layer_ = ctx.rank() / g, k0_ = piece_start(k_, c, layer_), kx_ = piece(k_, c, layer_);
+  if (c > 1) layer_ctx_ = ctx.split(static_cast<int>(ctx.rank() % g), static_cast<int>(layer_));
+  const auto q = static_cast<std::size_t>(ctx.rank() % g);
   first_ = part().segment[q], count_ = part().segment[q + 1] - first_;
   mine_.assign(static_cast<std::size_t>(part().tiles_I * part().tiles_J), false);
   for (i64 w = first_; w < first_ + count_; ++w)
@@ -61,9 +65,12 @@ SfcGemm::SfcGemm(Run& run, GemmSpec spec) : run_(run), spec_(std::move(spec)) {
   cache_.assign(static_cast<std::size_t>(part().slots), Slot{});
   C_ = allocate(static_cast<std::size_t>(rows * cols), "C tile");
   panels_ = allocate(static_cast<std::size_t>(part().slots * slot_elements_), "panel slots");
+  if (c > 1) scratch_ = allocate(static_cast<std::size_t>(slot_elements_), "reduction scratch");
 }
 
-SfcGemm::~SfcGemm() = default;
+SfcGemm::~SfcGemm() {
+  if (layer_ctx_) Context::free_split(*layer_ctx_);
+}
 
 void SfcGemm::compute(const std::function<void()>& body) { compute_phase(run_, spec_, progress_, body); }
 
@@ -76,17 +83,17 @@ void SfcGemm::run_tile(std::int64_t w) {
   const i64 t = s.order[static_cast<std::size_t>(first_ + w)], ti = t / s.tiles_J, tj = t % s.tiles_J;
   const i64 i0 = piece_start(m_, s.tiles_I, ti), rows = piece(m_, s.tiles_I, ti);
   const i64 j0 = piece_start(n_, s.tiles_J, tj), cols = piece(n_, s.tiles_J, tj);
-  start_tile(i0, rows, j0, cols);
-  const i64 chunks = (k_ + s.chunk - 1) / s.chunk;
+  std::memset(C_.data(), 0, 8 * static_cast<std::size_t>(rows * cols));
+  const i64 chunks = (kx_ + s.chunk - 1) / s.chunk;  // of this layer's K columns
   const auto z = [](i64 x) { return static_cast<std::size_t>(x); };
   for (i64 c = 0; c < chunks; ++c) {
     const i64 chunk = w % 2 == 0 ? c : chunks - 1 - c;  // serpentine: odd tiles walk K backward
-    const i64 kc = std::min(s.chunk, k_ - chunk * s.chunk);
+    const i64 kc = std::min(s.chunk, kx_ - chunk * s.chunk);
     const double* A = panel(kA, ti, chunk);
     const double* B = panel(kB, tj, chunk);
     gemm_tile(z(rows), z(cols), z(kc), spec_.alpha, A, z(kc), B, z(kc), 1.0, C_.data(), z(cols));
   }
-  write_tile(i0, rows, j0, cols);
+  end_tile(i0, rows, j0, cols);
   if (progress_) progress_->update(static_cast<double>(w + 1) / static_cast<double>(count_));
 }
 
@@ -104,7 +111,7 @@ const double* SfcGemm::panel(int operand, i64 tile, i64 chunk) {
     if (cache_[s].used < cache_[slot].used) slot = s;
   cache_[slot] = {operand, tile, chunk, ++clock_};
   const SfcSpec& s = part();
-  const i64 k0 = chunk * s.chunk, kc = std::min(s.chunk, k_ - k0);
+  const i64 k0 = k0_ + chunk * s.chunk, kc = std::min(s.chunk, k0_ + kx_ - k0);
   const i64 n = operand == kA ? m_ : n_, g = operand == kA ? s.tiles_I : s.tiles_J;
   double* const into = panels_.data() + static_cast<i64>(slot) * slot_elements_;
   read_panel(operand, piece_start(n, g, tile), piece(n, g, tile), k0, kc, into);
@@ -132,21 +139,31 @@ void SfcGemm::read_panel(int operand, i64 r0, i64 rows, i64 k0, i64 kc, double* 
   run_.touched_mapped(bytes);
 }
 
-void SfcGemm::start_tile(i64 i0, i64 rows, i64 j0, i64 cols) {
-  double* C = C_.data();
-  if (!C0_) {
-    std::memset(C, 0, 8 * static_cast<std::size_t>(rows * cols));
-    return;
+void SfcGemm::end_tile(i64 i0, i64 rows, i64 j0, i64 cols) {
+  const i64 c = part().layers;
+  if (c > 1) {  // step 3: the c partial tiles summed, each layer's rows on that layer's rank
+    std::vector<std::size_t> counts(static_cast<std::size_t>(c));
+    for (i64 x = 0; x < c; ++x)
+      counts[static_cast<std::size_t>(x)] = static_cast<std::size_t>(piece(rows, c, x) * cols);
+    ring_reduce_scatter(*layer_ctx_, C_.data(), counts, std::span<double>(scratch_.data(), scratch_.size()));
   }
+  const i64 first = piece_start(rows, c, layer_), mine = piece(rows, c, layer_);
+  if (mine == 0) return;
+  double* const C = C_.data() + first * cols;
+  if (C0_) add_current(i0 + first, mine, j0, cols, C);
+  write_rows(i0 + first, mine, j0, cols, C);
+}
+
+void SfcGemm::add_current(i64 i0, i64 rows, i64 j0, i64 cols, double* C) {
   std::vector<std::uint64_t> col_part(static_cast<std::size_t>(cols));
   for (i64 c = 0; c < cols; ++c) col_part[static_cast<std::size_t>(c)] = map_C_->col(j0 + c);
-  RunCounter requests;  // the tile of C's current version, read in one pass
+  RunCounter requests;  // the rows of C's current version, read in one pass
   const auto runs = consecutive_runs(col_part);
   for (i64 r = i0; r < i0 + rows; ++r) {
     const std::uint64_t row = map_C_->row(r);
     for (const auto& [c, n] : runs) {
       requests.span(row + col_part[c], n);
-      C0_->copy(row + col_part[c], n, C);
+      for (std::size_t e = 0; e < n; ++e) C[e] += (*C0_)(row + col_part[c] + e);
       C += n;
     }
   }
@@ -156,11 +173,10 @@ void SfcGemm::start_tile(i64 i0, i64 rows, i64 j0, i64 cols) {
   run_.touched_mapped(bytes);
 }
 
-void SfcGemm::write_tile(i64 i0, i64 rows, i64 j0, i64 cols) {
+void SfcGemm::write_rows(i64 i0, i64 rows, i64 j0, i64 cols, const double* C) {
   std::vector<std::uint64_t> col_part(static_cast<std::size_t>(cols));
   for (i64 c = 0; c < cols; ++c) col_part[static_cast<std::size_t>(c)] = map_C_->col(j0 + c);
-  const double* C = C_.data();
-  RunCounter requests;  // the tile, written in one pass
+  RunCounter requests;  // the rows, written in one pass
   const auto runs = consecutive_runs(col_part);
   for (i64 r = i0; r < i0 + rows; ++r) {
     const std::uint64_t row = map_C_->row(r);
@@ -178,8 +194,11 @@ void SfcGemm::write_tile(i64 i0, i64 rows, i64 j0, i64 cols) {
 
 bool SfcGemm::holds(const i64* row_values, const i64* col_values) const {
   const i64 i = flatten(row_values, extents_of(spec_.I)), j = flatten(col_values, extents_of(spec_.J));
-  const i64 t = part_of(m_, part().tiles_I, i) * part().tiles_J + part_of(n_, part().tiles_J, j);
-  return mine_[static_cast<std::size_t>(t)];
+  const i64 ti = part_of(m_, part().tiles_I, i), t = ti * part().tiles_J + part_of(n_, part().tiles_J, j);
+  if (!mine_[static_cast<std::size_t>(t)]) return false;
+  // Of a tile it walks, a rank writes its layer's rows (THE SCHEDULE's step 3).
+  const i64 rows = piece(m_, part().tiles_I, ti);
+  return part_of(rows, part().layers, i - piece_start(m_, part().tiles_I, ti)) == layer_;
 }
 
 void SfcGemm::finish() {

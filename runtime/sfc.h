@@ -4,9 +4,13 @@
 // core with an LRU cache of A and B panels read straight from the operands' tensors and its C
 // tiles written straight into the result's new version.
 //
+// With replication c > 1 along K (2.5D) the ranks form c layers, each walking the curve over its
+// share of K, and the c partial tiles are reduced after each tile (a ring reduce-scatter by
+// rows, comm.h), every rank writing its rows.
+//
 // The schedule is runtime/sfc_spec.h's "THE SCHEDULE", step for step, so the measured bytes and
-// disk requests equal the model's exact per-rank prediction. No network; no stage 1 or 3 beyond
-// the flush of kept operands. Generated code runs a step as
+// disk requests equal the model's exact per-rank prediction. No network when c = 1; no stage 1
+// or 3 beyond the flush of kept operands. Generated code runs a step as
 //   tcert::SfcGemm x(run, std::move(spec));
 //   x.compute([&] { for (std::int64_t w = 0; w < x.tiles(); ++w) x.run_tile(w); });
 //   x.finish();
@@ -19,6 +23,7 @@
 #include <optional>
 #include <vector>
 
+#include "runtime/comm.h"
 #include "runtime/counters.h"
 #include "runtime/direct_result.h"
 #include "runtime/gemm_spec.h"
@@ -39,10 +44,12 @@ class SfcGemm {
   /// the buffers exceed the memory per rank; Error "SfcGemm needs an sfc plan" when spec.method
   /// holds no SfcSpec), flushes kept A and B (and C when spec.accumulate) to the store,
   /// registers C's next version in the store and creates it (rank 0, zero-filled) and maps it
-  /// on the ranks with tiles, and allocates through budget() the C tile (⌈|I|/tiles_I⌉ ·
-  /// ⌈|J|/tiles_J⌉) and the `slots` panel slots (max(⌈|I|/tiles_I⌉, ⌈|J|/tiles_J⌉) · chunk
-  /// each) on the ranks with tiles (a rank with an empty segment allocates nothing). The panel
-  /// cache starts empty. Collective over run.context().
+  /// on the ranks with tiles, splits the communicator of the ranks at this rank's position of
+  /// the layers when c > 1, and allocates through budget() the C tile (⌈|I|/tiles_I⌉ ·
+  /// ⌈|J|/tiles_J⌉), the `slots` panel slots (max(⌈|I|/tiles_I⌉, ⌈|J|/tiles_J⌉) · chunk
+  /// each) and, when c > 1, the reduction scratch (one slot) on the ranks with tiles (a rank
+  /// with an empty segment allocates nothing). The panel cache starts empty. Collective over
+  /// run.context().
   SfcGemm(Run& run, GemmSpec spec);
   ~SfcGemm();
   SfcGemm(const SfcGemm&) = delete;
@@ -50,17 +57,20 @@ class SfcGemm {
 
   /// Runs body as the compute phase (as DistributedGemm::compute). Collective.
   void compute(const std::function<void()>& body);
-  /// The number of this rank's tiles: segment[q+1] − segment[q] for rank q (may be 0).
+  /// The number of this rank's tiles: segment[q+1] − segment[q] for the rank at position q of
+  /// its layer (may be 0).
   std::int64_t tiles() const { return count_; }
-  /// This rank's w-th tile of its segment, THE SCHEDULE's steps 1–3: C tile := 0, or C's
-  /// current values of the tile when accumulating (8 bytes per element counted as disk reads,
-  /// one RunCounter's runs as disk requests); for each K chunk (forward for even w, backward
-  /// for odd w) the A panel, then the B panel, looked up in the LRU cache and read on a miss
-  /// (8 bytes per element as disk reads, one RunCounter per panel read), C tile += alpha · A
-  /// panel · B panelᵀ (cblas_dgemm); then the tile written into C's new version (8 bytes per
-  /// element as disk writes, one RunCounter). Not collective. Throws Error unless w is the
-  /// next tile of the walk (0, 1, 2, … < tiles(), each once: the cache and the direction of
-  /// the chunks depend on the tiles before).
+  /// This rank's w-th tile of its segment, THE SCHEDULE's steps 1–5: C tile := 0; for each K
+  /// chunk of its layer (forward for even w, backward for odd w) the A panel, then the B
+  /// panel, looked up in the LRU cache and read on a miss (8 bytes per element as disk reads,
+  /// one RunCounter per panel read), C tile += alpha · A panel · B panelᵀ (cblas_dgemm); when
+  /// c > 1 the tile reduced over the layers (ring_reduce_scatter: sent and received bytes as
+  /// comm.h counts them); C's current values of this rank's rows added when accumulating (8
+  /// bytes per element as disk reads, one RunCounter); those rows written into C's new version
+  /// (8 bytes per element as disk writes, one RunCounter). Collective over the c ranks at this
+  /// rank's position when c > 1 (they run the same tiles), else not. Throws Error unless w is
+  /// the next tile of the walk (0, 1, 2, … < tiles(), each once: the cache and the direction
+  /// of the chunks depend on the tiles before).
   void run_tile(std::int64_t w);
   /// Commits C's new version (every rank's writes synced, then rank 0 renames it), records the
   /// redistribution bytes of the flushes (none otherwise), runs --verify on the committed file
@@ -84,10 +94,14 @@ class SfcGemm {
   /// Reads rows [r0, r0 + rows) × K columns [k0, k0 + kc) of A (operand 0) or B (1) into `out`,
   /// in one pass with one RunCounter.
   void read_panel(int operand, i64 r0, i64 rows, i64 k0, i64 kc, double* out);
-  /// THE SCHEDULE's step 1 for the tile I rows [i0, i0 + rows) × J columns [j0, j0 + cols).
-  void start_tile(i64 i0, i64 rows, i64 j0, i64 cols);
-  /// THE SCHEDULE's step 3 for that tile.
-  void write_tile(i64 i0, i64 rows, i64 j0, i64 cols);
+  /// THE SCHEDULE's steps 3–5 for the tile I rows [i0, i0 + rows) × J columns [j0, j0 + cols)
+  /// in the C tile buffer (row stride cols).
+  void end_tile(i64 i0, i64 rows, i64 j0, i64 cols);
+  /// Adds C's current values of I rows [i0, i0 + rows) × J columns [j0, j0 + cols) to `C`
+  /// (row stride cols): step 4.
+  void add_current(i64 i0, i64 rows, i64 j0, i64 cols, double* C);
+  /// Writes `C` (row stride cols) to those elements of C's new version: step 5.
+  void write_rows(i64 i0, i64 rows, i64 j0, i64 cols, const double* C);
   /// Whether C(row_values, col_values) lies in one of this rank's tiles (the elements this
   /// rank checks under --verify).
   bool holds(const i64* row_values, const i64* col_values) const;
@@ -95,6 +109,8 @@ class SfcGemm {
   Run& run_;
   GemmSpec spec_;
   i64 m_ = 1, n_ = 1, k_ = 1;                        // |I|, |J|, |K|
+  i64 layer_ = 0, k0_ = 0, kx_ = 1;                  // this rank's layer x and its K columns [k0_, k0_ + kx_)
+  std::optional<Context> layer_ctx_;                 // c > 1: the ranks at this position, ordered by layer
   i64 first_ = 0, count_ = 0;                        // this rank's segment: order[first_ .. first_ + count_)
   i64 next_ = 0;                                     // the tile run_tile() expects next
   std::vector<bool> mine_;                           // by tile t: in this rank's segment
@@ -102,7 +118,7 @@ class SfcGemm {
   std::unique_ptr<SplitMap> map_A_, map_B_, map_C_;  // rows and columns of A, B, C (split_map.h)
   std::unique_ptr<DirectResult> result_;             // C's new version, written in place
   double* out_ = nullptr;                            // C's new version, mapped (ranks with tiles)
-  Buffer C_, panels_;                                // the C tile; the panel slots, slot s at s · slot_elements_
+  Buffer C_, panels_, scratch_;  // the C tile; the panel slots, slot s at s · slot_elements_; the reduction's
   i64 slot_elements_ = 0;
   std::vector<Slot> cache_;  // one per slot
   std::uint64_t clock_ = 0;  // the last use stamp handed out

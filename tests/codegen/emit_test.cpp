@@ -7,6 +7,7 @@
 
 #include "codegen/codegen.h"
 #include "costmodel/costmodel.h"
+#include "costmodel/method.h"
 #include "frontend/frontend.h"
 
 namespace {
@@ -39,6 +40,10 @@ std::string generate_pinned(const ir::Program& program, const std::string& plan_
   std::vector<costmodel::StatementPlan> plans = costmodel::plan_program(program, machine, {});
   EXPECT_EQ(plans.size(), 1u);
   plans.at(0).plan = pinned_plan(program, plan_text);
+  // How the pinned plan reaches the arrays is its method's, not the chosen plan's.
+  const costmodel::Method& method = costmodel::method_of(plans.at(0).plan);
+  plans.at(0).direct_A = plans.at(0).direct_B = method.reads_operands_directly(plans.at(0).plan);
+  plans.at(0).direct_C = method.writes_result_directly(plans.at(0).plan);
   plans.at(0).volumes = costmodel::plan_volumes(plans.at(0).plan, machine);
   plans.at(0).memory = costmodel::plan_memory(plans.at(0).plan, machine);
   EXPECT_TRUE(codegen::check_program(program, plans).empty());
@@ -292,6 +297,9 @@ TEST(Emit, GemmSpecOfAPermutedContraction) {
           "  spec.B = {{\"B\", {13, 13, 11}}, {1, 2, 0}};\n"
           "  spec.C = {{\"T\", {13, 13, 13}}, {1, 2, 0}};\n"
           "  spec.alpha = -0.5;  // coefficient, negated for -=\n"
+          "  spec.direct_A = true;  // the compute stage reads its tiles straight from the tensor\n"
+          "  spec.direct_B = true;  // the compute stage reads its tiles straight from the tensor\n"
+          "  spec.direct_C = true;  // the compute stage reads and writes C's tiles in its new file in the store\n"
           "  gao.capacity_A = " +
           std::to_string(tb.A / 8) +
           ";  // tile buffer elements per rank\n"

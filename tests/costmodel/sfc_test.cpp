@@ -9,6 +9,7 @@
 
 #include "costmodel/analysis.h"
 #include "costmodel/costmodel.h"
+#include "costmodel/method.h"
 #include "costmodel/methods/sfc/curve.h"
 #include "costmodel/methods/sfc/sfc_walk.h"
 #include "frontend/frontend.h"
@@ -90,7 +91,8 @@ TEST(Sfc, TheCacheKeepsPanelsFromOneTileToTheNext) {
 }
 
 TEST(Sfc, RequestsEqualAReplayOfEveryElementAndTheTextRoundTrips) {
-  // C[i,j] += X[k,i] * Y[j,k] (A stored transposed), adding to an earlier C.
+  // C[i,j] += X[k,i] * Y[j,k] (A stored transposed), adding to an earlier C: the chosen plan, and
+  // the same grid with replication c = 3 along K (layers of one rank over K = 8, 8, 7 columns).
   const ir::Program p = fixtures::parse_program(
       "range M = 37;\nrange N = 29;\nrange K = 23;\nindex i : M;\nindex j : N;\nindex k : K;\n"
       "tensor X[K,M] input;\ntensor Y[N,K] input;\ntensor C[M,N] output;\n"
@@ -100,9 +102,13 @@ TEST(Sfc, RequestsEqualAReplayOfEveryElementAndTheTextRoundTrips) {
   const ContractionAnalysis a = fixtures::analyze_forced(p, 1, m, "sfc");
   ASSERT_TRUE(a.plan.feasible) << a.plan.reason;
   ASSERT_TRUE(a.accumulate);
-  const Plan& plan = a.plan.plan;
-  const SfcPlan& s = sfc_plan(plan);
-  const SfcSchedule sched = sfc_schedule(plan);
+  const SfcPlan& chosen = sfc_plan(a.plan.plan);
+  std::string error;
+  const std::optional<Plan> layered = parse_plan(
+      fmt::format("sfc tiles={}x{} chunk=3 slots=4 c=3 P=3 split=optimal C0=current", chosen.tiles_I, chosen.tiles_J),
+      a.plan.plan.I, a.plan.plan.J, a.plan.plan.K, &error);
+  ASSERT_TRUE(layered) << error;
+  ASSERT_TRUE(check_valid(*layered, m, &error)) << error;
   auto piece = [](i64 n, i64 g, i64 q) { return n / g + (q < n % g ? 1 : 0); };
   auto start = [](i64 n, i64 g, i64 q) { return q * (n / g) + std::min(q, n % g); };
   auto runs = [](const std::vector<i64>& offsets) {
@@ -110,44 +116,116 @@ TEST(Sfc, RequestsEqualAReplayOfEveryElementAndTheTextRoundTrips) {
     for (std::size_t i = 0; i < offsets.size(); ++i) r += i == 0 || offsets[i] != offsets[i - 1] + 1;
     return r;
   };
-  const i64 chunks = (23 + s.chunk - 1) / s.chunk;
-  std::vector<std::uint64_t> want(3, 0);
-  for (i64 q = 0; q < 3; ++q) {
-    std::vector<std::tuple<int, i64, i64>> lru;  // most recent last
-    for (i64 at = sched.segment[q], w = 0; at < sched.segment[q + 1]; ++at, ++w) {
-      const i64 t = sched.order[at], ti = t / s.tiles_J, tj = t % s.tiles_J;
-      std::vector<i64> tile;
-      for (i64 r = start(37, s.tiles_I, ti); r < start(37, s.tiles_I, ti) + piece(37, s.tiles_I, ti); ++r)
-        for (i64 c = start(29, s.tiles_J, tj); c < start(29, s.tiles_J, tj) + piece(29, s.tiles_J, tj); ++c)
-          tile.push_back(r * 29 + c);
-      want[q] += 2 * runs(tile);  // C's current tile read, the tile written
-      for (i64 step = 0; step < chunks; ++step) {
-        const i64 c = w % 2 == 0 ? step : chunks - 1 - step;
-        const i64 k0 = c * s.chunk, kc = std::min(s.chunk, 23 - k0);
-        for (int operand = 0; operand < 2; ++operand) {
-          const i64 tt = operand == 0 ? ti : tj;
-          const auto key = std::make_tuple(operand, tt, c);
-          const auto hit = std::find(lru.begin(), lru.end(), key);
-          if (hit != lru.end()) {
-            lru.erase(hit), lru.push_back(key);
-            continue;
+  for (const Plan& plan : {a.plan.plan, *layered}) {
+    const SfcPlan& s = sfc_plan(plan);
+    const SfcSchedule sched = sfc_schedule(plan);
+    const i64 g = 3 / s.layers;
+    std::vector<std::uint64_t> want(3, 0), sent(3, 0), received(3, 0);
+    for (i64 r = 0; r < 3; ++r) {
+      const i64 x = r / g, q = r % g, k0 = start(23, s.layers, x), kx = piece(23, s.layers, x);
+      const i64 chunks = (kx + s.chunk - 1) / s.chunk;
+      std::vector<std::tuple<int, i64, i64>> lru;  // most recent last
+      for (i64 at = sched.segment[q], w = 0; at < sched.segment[q + 1]; ++at, ++w) {
+        const i64 t = sched.order[at], ti = t / s.tiles_J, tj = t % s.tiles_J;
+        const i64 h = piece(37, s.tiles_I, ti), wd = piece(29, s.tiles_J, tj);
+        const i64 first = start(37, s.tiles_I, ti) + start(h, s.layers, x), rows = piece(h, s.layers, x);
+        std::vector<i64> mine;  // the rank's rows of the tile
+        for (i64 row = first; row < first + rows; ++row)
+          for (i64 c = start(29, s.tiles_J, tj); c < start(29, s.tiles_J, tj) + wd; ++c) mine.push_back(row * 29 + c);
+        want[r] += 2 * runs(mine);  // C's current values read, the rows written
+        if (s.layers > 1) {         // the ring reduce-scatter: all but the own rows out, all but x − 1's in
+          sent[r] += 8 * static_cast<std::uint64_t>((h - rows) * wd);
+          received[r] += 8 * static_cast<std::uint64_t>((h - piece(h, s.layers, (x + s.layers - 1) % s.layers)) * wd);
+        }
+        for (i64 step = 0; step < chunks; ++step) {
+          const i64 c = w % 2 == 0 ? step : chunks - 1 - step;
+          const i64 kc0 = k0 + c * s.chunk, kc = std::min(s.chunk, k0 + kx - kc0);
+          for (int operand = 0; operand < 2; ++operand) {
+            const i64 tt = operand == 0 ? ti : tj;
+            const auto key = std::make_tuple(operand, tt, c);
+            const auto hit = std::find(lru.begin(), lru.end(), key);
+            if (hit != lru.end()) {
+              lru.erase(hit), lru.push_back(key);
+              continue;
+            }
+            if (static_cast<i64>(lru.size()) == s.slots) lru.erase(lru.begin());
+            lru.push_back(key);
+            std::vector<i64> panel;
+            const i64 n = operand == 0 ? 37 : 29, gr = operand == 0 ? s.tiles_I : s.tiles_J;
+            for (i64 row = start(n, gr, tt); row < start(n, gr, tt) + piece(n, gr, tt); ++row)
+              for (i64 k = kc0; k < kc0 + kc; ++k) panel.push_back(operand == 0 ? k * 37 + row : row * 23 + k);
+            want[r] += runs(panel);
           }
-          if (static_cast<i64>(lru.size()) == s.slots) lru.erase(lru.begin());
-          lru.push_back(key);
-          std::vector<i64> panel;
-          const i64 n = operand == 0 ? 37 : 29, g = operand == 0 ? s.tiles_I : s.tiles_J;
-          for (i64 r = start(n, g, tt); r < start(n, g, tt) + piece(n, g, tt); ++r)
-            for (i64 k = k0; k < k0 + kc; ++k) panel.push_back(operand == 0 ? k * 37 + r : r * 23 + k);
-          want[q] += runs(panel);
         }
       }
     }
+    PlanVolumes v = plan_volumes(plan, m);
+    plan_requests(plan, m, {true, true, true, a.gemm.perm_A, a.gemm.perm_B, a.gemm.perm_C}, v);
+    EXPECT_EQ(v.disk_requests, want) << plan.to_string();
+    EXPECT_EQ(v.comm_sent_bytes, sent) << plan.to_string();
+    EXPECT_EQ(v.comm_recv_bytes, received) << plan.to_string();
+    const PlanVolumes replayed = simulate(plan, m);
+    EXPECT_EQ(replayed.disk_read_bytes, v.disk_read_bytes) << plan.to_string();
+    EXPECT_EQ(replayed.comm_recv_bytes, v.comm_recv_bytes) << plan.to_string();
+    const std::optional<Plan> back = parse_plan(plan.to_string(), plan.I, plan.J, plan.K, &error);
+    ASSERT_TRUE(back) << error;
+    EXPECT_EQ(*back, plan);
   }
-  EXPECT_EQ(a.plan.volumes.disk_requests, want);
+}
+
+TEST(Sfc, LayersAlongKMoveExactlyTheirShareAndTheReduction) {
+  // 40 x 40 x 100 on 4 ranks, c = 4, one tile, one chunk per layer: every rank reads its 25
+  // columns of A and B once (2 · 40 · 25), reduces the 1600-element tile (sends the 3 other
+  // layers' 10 rows, receives 3 · 10 rows of its own) and writes its 10 rows.
+  const ir::Program p = product(40, 40, 100, 4, "64 KB");
+  const Machine m = machine_from(*p.machine);
+  const Groups g = groups_from(p, ir::macro_index_gemm(p, p.statements[0]));
   std::string error;
-  const std::optional<Plan> back = parse_plan(plan.to_string(), plan.I, plan.J, plan.K, &error);
-  ASSERT_TRUE(back) << error;
-  EXPECT_EQ(*back, plan);
+  const std::optional<Plan> plan =
+      parse_plan("sfc tiles=1x1 chunk=25 slots=2 c=4 P=4 split=optimal", g.I, g.J, g.K, &error);
+  ASSERT_TRUE(plan) << error;
+  EXPECT_EQ(plan->to_string(), "sfc tiles=1x1 chunk=25 slots=2 c=4 P=4 split=optimal");
+  ASSERT_TRUE(check_valid(*plan, m, &error)) << error;
+  const PlanVolumes v = plan_volumes(*plan, m);
+  for (std::size_t r = 0; r < 4; ++r) {
+    EXPECT_EQ(v.disk_read_bytes[r], 8u * 2 * 40 * 25) << r;
+    EXPECT_EQ(v.disk_write_bytes[r], 8u * 10 * 40) << r;
+    EXPECT_EQ(v.comm_sent_bytes[r], 8u * 30 * 40) << r;
+    EXPECT_EQ(v.comm_recv_bytes[r], 8u * 30 * 40) << r;
+    EXPECT_EQ(method_of(*plan).rank_flops(*plan, static_cast<i64>(r)), 2.0 * 1600 * 25) << r;
+  }
+  // Memory: the tile, 2 slots and the scratch of 40 · 25 each.
+  const TileBytes t = tile_bytes(*plan, 8);
+  EXPECT_EQ(t.C, 8u * 1600);
+  EXPECT_EQ(t.A, 8u * 2 * 1000);
+  EXPECT_EQ(t.B, 8u * 1000);
+  // c must divide P, and chunks stay within a layer's share of K.
+  for (const char* bad : {"sfc tiles=1x1 chunk=25 slots=2 c=3 P=4 split=optimal",
+                          "sfc tiles=1x1 chunk=26 slots=2 c=4 P=4 split=optimal"}) {
+    const std::optional<Plan> b = parse_plan(bad, g.I, g.J, g.K, &error);
+    ASSERT_TRUE(b) << error;
+    EXPECT_FALSE(check_valid(*b, m, &error)) << bad;
+  }
+}
+
+TEST(Sfc, PrimeRankCountsAndLargeKStayNearTheBound) {
+  // bench/sfc_bench.sh's rows (8 MB per rank): the fullest rank moves at most 1.3x the I/O lower
+  // bound on the square product at P = 7, 11, 13 (balanced tile counts), and the large-K product
+  // at P = 5 is replicated along K (c = P) and moves at most 1.55x (it is bound by the tile: all of
+  // C is one memory, so two tiles read one operand twice, 1.5x).
+  for (i64 P : {7, 11, 13}) {
+    const ir::Program p = product(4000, 4000, 4000, P, "8 MB");
+    const Machine m = machine_from(*p.machine);
+    const ContractionAnalysis a = fixtures::analyze_forced(p, 0, m, "sfc");
+    ASSERT_TRUE(a.plan.feasible) << a.plan.reason;
+    EXPECT_LE(moved_bytes(a.plan.plan, a.plan.volumes, m), 1.3 * a.lower_bound_bytes_per_rank) << P;
+  }
+  const ir::Program p = product(1000, 1000, 100000, 5, "8 MB");
+  const Machine m = machine_from(*p.machine);
+  const ContractionAnalysis a = fixtures::analyze_forced(p, 0, m, "sfc");
+  ASSERT_TRUE(a.plan.feasible) << a.plan.reason;
+  EXPECT_EQ(sfc_plan(a.plan.plan).layers, 5);
+  EXPECT_LE(moved_bytes(a.plan.plan, a.plan.volumes, m), 1.55 * a.lower_bound_bytes_per_rank);
 }
 
 }  // namespace

@@ -1,9 +1,10 @@
 // costmodel/methods/sfc/sfc_method.h — (private) sfc, C's tiles along a generalized Hilbert
 // curve (Georganas et al., seed 002), as a Method (method.h): every rank walks its contiguous
 // segment of the curve with an LRU cache of A and B panels, reading what it lacks straight from
-// the operands' tensors and writing its tiles into C's file; no network, any P, no idle rank.
-// Its schedule and counts are sfc_walk.h's; analysis and plan: sfc_method.cpp; report:
-// sfc_report.cpp.
+// the operands' tensors and writing its tiles into C's file; any P, no idle rank. With
+// replication c > 1 along K (2.5D) the ranks form c layers over K's shares and reduce each tile
+// over the network (c = 1: no network). Its schedule and counts are sfc_walk.h's; the plans tried:
+// sfc_candidates.h; analysis and plan: sfc_method.cpp; report: sfc_report.cpp.
 #pragma once
 
 #include "costmodel/method.h"

@@ -1,5 +1,5 @@
 // costmodel/methods/sfc/sfc_report.cpp — sfc's parts of the dry-run report (text and JSON): its
-// row, the "chosen:" line and the plan section (grid, segments, cache hits).
+// row, the "chosen:" line and the plan section (grid, segments, cache hits, layers along K).
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -18,10 +18,12 @@ const PlannedCandidate* sfc_candidate(const ContractionAnalysis& a, const Method
   return nullptr;
 }
 
-/// "grid 8x8 along the curve, chunks of 128, 14 slots".
+/// "grid 8x8 along the curve, chunks of 128, 14 slots", then ", c=5 layers along K" when
+/// replicated.
 std::string grid_text(const Plan& plan) {
   const SfcPlan& s = sfc_plan(plan);
-  return fmt::format("grid {}x{} along the curve, chunks of {}, {} slots", s.tiles_I, s.tiles_J, s.chunk, s.slots);
+  return fmt::format("grid {}x{} along the curve, chunks of {}, {} slots{}", s.tiles_I, s.tiles_J, s.chunk, s.slots,
+                     s.layers > 1 ? fmt::format(", c={} layers along K", s.layers) : std::string());
 }
 
 }  // namespace
@@ -57,14 +59,21 @@ std::string SfcMethod::plan_section(const ContractionAnalysis& a, const Machine&
       grid_text(p), range_text(tiles), all_hits, all_hits + all_misses,
       all_hits + all_misses > 0 ? 100.0 * static_cast<double>(all_hits) / static_cast<double>(all_hits + all_misses)
                                 : 0.0);
+  if (const SfcPlan& s = sfc_plan(p); s.layers > 1)
+    out += fmt::format(
+        "    replication c={} along K (2.5D): {} layers of {} ranks, each walking the curve over its share of K "
+        "(|K|/c = {}); after each tile the c partial tiles are reduced (ring reduce-scatter by rows) and each "
+        "rank writes its rows\n",
+        s.layers, s.layers, sfc_layer_ranks(p), static_cast<double>(p.K.extent()) / static_cast<double>(s.layers));
   out += fmt::format("    memory per rank: {} (split {})\n", memory_text(plan_memory(p, machine), machine),
                      split_name(p.split));
   out += fmt::format(
       "    per rank (bytes, min .. max): disk read {}, disk write {}, sent {}, received {}; disk requests {}\n",
       range_text(v.disk_read_bytes), range_text(v.disk_write_bytes), range_text(v.comm_sent_bytes),
       range_text(v.comm_recv_bytes), range_text(v.disk_requests));
-  out += fmt::format("    predicted {:.5g} s (disk, exact walk; no network: each rank reads the panels it lacks)\n",
-                     v.time_s);
+  out += fmt::format("    predicted {:.5g} s (disk{}, exact walk; each rank reads the panels it lacks{})\n", v.time_s,
+                     sfc_plan(p).layers > 1 ? " and network" : "",
+                     sfc_plan(p).layers > 1 ? ", the reductions move C's partial tiles" : "; no network");
   out += wall_text(a, machine);
   const double moved = moved_bytes(p, v, machine);
   out += fmt::format("    data moved per rank (disk reads + received + disk writes) {} B = {:.3f}x the lower bound\n",
@@ -80,6 +89,7 @@ void SfcMethod::plan_json(const ContractionAnalysis& a, const Machine&, nlohmann
   j["grid"] = {{"I", s.tiles_I}, {"J", s.tiles_J}};
   j["chunk"] = s.chunk;
   j["slots"] = s.slots;
+  j["c"] = s.layers;
 }
 
 }  // namespace tcec::costmodel

@@ -1,8 +1,9 @@
 // costmodel/methods/sfc/sfc_walk.h — (private) the schedule of an sfc plan and its walk: C's
 // tile grid in the order of the generalized Hilbert curve (curve.h), cut into one contiguous
-// segment per rank balanced by C's elements, each rank walking its segment with an LRU cache
-// of A and B panels exactly as runtime/sfc_spec.h's THE SCHEDULE says, so that the walk's
-// counts are the runtime's. Units: elements unless a name says bytes.
+// segment per rank of a layer balanced by C's elements, each rank walking its segment over its
+// layer's share of K with an LRU cache of A and B panels, and with c > 1 layers the partial
+// tiles reduced over the layers, exactly as runtime/sfc_spec.h's THE SCHEDULE says, so that the
+// walk's counts are the runtime's. Units: elements unless a name says bytes.
 #pragma once
 
 #include <cstdint>
@@ -15,9 +16,10 @@ namespace tcec::costmodel {
 /// The sfc part of `plan`. Precondition: plan.method holds an SfcPlan.
 inline const SfcPlan& sfc_plan(const Plan& plan) { return std::get<SfcPlan>(plan.method); }
 
-/// The tiles (t = ti·tiles_J + tj) in curve order, and each rank's segment: rank q walks
-/// order[segment[q]] .. order[segment[q + 1] − 1]; segment[q] is the first position whose
-/// elements of C before it come nearest to q/P of all (ties: the earlier).
+/// The tiles (t = ti·tiles_J + tj) in curve order, and the segments of a layer's g = P/c ranks:
+/// rank r (layer x = r / g, position q = r mod g) walks order[segment[q]] ..
+/// order[segment[q + 1] − 1]; segment[q] is the first position whose elements of C before it
+/// come nearest to q/g of all (ties: the earlier). segment has g + 1 entries.
 struct SfcSchedule {
   std::vector<std::int64_t> order, segment;
 };
@@ -26,12 +28,14 @@ SfcSchedule sfc_schedule(const Plan& plan);
 /// The same, computed afresh.
 SfcSchedule curve_segments(const Plan& plan);
 
-/// One rank's walk: disk reads (A and B panels missing from its cache, and C's current tiles
-/// when the statement adds to them), C's elements written, disk requests (runs of adjacent
+/// One rank's walk: disk reads (A and B panels missing from its cache, and C's current values
+/// of its pieces when the statement adds to them), C's elements written (its pieces of its
+/// tiles: all of each tile when c = 1), elements sent and received by the reductions over the
+/// layers (runtime ring_reduce_scatter's counts; 0 when c = 1), disk requests (runs of adjacent
 /// elements per pass, with the arrays' stored positions perm_A, perm_B, perm_C; identity when
 /// empty), multiply-adds, tiles, and the cache's hits and misses.
 struct SfcRankWalk {
-  std::uint64_t read = 0, written = 0, requests = 0;
+  std::uint64_t read = 0, written = 0, sent = 0, received = 0, requests = 0;
   double multiply_adds = 0;
   std::int64_t tiles = 0, hits = 0, misses = 0;
 };
@@ -46,8 +50,13 @@ std::vector<SfcRankWalk> walk_ranks(const Plan& plan, const ArrayAccess* access)
 std::vector<SfcRankWalk> sfc_replay(const Plan& plan);
 
 /// The largest tile: ⌈|I|/tiles_I⌉ · ⌈|J|/tiles_J⌉ elements; a panel slot:
-/// max(⌈|I|/tiles_I⌉, ⌈|J|/tiles_J⌉) · chunk elements.
+/// max(⌈|I|/tiles_I⌉, ⌈|J|/tiles_J⌉) · chunk elements; the reduction's scratch: one slot when
+/// c > 1, else 0.
 std::int64_t sfc_tile_elements(const Plan& plan);
 std::int64_t sfc_slot_elements(const Plan& plan);
+std::int64_t sfc_scratch_elements(const Plan& plan);
+
+/// The ranks of a layer, g = P/c. Precondition: c divides P.
+inline std::int64_t sfc_layer_ranks(const Plan& plan) { return plan.processors / sfc_plan(plan).layers; }
 
 }  // namespace tcec::costmodel

@@ -3,10 +3,13 @@
 // K = (p,q), every tensor stored with permuted dimensions; a 3 x 4 tile grid with uneven tiles,
 // chunks not dividing |K|, 2, 3 and 8 panel slots, the tiles walked in a boustrophedon or in a
 // shuffled order, cut into uneven segments (some empty); each case once from zero and once
-// adding to the result just written. The result file equals C₀ + alpha·A·Bᵀ from a plain loop;
-// each rank's compute-phase bytes and disk requests equal a replay of sfc_spec.h's THE SCHEDULE
-// written here (its own LRU cache); the peak memory is method_buffers; run_tile refuses tiles out
-// of order; and check_method refuses bad orders, bad segments, too few slots and take/keep.
+// adding to the result just written; and with replication c along K (every c dividing P: layers
+// over K's shares, tiles reduced over the layers, pieces of tiles with fewer rows than c empty).
+// The result file equals C₀ + alpha·A·Bᵀ from a plain loop; each rank's compute-phase bytes
+// (disk, sent, received) and disk requests equal a replay of sfc_spec.h's THE SCHEDULE written
+// here (its own LRU cache); the peak memory is method_buffers; run_tile refuses tiles out of
+// order; and check_method refuses bad orders, bad segments, too few slots, bad layers and
+// take/keep.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -68,25 +71,26 @@ std::vector<i64> shuffled() {
   return out;
 }
 
-/// Segment bounds for P ranks: rank q's share grows with q + 1, rank 1 gets none (and with
-/// rounding others may get none either).
-std::vector<i64> segments(i64 P) {
+/// Segment bounds for P ranks (of a layer) over `tiles` tiles: rank q's share grows with q + 1,
+/// rank 1 gets none (and with rounding others may get none either).
+std::vector<i64> segments(i64 P, i64 tiles = kTiles) {
   std::vector<i64> weight(static_cast<std::size_t>(P));
   for (i64 q = 0; q < P; ++q) weight[static_cast<std::size_t>(q)] = q == 1 ? 0 : q + 1;
   const i64 total = std::accumulate(weight.begin(), weight.end(), i64{0});
   std::vector<i64> out = {0};
   i64 sum = 0;
-  for (const i64 w : weight) sum += w, out.push_back(kTiles * sum / total);
+  for (const i64 w : weight) sum += w, out.push_back(tiles * sum / total);
   return out;
 }
 
-tcert::GemmSpec spec_of(std::vector<i64> order, std::vector<i64> segment, i64 chunk, i64 slots, bool accumulate) {
+tcert::GemmSpec spec_of(std::vector<i64> order, std::vector<i64> segment, i64 chunk, i64 slots, bool accumulate,
+                        i64 layers = 1, i64 tiles_I = kTilesI, i64 tiles_J = kTilesJ) {
   tcert::GemmSpec spec;
   spec.statement = "sfc C += A B^T";
   spec.plan = "sfc";
   spec.order = "-";
   tcert::SfcSpec& sfc = spec.method.emplace<tcert::SfcSpec>();
-  sfc.tiles_I = kTilesI, sfc.tiles_J = kTilesJ, sfc.chunk = chunk, sfc.slots = slots;
+  sfc.tiles_I = tiles_I, sfc.tiles_J = tiles_J, sfc.chunk = chunk, sfc.slots = slots, sfc.layers = layers;
   sfc.order = std::move(order), sfc.segment = std::move(segment);
   spec.I = {{{kA, 1, 1}, {kB, 1, 1}}, -1};
   spec.J = {{{kC, 1, 1}}, -1};
@@ -100,14 +104,16 @@ tcert::GemmSpec spec_of(std::vector<i64> order, std::vector<i64> segment, i64 ch
   return spec;
 }
 
-/// Rank q's compute-phase volumes by THE SCHEDULE: disk read, disk write (bytes), requests; and
-/// the cache's hits and evictions.
+/// Rank r's compute-phase volumes by THE SCHEDULE on P ranks: disk read, disk write, sent and
+/// received (bytes), requests; and the cache's hits and evictions.
 struct Replay {
-  u64 read = 0, write = 0, requests = 0, hits = 0, evictions = 0;
+  u64 read = 0, write = 0, sent = 0, received = 0, requests = 0, hits = 0, evictions = 0;
 };
 
-Replay replay(const tcert::SfcSpec& s, bool accumulate, i64 q) {
-  using Key = std::tuple<int, i64, i64>;  // (operand 0 = A / 1 = B, tile, chunk)
+Replay replay(const tcert::SfcSpec& s, bool accumulate, i64 r, i64 P) {
+  using Key = std::tuple<int, i64, i64>;                    // (operand 0 = A / 1 = B, tile, chunk)
+  const i64 c = s.layers, g = P / c, x = r / g, q = r % g;  // layer x, position q
+  const auto [k0, kx] = range_of(kK, c, x);                 // the layer's K columns
   Replay out;
   std::vector<Key> slot(static_cast<std::size_t>(s.slots));
   std::vector<bool> full(static_cast<std::size_t>(s.slots), false);
@@ -126,29 +132,37 @@ Replay replay(const tcert::SfcSpec& s, bool accumulate, i64 q) {
     const auto [operand, tile, chunk] = key;
     const auto [r0, rows] = range_of(operand == 0 ? kM : kN, operand == 0 ? s.tiles_I : s.tiles_J, tile);
     tcert_test::Runs runs;
-    for (i64 r = r0; r < r0 + rows; ++r)
-      for (i64 k = chunk * s.chunk; k < std::min(kK, (chunk + 1) * s.chunk); ++k)
-        runs.at(operand == 0 ? linear_A(r, k) : linear_B(r, k)), out.read += 8;
+    for (i64 row = r0; row < r0 + rows; ++row)
+      for (i64 k = k0 + chunk * s.chunk; k < std::min(k0 + kx, k0 + (chunk + 1) * s.chunk); ++k)
+        runs.at(operand == 0 ? linear_A(row, k) : linear_B(row, k)), out.read += 8;
     out.requests += runs.runs;
   };
-  const i64 chunks = (kK + s.chunk - 1) / s.chunk;
-  for (i64 w = 0; w < s.segment[static_cast<std::size_t>(q + 1)] - s.segment[static_cast<std::size_t>(q)]; ++w) {
-    const i64 t = s.order[static_cast<std::size_t>(s.segment[static_cast<std::size_t>(q)] + w)];
+  const i64 chunks = (kx + s.chunk - 1) / s.chunk;
+  const auto first = s.segment[static_cast<std::size_t>(q)];
+  for (i64 w = 0; w < s.segment[static_cast<std::size_t>(q + 1)] - first; ++w) {
+    const i64 t = s.order[static_cast<std::size_t>(first + w)];
     const auto [i0, rows] = range_of(kM, s.tiles_I, t / s.tiles_J);
     const auto [j0, cols] = range_of(kN, s.tiles_J, t % s.tiles_J);
-    auto tile_pass = [&](u64& bytes) {
-      tcert_test::Runs runs;
-      for (i64 i = i0; i < i0 + rows; ++i)
-        for (i64 j = j0; j < j0 + cols; ++j) runs.at(linear_C(i, j)), bytes += 8;
-      out.requests += runs.runs;
-    };
-    if (accumulate) tile_pass(out.read);
-    for (i64 c = 0; c < chunks; ++c) {
-      const i64 chunk = w % 2 == 0 ? c : chunks - 1 - c;
+    for (i64 step = 0; step < chunks; ++step) {
+      const i64 chunk = w % 2 == 0 ? step : chunks - 1 - step;
       use({0, t / s.tiles_J, chunk});
       use({1, t % s.tiles_J, chunk});
     }
-    tile_pass(out.write);
+    // The ring reduce-scatter over the layers (its pieces: the layers' rows), then this rank's rows.
+    const auto [p0, mine] = range_of(rows, c, x);
+    if (c > 1) {
+      out.sent += 8 * static_cast<u64>((rows - mine) * cols);
+      out.received += 8 * static_cast<u64>((rows - range_of(rows, c, (x + c - 1) % c).second) * cols);
+    }
+    auto piece_pass = [&](u64& bytes) {
+      if (mine == 0) return;
+      tcert_test::Runs runs;
+      for (i64 i = i0 + p0; i < i0 + p0 + mine; ++i)
+        for (i64 j = j0; j < j0 + cols; ++j) runs.at(linear_C(i, j)), bytes += 8;
+      out.requests += runs.runs;
+    };
+    if (accumulate) piece_pass(out.read);
+    piece_pass(out.write);
   }
   return out;
 }
@@ -208,7 +222,7 @@ TEST(SfcGemm, CurvesSegmentsAndCachesGiveC0PlusAlphaABtAndMeasureTheSchedule) {
           const tcert::ContractionRecord& rec = run.records().back();
           for (i64 q = 0; q < P; ++q) {
             const auto r = static_cast<std::size_t>(q);
-            const Replay want = replay(part, accumulate, q);
+            const Replay want = replay(part, accumulate, q, P);
             hits += want.hits, evictions += want.evictions;
             const bool active = part.segment[r + 1] > part.segment[r];
             tcert_test::expect_direct_volumes(rec, q, want.read, want.write, want.requests, active ? buffers : 0u,
@@ -221,7 +235,76 @@ TEST(SfcGemm, CurvesSegmentsAndCachesGiveC0PlusAlphaABtAndMeasureTheSchedule) {
   EXPECT_GT(evictions, 0u);  // … and evicted some
 }
 
-TEST(SfcGemm, CheckMethodRefusesBadOrdersBadSegmentsFewSlotsAndTakeKeep) {
+TEST(SfcGemm, LayersAlongKReduceTheirPartialTilesAndMeasureTheSchedule) {
+  tcert::Context ctx = tcert::Context::world();
+  const i64 P = ctx.size();
+  const std::unique_ptr<tcert::Run> test_run = tcert_test::make_test_run(ctx, "sfc_layers_mpi", 11);
+  tcert::Run& run = *test_run;
+  const tcert::ElementSource a = run.input({"A", {kQ, kA, kP, kB}}), b = run.input({"B", {kP, kC, kQ}});
+  u64 moved = 0;
+  for (i64 c = 1; c <= P; ++c) {
+    if (P % c != 0) continue;
+    // The 3 x 4 grid (7, 7, 6 rows), and a 5 x 2 one of 4 rows a tile: with c = 5 its last layer's
+    // pieces are empty.
+    for (const auto& [Ti, Tj] : {std::pair<i64, i64>{kTilesI, kTilesJ}, std::pair<i64, i64>{5, 2}})
+      for (const i64 chunk : {i64{2}, (kK + c - 1) / c})  // (the second: all of the largest layer's share)
+        for (const i64 slots : {i64{2}, i64{5}})
+          for (const bool accumulate : {false, true}) {
+            std::vector<i64> order;  // the tiles row by row, every other row backward
+            for (i64 ti = 0; ti < Ti; ++ti)
+              for (i64 x = 0; x < Tj; ++x) order.push_back(ti * Tj + (ti % 2 == 0 ? x : Tj - 1 - x));
+            tcert::GemmSpec spec = spec_of(order, segments(P / c, Ti * Tj), chunk, slots, accumulate, c, Ti, Tj);
+            const tcert::SfcSpec part = std::get<tcert::SfcSpec>(spec.method);
+            const u64 buffers = tcert::step_memory(spec, 0).peak_bytes;
+            const u64 checked_before = run.verify_result().checked;
+            const std::vector<double> c0 = accumulate ? read_C(run) : std::vector<double>(kM * kN, 0.0);
+            ctx.barrier();  // every rank has read C₀ before a new version appears
+            tcert::SfcGemm sfc(run, std::move(spec));
+            sfc.compute([&] {
+              for (i64 w = 0; w < sfc.tiles(); ++w) sfc.run_tile(w);
+            });
+            sfc.finish();
+            const std::string where = "c " + std::to_string(c) + " grid " + std::to_string(Ti) + "x" +
+                                      std::to_string(Tj) + " chunk " + std::to_string(chunk) + " slots " +
+                                      std::to_string(slots) + (accumulate ? " accumulate" : "");
+            // (a) the result file against C₀ + alpha·A·Bᵀ
+            const tcert::NpyReader result(run.latest("C"));
+            for (i64 i = 0; i < kM; ++i)
+              for (i64 j = 0; j < kN; ++j) {
+                const double before = c0[linear_C(i, j)];
+                double sum = 0, scale = std::fabs(before);
+                for (i64 k = 0; k < kK; ++k) {
+                  const double term = kAlpha * a(linear_A(i, k)) * b(linear_B(j, k));
+                  sum += term, scale += std::fabs(term);
+                }
+                ASSERT_NEAR(result.data()[linear_C(i, j)], before + sum, 1e-12 * scale)
+                    << "C(" << i << ", " << j << ") " << where;
+              }
+            EXPECT_EQ(run.verify_result().checked - checked_before, static_cast<u64>(kM * kN)) << where;
+            // (b) each rank's compute-phase volumes, network too; (c) its peak memory
+            const tcert::ContractionRecord& rec = run.records().back();
+            for (i64 r = 0; r < P; ++r) {
+              const auto at = static_cast<std::size_t>(r);
+              const Replay want = replay(part, accumulate, r, P);
+              moved += want.sent;
+              EXPECT_EQ(rec.measured[0][at], want.read) << "disk read of rank " << r << ", " << where;
+              EXPECT_EQ(rec.measured[1][at], want.write) << "disk write of rank " << r << ", " << where;
+              EXPECT_EQ(rec.measured[2][at], want.sent) << "sent by rank " << r << ", " << where;
+              EXPECT_EQ(rec.measured[3][at], want.received) << "received by rank " << r << ", " << where;
+              EXPECT_EQ(rec.measured[4][at], want.requests) << "disk requests of rank " << r << ", " << where;
+              const auto q = static_cast<std::size_t>(r % (P / c));
+              const bool active = part.segment[q + 1] > part.segment[q];
+              EXPECT_EQ(rec.peak_tile_memory_bytes[at], active ? buffers : 0u) << "peak of rank " << r << ", " << where;
+            }
+            ctx.barrier();  // every rank has read the result before the next version
+          }
+  }
+  if (P > 1) {
+    EXPECT_GT(moved, 0u);  // c = P > 1 reduced tiles over the network
+  }
+}
+
+TEST(SfcGemm, CheckMethodRefusesBadOrdersBadSegmentsFewSlotsBadLayersAndTakeKeep) {
   const i64 P = 4;
   const tcert::GemmSpec good = spec_of(shuffled(), segments(P), 4, 3, true);
   const tcert::SfcSpec& part = std::get<tcert::SfcSpec>(good.method);
@@ -278,6 +361,27 @@ TEST(SfcGemm, CheckMethodRefusesBadOrdersBadSegmentsFewSlotsAndTakeKeep) {
   invalid(chunk, "chunk 0");
   chunk.chunk = kK + 1;
   invalid(chunk, "chunk beyond K");
+  // Layers: c must divide the ranks and not exceed |K|; chunks within ⌈|K|/c⌉; P/c + 1 segment
+  // bounds; the reduction's scratch of one slot.
+  tcert::SfcSpec layered = part;
+  layered.layers = 2, layered.segment = {0, 5, 12};
+  EXPECT_NO_THROW(tcert::check_method(layered, good, P));
+  const std::vector<tcert::MemoryPart> layered_buffers = tcert::method_buffers(layered, good);
+  ASSERT_EQ(layered_buffers.size(), 3u);
+  EXPECT_EQ(layered_buffers[2].what, "reduction scratch");
+  EXPECT_EQ(layered_buffers[2].bytes, 8u * 28);
+  tcert::SfcSpec three = layered;
+  three.layers = 3;
+  invalid(three, "c = 3 does not divide 4 ranks");
+  tcert::SfcSpec zero = layered;
+  zero.layers = 0;
+  invalid(zero, "c = 0");
+  tcert::SfcSpec wide = layered;
+  wide.chunk = (kK + 1) / 2 + 1;
+  invalid(wide, "chunk beyond a layer's share of K");
+  tcert::SfcSpec all_segments = layered;
+  all_segments.segment = segments(P);
+  invalid(all_segments, "P + 1 segment bounds for 2 layers");
   const std::string take_keep = "sfc reads its operands from their tensors";
   for (const auto flag :
        {&tcert::GemmSpec::take_A, &tcert::GemmSpec::take_B, &tcert::GemmSpec::take_C, &tcert::GemmSpec::keep_result}) {
