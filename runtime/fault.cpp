@@ -2,7 +2,10 @@
 #include "runtime/fault.h"
 
 #include <csignal>
+#include <cstdint>
 #include <cstdlib>
+#include <map>
+#include <mutex>
 #include <string>
 
 namespace tcert {
@@ -16,6 +19,17 @@ void fault_point(int rank, std::string_view point) {
   const std::size_t colon = wanted.find(':');
   if (colon == std::string::npos || wanted.substr(0, colon) != std::to_string(rank)) return;
   if (std::string_view(wanted).substr(colon + 1) == point) std::raise(SIGKILL);
+}
+
+void counted_fault_point(int rank, const std::string& name) {
+  static std::mutex lock;
+  static std::map<std::string, std::uint64_t> calls;
+  std::uint64_t n = 0;
+  {
+    const std::lock_guard<std::mutex> hold(lock);
+    n = ++calls[name];
+  }
+  fault_point(rank, name + ":" + std::to_string(n));
 }
 
 }  // namespace tcert

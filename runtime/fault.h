@@ -2,6 +2,7 @@
 // named point of a run, so a test can stop a run exactly there and resume it.
 #pragma once
 
+#include <string>
 #include <string_view>
 
 namespace tcert {
@@ -17,8 +18,12 @@ namespace tcert {
 ///  - "within:N"      the N-th checkpoint inside a step (--checkpoint-every) of this process
 ///                    is written;
 ///  - "write_C:N"     a contraction has written C's tiles for the N-th time in this process
-///                    (DistributedGemm::write_C(); counted over the run).
+///                    (DistributedGemm::write_C(), SfcGemm's rows of a tile; counted over the
+///                    run).
 /// For tests only: a production run leaves TCERT_FAULT unset. Never throws.
 void fault_point(int rank, std::string_view point);
+
+/// fault_point(rank, "NAME:N") for the N-th call with this `name` in the process (thread-safe).
+void counted_fault_point(int rank, const std::string& name);
 
 }  // namespace tcert

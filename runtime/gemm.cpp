@@ -3,7 +3,6 @@
 #include "runtime/gemm.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cstring>
 #include <optional>
 
@@ -568,10 +567,7 @@ void DistributedGemm::write_C(Tiles i, Tiles j) {
   written_C();
 }
 
-void DistributedGemm::written_C() {
-  static std::atomic<std::uint64_t> writes{0};  // over the process (fault.h)
-  fault_point(run_.context().rank(), fmt::format("write_C:{}", ++writes));
-}
+void DistributedGemm::written_C() { counted_fault_point(run_.context().rank(), "write_C"); }
 
 void DistributedGemm::run_step(const Step& s) {
   switch (s.kind) {

@@ -10,6 +10,7 @@
 
 #include "runtime/contraction_steps.h"
 #include "runtime/error.h"
+#include "runtime/fault.h"
 #include "runtime/kernel.h"
 #include "runtime/linear_map.h"
 #include "runtime/spec_check.h"
@@ -72,13 +73,26 @@ SfcGemm::~SfcGemm() {
   if (layer_ctx_) Context::free_split(*layer_ctx_);
 }
 
-void SfcGemm::compute(const std::function<void()>& body) { compute_phase(run_, spec_, progress_, body); }
+void SfcGemm::compute(const std::function<void()>& body) {
+  if (!run_.options().checkpoint.empty()) {  // every rank stops at the start of its w-th tile
+    within_tiles_ = -static_cast<i64>(run_.context().max_over_ranks(-static_cast<double>(count_)));
+    resumed_ = static_cast<i64>(run_.resume_within(static_cast<std::uint64_t>(within_tiles_), within_file()));
+  }
+  compute_phase(run_, spec_, progress_, body);
+}
+
+std::string SfcGemm::within_file() const { return run_.context().rank() == 0 ? result_->file() : std::string(); }
 
 void SfcGemm::run_tile(std::int64_t w) {
   if (w != next_ || w >= count_)
     throw Error(fmt::format("sfc tile {} of a rank with {} tiles; the tiles run in order and tile {} is next", w,
                             count_, next_));
   ++next_;
+  if (w < resumed_) return;  // its rows are in the checkpoint's copy of C
+  if (w > 0 && w < within_tiles_ && w > resumed_ && run_.checkpoints_within() && run_.within_due()) {
+    result_->sync(run_.context());  // the tiles before w are in C's file: a checkpoint
+    run_.save_within(static_cast<std::uint64_t>(w), static_cast<std::uint64_t>(within_tiles_), within_file());
+  }
   const SfcSpec& s = part();
   const i64 t = s.order[static_cast<std::size_t>(first_ + w)], ti = t / s.tiles_J, tj = t % s.tiles_J;
   const i64 i0 = piece_start(m_, s.tiles_I, ti), rows = piece(m_, s.tiles_I, ti);
@@ -152,6 +166,7 @@ void SfcGemm::end_tile(i64 i0, i64 rows, i64 j0, i64 cols) {
   double* const C = C_.data() + first * cols;
   if (C0_) add_current(i0 + first, mine, j0, cols, C);
   write_rows(i0 + first, mine, j0, cols, C);
+  counted_fault_point(run_.context().rank(), "write_C");
 }
 
 void SfcGemm::add_current(i64 i0, i64 rows, i64 j0, i64 cols, double* C) {

@@ -71,6 +71,10 @@ class SfcGemm {
   /// rank's position when c > 1 (they run the same tiles), else not. Throws Error unless w is
   /// the next tile of the walk (0, 1, 2, … < tiles(), each once: the cache and the direction
   /// of the chunks depend on the tiles before).
+  /// With a checkpoint: before tiles 0 < w < the fewest tiles of any rank, a checkpoint inside
+  /// the step may be saved (Run::save_within(), collective over all ranks: C's new version is
+  /// synced and copied); a run resumed from one skips the tiles before it (their rows are in
+  /// the copy), and the later tiles compute the same values (their chunks run in the same order).
   void run_tile(std::int64_t w);
   /// Commits C's new version (every rank's writes synced, then rank 0 renames it), records the
   /// redistribution bytes of the flushes (none otherwise), runs --verify on the committed file
@@ -105,14 +109,20 @@ class SfcGemm {
   /// Whether C(row_values, col_values) lies in one of this rank's tiles (the elements this
   /// rank checks under --verify).
   bool holds(const i64* row_values, const i64* col_values) const;
+  /// The file a checkpoint inside the step copies: C's new version on rank 0, "" elsewhere.
+  std::string within_file() const;
 
   Run& run_;
   GemmSpec spec_;
-  i64 m_ = 1, n_ = 1, k_ = 1;                        // |I|, |J|, |K|
-  i64 layer_ = 0, k0_ = 0, kx_ = 1;                  // this rank's layer x and its K columns [k0_, k0_ + kx_)
-  std::optional<Context> layer_ctx_;                 // c > 1: the ranks at this position, ordered by layer
-  i64 first_ = 0, count_ = 0;                        // this rank's segment: order[first_ .. first_ + count_)
-  i64 next_ = 0;                                     // the tile run_tile() expects next
+  i64 m_ = 1, n_ = 1, k_ = 1;         // |I|, |J|, |K|
+  i64 layer_ = 0, k0_ = 0, kx_ = 1;   // this rank's layer x and its K columns [k0_, k0_ + kx_)
+  std::optional<Context> layer_ctx_;  // c > 1: the ranks at this position, ordered by layer
+  i64 first_ = 0, count_ = 0;         // this rank's segment: order[first_ .. first_ + count_)
+  i64 next_ = 0;                      // the tile run_tile() expects next
+  /// Checkpoints inside the step (Run::save_within()): before tile w of every rank, for
+  /// 0 < w < within_tiles_ (the fewest tiles of any rank); tiles before resumed_ ran before the
+  /// checkpoint this run resumed from and are skipped.
+  i64 within_tiles_ = 0, resumed_ = 0;
   std::vector<bool> mine_;                           // by tile t: in this rank's segment
   std::optional<ElementSource> A_, B_, C0_;          // the operands, and C's current version when accumulating
   std::unique_ptr<SplitMap> map_A_, map_B_, map_C_;  // rows and columns of A, B, C (split_map.h)

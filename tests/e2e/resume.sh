@@ -16,8 +16,8 @@
 # how many steps it skipped.
 #
 # With --checkpoint-every 0 a checkpoint is also saved at every K-pass boundary inside a
-# contraction (the chain at N = 96: one plan with direct C, serial; one with tiled C files,
-# overlapped). A rank kills itself right after such a checkpoint, and after writing tiles of C
+# contraction (the chain at N = 96: a Gao plan with direct C, serial; one with tiled C files,
+# overlapped; an sfc plan, replicated along K, whose checkpoints come before each of its tiles). A rank kills itself right after such a checkpoint, and after writing tiles of C
 # past one (which the resumed run must not add to twice); every resumed run gives the same
 # bytes, and a snapshot of a partial C that changed is refused.
 set -euo pipefail
@@ -44,7 +44,7 @@ EOF
 # A slow kernel (10 MFLOP/s) makes the overlapped plan the faster one.
 printf 'machine slow_kernel { processors 4; memory 32 KB; network 200 MB/s; disk 8 MB/s; flops 10 MFLOP/s; }\n' \
   > "$work/slow_kernel.machine"
-for variant in store handoff within_direct within_overlap; do
+for variant in store handoff within_direct within_overlap within_sfc; do
   case $variant in
     store) options=(-D N=48 --machine "$here/tiny.machine" --no-handoff) ;;
     handoff) options=(-D N=48 --machine "$here/tiny.machine" --force-method outside-accumulation) ;;
@@ -52,11 +52,13 @@ for variant in store handoff within_direct within_overlap; do
                             --force-order BCA) ;;
     within_overlap) options=(-D N=96 --machine "$work/slow_kernel.machine" --no-handoff
                              --force-method outside-accumulation --force-order BCA) ;;
+    within_sfc) options=(-D N=96 --machine "$here/tiny.machine" --no-handoff --force-method sfc) ;;
   esac
   "$tcec" "$here/chain.tce" "${options[@]}" -o "$work/$variant" --build > /dev/null
 done
 grep -q "spec.direct_C = true" "$work/within_direct/chain.cpp" || fail "the within_direct plan has no direct C"
 grep -q "overlap=yes" "$work/within_overlap/chain.cpp" || fail "the within_overlap plan is not overlapped"
+grep -q "sfc tiles=.* c=[2-9]" "$work/within_sfc/chain.cpp" || fail "the within_sfc plan does not replicate along K"
 prog_store=$work/store/chain prog_handoff=$work/handoff/chain
 grep -q "spec.take_A = true\|spec.take_B = true" "$work/handoff/chain.cpp" ||
   fail "the outside accumulation plan of the chain no longer uses the hand-off; pick a case that does"
@@ -70,7 +72,7 @@ run() {  # run PROGRAM OUTDIR [options...]: the program on the shared inputs (N 
 }
 
 export TCERT_FAULT=
-for variant in store handoff within_direct within_overlap; do  # uninterrupted (plans differ, so may rounding)
+for variant in store handoff within_direct within_overlap within_sfc; do  # uninterrupted (plans differ, so may rounding)
   run "$work/$variant/chain" "$work/ref/$variant"
   [[ -f $work/ref/$variant/Z.npy ]] || fail "the uninterrupted run of the $variant plan wrote no Z.npy"
 done
@@ -110,7 +112,7 @@ stopped_then_resumed "$prog_handoff" 2:compute:2 any
 stopped_then_resumed "$prog_handoff" 0:export 3
 
 # Checkpoints inside a contraction (K-pass boundaries).
-for variant in within_direct within_overlap; do
+for variant in within_direct within_overlap within_sfc; do
   rm -rf "$work/ck"
   run "$work/$variant/chain" "$work/out" --checkpoint "$work/ck" --checkpoint-every 0 --trace "$work/every.json"
   cmp -s "$work/out/Z.npy" "$work/ref/$variant/Z.npy" || fail "$variant with --checkpoint-every 0 gives another Z.npy"
@@ -133,6 +135,11 @@ stopped_then_resumed "$prog" 1:write_C:35 any --checkpoint-every 0
 [[ -n $RESUMED_INSIDE ]] || fail "write_C:35 (overlapped) did not resume inside a contraction"
 stopped_then_resumed "$prog" 1:write_C:25 any --checkpoint-every 3600  # none due: between steps only
 [[ -z $RESUMED_INSIDE ]] || fail "--checkpoint-every 3600 saved a checkpoint inside a contraction"
+prog=$work/within_sfc/chain
+stopped_then_resumed "$prog" 2:within:5 any --checkpoint-every 0  # before the 6th tile of step 1
+[[ -n $RESUMED_INSIDE ]] || fail "within:5 (sfc) did not resume inside a contraction"
+stopped_then_resumed "$prog" 3:write_C:24 any --checkpoint-every 0  # step 2's 8th tile: rows past a checkpoint
+[[ -n $RESUMED_INSIDE ]] || fail "write_C:24 (sfc) did not resume inside a contraction"
 
 # expect_error MESSAGE COMMAND...: fails with MESSAGE on stderr, writes no output.
 expect_error() {
