@@ -174,6 +174,23 @@ std::vector<double> read_C(tcert::Run& run) {
   return {file.data(), file.data() + kM * kN};
 }
 
+/// (a) The latest version of C against C₀ + alpha·A·Bᵀ, element by element (`where` names the case).
+void expect_result(const tcert::Run& run, const std::vector<double>& c0, const tcert::ElementSource& a,
+                   const tcert::ElementSource& b, const std::string& where) {
+  const tcert::NpyReader result(run.latest("C"));
+  for (i64 i = 0; i < kM; ++i)
+    for (i64 j = 0; j < kN; ++j) {
+      const double before = c0[linear_C(i, j)];
+      double sum = 0, scale = std::fabs(before);
+      for (i64 k = 0; k < kK; ++k) {
+        const double term = kAlpha * a(linear_A(i, k)) * b(linear_B(j, k));
+        sum += term, scale += std::fabs(term);
+      }
+      ASSERT_NEAR(result.data()[linear_C(i, j)], before + sum, 1e-12 * scale)
+          << "C(" << i << ", " << j << ") " << where;
+    }
+}
+
 TEST(SfcGemm, CurvesSegmentsAndCachesGiveC0PlusAlphaABtAndMeasureTheSchedule) {
   tcert::Context ctx = tcert::Context::world();
   const i64 P = ctx.size();
@@ -203,19 +220,7 @@ TEST(SfcGemm, CurvesSegmentsAndCachesGiveC0PlusAlphaABtAndMeasureTheSchedule) {
           sfc.finish();
           const std::string where = std::string(name) + " chunk " + std::to_string(chunk) + " slots " +
                                     std::to_string(slots) + (accumulate ? " accumulate" : "");
-          // (a) the result file against C₀ + alpha·A·Bᵀ
-          const tcert::NpyReader result(run.latest("C"));
-          for (i64 i = 0; i < kM; ++i)
-            for (i64 j = 0; j < kN; ++j) {
-              const double before = c0[linear_C(i, j)];
-              double sum = 0, scale = std::fabs(before);
-              for (i64 k = 0; k < kK; ++k) {
-                const double term = kAlpha * a(linear_A(i, k)) * b(linear_B(j, k));
-                sum += term, scale += std::fabs(term);
-              }
-              ASSERT_NEAR(result.data()[linear_C(i, j)], before + sum, 1e-12 * scale)
-                  << "C(" << i << ", " << j << ") " << where;
-            }
+          expect_result(run, c0, a, b, where);  // (a)
           EXPECT_EQ(run.verify_result().checked - checked_before, static_cast<u64>(kM * kN)) << where;
           EXPECT_LE(run.verify_result().max_rel_error, 1e-12) << where;
           // (b) each rank's compute-phase volumes; (c) its peak memory
@@ -267,19 +272,7 @@ TEST(SfcGemm, LayersAlongKReduceTheirPartialTilesAndMeasureTheSchedule) {
             const std::string where = "c " + std::to_string(c) + " grid " + std::to_string(Ti) + "x" +
                                       std::to_string(Tj) + " chunk " + std::to_string(chunk) + " slots " +
                                       std::to_string(slots) + (accumulate ? " accumulate" : "");
-            // (a) the result file against C₀ + alpha·A·Bᵀ
-            const tcert::NpyReader result(run.latest("C"));
-            for (i64 i = 0; i < kM; ++i)
-              for (i64 j = 0; j < kN; ++j) {
-                const double before = c0[linear_C(i, j)];
-                double sum = 0, scale = std::fabs(before);
-                for (i64 k = 0; k < kK; ++k) {
-                  const double term = kAlpha * a(linear_A(i, k)) * b(linear_B(j, k));
-                  sum += term, scale += std::fabs(term);
-                }
-                ASSERT_NEAR(result.data()[linear_C(i, j)], before + sum, 1e-12 * scale)
-                    << "C(" << i << ", " << j << ") " << where;
-              }
+            expect_result(run, c0, a, b, where);  // (a)
             EXPECT_EQ(run.verify_result().checked - checked_before, static_cast<u64>(kM * kN)) << where;
             // (b) each rank's compute-phase volumes, network too; (c) its peak memory
             const tcert::ContractionRecord& rec = run.records().back();
