@@ -34,6 +34,19 @@ std::uint64_t mix(std::uint64_t h, std::uint64_t word) {
   return h ^ (h >> 29);
 }
 
+/// mix() over the n bytes at `data`: their 8-byte words, then the bytes left over (an odd-sized
+/// file's last ones; the callers' chunks are whole words otherwise).
+std::uint64_t mix_bytes(std::uint64_t h, const unsigned char* data, std::size_t n) {
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    std::uint64_t word = 0;
+    std::memcpy(&word, data + i, 8);
+    h = mix(h, word);
+  }
+  for (; i < n; ++i) h = mix(h, data[i]);
+  return h;
+}
+
 std::string hex(std::uint64_t v) { return fmt::format("{:016x}", v); }
 
 /// Size in bytes and modification time (ns since the epoch) of `path`, or nullopt.
@@ -67,13 +80,7 @@ std::pair<std::uint64_t, std::uint64_t> copy_summed(const std::string& from, con
     if (got < 0) failed = fmt::format("cannot read {}: {}", from, std::strerror(errno));
     if (got <= 0) break;
     const auto n = static_cast<std::size_t>(got);
-    std::size_t i = 0;  // whole words (chunks are a multiple of 8 bytes, the file's doubles too)
-    for (; i + 8 <= n; i += 8) {
-      std::uint64_t word = 0;
-      std::memcpy(&word, buffer.data() + i, 8);
-      h = mix(h, word);
-    }
-    for (; i < n; ++i) h = mix(h, buffer[i]);
+    h = mix_bytes(h, buffer.data(), n);
     for (std::size_t done = 0; done < n;) {
       const ssize_t put = ::write(out, buffer.data() + done, n - done);
       if (put <= 0) {
@@ -115,13 +122,7 @@ std::uint64_t file_checksum(const Context& ctx, const std::string& path) {
         throw Error(fmt::format("cannot read {}: {}", path, why));
       }
       const auto n = static_cast<std::size_t>(got);
-      std::size_t i = 0;
-      for (; i + 8 <= n; i += 8) {
-        std::uint64_t word = 0;
-        std::memcpy(&word, buffer.data() + i, 8);
-        h = mix(h, word);
-      }
-      for (; i < n; ++i) h = mix(h, buffer[i]);  // the last bytes of an odd-sized file
+      h = mix_bytes(h, buffer.data(), n);
       at += n;
     }
     ::close(fd);
