@@ -35,9 +35,10 @@ class CosmaEmitter final : public MethodEmitter {
     w.open("x.compute([&]");
     w.line("// COSMA: grid {}x{}x{} (pm x pn x pk; {} idle ranks), {} round{} along K", g.pm, g.pn, g.pk,
            plan.processors - g.used(), g.rounds, g.rounds == 1 ? "" : "s");
-    w.line("x.read_slices(0);   // round 0: this rank's pieces of the A and B slices (in memory since the load)");
-    w.line("x.allgather_B();    // round 0's B slice: ring all-gather among the pm ranks (*,y,z)");
-    w.open("for (std::int64_t round = 0; round < x.rounds(); ++round)");
+    w.line("// The first round: 0, or where a run resumed inside this step continues (--checkpoint-every)");
+    w.line("x.read_slices(x.first_round());  // this rank's pieces of its A and B slices");
+    w.line("x.allgather_B();                 // its B slice: ring all-gather among the pm ranks (*,y,z)");
+    w.open("for (std::int64_t round = x.first_round(); round < x.rounds(); ++round)");
     w.line("// Ring all-gather of the A slice among the pn ranks (x,*,z), overlapped with C block +=");
     w.line("// alpha * A slice * B slice^T; meanwhile the next round's pieces are read and its B slice");
     w.line("// is gathered into the other buffers (double buffering)");

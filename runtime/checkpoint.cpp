@@ -5,10 +5,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -59,44 +61,112 @@ std::optional<std::pair<std::uint64_t, std::int64_t>> file_stamp(const std::stri
 
 std::string file_name(const std::string& path) { return fs::path(path).filename().string(); }
 
-/// Copies the file `from` to `to` (created or truncated, then fsync'd) in kChunkBytes pieces (a
-/// buffer outside the memory budget) and returns its size in bytes and a checksum of its bytes
-/// (mix() over its 8-byte words, then its size). Throws Error naming the file that cannot be
-/// read or written.
-std::pair<std::uint64_t, std::uint64_t> copy_summed(const std::string& from, const std::string& to) {
-  const int in = ::open(from.c_str(), O_RDONLY | O_CLOEXEC);
-  if (in < 0) throw Error(fmt::format("cannot read {}: {}", from, std::strerror(errno)));
-  const int out = ::open(to.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (out < 0) {
-    const std::string why = std::strerror(errno);
-    ::close(in);
-    throw Error(fmt::format("cannot write {}: {}", to, why));
-  }
+/// A source of a summed copy: fills up to `max` bytes at `into` and returns how many (0 at the
+/// end). Throws Error when it cannot read.
+using ByteSource = std::function<std::size_t(unsigned char* into, std::size_t max)>;
+/// A sink of a summed copy: takes `n` bytes. Throws Error when it cannot write.
+using ByteSink = std::function<void(const unsigned char* data, std::size_t n)>;
+
+/// Copies `from` to `to` in kChunkBytes pieces (a buffer outside the memory budget) and returns
+/// the bytes copied and a checksum of them (mix() over their 8-byte words, then their count).
+/// The checksum of a block in memory equals that of a file holding the same bytes.
+std::pair<std::uint64_t, std::uint64_t> copy_summed(const ByteSource& from, const ByteSink& to) {
   std::vector<unsigned char> buffer(kChunkBytes);
   std::uint64_t size = 0, h = 0x452821E638D01377ULL;
-  std::string failed;
   for (;;) {
-    const ssize_t got = ::read(in, buffer.data(), buffer.size());
-    if (got < 0) failed = fmt::format("cannot read {}: {}", from, std::strerror(errno));
-    if (got <= 0) break;
-    const auto n = static_cast<std::size_t>(got);
+    const std::size_t n = from(buffer.data(), buffer.size());
+    if (n == 0) break;
     h = mix_bytes(h, buffer.data(), n);
-    for (std::size_t done = 0; done < n;) {
-      const ssize_t put = ::write(out, buffer.data() + done, n - done);
-      if (put <= 0) {
-        failed = fmt::format("cannot write {}: {}", to, std::strerror(put < 0 ? errno : ENOSPC));
-        break;
-      }
-      done += static_cast<std::size_t>(put);
-    }
-    if (!failed.empty()) break;
+    to(buffer.data(), n);
     size += n;
   }
-  if (failed.empty() && ::fsync(out) != 0) failed = fmt::format("cannot write {}: {}", to, std::strerror(errno));
-  ::close(in);
-  ::close(out);
-  if (!failed.empty()) throw Error(failed);
   return {size, mix(h, size)};
+}
+
+/// An open file descriptor, closed when it goes out of scope.
+class OpenFile {
+ public:
+  /// Opens `path` for reading, or for writing (created or truncated). Throws Error ("cannot
+  /// read|write PATH: …").
+  OpenFile(const std::string& path, bool write)
+      : path_(path),
+        fd_(::open(path.c_str(), write ? O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC : O_RDONLY | O_CLOEXEC, 0644)) {
+    if (fd_ < 0) throw Error(fmt::format("cannot {} {}: {}", write ? "write" : "read", path, std::strerror(errno)));
+  }
+  ~OpenFile() { ::close(fd_); }
+  OpenFile(const OpenFile&) = delete;
+  OpenFile& operator=(const OpenFile&) = delete;
+
+  /// Reads the file from where it stands (a ByteSource).
+  ByteSource source() {
+    return [this](unsigned char* into, std::size_t max) {
+      const ssize_t got = ::read(fd_, into, max);
+      if (got < 0) throw Error(fmt::format("cannot read {}: {}", path_, std::strerror(errno)));
+      return static_cast<std::size_t>(got);
+    };
+  }
+  /// Appends to the file (a ByteSink).
+  ByteSink sink() {
+    return [this](const unsigned char* data, std::size_t n) {
+      for (std::size_t done = 0; done < n;) {
+        const ssize_t put = ::write(fd_, data + done, n - done);
+        if (put <= 0) throw Error(fmt::format("cannot write {}: {}", path_, std::strerror(put < 0 ? errno : ENOSPC)));
+        done += static_cast<std::size_t>(put);
+      }
+    };
+  }
+  /// Flushes what was written to the device (Error when it cannot).
+  void sync() {
+    if (::fsync(fd_) != 0) throw Error(fmt::format("cannot write {}: {}", path_, std::strerror(errno)));
+  }
+
+ private:
+  std::string path_;
+  int fd_;
+};
+
+/// Copies this rank's partial C to the file `to` (created or truncated, then fsync'd); returns
+/// copy_summed()'s bytes and checksum.
+std::pair<std::uint64_t, std::uint64_t> save_partial(const PartialC& c, const std::string& to) {
+  OpenFile out(to, true);
+  std::pair<std::uint64_t, std::uint64_t> summed;
+  if (!c.file.empty()) {
+    OpenFile in(c.file, false);
+    summed = copy_summed(in.source(), out.sink());
+  } else {
+    const auto* block = reinterpret_cast<const unsigned char*>(c.block.data());
+    std::size_t at = 0;
+    summed = copy_summed(
+        [&](unsigned char* into, std::size_t max) {
+          const std::size_t n = std::min(max, c.block.size_bytes() - at);
+          std::memcpy(into, block + at, n);
+          at += n;
+          return n;
+        },
+        out.sink());
+  }
+  out.sync();
+  return summed;
+}
+
+/// Copies the file `from` back into this rank's partial C (a file: created or truncated, then
+/// fsync'd; a block: bytes past its end are counted, not stored); returns copy_summed()'s bytes
+/// and checksum.
+std::pair<std::uint64_t, std::uint64_t> restore_partial(const std::string& from, const PartialC& c) {
+  OpenFile in(from, false);
+  if (!c.file.empty()) {
+    OpenFile out(c.file, true);
+    const auto summed = copy_summed(in.source(), out.sink());
+    out.sync();
+    return summed;
+  }
+  auto* block = reinterpret_cast<unsigned char*>(c.block.data());
+  std::size_t at = 0;
+  return copy_summed(in.source(), [&](const unsigned char* data, std::size_t n) {
+    const std::size_t fits = at < c.block.size_bytes() ? std::min(n, c.block.size_bytes() - at) : 0;
+    std::memcpy(block + at, data, fits);
+    at += n;
+  });
 }
 
 }  // namespace
@@ -301,9 +371,9 @@ void Checkpoint::save(int steps_done, const std::map<std::string, std::vector<st
 }
 
 void Checkpoint::save_within(int steps_done, const std::map<std::string, std::vector<std::string>>& versions,
-                             WithinStep within, const std::string& c_file) {
+                             WithinStep within, const PartialC& c) {
   const int next = snapshot_ == 1 ? 2 : 1;  // never the snapshot the manifest on disk names
-  within.has_file = !c_file.empty();
+  within.has_file = c.held();
   ctx_.check_all([&] {
     if (!within.has_file) return;
     std::error_code ec;
@@ -311,7 +381,7 @@ void Checkpoint::save_within(int steps_done, const std::map<std::string, std::ve
     if (ec)
       throw Error(
           fmt::format("cannot create {}: {}", fs::path(snapshot_path(next)).parent_path().string(), ec.message()));
-    std::tie(within.bytes, within.checksum) = copy_summed(c_file, snapshot_path(next));
+    std::tie(within.bytes, within.checksum) = save_partial(c, snapshot_path(next));
   });
   const std::vector<std::uint64_t> has = ctx_.gather_u64(within.has_file ? 1 : 0),
                                    bytes = ctx_.gather_u64(within.bytes), sums = ctx_.gather_u64(within.checksum);
@@ -328,11 +398,11 @@ void Checkpoint::save_within(int steps_done, const std::map<std::string, std::ve
   snapshot_ = next;
 }
 
-void Checkpoint::restore_within(const std::string& c_file) {
+void Checkpoint::restore_within(const PartialC& c) {
   const WithinStep& w = *within_;
   ctx_.check_all([&] {
-    if (w.has_file != !c_file.empty() ||
-        (w.has_file && copy_summed(snapshot_path(snapshot_), c_file) != std::pair{w.bytes, w.checksum}))
+    if (w.has_file != c.held() ||
+        (w.has_file && restore_partial(snapshot_path(snapshot_), c) != std::pair{w.bytes, w.checksum}))
       throw Error(
           fmt::format("cannot resume from {}: the partial result of step {} on rank {} has changed since the "
                       "checkpoint",

@@ -16,7 +16,8 @@
 // run with kept intermediates resumes from the last boundary where everything was in the store.
 //
 // With --checkpoint-every, a checkpoint is also taken inside a step (WithinStep): at a K-pass
-// boundary of its contraction's loop nest, each rank copies its partial C file to
+// boundary of its contraction's loop nest (or before an sfc tile, or between two COSMA rounds),
+// each rank copies its partial C (a file, or COSMA's C block from memory) to
 // DIR/rank-N/within.X.C.bin (X alternates, so the copy the manifest names is never the one being
 // written) and the manifest records how far the nest had run. A resumed run redoes the step's
 // stage 1 (its inputs are the checkpoint's store versions), copies the partial C back and runs
@@ -27,6 +28,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -49,6 +51,16 @@ struct WithinStep {
   std::uint64_t position = 0, nest_steps = 0;
   bool has_file = false;
   std::uint64_t bytes = 0, checksum = 0;
+};
+
+/// This rank's partial C at a checkpoint inside a step: a file (DistributedGemm's tiled C or
+/// direct C's new version, SfcGemm's C), a block in memory (CosmaGemm's C block), or neither
+/// (the rank holds no partial C).
+struct PartialC {
+  std::string file;         ///< its path, or ""
+  std::span<double> block;  ///< when `file` is "": the block in memory (elements)
+  /// Whether the rank holds a partial C (an empty block holds none).
+  bool held() const { return !file.empty() || !block.empty(); }
 };
 
 /// A 64-bit checksum of the file at `path` (the same on every rank): rank q reads bytes
@@ -91,18 +103,18 @@ class Checkpoint {
   /// manifest no longer names. Collective; Error on every rank when the manifest cannot be
   /// written (the previous one then stays valid).
   void save(int steps_done, const std::map<std::string, std::vector<std::string>>& versions);
-  /// As save(), and the step after them is in progress: copies this rank's partial C file
-  /// `c_file` ("" when the rank holds none) to its next snapshot in DIR/rank-N (not the one the
+  /// As save(), and the step after them is in progress: copies this rank's partial C `c`
+  /// (a file or a block in memory; none when !c.held()) to its next snapshot in DIR/rank-N (not the one the
   /// manifest on disk names), summing it, and records `within` (position and nest_steps; the
   /// rest is filled in) in the manifest. Collective; Error on every rank when a copy or the
   /// manifest cannot be written (the previous checkpoint then stays valid).
   void save_within(int steps_done, const std::map<std::string, std::vector<std::string>>& versions, WithinStep within,
-                   const std::string& c_file);
-  /// Copies this rank's snapshot of within() back into `c_file` ("" when the rank holds none),
+                   const PartialC& c);
+  /// Copies this rank's snapshot of within() back into its partial C `c` (none when !c.held()),
   /// checking its size and checksum. Collective; Error on every rank ("cannot resume from DIR:
   /// the partial result of step N on rank R has changed since the checkpoint") when a rank's
   /// snapshot is missing or differs.
-  void restore_within(const std::string& c_file);
+  void restore_within(const PartialC& c);
   /// Deletes `path` (a released version) after the next save(), not before: until then the
   /// manifest on disk may still name it. Call on every rank (rank 0 deletes).
   void remove_later(const std::string& path) { doomed_.insert(path); }

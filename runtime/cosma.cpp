@@ -154,7 +154,22 @@ void CosmaGemm::load() {
   requests.add();
 }
 
-void CosmaGemm::compute(const std::function<void()>& body) { compute_phase(run_, spec_, progress_, body); }
+void CosmaGemm::compute(const std::function<void()>& body) {
+  compute_phase(run_, spec_, progress_, [&] {
+    first_round_ = static_cast<i64>(run_.resume_within(static_cast<std::uint64_t>(rounds()), partial_C()));
+    body();
+  });
+}
+
+PartialC CosmaGemm::partial_C() { return {std::string(), active_ ? C_.span() : std::span<double>()}; }
+
+void CosmaGemm::end_round(i64 j) {
+  if (progress_) progress_->update(static_cast<double>(j + 1) / static_cast<double>(rounds()));
+  // Between two rounds all of C's partial sums are in the C blocks and nothing else is needed
+  // again: what a resumed run cannot redo from its inputs is the C blocks alone.
+  if (j + 1 < rounds() && run_.checkpoints_within() && run_.within_due())
+    run_.save_within(static_cast<std::uint64_t>(j + 1), static_cast<std::uint64_t>(rounds()), partial_C());
+}
 
 std::vector<std::size_t> CosmaGemm::piece_counts(i64 rows, i64 j, i64 ways) const {
   std::vector<std::size_t> counts;
@@ -190,7 +205,7 @@ void CosmaGemm::multiply() {
     gemm_tile(static_cast<std::size_t>(Ix_), static_cast<std::size_t>(Jy_), cols, spec_.alpha, A_slice(round_), cols,
               B_slice(round_), cols, 1.0, C_.data(), static_cast<std::size_t>(Jy_));
   }
-  if (progress_) progress_->update(static_cast<double>(round_ + 1) / static_cast<double>(rounds()));
+  end_round(round_);
 }
 
 void CosmaGemm::gather_A_and_multiply() {
@@ -253,8 +268,8 @@ void CosmaGemm::gather_A_and_multiply() {
       rows(last, last + 1);
     }
   }
-  if (progress_) progress_->update(static_cast<double>(now + 1) / static_cast<double>(rounds()));
   round_ = next;
+  end_round(now);
 }
 
 void CosmaGemm::reduce_scatter_C() {

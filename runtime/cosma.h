@@ -52,8 +52,13 @@ class CosmaGemm {
   /// b, the slice buffers per operand (1 for one round, 2 for several: double buffering);
   /// rounds j < b need no disk reads (costmodel CosmaGrid::buffers()).
   std::int64_t buffers() const { return rounds() > 1 ? 2 : 1; }
-  /// Runs body as the compute phase (as DistributedGemm::compute).
+  /// Runs body as the compute phase (as DistributedGemm::compute). When the run resumes from a
+  /// checkpoint inside this step (Run::resume_within()), first copies each rank's C block back
+  /// from it: the body then starts at first_round().
   void compute(const std::function<void()>& body);
+  /// The first round the body runs: 0, or the round a run resumed inside this step continues
+  /// from (the C block holds the rounds before it).
+  std::int64_t first_round() const { return first_round_; }
 
   // --- the steps of Algorithm 1 (idle ranks do nothing) ---
   /// Round j: reads this rank's pieces of A slice j and B slice j from disk (nothing for
@@ -63,7 +68,8 @@ class CosmaGemm {
   void allgather_A();
   /// Ring all-gather of B slice j among the pm ranks (·,y,z) (along m).
   void allgather_B();
-  /// C block += alpha · A slice · B sliceᵀ (one cblas_dgemm).
+  /// C block += alpha · A slice · B sliceᵀ (one cblas_dgemm). With --checkpoint-every, a
+  /// checkpoint inside the step may follow (end_round()).
   void multiply();
   /// allgather_A() and multiply() of this round overlapped with the next round's data (COSMA
   /// §7.3): the ring all-gather of A's slice runs step by step with non-blocking MPI while the
@@ -72,7 +78,8 @@ class CosmaGemm {
   /// disk into the other slice buffers, and once its B piece is in, its B slice is ring-gathered
   /// step by step (double buffering). Then the
   /// next round is current. Same bytes as read_slices + allgather_A + allgather_B + multiply
-  /// per round; rows that straddle two pieces of A are multiplied at the end.
+  /// per round; rows that straddle two pieces of A are multiplied at the end. With
+  /// --checkpoint-every, a checkpoint inside the step may follow (end_round()).
   void gather_A_and_multiply();
   /// Ring reduce-scatter of the partial C blocks among the pk ranks (x,y,·) (along k); this
   /// rank's reduced piece stays in the C block, in memory (C's old values, when the statement
@@ -89,6 +96,12 @@ class CosmaGemm {
   double* A_slice(i64 j) { return A_[j % 2].data(); }
   double* B_slice(i64 j) { return B_[j % 2].data(); }
   void read_own_pieces(i64 j);  // round j's own pieces of A and B, from disk
+  /// Round j is complete: the progress line, and, when one is due between rounds j and j+1, a
+  /// checkpoint inside the step (Run::save_within(): each rank's C block, position j+1 of
+  /// rounds()). Collective.
+  void end_round(i64 j);
+  /// This rank's partial C for a checkpoint inside the step: its C block (none when idle).
+  PartialC partial_C();
   std::vector<std::size_t> piece_counts(i64 rows, i64 j, i64 ways) const;
   i64 slice_start(i64 j) const;  // first column of slice j within K_z
   void load();
@@ -103,6 +116,7 @@ class CosmaGemm {
   i64 Ix_ = 0, Jy_ = 0, Kz_ = 0;  // this rank's block sizes
   i64 I0_ = 0, J0_ = 0, K0_ = 0;  // their first flat indices
   i64 round_ = 0;
+  i64 first_round_ = 0;                             // first_round()
   std::vector<std::uint64_t> A_offset_, B_offset_;  // file offset of slice j's own piece
   std::unique_ptr<Context> ring_A_, ring_B_, ring_C_;
   DiskFile A_file_, B_file_;  // own pieces of the streamed rounds (open only when t > b)

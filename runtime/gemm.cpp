@@ -449,13 +449,14 @@ std::vector<char> DistributedGemm::k_pass_boundaries() const {
 void DistributedGemm::run_recorded(bool within) {
   const std::size_t n = steps_.size();
   // The partial C: this rank's tiled file, or direct C's file in the store (copied by rank 0).
-  const std::string c_file = direct_C_  ? (rank_ == 0 ? direct_C_->file() : std::string())
-                             : C_->file ? C_->file->file().path()
-                                        : std::string();
+  const PartialC partial{direct_C_  ? (rank_ == 0 ? direct_C_->file() : std::string())
+                         : C_->file ? C_->file->file().path()
+                                    : std::string(),
+                         {}};
   std::size_t start = 0;
   std::vector<char> boundaries;
   if (within) {
-    start = static_cast<std::size_t>(run_.resume_within(n, c_file));
+    start = static_cast<std::size_t>(run_.resume_within(n, partial));
     if (run_.checkpoints_within()) boundaries = k_pass_boundaries();
   }
   for (std::size_t i = 0; i < start; ++i) {  // what the checkpoint does not hold: the gathered file
@@ -467,7 +468,7 @@ void DistributedGemm::run_recorded(bool within) {
     if (i == start || i >= boundaries.size() || !boundaries[i] || !run_.within_due()) return;
     settle();
     if (direct_C_) direct_C_->sync(run_.context());
-    run_.save_within(i, n, c_file);
+    run_.save_within(i, n, partial);
   };
   if (overlap_) return run_overlapped(start, boundary);
   for (std::size_t i = start; i < n; ++i) {

@@ -234,13 +234,13 @@ bool Run::within_due() {
   return ctx_.max_over_ranks(since_save_.seconds()) >= options_.checkpoint_every;
 }
 
-void Run::save_within(std::uint64_t position, std::uint64_t nest_steps, const std::string& c_file) {
-  checkpoint_->save_within(steps_ - 1, step_versions_, WithinStep{steps_, position, nest_steps}, c_file);
+void Run::save_within(std::uint64_t position, std::uint64_t nest_steps, const PartialC& c) {
+  checkpoint_->save_within(steps_ - 1, step_versions_, WithinStep{steps_, position, nest_steps}, c);
   since_save_ = Stopwatch();
   fault_point(ctx_.rank(), fmt::format("within:{}", ++within_saves_));
 }
 
-std::uint64_t Run::resume_within(std::uint64_t nest_steps, const std::string& c_file) {
+std::uint64_t Run::resume_within(std::uint64_t nest_steps, const PartialC& c) {
   if (!checkpoint_ || !checkpoint_->within() || checkpoint_->within()->step != steps_ || resumed_at_ != 0) return 0;
   const WithinStep& w = *checkpoint_->within();
   if (w.nest_steps != nest_steps)  // the same on every rank (the manifest's)
@@ -248,7 +248,7 @@ std::uint64_t Run::resume_within(std::uint64_t nest_steps, const std::string& c_
         fmt::format("cannot resume from {}: its checkpoint inside step {} is for a loop nest of {} steps, "
                     "not {}",
                     options_.checkpoint, steps_, w.nest_steps, nest_steps));
-  checkpoint_->restore_within(c_file);
+  checkpoint_->restore_within(c);
   resumed_at_ = w.position, nest_steps_ = nest_steps;
   if (shows_progress())
     std::fprintf(stderr, "%s: resuming step %d inside its contraction, after %llu of %llu loop-nest steps\n",

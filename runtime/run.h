@@ -214,14 +214,15 @@ class Run {
   /// (an all-reduce, outside the counted volumes) unless the interval is 0.
   bool within_due();
   /// Saves a checkpoint inside the step running now (Checkpoint::save_within()): its loop nest
-  /// has run `position` of its `nest_steps` steps and `c_file` is this rank's partial C ("":
-  /// none). Collective. Fault point "within:N" after the N-th such save of this process.
-  void save_within(std::uint64_t position, std::uint64_t nest_steps, const std::string& c_file);
+  /// has run `position` of its `nest_steps` steps and `c` is this rank's partial C (a file or a
+  /// block in memory; none when !c.held()). Collective. Fault point "within:N" after the N-th
+  /// such save of this process.
+  void save_within(std::uint64_t position, std::uint64_t nest_steps, const PartialC& c);
   /// When this run resumed from a checkpoint inside the step running now: copies this rank's
-  /// partial C back into `c_file` ("": the rank holds none; Checkpoint::restore_within()) and
+  /// partial C back into `c` (Checkpoint::restore_within()) and
   /// returns the loop-nest steps already run; else 0. Collective; Error on every rank when the
   /// checkpoint was made for a nest of another length or a snapshot has changed.
-  std::uint64_t resume_within(std::uint64_t nest_steps, const std::string& c_file);
+  std::uint64_t resume_within(std::uint64_t nest_steps, const PartialC& c);
 
   /// Numbers the contractions 1, 2, … (names their scratch files).
   int next_contraction() { return ++contractions_; }

@@ -109,8 +109,9 @@ class SfcGemm {
   /// Whether C(row_values, col_values) lies in one of this rank's tiles (the elements this
   /// rank checks under --verify).
   bool holds(const i64* row_values, const i64* col_values) const;
-  /// The file a checkpoint inside the step copies: C's new version on rank 0, "" elsewhere.
-  std::string within_file() const;
+  /// The partial C a checkpoint inside the step copies: C's new version's file on rank 0, none
+  /// elsewhere.
+  PartialC partial_C() const;
 
   Run& run_;
   GemmSpec spec_;

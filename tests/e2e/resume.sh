@@ -17,9 +17,11 @@
 #
 # With --checkpoint-every 0 a checkpoint is also saved at every K-pass boundary inside a
 # contraction (the chain at N = 96: a Gao plan with direct C, serial; one with tiled C files,
-# overlapped; an sfc plan, replicated along K, whose checkpoints come before each of its tiles). A rank kills itself right after such a checkpoint, and after writing tiles of C
-# past one (which the resumed run must not add to twice); every resumed run gives the same
-# bytes, and a snapshot of a partial C that changed is refused.
+# overlapped; an sfc plan, replicated along K, whose checkpoints come before each of its tiles;
+# a cosma plan of 32 rounds, whose checkpoints between rounds copy each rank's C block from
+# memory). A rank kills itself right after such a checkpoint, and after writing tiles of C past
+# one (which the resumed run must not add to twice); every resumed run gives the same bytes, and
+# a snapshot of a partial C that changed is refused.
 set -euo pipefail
 tcec=$1 work=$2
 here=$(cd "$(dirname "$0")" && pwd)
@@ -44,7 +46,8 @@ EOF
 # A slow kernel (10 MFLOP/s) makes the overlapped plan the faster one.
 printf 'machine slow_kernel { processors 4; memory 32 KB; network 200 MB/s; disk 8 MB/s; flops 10 MFLOP/s; }\n' \
   > "$work/slow_kernel.machine"
-for variant in store handoff within_direct within_overlap within_sfc; do
+printf 'machine cosma_rounds { processors 4; memory 24 KB; network 200 MB/s; disk 8 MB/s; }\n' > "$work/cosma.machine"
+for variant in store handoff within_direct within_overlap within_sfc within_cosma; do
   case $variant in
     store) options=(-D N=48 --machine "$here/tiny.machine" --no-handoff) ;;
     handoff) options=(-D N=48 --machine "$here/tiny.machine" --force-method outside-accumulation) ;;
@@ -53,12 +56,14 @@ for variant in store handoff within_direct within_overlap within_sfc; do
     within_overlap) options=(-D N=96 --machine "$work/slow_kernel.machine" --no-handoff
                              --force-method outside-accumulation --force-order BCA) ;;
     within_sfc) options=(-D N=96 --machine "$here/tiny.machine" --no-handoff --force-method sfc) ;;
+    within_cosma) options=(-D N=96 --machine "$work/cosma.machine" --no-handoff --force-method cosma) ;;
   esac
   "$tcec" "$here/chain.tce" "${options[@]}" -o "$work/$variant" --build > /dev/null
 done
 grep -q "spec.direct_C = true" "$work/within_direct/chain.cpp" || fail "the within_direct plan has no direct C"
 grep -q "overlap=yes" "$work/within_overlap/chain.cpp" || fail "the within_overlap plan is not overlapped"
 grep -q "sfc tiles=.* c=[2-9]" "$work/within_sfc/chain.cpp" || fail "the within_sfc plan does not replicate along K"
+grep -q "cosma grid=2x2x1 rounds=32" "$work/within_cosma/chain.cpp" || fail "the within_cosma plan is not 32 rounds on a 2x2x1 grid"
 prog_store=$work/store/chain prog_handoff=$work/handoff/chain
 grep -q "spec.take_A = true\|spec.take_B = true" "$work/handoff/chain.cpp" ||
   fail "the outside accumulation plan of the chain no longer uses the hand-off; pick a case that does"
@@ -72,7 +77,7 @@ run() {  # run PROGRAM OUTDIR [options...]: the program on the shared inputs (N 
 }
 
 export TCERT_FAULT=
-for variant in store handoff within_direct within_overlap within_sfc; do  # uninterrupted (plans differ, so may rounding)
+for variant in store handoff within_direct within_overlap within_sfc within_cosma; do  # uninterrupted (plans differ, so may rounding)
   run "$work/$variant/chain" "$work/ref/$variant"
   [[ -f $work/ref/$variant/Z.npy ]] || fail "the uninterrupted run of the $variant plan wrote no Z.npy"
 done
@@ -112,7 +117,7 @@ stopped_then_resumed "$prog_handoff" 2:compute:2 any
 stopped_then_resumed "$prog_handoff" 0:export 3
 
 # Checkpoints inside a contraction (K-pass boundaries).
-for variant in within_direct within_overlap within_sfc; do
+for variant in within_direct within_overlap within_sfc within_cosma; do
   rm -rf "$work/ck"
   run "$work/$variant/chain" "$work/out" --checkpoint "$work/ck" --checkpoint-every 0 --trace "$work/every.json"
   cmp -s "$work/out/Z.npy" "$work/ref/$variant/Z.npy" || fail "$variant with --checkpoint-every 0 gives another Z.npy"
@@ -140,6 +145,11 @@ stopped_then_resumed "$prog" 2:within:5 any --checkpoint-every 0  # before the 6
 [[ -n $RESUMED_INSIDE ]] || fail "within:5 (sfc) did not resume inside a contraction"
 stopped_then_resumed "$prog" 3:write_C:24 any --checkpoint-every 0  # step 2's 8th tile: rows past a checkpoint
 [[ -n $RESUMED_INSIDE ]] || fail "write_C:24 (sfc) did not resume inside a contraction"
+prog=$work/within_cosma/chain
+stopped_then_resumed "$prog" 2:within:40 any --checkpoint-every 0  # step 2, after its 9th round
+[[ $RESUMED_INSIDE == 9/32 ]] || fail "within:40 (cosma) resumed at '$RESUMED_INSIDE', not after round 9 of 32"
+stopped_then_resumed "$prog" 1:compute:1 any --checkpoint-every 0  # step 1's rounds done, not yet written
+[[ $RESUMED_INSIDE == 31/32 ]] || fail "compute:1 (cosma) resumed at '$RESUMED_INSIDE', not after round 31 of 32"
 
 # expect_error MESSAGE COMMAND...: fails with MESSAGE on stderr, writes no output.
 expect_error() {
@@ -177,6 +187,12 @@ snapshot=$(ls "$ck"/rank-2/within.*.C.bin | head -1)
 printf 'x' | dd of="$snapshot" bs=1 seek=100 conv=notrunc status=none
 expect_error "cannot resume from $ck: the partial result of step 1 on rank 2 has changed since the checkpoint" \
   run "$work/within_overlap/chain" "$work/out" --checkpoint "$ck" --resume
+rm -rf "$ck"
+TCERT_FAULT=0:within:3 run "$work/within_cosma/chain" "$work/out" --checkpoint "$ck" --checkpoint-every 0 \
+  > /dev/null 2>&1 || true
+truncate -s -8 "$ck"/rank-3/within.*.C.bin  # a C block snapshot one element short
+expect_error "cannot resume from $ck: the partial result of step 1 on rank 3 has changed since the checkpoint" \
+  run "$work/within_cosma/chain" "$work/out" --checkpoint "$ck" --resume
 rm -rf "$ck"
 expect_error "--resume: no checkpoint in $work/empty" run "$prog_store" "$work/out" --checkpoint "$work/empty" --resume
 expect_error "--resume requires --checkpoint" run "$prog_store" "$work/out" --resume
