@@ -64,8 +64,8 @@ void add_options(CLI::App& app, RunOptions& options, Raw& raw) {
                "(the same program and inputs; the outputs are those of an uninterrupted run)")
       ->needs(checkpoint);
   app.add_option("--checkpoint-every", options.checkpoint_every,
-                 "Also save the checkpoint inside long contractions (between K passes, sfc tiles or COSMA "
-                 "rounds, where the partial result is complete), at most once every SECONDS (0: at every "
+                 "Also save the checkpoint inside long contractions (between K passes, sfc tiles, tbs blocks "
+                 "or COSMA rounds, where the partial result is complete), at most once every SECONDS (0: at every "
                  "boundary); "
                  "a resumed run then loses at most about that much work")
       ->type_name("SECONDS")

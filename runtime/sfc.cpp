@@ -74,25 +74,16 @@ SfcGemm::~SfcGemm() {
 }
 
 void SfcGemm::compute(const std::function<void()>& body) {
-  if (!run_.options().checkpoint.empty()) {  // every rank stops at the start of its w-th tile
-    within_tiles_ = -static_cast<i64>(run_.context().max_over_ranks(-static_cast<double>(count_)));
-    resumed_ = static_cast<i64>(run_.resume_within(static_cast<std::uint64_t>(within_tiles_), partial_C()));
-  }
+  checkpoints_.emplace(run_, *result_, count_);
   compute_phase(run_, spec_, progress_, body);
 }
-
-PartialC SfcGemm::partial_C() const { return {run_.context().rank() == 0 ? result_->file() : std::string(), {}}; }
 
 void SfcGemm::run_tile(std::int64_t w) {
   if (w != next_ || w >= count_)
     throw Error(fmt::format("sfc tile {} of a rank with {} tiles; the tiles run in order and tile {} is next", w,
                             count_, next_));
   ++next_;
-  if (w < resumed_) return;  // its rows are in the checkpoint's copy of C
-  if (w > 0 && w < within_tiles_ && w > resumed_ && run_.checkpoints_within() && run_.within_due()) {
-    result_->sync(run_.context());  // the tiles before w are in C's file: a checkpoint
-    run_.save_within(static_cast<std::uint64_t>(w), static_cast<std::uint64_t>(within_tiles_), partial_C());
-  }
+  if (checkpoints_ && !checkpoints_->before(w)) return;  // its rows are in the checkpoint's copy of C
   const SfcSpec& s = part();
   const i64 t = s.order[static_cast<std::size_t>(first_ + w)], ti = t / s.tiles_J, tj = t % s.tiles_J;
   const i64 i0 = piece_start(m_, s.tiles_I, ti), rows = piece(m_, s.tiles_I, ti);

@@ -28,6 +28,7 @@
 #include "runtime/direct_result.h"
 #include "runtime/gemm_spec.h"
 #include "runtime/memory.h"
+#include "runtime/piece_checkpoints.h"
 #include "runtime/progress.h"
 #include "runtime/run.h"
 
@@ -109,21 +110,15 @@ class SfcGemm {
   /// Whether C(row_values, col_values) lies in one of this rank's tiles (the elements this
   /// rank checks under --verify).
   bool holds(const i64* row_values, const i64* col_values) const;
-  /// The partial C a checkpoint inside the step copies: C's new version's file on rank 0, none
-  /// elsewhere.
-  PartialC partial_C() const;
 
   Run& run_;
   GemmSpec spec_;
-  i64 m_ = 1, n_ = 1, k_ = 1;         // |I|, |J|, |K|
-  i64 layer_ = 0, k0_ = 0, kx_ = 1;   // this rank's layer x and its K columns [k0_, k0_ + kx_)
-  std::optional<Context> layer_ctx_;  // c > 1: the ranks at this position, ordered by layer
-  i64 first_ = 0, count_ = 0;         // this rank's segment: order[first_ .. first_ + count_)
-  i64 next_ = 0;                      // the tile run_tile() expects next
-  /// Checkpoints inside the step (Run::save_within()): before tile w of every rank, for
-  /// 0 < w < within_tiles_ (the fewest tiles of any rank); tiles before resumed_ ran before the
-  /// checkpoint this run resumed from and are skipped.
-  i64 within_tiles_ = 0, resumed_ = 0;
+  i64 m_ = 1, n_ = 1, k_ = 1;                        // |I|, |J|, |K|
+  i64 layer_ = 0, k0_ = 0, kx_ = 1;                  // this rank's layer x and its K columns [k0_, k0_ + kx_)
+  std::optional<Context> layer_ctx_;                 // c > 1: the ranks at this position, ordered by layer
+  i64 first_ = 0, count_ = 0;                        // this rank's segment: order[first_ .. first_ + count_)
+  i64 next_ = 0;                                     // the tile run_tile() expects next
+  std::optional<PieceCheckpoints> checkpoints_;      // inside the step, before tiles (made in compute())
   std::vector<bool> mine_;                           // by tile t: in this rank's segment
   std::optional<ElementSource> A_, B_, C0_;          // the operands, and C's current version when accumulating
   std::unique_ptr<SplitMap> map_A_, map_B_, map_C_;  // rows and columns of A, B, C (split_map.h)

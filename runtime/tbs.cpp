@@ -67,10 +67,14 @@ TbsGemm::TbsGemm(Run& run, GemmSpec spec) : run_(run), spec_(std::move(spec)) {
 
 TbsGemm::~TbsGemm() = default;
 
-void TbsGemm::compute(const std::function<void()>& body) { compute_phase(run_, spec_, progress_, body); }
+void TbsGemm::compute(const std::function<void()>& body) {
+  checkpoints_.emplace(run_, *result_, blocks());
+  compute_phase(run_, spec_, progress_, body);
+}
 
 void TbsGemm::run_block(std::int64_t b) {
   if (b < 0 || b >= blocks()) throw Error(fmt::format("tbs block {} of a rank with {} blocks", b, blocks()));
+  if (checkpoints_ && !checkpoints_->before(b)) return;  // its elements are in the checkpoint's copy of C
   const TbsBlock& block = part().blocks[mine_[static_cast<std::size_t>(b)]];
   std::memset(C_.data(), 0, C_.bytes());
   if (block.stream) {

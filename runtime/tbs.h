@@ -22,6 +22,7 @@
 #include "runtime/direct_result.h"
 #include "runtime/gemm_spec.h"
 #include "runtime/memory.h"
+#include "runtime/piece_checkpoints.h"
 #include "runtime/progress.h"
 #include "runtime/run.h"
 
@@ -43,7 +44,9 @@ class TbsGemm {
   TbsGemm(const TbsGemm&) = delete;
   TbsGemm& operator=(const TbsGemm&) = delete;
 
-  /// Runs body as the compute phase (as DistributedGemm::compute). Collective.
+  /// Runs body as the compute phase (as DistributedGemm::compute). Collective. With a
+  /// checkpoint, checkpoints inside the step come before blocks (PieceCheckpoints); a run resumed
+  /// from one first copies C's new version back (Error on every rank as Run::resume_within()).
   void compute(const std::function<void()>& body);
   /// The number of this rank's blocks (those of spec's TbsSpec with rank == this rank).
   std::int64_t blocks() const { return static_cast<std::int64_t>(mine_.size()); }
@@ -55,7 +58,10 @@ class TbsGemm {
   /// counted as disk writes and requests). A stream block instead reads A[R_0, all K] once, then
   /// for u = 1 .. k-1 reads A[R_u, all K] after it (each read one pass, counted as above),
   /// computes C[R_u, R_0] = alpha · A_u · A_0ᵀ (cblas_dgemm) and writes it and its mirror
-  /// C[R_0, R_u] (one pass each, counted as above). Not collective.
+  /// C[R_0, R_u] (one pass each, counted as above). Not collective, except that with a checkpoint
+  /// and --checkpoint-every a checkpoint inside the step may be saved before blocks 0 < b < the
+  /// fewest blocks of any rank (collective over all ranks: C's new version synced and copied); a
+  /// run resumed from one skips the blocks before it (their elements are in the copy).
   void run_block(std::int64_t b);
   /// Commits C's new version (every rank's writes synced, then rank 0 renames it), records zero
   /// redistribution bytes beyond the flush of a kept A, runs --verify on the committed file and
@@ -97,7 +103,8 @@ class TbsGemm {
   double* out_ = nullptr;                 // C's new version, mapped (ranks with blocks)
   Buffer C_, panel_;
   std::unique_ptr<Progress> progress_;
-  Volumes redistribution_;  // the flush of a kept A (stage 1)
+  std::optional<PieceCheckpoints> checkpoints_;  // inside the step, before blocks (made in compute())
+  Volumes redistribution_;                       // the flush of a kept A (stage 1)
 };
 
 }  // namespace tcert

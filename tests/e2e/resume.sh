@@ -19,7 +19,8 @@
 # contraction (the chain at N = 96: a Gao plan with direct C, serial; one with tiled C files,
 # overlapped; an sfc plan, replicated along K, whose checkpoints come before each of its tiles;
 # a cosma plan of 32 rounds, whose checkpoints between rounds copy each rank's C block from
-# memory). A rank kills itself right after such a checkpoint, and after writing tiles of C past
+# memory; and a symmetric product, syrk.tce at N = 200, in tbs triangle blocks, with checkpoints
+# before blocks). A rank kills itself right after such a checkpoint, and after writing tiles of C past
 # one (which the resumed run must not add to twice); every resumed run gives the same bytes, and
 # a snapshot of a partial C that changed is refused.
 set -euo pipefail
@@ -33,21 +34,25 @@ fail() {
   exit 1
 }
 
-mkdir -p "$work/in96"
-/usr/bin/python3 - "$work/in" "$work/in96" << 'EOF'
+mkdir -p "$work/in96" "$work/in_syrk"
+/usr/bin/python3 - "$work/in" "$work/in96" "$work/in_syrk" << 'EOF'
 import sys
 import numpy as np
 rng = np.random.default_rng(5)
 for d, n in ((sys.argv[1], 48), (sys.argv[2], 96)):
     for name in "ABCD":
         np.save(f"{d}/{name}.npy", rng.uniform(-1, 1, (n, n)))
+np.save(f"{sys.argv[3]}/A.npy", rng.uniform(-1, 1, (200, 45)))
 EOF
 
 # A slow kernel (10 MFLOP/s) makes the overlapped plan the faster one.
 printf 'machine slow_kernel { processors 4; memory 32 KB; network 200 MB/s; disk 8 MB/s; flops 10 MFLOP/s; }\n' \
   > "$work/slow_kernel.machine"
 printf 'machine cosma_rounds { processors 4; memory 24 KB; network 200 MB/s; disk 8 MB/s; }\n' > "$work/cosma.machine"
-for variant in store handoff within_direct within_overlap within_sfc within_cosma; do
+# program VARIANT: the variant's generated program (the chain, or the symmetric product for tbs)
+program() { if [[ $1 == within_tbs ]]; then echo "$work/$1/syrk"; else echo "$work/$1/chain"; fi; }
+for variant in store handoff within_direct within_overlap within_sfc within_cosma within_tbs; do
+  source=$here/chain.tce
   case $variant in
     store) options=(-D N=48 --machine "$here/tiny.machine" --no-handoff) ;;
     handoff) options=(-D N=48 --machine "$here/tiny.machine" --force-method outside-accumulation) ;;
@@ -57,13 +62,15 @@ for variant in store handoff within_direct within_overlap within_sfc within_cosm
                              --force-method outside-accumulation --force-order BCA) ;;
     within_sfc) options=(-D N=96 --machine "$here/tiny.machine" --no-handoff --force-method sfc) ;;
     within_cosma) options=(-D N=96 --machine "$work/cosma.machine" --no-handoff --force-method cosma) ;;
+    within_tbs) source=$here/syrk.tce options=(-D N=200 --machine "$here/tiny.machine" --force-method tbs) ;;
   esac
-  "$tcec" "$here/chain.tce" "${options[@]}" -o "$work/$variant" --build > /dev/null
+  "$tcec" "$source" "${options[@]}" -o "$work/$variant" --build > /dev/null
 done
 grep -q "spec.direct_C = true" "$work/within_direct/chain.cpp" || fail "the within_direct plan has no direct C"
 grep -q "overlap=yes" "$work/within_overlap/chain.cpp" || fail "the within_overlap plan is not overlapped"
 grep -q "sfc tiles=.* c=[2-9]" "$work/within_sfc/chain.cpp" || fail "the within_sfc plan does not replicate along K"
 grep -q "cosma grid=2x2x1 rounds=32" "$work/within_cosma/chain.cpp" || fail "the within_cosma plan is not 32 rounds on a 2x2x1 grid"
+grep -q "tbs = spec.method" "$work/within_tbs/syrk.cpp" || fail "the within_tbs plan is not tbs"
 prog_store=$work/store/chain prog_handoff=$work/handoff/chain
 grep -q "spec.take_A = true\|spec.take_B = true" "$work/handoff/chain.cpp" ||
   fail "the outside accumulation plan of the chain no longer uses the hand-off; pick a case that does"
@@ -72,29 +79,31 @@ run() {  # run PROGRAM OUTDIR [options...]: the program on the shared inputs (N 
   local program=$1 out=$2 in=$work/in
   shift 2
   [[ $program == */within_* ]] && in=$work/in96
+  [[ $program == */within_tbs/* ]] && in=$work/in_syrk
   mkdir -p "$out"
   "${mpi[@]}" "$program" --quiet --scratch "$work/scratch" --input-dir "$in" --output-dir "$out" "$@"
 }
 
 export TCERT_FAULT=
-for variant in store handoff within_direct within_overlap within_sfc within_cosma; do  # uninterrupted (plans differ, so may rounding)
-  run "$work/$variant/chain" "$work/ref/$variant"
-  [[ -f $work/ref/$variant/Z.npy ]] || fail "the uninterrupted run of the $variant plan wrote no Z.npy"
+for variant in store handoff within_direct within_overlap within_sfc within_cosma within_tbs; do  # uninterrupted (plans differ, so may rounding)
+  run "$(program "$variant")" "$work/ref/$variant"
+  [[ -f $work/ref/$variant/Z.npy || $variant == within_tbs ]] || fail "the uninterrupted run of the $variant plan wrote no Z.npy"
 done
 
 # stopped_then_resumed PROGRAM RANK:POINT EXPECTED_SKIPPED [OPTIONS...]: OPTIONS for the stopped run
 stopped_then_resumed() {
-  local program=$1 fault=$2 skipped=$3 ck=$work/ck out=$work/out
+  local program=$1 fault=$2 skipped=$3 ck=$work/ck out=$work/out z=Z.npy
+  [[ $program == */within_tbs/* ]] && z=C.npy
   shift 3
   rm -rf "$ck" "$out"
   if TCERT_FAULT="$fault" run "$program" "$out" --checkpoint "$ck" "$@" > "$work/killed.log" 2>&1; then
     fail "the run with TCERT_FAULT=1:$fault was not stopped"
   fi
   [[ -f $ck/manifest.json ]] || fail "no checkpoint manifest after a stop at $fault"
-  [[ ! -f $out/Z.npy ]] || fail "an output was written by the run stopped at $fault"
+  [[ ! -f $out/$z ]] || fail "an output was written by the run stopped at $fault"
   run "$program" "$out" --checkpoint "$ck" --resume --trace "$work/resumed.json" ||
     fail "the run stopped at $fault did not resume"
-  cmp -s "$out/Z.npy" "$work/ref/$(basename "$(dirname "$program")")/Z.npy" || fail "Z.npy after a stop at $fault differs from the uninterrupted run's"
+  cmp -s "$out/$z" "$work/ref/$(basename "$(dirname "$program")")/$z" || fail "$z after a stop at $fault differs from the uninterrupted run's"
   [[ ! -e $ck ]] || fail "the checkpoint directory is left after the resumed run completed ($fault)"
   local got
   got=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("resumed_steps", 0))' \
@@ -105,7 +114,7 @@ stopped_then_resumed() {
   RESUMED_INSIDE=$(/usr/bin/python3 -c 'import json, sys
 print(" ".join("%d/%d" % tuple(c["measured"]["resumed_at_nest_step"]) for c in json.load(open(sys.argv[1]))["contractions"]
                if "resumed_at_nest_step" in c["measured"]))' "$work/resumed.json")
-  echo "resume.sh: $(basename "$(dirname "$program")") stopped at $fault, resumed after $got steps${RESUMED_INSIDE:+ and $RESUMED_INSIDE loop-nest steps}: Z.npy identical"
+  echo "resume.sh: $(basename "$(dirname "$program")") stopped at $fault, resumed after $got steps${RESUMED_INSIDE:+ and $RESUMED_INSIDE loop-nest steps}: $z identical"
 }
 
 stopped_then_resumed "$prog_store" 1:compute:2 1     # in the middle of contraction 2
@@ -117,10 +126,12 @@ stopped_then_resumed "$prog_handoff" 2:compute:2 any
 stopped_then_resumed "$prog_handoff" 0:export 3
 
 # Checkpoints inside a contraction (K-pass boundaries).
-for variant in within_direct within_overlap within_sfc within_cosma; do
+for variant in within_direct within_overlap within_sfc within_cosma within_tbs; do
   rm -rf "$work/ck"
-  run "$work/$variant/chain" "$work/out" --checkpoint "$work/ck" --checkpoint-every 0 --trace "$work/every.json"
-  cmp -s "$work/out/Z.npy" "$work/ref/$variant/Z.npy" || fail "$variant with --checkpoint-every 0 gives another Z.npy"
+  run "$(program "$variant")" "$work/out" --checkpoint "$work/ck" --checkpoint-every 0 --trace "$work/every.json"
+  z=Z.npy
+  [[ $variant == within_tbs ]] && z=C.npy
+  cmp -s "$work/out/$z" "$work/ref/$variant/$z" || fail "$variant with --checkpoint-every 0 gives another $z"
   /usr/bin/python3 - "$work/every.json" << 'EOF' || fail "$variant: the checkpoints inside changed the counted volumes"
 import json, sys
 for c in json.load(open(sys.argv[1]))["contractions"]:
@@ -150,6 +161,9 @@ stopped_then_resumed "$prog" 2:within:40 any --checkpoint-every 0  # step 2, aft
 [[ $RESUMED_INSIDE == 9/32 ]] || fail "within:40 (cosma) resumed at '$RESUMED_INSIDE', not after round 9 of 32"
 stopped_then_resumed "$prog" 1:compute:1 any --checkpoint-every 0  # step 1's rounds done, not yet written
 [[ $RESUMED_INSIDE == 31/32 ]] || fail "compute:1 (cosma) resumed at '$RESUMED_INSIDE', not after round 31 of 32"
+prog=$work/within_tbs/syrk
+stopped_then_resumed "$prog" 3:within:2 any --checkpoint-every 0  # before each rank's 3rd block
+[[ $RESUMED_INSIDE == 2/4 ]] || fail "within:2 (tbs) resumed at '$RESUMED_INSIDE', not before block 2 of 4"
 
 # expect_error MESSAGE COMMAND...: fails with MESSAGE on stderr, writes no output.
 expect_error() {
