@@ -403,7 +403,7 @@ struct DistributedGemm::Step {
 
 void DistributedGemm::compute(const std::function<void()>& body) {
   // Checkpoints inside the step (and resuming from one) need the nest's steps in advance.
-  const bool within = resumable() && !run_.options().checkpoint.empty();
+  const bool within = !run_.options().checkpoint.empty();
   if (!overlap_ && !within) return compute_phase(run_, spec_, progress_, body);
   compute_phase(run_, spec_, progress_, [&] {
     recording_ = true;
@@ -412,11 +412,6 @@ void DistributedGemm::compute(const std::function<void()>& body) {
     recording_ = false;
     run_recorded(within);
   });
-}
-
-bool DistributedGemm::resumable() const {
-  // Outside rotation moves A's and B's files between rounds: not restored from a copy of C alone.
-  return !(gao().comm == Communication::Outside && gao().algorithm == Algorithm::Rotation);
 }
 
 std::vector<char> DistributedGemm::k_pass_boundaries() const {
@@ -459,8 +454,11 @@ void DistributedGemm::run_recorded(bool within) {
     start = static_cast<std::size_t>(run_.resume_within(n, partial));
     if (run_.checkpoints_within()) boundaries = k_pass_boundaries();
   }
-  for (std::size_t i = 0; i < start; ++i) {  // what the checkpoint does not hold: the gathered file
-    if (steps_[i].kind == Step::GatherFile) run_step(steps_[i]);
+  // What the checkpoint does not hold: the gathered file (outside replication) and A's and B's
+  // files after the rounds' shifts (outside rotation), which stage 1 left as they were at the
+  // step's start. The partial C (the reductions of outside accumulation included) is in the copy.
+  for (std::size_t i = 0; i < start; ++i) {
+    if (steps_[i].kind == Step::GatherFile || steps_[i].kind == Step::ShiftFiles) run_step(steps_[i]);
     if (steps_[i].kind == Step::Multiply || steps_[i].kind == Step::Cannon) ++steps_done_;
   }
   // At a K-pass boundary (after `settle`, which completes every queued write), a checkpoint.

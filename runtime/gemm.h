@@ -145,15 +145,12 @@ class DistributedGemm {
   void run_step(const Step& s);
   void load_C(Tiles i, Tiles j, bool reads);  // read_C's work, `reads` decided
   void written_C();                           // after each write of C: fault point "write_C:N"
-  /// Whether the plan can save checkpoints inside its step: its partial C file is all a
-  /// resumed run needs besides stage 1 (not outside rotation).
-  bool resumable() const;
   /// Per position i of steps_: 1 when i is a K-pass boundary (a write of C just ran, and every
   /// array's next use is a read of it), where a checkpoint inside the step can be taken.
   std::vector<char> k_pass_boundaries() const;
   /// Runs the recorded steps_ (serially, or overlapped): from where a checkpoint inside the step
   /// left off when the run resumed from one, and saving such checkpoints at K-pass boundaries
-  /// (with `within`: the run has a checkpoint and the plan is resumable()).
+  /// (with `within`: the run has a checkpoint).
   void run_recorded(bool within);
   /// Called before step i with a function that completes the queued writes (the checkpoint's).
   using Boundary = std::function<void(std::size_t, const std::function<void()>&)>;

@@ -16,13 +16,17 @@
 # how many steps it skipped.
 #
 # With --checkpoint-every 0 a checkpoint is also saved at every K-pass boundary inside a
-# contraction (the chain at N = 96: a Gao plan with direct C, serial; one with tiled C files,
-# overlapped; an sfc plan, replicated along K, whose checkpoints come before each of its tiles;
-# a cosma plan of 32 rounds, whose checkpoints between rounds copy each rank's C block from
-# memory; and a symmetric product, syrk.tce at N = 200, in tbs triangle blocks, with checkpoints
-# before blocks). A rank kills itself right after such a checkpoint, and after writing tiles of C past
-# one (which the resumed run must not add to twice); every resumed run gives the same bytes, and
-# a snapshot of a partial C that changed is refused.
+# contraction, for the chain at N = 96 under
+#  - a Gao plan with direct C, serial; one with tiled C files, overlapped;
+#  - an outside rotation plan, whose resumed run shifts A's and B's files again as far as the
+#    rounds before the checkpoint did;
+#  - an sfc plan, replicated along K, whose checkpoints come before each of its tiles;
+#  - a cosma plan of 32 rounds, whose checkpoints between rounds copy each rank's C block from
+#    memory;
+# and for a symmetric product (syrk.tce at N = 200) in tbs triangle blocks, with checkpoints
+# before blocks. A rank kills itself right after such a checkpoint, and after writing tiles of C
+# past one (which the resumed run must not add to twice); every resumed run gives the same bytes,
+# and a snapshot of a partial C that changed is refused.
 set -euo pipefail
 tcec=$1 work=$2
 here=$(cd "$(dirname "$0")" && pwd)
@@ -51,7 +55,7 @@ printf 'machine slow_kernel { processors 4; memory 32 KB; network 200 MB/s; disk
 printf 'machine cosma_rounds { processors 4; memory 24 KB; network 200 MB/s; disk 8 MB/s; }\n' > "$work/cosma.machine"
 # program VARIANT: the variant's generated program (the chain, or the symmetric product for tbs)
 program() { if [[ $1 == within_tbs ]]; then echo "$work/$1/syrk"; else echo "$work/$1/chain"; fi; }
-for variant in store handoff within_direct within_overlap within_sfc within_cosma within_tbs; do
+for variant in store handoff within_direct within_overlap within_rotation within_sfc within_cosma within_tbs; do
   source=$here/chain.tce
   case $variant in
     store) options=(-D N=48 --machine "$here/tiny.machine" --no-handoff) ;;
@@ -60,6 +64,7 @@ for variant in store handoff within_direct within_overlap within_sfc within_cosm
                             --force-order BCA) ;;
     within_overlap) options=(-D N=96 --machine "$work/slow_kernel.machine" --no-handoff
                              --force-method outside-accumulation --force-order BCA) ;;
+    within_rotation) options=(-D N=96 --machine "$here/tiny.machine" --no-handoff --force-method outside-rotation) ;;
     within_sfc) options=(-D N=96 --machine "$here/tiny.machine" --no-handoff --force-method sfc) ;;
     within_cosma) options=(-D N=96 --machine "$work/cosma.machine" --no-handoff --force-method cosma) ;;
     within_tbs) source=$here/syrk.tce options=(-D N=200 --machine "$here/tiny.machine" --force-method tbs) ;;
@@ -71,6 +76,7 @@ grep -q "overlap=yes" "$work/within_overlap/chain.cpp" || fail "the within_overl
 grep -q "sfc tiles=.* c=[2-9]" "$work/within_sfc/chain.cpp" || fail "the within_sfc plan does not replicate along K"
 grep -q "cosma grid=2x2x1 rounds=32" "$work/within_cosma/chain.cpp" || fail "the within_cosma plan is not 32 rounds on a 2x2x1 grid"
 grep -q "tbs = spec.method" "$work/within_tbs/syrk.cpp" || fail "the within_tbs plan is not tbs"
+grep -q "x.shift_operand_files()" "$work/within_rotation/chain.cpp" || fail "the within_rotation plan shifts no files"
 prog_store=$work/store/chain prog_handoff=$work/handoff/chain
 grep -q "spec.take_A = true\|spec.take_B = true" "$work/handoff/chain.cpp" ||
   fail "the outside accumulation plan of the chain no longer uses the hand-off; pick a case that does"
@@ -85,7 +91,7 @@ run() {  # run PROGRAM OUTDIR [options...]: the program on the shared inputs (N 
 }
 
 export TCERT_FAULT=
-for variant in store handoff within_direct within_overlap within_sfc within_cosma within_tbs; do  # uninterrupted (plans differ, so may rounding)
+for variant in store handoff within_direct within_overlap within_rotation within_sfc within_cosma within_tbs; do  # uninterrupted (plans differ, so may rounding)
   run "$(program "$variant")" "$work/ref/$variant"
   [[ -f $work/ref/$variant/Z.npy || $variant == within_tbs ]] || fail "the uninterrupted run of the $variant plan wrote no Z.npy"
 done
@@ -126,7 +132,7 @@ stopped_then_resumed "$prog_handoff" 2:compute:2 any
 stopped_then_resumed "$prog_handoff" 0:export 3
 
 # Checkpoints inside a contraction (K-pass boundaries).
-for variant in within_direct within_overlap within_sfc within_cosma within_tbs; do
+for variant in within_direct within_overlap within_rotation within_sfc within_cosma within_tbs; do
   rm -rf "$work/ck"
   run "$(program "$variant")" "$work/out" --checkpoint "$work/ck" --checkpoint-every 0 --trace "$work/every.json"
   z=Z.npy
@@ -151,6 +157,9 @@ stopped_then_resumed "$prog" 1:write_C:35 any --checkpoint-every 0
 [[ -n $RESUMED_INSIDE ]] || fail "write_C:35 (overlapped) did not resume inside a contraction"
 stopped_then_resumed "$prog" 1:write_C:25 any --checkpoint-every 3600  # none due: between steps only
 [[ -z $RESUMED_INSIDE ]] || fail "--checkpoint-every 3600 saved a checkpoint inside a contraction"
+prog=$work/within_rotation/chain  # resumed in the second round: A's and B's files shifted again
+stopped_then_resumed "$prog" 1:within:3 any --checkpoint-every 0
+[[ $RESUMED_INSIDE == 58/78 ]] || fail "within:3 (outside rotation) resumed at '$RESUMED_INSIDE', not after 58 of 78"
 prog=$work/within_sfc/chain
 stopped_then_resumed "$prog" 2:within:5 any --checkpoint-every 0  # before the 6th tile of step 1
 [[ -n $RESUMED_INSIDE ]] || fail "within:5 (sfc) did not resume inside a contraction"
