@@ -38,6 +38,8 @@ class Reporter {
 
   const std::string& file() const { return file_; }
   bool full() const { return list_.full(); }
+  /// DiagnosticList::stopped(): nothing more will be reported.
+  bool stopped() const { return list_.stopped(); }
   bool has_errors() const { return list_.has_errors(); }
   int error_count() const { return list_.error_count(); }
 

@@ -44,6 +44,9 @@ class DiagnosticList {
   int error_count() const { return errors_; }
   bool has_errors() const { return errors_ > 0; }
   bool full() const { return errors_ >= kMaxErrors; }
+  /// Past the limit: fatal_too_many_errors was added and every later diagnostic is dropped, so
+  /// a front end may stop reading its input.
+  bool stopped() const { return stopped_; }
 
   /// Adds `d`; past kMaxErrors errors, adds fatal_too_many_errors once and drops the rest.
   void add(Diagnostic d);

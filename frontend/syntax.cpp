@@ -82,6 +82,21 @@ class ErrorStrategy : public antlr4::DefaultErrorStrategy {
   explicit ErrorStrategy(Reporter& reporter) : reporter_(reporter) {}
 
  protected:
+  // Once the error limit is passed (DiagnosticList::stopped()) nothing more can be reported:
+  // the parse stops at its next recovery or sync point instead of reading on to the end.
+  void recover(antlr4::Parser* parser, std::exception_ptr e) override {
+    stop_when_done();
+    DefaultErrorStrategy::recover(parser, e);
+  }
+  antlr4::Token* recoverInline(antlr4::Parser* parser) override {
+    stop_when_done();
+    return DefaultErrorStrategy::recoverInline(parser);
+  }
+  void sync(antlr4::Parser* parser) override {
+    stop_when_done();
+    DefaultErrorStrategy::sync(parser);
+  }
+
   void reportNoViableAlternative(antlr4::Parser* parser, const antlr4::NoViableAltException& e) override {
     if (unterminated_machine(parser, e.getOffendingToken())) return;
     reporter_.report(DiagId::err_unexpected_here, location_of(e.getOffendingToken()),
@@ -118,6 +133,10 @@ class ErrorStrategy : public antlr4::DefaultErrorStrategy {
   }
 
  private:
+  void stop_when_done() const {
+    if (reporter_.stopped()) throw antlr4::ParseCancellationException("too many errors");
+  }
+
   // A machine block still open at end of file gets its own message and a note.
   bool unterminated_machine(antlr4::Parser* parser, antlr4::Token* t) {
     if (t->getType() != antlr4::Token::EOF) return false;
@@ -170,7 +189,12 @@ bool parse_syntax(const std::string& text, Reporter& reporter,
   TceParser parser(&tokens);
   parser.removeErrorListeners();
   parser.setErrorHandler(std::make_shared<ErrorStrategy>(reporter));
-  TceParser::ProgramContext* tree = parser.program();
+  TceParser::ProgramContext* tree = nullptr;
+  try {
+    tree = parser.program();
+  } catch (const antlr4::ParseCancellationException&) {
+    return false;  // past the error limit (ErrorStrategy::stop_when_done())
+  }
   if (reporter.error_count() != errors_before) return false;
   consume(*tree);
   return true;

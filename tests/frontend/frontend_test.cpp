@@ -185,6 +185,19 @@ TEST(Frontend, BinaryGarbageStopsAtTwentyErrors) {
   EXPECT_EQ(r.diagnostics.render().find('\0'), std::string::npos);
 }
 
+TEST(Frontend, SyntaxErrorsStopAtTwentyErrors) {
+  // Thirty bad declarations: the first twenty are reported, then the fatal error, and the parse
+  // stops there (the parser's recovery does not read on to the end).
+  std::string source = "range N = 4;\n";
+  for (int i = 0; i < 30; ++i) source += "tensor ;\n";
+  auto r = parse_source("s.tce", source, {});
+  EXPECT_FALSE(r.ok());
+  ASSERT_EQ(r.diagnostics.all().size(), 21u);
+  for (int i = 0; i < 20; ++i) EXPECT_EQ(r.diagnostics.all()[static_cast<std::size_t>(i)].loc.line, i + 2) << i;
+  EXPECT_EQ(r.diagnostics.all()[3].message, "unexpected ';'; expected an identifier");
+  EXPECT_EQ(r.diagnostics.all().back().message, "too many errors emitted, stopping now");
+}
+
 TEST(Frontend, NonAsciiInCommentsIsFine) {
   auto r = parse_source("u.tce", "# Gao et al. — Table 8, µs ✓\nrange N = 4; // ünïcödé\n", {});
   EXPECT_TRUE(r.ok()) << r.diagnostics.render();
