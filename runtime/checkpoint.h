@@ -16,8 +16,8 @@
 // run with kept intermediates resumes from the last boundary where everything was in the store.
 //
 // With --checkpoint-every, a checkpoint is also taken inside a step (WithinStep): at a K-pass
-// boundary of its contraction's loop nest (or before an sfc tile, or between two COSMA rounds),
-// each rank copies its partial C (a file, or COSMA's C block from memory) to
+// boundary of its contraction's loop nest (or before an sfc tile or a tbs block, or between two
+// COSMA rounds), each rank copies its partial C (a file, or COSMA's C block from memory) to
 // DIR/rank-N/within.X.C.bin (X alternates, so the copy the manifest names is never the one being
 // written) and the manifest records how far the nest had run. A resumed run redoes the step's
 // stage 1 (its inputs are the checkpoint's store versions), copies the partial C back and runs
@@ -43,9 +43,10 @@ namespace tcert {
 struct ProgramInfo;
 
 /// Where the step in progress stood at a checkpoint inside it: its contraction's loop nest had
-/// run `position` of its `nest_steps` steps (DistributedGemm's recorded steps), and this rank's
-/// partial C was copied to a snapshot of `bytes` bytes with checksum `checksum` (has_file
-/// false: the rank holds no C file, e.g. inside accumulation off rank 0).
+/// run `position` of its `nest_steps` steps (DistributedGemm's recorded steps, sfc tiles or tbs
+/// blocks up to the fewest of any rank, COSMA rounds), and this rank's partial C was copied to a
+/// snapshot of `bytes` bytes with checksum `checksum` (has_file false: the rank holds no partial
+/// C, e.g. inside accumulation off rank 0, or an idle COSMA rank).
 struct WithinStep {
   int step = 0;  ///< the step in progress, 1-based (Run::step())
   std::uint64_t position = 0, nest_steps = 0;
@@ -103,10 +104,10 @@ class Checkpoint {
   /// manifest no longer names. Collective; Error on every rank when the manifest cannot be
   /// written (the previous one then stays valid).
   void save(int steps_done, const std::map<std::string, std::vector<std::string>>& versions);
-  /// As save(), and the step after them is in progress: copies this rank's partial C `c`
-  /// (a file or a block in memory; none when !c.held()) to its next snapshot in DIR/rank-N (not the one the
-  /// manifest on disk names), summing it, and records `within` (position and nest_steps; the
-  /// rest is filled in) in the manifest. Collective; Error on every rank when a copy or the
+  /// As save(), and the step after them is in progress: copies this rank's partial C `c` (a
+  /// file or a block in memory; none when !c.held()) to its next snapshot in DIR/rank-N (not
+  /// the one the manifest on disk names), summing it, and records `within` (position and
+  /// nest_steps; the rest is filled in) in the manifest. Collective; Error on every rank when a copy or the
   /// manifest cannot be written (the previous checkpoint then stays valid).
   void save_within(int steps_done, const std::map<std::string, std::vector<std::string>>& versions, WithinStep within,
                    const PartialC& c);

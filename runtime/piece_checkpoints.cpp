@@ -15,7 +15,8 @@ PartialC PieceCheckpoints::partial() const { return {run_.context().rank() == 0 
 
 bool PieceCheckpoints::before(std::int64_t w) {
   if (w < resumed_) return false;  // its elements are in the checkpoint's copy of C
-  if (w > 0 && w < boundaries_ && w > resumed_ && run_.checkpoints_within() && run_.within_due()) {
+  // Not before the first piece, nor where the run resumed: nothing new since that checkpoint.
+  if (w > resumed_ && w < boundaries_ && run_.checkpoints_within() && run_.within_due()) {
     result_.sync(run_.context());  // the pieces before w are in C's file
     run_.save_within(static_cast<std::uint64_t>(w), static_cast<std::uint64_t>(boundaries_), partial());
   }

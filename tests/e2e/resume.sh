@@ -55,6 +55,8 @@ printf 'machine slow_kernel { processors 4; memory 32 KB; network 200 MB/s; disk
 printf 'machine cosma_rounds { processors 4; memory 24 KB; network 200 MB/s; disk 8 MB/s; }\n' > "$work/cosma.machine"
 # program VARIANT: the variant's generated program (the chain, or the symmetric product for tbs)
 program() { if [[ $1 == within_tbs ]]; then echo "$work/$1/syrk"; else echo "$work/$1/chain"; fi; }
+# output VARIANT: the file its program writes (Z.npy of the chain, C.npy of the symmetric product)
+output() { if [[ $1 == within_tbs ]]; then echo C.npy; else echo Z.npy; fi; }
 for variant in store handoff within_direct within_overlap within_rotation within_sfc within_cosma within_tbs; do
   source=$here/chain.tce
   case $variant in
@@ -93,13 +95,14 @@ run() {  # run PROGRAM OUTDIR [options...]: the program on the shared inputs (N 
 export TCERT_FAULT=
 for variant in store handoff within_direct within_overlap within_rotation within_sfc within_cosma within_tbs; do  # uninterrupted (plans differ, so may rounding)
   run "$(program "$variant")" "$work/ref/$variant"
-  [[ -f $work/ref/$variant/Z.npy || $variant == within_tbs ]] || fail "the uninterrupted run of the $variant plan wrote no Z.npy"
+  [[ -f $work/ref/$variant/$(output "$variant") ]] ||
+    fail "the uninterrupted run of the $variant plan wrote no $(output "$variant")"
 done
 
 # stopped_then_resumed PROGRAM RANK:POINT EXPECTED_SKIPPED [OPTIONS...]: OPTIONS for the stopped run
 stopped_then_resumed() {
-  local program=$1 fault=$2 skipped=$3 ck=$work/ck out=$work/out z=Z.npy
-  [[ $program == */within_tbs/* ]] && z=C.npy
+  local program=$1 fault=$2 skipped=$3 ck=$work/ck out=$work/out z
+  z=$(output "$(basename "$(dirname "$program")")")
   shift 3
   rm -rf "$ck" "$out"
   if TCERT_FAULT="$fault" run "$program" "$out" --checkpoint "$ck" "$@" > "$work/killed.log" 2>&1; then
@@ -135,8 +138,7 @@ stopped_then_resumed "$prog_handoff" 0:export 3
 for variant in within_direct within_overlap within_rotation within_sfc within_cosma within_tbs; do
   rm -rf "$work/ck"
   run "$(program "$variant")" "$work/out" --checkpoint "$work/ck" --checkpoint-every 0 --trace "$work/every.json"
-  z=Z.npy
-  [[ $variant == within_tbs ]] && z=C.npy
+  z=$(output "$variant")
   cmp -s "$work/out/$z" "$work/ref/$variant/$z" || fail "$variant with --checkpoint-every 0 gives another $z"
   /usr/bin/python3 - "$work/every.json" << 'EOF' || fail "$variant: the checkpoints inside changed the counted volumes"
 import json, sys

@@ -186,8 +186,8 @@ TEST(Frontend, BinaryGarbageStopsAtTwentyErrors) {
 }
 
 TEST(Frontend, SyntaxErrorsStopAtTwentyErrors) {
-  // Thirty bad declarations: the first twenty are reported, then the fatal error, and the parse
-  // stops there (the parser's recovery does not read on to the end).
+  // Thirty bad declarations: the first twenty are reported, then the fatal error and nothing
+  // else (the parse stops there; what it reports is what a parse to the end reported).
   std::string source = "range N = 4;\n";
   for (int i = 0; i < 30; ++i) source += "tensor ;\n";
   auto r = parse_source("s.tce", source, {});
