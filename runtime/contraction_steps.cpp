@@ -9,6 +9,7 @@
 #include "runtime/counters.h"
 #include "runtime/error.h"
 #include "runtime/linear_map.h"
+#include "runtime/mapped_walk.h"
 #include "runtime/memory.h"
 #include "runtime/npy.h"
 #include "runtime/random.h"
@@ -88,12 +89,13 @@ void store_version(Run& run, const TensorBinding& tensor, std::size_t row_count,
     const LinearMap map(tensor, row_count);
     std::uint64_t written = 0;
     RunCounter requests;
+    MappedWalk walk(kMappedPageBytes);
     visit(
         [&](const i64* rv, const i64* cv, double v) {
           const std::uint64_t at = map(rv, cv);
           requests.at(at);
           out[at] = v, ++written;
-          result.wrote(8);  // a bounded part of the file resident
+          result.wrote(walk.touch(at));  // a bounded part of the file resident
         },
         [&] { requests.add(); });
     counters().add_disk_write(8 * written);  // into the tensor's file (mapped, so counted here)
@@ -148,20 +150,14 @@ void finish_in_place(Run& run, const GemmSpec& spec, DirectResult& result, const
   run.end_step();
 }
 
-/// Elements of a 4 KiB page of a mapped file (for counting the pages --verify touches).
-constexpr std::uint64_t kPageElements = 4096 / 8;
-
 void verify_result(Run& run, const GemmSpec& spec, bool owns, const ResultLookup& lookup) {
   if (!run.options().verify) return;
   PhaseScope phase(Phase::WriteOut);
   const Context& ctx = run.context();
   const ElementSource a = run.input(spec.A.shape), b = run.input(spec.B.shape);
   std::optional<ElementSource> c0;  // the version this step started from
-  if (spec.accumulate && !run.previous(spec.C.shape.name).empty()) {
-    const std::string path = run.previous(spec.C.shape.name);
-    c0 = ElementSource(
-        [reader = std::make_shared<NpyReader>(path)](std::uint64_t linear) { return reader->data()[linear]; });
-  }
+  if (spec.accumulate && !run.previous(spec.C.shape.name).empty())
+    c0 = run.read_npy(run.previous(spec.C.shape.name), spec.C.shape);
   const LinearMap map_C(spec.C, spec.I.indices.size());
   const std::vector<i64> eI = extents_of(spec.I), eJ = extents_of(spec.J), eK = extents_of(spec.K);
   const auto nI = static_cast<std::uint64_t>(product(eI)), nJ = static_cast<std::uint64_t>(product(eJ)),
@@ -178,12 +174,13 @@ void verify_result(Run& run, const GemmSpec& spec, bool owns, const ResultLookup
     const std::optional<double> got = lookup(iv.data(), jv.data());
     if (!got) continue;
     long double sum = 0, magnitude = 0;
-    std::uint64_t pages = 0, page_A = ~std::uint64_t{0}, page_B = ~std::uint64_t{0};  // mapped pages touched
+    // What the reads may make resident of A's and B's mappings (a column of a row-major operand
+    // touches a window per element): kept bounded by Run::touched_mapped as they go.
+    MappedWalk walk_A(kFaultAroundBytes), walk_B(kFaultAroundBytes);
     for (std::uint64_t k = 0; k < nK; ++k) {
       unflatten(k, eK, kv.data());
       const std::uint64_t at_A = map_A(iv.data(), kv.data()), at_B = map_B(jv.data(), kv.data());
-      pages += (at_A / kPageElements != page_A) + (at_B / kPageElements != page_B);
-      page_A = at_A / kPageElements, page_B = at_B / kPageElements;
+      run.touched_mapped((a.data() ? walk_A.touch(at_A) : 0) + (b.data() ? walk_B.touch(at_B) : 0));
       const long double term = static_cast<long double>(a(at_A)) * static_cast<long double>(b(at_B));
       sum += term;
       magnitude += std::fabs(term);
@@ -194,9 +191,7 @@ void verify_result(Run& run, const GemmSpec& spec, bool owns, const ResultLookup
     const long double error = std::fabs(static_cast<long double>(*got) - exact) / (scale > 0 ? scale : 1);
     max_error = std::max(max_error, static_cast<double>(error));
     ++checked;
-    // The pages of A and B it read (a column of a row-major operand touches a page per element):
-    // keep the mapped pages bounded.
-    run.touched_mapped(pages * 8 * kPageElements);
+    run.touched_mapped((c0 ? 2 : 1) * kFaultAroundBytes);  // the element of C looked up, and of c0
   }
   std::uint64_t all_checked = 0;
   for (std::uint64_t n : ctx.gather_u64(checked)) all_checked += n;

@@ -25,13 +25,12 @@ DirectResult::DirectResult(Run& run, const TensorShape& shape, bool writes) {
 DirectResult::~DirectResult() = default;
 
 void DirectResult::wrote(std::uint64_t bytes) {
-  written_since_drop_ += bytes;
-  if (written_since_drop_ < Run::kMappedDropBytes) return;
-  written_since_drop_ = 0;
+  if (!guard_.touched(bytes)) return;
   if (writer_)
     writer_->drop_pages();
   else if (patch_)
     patch_->drop_pages();
+  guard_.dropped();
 }
 
 void DirectResult::sync(const Context& ctx) {

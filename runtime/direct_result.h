@@ -10,6 +10,7 @@
 #include <string>
 
 #include "runtime/gemm_spec.h"
+#include "runtime/mapped_walk.h"
 #include "runtime/npy.h"
 #include "runtime/run.h"
 
@@ -30,8 +31,10 @@ class DirectResult {
   /// The result's row-major elements (shape.elements() of them) on ranks that write; null on
   /// the others.
   double* data() const { return data_; }
-  /// Counts `bytes` written through data() and, every Run::kMappedDropBytes, drops the
-  /// mapping's resident pages (they stay in the page cache), bounding the resident memory.
+  /// Notes a write through data() that may have made `bytes` newly resident (MappedWalk; 0:
+  /// none) and, when resident file-backed pages have grown by Run::kMappedDropBytes since the
+  /// last drop (ResidentGuard), drops the mapping's resident pages (they stay in the page
+  /// cache), bounding the resident memory.
   void wrote(std::uint64_t bytes);
   /// The file the result is written in until commit() (its temporary name; every rank).
   const std::string& file() const { return temp_; }
@@ -48,7 +51,7 @@ class DirectResult {
   std::unique_ptr<NpyPatch> patch_;    // the other ranks that write
   double* data_ = nullptr;
   std::string temp_;
-  std::uint64_t written_since_drop_ = 0;
+  ResidentGuard guard_{Run::kMappedDropBytes};  // wrote()
 };
 
 }  // namespace tcert

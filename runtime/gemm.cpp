@@ -16,6 +16,7 @@
 #include "runtime/io_worker.h"
 #include "runtime/kernel.h"
 #include "runtime/linear_map.h"
+#include "runtime/mapped_walk.h"
 #include "runtime/spec_check.h"
 
 namespace tcert {
@@ -55,8 +56,10 @@ struct DistributedGemm::Buffered {
   /// a slot instead of from a tiled file (none is made).
   std::optional<ElementSource> direct;
   std::optional<LinearMap> direct_map;
-  double* mapped = nullptr;                    // direct C: the result's file, mapped (written)
-  std::function<void(std::uint64_t)> touched;  // direct A/B: bytes read through a mapping (Run::touched_mapped)
+  double* mapped = nullptr;  // direct C: the result's file, mapped (written)
+  // Direct A/B/C: bytes a read or write may make resident in a mapping (mapped_walk.h), for
+  // Run::touched_mapped (A, B) or DirectResult::wrote (C).
+  std::function<void(std::uint64_t)> touched;
 
   i64 block_rows(i64 f) const { return rows.rows(f, pr); }
   /// Columns of block h of piece q (pieced) or of part `part` (the K part held, under rotation).
@@ -135,19 +138,20 @@ struct DistributedGemm::Buffered {
     each_direct_block(q, part, s.tr, s.tc, [&](i64 f, i64 h, const auto& linear, std::size_t R, std::size_t C) {
       double* dst = s.buf.data() + offset(s, f, h, q);
       RunCounter requests;
+      MappedWalk walk(kFaultAroundBytes);
       for (std::size_t i = 0; i < R; ++i)
         for (std::size_t j = 0; j < C; ++j) {
           const std::uint64_t at = linear(i, j);
           requests.at(at);
+          if (const std::uint64_t resident = walk.touch(at); resident && touched) touched(resident);
           dst[i * C + j] = (*direct)(at);
         }
       counters().add_disk_read(8 * R * C);
       requests.add();
-      if (touched) touched(8 * R * C);
     });
   }
   /// Writes the blocks of slot s's ranges to the mapped result (direct C, 8 bytes counted per
-  /// element) or to C's tiled file. Touches nothing else, so the I/O worker may run it.
+  /// element; the pages written go to `touched`) or to C's tiled file. Touches nothing else, so the I/O worker may run it.
   void write(const Slot& s) const {
     if (!mapped) {
       for (i64 f = s.tr.first; f < s.tr.first + s.tr.count; ++f)
@@ -158,10 +162,12 @@ struct DistributedGemm::Buffered {
     each_direct_block(0, pc, s.tr, s.tc, [&](i64 f, i64 h, const auto& linear, std::size_t R, std::size_t C) {
       const double* src = s.buf.data() + offset(s, f, h);
       RunCounter requests;
+      MappedWalk walk(kMappedPageBytes);
       for (std::size_t i = 0; i < R; ++i)
         for (std::size_t j = 0; j < C; ++j) {
           const std::uint64_t at = linear(i, j);
           requests.at(at);
+          if (const std::uint64_t resident = walk.touch(at); resident && touched) touched(resident);
           mapped[at] = src[i * C + j];
         }
       counters().add_disk_write(8 * R * C);
@@ -316,12 +322,12 @@ void DistributedGemm::load() {
     const ElementSource src = run_.input(tensor.shape);
     const LinearMap map(tensor, row_count);
     RunCounter requests;  // the tensor's file, read block by block
-    std::uint64_t taken = 0;
+    MappedWalk walk(kFaultAroundBytes);
     m.fill(
         [&](const i64* rv, const i64* cv) {
           const std::uint64_t at = map(rv, cv);
           requests.at(at);
-          if (++taken % (Run::kMappedDropBytes / 8) == 0) run_.touched_mapped(Run::kMappedDropBytes);
+          if (src.data()) run_.touched_mapped(walk.touch(at));
           return src(at);
         },
         [&] { requests.add(); });
@@ -338,12 +344,12 @@ void DistributedGemm::load() {
   if (c0 && start) {
     const LinearMap map_C(spec_.C, spec_.I.indices.size());
     RunCounter requests;
-    std::uint64_t taken = 0;
+    MappedWalk walk(kFaultAroundBytes);
     start->fill(
         [&](const i64* rv, const i64* cv) {
           const std::uint64_t at = map_C(rv, cv);
           requests.at(at);
-          if (++taken % (Run::kMappedDropBytes / 8) == 0) run_.touched_mapped(Run::kMappedDropBytes);
+          run_.touched_mapped(walk.touch(at));
           return (*c0)(at);
         },
         [&] { requests.add(); });
@@ -358,6 +364,7 @@ void DistributedGemm::open_direct_C() {
   if (!owns_result()) return;
   double* out = direct_C_->data();
   C.mapped = out;
+  C.touched = [result = direct_C_.get()](std::uint64_t bytes) { result->wrote(bytes); };
   C.direct = ElementSource(out);
   C.direct_map.emplace(spec_.C, spec_.I.indices.size());
   if (!c0) return;
@@ -366,10 +373,13 @@ void DistributedGemm::open_direct_C() {
   const Tiles all_rows{0, C.rows.finest_tiles()}, all_cols{0, C.cols.finest_tiles()};
   C.each_direct_block(0, C.pc, all_rows, all_cols, [&](i64, i64, const auto& linear, std::size_t R, std::size_t W) {
     RunCounter requests;  // the same runs read from the current version and written to the new
+    MappedWalk read(kFaultAroundBytes), written(kMappedPageBytes);
     for (std::size_t i = 0; i < R; ++i)
       for (std::size_t j = 0; j < W; ++j) {
         const std::uint64_t at = linear(i, j);
         requests.at(at);
+        run_.touched_mapped(read.touch(at));
+        direct_C_->wrote(written.touch(at));
         out[at] = (*c0)(at);
       }
     counters().add_disk_read(8 * R * W);

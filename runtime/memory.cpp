@@ -2,6 +2,9 @@
 #include "runtime/memory.h"
 
 #include <cstdlib>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <fstream>
 #include <limits>
 #include <string>
@@ -65,6 +68,12 @@ Buffer allocate(std::size_t elements, std::string_view what) {
     throw Error("cannot allocate " + std::to_string(bytes) + " bytes for " + std::string(what) + ": out of memory");
   }
   return Buffer(static_cast<double*>(p), elements);
+}
+
+void return_large_blocks_when_freed() {
+#if defined(__GLIBC__)
+  ::mallopt(M_MMAP_THRESHOLD, 256 << 10);  // a fixed threshold: glibc no longer raises it
+#endif
 }
 
 std::uint64_t peak_resident_bytes() {

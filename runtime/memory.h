@@ -44,6 +44,13 @@ class MemoryBudget {
 /// The budget of this process.
 MemoryBudget& budget();
 
+/// Makes every heap block of 256 KiB or more its own mapping, given back to the system when
+/// freed (glibc; nothing elsewhere). glibc otherwise raises that threshold to the largest block
+/// freed so far (up to 32 MiB), after which large buffers come from the heaps of its arenas and
+/// may stay resident after they are freed, by an amount that depends on how threads interleave:
+/// up to 20 MB above the budget per rank in the e2e tests. Call once, before large allocations.
+void return_large_blocks_when_freed();
+
 /// This process's peak resident set so far, in bytes: VmHWM of /proc/self/status (everything
 /// resident: the budget's buffers, MPI, the program, and the pages of mapped files it touched);
 /// 0 where that file cannot be read.

@@ -62,6 +62,7 @@ Run::Run(const Context& ctx, RunOptions options, TensorLocations tensors, Progra
                     "with mpirun -np {}",
                     info_.processors, ctx_.size(), info_.processors));
   counters().reset();
+  return_large_blocks_when_freed();
   budget().set_limit_bytes(info_.memory_bytes);
   budget().reset_peak();
   ctx_.check_all([&] { scratch_ = std::make_unique<Scratch>(options_.scratch, ctx_.rank(), options_.keep); });
@@ -186,14 +187,13 @@ ElementSource Run::input(const TensorShape& tensor) {
 
 void Run::end_step() {
   for (const auto& [path, reader] : inputs_) reader->drop_pages();
-  mapped_since_drop_ = 0;
+  mapped_guard_.dropped();
 }
 
 void Run::touched_mapped(std::uint64_t bytes) {
-  mapped_since_drop_ += bytes;
-  if (mapped_since_drop_ < kMappedDropBytes) return;
+  if (!mapped_guard_.touched(bytes)) return;
   for (const auto& [path, reader] : inputs_) reader->drop_pages();
-  mapped_since_drop_ = 0;
+  mapped_guard_.dropped();
 }
 
 ElementSource Run::read_npy(const std::string& path, const TensorShape& tensor) {

@@ -9,7 +9,6 @@
 #pragma once
 
 #include <algorithm>
-#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -21,6 +20,7 @@
 #include "runtime/comm.h"
 #include "runtime/counters.h"
 #include "runtime/gemm_spec.h"
+#include "runtime/mapped_walk.h"
 #include "runtime/options.h"
 #include "runtime/placement.h"
 #include "runtime/scratch.h"
@@ -152,19 +152,26 @@ class Run {
   /// (opened once, shape checked: Error "input NAME has shape (3, 4) but the program expects
   /// (3, 5)"), or random_element(seed, tensor_id_of(NAME), linear) with options().random_seed.
   ElementSource input(const TensorShape& tensor);
+  /// The elements of the .npy file at `path` (an input or a store version, e.g. previous()'s),
+  /// mapped once per run: end_step() and touched_mapped() drop its resident pages, release()
+  /// of a tensor closes its versions. Throws Error when the file cannot be read or its shape is
+  /// not `tensor`'s ("input NAME has shape … but the program expects …").
+  ElementSource read_npy(const std::string& path, const TensorShape& tensor);
   /// Ends a step: drops the resident pages of every mapped input and store version this run
   /// reads (NpyReader::drop_pages()), so that what one step touched does not stay in the
   /// process's memory through the next. Sources from input() stay valid.
   void end_step();
-  /// Counts `bytes` read through input()'s mappings and, each time kMappedDropBytes have been
-  /// read since the last drop, drops their resident pages as end_step() does, so that a step's
-  /// direct reads hold at most about that much of the inputs in memory (the pages are read again
-  /// from the page cache when touched). Safe from the compute stage's I/O thread: the step's
-  /// inputs are all opened in its load stage.
+  /// Notes a read through input()'s or read_npy()'s mappings that may have made `bytes` newly
+  /// resident (MappedWalk; 0: none) and, when the process's resident file-backed pages have
+  /// grown by kMappedDropBytes since the last drop (ResidentGuard), drops the mappings' resident
+  /// pages as end_step() does, so that a step's direct reads hold at most about that much of the
+  /// inputs in memory (the pages are read again from the page cache when touched). Safe from
+  /// the compute stage's I/O thread: the step's inputs are all opened in its load stage.
   void touched_mapped(std::uint64_t bytes);
   /// 8 MiB: a step's mapped reads and its mapped writes (DirectResult) each hold at most about
-  /// this much beyond the tile memory, which keeps a rank's peak resident memory within the
-  /// tile memory + 64 MB with MPI's and BLAS's own (about 35 MB here; e2e tests check it).
+  /// this much beyond the tile memory (plus what the kernel maps between two checks), which keeps
+  /// a rank's peak resident memory within the tile memory + 64 MB with MPI's and BLAS's own
+  /// (about 35 MB here; e2e tests check it).
   static constexpr std::uint64_t kMappedDropBytes = std::uint64_t{8} << 20;
 
   // --- the tensor store: results of the steps, as .npy files in a directory all ranks see ---
@@ -257,9 +264,8 @@ class Run {
     ~StoreDirectory();
   };
 
-  std::atomic<std::uint64_t> mapped_since_drop_{0};  // touched_mapped()
-  ElementSource read_npy(const std::string& path, const TensorShape& tensor);
-  void drop_kept(const std::string& name);  // forgets a kept version and deletes this rank's file
+  ResidentGuard mapped_guard_{kMappedDropBytes};  // touched_mapped()
+  void drop_kept(const std::string& name);        // forgets a kept version and deletes this rank's file
   FileTransfers gather_transfers(Phase phase) const;
 
   Context ctx_;

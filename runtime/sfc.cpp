@@ -13,6 +13,7 @@
 #include "runtime/fault.h"
 #include "runtime/kernel.h"
 #include "runtime/linear_map.h"
+#include "runtime/mapped_walk.h"
 #include "runtime/spec_check.h"
 #include "runtime/split_map.h"
 
@@ -129,11 +130,13 @@ void SfcGemm::read_panel(int operand, i64 r0, i64 rows, i64 k0, i64 kc, double* 
   std::vector<std::uint64_t> cols(static_cast<std::size_t>(kc));
   for (i64 c = 0; c < kc; ++c) cols[static_cast<std::size_t>(c)] = map.col(k0 + c);
   RunCounter requests;  // the panel, read in one pass
+  MappedWalk walk(kFaultAroundBytes);
   const auto runs = consecutive_runs(cols);
   for (i64 r = r0; r < r0 + rows; ++r) {
     const std::uint64_t row = map.row(r);
     for (const auto& [c, n] : runs) {
       requests.span(row + cols[c], n);
+      run_.touched_mapped(walk.span(row + cols[c], n));
       src.copy(row + cols[c], n, out);
       out += n;
     }
@@ -141,7 +144,6 @@ void SfcGemm::read_panel(int operand, i64 r0, i64 rows, i64 k0, i64 kc, double* 
   const auto bytes = 8 * static_cast<std::uint64_t>(rows * kc);
   counters().add_disk_read(bytes);
   requests.add();
-  run_.touched_mapped(bytes);
 }
 
 void SfcGemm::end_tile(i64 i0, i64 rows, i64 j0, i64 cols) {
@@ -164,11 +166,13 @@ void SfcGemm::add_current(i64 i0, i64 rows, i64 j0, i64 cols, double* C) {
   std::vector<std::uint64_t> col_part(static_cast<std::size_t>(cols));
   for (i64 c = 0; c < cols; ++c) col_part[static_cast<std::size_t>(c)] = map_C_->col(j0 + c);
   RunCounter requests;  // the rows of C's current version, read in one pass
+  MappedWalk walk(kFaultAroundBytes);
   const auto runs = consecutive_runs(col_part);
   for (i64 r = i0; r < i0 + rows; ++r) {
     const std::uint64_t row = map_C_->row(r);
     for (const auto& [c, n] : runs) {
       requests.span(row + col_part[c], n);
+      run_.touched_mapped(walk.span(row + col_part[c], n));
       for (std::size_t e = 0; e < n; ++e) C[e] += (*C0_)(row + col_part[c] + e);
       C += n;
     }
@@ -176,18 +180,19 @@ void SfcGemm::add_current(i64 i0, i64 rows, i64 j0, i64 cols, double* C) {
   const auto bytes = 8 * static_cast<std::uint64_t>(rows * cols);
   counters().add_disk_read(bytes);
   requests.add();
-  run_.touched_mapped(bytes);
 }
 
 void SfcGemm::write_rows(i64 i0, i64 rows, i64 j0, i64 cols, const double* C) {
   std::vector<std::uint64_t> col_part(static_cast<std::size_t>(cols));
   for (i64 c = 0; c < cols; ++c) col_part[static_cast<std::size_t>(c)] = map_C_->col(j0 + c);
   RunCounter requests;  // the rows, written in one pass
+  MappedWalk walk(kMappedPageBytes);
   const auto runs = consecutive_runs(col_part);
   for (i64 r = i0; r < i0 + rows; ++r) {
     const std::uint64_t row = map_C_->row(r);
     for (const auto& [c, n] : runs) {
       requests.span(row + col_part[c], n);
+      result_->wrote(walk.span(row + col_part[c], n));
       std::copy_n(C, n, out_ + row + col_part[c]);
       C += n;
     }
@@ -195,7 +200,6 @@ void SfcGemm::write_rows(i64 i0, i64 rows, i64 j0, i64 cols, const double* C) {
   const auto bytes = 8 * static_cast<std::uint64_t>(rows * cols);
   counters().add_disk_write(bytes);
   requests.add();
-  result_->wrote(bytes);
 }
 
 bool SfcGemm::holds(const i64* row_values, const i64* col_values) const {

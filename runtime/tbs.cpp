@@ -14,6 +14,7 @@
 #include "runtime/error.h"
 #include "runtime/kernel.h"
 #include "runtime/linear_map.h"
+#include "runtime/mapped_walk.h"
 #include "runtime/spec_check.h"
 #include "runtime/split_map.h"
 
@@ -96,19 +97,20 @@ i64 TbsGemm::read_panel(const TbsBlock& block, std::size_t first, std::size_t la
   std::vector<std::uint64_t> cols(static_cast<std::size_t>(kc));
   for (i64 c = 0; c < kc; ++c) cols[static_cast<std::size_t>(c)] = map.col(k0 + c);
   RunCounter requests;  // the panel, read in one pass
+  MappedWalk walk(kFaultAroundBytes);
   double* const begin = out;
   for (std::size_t u = first; u < last; ++u)
     for (i64 r = block.starts[u]; r < block.starts[u] + block.lengths[u]; ++r) {
       const std::uint64_t row = map.row(r);
       for (const std::uint64_t col : cols) {
         requests.at(row + col);
+        run_.touched_mapped(walk.touch(row + col));
         *out++ = (*A_)(row + col);
       }
     }
   const auto bytes = static_cast<std::uint64_t>(8 * (out - begin));
   counters().add_disk_read(bytes);
   requests.add();
-  run_.touched_mapped(bytes);
   return out - begin;
 }
 
@@ -144,15 +146,16 @@ template <class Value>
 void TbsGemm::write_pass(const std::vector<std::uint64_t>& row_part, const std::vector<std::uint64_t>& col_part,
                          const Value& value) {
   RunCounter requests;
+  MappedWalk walk(kMappedPageBytes);
   for (std::size_t r = 0; r < row_part.size(); ++r)
     for (std::size_t c = 0; c < col_part.size(); ++c) {
       const std::uint64_t at = row_part[r] + col_part[c];
       requests.at(at);
+      result_->wrote(walk.touch(at));
       out_[at] = value(r, c);
     }
   counters().add_disk_write(8 * row_part.size() * col_part.size());
   requests.add();
-  result_->wrote(8 * row_part.size() * col_part.size());
 }
 
 void TbsGemm::write_block(const TbsBlock& block) {
