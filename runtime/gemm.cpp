@@ -424,12 +424,26 @@ void DistributedGemm::compute(const std::function<void()>& body) {
   });
 }
 
-std::vector<char> DistributedGemm::k_pass_boundaries() const {
-  // Position i follows a write of C, and each array's next use after it is a read of it: all C
-  // the nest has computed is in C's file, and nothing in the tile buffers is used again.
+std::vector<DistributedGemm::ResumePoint> DistributedGemm::resume_points() const {
+  // Position i follows a write of C and C's next use is a read: all C the nest has computed is
+  // in C's file. A's and B's buffers are read afresh after i, or hold a tile that only
+  // multiplies (which leave it as it is) used since its read: a resumed run reads it again.
   enum Use { None, Read, Used };
   const std::size_t n = steps_.size();
-  std::vector<char> out(n, 0);
+  std::vector<ResumePoint> out(n);
+  std::array<std::size_t, 2> held{ResumePoint::kNoStep, ResumePoint::kNoStep};  // A, B: at position i
+  for (std::size_t i = 0; i < n; ++i) {
+    out[i].replay = held;
+    switch (steps_[i].kind) {
+      case Step::ReadA: held[0] = i; break;
+      case Step::ReadB: held[1] = i; break;
+      case Step::Multiply:
+      case Step::ReadC:
+      case Step::WriteC:
+      case Step::AllreduceC: break;
+      default: held = {ResumePoint::kNoStep, ResumePoint::kNoStep};  // shifts, gathers, file moves
+    }
+  }
   std::array<Use, 3> next{None, None, None};  // A, B, C: from position i on
   for (std::size_t i = n; i-- > 1;) {
     switch (steps_[i].kind) {
@@ -446,7 +460,11 @@ std::vector<char> DistributedGemm::k_pass_boundaries() const {
       case Step::ShiftFiles:
       case Step::ReduceFile: break;  // files, not buffers
     }
-    out[i] = steps_[i - 1].kind == Step::WriteC && next[0] != Used && next[1] != Used && next[2] != Used;
+    for (std::size_t x = 0; x < 2; ++x)
+      if (next[x] != Used) out[i].replay[x] = ResumePoint::kNoStep;
+    out[i].boundary = steps_[i - 1].kind == Step::WriteC && next[2] != Used &&
+                      (next[0] != Used || out[i].replay[0] != ResumePoint::kNoStep) &&
+                      (next[1] != Used || out[i].replay[1] != ResumePoint::kNoStep);
   }
   return out;
 }
@@ -459,10 +477,10 @@ void DistributedGemm::run_recorded(bool within) {
                                     : std::string(),
                          {}};
   std::size_t start = 0;
-  std::vector<char> boundaries;
+  std::vector<ResumePoint> points;
   if (within) {
     start = static_cast<std::size_t>(run_.resume_within(n, partial));
-    if (run_.checkpoints_within()) boundaries = k_pass_boundaries();
+    if (run_.checkpoints_within() || start > 0) points = resume_points();
   }
   // What the checkpoint does not hold: the gathered file (outside replication) and A's and B's
   // files after the rounds' shifts (outside rotation), which stage 1 left as they were at the
@@ -471,9 +489,13 @@ void DistributedGemm::run_recorded(bool within) {
     if (steps_[i].kind == Step::GatherFile || steps_[i].kind == Step::ShiftFiles) run_step(steps_[i]);
     if (steps_[i].kind == Step::Multiply || steps_[i].kind == Step::Cannon) ++steps_done_;
   }
+  // The tiles of A and B the nest uses again after the checkpoint, read again.
+  if (start > 0 && start < n)
+    for (const std::size_t read : points[start].replay)
+      if (read != ResumePoint::kNoStep) run_step(steps_[read]);
   // At a K-pass boundary (after `settle`, which completes every queued write), a checkpoint.
   auto boundary = [&](std::size_t i, const std::function<void()>& settle) {
-    if (i == start || i >= boundaries.size() || !boundaries[i] || !run_.within_due()) return;
+    if (i == start || !run_.checkpoints_within() || !points[i].boundary || !run_.within_due()) return;
     settle();
     if (direct_C_) direct_C_->sync(run_.context());
     run_.save_within(i, n, partial);

@@ -145,9 +145,18 @@ class DistributedGemm {
   void run_step(const Step& s);
   void load_C(Tiles i, Tiles j, bool reads);  // read_C's work, `reads` decided
   void written_C();                           // after each write of C: fault point "write_C:N"
-  /// Per position i of steps_: 1 when i is a K-pass boundary (a write of C just ran, and every
-  /// array's next use is a read of it), where a checkpoint inside the step can be taken.
-  std::vector<char> k_pass_boundaries() const;
+  /// Position i of steps_ as a point where a checkpoint inside the step can be taken: a
+  /// `boundary` when a write of C just ran, C's next use is a read of it, and A's and B's next
+  /// uses are reads of them, or uses of a tile they hold that a resumed run can read again:
+  /// `replay[x]` is the read step of A (x = 0) or B (x = 1) whose tile the buffer holds, when
+  /// only multiplies and other arrays' reads and writes ran since (else kNoStep).
+  struct ResumePoint {
+    static constexpr std::size_t kNoStep = ~std::size_t{0};
+    bool boundary = false;
+    std::array<std::size_t, 2> replay{kNoStep, kNoStep};
+  };
+  /// One ResumePoint per position of steps_.
+  std::vector<ResumePoint> resume_points() const;
   /// Runs the recorded steps_ (serially, or overlapped): from where a checkpoint inside the step
   /// left off when the run resumed from one, and saving such checkpoints at K-pass boundaries
   /// (with `within`: the run has a checkpoint).

@@ -18,6 +18,8 @@
 # With --checkpoint-every 0 a checkpoint is also saved at every K-pass boundary inside a
 # contraction, for the chain at N = 96 under
 #  - a Gao plan with direct C, serial; one with tiled C files, overlapped;
+#  - a Gao plan (outside accumulation, order ABC) whose first checkpoint comes while A's and B's
+#    tiles are still to be multiplied with the next tiles of C: the resumed run reads them again;
 #  - an outside rotation plan, whose resumed run shifts A's and B's files again as far as the
 #    rounds before the checkpoint did;
 #  - an sfc plan, replicated along K, whose checkpoints come before each of its tiles;
@@ -57,7 +59,8 @@ printf 'machine cosma_rounds { processors 4; memory 24 KB; network 200 MB/s; dis
 program() { if [[ $1 == within_tbs ]]; then echo "$work/$1/syrk"; else echo "$work/$1/chain"; fi; }
 # output VARIANT: the file its program writes (Z.npy of the chain, C.npy of the symmetric product)
 output() { if [[ $1 == within_tbs ]]; then echo C.npy; else echo Z.npy; fi; }
-for variant in store handoff within_direct within_overlap within_rotation within_sfc within_cosma within_tbs; do
+for variant in store handoff within_direct within_overlap within_replay within_rotation within_sfc within_cosma \
+  within_tbs; do
   source=$here/chain.tce
   case $variant in
     store) options=(-D N=48 --machine "$here/tiny.machine" --no-handoff) ;;
@@ -66,6 +69,8 @@ for variant in store handoff within_direct within_overlap within_rotation within
                             --force-order BCA) ;;
     within_overlap) options=(-D N=96 --machine "$work/slow_kernel.machine" --no-handoff
                              --force-method outside-accumulation --force-order BCA) ;;
+    within_replay) options=(-D N=96 --machine "$here/tiny.machine" --no-handoff --force-method outside-accumulation
+                            --force-order ABC) ;;
     within_rotation) options=(-D N=96 --machine "$here/tiny.machine" --no-handoff --force-method outside-rotation) ;;
     within_sfc) options=(-D N=96 --machine "$here/tiny.machine" --no-handoff --force-method sfc) ;;
     within_cosma) options=(-D N=96 --machine "$work/cosma.machine" --no-handoff --force-method cosma) ;;
@@ -93,7 +98,8 @@ run() {  # run PROGRAM OUTDIR [options...]: the program on the shared inputs (N 
 }
 
 export TCERT_FAULT=
-for variant in store handoff within_direct within_overlap within_rotation within_sfc within_cosma within_tbs; do  # uninterrupted (plans differ, so may rounding)
+for variant in store handoff within_direct within_overlap within_replay within_rotation within_sfc within_cosma \
+  within_tbs; do  # uninterrupted (plans differ, so may rounding)
   run "$(program "$variant")" "$work/ref/$variant"
   [[ -f $work/ref/$variant/$(output "$variant") ]] ||
     fail "the uninterrupted run of the $variant plan wrote no $(output "$variant")"
@@ -135,7 +141,7 @@ stopped_then_resumed "$prog_handoff" 2:compute:2 any
 stopped_then_resumed "$prog_handoff" 0:export 3
 
 # Checkpoints inside a contraction (K-pass boundaries).
-for variant in within_direct within_overlap within_rotation within_sfc within_cosma within_tbs; do
+for variant in within_direct within_overlap within_replay within_rotation within_sfc within_cosma within_tbs; do
   rm -rf "$work/ck"
   run "$(program "$variant")" "$work/out" --checkpoint "$work/ck" --checkpoint-every 0 --trace "$work/every.json"
   z=$(output "$variant")
@@ -159,9 +165,12 @@ stopped_then_resumed "$prog" 1:write_C:35 any --checkpoint-every 0
 [[ -n $RESUMED_INSIDE ]] || fail "write_C:35 (overlapped) did not resume inside a contraction"
 stopped_then_resumed "$prog" 1:write_C:25 any --checkpoint-every 3600  # none due: between steps only
 [[ -z $RESUMED_INSIDE ]] || fail "--checkpoint-every 3600 saved a checkpoint inside a contraction"
+prog=$work/within_replay/chain  # A's and B's tiles of nest step 4 multiplied again after the checkpoint
+stopped_then_resumed "$prog" 1:within:1 any --checkpoint-every 0
+[[ $RESUMED_INSIDE == 5/115 ]] || fail "within:1 (tiles read again) resumed at '$RESUMED_INSIDE', not after 5 of 115"
 prog=$work/within_rotation/chain  # resumed in the second round: A's and B's files shifted again
-stopped_then_resumed "$prog" 1:within:3 any --checkpoint-every 0
-[[ $RESUMED_INSIDE == 58/78 ]] || fail "within:3 (outside rotation) resumed at '$RESUMED_INSIDE', not after 58 of 78"
+stopped_then_resumed "$prog" 1:within:9 any --checkpoint-every 0
+[[ $RESUMED_INSIDE == 58/78 ]] || fail "within:9 (outside rotation) resumed at '$RESUMED_INSIDE', not after 58 of 78"
 prog=$work/within_sfc/chain
 stopped_then_resumed "$prog" 2:within:5 any --checkpoint-every 0  # before the 6th tile of step 1
 [[ -n $RESUMED_INSIDE ]] || fail "within:5 (sfc) did not resume inside a contraction"
@@ -208,8 +217,9 @@ expect_error "cannot resume from $ck: the store's file $version has changed sinc
 rm -rf "$ck"
 TCERT_FAULT=1:within:2 run "$work/within_overlap/chain" "$work/out" --checkpoint "$ck" --checkpoint-every 0 \
   > /dev/null 2>&1 || true
-snapshot=$(ls "$ck"/rank-2/within.*.C.bin | head -1)
-printf 'x' | dd of="$snapshot" bs=1 seek=100 conv=notrunc status=none
+for snapshot in "$ck"/rank-2/within.*.C.bin; do  # the one the manifest names among them
+  printf 'x' | dd of="$snapshot" bs=1 seek=100 conv=notrunc status=none
+done
 expect_error "cannot resume from $ck: the partial result of step 1 on rank 2 has changed since the checkpoint" \
   run "$work/within_overlap/chain" "$work/out" --checkpoint "$ck" --resume
 rm -rf "$ck"
