@@ -23,6 +23,15 @@ shift $(( $# > 2 ? 2 : $# )) || true
 cases=("$@")
 [ ${#cases[@]} -gt 0 ] || cases=(h2o:6-31g:256KB h2o:cc-pvdz:2MB)
 export OMPI_ALLOW_RUN_AS_ROOT=${OMPI_ALLOW_RUN_AS_ROOT:-1} OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=${OMPI_ALLOW_RUN_AS_ROOT_CONFIRM:-1}
+# The peers (psi4, NWChem) load the same OpenBLAS as tcec's programs: give them the kernels for this
+# CPU too, as tcec's programs choose them (runtime/kernel.h use_native_blas_kernels), so that an
+# OpenBLAS that does not know the CPU by model does not run them on its SSE3 kernels.
+if [ -z "${OPENBLAS_CORETYPE:-}" ]; then
+  flags=$(grep -m1 '^flags' /proc/cpuinfo || true)
+  has() { for f in "$@"; do [[ " $flags " == *" $f "* ]] || return 1; done; }
+  if has avx512f avx512cd avx512bw avx512dq avx512vl; then export OPENBLAS_CORETYPE=SkylakeX
+  elif has avx2 fma; then export OPENBLAS_CORETYPE=Haswell; fi
+fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 now() { date +%s.%N; }

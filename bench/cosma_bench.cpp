@@ -57,6 +57,7 @@
 #include "costmodel/methods/cosma/cosma.h"
 #include "runtime/cosma.h"
 #include "runtime/error.h"
+#include "runtime/kernel.h"
 #include "runtime/random.h"
 #include "runtime/run.h"
 
@@ -531,6 +532,7 @@ int bench_main(int argc, char** argv) {
 /// Initialises MPI, runs the benchmark, finalises MPI. Exit status 0, or 1 on a failed check
 /// or an error (printed as "cosma_bench: error: ...").
 int main(int argc, char** argv) {
+  tcert::use_native_blas_kernels(argv);  // before MPI: may execute the program again (kernel.h)
   MPI_Init(&argc, &argv);
   int status = 0;
   try {

@@ -98,6 +98,7 @@ Row measure(const Shape& s, int reps) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  tcert::use_native_blas_kernels(argv);  // the library's kernels for this CPU (kernel.h)
   int reps = 5;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {

@@ -266,6 +266,7 @@ void print_table(const std::vector<Case>& cases, const std::vector<double>& ours
 }  // namespace
 
 int main(int argc, char** argv) {
+  tcert::use_native_blas_kernels(argv);  // the library's kernels for this CPU (kernel.h)
   Options o;
   if (!parse_options(argc, argv, o)) {
     std::fprintf(stderr,

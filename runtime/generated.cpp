@@ -124,6 +124,7 @@ int program_main(int argc, char** argv, const ProgramInfo& info, GeneratedFuncti
   const std::string program = base_name(argc, argv, info.name);
   int initialised = 0;
   MPI_Initialized(&initialised);
+  if (!initialised) use_native_blas_kernels(argv);  // before MPI and threads: may execute the program again
   if (!initialised && MPI_Init(&argc, &argv) != MPI_SUCCESS) {
     print_line(program + ": error: MPI_Init failed");
     return 1;

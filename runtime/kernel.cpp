@@ -6,6 +6,7 @@
 
 #include <cblas.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -147,6 +148,25 @@ void contract(const ContractionLayout& layout, double alpha, const ConstTensorVi
   check_extents("B", B.extents, layout.extents_B());
   check_extents("C", C.extents, layout.extents_C());
   contract(layout, alpha, A.data, B.data, beta, C.data, ws);
+}
+
+void use_native_blas_kernels(char** argv) {
+#if defined(OPENBLAS_VERSION) && defined(__GNUC__) && defined(__x86_64__)
+  if (std::getenv("OPENBLAS_CORETYPE") != nullptr) return;  // the user's choice, or this function's
+  const char* core = openblas_get_corename();
+  if (core == nullptr || std::string(core) != "Prescott") return;
+  __builtin_cpu_init();
+  const char* native = nullptr;
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512cd") && __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl"))
+    native = "SkylakeX";
+  else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+    native = "Haswell";
+  if (native == nullptr || ::setenv("OPENBLAS_CORETYPE", native, 1) != 0) return;
+  ::execv("/proc/self/exe", argv);  // returns only on failure: go on with Prescott
+#else
+  (void)argv;
+#endif
 }
 
 int share_cores(int ranks_on_node) {

@@ -183,6 +183,19 @@ void contract(const ContractionLayout& layout, double alpha, const double* A, co
 void contract(const ContractionLayout& layout, double alpha, const ConstTensorView& A, const ConstTensorView& B,
               double beta, const TensorView& C, Workspace& ws);
 
+/// The BLAS kernels a process uses, set right before anything else runs. OpenBLAS before 0.3.25
+/// (Debian 12 ships 0.3.21) does not know Intel CPUs newer than its tables by model number (e.g.
+/// Emerald Rapids, family 6 model 207) and falls back to its Prescott (SSE3) kernels: dgemm at
+/// 15 GFLOP/s per core here instead of 67 (OpenBLAS issue 4267, fixed upstream by choosing by CPU
+/// features). When the library reports Prescott on a CPU with AVX-512 (F, CD, BW, DQ, VL) or AVX2
+/// and FMA, and OPENBLAS_CORETYPE is not set, this sets it to SkylakeX or Haswell and executes the
+/// program again with the same arguments (`/proc/self/exe`; the library reads the variable only
+/// when it loads). Call first in main(), before MPI_Init and before any thread starts: it returns
+/// when nothing is to be done or the exec fails, and does not return otherwise. A no-op with
+/// another BLAS. program_main(), run_program() and the benchmarks call it; a program that calls
+/// generated code as a library should export OPENBLAS_CORETYPE itself on such CPUs.
+void use_native_blas_kernels(char** argv);
+
 /// Gives the tile kernel's BLAS max(1, cores / ranks_on_node) threads, so that the ranks of a
 /// node do not run more threads than it has cores (oversubscribed BLAS threads spin against each
 /// other: 5.5x slower on a 2-core node with 4 ranks). Leaves the BLAS alone when the user set

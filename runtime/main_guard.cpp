@@ -47,6 +47,7 @@ int run_program(int argc, char** argv, std::function<int(const Context&)> body) 
   std::string program = program_name(argc, argv);
   int initialised = 0;
   MPI_Initialized(&initialised);
+  if (!initialised) use_native_blas_kernels(argv);  // before MPI and threads: may execute the program again
   if (!initialised && MPI_Init(&argc, &argv) != MPI_SUCCESS) {
     report_and_abort(program, "MPI_Init failed");
     return 1;

@@ -207,6 +207,7 @@ int solve(const Args& a, MPI_Comm comm) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  tcert::use_native_blas_kernels(argv);  // before MPI and threads: may execute the program again
   int provided = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
   int rank = 0, size = 1;
