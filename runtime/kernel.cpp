@@ -169,6 +169,15 @@ void use_native_blas_kernels(char** argv) {
 #endif
 }
 
+std::string blas_kernels() {
+#if defined(OPENBLAS_VERSION)
+  const char* core = openblas_get_corename();
+  return core != nullptr ? core : "";
+#else
+  return "";
+#endif
+}
+
 int share_cores(int ranks_on_node) {
   if (std::getenv("OPENBLAS_NUM_THREADS") != nullptr || std::getenv("OMP_NUM_THREADS") != nullptr)
     return openblas_get_num_threads();

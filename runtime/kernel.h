@@ -196,6 +196,10 @@ void contract(const ContractionLayout& layout, double alpha, const ConstTensorVi
 /// generated code as a library should export OPENBLAS_CORETYPE itself on such CPUs.
 void use_native_blas_kernels(char** argv);
 
+/// The kernels the BLAS uses (OpenBLAS: openblas_get_corename(), e.g. "SkylakeX"), or "" for
+/// another BLAS. Generated programs write it to their trace (`blas_kernels`).
+std::string blas_kernels();
+
 /// Gives the tile kernel's BLAS max(1, cores / ranks_on_node) threads, so that the ranks of a
 /// node do not run more threads than it has cores (oversubscribed BLAS threads spin against each
 /// other: 5.5x slower on a 2-core node with 4 ranks). Leaves the BLAS alone when the user set

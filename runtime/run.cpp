@@ -15,6 +15,7 @@
 
 #include "runtime/error.h"
 #include "runtime/fault.h"
+#include "runtime/kernel.h"
 #include "runtime/memory.h"
 #include "runtime/npy.h"
 #include "runtime/random.h"
@@ -345,6 +346,7 @@ void Run::finish() {
       // HDF5 inputs copied into the store, outputs copied out of it: outside every contraction.
       doc["files"] = {{"import", transfers_json(imported)}, {"export", transfers_json(exported)}};
       doc["peak_resident_bytes"] = peak_rss;  // per rank, VmHWM at the end (memory.h)
+      doc["blas_kernels"] = blas_kernels();   // rank 0's (kernel.h)
       if (verified_)
         doc["verify"] = {{"checked", verify_.checked}, {"max_rel_error", verify_.max_rel_error}, {"passed", passed}};
       write_json_atomically(options_.trace, doc);

@@ -47,3 +47,11 @@ else
   "${run[@]}"
 fi
 "$tcec" compare ${TCEC_RESIDENT_SLACK_MB:+--resident-slack "$TCEC_RESIDENT_SLACK_MB"} "$work/trace.json"
+# On a CPU with AVX2 and FMA the tile kernel never runs OpenBLAS's SSE3 fallback (kernel.h
+# use_native_blas_kernels), unless the environment chose the kernels.
+if [[ -z "${OPENBLAS_CORETYPE:-}" ]] && grep -m1 '^flags' /proc/cpuinfo | grep -qw avx2 &&
+  grep -m1 '^flags' /proc/cpuinfo | grep -qw fma; then
+  kernels=$(/usr/bin/python3 -c 'import json, sys; print(json.load(open(sys.argv[1])).get("blas_kernels", ""))' \
+    "$work/trace.json")
+  [[ $kernels != Prescott ]] || { echo "run_generated.sh: the program ran OpenBLAS's Prescott kernels" >&2; exit 1; }
+fi
