@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 
@@ -21,17 +22,28 @@ std::uint64_t resident_file_bytes() {
   return shared * page_bytes;
 }
 
-ResidentGuard::ResidentGuard(std::uint64_t limit) : limit_(limit), base_(resident_file_bytes()) {}
+ResidentGuard::ResidentGuard(std::uint64_t limit) : limit_(limit), base_(resident_file_bytes()), checked_(base_) {}
 
 bool ResidentGuard::touched(std::uint64_t bytes) {
   if (bytes == 0) return false;
-  const std::uint64_t touches = ++touches_, so_far = bytes_ += bytes;
-  if (touches < kCheckEvery && so_far < kCheckBytes) return false;
+  // A count, not an exact one: threads may lose an increment (no locked instruction per access).
+  const std::uint64_t touches = touches_.load(std::memory_order_relaxed) + 1;
+  touches_.store(touches, std::memory_order_relaxed);
+  if (touches < interval_.load(std::memory_order_relaxed)) return false;
   const std::lock_guard<std::mutex> lock(check_);
-  touches_ = 0, bytes_ = 0;
-  return resident_file_bytes() >= base_ + limit_;
+  const std::uint64_t since = std::max<std::uint64_t>(touches_.exchange(0), 1);
+  const std::uint64_t now = resident_file_bytes();
+  const std::uint64_t grown = now > checked_ ? now - checked_ : 0,
+                      per_touch = std::max<std::uint64_t>(grown / since, 1);
+  checked_ = now;
+  // The next check after about kCheckBytes more at the growth per access just seen.
+  interval_ = std::clamp<std::uint64_t>(kCheckBytes / per_touch, kMinEvery, kMaxEvery);
+  return now >= base_ + limit_;
 }
 
-void ResidentGuard::dropped() { base_ = resident_file_bytes(); }
+void ResidentGuard::dropped() {
+  const std::lock_guard<std::mutex> lock(check_);
+  base_ = checked_ = resident_file_bytes();
+}
 
 }  // namespace tcert

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <atomic>
+#include <bit>
 #include <cstdint>
 #include <mutex>
 
@@ -23,8 +24,9 @@ inline constexpr std::uint64_t kFaultAroundBytes = std::uint64_t{64} << 10;
 /// count).
 class MappedWalk {
  public:
-  /// window_bytes: kMappedPageBytes for writes, kFaultAroundBytes for reads; a multiple of 8.
-  explicit MappedWalk(std::uint64_t window_bytes) : window_elements_(window_bytes / 8) {}
+  /// window_bytes: kMappedPageBytes for writes, kFaultAroundBytes for reads; a power of two ≥ 8.
+  explicit MappedWalk(std::uint64_t window_bytes)
+      : shift_(static_cast<unsigned>(std::countr_zero(window_bytes / 8))), window_bytes_(window_bytes) {}
 
   /// Bytes element `at` (an index into the data, in elements) may newly make resident.
   std::uint64_t touch(std::uint64_t at) { return span(at, 1); }
@@ -32,26 +34,30 @@ class MappedWalk {
   /// Bytes elements at, at + 1, …, at + n − 1 may newly make resident (0 for n = 0).
   std::uint64_t span(std::uint64_t at, std::uint64_t n) {
     if (n == 0) return 0;
-    const std::uint64_t first = at / window_elements_, last = (at + n - 1) / window_elements_;
+    const std::uint64_t first = at >> shift_, last = (at + n - 1) >> shift_;
     const std::uint64_t windows = last - first + 1 - (first == last_ ? 1 : 0);
     last_ = last;
-    return windows * window_elements_ * 8;
+    return windows * window_bytes_;
   }
 
  private:
-  std::uint64_t window_elements_;
+  unsigned shift_;  // log2 of the elements of a window
+  std::uint64_t window_bytes_;
   std::uint64_t last_ = ~std::uint64_t{0};
 };
 
 /// Keeps the pages that mappings make resident within about `limit` bytes by measuring them:
 /// the kernel may map more than an access asks for (a fault-around window; a whole large folio
-/// of the page cache, whose size depends on how the file was read or written), so estimates
-/// alone do not bound it. Every kCheckEvery accesses that may fault (or kCheckBytes of them) it
-/// reads the process's resident file-backed bytes (resident_file_bytes()), and says a drop is due
-/// when they have grown by `limit` since the last drop. Thread-safe.
+/// of the page cache, whose size depends on how the file was read or written), and a walk that
+/// comes back to windows it mapped before makes nothing new resident, so estimates alone neither
+/// bound it nor say when to look. At intervals of accesses that may fault it reads the process's
+/// resident file-backed bytes (resident_file_bytes(), a few microseconds) and says a drop is due
+/// when they have grown by `limit` since the last drop. The interval adapts to the growth per
+/// access it measured: about kCheckBytes of growth between two checks, from kMinEvery accesses
+/// (each may map 64 KiB or more) to kMaxEvery (walks that revisit what is mapped). Thread-safe.
 class ResidentGuard {
  public:
-  static constexpr std::uint64_t kCheckEvery = 16;
+  static constexpr std::uint64_t kMinEvery = 16, kMaxEvery = 1024;
   static constexpr std::uint64_t kCheckBytes = std::uint64_t{1} << 20;
 
   /// limit: bytes of growth in resident file-backed pages that makes a drop due.
@@ -65,8 +71,8 @@ class ResidentGuard {
 
  private:
   std::uint64_t limit_;
-  std::atomic<std::uint64_t> touches_{0}, bytes_{0};
-  std::atomic<std::uint64_t> base_;
+  std::atomic<std::uint64_t> touches_{0}, interval_{kMinEvery};
+  std::uint64_t base_, checked_;  // resident file bytes after the last drop, at the last check
   std::mutex check_;
 };
 

@@ -70,9 +70,15 @@ Buffer allocate(std::size_t elements, std::string_view what) {
   return Buffer(static_cast<double*>(p), elements);
 }
 
-void return_large_blocks_when_freed() {
+void bound_heap_threshold() {
 #if defined(__GLIBC__)
-  ::mallopt(M_MMAP_THRESHOLD, 256 << 10);  // a fixed threshold: glibc no longer raises it
+  ::mallopt(M_MMAP_THRESHOLD, 1 << 20);  // fixed: glibc no longer raises it
+#endif
+}
+
+void release_free_heap() {
+#if defined(__GLIBC__)
+  ::malloc_trim(0);
 #endif
 }
 

@@ -44,12 +44,20 @@ class MemoryBudget {
 /// The budget of this process.
 MemoryBudget& budget();
 
-/// Makes every heap block of 256 KiB or more its own mapping, given back to the system when
-/// freed (glibc; nothing elsewhere). glibc otherwise raises that threshold to the largest block
-/// freed so far (up to 32 MiB), after which large buffers come from the heaps of its arenas and
-/// may stay resident after they are freed, by an amount that depends on how threads interleave:
-/// up to 20 MB above the budget per rank in the e2e tests. Call once, before large allocations.
-void return_large_blocks_when_freed();
+/// Gives the heap's free memory back to the system (glibc's malloc_trim: the top of each arena
+/// and its free pages inside; nothing elsewhere). glibc raises its mmap threshold to the largest
+/// block freed so far (up to 32 MiB), after which large buffers come from the heaps of its
+/// arenas and may stay resident after they are freed, by an amount that depends on how the
+/// threads interleave: up to 20 MB above the budget per rank in the e2e tests. Run::end_step()
+/// calls it. (Fixing the threshold instead costs an mmap, page faults and an munmap for every
+/// large buffer: 15% of tcec-ccsd's time on H2O/cc-pVDZ.)
+void release_free_heap();
+
+/// Makes heap blocks of 1 MiB or more their own mappings, given back when freed (glibc; nothing
+/// elsewhere), so that glibc does not raise that threshold (see release_free_heap()). 1 MiB
+/// rather than less: each such block costs an mmap, page faults and an munmap (at 256 KiB, 15%
+/// of tcec-ccsd's time on H2O/cc-pVDZ). Run's constructor calls it.
+void bound_heap_threshold();
 
 /// This process's peak resident set so far, in bytes: VmHWM of /proc/self/status (everything
 /// resident: the budget's buffers, MPI, the program, and the pages of mapped files it touched);

@@ -63,7 +63,7 @@ Run::Run(const Context& ctx, RunOptions options, TensorLocations tensors, Progra
                     "with mpirun -np {}",
                     info_.processors, ctx_.size(), info_.processors));
   counters().reset();
-  return_large_blocks_when_freed();
+  bound_heap_threshold();
   budget().set_limit_bytes(info_.memory_bytes);
   budget().reset_peak();
   ctx_.check_all([&] { scratch_ = std::make_unique<Scratch>(options_.scratch, ctx_.rank(), options_.keep); });
@@ -189,6 +189,7 @@ ElementSource Run::input(const TensorShape& tensor) {
 void Run::end_step() {
   for (const auto& [path, reader] : inputs_) reader->drop_pages();
   mapped_guard_.dropped();
+  release_free_heap();
 }
 
 void Run::touched_mapped(std::uint64_t bytes) {
