@@ -11,7 +11,9 @@
 # wall is about their sum) and the overlapped wall over the serial wall. Both modes run the same
 # plan and move the same bytes; --no-overlap only stops the I/O thread from running ahead.
 # A Gao plan without overlap (its text has no "overlap=yes") runs serially in both modes; cosma's
-# streamed rounds (t > 2) read ahead unless --no-overlap.
+# streamed rounds (t > 2) read ahead unless --no-overlap. four_index_N96_calibrated plans N = 96
+# with the machine's overlap as tcec-calibrate measures it here: compare its wall with
+# four_index_N96's (planned with the default overlap 1).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$here/build}
@@ -20,9 +22,16 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 printf 'machine m12 { processors 4; memory 12 MB; network 1 GB/s; disk 500 MB/s; }\n' > "$work/m12.machine"
 printf 'machine m24 { processors 4; memory 24 MB; network 1 GB/s; disk 500 MB/s; }\n' > "$work/m24.machine"
+# examples/small.machine with the overlap tcec-calibrate measures here at P = 4 (the planner then
+# chooses overlapped plans only as far as an I/O thread really runs beside the multiply).
+mpirun --oversubscribe -np 4 "$build/bin/tcec-calibrate" --quick --scratch "$work" -o "$work/cal.machine" 2> /dev/null
+overlap=$(sed -n 's/^  overlap \([0-9.]*\);.*/\1/p' "$work/cal.machine")
+sed "s|^}|  overlap $overlap;\n}|" "$here/examples/small.machine" > "$work/small_calibrated.machine"
+echo "overlap measured by tcec-calibrate at P = 4: $overlap"
 cases=(
   "four_index_N64|$here/examples/four_index.tce -D N=64 --machine $here/examples/small.machine"
   "four_index_N96|$here/examples/four_index.tce -D N=96 --machine $here/examples/small.machine"
+  "four_index_N96_calibrated|$here/examples/four_index.tce -D N=96 --machine $work/small_calibrated.machine"
   "rect_inside_rotation|$here/bench/rect.tce -D M=3000 -D N=2500 --machine $work/m12.machine --force-method inside-rotation"
   "rect_inside_replication|$here/bench/rect.tce -D M=3000 -D N=2500 --machine $work/m12.machine --force-method inside-replication"
   "rect_outside_accumulation|$here/bench/rect.tce -D M=3000 -D N=2500 --machine $work/m12.machine --force-method outside-accumulation"

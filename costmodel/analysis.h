@@ -155,7 +155,8 @@ nlohmann::json program_writes_json(const ProgramWrites& w);
 std::string range_text(const std::vector<std::uint64_t>& v);
 /// The plan section's wall-time line for the chosen plan (plan.h plan_wall(), its slowest
 /// rank): "    wall time 13.12 s predicted, serial: disk 12 s + network 0.48 s + kernel 0.64 s
-/// (50 GFLOP/s)", or "…, overlapped: max(disk …, network … + kernel …) + fill and drain …".
+/// (50 GFLOP/s)", or "…, overlapped: max(disk …, network … + kernel …) + fill and drain …", with
+/// "+ 0.75 of the shorter … s (overlap 0.25)" before the fill when Machine::overlap < 1.
 std::string wall_text(const ContractionAnalysis& a, const Machine& machine);
 /// "146 MB": bytes in decimal units, three significant digits.
 std::string human_bytes(double bytes);

@@ -30,6 +30,12 @@ struct Machine {
   /// The tile kernel's rate per processor, FLOP/s (a GEMM's flops are 2·m·n·k): the time model
   /// of plan.h plan_wall() charges each rank its multiplies at this rate. Default 50 GFLOP/s.
   double flops_per_s = 50e9;
+  /// The share, 0 to 1, of the shorter of an overlapped plan's disk time and its network + kernel
+  /// time that really runs beside the longer (plan.h plan_wall()). 1 (the default): an I/O thread
+  /// hides it all, as on a node whose disks move data without its cores. Below 1 where the I/O
+  /// thread takes cores the multiply needs: ranks sharing cores with a disk in the page cache
+  /// (tcec-calibrate measures it). 0: overlap gains nothing, and the planner keeps serial plans.
+  double overlap = 1.0;
 
   /// M: the memory for one array's tile on one processor, bytes. With the
   /// paper's fixed split each of A, B, C gets a third (Gao et al. §4).

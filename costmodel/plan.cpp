@@ -118,7 +118,12 @@ WallParts wall_parts(const Plan& plan, const Machine& machine, const PlanVolumes
   w.network =
       method.collective_factor(plan, machine) * static_cast<double>(v.comm_recv_bytes[r]) / machine.network_bytes_per_s;
   w.kernel = method.rank_flops(plan, static_cast<std::int64_t>(r)) / machine.flops_per_s;
-  w.wall = w.overlap ? std::max(w.disk, w.network + w.kernel) + w.fill : w.disk + w.network + w.kernel;
+  if (w.overlap) {  // the part of the shorter that does not hide behind the longer adds to it
+    const double busy = w.network + w.kernel;
+    w.wall = std::max(w.disk, busy) + (1.0 - machine.overlap) * std::min(w.disk, busy) + w.fill;
+  } else {
+    w.wall = w.disk + w.network + w.kernel;
+  }
   return w;
 }
 

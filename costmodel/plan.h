@@ -113,8 +113,9 @@ struct PlanVolumes {
   /// The slowest rank's tile kernel time, seconds (its flops at Machine::flops_per_s).
   double kernel_s = 0;
   /// The predicted wall time of the compute stage, seconds (plan_wall()): per rank, serially
-  /// disk + network + kernel, or with overlap max(disk, network + kernel) plus the fill and
-  /// drain that cannot overlap; the slowest rank's. Plans are chosen by it.
+  /// disk + network + kernel, or with overlap max(disk, network + kernel) plus the part of the
+  /// shorter that Machine::overlap says does not hide, plus the fill and drain that cannot
+  /// overlap; the slowest rank's. Plans are chosen by it.
   double wall_s = 0;
 };
 
@@ -162,9 +163,10 @@ void plan_requests(const Plan& plan, const Machine& machine, const ArrayAccess& 
 /// per rank r, disk_r = read/B_dr + write/B_dw + disk_latency·requests, network_r = f·recv/B_c,
 /// kernel_r = Method::rank_flops(plan, r) / Machine::flops_per_s; wall_r = disk_r + network_r +
 /// kernel_r serially, and with overlap (Method::buffer_sets() = 2: an I/O thread beside the
-/// thread that multiplies and sends) max(disk_r, network_r + kernel_r) + fill, where the fill
-/// is reading the first tiles of A and B and the drain writing the last tile of C, which no
-/// multiply overlaps: (tile A + tile B)/B_dr + tile C/B_dw. v holds every rank.
+/// thread that multiplies and sends) max(disk_r, busy_r) + (1 − ω)·min(disk_r, busy_r) + fill,
+/// busy_r = network_r + kernel_r and ω = Machine::overlap (1: the shorter hides entirely), where
+/// the fill is reading the first tiles of A and B and the drain writing the last tile of C, which
+/// no multiply overlaps: (tile A + tile B)/B_dr + tile C/B_dw. v holds every rank.
 void plan_wall(const Plan& plan, const Machine& machine, PlanVolumes& v);
 
 /// One rank's terms of plan_wall(), seconds: disk, network, kernel, fill (and drain; 0

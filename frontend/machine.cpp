@@ -16,7 +16,7 @@ namespace {
 
 using grammar::TceParser;
 
-enum class Kind { Count, Size, Bandwidth, Factor, ElementSize, Duration, Rate };
+enum class Kind { Count, Size, Bandwidth, Factor, ElementSize, Duration, Rate, Fraction };
 
 struct Property {
   const char* name;
@@ -35,11 +35,12 @@ constexpr Property kProperties[] = {
     {"reduction_factor", Kind::Factor},
     {"disk_latency", Kind::Duration},
     {"flops", Kind::Rate},
+    {"overlap", Kind::Fraction},
 };
 
 const char* kPropertyList =
     "processors, memory, network, disk, disk_read, disk_write, element_size, "
-    "replication_factor, reduction_factor, disk_latency, flops";
+    "replication_factor, reduction_factor, disk_latency, flops, overlap";
 const char* kSizeUnits = "B, KB, MB, GB, TB, KiB, MiB, GiB, TiB";
 const char* kBandwidthUnits = "B/s, KB/s, MB/s, GB/s, TB/s, KiB/s, MiB/s, GiB/s, TiB/s";
 const char* kDurationUnits = "s, ms, us, ns";
@@ -86,6 +87,7 @@ std::optional<double> unit_factor(Kind kind, TceParser::MachinePropContext& prop
   switch (kind) {
     case Kind::Count:
     case Kind::Factor:
+    case Kind::Fraction:
       if (!unit) return 1.0;
       r.report(DiagId::err_unexpected_unit, loc, key, text);
       return std::nullopt;
@@ -131,8 +133,12 @@ bool store(const Property& p, double value, TceParser::MachinePropContext& prop,
   const std::string key = p.name;
   const std::string shown = prop.value->getText();
   const auto loc = location_of(prop.value->getStart());
-  if (!std::isfinite(value) || value < 0 || (value == 0 && p.kind != Kind::Duration)) {
+  if (!std::isfinite(value) || value < 0 || (value == 0 && p.kind != Kind::Duration && p.kind != Kind::Fraction)) {
     r.report(DiagId::err_not_positive, loc, key, shown);
+    return false;
+  }
+  if (p.kind == Kind::Fraction && value > 1) {
+    r.report(DiagId::err_not_a_fraction, loc, key, shown);
     return false;
   }
   if ((p.kind == Kind::Count || p.kind == Kind::ElementSize) && value != std::floor(value)) {
@@ -164,6 +170,8 @@ bool store(const Property& p, double value, TceParser::MachinePropContext& prop,
     m.disk_latency_s = value;
   else if (key == "flops")
     m.flops_per_s = value;
+  else if (key == "overlap")
+    m.overlap = value;
   return true;
 }
 

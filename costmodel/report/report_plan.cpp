@@ -30,11 +30,15 @@ std::string wall_text(const ContractionAnalysis& a, const Machine& machine) {
     return fmt::format(
         "    wall time {:.5g} s predicted, serial: disk {:.5g} s + network {:.5g} s + kernel {:.5g} s ({})\n", w.wall,
         w.disk, w.network, w.kernel, rate);
+  const std::string unhidden = machine.overlap < 1
+                                   ? fmt::format(" + {:g} of the shorter {:.5g} s (overlap {:g})", 1 - machine.overlap,
+                                                 std::min(w.disk, w.network + w.kernel), machine.overlap)
+                                   : std::string();
   return fmt::format(
       "    wall time {:.5g} s predicted, overlapped (second buffers; an I/O thread reads ahead and writes "
-      "behind): max(disk {:.5g} s, network {:.5g} s + kernel {:.5g} s ({})) + fill and drain {:.5g} s; "
+      "behind): max(disk {:.5g} s, network {:.5g} s + kernel {:.5g} s ({})){} + fill and drain {:.5g} s; "
       "serially {:.5g} s\n",
-      w.wall, w.disk, w.network, w.kernel, rate, w.fill, w.disk + w.network + w.kernel);
+      w.wall, w.disk, w.network, w.kernel, rate, unhidden, w.fill, w.disk + w.network + w.kernel);
 }
 
 std::string human_bytes(double bytes) {

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "costmodel/analysis.h"
+#include "costmodel/method.h"
 #include "costmodel/methods/gao/gao.h"
 #include "frontend/frontend.h"
 
@@ -76,6 +77,37 @@ TEST(PlanSearch, ChosenPlanIsWithinFivePercentOfTheModelOptimumOnLargeProblems) 
     }
   }
   std::printf("worst plan / model optimum: %.4f\n", worst);
+}
+
+// Machine::overlap scales the part of the shorter of disk and network + kernel that an
+// overlapped plan hides: wall = max + (1 - overlap)·min + fill. At 0 the planner keeps serial
+// plans (overlap would only add the fill and halve the tiles' memory).
+TEST(PlanSearch, TheMachinesOverlapDecidesWhatHides) {
+  const ir::Program p = program(
+      "range N = 96;\nindex a, b, c, d, p : N;\ntensor A[N,N,N,N] input;\ntensor B[N,N] input;\n"
+      "tensor T[N,N,N,N] output;\nT[a,b,c,d] += A[a,b,c,p] * B[p,d];\n");
+  Machine m = machine(4, 8e6);  // examples/small.machine
+  m.network_bytes_per_s = 1e9;
+  m.disk_read_bytes_per_s = m.disk_write_bytes_per_s = 500e6;
+  const ContractionAnalysis full = analyze(p, p.statements[0], m, PlanOptions{});
+  ASSERT_TRUE(full.plan.feasible) << full.plan.reason;
+  ASSERT_EQ(method_of(full.plan.plan).buffer_sets(full.plan.plan), 2) << full.plan.plan.to_string();
+  for (double overlap : {1.0, 0.5, 0.0}) {
+    Machine half = m;
+    half.overlap = overlap;
+    const WallParts w = slowest_wall_parts(full.plan.plan, half, full.plan.volumes);
+    ASSERT_TRUE(w.overlap);
+    const double busy = w.network + w.kernel;
+    EXPECT_DOUBLE_EQ(w.wall, std::max(w.disk, busy) + (1 - overlap) * std::min(w.disk, busy) + w.fill) << overlap;
+  }
+  m.overlap = 0;
+  const ContractionAnalysis none = analyze(p, p.statements[0], m, PlanOptions{});
+  ASSERT_TRUE(none.plan.feasible) << none.plan.reason;
+  EXPECT_EQ(method_of(none.plan.plan).buffer_sets(none.plan.plan), 1) << none.plan.plan.to_string();
+  for (const PlannedCandidate& c : none.plans)
+    if (c.feasible) {
+      EXPECT_EQ(method_of(c.plan).buffer_sets(c.plan), 1) << c.plan.to_string();
+    }
 }
 
 TEST(PlanSearch, ForcedMethodAndOrderAreHonoured) {

@@ -133,6 +133,27 @@ TEST(Frontend, DiskLatencyTakesATimeUnit) {
             "                                                                                   ^\n");
 }
 
+TEST(Frontend, OverlapIsAShareFromZeroToOne) {
+  const std::string head = "machine m { processors 1; memory 1 MB; network 1 GB/s; disk 1 GB/s; ";
+  auto plain = parse_source("m.tce", head + "}", {});
+  ASSERT_TRUE(plain.ok()) << plain.diagnostics.render();
+  EXPECT_EQ(plain.program->machine->overlap, 1.0);
+  for (const auto& [text, share] :
+       std::vector<std::pair<std::string, double>>{{"0", 0.0}, {"0.25", 0.25}, {"1", 1.0}}) {
+    auto r = parse_source("m.tce", head + "overlap " + text + "; }", {});
+    ASSERT_TRUE(r.ok()) << text << r.diagnostics.render();
+    EXPECT_DOUBLE_EQ(r.program->machine->overlap, share) << text;
+  }
+  EXPECT_EQ(parse_source("m.tce", head + "overlap 1.5; }", {}).diagnostics.render(),
+            "m.tce:1:77: error: 'overlap' must be from 0 to 1, got 1.5\n"
+            "machine m { processors 1; memory 1 MB; network 1 GB/s; disk 1 GB/s; overlap 1.5; }\n"
+            "                                                                            ^\n");
+  EXPECT_EQ(parse_source("m.tce", head + "overlap 0.5 s; }", {}).diagnostics.render(),
+            "m.tce:1:81: error: 'overlap' takes no unit, got 's'\n"
+            "machine m { processors 1; memory 1 MB; network 1 GB/s; disk 1 GB/s; overlap 0.5 s; }\n"
+            "                                                                                ^\n");
+}
+
 TEST(Frontend, DefinesOverrideRanges) {
   Options o;
   o.defines = {"O=100", "V=7"};

@@ -23,6 +23,8 @@ tcec::calibrate::Measured sample() {
   m.disk_bytes = 256000000;
   m.message_bytes = 16000000;
   m.kernel_n = 768;
+  m.overlap = 0.43219;
+  m.overlap_disk_s = 0.2014, m.overlap_kernel_s = 0.1987, m.overlap_both_s = 0.2881;
   m.host = "vm";
   m.date = "2026-11-25 10:17 UTC";
   return m;
@@ -46,6 +48,8 @@ TEST(MachineFile, SaysHowEachFigureWasMeasured) {
             "  reduction_factor 4.626;        # all-reduce time over its bytes x log2 P at the network bandwidth\n"
             "  flops 23.769 GFLOP/s;          # tile kernel on 768x768x768 tiles, all ranks at once; slowest rank "
             "(53.383 GFLOP/s on 64x64x64)\n"
+            "  overlap 0.432;                 # disk reads on an I/O thread 0.201 s, kernel 0.199 s, both at once "
+            "0.288 s; slowest rank\n"
             "}\n");
 }
 
@@ -62,6 +66,7 @@ TEST(MachineFile, TheParserReadsItBack) {
   EXPECT_DOUBLE_EQ(m.replication_factor, 1.509);
   EXPECT_DOUBLE_EQ(m.reduction_factor, 4.626);
   EXPECT_DOUBLE_EQ(m.flops_per_s, 23.769e9);
+  EXPECT_DOUBLE_EQ(m.overlap, 0.432);
 }
 
 }  // namespace

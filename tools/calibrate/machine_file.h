@@ -22,7 +22,9 @@ struct Measured {
   std::uint64_t message_bytes = 0;  ///< per message of the network figures
   std::uint64_t kernel_n = 0;       ///< the kernel's n×n×n tiles
   double small_flops_per_s = 0;     ///< the kernel on 64×64×64 tiles (for the comment)
-  std::string host, date;           ///< where and when (UTC), for the header
+  double overlap = 1;               ///< share of the shorter of disk and kernel hidden, 0 to 1
+  double overlap_disk_s = 0, overlap_kernel_s = 0, overlap_both_s = 0;  ///< its times (for the comment)
+  std::string host, date;                                               ///< where and when (UTC), for the header
 };
 
 /// The machine block, with a comment on every line saying how it was measured, e.g.
@@ -33,8 +35,8 @@ struct Measured {
 ///     …
 ///   }
 /// Every value is written so that the .tce parser reads it back (frontend/machine.cpp): sizes
-/// in whole MB, bandwidths in MB/s with two decimals, the latency in us, factors and the kernel
-/// (GFLOP/s) with three.
+/// in whole MB, bandwidths in MB/s with two decimals, the latency in us, factors, the overlap
+/// and the kernel (GFLOP/s) with three.
 std::string machine_text(const Measured& m);
 
 }  // namespace tcec::calibrate

@@ -99,7 +99,8 @@ void write_atomically(const std::string& path, const std::string& text) {
 int main(int argc, char** argv) {
   return tcert::run_program(argc, argv, [&](const tcert::Context& ctx) {
     CLI::App app{
-        "tcec-calibrate: measures disk, network, collectives and the tile kernel of this machine with all "
+        "tcec-calibrate: measures disk, network, collectives, the tile kernel and how far disk reads overlap it "
+        "on this machine with all "
         "ranks at once, through the code paths tcec's generated programs use, and writes a machine block "
         "for tcec --machine. Run it as the programs will run: mpirun -np P tcec-calibrate -o FILE.machine"};
     std::string output, scratch, memory;
@@ -166,6 +167,11 @@ int main(int argc, char** argv) {
     m.small_flops_per_s = tcec::calibrate::measure_kernel(ctx, 64);
     report(fmt::format("kernel: {:.2f} GFLOP/s per rank ({:.2f} on 64x64x64 tiles)", m.flops_per_s / 1e9,
                        m.small_flops_per_s / 1e9));
+    const tcec::calibrate::OverlapFigures o =
+        tcec::calibrate::measure_overlap(ctx, scratch, m.disk_bytes / 2, static_cast<std::size_t>(m.kernel_n));
+    m.overlap = o.overlap, m.overlap_disk_s = o.disk_s, m.overlap_kernel_s = o.kernel_s, m.overlap_both_s = o.both_s;
+    report(fmt::format("overlap: {:.3f} (disk reads on an I/O thread {:.3f} s, kernel {:.3f} s, both {:.3f} s)",
+                       o.overlap, o.disk_s, o.kernel_s, o.both_s));
     if (ctx.rank() == 0) {
       write_atomically(output, tcec::calibrate::machine_text(m));
       report("wrote " + output);

@@ -8,6 +8,7 @@
 
 #include "runtime/counters.h"
 #include "runtime/disk.h"
+#include "runtime/io_worker.h"
 #include "runtime/kernel.h"
 
 namespace tcec::calibrate {
@@ -15,6 +16,7 @@ namespace tcec::calibrate {
 namespace {
 
 constexpr std::size_t kRequestElems = std::size_t{1} << 19;  // 4 MB per DiskFile call
+constexpr double kOverlapSeconds = 0.2;                      // the overlap measurement's reads, at least
 
 /// Runs body on every rank between barriers; the slowest rank's seconds.
 template <class Body>
@@ -95,6 +97,45 @@ double measure_kernel(const tcert::Context& ctx, std::size_t n) {
     for (int i = 0; i < kCalls; ++i) tcert::gemm_tile(n, n, n, 1.0, a.data(), n, b.data(), n, 1.0, c.data(), n);
   });
   return 2.0 * std::pow(static_cast<double>(n), 3) * kCalls / s;
+}
+
+OverlapFigures measure_overlap(const tcert::Context& ctx, const std::string& dir, std::uint64_t bytes, std::size_t n) {
+  const std::uint64_t elems = std::max<std::uint64_t>(bytes / 8, kRequestElems);
+  std::vector<double> buf(kRequestElems, 1.0);
+  tcert::DiskFile file(dir + "/calibrate-overlap-rank" + std::to_string(ctx.rank()) + ".bin");
+  for (std::uint64_t at = 0; at < elems; at += kRequestElems)
+    file.write(buf.data(), at, static_cast<std::size_t>(std::min<std::uint64_t>(kRequestElems, elems - at)));
+  int passes = 1;  // over the file, raised below until the reads take kOverlapSeconds
+  auto read_all = [&] {
+    for (int pass = 0; pass < passes; ++pass)
+      for (std::uint64_t at = 0; at < elems; at += kRequestElems)
+        file.read(buf.data(), at, static_cast<std::size_t>(std::min<std::uint64_t>(kRequestElems, elems - at)));
+  };
+  std::vector<double> a(n * n, 0.5), b(n * n, 0.25), c(n * n, 0.0);
+  auto multiply = [&](int calls) {
+    for (int i = 0; i < calls; ++i) tcert::gemm_tile(n, n, n, 1.0, a.data(), n, b.data(), n, 1.0, c.data(), n);
+  };
+  OverlapFigures out;
+  tcert::IoWorker io;
+  auto read_on_worker = [&] { io.wait(io.submit(read_all)); };
+  read_on_worker();  // warm-up: the thread, the file's pages
+  multiply(1);
+  passes = std::max(1, static_cast<int>(std::ceil(kOverlapSeconds / slowest(ctx, read_on_worker))));
+  out.disk_s = slowest(ctx, read_on_worker);
+  // As many calls as take about the read's time (every rank the same number: the slowest call).
+  const double call_s = slowest(ctx, [&] { multiply(1); });
+  const int calls = std::max(1, static_cast<int>(std::lround(out.disk_s / call_s)));
+  out.kernel_s = slowest(ctx, [&] { multiply(calls); });
+  out.both_s = slowest(ctx, [&] {
+    const tcert::IoWorker::Ticket t = io.submit(read_all);
+    multiply(calls);
+    io.wait(t);
+  });
+  io.drain();
+  file.remove();
+  const double shorter = std::min(out.disk_s, out.kernel_s);
+  out.overlap = std::clamp((out.disk_s + out.kernel_s - out.both_s) / shorter, 0.0, 1.0);
+  return out;
 }
 
 }  // namespace tcec::calibrate

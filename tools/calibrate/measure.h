@@ -37,4 +37,17 @@ CollectiveFactors measure_collectives(const tcert::Context& ctx, std::uint64_t b
 /// rank's time per call, FLOP/s. Small tiles run slower than large ones; the model has one rate.
 double measure_kernel(const tcert::Context& ctx, std::size_t n);
 
+/// Overlap (Machine::overlap): each rank reads a file of `bytes` under `dir` on an I/O thread
+/// (runtime IoWorker, 4 MB DiskFile reads, as overlapped programs read ahead; as many passes as
+/// take 0.2 s) while its own thread runs the tile kernel on n×n×n tiles for about as long, all
+/// ranks at once. With t_d and t_k the
+/// slowest rank's times of each alone and t_both of both together, the share of the shorter that
+/// ran beside the longer: (t_d + t_k − t_both) / min(t_d, t_k), clamped to 0 … 1. The file is
+/// written first (so reads come from wherever programs' tiled files would be) and removed after.
+/// Throws tcert::Error on I/O failure.
+struct OverlapFigures {
+  double overlap = 1, disk_s = 0, kernel_s = 0, both_s = 0;
+};
+OverlapFigures measure_overlap(const tcert::Context& ctx, const std::string& dir, std::uint64_t bytes, std::size_t n);
+
 }  // namespace tcec::calibrate
