@@ -24,8 +24,8 @@ DirectResult::DirectResult(Run& run, const TensorShape& shape, bool writes) {
 
 DirectResult::~DirectResult() = default;
 
-void DirectResult::wrote(std::uint64_t bytes) {
-  if (!guard_.touched(bytes)) return;
+void DirectResult::wrote(std::uint64_t bytes, std::uint64_t accesses) {
+  if (!guard_.touched(bytes, accesses)) return;
   if (writer_)
     writer_->drop_pages();
   else if (patch_)

@@ -34,8 +34,14 @@ class DirectResult {
   /// Notes a write through data() that may have made `bytes` newly resident (MappedWalk; 0:
   /// none) and, when resident file-backed pages have grown by Run::kMappedDropBytes since the
   /// last drop (ResidentGuard), drops the mapping's resident pages (they stay in the page
-  /// cache), bounding the resident memory.
-  void wrote(std::uint64_t bytes);
+  /// cache), bounding the resident memory. `accesses`: as ResidentGuard::touched() counts them
+  /// (a span: MappedWalk::windows()).
+  void wrote(std::uint64_t bytes, std::uint64_t accesses = 1);
+  /// wrote() for a write of elements at … at + n − 1 that `walk` follows (MappedWalk::span()).
+  void wrote_span(MappedWalk& walk, std::uint64_t at, std::uint64_t n) {
+    const std::uint64_t bytes = walk.span(at, n);
+    wrote(bytes, walk.windows(bytes));
+  }
   /// The file the result is written in until commit() (its temporary name; every rank).
   const std::string& file() const { return temp_; }
   /// Syncs every rank's writes to file(), for a copy of it (a checkpoint inside the step).

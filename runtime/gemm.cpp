@@ -18,10 +18,28 @@
 #include "runtime/linear_map.h"
 #include "runtime/mapped_walk.h"
 #include "runtime/spec_check.h"
+#include "runtime/split_map.h"
 
 namespace tcert {
 
 using i64 = std::int64_t;
+
+/// Where the elements of one block of a tile live in a tensor's file: element (i, j) of the
+/// row-major R×C block is at linear index row_at[i] + col_at[j] (LinearMap's row and column
+/// parts), and `runs` cut the columns into (first column, length) runs of consecutive col_at.
+struct BlockRuns {
+  std::vector<std::uint64_t> row_at, col_at;
+  std::vector<std::pair<std::size_t, std::size_t>> runs;
+  std::size_t elements() const { return row_at.size() * col_at.size(); }
+  /// Calls f(element of the block, linear index, n) for each run of n elements adjacent in the
+  /// block and in the file, rows in order and runs in order within a row: the order of an
+  /// element-by-element walk, so that RunCounter and MappedWalk spans count as it would.
+  template <class F>
+  void each_run(const F& f) const {
+    for (std::size_t i = 0; i < row_at.size(); ++i)
+      for (const auto& [j, n] : runs) f(i * col_at.size() + j, row_at[i] + col_at[j], n);
+  }
+};
 
 /// One of A, B, C: its disk layout on this rank and its tile buffer.
 /// Non-broadcast arrays have one TiledMatrix; a broadcast operand (replication) has one per K
@@ -57,9 +75,9 @@ struct DistributedGemm::Buffered {
   std::optional<ElementSource> direct;
   std::optional<LinearMap> direct_map;
   double* mapped = nullptr;  // direct C: the result's file, mapped (written)
-  // Direct A/B/C: bytes a read or write may make resident in a mapping (mapped_walk.h), for
-  // Run::touched_mapped (A, B) or DirectResult::wrote (C).
-  std::function<void(std::uint64_t)> touched;
+  // Direct A/B/C: a read or write (a span, mapped_walk.h) that may make resident the bytes that
+  // `walk` charges for it in a mapping: Run::touched_span (A, B) or DirectResult::wrote_span (C).
+  std::function<void(MappedWalk& walk, std::uint64_t at, std::uint64_t n)> touched;
 
   i64 block_rows(i64 f) const { return rows.rows(f, pr); }
   /// Columns of block h of piece q (pieced) or of part `part` (the K part held, under rotation).
@@ -110,43 +128,44 @@ struct DistributedGemm::Buffered {
       for (i64 h = s.tc.first; h < s.tc.first + s.tc.count; ++h)
         if (m.block_rows(f) * m.block_cols(h) > 0) m.read_block(f, h, s.buf.data() + offset(s, f, h, q));
   }
-  /// Calls body(f, h, the tensor's linear index of element (i, j) of block (f, h), rows, cols)
-  /// for every non-empty block of the tile ranges r × c (of piece q for a broadcast operand,
-  /// of K part `part` under rotation), in the order a tiled file holds them, timing each as
-  /// disk busy time. Direct tile I/O only (direct_map set).
+  /// Calls body(f, h, block) for every non-empty block (f, h) of the tile ranges r × c (of piece
+  /// q for a broadcast operand, of K part `part` under rotation), in the order a tiled file holds
+  /// them, timing each as disk busy time; `block` gives the tensor's linear index of each of its
+  /// elements by runs (BlockRuns). Direct tile I/O only (direct_map set).
   template <class Body>
   void each_direct_block(i64 q, i64 part, Tiles r, Tiles c, const Body& body) const {
     const i64 held = pieced ? q : part;
     const std::size_t nr = rows.indices().size(), nc = cols.indices().size();
+    BlockRuns block;
     for (i64 f = r.first; f < r.first + r.count; ++f) {
       const std::vector<i64> rv = TiledMatrix::piece_values(rows, f, pr);
+      block.row_at.resize(static_cast<std::size_t>(block_rows(f)));
+      for (std::size_t i = 0; i < block.row_at.size(); ++i) block.row_at[i] = direct_map->row_part(rv.data() + i * nr);
       for (i64 h = c.first; h < c.first + c.count; ++h) {
-        const auto R = static_cast<std::size_t>(block_rows(f)), C = static_cast<std::size_t>(block_cols(h, q, part));
-        if (R * C == 0) continue;
+        const auto C = static_cast<std::size_t>(block_cols(h, q, part));
+        if (block.row_at.empty() || C == 0) continue;
         const std::vector<i64> cv = TiledMatrix::piece_values(cols, h, held);
-        const auto linear = [&](std::size_t i, std::size_t j) {
-          return (*direct_map)(rv.data() + i * nr, cv.data() + j * nc);
-        };
+        block.col_at.resize(C);
+        for (std::size_t j = 0; j < C; ++j) block.col_at[j] = direct_map->col_part(cv.data() + j * nc);
+        block.runs = consecutive_runs(block.col_at);
         const Stopwatch clock;  // disk busy time, as DiskFile counts its transfers
-        body(f, h, linear, R, C);
+        body(f, h, block);
         counters().add_disk_time(clock.seconds());
       }
     }
   }
   /// read() from the tensor's elements, counted as disk reads of 8 bytes per element.
   void read_direct(Slot& s, i64 q, i64 part) const {
-    each_direct_block(q, part, s.tr, s.tc, [&](i64 f, i64 h, const auto& linear, std::size_t R, std::size_t C) {
+    each_direct_block(q, part, s.tr, s.tc, [&](i64 f, i64 h, const BlockRuns& block) {
       double* dst = s.buf.data() + offset(s, f, h, q);
       RunCounter requests;
       MappedWalk walk(kFaultAroundBytes);
-      for (std::size_t i = 0; i < R; ++i)
-        for (std::size_t j = 0; j < C; ++j) {
-          const std::uint64_t at = linear(i, j);
-          requests.at(at);
-          if (const std::uint64_t resident = walk.touch(at); resident && touched) touched(resident);
-          dst[i * C + j] = (*direct)(at);
-        }
-      counters().add_disk_read(8 * R * C);
+      block.each_run([&](std::size_t e, std::uint64_t at, std::size_t n) {
+        requests.span(at, n);
+        if (touched) touched(walk, at, n);
+        direct->copy(at, n, dst + e);
+      });
+      counters().add_disk_read(8 * block.elements());
       requests.add();
     });
   }
@@ -159,18 +178,16 @@ struct DistributedGemm::Buffered {
           if (block_rows(f) * block_cols(h, 0) > 0) file->write_block(f, h, s.buf.data() + offset(s, f, h));
       return;
     }
-    each_direct_block(0, pc, s.tr, s.tc, [&](i64 f, i64 h, const auto& linear, std::size_t R, std::size_t C) {
+    each_direct_block(0, pc, s.tr, s.tc, [&](i64 f, i64 h, const BlockRuns& block) {
       const double* src = s.buf.data() + offset(s, f, h);
       RunCounter requests;
       MappedWalk walk(kMappedPageBytes);
-      for (std::size_t i = 0; i < R; ++i)
-        for (std::size_t j = 0; j < C; ++j) {
-          const std::uint64_t at = linear(i, j);
-          requests.at(at);
-          if (const std::uint64_t resident = walk.touch(at); resident && touched) touched(resident);
-          mapped[at] = src[i * C + j];
-        }
-      counters().add_disk_write(8 * R * C);
+      block.each_run([&](std::size_t e, std::uint64_t at, std::size_t n) {
+        requests.span(at, n);
+        if (touched) touched(walk, at, n);
+        std::copy_n(src + e, n, mapped + at);
+      });
+      counters().add_disk_write(8 * block.elements());
       requests.add();
     });
   }
@@ -310,7 +327,7 @@ void DistributedGemm::load() {
     if (&x == A_.get() ? spec_.direct_A : spec_.direct_B) {  // read block by block in the compute phase
       x.direct = run_.input(tensor.shape);
       x.direct_map.emplace(tensor, row_count);
-      x.touched = [this](std::uint64_t bytes) { run_.touched_mapped(bytes); };
+      x.touched = [this](MappedWalk& walk, std::uint64_t at, std::uint64_t n) { run_.touched_span(walk, at, n); };
       return;
     }
     TiledMatrix& m = x.pieced ? *x.pieces[rank_] : *x.file;
@@ -364,26 +381,26 @@ void DistributedGemm::open_direct_C() {
   if (!owns_result()) return;
   double* out = direct_C_->data();
   C.mapped = out;
-  C.touched = [result = direct_C_.get()](std::uint64_t bytes) { result->wrote(bytes); };
+  C.touched = [result = direct_C_.get()](MappedWalk& walk, std::uint64_t at, std::uint64_t n) {
+    result->wrote_span(walk, at, n);
+  };
   C.direct = ElementSource(out);
   C.direct_map.emplace(spec_.C, spec_.I.indices.size());
   if (!c0) return;
   // Accumulating: this rank's part of C starts from the current values, copied into the new
   // file (read and written, as stage 1 lays out a tiled C).
   const Tiles all_rows{0, C.rows.finest_tiles()}, all_cols{0, C.cols.finest_tiles()};
-  C.each_direct_block(0, C.pc, all_rows, all_cols, [&](i64, i64, const auto& linear, std::size_t R, std::size_t W) {
+  C.each_direct_block(0, C.pc, all_rows, all_cols, [&](i64, i64, const BlockRuns& block) {
     RunCounter requests;  // the same runs read from the current version and written to the new
     MappedWalk read(kFaultAroundBytes), written(kMappedPageBytes);
-    for (std::size_t i = 0; i < R; ++i)
-      for (std::size_t j = 0; j < W; ++j) {
-        const std::uint64_t at = linear(i, j);
-        requests.at(at);
-        run_.touched_mapped(read.touch(at));
-        direct_C_->wrote(written.touch(at));
-        out[at] = (*c0)(at);
-      }
-    counters().add_disk_read(8 * R * W);
-    counters().add_disk_write(8 * R * W);
+    block.each_run([&](std::size_t, std::uint64_t at, std::size_t n) {
+      requests.span(at, n);
+      run_.touched_span(read, at, n);
+      direct_C_->wrote_span(written, at, n);
+      c0->copy(at, n, out + at);
+    });
+    counters().add_disk_read(8 * block.elements());
+    counters().add_disk_write(8 * block.elements());
     counters().add_disk_requests(requests.runs());
     requests.add();
   });

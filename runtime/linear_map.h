@@ -23,9 +23,18 @@ class LinearMap {
       (p < row_count ? row_stride_ : col_stride_).push_back(stride[static_cast<std::size_t>(binding.perm[p])]);
   }
   std::uint64_t operator()(const std::int64_t* row_values, const std::int64_t* col_values) const {
+    return row_part(row_values) + col_part(col_values);
+  }
+  /// The row values' share of the linear index (operator() = row_part + col_part).
+  std::uint64_t row_part(const std::int64_t* row_values) const {
     std::uint64_t at = 0;
     for (std::size_t p = 0; p < row_stride_.size(); ++p)
       at += static_cast<std::uint64_t>(row_values[p]) * row_stride_[p];
+    return at;
+  }
+  /// The column values' share of the linear index.
+  std::uint64_t col_part(const std::int64_t* col_values) const {
+    std::uint64_t at = 0;
     for (std::size_t p = 0; p < col_stride_.size(); ++p)
       at += static_cast<std::uint64_t>(col_values[p]) * col_stride_[p];
     return at;

@@ -24,10 +24,10 @@ std::uint64_t resident_file_bytes() {
 
 ResidentGuard::ResidentGuard(std::uint64_t limit) : limit_(limit), base_(resident_file_bytes()), checked_(base_) {}
 
-bool ResidentGuard::touched(std::uint64_t bytes) {
+bool ResidentGuard::touched(std::uint64_t bytes, std::uint64_t accesses) {
   if (bytes == 0) return false;
   // A count, not an exact one: threads may lose an increment (no locked instruction per access).
-  const std::uint64_t touches = touches_.load(std::memory_order_relaxed) + 1;
+  const std::uint64_t touches = touches_.load(std::memory_order_relaxed) + std::max<std::uint64_t>(accesses, 1);
   touches_.store(touches, std::memory_order_relaxed);
   if (touches < interval_.load(std::memory_order_relaxed)) return false;
   const std::lock_guard<std::mutex> lock(check_);

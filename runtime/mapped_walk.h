@@ -39,6 +39,9 @@ class MappedWalk {
     last_ = last;
     return windows * window_bytes_;
   }
+  /// The windows that `bytes` of span() entered: the accesses that may fault which a walk element
+  /// by element over the same span would have made (ResidentGuard::touched()).
+  std::uint64_t windows(std::uint64_t bytes) const { return bytes / window_bytes_; }
 
  private:
   unsigned shift_;  // log2 of the elements of a window
@@ -63,9 +66,11 @@ class ResidentGuard {
   /// limit: bytes of growth in resident file-backed pages that makes a drop due.
   explicit ResidentGuard(std::uint64_t limit);
 
-  /// Notes an access that may have made `bytes` newly resident (MappedWalk; 0: none) and returns
-  /// true when the caller should drop its mappings' resident pages now, and then call dropped().
-  bool touched(std::uint64_t bytes);
+  /// Notes `accesses` accesses (1; a span: the windows it entered, MappedWalk::windows()) that may
+  /// have made `bytes` newly resident (MappedWalk; 0: none) and returns true when the caller
+  /// should drop its mappings' resident pages now, and then call dropped(). A span counts as the
+  /// accesses an element-by-element walk would have made, so the checks come as often.
+  bool touched(std::uint64_t bytes, std::uint64_t accesses = 1);
   /// After the caller's drop: the current level becomes the base of the next growth.
   void dropped();
 

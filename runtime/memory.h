@@ -49,8 +49,8 @@ MemoryBudget& budget();
 /// block freed so far (up to 32 MiB), after which large buffers come from the heaps of its
 /// arenas and may stay resident after they are freed, by an amount that depends on how the
 /// threads interleave: up to 20 MB above the budget per rank in the e2e tests. Run::end_step()
-/// calls it. (Fixing the threshold instead costs an mmap, page faults and an munmap for every
-/// large buffer: 15% of tcec-ccsd's time on H2O/cc-pVDZ.)
+/// calls it. (Fixing the threshold lower, at 256 KiB, would cost an mmap, page faults and an
+/// munmap for every buffer above it: 15% of tcec-ccsd's time on H2O/cc-pVDZ.)
 void release_free_heap();
 
 /// Makes heap blocks of 1 MiB or more their own mappings, given back when freed (glibc; nothing

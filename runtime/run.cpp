@@ -192,8 +192,8 @@ void Run::end_step() {
   release_free_heap();
 }
 
-void Run::touched_mapped(std::uint64_t bytes) {
-  if (!mapped_guard_.touched(bytes)) return;
+void Run::touched_mapped(std::uint64_t bytes, std::uint64_t accesses) {
+  if (!mapped_guard_.touched(bytes, accesses)) return;
   for (const auto& [path, reader] : inputs_) reader->drop_pages();
   mapped_guard_.dropped();
 }

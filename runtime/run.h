@@ -168,7 +168,13 @@ class Run {
   /// pages as end_step() does, so that a step's direct reads hold at most about that much of the
   /// inputs in memory (the pages are read again from the page cache when touched). Safe from
   /// the compute stage's I/O thread: the step's inputs are all opened in its load stage.
-  void touched_mapped(std::uint64_t bytes);
+  /// `accesses`: as ResidentGuard::touched() counts them (a span: MappedWalk::windows()).
+  void touched_mapped(std::uint64_t bytes, std::uint64_t accesses = 1);
+  /// touched_mapped() for a read of elements at … at + n − 1 that `walk` follows (MappedWalk::span()).
+  void touched_span(MappedWalk& walk, std::uint64_t at, std::uint64_t n) {
+    const std::uint64_t bytes = walk.span(at, n);
+    touched_mapped(bytes, walk.windows(bytes));
+  }
   /// 8 MiB: a step's mapped reads and its mapped writes (DirectResult) each hold at most about
   /// this much beyond the tile memory (plus what the kernel maps between two checks), which keeps
   /// a rank's peak resident memory within the tile memory + 64 MB with MPI's and BLAS's own

@@ -136,7 +136,7 @@ void SfcGemm::read_panel(int operand, i64 r0, i64 rows, i64 k0, i64 kc, double* 
     const std::uint64_t row = map.row(r);
     for (const auto& [c, n] : runs) {
       requests.span(row + cols[c], n);
-      run_.touched_mapped(walk.span(row + cols[c], n));
+      run_.touched_span(walk, row + cols[c], n);
       src.copy(row + cols[c], n, out);
       out += n;
     }
@@ -172,7 +172,7 @@ void SfcGemm::add_current(i64 i0, i64 rows, i64 j0, i64 cols, double* C) {
     const std::uint64_t row = map_C_->row(r);
     for (const auto& [c, n] : runs) {
       requests.span(row + col_part[c], n);
-      run_.touched_mapped(walk.span(row + col_part[c], n));
+      run_.touched_span(walk, row + col_part[c], n);
       for (std::size_t e = 0; e < n; ++e) C[e] += (*C0_)(row + col_part[c] + e);
       C += n;
     }
@@ -192,7 +192,7 @@ void SfcGemm::write_rows(i64 i0, i64 rows, i64 j0, i64 cols, const double* C) {
     const std::uint64_t row = map_C_->row(r);
     for (const auto& [c, n] : runs) {
       requests.span(row + col_part[c], n);
-      result_->wrote(walk.span(row + col_part[c], n));
+      result_->wrote_span(walk, row + col_part[c], n);
       std::copy_n(C, n, out_ + row + col_part[c]);
       C += n;
     }
