@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstring>
 
 #include "temp_dir.h"
 
@@ -40,7 +41,11 @@ TEST(MappedWalk, FaultAroundWindowsAreSixtyFourKiB) {
 // Writes through a shared mapping of a 32 MiB file, page by page, charging each page to a guard of
 // 8 MiB: it asks for a drop once the process's resident file pages have grown by 8 MiB (checked
 // about every ResidentGuard::kCheckBytes of growth), and after the drop it counts growth from there.
-TEST(ResidentGuard, AsksForADropOnceResidentFilePagesGrowByItsLimit) {
+// Writes a 32 MiB shared mapping in spans of `span` bytes (each charged through a MappedWalk and
+// counted as the windows it entered) and requires a drop within a check interval (about
+// kCheckBytes of growth, plus one span) of every 8 MiB of growth, and the resident pages falling
+// after each.
+void expect_drops_every_limit(std::uint64_t span) {
   const tcert_test::TempDir dir;
   const std::string path = dir.file("mapped");
   constexpr std::uint64_t kFile = std::uint64_t{32} << 20, kLimit = std::uint64_t{8} << 20;
@@ -55,25 +60,33 @@ TEST(ResidentGuard, AsksForADropOnceResidentFilePagesGrowByItsLimit) {
   std::uint64_t level = tcert::resident_file_bytes();       // since the last drop
   ASSERT_GT(level, 0u);
   ResidentGuard guard(kLimit);
+  MappedWalk walk(kMappedPageBytes);
   std::uint64_t written = 0, since_drop = 0, drops = 0;
-  for (; written < kFile; written += kMappedPageBytes, since_drop += kMappedPageBytes) {
-    data[written] = 1;
-    if (!guard.touched(kMappedPageBytes)) continue;
+  for (; written < kFile; written += span, since_drop += span) {
+    std::memset(data + written, 1, span);  // each page written is one page resident
+    const std::uint64_t bytes = walk.span(written / 8, span / 8);
+    EXPECT_EQ(bytes, span);
+    if (!guard.touched(bytes, walk.windows(bytes))) continue;
     const std::uint64_t now = tcert::resident_file_bytes();
     EXPECT_GE(now + kSlack, level + kLimit);
-    // Asked within a check interval (about kCheckBytes of growth) of the limit: each page written
-    // is one page resident.
-    EXPECT_LE(since_drop, kLimit + ResidentGuard::kCheckBytes + kSlack);
+    EXPECT_LE(since_drop, kLimit + ResidentGuard::kCheckBytes + span + kSlack) << span;
     EXPECT_GE(since_drop + kSlack, kLimit);
     ASSERT_EQ(::madvise(data, kFile, MADV_DONTNEED), 0);
     EXPECT_LT(tcert::resident_file_bytes(), now - kLimit / 2);
     guard.dropped();
     level = tcert::resident_file_bytes(), since_drop = 0, ++drops;
   }
-  EXPECT_GE(drops, 3u);  // 32 MiB written, a drop per at most 8 MiB
-  EXPECT_LE(drops, 4u);
+  EXPECT_GE(drops, 3u) << span;  // 32 MiB written, a drop per at most 8 MiB
+  EXPECT_LE(drops, 4u) << span;
   EXPECT_FALSE(guard.touched(0));
   ::munmap(data, kFile);
 }
+
+TEST(ResidentGuard, AsksForADropOnceResidentFilePagesGrowByItsLimit) { expect_drops_every_limit(kMappedPageBytes); }
+
+// A walk by runs (direct tile I/O, sfc panels) checks as often as a walk page by page: a span of
+// 1 MiB counts as the 256 pages it entered, not as one access (one access a check interval of at
+// least 16 would check every 16 MiB).
+TEST(ResidentGuard, SpansCountAsTheWindowsTheyEnter) { expect_drops_every_limit(256 * kMappedPageBytes); }
 
 }  // namespace
