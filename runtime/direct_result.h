@@ -40,7 +40,7 @@ class DirectResult {
   /// wrote() for a write of elements at … at + n − 1 that `walk` follows (MappedWalk::span()).
   void wrote_span(MappedWalk& walk, std::uint64_t at, std::uint64_t n) {
     const std::uint64_t bytes = walk.span(at, n);
-    wrote(bytes, walk.windows(bytes));
+    if (bytes > 0) wrote(bytes, walk.windows(bytes));  // most runs stay in a page
   }
   /// The file the result is written in until commit() (its temporary name; every rank).
   const std::string& file() const { return temp_; }

@@ -63,6 +63,7 @@ struct KeptTensor {
 /// Calling it on a mapped file is a load, not an indirect call.
 class ElementSource {
  public:
+  static constexpr std::size_t kShortRun = 16;  ///< copy(): runs up to this many elements by a loop
   ElementSource() = default;
   /// The row-major doubles at `data` (a mapping that outlives the source).
   explicit ElementSource(const double* data) : data_(data) {}
@@ -74,7 +75,11 @@ class ElementSource {
   /// out[e] = (*this)(first + e) for e < n (a memcpy from a mapped file).
   void copy(std::uint64_t first, std::size_t n, double* out) const {
     if (data_ != nullptr) {
-      std::copy_n(data_ + first, n, out);
+      if (n <= kShortRun) {  // a loop: a call to memmove costs more than a few elements
+        for (std::size_t e = 0; e < n; ++e) out[e] = data_[first + e];
+      } else {
+        std::copy_n(data_ + first, n, out);
+      }
       return;
     }
     for (std::size_t e = 0; e < n; ++e) out[e] = element_(first + e);
@@ -173,7 +178,7 @@ class Run {
   /// touched_mapped() for a read of elements at … at + n − 1 that `walk` follows (MappedWalk::span()).
   void touched_span(MappedWalk& walk, std::uint64_t at, std::uint64_t n) {
     const std::uint64_t bytes = walk.span(at, n);
-    touched_mapped(bytes, walk.windows(bytes));
+    if (bytes > 0) touched_mapped(bytes, walk.windows(bytes));  // most runs stay in a window
   }
   /// 8 MiB: a step's mapped reads and its mapped writes (DirectResult) each hold at most about
   /// this much beyond the tile memory (plus what the kernel maps between two checks), which keeps
