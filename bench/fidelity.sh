@@ -9,7 +9,9 @@
 # wall time of the compute stage (the trace's predicted seconds), the measured one (slowest
 # rank) and their ratio, then the same for the whole contraction (compute stage plus stages 1
 # and 3, which the plan choice weighs), and per case the default plan's measured whole time over
-# the fastest forced method's. MPI: as root set OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1.
+# the fastest forced method's. The inputs are .npy files (bench/write_inputs.py, with Debian's
+# python3-numpy), read as a user's would be. MPI: as root set OMPI_ALLOW_RUN_AS_ROOT=1
+# OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$here/build}
@@ -28,6 +30,8 @@ printf '\n%-22s %-22s %12s %12s %8s %12s %12s %8s\n' case method compute_pred co
 for entry in "${cases[@]}"; do
   name=${entry%%|*}
   read -r -a args <<< "${entry#*|}"
+  "$build/bin/tcec" "${args[@]}" --machine "$work/calibrated.machine" --dry-run --json |
+    /usr/bin/python3 "$here/bench/write_inputs.py" "$work/$name.inputs"
   best=""
   default_s=""
   for method in "${methods[@]}" default; do
@@ -40,7 +44,8 @@ for entry in "${cases[@]}"; do
       continue
     fi
     program=$(find "$dir" -maxdepth 1 -type f -perm -u+x | head -1)
-    mpirun --oversubscribe -np "$np" "$program" --quiet --trace "$dir/trace.json" --scratch "$dir/scratch"
+    mpirun --oversubscribe -np "$np" "$program" --quiet --trace "$dir/trace.json" --scratch "$dir/scratch" \
+      --input-dir "$work/$name.inputs"
     read -r predicted measured total_p total_m < <(python3 - "$dir/trace.json" <<'PY'
 import json, sys
 t = json.load(open(sys.argv[1]))

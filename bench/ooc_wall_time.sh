@@ -9,7 +9,8 @@
 # reports, for the slowest rank of the median run, the compute phase's wall time over the
 # largest of its disk, network and kernel busy times (1.00 = fully overlapped; serially the
 # wall is about their sum) and the overlapped wall over the serial wall. Both modes run the same
-# plan and move the same bytes; --no-overlap only stops the I/O thread from running ahead.
+# plan and move the same bytes; --no-overlap only stops the I/O thread from running ahead. The
+# inputs are .npy files (bench/write_inputs.py, with Debian's python3-numpy).
 # A Gao plan without overlap (its text has no "overlap=yes") runs serially in both modes; cosma's
 # streamed rounds (t > 2) read ahead unless --no-overlap. four_index_N96_calibrated plans N = 96
 # with the machine's overlap as tcec-calibrate measures it here: compare its wall with
@@ -43,6 +44,7 @@ for entry in "${cases[@]}"; do
   read -r -a args <<< "${entry#*|}"
   dir="$work/$name"
   "$build/bin/tcec" "${args[@]}" -o "$dir" --build > /dev/null
+  "$build/bin/tcec" "${args[@]}" --dry-run --json | /usr/bin/python3 "$here/bench/write_inputs.py" "$dir/inputs"
   np=$("$build/bin/tcec" "${args[@]}" --dry-run --json |
     python3 -c 'import json, sys; print(json.load(sys.stdin)["machine"]["processors"])')
   program=$(find "$dir" -maxdepth 1 -type f -perm -u+x | head -1)
@@ -51,7 +53,7 @@ for entry in "${cases[@]}"; do
       flag=()
       [[ $mode == serial ]] && flag=(--no-overlap)
       mpirun --oversubscribe -np "$np" "$program" --quiet --trace "$dir/$mode.$r.json" \
-        --scratch "$dir/scratch" "${flag[@]}"
+        --scratch "$dir/scratch" --input-dir "$dir/inputs" "${flag[@]}"
     done
   done
   python3 - "$name" "$dir" "$runs" <<'PY'

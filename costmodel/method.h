@@ -154,6 +154,10 @@ class Method {
   /// Floating-point operations rank `rank` performs in the compute stage (2 per multiply-add
   /// of its local products), for the time model (plan.h plan_wall()).
   virtual double rank_flops(const Plan& plan, std::int64_t rank) const = 0;
+  /// The tile kernel's rate on rank `rank`'s local products relative to Machine::flops_per_s
+  /// (measured on large square tiles): plan.h gemm_efficiency() of the shape of its calls, for the
+  /// time model (plan.h plan_wall()). Default 1 (methods whose calls are large).
+  virtual double kernel_efficiency(const Plan& /*plan*/, std::int64_t /*rank*/) const { return 1; }
   /// How many copies of tile_bytes() the plan allocates: 2 for a Gao plan with overlap (its
   /// second buffers), else 1 (default).
   virtual int buffer_sets(const Plan& /*plan*/) const { return 1; }

@@ -102,6 +102,14 @@ PlanVolumes plan_volumes(const Plan& plan, const Machine& machine) {
   return v;
 }
 
+double gemm_efficiency(double m, double n, double k) {
+  const auto e = [](double m, double n, double k) {
+    auto f = [](double x, double half) { return std::max(x, 1.0) / (std::max(x, 1.0) + half); };
+    return f(m, 12) * f(n, 32) * f(k, 8);  // runtime/kernel_plan.cpp efficiency()
+  };
+  return std::min(1.05, e(m, n, k) / e(768, 768, 768));
+}
+
 WallParts wall_parts(const Plan& plan, const Machine& machine, const PlanVolumes& v, std::size_t r) {
   const Method& method = method_of(plan);
   WallParts w;
@@ -117,7 +125,8 @@ WallParts wall_parts(const Plan& plan, const Machine& machine, const PlanVolumes
            machine.disk_latency_s * requests;
   w.network =
       method.collective_factor(plan, machine) * static_cast<double>(v.comm_recv_bytes[r]) / machine.network_bytes_per_s;
-  w.kernel = method.rank_flops(plan, static_cast<std::int64_t>(r)) / machine.flops_per_s;
+  const auto rank = static_cast<std::int64_t>(r);
+  w.kernel = method.rank_flops(plan, rank) / (machine.flops_per_s * method.kernel_efficiency(plan, rank));
   if (w.overlap) {  // the part of the shorter that does not hide behind the longer adds to it
     const double busy = w.network + w.kernel;
     w.wall = std::max(w.disk, busy) + (1.0 - machine.overlap) * std::min(w.disk, busy) + w.fill;

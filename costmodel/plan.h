@@ -110,7 +110,8 @@ struct PlanVolumes {
   /// tensor file's mapping); set by plan_requests(), empty before. Each costs
   /// Machine::disk_latency_s on top of time_s's bandwidth terms.
   std::vector<std::uint64_t> disk_requests;
-  /// The slowest rank's tile kernel time, seconds (its flops at Machine::flops_per_s).
+  /// The slowest rank's tile kernel time, seconds (its flops at Machine::flops_per_s times its
+  /// calls' Method::kernel_efficiency()).
   double kernel_s = 0;
   /// The predicted wall time of the compute stage, seconds (plan_wall()): per rank, serially
   /// disk + network + kernel, or with overlap max(disk, network + kernel) plus the part of the
@@ -161,13 +162,21 @@ void plan_requests(const Plan& plan, const Machine& machine, const ArrayAccess& 
 
 /// Sets v.kernel_s and v.wall_s from v's per-rank volumes (and disk requests, when counted):
 /// per rank r, disk_r = read/B_dr + write/B_dw + disk_latency·requests, network_r = f·recv/B_c,
-/// kernel_r = Method::rank_flops(plan, r) / Machine::flops_per_s; wall_r = disk_r + network_r +
+/// kernel_r = Method::rank_flops(plan, r) / (Machine::flops_per_s · Method::kernel_efficiency(plan,
+/// r)); wall_r = disk_r + network_r +
 /// kernel_r serially, and with overlap (Method::buffer_sets() = 2: an I/O thread beside the
 /// thread that multiplies and sends) max(disk_r, busy_r) + (1 − ω)·min(disk_r, busy_r) + fill,
 /// busy_r = network_r + kernel_r and ω = Machine::overlap (1: the shorter hides entirely), where
 /// the fill is reading the first tiles of A and B and the drain writing the last tile of C, which
 /// no multiply overlaps: (tile A + tile B)/B_dr + tile C/B_dw. v holds every rank.
 void plan_wall(const Plan& plan, const Machine& machine, PlanVolumes& v);
+
+/// The tile kernel's rate on m×n×k products (a row-major C(m×n) += A(m×k)·B(n×k)ᵀ, elements)
+/// relative to its rate on the 768³ tiles tcec-calibrate measures Machine::flops_per_s on:
+/// e(m, n, k) / e(768, 768, 768), e = m/(m + 12) · n/(n + 32) · k/(k + 8), the shape model of
+/// the runtime's local kernel (runtime/kernel_plan.cpp: OpenBLAS is slow for few columns and a
+/// short K). Capped at 1.05; sizes below 1 count as 1.
+double gemm_efficiency(double m, double n, double k);
 
 /// One rank's terms of plan_wall(), seconds: disk, network, kernel, fill (and drain; 0
 /// serially) and the wall time they give; overlap when the plan has second buffers.

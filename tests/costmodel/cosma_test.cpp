@@ -418,7 +418,7 @@ TEST(CosmaDryRun, PicksCosmaWhenCommunicationDominatesAndSaysWhy) {
             std::string::npos)
       << text;
   EXPECT_NE(text.find("  plan: cosma grid=2x2x1 rounds=8 P=4 split=optimal\n"), std::string::npos) << text;
-  EXPECT_NE(text.find("cosma: 64.048 s vs best Gao plan inside-replication (ABC) 96.16 s (1.5x less "
+  EXPECT_NE(text.find("cosma: 64.048 s vs best Gao plan inside-replication (BAC) 96.16 s (1.5x less "
                       "communication: 64 MB vs 96 MB received per rank)"),
             std::string::npos)
       << text;

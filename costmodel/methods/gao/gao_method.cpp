@@ -141,7 +141,8 @@ void GaoMethod::analyze(MethodAnalysis& ctx) const {
         return p;
       };
       PlannedCandidate p = plan(false);
-      if (ctx.options().overlap && ctx.options().split == MemorySplit::Optimal) {
+      // At overlap 0 an overlapped plan's tiles would run no faster than serially (plus the fill).
+      if (ctx.options().overlap && ctx.options().split == MemorySplit::Optimal && machine.overlap > 0) {
         PlannedCandidate q = plan(true);
         if (q.feasible && (!p.feasible || q.total_s() < p.total_s())) p = std::move(q);
       }
@@ -233,6 +234,22 @@ double GaoMethod::rank_flops(const Plan& plan, std::int64_t rank) const {
                                                          : static_cast<double>(plan.K.extent());
   return 2.0 * static_cast<double>(share(plan.I, parts.C.rows, rp.C_rows)) *
          static_cast<double>(share(plan.J, parts.C.cols, rp.C_cols)) * K;
+}
+
+double GaoMethod::kernel_efficiency(const Plan& plan, std::int64_t rank) const {
+  // The runtime's local_gemm: one call per finest tile of the rank's C part and K tile, of
+  // the K a call sums: a grid part's (rotation, Cannon's steps), a rank's piece (replication:
+  // one call per piece of the broadcast operand), or its own part (accumulation). Mean sizes.
+  const GridParts parts = grid_parts(plan);
+  const RankParts rp = rank_parts(plan, rank);
+  const double K = algorithm_ == Algorithm::Accumulation ? static_cast<double>(share(plan.K, plan.processors, rank))
+                   : algorithm_ == Algorithm::Rotation
+                       ? static_cast<double>(plan.K.extent()) / static_cast<double>(parts.grid_cols)
+                       : static_cast<double>(plan.K.extent()) / static_cast<double>(plan.processors);
+  const auto tiles = [](const GroupTiling& g) { return static_cast<double>(g.t1() * g.t2()); };
+  return gemm_efficiency(static_cast<double>(share(plan.I, parts.C.rows, rp.C_rows)) / tiles(plan.I),
+                         static_cast<double>(share(plan.J, parts.C.cols, rp.C_cols)) / tiles(plan.J),
+                         K / tiles(plan.K));
 }
 
 int GaoMethod::buffer_sets(const Plan& plan) const { return gao(plan).overlap ? 2 : 1; }
