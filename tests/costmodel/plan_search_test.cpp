@@ -110,6 +110,26 @@ TEST(PlanSearch, TheMachinesOverlapDecidesWhatHides) {
     }
 }
 
+// The kernel's rate by call shape, relative to the 768³ tiles Machine::flops_per_s is measured on.
+TEST(PlanSearch, KernelEfficiencyFollowsTheCallShape) {
+  const auto e = [](double m, double n, double k) { return m / (m + 12) * n / (n + 32) * k / (k + 8); };
+  EXPECT_DOUBLE_EQ(gemm_efficiency(768, 768, 768), 1.0);
+  EXPECT_DOUBLE_EQ(gemm_efficiency(7168, 64, 16), e(7168, 64, 16) / e(768, 768, 768));
+  EXPECT_DOUBLE_EQ(gemm_efficiency(0.5, 64, 16), gemm_efficiency(1, 64, 16));  // below one element: one
+  EXPECT_DOUBLE_EQ(gemm_efficiency(1e9, 1e9, 1e9), 1.05);                      // capped
+  // A Gao plan's kernel time is its flops at that rate: 2·|C part|·K over flops · efficiency.
+  const ir::Program p = program(square(2000));
+  PlanOptions o;
+  ASSERT_TRUE(parse_method("inside-accumulation", &o));
+  const Machine m = machine(4, 8e6);
+  const ContractionAnalysis a = analyze(p, p.statements[0], m, o);
+  ASSERT_TRUE(a.plan.feasible) << a.plan.reason;
+  const Method& method = method_of(a.plan.plan);
+  EXPECT_LT(method.kernel_efficiency(a.plan.plan, 0), 1.0);
+  EXPECT_DOUBLE_EQ(wall_parts(a.plan.plan, m, a.plan.volumes, 0).kernel,
+                   method.rank_flops(a.plan.plan, 0) / (m.flops_per_s * method.kernel_efficiency(a.plan.plan, 0)));
+}
+
 TEST(PlanSearch, ForcedMethodAndOrderAreHonoured) {
   const ir::Program p = program(square(2000));
   PlanOptions o;
