@@ -51,8 +51,8 @@ for d, n in ((sys.argv[1], 48), (sys.argv[2], 96)):
 np.save(f"{sys.argv[3]}/A.npy", rng.uniform(-1, 1, (200, 45)))
 EOF
 
-# A slow kernel (10 MFLOP/s) makes the overlapped plan the faster one.
-printf 'machine slow_kernel { processors 4; memory 32 KB; network 200 MB/s; disk 8 MB/s; flops 10 MFLOP/s; }\n' \
+# A slow kernel (100 MFLOP/s, about as slow as the disk) makes the overlapped plan the faster one.
+printf 'machine slow_kernel { processors 4; memory 32 KB; network 200 MB/s; disk 8 MB/s; flops 100 MFLOP/s; }\n' \
   > "$work/slow_kernel.machine"
 printf 'machine cosma_rounds { processors 4; memory 24 KB; network 200 MB/s; disk 8 MB/s; }\n' > "$work/cosma.machine"
 # program VARIANT: the variant's generated program (the chain, or the symmetric product for tbs)
