@@ -129,7 +129,8 @@ void SfcGemm::read_panel(int operand, i64 r0, i64 rows, i64 k0, i64 kc, double* 
   const ElementSource& src = operand == kA ? *A_ : *B_;
   std::vector<std::uint64_t> cols(static_cast<std::size_t>(kc));
   for (i64 c = 0; c < kc; ++c) cols[static_cast<std::size_t>(c)] = map.col(k0 + c);
-  RunCounter requests;  // the panel, read in one pass
+  const Stopwatch clock;  // disk busy time, as DiskFile counts its transfers
+  RunCounter requests;    // the panel, read in one pass
   MappedWalk walk(kFaultAroundBytes);
   const auto runs = consecutive_runs(cols);
   for (i64 r = r0; r < r0 + rows; ++r) {
@@ -144,6 +145,7 @@ void SfcGemm::read_panel(int operand, i64 r0, i64 rows, i64 k0, i64 kc, double* 
   const auto bytes = 8 * static_cast<std::uint64_t>(rows * kc);
   counters().add_disk_read(bytes);
   requests.add();
+  counters().add_disk_time(clock.seconds());
 }
 
 void SfcGemm::end_tile(i64 i0, i64 rows, i64 j0, i64 cols) {
@@ -165,7 +167,8 @@ void SfcGemm::end_tile(i64 i0, i64 rows, i64 j0, i64 cols) {
 void SfcGemm::add_current(i64 i0, i64 rows, i64 j0, i64 cols, double* C) {
   std::vector<std::uint64_t> col_part(static_cast<std::size_t>(cols));
   for (i64 c = 0; c < cols; ++c) col_part[static_cast<std::size_t>(c)] = map_C_->col(j0 + c);
-  RunCounter requests;  // the rows of C's current version, read in one pass
+  const Stopwatch clock;  // disk busy time, as DiskFile counts its transfers
+  RunCounter requests;    // the rows of C's current version, read in one pass
   MappedWalk walk(kFaultAroundBytes);
   const auto runs = consecutive_runs(col_part);
   for (i64 r = i0; r < i0 + rows; ++r) {
@@ -180,12 +183,14 @@ void SfcGemm::add_current(i64 i0, i64 rows, i64 j0, i64 cols, double* C) {
   const auto bytes = 8 * static_cast<std::uint64_t>(rows * cols);
   counters().add_disk_read(bytes);
   requests.add();
+  counters().add_disk_time(clock.seconds());
 }
 
 void SfcGemm::write_rows(i64 i0, i64 rows, i64 j0, i64 cols, const double* C) {
   std::vector<std::uint64_t> col_part(static_cast<std::size_t>(cols));
   for (i64 c = 0; c < cols; ++c) col_part[static_cast<std::size_t>(c)] = map_C_->col(j0 + c);
-  RunCounter requests;  // the rows, written in one pass
+  const Stopwatch clock;  // disk busy time, as DiskFile counts its transfers
+  RunCounter requests;    // the rows, written in one pass
   MappedWalk walk(kMappedPageBytes);
   const auto runs = consecutive_runs(col_part);
   for (i64 r = i0; r < i0 + rows; ++r) {
@@ -200,6 +205,7 @@ void SfcGemm::write_rows(i64 i0, i64 rows, i64 j0, i64 cols, const double* C) {
   const auto bytes = 8 * static_cast<std::uint64_t>(rows * cols);
   counters().add_disk_write(bytes);
   requests.add();
+  counters().add_disk_time(clock.seconds());
 }
 
 bool SfcGemm::holds(const i64* row_values, const i64* col_values) const {
