@@ -162,13 +162,13 @@ void plan_requests(const Plan& plan, const Machine& machine, const ArrayAccess& 
 
 /// Sets v.kernel_s and v.wall_s from v's per-rank volumes (and disk requests, when counted):
 /// per rank r, disk_r = read/B_dr + write/B_dw + disk_latency·requests, network_r = f·recv/B_c,
-/// kernel_r = Method::rank_flops(plan, r) / (Machine::flops_per_s · Method::kernel_efficiency(plan,
-/// r)); wall_r = disk_r + network_r +
-/// kernel_r serially, and with overlap (Method::buffer_sets() = 2: an I/O thread beside the
-/// thread that multiplies and sends) max(disk_r, busy_r) + (1 − ω)·min(disk_r, busy_r) + fill,
-/// busy_r = network_r + kernel_r and ω = Machine::overlap (1: the shorter hides entirely), where
-/// the fill is reading the first tiles of A and B and the drain writing the last tile of C, which
-/// no multiply overlaps: (tile A + tile B)/B_dr + tile C/B_dw. v holds every rank.
+/// kernel_r = Method::rank_flops(plan, r) / (Machine::flops_per_s · Method::kernel_efficiency());
+/// wall_r = disk_r + network_r + kernel_r serially, and with overlap (Method::buffer_sets() = 2: an
+/// I/O thread beside the thread that multiplies and sends) max(disk_r, busy_r) + (1 − ω)·
+/// min(disk_r, busy_r) + fill, busy_r = network_r + kernel_r and ω = Machine::overlap (1: the
+/// shorter hides entirely), where the fill is reading the first tiles of A and B and the drain
+/// writing the last tile of C, which no multiply overlaps: (tile A + tile B)/B_dr + tile C/B_dw.
+/// v holds every rank.
 void plan_wall(const Plan& plan, const Machine& machine, PlanVolumes& v);
 
 /// The tile kernel's rate on m×n×k products (a row-major C(m×n) += A(m×k)·B(n×k)ᵀ, elements)
