@@ -30,6 +30,24 @@ double slowest(const tcert::Context& ctx, const Body& body) {
   return static_cast<double>(std::max<std::uint64_t>(most, 1)) * 1e-9;
 }
 
+/// Calls move(offset, count) for each DiskFile request of up to 4 MB over the file's elements
+/// [0, elems), in order (offsets and counts in elements).
+template <class Move>
+void each_request(std::uint64_t elems, const Move& move) {
+  for (std::uint64_t at = 0; at < elems; at += kRequestElems)
+    move(at, static_cast<std::size_t>(std::min<std::uint64_t>(kRequestElems, elems - at)));
+}
+
+/// n×n×n tiles of the tile kernel: multiply(calls) runs gemm_tile `calls` times on them.
+struct KernelTiles {
+  explicit KernelTiles(std::size_t n) : n(n), a(n * n, 0.5), b(n * n, 0.25), c(n * n, 0.0) {}
+  void multiply(int calls) {
+    for (int i = 0; i < calls; ++i) tcert::gemm_tile(n, n, n, 1.0, a.data(), n, b.data(), n, 1.0, c.data(), n);
+  }
+  std::size_t n;
+  std::vector<double> a, b, c;
+};
+
 }  // namespace
 
 DiskFigures measure_disk(const tcert::Context& ctx, const std::string& dir, std::uint64_t bytes) {
@@ -38,18 +56,15 @@ DiskFigures measure_disk(const tcert::Context& ctx, const std::string& dir, std:
   tcert::DiskFile file(dir + "/calibrate-rank" + std::to_string(ctx.rank()) + ".bin");
   DiskFigures out;
   auto write_all = [&] {
-    for (std::uint64_t at = 0; at < elems; at += kRequestElems)
-      file.write(buf.data(), at, static_cast<std::size_t>(std::min<std::uint64_t>(kRequestElems, elems - at)));
+    each_request(elems, [&](std::uint64_t at, std::size_t n) { file.write(buf.data(), at, n); });
   };
   // Programs rewrite their tiled files and results in place, so the file is written once first
   // and the second pass, over the same range, is timed.
   slowest(ctx, write_all);
   out.write_bytes_per_s = 8.0 * static_cast<double>(elems) / slowest(ctx, write_all);
-  out.read_bytes_per_s =
-      8.0 * static_cast<double>(elems) / slowest(ctx, [&] {
-        for (std::uint64_t at = 0; at < elems; at += kRequestElems)
-          file.read(buf.data(), at, static_cast<std::size_t>(std::min<std::uint64_t>(kRequestElems, elems - at)));
-      });
+  out.read_bytes_per_s = 8.0 * static_cast<double>(elems) / slowest(ctx, [&] {
+                           each_request(elems, [&](std::uint64_t at, std::size_t n) { file.read(buf.data(), at, n); });
+                         });
   constexpr int kSmall = 2000;
   constexpr std::size_t kSmallElems = 1024;  // 8 KB
   std::mt19937_64 rng(static_cast<std::uint64_t>(ctx.rank()) + 1);
@@ -90,12 +105,10 @@ CollectiveFactors measure_collectives(const tcert::Context& ctx, std::uint64_t b
 }
 
 double measure_kernel(const tcert::Context& ctx, std::size_t n) {
-  std::vector<double> a(n * n, 0.5), b(n * n, 0.25), c(n * n, 0.0);
-  tcert::gemm_tile(n, n, n, 1.0, a.data(), n, b.data(), n, 1.0, c.data(), n);  // warm-up
+  KernelTiles tiles(n);
+  tiles.multiply(1);  // warm-up
   constexpr int kCalls = 3;
-  const double s = slowest(ctx, [&] {
-    for (int i = 0; i < kCalls; ++i) tcert::gemm_tile(n, n, n, 1.0, a.data(), n, b.data(), n, 1.0, c.data(), n);
-  });
+  const double s = slowest(ctx, [&] { tiles.multiply(kCalls); });
   return 2.0 * std::pow(static_cast<double>(n), 3) * kCalls / s;
 }
 
@@ -103,32 +116,27 @@ OverlapFigures measure_overlap(const tcert::Context& ctx, const std::string& dir
   const std::uint64_t elems = std::max<std::uint64_t>(bytes / 8, kRequestElems);
   std::vector<double> buf(kRequestElems, 1.0);
   tcert::DiskFile file(dir + "/calibrate-overlap-rank" + std::to_string(ctx.rank()) + ".bin");
-  for (std::uint64_t at = 0; at < elems; at += kRequestElems)
-    file.write(buf.data(), at, static_cast<std::size_t>(std::min<std::uint64_t>(kRequestElems, elems - at)));
+  each_request(elems, [&](std::uint64_t at, std::size_t count) { file.write(buf.data(), at, count); });
   int passes = 1;  // over the file, raised below until the reads take kOverlapSeconds
   auto read_all = [&] {
     for (int pass = 0; pass < passes; ++pass)
-      for (std::uint64_t at = 0; at < elems; at += kRequestElems)
-        file.read(buf.data(), at, static_cast<std::size_t>(std::min<std::uint64_t>(kRequestElems, elems - at)));
+      each_request(elems, [&](std::uint64_t at, std::size_t count) { file.read(buf.data(), at, count); });
   };
-  std::vector<double> a(n * n, 0.5), b(n * n, 0.25), c(n * n, 0.0);
-  auto multiply = [&](int calls) {
-    for (int i = 0; i < calls; ++i) tcert::gemm_tile(n, n, n, 1.0, a.data(), n, b.data(), n, 1.0, c.data(), n);
-  };
+  KernelTiles tiles(n);
   OverlapFigures out;
   tcert::IoWorker io;
   auto read_on_worker = [&] { io.wait(io.submit(read_all)); };
   read_on_worker();  // warm-up: the thread, the file's pages
-  multiply(1);
+  tiles.multiply(1);
   passes = std::max(1, static_cast<int>(std::ceil(kOverlapSeconds / slowest(ctx, read_on_worker))));
   out.disk_s = slowest(ctx, read_on_worker);
   // As many calls as take about the read's time (every rank the same number: the slowest call).
-  const double call_s = slowest(ctx, [&] { multiply(1); });
+  const double call_s = slowest(ctx, [&] { tiles.multiply(1); });
   const int calls = std::max(1, static_cast<int>(std::lround(out.disk_s / call_s)));
-  out.kernel_s = slowest(ctx, [&] { multiply(calls); });
+  out.kernel_s = slowest(ctx, [&] { tiles.multiply(calls); });
   out.both_s = slowest(ctx, [&] {
     const tcert::IoWorker::Ticket t = io.submit(read_all);
-    multiply(calls);
+    tiles.multiply(calls);
     io.wait(t);
   });
   io.drain();
