@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "codegen/emit.h"
+#include "codegen/emit_resident.h"
 
 namespace tcec::codegen {
 
@@ -51,13 +52,26 @@ std::string tensor_binding_text(const tcert::TensorBinding& b) {
   return fmt::format("{{{}, {}}}", tensor_shape_text(b.shape), braced_list(b.perm));
 }
 
+/// The emitter of sp's step: its method's, or resident accumulation's.
+const MethodEmitter& step_emitter(const costmodel::StatementPlan& sp) {
+  return sp.resident ? resident_emitter() : emitter_of(sp.plan);
+}
+
+/// The plan's one-line text (Plan::to_string(), or a resident step's).
+std::string plan_text(const costmodel::StatementPlan& sp) {
+  return sp.resident ? resident_plan_text(*sp.resident, sp.plan.processors) : sp.plan.to_string();
+}
+
 void emit_comments(CodeWriter& w, const ir::Program& program, const costmodel::StatementPlan& sp, int number) {
   const ir::Statement& s = *sp.statement;
   const costmodel::PlanVolumes& v = sp.volumes;
   w.line("// Contraction {} ({}:{}): {}", number, comment_text(program.file), s.loc.line,
          comment_text(ir::format_statement(program, s)));
   w.line("//   {}", comment_text(ir::format_macro_gemm(program, s, sp.gemm)));
-  w.line("// Plan: {}", comment_text(sp.plan.to_string()));
+  w.line("// Plan: {}", comment_text(plan_text(sp)));
+  if (sp.resident)
+    w.line("// A step of resident accumulation: {} stays in memory from the group's first statement to its last",
+           comment_text(program.tensors.at(sp.statement->result.tensor).name));
   w.line("// Predicted per rank (bytes): disk read {}, disk write {}, sent {}, received {}; time {:.5g} s",
          range_text(v.disk_read_bytes), range_text(v.disk_write_bytes), range_text(v.comm_sent_bytes),
          range_text(v.comm_recv_bytes), v.time_s);
@@ -75,7 +89,7 @@ void emit_comments(CodeWriter& w, const ir::Program& program, const costmodel::S
 /// The statements that build `spec` (gemm_spec() of sp) in the generated function.
 void emit_spec(CodeWriter& w, const costmodel::StatementPlan& sp, const tcert::GemmSpec& spec) {
   const costmodel::Plan& p = sp.plan;
-  const MethodEmitter& method = emitter_of(p);
+  const MethodEmitter& method = step_emitter(sp);
   w.line("tcert::GemmSpec spec;");
   w.line("spec.statement = {};", cpp_string_literal(spec.statement));
   w.line("spec.plan = {};", cpp_string_literal(spec.plan));
@@ -133,8 +147,11 @@ tcert::GemmSpec gemm_spec(const ir::Program& program, const costmodel::Machine& 
   const costmodel::Plan& p = sp.plan;
   tcert::GemmSpec spec;
   spec.statement = ir::format_statement(program, s);
-  spec.plan = p.to_string();
-  emitter_of(p).fill_spec(p, machine, spec);
+  spec.plan = plan_text(sp);
+  if (sp.resident)
+    fill_resident_spec(*sp.resident, p.processors, spec);
+  else
+    emitter_of(p).fill_spec(p, machine, spec);
   spec.I = group_spec(p.I), spec.J = group_spec(p.J), spec.K = group_spec(p.K);
   spec.A = {tensor_shape(program, s.operands.at(0)), sp.gemm.perm_A};
   spec.B = {tensor_shape(program, s.operands.at(1)), sp.gemm.perm_B};
@@ -186,7 +203,7 @@ void emit_contraction(CodeWriter& w, const ir::Program& program, const costmodel
   emit_comments(w, program, sp, number);
   w.open("void contraction_{}(tcert::Run& run)", number);
   emit_spec(w, sp, gemm_spec(program, machine, sp, accumulate));
-  emitter_of(sp.plan).emit_executor(w, sp.plan);
+  step_emitter(sp).emit_executor(w, sp.plan);
   w.line("x.finish();");
   w.close();
 }

@@ -1,6 +1,7 @@
 // costmodel/analysis.cpp — run every method of the registry on one contraction and choose
 // the cheapest plan (method.h MethodAnalysis holds the rules of the choice).
 #include "costmodel/analysis.h"
+#include "costmodel/program/resident.h"
 #include "costmodel/program/sequence.h"
 
 #include <algorithm>
@@ -224,11 +225,37 @@ std::vector<StatementPlan> plan_program(const ir::Program& program, const Machin
   std::vector<std::optional<ContractionAnalysis>> store;
   for (const ir::Statement& s : program.statements)
     store.push_back(s.operands.size() == 2 ? std::optional(analyze(program, s, machine, options)) : std::nullopt);
+  // Resident accumulation groups run in place of their statements' plans, and a program with
+  // one runs no hand-off (the groups read every tensor from the store).
+  const std::vector<ResidentGroup> groups = plan_resident(program, machine, options, store);
+  std::vector<std::optional<std::pair<const ResidentGroup*, std::size_t>>> resident(program.statements.size());
+  for (const ResidentGroup& g : groups)
+    for (std::size_t q = 0; q < g.statements.size() && g.chosen; ++q) resident[g.statements[q]] = std::pair{&g, q};
+  const bool any_resident = std::any_of(groups.begin(), groups.end(), [](const ResidentGroup& g) { return g.chosen; });
   std::optional<HandoffSequence> seq;
-  if (options.handoff) seq = plan_handoff(program, machine, options, store);
+  if (options.handoff && !any_resident) seq = plan_handoff(program, machine, options, store);
   std::vector<StatementPlan> out;
   for (std::size_t i = 0; i < program.statements.size(); ++i) {
     if (!store[i]) continue;
+    if (resident[i]) {  // a step of a resident accumulation
+      const auto [g, q] = *resident[i];
+      StatementPlan sp;
+      sp.statement = &program.statements[i];
+      sp.gemm = store[i]->gemm;
+      sp.feasible = true;
+      const Groups tiling = groups_from(program, sp.gemm);
+      sp.plan.processors = machine.processors;
+      sp.plan.I = tiling.I, sp.plan.J = tiling.J, sp.plan.K = tiling.K;
+      sp.resident = g->steps[q];
+      sp.volumes = g->volumes[q];
+      const std::vector<std::uint64_t> none(static_cast<std::size_t>(machine.processors), 0);
+      sp.redistribution.disk_read_bytes = sp.redistribution.disk_write_bytes = none;
+      sp.redistribution.comm_sent_bytes = sp.redistribution.comm_recv_bytes = none;
+      sp.redistribution.disk_requests = none;
+      sp.memory = g->memory[q];
+      out.push_back(std::move(sp));
+      continue;
+    }
     const PlannedCandidate& chosen = seq ? seq->steps[i].plan : store[i]->plan;
     StatementPlan sp;
     sp.statement = &program.statements[i];

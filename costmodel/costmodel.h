@@ -23,6 +23,12 @@ namespace tcec::costmodel {
 /// The cost model's view of a machine description (units unchanged: bytes, bytes/s).
 Machine machine_from(const ir::MachineDesc& desc);
 
+/// When resident accumulation (costmodel/program/resident.h: consecutive statements adding into
+/// one tensor keep its blocks in memory, so it is written once) may replace the statements' own
+/// plans: Auto on machines whose disk writes are slower than their reads or under --max-writes,
+/// On on every machine (by predicted time), Off never.
+enum class ResidentMode { Auto, On, Off };
+
 /// How plans are chosen.
 struct PlanOptions {
   MemorySplit split = MemorySplit::Optimal;  ///< --memory-split
@@ -45,6 +51,7 @@ struct PlanOptions {
   /// of the result, |C|/P (compute stage and stages 1 and 3), may be chosen; 1.0 is
   /// write-avoiding (Carson et al., seed 004: the output written once). 0: no limit.
   double max_writes = 0;
+  ResidentMode resident = ResidentMode::Auto;  ///< --resident
   /// True when the method called `name` may plan (no other method forced). --force-order
   /// further restricts the candidates to that order, which excludes a method without disk
   /// placement orders (with --force-method NAME of such a method there is then no plan, and
@@ -69,6 +76,16 @@ struct ReportOptions {
   PlanOptions plan;
 };
 
+/// A statement's step of a resident accumulation group (costmodel/program/resident.h; the
+/// runtime's ResidentSpec, resident_spec.h THE SCHEDULE).
+struct ResidentStep {
+  int group = 0;           ///< the group's number, 0, 1, … in program order
+  int split = 0;           ///< the result's stored dimension whose ranges the ranks hold
+  std::int64_t chunk = 1;  ///< K's flat columns per panel
+  bool first = false;      ///< the group's first step (the block starts)
+  bool last = false;       ///< its last (the block is written)
+};
+
 /// The chosen plan of one two-operand statement, for code generation: the plan (its method's
 /// part in plan.method) and its exact per-rank volumes.
 struct StatementPlan {
@@ -89,6 +106,9 @@ struct StatementPlan {
   bool direct_A = false, direct_B = false;
   /// The compute stage reads and writes C in the result's new file in the store (no stage 3).
   bool direct_C = false;
+  /// The statement runs as a step of a resident accumulation (then `plan` is its plan through the
+  /// store, for the record; volumes, redistribution and memory are the step's).
+  std::optional<ResidentStep> resident;
   /// The memory per rank the step needs, by buffer (plan_memory(): the method's buffers, and
   /// the hand-off's rounds when it takes a tensor); peak_bytes goes into the generated program,
   /// whose runtime refuses to run a step that would need more. Feasible plans only.

@@ -12,6 +12,7 @@
 
 #include "runtime/cosma_spec.h"
 #include "runtime/gao_spec.h"
+#include "runtime/resident_spec.h"
 #include "runtime/sfc_spec.h"
 #include "runtime/tbs_spec.h"
 #include "runtime/tiled_matrix.h"
@@ -27,8 +28,8 @@ struct TensorShape {
 
 /// The method's part of a spec, one alternative per executor: the list of methods the runtime
 /// runs (a new method adds its part here and its checks beside it: gao_spec.h, cosma_spec.h,
-/// tbs_spec.h, sfc_spec.h).
-using MethodSpec = std::variant<GaoSpec, CosmaSpec, TbsSpec, SfcSpec>;
+/// tbs_spec.h, sfc_spec.h, resident_spec.h).
+using MethodSpec = std::variant<GaoSpec, CosmaSpec, TbsSpec, SfcSpec, ResidentSpec>;
 
 /// One macro-index group (I, J or K): its indices in group order and the position of the
 /// distribution index (-1: none; the group is then never split over the grid).

@@ -210,6 +210,20 @@ ElementSource Run::read_npy(const std::string& path, const TensorShape& tensor) 
   return ElementSource(data);
 }
 
+void Run::hold_resident(const std::string& name, Buffer block) {
+  if (!resident_name_.empty())
+    throw Error(fmt::format("a resident accumulation of {} starts while {} is still held", name, resident_name_));
+  resident_name_ = name, resident_ = std::move(block);
+}
+
+Buffer& Run::resident(const std::string& name) {
+  if (resident_name_ != name)
+    throw Error(fmt::format("a resident accumulation step of {} found no block of it held by an earlier step", name));
+  return resident_;
+}
+
+void Run::drop_resident() { resident_name_.clear(), resident_ = Buffer(); }
+
 void Run::step(void (*step)(Run&)) {
   save_checkpoint();
   if (++steps_ <= resumed_steps_) return;  // done before the checkpoint this run resumed from
@@ -219,8 +233,9 @@ void Run::step(void (*step)(Run&)) {
 }
 
 void Run::save_checkpoint() {
-  // Kept tensors live in the ranks' scratch files, outside the store: no consistent point.
-  if (!checkpoint_ || steps_ <= saved_steps_ || !kept_.empty()) return;
+  // Kept tensors live in the ranks' scratch files, outside the store, and a resident block in
+  // memory: no consistent point.
+  if (!checkpoint_ || steps_ <= saved_steps_ || !kept_.empty() || !resident_name_.empty()) return;
   checkpoint_->save(steps_, versions_);
   saved_steps_ = steps_;
   since_save_ = Stopwatch();

@@ -21,6 +21,7 @@
 #include "runtime/counters.h"
 #include "runtime/gemm_spec.h"
 #include "runtime/mapped_walk.h"
+#include "runtime/memory.h"
 #include "runtime/options.h"
 #include "runtime/placement.h"
 #include "runtime/scratch.h"
@@ -214,6 +215,16 @@ class Run {
   /// caller reads it and then deletes its file (a flush).
   std::unique_ptr<KeptTensor> withdraw(const std::string& name);
 
+  // --- a result held in memory across steps (resident accumulation, resident_spec.h) ---
+  /// Holds this rank's block of `name` (possibly empty) from the first step of a resident
+  /// accumulation to its last; no checkpoint is saved while a block is held (it is in no file).
+  /// Throws Error when a block is already held.
+  void hold_resident(const std::string& name, Buffer block);
+  /// The held block of `name`; Error when the run holds none for it (the steps ran out of order).
+  Buffer& resident(const std::string& name);
+  /// Frees the held block (the last step wrote it).
+  void drop_resident();
+
   // --- steps and checkpoints ---
   /// Runs one step of the program (a contraction or a copy: `step` is its generated function):
   /// steps are numbered 1, 2, … in call order. First saves the checkpoint of the steps before
@@ -296,11 +307,13 @@ class Run {
   int within_saves_ = 0;                                           // save_within() calls (fault points)
   std::uint64_t resumed_at_ = 0, nest_steps_ = 0;                  // resume_within() of the step running now
   /// With a checkpoint: when steps have completed since the last save and no tensor is kept on
-  /// the ranks, saves the store's versions as they are now (after the releases that followed
+  /// the ranks or held in memory, saves the store's versions as they are now (after the releases that followed
   /// the last step: Checkpoint::save()). Called before each step and before the outputs are
   /// written. Collective.
   void save_checkpoint();
   std::map<std::string, std::unique_ptr<KeptTensor>> kept_;  // by tensor name: latest versions on the ranks
+  std::string resident_name_;                                // hold_resident(): the tensor, "" when none
+  Buffer resident_;                                          // and this rank's block of it
   std::vector<ContractionRecord> records_;
   VerifyResult verify_;
   bool verified_ = false;

@@ -14,6 +14,7 @@
 #include "runtime/kernel.h"
 #include "runtime/linear_map.h"
 #include "runtime/mapped_walk.h"
+#include "runtime/panel_read.h"
 #include "runtime/spec_check.h"
 #include "runtime/split_map.h"
 
@@ -125,27 +126,8 @@ const double* SfcGemm::panel(int operand, i64 tile, i64 chunk) {
 }
 
 void SfcGemm::read_panel(int operand, i64 r0, i64 rows, i64 k0, i64 kc, double* out) {
-  SplitMap& map = operand == kA ? *map_A_ : *map_B_;
-  const ElementSource& src = operand == kA ? *A_ : *B_;
-  std::vector<std::uint64_t> cols(static_cast<std::size_t>(kc));
-  for (i64 c = 0; c < kc; ++c) cols[static_cast<std::size_t>(c)] = map.col(k0 + c);
-  const Stopwatch clock;  // disk busy time, as DiskFile counts its transfers
-  RunCounter requests;    // the panel, read in one pass
-  MappedWalk walk(kFaultAroundBytes);
-  const auto runs = consecutive_runs(cols);
-  for (i64 r = r0; r < r0 + rows; ++r) {
-    const std::uint64_t row = map.row(r);
-    for (const auto& [c, n] : runs) {
-      requests.span(row + cols[c], n);
-      run_.touched_span(walk, row + cols[c], n);
-      src.copy(row + cols[c], n, out);
-      out += n;
-    }
-  }
-  const auto bytes = 8 * static_cast<std::uint64_t>(rows * kc);
-  counters().add_disk_read(bytes);
-  requests.add();
-  counters().add_disk_time(clock.seconds());
+  const RowRange range{r0, rows};
+  read_panel_rows(run_, operand == kA ? *map_A_ : *map_B_, operand == kA ? *A_ : *B_, {&range, 1}, k0, kc, out);
 }
 
 void SfcGemm::end_tile(i64 i0, i64 rows, i64 j0, i64 cols) {

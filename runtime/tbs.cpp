@@ -15,6 +15,7 @@
 #include "runtime/kernel.h"
 #include "runtime/linear_map.h"
 #include "runtime/mapped_walk.h"
+#include "runtime/panel_read.h"
 #include "runtime/spec_check.h"
 #include "runtime/split_map.h"
 
@@ -94,28 +95,9 @@ void TbsGemm::run_block(std::int64_t b) {
 
 i64 TbsGemm::read_panel(const TbsBlock& block, std::size_t first, std::size_t last, i64 k0, i64 kc, double* out) {
   SplitMap map(spec_.A, extents_of(spec_.I), extents_of(spec_.K));
-  std::vector<std::uint64_t> cols(static_cast<std::size_t>(kc));
-  for (i64 c = 0; c < kc; ++c) cols[static_cast<std::size_t>(c)] = map.col(k0 + c);
-  const Stopwatch clock;  // disk busy time, as DiskFile counts its transfers
-  RunCounter requests;    // the panel, read in one pass
-  MappedWalk walk(kFaultAroundBytes);
-  double* const begin = out;
-  const auto runs = consecutive_runs(cols);
-  for (std::size_t u = first; u < last; ++u)
-    for (i64 r = block.starts[u]; r < block.starts[u] + block.lengths[u]; ++r) {
-      const std::uint64_t row = map.row(r);
-      for (const auto& [c, n] : runs) {
-        requests.span(row + cols[c], n);
-        run_.touched_span(walk, row + cols[c], n);
-        A_->copy(row + cols[c], n, out);
-        out += n;
-      }
-    }
-  const auto bytes = static_cast<std::uint64_t>(8 * (out - begin));
-  counters().add_disk_read(bytes);
-  requests.add();
-  counters().add_disk_time(clock.seconds());
-  return out - begin;
+  std::vector<RowRange> rows;
+  for (std::size_t u = first; u < last; ++u) rows.emplace_back(block.starts[u], block.lengths[u]);
+  return read_panel_rows(run_, map, *A_, rows, k0, kc, out);
 }
 
 void TbsGemm::multiply(const TbsBlock& block, i64 kc) {

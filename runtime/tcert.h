@@ -20,6 +20,7 @@
 #include "runtime/random.h"        // random_element, tensor_id_of
 #include "runtime/run.h"           // Run, ProgramInfo, TensorShape
 #include "runtime/scratch.h"       // Scratch
+#include "runtime/resident.h"      // ResidentGemm
 #include "runtime/sfc.h"           // SfcGemm
 #include "runtime/status.h"        // Status
 #include "runtime/tbs.h"           // TbsGemm

@@ -82,7 +82,9 @@ struct HandoffSequence {
   /// flush anyway, or that a direct read beats), its total in seconds; every step then runs
   /// through the store (0 otherwise).
   double rejected_total_s = 0;
-  bool used = true;  ///< the generated program runs it (false: --no-handoff)
+  bool used = true;  ///< the generated program runs it (false: --no-handoff, or resident accumulation)
+  /// Not used because the program runs resident accumulation groups (program/resident.h).
+  bool resident = false;
 };
 
 /// into += v, rank by rank and in time (one after the other); `into` may be empty (then = v).

@@ -6,6 +6,7 @@
 
 #include "costmodel/analysis.h"
 #include "costmodel/costmodel.h"
+#include "costmodel/program/resident.h"
 #include "costmodel/program/sequence.h"
 
 namespace tcec::costmodel {
@@ -161,6 +162,18 @@ Machine machine_from(const ir::MachineDesc& d) {
 
 namespace {
 
+/// The hand-off pass as the report shows it: used unless --no-handoff, or a chosen resident
+/// accumulation group (the program then runs none).
+HandoffSequence handoff_report(const ir::Program& program, const Machine& machine, const PlanOptions& options,
+                               const std::vector<std::optional<ContractionAnalysis>>& analyses,
+                               const std::vector<ResidentGroup>& groups) {
+  HandoffSequence seq = plan_handoff(program, machine, options, analyses);
+  seq.resident = std::any_of(groups.begin(), groups.end(), [](const ResidentGroup& g) { return g.chosen; });
+  seq.used = options.handoff && !seq.resident;
+  return seq;
+}
+
+
 /// The grid of a declared distribution on the machine's P (as declared without a machine).
 std::vector<std::int64_t> grid_of(const ir::Distribution& d, const std::optional<Machine>& machine) {
   return machine ? d.grid_for(machine->processors) : d.grid;
@@ -243,9 +256,9 @@ std::string dry_run_text(const ir::Program& program, const std::optional<Machine
         "contraction's operands read from and result written to files); total / bound {:.3f}x\n",
         bound_s, bound_s > 0 ? total_s / bound_s : 0.0);
     out += program_writes_text(program_writes(program, *machine, analyses));
-    HandoffSequence seq = plan_handoff(program, *machine, options.plan, analyses);
-    seq.used = options.plan.handoff;
-    out += handoff_text(seq, *machine);
+    const std::vector<ResidentGroup> groups = plan_resident(program, *machine, options.plan, analyses);
+    out += resident_text(groups, program, resident_program_writes(program, *machine, analyses, groups));
+    out += handoff_text(handoff_report(program, *machine, options.plan, analyses, groups), *machine);
   }
   return out;
 }
@@ -290,9 +303,14 @@ nlohmann::json dry_run_json(const ir::Program& program, const std::optional<Mach
       machine ? program_writes_json(program_writes(program, *machine, analyses)) : nlohmann::json(nullptr);
   out["handoff"] = nullptr;
   if (machine) {
-    HandoffSequence seq = plan_handoff(program, *machine, options.plan, analyses);
-    seq.used = options.plan.handoff;
-    out["handoff"] = handoff_json(seq, *machine);
+    const std::vector<ResidentGroup> groups = plan_resident(program, *machine, options.plan, analyses);
+    out["handoff"] = handoff_json(handoff_report(program, *machine, options.plan, analyses, groups), *machine);
+    const nlohmann::json resident = resident_json(groups, program);
+    if (!resident.empty()) {  // only where groups compete (resident.h)
+      out["resident"] = resident;
+      out["resident_program_writes"] =
+          program_writes_json(resident_program_writes(program, *machine, analyses, groups));
+    }
   }
   // The program itself, for tools that evaluate it independently (tests/e2e/npy_check.py).
   out["tensors"] = nlohmann::json::object();

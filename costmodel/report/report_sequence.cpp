@@ -39,8 +39,10 @@ std::string handoff_text(const HandoffSequence& seq, const Machine& machine) {
       "greedy in program order, Gao et al. §2.3 stages 1 and 3 between steps: an intermediate result stays on the\n"
       "ranks in its plan's C layout and later contractions take it rank to rank; {} read the\n"
       "store, so kept tensors are written there first: a flush); the steps it changes:\n",
-      seq.used ? "the generated program runs it; --no-handoff passes every tensor through the store"
-               : "MODEL ONLY with --no-handoff: the generated program passes every tensor through the store",
+      seq.used       ? "the generated program runs it; --no-handoff passes every tensor through the store"
+      : seq.resident ? "MODEL ONLY: the generated program runs resident accumulation, which reads every tensor "
+                       "from the store"
+                     : "MODEL ONLY with --no-handoff: the generated program passes every tensor through the store",
       store_readers);
   int same = 0;  // steps that run as through the store
   for (const HandoffStep& step : seq.steps) {

@@ -31,6 +31,7 @@ struct Args {
   bool no_overlap = false;
   bool no_symmetry = false;
   double max_writes = 0;
+  std::string resident = "auto";  // --resident auto|on|off
   bool json = false;
   std::string svg;  // --svg FILE
   bool all = false;
@@ -99,6 +100,13 @@ void add_options(CLI::App& app, Args& a) {
                  "(1.0: write-avoiding, each result written once; for disks whose writes are dear or wear out)")
       ->check(CLI::PositiveNumber)
       ->type_name("FACTOR");
+  app.add_option("--resident", a.resident,
+                 "resident accumulation: statements adding into one tensor keep its blocks in memory from the "
+                 "first to the last, so it is written once: auto (where disk writes are slower than reads, or "
+                 "with --max-writes, and no method or order is forced), on (on every machine, where it is "
+                 "faster or --max-writes asks for it) or off")
+      ->check(CLI::IsMember({"auto", "on", "off"}))
+      ->default_str("auto");
 }
 
 // The plan options of the command line; prints an error and returns nullopt when invalid.
@@ -108,6 +116,9 @@ std::optional<tcec::costmodel::PlanOptions> plan_options(const Args& a) {
   options.overlap = !a.no_overlap;
   options.symmetry = !a.no_symmetry;
   options.max_writes = a.max_writes;
+  options.resident = a.resident == "on"    ? tcec::costmodel::ResidentMode::On
+                     : a.resident == "off" ? tcec::costmodel::ResidentMode::Off
+                                           : tcec::costmodel::ResidentMode::Auto;
   options.split =
       a.memory_split == "thirds" ? tcec::costmodel::MemorySplit::Thirds : tcec::costmodel::MemorySplit::Optimal;
   if (!a.force_method.empty() && !tcec::costmodel::parse_method(a.force_method, &options)) {
