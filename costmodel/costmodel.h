@@ -25,9 +25,10 @@ Machine machine_from(const ir::MachineDesc& desc);
 
 /// When resident accumulation (costmodel/program/resident.h: consecutive statements adding into
 /// one tensor keep its blocks in memory, so it is written once) may replace the statements' own
-/// plans: Auto on machines whose disk writes are slower than their reads or under --max-writes,
-/// On on every machine (by predicted time), Off never.
-enum class ResidentMode { Auto, On, Off };
+/// plans: Auto on machines whose disk writes are slower than their reads or under --max-writes
+/// (no method or order forced), On on every machine (by predicted time), All every feasible group
+/// whatever its time (for comparisons), Off never.
+enum class ResidentMode { Auto, On, All, Off };
 
 /// How plans are chosen.
 struct PlanOptions {

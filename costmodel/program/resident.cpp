@@ -195,7 +195,7 @@ std::vector<ResidentGroup> plan_resident(const ir::Program& program, const Machi
   std::vector<ResidentGroup> out;
   const bool dear_writes = machine.disk_write_bytes_per_s < machine.disk_read_bytes_per_s;
   const bool forced = options.force_method || options.force_order;
-  const bool considered = options.resident == ResidentMode::On ||
+  const bool considered = options.resident == ResidentMode::On || options.resident == ResidentMode::All ||
                           (options.resident == ResidentMode::Auto && !forced && (dear_writes || options.max_writes > 0));
   for (const std::vector<std::size_t>& run : find_runs(program)) {
     ResidentGroup g;
@@ -211,8 +211,9 @@ std::vector<ResidentGroup> plan_resident(const ir::Program& program, const Machi
       g.store_time_s += planned ? store[i]->plan.total_s() : std::numeric_limits<double>::infinity();
       if (planned) g.store_write_bytes += plan_write_bytes(store[i]->plan);
     }
-    g.reason = "no dimension of the result leaves room for a panel column beside its block";
     const auto dims = static_cast<int>(program.tensors.at(g.tensor).dims.size());
+    g.reason = dims == 0 ? "a scalar result has no dimension to split over the ranks"
+                         : "no dimension of the result leaves room for a panel column beside its block";
     for (int split = 0; considered && split < dims; ++split) {
       ResidentGroup t = g;
       t.split = split;
@@ -247,7 +248,7 @@ std::vector<ResidentGroup> plan_resident(const ir::Program& program, const Machi
     if (g.feasible) {
       const double limit = options.max_writes * g.share_bytes * (1 + 1e-9);
       const bool limit_asks = options.max_writes > 0 && g.store_write_bytes > limit && g.write_bytes <= limit;
-      g.chosen = g.time_s < g.store_time_s || limit_asks;
+      g.chosen = g.time_s < g.store_time_s || limit_asks || options.resident == ResidentMode::All;
     }
     out.push_back(std::move(g));
   }

@@ -18,7 +18,8 @@
 //
 // Which groups run (PlanOptions::resident): `auto` considers them on machines whose disk writes
 // are slower than their reads, or under --max-writes, unless a method or an order is forced;
-// `on` on every machine; `off` never. A
+// `on` on every machine; `all` runs every feasible group whatever its time (for comparisons);
+// `off` never. A
 // considered group is chosen when its predicted time is below its statements' through the store
 // (their chosen plans, compute stage plus stages 1 and 3), or when --max-writes F is given, the
 // statements' writes through the store exceed F times X's share and the group's do not.

@@ -14,7 +14,8 @@
 # numpy.einsum (needs /usr/bin/python3 with python3-numpy). With NPY_PROGRAM=1 the whole program
 # (every statement, in order, from `tcec --dry-run --json`) is evaluated by numpy instead.
 # With EXPECT_HANDOFF=1 the generated program must keep a result on the ranks and take it rank
-# to rank (the sequence hand-off).
+# to rank (the sequence hand-off); with EXPECT_RESIDENT=1 it must run a resident accumulation
+# step (costmodel/program/resident.h).
 set -euo pipefail
 tcec=$1 work=$2 file=$3 np=$4
 shift 4
@@ -29,6 +30,10 @@ done
 if [[ -n "${EXPECT_HANDOFF:-}" ]] && ! { grep -q 'spec.keep_result = true' "$work/$stem.cpp" &&
                                         grep -q 'spec.take_[ABC] = true' "$work/$stem.cpp"; }; then
   echo "run_generated.sh: $work/$stem.cpp keeps or takes no tensor on the ranks" >&2
+  exit 1
+fi
+if [[ -n "${EXPECT_RESIDENT:-}" ]] && ! grep -q 'tcert::ResidentGemm x' "$work/$stem.cpp"; then
+  echo "run_generated.sh: $work/$stem.cpp runs no resident accumulation step" >&2
   exit 1
 fi
 run=(mpirun --oversubscribe -np "$np" "$work/$stem" --quiet --verify --trace "$work/trace.json"

@@ -31,7 +31,7 @@ struct Args {
   bool no_overlap = false;
   bool no_symmetry = false;
   double max_writes = 0;
-  std::string resident = "auto";  // --resident auto|on|off
+  std::string resident = "auto";  // --resident auto|on|all|off
   bool json = false;
   std::string svg;  // --svg FILE
   bool all = false;
@@ -104,8 +104,8 @@ void add_options(CLI::App& app, Args& a) {
                  "resident accumulation: statements adding into one tensor keep its blocks in memory from the "
                  "first to the last, so it is written once: auto (where disk writes are slower than reads, or "
                  "with --max-writes, and no method or order is forced), on (on every machine, where it is "
-                 "faster or --max-writes asks for it) or off")
-      ->check(CLI::IsMember({"auto", "on", "off"}))
+                 "faster or --max-writes asks for it), all (every group that fits, whatever its time) or off")
+      ->check(CLI::IsMember({"auto", "on", "all", "off"}))
       ->default_str("auto");
 }
 
@@ -117,6 +117,7 @@ std::optional<tcec::costmodel::PlanOptions> plan_options(const Args& a) {
   options.symmetry = !a.no_symmetry;
   options.max_writes = a.max_writes;
   options.resident = a.resident == "on"    ? tcec::costmodel::ResidentMode::On
+                     : a.resident == "all" ? tcec::costmodel::ResidentMode::All
                      : a.resident == "off" ? tcec::costmodel::ResidentMode::Off
                                            : tcec::costmodel::ResidentMode::Auto;
   options.split =
