@@ -11,7 +11,8 @@ class ResidentEmitter final : public MethodEmitter {
 
   void emit_spec_schedule(CodeWriter& w, const tcert::GemmSpec& spec) const override {
     const tcert::ResidentSpec& part = std::get<tcert::ResidentSpec>(spec.method);
-    w.line("tcert::ResidentSpec& resident = spec.method.emplace<tcert::ResidentSpec>();  // run by tcert::ResidentGemm");
+    w.line(
+        "tcert::ResidentSpec& resident = spec.method.emplace<tcert::ResidentSpec>();  // run by tcert::ResidentGemm");
     w.line("resident.split = {};  // {}'s stored dimension whose ranges the ranks hold in memory", part.split,
            comment_text(spec.C.shape.name));
     w.line("resident.ranks = {};", part.ranks);
@@ -41,7 +42,7 @@ std::string resident_plan_text(const costmodel::ResidentStep& step, std::int64_t
 }
 
 void fill_resident_spec(const costmodel::ResidentStep& step, std::int64_t processors, tcert::GemmSpec& spec) {
-  spec.order = "-";
+  spec.order = std::string(1, '-');  // no disk placement order (a literal trips GCC 12's -Wrestrict)
   tcert::ResidentSpec& part = spec.method.emplace<tcert::ResidentSpec>();
   part.split = step.split, part.ranks = processors, part.chunk = step.chunk;
   part.first = step.first, part.last = step.last;

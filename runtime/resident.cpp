@@ -102,8 +102,8 @@ void ResidentGemm::run_chunk(std::int64_t c) {
   read_panel_rows(run_, *map_A_, *A_, rows_A_, k0, kc, panel_A_.data());
   read_panel_rows(run_, *map_B_, *B_, rows_B_, k0, kc, panel_B_.data());
   const auto z = [](i64 x) { return static_cast<std::size_t>(x); };
-  gemm_tile(z(rows_I_), z(rows_J_), z(kc), spec_.alpha, panel_A_.data(), z(kc), panel_B_.data(), z(kc), 1.0,
-            T_.data(), z(rows_J_));
+  gemm_tile(z(rows_I_), z(rows_J_), z(kc), spec_.alpha, panel_A_.data(), z(kc), panel_B_.data(), z(kc), 1.0, T_.data(),
+            z(rows_J_));
   if (progress_) progress_->update(static_cast<double>(c + 1) / static_cast<double>(chunks_));
 }
 

@@ -62,14 +62,14 @@ class ResidentGemm {
 
   Run& run_;
   GemmSpec spec_;
-  ResidentRange range_;                            // this rank's range along split and its block's elements
-  ResidentSplit split_;                            // where the split lies in the GEMM
-  i64 rows_I_ = 0, rows_J_ = 0, k_ = 1;            // the product's rows and columns, |K|
-  std::vector<RowRange> rows_A_, rows_B_;          // the panels' rows (restricted_rows() for the split's operand)
-  std::unique_ptr<SplitMap> map_A_, map_B_;        // rows and columns of A and B
-  std::optional<ElementSource> A_, B_, C0_;        // the operands, and X's current version (first step, accumulating)
-  std::unique_ptr<DirectResult> result_;           // X's new version (last step)
-  Buffer T_, panel_A_, panel_B_;                   // the product (row-major rows_I_ × rows_J_) and the panels
+  ResidentRange range_;                      // this rank's range along split and its block's elements
+  ResidentSplit split_;                      // where the split lies in the GEMM
+  i64 rows_I_ = 0, rows_J_ = 0, k_ = 1;      // the product's rows and columns, |K|
+  std::vector<RowRange> rows_A_, rows_B_;    // the panels' rows (restricted_rows() for the split's operand)
+  std::unique_ptr<SplitMap> map_A_, map_B_;  // rows and columns of A and B
+  std::optional<ElementSource> A_, B_, C0_;  // the operands, and X's current version (first step, accumulating)
+  std::unique_ptr<DirectResult> result_;     // X's new version (last step)
+  Buffer T_, panel_A_, panel_B_;             // the product (row-major rows_I_ × rows_J_) and the panels
   i64 chunks_ = 0, next_ = 0;
   std::unique_ptr<Progress> progress_;
   Volumes redistribution_;  // the flushes of kept tensors (stage 1)

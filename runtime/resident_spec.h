@@ -44,11 +44,11 @@ struct MemoryPart;
 /// A resident accumulation step's part of the spec (GemmSpec::method), run by ResidentGemm
 /// (resident.h).
 struct ResidentSpec {
-  int split = 0;             ///< X's stored dimension whose ranges the ranks own
-  std::int64_t ranks = 1;    ///< the ranks it is split over (the run's P)
-  std::int64_t chunk = 1;    ///< K's flat columns per panel
-  bool first = true;         ///< the group's first step: the block starts here
-  bool last = true;          ///< the group's last step: the block is written and freed here
+  int split = 0;           ///< X's stored dimension whose ranges the ranks own
+  std::int64_t ranks = 1;  ///< the ranks it is split over (the run's P)
+  std::int64_t chunk = 1;  ///< K's flat columns per panel
+  bool first = true;       ///< the group's first step: the block starts here
+  bool last = true;        ///< the group's last step: the block is written and freed here
 };
 
 /// The block's elements on rank `rank` (X's elements over e times its range's length) and the

@@ -18,9 +18,9 @@
 #include "runtime/placement.h"     // Placement, move_tensor
 #include "runtime/progress.h"      // Progress
 #include "runtime/random.h"        // random_element, tensor_id_of
+#include "runtime/resident.h"      // ResidentGemm
 #include "runtime/run.h"           // Run, ProgramInfo, TensorShape
 #include "runtime/scratch.h"       // Scratch
-#include "runtime/resident.h"      // ResidentGemm
 #include "runtime/sfc.h"           // SfcGemm
 #include "runtime/status.h"        // Status
 #include "runtime/tbs.h"           // TbsGemm

@@ -133,8 +133,7 @@ PlanVolumes step_volumes(const StepShape& sh, const ResidentStep& step, bool acc
         }
       }
       flops = 2.0 * static_cast<double>(rows_A) * static_cast<double>(rows_B) * static_cast<double>(sh.k);
-      kernel = flops / (machine.flops_per_s * gemm_efficiency(static_cast<double>(rows_A),
-                                                              static_cast<double>(rows_B),
+      kernel = flops / (machine.flops_per_s * gemm_efficiency(static_cast<double>(rows_A), static_cast<double>(rows_B),
                                                               static_cast<double>(std::min(step.chunk, sh.k))));
     }
     const double disk = static_cast<double>(read) / machine.disk_read_bytes_per_s +
@@ -195,8 +194,9 @@ std::vector<ResidentGroup> plan_resident(const ir::Program& program, const Machi
   std::vector<ResidentGroup> out;
   const bool dear_writes = machine.disk_write_bytes_per_s < machine.disk_read_bytes_per_s;
   const bool forced = options.force_method || options.force_order;
-  const bool considered = options.resident == ResidentMode::On || options.resident == ResidentMode::All ||
-                          (options.resident == ResidentMode::Auto && !forced && (dear_writes || options.max_writes > 0));
+  const bool considered =
+      options.resident == ResidentMode::On || options.resident == ResidentMode::All ||
+      (options.resident == ResidentMode::Auto && !forced && (dear_writes || options.max_writes > 0));
   for (const std::vector<std::size_t>& run : find_runs(program)) {
     ResidentGroup g;
     g.statements = run;
@@ -241,8 +241,8 @@ std::vector<ResidentGroup> plan_resident(const ir::Program& program, const Machi
       for (const PlanVolumes& v : t.volumes)
         for (std::size_t r = 0; r < reads.size(); ++r) reads[r] += static_cast<double>(v.disk_read_bytes[r]);
       t.read_bytes = *std::max_element(reads.begin(), reads.end());
-      t.write_bytes = static_cast<double>(*std::max_element(t.volumes.back().disk_write_bytes.begin(),
-                                                            t.volumes.back().disk_write_bytes.end()));
+      t.write_bytes = static_cast<double>(
+          *std::max_element(t.volumes.back().disk_write_bytes.begin(), t.volumes.back().disk_write_bytes.end()));
       g = std::move(t);
     }
     if (g.feasible) {
@@ -302,17 +302,18 @@ std::string resident_text(const std::vector<ResidentGroup>& groups, const ir::Pr
         g.chosen ? "chosen" : "not chosen");
     for (std::size_t q = 0; q < g.statements.size(); ++q) {
       const PlanVolumes& v = g.volumes[q];
-      out += fmt::format("    line {}: K in chunks of {}; per rank disk read {}, disk write {}, disk requests {}; {:.5g} s\n",
-                         program.statements[g.statements[q]].loc.line, g.steps[q].chunk,
-                         range_text(v.disk_read_bytes), range_text(v.disk_write_bytes), range_text(v.disk_requests),
-                         v.wall_s);
+      out += fmt::format(
+          "    line {}: K in chunks of {}; per rank disk read {}, disk write {}, disk requests {}; {:.5g} s\n",
+          program.statements[g.statements[q]].loc.line, g.steps[q].chunk, range_text(v.disk_read_bytes),
+          range_text(v.disk_write_bytes), range_text(v.disk_requests), v.wall_s);
     }
   }
   if (any)
-    out += fmt::format("writes per rank over the program with resident accumulation: {} against the outputs' share {}, "
-                       "{:.3f}x\n",
-                       human_bytes(with_groups.write_bytes), human_bytes(with_groups.bound_bytes),
-                       with_groups.bound_bytes > 0 ? with_groups.write_bytes / with_groups.bound_bytes : 0.0);
+    out += fmt::format(
+        "writes per rank over the program with resident accumulation: {} against the outputs' share {}, "
+        "{:.3f}x\n",
+        human_bytes(with_groups.write_bytes), human_bytes(with_groups.bound_bytes),
+        with_groups.bound_bytes > 0 ? with_groups.write_bytes / with_groups.bound_bytes : 0.0);
   return out;
 }
 
@@ -325,20 +326,21 @@ nlohmann::json resident_json(const std::vector<ResidentGroup>& groups, const ir:
     for (const ResidentStep& s : g.steps) chunks.push_back(s.chunk);
     std::uint64_t memory = 0;
     for (const PlanMemory& m : g.memory) memory = std::max(memory, m.peak_bytes);
-    out.push_back({{"tensor", program.tensors.at(g.tensor).name},
-                   {"lines", lines},
-                   {"feasible", g.feasible},
-                   {"reason", g.feasible ? nlohmann::json(nullptr) : nlohmann::json(g.reason)},
-                   {"split", g.feasible ? nlohmann::json(split_name(program, g)) : nlohmann::json(nullptr)},
-                   {"chunks", chunks},
-                   {"write_bytes", g.write_bytes},
-                   {"read_bytes", g.read_bytes},
-                   {"store_write_bytes", g.store_write_bytes},
-                   {"share_bytes", g.share_bytes},
-                   {"memory_bytes_per_rank", memory},
-                   {"time_s", g.time_s},
-                   {"store_time_s", std::isfinite(g.store_time_s) ? nlohmann::json(g.store_time_s) : nlohmann::json(nullptr)},
-                   {"chosen", g.chosen}});
+    out.push_back(
+        {{"tensor", program.tensors.at(g.tensor).name},
+         {"lines", lines},
+         {"feasible", g.feasible},
+         {"reason", g.feasible ? nlohmann::json(nullptr) : nlohmann::json(g.reason)},
+         {"split", g.feasible ? nlohmann::json(split_name(program, g)) : nlohmann::json(nullptr)},
+         {"chunks", chunks},
+         {"write_bytes", g.write_bytes},
+         {"read_bytes", g.read_bytes},
+         {"store_write_bytes", g.store_write_bytes},
+         {"share_bytes", g.share_bytes},
+         {"memory_bytes_per_rank", memory},
+         {"time_s", g.time_s},
+         {"store_time_s", std::isfinite(g.store_time_s) ? nlohmann::json(g.store_time_s) : nlohmann::json(nullptr)},
+         {"chosen", g.chosen}});
   }
   return out;
 }

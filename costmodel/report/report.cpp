@@ -173,7 +173,6 @@ HandoffSequence handoff_report(const ir::Program& program, const Machine& machin
   return seq;
 }
 
-
 /// The grid of a declared distribution on the machine's P (as declared without a machine).
 std::vector<std::int64_t> grid_of(const ir::Distribution& d, const std::optional<Machine>& machine) {
   return machine ? d.grid_for(machine->processors) : d.grid;

@@ -25,6 +25,7 @@ namespace {
 struct Checked {
   int plans = 0;         ///< contraction plans held to check_spec
   int handoffs = 0;      ///< of which take a tensor rank to rank
+  int resident = 0;      ///< of which are resident accumulation steps
   bool planned = false;  ///< every contraction had a feasible plan (the program can be generated)
 };
 
@@ -48,6 +49,8 @@ Checked check_seed(std::uint64_t seed) {
   // hand-off saves; the other methods read and write the store directly (direct tile I/O) and
   // rarely gain from one.
   if (draw / 12 % 4 == 0) options.force_method = "outside-accumulation";
+  // A quarter with every resident accumulation group that fits (program/resident.h).
+  if (draw / 48 % 4 == 1) options.resident = costmodel::ResidentMode::All;
   const std::vector<costmodel::StatementPlan> plans = costmodel::plan_program(program, machine, options);
   const auto memory = static_cast<std::uint64_t>(machine.memory_bytes);
   std::set<std::string> kept;  // tensors a step kept on the ranks (runtime Run::keep)
@@ -62,6 +65,7 @@ Checked check_seed(std::uint64_t seed) {
         codegen::gemm_spec(program, machine, sp, costmodel::accumulates(program, *sp.statement));
     ++out.plans;
     out.handoffs += spec.take_A || spec.take_B || spec.take_C;
+    out.resident += sp.resident.has_value();
     tcert::StepMemory need;
     try {
       need = tcert::check_spec(spec, machine.processors, memory);
@@ -97,17 +101,18 @@ const std::uint64_t kSeeds =
 class PlansRun : public ::testing::TestWithParam<std::uint64_t> {};
 
 TEST_P(PlansRun, RuntimeAcceptsEveryPlannedContraction) {
-  int plans = 0, handoffs = 0, programs = 0;
+  int plans = 0, handoffs = 0, resident = 0, programs = 0;
   for (std::uint64_t seed = GetParam(); seed < kSeeds; seed += kShards) {
     const Checked c = check_seed(seed);
-    plans += c.plans, handoffs += c.handoffs, programs += c.planned;
+    plans += c.plans, handoffs += c.handoffs, resident += c.resident, programs += c.planned;
   }
   // The generator reaches what the test is about: generated programs, plans, hand-offs.
   EXPECT_GE(programs, static_cast<int>(kSeeds / kShards / 2));
   EXPECT_GE(plans, static_cast<int>(kSeeds / kShards));
   EXPECT_GE(handoffs, 20);
-  std::printf("shard %llu: %d plans (%d with a hand-off), %d of %llu programs can be generated\n",
-              static_cast<unsigned long long>(GetParam()), plans, handoffs, programs,
+  EXPECT_GE(resident, 20);
+  std::printf("shard %llu: %d plans (%d with a hand-off, %d resident), %d of %llu programs can be generated\n",
+              static_cast<unsigned long long>(GetParam()), plans, handoffs, resident, programs,
               static_cast<unsigned long long>(kSeeds / kShards));
 }
 
