@@ -110,7 +110,7 @@ TEST_P(PlansRun, RuntimeAcceptsEveryPlannedContraction) {
   EXPECT_GE(programs, static_cast<int>(kSeeds / kShards / 2));
   EXPECT_GE(plans, static_cast<int>(kSeeds / kShards));
   EXPECT_GE(handoffs, 20);
-  EXPECT_GE(resident, 20);
+  EXPECT_GE(resident, 2);  // groups need consecutive additions into one tensor: a few per shard
   std::printf("shard %llu: %d plans (%d with a hand-off, %d resident), %d of %llu programs can be generated\n",
               static_cast<unsigned long long>(GetParam()), plans, handoffs, resident, programs,
               static_cast<unsigned long long>(kSeeds / kShards));
