@@ -29,6 +29,25 @@ std::string slurp(const std::string& path) {
   return s.str();
 }
 
+/// A file of the temporary directory named `prefix` + this process's id + `suffix`, removed when
+/// the test ends, passed or failed.
+class TempFile {
+ public:
+  TempFile(const std::string& prefix, const std::string& suffix)
+      : path_(std::filesystem::temp_directory_path() / (prefix + std::to_string(getpid()) + suffix)) {}
+  ~TempFile() {
+    std::error_code ignored;
+    std::filesystem::remove(path_, ignored);
+  }
+  TempFile(const TempFile&) = delete;
+  TempFile& operator=(const TempFile&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+  std::string string() const { return path_.string(); }
+
+ private:
+  std::filesystem::path path_;
+};
+
 // Runs build/bin/tcec with `args` (shell words), capturing stdout and stderr.
 CliRun tcec(const std::string& args) {
   const auto dir = std::filesystem::temp_directory_path();
@@ -160,8 +179,8 @@ TEST(Cli, DeclaredDistributions) {
   EXPECT_EQ(j["contractions"][0]["plan"]["algorithm"], "replication");
   EXPECT_EQ(redistribution["comm_sent_bytes"], (nlohmann::json{24000000, 24000000, 24000000, 24000000}));
   // The declared grid (4) does not fit a 9-processor machine; the error points at the declaration.
-  const auto path = std::filesystem::temp_directory_path() / ("tcec_cli_p9_" + std::to_string(getpid()) + ".machine");
-  std::ofstream(path) << "machine nine { processors 9; memory 256 MB; network 1 GB/s; disk 500 MB/s; }\n";
+  const TempFile path("tcec_cli_p9_", ".machine");
+  std::ofstream(path.path()) << "machine nine { processors 9; memory 256 MB; network 1 GB/s; disk 500 MB/s; }\n";
   CliRun nine = tcec("--dry-run --machine " + path.string() + " " + example("distributed.tce"));
   EXPECT_EQ(nine.exit_code, 1);
   EXPECT_EQ(
@@ -172,8 +191,8 @@ TEST(Cli, DeclaredDistributions) {
 }
 
 TEST(Cli, ErrorsGoToStderrWithExitCodeOne) {
-  const auto path = std::filesystem::temp_directory_path() / ("tcec_cli_bad_" + std::to_string(getpid()) + ".tce");
-  std::ofstream(path) << "range N = 4;\nindex i : M;\n";
+  const TempFile path("tcec_cli_bad_", ".tce");
+  std::ofstream(path.path()) << "range N = 4;\nindex i : M;\n";
   CliRun r = tcec("--dry-run " + path.string());
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.out, "");
@@ -186,9 +205,9 @@ TEST(Cli, ErrorsGoToStderrWithExitCodeOne) {
 // Gao et al. Table 9: the three cells its own formulas reproduce (notes/gao-model.md):
 // extents 4000, P = 4, M = 8e6 bytes per array, f_rep = sqrt(2), f_red = 1.4.
 TEST(Cli, DryRunReproducesTable9) {
-  const auto path = std::filesystem::temp_directory_path() / ("tcec_t9_" + std::to_string(getpid()) + ".machine");
-  std::ofstream(path) << "machine t9 { processors 4; memory 24 MB; network 200 MB/s; disk 8 MB/s;\n"
-                         "  replication_factor 1.4142135623730951; reduction_factor 1.4; }\n";
+  const TempFile path("tcec_t9_", ".machine");
+  std::ofstream(path.path()) << "machine t9 { processors 4; memory 24 MB; network 200 MB/s; disk 8 MB/s;\n"
+                                "  replication_factor 1.4142135623730951; reduction_factor 1.4; }\n";
   CliRun r = tcec("--dry-run --json --machine " + path.string() + " " + example("matmul.tce"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
@@ -273,8 +292,8 @@ TEST(Cli, ExcludedMethodsDoNotPlanAndUnknownOnesAreAnError) {
 }
 
 TEST(Cli, RotationNeedsASquareProcessorCount) {
-  const auto path = std::filesystem::temp_directory_path() / ("tcec_p6_" + std::to_string(getpid()) + ".machine");
-  std::ofstream(path) << "machine p6 { processors 6; memory 64 MB; network 200 MB/s; disk 8 MB/s; }\n";
+  const TempFile path("tcec_p6_", ".machine");
+  std::ofstream(path.path()) << "machine p6 { processors 6; memory 64 MB; network 200 MB/s; disk 8 MB/s; }\n";
   CliRun six = tcec("--dry-run --json --machine " + path.string() + " " + example("matmul.tce"));
   ASSERT_EQ(six.exit_code, 0) << six.err;
   auto j = nlohmann::json::parse(six.out);
@@ -640,9 +659,9 @@ TEST(Cli, CompareHelp) {
 // V = 500 planned on 64 processors, with the total of the chosen plans' times. (Its wall
 // time, the goal of under 1 s, is measured by hand, not asserted here.)
 TEST(Cli, NwchemCcsdT2DryRunOn64Processors) {
-  const auto machine =
-      std::filesystem::temp_directory_path() / ("tcec_nwchem_" + std::to_string(getpid()) + ".machine");
-  std::ofstream(machine) << "machine m64 {\n  processors 64;\n  memory 4 GB;\n  network 1 GB/s;\n  disk 500 MB/s;\n}\n";
+  const TempFile machine("tcec_nwchem_", ".machine");
+  std::ofstream(machine.path())
+      << "machine m64 {\n  processors 64;\n  memory 4 GB;\n  network 1 GB/s;\n  disk 500 MB/s;\n}\n";
   const std::string args = "--from nwchem --section ccsd_t2 -D O=100 -D V=500 --machine " + machine.string() + " " +
                            std::string(TCEC_SHARED_INPUTS) + "/nwchem_tce_equation_trees.txt";
   CliRun r = tcec("--dry-run " + args);
@@ -716,7 +735,6 @@ TEST(Cli, NwchemCcsdT2DryRunOn64Processors) {
   EXPECT_NE(n.out.find("\nsequence with rank-to-rank hand-off (MODEL ONLY with --no-handoff: the generated program "
                        "passes every tensor through the store;\n"),
             std::string::npos);
-  std::filesystem::remove(machine);
 }
 
 TEST(Cli, DryRunTotalOnlyWithSeveralPlannedStatements) {
@@ -751,12 +769,12 @@ TEST(Cli, NwchemErrors) {
   CliRun tce = tcec("--dry-run --section ccsd_t2 " + example("matmul.tce"));
   EXPECT_EQ(tce.exit_code, 1);
   EXPECT_EQ(tce.err, "tcec: error: --section ccsd_t2 applies to --from nwchem only\n");
-  const auto bad = std::filesystem::temp_directory_path() / ("tcec_nwchem_bad_" + std::to_string(getpid()) + ".txt");
-  std::ofstream(bad) << "C     i0 ( p3 p4 h1 h2 ) + = -1 * P( 4 ) * Sum ( h10 ) * t ( p3 h10 ) * v ( h10 p4 h1 h2 )\n";
+  const TempFile bad("tcec_nwchem_bad_", ".txt");
+  std::ofstream(bad.path())
+      << "C     i0 ( p3 p4 h1 h2 ) + = -1 * P( 4 ) * Sum ( h10 ) * t ( p3 h10 ) * v ( h10 p4 h1 h2 )\n";
   CliRun p = tcec("--dry-run --from nwchem -D O=4 -D V=8 " + bad.string());
   EXPECT_EQ(p.exit_code, 1);
   EXPECT_EQ(p.err.rfind(bad.string() + ":1:35: error: P( 4 ) announces 4 terms, but antisymmetrising", 0), 0u) << p.err;
-  std::filesystem::remove(bad);
 }
 
 // TAMM import (--from tamm --function NAME): the program is named after the function; an error
@@ -782,8 +800,8 @@ TEST(Cli, TammImportAndGenerate) {
 }
 
 TEST(Cli, TammErrorsWriteNothing) {
-  const auto path = std::filesystem::temp_directory_path() / ("tcec_tamm_loop_" + std::to_string(getpid()) + ".cpp");
-  std::ofstream(path)
+  const TempFile path("tcec_tamm_loop_", ".cpp");
+  std::ofstream(path.path())
       << "#include \"tamm/tamm.hpp\"\nusing namespace tamm;\n"
          "void f(Scheduler& sch, const TiledIndexSpace& MO, Tensor<double>& r, const Tensor<double>& a) {\n"
          "  auto [i, j] = MO.labels<2>(\"occ\");\n"
@@ -800,7 +818,7 @@ TEST(Cli, TammErrorsWriteNothing) {
                        "  sch(r(i, j) = a(i, j) * undeclared);\n"
                        "                          ^\n");
   EXPECT_FALSE(std::filesystem::exists(dir));
-  std::ofstream(path)
+  std::ofstream(path.path())
       << "using namespace tamm;\n"
          "void f(Scheduler& sch, const TiledIndexSpace& MO, Tensor<double>& r, const Tensor<double>& a) {\n"
          "  auto [i, j] = MO.labels<2>(\"occ\");\n"
@@ -814,7 +832,6 @@ TEST(Cli, TammErrorsWriteNothing) {
                           "  for (int k = 0; k < 3; ++k) sch(r(i, j) += a(i, j));\n"
                           "  ^\n");
   EXPECT_FALSE(std::filesystem::exists(dir));
-  std::filesystem::remove(path);
 }
 
 }  // namespace
