@@ -4,7 +4,6 @@
 #include "runtime/resident.h"
 
 #include <algorithm>
-#include <cstring>
 
 #include <fmt/format.h>
 
