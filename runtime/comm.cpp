@@ -140,6 +140,18 @@ std::vector<std::uint64_t> Context::gather_u64(std::uint64_t value) const {
   return all;
 }
 
+std::vector<std::vector<std::uint64_t>> Context::gather_u64s(const std::vector<std::uint64_t>& values) const {
+  const std::size_t n = values.size(), ranks = static_cast<std::size_t>(size_);
+  std::vector<std::uint64_t> all(n * ranks);
+  check(MPI_Allgather(values.data(), static_cast<int>(n), MPI_UINT64_T, all.data(), static_cast<int>(n), MPI_UINT64_T,
+                      comm_),
+        "MPI_Allgather");
+  std::vector<std::vector<std::uint64_t>> out(n, std::vector<std::uint64_t>(ranks));
+  for (std::size_t q = 0; q < ranks; ++q)
+    for (std::size_t i = 0; i < n; ++i) out[i][q] = all[q * n + i];
+  return out;
+}
+
 std::string Context::bcast_string(const std::string& value, int root) const {
   std::uint64_t length = value.size();
   check(MPI_Bcast(&length, 1, MPI_UINT64_T, root, comm_), "MPI_Bcast");

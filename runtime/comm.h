@@ -54,6 +54,9 @@ class Context {
   bool all_true(bool value) const;
   /// Element q is rank q's `value`; every rank receives the whole vector (MPI_Allgather).
   std::vector<std::uint64_t> gather_u64(std::uint64_t value) const;
+  /// gather_u64() of several values at once, in one MPI_Allgather: element i of the result holds
+  /// every rank's values[i] (element q from rank q). Every rank passes as many values.
+  std::vector<std::vector<std::uint64_t>> gather_u64s(const std::vector<std::uint64_t>& values) const;
   /// Root's `value`, on every rank (the argument of the other ranks is ignored).
   std::string bcast_string(const std::string& value, int root = 0) const;
   /// The first error among the ranks: every rank passes its own (nullopt: none); all receive

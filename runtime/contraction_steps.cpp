@@ -45,21 +45,20 @@ void compute_phase(Run& run, const GemmSpec& spec, std::unique_ptr<Progress>& pr
   for (int q = 0; q < 3; ++q) rec.redistribution_predicted[q] = spec.predicted_redistribution[q];
   rec.redistribution_predicted_seconds = spec.predicted_redistribution_seconds;
   std::tie(rec.comm, rec.algorithm) = std::visit([](const auto& m) { return trace_names(m); }, spec.method);
-  const std::uint64_t mine[5] = {v.disk_read_bytes, v.disk_write_bytes, v.comm_sent_bytes, v.comm_recv_bytes,
-                                 v.disk_requests};
+  // Every rank's figures in one all-gather (a step's collectives cost more than its work on small
+  // steps): the five volumes, four busy times in nanoseconds, the peak memory.
+  auto ns = [](double seconds) { return static_cast<std::uint64_t>(seconds * 1e9); };
+  const std::vector<std::vector<std::uint64_t>> all = ctx.gather_u64s(
+      {v.disk_read_bytes, v.disk_write_bytes, v.comm_sent_bytes, v.comm_recv_bytes, v.disk_requests, ns(v.seconds),
+       ns(v.disk_seconds), ns(v.comm_seconds), ns(v.kernel_seconds), budget().peak_bytes()});
   for (int q = 0; q < 5; ++q) {
     rec.predicted[q] = spec.predicted[q];
-    rec.measured[q] = ctx.gather_u64(mine[q]);
+    rec.measured[q] = all[static_cast<std::size_t>(q)];
   }
-  auto gather_seconds = [&](double s, std::vector<double>& out) {
-    for (std::uint64_t ns : ctx.gather_u64(static_cast<std::uint64_t>(s * 1e9)))
-      out.push_back(static_cast<double>(ns) * 1e-9);
-  };
-  gather_seconds(v.seconds, rec.seconds);
-  gather_seconds(v.disk_seconds, rec.disk_seconds);
-  gather_seconds(v.comm_seconds, rec.comm_seconds);
-  gather_seconds(v.kernel_seconds, rec.kernel_seconds);
-  rec.peak_tile_memory_bytes = ctx.gather_u64(budget().peak_bytes());
+  std::vector<double>* seconds[4] = {&rec.seconds, &rec.disk_seconds, &rec.comm_seconds, &rec.kernel_seconds};
+  for (std::size_t t = 0; t < 4; ++t)
+    for (std::uint64_t n : all[5 + t]) seconds[t]->push_back(static_cast<double>(n) * 1e-9);
+  rec.peak_tile_memory_bytes = all[9];
   rec.planned_memory_bytes = spec.planned_memory_bytes;
   run.record(std::move(rec));
 }
@@ -67,12 +66,11 @@ void compute_phase(Run& run, const GemmSpec& spec, std::unique_ptr<Progress>& pr
 Volumes redistribution_now() { return counters().snapshot(Phase::Redistribute); }
 
 void record_redistribution(Run& run, const Volumes& mine) {
+  std::vector<std::vector<std::uint64_t>> all = run.context().gather_u64s(
+      {mine.disk_read_bytes, mine.disk_write_bytes, mine.disk_requests, static_cast<std::uint64_t>(mine.seconds * 1e9)});
   std::vector<double> seconds;
-  for (std::uint64_t ns : run.context().gather_u64(static_cast<std::uint64_t>(mine.seconds * 1e9)))
-    seconds.push_back(static_cast<double>(ns) * 1e-9);
-  run.record_redistribution(run.context().gather_u64(mine.disk_read_bytes),
-                            run.context().gather_u64(mine.disk_write_bytes),
-                            run.context().gather_u64(mine.disk_requests), std::move(seconds));
+  for (std::uint64_t ns : all[3]) seconds.push_back(static_cast<double>(ns) * 1e-9);
+  run.record_redistribution(std::move(all[0]), std::move(all[1]), std::move(all[2]), std::move(seconds));
 }
 
 std::optional<ElementSource> initial_C(Run& run, const GemmSpec& spec) {
