@@ -215,8 +215,8 @@ std::vector<ResidentGroup> plan_resident(const ir::Program& program, const Machi
     g.reason = dims == 0 ? "a scalar result has no dimension to split over the ranks"
                          : "no dimension of the result leaves room for a panel column beside its block";
     for (int split = 0; considered && split < dims; ++split) {
-      ResidentGroup t = g;
-      t.split = split;
+      ResidentGroup t = g;  // this split's plan, from the group's facts alone
+      t.split = split, t.steps.clear(), t.volumes.clear(), t.memory.clear(), t.time_s = 0;
       bool fits = true;
       for (std::size_t q = 0; q < run.size() && fits; ++q) {
         const StepShape sh(program, program.statements[run[q]], split);

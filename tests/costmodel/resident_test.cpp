@@ -2,6 +2,7 @@
 // group competes and is chosen, and its exact volumes, held against an element-by-element walk
 // of runtime/resident_spec.h's THE SCHEDULE written here independently.
 #include <algorithm>
+#include <limits>
 #include <map>
 
 #include <gtest/gtest.h>
@@ -172,6 +173,20 @@ TEST(Resident, AGroupIsARunOfStatementsAddingIntoOneTensorThatNoneReads) {
   EXPECT_TRUE(groups[1].accumulate);   // `+=` after an earlier write
   for (const ResidentGroup& g : groups) {
     ASSERT_TRUE(g.feasible) << g.reason;
+    // The fastest split (1 MB: every step's chunk is all of K): each split's time from its steps.
+    double fastest = std::numeric_limits<double>::infinity();
+    for (int split = 0; split < 3; ++split) {
+      double t = 0;
+      for (std::size_t q = 0; q < g.statements.size(); ++q) {
+        const ir::Statement& s = p.statements[g.statements[q]];
+        const ir::MacroIndexGemm gemm = ir::macro_index_gemm(p, s);
+        const auto k = static_cast<i64>(gemm.extent_K);
+        const ResidentStep step{0, split, k, q == 0, q + 1 == g.statements.size()};
+        t += resident_volumes(p, s, step, g.accumulate, m).wall_s;
+      }
+      fastest = std::min(fastest, t);
+    }
+    EXPECT_DOUBLE_EQ(g.time_s, fastest);
     EXPECT_TRUE(g.chosen);
     EXPECT_TRUE(g.steps.front().first && g.steps.back().last);
     // r written once: the fullest rank writes its range's share of r, ⌈e/3⌉/e · |r| · 8 bytes.
