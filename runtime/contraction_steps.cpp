@@ -66,8 +66,9 @@ void compute_phase(Run& run, const GemmSpec& spec, std::unique_ptr<Progress>& pr
 Volumes redistribution_now() { return counters().snapshot(Phase::Redistribute); }
 
 void record_redistribution(Run& run, const Volumes& mine) {
-  std::vector<std::vector<std::uint64_t>> all = run.context().gather_u64s(
-      {mine.disk_read_bytes, mine.disk_write_bytes, mine.disk_requests, static_cast<std::uint64_t>(mine.seconds * 1e9)});
+  std::vector<std::vector<std::uint64_t>> all =
+      run.context().gather_u64s({mine.disk_read_bytes, mine.disk_write_bytes, mine.disk_requests,
+                                 static_cast<std::uint64_t>(mine.seconds * 1e9)});
   std::vector<double> seconds;
   for (std::uint64_t ns : all[3]) seconds.push_back(static_cast<double>(ns) * 1e-9);
   run.record_redistribution(std::move(all[0]), std::move(all[1]), std::move(all[2]), std::move(seconds));
