@@ -3,6 +3,7 @@
 //
 // Usage: kernel_bench [--reps N]   (default 5; the minimum of N interleaved runs of each is reported)
 // Ratios are rates relative to cblas_dgemm(RowMajor, NoTrans, Trans) on the same m×n×k (> 1: faster).
+// contract() runs as it chooses (TTGT or GETT, kernel.h) and, beside it, forced to each.
 // One thread: openblas_set_num_threads(1) is called, and OPENBLAS_NUM_THREADS=1 should be set in
 // the environment too (OpenBLAS reads it when it loads, before main).
 #include <cblas.h>
@@ -67,28 +68,34 @@ tcert::ContractionLayout permuted_layout(const Shape& s) {
 }
 
 struct Row {
-  double dgemm_s = 1e30, tile_s = 1e30, contract_s = 1e30;
+  double dgemm_s = 1e30, tile_s = 1e30, contract_s = 1e30, ttgt_s = 1e30, gett_s = 1e30;
 };
 
-/// Runs dgemm, gemm_tile and contract interleaved: one warm-up each, then `reps` rounds, each in a
+/// Runs dgemm, gemm_tile, contract and contract forced to TTGT and to GETT interleaved: one warm-up each, then `reps` rounds, each in a
 /// rotated order (so that none always runs right after another); keeps the minima.
 Row measure(const Shape& s, int reps) {
   const auto A = random_values(s.m * s.k, 1), B = random_values(s.n * s.k, 2);
   Tensor C(static_cast<std::size_t>(s.m * s.n), 0.0);
   const auto layout = permuted_layout(s);
-  tcert::Workspace ws;
+  tcert::Workspace ws, ws_ttgt, ws_gett;
+  ws_ttgt.scheme = tcert::Workspace::Scheme::Ttgt;
+  ws_gett.scheme = tcert::Workspace::Scheme::Gett;
   const int m = static_cast<int>(s.m), n = static_cast<int>(s.n), k = static_cast<int>(s.k);
   auto dgemm = [&] {
     cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, n, k, 1.0, A.data(), k, B.data(), k, 0.0, C.data(), n);
   };
   auto tile = [&] { tcert::gemm_tile(s.m, s.n, s.k, 1.0, A.data(), s.k, B.data(), s.k, 0.0, C.data(), s.n); };
   auto contract = [&] { tcert::contract(layout, 1.0, A.data(), B.data(), 0.0, C.data(), ws); };
+  auto ttgt = [&] { tcert::contract(layout, 1.0, A.data(), B.data(), 0.0, C.data(), ws_ttgt); };
+  auto gett = [&] { tcert::contract(layout, 1.0, A.data(), B.data(), 0.0, C.data(), ws_gett); };
   Row r;
-  dgemm(), tile(), contract();
-  for (int i = 0; i < 3 * reps; ++i) {
-    switch ((i + i / 3) % 3) {
+  dgemm(), tile(), contract(), ttgt(), gett();
+  for (int i = 0; i < 5 * reps; ++i) {
+    switch ((i + i / 5) % 5) {
+      case 3: r.gett_s = std::min(r.gett_s, seconds(gett)); break;
       case 0: r.dgemm_s = std::min(r.dgemm_s, seconds(dgemm)); break;
       case 1: r.tile_s = std::min(r.tile_s, seconds(tile)); break;
+      case 2: r.ttgt_s = std::min(r.ttgt_s, seconds(ttgt)); break;
       default: r.contract_s = std::min(r.contract_s, seconds(contract)); break;
     }
   }
@@ -112,25 +119,31 @@ int main(int argc, char** argv) {
   openblas_set_num_threads(1);
 #endif
   std::printf("local tile kernel vs cblas_dgemm, 1 thread, double, min of %d interleaved runs\n", reps);
-  std::printf("contract: A[e,a,f,b] B[c,f,d,e] -> C[c,a,d,b], I=(a,b) J=(c,d) K=(e,f) (TTGT with permutations)\n\n");
-  std::printf("%6s %6s %6s | %9s | %9s %6s | %9s %6s\n", "m", "n", "k", "dgemm", "gemm_tile", "ratio", "contract",
-              "ratio");
-  std::printf("%20s | %9s | %9s %6s | %9s %6s\n", "", "GFLOP/s", "GFLOP/s", "", "GFLOP/s", "");
-  double log_tile = 0, log_contract = 0;
+  std::printf("contract: A[e,a,f,b] B[c,f,d,e] -> C[c,a,d,b], I=(a,b) J=(c,d) K=(e,f) (every operand permuted)\n\n");
+  std::printf("%6s %6s %6s | %9s | %9s %6s | %9s %6s | %9s %6s | %9s %6s\n", "m", "n", "k", "dgemm", "gemm_tile",
+              "ratio", "contract", "ratio", "TTGT", "ratio", "GETT", "ratio");
+  std::printf("%20s | %9s | %9s %6s | %9s %6s | %9s %6s | %9s %6s\n", "", "GFLOP/s", "GFLOP/s", "", "GFLOP/s", "",
+              "GFLOP/s", "", "GFLOP/s", "");
+  double log_tile = 0, log_contract = 0, log_ttgt = 0, log_gett = 0;
   int count = 0;
   for (const Shape& s : kShapes) {
     const Row r = measure(s, reps);
     const double gflop = 2.0 * s.m * s.n * s.k * 1e-9;
     const double tile_ratio = r.dgemm_s / r.tile_s, contract_ratio = r.dgemm_s / r.contract_s;
-    std::printf("%6lld %6lld %6lld | %9.2f | %9.2f %6.3f | %9.2f %6.3f\n", static_cast<long long>(s.m),
-                static_cast<long long>(s.n), static_cast<long long>(s.k), gflop / r.dgemm_s, gflop / r.tile_s,
-                tile_ratio, gflop / r.contract_s, contract_ratio);
+    const double ttgt_ratio = r.dgemm_s / r.ttgt_s, gett_ratio = r.dgemm_s / r.gett_s;
+    std::printf("%6lld %6lld %6lld | %9.2f | %9.2f %6.3f | %9.2f %6.3f | %9.2f %6.3f | %9.2f %6.3f\n",
+                static_cast<long long>(s.m), static_cast<long long>(s.n), static_cast<long long>(s.k),
+                gflop / r.dgemm_s, gflop / r.tile_s, tile_ratio, gflop / r.contract_s, contract_ratio, gflop / r.ttgt_s,
+                ttgt_ratio, gflop / r.gett_s, gett_ratio);
     std::fflush(stdout);
     log_tile += std::log(tile_ratio);
     log_contract += std::log(contract_ratio);
+    log_ttgt += std::log(ttgt_ratio);
+    log_gett += std::log(gett_ratio);
     ++count;
   }
-  std::printf("\ngeometric mean ratio: gemm_tile/dgemm %.3f, contract/dgemm(pre-permuted) %.3f\n",
-              std::exp(log_tile / count), std::exp(log_contract / count));
+  std::printf("\ngeometric mean ratio: gemm_tile/dgemm %.3f, contract/dgemm(pre-permuted) %.3f, TTGT %.3f, GETT %.3f\n",
+              std::exp(log_tile / count), std::exp(log_contract / count), std::exp(log_ttgt / count),
+              std::exp(log_gett / count));
   return 0;
 }

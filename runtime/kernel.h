@@ -140,8 +140,9 @@ struct AlignedAllocator {
   friend bool operator==(const AlignedAllocator&, const AlignedAllocator&) { return true; }
 };
 
-/// Reusable scratch memory of contract(): a: a chunk of the permuted row operand, b: the
-/// permuted column operand, c: a block of the product before it is permuted into C. Buffers
+/// Reusable scratch memory of contract(): a: a chunk of the permuted row operand (GETT: its
+/// packed block), b: the permuted column operand (GETT: its packed block), c: a block of the
+/// product before it is permuted into C. Buffers
 /// grow to the largest request and are kept, so a loop over tiles allocates once.
 struct Workspace {
   using Buffer = std::vector<double, AlignedAllocator<double>>;
@@ -154,6 +155,13 @@ struct Workspace {
   /// For tests: always cut the chunks down to chunk_bytes (as far as min_chunk_side allows), even
   /// where the time model of kernel_plan.cpp prefers larger chunks or none.
   bool always_chunk = false;
+  /// How contract() runs: the cheaper of TTGT and GETT by the time model (Auto; GETT only where
+  /// the CPU has AVX-512), or always one of them (for tests and benchmarks).
+  enum class Scheme { Auto, Ttgt, Gett } scheme = Scheme::Auto;
+  /// GETT's cache blocks (elements): rows of C per packed block of the row operand (kept in L2,
+  /// rounded up to 16), K per block, and columns of C per packed block of the column operand
+  /// (kept in L3, rounded up to 14). a then holds gett_mc·gett_kc elements and b gett_kc·gett_nc.
+  std::int64_t gett_mc = 192, gett_kc = 384, gett_nc = 2016;
 };
 
 /// C = alpha·A·Bᵀ + beta·C in the macro-index form `layout` (TTGT: transpose, transpose, GEMM,
@@ -174,6 +182,13 @@ struct Workspace {
 /// Candidates and box sizes are priced by a time model (dgemm efficiency by shape, measured for
 /// OpenBLAS on one core, plus the elements each permutation moves through memory, more when a
 /// temporary does not fit in cache) and the cheapest runs: one dgemm when nothing is chunked.
+///
+/// GETT (Springer & Bientinesi 2016), the other candidate where the CPU has AVX-512: tcert's own
+/// blocked GEMM (16×14 register tiles, BLIS-style packing) whose packing reads A and B straight
+/// from their stored layouts and whose register tiles are written straight into C, so nothing is
+/// permuted through memory; its rows are those of the operand holding C's innermost index. It
+/// runs at about 0.9 of OpenBLAS's dgemm on plain products here and wins where TTGT would
+/// permute a large operand or C. Workspace::scheme forces either.
 /// Throws std::invalid_argument when the layout is inconsistent or |I|, |J|, |K| ≥ 2^31.
 void contract(const ContractionLayout& layout, double alpha, const double* A, const double* B, double beta, double* C,
               Workspace& ws);

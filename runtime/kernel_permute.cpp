@@ -16,12 +16,9 @@
 
 #include "runtime/kernel.h"
 
-#if defined(__GNUC__) && defined(__x86_64__)
-#include <immintrin.h>
-// x86-64 kernels: non-temporal stores (SSE2), and AVX-512 where the CPU has it (checked once at
-// run time). Elsewhere the portable loops run and streaming is ignored.
-#define TCERT_HAVE_X86_KERNELS 1
-#endif
+#include "runtime/kernel_simd.h"
+// x86-64 kernels (TCERT_HAVE_X86_KERNELS): non-temporal stores (SSE2), and AVX-512 where the CPU
+// has it. Elsewhere the portable loops run and streaming is ignored.
 
 namespace tcert {
 
@@ -40,10 +37,7 @@ struct Dim {
 };
 
 #ifdef TCERT_HAVE_X86_KERNELS
-bool has_avx512() {
-  static const bool yes = (__builtin_cpu_init(), __builtin_cpu_supports("avx512f"));
-  return yes;
-}
+using detail::has_avx512;
 
 /// Streaming row copy with AVX-512: one 64-byte non-temporal store per aligned cache line.
 __attribute__((target("avx512f"))) void stream_row_avx512(const double* in, double* out, std::int64_t count,
@@ -154,32 +148,16 @@ void blocked_tiles(std::int64_t rows, std::int64_t cols, Tile&& tile) {
 }
 
 #ifdef TCERT_HAVE_X86_KERNELS
-// GCC 12 warns inside its own intrinsics (_mm512_undefined_pd); nothing here is uninitialized.
+// GCC 12 warns inside its own intrinsics (_mm512_undefined_pd) where transpose_8x8 is inlined.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wuninitialized"
-
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 /// 8×8 tile with AVX-512: 8 row loads, 24 shuffles, 8 row stores (streaming when `aligned`).
 __attribute__((target("avx512f"))) inline void transpose_tile_avx512(const double* in, std::int64_t ldi, double* out,
                                                                      std::int64_t ldo, Scale s, bool aligned) {
-  __m512d r[8], t[8], u[8];
+  __m512d r[8];
   for (int i = 0; i < 8; ++i) r[i] = _mm512_loadu_pd(in + i * ldi);
-  for (int i = 0; i < 8; i += 2) {
-    t[i] = _mm512_unpacklo_pd(r[i], r[i + 1]);
-    t[i + 1] = _mm512_unpackhi_pd(r[i], r[i + 1]);
-  }
-  const __m512i even = _mm512_set_epi64(13, 12, 5, 4, 9, 8, 1, 0);
-  const __m512i odd = _mm512_set_epi64(15, 14, 7, 6, 11, 10, 3, 2);
-  for (int i = 0; i < 8; i += 4) {
-    u[i] = _mm512_permutex2var_pd(t[i], even, t[i + 2]);          // rows i..i+3 of columns 0 | 4
-    u[i + 1] = _mm512_permutex2var_pd(t[i], odd, t[i + 2]);       // columns 2 | 6
-    u[i + 2] = _mm512_permutex2var_pd(t[i + 1], even, t[i + 3]);  // columns 1 | 5
-    u[i + 3] = _mm512_permutex2var_pd(t[i + 1], odd, t[i + 3]);   // columns 3 | 7
-  }
-  const int order[4] = {0, 2, 1, 3};  // u index holding columns c | c+4, for c = 0..3
-  for (int c = 0; c < 4; ++c) {
-    r[c] = _mm512_shuffle_f64x2(u[order[c]], u[4 + order[c]], 0x44);
-    r[c + 4] = _mm512_shuffle_f64x2(u[order[c]], u[4 + order[c]], 0xEE);
-  }
+  detail::transpose_8x8(r);
   const __m512d alpha = _mm512_set1_pd(s.alpha), beta = _mm512_set1_pd(s.beta);
   for (int c = 0; c < 8; ++c) {
     __m512d v = s.alpha == 1 ? r[c] : _mm512_mul_pd(alpha, r[c]);

@@ -3,6 +3,9 @@
 #include "runtime/kernel_plan.h"
 
 #include <algorithm>
+#include <cmath>
+
+#include "runtime/kernel_gett.h"
 
 namespace tcert::detail {
 
@@ -120,6 +123,54 @@ void plan_chunks(const Indexing& x, Plan& p, std::int64_t k, const Workspace& ws
   }
 }
 
+// Time model of GETT (kernel_gett.h): its register tiles run at kGettShare of the dgemm model's
+// peak (0.82–0.93 of OpenBLAS's dgemm on plain products, measured here with kernel_bench), less
+// the lanes of edge tiles left empty, and f(k, 8) as dgemm; packing a panel whose rows or whose
+// K range are consecutive costs what dgemm's own packing costs (inside the efficiency), element
+// by element kGatherSeconds more per element; C is read and written once per K block
+// (kMoveSeconds per element, ×kScatterFactor when its rows are not consecutive).
+constexpr double kGettShare = 0.88;
+constexpr double kGatherSeconds = 1.0e-9;
+constexpr double kScatterFactor = 2.0;
+
+/// Share of a register tile's lanes in use along an extent x cut in tiles of t.
+double fill(double x, double t) { return x / (std::ceil(x / t) * t); }
+
+/// The GETT plan: rows R are the group (I or J) holding C's innermost index, in C's order, so
+/// that C's register tiles are written in runs; S in its operand's order; K in the order of X
+/// when X's innermost index is in K (packed by transposes), else in Y's.
+Plan make_gett_plan(const Indexing& x, const Workspace& ws) {
+  Plan p;
+  p.gett = true;
+  const bool rows_are_I = x.dims_C.empty() || std::find(x.I.begin(), x.I.end(), x.dims_C.back()) != x.I.end();
+  p.x_is_A = rows_are_I;
+  const std::vector<int>& dims_x = rows_are_I ? x.dims_A : x.dims_B;
+  const std::vector<int>& dims_y = rows_are_I ? x.dims_B : x.dims_A;
+  p.R = in_order_of(x.dims_C, rows_are_I ? x.I : x.J);
+  p.S = in_order_of(dims_y, rows_are_I ? x.J : x.I);
+  const bool x_inner_k = !dims_x.empty() && std::find(x.K.begin(), x.K.end(), dims_x.back()) != x.K.end();
+  p.K = in_order_of(x_inner_k ? dims_x : dims_y, x.K);
+  p.X.stored = dims_x, p.Y.stored = dims_y, p.C.stored = x.dims_C;
+  const double M = static_cast<double>(product(x.extent, p.R)), N = static_cast<double>(product(x.extent, p.S));
+  const double K = static_cast<double>(product(x.extent, p.K));
+  // A panel packs fast when the stored innermost index of its operand, 8 or more long, is the
+  // group's last (runs of rows) or K's last (runs of K).
+  auto last_is = [&](const std::vector<int>& dims, const std::vector<int>& ids) {
+    return !dims.empty() && !ids.empty() && dims.back() == ids.back() && x.extent[ids.back()] >= 8;
+  };
+  auto fast = [&](const std::vector<int>& dims, const std::vector<int>& group) {
+    return dims.empty() || last_is(dims, group) || last_is(dims, p.K);
+  };
+  const double blocks_n = std::ceil(N / static_cast<double>(std::max<std::int64_t>(ws.gett_nc, 1)));
+  const double blocks_k = std::ceil(K / static_cast<double>(std::max<std::int64_t>(ws.gett_kc, 1)));
+  const bool c_run = x.dims_C.empty() || last_is(x.dims_C, p.R);
+  const double eff = fill(M, 16) * fill(N, 14) * K / (K + 8);
+  p.cost =
+      2 * M * N * K / (kPeakFlops * kGettShare * eff) + (fast(dims_x, p.R) ? 0 : M * K * blocks_n * kGatherSeconds) +
+      (fast(dims_y, p.S) ? 0 : N * K * kGatherSeconds) + M * N * blocks_k * kMoveSeconds * (c_run ? 1 : kScatterFactor);
+  return p;
+}
+
 /// The plan with C's placement `c` (rows first) for the given orders of I, J and K.
 Plan make_plan(const Indexing& x, const Operand& c, bool rows_are_I, const std::vector<int>& I,
                const std::vector<int>& J, const std::vector<int>& K, const Workspace& ws) {
@@ -168,6 +219,8 @@ Plan choose_plan(const Indexing& x, const Workspace& ws) {
   auto consider = [&](Plan p) {
     if (best.cost < 0 || p.cost < best.cost) best = std::move(p);
   };
+  if (ws.scheme == Workspace::Scheme::Gett) return make_gett_plan(x, ws);
+  if (ws.scheme == Workspace::Scheme::Auto && gett_vectorized()) consider(make_gett_plan(x, ws));
   for (int c = 0; c < 8; ++c) {
     const auto &I = Is[c & 1], &J = Js[(c >> 1) & 1], &K = Ks[c >> 2];
     const Operand placed = place(x.dims_C, I, J);

@@ -42,10 +42,15 @@ struct Plan {
   std::vector<int> R, S;
   std::vector<std::int64_t> tile;  ///< by id, for the ids of R and S
   double cost = 0;                 ///< modelled seconds: dgemm plus permutations
+  /// GETT (kernel_gett.h) instead of TTGT: R, S and K (in this order) index X, Y and C in place;
+  /// Operand::copy and tile are unused.
+  bool gett = false;
+  std::vector<int> K;
 };
 
 /// The cheapest plan: I in C's or A's order, J in C's or B's order, K in A's or B's order, and,
 /// when C is permuted, rows R = I or J; chunks sized by ws.chunk_bytes and ws.min_chunk_side.
+/// Or the GETT plan, where the CPU has AVX-512 and it is cheaper (ws.scheme may force either).
 Plan choose_plan(const Indexing& x, const Workspace& ws);
 
 }  // namespace tcert::detail

@@ -133,9 +133,14 @@ TEST(Permute, RejectsBadPermutation) {
 /// Max over C of |C - ref| / (|alpha|·Σ|a·b| + |beta·c0|), with ref in long double.
 /// `chunk_bytes`: the workspace's chunk target; up to 4096 bytes, chunking is forced (always_chunk)
 /// so that small tensors exercise every chunked path.
+/// `gett_blocks`, when set, forces GETT with cache blocks of {mc, kc, nc} elements.
+struct GettBlocks {
+  std::int64_t mc, kc, nc;
+};
+
 double contract_error(const std::string& a, const std::string& b, const std::string& c,
                       const std::map<char, std::int64_t>& ext, double alpha, double beta,
-                      std::int64_t chunk_bytes = std::int64_t{2} << 20) {
+                      std::int64_t chunk_bytes = std::int64_t{2} << 20, const GettBlocks* gett_blocks = nullptr) {
   const auto layout = tcert::layout_from_labels(a, b, c, ext);
   const auto A = random_values(tcert::element_count(layout.extents_A()), 1);
   const auto B = random_values(tcert::element_count(layout.extents_B()), 2);
@@ -145,6 +150,10 @@ double contract_error(const std::string& a, const std::string& b, const std::str
   ws.chunk_bytes = chunk_bytes;
   ws.always_chunk = chunk_bytes <= 4096;
   ws.min_chunk_side = ws.always_chunk ? 1 : ws.min_chunk_side;
+  if (gett_blocks) {
+    ws.scheme = tcert::Workspace::Scheme::Gett;
+    ws.gett_mc = gett_blocks->mc, ws.gett_kc = gett_blocks->kc, ws.gett_nc = gett_blocks->nc;
+  }
   tcert::contract(layout, alpha, A.data(), B.data(), beta, C.data(), ws);
   std::string all = a + b + c;
   std::sort(all.begin(), all.end());
@@ -258,6 +267,37 @@ TEST(Contract, LargeOperandsWithDefaultWorkspace) {
   EXPECT_LE(contract_error("aebf", "fdec", "acbd", e, 0.5, -1.5), 1e-12);
   const std::map<char, std::int64_t> w = {{'a', 4}, {'b', 160}, {'d', 8}, {'e', 16}, {'f', 40}};
   EXPECT_LE(contract_error("aebf", "dfe", "abd", w, -1.0, 1.0), 1e-12);
+}
+
+// GETT, forced, with the default cache blocks and with blocks of one register tile and 5 of K,
+// so that every edge (partial tiles, several K, M and N blocks, each packing path) is crossed.
+TEST(Contract, GettEveryLayoutAndBlockEdge) {
+  const GettBlocks blocks[] = {{192, 384, 2016}, {16, 5, 14}, {48, 8, 28}};
+  for (const GettBlocks& g : blocks) {
+    SCOPED_TRACE("blocks " + std::to_string(g.mc) + "," + std::to_string(g.kc) + "," + std::to_string(g.nc));
+    for_each_three_by_two_layout([&](const std::string& a, const std::string& b, const std::string& c) {
+      EXPECT_LE(contract_error(a, b, c, kThreeByTwo, 1.0, 0.0, 2 << 20, &g), 1e-12);
+      EXPECT_LE(contract_error(a, b, c, kThreeByTwo, -0.75, 1.25, 2 << 20, &g), 1e-12);
+    });
+    const std::map<char, std::int64_t> e = {{'a', 6}, {'b', 5}, {'c', 7}, {'d', 4}, {'e', 9}, {'f', 3}, {'g', 8}};
+    EXPECT_LE(contract_error("aebf", "fdec", "abcd", e, 0.5, -2.0, 2 << 20, &g), 1e-12);
+    EXPECT_LE(contract_error("dega", "gfbc", "abcdef", e, -1.0, 0.5, 2 << 20, &g), 1e-12);
+    EXPECT_LE(contract_error("bda", "dc", "abc", e, 2.0, 1.0, 2 << 20, &g), 1e-12);
+    const std::map<char, std::int64_t> m = {{'i', 37}, {'j', 33}, {'k', 41}};
+    for (const auto& [a, b, c] : std::vector<std::array<std::string, 3>>{{"ik", "kj", "ij"},
+                                                                         {"ki", "jk", "ij"},
+                                                                         {"ik", "jk", "ji"},
+                                                                         {"i", "j", "ij"},
+                                                                         {"k", "k", ""},
+                                                                         {"ik", "k", "i"}}) {
+      SCOPED_TRACE(a + "," + b + "->" + c);
+      EXPECT_LE(contract_error(a, b, c, m, 1.5, 0.5, 2 << 20, &g), 1e-12);
+    }
+    // Runs of 16 rows and of 8 K in memory: the vector packing paths and C's vector update.
+    const std::map<char, std::int64_t> v = {{'a', 3}, {'b', 32}, {'c', 5}, {'d', 16}, {'p', 24}, {'q', 2}};
+    EXPECT_LE(contract_error("qapb", "cpqd", "acbd", v, 1.0, 0.0, 2 << 20, &g), 1e-12);
+    EXPECT_LE(contract_error("aqbp", "cdqp", "cadb", v, -0.5, 1.0, 2 << 20, &g), 1e-12);
+  }
 }
 
 TEST(Contract, WorkspaceIsReusedAcrossShapes) {

@@ -1,0 +1,246 @@
+// runtime/kernel_gett.cpp — gett(): the blocked GEMM over scatter tables (kernel_gett.h).
+//
+// Reader's map:
+//   gett_tables()         offsets of every macro-index value in X, Y and C.
+//   pack_panel()          one panel of X (kGettMr rows) or Y (kGettNr rows) × a K block, k-major.
+//   micro_*()             the register tile: kGettMr × kGettNr of C over a K block.
+//   update_tile()         C = alpha·tile + beta·C through the tables.
+//   gett()                the loop nest: N blocks, K blocks (pack Y), M blocks (pack X), tiles.
+#include "runtime/kernel_gett.h"
+
+#include <algorithm>
+
+#include "runtime/kernel_simd.h"
+
+namespace tcert::detail {
+
+namespace {
+
+using i64 = std::int64_t;
+constexpr i64 kMr = kGettMr, kNr = kGettNr;
+
+/// Offsets of an odometer over `ids` (last fastest) in a tensor stored in order `dims`.
+std::vector<i64> offsets(const std::vector<i64>& extent, const std::vector<int>& ids, const std::vector<int>& dims) {
+  std::vector<i64> stride(extent.size(), 0);
+  i64 s = 1;
+  for (auto d = dims.rbegin(); d != dims.rend(); ++d) stride[*d] = s, s *= extent[*d];
+  std::vector<i64> out{0};
+  for (int id : ids) {  // each id multiplies the list: outer ids first, so the last id is fastest
+    std::vector<i64> next;
+    next.reserve(out.size() * static_cast<std::size_t>(extent[id]));
+    for (i64 o : out) {
+      for (i64 v = 0; v < extent[id]; ++v) next.push_back(o + v * stride[id]);
+    }
+    out = std::move(next);
+  }
+  return out;
+}
+
+/// True when t[0..n) are consecutive offsets (t[r] = t[0] + r).
+bool is_run(const i64* t, i64 n) {
+  for (i64 r = 1; r < n; ++r) {
+    if (t[r] != t[0] + r) return false;
+  }
+  return true;
+}
+
+#ifdef TCERT_HAVE_X86_KERNELS
+// GCC 12 warns inside its own intrinsics (_mm512_undefined_pd) where transpose_8x8 is inlined.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+/// Packs rows r0 .. r0+n (n ≤ 8, all valid) of a panel: when they are consecutive in memory, per
+/// k one (masked) vector copy; otherwise, per 8 consecutive k (col[k..k+8) a run), an 8×8
+/// register transpose when n == 8; element by element where neither holds.
+__attribute__((target("avx512f"))) void pack_group_avx512(const double* src, const i64* row, i64 n, i64 R,
+                                                          const i64* col, i64 kc, double* out) {
+  if (is_run(row, n)) {
+    const double* base = src + row[0];
+    const auto mask = static_cast<__mmask8>(n == 8 ? 0xFF : (1u << n) - 1);
+    for (i64 k = 0; k < kc; ++k) _mm512_mask_storeu_pd(out + k * R, mask, _mm512_maskz_loadu_pd(mask, base + col[k]));
+    return;
+  }
+  i64 k = 0;
+  if (n == 8) {
+    for (; k + 8 <= kc; k += 8) {
+      if (!is_run(col + k, 8)) {
+        for (i64 q = k; q < k + 8; ++q) {
+          for (i64 r = 0; r < 8; ++r) out[q * R + r] = src[row[r] + col[q]];
+        }
+        continue;
+      }
+      __m512d v[8];
+      for (int i = 0; i < 8; ++i) v[i] = _mm512_loadu_pd(src + row[i] + col[k]);
+      transpose_8x8(v);
+      for (int c = 0; c < 8; ++c) _mm512_storeu_pd(out + (k + c) * R, v[c]);
+    }
+  }
+  for (; k < kc; ++k) {
+    for (i64 r = 0; r < n; ++r) out[k * R + r] = src[row[r] + col[k]];
+  }
+}
+#pragma GCC diagnostic pop
+#endif
+
+/// out[k·R + r] = src[row[r] + col[k]] for r < rows, k < kc; rows r in [rows, R) are zero.
+/// With AVX-512 in groups of 8 rows (pack_group_avx512), else element by element.
+void pack_panel(const double* src, const i64* row, i64 rows, i64 R, const i64* col, i64 kc, bool vectorized,
+                double* out) {
+  if (rows < R) {
+    for (i64 k = 0; k < kc; ++k) std::fill(out + k * R + rows, out + k * R + R, 0.0);
+  }
+#ifdef TCERT_HAVE_X86_KERNELS
+  if (vectorized) {
+    for (i64 r = 0; r < rows; r += 8) pack_group_avx512(src, row + r, std::min<i64>(8, rows - r), R, col, kc, out + r);
+    return;
+  }
+#else
+  (void)vectorized;
+#endif
+  for (i64 r = 0; r < rows; ++r) {
+    const double* s = src + row[r];
+    for (i64 k = 0; k < kc; ++k) out[k * R + r] = s[col[k]];
+  }
+}
+
+#ifdef TCERT_HAVE_X86_KERNELS
+/// tile[j·kMr + r] = Σ_k a[k·kMr + r]·b[k·kNr + j]: 28 accumulators in registers, per k two
+/// vector loads of a and 14 broadcasts of b (a must be 64-byte aligned).
+__attribute__((target("avx512f,fma"))) void micro_avx512(i64 kc, const double* __restrict a, const double* __restrict b,
+                                                         double* __restrict tile) {
+  __m512d c[kNr][2];
+#pragma GCC unroll 16
+  for (int j = 0; j < kNr; ++j) c[j][0] = c[j][1] = _mm512_setzero_pd();
+  for (i64 k = 0; k < kc; ++k, a += kMr, b += kNr) {
+    const __m512d a0 = _mm512_load_pd(a), a1 = _mm512_load_pd(a + 8);
+#pragma GCC unroll 16
+    for (int j = 0; j < kNr; ++j) {
+      const __m512d bj = _mm512_set1_pd(b[j]);
+      c[j][0] = _mm512_fmadd_pd(a0, bj, c[j][0]);
+      c[j][1] = _mm512_fmadd_pd(a1, bj, c[j][1]);
+    }
+  }
+#pragma GCC unroll 16
+  for (int j = 0; j < kNr; ++j) {
+    _mm512_storeu_pd(tile + j * kMr, c[j][0]);
+    _mm512_storeu_pd(tile + j * kMr + 8, c[j][1]);
+  }
+}
+
+/// C's rows r0 .. r0+8 consecutive: per column one vector update.
+__attribute__((target("avx512f,fma"))) void update_run_avx512(const double* tile, double* c0, const i64* col_c,
+                                                              i64 cols, double alpha, double beta) {
+  const __m512d va = _mm512_set1_pd(alpha), vb = _mm512_set1_pd(beta);
+  for (i64 j = 0; j < cols; ++j) {
+    double* c = c0 + col_c[j];
+    const __m512d t = _mm512_mul_pd(va, _mm512_loadu_pd(tile + j * kMr));
+    _mm512_storeu_pd(c, beta == 0 ? t : _mm512_fmadd_pd(vb, _mm512_loadu_pd(c), t));
+  }
+}
+#endif
+
+/// The portable register tile (same result as micro_avx512).
+void micro_portable(i64 kc, const double* a, const double* b, double* tile) {
+  std::fill(tile, tile + kMr * kNr, 0.0);
+  for (i64 k = 0; k < kc; ++k, a += kMr, b += kNr) {
+    for (i64 j = 0; j < kNr; ++j) {
+      for (i64 r = 0; r < kMr; ++r) tile[j * kMr + r] += a[r] * b[j];
+    }
+  }
+}
+
+/// C(i0 + r, j0 + j) = alpha·tile[j·kMr + r] + beta·C(…) for r < rows, j < cols (beta == 0: C
+/// is not read).
+void update_tile(const GettTables& t, i64 i0, i64 rows, i64 j0, i64 cols, const double* tile, double alpha, double beta,
+                 bool vectorized, double* C) {
+  const i64* row_c = t.row_c.data() + i0;
+  const i64* col_c = t.col_c.data() + j0;
+  for (i64 h = 0; h < rows; h += 8) {  // groups of 8 rows
+    const i64 n = std::min<i64>(8, rows - h);
+#ifdef TCERT_HAVE_X86_KERNELS
+    if (vectorized && n == 8 && is_run(row_c + h, 8)) {
+      update_run_avx512(tile + h, C + row_c[h], col_c, cols, alpha, beta);
+      continue;
+    }
+#else
+    (void)vectorized;
+#endif
+    for (i64 j = 0; j < cols; ++j) {
+      double* c = C + col_c[j];
+      const double* s = tile + j * kMr;
+      if (beta == 0) {
+        for (i64 r = h; r < h + n; ++r) c[row_c[r]] = alpha * s[r];
+      } else {
+        for (i64 r = h; r < h + n; ++r) c[row_c[r]] = alpha * s[r] + beta * c[row_c[r]];
+      }
+    }
+  }
+}
+
+double* buffer(Workspace::Buffer& v, i64 elements) {
+  if (v.size() < static_cast<std::size_t>(elements)) v.resize(static_cast<std::size_t>(elements));
+  return v.data();
+}
+
+i64 round_up(i64 x, i64 to) { return std::max(to, (x + to - 1) / to * to); }
+
+}  // namespace
+
+GettTables gett_tables(const std::vector<i64>& extent, const std::vector<int>& rows, const std::vector<int>& cols,
+                       const std::vector<int>& k, const std::vector<int>& dims_x, const std::vector<int>& dims_y,
+                       const std::vector<int>& dims_c) {
+  return {offsets(extent, rows, dims_x), offsets(extent, k, dims_x),    offsets(extent, cols, dims_y),
+          offsets(extent, k, dims_y),    offsets(extent, rows, dims_c), offsets(extent, cols, dims_c)};
+}
+
+bool gett_vectorized() {
+#ifdef TCERT_HAVE_X86_KERNELS
+  return has_avx512();
+#else
+  return false;
+#endif
+}
+
+void gett(const GettTables& t, double alpha, const double* X, const double* Y, double beta, double* C, Workspace& ws) {
+  const i64 M = static_cast<i64>(t.row_x.size()), N = static_cast<i64>(t.row_y.size());
+  const i64 K = static_cast<i64>(t.col_x.size());
+  const i64 mc = round_up(ws.gett_mc, kMr), nc = round_up(ws.gett_nc, kNr), kc = std::max<i64>(1, ws.gett_kc);
+  double* Ap = buffer(ws.a, mc * kc);
+  double* Bp = buffer(ws.b, nc * kc);
+  const bool vec = gett_vectorized();
+  alignas(64) double tile[kMr * kNr];
+  for (i64 jc = 0; jc < N; jc += nc) {
+    const i64 ncols = std::min(nc, N - jc);
+    for (i64 pc = 0; pc < K; pc += kc) {
+      const i64 kk = std::min(kc, K - pc);
+      const i64 *col_x = t.col_x.data() + pc, *col_y = t.col_y.data() + pc;
+      for (i64 jr = 0; jr < ncols; jr += kNr) {
+        pack_panel(Y, t.row_y.data() + jc + jr, std::min(kNr, ncols - jr), kNr, col_y, kk, vec, Bp + jr * kk);
+      }
+      const double b = pc == 0 ? beta : 1.0;  // later K blocks add to what the first wrote
+      for (i64 ic = 0; ic < M; ic += mc) {
+        const i64 nrows = std::min(mc, M - ic);
+        for (i64 ir = 0; ir < nrows; ir += kMr) {
+          pack_panel(X, t.row_x.data() + ic + ir, std::min(kMr, nrows - ir), kMr, col_x, kk, vec, Ap + ir * kk);
+        }
+        for (i64 jr = 0; jr < ncols; jr += kNr) {
+          for (i64 ir = 0; ir < nrows; ir += kMr) {
+#ifdef TCERT_HAVE_X86_KERNELS
+            if (vec) {
+              micro_avx512(kk, Ap + ir * kk, Bp + jr * kk, tile);
+            } else {
+              micro_portable(kk, Ap + ir * kk, Bp + jr * kk, tile);
+            }
+#else
+            micro_portable(kk, Ap + ir * kk, Bp + jr * kk, tile);
+#endif
+            update_tile(t, ic + ir, std::min(kMr, nrows - ir), jc + jr, std::min(kNr, ncols - jr), tile, alpha, b, vec,
+                        C);
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace tcert::detail

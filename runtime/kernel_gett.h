@@ -1,0 +1,45 @@
+// runtime/kernel_gett.h — (private) GETT: a GEMM whose packing reads the operands straight
+// from their stored, permuted layouts and whose micro-tiles go straight into C, so that no
+// tensor is transposed through memory (Springer & Bientinesi 2016, "GETT"; the scatter tables of
+// Matthews 2018, TBLIS; the blocking of Goto & van de Geijn 2008 and BLIS: a K×N block of Y
+// packed for the L3 cache, an M×K block of X for L2, a 16×14 register tile of C).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "runtime/kernel.h"
+
+namespace tcert::detail {
+
+/// Element offsets of the macro-index operands of gett(): element (i,k) of X is
+/// X[row_x[i] + col_x[k]], element (j,k) of Y is Y[row_y[j] + col_y[k]] and element (i,j) of C is
+/// C[row_c[i] + col_c[j]], for i < M = row_x.size() = row_c.size(), j < N = row_y.size() =
+/// col_c.size(), k < K = col_x.size() = col_y.size().
+struct GettTables {
+  std::vector<std::int64_t> row_x, col_x, row_y, col_y, row_c, col_c;
+};
+
+/// The tables of C(R,S) = X(R,K)·Y(S,K)ᵀ over the ids `rows`, `cols` and `k` (each group
+/// enumerated as an odometer, its last id fastest), for dense row-major tensors stored in the id
+/// orders dims_x, dims_y and dims_c, with extent[id] elements along id.
+GettTables gett_tables(const std::vector<std::int64_t>& extent, const std::vector<int>& rows,
+                       const std::vector<int>& cols, const std::vector<int>& k, const std::vector<int>& dims_x,
+                       const std::vector<int>& dims_y, const std::vector<int>& dims_c);
+
+/// The register tile of gett(): kGettMr rows (two AVX-512 vectors) by kGettNr columns of C.
+inline constexpr std::int64_t kGettMr = 16, kGettNr = 14;
+
+/// C = alpha·X·Yᵀ + beta·C over the tables (beta == 0: C is only written). Blocks of
+/// ws.gett_mc rows × ws.gett_kc × ws.gett_nc columns (rounded up to whole register tiles),
+/// packed into ws.a (X) and ws.b (Y). With AVX-512, 8 rows of X or Y that are consecutive in
+/// memory are packed with vector copies, 8 rows × 8 consecutive k with a register transpose,
+/// anything else element by element, and 8 consecutive rows of C are updated with vector
+/// instructions. Requires K ≥ 1.
+void gett(const GettTables& t, double alpha, const double* X, const double* Y, double beta, double* C, Workspace& ws);
+
+/// True when gett() runs its AVX-512 micro-kernel; otherwise it runs a portable one (correct,
+/// but slow: contract() then only uses GETT when a workspace asks for it).
+bool gett_vectorized();
+
+}  // namespace tcert::detail
