@@ -2,6 +2,8 @@
 // precision sizes) on one rank in core: tcert::contract() against numpy's einsum(optimize=True).
 //
 // Usage: tccg_bench [--cases N] [--reps N] [--max-gflop G] [--input FILE] [--python PATH] [--no-numpy]
+//                   [--scheme auto|ttgt|gett]
+//   --scheme       how contract() runs (kernel.h Workspace::scheme; default auto: the cheaper by its model)
 //   --cases N      run the first N cases only           --reps N   timed runs per case (default 3)
 //   --max-gflop G  scale cases above G GFLOP down (default 20; 0 = full sizes, ~10 minutes)
 //   --input        a TCCG file: the derived HPAC file ("group | TC | C-A-B | single | double" rows,
@@ -19,6 +21,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <random>
@@ -39,6 +42,7 @@ struct Options {
   int reps = 3;
   double max_gflop = 20;
   bool numpy = true;
+  tcert::Workspace::Scheme scheme = tcert::Workspace::Scheme::Auto;
   std::string input = TCEC_SHARED_INPUTS "/tccg_benchmark_48_derived_from_HPAC_tccg.txt";
   std::string python = TCEC_NUMPY_PYTHON;
 };
@@ -221,6 +225,12 @@ bool parse_options(int argc, char** argv, Options& o) {
       o.python = argv[++i];
     else if (arg == "--no-numpy")
       o.numpy = false;
+    else if (arg == "--scheme" && has_value && std::strcmp(argv[i + 1], "auto") == 0)
+      o.scheme = tcert::Workspace::Scheme::Auto, ++i;
+    else if (arg == "--scheme" && has_value && std::strcmp(argv[i + 1], "ttgt") == 0)
+      o.scheme = tcert::Workspace::Scheme::Ttgt, ++i;
+    else if (arg == "--scheme" && has_value && std::strcmp(argv[i + 1], "gett") == 0)
+      o.scheme = tcert::Workspace::Scheme::Gett, ++i;
     else
       return false;
   }
@@ -271,7 +281,7 @@ int main(int argc, char** argv) {
   if (!parse_options(argc, argv, o)) {
     std::fprintf(stderr,
                  "usage: tccg_bench [--cases N] [--reps N] [--max-gflop G] [--input FILE] "
-                 "[--python PATH] [--no-numpy]\n");
+                 "[--python PATH] [--no-numpy] [--scheme auto|ttgt|gett]\n");
     return 2;
   }
 #ifdef OPENBLAS_VERSION
@@ -286,6 +296,7 @@ int main(int argc, char** argv) {
   std::printf("numpy: np.einsum(spec, A, B, out=C, optimize=True) by %s\n\n", o.python.c_str());
   std::vector<double> ours(cases.size()), np(cases.size(), 0.0);
   tcert::Workspace ws;
+  ws.scheme = o.scheme;
   for (std::size_t i = 0; i < cases.size(); ++i) {
     ours[i] = cases[i].flops() / time_contract(cases[i], o.reps, ws) * 1e-9;
     std::fprintf(stderr, "tcert %s %s: %.2f GFLOP/s\n", cases[i].name.c_str(), cases[i].spec().c_str(), ours[i]);

@@ -125,50 +125,76 @@ void plan_chunks(const Indexing& x, Plan& p, std::int64_t k, const Workspace& ws
 
 // Time model of GETT (kernel_gett.h): its register tiles run at kGettShare of the dgemm model's
 // peak (0.82–0.93 of OpenBLAS's dgemm on plain products, measured here with kernel_bench), less
-// the lanes of edge tiles left empty, and f(k, 8) as dgemm; packing a panel whose rows or whose
-// K range are consecutive costs what dgemm's own packing costs (inside the efficiency), element
-// by element kGatherSeconds more per element; C is read and written once per K block
-// (kMoveSeconds per element, ×kScatterFactor when its rows are not consecutive).
+// the lanes of edge tiles left empty, and f(k, 8) as dgemm. Packing a panel whose rows or whose
+// K range come in runs of 8 or more costs what dgemm's own packing costs (inside the
+// efficiency); element by element it costs gather_seconds() more per element: a cache miss every
+// few elements of a tensor that fits in cache, a TLB miss per element of one that does not
+// (intensli's 600 MB operands: 20 ns per element measured). C is read and written once per K
+// block: kMoveSeconds per element when the register tile's rows are a run in C and its columns
+// lie within a 4 KiB page of each other (stride ≤ 512 elements), plus kPageSeconds when they do
+// not (a TLB miss per column), and gather_seconds() when the rows are not a run either.
 constexpr double kGettShare = 0.88;
-constexpr double kGatherSeconds = 1.0e-9;
-constexpr double kScatterFactor = 2.0;
+constexpr double kPageSeconds = 1.5e-9;
+constexpr std::int64_t kPageElements = 512;
+
+/// Seconds per element of a gather from (or scatter into) a tensor of `elements` doubles.
+double gather_seconds(double elements) { return elements * sizeof(double) > 4.0 * (1 << 20) ? 20e-9 : 2e-9; }
 
 /// Share of a register tile's lanes in use along an extent x cut in tiles of t.
 double fill(double x, double t) { return x / (std::ceil(x / t) * t); }
 
-/// The GETT plan: rows R are the group (I or J) holding C's innermost index, in C's order, so
-/// that C's register tiles are written in runs; S in its operand's order; K in the order of X
-/// when X's innermost index is in K (packed by transposes), else in Y's.
-Plan make_gett_plan(const Indexing& x, const Workspace& ws) {
+/// Element stride of `id` in a dense row-major tensor stored in the id order `dims`.
+std::int64_t stride_of(const Indexing& x, const std::vector<int>& dims, int id) {
+  std::int64_t s = 1;
+  for (auto d = dims.rbegin(); d != dims.rend() && *d != id; ++d) s *= x.extent[*d];
+  return s;
+}
+
+/// The GETT plan with rows R (of X = A when rows_are_I, else B), columns S and K in the given
+/// orders, priced by the model above.
+Plan make_gett_plan(const Indexing& x, const Workspace& ws, bool rows_are_I, const std::vector<int>& R,
+                    const std::vector<int>& S, const std::vector<int>& K) {
   Plan p;
   p.gett = true;
-  const bool rows_are_I = x.dims_C.empty() || std::find(x.I.begin(), x.I.end(), x.dims_C.back()) != x.I.end();
   p.x_is_A = rows_are_I;
+  p.R = R, p.S = S, p.K = K;
   const std::vector<int>& dims_x = rows_are_I ? x.dims_A : x.dims_B;
   const std::vector<int>& dims_y = rows_are_I ? x.dims_B : x.dims_A;
-  p.R = in_order_of(x.dims_C, rows_are_I ? x.I : x.J);
-  p.S = in_order_of(dims_y, rows_are_I ? x.J : x.I);
-  const bool x_inner_k = !dims_x.empty() && std::find(x.K.begin(), x.K.end(), dims_x.back()) != x.K.end();
-  p.K = in_order_of(x_inner_k ? dims_x : dims_y, x.K);
   p.X.stored = dims_x, p.Y.stored = dims_y, p.C.stored = x.dims_C;
-  const double M = static_cast<double>(product(x.extent, p.R)), N = static_cast<double>(product(x.extent, p.S));
-  const double K = static_cast<double>(product(x.extent, p.K));
-  // A panel packs fast when the stored innermost index of its operand, 8 or more long, is the
-  // group's last (runs of rows) or K's last (runs of K).
-  auto last_is = [&](const std::vector<int>& dims, const std::vector<int>& ids) {
+  const double M = static_cast<double>(product(x.extent, R)), N = static_cast<double>(product(x.extent, S));
+  const double k = static_cast<double>(product(x.extent, K));
+  auto last_is = [&](const std::vector<int>& dims, const std::vector<int>& ids) {  // a run of ≥ 8
     return !dims.empty() && !ids.empty() && dims.back() == ids.back() && x.extent[ids.back()] >= 8;
   };
   auto fast = [&](const std::vector<int>& dims, const std::vector<int>& group) {
-    return dims.empty() || last_is(dims, group) || last_is(dims, p.K);
+    return dims.empty() || last_is(dims, group) || last_is(dims, K);
   };
   const double blocks_n = std::ceil(N / static_cast<double>(std::max<std::int64_t>(ws.gett_nc, 1)));
-  const double blocks_k = std::ceil(K / static_cast<double>(std::max<std::int64_t>(ws.gett_kc, 1)));
-  const bool c_run = x.dims_C.empty() || last_is(x.dims_C, p.R);
-  const double eff = fill(M, 16) * fill(N, 14) * K / (K + 8);
-  p.cost =
-      2 * M * N * K / (kPeakFlops * kGettShare * eff) + (fast(dims_x, p.R) ? 0 : M * K * blocks_n * kGatherSeconds) +
-      (fast(dims_y, p.S) ? 0 : N * K * kGatherSeconds) + M * N * blocks_k * kMoveSeconds * (c_run ? 1 : kScatterFactor);
+  const double blocks_k = std::ceil(k / static_cast<double>(std::max<std::int64_t>(ws.gett_kc, 1)));
+  const bool c_run = x.dims_C.empty() || last_is(x.dims_C, R);
+  const bool c_near = S.empty() || stride_of(x, x.dims_C, S.back()) <= kPageElements;
+  const double c_seconds = kMoveSeconds + (c_run ? (c_near ? 0 : kPageSeconds) : gather_seconds(M * N));
+  const double eff = fill(M, 16) * fill(N, 14) * k / (k + 8);
+  p.cost = 2 * M * N * k / (kPeakFlops * kGettShare * eff) +
+           (fast(dims_x, R) ? 0 : M * k * blocks_n * gather_seconds(M * k)) +
+           (fast(dims_y, S) ? 0 : N * k * gather_seconds(N * k)) + M * N * blocks_k * c_seconds;
   return p;
+}
+
+/// The GETT plan: rows R are the group (I or J) holding C's innermost index, in C's order, so
+/// that C's register tiles are written in runs; K in X's order when X's innermost index is in K
+/// (packed by transposes), else in Y's; the columns S in Y's order (Y packs in runs) or in C's
+/// (the tile's columns lie close together in C), whichever the model prices lower.
+Plan best_gett_plan(const Indexing& x, const Workspace& ws) {
+  const bool rows_are_I = x.dims_C.empty() || std::find(x.I.begin(), x.I.end(), x.dims_C.back()) != x.I.end();
+  const std::vector<int>& dims_x = rows_are_I ? x.dims_A : x.dims_B;
+  const std::vector<int>& dims_y = rows_are_I ? x.dims_B : x.dims_A;
+  const std::vector<int>&R_ids = rows_are_I ? x.I : x.J, &S_ids = rows_are_I ? x.J : x.I;
+  const bool x_inner_k = !dims_x.empty() && std::find(x.K.begin(), x.K.end(), dims_x.back()) != x.K.end();
+  const std::vector<int> R = in_order_of(x.dims_C, R_ids), K = in_order_of(x_inner_k ? dims_x : dims_y, x.K);
+  Plan by_y = make_gett_plan(x, ws, rows_are_I, R, in_order_of(dims_y, S_ids), K);
+  Plan by_c = make_gett_plan(x, ws, rows_are_I, R, in_order_of(x.dims_C, S_ids), K);
+  return by_c.cost < by_y.cost ? by_c : by_y;
 }
 
 /// The plan with C's placement `c` (rows first) for the given orders of I, J and K.
@@ -219,8 +245,8 @@ Plan choose_plan(const Indexing& x, const Workspace& ws) {
   auto consider = [&](Plan p) {
     if (best.cost < 0 || p.cost < best.cost) best = std::move(p);
   };
-  if (ws.scheme == Workspace::Scheme::Gett) return make_gett_plan(x, ws);
-  if (ws.scheme == Workspace::Scheme::Auto && gett_vectorized()) consider(make_gett_plan(x, ws));
+  if (ws.scheme == Workspace::Scheme::Gett) return best_gett_plan(x, ws);
+  if (ws.scheme == Workspace::Scheme::Auto && gett_vectorized()) consider(best_gett_plan(x, ws));
   for (int c = 0; c < 8; ++c) {
     const auto &I = Is[c & 1], &J = Js[(c >> 1) & 1], &K = Ks[c >> 2];
     const Operand placed = place(x.dims_C, I, J);
