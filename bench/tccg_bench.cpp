@@ -2,8 +2,9 @@
 // precision sizes) on one rank in core: tcert::contract() against numpy's einsum(optimize=True).
 //
 // Usage: tccg_bench [--cases N] [--reps N] [--max-gflop G] [--input FILE] [--python PATH] [--no-numpy]
-//                   [--scheme auto|ttgt|gett]
+//                   [--scheme auto|ttgt|gett] [--compare]
 //   --scheme       how contract() runs (kernel.h Workspace::scheme; default auto: the cheaper by its model)
+//   --compare      also time contract() forced to TTGT and to GETT, interleaved with the chosen scheme
 //   --cases N      run the first N cases only           --reps N   timed runs per case (default 3)
 //   --max-gflop G  scale cases above G GFLOP down (default 20; 0 = full sizes, ~10 minutes)
 //   --input        a TCCG file: the derived HPAC file ("group | TC | C-A-B | single | double" rows,
@@ -43,6 +44,7 @@ struct Options {
   double max_gflop = 20;
   bool numpy = true;
   tcert::Workspace::Scheme scheme = tcert::Workspace::Scheme::Auto;
+  bool compare = false;
   std::string input = TCEC_SHARED_INPUTS "/tccg_benchmark_48_derived_from_HPAC_tccg.txt";
   std::string python = TCEC_NUMPY_PYTHON;
 };
@@ -170,17 +172,20 @@ Tensor random_values(std::int64_t count, unsigned seed) {
   return v;
 }
 
-/// Best time (seconds) of `reps` runs of tcert::contract after one warm-up.
-double time_contract(const Case& c, int reps, tcert::Workspace& ws) {
+/// Best time (seconds) of `reps` runs of tcert::contract with each workspace after one warm-up
+/// each, the workspaces taking turns (so that a slow spell of a shared host hits all alike).
+std::vector<double> time_contract(const Case& c, int reps, std::vector<tcert::Workspace>& ws) {
   const auto layout = c.layout();
   const auto A = random_values(c.elements(c.a), 1), B = random_values(c.elements(c.b), 2);
   Tensor C(static_cast<std::size_t>(c.elements(c.c)));
-  double best = 1e30;
+  std::vector<double> best(ws.size(), 1e30);
   for (int i = 0; i <= reps; ++i) {
-    const auto start = std::chrono::steady_clock::now();
-    tcert::contract(layout, 1.0, A.data(), B.data(), 0.0, C.data(), ws);
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (i > 0) best = std::min(best, s);
+    for (std::size_t w = 0; w < ws.size(); ++w) {
+      const auto start = std::chrono::steady_clock::now();
+      tcert::contract(layout, 1.0, A.data(), B.data(), 0.0, C.data(), ws[w]);
+      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if (i > 0) best[w] = std::min(best[w], s);
+    }
   }
   return best;
 }
@@ -225,6 +230,8 @@ bool parse_options(int argc, char** argv, Options& o) {
       o.python = argv[++i];
     else if (arg == "--no-numpy")
       o.numpy = false;
+    else if (arg == "--compare")
+      o.compare = true;
     else if (arg == "--scheme" && has_value && std::strcmp(argv[i + 1], "auto") == 0)
       o.scheme = tcert::Workspace::Scheme::Auto, ++i;
     else if (arg == "--scheme" && has_value && std::strcmp(argv[i + 1], "ttgt") == 0)
@@ -281,7 +288,7 @@ int main(int argc, char** argv) {
   if (!parse_options(argc, argv, o)) {
     std::fprintf(stderr,
                  "usage: tccg_bench [--cases N] [--reps N] [--max-gflop G] [--input FILE] "
-                 "[--python PATH] [--no-numpy] [--scheme auto|ttgt|gett]\n");
+                 "[--python PATH] [--no-numpy] [--scheme auto|ttgt|gett] [--compare]\n");
     return 2;
   }
 #ifdef OPENBLAS_VERSION
@@ -295,13 +302,21 @@ int main(int argc, char** argv) {
   std::printf("GFLOP/s = 2·|I|·|J|·|K| / time\n");
   std::printf("numpy: np.einsum(spec, A, B, out=C, optimize=True) by %s\n\n", o.python.c_str());
   std::vector<double> ours(cases.size()), np(cases.size(), 0.0);
-  tcert::Workspace ws;
-  ws.scheme = o.scheme;
+  std::vector<tcert::Workspace> ws(o.compare ? 3 : 1);
+  ws[0].scheme = o.scheme;
+  if (o.compare) ws[1].scheme = tcert::Workspace::Scheme::Ttgt, ws[2].scheme = tcert::Workspace::Scheme::Gett;
+  std::vector<double> ttgt(cases.size()), gett(cases.size());
   for (std::size_t i = 0; i < cases.size(); ++i) {
-    ours[i] = cases[i].flops() / time_contract(cases[i], o.reps, ws) * 1e-9;
-    std::fprintf(stderr, "tcert %s %s: %.2f GFLOP/s\n", cases[i].name.c_str(), cases[i].spec().c_str(), ours[i]);
+    const std::vector<double> t = time_contract(cases[i], o.reps, ws);
+    ours[i] = cases[i].flops() / t[0] * 1e-9;
+    std::fprintf(stderr, "tcert %s %s: %.2f GFLOP/s", cases[i].name.c_str(), cases[i].spec().c_str(), ours[i]);
+    if (o.compare) {
+      ttgt[i] = cases[i].flops() / t[1] * 1e-9, gett[i] = cases[i].flops() / t[2] * 1e-9;
+      std::fprintf(stderr, " (TTGT %.2f, GETT %.2f)", ttgt[i], gett[i]);
+    }
+    std::fprintf(stderr, "\n");
   }
-  ws = tcert::Workspace{};  // give the memory back before numpy runs
+  ws.clear();  // give the memory back before numpy runs
   if (o.numpy) {
     const auto by_name = run_numpy(cases, o.reps, o.python);
     if (by_name.empty()) std::fprintf(stderr, "tccg_bench: the numpy run failed (%s)\n", o.python.c_str());
@@ -310,6 +325,14 @@ int main(int argc, char** argv) {
     }
   }
   print_table(cases, ours, np);
+  if (o.compare) {
+    double log_ours = 0, log_ttgt = 0, log_gett = 0;
+    for (std::size_t i = 0; i < cases.size(); ++i)
+      log_ours += std::log(ours[i]), log_ttgt += std::log(ttgt[i]), log_gett += std::log(gett[i]);
+    const double n = static_cast<double>(cases.size());
+    std::printf("interleaved with contract() forced (geometric means): chosen %.2f, TTGT %.2f, GETT %.2f GFLOP/s\n",
+                std::exp(log_ours / n), std::exp(log_ttgt / n), std::exp(log_gett / n));
+  }
   std::printf("total time %.0f s\n", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   return 0;
 }

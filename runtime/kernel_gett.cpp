@@ -70,7 +70,10 @@ __attribute__((target("avx512f"))) void pack_group_avx512(const double* src, con
         continue;
       }
       __m512d v[8];
-      for (int i = 0; i < 8; ++i) v[i] = _mm512_loadu_pd(src + row[i] + col[k]);
+      for (int i = 0; i < 8; ++i) {
+        _mm_prefetch(reinterpret_cast<const char*>(src + row[i] + col[k] + 64), _MM_HINT_T0);  // 8 lines ahead
+        v[i] = _mm512_loadu_pd(src + row[i] + col[k]);
+      }
       transpose_8x8(v);
       for (int c = 0; c < 8; ++c) _mm512_storeu_pd(out + (k + c) * R, v[c]);
     }

@@ -124,7 +124,8 @@ void plan_chunks(const Indexing& x, Plan& p, std::int64_t k, const Workspace& ws
 }
 
 // Time model of GETT (kernel_gett.h): its register tiles run at kGettShare of the dgemm model's
-// peak (0.82–0.93 of OpenBLAS's dgemm on plain products, measured here with kernel_bench), less
+// peak (0.92–1.05 of OpenBLAS's dgemm on kernel_bench's permuted shapes of 10^8 flops and more,
+// measured here: slightly below dgemm on a plain product, so TTGT keeps those), less
 // the lanes of edge tiles left empty, and f(k, 8) as dgemm. Packing a panel whose rows or whose
 // K range come in runs of 8 or more costs what dgemm's own packing costs (inside the
 // efficiency); element by element it costs gather_seconds() more per element: a cache miss every
@@ -133,7 +134,7 @@ void plan_chunks(const Indexing& x, Plan& p, std::int64_t k, const Workspace& ws
 // block: kMoveSeconds per element when the register tile's rows are a run in C and its columns
 // lie within a 4 KiB page of each other (stride ≤ 512 elements), plus kPageSeconds when they do
 // not (a TLB miss per column), and gather_seconds() when the rows are not a run either.
-constexpr double kGettShare = 0.88;
+constexpr double kGettShare = 0.95;
 constexpr double kPageSeconds = 1.5e-9;
 constexpr std::int64_t kPageElements = 512;
 
