@@ -80,7 +80,6 @@ struct ReportOptions {
 /// A statement's step of a resident accumulation group (costmodel/program/resident.h; the
 /// runtime's ResidentSpec, resident_spec.h THE SCHEDULE).
 struct ResidentStep {
-  int group = 0;           ///< the group's number, 0, 1, … in program order
   int split = 0;           ///< the result's stored dimension whose ranges the ranks hold
   std::int64_t chunk = 1;  ///< K's flat columns per panel
   bool first = false;      ///< the group's first step (the block starts)

@@ -229,7 +229,7 @@ std::vector<ResidentGroup> plan_resident(const ir::Program& program, const Machi
           fits = false, g.reason = "the walk of its panels is too long to count";
           break;
         }
-        const ResidentStep step{static_cast<int>(out.size()), split, chunk, q == 0, q + 1 == run.size()};
+        const ResidentStep step{split, chunk, q == 0, q + 1 == run.size()};
         t.steps.push_back(step);
         t.volumes.push_back(step_volumes(sh, step, g.accumulate, machine));
         t.memory.push_back(step_memory(sh, chunk, machine.processors));

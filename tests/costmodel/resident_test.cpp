@@ -141,7 +141,7 @@ TEST(Resident, VolumesEqualAnElementByElementWalkOfTheSchedule) {
     for (i64 chunk : {1, 3, 7})
       for (std::size_t i = 0; i < p.statements.size(); ++i)
         for (bool accumulate : {false, true}) {
-          const ResidentStep step{0, split, chunk, i == 0, i + 1 == p.statements.size()};
+          const ResidentStep step{split, chunk, i == 0, i + 1 == p.statements.size()};
           const PlanVolumes v = resident_volumes(p, p.statements[i], step, accumulate, m);
           for (i64 rank = 0; rank < 3; ++rank) {
             const Walked w = walk(p, p.statements[i], step, accumulate, 3, rank);
@@ -181,7 +181,7 @@ TEST(Resident, AGroupIsARunOfStatementsAddingIntoOneTensorThatNoneReads) {
         const ir::Statement& s = p.statements[g.statements[q]];
         const ir::MacroIndexGemm gemm = ir::macro_index_gemm(p, s);
         const auto k = static_cast<i64>(gemm.extent_K);
-        const ResidentStep step{0, split, k, q == 0, q + 1 == g.statements.size()};
+        const ResidentStep step{split, k, q == 0, q + 1 == g.statements.size()};
         t += resident_volumes(p, s, step, g.accumulate, m).wall_s;
       }
       fastest = std::min(fastest, t);
