@@ -7,8 +7,11 @@
 #include "runtime/comm.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
+#include <cstring>
 #include <string>
+#include <utility>
 
 #include "runtime/counters.h"
 #include "runtime/disk.h"
@@ -152,12 +155,47 @@ std::vector<std::vector<std::uint64_t>> Context::gather_u64s(const std::vector<s
   return out;
 }
 
+namespace {
+
+/// Root's (failed, text), on every rank: a header (1 byte failed, 8 bytes length) and the text's
+/// first bytes in one MPI_Bcast of Context::kInlineBytes, the rest (if any) in a second.
+std::pair<bool, std::string> bcast_message(MPI_Comm comm, bool root, bool failed, const std::string& text, int from) {
+  constexpr std::size_t kHeader = 1 + sizeof(std::uint64_t), kRoom = Context::kInlineBytes - kHeader;
+  std::array<char, Context::kInlineBytes> first{};
+  std::uint64_t length = text.size();
+  if (root) {
+    first[0] = failed ? 1 : 0;
+    std::memcpy(first.data() + 1, &length, sizeof length);
+    std::memcpy(first.data() + kHeader, text.data(), std::min<std::size_t>(length, kRoom));
+  }
+  check(MPI_Bcast(first.data(), static_cast<int>(first.size()), MPI_CHAR, from, comm), "MPI_Bcast");
+  std::memcpy(&length, first.data() + 1, sizeof length);
+  std::string out = root ? text : std::string(length, '\0');
+  if (!root) std::memcpy(out.data(), first.data() + kHeader, std::min<std::size_t>(length, kRoom));
+  if (length > kRoom)
+    check(MPI_Bcast(out.data() + kRoom, static_cast<int>(length - kRoom), MPI_CHAR, from, comm), "MPI_Bcast");
+  return {first[0] != 0, out};
+}
+
+}  // namespace
+
 std::string Context::bcast_string(const std::string& value, int root) const {
-  std::uint64_t length = value.size();
-  check(MPI_Bcast(&length, 1, MPI_UINT64_T, root, comm_), "MPI_Bcast");
-  std::string result = rank_ == root ? value : std::string(length, '\0');
-  if (length > 0) check(MPI_Bcast(result.data(), static_cast<int>(length), MPI_CHAR, root, comm_), "MPI_Bcast");
-  return result;
+  return bcast_message(comm_, rank_ == root, false, value, root).second;
+}
+
+std::string Context::root_value(const std::function<std::string()>& action, int root) const {
+  bool failed = false;
+  std::string text;
+  if (rank_ == root) {
+    try {
+      text = action();
+    } catch (const std::exception& e) {
+      failed = true, text = e.what();
+    }
+  }
+  auto [root_failed, value] = bcast_message(comm_, rank_ == root, failed, text, root);
+  if (root_failed) throw Error(value);
+  return value;
 }
 
 std::optional<std::string> Context::first_error(const std::optional<std::string>& mine) const {

@@ -57,8 +57,15 @@ class Context {
   /// gather_u64() of several values at once, in one MPI_Allgather: element i of the result holds
   /// every rank's values[i] (element q from rank q). Every rank passes as many values.
   std::vector<std::vector<std::uint64_t>> gather_u64s(const std::vector<std::uint64_t>& values) const;
-  /// Root's `value`, on every rank (the argument of the other ranks is ignored).
+  /// Root's `value`, on every rank (the argument of the other ranks is ignored). One MPI_Bcast
+  /// of kInlineBytes when the value fits in it, a second one for the rest otherwise.
   std::string bcast_string(const std::string& value, int root = 0) const;
+  /// Runs `action` on rank `root` only and returns its result on every rank; when it throws (an
+  /// std::exception) there, every rank throws Error with its message. What check_root()
+  /// followed by bcast_string() does, in one broadcast (two beyond kInlineBytes). Collective.
+  std::string root_value(const std::function<std::string()>& action, int root = 0) const;
+  /// Bytes of a message that bcast_string() and root_value() send in their first broadcast.
+  static constexpr std::size_t kInlineBytes = 4096;
   /// The first error among the ranks: every rank passes its own (nullopt: none); all receive
   /// the message of the lowest rank that has one, or nullopt when no rank has. Collective.
   std::optional<std::string> first_error(const std::optional<std::string>& mine) const;

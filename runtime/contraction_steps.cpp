@@ -82,7 +82,7 @@ std::optional<ElementSource> initial_C(Run& run, const GemmSpec& spec) {
 void store_version(Run& run, const TensorBinding& tensor, std::size_t row_count, bool owns,
                    const ResultVisitor& visit) {
   DirectResult result(run, tensor.shape, owns);
-  run.context().check_all([&] {
+  result.commit(run.context(), [&] {
     if (!owns) return;
     double* out = result.data();
     const LinearMap map(tensor, row_count);
@@ -100,7 +100,6 @@ void store_version(Run& run, const TensorBinding& tensor, std::size_t row_count,
     counters().add_disk_write(8 * written);  // into the tensor's file (mapped, so counted here)
     requests.add();
   });
-  result.commit(run.context());
 }
 
 void write_result(Run& run, const GemmSpec& spec, bool owns, const ResultVisitor& visit) {

@@ -10,14 +10,12 @@ DirectResult::DirectResult(Run& run, const TensorShape& shape, bool writes) {
   const Context& ctx = run.context();
   const std::vector<std::uint64_t> extents(shape.extents.begin(), shape.extents.end());
   const std::string path = run.next_version(shape.name);
-  std::string temp;
-  ctx.check_root([&] {  // a full disk fails here on rank 0, and so on every rank
+  temp_ = ctx.root_value([&] {  // a full disk fails here on rank 0, and so on every rank
     writer_ = std::make_unique<NpyWriter>(path, extents);
-    temp = writer_->temp_path();
+    return writer_->temp_path();
   });
-  temp = temp_ = ctx.bcast_string(temp);
   ctx.check_all([&] {
-    if (writes && ctx.rank() != 0) patch_ = std::make_unique<NpyPatch>(temp);
+    if (writes && ctx.rank() != 0) patch_ = std::make_unique<NpyPatch>(temp_);
   });
   if (writes) data_ = writer_ ? writer_->data() : patch_->data();
 }
@@ -39,9 +37,12 @@ void DirectResult::sync(const Context& ctx) {
   });
 }
 
-void DirectResult::commit(const Context& ctx) {
-  sync(ctx);
-  ctx.check_root([&] { writer_->commit(); });  // every rank has synced; the version exists on return
+void DirectResult::commit(const Context& ctx, const std::function<void()>& writes) {
+  ctx.check_all([&] {
+    if (writes) writes();
+    if (patch_) patch_->sync();
+    if (writer_) writer_->commit();
+  });
 }
 
 }  // namespace tcert

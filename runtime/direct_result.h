@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -47,10 +48,13 @@ class DirectResult {
   /// Syncs every rank's writes to file(), for a copy of it (a checkpoint inside the step).
   /// Collective. Throws Error on every rank when a sync fails.
   void sync(const Context& ctx);
-  /// Syncs this rank's writes, then rank 0 renames the file into place once every rank is done;
-  /// the new version exists on return. Collective. Throws Error on every rank when a sync or the
-  /// rename fails.
-  void commit(const Context& ctx);
+  /// Runs `writes` (this rank's last writes through data(); none by default), syncs this rank's
+  /// writes and, on rank 0, renames the file into place, all under one collective check
+  /// (Context::check_all): the new version exists on return. Rank 0 may rename before the others
+  /// have synced: their writes go to the same file (a mapping follows the inode), and no rank
+  /// reads the version before commit() returns. Collective. Throws Error on every rank when a
+  /// write, a sync or the rename fails (the run then ends; the store's version is not used).
+  void commit(const Context& ctx, const std::function<void()>& writes = {});
 
  private:
   std::unique_ptr<NpyWriter> writer_;  // rank 0
