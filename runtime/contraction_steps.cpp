@@ -39,6 +39,7 @@ void compute_phase(Run& run, const GemmSpec& spec, std::unique_ptr<Progress>& pr
     throw Error(fmt::format("internal error: {}: the plan said {} bytes of memory per rank but the step used {}",
                             spec.statement, spec.planned_memory_bytes, budget().peak_bytes()));
   const Volumes v = counters().end_section().by_phase[static_cast<std::size_t>(Phase::Compute)];
+  if (!run.keeps_records()) return;
   ContractionRecord rec;
   rec.statement = spec.statement, rec.plan = spec.plan, rec.order = spec.order;
   rec.predicted_seconds = spec.predicted_seconds;
@@ -66,6 +67,7 @@ void compute_phase(Run& run, const GemmSpec& spec, std::unique_ptr<Progress>& pr
 Volumes redistribution_now() { return counters().snapshot(Phase::Redistribute); }
 
 void record_redistribution(Run& run, const Volumes& mine) {
+  if (!run.keeps_records()) return;
   std::vector<std::vector<std::uint64_t>> all =
       run.context().gather_u64s({mine.disk_read_bytes, mine.disk_write_bytes, mine.disk_requests,
                                  static_cast<std::uint64_t>(mine.seconds * 1e9)});

@@ -38,6 +38,11 @@ struct RunOptions {
   bool verify = false;  ///< check sampled results against an in-core reference (--verify)
   std::string trace;    ///< write a JSON trace of the call to this file ("" = none; --trace FILE)
   bool quiet = false;   ///< no progress line and no summary on stderr (--quiet)
+  /// Gather every step's measured figures from all ranks (one all-gather per compute stage and
+  /// one per stage 3) into Run::records(), which the trace and the summary print. A caller that
+  /// needs none of them (tcec-ccsd) sets false and saves those collectives; records() then stays
+  /// empty unless a trace or the summary (not quiet) needs it. Not a command-line option.
+  bool record_steps = true;
   /// Run every compute stage serially (disk, then network and kernel), even where the plan
   /// overlaps them; the same bytes move (for comparing wall times). --no-overlap.
   bool no_overlap = false;

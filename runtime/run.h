@@ -267,6 +267,9 @@ class Run {
   /// The contractions recorded so far, oldest first, and the accumulated --verify result.
   const std::vector<ContractionRecord>& records() const { return records_; }
   const VerifyResult& verify_result() const { return verify_; }
+  /// Whether steps gather their measured figures into records(): RunOptions::record_steps, or a
+  /// trace or the summary (not quiet) needs them.
+  bool keeps_records() const { return options_.record_steps || !options_.trace.empty() || !options_.quiet; }
 
   /// Ends the run: writes the latest version of every output with a location to it
   /// (export_outputs(), Phase::Export), writes the trace (rank 0; "resumed_steps" when it

@@ -148,6 +148,7 @@ int solve(const Args& a, MPI_Comm comm) {
   tcert::RunOptions options;
   options.scratch = work;
   options.quiet = true;
+  options.record_steps = false;  // no trace, no summary: skip the per-step gathers of measured figures
   bool converged = false;
   if (rank == 0 && !a.quiet)
     std::printf("%4s  %20s  %12s  %12s  %8s\n", "iter", "energy (Eh)", "delta E", "|residual|", "s");
