@@ -158,6 +158,17 @@ void update_tile(const GettTables& t, i64 i0, i64 rows, i64 j0, i64 cols, const 
                  bool vectorized, double* C) {
   const i64* row_c = t.row_c.data() + i0;
   const i64* col_c = t.col_c.data() + j0;
+  if (cols > 1 && is_run(col_c, cols) && !is_run(row_c, std::min<i64>(rows, 8))) {
+    for (i64 r = 0; r < rows; ++r) {  // C's columns consecutive: along them, row by row
+      double* c = C + row_c[r] + col_c[0];
+      if (beta == 0) {
+        for (i64 j = 0; j < cols; ++j) c[j] = alpha * tile[j * kMr + r];
+      } else {
+        for (i64 j = 0; j < cols; ++j) c[j] = alpha * tile[j * kMr + r] + beta * c[j];
+      }
+    }
+    return;
+  }
   for (i64 h = 0; h < rows; h += 8) {  // groups of 8 rows
     const i64 n = std::min<i64>(8, rows - h);
 #ifdef TCERT_HAVE_X86_KERNELS

@@ -123,26 +123,24 @@ void plan_chunks(const Indexing& x, Plan& p, std::int64_t k, const Workspace& ws
   }
 }
 
-// Time model of GETT (kernel_gett.h): its register tiles run at kGettShare of the dgemm model's
-// peak (0.92–1.05 of OpenBLAS's dgemm on kernel_bench's permuted shapes of 10^8 flops and more,
-// measured here: slightly below dgemm on a plain product, so TTGT keeps those), less
-// the lanes of edge tiles left empty, and f(k, 8) as dgemm. Packing a panel whose rows or whose
-// K range come in runs of 8 or more costs what dgemm's own packing costs (inside the
-// efficiency); element by element it costs gather_seconds() more per element: a cache miss every
-// few elements of a tensor that fits in cache, a TLB miss per element of one that does not
-// (intensli's 600 MB operands: 20 ns per element measured). C is read and written once per K
-// block: kMoveSeconds per element when the register tile's rows are a run in C and its columns
-// lie within a 4 KiB page of each other (stride ≤ 512 elements), plus kPageSeconds when they do
-// not (a TLB miss per column), and gather_seconds() when the rows are not a run either.
+// Time model of GETT (kernel_gett.h): kGettShare of the dgemm model above, with its shape
+// efficiency (rows M of X, columns N of Y: with few columns X is packed for few flops, as in
+// dgemm), 0.92–1.05 of OpenBLAS's dgemm on kernel_bench's permuted shapes of 10^8 flops and more,
+// measured here: slightly below dgemm on a plain product, so TTGT keeps those. Packing a panel
+// whose rows or whose K range come in runs of 8 or more costs what dgemm's own packing costs
+// (inside the efficiency); element by element it costs gather_seconds() more per element: a
+// cache miss every few elements of a tensor that fits in cache, a TLB miss per element of one
+// that does not (intensli's 600 MB operands: 20 ns per element measured). C is read and written
+// once per K block: kMoveSeconds per element when the register tile's rows are a run in C and
+// its columns lie within a 4 KiB page of each other (stride ≤ 512 elements), plus kPageSeconds
+// when they do not (a TLB miss per column); 2·kMoveSeconds when its columns are a run instead
+// (written row by row, without vectors); gather_seconds() when neither is.
 constexpr double kGettShare = 0.95;
 constexpr double kPageSeconds = 1.5e-9;
 constexpr std::int64_t kPageElements = 512;
 
 /// Seconds per element of a gather from (or scatter into) a tensor of `elements` doubles.
 double gather_seconds(double elements) { return elements * sizeof(double) > 4.0 * (1 << 20) ? 20e-9 : 2e-9; }
-
-/// Share of a register tile's lanes in use along an extent x cut in tiles of t.
-double fill(double x, double t) { return x / (std::ceil(x / t) * t); }
 
 /// Element stride of `id` in a dense row-major tensor stored in the id order `dims`.
 std::int64_t stride_of(const Indexing& x, const std::vector<int>& dims, int id) {
@@ -173,29 +171,36 @@ Plan make_gett_plan(const Indexing& x, const Workspace& ws, bool rows_are_I, con
   const double blocks_n = std::ceil(N / static_cast<double>(std::max<std::int64_t>(ws.gett_nc, 1)));
   const double blocks_k = std::ceil(k / static_cast<double>(std::max<std::int64_t>(ws.gett_kc, 1)));
   const bool c_run = x.dims_C.empty() || last_is(x.dims_C, R);
+  const bool c_cols = !c_run && last_is(x.dims_C, S);  // the tile's rows are runs along its columns
   const bool c_near = S.empty() || stride_of(x, x.dims_C, S.back()) <= kPageElements;
-  const double c_seconds = kMoveSeconds + (c_run ? (c_near ? 0 : kPageSeconds) : gather_seconds(M * N));
-  const double eff = fill(M, 16) * fill(N, 14) * k / (k + 8);
-  p.cost = 2 * M * N * k / (kPeakFlops * kGettShare * eff) +
+  const double c_seconds = kMoveSeconds + (c_run    ? (c_near ? 0 : kPageSeconds)
+                                           : c_cols ? kMoveSeconds
+                                                    : gather_seconds(M * N));
+  p.cost = 2 * M * N * k / (kPeakFlops * kGettShare * efficiency(M, N, k)) +
            (fast(dims_x, R) ? 0 : M * k * blocks_n * gather_seconds(M * k)) +
            (fast(dims_y, S) ? 0 : N * k * gather_seconds(N * k)) + M * N * blocks_k * c_seconds;
   return p;
 }
 
-/// The GETT plan: rows R are the group (I or J) holding C's innermost index, in C's order, so
-/// that C's register tiles are written in runs; K in X's order when X's innermost index is in K
-/// (packed by transposes), else in Y's; the columns S in Y's order (Y packs in runs) or in C's
-/// (the tile's columns lie close together in C), whichever the model prices lower.
+/// The cheapest GETT plan: rows R of X = A (R = I) or of X = B (R = J), in C's order, so that
+/// C's register tiles are written in runs when C's innermost index is in R; K in X's order when
+/// X's innermost index is in K (packed by transposes), else in Y's; the columns S in Y's order
+/// (Y packs in runs) or in C's (the tile's columns lie close together in C).
 Plan best_gett_plan(const Indexing& x, const Workspace& ws) {
-  const bool rows_are_I = x.dims_C.empty() || std::find(x.I.begin(), x.I.end(), x.dims_C.back()) != x.I.end();
-  const std::vector<int>& dims_x = rows_are_I ? x.dims_A : x.dims_B;
-  const std::vector<int>& dims_y = rows_are_I ? x.dims_B : x.dims_A;
-  const std::vector<int>&R_ids = rows_are_I ? x.I : x.J, &S_ids = rows_are_I ? x.J : x.I;
-  const bool x_inner_k = !dims_x.empty() && std::find(x.K.begin(), x.K.end(), dims_x.back()) != x.K.end();
-  const std::vector<int> R = in_order_of(x.dims_C, R_ids), K = in_order_of(x_inner_k ? dims_x : dims_y, x.K);
-  Plan by_y = make_gett_plan(x, ws, rows_are_I, R, in_order_of(dims_y, S_ids), K);
-  Plan by_c = make_gett_plan(x, ws, rows_are_I, R, in_order_of(x.dims_C, S_ids), K);
-  return by_c.cost < by_y.cost ? by_c : by_y;
+  Plan best;
+  best.cost = -1;
+  for (int c = 0; c < 4; ++c) {
+    const bool rows_are_I = (c & 1) == 0;
+    const std::vector<int>& dims_x = rows_are_I ? x.dims_A : x.dims_B;
+    const std::vector<int>& dims_y = rows_are_I ? x.dims_B : x.dims_A;
+    const std::vector<int>&R_ids = rows_are_I ? x.I : x.J, &S_ids = rows_are_I ? x.J : x.I;
+    const bool x_inner_k = !dims_x.empty() && std::find(x.K.begin(), x.K.end(), dims_x.back()) != x.K.end();
+    Plan p =
+        make_gett_plan(x, ws, rows_are_I, in_order_of(x.dims_C, R_ids), in_order_of(c & 2 ? x.dims_C : dims_y, S_ids),
+                       in_order_of(x_inner_k ? dims_x : dims_y, x.K));
+    if (best.cost < 0 || p.cost < best.cost) best = std::move(p);
+  }
+  return best;
 }
 
 /// The plan with C's placement `c` (rows first) for the given orders of I, J and K.

@@ -1,5 +1,6 @@
 // tests/runtime/kernel_test.cpp — permute(), contract() and gemm_tile() against naive loops.
 #include "runtime/kernel.h"
+#include "runtime/kernel_gett.h"
 
 #include <gtest/gtest.h>
 
@@ -353,3 +354,39 @@ TEST(GemmTile, MatchesNaiveWithLeadingDimensions) {
 }
 
 }  // namespace
+
+// gett() on hand-made tables: C's rows consecutive (vector updates, element by element at the
+// edge), C's columns consecutive (row-by-row updates); X and Y with runs of rows or of K; blocks
+// smaller than the problem so that every edge is crossed.
+TEST(Gett, TablesOfEveryKind) {
+  const std::int64_t M = 37, N = 29, K = 19;
+  const auto X = random_values(M * K, 4), Y = random_values(N * K, 5), C0 = random_values(M * N, 6);
+  auto seq = [](std::int64_t n, std::int64_t stride) {
+    std::vector<std::int64_t> v(static_cast<std::size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i) v[static_cast<std::size_t>(i)] = i * stride;
+    return v;
+  };
+  struct Kind {
+    std::int64_t x_row, x_col, y_row, y_col, c_row, c_col;
+  };
+  const Kind kinds[] = {{K, 1, K, 1, N, 1}, {1, M, 1, N, 1, M}, {K, 1, 1, N, 1, M}, {1, M, K, 1, N, 1}};
+  for (const Kind& kind : kinds) {
+    for (const auto& [mc, kc, nc] : std::vector<std::array<std::int64_t, 3>>{{16, 5, 14}, {192, 384, 2016}}) {
+      tcert::detail::GettTables t{seq(M, kind.x_row), seq(K, kind.x_col), seq(N, kind.y_row),
+                                  seq(K, kind.y_col), seq(M, kind.c_row), seq(N, kind.c_col)};
+      tcert::Workspace ws;
+      ws.gett_mc = mc, ws.gett_kc = kc, ws.gett_nc = nc;
+      auto C = C0;
+      tcert::detail::gett(t, 0.5, X.data(), Y.data(), -1.5, C.data(), ws);
+      for (std::int64_t i = 0; i < M; ++i) {
+        for (std::int64_t j = 0; j < N; ++j) {
+          long double ref = 0;
+          for (std::int64_t k = 0; k < K; ++k)
+            ref += static_cast<long double>(X[i * kind.x_row + k * kind.x_col]) * Y[j * kind.y_row + k * kind.y_col];
+          const std::int64_t at = i * kind.c_row + j * kind.c_col;
+          ASSERT_NEAR(C[at], static_cast<double>(0.5L * ref - 1.5L * C0[at]), 1e-12) << i << "," << j;
+        }
+      }
+    }
+  }
+}
