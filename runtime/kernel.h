@@ -188,7 +188,9 @@ struct Workspace {
 /// from their stored layouts and whose register tiles are written straight into C, so nothing is
 /// permuted through memory; its rows are those of the operand holding C's innermost index. It
 /// runs at about 0.9 of OpenBLAS's dgemm on plain products here and wins where TTGT would
-/// permute a large operand or C. Workspace::scheme forces either.
+/// permute a large operand or C. Workspace::scheme forces either. GETT's own memory: its packed
+/// blocks in ws.a and ws.b (Workspace::gett_mc etc.) and tables of 2·(|I| + |J| + |K|) offsets
+/// (8 bytes each), allocated per call.
 /// Throws std::invalid_argument when the layout is inconsistent or |I|, |J|, |K| ≥ 2^31.
 void contract(const ContractionLayout& layout, double alpha, const double* A, const double* B, double beta, double* C,
               Workspace& ws);
