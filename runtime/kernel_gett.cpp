@@ -51,7 +51,7 @@ bool is_run(const i64* t, i64 n) {
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 /// Packs rows r0 .. r0+n (n ≤ 8, all valid) of a panel: when they are consecutive in memory, per
 /// k one (masked) vector copy; otherwise, per 8 consecutive k (col[k..k+8) a run), an 8×8
-/// register transpose when n == 8; element by element where neither holds.
+/// register transpose when n ≥ 4 (masked stores of n); element by element where neither holds.
 __attribute__((target("avx512f"))) void pack_group_avx512(const double* src, const i64* row, i64 n, i64 R,
                                                           const i64* col, i64 kc, double* out) {
   if (is_run(row, n)) {
@@ -61,21 +61,23 @@ __attribute__((target("avx512f"))) void pack_group_avx512(const double* src, con
     return;
   }
   i64 k = 0;
-  if (n == 8) {
+  if (n >= 4) {  // a group of fewer than 8 rows (a panel's last) loads row 0 again and stores n
+    const auto mask = static_cast<__mmask8>(n == 8 ? 0xFF : (1u << n) - 1);
     for (; k + 8 <= kc; k += 8) {
       if (!is_run(col + k, 8)) {
         for (i64 q = k; q < k + 8; ++q) {
-          for (i64 r = 0; r < 8; ++r) out[q * R + r] = src[row[r] + col[q]];
+          for (i64 r = 0; r < n; ++r) out[q * R + r] = src[row[r] + col[q]];
         }
         continue;
       }
       __m512d v[8];
-      for (int i = 0; i < 8; ++i) {
-        _mm_prefetch(reinterpret_cast<const char*>(src + row[i] + col[k] + 64), _MM_HINT_T0);  // 8 lines ahead
-        v[i] = _mm512_loadu_pd(src + row[i] + col[k]);
+      for (i64 i = 0; i < 8; ++i) {
+        const double* at = src + row[i < n ? i : 0] + col[k];
+        _mm_prefetch(reinterpret_cast<const char*>(at + 64), _MM_HINT_T0);  // 8 lines ahead
+        v[i] = _mm512_loadu_pd(at);
       }
       transpose_8x8(v);
-      for (int c = 0; c < 8; ++c) _mm512_storeu_pd(out + (k + c) * R, v[c]);
+      for (int c = 0; c < 8; ++c) _mm512_mask_storeu_pd(out + (k + c) * R, mask, v[c]);
     }
   }
   for (; k < kc; ++k) {
