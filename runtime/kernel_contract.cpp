@@ -2,7 +2,7 @@
 // permutations blocked into cache-sized chunks.
 //
 // Reader's map:
-//   strides_by_id(), move_ids()   permute_strided() on tensors described by index ids.
+//   move_ids()                    permute_strided() on tensors described by index ids.
 //   for_each_tile()               the odometer over the chunk boxes of one index group.
 //   run_plan()                    Y permuted once; per R box X permuted; per block dgemm, C back.
 #include <cblas.h>
@@ -21,20 +21,11 @@ namespace {
 
 using detail::Indexing;
 using detail::Plan;
+using detail::strides_by_id;
+using detail::workspace_buffer;
 using Extents = std::vector<std::int64_t>;
 
 constexpr std::int64_t kMaxBlasDim = 2147483647;  // cblas takes int dimensions
-
-/// Element stride, by id, of each id of a dense row-major tensor in order `dims`.
-Extents strides_by_id(const Extents& extent, const std::vector<int>& dims) {
-  Extents s(extent.size(), 0);
-  std::int64_t stride = 1;
-  for (int d = static_cast<int>(dims.size()) - 1; d >= 0; --d) {
-    s[dims[d]] = stride;
-    stride *= extent[dims[d]];
-  }
-  return s;
-}
 
 /// out = 1·in' + beta·out between two tensors given as id orders with strides by id; `extent`
 /// (by id) is the box to move.
@@ -88,11 +79,6 @@ void gemm(bool x_outer_first, bool y_outer_first, std::int64_t m, std::int64_t n
               static_cast<int>(ldy), beta, C, static_cast<int>(ldc));
 }
 
-double* buffer(Workspace::Buffer& v, std::int64_t elements) {
-  if (v.size() < static_cast<std::size_t>(elements)) v.resize(static_cast<std::size_t>(elements));
-  return v.data();
-}
-
 /// Runs `p`: Y permuted once into ws.b; per box of R, X permuted into ws.a; per block of R×S,
 /// dgemm into C directly, or into ws.c and then permuted into C with beta.
 void run_plan(const Indexing& x, const Plan& p, double alpha, const double* X, const double* Y, double beta, double* C,
@@ -100,7 +86,7 @@ void run_plan(const Indexing& x, const Plan& p, double alpha, const double* X, c
   const std::int64_t M = detail::product(x.extent, p.R), N = detail::product(x.extent, p.S);
   const std::int64_t K = detail::product(x.extent, x.K);
   if (p.Y.copy) {
-    move_ids(Y, p.Y.stored, strides_by_id(x.extent, p.Y.stored), buffer(ws.b, N * K), p.Y.order,
+    move_ids(Y, p.Y.stored, strides_by_id(x.extent, p.Y.stored), workspace_buffer(ws.b, N * K), p.Y.order,
              strides_by_id(x.extent, p.Y.order), x.extent, 0.0, StoreHint::Auto);
     Y = ws.b.data();
   }
@@ -108,8 +94,8 @@ void run_plan(const Indexing& x, const Plan& p, double alpha, const double* X, c
   const Extents row_stride = strides_by_id(x.extent, p.R), col_stride = strides_by_id(x.extent, p.S);
   const StoreHint c_hint =
       M * N * std::int64_t{sizeof(double)} > kStreamingBytes ? StoreHint::Streaming : StoreHint::Cached;
-  double* xa = p.X.copy ? buffer(ws.a, detail::product(p.tile, p.R) * K) : nullptr;
-  double* cc = p.C.copy ? buffer(ws.c, detail::product(p.tile, p.R) * detail::product(p.tile, p.S)) : nullptr;
+  double* xa = p.X.copy ? workspace_buffer(ws.a, detail::product(p.tile, p.R) * K) : nullptr;
+  double* cc = p.C.copy ? workspace_buffer(ws.c, detail::product(p.tile, p.R) * detail::product(p.tile, p.S)) : nullptr;
   for_each_tile(x, p.R, p.tile, [&](const Extents& rstart, const Extents& rsize) {
     const std::int64_t rows = detail::product(rsize, p.R), row0 = offset(p.R, rstart, row_stride);
     const double* Xc = p.X.outer_first ? X + row0 * K : X + row0;

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 
+#include "runtime/kernel_plan.h"
 #include "runtime/kernel_simd.h"
 
 namespace tcert::detail {
@@ -21,9 +22,7 @@ constexpr i64 kMr = kGettMr, kNr = kGettNr;
 
 /// Offsets of an odometer over `ids` (last fastest) in a tensor stored in order `dims`.
 std::vector<i64> offsets(const std::vector<i64>& extent, const std::vector<int>& ids, const std::vector<int>& dims) {
-  std::vector<i64> stride(extent.size(), 0);
-  i64 s = 1;
-  for (auto d = dims.rbegin(); d != dims.rend(); ++d) stride[*d] = s, s *= extent[*d];
+  const std::vector<i64> stride = strides_by_id(extent, dims);
   std::vector<i64> out{0};
   for (int id : ids) {  // each id multiplies the list: outer ids first, so the last id is fastest
     std::vector<i64> next;
@@ -193,11 +192,6 @@ void update_tile(const GettTables& t, i64 i0, i64 rows, i64 j0, i64 cols, const 
   }
 }
 
-double* buffer(Workspace::Buffer& v, i64 elements) {
-  if (v.size() < static_cast<std::size_t>(elements)) v.resize(static_cast<std::size_t>(elements));
-  return v.data();
-}
-
 i64 round_up(i64 x, i64 to) { return std::max(to, (x + to - 1) / to * to); }
 
 }  // namespace
@@ -221,8 +215,8 @@ void gett(const GettTables& t, double alpha, const double* X, const double* Y, d
   const i64 M = static_cast<i64>(t.row_x.size()), N = static_cast<i64>(t.row_y.size());
   const i64 K = static_cast<i64>(t.col_x.size());
   const i64 mc = round_up(ws.gett_mc, kMr), nc = round_up(ws.gett_nc, kNr), kc = std::max<i64>(1, ws.gett_kc);
-  double* Ap = buffer(ws.a, mc * kc);
-  double* Bp = buffer(ws.b, nc * kc);
+  double* Ap = workspace_buffer(ws.a, mc * kc);
+  double* Bp = workspace_buffer(ws.b, nc * kc);
   const bool vec = gett_vectorized();
   alignas(64) double tile[kMr * kNr];
   for (i64 jc = 0; jc < N; jc += nc) {

@@ -142,13 +142,6 @@ constexpr std::int64_t kPageElements = 512;
 /// Seconds per element of a gather from (or scatter into) a tensor of `elements` doubles.
 double gather_seconds(double elements) { return elements * sizeof(double) > 4.0 * (1 << 20) ? 20e-9 : 2e-9; }
 
-/// Element stride of `id` in a dense row-major tensor stored in the id order `dims`.
-std::int64_t stride_of(const Indexing& x, const std::vector<int>& dims, int id) {
-  std::int64_t s = 1;
-  for (auto d = dims.rbegin(); d != dims.rend() && *d != id; ++d) s *= x.extent[*d];
-  return s;
-}
-
 /// The GETT plan with rows R (of X = A when rows_are_I, else B), columns S and K in the given
 /// orders, priced by the model above.
 Plan make_gett_plan(const Indexing& x, const Workspace& ws, bool rows_are_I, const std::vector<int>& R,
@@ -172,7 +165,7 @@ Plan make_gett_plan(const Indexing& x, const Workspace& ws, bool rows_are_I, con
   const double blocks_k = std::ceil(k / static_cast<double>(std::max<std::int64_t>(ws.gett_kc, 1)));
   const bool c_run = x.dims_C.empty() || last_is(x.dims_C, R);
   const bool c_cols = !c_run && last_is(x.dims_C, S);  // the tile's rows are runs along its columns
-  const bool c_near = S.empty() || stride_of(x, x.dims_C, S.back()) <= kPageElements;
+  const bool c_near = S.empty() || strides_by_id(x.extent, x.dims_C)[S.back()] <= kPageElements;
   const double c_seconds = kMoveSeconds + (c_run    ? (c_near ? 0 : kPageSeconds)
                                            : c_cols ? kMoveSeconds
                                                     : gather_seconds(M * N));
@@ -234,6 +227,18 @@ Indexing index_layout(const ContractionLayout& l) {
   for (int p = 0; p < nI + nJ; ++p) x.dims_C[l.perm_C[p]] = p;
   for (int id = 0; id < nI + nJ + nK; ++id) (id < nI ? x.I : id < nI + nJ ? x.J : x.K).push_back(id);
   return x;
+}
+
+std::vector<std::int64_t> strides_by_id(const std::vector<std::int64_t>& extent, const std::vector<int>& dims) {
+  std::vector<std::int64_t> s(extent.size(), 0);
+  std::int64_t stride = 1;
+  for (auto d = dims.rbegin(); d != dims.rend(); ++d) s[*d] = stride, stride *= extent[*d];
+  return s;
+}
+
+double* workspace_buffer(Workspace::Buffer& v, std::int64_t elements) {
+  if (v.size() < static_cast<std::size_t>(elements)) v.resize(static_cast<std::size_t>(elements));
+  return v.data();
 }
 
 std::int64_t product(const std::vector<std::int64_t>& extent, const std::vector<int>& ids) {

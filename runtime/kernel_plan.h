@@ -22,6 +22,13 @@ Indexing index_layout(const ContractionLayout& layout);
 /// Product of extent[id] over `ids` (1 when empty).
 std::int64_t product(const std::vector<std::int64_t>& extent, const std::vector<int>& ids);
 
+/// Element stride, by id, of each id of a dense row-major tensor stored in the id order `dims`
+/// (extent[id] elements along id); ids not in dims get 0.
+std::vector<std::int64_t> strides_by_id(const std::vector<std::int64_t>& extent, const std::vector<int>& dims);
+
+/// v's storage, grown to at least `elements` doubles (kept for later calls).
+double* workspace_buffer(Workspace::Buffer& v, std::int64_t elements);
+
 /// How a tensor enters dgemm. `order`: its ids as dgemm reads them: [outer group, K] when
 /// outer_first, else [K, outer group]; for C, [rows, columns]. `copy`: order differs from `stored`,
 /// so the tensor is permuted (in chunks) through the workspace.
