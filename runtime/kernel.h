@@ -162,6 +162,10 @@ struct Workspace {
   /// rounded up to 16), K per block, and columns of C per packed block of the column operand
   /// (kept in L3, rounded up to 14). a then holds gett_mc·gett_kc elements and b gett_kc·gett_nc.
   std::int64_t gett_mc = 192, gett_kc = 384, gett_nc = 2016;
+  /// GETT writes a C of more than this many bytes with non-temporal stores (past the caches, no
+  /// read for ownership) when it writes each element once: beta == 0 and K within one K block.
+  /// C of that size would not stay in cache anyway; 0 streams every such C (for tests).
+  std::int64_t gett_stream_bytes = std::int64_t{16} << 20;
 };
 
 /// C = alpha·A·Bᵀ + beta·C in the macro-index form `layout` (TTGT: transpose, transpose, GEMM,

@@ -35,7 +35,8 @@ inline constexpr std::int64_t kGettMr = 16, kGettNr = 14;
 /// packed into ws.a (X) and ws.b (Y). With AVX-512, 8 rows of X or Y that are consecutive in
 /// memory are packed with vector copies, 8 rows × 8 consecutive k with a register transpose,
 /// anything else element by element, and 8 consecutive rows of C are updated with vector
-/// instructions. Requires K ≥ 1.
+/// instructions, stored past the caches when C is written once and is larger than
+/// ws.gett_stream_bytes. Requires K ≥ 1.
 void gett(const GettTables& t, double alpha, const double* X, const double* Y, double beta, double* C, Workspace& ws);
 
 /// True when gett() runs its AVX-512 micro-kernel; otherwise it runs a portable one (correct,

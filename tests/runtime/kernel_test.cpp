@@ -371,20 +371,24 @@ TEST(Gett, TablesOfEveryKind) {
   };
   const Kind kinds[] = {{K, 1, K, 1, N, 1}, {1, M, 1, N, 1, M}, {K, 1, 1, N, 1, M}, {1, M, K, 1, N, 1}};
   for (const Kind& kind : kinds) {
+    // The second block size holds K in one K block: with beta 0 and ws.gett_stream_bytes 0, C's
+    // vector stores that fill a cache line go past the caches.
     for (const auto& [mc, kc, nc] : std::vector<std::array<std::int64_t, 3>>{{16, 5, 14}, {192, 384, 2016}}) {
-      tcert::detail::GettTables t{seq(M, kind.x_row), seq(K, kind.x_col), seq(N, kind.y_row),
-                                  seq(K, kind.y_col), seq(M, kind.c_row), seq(N, kind.c_col)};
-      tcert::Workspace ws;
-      ws.gett_mc = mc, ws.gett_kc = kc, ws.gett_nc = nc;
-      auto C = C0;
-      tcert::detail::gett(t, 0.5, X.data(), Y.data(), -1.5, C.data(), ws);
-      for (std::int64_t i = 0; i < M; ++i) {
-        for (std::int64_t j = 0; j < N; ++j) {
-          long double ref = 0;
-          for (std::int64_t k = 0; k < K; ++k)
-            ref += static_cast<long double>(X[i * kind.x_row + k * kind.x_col]) * Y[j * kind.y_row + k * kind.y_col];
-          const std::int64_t at = i * kind.c_row + j * kind.c_col;
-          ASSERT_NEAR(C[at], static_cast<double>(0.5L * ref - 1.5L * C0[at]), 1e-12) << i << "," << j;
+      for (const double beta : {-1.5, 0.0}) {
+        tcert::detail::GettTables t{seq(M, kind.x_row), seq(K, kind.x_col), seq(N, kind.y_row),
+                                    seq(K, kind.y_col), seq(M, kind.c_row), seq(N, kind.c_col)};
+        tcert::Workspace ws;
+        ws.gett_mc = mc, ws.gett_kc = kc, ws.gett_nc = nc, ws.gett_stream_bytes = 0;
+        tcert::Workspace::Buffer C(C0.begin(), C0.end());  // 64-byte aligned, so some stores stream
+        tcert::detail::gett(t, 0.5, X.data(), Y.data(), beta, C.data(), ws);
+        for (std::int64_t i = 0; i < M; ++i) {
+          for (std::int64_t j = 0; j < N; ++j) {
+            long double ref = 0;
+            for (std::int64_t k = 0; k < K; ++k)
+              ref += static_cast<long double>(X[i * kind.x_row + k * kind.x_col]) * Y[j * kind.y_row + k * kind.y_col];
+            const std::int64_t at = i * kind.c_row + j * kind.c_col;
+            ASSERT_NEAR(C[at], static_cast<double>(0.5L * ref + beta * C0[at]), 1e-12) << i << "," << j;
+          }
         }
       }
     }
