@@ -9,7 +9,9 @@
 #include "runtime/kernel_gett.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
+#include <utility>
 
 #include "runtime/kernel_plan.h"
 #include "runtime/kernel_simd.h"
@@ -109,28 +111,47 @@ void pack_panel(const double* src, const i64* row, i64 rows, i64 R, const i64* c
 }
 
 #ifdef TCERT_HAVE_X86_KERNELS
-/// tile[j·kMr + r] = Σ_k a[k·kMr + r]·b[k·kNr + j]: 28 accumulators in registers, per k two
-/// vector loads of a and 14 broadcasts of b (a must be 64-byte aligned).
-__attribute__((target("avx512f,fma"))) void micro_avx512(i64 kc, const double* __restrict a, const double* __restrict b,
-                                                         double* __restrict tile) {
-  __m512d c[kNr][2];
+/// tile[j·kMr + r] = Σ_k a[k·kMr + r]·b[k·kNr + j] for r < 8·V, j < NR (V ≤ 2 vectors of rows,
+/// NR ≤ kNr columns; the rest of the tile is not written): V·NR ≤ 28 accumulators in registers,
+/// per k V vector loads of a and NR broadcasts of b (a must be 64-byte aligned). A panel's last
+/// tile computes only its rows and columns, not a full kMr × kNr.
+template <int V, int NR>
+__attribute__((target("avx512f,fma"))) void micro_avx512(i64 kc, const double* __restrict a,
+                                                         const double* __restrict b, double* __restrict tile) {
+  __m512d c[NR][V];
 #pragma GCC unroll 16
-  for (int j = 0; j < kNr; ++j) c[j][0] = c[j][1] = _mm512_setzero_pd();
+  for (int j = 0; j < NR; ++j) {
+#pragma GCC unroll 2
+    for (int v = 0; v < V; ++v) c[j][v] = _mm512_setzero_pd();
+  }
   for (i64 k = 0; k < kc; ++k, a += kMr, b += kNr) {
-    const __m512d a0 = _mm512_load_pd(a), a1 = _mm512_load_pd(a + 8);
+    __m512d av[V];
+#pragma GCC unroll 2
+    for (int v = 0; v < V; ++v) av[v] = _mm512_load_pd(a + 8 * v);
 #pragma GCC unroll 16
-    for (int j = 0; j < kNr; ++j) {
+    for (int j = 0; j < NR; ++j) {
       const __m512d bj = _mm512_set1_pd(b[j]);
-      c[j][0] = _mm512_fmadd_pd(a0, bj, c[j][0]);
-      c[j][1] = _mm512_fmadd_pd(a1, bj, c[j][1]);
+#pragma GCC unroll 2
+      for (int v = 0; v < V; ++v) c[j][v] = _mm512_fmadd_pd(av[v], bj, c[j][v]);
     }
   }
 #pragma GCC unroll 16
-  for (int j = 0; j < kNr; ++j) {
-    _mm512_storeu_pd(tile + j * kMr, c[j][0]);
-    _mm512_storeu_pd(tile + j * kMr + 8, c[j][1]);
+  for (int j = 0; j < NR; ++j) {
+#pragma GCC unroll 2
+    for (int v = 0; v < V; ++v) _mm512_storeu_pd(tile + j * kMr + 8 * v, c[j][v]);
   }
 }
+
+using MicroKernel = void (*)(i64, const double*, const double*, double*);
+
+template <int V, std::size_t... J>
+constexpr std::array<MicroKernel, kNr> micro_row(std::index_sequence<J...>) {
+  return {&micro_avx512<V, static_cast<int>(J) + 1>...};
+}
+
+/// kMicro[V - 1][NR - 1]: the register tile of V vectors of rows by NR columns.
+constexpr std::array<std::array<MicroKernel, kNr>, 2> kMicro = {micro_row<1>(std::make_index_sequence<kNr>()),
+                                                                micro_row<2>(std::make_index_sequence<kNr>())};
 
 /// C's rows r0 .. r0+8 consecutive: per column one vector update. `stream` (beta == 0 only):
 /// vectors that fill a cache line are stored past the caches (no read for ownership).
@@ -246,7 +267,8 @@ void gett(const GettTables& t, double alpha, const double* X, const double* Y, d
           for (i64 ir = 0; ir < nrows; ir += kMr) {
 #ifdef TCERT_HAVE_X86_KERNELS
             if (vec) {
-              micro_avx512(kk, Ap + ir * kk, Bp + jr * kk, tile);
+              const i64 rows = std::min(kMr, nrows - ir), cols = std::min(kNr, ncols - jr);
+              kMicro[rows > 8 ? 1 : 0][static_cast<std::size_t>(cols - 1)](kk, Ap + ir * kk, Bp + jr * kk, tile);
             } else {
               micro_portable(kk, Ap + ir * kk, Bp + jr * kk, tile);
             }
