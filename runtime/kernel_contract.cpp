@@ -137,7 +137,7 @@ void contract(const ContractionLayout& layout, double alpha, const double* A, co
   if (k == 0) return scale(C, m * n, beta);
   if (std::max({m, n, k}) > kMaxBlasDim) throw std::invalid_argument("contract: |I|, |J| or |K| exceeds 2^31-1");
   const Indexing x = detail::index_layout(layout);
-  const Plan p = detail::choose_plan(x, ws);
+  const Plan p = detail::choose_plan(x, ws, beta == 0);
   if (p.gett) {
     const detail::GettTables t = detail::gett_tables(x.extent, p.R, p.S, p.K, p.X.stored, p.Y.stored, p.C.stored);
     return detail::gett(t, alpha, p.x_is_A ? A : B, p.x_is_A ? B : A, beta, C, ws);

@@ -59,7 +59,12 @@ __attribute__((target("avx512f"))) void pack_group_avx512(const double* src, con
   if (is_run(row, n)) {
     const double* base = src + row[0];
     const auto mask = static_cast<__mmask8>(n == 8 ? 0xFF : (1u << n) - 1);
-    for (i64 k = 0; k < kc; ++k) _mm512_mask_storeu_pd(out + k * R, mask, _mm512_maskz_loadu_pd(mask, base + col[k]));
+    for (i64 k = 0; k < kc; ++k) {
+      // Each k is its own stream (too many for the hardware prefetchers when k's stride is
+      // large): fetch the line the panel after next reads at this k.
+      _mm_prefetch(reinterpret_cast<const char*>(base + col[k] + 2 * R), _MM_HINT_T0);
+      _mm512_mask_storeu_pd(out + k * R, mask, _mm512_maskz_loadu_pd(mask, base + col[k]));
+    }
     return;
   }
   i64 k = 0;
@@ -87,6 +92,25 @@ __attribute__((target("avx512f"))) void pack_group_avx512(const double* src, con
   }
 }
 #pragma GCC diagnostic pop
+
+/// pack_block() when every group of 8 rows of every panel is a run: per k, per panel, per group
+/// one masked vector copy; a last panel's missing rows are zero.
+__attribute__((target("avx512f"))) void pack_runs_k_outer(const double* src, const i64* row, i64 rows, i64 R,
+                                                          const i64* col, i64 kc, double* out) {
+  for (i64 k = 0; k < kc; ++k) {
+    const double* s = src + col[k];
+    for (i64 p = 0; p < rows; p += R) {
+      double* o = out + p * kc + k * R;
+      const i64 n = std::min(R, rows - p);
+      for (i64 g = 0; g < n; g += 8) {
+        const i64 m = std::min<i64>(8, n - g);
+        const auto mask = static_cast<__mmask8>(m == 8 ? 0xFF : (1u << m) - 1);
+        _mm512_mask_storeu_pd(o + g, mask, _mm512_maskz_loadu_pd(mask, s + row[p + g]));
+      }
+      if (n < R) std::fill(o + n, o + R, 0.0);
+    }
+  }
+}
 #endif
 
 /// out[k·R + r] = src[row[r] + col[k]] for r < rows, k < kc; rows r in [rows, R) are zero.
@@ -110,14 +134,35 @@ void pack_panel(const double* src, const i64* row, i64 rows, i64 R, const i64* c
   }
 }
 
+/// Packs `rows` rows of a block (panels of R rows, each R·kc elements at out + p·R·kc, as
+/// pack_panel()). When every group of 8 rows (within a panel) is consecutive in memory and K is
+/// not, k is the outer loop: per k the block's rows are read as the runs they are, instead of one
+/// far-apart stream per k and panel, which the hardware prefetchers cannot follow.
+void pack_block(const double* src, const i64* row, i64 rows, i64 R, const i64* col, i64 kc, bool vectorized,
+                double* out) {
+  bool runs = vectorized && kc > 1 && !is_run(col, std::min<i64>(kc, 8));
+  for (i64 p = 0; runs && p < rows; p += R) {
+    for (i64 g = p; runs && g < std::min(rows, p + R); g += 8)
+      runs = is_run(row + g, std::min<i64>({8, rows - g, p + R - g}));
+  }
+  if (!runs) {
+    for (i64 p = 0; p < rows; p += R)
+      pack_panel(src, row + p, std::min(R, rows - p), R, col, kc, vectorized, out + p * kc);
+    return;
+  }
+#ifdef TCERT_HAVE_X86_KERNELS
+  pack_runs_k_outer(src, row, rows, R, col, kc, out);
+#endif
+}
+
 #ifdef TCERT_HAVE_X86_KERNELS
 /// tile[j·kMr + r] = Σ_k a[k·kMr + r]·b[k·kNr + j] for r < 8·V, j < NR (V ≤ 2 vectors of rows,
 /// NR ≤ kNr columns; the rest of the tile is not written): V·NR ≤ 28 accumulators in registers,
 /// per k V vector loads of a and NR broadcasts of b (a must be 64-byte aligned). A panel's last
 /// tile computes only its rows and columns, not a full kMr × kNr.
 template <int V, int NR>
-__attribute__((target("avx512f,fma"))) void micro_avx512(i64 kc, const double* __restrict a,
-                                                         const double* __restrict b, double* __restrict tile) {
+__attribute__((target("avx512f,fma"))) void micro_avx512(i64 kc, const double* __restrict a, const double* __restrict b,
+                                                         double* __restrict tile) {
   __m512d c[NR][V];
 #pragma GCC unroll 16
   for (int j = 0; j < NR; ++j) {
@@ -254,15 +299,11 @@ void gett(const GettTables& t, double alpha, const double* X, const double* Y, d
     for (i64 pc = 0; pc < K; pc += kc) {
       const i64 kk = std::min(kc, K - pc);
       const i64 *col_x = t.col_x.data() + pc, *col_y = t.col_y.data() + pc;
-      for (i64 jr = 0; jr < ncols; jr += kNr) {
-        pack_panel(Y, t.row_y.data() + jc + jr, std::min(kNr, ncols - jr), kNr, col_y, kk, vec, Bp + jr * kk);
-      }
+      pack_block(Y, t.row_y.data() + jc, ncols, kNr, col_y, kk, vec, Bp);
       const double b = pc == 0 ? beta : 1.0;  // later K blocks add to what the first wrote
       for (i64 ic = 0; ic < M; ic += mc) {
         const i64 nrows = std::min(mc, M - ic);
-        for (i64 ir = 0; ir < nrows; ir += kMr) {
-          pack_panel(X, t.row_x.data() + ic + ir, std::min(kMr, nrows - ir), kMr, col_x, kk, vec, Ap + ir * kk);
-        }
+        pack_block(X, t.row_x.data() + ic, nrows, kMr, col_x, kk, vec, Ap);
         for (i64 jr = 0; jr < ncols; jr += kNr) {
           for (i64 ir = 0; ir < nrows; ir += kMr) {
 #ifdef TCERT_HAVE_X86_KERNELS

@@ -134,18 +134,23 @@ void plan_chunks(const Indexing& x, Plan& p, std::int64_t k, const Workspace& ws
 // once per K block: kMoveSeconds per element when the register tile's rows are a run in C and
 // its columns lie within a 4 KiB page of each other (stride ≤ 512 elements), plus kPageSeconds
 // when they do not (a TLB miss per column); 2·kMoveSeconds when its columns are a run instead
-// (written row by row, without vectors); gather_seconds() when neither is.
+// (written row by row, without vectors); gather_seconds() when neither is. A C that GETT writes
+// once (beta 0, one K block) and streams past the caches (Workspace::gett_stream_bytes) costs
+// kStreamSeconds per element instead, plus kStreamPageSeconds when the columns are pages apart
+// (measured on TCCG's ccsd_t and ao2mo cases: 0.35 and about 0.25 ns).
 constexpr double kGettShare = 0.95;
 constexpr double kPageSeconds = 1.5e-9;
 constexpr std::int64_t kPageElements = 512;
+constexpr double kStreamSeconds = 0.35e-9;      // 8 bytes stored past the caches at 23 GB/s
+constexpr double kStreamPageSeconds = 0.25e-9;  // and a page per column of a register tile
 
 /// Seconds per element of a gather from (or scatter into) a tensor of `elements` doubles.
 double gather_seconds(double elements) { return elements * sizeof(double) > 4.0 * (1 << 20) ? 20e-9 : 2e-9; }
 
 /// The GETT plan with rows R (of X = A when rows_are_I, else B), columns S and K in the given
-/// orders, priced by the model above.
-Plan make_gett_plan(const Indexing& x, const Workspace& ws, bool rows_are_I, const std::vector<int>& R,
-                    const std::vector<int>& S, const std::vector<int>& K) {
+/// orders, priced by the model above (`c_written_once`: beta == 0).
+Plan make_gett_plan(const Indexing& x, const Workspace& ws, bool c_written_once, bool rows_are_I,
+                    const std::vector<int>& R, const std::vector<int>& S, const std::vector<int>& K) {
   Plan p;
   p.gett = true;
   p.x_is_A = rows_are_I;
@@ -166,9 +171,12 @@ Plan make_gett_plan(const Indexing& x, const Workspace& ws, bool rows_are_I, con
   const bool c_run = x.dims_C.empty() || last_is(x.dims_C, R);
   const bool c_cols = !c_run && last_is(x.dims_C, S);  // the tile's rows are runs along its columns
   const bool c_near = S.empty() || strides_by_id(x.extent, x.dims_C)[S.back()] <= kPageElements;
-  const double c_seconds = kMoveSeconds + (c_run    ? (c_near ? 0 : kPageSeconds)
-                                           : c_cols ? kMoveSeconds
-                                                    : gather_seconds(M * N));
+  const bool stream = c_run && c_written_once && k <= static_cast<double>(ws.gett_kc) &&
+                      M * N * sizeof(double) > static_cast<double>(ws.gett_stream_bytes);
+  const double c_seconds = stream ? kStreamSeconds + (c_near ? 0 : kStreamPageSeconds)
+                                  : kMoveSeconds + (c_run    ? (c_near ? 0 : kPageSeconds)
+                                                    : c_cols ? kMoveSeconds
+                                                             : gather_seconds(M * N));
   p.cost = 2 * M * N * k / (kPeakFlops * kGettShare * efficiency(M, N, k)) +
            (fast(dims_x, R) ? 0 : M * k * blocks_n * gather_seconds(M * k)) +
            (fast(dims_y, S) ? 0 : N * k * gather_seconds(N * k)) + M * N * blocks_k * c_seconds;
@@ -179,7 +187,7 @@ Plan make_gett_plan(const Indexing& x, const Workspace& ws, bool rows_are_I, con
 /// C's register tiles are written in runs when C's innermost index is in R; K in X's order when
 /// X's innermost index is in K (packed by transposes), else in Y's; the columns S in Y's order
 /// (Y packs in runs) or in C's (the tile's columns lie close together in C).
-Plan best_gett_plan(const Indexing& x, const Workspace& ws) {
+Plan best_gett_plan(const Indexing& x, const Workspace& ws, bool c_written_once) {
   Plan best;
   best.cost = -1;
   for (int c = 0; c < 4; ++c) {
@@ -189,8 +197,8 @@ Plan best_gett_plan(const Indexing& x, const Workspace& ws) {
     const std::vector<int>&R_ids = rows_are_I ? x.I : x.J, &S_ids = rows_are_I ? x.J : x.I;
     const bool x_inner_k = !dims_x.empty() && std::find(x.K.begin(), x.K.end(), dims_x.back()) != x.K.end();
     Plan p =
-        make_gett_plan(x, ws, rows_are_I, in_order_of(x.dims_C, R_ids), in_order_of(c & 2 ? x.dims_C : dims_y, S_ids),
-                       in_order_of(x_inner_k ? dims_x : dims_y, x.K));
+        make_gett_plan(x, ws, c_written_once, rows_are_I, in_order_of(x.dims_C, R_ids),
+                       in_order_of(c & 2 ? x.dims_C : dims_y, S_ids), in_order_of(x_inner_k ? dims_x : dims_y, x.K));
     if (best.cost < 0 || p.cost < best.cost) best = std::move(p);
   }
   return best;
@@ -247,7 +255,7 @@ std::int64_t product(const std::vector<std::int64_t>& extent, const std::vector<
   return p;
 }
 
-Plan choose_plan(const Indexing& x, const Workspace& ws) {
+Plan choose_plan(const Indexing& x, const Workspace& ws, bool c_written_once) {
   const std::vector<int> Is[2] = {in_order_of(x.dims_C, x.I), in_order_of(x.dims_A, x.I)};
   const std::vector<int> Js[2] = {in_order_of(x.dims_C, x.J), in_order_of(x.dims_B, x.J)};
   const std::vector<int> Ks[2] = {in_order_of(x.dims_A, x.K), in_order_of(x.dims_B, x.K)};
@@ -256,8 +264,8 @@ Plan choose_plan(const Indexing& x, const Workspace& ws) {
   auto consider = [&](Plan p) {
     if (best.cost < 0 || p.cost < best.cost) best = std::move(p);
   };
-  if (ws.scheme == Workspace::Scheme::Gett) return best_gett_plan(x, ws);
-  if (ws.scheme == Workspace::Scheme::Auto && gett_vectorized()) consider(best_gett_plan(x, ws));
+  if (ws.scheme == Workspace::Scheme::Gett) return best_gett_plan(x, ws, c_written_once);
+  if (ws.scheme == Workspace::Scheme::Auto && gett_vectorized()) consider(best_gett_plan(x, ws, c_written_once));
   for (int c = 0; c < 8; ++c) {
     const auto &I = Is[c & 1], &J = Js[(c >> 1) & 1], &K = Ks[c >> 2];
     const Operand placed = place(x.dims_C, I, J);

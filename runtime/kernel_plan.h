@@ -58,6 +58,7 @@ struct Plan {
 /// The cheapest plan: I in C's or A's order, J in C's or B's order, K in A's or B's order, and,
 /// when C is permuted, rows R = I or J; chunks sized by ws.chunk_bytes and ws.min_chunk_side.
 /// Or the GETT plan, where the CPU has AVX-512 and it is cheaper (ws.scheme may force either).
-Plan choose_plan(const Indexing& x, const Workspace& ws);
+/// `c_written_once` (beta == 0): C is not read, so GETT may stream it past the caches.
+Plan choose_plan(const Indexing& x, const Workspace& ws, bool c_written_once);
 
 }  // namespace tcert::detail
