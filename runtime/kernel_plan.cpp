@@ -124,9 +124,11 @@ void plan_chunks(const Indexing& x, Plan& p, std::int64_t k, const Workspace& ws
 }
 
 // Time model of GETT (kernel_gett.h): kGettShare of the dgemm model above, with its shape
-// efficiency (rows M of X, columns N of Y: with few columns X is packed for few flops, as in
-// dgemm), 0.92–1.05 of OpenBLAS's dgemm on kernel_bench's permuted shapes of 10^8 flops and more,
-// measured here: slightly below dgemm on a plain product, so TTGT keeps those. Packing a panel
+// efficiency mirrored: GETT's few-rows case is dgemm's few-columns one (with few rows M, each
+// packed element of the column operand Y serves few flops), so the efficiency is
+// efficiency(N, M, k). Measured here on kernel_bench's permuted shapes: 0.92–1.06 of OpenBLAS's
+// dgemm, and the mirrored efficiency picks the faster variant on 4096×64×4096, 64×4096×4096 and
+// 72×5184×5184, where dgemm's own efficiency picked variants 10–20% slower. Packing a panel
 // whose rows or whose K range come in runs of 8 or more costs what dgemm's own packing costs
 // (inside the efficiency); element by element it costs gather_seconds() more per element: a
 // cache miss every few elements of a tensor that fits in cache, a TLB miss per element of one
@@ -177,7 +179,7 @@ Plan make_gett_plan(const Indexing& x, const Workspace& ws, bool c_written_once,
                                   : kMoveSeconds + (c_run    ? (c_near ? 0 : kPageSeconds)
                                                     : c_cols ? kMoveSeconds
                                                              : gather_seconds(M * N));
-  p.cost = 2 * M * N * k / (kPeakFlops * kGettShare * efficiency(M, N, k)) +
+  p.cost = 2 * M * N * k / (kPeakFlops * kGettShare * efficiency(N, M, k)) +
            (fast(dims_x, R) ? 0 : M * k * blocks_n * gather_seconds(M * k)) +
            (fast(dims_y, S) ? 0 : N * k * gather_seconds(N * k)) + M * N * blocks_k * c_seconds;
   return p;
@@ -190,7 +192,7 @@ Plan make_gett_plan(const Indexing& x, const Workspace& ws, bool c_written_once,
 Plan best_gett_plan(const Indexing& x, const Workspace& ws, bool c_written_once) {
   Plan best;
   best.cost = -1;
-  for (int c = 0; c < 4; ++c) {
+  for (const int c : {2, 3, 0, 1}) {  // on a tie, S in C's order (its columns lie closer in C)
     const bool rows_are_I = (c & 1) == 0;
     const std::vector<int>& dims_x = rows_are_I ? x.dims_A : x.dims_B;
     const std::vector<int>& dims_y = rows_are_I ? x.dims_B : x.dims_A;
