@@ -91,7 +91,6 @@ __attribute__((target("avx512f"))) void pack_group_avx512(const double* src, con
     for (i64 r = 0; r < n; ++r) out[k * R + r] = src[row[r] + col[k]];
   }
 }
-#pragma GCC diagnostic pop
 
 /// pack_block() when every group of 8 rows of every panel is a run: per k, per panel, per group
 /// one masked vector copy; a last panel's missing rows are zero.
@@ -111,6 +110,26 @@ __attribute__((target("avx512f"))) void pack_runs_k_outer(const double* src, con
     }
   }
 }
+
+/// Packs the chain of 8 groups of 8 rows h + j·cs + (0..7), j < 8, of a block of X (panels of
+/// kMr rows at out + p·kMr·kc) whose row h + i + j·cs lies j elements after row h + i in
+/// memory: per k, 8 vector loads (8 consecutive elements of X each) and an 8×8 register
+/// transpose give one vector per group.
+__attribute__((target("avx512f"))) void pack_chain(const double* src, const i64* row, i64 h, i64 cs, const i64* col,
+                                                   i64 kc, double* out) {
+  double* dst[8];
+  for (i64 j = 0; j < 8; ++j) {
+    const i64 q = h + j * cs;
+    dst[j] = out + q / kMr * kMr * kc + q % kMr;
+  }
+  for (i64 k = 0; k < kc; ++k) {
+    __m512d v[8];
+    for (i64 i = 0; i < 8; ++i) v[i] = _mm512_loadu_pd(src + row[h + i] + col[k]);
+    transpose_8x8(v);
+    for (i64 j = 0; j < 8; ++j) _mm512_storeu_pd(dst[j] + k * kMr, v[j]);
+  }
+}
+#pragma GCC diagnostic pop
 #endif
 
 /// out[k·R + r] = src[row[r] + col[k]] for r < rows, k < kc; rows r in [rows, R) are zero.
@@ -152,6 +171,31 @@ void pack_block(const double* src, const i64* row, i64 rows, i64 R, const i64* c
   }
 #ifdef TCERT_HAVE_X86_KERNELS
   pack_runs_k_outer(src, row, rows, R, col, kc, out);
+#endif
+}
+
+/// Packs `rows` rows of X starting at row `first` (panels of kMr rows, as pack_block()). With
+/// t.x_chain (X's stride-1 index is the second-to-last row index), every group of 8 rows whose
+/// chain (gett_tables()) lies in the block packs by pack_chain(); the other groups, and every
+/// group without AVX-512, as pack_panel() would.
+void pack_x_block(const GettTables& t, const double* src, i64 first, i64 rows, const i64* col, i64 kc, bool vectorized,
+                  double* out) {
+  const i64* row = t.row_x.data() + first;
+  const i64 cs = t.x_chain, ce = t.x_chain_extent;
+  if (!vectorized || cs == 0) return pack_block(src, row, rows, kMr, col, kc, vectorized, out);
+#ifdef TCERT_HAVE_X86_KERNELS
+  if (rows % kMr != 0) {  // a last panel's missing rows are zero
+    double* last = out + rows / kMr * kMr * kc;
+    for (i64 k = 0; k < kc; ++k) std::fill(last + k * kMr + rows % kMr, last + (k + 1) * kMr, 0.0);
+  }
+  for (i64 g = 0; g < rows; g += 8) {
+    const i64 value = (first + g) / cs % ce, head = g - value % 8 * cs;  // the index's value; its chain's head
+    if (g + 8 <= rows && value - value % 8 + 8 <= ce && head >= 0 && head + 7 * cs + 8 <= rows) {
+      if (value % 8 == 0) pack_chain(src, row, g, cs, col, kc, out);
+      continue;
+    }
+    pack_group_avx512(src, row + g, std::min<i64>(8, rows - g), kMr, col, kc, out + g / kMr * kMr * kc + g % kMr);
+  }
 #endif
 }
 
@@ -271,8 +315,28 @@ i64 round_up(i64 x, i64 to) { return std::max(to, (x + to - 1) / to * to); }
 GettTables gett_tables(const std::vector<i64>& extent, const std::vector<int>& rows, const std::vector<int>& cols,
                        const std::vector<int>& k, const std::vector<int>& dims_x, const std::vector<int>& dims_y,
                        const std::vector<int>& dims_c) {
-  return {offsets(extent, rows, dims_x), offsets(extent, k, dims_x),    offsets(extent, cols, dims_y),
-          offsets(extent, k, dims_y),    offsets(extent, rows, dims_c), offsets(extent, cols, dims_c)};
+  GettTables t{offsets(extent, rows, dims_x), offsets(extent, k, dims_x),    offsets(extent, cols, dims_y),
+               offsets(extent, k, dims_y),    offsets(extent, rows, dims_c), offsets(extent, cols, dims_c)};
+  t.x_chain = gett_chain(extent, rows, dims_x);
+  if (t.x_chain > 0) t.x_chain_extent = extent[rows[rows.size() - 2]];
+  return t;
+}
+
+std::int64_t gett_chain(const std::vector<i64>& extent, const std::vector<int>& rows, const std::vector<int>& dims_x) {
+  const std::size_t n = rows.size();
+  const bool chain = n >= 2 && !dims_x.empty() && dims_x.back() == rows[n - 2] && extent[rows[n - 1]] % 8 == 0 &&
+                     extent[rows[n - 2]] >= 8;
+  return chain ? extent[rows[n - 1]] : 0;
+}
+
+GettBlocks gett_blocks(const Workspace& ws, i64 x_chain) {
+  i64 mc = round_up(ws.gett_mc, kMr), kc = std::max<i64>(1, ws.gett_kc);
+  if (x_chain > 0) {
+    const i64 chain_mc = round_up(mc, round_up(8 * x_chain, kMr));
+    kc = std::max<i64>(8, std::min(kc, mc * kc / chain_mc));
+    mc = chain_mc;
+  }
+  return {mc, kc, round_up(ws.gett_nc, kNr)};
 }
 
 bool gett_vectorized() {
@@ -286,7 +350,7 @@ bool gett_vectorized() {
 void gett(const GettTables& t, double alpha, const double* X, const double* Y, double beta, double* C, Workspace& ws) {
   const i64 M = static_cast<i64>(t.row_x.size()), N = static_cast<i64>(t.row_y.size());
   const i64 K = static_cast<i64>(t.col_x.size());
-  const i64 mc = round_up(ws.gett_mc, kMr), nc = round_up(ws.gett_nc, kNr), kc = std::max<i64>(1, ws.gett_kc);
+  const auto [mc, kc, nc] = gett_blocks(ws, t.x_chain);
   double* Ap = workspace_buffer(ws.a, mc * kc);
   double* Bp = workspace_buffer(ws.b, nc * kc);
   const bool vec = gett_vectorized();
@@ -303,7 +367,7 @@ void gett(const GettTables& t, double alpha, const double* X, const double* Y, d
       const double b = pc == 0 ? beta : 1.0;  // later K blocks add to what the first wrote
       for (i64 ic = 0; ic < M; ic += mc) {
         const i64 nrows = std::min(mc, M - ic);
-        pack_block(X, t.row_x.data() + ic, nrows, kMr, col_x, kk, vec, Ap);
+        pack_x_block(t, X, ic, nrows, col_x, kk, vec, Ap);
         for (i64 jr = 0; jr < ncols; jr += kNr) {
           for (i64 ir = 0; ir < nrows; ir += kMr) {
 #ifdef TCERT_HAVE_X86_KERNELS

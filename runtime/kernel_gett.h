@@ -18,11 +18,16 @@ namespace tcert::detail {
 /// col_c.size(), k < K = col_x.size() = col_y.size().
 struct GettTables {
   std::vector<std::int64_t> row_x, col_x, row_y, col_y, row_c, col_c;
+  /// Chains of X's rows (0: none): X's stride-1 index is the second-to-last row index, with
+  /// x_chain_extent values, and the last row index has x_chain values, a multiple of 8. Row
+  /// r + j·x_chain then lies j elements after row r in X, so 8 groups of 8 rows pack by register
+  /// transposes although neither X's rows nor its K run in memory (TCCG's intensli cases).
+  std::int64_t x_chain = 0, x_chain_extent = 0;
 };
 
 /// The tables of C(R,S) = X(R,K)·Y(S,K)ᵀ over the ids `rows`, `cols` and `k` (each group
 /// enumerated as an odometer, its last id fastest), for dense row-major tensors stored in the id
-/// orders dims_x, dims_y and dims_c, with extent[id] elements along id.
+/// orders dims_x, dims_y and dims_c, with extent[id] elements along id; x_chain where it applies.
 GettTables gett_tables(const std::vector<std::int64_t>& extent, const std::vector<int>& rows,
                        const std::vector<int>& cols, const std::vector<int>& k, const std::vector<int>& dims_x,
                        const std::vector<int>& dims_y, const std::vector<int>& dims_c);
@@ -30,10 +35,23 @@ GettTables gett_tables(const std::vector<std::int64_t>& extent, const std::vecto
 /// The register tile of gett(): kGettMr rows (two AVX-512 vectors) by kGettNr columns of C.
 inline constexpr std::int64_t kGettMr = 16, kGettNr = 14;
 
+/// gett()'s cache blocks (elements): ws.gett_mc rows (rounded up to kGettMr), ws.gett_kc and
+/// ws.gett_nc columns (rounded up to kGettNr); with chains (x_chain > 0, GettTables) a block
+/// holds whole chains of 8·x_chain rows, and K shrinks to keep mc·kc about the same.
+struct GettBlocks {
+  std::int64_t mc, kc, nc;
+};
+GettBlocks gett_blocks(const Workspace& ws, std::int64_t x_chain);
+
+/// The x_chain of gett_tables() for rows `rows` of X stored in the id order dims_x (0: none).
+std::int64_t gett_chain(const std::vector<std::int64_t>& extent, const std::vector<int>& rows,
+                        const std::vector<int>& dims_x);
+
 /// C = alpha·X·Yᵀ + beta·C over the tables (beta == 0: C is only written). Blocks of
 /// ws.gett_mc rows × ws.gett_kc × ws.gett_nc columns (rounded up to whole register tiles),
 /// packed into ws.a (X) and ws.b (Y). With AVX-512, 8 rows of X or Y that are consecutive in
 /// memory are packed with vector copies, 8 rows × 8 consecutive k with a register transpose,
+/// chains of X's rows (t.x_chain: blocks then hold whole chains) with register transposes,
 /// anything else element by element, and 8 consecutive rows of C are updated with vector
 /// instructions, stored past the caches when C is written once and is larger than
 /// ws.gett_stream_bytes. Requires K ≥ 1.

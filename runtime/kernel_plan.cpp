@@ -130,7 +130,8 @@ void plan_chunks(const Indexing& x, Plan& p, std::int64_t k, const Workspace& ws
 // dgemm, and the mirrored efficiency picks the faster variant on 4096×64×4096, 64×4096×4096 and
 // 72×5184×5184, where dgemm's own efficiency picked variants 10–20% slower. Packing a panel
 // whose rows or whose K range come in runs of 8 or more costs what dgemm's own packing costs
-// (inside the efficiency); element by element it costs gather_seconds() more per element: a
+// (inside the efficiency), and so does packing X by chains (rows ordered [..., X's innermost
+// index, C's innermost], kernel_gett.h); element by element it costs gather_seconds() more per element: a
 // cache miss every few elements of a tensor that fits in cache, a TLB miss per element of one
 // that does not (intensli's 600 MB operands: 20 ns per element measured). C is read and written
 // once per K block: kMoveSeconds per element when the register tile's rows are a run in C and
@@ -168,19 +169,21 @@ Plan make_gett_plan(const Indexing& x, const Workspace& ws, bool c_written_once,
   auto fast = [&](const std::vector<int>& dims, const std::vector<int>& group) {
     return dims.empty() || last_is(dims, group) || last_is(dims, K);
   };
-  const double blocks_n = std::ceil(N / static_cast<double>(std::max<std::int64_t>(ws.gett_nc, 1)));
-  const double blocks_k = std::ceil(k / static_cast<double>(std::max<std::int64_t>(ws.gett_kc, 1)));
+  const std::int64_t chain = gett_chain(x.extent, R, dims_x);  // X packs by chains of transposes
+  const GettBlocks blocks = gett_blocks(ws, chain);
+  const double blocks_n = std::ceil(N / static_cast<double>(blocks.nc));
+  const double blocks_k = std::ceil(k / static_cast<double>(blocks.kc));
   const bool c_run = x.dims_C.empty() || last_is(x.dims_C, R);
   const bool c_cols = !c_run && last_is(x.dims_C, S);  // the tile's rows are runs along its columns
   const bool c_near = S.empty() || strides_by_id(x.extent, x.dims_C)[S.back()] <= kPageElements;
-  const bool stream = c_run && c_written_once && k <= static_cast<double>(ws.gett_kc) &&
+  const bool stream = c_run && c_written_once && k <= static_cast<double>(blocks.kc) &&
                       M * N * sizeof(double) > static_cast<double>(ws.gett_stream_bytes);
   const double c_seconds = stream ? kStreamSeconds + (c_near ? 0 : kStreamPageSeconds)
                                   : kMoveSeconds + (c_run    ? (c_near ? 0 : kPageSeconds)
                                                     : c_cols ? kMoveSeconds
                                                              : gather_seconds(M * N));
   p.cost = 2 * M * N * k / (kPeakFlops * kGettShare * efficiency(N, M, k)) +
-           (fast(dims_x, R) ? 0 : M * k * blocks_n * gather_seconds(M * k)) +
+           (chain > 0 || fast(dims_x, R) ? 0 : M * k * blocks_n * gather_seconds(M * k)) +
            (fast(dims_y, S) ? 0 : N * k * gather_seconds(N * k)) + M * N * blocks_k * c_seconds;
   return p;
 }
@@ -188,20 +191,33 @@ Plan make_gett_plan(const Indexing& x, const Workspace& ws, bool c_written_once,
 /// The cheapest GETT plan: rows R of X = A (R = I) or of X = B (R = J), in C's order, so that
 /// C's register tiles are written in runs when C's innermost index is in R; K in X's order when
 /// X's innermost index is in K (packed by transposes), else in Y's; the columns S in Y's order
-/// (Y packs in runs) or in C's (the tile's columns lie close together in C).
+/// (Y packs in runs) or in C's (the tile's columns lie close together in C); and, where X's
+/// innermost index is a row index other than C's innermost, rows ordered for chains.
 Plan best_gett_plan(const Indexing& x, const Workspace& ws, bool c_written_once) {
   Plan best;
   best.cost = -1;
+  auto consider = [&](Plan p) {
+    if (best.cost < 0 || p.cost < best.cost) best = std::move(p);
+  };
   for (const int c : {2, 3, 0, 1}) {  // on a tie, S in C's order (its columns lie closer in C)
     const bool rows_are_I = (c & 1) == 0;
     const std::vector<int>& dims_x = rows_are_I ? x.dims_A : x.dims_B;
     const std::vector<int>& dims_y = rows_are_I ? x.dims_B : x.dims_A;
     const std::vector<int>&R_ids = rows_are_I ? x.I : x.J, &S_ids = rows_are_I ? x.J : x.I;
     const bool x_inner_k = !dims_x.empty() && std::find(x.K.begin(), x.K.end(), dims_x.back()) != x.K.end();
-    Plan p =
-        make_gett_plan(x, ws, c_written_once, rows_are_I, in_order_of(x.dims_C, R_ids),
-                       in_order_of(c & 2 ? x.dims_C : dims_y, S_ids), in_order_of(x_inner_k ? dims_x : dims_y, x.K));
-    if (best.cost < 0 || p.cost < best.cost) best = std::move(p);
+    const std::vector<int> S = in_order_of(c & 2 ? x.dims_C : dims_y, S_ids);
+    const std::vector<int> K = in_order_of(x_inner_k ? dims_x : dims_y, x.K);
+    consider(make_gett_plan(x, ws, c_written_once, rows_are_I, in_order_of(x.dims_C, R_ids), S, K));
+    // X's innermost index just before C's in the rows: X packs by chains (kernel_gett.h).
+    const int xi = dims_x.empty() ? -1 : dims_x.back(), ci = x.dims_C.empty() ? -1 : x.dims_C.back();
+    auto in_R = [&](int id) { return std::find(R_ids.begin(), R_ids.end(), id) != R_ids.end(); };
+    if (xi != ci && in_R(xi) && in_R(ci)) {
+      std::vector<int> R;
+      for (int id : in_order_of(x.dims_C, R_ids))
+        if (id != xi && id != ci) R.push_back(id);
+      R.push_back(xi), R.push_back(ci);
+      consider(make_gett_plan(x, ws, c_written_once, rows_are_I, R, S, K));
+    }
   }
   return best;
 }

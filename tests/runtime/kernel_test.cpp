@@ -135,9 +135,7 @@ TEST(Permute, RejectsBadPermutation) {
 /// `chunk_bytes`: the workspace's chunk target; up to 4096 bytes, chunking is forced (always_chunk)
 /// so that small tensors exercise every chunked path.
 /// `gett_blocks`, when set, forces GETT with cache blocks of {mc, kc, nc} elements.
-struct GettBlocks {
-  std::int64_t mc, kc, nc;
-};
+using tcert::detail::GettBlocks;
 
 double contract_error(const std::string& a, const std::string& b, const std::string& c,
                       const std::map<char, std::int64_t>& ext, double alpha, double beta,
@@ -294,6 +292,15 @@ TEST(Contract, GettEveryLayoutAndBlockEdge) {
       SCOPED_TRACE(a + "," + b + "->" + c);
       EXPECT_LE(contract_error(a, b, c, m, 1.5, 0.5, 2 << 20, &g), 1e-12);
     }
+    // TCCG's intensli layouts, where A's innermost index (d, a) is a row index but not C's
+    // innermost (e, d): A packs by chains of transposes, whole (d = 16) and partly (d = 11).
+    for (const std::int64_t d : {16, 11}) {
+      const std::map<char, std::int64_t> n = {{'a', 9}, {'b', 3}, {'c', 5}, {'d', d}, {'e', 16}, {'f', 7}};
+      EXPECT_LE(contract_error("efbad", "cf", "abcde", n, 1.0, 0.0, 2 << 20, &g), 1e-12);
+      EXPECT_LE(contract_error("efbad", "cf", "abcde", n, 0.5, -1.0, 2 << 20, &g), 1e-12);
+      const std::map<char, std::int64_t> o = {{'a', d}, {'b', 3}, {'c', 5}, {'d', 8}, {'e', 7}};
+      EXPECT_LE(contract_error("dbea", "ec", "abcd", o, 1.0, 0.0, 2 << 20, &g), 1e-12);
+    }
     // Runs of 16 rows and of 8 K in memory: the vector packing paths and C's vector update.
     const std::map<char, std::int64_t> v = {{'a', 3}, {'b', 32}, {'c', 5}, {'d', 16}, {'p', 24}, {'q', 2}};
     EXPECT_LE(contract_error("qapb", "cpqd", "acbd", v, 1.0, 0.0, 2 << 20, &g), 1e-12);
@@ -358,6 +365,37 @@ TEST(GemmTile, MatchesNaiveWithLeadingDimensions) {
 // gett() on hand-made tables: C's rows consecutive (vector updates, element by element at the
 // edge), C's columns consecutive (row-by-row updates); X and Y with runs of rows or of K; blocks
 // smaller than the problem so that every edge is crossed.
+// Rows (o, x, y) of X stored [k, o, y, x]: x is X's stride-1 index, so row r + 16·j lies j
+// elements after row r (gett_tables() finds the chains). x = 11 leaves groups outside whole
+// chains, and blocks of 128 rows cut some chains (those pack group by group).
+TEST(Gett, ChainsOfTransposes) {
+  const std::vector<std::int64_t> extent = {3, 11, 16, 7, 5};  // o x y | k | j
+  const std::vector<int> rows = {0, 1, 2}, cols = {4}, k = {3};
+  const std::vector<int> dims_x = {3, 0, 2, 1}, dims_y = {4, 3}, dims_c = {4, 0, 1, 2};
+  const auto t = tcert::detail::gett_tables(extent, rows, cols, k, dims_x, dims_y, dims_c);
+  ASSERT_EQ(t.x_chain, 16);
+  ASSERT_EQ(t.x_chain_extent, 11);
+  const std::int64_t M = 3 * 11 * 16, N = 5, K = 7;
+  const auto X = random_values(M * K, 7), Y = random_values(N * K, 8), C0 = random_values(M * N, 9);
+  for (const std::int64_t mc : {16, 192}) {
+    for (const double beta : {0.0, 2.0}) {
+      tcert::Workspace ws;
+      ws.gett_mc = mc;
+      auto C = C0;
+      tcert::detail::gett(t, 1.5, X.data(), Y.data(), beta, C.data(), ws);
+      for (std::int64_t i = 0; i < M; ++i) {
+        for (std::int64_t j = 0; j < N; ++j) {
+          long double ref = 0;
+          for (std::int64_t q = 0; q < K; ++q)
+            ref += static_cast<long double>(X[t.row_x[i] + t.col_x[q]]) * Y[t.row_y[j] + t.col_y[q]];
+          const std::int64_t at = t.row_c[i] + t.col_c[j];
+          ASSERT_NEAR(C[at], static_cast<double>(1.5L * ref + beta * C0[at]), 1e-12) << mc << ": " << i << "," << j;
+        }
+      }
+    }
+  }
+}
+
 TEST(Gett, TablesOfEveryKind) {
   const std::int64_t M = 37, N = 29, K = 19;
   const auto X = random_values(M * K, 4), Y = random_values(N * K, 5), C0 = random_values(M * N, 6);
