@@ -6,7 +6,7 @@
 
 namespace tcert {
 
-DirectResult::DirectResult(Run& run, const TensorShape& shape, bool writes) {
+DirectResult::DirectResult(Run& run, const TensorShape& shape, bool writes) : flush_(run.options().sync_results) {
   const Context& ctx = run.context();
   const std::vector<std::uint64_t> extents(shape.extents.begin(), shape.extents.end());
   const std::string path = run.next_version(shape.name);
@@ -15,7 +15,7 @@ DirectResult::DirectResult(Run& run, const TensorShape& shape, bool writes) {
     return writer_->temp_path();
   });
   ctx.check_all([&] {
-    if (writes && ctx.rank() != 0) patch_ = std::make_unique<NpyPatch>(temp_);
+    if (writes && ctx.rank() != 0) patch_ = std::make_unique<NpyPatch>(temp_, flush_);
   });
   if (writes) data_ = writer_ ? writer_->data() : patch_->data();
 }
@@ -41,7 +41,7 @@ void DirectResult::commit(const Context& ctx, const std::function<void()>& write
   ctx.check_all([&] {
     if (writes) writes();
     if (patch_) patch_->sync();
-    if (writer_) writer_->commit();
+    if (writer_) writer_->commit(flush_);
   });
 }
 

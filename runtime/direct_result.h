@@ -49,7 +49,7 @@ class DirectResult {
   /// Collective. Throws Error on every rank when a sync fails.
   void sync(const Context& ctx);
   /// Runs `writes` (this rank's last writes through data(); none by default), syncs this rank's
-  /// writes and, on rank 0, renames the file into place, all under one collective check
+  /// writes (unless RunOptions::sync_results is false) and, on rank 0, renames the file into place, all under one collective check
   /// (Context::check_all): the new version exists on return. Rank 0 may rename before the others
   /// have synced: their writes go to the same file (a mapping follows the inode), and no rank
   /// reads the version before commit() returns. Collective. Throws Error on every rank when a
@@ -61,6 +61,7 @@ class DirectResult {
   std::unique_ptr<NpyPatch> patch_;    // the other ranks that write
   double* data_ = nullptr;
   std::string temp_;
+  bool flush_ = true;                           // RunOptions::sync_results
   ResidentGuard guard_{Run::kMappedDropBytes};  // wrote()
 };
 

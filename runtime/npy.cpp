@@ -257,9 +257,9 @@ void NpyWriter::discard() noexcept {
   ::unlink(temp_path_.c_str());
 }
 
-void NpyWriter::commit() {
+void NpyWriter::commit(bool flush) {
   if (fd_ < 0) throw Error("output " + path_ + " is already committed");
-  if (::msync(map_, map_bytes_, MS_SYNC) != 0) {
+  if (flush && ::msync(map_, map_bytes_, MS_SYNC) != 0) {
     int err = errno;
     discard();
     throw Error("cannot write output " + temp_path_ + ": " + errno_text(err));
@@ -277,7 +277,7 @@ void NpyWriter::commit() {
 
 // ---- NpyPatch ------------------------------------------------------------------------------
 
-NpyPatch::NpyPatch(const std::string& path) : path_(path), header_(read_npy_header(path)) {
+NpyPatch::NpyPatch(const std::string& path, bool flush) : path_(path), header_(read_npy_header(path)), flush_(flush) {
   Fd file{::open(path.c_str(), O_RDWR | O_CLOEXEC)};
   if (file.fd < 0) throw Error("cannot open output " + path + ": " + errno_text(errno));
   map_bytes_ = header_.data_offset_bytes + 8 * header_.element_count();
@@ -290,14 +290,15 @@ NpyPatch::NpyPatch(const std::string& path) : path_(path), header_(read_npy_head
 
 NpyPatch::~NpyPatch() {
   if (map_ == nullptr) return;
-  ::msync(map_, map_bytes_, MS_SYNC);
+  if (flush_) ::msync(map_, map_bytes_, MS_SYNC);
   ::munmap(map_, map_bytes_);
 }
 
 double* NpyPatch::data() { return reinterpret_cast<double*>(static_cast<char*>(map_) + header_.data_offset_bytes); }
 
 void NpyPatch::sync() {
-  if (::msync(map_, map_bytes_, MS_SYNC) != 0) throw Error("cannot write output " + path_ + ": " + errno_text(errno));
+  if (flush_ && ::msync(map_, map_bytes_, MS_SYNC) != 0)
+    throw Error("cannot write output " + path_ + ": " + errno_text(errno));
 }
 
 }  // namespace tcert

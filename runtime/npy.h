@@ -69,8 +69,8 @@ class NpyReader {
 
 /// Writes a .npy file atomically: the constructor creates PATH.tmp-<pid> holding the header
 /// and room for the data (ftruncate, then posix_fallocate so a full disk fails now, not with
-/// SIGBUS later) and maps it read-write; the caller fills data(); commit() msyncs, unmaps and
-/// renames it to PATH. Destroyed without commit(), it removes the temporary file, so PATH
+/// SIGBUS later) and maps it read-write; the caller fills data(); commit() msyncs (unless told
+/// not to), unmaps and renames it to PATH. Destroyed without commit(), it removes the temporary file, so PATH
 /// never holds a partial result. Move-only.
 class NpyWriter {
  public:
@@ -96,9 +96,10 @@ class NpyWriter {
   std::size_t size() const { return static_cast<std::size_t>(header_.element_count()); }
   /// data() as a span of size() elements.
   std::span<double> span() { return {data(), size()}; }
-  /// Flushes the data and renames the file to path(). Throws Error on failure (the temporary
-  /// file is then removed). Calling it twice is an error.
-  void commit();
+  /// Flushes the data to disk (`flush`; else it stays in the page cache, to be written back by
+  /// the kernel) and renames the file to path(). Throws Error on failure (the temporary file is
+  /// then removed). Calling it twice is an error.
+  void commit(bool flush = true);
 
  private:
   void discard() noexcept;
@@ -112,11 +113,12 @@ class NpyWriter {
 
 /// An existing float64 .npy file mapped read-write (MAP_SHARED), so that several processes on
 /// one node can fill disjoint elements of one NpyWriter's temporary file. msync at
-/// destruction (errors there are ignored; call sync() to see them). Move-only.
+/// destruction when `flush` (errors there are ignored; call sync() to see them). Move-only.
 class NpyPatch {
  public:
-  /// read_npy_header(path), then mmap. Throws Error("cannot open output PATH: ...").
-  explicit NpyPatch(const std::string& path);
+  /// read_npy_header(path), then mmap. `flush`: sync() and the destructor msync; false: both
+  /// leave the writes in the page cache. Throws Error("cannot open output PATH: ...").
+  explicit NpyPatch(const std::string& path, bool flush = true);
   NpyPatch(const NpyPatch&) = delete;
   NpyPatch& operator=(const NpyPatch&) = delete;
   ~NpyPatch();
@@ -131,6 +133,7 @@ class NpyPatch {
   NpyHeader header_;
   void* map_ = nullptr;
   std::size_t map_bytes_ = 0;
+  bool flush_ = true;
 };
 
 }  // namespace tcert

@@ -57,6 +57,27 @@ TEST(Npy, WriteThenReadBack) {
   }
 }
 
+// RunOptions::sync_results = false: a writer and a patch of its temporary file (another rank's
+// part) that do not flush leave the same file, read back through the page cache.
+TEST(Npy, UnflushedWriterAndPatchReadBack) {
+  tcert_test::TempDir dir;
+  const std::string path = dir.file("u.npy");
+  {
+    tcert::NpyWriter writer(path, {6});
+    for (int i = 0; i < 3; ++i) writer.data()[i] = 1.5 * i;
+    {
+      tcert::NpyPatch patch(writer.temp_path(), false);
+      for (int i = 3; i < 6; ++i) patch.data()[i] = -2.0 * i;
+      patch.sync();
+    }
+    writer.commit(false);
+  }
+  tcert::NpyReader reader(path);
+  ASSERT_EQ(reader.size(), 6u);
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(reader.data()[i], i < 3 ? 1.5 * i : -2.0 * i) << i;
+  EXPECT_EQ(fs::directory_iterator(dir.path())->path().filename(), "u.npy");  // no temporary file left
+}
+
 TEST(Npy, WriterWithoutCommitLeavesNothing) {
   tcert_test::TempDir dir;
   {

@@ -58,7 +58,7 @@ void VectorOps::write(const std::string& path, const std::vector<u64>& shape, Fi
   }
   temp = bcast_string(comm_, temp);
   std::unique_ptr<tcert::NpyPatch> patch;
-  if (rank_ != 0) patch = std::make_unique<tcert::NpyPatch>(temp);
+  if (rank_ != 0) patch = std::make_unique<tcert::NpyPatch>(temp, false);  // durable at the checkpoint
   double* out = rank_ == 0 ? writer->data() : patch->data();
   const auto [first, end] = range(n);
   for (u64 lo = first; lo < end; lo += kChunk) {
@@ -66,9 +66,8 @@ void VectorOps::write(const std::string& path, const std::vector<u64>& shape, Fi
     fill(lo, hi, out + lo);
     rank_ == 0 ? writer->drop_pages() : patch->drop_pages();
   }
-  if (patch) patch->sync();
   MPI_Barrier(comm_);
-  if (rank_ == 0) writer->commit();
+  if (rank_ == 0) writer->commit(false);
   MPI_Barrier(comm_);  // the file is in place before any rank reads it
 }
 
