@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "runtime/error.h"
+#include "runtime/npy.h"
 #include "runtime/run.h"
 #include "runtime/trace.h"
 
@@ -208,7 +209,8 @@ Checkpoint::Checkpoint(const Context& ctx, const ProgramInfo& info, const Tensor
       info_(info),
       dir_(options.checkpoint),
       store_dir_(options.checkpoint + "/store"),
-      manifest_(options.checkpoint + "/manifest.json") {
+      manifest_(options.checkpoint + "/manifest.json"),
+      sync_results_(options.sync_results) {
   identity_ = identity(tensors, options);
   ctx_.check_root([&] {
     std::error_code ec;
@@ -346,6 +348,9 @@ void Checkpoint::write_manifest(int steps_done, const std::map<std::string, std:
     }
     listed[tensor] = list;
   }
+  ctx_.check_all([&] {  // the files the manifest names are on disk first (RunOptions::sync_results)
+    if (!sync_results_) sync_file_system(store_dir_);
+  });
   ctx_.check_root([&] {
     nlohmann::json m = {{"format", kFormat},
                         {"identity", identity_},

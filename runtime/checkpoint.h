@@ -136,6 +136,7 @@ class Checkpoint {
   const Context& ctx_;
   const ProgramInfo& info_;
   std::string dir_, store_dir_, manifest_;
+  bool sync_results_ = false;  // RunOptions::sync_results: else flush store_dir_ before a manifest
   nlohmann::json identity_;
   int steps_done_ = 0;
   std::map<std::string, std::vector<std::string>> versions_;

@@ -275,6 +275,11 @@ void NpyWriter::commit(bool flush) {
   }
 }
 
+void sync_file_system(const std::string& path) {
+  Fd file{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
+  if (file.fd < 0 || ::syncfs(file.fd) != 0) throw Error("cannot sync " + path + ": " + errno_text(errno));
+}
+
 // ---- NpyPatch ------------------------------------------------------------------------------
 
 NpyPatch::NpyPatch(const std::string& path, bool flush) : path_(path), header_(read_npy_header(path)), flush_(flush) {

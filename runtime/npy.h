@@ -111,6 +111,10 @@ class NpyWriter {
   std::size_t map_bytes_ = 0;
 };
 
+/// Flushes the file system that holds `path` (syncfs): every file written there, e.g. results
+/// committed without a flush, reaches the disk. Throws Error("cannot sync PATH: ...").
+void sync_file_system(const std::string& path);
+
 /// An existing float64 .npy file mapped read-write (MAP_SHARED), so that several processes on
 /// one node can fill disjoint elements of one NpyWriter's temporary file. msync at
 /// destruction when `flush` (errors there are ignored; call sync() to see them). Move-only.

@@ -43,12 +43,13 @@ struct RunOptions {
   /// needs none of them (tcec-ccsd) sets false and saves those collectives; records() then stays
   /// empty unless a trace or the summary (not quiet) needs it. Not a command-line option.
   bool record_steps = true;
-  /// Flush every result a step stores to disk (msync) before it is renamed into place, so that a
-  /// result under its final name survives a machine crash. false: results stay in the page
-  /// cache, which every process of the node reads coherently, and a killed process loses none
-  /// of them; the caller makes durable what it must (tcec-ccsd: syncfs before each checkpoint,
-  /// instead of one flush per stored result). Not a command-line option.
-  bool sync_results = true;
+  /// Flush every result a step stores to disk (msync) before it is renamed into place. false
+  /// (default): stored results stay in the page cache, which every process of the node reads
+  /// coherently and which a killed process does not lose; only a checkpoint needs them on disk,
+  /// and a checkpoint flushes the file system (sync_file_system() on every rank) before its
+  /// manifest names them, once instead of once per result. Outputs (--output) are flushed as
+  /// they are written either way. Not a command-line option.
+  bool sync_results = false;
   /// Run every compute stage serially (disk, then network and kernel), even where the plan
   /// overlaps them; the same bytes move (for comparing wall times). --no-overlap.
   bool no_overlap = false;

@@ -12,22 +12,18 @@
 // energy; amplitudes, residuals and DIIS vectors live in files under the scratch directory, and
 // a checkpoint after each iteration lets --resume continue a run that was stopped, with the
 // same results as an uninterrupted one.
-#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
 
-#include <fcntl.h>
 #include <fmt/format.h>
 #include <mpi.h>
-#include <unistd.h>
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
@@ -74,19 +70,6 @@ nlohmann::json identity(const Args& a, std::int64_t O, std::int64_t V) {
           {"equations", fs::absolute(a.equations).string()},
           {"machine", machine.str()},
           {"diis", a.diis}};
-}
-
-/// Flushes the file system holding `dir` (syncfs): every file this iteration wrote there, which
-/// the store left in the page cache (RunOptions::sync_results = false), reaches the disk before
-/// the checkpoint that names them. Throws tcert::Error when it cannot.
-void sync_filesystem(const std::string& dir) {
-  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0 || ::syncfs(fd) != 0) {
-    const int err = errno;
-    if (fd >= 0) ::close(fd);
-    throw tcert::Error(fmt::format("cannot sync {}: {}", dir, std::strerror(err)));
-  }
-  ::close(fd);
 }
 
 void write_json_atomically(const fs::path& path, const nlohmann::json& doc) {
@@ -166,7 +149,6 @@ int solve(const Args& a, MPI_Comm comm) {
   options.scratch = work;
   options.quiet = true;
   options.record_steps = false;  // no trace, no summary: skip the per-step gathers of measured figures
-  options.sync_results = false;  // one syncfs per checkpoint instead of one msync per stored result
   bool converged = false;
   if (rank == 0 && !a.quiet)
     std::printf("%4s  %20s  %12s  %12s  %8s\n", "iter", "energy (Eh)", "delta E", "|residual|", "s");
@@ -192,8 +174,8 @@ int solve(const Args& a, MPI_Comm comm) {
     const double delta = next - energy;
     energy = next;
     converged = std::abs(delta) < a.conv && norm < std::sqrt(a.conv);
-    sync_filesystem(work);  // what the checkpoint names is on disk before the checkpoint is
-    MPI_Barrier(comm);      // every rank is done with the files the checkpoint drops
+    tcert::sync_file_system(work);  // what the checkpoint names is on disk before the checkpoint is
+    MPI_Barrier(comm);              // every rank is done with the files the checkpoint drops
     if (rank == 0) {
       write_json_atomically(
           checkpoint,
