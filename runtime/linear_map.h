@@ -32,6 +32,8 @@ class LinearMap {
       at += static_cast<std::uint64_t>(row_values[p]) * row_stride_[p];
     return at;
   }
+  /// The linear index's step (elements) for a step of row index p (group order).
+  std::uint64_t row_stride(std::size_t p) const { return row_stride_[p]; }
   /// The column values' share of the linear index.
   std::uint64_t col_part(const std::int64_t* col_values) const {
     std::uint64_t at = 0;

@@ -17,9 +17,10 @@ std::int64_t read_panel_rows(Run& run, SplitMap& map, const ElementSource& src, 
   MappedWalk walk(kFaultAroundBytes);
   double* const begin = out;
   const auto runs = consecutive_runs(cols);
-  for (const auto& [first, count] : rows)
-    for (std::int64_t r = first; r < first + count; ++r) {
-      const std::uint64_t row = map.row(r);
+  std::vector<std::uint64_t> parts;  // the rows' parts of the linear index
+  for (const auto& [first, count] : rows) {
+    map.rows(first, count, parts);
+    for (const std::uint64_t row : parts) {
       for (const auto& [c, n] : runs) {
         requests.span(row + cols[c], n);
         run.touched_span(walk, row + cols[c], n);
@@ -27,6 +28,7 @@ std::int64_t read_panel_rows(Run& run, SplitMap& map, const ElementSource& src, 
         out += n;
       }
     }
+  }
   const auto elements = static_cast<std::int64_t>(out - begin);
   counters().add_disk_read(8 * static_cast<std::uint64_t>(elements));
   requests.add();

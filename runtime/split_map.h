@@ -31,6 +31,26 @@ class SplitMap {
     unflatten(row, row_extents_, rv_.data());
     return map_(rv_.data(), zero_.data());
   }
+  /// row(first + i) for i < count, into `out` (resized): an odometer over the row indices, one
+  /// step per row instead of a division per index and row.
+  void rows(std::int64_t first, std::int64_t count, std::vector<std::uint64_t>& out) {
+    out.resize(static_cast<std::size_t>(std::max<std::int64_t>(count, 0)));
+    if (count <= 0) return;
+    unflatten(first, row_extents_, rv_.data());
+    std::uint64_t part = map_.row_part(rv_.data());
+    for (std::size_t i = 0;; ++i) {
+      out[i] = part;
+      if (i + 1 == out.size()) return;
+      for (std::size_t d = row_extents_.size(); d-- > 0;) {  // the next row, last index fastest
+        if (++rv_[d] < row_extents_[d]) {
+          part += map_.row_stride(d);
+          break;
+        }
+        part -= static_cast<std::uint64_t>(row_extents_[d] - 1) * map_.row_stride(d);  // wraps: unsigned
+        rv_[d] = 0;
+      }
+    }
+  }
   /// The part of flat column `col` (elements).
   std::uint64_t col(std::int64_t col) {
     unflatten(col, col_extents_, cv_.data());
