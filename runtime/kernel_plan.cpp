@@ -77,8 +77,8 @@ bool shrink_step(const Indexing& x, const std::vector<int>& ids, bool box, const
 // and many columns (24×92352×312: 30 GFLOP/s) but slow for few columns (92352×24×312: 15–21).
 // A permutation costs kMoveSeconds per element per pass through memory (×kTransposeFactor when
 // the innermost index changes): X and C in chunks, one pass when a chunk stays in cache and
-// three when it does not; Y, copied once whole, one pass (measured on TCCG: three overpriced TTGT
-// against GETT on ad,bdc->abc by 10%).
+// three when it does not; Y, copied once whole, one pass (three passes priced TTGT 10% above
+// GETT on TCCG's ad,bdc->abc, where TTGT is the faster).
 constexpr double kPeakFlops = 54e9;       // one core of the reference machine (OpenBLAS dgemm)
 constexpr double kMoveSeconds = 0.8e-9;   // 16 bytes (read + write) at 20 GB/s
 constexpr double kTransposeFactor = 1.5;  // a transpose (new innermost index) against row copies
