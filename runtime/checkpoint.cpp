@@ -348,9 +348,8 @@ void Checkpoint::write_manifest(int steps_done, const std::map<std::string, std:
     }
     listed[tensor] = list;
   }
-  ctx_.check_all([&] {  // the files the manifest names are on disk first (RunOptions::sync_results)
-    if (!sync_results_) sync_file_system(store_dir_);
-  });
+  if (!sync_results_)  // the files the manifest names are on disk first (RunOptions::sync_results)
+    ctx_.check_all([&] { sync_file_system(store_dir_); });
   ctx_.check_root([&] {
     nlohmann::json m = {{"format", kFormat},
                         {"identity", identity_},

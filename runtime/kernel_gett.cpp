@@ -339,6 +339,11 @@ GettBlocks gett_blocks(const Workspace& ws, i64 x_chain) {
   return {mc, kc, round_up(ws.gett_nc, kNr)};
 }
 
+bool gett_streams(const Workspace& ws, const GettBlocks& blocks, i64 M, i64 N, i64 K, bool c_written_once) {
+  return gett_vectorized() && c_written_once && K <= blocks.kc &&
+         M * N * static_cast<i64>(sizeof(double)) > ws.gett_stream_bytes;
+}
+
 bool gett_vectorized() {
 #ifdef TCERT_HAVE_X86_KERNELS
   return has_avx512();
@@ -350,14 +355,15 @@ bool gett_vectorized() {
 void gett(const GettTables& t, double alpha, const double* X, const double* Y, double beta, double* C, Workspace& ws) {
   const i64 M = static_cast<i64>(t.row_x.size()), N = static_cast<i64>(t.row_y.size());
   const i64 K = static_cast<i64>(t.col_x.size());
-  const auto [mc, kc, nc] = gett_blocks(ws, t.x_chain);
+  const GettBlocks blocks = gett_blocks(ws, t.x_chain);
+  const auto [mc, kc, nc] = blocks;
   double* Ap = workspace_buffer(ws.a, mc * kc);
   double* Bp = workspace_buffer(ws.b, nc * kc);
   const bool vec = gett_vectorized();
   alignas(64) double tile[kMr * kNr];
   // One K block writing a C larger than the caches: C is only written, once, so its lines skip
   // the caches (no read for ownership: 20 -> 25 GB/s of stores here, ccsd_t's TCCG cases 1.4x).
-  const bool stream = vec && beta == 0 && K <= kc && M * N * static_cast<i64>(sizeof(double)) > ws.gett_stream_bytes;
+  const bool stream = gett_streams(ws, blocks, M, N, K, beta == 0);
   for (i64 jc = 0; jc < N; jc += nc) {
     const i64 ncols = std::min(nc, N - jc);
     for (i64 pc = 0; pc < K; pc += kc) {

@@ -43,18 +43,22 @@ struct GettBlocks {
 };
 GettBlocks gett_blocks(const Workspace& ws, std::int64_t x_chain);
 
+/// Whether gett() stores C past the caches: C (M×N elements) is only written (beta == 0), K
+/// fits one K block of `blocks`, and C is larger than ws.gett_stream_bytes, so it would not stay
+/// in cache anyway. The AVX-512 path only (gett_vectorized()).
+bool gett_streams(const Workspace& ws, const GettBlocks& blocks, std::int64_t M, std::int64_t N, std::int64_t K,
+                  bool c_written_once);
+
 /// The x_chain of gett_tables() for rows `rows` of X stored in the id order dims_x (0: none).
 std::int64_t gett_chain(const std::vector<std::int64_t>& extent, const std::vector<int>& rows,
                         const std::vector<int>& dims_x);
 
 /// C = alpha·X·Yᵀ + beta·C over the tables (beta == 0: C is only written). Blocks of
-/// ws.gett_mc rows × ws.gett_kc × ws.gett_nc columns (rounded up to whole register tiles),
-/// packed into ws.a (X) and ws.b (Y). With AVX-512, 8 rows of X or Y that are consecutive in
+/// gett_blocks(ws, t.x_chain) rows × K × columns, packed into ws.a (X) and ws.b (Y). With AVX-512, 8 rows of X or Y that are consecutive in
 /// memory are packed with vector copies, 8 rows × 8 consecutive k with a register transpose,
 /// chains of X's rows (t.x_chain: blocks then hold whole chains) with register transposes,
 /// anything else element by element, and 8 consecutive rows of C are updated with vector
-/// instructions, stored past the caches when C is written once and is larger than
-/// ws.gett_stream_bytes. Requires K ≥ 1.
+/// instructions, stored past the caches where gett_streams(). Requires K ≥ 1.
 void gett(const GettTables& t, double alpha, const double* X, const double* Y, double beta, double* C, Workspace& ws);
 
 /// True when gett() runs its AVX-512 micro-kernel; otherwise it runs a portable one (correct,

@@ -178,8 +178,8 @@ Plan make_gett_plan(const Indexing& x, const Workspace& ws, bool c_written_once,
   const bool c_run = x.dims_C.empty() || last_is(x.dims_C, R);
   const bool c_cols = !c_run && last_is(x.dims_C, S);  // the tile's rows are runs along its columns
   const bool c_near = S.empty() || strides_by_id(x.extent, x.dims_C)[S.back()] <= kPageElements;
-  const bool stream = c_run && c_written_once && k <= static_cast<double>(blocks.kc) &&
-                      M * N * sizeof(double) > static_cast<double>(ws.gett_stream_bytes);
+  const bool stream = c_run && gett_streams(ws, blocks, product(x.extent, R), product(x.extent, S),
+                                            product(x.extent, K), c_written_once);
   const double c_seconds = stream ? kStreamSeconds + (c_near ? 0 : kStreamPageSeconds)
                                   : kMoveSeconds + (c_run    ? (c_near ? 0 : kPageSeconds)
                                                     : c_cols ? kMoveSeconds

@@ -70,8 +70,8 @@ class NpyReader {
 /// Writes a .npy file atomically: the constructor creates PATH.tmp-<pid> holding the header
 /// and room for the data (ftruncate, then posix_fallocate so a full disk fails now, not with
 /// SIGBUS later) and maps it read-write; the caller fills data(); commit() msyncs (unless told
-/// not to), unmaps and renames it to PATH. Destroyed without commit(), it removes the temporary file, so PATH
-/// never holds a partial result. Move-only.
+/// not to), unmaps and renames it to PATH. Destroyed without commit(), it removes the temporary
+/// file, so PATH never holds a partial result. Move-only.
 class NpyWriter {
  public:
   /// Throws Error("cannot create output PATH.tmp-<pid>: ...") or "disk full: ..." .

@@ -362,9 +362,6 @@ TEST(GemmTile, MatchesNaiveWithLeadingDimensions) {
 
 }  // namespace
 
-// gett() on hand-made tables: C's rows consecutive (vector updates, element by element at the
-// edge), C's columns consecutive (row-by-row updates); X and Y with runs of rows or of K; blocks
-// smaller than the problem so that every edge is crossed.
 // Rows (o, x, y) of X stored [k, o, y, x]: x is X's stride-1 index, so row r + 16·j lies j
 // elements after row r (gett_tables() finds the chains). x = 11 leaves groups outside whole
 // chains, and blocks of 128 rows cut some chains (those pack group by group).
@@ -396,6 +393,9 @@ TEST(Gett, ChainsOfTransposes) {
   }
 }
 
+// gett() on hand-made tables: C's rows consecutive (vector updates, element by element at the
+// edge), C's columns consecutive (row-by-row updates); X and Y with runs of rows or of K; blocks
+// smaller than the problem so that every edge is crossed.
 TEST(Gett, TablesOfEveryKind) {
   const std::int64_t M = 37, N = 29, K = 19;
   const auto X = random_values(M * K, 4), Y = random_values(N * K, 5), C0 = random_values(M * N, 6);
