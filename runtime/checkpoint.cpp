@@ -216,6 +216,8 @@ Checkpoint::Checkpoint(const Context& ctx, const ProgramInfo& info, const Tensor
     std::error_code ec;
     fs::create_directories(store_dir_, ec);
     if (ec) throw Error(fmt::format("cannot create the checkpoint directory {}: {}", store_dir_, ec.message()));
+    lock_ = std::make_unique<FileLock>(
+        dir_ + "/lock", "another run on this checkpoint directory, still running or its ranks not yet ended");
     if (options.resume) {
       if (!fs::exists(manifest_)) throw Error(fmt::format("--resume: no checkpoint in {}", dir_));
       return;
@@ -424,7 +426,8 @@ void Checkpoint::discard() {
     fs::remove_all(store_dir_, ignored);
     for (int q = 0; q < ctx_.size(); ++q) fs::remove_all(fmt::format("{}/rank-{}", dir_, q), ignored);
     fs::remove(manifest_, ignored);
-    fs::remove(dir_, ignored);  // only when empty
+    fs::remove(dir_ + "/lock", ignored);  // the run is done: another may take DIR
+    fs::remove(dir_, ignored);            // only when empty
   });
 }
 

@@ -26,6 +26,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <span>
@@ -36,6 +37,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runtime/comm.h"
+#include "runtime/file_lock.h"
 #include "runtime/options.h"
 
 namespace tcert {
@@ -83,6 +85,8 @@ class Checkpoint {
   ///    program|plan|number of processes|memory per rank|input NAME (…)"), or when a file it
   ///    names is missing or no longer has its size and checksum ("cannot resume from DIR: the
   ///    store's file F has changed since the checkpoint").
+  /// Rank 0 holds DIR/lock (FileLock) until the destructor, so a second run on DIR is refused
+  /// ("DIR/lock is held by another process (another run on this checkpoint directory, …)").
   Checkpoint(const Context& ctx, const ProgramInfo& info, const TensorLocations& tensors, const RunOptions& options);
 
   /// DIR/store, where the run keeps its tensor store.
@@ -119,8 +123,8 @@ class Checkpoint {
   /// Deletes `path` (a released version) after the next save(), not before: until then the
   /// manifest on disk may still name it. Call on every rank (rank 0 deletes).
   void remove_later(const std::string& path) { doomed_.insert(path); }
-  /// The run is complete: rank 0 removes the store, the manifest, and DIR when nothing else is
-  /// in it. Collective.
+  /// The run is complete: rank 0 removes the store, the manifest, the lock's file, and DIR when
+  /// nothing else is in it. Collective.
   void discard();
 
  private:
@@ -136,7 +140,8 @@ class Checkpoint {
   const Context& ctx_;
   const ProgramInfo& info_;
   std::string dir_, store_dir_, manifest_;
-  bool sync_results_ = false;  // RunOptions::sync_results: else flush store_dir_ before a manifest
+  std::unique_ptr<FileLock> lock_;  // rank 0's
+  bool sync_results_ = false;       // RunOptions::sync_results: else flush store_dir_ before a manifest
   nlohmann::json identity_;
   int steps_done_ = 0;
   std::map<std::string, std::vector<std::string>> versions_;

@@ -2,7 +2,8 @@
 # e2e.ccsd.*: the CCSD correlation energy of a molecule from tcec-ccsd, under mpirun at P = 4
 # and out of core, equals psi4's within 1e-8 Eh. With RESUME = resume, a second run is killed
 # (SIGKILL) after its third checkpoint and resumed, and must print the same energy, digit for
-# digit; a resume against another machine is refused. With MODE = h5 the integrals are one HDF5
+# digit; a resume against another machine, or while another process holds the scratch
+# directory's lock, is refused. With MODE = h5 the integrals are one HDF5
 # file instead of a directory of .npy files.
 #   ccsd.sh TCEC_CCSD EQUATIONS WORK_DIR MOLECULE BASIS MEMORY [resume|h5]
 set -euo pipefail
@@ -47,9 +48,30 @@ if [ "$resume" = resume ]; then
     if grep -qs '"iteration": [3-9]' "$work/r/tcec-ccsd/checkpoint.json"; then break; fi
     sleep 0.1
   done
-  kill -KILL -- -"$job" 2> /dev/null || true
+  # The ranks are in process groups of their own, so the whole session is killed, and waited
+  # for: a rank left running would go on writing checkpoints under the resumed run.
+  session() { # the processes of session $1
+    local f line sid
+    for f in /proc/[0-9]*/stat; do
+      line=$(cat "$f" 2> /dev/null) || continue
+      read -r _ _ _ sid _ <<< "${line##*) }"
+      if [ "$sid" = "$1" ]; then f=${f#/proc/}; echo "${f%/stat}"; fi
+    done
+  }
+  for _ in $(seq 100); do
+    pids=$(session "$job")
+    [ -n "$pids" ] || break
+    kill -KILL $pids 2> /dev/null || true
+    sleep 0.1
+  done
   wait "$job" 2> /dev/null || true
+  [ -z "$(session "$job")" ] || { echo "the killed run's processes did not end"; exit 1; }
   grep -q '"iteration"' "$work/r/tcec-ccsd/checkpoint.json"
+  # A run on a scratch directory whose lock another process holds is refused, and changes nothing.
+  cp "$work/r/tcec-ccsd/checkpoint.json" "$work/checkpoint.before"
+  flock "$work/r/tcec-ccsd.lock" "${run[@]}" --resume > /dev/null 2> "$work/locked.err" && exit 1
+  grep -q "tcec-ccsd.lock is held by another process (another tcec-ccsd run" "$work/locked.err"
+  cmp -s "$work/checkpoint.before" "$work/r/tcec-ccsd/checkpoint.json"
   sed 's/network 200/network 100/' "$work/p4.machine" > "$work/other.machine"
   mpirun --oversubscribe -np 4 "$ccsd" --integrals "$ints" --equations "$equations" --machine "$work/other.machine" \
     --scratch "$work/r" --resume > /dev/null 2> "$work/refused.err" && exit 1

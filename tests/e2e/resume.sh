@@ -200,6 +200,11 @@ rm -rf "$ck"
 TCERT_FAULT=1:checkpoint:1 run "$prog_store" "$work/out" --checkpoint "$ck" > /dev/null 2>&1 || true
 expect_error "$ck holds a checkpoint of chain (step 1 of 3 done); continue it with --resume, or remove $ck to start again" \
   run "$prog_store" "$work/out" --checkpoint "$ck"
+exec {held}> "$ck/lock"  # a run still going: this shell holds the checkpoint's lock
+flock -n "$held"
+expect_error "$ck/lock is held by another process (another run on this checkpoint directory, still running or its ranks not yet ended)" \
+  run "$prog_store" "$work/out" --checkpoint "$ck" --resume
+exec {held}>&-
 expect_error "cannot resume from $ck: it was made for another plan (the program was generated again since)" \
   run "$prog_handoff" "$work/out" --checkpoint "$ck" --resume
 expect_error "cannot resume from $ck: it was made for input A from another source (now random:3)" \
@@ -231,4 +236,4 @@ expect_error "cannot resume from $ck: the partial result of step 1 on rank 3 has
 rm -rf "$ck"
 expect_error "--resume: no checkpoint in $work/empty" run "$prog_store" "$work/out" --checkpoint "$work/empty" --resume
 expect_error "--resume requires --checkpoint" run "$prog_store" "$work/out" --resume
-echo "resume.sh: refused a foreign checkpoint, a changed input, a changed store file, a missing checkpoint"
+echo "resume.sh: refused a foreign checkpoint, a held lock, a changed input, a changed store file, a missing checkpoint"

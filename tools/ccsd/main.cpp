@@ -19,6 +19,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <string>
 
@@ -32,6 +33,7 @@
 #include "integrals.h"
 #include "residuals.h"
 #include "runtime/error.h"
+#include "runtime/file_lock.h"
 #include "runtime/kernel.h"
 #include "runtime/npy.h"
 
@@ -94,6 +96,14 @@ int solve(const Args& a, MPI_Comm comm) {
   const std::string work = (base / "tcec-ccsd").string();
   const fs::path checkpoint = fs::path(work) / "checkpoint.json";
   const nlohmann::json me = identity(a, O, V);
+  std::unique_ptr<tcert::FileLock> lock;  // rank 0's, for the whole run: one run at a time on SCRATCH
+  if (rank == 0) {
+    fs::create_directories(base);
+    lock = std::make_unique<tcert::FileLock>(
+        (base / "tcec-ccsd.lock").string(),
+        "another tcec-ccsd run on this scratch directory, still running or its ranks not yet ended");
+  }
+  MPI_Barrier(comm);  // no rank touches the work directory before rank 0 holds it
   nlohmann::json saved;
   if (a.resume) {
     std::ifstream in(checkpoint);
