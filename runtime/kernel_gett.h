@@ -23,6 +23,9 @@ struct GettTables {
   /// r + j·x_chain then lies j elements after row r in X, so 8 groups of 8 rows pack by register
   /// transposes although neither X's rows nor its K run in memory (TCCG's intensli cases).
   std::int64_t x_chain = 0, x_chain_extent = 0;
+  /// With chains: X's innermost K index steps a page or more (gett_chain_k_outer()), so blocks
+  /// pack k-outer over the chains in memory order, and hold longer runs (gett_blocks()).
+  bool x_chain_k_outer = false;
 };
 
 /// The tables of C(R,S) = X(R,K)·Y(S,K)ᵀ over the ids `rows`, `cols` and `k` (each group
@@ -37,11 +40,19 @@ inline constexpr std::int64_t kGettMr = 16, kGettNr = 14;
 
 /// gett()'s cache blocks (elements): ws.gett_mc rows (rounded up to kGettMr), ws.gett_kc and
 /// ws.gett_nc columns (rounded up to kGettNr); with chains (x_chain > 0, GettTables) a block
-/// holds whole chains of 8·x_chain rows, and K shrinks to keep mc·kc about the same.
+/// holds whole chains of 8·x_chain rows, and K shrinks to keep mc·kc about the same; packed
+/// k-outer (`k_outer`, GettTables::x_chain_k_outer), up to 128 rows per value of the last row
+/// index (1 KiB runs of X) in up to 4x mc·kc, fewer (8 at least) where all of `K` would not
+/// fit one block with 128.
 struct GettBlocks {
   std::int64_t mc, kc, nc;
 };
-GettBlocks gett_blocks(const Workspace& ws, std::int64_t x_chain);
+GettBlocks gett_blocks(const Workspace& ws, std::int64_t x_chain, bool k_outer, std::int64_t K);
+
+/// Whether chains pack k-outer: the innermost id of `k` steps 8192 elements (64 KiB) or more in
+/// X stored in the id order dims_x, with extent[id] elements along id.
+bool gett_chain_k_outer(const std::vector<std::int64_t>& extent, const std::vector<int>& k,
+                        const std::vector<int>& dims_x);
 
 /// Whether gett() stores C past the caches: C (M×N elements) is only written (beta == 0), K
 /// fits one K block of `blocks`, and C is larger than ws.gett_stream_bytes, so it would not stay
@@ -54,7 +65,7 @@ std::int64_t gett_chain(const std::vector<std::int64_t>& extent, const std::vect
                         const std::vector<int>& dims_x);
 
 /// C = alpha·X·Yᵀ + beta·C over the tables (beta == 0: C is only written). Blocks of
-/// gett_blocks(ws, t.x_chain) rows × K × columns, packed into ws.a (X) and ws.b (Y). With AVX-512, 8 rows of X or Y that are consecutive in
+/// gett_blocks(ws, t.x_chain, t.x_chain_k_outer, K) rows × K × columns, packed into ws.a (X) and ws.b (Y). With AVX-512, 8 rows of X or Y that are consecutive in
 /// memory are packed with vector copies, 8 rows × 8 consecutive k with a register transpose,
 /// chains of X's rows (t.x_chain: blocks then hold whole chains) with register transposes,
 /// anything else element by element, and 8 consecutive rows of C are updated with vector

@@ -172,7 +172,8 @@ Plan make_gett_plan(const Indexing& x, const Workspace& ws, bool c_written_once,
     return dims.empty() || last_is(dims, group) || last_is(dims, K);
   };
   const std::int64_t chain = gett_chain(x.extent, R, dims_x);  // X packs by chains of transposes
-  const GettBlocks blocks = gett_blocks(ws, chain);
+  const GettBlocks blocks =
+      gett_blocks(ws, chain, chain > 0 && gett_chain_k_outer(x.extent, K, dims_x), product(x.extent, K));
   const double blocks_n = std::ceil(N / static_cast<double>(blocks.nc));
   const double blocks_k = std::ceil(k / static_cast<double>(blocks.kc));
   const bool c_run = x.dims_C.empty() || last_is(x.dims_C, R);
@@ -209,17 +210,18 @@ Plan best_gett_plan(const Indexing& x, const Workspace& ws, bool c_written_once)
     const bool x_inner_k = !dims_x.empty() && std::find(x.K.begin(), x.K.end(), dims_x.back()) != x.K.end();
     const std::vector<int> S = in_order_of(c & 2 ? x.dims_C : dims_y, S_ids);
     const std::vector<int> K = in_order_of(x_inner_k ? dims_x : dims_y, x.K);
-    consider(make_gett_plan(x, ws, c_written_once, rows_are_I, in_order_of(x.dims_C, R_ids), S, K));
-    // X's innermost index just before C's in the rows: X packs by chains (kernel_gett.h).
+    // X's innermost index just before C's in the rows, the other rows in X's order: X packs by
+    // chains, reading X in runs (kernel_gett.h). First, so that it wins a tie.
     const int xi = dims_x.empty() ? -1 : dims_x.back(), ci = x.dims_C.empty() ? -1 : x.dims_C.back();
     auto in_R = [&](int id) { return std::find(R_ids.begin(), R_ids.end(), id) != R_ids.end(); };
     if (xi != ci && in_R(xi) && in_R(ci)) {
       std::vector<int> R;
-      for (int id : in_order_of(x.dims_C, R_ids))
+      for (int id : in_order_of(dims_x, R_ids))
         if (id != xi && id != ci) R.push_back(id);
       R.push_back(xi), R.push_back(ci);
       consider(make_gett_plan(x, ws, c_written_once, rows_are_I, R, S, K));
     }
+    consider(make_gett_plan(x, ws, c_written_once, rows_are_I, in_order_of(x.dims_C, R_ids), S, K));
   }
   return best;
 }

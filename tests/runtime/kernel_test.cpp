@@ -364,7 +364,8 @@ TEST(GemmTile, MatchesNaiveWithLeadingDimensions) {
 
 // Rows (o, x, y) of X stored [k, o, y, x]: x is X's stride-1 index, so row r + 16·j lies j
 // elements after row r (gett_tables() finds the chains). x = 11 leaves groups outside whole
-// chains, and blocks of 128 rows cut some chains (those pack group by group).
+// chains, and blocks of 128 rows cut some chains (those pack group by group). Chains pack k
+// inner and k outer (GettTables::x_chain_k_outer, set by hand: K's step is short here).
 TEST(Gett, ChainsOfTransposes) {
   const std::vector<std::int64_t> extent = {3, 11, 16, 7, 5};  // o x y | k | j
   const std::vector<int> rows = {0, 1, 2}, cols = {4}, k = {3};
@@ -372,12 +373,26 @@ TEST(Gett, ChainsOfTransposes) {
   const auto t = tcert::detail::gett_tables(extent, rows, cols, k, dims_x, dims_y, dims_c);
   ASSERT_EQ(t.x_chain, 16);
   ASSERT_EQ(t.x_chain_extent, 11);
+  ASSERT_FALSE(t.x_chain_k_outer);
   const std::int64_t M = 3 * 11 * 16, N = 5, K = 7;
   const auto X = random_values(M * K, 7), Y = random_values(N * K, 8), C0 = random_values(M * N, 9);
-  for (const std::int64_t mc : {16, 192}) {
+  struct Blocks {
+    std::int64_t mc, kc;
+    bool k_outer;
+    std::int64_t block_rows;  // gett_blocks(): whole chains of 8·16 rows; k outer, 8 to 128 per y
+  };
+  for (const Blocks b : {Blocks{16, 384, false, 128}, Blocks{192, 384, false, 256}, Blocks{16, 8, true, 128},
+                         Blocks{192, 384, true, 2048}}) {
+    auto tk = t;
+    tk.x_chain_k_outer = b.k_outer;
+    tcert::Workspace sizes;
+    sizes.gett_mc = b.mc, sizes.gett_kc = b.kc;
+    EXPECT_EQ(tcert::detail::gett_blocks(sizes, 16, b.k_outer, K).mc, b.block_rows);
     for (const double beta : {0.0, 2.0}) {
       tcert::Workspace ws;
-      ws.gett_mc = mc;
+      ws.gett_mc = b.mc, ws.gett_kc = b.kc;
+      const auto& t = tk;
+      const std::int64_t mc = b.mc;
       auto C = C0;
       tcert::detail::gett(t, 1.5, X.data(), Y.data(), beta, C.data(), ws);
       for (std::int64_t i = 0; i < M; ++i) {
