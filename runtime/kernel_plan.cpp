@@ -221,6 +221,10 @@ Plan best_gett_plan(const Indexing& x, const Workspace& ws, bool c_written_once)
       R.push_back(xi), R.push_back(ci);
       consider(make_gett_plan(x, ws, c_written_once, rows_are_I, R, S, K));
     }
+    // X's and C's innermost index the same row index: the rows in X's order keep C's runs, and
+    // a block's rows are then X's longest runs. First, so that it wins a tie.
+    if (xi == ci && in_R(xi))
+      consider(make_gett_plan(x, ws, c_written_once, rows_are_I, in_order_of(dims_x, R_ids), S, K));
     consider(make_gett_plan(x, ws, c_written_once, rows_are_I, in_order_of(x.dims_C, R_ids), S, K));
   }
   return best;
