@@ -152,6 +152,27 @@ void GroupLayout::values_at(std::int64_t tile, std::int64_t part, std::int64_t o
   }
 }
 
+void GroupLayout::values_from(std::int64_t tile, std::int64_t part, std::int64_t offset, std::int64_t count,
+                              std::int64_t* values) const {
+  const std::size_t n = indices_.size();
+  if (count <= 0 || n == 0) return;
+  values_at(tile, part, offset, values);
+  std::vector<std::int64_t> first(n), end(n);  // per index, the tile's range of values
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::int64_t j = part_id(k, tile);
+    first[k] = start_[k][j], end[k] = start_[k][j + 1];
+  }
+  for (std::int64_t r = 1; r < count; ++r) {
+    std::int64_t* v = values + r * static_cast<std::int64_t>(n);
+    std::copy_n(v - n, n, v);
+    for (std::size_t i = order_.size(); i-- > 0;) {  // innermost first, carrying outwards
+      const std::size_t k = order_[i];
+      if (++v[k] < end[k]) break;
+      v[k] = first[k];
+    }
+  }
+}
+
 TiledMatrix::TiledMatrix(std::string path, GroupLayout rows, std::int64_t pr, GroupLayout cols, std::int64_t pc,
                          std::uint64_t base)
     : rows_(std::move(rows)), cols_(std::move(cols)), pr_(pr), pc_(pc), base_(base) {
@@ -186,8 +207,7 @@ std::vector<std::int64_t> TiledMatrix::piece_values(const GroupLayout& g, std::i
   const std::size_t n = g.indices().size();
   const std::int64_t rows = g.rows(f, p);
   std::vector<std::int64_t> v(static_cast<std::size_t>(rows) * n);
-  if (n > 0)
-    for (std::int64_t r = 0; r < rows; ++r) g.values_at(f, p, r, v.data() + static_cast<std::size_t>(r) * n);
+  g.values_from(f, p, 0, rows, v.data());
   return v;
 }
 

@@ -77,6 +77,11 @@ class GroupLayout {
   /// Inverse of locate: writes the group multi-index of element `offset` of part `part`'s piece
   /// of tile `tile` (part = -1: offset within the whole tile). O(#indices).
   void values_at(std::int64_t tile, std::int64_t part, std::int64_t offset, std::int64_t* values) const;
+  /// values_at() for the `count` consecutive elements from `offset` on, row after row
+  /// (values + r·#indices for element offset + r): the first located, the rest by an odometer
+  /// step each, with no division. O(#indices + count) amortised.
+  void values_from(std::int64_t tile, std::int64_t part, std::int64_t offset, std::int64_t count,
+                   std::int64_t* values) const;
 
  private:
   // Per index k: finest part j = l1 * t2 + l2 covers values [start_[k][j], start_[k][j + 1]).

@@ -125,6 +125,16 @@ void check_layout(const GroupLayout& g) {
         g.values_at(f, -1, whole + loc.offset, back.data());
         ASSERT_EQ(back, list[i]);
       }
+      // values_from(): the piece's values row after row, from the start and from the middle.
+      const std::size_t n = g.indices().size();
+      for (const std::int64_t from : {std::int64_t{0}, g.rows(f, p) / 2}) {
+        std::vector<std::int64_t> rows(static_cast<std::size_t>(g.rows(f, p) - from) * n);
+        g.values_from(f, p, from, g.rows(f, p) - from, rows.data());
+        for (std::size_t i = static_cast<std::size_t>(from); i < list.size(); ++i)
+          ASSERT_EQ(Values(rows.begin() + static_cast<std::ptrdiff_t>((i - from) * n),
+                           rows.begin() + static_cast<std::ptrdiff_t>((i - from + 1) * n)),
+                    list[i]);
+      }
       whole += g.rows(f, p);
     }
     ASSERT_EQ(whole, g.rows(f, -1));
