@@ -8,7 +8,8 @@
 #  - tcec s/iter: the median seconds per iteration of tcec-ccsd over the run (after the first);
 #  - GFLOP/s: the residuals' contraction flops per iteration (tcec-ccsd prints them: Σ 2·|I|·|J|·|K|,
 #    dense spin orbitals) over that time, and the ratio to the GEMM rate of all P ranks
-#    (tcec-calibrate --quick: the tile kernel's GFLOP/s per rank with all ranks busy, times P);
+#    (tcec-calibrate --quick: the tile kernel's GFLOP/s per rank with all ranks busy, times P;
+#    its measured `overlap` goes into the machine file tcec-ccsd plans for);
 #  - NWChem s/iter: NWChem's TCE CCSD (Debian's nwchem, spin-adapted, in core) on the same
 #    geometry and basis (spherical), on P ranks: (wall of `task tce energy` − wall of `task scf
 #    energy`) / its CCSD iterations, each the median of 3 runs (the TCE's integral transformation is
@@ -110,11 +111,14 @@ for c in "${cases[@]}"; do
   O=$(meta O) V=$(meta V) psi4_energy=$(meta ccsd_correlation_energy)
   for P in 1 2 4; do
     mem_text=$(sed 's/\([0-9]\)\([KMG]B\)/\1 \2/' <<< "$memory")
-    printf 'machine bench {\n  processors %s;\n  memory %s;\n  network 1 GB/s;\n  disk 500 MB/s;\n}\n' "$P" \
-      "$mem_text" > "$work/p$P.machine"
     mpirun --oversubscribe -np "$P" "$build/bin/tcec-calibrate" --quick --memory "$mem_text" --scratch "$work/cal" \
       -o "$work/cal$P.machine" 2> /dev/null
     gemm=$(sed -n 's/^  flops \([0-9.]*\) GFLOP\/s.*/\1/p' "$work/cal$P.machine")
+    # The measured overlap decides whether plans take an I/O thread (0 here: the page cache's
+    # copies and the kernel share the memory system; overlapped plans ran 1.2-1.5x slower).
+    overlap=$(sed -n 's/^  overlap \([0-9.]*\);.*/\1/p' "$work/cal$P.machine")
+    printf 'machine bench {\n  processors %s;\n  memory %s;\n  network 1 GB/s;\n  disk 500 MB/s;\n  overlap %s;\n}\n' \
+      "$P" "$mem_text" "${overlap:-1}" > "$work/p$P.machine"
     # The first run compiles the residuals (cached); the second is timed.
     for run in compile timed; do
       mpirun --oversubscribe -np "$P" "$build/bin/tcec-ccsd" --integrals "$ints" --equations "$equations" \
