@@ -408,7 +408,7 @@ bool gett_vectorized() {
 void gett(const GettTables& t, double alpha, const double* X, const double* Y, double beta, double* C, Workspace& ws) {
   const i64 M = static_cast<i64>(t.row_x.size()), N = static_cast<i64>(t.row_y.size());
   const i64 K = static_cast<i64>(t.col_x.size());
-  const GettBlocks blocks = gett_blocks(ws, t.x_chain, t.x_chain_k_outer, static_cast<i64>(t.col_x.size()));
+  const GettBlocks blocks = gett_blocks(ws, t.x_chain, t.x_chain_k_outer, K);
   const auto [mc, kc, nc] = blocks;
   double* Ap = workspace_buffer(ws.a, mc * kc);
   double* Bp = workspace_buffer(ws.b, nc * kc);

@@ -23,7 +23,7 @@ struct GettTables {
   /// r + j·x_chain then lies j elements after row r in X, so 8 groups of 8 rows pack by register
   /// transposes although neither X's rows nor its K run in memory (TCCG's intensli cases).
   std::int64_t x_chain = 0, x_chain_extent = 0;
-  /// With chains: X's innermost K index steps a page or more (gett_chain_k_outer()), so blocks
+  /// With chains: X's innermost K index steps 64 KiB or more (gett_chain_k_outer()), so blocks
   /// pack k-outer over the chains in memory order, and hold longer runs (gett_blocks()).
   bool x_chain_k_outer = false;
 };
@@ -65,11 +65,13 @@ std::int64_t gett_chain(const std::vector<std::int64_t>& extent, const std::vect
                         const std::vector<int>& dims_x);
 
 /// C = alpha·X·Yᵀ + beta·C over the tables (beta == 0: C is only written). Blocks of
-/// gett_blocks(ws, t.x_chain, t.x_chain_k_outer, K) rows × K × columns, packed into ws.a (X) and ws.b (Y). With AVX-512, 8 rows of X or Y that are consecutive in
-/// memory are packed with vector copies, 8 rows × 8 consecutive k with a register transpose,
-/// chains of X's rows (t.x_chain: blocks then hold whole chains) with register transposes,
-/// anything else element by element, and 8 consecutive rows of C are updated with vector
-/// instructions, stored past the caches where gett_streams(). Requires K ≥ 1.
+/// gett_blocks(ws, t.x_chain, t.x_chain_k_outer, K) rows × K × columns, packed into ws.a (X)
+/// and ws.b (Y). With AVX-512, 8 rows of X or Y that are consecutive in memory are packed with
+/// vector copies, 8 rows × 8 consecutive k with a register transpose, chains of X's rows
+/// (t.x_chain: blocks then hold whole chains) with register transposes, anything else element
+/// by element; a register tile whose rows are a run in C is written from the registers, others
+/// through a tile buffer, 8 consecutive rows of C with vector instructions, stored past the
+/// caches where gett_streams(). Requires K ≥ 1.
 void gett(const GettTables& t, double alpha, const double* X, const double* Y, double beta, double* C, Workspace& ws);
 
 /// True when gett() runs its AVX-512 micro-kernel; otherwise it runs a portable one (correct,

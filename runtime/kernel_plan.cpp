@@ -133,8 +133,8 @@ void plan_chunks(const Indexing& x, Plan& p, std::int64_t k, const Workspace& ws
 // 72×5184×5184, where dgemm's own efficiency picked variants 10–20% slower. Packing a panel
 // whose rows or whose K range come in runs of 8 or more costs what dgemm's own packing costs
 // (inside the efficiency), and so does packing X by chains (rows ordered [..., X's innermost
-// index, C's innermost], kernel_gett.h); element by element it costs gather_seconds() more per element: a
-// cache miss every few elements of a tensor that fits in cache, a TLB miss per element of one
+// index, C's innermost], kernel_gett.h); element by element it costs gather_seconds() more per
+// element: a cache miss every few elements of a tensor that fits in cache, a TLB miss per element of one
 // that does not (intensli's 600 MB operands: 20 ns per element measured). C is read and written
 // once per K block: kMoveSeconds per element when the register tile's rows are a run in C and
 // its columns lie within a 4 KiB page of each other (stride ≤ 512 elements), plus kPageSeconds
@@ -195,7 +195,8 @@ Plan make_gett_plan(const Indexing& x, const Workspace& ws, bool c_written_once,
 /// C's register tiles are written in runs when C's innermost index is in R; K in X's order when
 /// X's innermost index is in K (packed by transposes), else in Y's; the columns S in Y's order
 /// (Y packs in runs) or in C's (the tile's columns lie close together in C); and, where X's
-/// innermost index is a row index other than C's innermost, rows ordered for chains.
+/// innermost index is a row index other than C's innermost, rows ordered for chains, or, where
+/// it is C's innermost, the rows in X's order too (both tried first, winning a tie).
 Plan best_gett_plan(const Indexing& x, const Workspace& ws, bool c_written_once) {
   Plan best;
   best.cost = -1;

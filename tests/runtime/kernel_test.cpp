@@ -374,6 +374,9 @@ TEST(Gett, ChainsOfTransposes) {
   ASSERT_EQ(t.x_chain, 16);
   ASSERT_EQ(t.x_chain_extent, 11);
   ASSERT_FALSE(t.x_chain_k_outer);
+  // k outer from K steps of 8192 elements (64 KiB) on: K steps o·y·x = 16·32·16 = 8192, or 7936.
+  EXPECT_TRUE(tcert::detail::gett_chain_k_outer({16, 16, 32, 7, 5}, k, dims_x));
+  EXPECT_FALSE(tcert::detail::gett_chain_k_outer({16, 16, 32 - 1, 7, 5}, k, dims_x));
   const std::int64_t M = 3 * 11 * 16, N = 5, K = 7;
   const auto X = random_values(M * K, 7), Y = random_values(N * K, 8), C0 = random_values(M * N, 9);
   struct Blocks {
@@ -389,19 +392,17 @@ TEST(Gett, ChainsOfTransposes) {
     sizes.gett_mc = b.mc, sizes.gett_kc = b.kc;
     EXPECT_EQ(tcert::detail::gett_blocks(sizes, 16, b.k_outer, K).mc, b.block_rows);
     for (const double beta : {0.0, 2.0}) {
-      tcert::Workspace ws;
-      ws.gett_mc = b.mc, ws.gett_kc = b.kc;
-      const auto& t = tk;
-      const std::int64_t mc = b.mc;
+      tcert::Workspace ws = sizes;
       auto C = C0;
-      tcert::detail::gett(t, 1.5, X.data(), Y.data(), beta, C.data(), ws);
+      tcert::detail::gett(tk, 1.5, X.data(), Y.data(), beta, C.data(), ws);
       for (std::int64_t i = 0; i < M; ++i) {
         for (std::int64_t j = 0; j < N; ++j) {
           long double ref = 0;
           for (std::int64_t q = 0; q < K; ++q)
             ref += static_cast<long double>(X[t.row_x[i] + t.col_x[q]]) * Y[t.row_y[j] + t.col_y[q]];
           const std::int64_t at = t.row_c[i] + t.col_c[j];
-          ASSERT_NEAR(C[at], static_cast<double>(1.5L * ref + beta * C0[at]), 1e-12) << mc << ": " << i << "," << j;
+          ASSERT_NEAR(C[at], static_cast<double>(1.5L * ref + beta * C0[at]), 1e-12)
+              << b.mc << "," << b.kc << (b.k_outer ? " k outer: " : ": ") << i << "," << j;
         }
       }
     }

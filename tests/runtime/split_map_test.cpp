@@ -1,4 +1,4 @@
-// SplitMap::rows(): the odometer gives, for every range of flat rows, the parts row() gives one
+// tests/runtime/split_map_test.cpp — SplitMap::rows(): the odometer gives, for every range of flat rows, the parts row() gives one
 // row at a time, on a permuted tensor whose row group has three indices.
 #include <gtest/gtest.h>
 
