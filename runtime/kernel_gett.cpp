@@ -3,7 +3,8 @@
 // Reader's map:
 //   gett_tables()         offsets of every macro-index value in X, Y and C.
 //   pack_panel()          one panel of X (kGettMr rows) or Y (kGettNr rows) × a K block, k-major.
-//   micro_*()             the register tile: kGettMr × kGettNr of C over a K block.
+//   micro_*()             the register tile: kGettMr × kGettNr of C over a K block, from a
+//                         packed panel of X or straight from X (direct panels).
 //   update_tile()         C = alpha·tile + beta·C through the tables.
 //   gett()                the loop nest: N blocks, K blocks (pack Y), M blocks (pack X), tiles.
 #include "runtime/kernel_gett.h"
@@ -27,6 +28,10 @@ constexpr i64 kMr = kGettMr, kNr = kGettNr;
 /// Measured on TCCG's intensli cases: steps of 384 KiB (06, 08) pack 3x faster k-outer, steps
 /// of 41 KiB (04) 10% faster k-inner.
 constexpr i64 kChainFarElements = 8192, kChainRun = 128;
+/// A direct panel's K step must not be a multiple of this many elements (2 KiB) when more than
+/// kDirectAliasCols columns reuse it: its 2·kc lines would fall into at most 1/16 of L2's sets
+/// and evict each other between reuses (gett_direct_step()).
+constexpr i64 kDirectAliasElements = 256, kDirectAliasCols = 2 * kNr;
 
 /// Offsets of an odometer over `ids` (last fastest) in a tensor stored in order `dims`.
 std::vector<i64> offsets(const std::vector<i64>& extent, const std::vector<int>& ids, const std::vector<int>& dims) {
@@ -237,24 +242,35 @@ struct TileOut {
   bool stream;
 };
 
-/// The register tile Σ_k a[k·kMr + r]·b[k·kNr + j] for r < 8·V, j < NR (V ≤ 2 vectors of rows,
+/// The register tile Σ_k a[k·lda + r]·b[k·kNr + j] for r < 8·V, j < NR (V ≤ 2 vectors of rows,
 /// NR ≤ kNr columns; the rest of the tile is not written), to `out` (kToC: into C, else into
 /// out.tile): V·NR ≤ 28 accumulators in registers, per k V vector loads of a and NR broadcasts
-/// of b (a must be 64-byte aligned). A panel's last tile computes only its rows and columns,
-/// not a full kMr × kNr.
-template <int V, int NR, bool kToC>
-__attribute__((target("avx512f,fma"))) void micro_avx512(i64 kc, const double* __restrict a, const double* __restrict b,
-                                                         const TileOut& out) {
+/// of b. Packed (kDirect false): a is a 64-byte aligned panel and lda is kMr (ignored).
+/// Direct: a is X itself, the panel's rows 8·V consecutive elements at each k, lda elements
+/// apart; per k the lines of the next panel at that k (kMr elements on) are fetched into L2
+/// while this one computes, so X streams from memory at the pace of the FMAs (TCCG intensli
+/// 01, read at 8 GB/s without: 31 -> 44 GFLOP/s). A panel's last tile computes only its rows
+/// and columns, not a full kMr × kNr.
+template <int V, int NR, bool kToC, bool kDirect>
+__attribute__((target("avx512f,fma"))) void micro_avx512(i64 kc, const double* __restrict a, i64 lda,
+                                                         const double* __restrict b, const TileOut& out) {
   __m512d c[NR][V];
 #pragma GCC unroll 16
   for (int j = 0; j < NR; ++j) {
 #pragma GCC unroll 2
     for (int v = 0; v < V; ++v) c[j][v] = _mm512_setzero_pd();
   }
-  for (i64 k = 0; k < kc; ++k, a += kMr, b += kNr) {
+  for (i64 k = 0; k < kc; ++k, a += kDirect ? lda : kMr, b += kNr) {
     __m512d av[V];
+    if constexpr (kDirect) {
 #pragma GCC unroll 2
-    for (int v = 0; v < V; ++v) av[v] = _mm512_load_pd(a + 8 * v);
+      for (int v = 0; v < V; ++v) av[v] = _mm512_loadu_pd(a + 8 * v);
+      _mm_prefetch(reinterpret_cast<const char*>(a + kMr), _MM_HINT_T1);
+      _mm_prefetch(reinterpret_cast<const char*>(a + kMr + 8), _MM_HINT_T1);
+    } else {
+#pragma GCC unroll 2
+      for (int v = 0; v < V; ++v) av[v] = _mm512_load_pd(a + 8 * v);
+    }
 #pragma GCC unroll 16
     for (int j = 0; j < NR; ++j) {
       const __m512d bj = _mm512_set1_pd(b[j]);
@@ -280,17 +296,23 @@ __attribute__((target("avx512f,fma"))) void micro_avx512(i64 kc, const double* _
   }
 }
 
-using MicroKernel = void (*)(i64, const double*, const double*, const TileOut&);
+using MicroKernel = void (*)(i64, const double*, i64, const double*, const TileOut&);
+using MicroRow = std::array<MicroKernel, kNr>;
 
-template <int V, bool kToC, std::size_t... J>
-constexpr std::array<MicroKernel, kNr> micro_row(std::index_sequence<J...>) {
-  return {&micro_avx512<V, static_cast<int>(J) + 1, kToC>...};
+template <int V, bool kToC, bool kDirect, std::size_t... J>
+constexpr MicroRow micro_row(std::index_sequence<J...>) {
+  return {&micro_avx512<V, static_cast<int>(J) + 1, kToC, kDirect>...};
 }
 
-/// kMicro[to C][V - 1][NR - 1]: the register tile of V vectors of rows by NR columns.
-constexpr std::array<std::array<std::array<MicroKernel, kNr>, 2>, 2> kMicro = {
-    {{micro_row<1, false>(std::make_index_sequence<kNr>()), micro_row<2, false>(std::make_index_sequence<kNr>())},
-     {micro_row<1, true>(std::make_index_sequence<kNr>()), micro_row<2, true>(std::make_index_sequence<kNr>())}}};
+template <bool kToC, bool kDirect>
+constexpr std::array<MicroRow, 2> micro_rows() {
+  return {micro_row<1, kToC, kDirect>(std::make_index_sequence<kNr>()),
+          micro_row<2, kToC, kDirect>(std::make_index_sequence<kNr>())};
+}
+
+/// kMicro[direct][to C][V - 1][NR - 1]: the register tile of V vectors of rows by NR columns.
+constexpr std::array<std::array<std::array<MicroRow, 2>, 2>, 2> kMicro = {
+    {{micro_rows<false, false>(), micro_rows<true, false>()}, {micro_rows<false, true>(), micro_rows<true, true>()}}};
 
 /// C's rows r0 .. r0+8 consecutive: per column one vector update (store_c()).
 __attribute__((target("avx512f,fma"))) void update_run_avx512(const double* tile, double* c0, const i64* col_c,
@@ -376,6 +398,24 @@ bool gett_chain_k_outer(const std::vector<i64>& extent, const std::vector<int>& 
   return !k.empty() && strides_by_id(extent, dims_x)[k.back()] >= kChainFarElements;
 }
 
+i64 gett_direct_step(const i64* col_x, i64 kc, i64 cols) {
+  if (!gett_vectorized() || kc < 1) return 0;
+  if (kc == 1) return 1;  // one k: no step is taken
+  const i64 step = col_x[1] - col_x[0];
+  for (i64 k = 2; k < kc; ++k) {
+    if (col_x[k] - col_x[k - 1] != step) return 0;
+  }
+  return step > 0 && (cols <= kDirectAliasCols || step % kDirectAliasElements != 0) ? step : 0;
+}
+
+bool gett_direct(const std::vector<i64>& extent, const std::vector<int>& rows, const std::vector<int>& k,
+                 const std::vector<int>& dims_x, const GettBlocks& blocks, i64 N) {
+  if (rows.empty() || dims_x.empty() || dims_x.back() != rows.back() || extent[rows.back()] % kMr != 0) return false;
+  const std::vector<i64> col_x = offsets(extent, k, dims_x);
+  const i64 kc = std::min<i64>(blocks.kc, static_cast<i64>(col_x.size()));
+  return gett_direct_step(col_x.data(), kc, std::min(blocks.nc, N)) > 0;
+}
+
 GettBlocks gett_blocks(const Workspace& ws, i64 x_chain, bool k_outer, i64 K) {
   i64 mc = round_up(ws.gett_mc, kMr), kc = std::max<i64>(1, ws.gett_kc);
   if (x_chain > 0) {
@@ -414,7 +454,7 @@ void gett(const GettTables& t, double alpha, const double* X, const double* Y, d
   double* Bp = workspace_buffer(ws.b, nc * kc);
   const bool vec = gett_vectorized();
   alignas(64) double tile[kMr * kNr];
-  std::vector<char> to_c(static_cast<std::size_t>(mc / kMr + 1));
+  std::vector<char> to_c(static_cast<std::size_t>(mc / kMr + 1)), direct(to_c.size());
   // One K block writing a C larger than the caches: C is only written, once, so its lines skip
   // the caches (no read for ownership: 20 -> 25 GB/s of stores here, ccsd_t's TCCG cases 1.4x).
   const bool stream = gett_streams(ws, blocks, M, N, K, beta == 0);
@@ -425,9 +465,25 @@ void gett(const GettTables& t, double alpha, const double* X, const double* Y, d
       const i64 *col_x = t.col_x.data() + pc, *col_y = t.col_y.data() + pc;
       pack_block(Y, t.row_y.data() + jc, ncols, kNr, col_y, kk, vec, Bp);
       const double b = pc == 0 ? beta : 1.0;  // later K blocks add to what the first wrote
+      const i64 lda = vec && t.x_chain == 0 ? gett_direct_step(col_x, kk, ncols) : 0;
       for (i64 ic = 0; ic < M; ic += mc) {
         const i64 nrows = std::min(mc, M - ic);
-        pack_x_block(t, X, ic, nrows, col_x, kk, vec, Ap);
+        // Panels of whole vectors of rows that run in X, at a K step that does not alias, are
+        // read straight from X (direct); the others are packed.
+        std::fill(direct.begin(), direct.end(), 0);
+        bool any = false;
+        for (i64 ir = 0; lda > 0 && ir < nrows; ir += kMr) {
+          const i64 rows = std::min(kMr, nrows - ir);
+          any |= direct[static_cast<std::size_t>(ir / kMr)] = rows % 8 == 0 && is_run(t.row_x.data() + ic + ir, rows);
+        }
+        if (!any) {
+          pack_x_block(t, X, ic, nrows, col_x, kk, vec, Ap);
+        } else {
+          for (i64 ir = 0; ir < nrows; ir += kMr) {
+            if (!direct[static_cast<std::size_t>(ir / kMr)])
+              pack_block(X, t.row_x.data() + ic + ir, std::min(kMr, nrows - ir), kMr, col_x, kk, vec, Ap + ir * kk);
+          }
+        }
         // Panels whose rows are a run in C, whole vectors of them: their tiles go straight to C.
         for (i64 ir = 0; ir < nrows; ir += kMr) {
           const i64 rows = std::min(kMr, nrows - ir);
@@ -438,10 +494,12 @@ void gett(const GettTables& t, double alpha, const double* X, const double* Y, d
 #ifdef TCERT_HAVE_X86_KERNELS
             if (vec) {
               const i64 rows = std::min(kMr, nrows - ir), cols = std::min(kNr, ncols - jr);
-              const bool direct = to_c[static_cast<std::size_t>(ir / kMr)];
+              const bool into_c = to_c[static_cast<std::size_t>(ir / kMr)];
+              const bool dx = direct[static_cast<std::size_t>(ir / kMr)];
               const TileOut out{tile, C + t.row_c[ic + ir], t.col_c.data() + jc + jr, alpha, b, stream};
-              kMicro[direct][rows > 8 ? 1 : 0][static_cast<std::size_t>(cols - 1)](kk, Ap + ir * kk, Bp + jr * kk, out);
-              if (direct) continue;
+              const double* a = dx ? X + t.row_x[ic + ir] + col_x[0] : Ap + ir * kk;
+              kMicro[dx][into_c][rows > 8 ? 1 : 0][static_cast<std::size_t>(cols - 1)](kk, a, lda, Bp + jr * kk, out);
+              if (into_c) continue;
             } else {
               micro_portable(kk, Ap + ir * kk, Bp + jr * kk, tile);
             }

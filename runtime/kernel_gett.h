@@ -54,6 +54,20 @@ GettBlocks gett_blocks(const Workspace& ws, std::int64_t x_chain, bool k_outer, 
 bool gett_chain_k_outer(const std::vector<std::int64_t>& extent, const std::vector<int>& k,
                         const std::vector<int>& dims_x);
 
+/// The K step (elements) at which gett() reads a K block's panels of X straight from X (direct
+/// panels, no packing): X's offsets col_x[0..kc) of the block advance by one step, and where more
+/// than 28 columns (`cols`, of the N block) reuse each panel, the step is not a multiple of 256
+/// elements (2 KiB, whose lines would crowd into a few of L2's sets). 0 when neither holds or
+/// without AVX-512 (the panels are packed); 1 when kc is 1.
+std::int64_t gett_direct_step(const std::int64_t* col_x, std::int64_t kc, std::int64_t cols);
+
+/// Whether gett() reads X's panels straight from X (gett_direct_step()) for rows `rows` and K
+/// ids `k` of X stored in the id order dims_x (extent[id] elements along id), with cache blocks
+/// `blocks` and N columns: X's innermost index is the last row index, a multiple of 16 elements
+/// long (every panel of kGettMr rows a run), and the first K block has a direct step.
+bool gett_direct(const std::vector<std::int64_t>& extent, const std::vector<int>& rows, const std::vector<int>& k,
+                 const std::vector<int>& dims_x, const GettBlocks& blocks, std::int64_t N);
+
 /// Whether gett() stores C past the caches: C (M×N elements) is only written (beta == 0), K
 /// fits one K block of `blocks`, and C is larger than ws.gett_stream_bytes, so it would not stay
 /// in cache anyway. The AVX-512 path only (gett_vectorized()).
@@ -66,8 +80,9 @@ std::int64_t gett_chain(const std::vector<std::int64_t>& extent, const std::vect
 
 /// C = alpha·X·Yᵀ + beta·C over the tables (beta == 0: C is only written). Blocks of
 /// gett_blocks(ws, t.x_chain, t.x_chain_k_outer, K) rows × K × columns, packed into ws.a (X)
-/// and ws.b (Y). With AVX-512, 8 rows of X or Y that are consecutive in memory are packed with
-/// vector copies, 8 rows × 8 consecutive k with a register transpose, chains of X's rows
+/// and ws.b (Y). With AVX-512, a panel of X whose rows (8 or 16) are consecutive in memory is
+/// read straight from X where the K block has a direct step (gett_direct_step()), and not
+/// packed; otherwise 8 rows of X or Y that are consecutive in memory are packed with vector copies, 8 rows × 8 consecutive k with a register transpose, chains of X's rows
 /// (t.x_chain: blocks then hold whole chains) with register transposes, anything else element
 /// by element; a register tile whose rows are a run in C is written from the registers, others
 /// through a tile buffer, 8 consecutive rows of C with vector instructions, stored past the

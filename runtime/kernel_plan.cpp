@@ -83,9 +83,9 @@ constexpr double kPeakFlops = 54e9;       // one core of the reference machine (
 constexpr double kMoveSeconds = 0.8e-9;   // 16 bytes (read + write) at 20 GB/s
 constexpr double kTransposeFactor = 1.5;  // a transpose (new innermost index) against row copies
 
-double efficiency(double rows, double cols, double k) {
+double efficiency(double rows, double cols, double k, double rows_half = 12) {
   auto f = [](double x, double half) { return x / (x + half); };
-  return f(rows, 12) * f(cols, 32) * f(k, 8);
+  return f(rows, rows_half) * f(cols, 32) * f(k, 8);
 }
 
 /// Sizes the chunks of `p` (the cheapest box on the path that shrinks the X chunk, then the C
@@ -142,8 +142,16 @@ void plan_chunks(const Indexing& x, Plan& p, std::int64_t k, const Workspace& ws
 // (written row by row, without vectors); gather_seconds() when neither is. A C that GETT writes
 // once (beta 0, one K block) and streams past the caches (Workspace::gett_stream_bytes) costs
 // kStreamSeconds per element instead, plus kStreamPageSeconds when the columns are pages apart
-// (measured on TCCG's ccsd_t and ao2mo cases: 0.35 and about 0.25 ns).
+// (measured on TCCG's ccsd_t and ao2mo cases: 0.35 and about 0.25 ns). When C's innermost
+// index is a row index but not the last, a line of C is written whole over 8 of its values, and
+// between them the register tiles cover the rows after it (W of them) times N columns: where
+// those W·N lines fit in half of L2 (kWindowBytes), the scatter costs 2·kMoveSeconds, as
+// columns that run do. X's panels read straight from X (gett_direct(): no packing) lose the
+// few-columns penalty of packing: their efficiency's half-point in N is kDirectHalf, not 12
+// (TCCG intensli 01 and 05, N = 24: 44–48 GFLOP/s direct, 27 packed).
 constexpr double kGettShare = 0.95;
+constexpr double kDirectHalf = 3;
+constexpr double kWindowBytes = 512.0 * 1024;
 constexpr double kPageSeconds = 1.5e-9;
 constexpr std::int64_t kPageElements = 512;
 constexpr double kStreamSeconds = 0.35e-9;      // 8 bytes stored past the caches at 23 GB/s
@@ -178,14 +186,19 @@ Plan make_gett_plan(const Indexing& x, const Workspace& ws, bool c_written_once,
   const double blocks_k = std::ceil(k / static_cast<double>(blocks.kc));
   const bool c_run = x.dims_C.empty() || last_is(x.dims_C, R);
   const bool c_cols = !c_run && last_is(x.dims_C, S);  // the tile's rows are runs along its columns
+  const auto ci = x.dims_C.empty() ? R.end() : std::find(R.begin(), R.end(), x.dims_C.back());
+  const bool c_window =
+      !c_run && !c_cols && ci != R.end() && x.extent[*ci] >= 8 &&
+      64.0 * static_cast<double>(product(x.extent, std::vector<int>(ci + 1, R.end()))) * N <= kWindowBytes;
+  const bool direct = chain == 0 && gett_direct(x.extent, R, K, dims_x, blocks, product(x.extent, S));
   const bool c_near = S.empty() || strides_by_id(x.extent, x.dims_C)[S.back()] <= kPageElements;
   const bool stream = c_run && gett_streams(ws, blocks, product(x.extent, R), product(x.extent, S),
                                             product(x.extent, K), c_written_once);
   const double c_seconds = stream ? kStreamSeconds + (c_near ? 0 : kStreamPageSeconds)
-                                  : kMoveSeconds + (c_run    ? (c_near ? 0 : kPageSeconds)
-                                                    : c_cols ? kMoveSeconds
-                                                             : gather_seconds(M * N));
-  p.cost = 2 * M * N * k / (kPeakFlops * kGettShare * efficiency(N, M, k)) +
+                                  : kMoveSeconds + (c_run                ? (c_near ? 0 : kPageSeconds)
+                                                    : c_cols || c_window ? kMoveSeconds
+                                                                         : gather_seconds(M * N));
+  p.cost = 2 * M * N * k / (kPeakFlops * kGettShare * efficiency(N, M, k, direct ? kDirectHalf : 12)) +
            (chain > 0 || fast(dims_x, R) ? 0 : M * k * blocks_n * gather_seconds(M * k)) +
            (fast(dims_y, S) ? 0 : N * k * gather_seconds(N * k)) + M * N * blocks_k * c_seconds;
   return p;
@@ -195,8 +208,9 @@ Plan make_gett_plan(const Indexing& x, const Workspace& ws, bool c_written_once,
 /// C's register tiles are written in runs when C's innermost index is in R; K in X's order when
 /// X's innermost index is in K (packed by transposes), else in Y's; the columns S in Y's order
 /// (Y packs in runs) or in C's (the tile's columns lie close together in C); and, where X's
-/// innermost index is a row index other than C's innermost, rows ordered for chains, or, where
-/// it is C's innermost, the rows in X's order too (both tried first, winning a tie).
+/// innermost index is a row index, the rows in X's order too (with K in X's order as well: X's
+/// panels read straight from X, gett_direct()), and, where that index is not C's innermost, rows
+/// ordered for chains (both tried first, chains before them, winning a tie).
 Plan best_gett_plan(const Indexing& x, const Workspace& ws, bool c_written_once) {
   Plan best;
   best.cost = -1;
@@ -222,10 +236,14 @@ Plan best_gett_plan(const Indexing& x, const Workspace& ws, bool c_written_once)
       R.push_back(xi), R.push_back(ci);
       consider(make_gett_plan(x, ws, c_written_once, rows_are_I, R, S, K));
     }
-    // X's and C's innermost index the same row index: the rows in X's order keep C's runs, and
-    // a block's rows are then X's longest runs. First, so that it wins a tie.
-    if (xi == ci && in_R(xi))
-      consider(make_gett_plan(x, ws, c_written_once, rows_are_I, in_order_of(dims_x, R_ids), S, K));
+    // X's innermost index a row index: the rows in X's order make X's panels runs, read
+    // straight from X (gett_direct()); where it is C's innermost too, they keep C's runs, and a
+    // block's rows are then X's longest runs. First, so that it wins a tie.
+    if (in_R(xi)) {
+      const std::vector<int> R = in_order_of(dims_x, R_ids), K_x = in_order_of(dims_x, x.K);
+      consider(make_gett_plan(x, ws, c_written_once, rows_are_I, R, S, K));
+      if (K_x != K) consider(make_gett_plan(x, ws, c_written_once, rows_are_I, R, S, K_x));  // K steps evenly in X
+    }
     consider(make_gett_plan(x, ws, c_written_once, rows_are_I, in_order_of(x.dims_C, R_ids), S, K));
   }
   return best;

@@ -409,6 +409,52 @@ TEST(Gett, ChainsOfTransposes) {
   }
 }
 
+// Direct panels: X's innermost index r is the last row index, so panels whose 8 or 16 rows lie
+// within one r range are read straight from X where the K block steps evenly (K blocks inside
+// k1), and packed where they straddle two (r = 24) or the block does not step evenly (one K
+// block over k2 and k1).
+TEST(Gett, DirectPanelsReadXInPlace) {
+  using tcert::detail::gett_direct_step;
+  const std::int64_t even[] = {0, 37, 74, 111}, uneven[] = {0, 5, 10, 16}, aliased[] = {0, 256, 512};
+  EXPECT_EQ(gett_direct_step(even, 4, 2016), tcert::detail::gett_vectorized() ? 37 : 0);
+  EXPECT_EQ(gett_direct_step(uneven, 4, 14), 0);
+  EXPECT_EQ(gett_direct_step(uneven, 3, 14), tcert::detail::gett_vectorized() ? 5 : 0);
+  EXPECT_EQ(gett_direct_step(uneven, 1, 14), tcert::detail::gett_vectorized() ? 1 : 0);
+  EXPECT_EQ(gett_direct_step(aliased, 3, 28), tcert::detail::gett_vectorized() ? 256 : 0);  // 2 column tiles
+  EXPECT_EQ(gett_direct_step(aliased, 3, 29), 0);  // more columns reuse it: 2 KiB steps alias in L2
+  for (const std::int64_t r : {24, 32}) {
+    const std::vector<std::int64_t> extent = {3, r, 5, 3, 8};  // o r | j | k2 k1
+    const std::vector<int> rows = {0, 1}, cols = {2}, k = {3, 4};
+    const std::vector<int> dims_x = {3, 0, 4, 1}, dims_y = {2, 3, 4}, dims_c = {2, 0, 1};
+    const auto t = tcert::detail::gett_tables(extent, rows, cols, k, dims_x, dims_y, dims_c);
+    ASSERT_EQ(t.x_chain, 0);
+    const GettBlocks inside_k1{32, 4, 14}, whole_k{192, 384, 2016};
+    EXPECT_EQ(tcert::detail::gett_direct(extent, rows, k, dims_x, inside_k1, 5),
+              r == 32 && tcert::detail::gett_vectorized());
+    EXPECT_FALSE(tcert::detail::gett_direct(extent, rows, k, dims_x, whole_k, 5));
+    const std::int64_t M = 3 * r, N = 5, K = 24;
+    const auto X = random_values(M * K, 10), Y = random_values(N * K, 11), C0 = random_values(M * N, 12);
+    for (const GettBlocks& g : {inside_k1, whole_k}) {
+      for (const double beta : {0.0, -0.5}) {
+        tcert::Workspace ws;
+        ws.gett_mc = g.mc, ws.gett_kc = g.kc, ws.gett_nc = g.nc;
+        auto C = C0;
+        tcert::detail::gett(t, 2.0, X.data(), Y.data(), beta, C.data(), ws);
+        for (std::int64_t i = 0; i < M; ++i) {
+          for (std::int64_t j = 0; j < N; ++j) {
+            long double ref = 0;
+            for (std::int64_t q = 0; q < K; ++q)
+              ref += static_cast<long double>(X[t.row_x[i] + t.col_x[q]]) * Y[t.row_y[j] + t.col_y[q]];
+            const std::int64_t at = t.row_c[i] + t.col_c[j];
+            ASSERT_NEAR(C[at], static_cast<double>(2.0L * ref + beta * C0[at]), 1e-12)
+                << "r " << r << ", kc " << g.kc << ": " << i << "," << j;
+          }
+        }
+      }
+    }
+  }
+}
+
 // gett() on hand-made tables: C's rows consecutive (vector updates, element by element at the
 // edge), C's columns consecutive (row-by-row updates); X and Y with runs of rows or of K; blocks
 // smaller than the problem so that every edge is crossed.
