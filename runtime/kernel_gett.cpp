@@ -32,6 +32,9 @@ constexpr i64 kChainFarElements = 8192, kChainRun = 128;
 /// kDirectAliasCols columns reuse it: its 2·kc lines would fall into at most 1/16 of L2's sets
 /// and evict each other between reuses (gett_direct_step()).
 constexpr i64 kDirectAliasElements = 256, kDirectAliasCols = 2 * kNr;
+/// gett_direct() holds when the runs of X's rows are a multiple of kMr long, or of 8 and at least
+/// this long (then at most 1 panel in 4 straddles two runs and is packed).
+constexpr i64 kDirectLongRun = 4 * kMr;
 
 /// Offsets of an odometer over `ids` (last fastest) in a tensor stored in order `dims`.
 std::vector<i64> offsets(const std::vector<i64>& extent, const std::vector<int>& ids, const std::vector<int>& dims) {
@@ -410,7 +413,9 @@ i64 gett_direct_step(const i64* col_x, i64 kc, i64 cols) {
 
 bool gett_direct(const std::vector<i64>& extent, const std::vector<int>& rows, const std::vector<int>& k,
                  const std::vector<int>& dims_x, const GettBlocks& blocks, i64 N) {
-  if (rows.empty() || dims_x.empty() || dims_x.back() != rows.back() || extent[rows.back()] % kMr != 0) return false;
+  if (rows.empty() || dims_x.empty() || dims_x.back() != rows.back()) return false;
+  const i64 run = extent[rows.back()];  // panels straddle two runs only at multiples of it
+  if (run % kMr != 0 && (run % 8 != 0 || run < kDirectLongRun)) return false;
   const std::vector<i64> col_x = offsets(extent, k, dims_x);
   const i64 kc = std::min<i64>(blocks.kc, static_cast<i64>(col_x.size()));
   return gett_direct_step(col_x.data(), kc, std::min(blocks.nc, N)) > 0;

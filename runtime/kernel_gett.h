@@ -64,7 +64,8 @@ std::int64_t gett_direct_step(const std::int64_t* col_x, std::int64_t kc, std::i
 /// Whether gett() reads X's panels straight from X (gett_direct_step()) for rows `rows` and K
 /// ids `k` of X stored in the id order dims_x (extent[id] elements along id), with cache blocks
 /// `blocks` and N columns: X's innermost index is the last row index, a multiple of 16 elements
-/// long (every panel of kGettMr rows a run), and the first K block has a direct step.
+/// long (every panel of kGettMr rows a run) or of 8 and at least 64 (at most one panel in 4
+/// straddles two runs and is packed), and the first K block has a direct step.
 bool gett_direct(const std::vector<std::int64_t>& extent, const std::vector<int>& rows, const std::vector<int>& k,
                  const std::vector<int>& dims_x, const GettBlocks& blocks, std::int64_t N);
 

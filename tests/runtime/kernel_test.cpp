@@ -411,8 +411,9 @@ TEST(Gett, ChainsOfTransposes) {
 
 // Direct panels: X's innermost index r is the last row index, so panels whose 8 or 16 rows lie
 // within one r range are read straight from X where the K block steps evenly (K blocks inside
-// k1), and packed where they straddle two (r = 24) or the block does not step evenly (one K
-// block over k2 and k1).
+// k1), and packed where they straddle two (r = 24, 72) or the block does not step evenly (one K
+// block over k2 and k1). The model counts on direct panels from r = 64 on where r is not a
+// multiple of 16.
 TEST(Gett, DirectPanelsReadXInPlace) {
   using tcert::detail::gett_direct_step;
   const std::int64_t even[] = {0, 37, 74, 111}, uneven[] = {0, 5, 10, 16}, aliased[] = {0, 256, 512};
@@ -422,7 +423,7 @@ TEST(Gett, DirectPanelsReadXInPlace) {
   EXPECT_EQ(gett_direct_step(uneven, 1, 14), tcert::detail::gett_vectorized() ? 1 : 0);
   EXPECT_EQ(gett_direct_step(aliased, 3, 28), tcert::detail::gett_vectorized() ? 256 : 0);  // 2 column tiles
   EXPECT_EQ(gett_direct_step(aliased, 3, 29), 0);  // more columns reuse it: 2 KiB steps alias in L2
-  for (const std::int64_t r : {24, 32}) {
+  for (const std::int64_t r : {24, 32, 72}) {
     const std::vector<std::int64_t> extent = {3, r, 5, 3, 8};  // o r | j | k2 k1
     const std::vector<int> rows = {0, 1}, cols = {2}, k = {3, 4};
     const std::vector<int> dims_x = {3, 0, 4, 1}, dims_y = {2, 3, 4}, dims_c = {2, 0, 1};
@@ -430,7 +431,7 @@ TEST(Gett, DirectPanelsReadXInPlace) {
     ASSERT_EQ(t.x_chain, 0);
     const GettBlocks inside_k1{32, 4, 14}, whole_k{192, 384, 2016};
     EXPECT_EQ(tcert::detail::gett_direct(extent, rows, k, dims_x, inside_k1, 5),
-              r == 32 && tcert::detail::gett_vectorized());
+              r != 24 && tcert::detail::gett_vectorized());
     EXPECT_FALSE(tcert::detail::gett_direct(extent, rows, k, dims_x, whole_k, 5));
     const std::int64_t M = 3 * r, N = 5, K = 24;
     const auto X = random_values(M * K, 10), Y = random_values(N * K, 11), C0 = random_values(M * N, 12);
