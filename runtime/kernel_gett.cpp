@@ -35,6 +35,8 @@ constexpr i64 kDirectAliasElements = 256, kDirectAliasCols = 2 * kNr;
 /// gett_direct() holds when the runs of X's rows are a multiple of kMr long, or of 8 and at least
 /// this long (then at most 1 panel in 4 straddles two runs and is packed).
 constexpr i64 kDirectLongRun = 4 * kMr;
+/// Rows of a group of C's rows (GettTables::c_groups): 8 values of C's innermost index × 8 of X's.
+constexpr i64 kGroupRows = 64;
 
 /// Offsets of an odometer over `ids` (last fastest) in a tensor stored in order `dims`.
 std::vector<i64> offsets(const std::vector<i64>& extent, const std::vector<int>& ids, const std::vector<int>& dims) {
@@ -47,6 +49,24 @@ std::vector<i64> offsets(const std::vector<i64>& extent, const std::vector<int>&
       for (i64 v = 0; v < extent[id]; ++v) next.push_back(o + v * stride[id]);
     }
     out = std::move(next);
+  }
+  return out;
+}
+
+/// Offsets of rows [others..., xi, ci] (`ids`) in a tensor stored in order `dims`, enumerated as
+/// [others, xi / 8, ci, xi % 8] (GettTables::c_groups; xi's extent a multiple of 8).
+std::vector<i64> group_offsets(const std::vector<i64>& extent, const std::vector<int>& ids,
+                               const std::vector<int>& dims) {
+  const int xi = ids[ids.size() - 2], ci = ids.back();
+  const std::vector<i64> stride = strides_by_id(extent, dims);
+  std::vector<i64> out;
+  out.reserve(static_cast<std::size_t>(product(extent, ids)));
+  for (i64 o : offsets(extent, std::vector<int>(ids.begin(), ids.end() - 2), dims)) {
+    for (i64 h = 0; h < extent[xi]; h += 8) {
+      for (i64 c = 0; c < extent[ci]; ++c) {
+        for (i64 l = h; l < h + 8; ++l) out.push_back(o + l * stride[xi] + c * stride[ci]);
+      }
+    }
   }
   return out;
 }
@@ -234,6 +254,12 @@ __attribute__((target("avx512f,fma"), always_inline)) inline void store_c(double
   }
 }
 
+/// A direct panel's layout in X (micro_avx512()): elements from one k to the next, from the
+/// first run of 8 rows to the second, and from this panel to the next.
+struct DirectX {
+  i64 lda, group, next;
+};
+
 /// Where micro_avx512 puts its register tile: into `tile` (tile[j·kMr + r]), or, when the
 /// tile's rows are a run in C, straight into C: C(r, j) = alpha·tile(r, j) + beta·C(r, j) at
 /// c0[col_c[j] + r] (store_c()), which saves the tile's trip through memory (K = 24: 10%).
@@ -248,14 +274,14 @@ struct TileOut {
 /// The register tile Σ_k a[k·lda + r]·b[k·kNr + j] for r < 8·V, j < NR (V ≤ 2 vectors of rows,
 /// NR ≤ kNr columns; the rest of the tile is not written), to `out` (kToC: into C, else into
 /// out.tile): V·NR ≤ 28 accumulators in registers, per k V vector loads of a and NR broadcasts
-/// of b. Packed (kDirect false): a is a 64-byte aligned panel and lda is kMr (ignored).
-/// Direct: a is X itself, the panel's rows 8·V consecutive elements at each k, lda elements
-/// apart; per k the lines of the next panel at that k (kMr elements on) are fetched into L2
-/// while this one computes, so X streams from memory at the pace of the FMAs (TCCG intensli
-/// 01, read at 8 GB/s without: 31 -> 44 GFLOP/s). A panel's last tile computes only its rows
-/// and columns, not a full kMr × kNr.
+/// of b. Packed (kDirect false): a is a 64-byte aligned panel and `x` is ignored. Direct: a is X
+/// itself, the panel's rows V runs of 8 elements, x.group apart, at each k, x.lda elements apart;
+/// per k the lines of the next panel at that k (x.next elements on) are fetched into L2 while
+/// this one computes, so X streams from memory at the pace of the FMAs (TCCG intensli 01, read
+/// at 8 GB/s without: 31 -> 44 GFLOP/s). A panel's last tile computes only its rows and
+/// columns, not a full kMr × kNr.
 template <int V, int NR, bool kToC, bool kDirect>
-__attribute__((target("avx512f,fma"))) void micro_avx512(i64 kc, const double* __restrict a, i64 lda,
+__attribute__((target("avx512f,fma"))) void micro_avx512(i64 kc, const double* __restrict a, const DirectX& x,
                                                          const double* __restrict b, const TileOut& out) {
   __m512d c[NR][V];
 #pragma GCC unroll 16
@@ -263,13 +289,13 @@ __attribute__((target("avx512f,fma"))) void micro_avx512(i64 kc, const double* _
 #pragma GCC unroll 2
     for (int v = 0; v < V; ++v) c[j][v] = _mm512_setzero_pd();
   }
-  for (i64 k = 0; k < kc; ++k, a += kDirect ? lda : kMr, b += kNr) {
+  for (i64 k = 0; k < kc; ++k, a += kDirect ? x.lda : kMr, b += kNr) {
     __m512d av[V];
     if constexpr (kDirect) {
 #pragma GCC unroll 2
-      for (int v = 0; v < V; ++v) av[v] = _mm512_loadu_pd(a + 8 * v);
-      _mm_prefetch(reinterpret_cast<const char*>(a + kMr), _MM_HINT_T1);
-      _mm_prefetch(reinterpret_cast<const char*>(a + kMr + 8), _MM_HINT_T1);
+      for (int v = 0; v < V; ++v) av[v] = _mm512_loadu_pd(a + v * x.group);
+      _mm_prefetch(reinterpret_cast<const char*>(a + x.next), _MM_HINT_T1);
+      _mm_prefetch(reinterpret_cast<const char*>(a + x.next + x.group), _MM_HINT_T1);
     } else {
 #pragma GCC unroll 2
       for (int v = 0; v < V; ++v) av[v] = _mm512_load_pd(a + 8 * v);
@@ -299,7 +325,7 @@ __attribute__((target("avx512f,fma"))) void micro_avx512(i64 kc, const double* _
   }
 }
 
-using MicroKernel = void (*)(i64, const double*, i64, const double*, const TileOut&);
+using MicroKernel = void (*)(i64, const double*, const DirectX&, const double*, const TileOut&);
 using MicroRow = std::array<MicroKernel, kNr>;
 
 template <int V, bool kToC, bool kDirect, std::size_t... J>
@@ -316,6 +342,27 @@ constexpr std::array<MicroRow, 2> micro_rows() {
 /// kMicro[direct][to C][V - 1][NR - 1]: the register tile of V vectors of rows by NR columns.
 constexpr std::array<std::array<std::array<MicroRow, 2>, 2>, 2> kMicro = {
     {{micro_rows<false, false>(), micro_rows<true, false>()}, {micro_rows<false, true>(), micro_rows<true, true>()}}};
+
+// GCC 12 warns inside its own intrinsics where transpose_8x8 is inlined (as above).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+/// The tiles of 4 panels of C's row groups (GettTables::c_groups; tiles[p·kMr·kNr + j·kMr + r]):
+/// row r of panel p is value 2p + r / 8 of C's innermost index for value r % 8 of X's, so per
+/// column an 8×8 register transpose gives, for each of the 8 values of X's innermost index
+/// (rows row_c[0..8) of the group), 8 consecutive elements of C, one vector update each.
+__attribute__((target("avx512f,fma"))) void update_groups_avx512(const double* tiles, double* C, const i64* row_c,
+                                                                 const i64* col_c, i64 cols, double alpha, double beta,
+                                                                 bool stream) {
+  const __m512d va = _mm512_set1_pd(alpha), vb = _mm512_set1_pd(beta);
+  for (i64 j = 0; j < cols; ++j) {
+    __m512d v[8];
+    for (int q = 0; q < 8; ++q) v[q] = _mm512_loadu_pd(tiles + q / 2 * kMr * kNr + j * kMr + q % 2 * 8);
+    transpose_8x8(v);
+    for (int r = 0; r < 8; ++r) store_c(C + row_c[r] + col_c[j], _mm512_mul_pd(va, v[r]), vb, beta == 0, stream);
+  }
+}
+#pragma GCC diagnostic pop
 
 /// C's rows r0 .. r0+8 consecutive: per column one vector update (store_c()).
 __attribute__((target("avx512f,fma"))) void update_run_avx512(const double* tile, double* c0, const i64* col_c,
@@ -381,7 +428,14 @@ i64 round_up(i64 x, i64 to) { return std::max(to, (x + to - 1) / to * to); }
 
 GettTables gett_tables(const std::vector<i64>& extent, const std::vector<int>& rows, const std::vector<int>& cols,
                        const std::vector<int>& k, const std::vector<int>& dims_x, const std::vector<int>& dims_y,
-                       const std::vector<int>& dims_c) {
+                       const std::vector<int>& dims_c, bool c_groups) {
+  if (c_groups && gett_groups(extent, rows, dims_x, dims_c)) {
+    GettTables t{group_offsets(extent, rows, dims_x), offsets(extent, k, dims_x),
+                 offsets(extent, cols, dims_y),       offsets(extent, k, dims_y),
+                 group_offsets(extent, rows, dims_c), offsets(extent, cols, dims_c)};
+    t.c_groups = true;
+    return t;
+  }
   GettTables t{offsets(extent, rows, dims_x), offsets(extent, k, dims_x),    offsets(extent, cols, dims_y),
                offsets(extent, k, dims_y),    offsets(extent, rows, dims_c), offsets(extent, cols, dims_c)};
   t.x_chain = gett_chain(extent, rows, dims_x);
@@ -411,10 +465,18 @@ i64 gett_direct_step(const i64* col_x, i64 kc, i64 cols) {
   return step > 0 && (cols <= kDirectAliasCols || step % kDirectAliasElements != 0) ? step : 0;
 }
 
+bool gett_groups(const std::vector<i64>& extent, const std::vector<int>& rows, const std::vector<int>& dims_x,
+                 const std::vector<int>& dims_c) {
+  const std::size_t n = rows.size();
+  return gett_vectorized() && n >= 2 && !dims_x.empty() && !dims_c.empty() && dims_x.back() == rows[n - 2] &&
+         dims_c.back() == rows[n - 1] && rows[n - 2] != rows[n - 1] && extent[rows[n - 2]] % 8 == 0 &&
+         extent[rows[n - 1]] % 8 == 0;
+}
+
 bool gett_direct(const std::vector<i64>& extent, const std::vector<int>& rows, const std::vector<int>& k,
-                 const std::vector<int>& dims_x, const GettBlocks& blocks, i64 N) {
-  if (rows.empty() || dims_x.empty() || dims_x.back() != rows.back()) return false;
-  const i64 run = extent[rows.back()];  // panels straddle two runs only at multiples of it
+                 const std::vector<int>& dims_x, const GettBlocks& blocks, i64 N, bool c_groups) {
+  if (rows.empty() || dims_x.empty() || (!c_groups && dims_x.back() != rows.back())) return false;
+  const i64 run = c_groups ? kMr : extent[rows.back()];  // panels straddle two runs only at multiples of it
   if (run % kMr != 0 && (run % 8 != 0 || run < kDirectLongRun)) return false;
   const std::vector<i64> col_x = offsets(extent, k, dims_x);
   const i64 kc = std::min<i64>(blocks.kc, static_cast<i64>(col_x.size()));
@@ -453,13 +515,15 @@ bool gett_vectorized() {
 void gett(const GettTables& t, double alpha, const double* X, const double* Y, double beta, double* C, Workspace& ws) {
   const i64 M = static_cast<i64>(t.row_x.size()), N = static_cast<i64>(t.row_y.size());
   const i64 K = static_cast<i64>(t.col_x.size());
-  const GettBlocks blocks = gett_blocks(ws, t.x_chain, t.x_chain_k_outer, K);
+  GettBlocks blocks = gett_blocks(ws, t.x_chain, t.x_chain_k_outer, K);
+  const bool vec = gett_vectorized(), groups = vec && t.c_groups;
+  if (groups) blocks.mc = round_up(blocks.mc, kGroupRows);  // blocks of whole groups
   const auto [mc, kc, nc] = blocks;
   double* Ap = workspace_buffer(ws.a, mc * kc);
   double* Bp = workspace_buffer(ws.b, nc * kc);
-  const bool vec = gett_vectorized();
-  alignas(64) double tile[kMr * kNr];
+  alignas(64) double tile[kGroupRows / kMr * kMr * kNr];  // one tile, or a group's 4
   std::vector<char> to_c(static_cast<std::size_t>(mc / kMr + 1)), direct(to_c.size());
+  std::vector<i64> group(to_c.size()), next(to_c.size());  // of direct panels: DirectX
   // One K block writing a C larger than the caches: C is only written, once, so its lines skip
   // the caches (no read for ownership: 20 -> 25 GB/s of stores here, ccsd_t's TCCG cases 1.4x).
   const bool stream = gett_streams(ws, blocks, M, N, K, beta == 0);
@@ -473,13 +537,16 @@ void gett(const GettTables& t, double alpha, const double* X, const double* Y, d
       const i64 lda = vec && t.x_chain == 0 ? gett_direct_step(col_x, kk, ncols) : 0;
       for (i64 ic = 0; ic < M; ic += mc) {
         const i64 nrows = std::min(mc, M - ic);
-        // Panels of whole vectors of rows that run in X, at a K step that does not alias, are
-        // read straight from X (direct); the others are packed.
+        // Panels of one or two runs of 8 rows in X, at a K step that does not alias, are read
+        // straight from X (direct); the others are packed.
         std::fill(direct.begin(), direct.end(), 0);
         bool any = false;
         for (i64 ir = 0; lda > 0 && ir < nrows; ir += kMr) {
-          const i64 rows = std::min(kMr, nrows - ir);
-          any |= direct[static_cast<std::size_t>(ir / kMr)] = rows % 8 == 0 && is_run(t.row_x.data() + ic + ir, rows);
+          const i64 rows = std::min(kMr, nrows - ir), *row = t.row_x.data() + ic + ir;
+          const auto q = static_cast<std::size_t>(ir / kMr);
+          any |= direct[q] = rows % 8 == 0 && is_run(row, 8) && (rows == 8 || is_run(row + 8, 8));
+          group[q] = rows > 8 ? row[8] - row[0] : 8;
+          next[q] = ir + kMr < nrows ? row[kMr] - row[0] : kMr;
         }
         if (!any) {
           pack_x_block(t, X, ic, nrows, col_x, kk, vec, Ap);
@@ -499,12 +566,20 @@ void gett(const GettTables& t, double alpha, const double* X, const double* Y, d
 #ifdef TCERT_HAVE_X86_KERNELS
             if (vec) {
               const i64 rows = std::min(kMr, nrows - ir), cols = std::min(kNr, ncols - jr);
-              const bool into_c = to_c[static_cast<std::size_t>(ir / kMr)];
-              const bool dx = direct[static_cast<std::size_t>(ir / kMr)];
-              const TileOut out{tile, C + t.row_c[ic + ir], t.col_c.data() + jc + jr, alpha, b, stream};
+              const auto q = static_cast<std::size_t>(ir / kMr);
+              const bool into_c = to_c[q], dx = direct[q];
+              const i64 slot = groups ? ir / kMr % (kGroupRows / kMr) : 0;  // the panel's place in its group
+              const TileOut out{
+                  tile + slot * kMr * kNr, C + t.row_c[ic + ir], t.col_c.data() + jc + jr, alpha, b, stream};
               const double* a = dx ? X + t.row_x[ic + ir] + col_x[0] : Ap + ir * kk;
-              kMicro[dx][into_c][rows > 8 ? 1 : 0][static_cast<std::size_t>(cols - 1)](kk, a, lda, Bp + jr * kk, out);
-              if (into_c) continue;
+              kMicro[dx][into_c][rows > 8 ? 1 : 0][static_cast<std::size_t>(cols - 1)](
+                  kk, a, DirectX{lda, group[q], next[q]}, Bp + jr * kk, out);
+              if (groups && slot + 1 == kGroupRows / kMr) {  // the group's 4 tiles are done
+                update_groups_avx512(tile, C, t.row_c.data() + ic + ir + kMr - kGroupRows, t.col_c.data() + jc + jr,
+                                     cols, alpha, b, stream);
+                continue;
+              }
+              if (into_c || groups) continue;
             } else {
               micro_portable(kk, Ap + ir * kk, Bp + jr * kk, tile);
             }

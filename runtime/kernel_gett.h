@@ -26,14 +26,27 @@ struct GettTables {
   /// With chains: X's innermost K index steps 64 KiB or more (gett_chain_k_outer()), so blocks
   /// pack k-outer over the chains in memory order, and hold longer runs (gett_blocks()).
   bool x_chain_k_outer = false;
+  /// Groups of C's rows (gett_groups()): the rows are ordered [others, X's innermost / 8, C's
+  /// innermost, X's innermost % 8], so a panel is two runs of 8 in X (read straight from X) and
+  /// every 4 panels (64 rows) hold 8 consecutive values of C's innermost index for 8 values of
+  /// X's: their register tiles go to C through 8×8 register transposes, in runs of 8. No chains.
+  bool c_groups = false;
 };
 
 /// The tables of C(R,S) = X(R,K)·Y(S,K)ᵀ over the ids `rows`, `cols` and `k` (each group
 /// enumerated as an odometer, its last id fastest), for dense row-major tensors stored in the id
 /// orders dims_x, dims_y and dims_c, with extent[id] elements along id; x_chain where it applies.
+/// `c_groups` where gett_groups() holds (else ignored): the rows, given as [others, X's innermost,
+/// C's innermost], are enumerated as GettTables::c_groups says.
 GettTables gett_tables(const std::vector<std::int64_t>& extent, const std::vector<int>& rows,
                        const std::vector<int>& cols, const std::vector<int>& k, const std::vector<int>& dims_x,
-                       const std::vector<int>& dims_y, const std::vector<int>& dims_c);
+                       const std::vector<int>& dims_y, const std::vector<int>& dims_c, bool c_groups = false);
+
+/// Whether rows `rows` can be taken in groups of C's rows (GettTables::c_groups): with AVX-512,
+/// the last two row ids are X's innermost index and C's innermost index (X stored in the id order
+/// dims_x, C in dims_c), different, each a multiple of 8 elements long.
+bool gett_groups(const std::vector<std::int64_t>& extent, const std::vector<int>& rows, const std::vector<int>& dims_x,
+                 const std::vector<int>& dims_c);
 
 /// The register tile of gett(): kGettMr rows (two AVX-512 vectors) by kGettNr columns of C.
 inline constexpr std::int64_t kGettMr = 16, kGettNr = 14;
@@ -63,11 +76,12 @@ std::int64_t gett_direct_step(const std::int64_t* col_x, std::int64_t kc, std::i
 
 /// Whether gett() reads X's panels straight from X (gett_direct_step()) for rows `rows` and K
 /// ids `k` of X stored in the id order dims_x (extent[id] elements along id), with cache blocks
-/// `blocks` and N columns: X's innermost index is the last row index, a multiple of 16 elements
-/// long (every panel of kGettMr rows a run) or of 8 and at least 64 (at most one panel in 4
-/// straddles two runs and is packed), and the first K block has a direct step.
+/// `blocks` and N columns: the rows are in groups of C's rows (`c_groups`, gett_groups()), or X's
+/// innermost index is the last row index, a multiple of 16 elements long (every panel of kGettMr
+/// rows a run) or of 8 and at least 64 (at most one panel in 4 straddles two runs and is
+/// packed); and the first K block has a direct step.
 bool gett_direct(const std::vector<std::int64_t>& extent, const std::vector<int>& rows, const std::vector<int>& k,
-                 const std::vector<int>& dims_x, const GettBlocks& blocks, std::int64_t N);
+                 const std::vector<int>& dims_x, const GettBlocks& blocks, std::int64_t N, bool c_groups = false);
 
 /// Whether gett() stores C past the caches: C (M×N elements) is only written (beta == 0), K
 /// fits one K block of `blocks`, and C is larger than ws.gett_stream_bytes, so it would not stay
@@ -81,9 +95,10 @@ std::int64_t gett_chain(const std::vector<std::int64_t>& extent, const std::vect
 
 /// C = alpha·X·Yᵀ + beta·C over the tables (beta == 0: C is only written). Blocks of
 /// gett_blocks(ws, t.x_chain, t.x_chain_k_outer, K) rows × K × columns, packed into ws.a (X)
-/// and ws.b (Y). With AVX-512, a panel of X whose rows (8 or 16) are consecutive in memory is
+/// and ws.b (Y). With AVX-512, a panel of X whose rows are one or two runs of 8 in memory is
 /// read straight from X where the K block has a direct step (gett_direct_step()), and not
-/// packed; otherwise 8 rows of X or Y that are consecutive in memory are packed with vector copies, 8 rows × 8 consecutive k with a register transpose, chains of X's rows
+/// packed; with t.c_groups, blocks hold multiples of 64 rows and every 4 panels' tiles go to C
+/// through register transposes; otherwise 8 rows of X or Y that are consecutive in memory are packed with vector copies, 8 rows × 8 consecutive k with a register transpose, chains of X's rows
 /// (t.x_chain: blocks then hold whole chains) with register transposes, anything else element
 /// by element; a register tile whose rows are a run in C is written from the registers, others
 /// through a tile buffer, 8 consecutive rows of C with vector instructions, stored past the

@@ -151,6 +151,7 @@ void plan_chunks(const Indexing& x, Plan& p, std::int64_t k, const Workspace& ws
 // (TCCG intensli 01 and 05, N = 24: 44–48 GFLOP/s direct, 27 packed).
 constexpr double kGettShare = 0.95;
 constexpr double kDirectHalf = 3;
+constexpr std::int64_t kGroupsMaxCols = 4 * kGettNr;  // best_gett_plan() tries groups of C's rows up to here
 constexpr double kWindowBytes = 512.0 * 1024;
 constexpr double kPageSeconds = 1.5e-9;
 constexpr std::int64_t kPageElements = 512;
@@ -161,11 +162,14 @@ constexpr double kStreamPageSeconds = 0.25e-9;  // and a page per column of a re
 double gather_seconds(double elements) { return elements * sizeof(double) > 4.0 * (1 << 20) ? 20e-9 : 2e-9; }
 
 /// The GETT plan with rows R (of X = A when rows_are_I, else B), columns S and K in the given
-/// orders, priced by the model above (`c_written_once`: beta == 0).
+/// orders, priced by the model above (`c_written_once`: beta == 0); `c_groups`: R's rows taken in
+/// groups of C's rows (GettTables::c_groups; R ends with X's and C's innermost indices).
 Plan make_gett_plan(const Indexing& x, const Workspace& ws, bool c_written_once, bool rows_are_I,
-                    const std::vector<int>& R, const std::vector<int>& S, const std::vector<int>& K) {
+                    const std::vector<int>& R, const std::vector<int>& S, const std::vector<int>& K,
+                    bool c_groups = false) {
   Plan p;
   p.gett = true;
+  p.c_groups = c_groups;
   p.x_is_A = rows_are_I;
   p.R = R, p.S = S, p.K = K;
   const std::vector<int>& dims_x = rows_are_I ? x.dims_A : x.dims_B;
@@ -179,18 +183,18 @@ Plan make_gett_plan(const Indexing& x, const Workspace& ws, bool c_written_once,
   auto fast = [&](const std::vector<int>& dims, const std::vector<int>& group) {
     return dims.empty() || last_is(dims, group) || last_is(dims, K);
   };
-  const std::int64_t chain = gett_chain(x.extent, R, dims_x);  // X packs by chains of transposes
+  const std::int64_t chain = c_groups ? 0 : gett_chain(x.extent, R, dims_x);  // X packs by chains of transposes
   const GettBlocks blocks =
       gett_blocks(ws, chain, chain > 0 && gett_chain_k_outer(x.extent, K, dims_x), product(x.extent, K));
   const double blocks_n = std::ceil(N / static_cast<double>(blocks.nc));
   const double blocks_k = std::ceil(k / static_cast<double>(blocks.kc));
-  const bool c_run = x.dims_C.empty() || last_is(x.dims_C, R);
+  const bool c_run = x.dims_C.empty() || last_is(x.dims_C, R) || c_groups;  // groups: runs of 8 by transposes
   const bool c_cols = !c_run && last_is(x.dims_C, S);  // the tile's rows are runs along its columns
   const auto ci = x.dims_C.empty() ? R.end() : std::find(R.begin(), R.end(), x.dims_C.back());
   const bool c_window =
       !c_run && !c_cols && ci != R.end() && x.extent[*ci] >= 8 &&
       64.0 * static_cast<double>(product(x.extent, std::vector<int>(ci + 1, R.end()))) * N <= kWindowBytes;
-  const bool direct = chain == 0 && gett_direct(x.extent, R, K, dims_x, blocks, product(x.extent, S));
+  const bool direct = chain == 0 && gett_direct(x.extent, R, K, dims_x, blocks, product(x.extent, S), c_groups);
   const bool c_near = S.empty() || strides_by_id(x.extent, x.dims_C)[S.back()] <= kPageElements;
   const bool stream = c_run && gett_streams(ws, blocks, product(x.extent, R), product(x.extent, S),
                                             product(x.extent, K), c_written_once);
@@ -199,7 +203,7 @@ Plan make_gett_plan(const Indexing& x, const Workspace& ws, bool c_written_once,
                                                     : c_cols || c_window ? kMoveSeconds
                                                                          : gather_seconds(M * N));
   p.cost = 2 * M * N * k / (kPeakFlops * kGettShare * efficiency(N, M, k, direct ? kDirectHalf : 12)) +
-           (chain > 0 || fast(dims_x, R) ? 0 : M * k * blocks_n * gather_seconds(M * k)) +
+           (chain > 0 || c_groups || fast(dims_x, R) ? 0 : M * k * blocks_n * gather_seconds(M * k)) +
            (fast(dims_y, S) ? 0 : N * k * gather_seconds(N * k)) + M * N * blocks_k * c_seconds;
   return p;
 }
@@ -235,6 +239,16 @@ Plan best_gett_plan(const Indexing& x, const Workspace& ws, bool c_written_once)
         if (id != xi && id != ci) R.push_back(id);
       R.push_back(xi), R.push_back(ci);
       consider(make_gett_plan(x, ws, c_written_once, rows_are_I, R, S, K));
+      // Or the same rows in groups of C's rows: X's panels read straight from X (K in X's
+      // order), C written through register transposes. Only for few columns (kGroupsMaxCols),
+      // where packing X costs most (TCCG intensli 03, 04, 07: 23-27 -> 36-45 GFLOP/s); with
+      // thousands (ccsd_t 34-45) chains are faster (47-50 against 35-40). And not where X's K
+      // steps are far apart (gett_chain_k_outer()): two runs of 8 per k from far-apart pages
+      // read slower than chains packed k-outer (intensli 06 and 08: 18 against 26).
+      const std::vector<int> K_x = in_order_of(dims_x, x.K);
+      if (product(x.extent, S) <= kGroupsMaxCols && gett_groups(x.extent, R, dims_x, x.dims_C) &&
+          !gett_chain_k_outer(x.extent, K_x, dims_x))
+        consider(make_gett_plan(x, ws, c_written_once, rows_are_I, R, S, K_x, true));
     }
     // X's innermost index a row index: the rows in X's order make X's panels runs, read
     // straight from X (gett_direct()); where it is C's innermost too, they keep C's runs, and a

@@ -53,6 +53,8 @@ struct Plan {
   /// Operand::copy and tile are unused.
   bool gett = false;
   std::vector<int> K;
+  /// GETT with R's rows in groups of C's rows (GettTables::c_groups).
+  bool c_groups = false;
 };
 
 /// The cheapest plan: I in C's or A's order, J in C's or B's order, K in A's or B's order, and,

@@ -456,6 +456,51 @@ TEST(Gett, DirectPanelsReadXInPlace) {
   }
 }
 
+// Groups of C's rows: X's innermost index x and C's innermost c both row indices, the rows taken
+// as [o, x / 8, c, x % 8]: panels of two runs of 8 in X (direct where the K block steps evenly,
+// inside k2; packed where it does not), every 4 panels written to C through register transposes.
+TEST(Gett, GroupsOfCRows) {
+  const std::vector<int> rows = {0, 1, 2}, cols = {3}, k = {4, 5};  // o x c | j | k1 k2
+  const std::vector<int> dims_x = {2, 4, 0, 5, 1}, dims_y = {3, 4, 5}, dims_c = {3, 0, 1, 2};
+  EXPECT_EQ(tcert::detail::gett_groups({3, 16, 8, 5, 2, 4}, rows, dims_x, dims_c), tcert::detail::gett_vectorized());
+  EXPECT_FALSE(tcert::detail::gett_groups({3, 12, 8, 5, 2, 4}, rows, dims_x, dims_c));  // x not a multiple of 8
+  EXPECT_FALSE(tcert::detail::gett_groups({3, 16, 8, 5, 2, 4}, {0, 2, 1}, dims_x, dims_c));
+  if (!tcert::detail::gett_vectorized()) GTEST_SKIP() << "groups need AVX-512";
+  for (const std::int64_t x : {16, 24}) {
+    for (const std::int64_t c : {8, 16}) {
+      const std::vector<std::int64_t> extent = {3, x, c, 5, 2, 4};
+      const auto t = tcert::detail::gett_tables(extent, rows, cols, k, dims_x, dims_y, dims_c, true);
+      ASSERT_TRUE(t.c_groups);
+      ASSERT_EQ(t.x_chain, 0);
+      const std::int64_t c_step_x = 2 * 3 * 4 * x;  // c's stride in X
+      EXPECT_EQ(t.row_x[7] - t.row_x[0], 7);        // [o, x / 8, c, x % 8]
+      EXPECT_EQ(t.row_x[8] - t.row_x[0], c_step_x);
+      EXPECT_EQ(t.row_c[8] - t.row_c[0], 1);
+      EXPECT_EQ(t.row_c[8 * c] - t.row_c[0], 8 * c);  // the next 8 values of x
+      const std::int64_t M = 3 * x * c, N = 5, K = 8;
+      const auto X = random_values(M * K, 13), Y = random_values(N * K, 14), C0 = random_values(M * N, 15);
+      for (const GettBlocks& g : {GettBlocks{64, 4, 14}, GettBlocks{16, 5, 28}, GettBlocks{192, 384, 2016}}) {
+        for (const double beta : {0.0, 1.5}) {
+          tcert::Workspace ws;
+          ws.gett_mc = g.mc, ws.gett_kc = g.kc, ws.gett_nc = g.nc, ws.gett_stream_bytes = 0;
+          tcert::Workspace::Buffer C(C0.begin(), C0.end());  // 64-byte aligned, so some stores stream
+          tcert::detail::gett(t, -0.5, X.data(), Y.data(), beta, C.data(), ws);
+          for (std::int64_t i = 0; i < M; ++i) {
+            for (std::int64_t j = 0; j < N; ++j) {
+              long double ref = 0;
+              for (std::int64_t q = 0; q < K; ++q)
+                ref += static_cast<long double>(X[t.row_x[i] + t.col_x[q]]) * Y[t.row_y[j] + t.col_y[q]];
+              const std::int64_t at = t.row_c[i] + t.col_c[j];
+              ASSERT_NEAR(C[at], static_cast<double>(-0.5L * ref + beta * C0[at]), 1e-12)
+                  << "x " << x << ", c " << c << ", kc " << g.kc << ": " << i << "," << j;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 // gett() on hand-made tables: C's rows consecutive (vector updates, element by element at the
 // edge), C's columns consecutive (row-by-row updates); X and Y with runs of rows or of K; blocks
 // smaller than the problem so that every edge is crossed.
