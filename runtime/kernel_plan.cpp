@@ -148,7 +148,8 @@ void plan_chunks(const Indexing& x, Plan& p, std::int64_t k, const Workspace& ws
 // those W·N lines fit in half of L2 (kWindowBytes), the scatter costs 2·kMoveSeconds, as
 // columns that run do. X's panels read straight from X (gett_direct(): no packing) lose the
 // few-columns penalty of packing: their efficiency's half-point in N is kDirectHalf, not 12
-// (TCCG intensli 01 and 05, N = 24: 44–48 GFLOP/s direct, 27 packed).
+// (TCCG intensli 01 and 05, N = 24: 44–48 GFLOP/s direct, 27 packed). Groups of C's rows
+// (GettTables::c_groups) write C in runs of 8 through register transposes, priced as runs.
 constexpr double kGettShare = 0.95;
 constexpr double kDirectHalf = 3;
 constexpr std::int64_t kGroupsMaxCols = 4 * kGettNr;  // best_gett_plan() tries groups of C's rows up to here
@@ -214,7 +215,8 @@ Plan make_gett_plan(const Indexing& x, const Workspace& ws, bool c_written_once,
 /// (Y packs in runs) or in C's (the tile's columns lie close together in C); and, where X's
 /// innermost index is a row index, the rows in X's order too (with K in X's order as well: X's
 /// panels read straight from X, gett_direct()), and, where that index is not C's innermost, rows
-/// ordered for chains (both tried first, chains before them, winning a tie).
+/// ordered for chains and, for few columns, the same rows in groups of C's rows
+/// (GettTables::c_groups) (all tried first, chains before the others, winning a tie).
 Plan best_gett_plan(const Indexing& x, const Workspace& ws, bool c_written_once) {
   Plan best;
   best.cost = -1;
