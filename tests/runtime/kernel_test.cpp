@@ -366,6 +366,28 @@ TEST(GemmTile, MatchesNaiveWithLeadingDimensions) {
 // elements after row r (gett_tables() finds the chains). x = 11 leaves groups outside whole
 // chains, and blocks of 128 rows cut some chains (those pack group by group). Chains pack k
 // inner and k outer (GettTables::x_chain_k_outer, set by hand: K's step is short here).
+/// Runs gett() on the tables `t` with workspace `ws` into a copy of C0 (64-byte aligned, so that
+/// some stores stream) and checks every element of C against alpha·X·Yᵀ + beta·C0, summed in
+/// long double, within 1e-12; `what` names the case in a failure.
+void check_gett(const tcert::detail::GettTables& t, tcert::Workspace ws, double alpha, double beta,
+                const std::vector<double>& X, const std::vector<double>& Y, const std::vector<double>& C0,
+                const std::string& what) {
+  tcert::Workspace::Buffer C(C0.begin(), C0.end());
+  tcert::detail::gett(t, alpha, X.data(), Y.data(), beta, C.data(), ws);
+  const auto M = static_cast<std::int64_t>(t.row_x.size()), N = static_cast<std::int64_t>(t.row_y.size());
+  const auto K = static_cast<std::int64_t>(t.col_x.size());
+  for (std::int64_t i = 0; i < M; ++i) {
+    for (std::int64_t j = 0; j < N; ++j) {
+      long double ref = 0;
+      for (std::int64_t q = 0; q < K; ++q)
+        ref += static_cast<long double>(X[t.row_x[i] + t.col_x[q]]) * Y[t.row_y[j] + t.col_y[q]];
+      const std::int64_t at = t.row_c[i] + t.col_c[j];
+      ASSERT_NEAR(C[at], static_cast<double>(alpha * ref + beta * C0[at]), 1e-12)
+          << what << ", beta " << beta << ": " << i << "," << j;
+    }
+  }
+}
+
 TEST(Gett, ChainsOfTransposes) {
   const std::vector<std::int64_t> extent = {3, 11, 16, 7, 5};  // o x y | k | j
   const std::vector<int> rows = {0, 1, 2}, cols = {4}, k = {3};
@@ -391,21 +413,9 @@ TEST(Gett, ChainsOfTransposes) {
     tcert::Workspace sizes;
     sizes.gett_mc = b.mc, sizes.gett_kc = b.kc;
     EXPECT_EQ(tcert::detail::gett_blocks(sizes, 16, b.k_outer, K).mc, b.block_rows);
-    for (const double beta : {0.0, 2.0}) {
-      tcert::Workspace ws = sizes;
-      auto C = C0;
-      tcert::detail::gett(tk, 1.5, X.data(), Y.data(), beta, C.data(), ws);
-      for (std::int64_t i = 0; i < M; ++i) {
-        for (std::int64_t j = 0; j < N; ++j) {
-          long double ref = 0;
-          for (std::int64_t q = 0; q < K; ++q)
-            ref += static_cast<long double>(X[t.row_x[i] + t.col_x[q]]) * Y[t.row_y[j] + t.col_y[q]];
-          const std::int64_t at = t.row_c[i] + t.col_c[j];
-          ASSERT_NEAR(C[at], static_cast<double>(1.5L * ref + beta * C0[at]), 1e-12)
-              << b.mc << "," << b.kc << (b.k_outer ? " k outer: " : ": ") << i << "," << j;
-        }
-      }
-    }
+    for (const double beta : {0.0, 2.0})
+      check_gett(tk, sizes, 1.5, beta, X, Y, C0,
+                 std::to_string(b.mc) + "," + std::to_string(b.kc) + (b.k_outer ? " k outer" : ""));
   }
 }
 
@@ -436,22 +446,10 @@ TEST(Gett, DirectPanelsReadXInPlace) {
     const std::int64_t M = 3 * r, N = 5, K = 24;
     const auto X = random_values(M * K, 10), Y = random_values(N * K, 11), C0 = random_values(M * N, 12);
     for (const GettBlocks& g : {inside_k1, whole_k}) {
-      for (const double beta : {0.0, -0.5}) {
-        tcert::Workspace ws;
-        ws.gett_mc = g.mc, ws.gett_kc = g.kc, ws.gett_nc = g.nc;
-        auto C = C0;
-        tcert::detail::gett(t, 2.0, X.data(), Y.data(), beta, C.data(), ws);
-        for (std::int64_t i = 0; i < M; ++i) {
-          for (std::int64_t j = 0; j < N; ++j) {
-            long double ref = 0;
-            for (std::int64_t q = 0; q < K; ++q)
-              ref += static_cast<long double>(X[t.row_x[i] + t.col_x[q]]) * Y[t.row_y[j] + t.col_y[q]];
-            const std::int64_t at = t.row_c[i] + t.col_c[j];
-            ASSERT_NEAR(C[at], static_cast<double>(2.0L * ref + beta * C0[at]), 1e-12)
-                << "r " << r << ", kc " << g.kc << ": " << i << "," << j;
-          }
-        }
-      }
+      tcert::Workspace ws;
+      ws.gett_mc = g.mc, ws.gett_kc = g.kc, ws.gett_nc = g.nc;
+      for (const double beta : {0.0, -0.5})
+        check_gett(t, ws, 2.0, beta, X, Y, C0, "r " + std::to_string(r) + ", kc " + std::to_string(g.kc));
     }
   }
 }
@@ -480,22 +478,11 @@ TEST(Gett, GroupsOfCRows) {
       const std::int64_t M = 3 * x * c, N = 5, K = 8;
       const auto X = random_values(M * K, 13), Y = random_values(N * K, 14), C0 = random_values(M * N, 15);
       for (const GettBlocks& g : {GettBlocks{64, 4, 14}, GettBlocks{16, 5, 28}, GettBlocks{192, 384, 2016}}) {
-        for (const double beta : {0.0, 1.5}) {
-          tcert::Workspace ws;
-          ws.gett_mc = g.mc, ws.gett_kc = g.kc, ws.gett_nc = g.nc, ws.gett_stream_bytes = 0;
-          tcert::Workspace::Buffer C(C0.begin(), C0.end());  // 64-byte aligned, so some stores stream
-          tcert::detail::gett(t, -0.5, X.data(), Y.data(), beta, C.data(), ws);
-          for (std::int64_t i = 0; i < M; ++i) {
-            for (std::int64_t j = 0; j < N; ++j) {
-              long double ref = 0;
-              for (std::int64_t q = 0; q < K; ++q)
-                ref += static_cast<long double>(X[t.row_x[i] + t.col_x[q]]) * Y[t.row_y[j] + t.col_y[q]];
-              const std::int64_t at = t.row_c[i] + t.col_c[j];
-              ASSERT_NEAR(C[at], static_cast<double>(-0.5L * ref + beta * C0[at]), 1e-12)
-                  << "x " << x << ", c " << c << ", kc " << g.kc << ": " << i << "," << j;
-            }
-          }
-        }
+        tcert::Workspace ws;
+        ws.gett_mc = g.mc, ws.gett_kc = g.kc, ws.gett_nc = g.nc, ws.gett_stream_bytes = 0;
+        for (const double beta : {0.0, 1.5})
+          check_gett(t, ws, -0.5, beta, X, Y, C0,
+                     "x " + std::to_string(x) + ", c " + std::to_string(c) + ", kc " + std::to_string(g.kc));
       }
     }
   }
