@@ -35,6 +35,12 @@ constexpr i64 kDirectAliasElements = 256, kDirectAliasCols = 2 * kNr;
 /// gett_direct() holds when the runs of X's rows are a multiple of kMr long, or of 8 and at least
 /// this long (then at most 1 panel in 4 straddles two runs and is packed).
 constexpr i64 kDirectLongRun = 4 * kMr;
+/// gett() computes both column tiles of an N block of 2 at once over direct panels whose K step is
+/// a multiple of this many elements (512 bytes: a panel's lines then fall into 1/8 of L2's sets or
+/// fewer, and a second pass would reload them). Measured on TCCG intensli, side by side: steps of
+/// 2^9·odd and more bytes (02, 04, 05, 06, 08) 45 -> 49, 36 -> 40, 49 -> 48, 26 -> 30 and 31;
+/// steps of 64·odd bytes (01, 03) 47 -> 44 and 45.5 -> 44 (two passes from L2 are faster there).
+constexpr i64 kWideStepElements = 64;
 /// Rows of a group of C's rows (GettTables::c_groups): 8 values of C's innermost index × 8 of X's.
 constexpr i64 kGroupRows = 64;
 
@@ -339,6 +345,50 @@ constexpr std::array<MicroRow, 2> micro_rows() {
           micro_row<2, kToC, kDirect>(std::make_index_sequence<kNr>())};
 }
 
+/// The wide register tile: 8 rows by kNr + NR1 columns (both column tiles of an N block of at most
+/// 2·kNr), Σ_k a[k·x.lda + r]·b[k·kNr + j] from b0 (j < kNr) and b1 (j < NR1), into t0[j·kMr + r]
+/// and t1[j·kMr + r]: kNr + NR1 ≤ 28 accumulators, per k one vector load of a and kNr + NR1
+/// broadcasts. Each element of X is loaded once for both column tiles, where two 16-row tiles
+/// would load it twice, the second time from L2 or, where X's K step is a multiple of 4 KiB and
+/// a panel's lines share an L2 set, from memory again (TCCG intensli 06 and 08). Direct: lines
+/// of the next panel are fetched as micro_avx512() does.
+template <int NR1, bool kDirect>
+__attribute__((target("avx512f,fma"))) void micro_wide(i64 kc, const double* __restrict a, const DirectX& x,
+                                                       const double* __restrict b0, const double* __restrict b1,
+                                                       double* t0, double* t1) {
+  __m512d c0[kNr], c1[NR1];
+#pragma GCC unroll 16
+  for (int j = 0; j < kNr; ++j) c0[j] = _mm512_setzero_pd();
+#pragma GCC unroll 16
+  for (int j = 0; j < NR1; ++j) c1[j] = _mm512_setzero_pd();
+  for (i64 k = 0; k < kc; ++k, a += x.lda, b0 += kNr, b1 += kNr) {
+    const __m512d av = _mm512_loadu_pd(a);
+    if constexpr (kDirect) {
+      _mm_prefetch(reinterpret_cast<const char*>(a + x.next), _MM_HINT_T1);
+      _mm_prefetch(reinterpret_cast<const char*>(a + x.next + 7), _MM_HINT_T1);
+    }
+#pragma GCC unroll 16
+    for (int j = 0; j < kNr; ++j) c0[j] = _mm512_fmadd_pd(av, _mm512_set1_pd(b0[j]), c0[j]);
+#pragma GCC unroll 16
+    for (int j = 0; j < NR1; ++j) c1[j] = _mm512_fmadd_pd(av, _mm512_set1_pd(b1[j]), c1[j]);
+  }
+#pragma GCC unroll 16
+  for (int j = 0; j < kNr; ++j) _mm512_storeu_pd(t0 + j * kMr, c0[j]);
+#pragma GCC unroll 16
+  for (int j = 0; j < NR1; ++j) _mm512_storeu_pd(t1 + j * kMr, c1[j]);
+}
+
+using WideKernel = void (*)(i64, const double*, const DirectX&, const double*, const double*, double*, double*);
+
+template <bool kDirect, std::size_t... J>
+constexpr std::array<WideKernel, kNr> wide_row(std::index_sequence<J...>) {
+  return {&micro_wide<static_cast<int>(J) + 1, kDirect>...};
+}
+
+/// kWide[direct][NR1 - 1].
+constexpr std::array<std::array<WideKernel, kNr>, 2> kWide = {wide_row<false>(std::make_index_sequence<kNr>()),
+                                                              wide_row<true>(std::make_index_sequence<kNr>())};
+
 /// kMicro[direct][to C][V - 1][NR - 1]: the register tile of V vectors of rows by NR columns.
 constexpr std::array<std::array<std::array<MicroRow, 2>, 2>, 2> kMicro = {
     {{micro_rows<false, false>(), micro_rows<true, false>()}, {micro_rows<false, true>(), micro_rows<true, true>()}}};
@@ -521,7 +571,8 @@ void gett(const GettTables& t, double alpha, const double* X, const double* Y, d
   const auto [mc, kc, nc] = blocks;
   double* Ap = workspace_buffer(ws.a, mc * kc);
   double* Bp = workspace_buffer(ws.b, nc * kc);
-  alignas(64) double tile[kGroupRows / kMr * kMr * kNr];  // one tile, or a group's 4
+  alignas(64) double tile[kGroupRows / kMr * kMr * kNr];   // one tile, or a group's 4
+  alignas(64) double tile1[kGroupRows / kMr * kMr * kNr];  // the same of the second column tile (wide)
   std::vector<char> to_c(static_cast<std::size_t>(mc / kMr + 1)), direct(to_c.size());
   std::vector<i64> group(to_c.size()), next(to_c.size());  // of direct panels: DirectX
   // One K block writing a C larger than the caches: C is only written, once, so its lines skip
@@ -561,6 +612,34 @@ void gett(const GettTables& t, double alpha, const double* X, const double* Y, d
           const i64 rows = std::min(kMr, nrows - ir);
           to_c[static_cast<std::size_t>(ir / kMr)] = vec && rows % 8 == 0 && is_run(t.row_c.data() + ic + ir, rows);
         }
+#ifdef TCERT_HAVE_X86_KERNELS
+        // Two column tiles over a block with direct panels whose K step crowds L2's sets: both at
+        // once, X loaded once (micro_wide()).
+        if (any && lda % kWideStepElements == 0 && ncols > kNr && ncols <= 2 * kNr && nrows % 8 == 0) {
+          for (i64 ir = 0; ir < nrows; ir += kMr) {
+            const i64 rows = std::min(kMr, nrows - ir);
+            const auto q = static_cast<std::size_t>(ir / kMr);
+            const bool dx = direct[q];
+            const DirectX x = dx ? DirectX{lda, group[q], next[q]} : DirectX{kMr, 8, 0};
+            const double* a = dx ? X + t.row_x[ic + ir] + col_x[0] : Ap + ir * kk;
+            const i64 slot = groups ? ir / kMr % (kGroupRows / kMr) : 0;
+            double *t0 = tile + slot * kMr * kNr, *t1 = tile1 + slot * kMr * kNr;
+            for (i64 v = 0; v < rows / 8; ++v)
+              kWide[dx][static_cast<std::size_t>(ncols - kNr - 1)](kk, a + v * x.group, x, Bp, Bp + kNr * kk,
+                                                                   t0 + 8 * v, t1 + 8 * v);
+            for (const i64 jr : {i64{0}, kNr}) {
+              const i64 cols = std::min(kNr, ncols - jr);
+              if (!groups) {
+                update_tile(t, ic + ir, rows, jc + jr, cols, jr == 0 ? t0 : t1, alpha, b, vec, stream, C);
+              } else if (slot + 1 == kGroupRows / kMr) {
+                update_groups_avx512(jr == 0 ? tile : tile1, C, t.row_c.data() + ic + ir + kMr - kGroupRows,
+                                     t.col_c.data() + jc + jr, cols, alpha, b, stream);
+              }
+            }
+          }
+          continue;
+        }
+#endif
         for (i64 jr = 0; jr < ncols; jr += kNr) {
           for (i64 ir = 0; ir < nrows; ir += kMr) {
 #ifdef TCERT_HAVE_X86_KERNELS

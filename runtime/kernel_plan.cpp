@@ -244,12 +244,14 @@ Plan best_gett_plan(const Indexing& x, const Workspace& ws, bool c_written_once)
       // Or the same rows in groups of C's rows: X's panels read straight from X (K in X's
       // order), C written through register transposes. Only for few columns (kGroupsMaxCols),
       // where packing X costs most (TCCG intensli 03, 04, 07: 23-27 -> 36-45 GFLOP/s); with
-      // thousands (ccsd_t 34-45) chains are faster (47-50 against 35-40). And not where X's K
-      // steps are far apart (gett_chain_k_outer()): two runs of 8 per k from far-apart pages
-      // read slower than chains packed k-outer (intensli 06 and 08: 18 against 26).
+      // thousands (ccsd_t 34-45) chains are faster (47-50 against 35-40). Where X's K steps are
+      // far apart (gett_chain_k_outer()), only for up to 2 column tiles, which gett() computes
+      // at once (X loaded once): 16-row tiles reloading far-apart runs of 8 read slower than
+      // chains packed k-outer (intensli 06 and 08: 18 against 26; at once: 30-31).
       const std::vector<int> K_x = in_order_of(dims_x, x.K);
-      if (product(x.extent, S) <= kGroupsMaxCols && gett_groups(x.extent, R, dims_x, x.dims_C) &&
-          !gett_chain_k_outer(x.extent, K_x, dims_x))
+      const std::int64_t n = product(x.extent, S);
+      if (n <= kGroupsMaxCols && gett_groups(x.extent, R, dims_x, x.dims_C) &&
+          (n <= 2 * kGettNr || !gett_chain_k_outer(x.extent, K_x, dims_x)))
         consider(make_gett_plan(x, ws, c_written_once, rows_are_I, R, S, K_x, true));
     }
     // X's innermost index a row index: the rows in X's order make X's panels runs, read

@@ -423,7 +423,8 @@ TEST(Gett, ChainsOfTransposes) {
 // within one r range are read straight from X where the K block steps evenly (K blocks inside
 // k1), and packed where they straddle two (r = 24, 72) or the block does not step evenly (one K
 // block over k2 and k1). The model counts on direct panels from r = 64 on where r is not a
-// multiple of 16.
+// multiple of 16. N of 20 and 28 in blocks of 28 columns with K steps of 64 elements (r = 64):
+// both column tiles at once (micro_wide()).
 TEST(Gett, DirectPanelsReadXInPlace) {
   using tcert::detail::gett_direct_step;
   const std::int64_t even[] = {0, 37, 74, 111}, uneven[] = {0, 5, 10, 16}, aliased[] = {0, 256, 512};
@@ -433,30 +434,35 @@ TEST(Gett, DirectPanelsReadXInPlace) {
   EXPECT_EQ(gett_direct_step(uneven, 1, 14), tcert::detail::gett_vectorized() ? 1 : 0);
   EXPECT_EQ(gett_direct_step(aliased, 3, 28), tcert::detail::gett_vectorized() ? 256 : 0);  // 2 column tiles
   EXPECT_EQ(gett_direct_step(aliased, 3, 29), 0);  // more columns reuse it: 2 KiB steps alias in L2
-  for (const std::int64_t r : {24, 32, 72}) {
-    const std::vector<std::int64_t> extent = {3, r, 5, 3, 8};  // o r | j | k2 k1
+  for (const auto& [r, n] :
+       std::vector<std::array<std::int64_t, 2>>{{24, 5}, {32, 5}, {72, 5}, {24, 20}, {64, 20}, {64, 28}}) {
+    const std::vector<std::int64_t> extent = {3, r, n, 3, 8};  // o r | j | k2 k1
     const std::vector<int> rows = {0, 1}, cols = {2}, k = {3, 4};
     const std::vector<int> dims_x = {3, 0, 4, 1}, dims_y = {2, 3, 4}, dims_c = {2, 0, 1};
     const auto t = tcert::detail::gett_tables(extent, rows, cols, k, dims_x, dims_y, dims_c);
     ASSERT_EQ(t.x_chain, 0);
-    const GettBlocks inside_k1{32, 4, 14}, whole_k{192, 384, 2016};
-    EXPECT_EQ(tcert::detail::gett_direct(extent, rows, k, dims_x, inside_k1, 5),
+    const GettBlocks inside_k1{32, 4, 14}, whole_k{192, 384, 2016}, both_tiles{32, 4, 28};
+    EXPECT_EQ(tcert::detail::gett_direct(extent, rows, k, dims_x, inside_k1, n),
               r != 24 && tcert::detail::gett_vectorized());
-    EXPECT_FALSE(tcert::detail::gett_direct(extent, rows, k, dims_x, whole_k, 5));
-    const std::int64_t M = 3 * r, N = 5, K = 24;
+    EXPECT_FALSE(tcert::detail::gett_direct(extent, rows, k, dims_x, whole_k, n));
+    const std::int64_t M = 3 * r, N = n, K = 24;
     const auto X = random_values(M * K, 10), Y = random_values(N * K, 11), C0 = random_values(M * N, 12);
-    for (const GettBlocks& g : {inside_k1, whole_k}) {
+    for (const GettBlocks& g : {inside_k1, whole_k, both_tiles}) {
       tcert::Workspace ws;
       ws.gett_mc = g.mc, ws.gett_kc = g.kc, ws.gett_nc = g.nc;
       for (const double beta : {0.0, -0.5})
-        check_gett(t, ws, 2.0, beta, X, Y, C0, "r " + std::to_string(r) + ", kc " + std::to_string(g.kc));
+        check_gett(t, ws, 2.0, beta, X, Y, C0,
+                   "r " + std::to_string(r) + ", n " + std::to_string(n) + ", kc " + std::to_string(g.kc) + ", nc " +
+                       std::to_string(g.nc));
     }
   }
 }
 
 // Groups of C's rows: X's innermost index x and C's innermost c both row indices, the rows taken
 // as [o, x / 8, c, x % 8]: panels of two runs of 8 in X (direct where the K block steps evenly,
-// inside k2; packed where it does not), every 4 panels written to C through register transposes.
+// inside k2; packed where it does not), every 4 panels written to C through register transposes;
+// with N blocks of 17-28 columns (nc 28) and K steps of 64 elements (x = 64), both column tiles
+// at once (micro_wide()).
 TEST(Gett, GroupsOfCRows) {
   const std::vector<int> rows = {0, 1, 2}, cols = {3}, k = {4, 5};  // o x c | j | k1 k2
   const std::vector<int> dims_x = {2, 4, 0, 5, 1}, dims_y = {3, 4, 5}, dims_c = {3, 0, 1, 2};
@@ -464,26 +470,27 @@ TEST(Gett, GroupsOfCRows) {
   EXPECT_FALSE(tcert::detail::gett_groups({3, 12, 8, 5, 2, 4}, rows, dims_x, dims_c));  // x not a multiple of 8
   EXPECT_FALSE(tcert::detail::gett_groups({3, 16, 8, 5, 2, 4}, {0, 2, 1}, dims_x, dims_c));
   if (!tcert::detail::gett_vectorized()) GTEST_SKIP() << "groups need AVX-512";
-  for (const std::int64_t x : {16, 24}) {
-    for (const std::int64_t c : {8, 16}) {
-      const std::vector<std::int64_t> extent = {3, x, c, 5, 2, 4};
-      const auto t = tcert::detail::gett_tables(extent, rows, cols, k, dims_x, dims_y, dims_c, true);
-      ASSERT_TRUE(t.c_groups);
-      ASSERT_EQ(t.x_chain, 0);
-      const std::int64_t c_step_x = 2 * 3 * 4 * x;  // c's stride in X
-      EXPECT_EQ(t.row_x[7] - t.row_x[0], 7);        // [o, x / 8, c, x % 8]
-      EXPECT_EQ(t.row_x[8] - t.row_x[0], c_step_x);
-      EXPECT_EQ(t.row_c[8] - t.row_c[0], 1);
-      EXPECT_EQ(t.row_c[8 * c] - t.row_c[0], 8 * c);  // the next 8 values of x
-      const std::int64_t M = 3 * x * c, N = 5, K = 8;
-      const auto X = random_values(M * K, 13), Y = random_values(N * K, 14), C0 = random_values(M * N, 15);
-      for (const GettBlocks& g : {GettBlocks{64, 4, 14}, GettBlocks{16, 5, 28}, GettBlocks{192, 384, 2016}}) {
-        tcert::Workspace ws;
-        ws.gett_mc = g.mc, ws.gett_kc = g.kc, ws.gett_nc = g.nc, ws.gett_stream_bytes = 0;
-        for (const double beta : {0.0, 1.5})
-          check_gett(t, ws, -0.5, beta, X, Y, C0,
-                     "x " + std::to_string(x) + ", c " + std::to_string(c) + ", kc " + std::to_string(g.kc));
-      }
+  for (const auto& [x, c, n] : std::vector<std::array<std::int64_t, 3>>{
+           {16, 8, 5}, {16, 16, 5}, {24, 8, 5}, {24, 16, 5}, {16, 8, 24}, {64, 8, 24}, {64, 16, 17}}) {
+    const std::vector<std::int64_t> extent = {3, x, c, n, 2, 4};
+    const auto t = tcert::detail::gett_tables(extent, rows, cols, k, dims_x, dims_y, dims_c, true);
+    ASSERT_TRUE(t.c_groups);
+    ASSERT_EQ(t.x_chain, 0);
+    const std::int64_t c_step_x = 2 * 3 * 4 * x;  // c's stride in X
+    EXPECT_EQ(t.row_x[7] - t.row_x[0], 7);        // [o, x / 8, c, x % 8]
+    EXPECT_EQ(t.row_x[8] - t.row_x[0], c_step_x);
+    EXPECT_EQ(t.row_c[8] - t.row_c[0], 1);
+    EXPECT_EQ(t.row_c[8 * c] - t.row_c[0], 8 * c);  // the next 8 values of x
+    const std::int64_t M = 3 * x * c, N = n, K = 8;
+    const auto X = random_values(M * K, 13), Y = random_values(N * K, 14), C0 = random_values(M * N, 15);
+    for (const GettBlocks& g :
+         {GettBlocks{64, 4, 14}, GettBlocks{16, 5, 28}, GettBlocks{192, 384, 2016}, GettBlocks{64, 4, 28}}) {
+      tcert::Workspace ws;
+      ws.gett_mc = g.mc, ws.gett_kc = g.kc, ws.gett_nc = g.nc, ws.gett_stream_bytes = 0;
+      for (const double beta : {0.0, 1.5})
+        check_gett(t, ws, -0.5, beta, X, Y, C0,
+                   "x " + std::to_string(x) + ", c " + std::to_string(c) + ", n " + std::to_string(n) + ", kc " +
+                       std::to_string(g.kc) + ", nc " + std::to_string(g.nc));
     }
   }
 }
