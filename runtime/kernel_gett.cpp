@@ -349,9 +349,10 @@ constexpr std::array<MicroRow, 2> micro_rows() {
 /// 2·kNr), Σ_k a[k·x.lda + r]·b[k·kNr + j] from b0 (j < kNr) and b1 (j < NR1), into t0[j·kMr + r]
 /// and t1[j·kMr + r]: kNr + NR1 ≤ 28 accumulators, per k one vector load of a and kNr + NR1
 /// broadcasts. Each element of X is loaded once for both column tiles, where two 16-row tiles
-/// would load it twice, the second time from L2 or, where X's K step is a multiple of 4 KiB and
-/// a panel's lines share an L2 set, from memory again (TCCG intensli 06 and 08). Direct: lines
-/// of the next panel are fetched as micro_avx512() does.
+/// would load it twice: the second time from L2, or, where X's K step is a multiple of 512 bytes
+/// (kWideStepElements) and a panel's lines crowd a few of L2's sets, from memory again (TCCG
+/// intensli 06 and 08, steps of 384 KiB). Direct: lines of the next panel are fetched as
+/// micro_avx512() does.
 template <int NR1, bool kDirect>
 __attribute__((target("avx512f,fma"))) void micro_wide(i64 kc, const double* __restrict a, const DirectX& x,
                                                        const double* __restrict b0, const double* __restrict b1,
