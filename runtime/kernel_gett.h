@@ -97,12 +97,15 @@ std::int64_t gett_chain(const std::vector<std::int64_t>& extent, const std::vect
 /// gett_blocks(ws, t.x_chain, t.x_chain_k_outer, K) rows × K × columns, packed into ws.a (X)
 /// and ws.b (Y). With AVX-512, a panel of X whose rows are one or two runs of 8 in memory is
 /// read straight from X where the K block has a direct step (gett_direct_step()), and not
-/// packed; with t.c_groups, blocks hold multiples of 64 rows and every 4 panels' tiles go to C
-/// through register transposes; otherwise 8 rows of X or Y that are consecutive in memory are packed with vector copies, 8 rows × 8 consecutive k with a register transpose, chains of X's rows
-/// (t.x_chain: blocks then hold whole chains) with register transposes, anything else element
-/// by element; a register tile whose rows are a run in C is written from the registers, others
-/// through a tile buffer, 8 consecutive rows of C with vector instructions, stored past the
-/// caches where gett_streams(). Requires K ≥ 1.
+/// packed; where such a step is a multiple of 64 elements and the N block has two column tiles,
+/// an 8-row register tile computes both at once, loading X once; with t.c_groups, blocks hold
+/// multiples of 64 rows and every 4 panels' tiles go to C through register transposes.
+/// Otherwise 8 rows of X or Y that are consecutive in memory are packed with vector copies, 8
+/// rows × 8 consecutive k with a register transpose, chains of X's rows (t.x_chain: blocks then
+/// hold whole chains) with register transposes, anything else element by element. A register
+/// tile whose rows are a run in C is written from the registers, others through a tile buffer,
+/// 8 consecutive rows of C with vector instructions, stored past the caches where
+/// gett_streams(). Requires K ≥ 1.
 void gett(const GettTables& t, double alpha, const double* X, const double* Y, double beta, double* C, Workspace& ws);
 
 /// True when gett() runs its AVX-512 micro-kernel; otherwise it runs a portable one (correct,
