@@ -506,6 +506,16 @@ bool gett_chain_k_outer(const std::vector<i64>& extent, const std::vector<int>& 
   return !k.empty() && strides_by_id(extent, dims_x)[k.back()] >= kChainFarElements;
 }
 
+namespace {
+
+/// Whether panels read in place at a K step of `step` elements, reused by `cols` columns, keep
+/// their lines in L2 (gett_direct_step()).
+bool direct_step_fits(i64 step, i64 cols) {
+  return step > 0 && (cols <= kDirectAliasCols || step % kDirectAliasElements != 0);
+}
+
+}  // namespace
+
 i64 gett_direct_step(const i64* col_x, i64 kc, i64 cols) {
   if (!gett_vectorized() || kc < 1) return 0;
   if (kc == 1) return 1;  // one k: no step is taken
@@ -513,7 +523,7 @@ i64 gett_direct_step(const i64* col_x, i64 kc, i64 cols) {
   for (i64 k = 2; k < kc; ++k) {
     if (col_x[k] - col_x[k - 1] != step) return 0;
   }
-  return step > 0 && (cols <= kDirectAliasCols || step % kDirectAliasElements != 0) ? step : 0;
+  return direct_step_fits(step, cols) ? step : 0;
 }
 
 bool gett_groups(const std::vector<i64>& extent, const std::vector<int>& rows, const std::vector<int>& dims_x,
@@ -529,9 +539,25 @@ bool gett_direct(const std::vector<i64>& extent, const std::vector<int>& rows, c
   if (rows.empty() || dims_x.empty() || (!c_groups && dims_x.back() != rows.back())) return false;
   const i64 run = c_groups ? kMr : extent[rows.back()];  // panels straddle two runs only at multiples of it
   if (run % kMr != 0 && (run % 8 != 0 || run < kDirectLongRun)) return false;
-  const std::vector<i64> col_x = offsets(extent, k, dims_x);
-  const i64 kc = std::min<i64>(blocks.kc, static_cast<i64>(col_x.size()));
-  return gett_direct_step(col_x.data(), kc, std::min(blocks.nc, N)) > 0;
+  if (!gett_vectorized()) return false;
+  const i64 kc = std::min(blocks.kc, product(extent, k));
+  if (kc <= 1) return true;  // one k: no step is taken
+  // The first kc values of K's odometer (last id fastest; ids of one value take no step) advance
+  // by the innermost stride while they stay within its id, and on past it only where each id
+  // reached is merged with the one inside it in X (its stride that id's span times the step):
+  // what gett_direct_step() finds on the first block's offsets, without listing them.
+  const std::vector<i64> stride = strides_by_id(extent, dims_x);
+  i64 step = 0, span = 1;
+  for (std::size_t i = k.size(); i-- > 0 && span < kc;) {
+    if (extent[k[i]] == 1) continue;
+    if (step == 0) {
+      step = stride[k[i]];
+    } else if (stride[k[i]] != step * span) {
+      return false;
+    }
+    span *= extent[k[i]];
+  }
+  return direct_step_fits(step, std::min(blocks.nc, N));
 }
 
 GettBlocks gett_blocks(const Workspace& ws, i64 x_chain, bool k_outer, i64 K) {

@@ -445,6 +445,9 @@ TEST(Gett, DirectPanelsReadXInPlace) {
     EXPECT_EQ(tcert::detail::gett_direct(extent, rows, k, dims_x, inside_k1, n),
               r != 24 && tcert::detail::gett_vectorized());
     EXPECT_FALSE(tcert::detail::gett_direct(extent, rows, k, dims_x, whole_k, n));
+    // k2 just outside k1 in X: the two merge, so one K block over both steps evenly.
+    EXPECT_EQ(tcert::detail::gett_direct(extent, rows, k, {0, 3, 4, 1}, whole_k, n),
+              r != 24 && tcert::detail::gett_vectorized());
     const std::int64_t M = 3 * r, N = n, K = 24;
     const auto X = random_values(M * K, 10), Y = random_values(N * K, 11), C0 = random_values(M * N, 12);
     for (const GettBlocks& g : {inside_k1, whole_k, both_tiles}) {

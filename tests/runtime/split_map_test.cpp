@@ -1,5 +1,6 @@
-// tests/runtime/split_map_test.cpp — SplitMap::rows(): the odometer gives, for every range of flat rows, the parts row() gives one
-// row at a time, on a permuted tensor whose row group has three indices.
+// tests/runtime/split_map_test.cpp — SplitMap::rows(): the odometer gives, for every range of
+// flat rows, the parts row() gives one row at a time, on a permuted tensor whose row group has
+// three indices.
 #include <gtest/gtest.h>
 
 #include <algorithm>
