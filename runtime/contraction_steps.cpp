@@ -1,4 +1,5 @@
 // runtime/contraction_steps.cpp — the phases executors share: compute record, write-out, verify.
+#include <algorithm>
 #include <cmath>
 #include <tuple>
 
@@ -13,6 +14,7 @@
 #include "runtime/memory.h"
 #include "runtime/npy.h"
 #include "runtime/random.h"
+#include "runtime/split_map.h"
 
 namespace tcert {
 
@@ -107,6 +109,30 @@ void store_version(Run& run, const TensorBinding& tensor, std::size_t row_count,
 void write_result(Run& run, const GemmSpec& spec, bool owns, const ResultVisitor& visit) {
   PhaseScope phase(Phase::Redistribute);  // Gao et al. §2.3 stage 3
   store_version(run, spec.C, spec.I.indices.size(), owns, visit);
+}
+
+void write_result_block(Run& run, const GemmSpec& spec, bool owns, i64 row0, i64 col0, i64 cols, i64 first, i64 end,
+                        const double* block) {
+  PhaseScope phase(Phase::Redistribute);  // Gao et al. §2.3 stage 3
+  DirectResult result(run, spec.C.shape, owns);
+  result.commit(run.context(), [&] {
+    if (!owns || end <= first) return;
+    SplitMap map(spec.C, extents_of(spec.I), extents_of(spec.J));
+    std::vector<std::uint64_t> col_part(static_cast<std::size_t>(cols));
+    for (i64 c = 0; c < cols; ++c) col_part[static_cast<std::size_t>(c)] = map.col(col0 + c);
+    double* const out = result.data();
+    RunCounter requests;
+    MappedWalk walk(kMappedPageBytes);
+    for_each_run_of_view(
+        first, end - first, cols, col_part, consecutive_runs(col_part), [&](i64 r) { return map.row(row0 + r); },
+        [&](std::uint64_t at, std::size_t n, i64 e) {
+          requests.span(at, n);
+          result.wrote_span(walk, at, n);
+          std::copy_n(block + first + e, n, out + at);
+        });
+    counters().add_disk_write(8 * static_cast<std::uint64_t>(end - first));  // into C's file (mapped)
+    requests.add();
+  });
 }
 
 void keep_result(Run& run, const GemmSpec& spec, Placement placement, std::unique_ptr<TiledMatrix> file) {

@@ -52,6 +52,14 @@ void store_version(Run& run, const TensorBinding& tensor, std::size_t row_count,
 /// §2.3 stage 3). Collective.
 void write_result(Run& run, const GemmSpec& spec, bool owns, const ResultVisitor& visit);
 
+/// write_result() for a rank whose elements of C are one range of a row-major block of C's GEMM
+/// view: element e of [first, end) is C(row0 + e / cols, col0 + e % cols) (flat row and column
+/// values of I and J) with value block[e]. Copies each piece that is consecutive in C's file at
+/// once (for_each_run_of_view) and counts the same bytes and disk requests as write_result()
+/// visiting the elements in that order (one transfer). Collective.
+void write_result_block(Run& run, const GemmSpec& spec, bool owns, std::int64_t row0, std::int64_t col0,
+                        std::int64_t cols, std::int64_t first, std::int64_t end, const double* block);
+
 // --- the hand-off: results kept on the ranks (Run::keep) ---
 /// Keeps C on the ranks in `placement` (this rank's part in `file`, null when it holds none)
 /// instead of writing it to the store (spec.keep_result). With --verify also stores a shadow

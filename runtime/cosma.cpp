@@ -112,17 +112,16 @@ void CosmaGemm::load() {
       if (length == 0) continue;
       col_part.resize(static_cast<std::size_t>(cols));
       for (i64 c = 0; c < cols; ++c) col_part[static_cast<std::size_t>(c)] = map.col(K0_ + slice_start(j) + c);
-      i64 r = start / cols, c = start % cols;  // the slice's row and column of element `start`
-      std::uint64_t row_part = map.row(first_row + r);
+      const auto runs = consecutive_runs(col_part);
       for (i64 done = 0; done < length; done += kChunk) {
         const i64 len = std::min(kChunk, length - done);
         double* const out = resident ? slice[j].data() + start + done : chunk.data();
-        for (i64 e = 0; e < len; ++e) {
-          const std::uint64_t linear = row_part + col_part[static_cast<std::size_t>(c)];
-          requests.at(linear);
-          out[e] = src(linear);
-          if (++c == cols && ++r < rows) c = 0, row_part = map.row(first_row + r);
-        }
+        for_each_run_of_view(
+            start + done, len, cols, col_part, runs, [&](i64 r) { return map.row(first_row + r); },
+            [&](std::uint64_t at, std::size_t n, i64 e) {
+              requests.span(at, n);
+              src.copy(at, n, out + e);
+            });
         if (!resident)
           file.write(chunk.data(), offsets[static_cast<std::size_t>(j)] + static_cast<std::uint64_t>(done),
                      static_cast<std::size_t>(len));
@@ -142,14 +141,12 @@ void CosmaGemm::load() {
   std::vector<std::uint64_t> col_part(static_cast<std::size_t>(Jy_));
   for (i64 c = 0; c < Jy_; ++c) col_part[static_cast<std::size_t>(c)] = map_C.col(J0_ + c);
   RunCounter requests;
-  double* out = C_.data();
-  for (i64 r = 0; r < Ix_; ++r) {
-    const std::uint64_t row_part = map_C.row(I0_ + r);
-    for (const std::uint64_t col : col_part) {
-      requests.at(row_part + col);
-      *out++ = (*c0)(row_part + col);
-    }
-  }
+  for_each_run_of_view(
+      0, Ix_ * Jy_, Jy_, col_part, consecutive_runs(col_part), [&](i64 r) { return map_C.row(I0_ + r); },
+      [&](std::uint64_t at, std::size_t n, i64 e) {
+        requests.span(at, n);
+        c0->copy(at, n, C_.data() + e);
+      });
   counters().add_disk_read(8 * static_cast<std::uint64_t>(Ix_ * Jy_));  // taken from C's file
   requests.add();
 }
@@ -281,17 +278,6 @@ void CosmaGemm::reduce_scatter_C() {
 
 // ---- write-out and verification: rank (x,y,z) owns piece z of the C block (x,y) ------------
 
-void CosmaGemm::for_each_owned(const std::function<void(const i64*, const i64*, double)>& visit) {
-  const std::vector<i64> eI = extents_of(spec_.I), eJ = extents_of(spec_.J);
-  std::vector<i64> iv(eI.size() + 1), jv(eJ.size() + 1);
-  const i64 start = piece_start(Ix_ * Jy_, pk_, z_), end = start + piece(Ix_ * Jy_, pk_, z_);
-  for (i64 e = start; e < end; ++e) {  // the reduced piece, in the C block
-    unflatten(I0_ + e / Jy_, eI, iv.data());
-    unflatten(J0_ + e % Jy_, eJ, jv.data());
-    visit(iv.data(), jv.data(), C_[static_cast<std::size_t>(e)]);
-  }
-}
-
 std::optional<double> CosmaGemm::lookup(const i64* row_values, const i64* col_values) {
   const i64 i = flatten(row_values, extents_of(spec_.I)), j = flatten(col_values, extents_of(spec_.J));
   const i64 x = part_of(m_, pm_, i), y = part_of(n_, pn_, j);
@@ -303,7 +289,8 @@ std::optional<double> CosmaGemm::lookup(const i64* row_values, const i64* col_va
 
 void CosmaGemm::finish() {
   const Volumes before = redistribution_now();
-  write_result(run_, spec_, active_, [&](const auto& visit, const auto&) { for_each_owned(visit); });  // one transfer
+  const i64 start = piece_start(Ix_ * Jy_, pk_, z_), end = start + piece(Ix_ * Jy_, pk_, z_);
+  write_result_block(run_, spec_, active_, I0_, J0_, Jy_, start, end, C_.data());  // the reduced piece
   redistribution_ += redistribution_now() - before;
   record_redistribution(run_, redistribution_);
   verify_result(run_, spec_, active_, [&](const i64* rv, const i64* cv) { return lookup(rv, cv); });

@@ -105,7 +105,6 @@ class CosmaGemm {
   std::vector<std::size_t> piece_counts(i64 rows, i64 j, i64 ways) const;
   i64 slice_start(i64 j) const;  // first column of slice j within K_z
   void load();
-  void for_each_owned(const std::function<void(const i64*, const i64*, double)>& visit);
   std::optional<double> lookup(const i64* row_values, const i64* col_values);
 
   Run& run_;

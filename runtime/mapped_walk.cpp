@@ -41,6 +41,12 @@ bool ResidentGuard::touched(std::uint64_t bytes, std::uint64_t accesses) {
   return now >= base_ + limit_;
 }
 
+bool ResidentGuard::due() {
+  const std::lock_guard<std::mutex> lock(check_);
+  checked_ = resident_file_bytes();
+  return checked_ >= base_ + limit_;
+}
+
 void ResidentGuard::dropped() {
   const std::lock_guard<std::mutex> lock(check_);
   base_ = checked_ = resident_file_bytes();

@@ -71,6 +71,9 @@ class ResidentGuard {
   /// should drop its mappings' resident pages now, and then call dropped(). A span counts as the
   /// accesses an element-by-element walk would have made, so the checks come as often.
   bool touched(std::uint64_t bytes, std::uint64_t accesses = 1);
+  /// Whether a drop is due now, whatever the accesses since the last check: the resident
+  /// file-backed bytes have grown by `limit` since the last drop (one resident_file_bytes()).
+  bool due();
   /// After the caller's drop: the current level becomes the base of the next growth.
   void dropped();
 

@@ -78,7 +78,7 @@ void bound_heap_threshold() {
 
 void release_free_heap() {
 #if defined(__GLIBC__)
-  ::malloc_trim(0);
+  if (::mallinfo2().fordblks >= kKeptFreeHeapBytes) ::malloc_trim(0);
 #endif
 }
 

@@ -44,13 +44,18 @@ class MemoryBudget {
 /// The budget of this process.
 MemoryBudget& budget();
 
+/// Free heap memory (bytes) that release_free_heap() leaves in place: 8 MiB.
+inline constexpr std::size_t kKeptFreeHeapBytes = std::size_t{8} << 20;
+
 /// Gives the heap's free memory back to the system (glibc's malloc_trim: the top of each arena
-/// and its free pages inside; nothing elsewhere). glibc raises its mmap threshold to the largest
+/// and its free pages inside; nothing elsewhere) when it holds kKeptFreeHeapBytes or more
+/// (mallinfo2's fordblks), else nothing: the next step's buffers then reuse pages that are
+/// already resident instead of faulting in zeroed ones (trimming at every step cost tcec-ccsd
+/// ~500 page faults per step on H2O/cc-pVDZ). glibc raises its mmap threshold to the largest
 /// block freed so far (up to 32 MiB), after which large buffers come from the heaps of its
 /// arenas and may stay resident after they are freed, by an amount that depends on how the
-/// threads interleave: up to 20 MB above the budget per rank in the e2e tests. Run::end_step()
-/// calls it. (Fixing the threshold lower, at 256 KiB, would cost an mmap, page faults and an
-/// munmap for every buffer above it: 15% of tcec-ccsd's time on H2O/cc-pVDZ.)
+/// threads interleave: up to 20 MB above the budget per rank in the e2e tests, hence
+/// bound_heap_threshold(). Run::end_step() calls it.
 void release_free_heap();
 
 /// Makes heap blocks of 1 MiB or more their own mappings, given back when freed (glibc; nothing

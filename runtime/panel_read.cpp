@@ -8,6 +8,10 @@
 
 namespace tcert {
 
+namespace {
+constexpr std::size_t kRowsAhead = 8;  // rows between a prefetch and the copy that uses it
+}  // namespace
+
 std::int64_t read_panel_rows(Run& run, SplitMap& map, const ElementSource& src, std::span<const RowRange> rows,
                              std::int64_t k0, std::int64_t kc, double* out) {
   std::vector<std::uint64_t> cols(static_cast<std::size_t>(kc));
@@ -17,10 +21,15 @@ std::int64_t read_panel_rows(Run& run, SplitMap& map, const ElementSource& src, 
   MappedWalk walk(kFaultAroundBytes);
   double* const begin = out;
   const auto runs = consecutive_runs(cols);
-  std::vector<std::uint64_t> parts;  // the rows' parts of the linear index
+  std::vector<std::uint64_t> parts;       // the rows' parts of the linear index
+  const double* const data = src.data();  // mapped: fetch rows ahead (null: computed elements)
   for (const auto& [first, count] : rows) {
     map.rows(first, count, parts);
-    for (const std::uint64_t row : parts) {
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+      const std::uint64_t row = parts[i];
+      // Rows of a panel are far apart in the file, and each gives a short run: without a
+      // prefetch every row waits for its line (a chunk of 2 columns of v_pppp: 18 ns per row).
+      if (data != nullptr && i + kRowsAhead < parts.size()) __builtin_prefetch(data + parts[i + kRowsAhead] + cols[0]);
       for (const auto& [c, n] : runs) {
         requests.span(row + cols[c], n);
         run.touched_span(walk, row + cols[c], n);

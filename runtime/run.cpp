@@ -187,8 +187,10 @@ ElementSource Run::input(const TensorShape& tensor) {
 }
 
 void Run::end_step() {
-  for (const auto& [path, reader] : inputs_) reader->drop_pages();
-  mapped_guard_.dropped();
+  if (mapped_guard_.due()) {
+    for (const auto& [path, reader] : inputs_) reader->drop_pages();
+    mapped_guard_.dropped();
+  }
   release_free_heap();
 }
 

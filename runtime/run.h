@@ -164,9 +164,11 @@ class Run {
   /// not `tensor`'s ("input NAME has shape … but the program expects …").
   ElementSource read_npy(const std::string& path, const TensorShape& tensor);
   /// Ends a step: drops the resident pages of every mapped input and store version this run
-  /// reads (NpyReader::drop_pages()), so that what one step touched does not stay in the
-  /// process's memory through the next, and gives the heap's free memory back
-  /// (release_free_heap()). Sources from input() stay valid.
+  /// reads (NpyReader::drop_pages()) when they have grown by kMappedDropBytes since the last
+  /// drop (ResidentGuard::due()), so that what the steps touched stays within the bound that
+  /// holds inside a step, while small tensors that every step reads stay mapped from one step to
+  /// the next; and gives the heap's free memory back (release_free_heap()). Sources from input()
+  /// stay valid.
   void end_step();
   /// Notes a read through input()'s or read_npy()'s mappings that may have made `bytes` newly
   /// resident (MappedWalk; 0: none) and, when the process's resident file-backed pages have

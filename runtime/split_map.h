@@ -75,6 +75,31 @@ inline std::vector<std::pair<std::size_t, std::size_t>> consecutive_runs(const s
   return runs;
 }
 
+/// Elements [first, first + count) of a row-major view of `cols` columns (element e is row
+/// e / cols, column e % cols) as the pieces that are consecutive in the tensor: for each row
+/// met, row_part(row) (its SplitMap::row()), then per run of `runs` (consecutive_runs() of
+/// col_part, the columns' parts) clipped to the range, visit(linear index of the piece's first
+/// element, its length, its position in the range). Pieces come in the range's order, so a
+/// RunCounter fed visit's (index, length) spans counts what an element-by-element pass would.
+template <class RowPart, class Visit>
+void for_each_run_of_view(std::int64_t first, std::int64_t count, std::int64_t cols,
+                          const std::vector<std::uint64_t>& col_part,
+                          const std::vector<std::pair<std::size_t, std::size_t>>& runs, RowPart&& row_part,
+                          Visit&& visit) {
+  std::int64_t row = first / cols, c = first % cols, done = 0;
+  while (done < count) {
+    const std::uint64_t part = row_part(row);
+    const std::int64_t end = std::min(cols, c + (count - done));
+    for (const auto& [c0, n] : runs) {
+      const auto lo = std::max<std::int64_t>(c, static_cast<std::int64_t>(c0)),
+                 hi = std::min<std::int64_t>(end, static_cast<std::int64_t>(c0 + n));
+      if (lo >= hi) continue;
+      visit(part + col_part[static_cast<std::size_t>(lo)], static_cast<std::size_t>(hi - lo), done + (lo - c));
+    }
+    done += end - c, ++row, c = 0;
+  }
+}
+
 /// The length of part p of a balanced split of n into g parts (the first n mod g parts one
 /// longer; costmodel/partition.h piece()). Precondition: g >= 1, 0 <= p < g.
 inline std::int64_t piece(std::int64_t n, std::int64_t g, std::int64_t p) { return n / g + (p < n % g ? 1 : 0); }

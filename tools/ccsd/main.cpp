@@ -47,7 +47,7 @@ struct Args {
   std::string integrals, equations, machine, scratch;
   double conv = 1e-10;
   int max_iter = 100, diis = 8;
-  bool keep = false, quiet = false, resume = false;
+  bool keep = false, quiet = false, resume = false, timings = false;
 };
 
 double read_scalar(const std::string& path) {
@@ -160,13 +160,22 @@ int solve(const Args& a, MPI_Comm comm) {
   options.quiet = true;
   options.record_steps = false;  // no trace, no summary: skip the per-step gathers of measured figures
   bool converged = false;
-  if (rank == 0 && !a.quiet)
-    std::printf("%4s  %20s  %12s  %12s  %8s\n", "iter", "energy (Eh)", "delta E", "|residual|", "s");
+  if (rank == 0 && !a.quiet) {
+    std::printf("%4s  %20s  %12s  %12s  %8s", "iter", "energy (Eh)", "delta E", "|residual|", "s");
+    if (a.timings) std::printf("  %8s  %8s  %8s  %8s  %8s", "t1 s", "t2 s", "update s", "e s", "other s");
+    std::printf("\n");
+  }
   for (int it = first; it <= a.max_iter && !converged; ++it) {
     const auto t0 = clock();
+    // --timings: seconds of the T1 and T2 residuals, the update (norm, Jacobi, DIIS), the energy
+    double phase[4] = {};
+    auto lap = clock();
+    const auto end_phase = [&](int which) { phase[which] = since(lap), lap = clock(); };
     files["t_ph"] = {t.t1, ""}, files["t_pphh"] = {t.t2, ""};
     check(residuals.call(Residuals::T1, comm, files, r.t1, options), "ccsd_t1");
+    end_phase(0);
     check(residuals.call(Residuals::T2, comm, files, r.t2, options), "ccsd_t2");
+    end_phase(1);
     const double norm = std::sqrt(ops.dot(r, r));
     // Files of this iteration are new names: the last checkpoint's files stay intact.
     ops.jacobi(t, r, diis.amplitudes_of(it), diis.error_of(it));
@@ -178,8 +187,10 @@ int solve(const Args& a, MPI_Comm comm) {
       t = {in_work(fmt::format("tx{}_ph.npy", it)), in_work(fmt::format("tx{}_pphh.npy", it))};
       ops.combine(c, diis.amplitudes(), t);
     }
+    end_phase(2);
     files["t_ph"] = {t.t1, ""}, files["t_pphh"] = {t.t2, ""};
     check(residuals.call(Residuals::Energy, comm, files, in_work("e.npy"), options), "ccsd_e");
+    end_phase(3);
     const double next = read_scalar(in_work("e.npy"));
     const double delta = next - energy;
     energy = next;
@@ -197,7 +208,12 @@ int solve(const Args& a, MPI_Comm comm) {
         if (entry.path().filename().string().rfind("tx", 0) == 0 && path != t.t1 && path != t.t2) fs::remove(path);
       }
       if (!a.quiet) {
-        std::printf("%4d  %20.12f  %12.3e  %12.3e  %8.3f\n", it, energy, delta, norm, since(t0));
+        const double seconds = since(t0);
+        std::printf("%4d  %20.12f  %12.3e  %12.3e  %8.3f", it, energy, delta, norm, seconds);
+        if (a.timings)
+          std::printf("  %8.3f  %8.3f  %8.3f  %8.3f  %8.3f", phase[0], phase[1], phase[2], phase[3],
+                      seconds - phase[0] - phase[1] - phase[2] - phase[3]);
+        std::printf("\n");
         std::fflush(stdout);
       }
     }
@@ -246,6 +262,9 @@ int main(int argc, char** argv) {
   app.add_flag("--resume", a.resume,
                "continue from the checkpoint in SCRATCH/tcec-ccsd (same integrals, equations, machine)");
   app.add_flag("--quiet", a.quiet, "print only the final energy");
+  app.add_flag("--timings", a.timings,
+               "split each iteration's seconds: the T1 and T2 residuals, the update (norm, Jacobi, DIIS), the "
+               "energy, and the rest (checkpoint, sync)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
