@@ -9,6 +9,7 @@
 
 #include "runtime/contraction_steps.h"
 #include "runtime/counters.h"
+#include "runtime/direct_result.h"
 #include "runtime/error.h"
 #include "runtime/io_worker.h"
 #include "runtime/kernel.h"
@@ -23,6 +24,21 @@ namespace {
 using i64 = std::int64_t;
 
 constexpr i64 kChunk = i64{1} << 16;  // elements per chunk of a streamed round's load
+
+/// Counts the disk requests of one pass over the GEMM view of tensor `t` (rows of `row_extents`
+/// × columns of `col_extents`, row-major) as one transfer: the runs a copy of it in that order
+/// would make (the load's and the store's passes in local mode, which move nothing).
+void count_pass(const TensorBinding& t, const std::vector<i64>& row_extents, const std::vector<i64>& col_extents) {
+  SplitMap map(t, row_extents, col_extents);
+  const i64 rows = product(row_extents), cols = product(col_extents);
+  std::vector<std::uint64_t> col_part(static_cast<std::size_t>(cols));
+  for (i64 c = 0; c < cols; ++c) col_part[static_cast<std::size_t>(c)] = map.col(c);
+  RunCounter requests;
+  for_each_run_of_view(
+      0, rows * cols, cols, col_part, consecutive_runs(col_part), [&](i64 r) { return map.row(r); },
+      [&](std::uint64_t at, std::size_t n, i64) { requests.span(at, n); });
+  requests.add();
+}
 
 }  // namespace
 
@@ -55,6 +71,15 @@ CosmaGemm::CosmaGemm(Run& run, GemmSpec spec) : run_(run), spec_(std::move(spec)
     redistribution_ = redistribution_now() - before;
   }
   const std::string prefix = fmt::format("c{}_", run_.next_contraction());
+  // Local mode (cosma.h): one rank's whole product in memory, its operands read in place.
+  local_ = used == 1 && rounds() == 1 && run_.input(spec_.A.shape).data() != nullptr &&
+           run_.input(spec_.B.shape).data() != nullptr;
+  if (local_) {
+    const Volumes before = redistribution_now();
+    load_local();
+    redistribution_ += redistribution_now() - before;
+    return;
+  }
   if (!active_) return;
   if (rounds() > buffers()) {  // only rounds >= buffers() stream from the local disk
     A_file_ = DiskFile(run_.scratch().path(prefix + "A.bin"));
@@ -151,6 +176,47 @@ void CosmaGemm::load() {
   requests.add();
 }
 
+void CosmaGemm::load_local() {
+  PhaseScope phase(Phase::Redistribute);                           // Gao et al. §2.3 stage 1
+  const std::optional<ElementSource> c0 = initial_C(run_, spec_);  // before the new version
+  result_ = std::make_unique<DirectResult>(run_, spec_.C.shape, active_);
+  if (!active_) return;
+  workspace_ = Reservation(8 * static_cast<std::uint64_t>(m_ * k_ + n_ * k_ + m_ * n_),
+                           "A and B slices and C block (the tile kernel's workspace)");
+  const std::vector<i64> eI = extents_of(spec_.I), eJ = extents_of(spec_.J), eK = extents_of(spec_.K);
+  count_pass(spec_.A, eI, eK);  // the kernel reads them in place: the load's passes
+  count_pass(spec_.B, eJ, eK);
+  counters().add_disk_read(8 * static_cast<std::uint64_t>(m_ * k_ + n_ * k_));
+  if (!c0) return;  // the new file starts at zero
+  from_C0_ = true;
+  c0->copy(0, static_cast<std::size_t>(m_ * n_), result_->data());  // the same shape: the whole tensor
+  count_pass(spec_.C, eI, eJ);
+  counters().add_disk_read(8 * static_cast<std::uint64_t>(m_ * n_));  // taken from C's file
+}
+
+void CosmaGemm::multiply_local() {
+  if (!active_) return;
+  ContractionLayout layout;
+  layout.extents_I = extents_of(spec_.I), layout.extents_J = extents_of(spec_.J),
+  layout.extents_K = extents_of(spec_.K);
+  layout.perm_A = spec_.A.perm, layout.perm_B = spec_.B.perm, layout.perm_C = spec_.C.perm;
+  const Stopwatch clock;  // kernel busy time, as gemm_tile counts its own
+  contract(layout, spec_.alpha, run_.input(spec_.A.shape).data(), run_.input(spec_.B.shape).data(),
+           from_C0_ ? 1.0 : 0.0, result_->data(), run_.kernel_workspace());
+  counters().add_kernel_time(clock.seconds());
+}
+
+void CosmaGemm::finish_local() {
+  const Volumes before = redistribution_now();
+  if (active_) {
+    PhaseScope phase(Phase::Redistribute);  // Gao et al. §2.3 stage 3: C was written in place
+    count_pass(spec_.C, extents_of(spec_.I), extents_of(spec_.J));
+    counters().add_disk_write(8 * static_cast<std::uint64_t>(m_ * n_));
+  }
+  redistribution_ += redistribution_now() - before;
+  finish_in_place(run_, spec_, *result_, redistribution_, active_, [](const i64*, const i64*) { return true; });
+}
+
 void CosmaGemm::compute(const std::function<void()>& body) {
   compute_phase(run_, spec_, progress_, [&] {
     first_round_ = static_cast<i64>(run_.resume_within(static_cast<std::uint64_t>(rounds()), partial_C()));
@@ -185,19 +251,21 @@ void CosmaGemm::read_own_pieces(i64 j) {
 
 void CosmaGemm::read_slices(i64 j) {
   round_ = j;
-  if (active_) read_own_pieces(j);
+  if (active_ && !local_) read_own_pieces(j);
 }
 
 void CosmaGemm::allgather_A() {
-  if (active_) ring_allgatherv(*ring_A_, A_slice(round_), piece_counts(Ix_, round_, pn_));
+  if (active_ && !local_) ring_allgatherv(*ring_A_, A_slice(round_), piece_counts(Ix_, round_, pn_));
 }
 
 void CosmaGemm::allgather_B() {
-  if (active_) ring_allgatherv(*ring_B_, B_slice(round_), piece_counts(Jy_, round_, pm_));
+  if (active_ && !local_) ring_allgatherv(*ring_B_, B_slice(round_), piece_counts(Jy_, round_, pm_));
 }
 
 void CosmaGemm::multiply() {
-  if (active_) {
+  if (local_) {
+    multiply_local();
+  } else if (active_) {
     const auto cols = static_cast<std::size_t>(slice_cols(round_));
     gemm_tile(static_cast<std::size_t>(Ix_), static_cast<std::size_t>(Jy_), cols, spec_.alpha, A_slice(round_), cols,
               B_slice(round_), cols, 1.0, C_.data(), static_cast<std::size_t>(Jy_));
@@ -207,7 +275,9 @@ void CosmaGemm::multiply() {
 
 void CosmaGemm::gather_A_and_multiply() {
   const i64 now = round_, next = round_ + 1;
-  if (active_) {
+  if (local_) {
+    multiply_local();
+  } else if (active_) {
     const i64 cols = slice_cols(now), total = Ix_ * cols;
     const std::vector<std::size_t> counts = piece_counts(Ix_, now, pn_);
     double* const A = A_slice(now);
@@ -270,7 +340,7 @@ void CosmaGemm::gather_A_and_multiply() {
 }
 
 void CosmaGemm::reduce_scatter_C() {
-  if (!active_) return;
+  if (!active_ || local_) return;
   std::vector<std::size_t> counts;
   for (i64 q = 0; q < pk_; ++q) counts.push_back(static_cast<std::size_t>(piece(Ix_ * Jy_, pk_, q)));
   ring_reduce_scatter(*ring_C_, C_.data(), counts, A_[0].span());  // the A slice buffer is free now
@@ -288,6 +358,7 @@ std::optional<double> CosmaGemm::lookup(const i64* row_values, const i64* col_va
 }
 
 void CosmaGemm::finish() {
+  if (local_) return finish_local();
   const Volumes before = redistribution_now();
   const i64 start = piece_start(Ix_ * Jy_, pk_, z_), end = start + piece(Ix_ * Jy_, pk_, z_);
   write_result_block(run_, spec_, active_, I0_, J0_, Jy_, start, end, C_.data());  // the reduced piece

@@ -17,6 +17,13 @@
 //   (x,y,·): piece z of the I_x × J_y block ends on (x,y,z), in memory, and finish() writes
 //   it to the result's file. (C's old values, for a statement adding to them, start rank
 //   (x,y,0)'s C block, read in the load phase.)
+// Local mode: where the plan is one rank's whole product in memory (grid 1 × 1 × 1, one round)
+// and A's and B's sources are mapped files (not generated), the tile kernel (contract(), GETT or
+// TTGT) reads A and B in place and writes C straight into the result's new file, started from C's
+// old values when the statement adds to them: no slice copies, no C block. The counts are the
+// schedule's all the same (each operand's elements taken once, C read and written once, the disk
+// requests of the same passes), and the slices and the block the plan budgets are charged to
+// budget() as a Reservation for the kernel's workspace, which they bound.
 // Units: elements unless a name says bytes.
 #pragma once
 
@@ -36,6 +43,8 @@
 
 namespace tcert {
 
+class DirectResult;
+
 class CosmaGemm {
  public:
   /// The load phase: puts this rank's pieces of the A and B slices of rounds < buffers()
@@ -47,6 +56,8 @@ class CosmaGemm {
   CosmaGemm(const CosmaGemm&) = delete;
   CosmaGemm& operator=(const CosmaGemm&) = delete;
 
+  /// Whether the step runs in local mode (the header): the same on every rank.
+  bool local() const { return local_; }
   /// t, the rounds along K.
   std::int64_t rounds() const { return std::get<CosmaSpec>(spec_.method).rounds; }
   /// b, the slice buffers per operand (1 for one round, 2 for several: double buffering);
@@ -105,11 +116,17 @@ class CosmaGemm {
   std::vector<std::size_t> piece_counts(i64 rows, i64 j, i64 ways) const;
   i64 slice_start(i64 j) const;  // first column of slice j within K_z
   void load();
+  /// Local mode (the header): counts the load's passes, starts the result's new file (from C's
+  /// old values when spec.accumulate) and charges the reservation. Collective (the new file).
+  void load_local();
+  void multiply_local();  // C += alpha · A · Bᵀ by contract(), into the new file
+  void finish_local();    // counts stage 3's pass and commits the new file (finish_in_place)
   std::optional<double> lookup(const i64* row_values, const i64* col_values);
 
   Run& run_;
   GemmSpec spec_;
   bool active_ = false;
+  bool local_ = false;  // local mode (the header); the same on every rank
   i64 pm_ = 1, pn_ = 1, pk_ = 1, x_ = 0, y_ = 0, z_ = 0;
   i64 m_ = 1, n_ = 1, k_ = 1;     // |I|, |J|, |K|
   i64 Ix_ = 0, Jy_ = 0, Kz_ = 0;  // this rank's block sizes
@@ -118,8 +135,11 @@ class CosmaGemm {
   i64 first_round_ = 0;                             // first_round()
   std::vector<std::uint64_t> A_offset_, B_offset_;  // file offset of slice j's own piece
   std::unique_ptr<Context> ring_A_, ring_B_, ring_C_;
-  DiskFile A_file_, B_file_;  // own pieces of the streamed rounds (open only when t > b)
-  Buffer A_[2], B_[2], C_;    // slice buffers of round j are [j mod 2] (two only for several rounds)
+  DiskFile A_file_, B_file_;              // own pieces of the streamed rounds (open only when t > b)
+  Buffer A_[2], B_[2], C_;                // slice buffers of round j are [j mod 2] (two only for several rounds)
+  Reservation workspace_;                 // local mode: the slices and the block the plan budgets
+  std::unique_ptr<DirectResult> result_;  // local mode: C's new version, written in place
+  bool from_C0_ = false;                  // local mode: the new file started from C's old values
   std::unique_ptr<Progress> progress_;
   Volumes redistribution_;  // this rank's stage 1 (load) and stage 3 (store) bytes
 };

@@ -53,6 +53,20 @@ void Buffer::release() noexcept {
   size_ = 0;
 }
 
+Reservation::Reservation(std::uint64_t bytes, std::string_view what) : bytes_(bytes) { budget().acquire(bytes, what); }
+
+Reservation::Reservation(Reservation&& other) noexcept : bytes_(std::exchange(other.bytes_, 0)) {}
+
+Reservation& Reservation::operator=(Reservation&& other) noexcept {
+  if (this != &other) {
+    budget().release(bytes_);
+    bytes_ = std::exchange(other.bytes_, 0);
+  }
+  return *this;
+}
+
+Reservation::~Reservation() { budget().release(bytes_); }
+
 Buffer allocate(std::size_t elements, std::string_view what) {
   if (elements == 0) return Buffer();
   if (elements > std::numeric_limits<std::size_t>::max() / 8 - kAlignmentBytes)

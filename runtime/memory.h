@@ -32,6 +32,7 @@ class MemoryBudget {
 
  private:
   friend class Buffer;
+  friend class Reservation;
   friend Buffer allocate(std::size_t elements, std::string_view what);
   void acquire(std::uint64_t bytes, std::string_view what);
   void release(std::uint64_t bytes) { in_use_bytes_ -= bytes; }
@@ -100,6 +101,26 @@ class Buffer {
 
   double* data_ = nullptr;
   std::size_t size_ = 0;
+};
+
+/// A charge of `bytes` to budget() for memory that another component allocates, held while the
+/// Reservation lives; it holds no memory itself. (CosmaGemm's local mode charges the slices and
+/// the block its plan budgets, which the tile kernel's workspace takes the place of.) Move-only.
+class Reservation {
+ public:
+  Reservation() = default;  ///< charges nothing
+  /// Charges `bytes`; throws Error as allocate() does when the charge would pass the limit
+  /// ("tile buffers need N bytes on this rank (WHAT) but the memory per rank is L bytes").
+  Reservation(std::uint64_t bytes, std::string_view what);
+  Reservation(Reservation&& other) noexcept;
+  Reservation& operator=(Reservation&& other) noexcept;
+  Reservation(const Reservation&) = delete;
+  Reservation& operator=(const Reservation&) = delete;
+  ~Reservation();  ///< returns the bytes to budget()
+  std::uint64_t bytes() const { return bytes_; }
+
+ private:
+  std::uint64_t bytes_ = 0;
 };
 
 /// Allocates `elements` doubles (8·elements bytes), 64-byte aligned, uninitialised, and charges

@@ -186,10 +186,19 @@ ElementSource Run::input(const TensorShape& tensor) {
   throw Error("input " + tensor.name + ": no location given and no random seed");
 }
 
+Workspace& Run::kernel_workspace() {
+  static Workspace workspace;
+  return workspace;
+}
+
 void Run::end_step() {
   if (mapped_guard_.due()) {
     for (const auto& [path, reader] : inputs_) reader->drop_pages();
     mapped_guard_.dropped();
+  }
+  Workspace& ws = kernel_workspace();
+  if (8 * (ws.a.capacity() + ws.b.capacity() + ws.c.capacity()) > kKeptFreeHeapBytes) {
+    Workspace::Buffer().swap(ws.a), Workspace::Buffer().swap(ws.b), Workspace::Buffer().swap(ws.c);
   }
   release_free_heap();
 }

@@ -7,12 +7,17 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
 #include <limits>
 #include <string>
 #include <vector>
 
 #include "costmodel/methods/cosma/cosma.h"
 #include "runtime/cosma.h"
+#include "runtime/npy.h"
 #include "runtime/run.h"
 #include "tests/runtime/mpi/test_run.h"
 
@@ -115,6 +120,91 @@ TEST(CosmaGemm, FourShapesVerifyAndMeasureThePredictedBytes) {
     EXPECT_GT(multi_round, 0);
     EXPECT_GT(streamed, 0);
   }
+}
+
+// Local mode (runtime/cosma.h): grid 1 × 1 × 1, one round, operands from .npy files. The
+// kernel reads A and B in place and writes C into its new version; the counts must still be the
+// schedule's, and the values right, for a fill and for a statement adding to C.
+TEST(CosmaGemm, LocalModeReadsMappedOperandsInPlaceWithThePredictedCounts) {
+  tcert::Context ctx = tcert::Context::world();
+  const i64 P = ctx.size();
+  const i64 i1 = 2, i2 = 15, n = 20, k = 13, m = i1 * i2;
+  // A stored [k, i1, i2], B stored [j, k], C stored [j, i1, i2]: every operand permuted.
+  std::string dir = ctx.root_value([] {
+    const auto path = std::filesystem::temp_directory_path() / ("cosma-local-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(path);
+    return path.string();
+  });
+  if (ctx.rank() == 0) {
+    auto fill = [](const std::string& path, std::vector<std::uint64_t> shape, double phase) {
+      tcert::NpyWriter w(path, std::move(shape));
+      for (std::size_t e = 0; e < w.size(); ++e) w.data()[e] = std::sin(phase + 0.37 * static_cast<double>(e));
+      w.commit(true);
+    };
+    fill(dir + "/A.npy", {static_cast<std::uint64_t>(k), i1, i2}, 0.1);
+    fill(dir + "/B.npy", {static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(k)}, 0.7);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  tcert::RunOptions options;
+  options.quiet = true, options.verify = true;
+  tcert::TensorLocations files;
+  files.inputs = {{"A", {dir + "/A.npy", ""}}, {"B", {dir + "/B.npy", ""}}};
+  const std::vector<tcert::TensorShape> inputs = {{"A", {k, i1, i2}}, {"B", {n, k}}};
+  {
+    tcert::Run run(ctx, options, files, tcert::ProgramInfo{"cosma_local", "test", P, 0, inputs, {}, "", 0});
+    cm::Machine machine;
+    machine.processors = P;
+    machine.element_size_bytes = 8;
+    machine.network_bytes_per_s = machine.disk_read_bytes_per_s = machine.disk_write_bytes_per_s = 1e8;
+    const cm::CosmaGrid grid;  // 1 × 1 × 1, one round
+    const cm::PlanVolumes v = cm::cosma_volumes(grid, m, n, k, machine, 0, P);
+    for (bool accumulate : {false, true}) {
+      tcert::GemmSpec spec;
+      spec.statement = accumulate ? "C += A * B" : "C = A * B";
+      spec.plan = "cosma";
+      spec.order = std::string(1, '-');
+      spec.I = {{{i1, 1, 1}, {i2, 1, 1}}, -1};
+      spec.J = one_index(n);
+      spec.K = one_index(k);
+      spec.method.emplace<tcert::CosmaSpec>();  // grid 1 × 1 × 1, one round
+      spec.A = {{"A", {k, i1, i2}}, {1, 2, 0}};
+      spec.B = {{"B", {n, k}}, {0, 1}};
+      spec.C = {{"C", {n, i1, i2}}, {1, 2, 0}};
+      spec.alpha = accumulate ? -0.5 : 0.75;
+      spec.accumulate = accumulate;
+      spec.predicted[0] = v.disk_read_bytes, spec.predicted[1] = v.disk_write_bytes;
+      spec.predicted[2] = v.comm_sent_bytes, spec.predicted[3] = v.comm_recv_bytes;
+      for (i64 r = 0; r < P; ++r) spec.predicted[4].push_back(cm::cosma_rank_words(grid, m, n, k, r).requests);
+      cm::Plan plan;
+      plan.processors = P, plan.method = grid;
+      plan.I.indices = {{"i1", i1, 1, 1}, {"i2", i2, 1, 1}};
+      plan.J.indices = {{"j", n, 1, 1}};
+      plan.K.indices = {{"k", k, 1, 1}};
+      cm::PlanVolumes r = cm::redistribution_volumes(plan, machine, accumulate);
+      cm::redistribution_requests(plan, machine, {spec.A.perm, spec.B.perm, spec.C.perm, accumulate, false, true}, r);
+      for (int q = 0; q < 3; ++q)
+        spec.predicted_redistribution[q] = q == 0 ? r.disk_read_bytes : q == 1 ? r.disk_write_bytes : r.disk_requests;
+      tcert::CosmaGemm x(run, std::move(spec));
+      EXPECT_TRUE(x.local());
+      x.compute([&] {
+        x.read_slices(x.first_round());
+        x.allgather_B();
+        x.gather_A_and_multiply();
+        x.reduce_scatter_C();
+      });
+      x.finish();
+      const tcert::ContractionRecord& rec = run.records().back();
+      for (int q = 0; q < 5; ++q) ASSERT_EQ(rec.measured[q], rec.predicted[q]) << "volume " << q << " " << accumulate;
+      for (int q = 0; q < 3; ++q)
+        ASSERT_EQ(rec.redistribution_measured[q], rec.redistribution_predicted[q])
+            << "redistribution " << q << " " << accumulate;
+      EXPECT_GT(rec.redistribution_measured[2][0], 1u);  // permuted operands: more than one run
+      EXPECT_LE(run.verify_result().max_rel_error, 1e-12) << accumulate;
+    }
+    EXPECT_EQ(run.verify_result().checked, 2u * static_cast<std::uint64_t>(m * n));  // every element, twice
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (ctx.rank() == 0) std::filesystem::remove_all(dir);
 }
 
 }  // namespace
