@@ -118,13 +118,16 @@ void write_result_block(Run& run, const GemmSpec& spec, bool owns, i64 row0, i64
   result.commit(run.context(), [&] {
     if (!owns || end <= first) return;
     SplitMap map(spec.C, extents_of(spec.I), extents_of(spec.J));
-    std::vector<std::uint64_t> col_part(static_cast<std::size_t>(cols));
-    for (i64 c = 0; c < cols; ++c) col_part[static_cast<std::size_t>(c)] = map.col(col0 + c);
+    const i64 row_first = first / cols;  // the block's rows the range meets
+    std::vector<std::uint64_t> row_part, col_part;
+    map.rows(row0 + row_first, (end - 1) / cols - row_first + 1, row_part);
+    map.cols(col0, cols, col_part);
     double* const out = result.data();
     RunCounter requests;
     MappedWalk walk(kMappedPageBytes);
     for_each_run_of_view(
-        first, end - first, cols, col_part, consecutive_runs(col_part), [&](i64 r) { return map.row(row0 + r); },
+        first, end - first, cols, col_part, consecutive_runs(col_part),
+        [&](i64 r) { return row_part[static_cast<std::size_t>(r - row_first)]; },
         [&](std::uint64_t at, std::size_t n, i64 e) {
           requests.span(at, n);
           result.wrote_span(walk, at, n);

@@ -31,13 +31,16 @@ constexpr i64 kChunk = i64{1} << 16;  // elements per chunk of a streamed round'
 void count_pass(const TensorBinding& t, const std::vector<i64>& row_extents, const std::vector<i64>& col_extents) {
   SplitMap map(t, row_extents, col_extents);
   const i64 rows = product(row_extents), cols = product(col_extents);
-  std::vector<std::uint64_t> col_part(static_cast<std::size_t>(cols));
-  for (i64 c = 0; c < cols; ++c) col_part[static_cast<std::size_t>(c)] = map.col(c);
-  RunCounter requests;
-  for_each_run_of_view(
-      0, rows * cols, cols, col_part, consecutive_runs(col_part), [&](i64 r) { return map.row(r); },
-      [&](std::uint64_t at, std::size_t n, i64) { requests.span(at, n); });
-  requests.add();
+  if (rows == 0 || cols == 0) return;
+  std::vector<std::uint64_t> row_part, col_part;
+  map.rows(0, rows, row_part);
+  map.cols(0, cols, col_part);
+  // Each row gives the runs of its columns; a row's first run continues the row before's last
+  // one when their elements are adjacent (RunCounter's rule, without visiting every run).
+  std::uint64_t runs = static_cast<std::uint64_t>(rows) * consecutive_runs(col_part).size();
+  for (std::size_t r = 1; r < row_part.size(); ++r)
+    if (row_part[r - 1] + col_part.back() + 1 == row_part[r] + col_part.front()) --runs;
+  counters().add_disk_requests(runs);
 }
 
 }  // namespace
@@ -128,21 +131,21 @@ void CosmaGemm::load() {
     const ElementSource src = run_.input(t.shape);
     SplitMap map(t, row_extents, eK);
     RunCounter requests;  // the tensor's file, read in one pass
-    std::vector<std::uint64_t> col_part;
+    std::vector<std::uint64_t> row_part, col_part;
+    map.rows(first_row, rows, row_part);
     for (i64 j = 0; j < rounds(); ++j) {
       const i64 cols = slice_cols(j), total = rows * cols;
       const i64 start = piece_start(total, ways, me), length = piece(total, ways, me);
       const bool resident = j < buffers();
       taken += static_cast<std::uint64_t>(length);
       if (length == 0) continue;
-      col_part.resize(static_cast<std::size_t>(cols));
-      for (i64 c = 0; c < cols; ++c) col_part[static_cast<std::size_t>(c)] = map.col(K0_ + slice_start(j) + c);
+      map.cols(K0_ + slice_start(j), cols, col_part);
       const auto runs = consecutive_runs(col_part);
       for (i64 done = 0; done < length; done += kChunk) {
         const i64 len = std::min(kChunk, length - done);
         double* const out = resident ? slice[j].data() + start + done : chunk.data();
         for_each_run_of_view(
-            start + done, len, cols, col_part, runs, [&](i64 r) { return map.row(first_row + r); },
+            start + done, len, cols, col_part, runs, [&](i64 r) { return row_part[static_cast<std::size_t>(r)]; },
             [&](std::uint64_t at, std::size_t n, i64 e) {
               requests.span(at, n);
               src.copy(at, n, out + e);
@@ -163,11 +166,13 @@ void CosmaGemm::load() {
   const std::optional<ElementSource> c0 = initial_C(run_, spec_);
   if (!c0 || z_ != 0) return;
   SplitMap map_C(spec_.C, eI, eJ);
-  std::vector<std::uint64_t> col_part(static_cast<std::size_t>(Jy_));
-  for (i64 c = 0; c < Jy_; ++c) col_part[static_cast<std::size_t>(c)] = map_C.col(J0_ + c);
+  std::vector<std::uint64_t> row_part, col_part;
+  map_C.rows(I0_, Ix_, row_part);
+  map_C.cols(J0_, Jy_, col_part);
   RunCounter requests;
   for_each_run_of_view(
-      0, Ix_ * Jy_, Jy_, col_part, consecutive_runs(col_part), [&](i64 r) { return map_C.row(I0_ + r); },
+      0, Ix_ * Jy_, Jy_, col_part, consecutive_runs(col_part),
+      [&](i64 r) { return row_part[static_cast<std::size_t>(r)]; },
       [&](std::uint64_t at, std::size_t n, i64 e) {
         requests.span(at, n);
         c0->copy(at, n, C_.data() + e);

@@ -34,6 +34,8 @@ class LinearMap {
   }
   /// The linear index's step (elements) for a step of row index p (group order).
   std::uint64_t row_stride(std::size_t p) const { return row_stride_[p]; }
+  /// The linear index's step (elements) for a step of column index p (group order).
+  std::uint64_t col_stride(std::size_t p) const { return col_stride_[p]; }
   /// The column values' share of the linear index.
   std::uint64_t col_part(const std::int64_t* col_values) const {
     std::uint64_t at = 0;

@@ -14,8 +14,8 @@ constexpr std::size_t kRowsAhead = 8;  // rows between a prefetch and the copy t
 
 std::int64_t read_panel_rows(Run& run, SplitMap& map, const ElementSource& src, std::span<const RowRange> rows,
                              std::int64_t k0, std::int64_t kc, double* out) {
-  std::vector<std::uint64_t> cols(static_cast<std::size_t>(kc));
-  for (std::int64_t c = 0; c < kc; ++c) cols[static_cast<std::size_t>(c)] = map.col(k0 + c);
+  std::vector<std::uint64_t> cols;
+  map.cols(k0, kc, cols);
   const Stopwatch clock;  // disk busy time, as DiskFile counts its transfers
   RunCounter requests;    // the panel, read in one pass
   MappedWalk walk(kFaultAroundBytes);

@@ -147,14 +147,14 @@ void SfcGemm::end_tile(i64 i0, i64 rows, i64 j0, i64 cols) {
 }
 
 void SfcGemm::add_current(i64 i0, i64 rows, i64 j0, i64 cols, double* C) {
-  std::vector<std::uint64_t> col_part(static_cast<std::size_t>(cols));
-  for (i64 c = 0; c < cols; ++c) col_part[static_cast<std::size_t>(c)] = map_C_->col(j0 + c);
+  std::vector<std::uint64_t> row_part, col_part;
+  map_C_->rows(i0, rows, row_part);
+  map_C_->cols(j0, cols, col_part);
   const Stopwatch clock;  // disk busy time, as DiskFile counts its transfers
   RunCounter requests;    // the rows of C's current version, read in one pass
   MappedWalk walk(kFaultAroundBytes);
   const auto runs = consecutive_runs(col_part);
-  for (i64 r = i0; r < i0 + rows; ++r) {
-    const std::uint64_t row = map_C_->row(r);
+  for (const std::uint64_t row : row_part) {
     for (const auto& [c, n] : runs) {
       requests.span(row + col_part[c], n);
       run_.touched_span(walk, row + col_part[c], n);
@@ -169,14 +169,14 @@ void SfcGemm::add_current(i64 i0, i64 rows, i64 j0, i64 cols, double* C) {
 }
 
 void SfcGemm::write_rows(i64 i0, i64 rows, i64 j0, i64 cols, const double* C) {
-  std::vector<std::uint64_t> col_part(static_cast<std::size_t>(cols));
-  for (i64 c = 0; c < cols; ++c) col_part[static_cast<std::size_t>(c)] = map_C_->col(j0 + c);
+  std::vector<std::uint64_t> row_part, col_part;
+  map_C_->rows(i0, rows, row_part);
+  map_C_->cols(j0, cols, col_part);
   const Stopwatch clock;  // disk busy time, as DiskFile counts its transfers
   RunCounter requests;    // the rows, written in one pass
   MappedWalk walk(kMappedPageBytes);
   const auto runs = consecutive_runs(col_part);
-  for (i64 r = i0; r < i0 + rows; ++r) {
-    const std::uint64_t row = map_C_->row(r);
+  for (const std::uint64_t row : row_part) {
     for (const auto& [c, n] : runs) {
       requests.span(row + col_part[c], n);
       result_->wrote_span(walk, row + col_part[c], n);

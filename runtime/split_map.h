@@ -34,22 +34,11 @@ class SplitMap {
   /// row(first + i) for i < count, into `out` (resized): an odometer over the row indices, one
   /// step per row instead of a division per index and row.
   void rows(std::int64_t first, std::int64_t count, std::vector<std::uint64_t>& out) {
-    out.resize(static_cast<std::size_t>(std::max<std::int64_t>(count, 0)));
-    if (count <= 0) return;
-    unflatten(first, row_extents_, rv_.data());
-    std::uint64_t part = map_.row_part(rv_.data());
-    for (std::size_t i = 0;; ++i) {
-      out[i] = part;
-      if (i + 1 == out.size()) return;
-      for (std::size_t d = row_extents_.size(); d-- > 0;) {  // the next row, last index fastest
-        if (++rv_[d] < row_extents_[d]) {
-          part += map_.row_stride(d);
-          break;
-        }
-        part -= static_cast<std::uint64_t>(row_extents_[d] - 1) * map_.row_stride(d);  // wraps: unsigned
-        rv_[d] = 0;
-      }
-    }
+    parts(first, count, row_extents_, rv_, true, out);
+  }
+  /// col(first + i) for i < count, into `out` (resized), by the same odometer over the columns.
+  void cols(std::int64_t first, std::int64_t count, std::vector<std::uint64_t>& out) {
+    parts(first, count, col_extents_, cv_, false, out);
   }
   /// The part of flat column `col` (elements).
   std::uint64_t col(std::int64_t col) {
@@ -58,6 +47,28 @@ class SplitMap {
   }
 
  private:
+  // rows() (rows) or cols() (!rows): `values` is the group's scratch multi-index.
+  void parts(std::int64_t first, std::int64_t count, const std::vector<std::int64_t>& extents,
+             std::vector<std::int64_t>& values, bool rows, std::vector<std::uint64_t>& out) {
+    out.resize(static_cast<std::size_t>(std::max<std::int64_t>(count, 0)));
+    if (count <= 0) return;
+    unflatten(first, extents, values.data());
+    const auto stride = [&](std::size_t d) { return rows ? map_.row_stride(d) : map_.col_stride(d); };
+    std::uint64_t part = rows ? map_.row_part(values.data()) : map_.col_part(values.data());
+    for (std::size_t i = 0;; ++i) {
+      out[i] = part;
+      if (i + 1 == out.size()) return;
+      for (std::size_t d = extents.size(); d-- > 0;) {  // the next one, last index fastest
+        if (++values[d] < extents[d]) {
+          part += stride(d);
+          break;
+        }
+        part -= static_cast<std::uint64_t>(extents[d] - 1) * stride(d);  // wraps: unsigned
+        values[d] = 0;
+      }
+    }
+  }
+
   LinearMap map_;
   std::vector<std::int64_t> row_extents_, col_extents_, rv_, cv_, zero_;
 };

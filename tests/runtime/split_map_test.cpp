@@ -1,6 +1,7 @@
-// tests/runtime/split_map_test.cpp — SplitMap::rows(): the odometer gives, for every range of
-// flat rows, the parts row() gives one row at a time, on a permuted tensor whose row group has
-// three indices.
+// tests/runtime/split_map_test.cpp — SplitMap::rows() and cols(): the odometer gives, for every
+// range of flat rows (columns), the parts row() (col()) gives one at a time, on a permuted tensor
+// whose row group has three indices; for_each_run_of_view() visits every element of a range once,
+// in order, in pieces that are consecutive in the tensor and maximal within a row.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -22,4 +23,46 @@ TEST(SplitMap, RowsEqualRowOneAtATime) {
       for (std::int64_t i = 0; i < n; ++i) EXPECT_EQ(parts[i], map.row(first + i)) << first << "+" << i;
     }
   }
+}
+
+TEST(SplitMap, ColsEqualColOneAtATime) {
+  const tcert::TensorBinding binding{{"X", {2, 4, 6, 3, 5}}, {3, 1, 4, 0, 2}};
+  tcert::SplitMap map(binding, {3, 4, 5}, {2, 6});
+  std::vector<std::uint64_t> parts;
+  for (std::int64_t first = 0; first < 12; first += 5)
+    for (const std::int64_t count : {0, 1, 7}) {
+      const std::int64_t n = std::min<std::int64_t>(count, 12 - first);
+      map.cols(first, n, parts);
+      ASSERT_EQ(parts.size(), static_cast<std::size_t>(n));
+      for (std::int64_t i = 0; i < n; ++i) EXPECT_EQ(parts[i], map.col(first + i)) << first << "+" << i;
+    }
+}
+
+TEST(SplitMap, RunsOfAViewCoverARangeInOrder) {
+  // Stored [r0, c0, c1, r1]: columns (c0, c1) are consecutive in memory, rows are not.
+  const tcert::TensorBinding binding{{"X", {3, 2, 4, 5}}, {0, 3, 1, 2}};
+  tcert::SplitMap map(binding, {3, 5}, {2, 4});
+  const std::int64_t cols = 8;
+  std::vector<std::uint64_t> col_part, row_part;
+  map.cols(0, cols, col_part);
+  map.rows(0, 15, row_part);
+  const auto runs = tcert::consecutive_runs(col_part);
+  for (const std::int64_t first : {0, 3, 8, 13})
+    for (const std::int64_t count : {std::int64_t{1}, std::int64_t{6}, std::int64_t{20}, 120 - first}) {
+      std::vector<std::uint64_t> seen;  // the linear index of each element, in visiting order
+      std::vector<std::int64_t> at;     // its position in the range
+      tcert::for_each_run_of_view(
+          first, count, cols, col_part, runs, [&](std::int64_t r) { return row_part[static_cast<std::size_t>(r)]; },
+          [&](std::uint64_t linear, std::size_t n, std::int64_t e) {
+            EXPECT_GT(n, 0u);
+            for (std::size_t i = 0; i < n; ++i)
+              seen.push_back(linear + i), at.push_back(e + static_cast<std::int64_t>(i));
+          });
+      ASSERT_EQ(seen.size(), static_cast<std::size_t>(count)) << first << "+" << count;
+      for (std::int64_t i = 0; i < count; ++i) {
+        const std::int64_t v = first + i;
+        EXPECT_EQ(at[static_cast<std::size_t>(i)], i);
+        EXPECT_EQ(seen[static_cast<std::size_t>(i)], map.row(v / cols) + map.col(v % cols)) << first << "+" << i;
+      }
+    }
 }
