@@ -4,7 +4,8 @@
 # (SIGKILL) after its third checkpoint and resumed, and must print the same energy, digit for
 # digit; a resume against another machine, or while another process holds the scratch
 # directory's lock, is refused. With MODE = h5 the integrals are one HDF5
-# file instead of a directory of .npy files.
+# file instead of a directory of .npy files. The first run prints --timings: every iteration's
+# five phase columns must add up to its seconds.
 #   ccsd.sh TCEC_CCSD EQUATIONS WORK_DIR MOLECULE BASIS MEMORY [resume|h5]
 set -euo pipefail
 ccsd=$1 equations=$2 work=$3 molecule=$4 basis=$5 memory=$6 resume=${7:-}
@@ -22,8 +23,18 @@ machine test {
 }
 MACHINE
 mpirun --oversubscribe -np 4 "$ccsd" --integrals "$ints" --equations "$equations" --machine "$work/p4.machine" \
-  --scratch "$work" > "$work/out" 2> "$work/err" || { cat "$work/out" "$work/err"; exit 1; }
+  --scratch "$work" --timings > "$work/out" 2> "$work/err" || { cat "$work/out" "$work/err"; exit 1; }
 cat "$work/out"
+/usr/bin/python3 - "$work/out" <<'PY'
+import sys
+lines = [l.split() for l in open(sys.argv[1]).read().splitlines()]
+head = next(l for l in lines if l[:1] == ["iter"])
+assert head[-10:] == ["t1", "s", "t2", "s", "update", "s", "e", "s", "other", "s"], head
+rows = [l for l in lines if l and l[0].isdigit()]
+assert rows, "no iteration lines"
+for r in rows:  # seconds, then t1, t2, update, e and the rest, each printed to 3 decimals
+    assert len(r) == 10 and abs(sum(map(float, r[5:])) - float(r[4])) <= 0.004, r
+PY
 energy=$(sed -n 's/^CCSD correlation energy: //p' "$work/out")
 /usr/bin/python3 - "$ints" "$energy" "$memory" <<'PY'
 import json, sys
