@@ -92,11 +92,13 @@ inline std::vector<std::pair<std::size_t, std::size_t>> consecutive_runs(const s
 /// col_part, the columns' parts) clipped to the range, visit(linear index of the piece's first
 /// element, its length, its position in the range). Pieces come in the range's order, so a
 /// RunCounter fed visit's (index, length) spans counts what an element-by-element pass would.
+/// Nothing for count <= 0; otherwise cols > 0.
 template <class RowPart, class Visit>
 void for_each_run_of_view(std::int64_t first, std::int64_t count, std::int64_t cols,
                           const std::vector<std::uint64_t>& col_part,
                           const std::vector<std::pair<std::size_t, std::size_t>>& runs, RowPart&& row_part,
                           Visit&& visit) {
+  if (count <= 0) return;
   std::int64_t row = first / cols, c = first % cols, done = 0;
   while (done < count) {
     const std::uint64_t part = row_part(row);
