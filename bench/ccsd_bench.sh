@@ -4,7 +4,8 @@
 # sustained flop rate against the calibrated GEMM rate.
 #   bash bench/ccsd_bench.sh [BUILD_DIR] [EQUATIONS] [CASES...]
 # CASES are MOLECULE:BASIS:MEMORY (memory per rank, below v_pppp's size so that the residuals run
-# out of core), default h2o:6-31g:256KB h2o:cc-pvdz:2MB. Prints per case and P:
+# out of core), default h2o:6-31g:256KB h2o:cc-pvdz:2MB h2o:cc-pvdz:512MB (the last in core: every
+# tensor fits, so it shows the rate without out-of-core traffic). Prints per case and P:
 #  - tcec s/iter: the median seconds per iteration of tcec-ccsd over the run (after the first);
 #  - GFLOP/s: the residuals' contraction flops per iteration (tcec-ccsd prints them: Σ 2·|I|·|J|·|K|,
 #    dense spin orbitals) over that time, and the ratio to the GEMM rate of all P ranks
@@ -22,7 +23,7 @@ build=${1:-$here/build}
 equations=${2:-$here/../shared/inputs/nwchem_tce_equation_trees.txt}
 shift $(( $# > 2 ? 2 : $# )) || true
 cases=("$@")
-[ ${#cases[@]} -gt 0 ] || cases=(h2o:6-31g:256KB h2o:cc-pvdz:2MB)
+[ ${#cases[@]} -gt 0 ] || cases=(h2o:6-31g:256KB h2o:cc-pvdz:2MB h2o:cc-pvdz:512MB)
 export OMPI_ALLOW_RUN_AS_ROOT=${OMPI_ALLOW_RUN_AS_ROOT:-1} OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=${OMPI_ALLOW_RUN_AS_ROOT_CONFIRM:-1}
 # The peers (psi4, NWChem) load the same OpenBLAS as tcec's programs: give them the kernels for this
 # CPU too, as tcec's programs choose them (runtime/kernel.h use_native_blas_kernels), so that an
