@@ -13,6 +13,7 @@
 #include "runtime/error.h"
 #include "runtime/io_worker.h"
 #include "runtime/kernel.h"
+#include "runtime/kernel_gett.h"
 #include "runtime/linear_map.h"
 #include "runtime/spec_check.h"
 #include "runtime/split_map.h"
@@ -75,7 +76,7 @@ CosmaGemm::CosmaGemm(Run& run, GemmSpec spec) : run_(run), spec_(std::move(spec)
   }
   const std::string prefix = fmt::format("c{}_", run_.next_contraction());
   // Local mode (cosma.h): one rank's whole product in memory, its operands read in place.
-  local_ = used == 1 && rounds() == 1 && run_.input(spec_.A.shape).data() != nullptr &&
+  local_ = used == 1 && rounds() == 1 && detail::gett_vectorized() && run_.input(spec_.A.shape).data() != nullptr &&
            run_.input(spec_.B.shape).data() != nullptr;
   if (local_) {
     const Volumes before = redistribution_now();
@@ -187,7 +188,7 @@ void CosmaGemm::load_local() {
   result_ = std::make_unique<DirectResult>(run_, spec_.C.shape, active_);
   if (!active_) return;
   workspace_ = Reservation(8 * static_cast<std::uint64_t>(m_ * k_ + n_ * k_ + m_ * n_),
-                           "A and B slices and C block (the tile kernel's workspace)");
+                           "A and B slices and C block (mapped, read and written in place)");
   const std::vector<i64> eI = extents_of(spec_.I), eJ = extents_of(spec_.J), eK = extents_of(spec_.K);
   count_pass(spec_.A, eI, eK);  // the kernel reads them in place: the load's passes
   count_pass(spec_.B, eJ, eK);
@@ -205,10 +206,16 @@ void CosmaGemm::multiply_local() {
   layout.extents_I = extents_of(spec_.I), layout.extents_J = extents_of(spec_.J),
   layout.extents_K = extents_of(spec_.K);
   layout.perm_A = spec_.A.perm, layout.perm_B = spec_.B.perm, layout.perm_C = spec_.C.perm;
+  // GETT: its scratch is its packed blocks (Workspace::gett_mc etc.), within the kernel
+  // workspace's bound, whatever the operands' sizes; TTGT may permute a whole operand into it.
+  Workspace& ws = run_.kernel_workspace();
+  const Workspace::Scheme scheme = ws.scheme;
+  ws.scheme = Workspace::Scheme::Gett;
   const Stopwatch clock;  // kernel busy time, as gemm_tile counts its own
   contract(layout, spec_.alpha, run_.input(spec_.A.shape).data(), run_.input(spec_.B.shape).data(),
-           from_C0_ ? 1.0 : 0.0, result_->data(), run_.kernel_workspace());
+           from_C0_ ? 1.0 : 0.0, result_->data(), ws);
   counters().add_kernel_time(clock.seconds());
+  ws.scheme = scheme;
 }
 
 void CosmaGemm::finish_local() {

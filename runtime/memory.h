@@ -105,7 +105,7 @@ class Buffer {
 
 /// A charge of `bytes` to budget() for memory that another component allocates, held while the
 /// Reservation lives; it holds no memory itself. (CosmaGemm's local mode charges the slices and
-/// the block its plan budgets, which the tile kernel's workspace takes the place of.) Move-only.
+/// the block its plan budgets, whose place the mapped operands take.) Move-only.
 class Reservation {
  public:
   Reservation() = default;  ///< charges nothing
