@@ -187,8 +187,8 @@ void CosmaGemm::load_local() {
   const std::optional<ElementSource> c0 = initial_C(run_, spec_);  // before the new version
   result_ = std::make_unique<DirectResult>(run_, spec_.C.shape, active_);
   if (!active_) return;
-  workspace_ = Reservation(8 * static_cast<std::uint64_t>(m_ * k_ + n_ * k_ + m_ * n_),
-                           "A and B slices and C block (mapped, read and written in place)");
+  reserved_ = Reservation(8 * static_cast<std::uint64_t>(m_ * k_ + n_ * k_ + m_ * n_),
+                          "A and B slices and C block (mapped, read and written in place)");
   const std::vector<i64> eI = extents_of(spec_.I), eJ = extents_of(spec_.J), eK = extents_of(spec_.K);
   count_pass(spec_.A, eI, eK);  // the kernel reads them in place: the load's passes
   count_pass(spec_.B, eJ, eK);

@@ -51,10 +51,12 @@ class DirectResult;
 
 class CosmaGemm {
  public:
-  /// The load phase: puts this rank's pieces of the A and B slices of rounds < buffers()
-  /// into the slice buffers and writes those of later rounds to its scratch disk, starts the C block (zero, or C's old values on rank (x,y,0) when spec.accumulate), makes the three ring communicators, allocates the C block and the two
-  /// slice buffers through budget(). spec.method must hold a CosmaSpec and
-  /// pm·pn·pk <= P (Error otherwise).
+  /// The load phase: puts this rank's pieces of the A and B slices of rounds < buffers() into
+  /// the slice buffers and writes those of later rounds to its scratch disk, starts the C block
+  /// (zero, or C's old values on rank (x,y,0) when spec.accumulate), makes the three ring
+  /// communicators, allocates the C block and the two slice buffers through budget(); in local
+  /// mode (the header) it only counts the load's passes, starts C's new file and reserves their
+  /// bytes. spec.method must hold a CosmaSpec and pm·pn·pk <= P (Error otherwise).
   CosmaGemm(Run& run, GemmSpec spec);
   ~CosmaGemm();
   CosmaGemm(const CosmaGemm&) = delete;
@@ -141,7 +143,7 @@ class CosmaGemm {
   std::unique_ptr<Context> ring_A_, ring_B_, ring_C_;
   DiskFile A_file_, B_file_;              // own pieces of the streamed rounds (open only when t > b)
   Buffer A_[2], B_[2], C_;                // slice buffers of round j are [j mod 2] (two only for several rounds)
-  Reservation workspace_;                 // local mode: the slices and the block the plan budgets
+  Reservation reserved_;                  // local mode: the slices and the block the plan budgets
   std::unique_ptr<DirectResult> result_;  // local mode: C's new version, written in place
   bool from_C0_ = false;                  // local mode: the new file started from C's old values
   std::unique_ptr<Progress> progress_;

@@ -52,8 +52,9 @@ class DirectResult {
   /// writes (unless RunOptions::sync_results is false) and, on rank 0, renames the file into
   /// place, all under one collective check (Context::check_all): the new version exists on
   /// return. Rank 0 may rename before the others have synced: their writes go to the same file
-  /// (a mapping follows the inode), and no rank reads the version before commit() returns. Collective. Throws Error on every rank when a
-  /// write, a sync or the rename fails (the run then ends; the store's version is not used).
+  /// (a mapping follows the inode), and no rank reads the version before commit() returns.
+  /// Collective. Throws Error on every rank when a write, a sync or the rename fails (the run
+  /// then ends; the store's version is not used).
   void commit(const Context& ctx, const std::function<void()>& writes = {});
 
  private:

@@ -1,7 +1,8 @@
 // runtime/split_map.h — (private) splitting flat indices, shared by the executors that walk C
-// tile by tile (tbs.cpp, sfc.cpp, cosma.cpp): a tensor's linear index as a row part plus a
-// column part (SplitMap), and balanced splits of a range into parts (piece, piece_start,
-// part_of). Units: elements.
+// tile by tile (tbs.cpp, sfc.cpp, cosma.cpp) and the passes over a GEMM view (panel_read.cpp,
+// contraction_steps.cpp): a tensor's linear index as a row part plus a column part (SplitMap),
+// a range of a view as its runs in the tensor (consecutive_runs, for_each_run_of_view), and
+// balanced splits of a range into parts (piece, piece_start, part_of). Units: elements.
 #pragma once
 
 #include <algorithm>

@@ -169,7 +169,7 @@ int solve(const Args& a, MPI_Comm comm) {
     const auto t0 = clock();
     // --timings: seconds of the T1 and T2 residuals, the update (norm, Jacobi, DIIS), the energy
     double phase[4] = {};
-    auto lap = clock();
+    auto lap = t0;
     const auto end_phase = [&](int which) { phase[which] = since(lap), lap = clock(); };
     files["t_ph"] = {t.t1, ""}, files["t_pphh"] = {t.t2, ""};
     check(residuals.call(Residuals::T1, comm, files, r.t1, options), "ccsd_t1");

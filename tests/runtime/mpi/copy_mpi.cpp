@@ -39,15 +39,15 @@ TEST(CopyStep, ReordersAndAddsFromAnInputFile) {
   {
     tcert::Run run(ctx, options, files,
                    tcert::ProgramInfo{"copy", "test", ctx.size(), 0, {{"X", {e0, e1, e2}}}, {}, "", 0});
-    // Y[c, a, b] = 2 · X[a, b, c], then Y[c, a, b] += -0.5 · X[a, b, c] read as Y[c, a, b] = X[?]
-    // with out dimension d taking in dimension in_dim_of_out[d].
+    // Y[c, a, b] = 2 · X[a, b, c]; then Y += -0.5 · Y (in and out the same tensor); then
+    // Y[c, a, b] += X[a, b, c] again. Out dimension d takes in dimension in_dim_of_out[d].
     tcert::CopySpec fill{"Y[c,a,b] = 2 * X[a,b,c]", {"Y", {e2, e0, e1}}, {"X", {e0, e1, e2}}, {2, 0, 1}, 2.0, false};
     tcert::copy_step(run, fill);
-    tcert::CopySpec add{"Y[c,a,b] += -0.5 * Z[c,a,b]", {"Y", {e2, e0, e1}}, {"Y", {e2, e0, e1}}, {0, 1, 2}, -0.5, true};
+    tcert::CopySpec add{"Y[c,a,b] += -0.5 * Y[c,a,b]", {"Y", {e2, e0, e1}}, {"Y", {e2, e0, e1}}, {0, 1, 2}, -0.5, true};
     tcert::copy_step(run, add);  // reads Y's version of the fill, as in and as the start
-    tcert::CopySpec swap{
+    tcert::CopySpec again{
         "Y[c,a,b] += X[a,b,c] (again)", {"Y", {e2, e0, e1}}, {"X", {e0, e1, e2}}, {2, 0, 1}, 1.0, true};
-    tcert::copy_step(run, swap);
+    tcert::copy_step(run, again);
     const tcert::NpyReader y(run.latest("Y"));
     ASSERT_EQ(y.size(), static_cast<std::size_t>(e0 * e1 * e2));
     for (std::int64_t c = 0; c < e2; ++c)
