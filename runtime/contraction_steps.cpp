@@ -78,6 +78,11 @@ void record_redistribution(Run& run, const Volumes& mine) {
   run.record_redistribution(std::move(all[0]), std::move(all[1]), std::move(all[2]), std::move(seconds));
 }
 
+bool updates_C_in_place(const Run& run, const GemmSpec& spec) {
+  const std::string& c = spec.C.shape.name;
+  return spec.accumulate && spec.A.shape.name != c && spec.B.shape.name != c && run.updates_in_place(c);
+}
+
 std::optional<ElementSource> initial_C(Run& run, const GemmSpec& spec) {
   if (!spec.accumulate || run.latest(spec.C.shape.name).empty()) return std::nullopt;
   return run.input(spec.C.shape);

@@ -21,6 +21,10 @@ namespace tcert {
 void compute_phase(Run& run, const GemmSpec& spec, std::unique_ptr<Progress>& progress,
                    const std::function<void()>& body);
 
+/// Whether the step may add to C's latest version where it is (DirectResult::Update::InPlace):
+/// spec.accumulate, A and B are other tensors than C, and Run::updates_in_place(C).
+bool updates_C_in_place(const Run& run, const GemmSpec& spec);
+
 /// The initial value of C for a fill: its current version when spec.accumulate and a step of
 /// the run wrote it, else nullopt (C starts at zero).
 std::optional<ElementSource> initial_C(Run& run, const GemmSpec& spec);

@@ -25,12 +25,16 @@ void copy_step(Run& run, const CopySpec& spec) {
   PhaseScope phase(Phase::WriteOut);
   const Context& ctx = run.context();
   const ElementSource in = run.input(spec.in);
+  // Adding to out's latest version where it is, when nothing needs its values: no new file,
+  // no copy of the old values (they are the result's to start from).
+  const bool in_place = spec.accumulate && spec.in.name != spec.out.name && run.updates_in_place(spec.out.name);
   std::optional<ElementSource> start;
-  if (spec.accumulate && !run.latest(spec.out.name).empty()) start = run.input(spec.out);
+  if (spec.accumulate && !run.latest(spec.out.name).empty() && !in_place) start = run.input(spec.out);
   std::vector<std::uint64_t> in_stride(rank_out, 1);
   for (std::size_t d = rank_out; d-- > 1;)
     in_stride[d - 1] = in_stride[d] * static_cast<std::uint64_t>(spec.in.extents[d]);
-  DirectResult result(run, spec.out, true);  // every rank writes its range
+  DirectResult result(run, spec.out, true,  // every rank writes its range
+                      in_place ? DirectResult::Update::InPlace : DirectResult::Update::NextVersion);
   double* out = result.data();
   const std::uint64_t n = spec.out.elements(), P = static_cast<std::uint64_t>(ctx.size());
   const std::uint64_t r = static_cast<std::uint64_t>(ctx.rank());
@@ -49,14 +53,15 @@ void copy_step(Run& run, const CopySpec& spec) {
     // reordered) by the transposing kernel (kernel.h permute), not element by element.
     if (start) std::copy_n(start->data(), n, out);
     const Stopwatch clock;
-    permute(in.data(), spec.in.extents, spec.in_dim_of_out, out, spec.alpha, start ? 1.0 : 0.0, StoreHint::Cached);
+    permute(in.data(), spec.in.extents, spec.in_dim_of_out, out, spec.alpha, start || in_place ? 1.0 : 0.0,
+            StoreHint::Cached);
     counters().add_kernel_time(clock.seconds());
     result.commit(ctx);
     run.end_step();
     return;
   }
   for (std::uint64_t o = first; o < end; ++o) {
-    out[o] = (start ? (*start)(o) : 0.0) + spec.alpha * in(at);
+    out[o] = (start ? (*start)(o) : in_place ? out[o] : 0.0) + spec.alpha * in(at);
     for (std::size_t d = rank_out; d-- > 0;) {
       at += stride[d];
       if (++index[d] < extent[d]) break;

@@ -183,9 +183,11 @@ void CosmaGemm::load() {
 }
 
 void CosmaGemm::load_local() {
-  PhaseScope phase(Phase::Redistribute);                           // Gao et al. §2.3 stage 1
-  const std::optional<ElementSource> c0 = initial_C(run_, spec_);  // before the new version
-  result_ = std::make_unique<DirectResult>(run_, spec_.C.shape, active_);
+  PhaseScope phase(Phase::Redistribute);                  // Gao et al. §2.3 stage 1
+  const bool in_place = updates_C_in_place(run_, spec_);  // C's old values are where C is written
+  const std::optional<ElementSource> c0 = in_place ? std::nullopt : initial_C(run_, spec_);  // before the new version
+  result_ = std::make_unique<DirectResult>(
+      run_, spec_.C.shape, active_, in_place ? DirectResult::Update::InPlace : DirectResult::Update::NextVersion);
   if (!active_) return;
   reserved_ = Reservation(8 * static_cast<std::uint64_t>(m_ * k_ + n_ * k_ + m_ * n_),
                           "A and B slices and C block (mapped, read and written in place)");
@@ -193,9 +195,9 @@ void CosmaGemm::load_local() {
   count_pass(spec_.A, eI, eK);  // the kernel reads them in place: the load's passes
   count_pass(spec_.B, eJ, eK);
   counters().add_disk_read(8 * static_cast<std::uint64_t>(m_ * k_ + n_ * k_));
-  if (!c0) return;  // the new file starts at zero
+  if (!c0 && !in_place) return;  // the new file starts at zero
   from_C0_ = true;
-  c0->copy(0, static_cast<std::size_t>(m_ * n_), result_->data());  // the same shape: the whole tensor
+  if (c0) c0->copy(0, static_cast<std::size_t>(m_ * n_), result_->data());  // the same shape: the whole tensor
   count_pass(spec_.C, eI, eJ);
   counters().add_disk_read(8 * static_cast<std::uint64_t>(m_ * n_));  // taken from C's file
 }

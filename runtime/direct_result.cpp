@@ -6,8 +6,17 @@
 
 namespace tcert {
 
-DirectResult::DirectResult(Run& run, const TensorShape& shape, bool writes) : flush_(run.options().sync_results) {
+DirectResult::DirectResult(Run& run, const TensorShape& shape, bool writes, Update update)
+    : flush_(run.options().sync_results) {
   const Context& ctx = run.context();
+  if (update == Update::InPlace) {
+    temp_ = run.latest(shape.name);
+    ctx.check_all([&] {
+      if (writes) patch_ = &run.patch_latest(shape.name);
+    });
+    if (writes) data_ = patch_->data();
+    return;
+  }
   const std::vector<std::uint64_t> extents(shape.extents.begin(), shape.extents.end());
   const std::string path = run.next_version(shape.name);
   temp_ = ctx.root_value([&] {  // a full disk fails here on rank 0, and so on every rank
@@ -15,7 +24,7 @@ DirectResult::DirectResult(Run& run, const TensorShape& shape, bool writes) : fl
     return writer_->temp_path();
   });
   ctx.check_all([&] {
-    if (writes && ctx.rank() != 0) patch_ = std::make_unique<NpyPatch>(temp_, flush_);
+    if (writes && ctx.rank() != 0) own_patch_ = std::make_unique<NpyPatch>(temp_, flush_), patch_ = own_patch_.get();
   });
   if (writes) data_ = writer_ ? writer_->data() : patch_->data();
 }

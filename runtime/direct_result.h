@@ -19,12 +19,20 @@ namespace tcert {
 
 class DirectResult {
  public:
-  /// Registers the next version of `shape` in run's store (Run::next_version: call initial_C()
-  /// before, for the version a step starts from), creates its zero-filled temporary file on
-  /// rank 0 and maps it on the ranks where `writes` holds. Collective over run.context().
-  /// Throws Error on every rank when the file cannot be made (e.g. "disk full: …") or mapped on
-  /// some rank (Context::check_all).
-  DirectResult(Run& run, const TensorShape& shape, bool writes);
+  /// Where the result goes.
+  enum class Update {
+    NextVersion,  ///< a new file, zero-filled, that becomes the next version at commit()
+    /// The latest version's own file, updated where it is (Run::updates_in_place() must hold):
+    /// data() starts from the values it holds, and nothing is renamed at commit().
+    InPlace,
+  };
+  /// With Update::NextVersion: registers the next version of `shape` in run's store
+  /// (Run::next_version: call initial_C() before, for the version a step starts from), creates
+  /// its zero-filled temporary file on rank 0 and maps it on the ranks where `writes` holds.
+  /// With Update::InPlace: maps the latest version (Run::patch_latest()) on those ranks.
+  /// Collective over run.context(). Throws Error on every rank when the file cannot be made
+  /// (e.g. "disk full: …") or mapped on some rank (Context::check_all).
+  DirectResult(Run& run, const TensorShape& shape, bool writes, Update update = Update::NextVersion);
   ~DirectResult();
   DirectResult(const DirectResult&) = delete;
   DirectResult& operator=(const DirectResult&) = delete;
@@ -43,7 +51,8 @@ class DirectResult {
     const std::uint64_t bytes = walk.span(at, n);
     if (bytes > 0) wrote(bytes, walk.windows(bytes));  // most runs stay in a page
   }
-  /// The file the result is written in until commit() (its temporary name; every rank).
+  /// The file the result is written in until commit() (its temporary name, or the latest
+  /// version's in place; every rank).
   const std::string& file() const { return temp_; }
   /// Syncs every rank's writes to file(), for a copy of it (a checkpoint inside the step).
   /// Collective. Throws Error on every rank when a sync fails.
@@ -58,8 +67,9 @@ class DirectResult {
   void commit(const Context& ctx, const std::function<void()>& writes = {});
 
  private:
-  std::unique_ptr<NpyWriter> writer_;  // rank 0
-  std::unique_ptr<NpyPatch> patch_;    // the other ranks that write
+  std::unique_ptr<NpyWriter> writer_;    // rank 0, for the next version
+  std::unique_ptr<NpyPatch> own_patch_;  // the other ranks that write it
+  NpyPatch* patch_ = nullptr;            // own_patch_, or the run's mapping of the latest version
   double* data_ = nullptr;
   std::string temp_;
   bool flush_ = true;                           // RunOptions::sync_results

@@ -102,7 +102,7 @@ Run::Run(const Context& ctx, RunOptions options, TensorLocations tensors, Progra
   import_inputs(*this);
 }
 
-Run::~Run() { inputs_.clear(); }
+Run::~Run() { inputs_.clear(), patches_.clear(); }
 
 Run::StoreDirectory::~StoreDirectory() {
   if (!remove) return;
@@ -125,6 +125,18 @@ std::string Run::next_version(const std::string& name) {
   std::vector<std::string>& v = versions_[name];
   v.push_back(fmt::format("{}/{}.v{}.npy", store_.path, name, ++versions_made_));
   return v.back();
+}
+
+bool Run::updates_in_place(const std::string& name) const {
+  return !checkpoint_ && !options_.verify && !options_.keep && !latest(name).empty() && kept_.count(name) == 0;
+}
+
+NpyPatch& Run::patch_latest(const std::string& name) {
+  const std::string path = latest(name);
+  if (path.empty()) throw Error("tensor " + name + " has no version in the store to update in place");
+  std::unique_ptr<NpyPatch>& patch = patches_[path];
+  if (!patch) patch = std::make_unique<NpyPatch>(path, options_.sync_results);
+  return *patch;
 }
 
 void Run::keep(KeptTensor tensor) {
@@ -157,7 +169,7 @@ void Run::release(const std::string& name) {
   auto it = versions_.find(name);
   if (it == versions_.end()) return ctx_.barrier();
   for (const std::string& path : it->second) {
-    inputs_.erase(path);
+    inputs_.erase(path), patches_.erase(path);
     if (checkpoint_)
       checkpoint_->remove_later(path);  // the checkpoint on disk may still name it
     else if (ctx_.rank() == 0)
@@ -193,7 +205,7 @@ Workspace& Run::kernel_workspace() {
 
 void Run::end_step() {
   if (mapped_guard_.due()) {
-    for (const auto& [path, reader] : inputs_) reader->drop_pages();
+    drop_mapped_pages();
     mapped_guard_.dropped();
   }
   Workspace& ws = kernel_workspace();
@@ -205,8 +217,13 @@ void Run::end_step() {
 
 void Run::touched_mapped(std::uint64_t bytes, std::uint64_t accesses) {
   if (!mapped_guard_.touched(bytes, accesses)) return;
-  for (const auto& [path, reader] : inputs_) reader->drop_pages();
+  drop_mapped_pages();
   mapped_guard_.dropped();
+}
+
+void Run::drop_mapped_pages() {
+  for (const auto& [path, reader] : inputs_) reader->drop_pages();
+  for (const auto& [path, patch] : patches_) patch->drop_pages();
 }
 
 ElementSource Run::read_npy(const std::string& path, const TensorShape& tensor) {

@@ -30,6 +30,7 @@
 
 namespace tcert {
 
+class NpyPatch;
 class NpyReader;
 
 /// What a generated program knows about itself (constants written by the compiler).
@@ -208,6 +209,18 @@ class Run {
   /// STORE/NAME.vN.npy with N counting the versions of the whole run (a released name that is
   /// written again gets a new file name); drops a kept version of `name` (it is superseded).
   std::string next_version(const std::string& name);
+  /// Whether a step that adds to the latest version of `name` may update that version's file in
+  /// place (DirectResult::Update::InPlace) instead of writing the next version: the store holds
+  /// a version of `name` (not kept on the ranks), and nothing needs the values it holds now: no
+  /// checkpoint (it names the version), no --verify (it checks a step against the version the
+  /// step started from), no --keep (it leaves every version for inspection). The same on every
+  /// rank.
+  bool updates_in_place(const std::string& name) const;
+  /// The latest version of `name` mapped for writing (NpyPatch, with RunOptions::sync_results),
+  /// mapped once per run and kept from one in-place update to the next, so that its pages stay
+  /// mapped; end_step() and touched_mapped() drop its resident pages as they drop the inputs',
+  /// release() closes it. Throws Error when `name` has no version in the store, or as NpyPatch.
+  NpyPatch& patch_latest(const std::string& name);
   /// Forgets every version of `name` and deletes their files (the store's on rank 0, a kept
   /// version's on every rank): an intermediate after its last use. With a checkpoint, the
   /// store's files are deleted after the next checkpoint, which no longer names them.
@@ -310,6 +323,8 @@ class Run {
   std::unique_ptr<Scratch> scratch_;
   StoreDirectory store_;
   std::map<std::string, std::unique_ptr<NpyReader>> inputs_;       // by path (closed before the store goes)
+  std::map<std::string, std::unique_ptr<NpyPatch>> patches_;       // patch_latest(), by path (likewise)
+  void drop_mapped_pages();                                        // of inputs_ and patches_
   std::map<std::string, std::vector<std::string>> versions_;       // by tensor name, oldest first
   std::map<std::string, std::vector<std::string>> step_versions_;  // versions_ when the running step began
   std::uint64_t versions_made_ = 0;                                // N of the last NAME.vN.npy

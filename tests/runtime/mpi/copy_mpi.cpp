@@ -1,7 +1,9 @@
 // tests/runtime/mpi/copy_mpi.cpp — copy_step on P ranks (P = the MPI world size) from a .npy
 // input: a fill with reordered dimensions, then an addition with other reordered dimensions,
-// against values computed here. At P = 1 the step goes through the transposing kernel (one rank's
-// whole tensor from mapped files), at P > 1 element by element over each rank's range.
+// against values computed here, with and without --verify (without it, an addition of another
+// tensor updates the latest version in place). At P = 1 the step goes through the transposing
+// kernel (one rank's whole tensor from mapped files), at P > 1 element by element over each
+// rank's range.
 #include <gtest/gtest.h>
 #include <mpi.h>
 #include <unistd.h>
@@ -32,11 +34,13 @@ TEST(CopyStep, ReordersAndAddsFromAnInputFile) {
     w.commit(true);
   }
   MPI_Barrier(MPI_COMM_WORLD);
-  tcert::RunOptions options;
-  options.quiet = true;
   tcert::TensorLocations files;
   files.inputs = {{"X", {dir + "/X.npy", ""}}};
-  {
+  // An addition of another tensor updates Y's latest version in place, unless --verify needs
+  // the version before (then it writes the next); adding Y to itself always writes the next.
+  for (bool verify : {false, true}) {
+    tcert::RunOptions options;
+    options.quiet = true, options.verify = verify;
     tcert::Run run(ctx, options, files,
                    tcert::ProgramInfo{"copy", "test", ctx.size(), 0, {{"X", {e0, e1, e2}}}, {}, "", 0});
     // Y[c, a, b] = 2 · X[a, b, c]; then Y += -0.5 · Y (in and out the same tensor); then
@@ -44,10 +48,14 @@ TEST(CopyStep, ReordersAndAddsFromAnInputFile) {
     tcert::CopySpec fill{"Y[c,a,b] = 2 * X[a,b,c]", {"Y", {e2, e0, e1}}, {"X", {e0, e1, e2}}, {2, 0, 1}, 2.0, false};
     tcert::copy_step(run, fill);
     tcert::CopySpec add{"Y[c,a,b] += -0.5 * Y[c,a,b]", {"Y", {e2, e0, e1}}, {"Y", {e2, e0, e1}}, {0, 1, 2}, -0.5, true};
+    const std::string filled = run.latest("Y");
     tcert::copy_step(run, add);  // reads Y's version of the fill, as in and as the start
+    const std::string added = run.latest("Y");
+    EXPECT_NE(added, filled);
     tcert::CopySpec again{
         "Y[c,a,b] += X[a,b,c] (again)", {"Y", {e2, e0, e1}}, {"X", {e0, e1, e2}}, {2, 0, 1}, 1.0, true};
     tcert::copy_step(run, again);
+    EXPECT_EQ(run.latest("Y") == added, !verify);
     const tcert::NpyReader y(run.latest("Y"));
     ASSERT_EQ(y.size(), static_cast<std::size_t>(e0 * e1 * e2));
     for (std::int64_t c = 0; c < e2; ++c)
@@ -57,6 +65,7 @@ TEST(CopyStep, ReordersAndAddsFromAnInputFile) {
           const double expected = 2.0 * x * 0.5 + x;  // fill, then Y - 0.5·Y, then + X
           EXPECT_NEAR(y.data()[(c * e0 + a) * e1 + b], expected, 1e-15) << c << " " << a << " " << b;
         }
+    MPI_Barrier(MPI_COMM_WORLD);  // every rank has read the store before rank 0's Run removes it
   }
   MPI_Barrier(MPI_COMM_WORLD);
   if (ctx.rank() == 0) std::filesystem::remove_all(dir);

@@ -146,13 +146,16 @@ TEST(CosmaGemm, LocalModeReadsMappedOperandsInPlaceWithThePredictedCounts) {
     fill(dir + "/B.npy", {static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(k)}, 0.7);
   }
   MPI_Barrier(MPI_COMM_WORLD);
-  tcert::RunOptions options;
-  options.quiet = true, options.verify = true;
   tcert::TensorLocations files;
   files.inputs = {{"A", {dir + "/A.npy", ""}}, {"B", {dir + "/B.npy", ""}}};
   const std::vector<tcert::TensorShape> inputs = {{"A", {k, i1, i2}}, {"B", {n, k}}};
-  {
+  // With --verify the addition writes C's next version (the check needs the one before); without
+  // it, C's latest version is updated in place.
+  for (bool verify : {true, false}) {
+    tcert::RunOptions options;
+    options.quiet = true, options.verify = verify;
     tcert::Run run(ctx, options, files, tcert::ProgramInfo{"cosma_local", "test", P, 0, inputs, {}, "", 0});
+    std::string filled;  // C's version after the fill
     cm::Machine machine;
     machine.processors = P;
     machine.element_size_bytes = 8;
@@ -201,8 +204,23 @@ TEST(CosmaGemm, LocalModeReadsMappedOperandsInPlaceWithThePredictedCounts) {
             << "redistribution " << q << " " << accumulate;
       EXPECT_GT(rec.redistribution_measured[2][0], 1u);  // permuted operands: more than one run
       EXPECT_LE(run.verify_result().max_rel_error, 1e-12) << accumulate;
+      if (!accumulate) filled = run.latest("C");
     }
-    EXPECT_EQ(run.verify_result().checked, 2u * static_cast<std::uint64_t>(m * n));  // every element, twice
+    if (verify) {
+      EXPECT_EQ(run.verify_result().checked, 2u * static_cast<std::uint64_t>(m * n));  // every element, twice
+      EXPECT_NE(run.latest("C"), filled);
+    } else {
+      EXPECT_EQ(run.latest("C"), filled);  // updated in place
+      const tcert::NpyReader c(run.latest("C"));
+      auto value = [](std::int64_t e, double phase) { return std::sin(phase + 0.37 * static_cast<double>(e)); };
+      for (i64 j = 0; j < n; ++j)
+        for (i64 i = 0; i < m; ++i) {
+          double sum = 0;  // C[j, i1, i2] = (0.75 − 0.5) · Σ_k A[k, i1, i2] · B[j, k]
+          for (i64 kk = 0; kk < k; ++kk) sum += value(kk * m + i, 0.1) * value(j * k + kk, 0.7);
+          EXPECT_NEAR(c.data()[j * m + i], 0.25 * sum, 1e-13) << j << " " << i;
+        }
+    }
+    MPI_Barrier(MPI_COMM_WORLD);  // every rank has read the store before rank 0's Run removes it
   }
   MPI_Barrier(MPI_COMM_WORLD);
   if (ctx.rank() == 0) std::filesystem::remove_all(dir);
