@@ -78,9 +78,11 @@ void record_redistribution(Run& run, const Volumes& mine) {
   run.record_redistribution(std::move(all[0]), std::move(all[1]), std::move(all[2]), std::move(seconds));
 }
 
-bool updates_C_in_place(const Run& run, const GemmSpec& spec) {
+DirectResult::Update update_of_C(const Run& run, const GemmSpec& spec) {
   const std::string& c = spec.C.shape.name;
-  return spec.accumulate && spec.A.shape.name != c && spec.B.shape.name != c && run.updates_in_place(c);
+  return spec.accumulate && spec.A.shape.name != c && spec.B.shape.name != c && run.updates_in_place(c)
+             ? DirectResult::Update::InPlace
+             : DirectResult::Update::NextVersion;
 }
 
 std::optional<ElementSource> initial_C(Run& run, const GemmSpec& spec) {
@@ -88,9 +90,9 @@ std::optional<ElementSource> initial_C(Run& run, const GemmSpec& spec) {
   return run.input(spec.C.shape);
 }
 
-void store_version(Run& run, const TensorBinding& tensor, std::size_t row_count, bool owns,
-                   const ResultVisitor& visit) {
-  DirectResult result(run, tensor.shape, owns);
+void store_version(Run& run, const TensorBinding& tensor, std::size_t row_count, bool owns, const ResultVisitor& visit,
+                   DirectResult::Update update) {
+  DirectResult result(run, tensor.shape, owns, update);
   result.commit(run.context(), [&] {
     if (!owns) return;
     double* out = result.data();
@@ -113,13 +115,13 @@ void store_version(Run& run, const TensorBinding& tensor, std::size_t row_count,
 
 void write_result(Run& run, const GemmSpec& spec, bool owns, const ResultVisitor& visit) {
   PhaseScope phase(Phase::Redistribute);  // Gao et al. §2.3 stage 3
-  store_version(run, spec.C, spec.I.indices.size(), owns, visit);
+  store_version(run, spec.C, spec.I.indices.size(), owns, visit, update_of_C(run, spec));
 }
 
 void write_result_block(Run& run, const GemmSpec& spec, bool owns, i64 row0, i64 col0, i64 cols, i64 first, i64 end,
                         const double* block) {
   PhaseScope phase(Phase::Redistribute);  // Gao et al. §2.3 stage 3
-  DirectResult result(run, spec.C.shape, owns);
+  DirectResult result(run, spec.C.shape, owns, update_of_C(run, spec));
   result.commit(run.context(), [&] {
     if (!owns || end <= first) return;
     SplitMap map(spec.C, extents_of(spec.I), extents_of(spec.J));

@@ -21,9 +21,10 @@ namespace tcert {
 void compute_phase(Run& run, const GemmSpec& spec, std::unique_ptr<Progress>& progress,
                    const std::function<void()>& body);
 
-/// Whether the step may add to C's latest version where it is (DirectResult::Update::InPlace):
-/// spec.accumulate, A and B are other tensors than C, and Run::updates_in_place(C).
-bool updates_C_in_place(const Run& run, const GemmSpec& spec);
+/// Where the step writes C: into C's latest version where it is (DirectResult::Update::InPlace)
+/// when spec.accumulate, A and B are other tensors than C, and Run::updates_in_place(C); else
+/// into C's next version.
+DirectResult::Update update_of_C(const Run& run, const GemmSpec& spec);
 
 /// The initial value of C for a fill: its current version when spec.accumulate and a step of
 /// the run wrote it, else nullopt (C starts at zero).
@@ -50,17 +51,20 @@ using ResultLookup = std::function<std::optional<double>(const std::int64_t*, co
 /// mapping (visit gives GEMM row and column values: the first row_count positions of
 /// tensor.perm are rows), rank 0 renames it when all are done). Counts 8 bytes of disk write
 /// per element filled, in the current phase. Collective. Throws Error on every rank when the
-/// file cannot be made or written on some rank.
-void store_version(Run& run, const TensorBinding& tensor, std::size_t row_count, bool owns, const ResultVisitor& visit);
+/// file cannot be made or written on some rank. With Update::InPlace the elements are written
+/// into the latest version's file instead (DirectResult).
+void store_version(Run& run, const TensorBinding& tensor, std::size_t row_count, bool owns, const ResultVisitor& visit,
+                   DirectResult::Update update = DirectResult::Update::NextVersion);
 /// Stores C as the next version of its tensor (store_version, Phase::Redistribute: Gao et al.
-/// §2.3 stage 3). Collective.
+/// §2.3 stage 3), or into its latest version where update_of_C() says: every element a rank
+/// owns is written, its start value included. Collective.
 void write_result(Run& run, const GemmSpec& spec, bool owns, const ResultVisitor& visit);
 
 /// write_result() for a rank whose elements of C are one range of a row-major block of C's GEMM
 /// view: element e of [first, end) is C(row0 + e / cols, col0 + e % cols) (flat row and column
 /// values of I and J) with value block[e]. Copies each piece that is consecutive in C's file at
 /// once (for_each_run_of_view) and counts the same bytes and disk requests as write_result()
-/// visiting the elements in that order (one transfer). Collective.
+/// visiting the elements in that order (one transfer). In place as write_result(). Collective.
 void write_result_block(Run& run, const GemmSpec& spec, bool owns, std::int64_t row0, std::int64_t col0,
                         std::int64_t cols, std::int64_t first, std::int64_t end, const double* block);
 

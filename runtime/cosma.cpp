@@ -183,11 +183,11 @@ void CosmaGemm::load() {
 }
 
 void CosmaGemm::load_local() {
-  PhaseScope phase(Phase::Redistribute);                  // Gao et al. §2.3 stage 1
-  const bool in_place = updates_C_in_place(run_, spec_);  // C's old values are where C is written
+  PhaseScope phase(Phase::Redistribute);  // Gao et al. §2.3 stage 1
+  const DirectResult::Update update = update_of_C(run_, spec_);
+  const bool in_place = update == DirectResult::Update::InPlace;  // C's old values are where C is written
   const std::optional<ElementSource> c0 = in_place ? std::nullopt : initial_C(run_, spec_);  // before the new version
-  result_ = std::make_unique<DirectResult>(
-      run_, spec_.C.shape, active_, in_place ? DirectResult::Update::InPlace : DirectResult::Update::NextVersion);
+  result_ = std::make_unique<DirectResult>(run_, spec_.C.shape, active_, update);
   if (!active_) return;
   reserved_ = Reservation(8 * static_cast<std::uint64_t>(m_ * k_ + n_ * k_ + m_ * n_),
                           "A and B slices and C block (mapped, read and written in place)");

@@ -201,6 +201,14 @@ namespace {
 
 constexpr std::size_t kCommScratchElems = std::size_t{1} << 17;  // 1 MiB, outside the tile budget
 
+/// The collectives' scratch: kCommScratchElems, one per process and kept from one contraction to
+/// the next (a new zeroed MiB per contraction cost 256 page faults and an munmap each). One
+/// contraction runs at a time; its content is never read before it is written.
+std::span<double> comm_scratch() {
+  static const std::unique_ptr<double[]> scratch(new double[kCommScratchElems]);
+  return {scratch.get(), kCommScratchElems};
+}
+
 }  // namespace
 
 DistributedGemm::DistributedGemm(Run& run, GemmSpec spec) : run_(run), spec_(std::move(spec)) {
@@ -274,7 +282,6 @@ DistributedGemm::DistributedGemm(Run& run, GemmSpec spec) : run_(run), spec_(std
     B.slots[1].buf = allocate(gao().capacity_B, "second tile of B");
     C.slots[1].buf = allocate(gao().capacity_C, "second tile of C");
   }
-  comm_scratch_.resize(kCommScratchElems);
 }
 
 DistributedGemm::~DistributedGemm() = default;
@@ -377,7 +384,8 @@ void DistributedGemm::load() {
 void DistributedGemm::open_direct_C() {
   Buffered& C = *C_;
   const std::optional<ElementSource> c0 = initial_C(run_, spec_);  // the current version, before the next
-  direct_C_ = std::make_unique<DirectResult>(run_, spec_.C.shape, owns_result());
+  const DirectResult::Update update = update_of_C(run_, spec_);
+  direct_C_ = std::make_unique<DirectResult>(run_, spec_.C.shape, owns_result(), update);
   if (!owns_result()) return;
   double* out = direct_C_->data();
   C.mapped = out;
@@ -388,13 +396,16 @@ void DistributedGemm::open_direct_C() {
   C.direct_map.emplace(spec_.C, spec_.I.indices.size());
   if (!c0) return;
   // Accumulating: this rank's part of C starts from the current values, copied into the new
-  // file (read and written, as stage 1 lays out a tiled C).
+  // file (read and written, as stage 1 lays out a tiled C). In place they are there already:
+  // the same runs are counted, and nothing is copied.
+  const bool copy = update == DirectResult::Update::NextVersion;
   const Tiles all_rows{0, C.rows.finest_tiles()}, all_cols{0, C.cols.finest_tiles()};
   C.each_direct_block(0, C.pc, all_rows, all_cols, [&](i64, i64, const BlockRuns& block) {
     RunCounter requests;  // the same runs read from the current version and written to the new
     MappedWalk read(kFaultAroundBytes), written(kMappedPageBytes);
     block.each_run([&](std::size_t, std::uint64_t at, std::size_t n) {
       requests.span(at, n);
+      if (!copy) return;
       run_.touched_span(read, at, n);
       direct_C_->wrote_span(written, at, n);
       c0->copy(at, n, out + at);
@@ -797,9 +808,9 @@ void DistributedGemm::cannon_multiply(i64 f, i64 h, i64 k) {
     const auto k_held = static_cast<std::size_t>(layout_K_[1].rows(k, held)),
                k_next = static_cast<std::size_t>(layout_K_[1].rows(k, next));
     shift(ctx, a, static_cast<std::size_t>(A.block_rows(f)) * k_held,
-          static_cast<std::size_t>(A.block_rows(f)) * k_next, left, right, comm_scratch_);
+          static_cast<std::size_t>(A.block_rows(f)) * k_next, left, right, comm_scratch());
     shift(ctx, b, static_cast<std::size_t>(B.block_rows(h)) * k_held,
-          static_cast<std::size_t>(B.block_rows(h)) * k_next, up, down, comm_scratch_);
+          static_cast<std::size_t>(B.block_rows(h)) * k_next, up, down, comm_scratch());
     A.pc = B.pc = next;
   }
   A.pc = B.pc = home;  // √P shifts bring every block home
@@ -811,7 +822,7 @@ void DistributedGemm::cannon_multiply(i64 f, i64 h, i64 k) {
 
 void DistributedGemm::allreduce_C() {
   if (recording_) return steps_.push_back({Step::AllreduceC});
-  allreduce_sum(run_.context(), C_->now().buf.data(), C_->range_elems(C_->now().tr, C_->now().tc, 0), comm_scratch_);
+  allreduce_sum(run_.context(), C_->now().buf.data(), C_->range_elems(C_->now().tr, C_->now().tc, 0), comm_scratch());
 }
 
 void DistributedGemm::gather_broadcast_file() {
@@ -819,7 +830,7 @@ void DistributedGemm::gather_broadcast_file() {
   Buffered& x = gao().broadcast == Operand::A ? *A_ : *B_;
   std::vector<std::size_t> counts;
   for (i64 q = 0; q < P_; ++q) counts.push_back(x.pieces[q]->total());
-  ring_allgatherv_file(run_.context(), x.pieces[rank_]->file(), counts, comm_scratch_);
+  ring_allgatherv_file(run_.context(), x.pieces[rank_]->file(), counts, comm_scratch());
 }
 
 void DistributedGemm::shift_operand_files() {
@@ -833,7 +844,7 @@ void DistributedGemm::shift_operand_files() {
     auto moved = std::make_unique<TiledMatrix>(x->path, x->rows, x->pr, x->cols, next);
     const bool is_A = x == A_.get();
     shift_file(ctx, x->file->file(), x->file->file(), x->file->total(), moved->total(), is_A ? left : up,
-               is_A ? right : down, comm_scratch_);
+               is_A ? right : down, comm_scratch());
     x->file = std::move(moved);
     x->pc = next;
   }
@@ -843,7 +854,7 @@ void DistributedGemm::shift_operand_files() {
 void DistributedGemm::reduce_C_file() {
   if (recording_) return steps_.push_back({Step::ReduceFile});
   DiskFile& c = C_->file->file();
-  allreduce_sum_file(run_.context(), c, rank_ == 0 ? &c : nullptr, C_->file->total(), comm_scratch_);
+  allreduce_sum_file(run_.context(), c, rank_ == 0 ? &c : nullptr, C_->file->total(), comm_scratch());
 }
 
 TiledMatrix& DistributedGemm::result() { return *C_->file; }

@@ -177,7 +177,6 @@ class DistributedGemm {
   TileGroup I_, J_, K_;
   GroupLayout layout_I_[2], layout_J_[2], layout_K_[2];  // [0] whole, [1] split
   std::unique_ptr<Buffered> A_, B_, C_;
-  std::vector<double> comm_scratch_;
   std::set<std::pair<std::int64_t, std::int64_t>> touched_C_;
   std::unique_ptr<Progress> progress_;
   bool overlap_ = false;    // GaoSpec::overlap and not --no-overlap

@@ -15,6 +15,7 @@
 
 #include "runtime/error.h"
 #include "runtime/fault.h"
+#include "runtime/io_worker.h"
 #include "runtime/kernel.h"
 #include "runtime/memory.h"
 #include "runtime/npy.h"
@@ -102,7 +103,15 @@ Run::Run(const Context& ctx, RunOptions options, TensorLocations tensors, Progra
   import_inputs(*this);
 }
 
-Run::~Run() { inputs_.clear(), patches_.clear(); }
+Run::~Run() {
+  inputs_.clear(), patches_.clear();
+  if (last_removal_ != 0) remover().wait(last_removal_);  // before the store's directory goes
+}
+
+IoWorker& Run::remover() {
+  static IoWorker worker;
+  return worker;
+}
 
 Run::StoreDirectory::~StoreDirectory() {
   if (!remove) return;
@@ -173,7 +182,7 @@ void Run::release(const std::string& name) {
     if (checkpoint_)
       checkpoint_->remove_later(path);  // the checkpoint on disk may still name it
     else if (ctx_.rank() == 0)
-      std::remove(path.c_str());
+      last_removal_ = remover().submit([path] { std::remove(path.c_str()); });
   }
   versions_.erase(it);
   ctx_.barrier();

@@ -53,8 +53,9 @@ SfcGemm::SfcGemm(Run& run, GemmSpec spec) : run_(run), spec_(std::move(spec)) {
     redistribution_ = redistribution_now() - before;
   }
   if (count_ > 0) C0_ = initial_C(run_, spec_);  // the current version, before the next is registered
-  // C's new version, written in place by every rank with tiles.
-  result_ = std::make_unique<DirectResult>(run_, spec_.C.shape, count_ > 0);
+  // C's new version, written in place by every rank with tiles; or C's latest version itself
+  // (update_of_C()), each tile's rows read (add_current()) just before they are written.
+  result_ = std::make_unique<DirectResult>(run_, spec_.C.shape, count_ > 0, update_of_C(run_, spec_));
   if (count_ == 0) return;
   out_ = result_->data();
   A_ = run_.input(spec_.A.shape);

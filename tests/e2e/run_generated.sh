@@ -15,7 +15,9 @@
 # (every statement, in order, from `tcec --dry-run --json`) is evaluated by numpy instead.
 # With EXPECT_HANDOFF=1 the generated program must keep a result on the ranks and take it rank
 # to rank (the sequence hand-off); with EXPECT_RESIDENT=1 it must run a resident accumulation
-# step (costmodel/program/resident.h).
+# step (costmodel/program/resident.h). With NO_VERIFY=1 the program runs without --verify, as
+# users run it: additions then update a tensor's latest version in place (runtime/run.h
+# Run::updates_in_place), which only the numpy checks above see.
 set -euo pipefail
 tcec=$1 work=$2 file=$3 np=$4
 shift 4
@@ -36,8 +38,9 @@ if [[ -n "${EXPECT_RESIDENT:-}" ]] && ! grep -q 'tcert::ResidentGemm x' "$work/$
   echo "run_generated.sh: $work/$stem.cpp runs no resident accumulation step" >&2
   exit 1
 fi
-run=(mpirun --oversubscribe -np "$np" "$work/$stem" --quiet --verify --trace "$work/trace.json"
+run=(mpirun --oversubscribe -np "$np" "$work/$stem" --quiet --trace "$work/trace.json"
      --scratch "$work/scratch")
+[[ -n "${NO_VERIFY:-}" ]] || run+=(--verify)
 if [[ -n "${NPY_PROGRAM:-}" ]]; then
   "$tcec" "$file" --dry-run --json "$@" > "$work/program.json"
   /usr/bin/python3 "$here/npy_check.py" program-inputs "$work/program.json" "$work/in"
