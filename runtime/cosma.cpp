@@ -30,18 +30,7 @@ constexpr i64 kChunk = i64{1} << 16;  // elements per chunk of a streamed round'
 /// × columns of `col_extents`, row-major) as one transfer: the runs a copy of it in that order
 /// would make (the load's and the store's passes in local mode, which move nothing).
 void count_pass(const TensorBinding& t, const std::vector<i64>& row_extents, const std::vector<i64>& col_extents) {
-  SplitMap map(t, row_extents, col_extents);
-  const i64 rows = product(row_extents), cols = product(col_extents);
-  if (rows == 0 || cols == 0) return;
-  std::vector<std::uint64_t> row_part, col_part;
-  map.rows(0, rows, row_part);
-  map.cols(0, cols, col_part);
-  // Each row gives the runs of its columns; a row's first run continues the row before's last
-  // one when their elements are adjacent (RunCounter's rule, without visiting every run).
-  std::uint64_t runs = static_cast<std::uint64_t>(rows) * consecutive_runs(col_part).size();
-  for (std::size_t r = 1; r < row_part.size(); ++r)
-    if (row_part[r - 1] + col_part.back() + 1 == row_part[r] + col_part.front()) --runs;
-  counters().add_disk_requests(runs);
+  counters().add_disk_requests(SplitMap(t, row_extents, col_extents).whole_view_runs());
 }
 
 }  // namespace

@@ -46,6 +46,24 @@ class SplitMap {
     unflatten(col, col_extents_, cv_.data());
     return map_(zero_.data(), cv_.data());
   }
+  /// The disk requests of one pass over the whole view, row after row, as RunCounter counts them
+  /// (runs of consecutive elements; a row's first run continues the row before's last one when
+  /// they are adjacent), from the strides alone: rows × (1 + the column steps that are not +1),
+  /// less the row steps from a row's last element to the next row's first that are +1. Nothing
+  /// is listed, so a view of millions of columns allocates nothing. 0 for an empty view.
+  std::uint64_t whole_view_runs() const {
+    std::int64_t rows = 1, cols = 1;
+    for (std::int64_t e : row_extents_) rows *= e;
+    for (std::int64_t e : col_extents_) cols *= e;
+    if (rows == 0 || cols == 0) return 0;
+    std::int64_t breaks = 0, last = 0;  // column steps that are not +1; the last column's part
+    odometer_steps(col_extents_, false, [&](std::int64_t step, std::int64_t n) { breaks += step != 1 ? n : 0; });
+    for (std::size_t d = 0; d < col_extents_.size(); ++d)
+      last += (col_extents_[d] - 1) * static_cast<std::int64_t>(map_.col_stride(d));
+    std::int64_t joined = 0;  // the first column's part is 0
+    odometer_steps(row_extents_, true, [&](std::int64_t step, std::int64_t n) { joined += step == last + 1 ? n : 0; });
+    return static_cast<std::uint64_t>(rows * (1 + breaks) - joined);
+  }
 
  private:
   // rows() (rows) or cols() (!rows): `values` is the group's scratch multi-index.
@@ -67,6 +85,23 @@ class SplitMap {
         part -= static_cast<std::uint64_t>(extents[d] - 1) * stride(d);  // wraps: unsigned
         values[d] = 0;
       }
+    }
+  }
+
+  // visit(step, n) for each index L of the group (rows or columns): of the odometer's steps from
+  // one flat value to the next, the n = Π_{d≤L} e_d − Π_{d<L} e_d whose carry stops at L change
+  // the part by step = stride(L) − Σ_{d>L} (e_d − 1)·stride(d).
+  template <class Visit>
+  void odometer_steps(const std::vector<std::int64_t>& extents, bool rows, const Visit& visit) const {
+    const auto stride = [&](std::size_t d) {
+      return static_cast<std::int64_t>(rows ? map_.row_stride(d) : map_.col_stride(d));
+    };
+    std::int64_t outer = 1;  // Π_{d<L} e_d
+    for (std::size_t L = 0; L < extents.size(); ++L) {
+      std::int64_t step = stride(L);
+      for (std::size_t d = L + 1; d < extents.size(); ++d) step -= (extents[d] - 1) * stride(d);
+      visit(step, outer * extents[L] - outer);
+      outer *= extents[L];
     }
   }
 

@@ -1,7 +1,8 @@
 // tests/runtime/split_map_test.cpp — SplitMap::rows() and cols(): the odometer gives, for every
 // range of flat rows (columns), the parts row() (col()) gives one at a time, on a permuted tensor
-// whose row group has three indices; for_each_run_of_view() visits every element of a range once,
-// in order, in pieces that are consecutive in the tensor and maximal within a row.
+// whose row group has three indices; whole_view_runs() counts the runs of random views from their
+// strides; for_each_run_of_view() visits every element of a range once, in order, in pieces that
+// are consecutive in the tensor and maximal within a row.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -36,6 +37,41 @@ TEST(SplitMap, ColsEqualColOneAtATime) {
       ASSERT_EQ(parts.size(), static_cast<std::size_t>(n));
       for (std::int64_t i = 0; i < n; ++i) EXPECT_EQ(parts[i], map.col(first + i)) << first << "+" << i;
     }
+}
+
+TEST(SplitMap, WholeViewRunsEqualACountOfEveryElementsRun) {
+  // Random stored orders and splits of up to 5 indices (extents 1–4) into rows and columns: the
+  // count from the strides equals RunCounter's over every element, row after row.
+  std::uint64_t state = 12345;
+  const auto next = [&](std::uint64_t n) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (state >> 33) % n;
+  };
+  for (int trial = 0; trial < 2000; ++trial) {
+    const std::size_t n = 1 + next(5), row_count = next(n + 1);
+    std::vector<std::int64_t> extents(n);
+    std::vector<int> perm(n);
+    for (std::size_t d = 0; d < n; ++d)
+      extents[d] = 1 + static_cast<std::int64_t>(next(4)), perm[d] = static_cast<int>(d);
+    for (std::size_t d = n; d-- > 1;) std::swap(perm[d], perm[next(d + 1)]);
+    // GEMM position p is stored dimension perm[p]; positions [0, row_count) are rows.
+    std::vector<std::int64_t> row_extents, col_extents;
+    for (std::size_t p = 0; p < n; ++p)
+      (p < row_count ? row_extents : col_extents).push_back(extents[static_cast<std::size_t>(perm[p])]);
+    const tcert::TensorBinding binding{{"X", extents}, perm};
+    tcert::SplitMap map(binding, row_extents, col_extents);
+    std::int64_t rows = 1, cols = 1;
+    for (std::int64_t e : row_extents) rows *= e;
+    for (std::int64_t e : col_extents) cols *= e;
+    std::uint64_t runs = 0, previous = 0;
+    for (std::int64_t r = 0; r < rows; ++r)
+      for (std::int64_t c = 0; c < cols; ++c) {
+        const std::uint64_t at = map.row(r) + map.col(c);
+        runs += (r == 0 && c == 0) || at != previous + 1 ? 1 : 0;
+        previous = at;
+      }
+    ASSERT_EQ(map.whole_view_runs(), runs) << "trial " << trial;
+  }
 }
 
 TEST(SplitMap, RunsOfAViewCoverARangeInOrder) {
