@@ -92,7 +92,11 @@ void MethodAnalysis::add_candidate(const Method& m, const ModelPoint& row, const
     return;
   }
   if (!family->second.feasible || family->second.total_s() > plan.total_s()) family->second = plan;
-  if (a_.plan.feasible && a_.plan.total_s() <= plan.total_s()) return;
+  // The least total wins; on a tie, the candidate of less compute-stage time (its stages 1 and 3
+  // cost the same, and a one-rank cosma plan then runs the kernel on the mapped operands).
+  if (a_.plan.feasible && (a_.plan.total_s() < plan.total_s() ||
+                           (a_.plan.total_s() == plan.total_s() && a_.plan_model.time_s <= row.time_s)))
+    return;
   a_.plan = plan;
   a_.plan_model = row;
 }

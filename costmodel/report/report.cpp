@@ -76,6 +76,18 @@ std::string analysis_text(const ContractionAnalysis& a, const Machine& machine, 
       "  lower bound on data moved per rank (COSMA Theorem 1): {}; chosen moves {} ({} + V + disk writes), {:.3f}x\n",
       human_bytes(a.lower_bound_bytes_per_rank), human_bytes(moved), chosen.moved_label(),
       moved / a.lower_bound_bytes_per_rank);
+  // The row above is the least compute-stage time; the plan is the least in all (with stages 1
+  // and 3 between the tensors' files), so the two may differ, on a tie as well.
+  if (a.plan.feasible && a.plan_model.method && a.plan_model.method->family() != chosen.family()) {
+    const auto family = std::find_if(a.family_plans.begin(), a.family_plans.end(),
+                                     [&](const auto& f) { return f.first == chosen.family(); });
+    const bool planned = family != a.family_plans.end() && family->second.feasible;
+    out += fmt::format("  emitted instead: {}, {:.5g} s in all (compute stage and redistribution){}\n",
+                       a.plan_model.method->row_name(a.plan_model), a.plan.total_s(),
+                       planned ? fmt::format(", against {:.5g} s for {}'s plan: plans are picked by that total",
+                                             family->second.total_s(), chosen.name())
+                               : fmt::format(": {} has no plan that fits", chosen.name()));
+  }
   return out + plan_text(a, machine);
 }
 
