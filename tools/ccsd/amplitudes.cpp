@@ -101,18 +101,23 @@ void VectorOps::jacobi(const Amplitudes& t, const Amplitudes& r, const Amplitude
   one(t.t2, r.t2, next.t2, step.t2, {V, V, O, O}, d2);
 }
 
-double VectorOps::dot(const Amplitudes& x, const Amplitudes& y) const {
-  double mine = 0;
-  for (auto [a, b] : {std::pair{&x.t1, &y.t1}, std::pair{&x.t2, &y.t2}}) {
-    const Inputs in({*a, *b});
+double VectorOps::dot(const Amplitudes& x, const Amplitudes& y) const { return dots(x, {y}).front(); }
+
+std::vector<double> VectorOps::dots(const Amplitudes& x, const std::vector<Amplitudes>& ys) const {
+  std::vector<double> mine(ys.size(), 0.0), all(ys.size(), 0.0);
+  for (int part = 0; part < 2; ++part) {
+    std::vector<std::string> paths{part == 0 ? x.t1 : x.t2};
+    for (const Amplitudes& y : ys) paths.push_back(part == 0 ? y.t1 : y.t2);
+    const Inputs in(paths);
     const auto [first, end] = range(in.readers[0]->size());
     for (u64 lo = first; lo < end; lo += kChunk) {
-      for (u64 e = lo; e < std::min(end, lo + kChunk); ++e) mine += in[0][e] * in[1][e];
+      const u64 hi = std::min(end, lo + kChunk);
+      for (std::size_t k = 0; k < ys.size(); ++k)
+        for (u64 e = lo; e < hi; ++e) mine[k] += in[0][e] * in[k + 1][e];
       in.drop();
     }
   }
-  double all = 0;
-  MPI_Allreduce(&mine, &all, 1, MPI_DOUBLE, MPI_SUM, comm_);
+  MPI_Allreduce(mine.data(), all.data(), static_cast<int>(mine.size()), MPI_DOUBLE, MPI_SUM, comm_);
   return all;
 }
 

@@ -43,6 +43,8 @@ class VectorOps {
   void jacobi(const Amplitudes& t, const Amplitudes& r, const Amplitudes& next, const Amplitudes& step) const;
   /// Σ x·y over both files.
   double dot(const Amplitudes& x, const Amplitudes& y) const;
+  /// dot(x, ys[k]) for every k, in one pass that maps x's files once (DIIS's new row).
+  std::vector<double> dots(const Amplitudes& x, const std::vector<Amplitudes>& ys) const;
   /// out = Σ_k c[k]·xs[k]. Precondition: c.size() == xs.size() >= 1.
   void combine(const std::vector<double>& c, const std::vector<Amplitudes>& xs, const Amplitudes& out) const;
 

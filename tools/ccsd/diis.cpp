@@ -25,7 +25,10 @@ Amplitudes Diis::error_of(int id) const {
 void Diis::add(int id) {
   held_.push_back(id);
   if (held_.size() > size_) held_.erase(held_.begin());
-  for (int k : held_) B_[{std::min(k, id), std::max(k, id)}] = ops_.dot(error_of(id), error_of(k));
+  std::vector<Amplitudes> errors;
+  for (int k : held_) errors.push_back(error_of(k));
+  const std::vector<double> row = ops_.dots(error_of(id), errors);  // id's file mapped once
+  for (std::size_t i = 0; i < held_.size(); ++i) B_[{std::min(held_[i], id), std::max(held_[i], id)}] = row[i];
   std::erase_if(B_, [&](const auto& entry) {  // entries of vectors no longer held
     auto in = [&](int k) { return std::find(held_.begin(), held_.end(), k) != held_.end(); };
     return !in(entry.first.first) || !in(entry.first.second);
