@@ -7,8 +7,9 @@
 # tests/random/random_program.h), or of SEED + 1000, SEED + 2000, … when tcec (with the options,
 # e.g. --force-method outside-accumulation) finds no feasible plan for it (the memory is drawn
 # down to a few elements), then runs it with run_generated.sh: built, run under mpirun -np P
-# with --verify (none with NO_VERIFY=1) and --trace, every output checked against numpy evaluating the whole program,
-# and measured = predicted bytes and disk requests on every rank (tcec compare).
+# with --verify (none with NO_VERIFY=1) and --trace, every output checked against numpy
+# evaluating the whole program, and measured = predicted bytes and disk requests on every rank
+# (tcec compare).
 set -euo pipefail
 tcec=$1 generator=$2 work=$3 seed=$4
 shift 4
