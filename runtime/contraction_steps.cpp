@@ -79,8 +79,7 @@ void record_redistribution(Run& run, const Volumes& mine) {
 }
 
 DirectResult::Update update_of_C(const Run& run, const GemmSpec& spec) {
-  const std::string& c = spec.C.shape.name;
-  return spec.accumulate && spec.A.shape.name != c && spec.B.shape.name != c && run.updates_in_place(c)
+  return spec.accumulate && run.updates_in_place(spec.C.shape.name, {spec.A.shape.name, spec.B.shape.name})
              ? DirectResult::Update::InPlace
              : DirectResult::Update::NextVersion;
 }

@@ -22,8 +22,7 @@ void compute_phase(Run& run, const GemmSpec& spec, std::unique_ptr<Progress>& pr
                    const std::function<void()>& body);
 
 /// Where the step writes C: into C's latest version where it is (DirectResult::Update::InPlace)
-/// when spec.accumulate, A and B are other tensors than C, and Run::updates_in_place(C); else
-/// into C's next version.
+/// when spec.accumulate and Run::updates_in_place(C, {A, B}); else into C's next version.
 DirectResult::Update update_of_C(const Run& run, const GemmSpec& spec);
 
 /// The initial value of C for a fill: its current version when spec.accumulate and a step of

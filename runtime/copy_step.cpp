@@ -27,7 +27,7 @@ void copy_step(Run& run, const CopySpec& spec) {
   const ElementSource in = run.input(spec.in);
   // Adding to out's latest version where it is, when nothing needs its values: no new file,
   // no copy of the old values (they are the result's to start from).
-  const bool in_place = spec.accumulate && spec.in.name != spec.out.name && run.updates_in_place(spec.out.name);
+  const bool in_place = spec.accumulate && run.updates_in_place(spec.out.name, {spec.in.name});
   std::optional<ElementSource> start;
   if (spec.accumulate && !run.latest(spec.out.name).empty() && !in_place) start = run.input(spec.out);
   std::vector<std::uint64_t> in_stride(rank_out, 1);

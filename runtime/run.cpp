@@ -136,8 +136,9 @@ std::string Run::next_version(const std::string& name) {
   return v.back();
 }
 
-bool Run::updates_in_place(const std::string& name) const {
-  return !checkpoint_ && !options_.verify && !options_.keep && !latest(name).empty() && kept_.count(name) == 0;
+bool Run::updates_in_place(const std::string& name, std::initializer_list<std::string_view> operands) const {
+  return !checkpoint_ && !options_.verify && !options_.keep && !latest(name).empty() && kept_.count(name) == 0 &&
+         std::find(operands.begin(), operands.end(), name) == operands.end();
 }
 
 NpyPatch& Run::patch_latest(const std::string& name) {

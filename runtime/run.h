@@ -11,9 +11,11 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "runtime/checkpoint.h"
@@ -210,13 +212,13 @@ class Run {
   /// STORE/NAME.vN.npy with N counting the versions of the whole run (a released name that is
   /// written again gets a new file name); drops a kept version of `name` (it is superseded).
   std::string next_version(const std::string& name);
-  /// Whether a step that adds to the latest version of `name` may update that version's file in
-  /// place (DirectResult::Update::InPlace) instead of writing the next version: the store holds
-  /// a version of `name` (not kept on the ranks), and nothing needs the values it holds now: no
-  /// checkpoint (it names the version), no --verify (it checks a step against the version the
-  /// step started from), no --keep (it leaves every version for inspection). The same on every
-  /// rank.
-  bool updates_in_place(const std::string& name) const;
+  /// Whether a step that adds to the latest version of `name` and reads the tensors `operands`
+  /// may update that version's file in place (DirectResult::Update::InPlace) instead of writing
+  /// the next version: the store holds a version of `name` (not kept on the ranks), no operand is
+  /// `name`, and nothing needs the values it holds now: no checkpoint (it names the version), no
+  /// --verify (it checks a step against the version the step started from), no --keep (it leaves
+  /// every version for inspection). The same on every rank.
+  bool updates_in_place(const std::string& name, std::initializer_list<std::string_view> operands) const;
   /// The latest version of `name` mapped for writing (NpyPatch, with RunOptions::sync_results),
   /// mapped once per run and kept from one in-place update to the next, so that its pages stay
   /// mapped; end_step() and touched_mapped() drop its resident pages as they drop the inputs',

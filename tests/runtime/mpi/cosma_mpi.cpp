@@ -136,10 +136,12 @@ TEST(CosmaGemm, LocalModeReadsMappedOperandsInPlaceWithThePredictedCounts) {
     std::filesystem::create_directories(path);
     return path.string();
   });
+  // Element e of A (phase 0.1) and of B (phase 0.7).
+  auto value = [](std::int64_t e, double phase) { return std::sin(phase + 0.37 * static_cast<double>(e)); };
   if (ctx.rank() == 0) {
-    auto fill = [](const std::string& path, std::vector<std::uint64_t> shape, double phase) {
+    auto fill = [&](const std::string& path, std::vector<std::uint64_t> shape, double phase) {
       tcert::NpyWriter w(path, std::move(shape));
-      for (std::size_t e = 0; e < w.size(); ++e) w.data()[e] = std::sin(phase + 0.37 * static_cast<double>(e));
+      for (std::size_t e = 0; e < w.size(); ++e) w.data()[e] = value(static_cast<std::int64_t>(e), phase);
       w.commit(true);
     };
     fill(dir + "/A.npy", {static_cast<std::uint64_t>(k), i1, i2}, 0.1);
@@ -212,7 +214,6 @@ TEST(CosmaGemm, LocalModeReadsMappedOperandsInPlaceWithThePredictedCounts) {
     } else {
       EXPECT_EQ(run.latest("C"), filled);  // updated in place
       const tcert::NpyReader c(run.latest("C"));
-      auto value = [](std::int64_t e, double phase) { return std::sin(phase + 0.37 * static_cast<double>(e)); };
       for (i64 j = 0; j < n; ++j)
         for (i64 i = 0; i < m; ++i) {
           double sum = 0;  // C[j, i1, i2] = (0.75 − 0.5) · Σ_k A[k, i1, i2] · B[j, k]
