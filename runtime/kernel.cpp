@@ -75,6 +75,14 @@ void* aligned_allocate(std::size_t bytes) {
 
 void aligned_free(void* p) noexcept { std::free(p); }
 
+void Workspace::trim(std::size_t bytes) {
+  if (8 * (a.capacity() + b.capacity() + c.capacity()) > bytes) Buffer().swap(a), Buffer().swap(b), Buffer().swap(c);
+  const detail::GettTables& t = gett_tables;
+  const std::size_t tables = t.row_x.capacity() + t.col_x.capacity() + t.row_y.capacity() + t.col_y.capacity() +
+                             t.row_c.capacity() + t.col_c.capacity();
+  if (8 * tables > bytes) gett_tables = detail::GettTables();  // 64-bit offsets
+}
+
 std::int64_t element_count(const std::vector<std::int64_t>& extents) {
   for (std::int64_t e : extents) {
     if (e < 0) throw std::invalid_argument("negative extent " + std::to_string(e));

@@ -140,6 +140,31 @@ struct AlignedAllocator {
   friend bool operator==(const AlignedAllocator&, const AlignedAllocator&) { return true; }
 };
 
+namespace detail {
+
+/// Element offsets of the macro-index operands of gett() (kernel_gett.h): element (i,k) of X is
+/// X[row_x[i] + col_x[k]], element (j,k) of Y is Y[row_y[j] + col_y[k]] and element (i,j) of C is
+/// C[row_c[i] + col_c[j]], for i < M = row_x.size() = row_c.size(), j < N = row_y.size() =
+/// col_c.size(), k < K = col_x.size() = col_y.size().
+struct GettTables {
+  std::vector<std::int64_t> row_x, col_x, row_y, col_y, row_c, col_c;
+  /// Chains of X's rows (0: none): X's stride-1 index is the second-to-last row index, with
+  /// x_chain_extent values, and the last row index has x_chain values, a multiple of 8. Row
+  /// r + j·x_chain then lies j elements after row r in X, so 8 groups of 8 rows pack by register
+  /// transposes although neither X's rows nor its K run in memory (TCCG's intensli cases).
+  std::int64_t x_chain = 0, x_chain_extent = 0;
+  /// With chains: X's innermost K index steps 64 KiB or more (gett_chain_k_outer()), so blocks
+  /// pack k-outer over the chains in memory order, and hold longer runs (gett_blocks()).
+  bool x_chain_k_outer = false;
+  /// Groups of C's rows (gett_groups()): the rows are ordered [others, X's innermost / 8, C's
+  /// innermost, X's innermost % 8], so a panel is two runs of 8 in X (read straight from X) and
+  /// every 4 panels (64 rows) hold 8 consecutive values of C's innermost index for 8 values of
+  /// X's: their register tiles go to C through 8×8 register transposes, in runs of 8. No chains.
+  bool c_groups = false;
+};
+
+}  // namespace detail
+
 /// Reusable scratch memory of contract(): a: a chunk of the permuted row operand (GETT: its
 /// packed block), b: the permuted column operand (GETT: its packed block), c: a block of the
 /// product before it is permuted into C. Buffers
@@ -166,6 +191,14 @@ struct Workspace {
   /// read for ownership) when it writes each element once: beta == 0 and K within one K block.
   /// C of that size would not stay in cache anyway; 0 streams every such C (for tests).
   std::int64_t gett_stream_bytes = std::int64_t{16} << 20;
+  /// GETT's offset tables, refilled in place by each call, so that a product with a long |I|,
+  /// |J| or |K| does not allocate them (and fault their pages in) again: 2·(|I| + |J| + |K|)
+  /// elements. Allocated per call, the CCSD energy's (|K| = 144400) cost 3.7 ms for a 0.07 ms dot.
+  detail::GettTables gett_tables;
+
+  /// Frees the buffers a, b and c when together they hold more than `bytes`, and the tables when
+  /// they hold more than `bytes` (their capacity; their memory goes back to the heap).
+  void trim(std::size_t bytes);
 };
 
 /// C = alpha·A·Bᵀ + beta·C in the macro-index form `layout` (TTGT: transpose, transpose, GEMM,
@@ -194,7 +227,7 @@ struct Workspace {
 /// runs at about 0.9 of OpenBLAS's dgemm on plain products here and wins where TTGT would
 /// permute a large operand or C. Workspace::scheme forces either. GETT's own memory: its packed
 /// blocks in ws.a and ws.b (Workspace::gett_mc etc.) and tables of 2·(|I| + |J| + |K|) offsets
-/// (8 bytes each), allocated per call.
+/// (8 bytes each) in ws.gett_tables.
 /// Throws std::invalid_argument when the layout is inconsistent or |I|, |J|, |K| ≥ 2^31.
 void contract(const ContractionLayout& layout, double alpha, const double* A, const double* B, double beta, double* C,
               Workspace& ws);

@@ -139,9 +139,8 @@ void contract(const ContractionLayout& layout, double alpha, const double* A, co
   const Indexing x = detail::index_layout(layout);
   const Plan p = detail::choose_plan(x, ws, beta == 0);
   if (p.gett) {
-    const detail::GettTables t =
-        detail::gett_tables(x.extent, p.R, p.S, p.K, p.X.stored, p.Y.stored, p.C.stored, p.c_groups);
-    return detail::gett(t, alpha, p.x_is_A ? A : B, p.x_is_A ? B : A, beta, C, ws);
+    detail::fill_gett_tables(ws.gett_tables, x.extent, p.R, p.S, p.K, p.X.stored, p.Y.stored, p.C.stored, p.c_groups);
+    return detail::gett(ws.gett_tables, alpha, p.x_is_A ? A : B, p.x_is_A ? B : A, beta, C, ws);
   }
   run_plan(x, p, alpha, p.x_is_A ? A : B, p.x_is_A ? B : A, beta, C, ws);
 }

@@ -44,37 +44,39 @@ constexpr i64 kWideStepElements = 64;
 /// Rows of a group of C's rows (GettTables::c_groups): 8 values of C's innermost index × 8 of X's.
 constexpr i64 kGroupRows = 64;
 
-/// Offsets of an odometer over `ids` (last fastest) in a tensor stored in order `dims`.
-std::vector<i64> offsets(const std::vector<i64>& extent, const std::vector<int>& ids, const std::vector<int>& dims) {
-  const std::vector<i64> stride = strides_by_id(extent, dims);
-  std::vector<i64> out{0};
-  for (int id : ids) {  // each id multiplies the list: outer ids first, so the last id is fastest
-    std::vector<i64> next;
-    next.reserve(out.size() * static_cast<std::size_t>(extent[id]));
-    for (i64 o : out) {
-      for (i64 v = 0; v < extent[id]; ++v) next.push_back(o + v * stride[id]);
-    }
-    out = std::move(next);
+/// Multiplies the list out[0..) by `extent` values `step` apart: entry o becomes the entries
+/// o·extent + v, v < extent, each out[o] + v·step (in place, from the back: o·extent + v ≥ o).
+void expand(std::vector<i64>& out, i64 extent, i64 step) {
+  const std::size_t n = out.size();
+  out.resize(n * static_cast<std::size_t>(extent));
+  for (std::size_t o = n; o-- > 0;) {
+    const i64 base = out[o];
+    for (i64 v = extent; v-- > 0;)
+      out[o * static_cast<std::size_t>(extent) + static_cast<std::size_t>(v)] = base + v * step;
   }
-  return out;
+}
+
+/// Offsets of an odometer over `ids` (last fastest) in a tensor stored in order `dims`, into
+/// `out` (its memory kept).
+void offsets(const std::vector<i64>& extent, const std::vector<int>& ids, const std::vector<int>& dims,
+             std::vector<i64>& out) {
+  const std::vector<i64> stride = strides_by_id(extent, dims);
+  out.assign(1, 0);
+  out.reserve(static_cast<std::size_t>(product(extent, ids)));
+  for (int id : ids) expand(out, extent[id], stride[id]);  // outer ids first: the last id is fastest
 }
 
 /// Offsets of rows [others..., xi, ci] (`ids`) in a tensor stored in order `dims`, enumerated as
-/// [others, xi / 8, ci, xi % 8] (GettTables::c_groups; xi's extent a multiple of 8).
-std::vector<i64> group_offsets(const std::vector<i64>& extent, const std::vector<int>& ids,
-                               const std::vector<int>& dims) {
+/// [others, xi / 8, ci, xi % 8] (GettTables::c_groups; xi's extent a multiple of 8), into `out`.
+void group_offsets(const std::vector<i64>& extent, const std::vector<int>& ids, const std::vector<int>& dims,
+                   std::vector<i64>& out) {
   const int xi = ids[ids.size() - 2], ci = ids.back();
   const std::vector<i64> stride = strides_by_id(extent, dims);
-  std::vector<i64> out;
+  offsets(extent, std::vector<int>(ids.begin(), ids.end() - 2), dims, out);
   out.reserve(static_cast<std::size_t>(product(extent, ids)));
-  for (i64 o : offsets(extent, std::vector<int>(ids.begin(), ids.end() - 2), dims)) {
-    for (i64 h = 0; h < extent[xi]; h += 8) {
-      for (i64 c = 0; c < extent[ci]; ++c) {
-        for (i64 l = h; l < h + 8; ++l) out.push_back(o + l * stride[xi] + c * stride[ci]);
-      }
-    }
-  }
-  return out;
+  expand(out, extent[xi] / 8, 8 * stride[xi]);
+  expand(out, extent[ci], stride[ci]);
+  expand(out, 8, stride[xi]);
 }
 
 /// True when t[0..n) are consecutive offsets (t[r] = t[0] + r).
@@ -480,19 +482,25 @@ i64 round_up(i64 x, i64 to) { return std::max(to, (x + to - 1) / to * to); }
 GettTables gett_tables(const std::vector<i64>& extent, const std::vector<int>& rows, const std::vector<int>& cols,
                        const std::vector<int>& k, const std::vector<int>& dims_x, const std::vector<int>& dims_y,
                        const std::vector<int>& dims_c, bool c_groups) {
-  if (c_groups && gett_groups(extent, rows, dims_x, dims_c)) {
-    GettTables t{group_offsets(extent, rows, dims_x), offsets(extent, k, dims_x),
-                 offsets(extent, cols, dims_y),       offsets(extent, k, dims_y),
-                 group_offsets(extent, rows, dims_c), offsets(extent, cols, dims_c)};
-    t.c_groups = true;
-    return t;
-  }
-  GettTables t{offsets(extent, rows, dims_x), offsets(extent, k, dims_x),    offsets(extent, cols, dims_y),
-               offsets(extent, k, dims_y),    offsets(extent, rows, dims_c), offsets(extent, cols, dims_c)};
-  t.x_chain = gett_chain(extent, rows, dims_x);
-  if (t.x_chain > 0) t.x_chain_extent = extent[rows[rows.size() - 2]];
-  t.x_chain_k_outer = t.x_chain > 0 && gett_chain_k_outer(extent, k, dims_x);
+  GettTables t;
+  fill_gett_tables(t, extent, rows, cols, k, dims_x, dims_y, dims_c, c_groups);
   return t;
+}
+
+void fill_gett_tables(GettTables& t, const std::vector<i64>& extent, const std::vector<int>& rows,
+                      const std::vector<int>& cols, const std::vector<int>& k, const std::vector<int>& dims_x,
+                      const std::vector<int>& dims_y, const std::vector<int>& dims_c, bool c_groups) {
+  t.c_groups = c_groups && gett_groups(extent, rows, dims_x, dims_c);
+  const auto row_offsets = t.c_groups ? group_offsets : offsets;
+  row_offsets(extent, rows, dims_x, t.row_x);
+  offsets(extent, k, dims_x, t.col_x);
+  offsets(extent, cols, dims_y, t.row_y);
+  offsets(extent, k, dims_y, t.col_y);
+  row_offsets(extent, rows, dims_c, t.row_c);
+  offsets(extent, cols, dims_c, t.col_c);
+  t.x_chain = t.c_groups ? 0 : gett_chain(extent, rows, dims_x);
+  t.x_chain_extent = t.x_chain > 0 ? extent[rows[rows.size() - 2]] : 0;
+  t.x_chain_k_outer = t.x_chain > 0 && gett_chain_k_outer(extent, k, dims_x);
 }
 
 std::int64_t gett_chain(const std::vector<i64>& extent, const std::vector<int>& rows, const std::vector<int>& dims_x) {

@@ -12,27 +12,6 @@
 
 namespace tcert::detail {
 
-/// Element offsets of the macro-index operands of gett(): element (i,k) of X is
-/// X[row_x[i] + col_x[k]], element (j,k) of Y is Y[row_y[j] + col_y[k]] and element (i,j) of C is
-/// C[row_c[i] + col_c[j]], for i < M = row_x.size() = row_c.size(), j < N = row_y.size() =
-/// col_c.size(), k < K = col_x.size() = col_y.size().
-struct GettTables {
-  std::vector<std::int64_t> row_x, col_x, row_y, col_y, row_c, col_c;
-  /// Chains of X's rows (0: none): X's stride-1 index is the second-to-last row index, with
-  /// x_chain_extent values, and the last row index has x_chain values, a multiple of 8. Row
-  /// r + j·x_chain then lies j elements after row r in X, so 8 groups of 8 rows pack by register
-  /// transposes although neither X's rows nor its K run in memory (TCCG's intensli cases).
-  std::int64_t x_chain = 0, x_chain_extent = 0;
-  /// With chains: X's innermost K index steps 64 KiB or more (gett_chain_k_outer()), so blocks
-  /// pack k-outer over the chains in memory order, and hold longer runs (gett_blocks()).
-  bool x_chain_k_outer = false;
-  /// Groups of C's rows (gett_groups()): the rows are ordered [others, X's innermost / 8, C's
-  /// innermost, X's innermost % 8], so a panel is two runs of 8 in X (read straight from X) and
-  /// every 4 panels (64 rows) hold 8 consecutive values of C's innermost index for 8 values of
-  /// X's: their register tiles go to C through 8×8 register transposes, in runs of 8. No chains.
-  bool c_groups = false;
-};
-
 /// The tables of C(R,S) = X(R,K)·Y(S,K)ᵀ over the ids `rows`, `cols` and `k` (each group
 /// enumerated as an odometer, its last id fastest), for dense row-major tensors stored in the id
 /// orders dims_x, dims_y and dims_c, with extent[id] elements along id; x_chain where it applies.
@@ -41,6 +20,11 @@ struct GettTables {
 GettTables gett_tables(const std::vector<std::int64_t>& extent, const std::vector<int>& rows,
                        const std::vector<int>& cols, const std::vector<int>& k, const std::vector<int>& dims_x,
                        const std::vector<int>& dims_y, const std::vector<int>& dims_c, bool c_groups = false);
+/// gett_tables() into `t`, whose vectors keep their memory from one call to the next
+/// (Workspace::gett_tables: a product with a long |I|, |J| or |K| then allocates nothing).
+void fill_gett_tables(GettTables& t, const std::vector<std::int64_t>& extent, const std::vector<int>& rows,
+                      const std::vector<int>& cols, const std::vector<int>& k, const std::vector<int>& dims_x,
+                      const std::vector<int>& dims_y, const std::vector<int>& dims_c, bool c_groups = false);
 
 /// Whether rows `rows` can be taken in groups of C's rows (GettTables::c_groups): with AVX-512,
 /// the last two row ids are X's innermost index and C's innermost index (X stored in the id order
@@ -105,7 +89,7 @@ std::int64_t gett_chain(const std::vector<std::int64_t>& extent, const std::vect
 /// hold whole chains) with register transposes, anything else element by element. A register
 /// tile whose rows are a run in C is written from the registers, others through a tile buffer,
 /// 8 consecutive rows of C with vector instructions, stored past the caches where
-/// gett_streams(). Requires K ≥ 1.
+/// gett_streams(). Requires K ≥ 1. `t` may be ws.gett_tables: gett() leaves the tables as they are.
 void gett(const GettTables& t, double alpha, const double* X, const double* Y, double beta, double* C, Workspace& ws);
 
 /// True when gett() runs its AVX-512 micro-kernel; otherwise it runs a portable one (correct,

@@ -218,10 +218,7 @@ void Run::end_step() {
     drop_mapped_pages();
     mapped_guard_.dropped();
   }
-  Workspace& ws = kernel_workspace();
-  if (8 * (ws.a.capacity() + ws.b.capacity() + ws.c.capacity()) > kKeptFreeHeapBytes) {
-    Workspace::Buffer().swap(ws.a), Workspace::Buffer().swap(ws.b), Workspace::Buffer().swap(ws.c);
-  }
+  kernel_workspace().trim(kKeptFreeHeapBytes);
   release_free_heap();
 }
 

@@ -172,14 +172,15 @@ class Run {
   /// reads (NpyReader::drop_pages()) when they have grown by kMappedDropBytes since the last
   /// drop (ResidentGuard::due()), so that what the steps touched stays within the bound that
   /// holds inside a step, while small tensors that every step reads stay mapped from one step to
-  /// the next; frees the kernel's workspace when it holds more than kKeptFreeHeapBytes; and gives
+  /// the next; frees the kernel's buffers, and its GETT tables, where either holds more than
+  /// kKeptFreeHeapBytes (Workspace::trim()); and gives
   /// the heap's free memory back (release_free_heap()). Sources from input() stay valid.
   void end_step();
   /// The tile kernel's scratch memory (contract()'s Workspace), one per process, kept from one
   /// step (and one run) to the next so that a step does not allocate and clear it again (a new
   /// one cost 1.4–2 ms per call for a 380 × 380 product here: more than the product).
-  /// end_step() frees it when it holds more than kKeptFreeHeapBytes (memory.h), so what it keeps
-  /// between steps stays within that. For the thread that runs the steps only.
+  /// end_step() frees its buffers and its tables where either holds more than kKeptFreeHeapBytes
+  /// (memory.h), so what it keeps between steps stays within twice that. For the thread that runs the steps only.
   Workspace& kernel_workspace();
   /// Notes a read through input()'s or read_npy()'s mappings that may have made `bytes` newly
   /// resident (MappedWalk; 0: none) and, when the process's resident file-backed pages have

@@ -135,17 +135,20 @@ TEST(Permute, RejectsBadPermutation) {
 /// `chunk_bytes`: the workspace's chunk target; up to 4096 bytes, chunking is forced (always_chunk)
 /// so that small tensors exercise every chunked path.
 /// `gett_blocks`, when set, forces GETT with cache blocks of {mc, kc, nc} elements.
+/// `reused`, when set, is the workspace the call runs in (kept for the next call); else a new one.
 using tcert::detail::GettBlocks;
 
 double contract_error(const std::string& a, const std::string& b, const std::string& c,
                       const std::map<char, std::int64_t>& ext, double alpha, double beta,
-                      std::int64_t chunk_bytes = std::int64_t{2} << 20, const GettBlocks* gett_blocks = nullptr) {
+                      std::int64_t chunk_bytes = std::int64_t{2} << 20, const GettBlocks* gett_blocks = nullptr,
+                      tcert::Workspace* reused = nullptr) {
   const auto layout = tcert::layout_from_labels(a, b, c, ext);
   const auto A = random_values(tcert::element_count(layout.extents_A()), 1);
   const auto B = random_values(tcert::element_count(layout.extents_B()), 2);
   const auto C0 = random_values(tcert::element_count(layout.extents_C()), 3);
   auto C = C0;
-  tcert::Workspace ws;
+  tcert::Workspace own;
+  tcert::Workspace& ws = reused != nullptr ? *reused : own;
   ws.chunk_bytes = chunk_bytes;
   ws.always_chunk = chunk_bytes <= 4096;
   ws.min_chunk_side = ws.always_chunk ? 1 : ws.min_chunk_side;
@@ -308,11 +311,34 @@ TEST(Contract, GettEveryLayoutAndBlockEdge) {
   }
 }
 
+// One workspace through products of other shapes: its buffers and GETT's tables (refilled in
+// place, Workspace::gett_tables) shrink and grow from one call to the next, through chains and
+// groups of C's rows, and trim() frees them only beyond its bound.
 TEST(Contract, WorkspaceIsReusedAcrossShapes) {
   const std::map<char, std::int64_t> big = {{'a', 20}, {'b', 30}, {'c', 10}, {'d', 12}};
   const std::map<char, std::int64_t> small = {{'a', 3}, {'b', 4}, {'c', 5}, {'d', 2}};
-  EXPECT_LE(contract_error("adb", "cd", "cab", big, 1.0, 0.0), 1e-12);
-  EXPECT_LE(contract_error("adb", "cd", "cab", small, 1.0, 0.0), 1e-12);
+  const std::map<char, std::int64_t> dot = {{'a', 40}, {'b', 38}, {'c', 10}, {'d', 9}};
+  const std::map<char, std::int64_t> rows = {{'a', 3}, {'b', 32}, {'c', 5}, {'d', 16}, {'p', 24}, {'q', 2}};
+  const std::map<char, std::int64_t> groups = {{'a', 24}, {'b', 3}, {'c', 6}, {'d', 8}, {'e', 7}};
+  for (const bool gett : {false, true}) {
+    SCOPED_TRACE(gett ? "GETT" : "any scheme");
+    tcert::Workspace ws;
+    const GettBlocks blocks{32, 16, 28};
+    const GettBlocks* g = gett && tcert::detail::gett_vectorized() ? &blocks : nullptr;
+    const std::int64_t chunk = std::int64_t{2} << 20;
+    EXPECT_LE(contract_error("adb", "cd", "cab", big, 1.0, 0.0, chunk, g, &ws), 1e-12);
+    EXPECT_LE(contract_error("adb", "cd", "cab", small, 1.0, 0.0, chunk, g, &ws), 1e-12);
+    EXPECT_LE(contract_error("abcd", "cdab", "", dot, 1.0, 1.0, chunk, g, &ws), 1e-12);  // a dot: long K
+    EXPECT_LE(contract_error("qapb", "cpqd", "acbd", rows, 1.0, 0.0, chunk, g, &ws), 1e-12);
+    EXPECT_LE(contract_error("dbea", "ec", "abcd", groups, 1.0, 0.0, chunk, g, &ws), 1e-12);
+    EXPECT_LE(contract_error("adb", "cd", "cab", small, -0.5, 1.0, chunk, g, &ws), 1e-12);
+    ws.trim(std::size_t{1} << 30);  // keeps what it holds
+    EXPECT_FALSE(ws.gett_tables.col_x.empty() && gett);
+    ws.trim(0);
+    EXPECT_EQ(ws.a.capacity() + ws.b.capacity() + ws.c.capacity(), 0U);
+    EXPECT_EQ(ws.gett_tables.col_x.capacity() + ws.gett_tables.row_c.capacity(), 0U);
+    EXPECT_LE(contract_error("adb", "cd", "cab", big, 1.0, 0.0, chunk, g, &ws), 1e-12);
+  }
 }
 
 TEST(Contract, RejectsInconsistentLayouts) {
