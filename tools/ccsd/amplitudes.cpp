@@ -80,25 +80,42 @@ void VectorOps::zeros(const Amplitudes& out) const {
 
 void VectorOps::jacobi(const Amplitudes& t, const Amplitudes& r, const Amplitudes& next, const Amplitudes& step) const {
   const u64 O = static_cast<u64>(this->O()), V = static_cast<u64>(this->V());
-  // D1[a,i] = e_i − e_a; D2[a,b,i,j] = e_i + e_j − e_a − e_b (flat index e, the last fastest).
-  auto d1 = [&](u64 e) { return eps_occ_[e % O] - eps_vir_[e / O]; };
-  auto d2 = [&](u64 e) {
-    return eps_occ_[e / O % O] + eps_occ_[e % O] - eps_vir_[e / (V * O * O)] - eps_vir_[e / (O * O) % V];
-  };
+  // D1[a,i] = e_i − e_a; D2[a,b,i,j] = e_i + e_j − e_a − e_b, evaluated left to right. A flat
+  // index is outer·inner_count + inner (the last indices fastest): inner = i (T1) or (i,j) (T2),
+  // whose sum of occupied energies `occ` holds; the virtual ones are subtracted per outer.
+  std::vector<double> occ_pairs(O * O);
+  for (u64 i = 0; i < O; ++i)
+    for (u64 j = 0; j < O; ++j) occ_pairs[i * O + j] = eps_occ_[i] + eps_occ_[j];
   auto one = [&](const std::string& t_path, const std::string& r_path, const std::string& next_path,
-                 const std::string& step_path, const std::vector<u64>& shape, auto denominator) {
+                 const std::string& step_path, const std::vector<u64>& shape, const std::vector<double>& occ) {
+    const u64 inner = occ.size();
+    // f(e0, e1, d0, d1, ...): the elements [e0, e1) share the outer index, whose virtual
+    // energies are subtracted as D = occ[e % inner] − d0 − d1 (d1 = 0 for T1: x − 0 = x).
+    auto by_outer = [&](u64 lo, u64 hi, auto f) {
+      for (u64 e0 = lo; e0 < hi;) {
+        const u64 outer = e0 / inner, e1 = std::min(hi, (outer + 1) * inner);
+        const double d0 = shape.size() == 2 ? eps_vir_[outer] : eps_vir_[outer / V];
+        f(e0, e1, d0, shape.size() == 2 ? 0.0 : eps_vir_[outer % V], outer * inner);
+        e0 = e1;
+      }
+    };
     const Inputs in({t_path, r_path});
+    const double *tv = in[0], *rv = in[1];
     write(step_path, shape, [&](u64 lo, u64 hi, double* out) {
-      for (u64 e = lo; e < hi; ++e) out[e - lo] = in[1][e] / denominator(e);
+      by_outer(lo, hi, [&](u64 e0, u64 e1, double d0, double d1, u64 base) {
+        for (u64 e = e0; e < e1; ++e) out[e - lo] = rv[e] / (occ[e - base] - d0 - d1);
+      });
       in.drop();
     });
     write(next_path, shape, [&](u64 lo, u64 hi, double* out) {  // the same step, not read back
-      for (u64 e = lo; e < hi; ++e) out[e - lo] = in[0][e] + in[1][e] / denominator(e);
+      by_outer(lo, hi, [&](u64 e0, u64 e1, double d0, double d1, u64 base) {
+        for (u64 e = e0; e < e1; ++e) out[e - lo] = tv[e] + rv[e] / (occ[e - base] - d0 - d1);
+      });
       in.drop();
     });
   };
-  one(t.t1, r.t1, next.t1, step.t1, {V, O}, d1);
-  one(t.t2, r.t2, next.t2, step.t2, {V, V, O, O}, d2);
+  one(t.t1, r.t1, next.t1, step.t1, {V, O}, eps_occ_);
+  one(t.t2, r.t2, next.t2, step.t2, {V, V, O, O}, occ_pairs);
 }
 
 double VectorOps::dot(const Amplitudes& x, const Amplitudes& y) const { return dots(x, {y}).front(); }
@@ -112,8 +129,20 @@ std::vector<double> VectorOps::dots(const Amplitudes& x, const std::vector<Ampli
     const auto [first, end] = range(in.readers[0]->size());
     for (u64 lo = first; lo < end; lo += kChunk) {
       const u64 hi = std::min(end, lo + kChunk);
-      for (std::size_t k = 0; k < ys.size(); ++k)
-        for (u64 e = lo; e < hi; ++e) mine[k] += in[0][e] * in[k + 1][e];
+      // Per y, the products in index order into one sum (as a plain loop would); four sums at a
+      // time in registers, each pass reading x once.
+      for (std::size_t k = 0; k < ys.size(); k += 4) {
+        const std::size_t n = std::min<std::size_t>(4, ys.size() - k);
+        const double* x_data = in[0];
+        const double* y[4] = {in[k + 1], in[k + std::min<std::size_t>(2, n)], in[k + std::min<std::size_t>(3, n)],
+                              in[k + n]};
+        double s[4] = {mine[k], n > 1 ? mine[k + 1] : 0, n > 2 ? mine[k + 2] : 0, n > 3 ? mine[k + 3] : 0};
+        for (u64 e = lo; e < hi; ++e) {
+          const double xe = x_data[e];
+          s[0] += xe * y[0][e], s[1] += xe * y[1][e], s[2] += xe * y[2][e], s[3] += xe * y[3][e];
+        }
+        for (std::size_t q = 0; q < n; ++q) mine[k + q] = s[q];
+      }
       in.drop();
     }
   }
@@ -129,10 +158,16 @@ void VectorOps::combine(const std::vector<double>& c, const std::vector<Amplitud
     const Inputs in(paths);
     const std::vector<u64> shape = part == 0 ? std::vector<u64>{V, O} : std::vector<u64>{V, V, O, O};
     write(part == 0 ? out.t1 : out.t2, shape, [&](u64 lo, u64 hi, double* dst) {
-      for (u64 e = lo; e < hi; ++e) {
-        double v = 0;
-        for (std::size_t k = 0; k < c.size(); ++k) v += c[k] * in[k][e];
-        dst[e - lo] = v;
+      constexpr u64 kBlock = 512;  // per element Σ_k c[k]·x_k in k order, a block of elements at a time
+      for (u64 b = lo; b < hi; b += kBlock) {
+        const u64 n = std::min(kBlock, hi - b);
+        double v[kBlock];
+        std::fill_n(v, n, 0.0);
+        for (std::size_t k = 0; k < c.size(); ++k) {
+          const double ck = c[k], *x = in[k] + b;
+          for (u64 e = 0; e < n; ++e) v[e] += ck * x[e];
+        }
+        std::copy_n(v, n, dst + (b - lo));
       }
       in.drop();
     });
