@@ -14,6 +14,7 @@
 #include "runtime/memory.h"
 #include "runtime/npy.h"
 #include "runtime/random.h"
+#include "runtime/spec_check.h"
 #include "runtime/split_map.h"
 
 namespace tcert {
@@ -25,6 +26,14 @@ namespace {
 constexpr std::uint64_t kVerifySamples = 2000;
 
 }  // namespace
+
+void begin_contraction(Run& run, const GemmSpec& spec) {
+  const std::uint64_t memory = budget().limit_bytes();
+  check_spec(spec, run.context().size(), memory);
+  budget().reset_peak();
+  const std::uint64_t planned = spec.planned_memory_bytes > 0 ? spec.planned_memory_bytes : memory;
+  run.bound_mapped_pages(std::max(planned, budget().in_use_bytes()));
+}
 
 void compute_phase(Run& run, const GemmSpec& spec, std::unique_ptr<Progress>& progress,
                    const std::function<void()>& body) {

@@ -15,6 +15,12 @@
 
 namespace tcert {
 
+/// What every executor does before any work: check_spec() (throws its Error when the plan's
+/// checks or memory fail), the budget's peak reset to measure the step's own, and the mapped
+/// pages bounded by what the plan's tile buffers leave of the memory (Run::bound_mapped_pages():
+/// its planned peak, or the whole memory when not given).
+void begin_contraction(Run& run, const GemmSpec& spec);
+
 /// Runs body as the compute phase of `spec`: a counters() section, a progress line (made into
 /// `progress`, finished at the end), then the per-rank volumes and seconds gathered into a
 /// ContractionRecord handed to run.record(). Collective over run.context().

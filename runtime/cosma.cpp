@@ -42,8 +42,7 @@ CosmaGemm::CosmaGemm(Run& run, GemmSpec spec) : run_(run), spec_(std::move(spec)
   pm_ = part.grid[0], pn_ = part.grid[1], pk_ = part.grid[2];
   m_ = product(extents_of(spec_.I)), n_ = product(extents_of(spec_.J)), k_ = product(extents_of(spec_.K));
   const i64 used = pm_ * pn_ * pk_, rank = ctx.rank();
-  check_spec(spec_, ctx.size(), budget().limit_bytes());  // grid, rounds and memory, before any work
-  budget().reset_peak();                                  // the step's peak, checked in compute()
+  begin_contraction(run_, spec_);  // grid, rounds and memory, before any work; the step's peak
   active_ = rank < used;
   if (active_) x_ = rank / (pn_ * pk_), y_ = rank / pk_ % pn_, z_ = rank % pk_;
   Ix_ = piece(m_, pm_, x_), Jy_ = piece(n_, pn_, y_), Kz_ = piece(k_, pk_, z_);

@@ -7,7 +7,7 @@
 namespace tcert {
 
 DirectResult::DirectResult(Run& run, const TensorShape& shape, bool writes, Update update)
-    : flush_(run.options().sync_results) {
+    : flush_(run.options().sync_results), guard_(run.mapped_drop_bytes()) {
   const Context& ctx = run.context();
   if (update == Update::InPlace) {
     temp_ = run.latest(shape.name);

@@ -41,7 +41,7 @@ class DirectResult {
   /// the others.
   double* data() const { return data_; }
   /// Notes a write through data() that may have made `bytes` newly resident (MappedWalk; 0:
-  /// none) and, when resident file-backed pages have grown by Run::kMappedDropBytes since the
+  /// none) and, when resident file-backed pages have grown by Run::mapped_drop_bytes() since the
   /// last drop (ResidentGuard), drops the mapping's resident pages (they stay in the page
   /// cache), bounding the resident memory. `accesses`: as ResidentGuard::touched() counts them
   /// (a span: MappedWalk::windows()).
@@ -72,8 +72,8 @@ class DirectResult {
   NpyPatch* patch_ = nullptr;            // own_patch_, or the run's mapping of the latest version
   double* data_ = nullptr;
   std::string temp_;
-  bool flush_ = true;                           // RunOptions::sync_results
-  ResidentGuard guard_{Run::kMappedDropBytes};  // wrote()
+  bool flush_ = true;    // RunOptions::sync_results
+  ResidentGuard guard_;  // wrote(): Run::mapped_drop_bytes() when made
 };
 
 }  // namespace tcert

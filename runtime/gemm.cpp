@@ -215,8 +215,7 @@ DistributedGemm::DistributedGemm(Run& run, GemmSpec spec) : run_(run), spec_(std
   if (!std::holds_alternative<GaoSpec>(spec_.method)) throw Error("DistributedGemm needs a plan of a Gao method");
   const Context& ctx = run_.context();
   P_ = ctx.size(), rank_ = ctx.rank();
-  check_spec(spec_, P_, budget().limit_bytes());  // the plan's checks and memory, before any work
-  budget().reset_peak();                          // the step's peak, checked in compute()
+  begin_contraction(run_, spec_);  // the plan's checks and memory, before any work; the step's peak
   const bool rotation = gao().algorithm == Algorithm::Rotation;
   if (rotation) {
     g_ = rotation_grid_side(P_);

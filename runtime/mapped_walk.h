@@ -76,9 +76,12 @@ class ResidentGuard {
   bool due();
   /// After the caller's drop: the current level becomes the base of the next growth.
   void dropped();
+  /// The growth (bytes) that makes a drop due, from now on.
+  void set_limit(std::uint64_t limit) { limit_.store(limit, std::memory_order_relaxed); }
+  std::uint64_t limit() const { return limit_.load(std::memory_order_relaxed); }
 
  private:
-  std::uint64_t limit_;
+  std::atomic<std::uint64_t> limit_;
   std::atomic<std::uint64_t> touches_{0}, interval_{kMinEvery};
   std::uint64_t base_, checked_;  // resident file bytes after the last drop, at the last check
   std::mutex check_;

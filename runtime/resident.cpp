@@ -22,8 +22,7 @@ namespace tcert {
 ResidentGemm::ResidentGemm(Run& run, GemmSpec spec) : run_(run), spec_(std::move(spec)) {
   if (!std::holds_alternative<ResidentSpec>(spec_.method)) throw Error("ResidentGemm needs a resident plan");
   const Context& ctx = run_.context();
-  check_spec(spec_, ctx.size(), budget().limit_bytes());
-  budget().reset_peak();  // the step's peak (the held block included), checked in compute()
+  begin_contraction(run_, spec_);  // the step's peak (the held block included), checked in compute()
   range_ = resident_range(part(), spec_, ctx.rank());
   split_ = resident_split(part(), spec_);
   const std::vector<i64> eI = extents_of(spec_.I), eJ = extents_of(spec_.J);

@@ -222,6 +222,14 @@ void Run::end_step() {
   release_free_heap();
 }
 
+void Run::bound_mapped_pages(std::uint64_t tile_bytes) {
+  const std::uint64_t memory = info_.memory_bytes, left = memory > tile_bytes ? memory - tile_bytes : 0;
+  mapped_guard_.set_limit(std::max(kMappedDropBytes, left / 2));
+  if (!mapped_guard_.due()) return;
+  drop_mapped_pages();
+  mapped_guard_.dropped();
+}
+
 void Run::touched_mapped(std::uint64_t bytes, std::uint64_t accesses) {
   if (!mapped_guard_.touched(bytes, accesses)) return;
   drop_mapped_pages();
@@ -261,8 +269,9 @@ void Run::drop_resident() { resident_name_.clear(), resident_ = Buffer(); }
 
 void Run::step(void (*step)(Run&)) {
   save_checkpoint();
-  if (++steps_ <= resumed_steps_) return;  // done before the checkpoint this run resumed from
-  step_versions_ = versions_;              // what a checkpoint inside the step holds
+  if (++steps_ <= resumed_steps_) return;       // done before the checkpoint this run resumed from
+  step_versions_ = versions_;                   // what a checkpoint inside the step holds
+  bound_mapped_pages(budget().in_use_bytes());  // a contraction bounds them by its plan (begin_contraction())
   step(*this);
   fault_point(ctx_.rank(), fmt::format("step:{}", steps_));
 }

@@ -169,7 +169,7 @@ class Run {
   /// not `tensor`'s ("input NAME has shape … but the program expects …").
   ElementSource read_npy(const std::string& path, const TensorShape& tensor);
   /// Ends a step: drops the resident pages of every mapped input and store version this run
-  /// reads (NpyReader::drop_pages()) when they have grown by kMappedDropBytes since the last
+  /// reads (NpyReader::drop_pages()) when they have grown by mapped_drop_bytes() since the last
   /// drop (ResidentGuard::due()), so that what the steps touched stays within the bound that
   /// holds inside a step, while small tensors that every step reads stay mapped from one step to
   /// the next; frees the kernel's buffers, and its GETT tables, where either holds more than
@@ -184,7 +184,7 @@ class Run {
   Workspace& kernel_workspace();
   /// Notes a read through input()'s or read_npy()'s mappings that may have made `bytes` newly
   /// resident (MappedWalk; 0: none) and, when the process's resident file-backed pages have
-  /// grown by kMappedDropBytes since the last drop (ResidentGuard), drops the mappings' resident
+  /// grown by mapped_drop_bytes() since the last drop (ResidentGuard), drops the mappings' resident
   /// pages as end_step() does, so that a step's direct reads hold at most about that much of the
   /// inputs in memory (the pages are read again from the page cache when touched). Safe from
   /// the compute stage's I/O thread: the step's inputs are all opened in its load stage.
@@ -195,11 +195,23 @@ class Run {
     const std::uint64_t bytes = walk.span(at, n);
     if (bytes > 0) touched_mapped(bytes, walk.windows(bytes));  // most runs stay in a window
   }
-  /// 8 MiB: a step's mapped reads and its mapped writes (DirectResult) each hold at most about
-  /// this much beyond the tile memory (plus what the kernel maps between two checks), which keeps
-  /// a rank's peak resident memory within the tile memory + 64 MB with MPI's and BLAS's own
-  /// (about 35 MB here; e2e tests check it).
+  /// 8 MiB: the least of mapped_drop_bytes().
   static constexpr std::uint64_t kMappedDropBytes = std::uint64_t{8} << 20;
+  /// The growth of resident mapped pages (bytes) after which touched_mapped() and DirectResult
+  /// drop them: half of what the running step's tile buffers leave of the memory per rank
+  /// (bound_mapped_pages()), and at least kMappedDropBytes (also where the memory is unlimited).
+  /// A step's mapped reads and its mapped writes (DirectResult) each hold at most about this much
+  /// (plus what the kernel maps between two checks), so with its tile buffers they stay within
+  /// the memory per rank, and a rank's peak resident memory within the tile memory + 64 MB with
+  /// MPI's and BLAS's own (about 35 MB here; e2e tests check it). With 512 MB and small tiles,
+  /// tcec-ccsd's steps on H2O/cc-pVDZ no longer drop and fault back in the pages of the
+  /// tensors every step reads (8 MiB cost 10% of an iteration).
+  std::uint64_t mapped_drop_bytes() const { return mapped_guard_.limit(); }
+  /// Sets mapped_drop_bytes() for a step whose tile buffers take at most `tile_bytes` per rank
+  /// (max(kMappedDropBytes, (memory − tile_bytes) / 2)), and drops the mapped pages now when they
+  /// have grown past it since the last drop. step() calls it with the buffers held between
+  /// steps, each contraction's executor with its plan's peak (begin_contraction()).
+  void bound_mapped_pages(std::uint64_t tile_bytes);
 
   // --- the tensor store: results of the steps, as .npy files in a directory all ranks see ---
   /// The store's directory: made by rank 0 under --scratch DIR (or $TMPDIR), removed at the end

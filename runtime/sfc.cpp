@@ -31,8 +31,7 @@ constexpr int kA = 0, kB = 1;  // the operands of a panel
 SfcGemm::SfcGemm(Run& run, GemmSpec spec) : run_(run), spec_(std::move(spec)) {
   if (!std::holds_alternative<SfcSpec>(spec_.method)) throw Error("SfcGemm needs an sfc plan");
   const Context& ctx = run_.context();
-  check_spec(spec_, ctx.size(), budget().limit_bytes());  // grid, curve, segments and memory, before any work
-  budget().reset_peak();                                  // the step's peak, checked in compute()
+  begin_contraction(run_, spec_);  // grid, curve, segments and memory, before any work; the step's peak
   m_ = product(extents_of(spec_.I)), n_ = product(extents_of(spec_.J)), k_ = product(extents_of(spec_.K));
   // THE SCHEDULE's layers: rank r is at position q = r mod g of layer x = r / g, g = P/c.
   const i64 c = part().layers, g = ctx.size() / c;

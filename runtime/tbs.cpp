@@ -49,8 +49,7 @@ void for_each_tile(const TbsBlock& block, Tile tile, Square square) {
 TbsGemm::TbsGemm(Run& run, GemmSpec spec) : run_(run), spec_(std::move(spec)) {
   if (!std::holds_alternative<TbsSpec>(spec_.method)) throw Error("TbsGemm needs a tbs plan");
   const Context& ctx = run_.context();
-  check_spec(spec_, ctx.size(), budget().limit_bytes());  // blocks, cover and memory, before any work
-  budget().reset_peak();                                  // the step's peak, checked in compute()
+  begin_contraction(run_, spec_);  // blocks, cover and memory, before any work; the step's peak
   for (std::size_t b = 0; b < part().blocks.size(); ++b)
     if (part().blocks[b].rank == ctx.rank()) mine_.push_back(b);
   run_.next_contraction();
