@@ -3,7 +3,7 @@
 // against values computed here, with and without --verify (without it, an addition of another
 // tensor updates the latest version in place). At P = 1 the step goes through the transposing
 // kernel (one rank's whole tensor from mapped files), at P > 1 element by element over each
-// rank's range.
+// rank's range. Also the bound on mapped pages a run derives from the memory per rank.
 #include <gtest/gtest.h>
 #include <mpi.h>
 #include <unistd.h>
@@ -69,6 +69,24 @@ TEST(CopyStep, ReordersAndAddsFromAnInputFile) {
   }
   MPI_Barrier(MPI_COMM_WORLD);
   if (ctx.rank() == 0) std::filesystem::remove_all(dir);
+}
+
+// The growth of mapped pages after which a run drops them: half of what the step's tile
+// buffers leave of the memory per rank, at least 8 MiB, and 8 MiB where the memory is unlimited.
+TEST(MappedPages, DropBoundFollowsTheMemoryTheTilesLeave) {
+  tcert::Context ctx = tcert::Context::world();
+  constexpr std::uint64_t MB = std::uint64_t{1} << 20, floor = tcert::Run::kMappedDropBytes;
+  tcert::RunOptions options;
+  options.quiet = true;
+  for (const std::uint64_t memory : {std::uint64_t{0}, 512 * MB}) {
+    tcert::Run run(ctx, options, {}, tcert::ProgramInfo{"bound", "test", ctx.size(), memory, {}, {}, "", 0});
+    run.bound_mapped_pages(100 * MB);
+    EXPECT_EQ(run.mapped_drop_bytes(), memory == 0 ? floor : 206 * MB);
+    run.bound_mapped_pages(510 * MB);  // a plan that fills the memory: the floor
+    EXPECT_EQ(run.mapped_drop_bytes(), floor);
+    run.step([](tcert::Run&) {});  // no buffers held between steps: half the memory
+    EXPECT_EQ(run.mapped_drop_bytes(), memory == 0 ? floor : 256 * MB);
+  }
 }
 
 }  // namespace
