@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "runtime/spare_files.h"
+
 namespace tcert {
 
 DirectResult::DirectResult(Run& run, const TensorShape& shape, bool writes, Update update)
@@ -20,7 +22,7 @@ DirectResult::DirectResult(Run& run, const TensorShape& shape, bool writes, Upda
   const std::vector<std::uint64_t> extents(shape.extents.begin(), shape.extents.end());
   const std::string path = run.next_version(shape.name);
   temp_ = ctx.root_value([&] {  // a full disk fails here on rank 0, and so on every rank
-    writer_ = std::make_unique<NpyWriter>(path, extents);
+    writer_ = std::make_unique<NpyWriter>(path, extents, &spare_files());
     return writer_->temp_path();
   });
   ctx.check_all([&] {

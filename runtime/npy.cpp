@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -13,6 +14,7 @@
 #include <utility>
 
 #include "runtime/error.h"
+#include "runtime/spare_files.h"
 
 namespace tcert {
 
@@ -207,13 +209,14 @@ const double* NpyReader::data() const {
 
 // ---- NpyWriter -----------------------------------------------------------------------------
 
-NpyWriter::NpyWriter(std::string path, std::vector<std::uint64_t> shape)
+NpyWriter::NpyWriter(std::string path, std::vector<std::uint64_t> shape, SpareFiles* spares)
     : path_(std::move(path)), temp_path_(path_ + ".tmp-" + std::to_string(::getpid())) {
   header_.shape = std::move(shape);
   std::string head = header_bytes(header_.shape);
   header_.data_offset_bytes = head.size();
   map_bytes_ = head.size() + 8 * header_.element_count();
-  fd_ = ::open(temp_path_.c_str(), O_CREAT | O_TRUNC | O_RDWR | O_CLOEXEC, 0644);
+  const bool spare = spares != nullptr && spares->take(map_bytes_, temp_path_);
+  fd_ = ::open(temp_path_.c_str(), (spare ? 0 : O_CREAT | O_TRUNC) | O_RDWR | O_CLOEXEC, 0644);
   if (fd_ < 0) throw Error("cannot create output " + temp_path_ + ": " + errno_text(errno));
   auto fail = [&](const char* what, int err) {
     std::string msg = std::string("cannot ") + what + " output " + temp_path_ + " (" + std::to_string(map_bytes_) +
@@ -223,9 +226,18 @@ NpyWriter::NpyWriter(std::string path, std::vector<std::uint64_t> shape)
   };
   if (::pwrite(fd_, head.data(), head.size(), 0) != static_cast<ssize_t>(head.size()))
     fail("write the header of", errno);
-  if (::ftruncate(fd_, static_cast<off_t>(map_bytes_)) != 0) fail("size", errno);
-  int err = ::posix_fallocate(fd_, 0, static_cast<off_t>(map_bytes_));
-  if (err != 0 && err != EINVAL && err != EOPNOTSUPP) fail("reserve disk space for", err);
+  if (spare) {  // it has its size and its blocks; data() is zero-initialised
+    // Written, not set through the mapping: its pages stay out of this process's resident memory.
+    static const std::vector<char> zeros(std::size_t{1} << 20, 0);
+    for (std::size_t at = head.size(); at < map_bytes_; at += zeros.size()) {
+      const std::size_t n = std::min(zeros.size(), map_bytes_ - at);
+      if (::pwrite(fd_, zeros.data(), n, static_cast<off_t>(at)) != static_cast<ssize_t>(n)) fail("zero", errno);
+    }
+  } else {
+    if (::ftruncate(fd_, static_cast<off_t>(map_bytes_)) != 0) fail("size", errno);
+    int err = ::posix_fallocate(fd_, 0, static_cast<off_t>(map_bytes_));
+    if (err != 0 && err != EINVAL && err != EOPNOTSUPP) fail("reserve disk space for", err);
+  }
   map_ = ::mmap(nullptr, map_bytes_, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
   if (map_ == MAP_FAILED) {
     map_ = nullptr;
@@ -278,6 +290,22 @@ void NpyWriter::commit(bool flush) {
 void sync_file_system(const std::string& path) {
   Fd file{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
   if (file.fd < 0 || ::syncfs(file.fd) != 0) throw Error("cannot sync " + path + ": " + errno_text(errno));
+}
+
+void sync_files(const std::vector<std::string>& paths) {
+  auto sync = [](const std::string& path) {
+    Fd file{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
+    if (file.fd < 0 || ::fsync(file.fd) != 0) throw Error("cannot sync " + path + ": " + errno_text(errno));
+  };
+  std::vector<std::string> dirs;
+  for (const std::string& path : paths) {
+    sync(path);
+    const std::size_t slash = path.rfind('/');
+    dirs.push_back(slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash));
+  }
+  std::sort(dirs.begin(), dirs.end());
+  dirs.erase(std::unique(dirs.begin(), dirs.end()), dirs.end());
+  for (const std::string& dir : dirs) sync(dir);
 }
 
 // ---- NpyPatch ------------------------------------------------------------------------------

@@ -67,6 +67,8 @@ class NpyReader {
   std::size_t map_bytes_ = 0;
 };
 
+class SpareFiles;
+
 /// Writes a .npy file atomically: the constructor creates PATH.tmp-<pid> holding the header
 /// and room for the data (ftruncate, then posix_fallocate so a full disk fails now, not with
 /// SIGBUS later) and maps it read-write; the caller fills data(); commit() msyncs (unless told
@@ -74,8 +76,11 @@ class NpyReader {
 /// file, so PATH never holds a partial result. Move-only.
 class NpyWriter {
  public:
-  /// Throws Error("cannot create output PATH.tmp-<pid>: ...") or "disk full: ..." .
-  NpyWriter(std::string path, std::vector<std::uint64_t> shape);
+  /// Throws Error("cannot create output PATH.tmp-<pid>: ...") or "disk full: ..." . With
+  /// `spares`, the temporary file is a spare of the same size taken from them when they hold one
+  /// (SpareFiles::take(): its blocks are allocated and its pages may be in the page cache), with
+  /// its header and zeros written to it (pwrite: no page of it becomes resident in this process).
+  NpyWriter(std::string path, std::vector<std::uint64_t> shape, SpareFiles* spares = nullptr);
   NpyWriter(NpyWriter&& other) noexcept;
   NpyWriter& operator=(NpyWriter&& other) = delete;
   NpyWriter(const NpyWriter&) = delete;
@@ -114,6 +119,10 @@ class NpyWriter {
 /// Flushes the file system that holds `path` (syncfs): every file written there, e.g. results
 /// committed without a flush, reaches the disk. Throws Error("cannot sync PATH: ...").
 void sync_file_system(const std::string& path);
+/// Flushes the files `paths` and the directories that hold them (fsync): what was written to
+/// them and their names reach the disk, and nothing else (a file already on disk costs little).
+/// Throws Error("cannot sync PATH: ...") for the first that fails.
+void sync_files(const std::vector<std::string>& paths);
 
 /// An existing float64 .npy file mapped read-write (MAP_SHARED), so that several processes on
 /// one node can fill disjoint elements of one NpyWriter's temporary file. msync at

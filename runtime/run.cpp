@@ -20,6 +20,7 @@
 #include "runtime/memory.h"
 #include "runtime/npy.h"
 #include "runtime/random.h"
+#include "runtime/spare_files.h"
 #include "runtime/tensor_files.h"
 #include "runtime/trace.h"
 
@@ -182,7 +183,7 @@ void Run::release(const std::string& name) {
     inputs_.erase(path), patches_.erase(path);
     if (checkpoint_)
       checkpoint_->remove_later(path);  // the checkpoint on disk may still name it
-    else if (ctx_.rank() == 0)
+    else if (ctx_.rank() == 0 && !spare_files().give(path, std::filesystem::path(store_.path).parent_path().string()))
       last_removal_ = remover().submit([path] { std::remove(path.c_str()); });
   }
   versions_.erase(it);

@@ -238,9 +238,10 @@ class Run {
   /// release() closes it. Throws Error when `name` has no version in the store, or as NpyPatch.
   NpyPatch& patch_latest(const std::string& name);
   /// Forgets every version of `name` and deletes their files (the store's on rank 0, by a thread
-  /// of its own that ~Run() waits for; a kept version's on every rank): an intermediate after its
-  /// last use. With a checkpoint, the
-  /// store's files are deleted after the next checkpoint, which no longer names them.
+  /// of its own that ~Run() waits for, or gives them to spare_files() for a next version of
+  /// their size to be written in; a kept version's on every rank): an intermediate after its
+  /// last use. With a checkpoint, the store's files are deleted after the next checkpoint, which
+  /// no longer names them.
   /// Collective (ends with a barrier).
   void release(const std::string& name);
 

@@ -8,6 +8,7 @@
 
 #include "bcast.h"
 #include "runtime/npy.h"
+#include "runtime/spare_files.h"
 
 namespace tcec::ccsd {
 
@@ -53,7 +54,7 @@ void VectorOps::write(const std::string& path, const std::vector<u64>& shape, Fi
   std::unique_ptr<tcert::NpyWriter> writer;
   std::string temp;
   if (rank_ == 0) {
-    writer = std::make_unique<tcert::NpyWriter>(path, shape);
+    writer = std::make_unique<tcert::NpyWriter>(path, shape, &tcert::spare_files());
     temp = writer->temp_path();
   }
   temp = bcast_string(comm_, temp);

@@ -36,6 +36,7 @@
 #include "runtime/file_lock.h"
 #include "runtime/kernel.h"
 #include "runtime/npy.h"
+#include "runtime/spare_files.h"
 
 namespace {
 
@@ -195,18 +196,28 @@ int solve(const Args& a, MPI_Comm comm) {
     const double delta = next - energy;
     energy = next;
     converged = std::abs(delta) < a.conv && norm < std::sqrt(a.conv);
-    tcert::sync_file_system(work);  // what the checkpoint names is on disk before the checkpoint is
-    MPI_Barrier(comm);              // every rank is done with the files the checkpoint drops
+    // What the checkpoint names is on disk before the checkpoint is (the earlier files were
+    // flushed at earlier checkpoints: only this iteration's cost a write).
+    std::vector<std::string> named{t.t1, t.t2};
+    for (const int id : diis.held())
+      for (const Amplitudes& v : {diis.amplitudes_of(id), diis.error_of(id)}) named.insert(named.end(), {v.t1, v.t2});
+    tcert::sync_files(named);
+    MPI_Barrier(comm);  // every rank is done with the files the checkpoint drops
     if (rank == 0) {
       write_json_atomically(
           checkpoint,
           {{"identity", me}, {"iteration", it}, {"energy", energy}, {"t", {t.t1, t.t2}}, {"diis", diis.state()}});
+      // Files no longer named go to the spare files, for the next iteration's to be written in.
+      std::vector<std::string> unnamed;
       for (const std::string& f : diis.stale_files())
-        if (f != t.t1 && f != t.t2) fs::remove(f);
+        if (f != t.t1 && f != t.t2 && fs::exists(f)) unnamed.push_back(f);
       for (const auto& entry : fs::directory_iterator(work)) {  // older extrapolations
         const std::string path = entry.path().string();
-        if (entry.path().filename().string().rfind("tx", 0) == 0 && path != t.t1 && path != t.t2) fs::remove(path);
+        if (entry.path().filename().string().rfind("tx", 0) == 0 && path != t.t1 && path != t.t2)
+          unnamed.push_back(path);
       }
+      for (const std::string& f : unnamed)
+        if (!tcert::spare_files().give(f, work)) fs::remove(f);
       if (!a.quiet) {
         const double seconds = since(t0);
         std::printf("%4d  %20.12f  %12.3e  %12.3e  %8.3f", it, energy, delta, norm, seconds);

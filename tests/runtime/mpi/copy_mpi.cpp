@@ -3,7 +3,8 @@
 // against values computed here, with and without --verify (without it, an addition of another
 // tensor updates the latest version in place). At P = 1 the step goes through the transposing
 // kernel (one rank's whole tensor from mapped files), at P > 1 element by element over each
-// rank's range. Also the bound on mapped pages a run derives from the memory per rank.
+// rank's range. Also the spare files a released version becomes, and the bound on mapped pages a
+// run derives from the memory per rank.
 #include <gtest/gtest.h>
 #include <mpi.h>
 #include <unistd.h>
@@ -16,6 +17,7 @@
 #include "runtime/copy_step.h"
 #include "runtime/npy.h"
 #include "runtime/run.h"
+#include "runtime/spare_files.h"
 
 namespace {
 
@@ -69,6 +71,31 @@ TEST(CopyStep, ReordersAndAddsFromAnInputFile) {
   }
   MPI_Barrier(MPI_COMM_WORLD);
   if (ctx.rank() == 0) std::filesystem::remove_all(dir);
+}
+
+// A released version goes to the spare files on rank 0 (SpareFiles), and the next version of its
+// size is written in it, from zeros: the values are those of a new file.
+TEST(CopyStep, ReleasedVersionsAreWrittenAgain) {
+  tcert::Context ctx = tcert::Context::world();
+  const std::int64_t e0 = 6, e1 = 7;
+  tcert::RunOptions options;
+  options.quiet = true, options.random_seed = 5;
+  tcert::Run run(ctx, options, {}, tcert::ProgramInfo{"spare", "test", ctx.size(), 0, {{"X", {e0, e1}}}, {}, "", 0});
+  const std::uint64_t before = tcert::spare_files().bytes();
+  tcert::CopySpec fill{"Y[b,a] = 3 * X[a,b]", {"Y", {e1, e0}}, {"X", {e0, e1}}, {1, 0}, 3.0, false};
+  tcert::copy_step(run, fill);
+  const std::string first = run.latest("Y");
+  const std::uint64_t bytes = std::filesystem::file_size(first);
+  run.release("Y");
+  EXPECT_EQ(tcert::spare_files().bytes(), before + (ctx.rank() == 0 ? bytes : 0));
+  tcert::CopySpec twice{"Z[b,a] = 2 * X[a,b]", {"Z", {e1, e0}}, {"X", {e0, e1}}, {1, 0}, 2.0, false};
+  tcert::copy_step(run, twice);
+  EXPECT_EQ(tcert::spare_files().bytes(), before);  // taken for Z
+  const tcert::NpyReader z(run.latest("Z"));
+  const tcert::ElementSource x = run.input({"X", {e0, e1}});
+  for (std::int64_t b = 0; b < e1; ++b)
+    for (std::int64_t a = 0; a < e0; ++a) EXPECT_EQ(z.data()[b * e0 + a], 2.0 * x(a * e1 + b)) << a << " " << b;
+  MPI_Barrier(MPI_COMM_WORLD);  // every rank has read the store before rank 0's Run removes it
 }
 
 // The growth of mapped pages after which a run drops them: half of what the step's tile

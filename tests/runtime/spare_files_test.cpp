@@ -1,0 +1,99 @@
+// tests/runtime/spare_files_test.cpp — SpareFiles: files given, taken by their exact size,
+// bounded, removed with the pool; NpyWriter writing into a spare.
+#include "runtime/spare_files.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "runtime/npy.h"
+#include "temp_dir.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+void write_bytes(const std::string& path, std::size_t bytes, char fill = 'x') {
+  std::ofstream(path, std::ios::binary) << std::string(bytes, fill);
+}
+
+TEST(SpareFiles, TakesBackByExactSizeOldestFirstAndRemovesWhatItHolds) {
+  tcert_test::TempDir dir;
+  std::string pool_dir;
+  {
+    tcert::SpareFiles spares;
+    EXPECT_FALSE(spares.take(100, dir.path() + "/none"));  // empty
+    write_bytes(dir.path() + "/a", 100, 'a');
+    write_bytes(dir.path() + "/b", 100, 'b');
+    write_bytes(dir.path() + "/c", 200, 'c');
+    for (const char* name : {"/a", "/b", "/c"}) ASSERT_TRUE(spares.give(dir.path() + name, dir.path()));
+    EXPECT_FALSE(fs::exists(dir.path() + "/a"));
+    EXPECT_EQ(spares.bytes(), 400U);
+    EXPECT_FALSE(spares.take(150, dir.path() + "/x"));  // no spare of that size
+    ASSERT_TRUE(spares.take(100, dir.path() + "/x"));
+    std::ifstream in(dir.path() + "/x");
+    EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), std::string(100, 'a'));  // the oldest
+    EXPECT_EQ(spares.bytes(), 300U);
+    // Another directory than the pool's first: not taken, left in place for the caller.
+    tcert_test::TempDir other;
+    write_bytes(other.path() + "/d", 100);
+    EXPECT_FALSE(spares.give(other.path() + "/d", other.path()));
+    EXPECT_TRUE(fs::exists(other.path() + "/d"));
+    for (const auto& entry : fs::directory_iterator(dir.path()))
+      if (entry.is_directory()) pool_dir = entry.path().string();
+    ASSERT_FALSE(pool_dir.empty());
+  }
+  EXPECT_FALSE(fs::exists(pool_dir));  // the pool's files and directory go with it
+  EXPECT_TRUE(fs::exists(dir.path() + "/x"));
+}
+
+TEST(SpareFiles, HoldsAtMostItsBoundOldestOutFirst) {
+  tcert_test::TempDir dir;
+  tcert::SpareFiles spares;
+  const std::uint64_t part = tcert::SpareFiles::kMaxBytes / 2;
+  write_bytes(dir.path() + "/big", tcert::SpareFiles::kMaxBytes + 1);
+  EXPECT_FALSE(spares.give(dir.path() + "/big", dir.path()));  // larger than the bound
+  EXPECT_TRUE(fs::exists(dir.path() + "/big"));
+  for (const char* name : {"/a", "/b", "/c"}) {
+    write_bytes(dir.path() + name, part, name[1]);
+    ASSERT_TRUE(spares.give(dir.path() + name, dir.path()));
+  }
+  EXPECT_EQ(spares.bytes(), 2 * part);  // a went out
+  ASSERT_TRUE(spares.take(part, dir.path() + "/x"));
+  std::ifstream in(dir.path() + "/x");
+  EXPECT_EQ(in.get(), 'b');
+}
+
+// A writer that takes a spare writes its own header and starts from zeros, as a new file does;
+// a spare of another size is not taken.
+TEST(SpareFiles, NpyWriterWritesIntoASpareFromZeros) {
+  tcert_test::TempDir dir;
+  tcert::SpareFiles spares;
+  {
+    tcert::NpyWriter w(dir.path() + "/old.npy", {4, 6});
+    for (std::size_t e = 0; e < w.size(); ++e) w.data()[e] = 1.0 + static_cast<double>(e);
+    w.commit(false);
+  }
+  const auto bytes = fs::file_size(dir.path() + "/old.npy");
+  ASSERT_TRUE(spares.give(dir.path() + "/old.npy", dir.path()));
+  {
+    tcert::NpyWriter other(dir.path() + "/other.npy", {5, 6}, &spares);  // another size: a new file
+    other.commit(false);
+  }
+  EXPECT_EQ(spares.bytes(), bytes);
+  tcert::NpyWriter w(dir.path() + "/new.npy", {6, 4}, &spares);
+  EXPECT_EQ(spares.bytes(), 0U);  // taken
+  for (std::size_t e = 0; e < w.size(); ++e) EXPECT_EQ(w.data()[e], 0.0) << e;
+  w.data()[5] = -2.5;
+  w.commit(false);
+  const tcert::NpyReader r(dir.path() + "/new.npy");
+  EXPECT_EQ(r.header().shape, (std::vector<std::uint64_t>{6, 4}));
+  EXPECT_EQ(r.data()[5], -2.5);
+  EXPECT_EQ(r.data()[0], 0.0);
+  EXPECT_EQ(fs::file_size(dir.path() + "/new.npy"), bytes);
+}
+
+}  // namespace
