@@ -196,12 +196,11 @@ int solve(const Args& a, MPI_Comm comm) {
     const double delta = next - energy;
     energy = next;
     converged = std::abs(delta) < a.conv && norm < std::sqrt(a.conv);
-    // What the checkpoint names is on disk before the checkpoint is (the earlier files were
-    // flushed at earlier checkpoints: only this iteration's cost a write).
-    std::vector<std::string> named{t.t1, t.t2};
-    for (const int id : diis.held())
-      for (const Amplitudes& v : {diis.amplitudes_of(id), diis.error_of(id)}) named.insert(named.end(), {v.t1, v.t2});
-    tcert::sync_files(named);
+    // What the checkpoint names is on disk before the checkpoint is: this iteration's files (the
+    // others it names were flushed before the checkpoints that first named them, and files are
+    // written again only once no checkpoint names them).
+    const Amplitudes jacobi_t = diis.amplitudes_of(it), jacobi_step = diis.error_of(it);
+    tcert::sync_files({t.t1, t.t2, jacobi_t.t1, jacobi_t.t2, jacobi_step.t1, jacobi_step.t2});
     MPI_Barrier(comm);  // every rank is done with the files the checkpoint drops
     if (rank == 0) {
       write_json_atomically(
