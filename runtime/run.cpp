@@ -1,6 +1,7 @@
 // runtime/run.cpp — Run: options, scratch, store, inputs, and the end-of-run trace and summary.
 #include "runtime/run.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -68,6 +69,7 @@ Run::Run(const Context& ctx, RunOptions options, TensorLocations tensors, Progra
   bound_heap_threshold();
   budget().set_limit_bytes(info_.memory_bytes);
   budget().reset_peak();
+  bound_mapped_pages(budget().in_use_bytes());  // the mapped pages earlier runs left, within this run's bound
   ctx_.check_all([&] { scratch_ = std::make_unique<Scratch>(options_.scratch, ctx_.rank(), options_.keep); });
   if (!options_.checkpoint.empty()) {  // the store is the checkpoint's; it outlives a failed run
     checkpoint_ = std::make_unique<Checkpoint>(ctx_, info_, tensors_, options_);
@@ -104,8 +106,36 @@ Run::Run(const Context& ctx, RunOptions options, TensorLocations tensors, Progra
   import_inputs(*this);
 }
 
+namespace {
+
+/// An input file mapped for the process (Run::read_npy()) and the identity of the file it maps.
+struct MappedInput {
+  std::shared_ptr<NpyReader> reader;
+  struct stat file {};
+};
+
+/// Whether `a` and `b` describe the same file, unchanged: device, inode, size, modification time.
+bool same_file(const struct stat& a, const struct stat& b) {
+  return a.st_dev == b.st_dev && a.st_ino == b.st_ino && a.st_size == b.st_size &&
+         a.st_mtim.tv_sec == b.st_mtim.tv_sec && a.st_mtim.tv_nsec == b.st_mtim.tv_nsec;
+}
+
+/// The process's mapped inputs, by path. For the thread that runs the steps (the I/O thread only
+/// drops their pages, while no step opens one).
+std::map<std::string, MappedInput>& mapped_inputs() {
+  static std::map<std::string, MappedInput> inputs;
+  return inputs;
+}
+
+}  // namespace
+
 Run::~Run() {
   inputs_.clear(), patches_.clear();
+  for (auto it = mapped_inputs().begin(); it != mapped_inputs().end();) {  // files gone or changed
+    struct stat now {};
+    const bool same = ::stat(it->first.c_str(), &now) == 0 && same_file(now, it->second.file);
+    it = same ? std::next(it) : mapped_inputs().erase(it);
+  }
   if (last_removal_ != 0) remover().wait(last_removal_);  // before the store's directory goes
 }
 
@@ -214,10 +244,15 @@ Workspace& Run::kernel_workspace() {
   return workspace;
 }
 
+ResidentGuard& Run::mapped_guard() {
+  static ResidentGuard guard(kMappedDropBytes);
+  return guard;
+}
+
 void Run::end_step() {
-  if (mapped_guard_.due()) {
+  if (mapped_guard().due()) {
     drop_mapped_pages();
-    mapped_guard_.dropped();
+    mapped_guard().dropped();
   }
   kernel_workspace().trim(kKeptFreeHeapBytes);
   release_free_heap();
@@ -225,28 +260,43 @@ void Run::end_step() {
 
 void Run::bound_mapped_pages(std::uint64_t tile_bytes) {
   const std::uint64_t memory = info_.memory_bytes, left = memory > tile_bytes ? memory - tile_bytes : 0;
-  mapped_guard_.set_limit(std::max(kMappedDropBytes, left / 2));
-  if (!mapped_guard_.due()) return;
+  mapped_guard().set_limit(std::max(kMappedDropBytes, left / 2));
+  if (!mapped_guard().due()) return;
   drop_mapped_pages();
-  mapped_guard_.dropped();
+  mapped_guard().dropped();
 }
 
 void Run::touched_mapped(std::uint64_t bytes, std::uint64_t accesses) {
-  if (!mapped_guard_.touched(bytes, accesses)) return;
+  if (!mapped_guard().touched(bytes, accesses)) return;
   drop_mapped_pages();
-  mapped_guard_.dropped();
+  mapped_guard().dropped();
 }
 
 void Run::drop_mapped_pages() {
-  for (const auto& [path, reader] : inputs_) reader->drop_pages();
+  for (const auto& [path, input] : mapped_inputs()) input.reader->drop_pages();
+  for (const auto& [path, reader] : inputs_)
+    if (reader.use_count() == 1) reader->drop_pages();  // a store version (the others: above)
   for (const auto& [path, patch] : patches_) patch->drop_pages();
 }
 
 ElementSource Run::read_npy(const std::string& path, const TensorShape& tensor) {
   auto it = inputs_.find(path);
   if (it == inputs_.end()) {
-    auto reader = std::make_unique<NpyReader>(path);
-    std::vector<std::uint64_t> expected(tensor.extents.begin(), tensor.extents.end());
+    std::shared_ptr<NpyReader> reader;
+    const bool stored = path.compare(0, store_.path.size() + 1, store_.path + "/") == 0;
+    struct stat file {};
+    if (!stored && ::stat(path.c_str(), &file) == 0) {  // else NpyReader says what is wrong
+      const auto kept = mapped_inputs().find(path);
+      if (kept != mapped_inputs().end() && same_file(kept->second.file, file)) {
+        reader = kept->second.reader;
+      } else {
+        reader = std::make_shared<NpyReader>(path);  // throws before the map holds it
+        mapped_inputs()[path] = {reader, file};
+      }
+    } else {
+      reader = std::make_shared<NpyReader>(path);
+    }
+    const std::vector<std::uint64_t> expected(tensor.extents.begin(), tensor.extents.end());
     check_shape(reader->header(), expected, tensor.name);
     it = inputs_.emplace(path, std::move(reader)).first;
   }

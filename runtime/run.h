@@ -165,7 +165,11 @@ class Run {
   ElementSource input(const TensorShape& tensor);
   /// The elements of the .npy file at `path` (an input or a store version, e.g. previous()'s),
   /// mapped once per run: end_step() and touched_mapped() drop its resident pages, release()
-  /// of a tensor closes its versions. Throws Error when the file cannot be read or its shape is
+  /// of a tensor closes its versions. A file outside the store stays mapped for later runs of the
+  /// process, which map it again only when the path names another file, or one of another size
+  /// or modification time, than the one mapped (and the mapping goes at the end of a run after
+  /// which the path names no such file): tcec-ccsd's residuals read the same integrals every
+  /// iteration, and unmapping them cost 2 ms per iteration. Throws Error when the file cannot be read or its shape is
   /// not `tensor`'s ("input NAME has shape … but the program expects …").
   ElementSource read_npy(const std::string& path, const TensorShape& tensor);
   /// Ends a step: drops the resident pages of every mapped input and store version this run
@@ -206,7 +210,7 @@ class Run {
   /// MPI's and BLAS's own (about 35 MB here; e2e tests check it). With 512 MB and small tiles,
   /// tcec-ccsd's steps on H2O/cc-pVDZ no longer drop and fault back in the pages of the
   /// tensors every step reads (8 MiB cost 10% of an iteration).
-  std::uint64_t mapped_drop_bytes() const { return mapped_guard_.limit(); }
+  std::uint64_t mapped_drop_bytes() const { return mapped_guard().limit(); }
   /// Sets mapped_drop_bytes() for a step whose tile buffers take at most `tile_bytes` per rank
   /// (max(kMappedDropBytes, (memory − tile_bytes) / 2)), and drops the mapped pages now when they
   /// have grown past it since the last drop. step() calls it with the buffers held between
@@ -330,7 +334,9 @@ class Run {
     ~StoreDirectory();
   };
 
-  ResidentGuard mapped_guard_{kMappedDropBytes};  // touched_mapped()
+  /// The growth of resident mapped pages since the last drop, over the process (touched_mapped()):
+  /// input mappings outlive a run (read_npy()), and so do their pages.
+  static ResidentGuard& mapped_guard();
   /// Removes the files of released versions on a thread of its own (one per process), so that a
   /// step does not wait while the file system frees their pages and blocks: unlinks took about
   /// 5% of tcec-ccsd's iteration on H2O/cc-pVDZ. The destructor waits for this run's removals.
@@ -345,9 +351,9 @@ class Run {
   ProgramInfo info_;
   std::unique_ptr<Scratch> scratch_;
   StoreDirectory store_;
-  std::map<std::string, std::unique_ptr<NpyReader>> inputs_;       // by path (closed before the store goes)
-  std::map<std::string, std::unique_ptr<NpyPatch>> patches_;       // patch_latest(), by path (likewise)
-  void drop_mapped_pages();                                        // of inputs_ and patches_
+  std::map<std::string, std::shared_ptr<NpyReader>> inputs_;  // by path (closed before the store goes)
+  std::map<std::string, std::unique_ptr<NpyPatch>> patches_;  // patch_latest(), by path (likewise)
+  void drop_mapped_pages();  // of inputs_, patches_ and the input mappings kept for the process
   std::map<std::string, std::vector<std::string>> versions_;       // by tensor name, oldest first
   std::map<std::string, std::vector<std::string>> step_versions_;  // versions_ when the running step began
   std::uint64_t versions_made_ = 0;                                // N of the last NAME.vN.npy

@@ -3,8 +3,8 @@
 // against values computed here, with and without --verify (without it, an addition of another
 // tensor updates the latest version in place). At P = 1 the step goes through the transposing
 // kernel (one rank's whole tensor from mapped files), at P > 1 element by element over each
-// rank's range. Also the spare files a released version becomes, and the bound on mapped pages a
-// run derives from the memory per rank.
+// rank's range. Also the spare files a released version becomes, input mappings kept from one run to
+// the next, and the bound on mapped pages a run derives from the memory per rank.
 #include <gtest/gtest.h>
 #include <mpi.h>
 #include <unistd.h>
@@ -96,6 +96,46 @@ TEST(CopyStep, ReleasedVersionsAreWrittenAgain) {
   for (std::int64_t b = 0; b < e1; ++b)
     for (std::int64_t a = 0; a < e0; ++a) EXPECT_EQ(z.data()[b * e0 + a], 2.0 * x(a * e1 + b)) << a << " " << b;
   MPI_Barrier(MPI_COMM_WORLD);  // every rank has read the store before rank 0's Run removes it
+}
+
+// An input file stays mapped from one run to the next while the path names the same file; a file
+// written anew under that path is mapped anew, and its values are read.
+TEST(MappedPages, InputsStayMappedForLaterRunsOfTheSameFile) {
+  tcert::Context ctx = tcert::Context::world();
+  const std::string dir = ctx.root_value([] {
+    const auto path = std::filesystem::temp_directory_path() / ("mapped-inputs-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(path);
+    return path.string();
+  });
+  auto write = [&](double value) {
+    if (ctx.rank() == 0) {
+      tcert::NpyWriter w(dir + "/X.npy", {2, 3});
+      for (std::size_t e = 0; e < w.size(); ++e) w.data()[e] = value + static_cast<double>(e);
+      w.commit(false);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+  };
+  tcert::TensorLocations files;
+  files.inputs = {{"X", {dir + "/X.npy", ""}}};
+  tcert::RunOptions options;
+  options.quiet = true;
+  const tcert::TensorShape x{"X", {2, 3}};
+  auto read = [&](double* first) {  // X's mapping in a new run, and its element 1 (into *first)
+    tcert::Run run(ctx, options, files, tcert::ProgramInfo{"inputs", "test", ctx.size(), 0, {x}, {}, "", 0});
+    const tcert::ElementSource source = run.input(x);
+    *first = source(1);
+    return source.data();
+  };
+  write(10.0);
+  double value = 0;
+  const double* mapped = read(&value);
+  EXPECT_EQ(value, 11.0);
+  EXPECT_EQ(read(&value), mapped);  // the same mapping
+  write(20.0);                      // another file under the same path
+  read(&value);
+  EXPECT_EQ(value, 21.0);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (ctx.rank() == 0) std::filesystem::remove_all(dir);
 }
 
 // The growth of mapped pages after which a run drops them: half of what the step's tile
