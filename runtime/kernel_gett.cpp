@@ -47,6 +47,7 @@ constexpr i64 kGroupRows = 64;
 /// Multiplies the list out[0..) by `extent` values `step` apart: entry o becomes the entries
 /// o·extent + v, v < extent, each out[o] + v·step (in place, from the back: o·extent + v ≥ o).
 void expand(std::vector<i64>& out, i64 extent, i64 step) {
+  if (extent <= 0) return out.clear();  // an empty group: no entries
   const std::size_t n = out.size();
   out.resize(n * static_cast<std::size_t>(extent));
   for (std::size_t o = n; o-- > 0;) {

@@ -143,4 +143,15 @@ TEST(Npy, RoundTripThroughNumpy) {
   for (std::size_t i = 0; i < reader.size(); ++i) EXPECT_EQ(reader.data()[i], 0.5 * i + 1);
 }
 
+// sync_files() flushes files and the directories that hold them; a missing one is an Error.
+TEST(Npy, SyncFilesFlushesThemAndNamesOneThatIsMissing) {
+  tcert_test::TempDir dir;
+  for (const char* name : {"/a.npy", "/b.npy"}) tcert::NpyWriter(dir.path() + name, Shape{2}).commit(false);
+  EXPECT_NO_THROW(tcert::sync_files({dir.path() + "/a.npy", dir.path() + "/b.npy"}));
+  EXPECT_EQ(message_of([&] {
+              tcert::sync_files({dir.path() + "/a.npy", dir.path() + "/none.npy"});
+            }),
+            "cannot sync " + dir.path() + "/none.npy: No such file or directory");
+}
+
 }  // namespace
