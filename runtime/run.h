@@ -169,22 +169,23 @@ class Run {
   /// process, which map it again only when the path names another file, or one of another size
   /// or modification time, than the one mapped (and the mapping goes at the end of a run after
   /// which the path names no such file): tcec-ccsd's residuals read the same integrals every
-  /// iteration, and unmapping them cost 2 ms per iteration. Throws Error when the file cannot be read or its shape is
-  /// not `tensor`'s ("input NAME has shape … but the program expects …").
+  /// iteration, and unmapping them cost 2 ms per iteration. Throws Error when the file cannot be
+  /// read or its shape is not `tensor`'s ("input NAME has shape … but the program expects …").
   ElementSource read_npy(const std::string& path, const TensorShape& tensor);
   /// Ends a step: drops the resident pages of every mapped input and store version this run
   /// reads (NpyReader::drop_pages()) when they have grown by mapped_drop_bytes() since the last
   /// drop (ResidentGuard::due()), so that what the steps touched stays within the bound that
   /// holds inside a step, while small tensors that every step reads stay mapped from one step to
   /// the next; frees the kernel's buffers, and its GETT tables, where either holds more than
-  /// kKeptFreeHeapBytes (Workspace::trim()); and gives
-  /// the heap's free memory back (release_free_heap()). Sources from input() stay valid.
+  /// kKeptFreeHeapBytes (Workspace::trim()); and gives the heap's free memory back
+  /// (release_free_heap()). Sources from input() stay valid.
   void end_step();
   /// The tile kernel's scratch memory (contract()'s Workspace), one per process, kept from one
   /// step (and one run) to the next so that a step does not allocate and clear it again (a new
   /// one cost 1.4–2 ms per call for a 380 × 380 product here: more than the product).
   /// end_step() frees its buffers and its tables where either holds more than kKeptFreeHeapBytes
-  /// (memory.h), so what it keeps between steps stays within twice that. For the thread that runs the steps only.
+  /// (memory.h), so what it keeps between steps stays within twice that. For the thread that runs
+  /// the steps only.
   Workspace& kernel_workspace();
   /// Notes a read through input()'s or read_npy()'s mappings that may have made `bytes` newly
   /// resident (MappedWalk; 0: none) and, when the process's resident file-backed pages have
