@@ -135,8 +135,8 @@ std::vector<double> VectorOps::dots(const Amplitudes& x, const std::vector<Ampli
       for (std::size_t k = 0; k < ys.size(); k += 4) {
         const std::size_t n = std::min<std::size_t>(4, ys.size() - k);
         const double* x_data = in[0];
-        const double* y[4] = {in[k + 1], in[k + std::min<std::size_t>(2, n)], in[k + std::min<std::size_t>(3, n)],
-                              in[k + n]};
+        const double* y[4];
+        for (std::size_t q = 0; q < 4; ++q) y[q] = in[k + 1 + std::min(q, n - 1)];  // past n: a sum not kept
         double s[4] = {mine[k], n > 1 ? mine[k + 1] : 0, n > 2 ? mine[k + 2] : 0, n > 3 ? mine[k + 3] : 0};
         for (u64 e = lo; e < hi; ++e) {
           const double xe = x_data[e];

@@ -21,13 +21,18 @@
 
 namespace {
 
-TEST(CopyStep, ReordersAndAddsFromAnInputFile) {
-  tcert::Context ctx = tcert::Context::world();
-  const std::string dir = ctx.root_value([] {
-    const auto path = std::filesystem::temp_directory_path() / ("copy-step-" + std::to_string(::getpid()));
+/// A new directory NAME-<rank 0's pid> in the temporary directory, made by rank 0; its path on every rank.
+std::string shared_temp_dir(const tcert::Context& ctx, const std::string& name) {
+  return ctx.root_value([&] {
+    const auto path = std::filesystem::temp_directory_path() / (name + "-" + std::to_string(::getpid()));
     std::filesystem::create_directories(path);
     return path.string();
   });
+}
+
+TEST(CopyStep, ReordersAndAddsFromAnInputFile) {
+  tcert::Context ctx = tcert::Context::world();
+  const std::string dir = shared_temp_dir(ctx, "copy-step");
   const std::int64_t e0 = 3, e1 = 4, e2 = 5;  // in[a, b, c]
   auto in_value = [](std::int64_t linear) { return std::sin(0.3 + 0.71 * static_cast<double>(linear)); };
   if (ctx.rank() == 0) {
@@ -102,11 +107,7 @@ TEST(CopyStep, ReleasedVersionsAreWrittenAgain) {
 // written anew under that path is mapped anew, and its values are read.
 TEST(MappedPages, InputsStayMappedForLaterRunsOfTheSameFile) {
   tcert::Context ctx = tcert::Context::world();
-  const std::string dir = ctx.root_value([] {
-    const auto path = std::filesystem::temp_directory_path() / ("mapped-inputs-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(path);
-    return path.string();
-  });
+  const std::string dir = shared_temp_dir(ctx, "mapped-inputs");
   auto write = [&](double value) {
     if (ctx.rank() == 0) {
       tcert::NpyWriter w(dir + "/X.npy", {2, 3});
