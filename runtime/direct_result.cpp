@@ -11,18 +11,25 @@ namespace tcert {
 DirectResult::DirectResult(Run& run, const TensorShape& shape, bool writes, Update update)
     : flush_(run.options().sync_results), guard_(run.mapped_drop_bytes()) {
   const Context& ctx = run.context();
+  // One rank writes it all and it fits under the bound of its mapped pages: in memory, written
+  // to the file at sync() and commit() (NpyWriter::Backing: no write faults into the file system).
+  const bool in_memory = ctx.size() == 1 && writes && 8 * shape.elements() <= run.mapped_drop_bytes();
   if (update == Update::InPlace) {
     temp_ = run.latest(shape.name);
     ctx.check_all([&] {
-      if (writes) patch_ = &run.patch_latest(shape.name);
+      if (in_memory)
+        update_ = std::make_unique<NpyUpdate>(temp_, flush_);
+      else if (writes)
+        patch_ = &run.patch_latest(shape.name);
     });
-    if (writes) data_ = patch_->data();
+    if (writes) data_ = update_ ? update_->data() : patch_->data();
     return;
   }
   const std::vector<std::uint64_t> extents(shape.extents.begin(), shape.extents.end());
   const std::string path = run.next_version(shape.name);
   temp_ = ctx.root_value([&] {  // a full disk fails here on rank 0, and so on every rank
-    writer_ = std::make_unique<NpyWriter>(path, extents, &spare_files());
+    writer_ = std::make_unique<NpyWriter>(path, extents, &spare_files(),
+                                          in_memory ? NpyWriter::Backing::Memory : NpyWriter::Backing::Mapped);
     return writer_->temp_path();
   });
   ctx.check_all([&] {
@@ -45,6 +52,8 @@ void DirectResult::wrote(std::uint64_t bytes, std::uint64_t accesses) {
 void DirectResult::sync(const Context& ctx) {
   ctx.check_all([&] {
     if (patch_) patch_->sync();
+    if (writer_) writer_->write_out();  // in memory: the file gets it now
+    if (update_) update_->write_back();
   });
 }
 
@@ -52,6 +61,7 @@ void DirectResult::commit(const Context& ctx, const std::function<void()>& write
   ctx.check_all([&] {
     if (writes) writes();
     if (patch_) patch_->sync();
+    if (update_) update_->write_back();
     if (writer_) writer_->commit(flush_);
   });
 }

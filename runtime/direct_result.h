@@ -28,8 +28,11 @@ class DirectResult {
   };
   /// With Update::NextVersion: registers the next version of `shape` in run's store
   /// (Run::next_version: call initial_C() before, for the version a step starts from), creates
-  /// its zero-filled temporary file on rank 0 and maps it on the ranks where `writes` holds.
-  /// With Update::InPlace: maps the latest version (Run::patch_latest()) on those ranks.
+  /// its zero-filled temporary file on rank 0 and maps it on the ranks where `writes` holds; on
+  /// one rank, a result of at most Run::mapped_drop_bytes() is filled in memory instead and
+  /// written to the file by sync() and commit() (NpyWriter::Backing::Memory).
+  /// With Update::InPlace: maps the latest version (Run::patch_latest()) on those ranks, or, on
+  /// one rank and within that bound, reads it into memory (NpyUpdate).
   /// Collective over run.context(). Throws Error on every rank when the file cannot be made
   /// (e.g. "disk full: …") or mapped on some rank (Context::check_all).
   DirectResult(Run& run, const TensorShape& shape, bool writes, Update update = Update::NextVersion);
@@ -69,6 +72,7 @@ class DirectResult {
  private:
   std::unique_ptr<NpyWriter> writer_;    // rank 0, for the next version
   std::unique_ptr<NpyPatch> own_patch_;  // the other ranks that write it
+  std::unique_ptr<NpyUpdate> update_;    // InPlace on one rank: the latest version in memory
   NpyPatch* patch_ = nullptr;            // own_patch_, or the run's mapping of the latest version
   double* data_ = nullptr;
   std::string temp_;

@@ -228,6 +228,8 @@ struct Workspace {
 /// permute a large operand or C. Workspace::scheme forces either. GETT's own memory: its packed
 /// blocks in ws.a and ws.b (Workspace::gett_mc etc.) and tables of 2·(|I| + |J| + |K|) offsets
 /// (8 bytes each) in ws.gett_tables.
+/// A product with |I| = 1 or |J| = 1 is a matrix–vector (or dot) product, memory-bound: it runs
+/// as one (kernel_gemv.h), whatever ws.scheme, with no packing and no workspace.
 /// Throws std::invalid_argument when the layout is inconsistent or |I|, |J|, |K| ≥ 2^31.
 void contract(const ContractionLayout& layout, double alpha, const double* A, const double* B, double beta, double* C,
               Workspace& ws);

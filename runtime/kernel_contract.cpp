@@ -5,6 +5,7 @@
 //   move_ids()                    permute_strided() on tensors described by index ids.
 //   for_each_tile()               the odometer over the chunk boxes of one index group.
 //   run_plan()                    Y permuted once; per R box X permuted; per block dgemm, C back.
+//   contract()                    |I| or |J| of 1: gemv() (kernel_gemv.h); else GETT or run_plan().
 #include <cblas.h>
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include <stdexcept>
 
 #include "runtime/kernel.h"
+#include "runtime/kernel_gemv.h"
 #include "runtime/kernel_gett.h"
 #include "runtime/kernel_plan.h"
 
@@ -137,6 +139,7 @@ void contract(const ContractionLayout& layout, double alpha, const double* A, co
   if (k == 0) return scale(C, m * n, beta);
   if (std::max({m, n, k}) > kMaxBlasDim) throw std::invalid_argument("contract: |I|, |J| or |K| exceeds 2^31-1");
   const Indexing x = detail::index_layout(layout);
+  if (m == 1 || n == 1) return detail::gemv(x, alpha, A, B, beta, C);  // whatever ws.scheme
   const Plan p = detail::choose_plan(x, ws, beta == 0);
   if (p.gett) {
     detail::fill_gett_tables(ws.gett_tables, x.extent, p.R, p.S, p.K, p.X.stored, p.Y.stored, p.C.stored, p.c_groups);

@@ -95,7 +95,8 @@ bool is_run(const i64* t, i64 n) {
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 /// Packs rows r0 .. r0+n (n ≤ 8, all valid) of a panel: when they are consecutive in memory, per
 /// k one (masked) vector copy; otherwise, per 8 consecutive k (col[k..k+8) a run), an 8×8
-/// register transpose when n ≥ 4 (masked stores of n); element by element where neither holds.
+/// register transpose when n ≥ 4 (masked stores of n), and for a last run of fewer than 8 k
+/// (K = 38: 6 of every 38) one transpose of masked loads; element by element where none holds.
 __attribute__((target("avx512f"))) void pack_group_avx512(const double* src, const i64* row, i64 n, i64 R,
                                                           const i64* col, i64 kc, double* out) {
   if (is_run(row, n)) {
@@ -127,6 +128,14 @@ __attribute__((target("avx512f"))) void pack_group_avx512(const double* src, con
       }
       transpose_8x8(v);
       for (int c = 0; c < 8; ++c) _mm512_mask_storeu_pd(out + (k + c) * R, mask, v[c]);
+    }
+    if (const i64 left = kc - k; left > 0 && is_run(col + k, left)) {  // left < 8: masked loads
+      const auto kmask = static_cast<__mmask8>((1u << left) - 1);
+      __m512d v[8];
+      for (i64 i = 0; i < 8; ++i) v[i] = _mm512_maskz_loadu_pd(kmask, src + row[i < n ? i : 0] + col[k]);
+      transpose_8x8(v);
+      for (i64 c = 0; c < left; ++c) _mm512_mask_storeu_pd(out + (k + c) * R, mask, v[c]);
+      k = kc;
     }
   }
   for (; k < kc; ++k) {

@@ -11,9 +11,11 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <mutex>
 #include <utility>
 
 #include "runtime/error.h"
+#include "runtime/kernel.h"
 #include "runtime/spare_files.h"
 
 namespace tcert {
@@ -121,6 +123,22 @@ std::string header_bytes(const std::vector<std::uint64_t>& shape) {
   return out + dict;
 }
 
+/// Writes `bytes` bytes from `from` to fd at `offset` (pwrite until done). Throws Error("cannot
+/// write output PATH: …", or "disk full: …").
+void write_all(int fd, const void* from, std::size_t bytes, std::size_t offset, const std::string& path) {
+  const char* p = static_cast<const char*>(from);
+  for (std::size_t done = 0; done < bytes;) {
+    const ssize_t n = ::pwrite(fd, p + done, bytes - done, static_cast<off_t>(offset + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int err = n < 0 ? errno : EIO;
+      const std::string msg = "cannot write output " + path + ": " + errno_text(err);
+      throw Error(err == ENOSPC || err == EDQUOT ? "disk full: " + msg : msg);
+    }
+    done += static_cast<std::size_t>(n);
+  }
+}
+
 }  // namespace
 
 std::uint64_t NpyHeader::element_count() const {
@@ -207,9 +225,83 @@ const double* NpyReader::data() const {
   return reinterpret_cast<const double*>(static_cast<const char*>(map_) + header_.data_offset_bytes);
 }
 
+// ---- FileMemory ----------------------------------------------------------------------------
+
+namespace {
+
+/// The freed blocks of FileMemory: (capacity in elements, memory), at most kBytes in all.
+struct MemoryPool {
+  static constexpr std::size_t kBytes = std::size_t{32} << 20;
+  std::mutex lock;
+  std::vector<std::pair<std::size_t, double*>> blocks;
+  std::size_t bytes = 0;
+};
+
+MemoryPool& memory_pool() {
+  static MemoryPool* pool = new MemoryPool;  // never destroyed: blocks may return at exit
+  return *pool;
+}
+
+}  // namespace
+
+FileMemory::FileMemory(std::size_t elements) : size_(elements) {
+  MemoryPool& pool = memory_pool();
+  {
+    const std::lock_guard<std::mutex> hold(pool.lock);
+    auto best = pool.blocks.end();
+    for (auto b = pool.blocks.begin(); b != pool.blocks.end(); ++b)
+      if (b->first >= elements && (best == pool.blocks.end() || b->first < best->first)) best = b;
+    if (best != pool.blocks.end()) {
+      capacity_ = best->first, data_ = best->second;
+      pool.bytes -= 8 * capacity_;
+      pool.blocks.erase(best);
+      return;
+    }
+  }
+  capacity_ = std::max<std::size_t>(elements, 1);
+  data_ = static_cast<double*>(aligned_allocate(8 * capacity_));
+}
+
+FileMemory::FileMemory(FileMemory&& other) noexcept
+    : data_(std::exchange(other.data_, nullptr)),
+      size_(std::exchange(other.size_, 0)),
+      capacity_(std::exchange(other.capacity_, 0)) {}
+
+FileMemory& FileMemory::operator=(FileMemory&& other) noexcept {
+  if (this != &other) {
+    release();
+    data_ = std::exchange(other.data_, nullptr);
+    size_ = std::exchange(other.size_, 0), capacity_ = std::exchange(other.capacity_, 0);
+  }
+  return *this;
+}
+
+FileMemory::~FileMemory() { release(); }
+
+void FileMemory::release() noexcept {
+  if (data_ == nullptr) return;
+  MemoryPool& pool = memory_pool();
+  double* freed = data_;
+  {
+    const std::lock_guard<std::mutex> hold(pool.lock);
+    while (!pool.blocks.empty() && pool.bytes + 8 * capacity_ > MemoryPool::kBytes) {  // oldest out first
+      pool.bytes -= 8 * pool.blocks.front().first;
+      aligned_free(pool.blocks.front().second);
+      pool.blocks.erase(pool.blocks.begin());
+    }
+    if (8 * capacity_ <= MemoryPool::kBytes) {
+      pool.blocks.emplace_back(capacity_, data_);
+      pool.bytes += 8 * capacity_;
+      freed = nullptr;
+    }
+  }
+  if (freed != nullptr) aligned_free(freed);
+  data_ = nullptr, size_ = 0, capacity_ = 0;
+}
+
 // ---- NpyWriter -----------------------------------------------------------------------------
 
-NpyWriter::NpyWriter(std::string path, std::vector<std::uint64_t> shape, SpareFiles* spares)
+NpyWriter::NpyWriter(std::string path, std::vector<std::uint64_t> shape, SpareFiles* spares, Backing backing)
     : path_(std::move(path)), temp_path_(path_ + ".tmp-" + std::to_string(::getpid())) {
   header_.shape = std::move(shape);
   std::string head = header_bytes(header_.shape);
@@ -226,7 +318,9 @@ NpyWriter::NpyWriter(std::string path, std::vector<std::uint64_t> shape, SpareFi
   };
   if (::pwrite(fd_, head.data(), head.size(), 0) != static_cast<ssize_t>(head.size()))
     fail("write the header of", errno);
-  if (spare) {  // it has its size and its blocks; data() is zero-initialised
+  if (spare && backing == Backing::Memory) {
+    // it has its size and its blocks; commit() writes every element
+  } else if (spare) {  // it has its size and its blocks; data() is zero-initialised
     // Written, not set through the mapping: its pages stay out of this process's resident memory.
     static const std::vector<char> zeros(std::size_t{1} << 20, 0);
     for (std::size_t at = head.size(); at < map_bytes_; at += zeros.size()) {
@@ -237,6 +331,12 @@ NpyWriter::NpyWriter(std::string path, std::vector<std::uint64_t> shape, SpareFi
     if (::ftruncate(fd_, static_cast<off_t>(map_bytes_)) != 0) fail("size", errno);
     int err = ::posix_fallocate(fd_, 0, static_cast<off_t>(map_bytes_));
     if (err != 0 && err != EINVAL && err != EOPNOTSUPP) fail("reserve disk space for", err);
+  }
+  if (backing == Backing::Memory) {
+    memory_ = FileMemory(static_cast<std::size_t>(header_.element_count()));
+    std::fill_n(memory_.data(), memory_.size(), 0.0);
+    in_memory_ = true;
+    return;
   }
   map_ = ::mmap(nullptr, map_bytes_, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
   if (map_ == MAP_FAILED) {
@@ -251,18 +351,28 @@ NpyWriter::NpyWriter(NpyWriter&& other) noexcept
       header_(std::move(other.header_)),
       fd_(std::exchange(other.fd_, -1)),
       map_(std::exchange(other.map_, nullptr)),
-      map_bytes_(std::exchange(other.map_bytes_, 0)) {}
+      map_bytes_(std::exchange(other.map_bytes_, 0)),
+      memory_(std::move(other.memory_)),
+      in_memory_(std::exchange(other.in_memory_, false)) {}
 
 NpyWriter::~NpyWriter() { discard(); }
 
 double* NpyWriter::data() {
-  if (map_ == nullptr) throw Error("output " + path_ + " is already committed");
+  if (fd_ < 0) throw Error("output " + path_ + " is already committed");
+  if (in_memory_) return memory_.data();
   return reinterpret_cast<double*>(static_cast<char*>(map_) + header_.data_offset_bytes);
+}
+
+void NpyWriter::write_out() {
+  if (!in_memory_) return;
+  if (fd_ < 0) throw Error("output " + path_ + " is already committed");
+  write_all(fd_, memory_.data(), memory_.size() * sizeof(double), header_.data_offset_bytes, temp_path_);
 }
 
 void NpyWriter::discard() noexcept {
   if (map_ != nullptr) ::munmap(map_, map_bytes_);
   map_ = nullptr;
+  memory_.release();
   if (fd_ < 0) return;
   ::close(fd_);
   fd_ = -1;
@@ -271,12 +381,21 @@ void NpyWriter::discard() noexcept {
 
 void NpyWriter::commit(bool flush) {
   if (fd_ < 0) throw Error("output " + path_ + " is already committed");
-  if (flush && ::msync(map_, map_bytes_, MS_SYNC) != 0) {
+  if (in_memory_) {
+    try {
+      write_out();
+    } catch (const Error&) {
+      discard();
+      throw;
+    }
+    memory_.release();
+  }
+  if (flush && (in_memory_ ? ::fdatasync(fd_) : ::msync(map_, map_bytes_, MS_SYNC)) != 0) {
     int err = errno;
     discard();
     throw Error("cannot write output " + temp_path_ + ": " + errno_text(err));
   }
-  ::munmap(map_, map_bytes_);
+  if (map_ != nullptr) ::munmap(map_, map_bytes_);
   map_ = nullptr;
   int close_rc = ::close(fd_);
   fd_ = -1;
@@ -332,6 +451,33 @@ double* NpyPatch::data() { return reinterpret_cast<double*>(static_cast<char*>(m
 void NpyPatch::sync() {
   if (flush_ && ::msync(map_, map_bytes_, MS_SYNC) != 0)
     throw Error("cannot write output " + path_ + ": " + errno_text(errno));
+}
+
+// ---- NpyUpdate -----------------------------------------------------------------------------
+
+NpyUpdate::NpyUpdate(const std::string& path, bool flush) : path_(path), header_(read_npy_header(path)), flush_(flush) {
+  fd_ = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+  if (fd_ < 0) throw Error("cannot open output " + path + ": " + errno_text(errno));
+  memory_ = FileMemory(static_cast<std::size_t>(header_.element_count()));
+  char* to = reinterpret_cast<char*>(memory_.data());
+  const std::size_t bytes = memory_.size() * sizeof(double);
+  for (std::size_t done = 0; done < bytes;) {
+    const ssize_t n = ::pread(fd_, to + done, bytes - done, static_cast<off_t>(header_.data_offset_bytes + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int err = n < 0 ? errno : EIO;
+      ::close(fd_);
+      throw Error("cannot read output " + path + ": " + (n == 0 ? std::string("file is truncated") : errno_text(err)));
+    }
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+NpyUpdate::~NpyUpdate() { ::close(fd_); }
+
+void NpyUpdate::write_back() {
+  write_all(fd_, memory_.data(), memory_.size() * sizeof(double), header_.data_offset_bytes, path_);
+  if (flush_ && ::fdatasync(fd_) != 0) throw Error("cannot write output " + path_ + ": " + errno_text(errno));
 }
 
 }  // namespace tcert

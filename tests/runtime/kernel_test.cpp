@@ -311,6 +311,36 @@ TEST(Contract, GettEveryLayoutAndBlockEdge) {
   }
 }
 
+// |I| = 1 or |J| = 1 run as matrix-vector products (kernel_gemv.h), whatever the scheme: every
+// order of the matrix (runs of K summed against a strided vector, runs of C's indices updated
+// with a stride, short runs by plain loops, inner dimensions merged into longer runs), indices
+// of extent 1, the CCSD energy's permuted dot, and beta = 0 over a C holding NaN.
+TEST(Contract, MatrixVectorProductsInEveryOrder) {
+  const std::map<char, std::int64_t> e = {{'j', 10}, {'i', 3}, {'p', 9}, {'q', 3}, {'u', 1}};
+  const GettBlocks gett = {192, 384, 2016};
+  std::string mat = "ijpq";
+  do {
+    for (const std::string vec : {"pq", "qp", "upq", "qup"}) {
+      for (const std::string c : {"ij", "ji"}) {
+        const std::string cu = vec.find('u') == std::string::npos ? c : "u" + c;
+        SCOPED_TRACE(vec + "," + mat + "->" + cu);
+        EXPECT_LE(contract_error(vec, mat, cu, e, 1.5, 0.5), 1e-12);                  // |I| = 1: B is the matrix
+        EXPECT_LE(contract_error(mat, vec, cu, e, -0.5, 0.0), 1e-12);                 // |J| = 1: A is
+        EXPECT_LE(contract_error(mat, vec, cu, e, 1.0, 1.0, 2 << 20, &gett), 1e-12);  // GETT forced
+      }
+    }
+  } while (std::next_permutation(mat.begin(), mat.end()));
+  const std::map<char, std::int64_t> ccsd = {{'a', 38}, {'b', 38}, {'h', 10}, {'k', 10}};
+  EXPECT_LE(contract_error("abhk", "hkab", "", ccsd, 0.25, 1.0), 1e-12);
+  EXPECT_LE(contract_error("abhk", "bhak", "", ccsd, 1.0, 0.0), 1e-12);
+  const auto layout = tcert::layout_from_labels("kp", "jkp", "j", {{'j', 5}, {'k', 4}, {'p', 9}});
+  const std::vector<double> A(36, 1.0), B(180, 2.0);
+  std::vector<double> C(5, std::nan(""));
+  tcert::Workspace ws;
+  tcert::contract(layout, 1.0, A.data(), B.data(), 0.0, C.data(), ws);
+  EXPECT_EQ(C, std::vector<double>(5, 72.0));
+}
+
 // One workspace through products of other shapes: its buffers and GETT's tables (refilled in
 // place, Workspace::gett_tables) shrink and grow from one call to the next, through chains and
 // groups of C's rows, and trim() frees them only beyond its bound.

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "runtime/error.h"
+#include "runtime/spare_files.h"
 #include "temp_dir.h"
 
 namespace {
@@ -78,6 +79,66 @@ TEST(Npy, UnflushedWriterAndPatchReadBack) {
   std::vector<std::string> left;  // the file and no temporary one
   for (const auto& entry : fs::directory_iterator(dir.path())) left.push_back(entry.path().filename().string());
   EXPECT_EQ(left, std::vector<std::string>{"u.npy"});
+}
+
+// Backing::Memory: zero-initialised data() in memory, the file written by write_out() (seen by a
+// reader before commit) and by commit(), also into a spare of the same size holding other
+// values; NpyUpdate reads a file, writes it back in place, and nothing it did not write back.
+TEST(Npy, MemoryBackedWriterAndUpdate) {
+  tcert_test::TempDir dir;
+  tcert::SpareFiles spares;
+  write_values(dir.file("old.npy"), {5, 3});
+  ASSERT_TRUE(spares.give(dir.file("old.npy"), dir.path()));
+  const std::string path = dir.file("m.npy");
+  {
+    tcert::NpyWriter writer(path, {3, 5}, &spares, tcert::NpyWriter::Backing::Memory);
+    EXPECT_FALSE(fs::exists(dir.file("old.npy")));  // taken as the temporary file
+    for (std::size_t i = 0; i < writer.size(); ++i) EXPECT_EQ(writer.data()[i], 0.0) << i;
+    writer.data()[4] = 7.0;
+    writer.write_out();
+    EXPECT_EQ(tcert::NpyReader(writer.temp_path()).data()[4], 7.0);
+    writer.data()[14] = -1.5;
+    writer.commit(true);
+    EXPECT_THROW(writer.data(), tcert::Error);
+  }
+  {
+    tcert::NpyReader reader(path);
+    EXPECT_EQ(reader.header().shape, (Shape{3, 5}));
+    for (std::size_t i = 0; i < reader.size(); ++i) EXPECT_EQ(reader.data()[i], i == 4 ? 7.0 : i == 14 ? -1.5 : 0.0);
+  }
+  {
+    tcert::NpyUpdate update(path, true);
+    EXPECT_EQ(update.data()[4], 7.0);
+    update.data()[0] += 2.0;
+    update.write_back();
+    update.data()[1] = 99.0;  // not written back
+  }
+  tcert::NpyReader reader(path);
+  EXPECT_EQ(reader.data()[0], 2.0);
+  EXPECT_EQ(reader.data()[1], 0.0);
+  EXPECT_EQ(reader.data()[4], 7.0);
+  EXPECT_EQ(fs::file_size(path), reader.header().data_offset_bytes + 8 * 15);
+  EXPECT_EQ(message_of([&] { tcert::NpyUpdate(dir.file("none.npy"), false); }).rfind("cannot open", 0), 0u);
+}
+
+// FileMemory: a freed block serves the next request it holds, the smallest that does first.
+TEST(Npy, FileMemoryReusesFreedBlocks) {
+  const double* big;
+  const double* small;
+  {
+    tcert::FileMemory a(1000), b(100);
+    big = a.data(), small = b.data();
+    EXPECT_EQ(a.size(), 1000u);
+  }
+  tcert::FileMemory c(90);
+  EXPECT_EQ(c.data(), small);
+  tcert::FileMemory d(500);
+  EXPECT_EQ(d.data(), big);
+  tcert::FileMemory e(std::move(d));
+  EXPECT_EQ(e.data(), big);
+  EXPECT_EQ(d.data(), nullptr);
+  e.release();
+  EXPECT_EQ(e.size(), 0u);
 }
 
 TEST(Npy, WriterWithoutCommitLeavesNothing) {
