@@ -54,7 +54,12 @@ void VectorOps::write(const std::string& path, const std::vector<u64>& shape, Fi
   std::unique_ptr<tcert::NpyWriter> writer;
   std::string temp;
   if (rank_ == 0) {
-    writer = std::make_unique<tcert::NpyWriter>(path, shape, &tcert::spare_files());
+    // One rank, one chunk: filled in memory and written at commit, no write faults into the file
+    // system for the same resident memory (NpyWriter::Backing::Memory).
+    const bool in_memory = size_ == 1 && n <= kChunk;
+    writer = std::make_unique<tcert::NpyWriter>(
+        path, shape, &tcert::spare_files(),
+        in_memory ? tcert::NpyWriter::Backing::Memory : tcert::NpyWriter::Backing::Mapped);
     temp = writer->temp_path();
   }
   temp = bcast_string(comm_, temp);

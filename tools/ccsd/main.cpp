@@ -10,14 +10,15 @@
 // sections ccsd_e, ccsd_t1 and ccsd_t2. Each iteration calls the generated residuals of T1 and
 // T2, takes a Jacobi step with orbital-energy denominators, extrapolates with DIIS, and calls the
 // energy; amplitudes, residuals and DIIS vectors live in files under the scratch directory, and
-// a checkpoint after each iteration lets --resume continue a run that was stopped, with the
-// same results as an uninterrupted one.
+// a checkpoint after each iteration (written while the next one runs) lets --resume continue a
+// run that was stopped, with the same results as an uninterrupted one.
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -166,6 +167,7 @@ int solve(const Args& a, MPI_Comm comm) {
     if (a.timings) std::printf("  %8s  %8s  %8s  %8s  %8s", "t1 s", "t2 s", "update s", "e s", "other s");
     std::printf("\n");
   }
+  std::future<void> checkpointing;  // rank 0: the last iteration's checkpoint, written behind the next
   for (int it = first; it <= a.max_iter && !converged; ++it) {
     const auto t0 = clock();
     // --timings: seconds of the T1 and T2 residuals, the update (norm, Jacobi, DIIS), the energy
@@ -196,17 +198,18 @@ int solve(const Args& a, MPI_Comm comm) {
     const double delta = next - energy;
     energy = next;
     converged = std::abs(delta) < a.conv && norm < std::sqrt(a.conv);
-    // What the checkpoint names is on disk before the checkpoint is: this iteration's files (the
-    // others it names were flushed before the checkpoints that first named them, and files are
-    // written again only once no checkpoint names them).
-    const Amplitudes jacobi_t = diis.amplitudes_of(it), jacobi_step = diis.error_of(it);
-    tcert::sync_files({t.t1, t.t2, jacobi_t.t1, jacobi_t.t2, jacobi_step.t1, jacobi_step.t2});
     MPI_Barrier(comm);  // every rank is done with the files the checkpoint drops
     if (rank == 0) {
-      write_json_atomically(
-          checkpoint,
-          {{"identity", me}, {"iteration", it}, {"energy", energy}, {"t", {t.t1, t.t2}}, {"diis", diis.state()}});
-      // Files no longer named go to the spare files, for the next iteration's to be written in.
+      // Rank 0 writes the checkpoint behind the next iteration (one at a time; an error surfaces
+      // at the next one): what it names is on disk before it is, this iteration's files (the
+      // others it names were flushed before the checkpoints that first named them), and the
+      // files it no longer names go to the spare files, for later iterations' to be written in,
+      // only once it is in place. Files are written again only once no checkpoint names them.
+      if (checkpointing.valid()) checkpointing.get();
+      const Amplitudes jacobi_t = diis.amplitudes_of(it), jacobi_step = diis.error_of(it);
+      const std::vector<std::string> durable = {t.t1, t.t2, jacobi_t.t1, jacobi_t.t2, jacobi_step.t1, jacobi_step.t2};
+      const nlohmann::json state = {
+          {"identity", me}, {"iteration", it}, {"energy", energy}, {"t", {t.t1, t.t2}}, {"diis", diis.state()}};
       std::vector<std::string> unnamed;
       for (const std::string& f : diis.stale_files())
         if (f != t.t1 && f != t.t2 && fs::exists(f)) unnamed.push_back(f);
@@ -215,8 +218,12 @@ int solve(const Args& a, MPI_Comm comm) {
         if (entry.path().filename().string().rfind("tx", 0) == 0 && path != t.t1 && path != t.t2)
           unnamed.push_back(path);
       }
-      for (const std::string& f : unnamed)
-        if (!tcert::spare_files().give(f, work)) fs::remove(f);
+      checkpointing = std::async(std::launch::async, [durable, state, unnamed, &checkpoint, &work] {
+        tcert::sync_files(durable);
+        write_json_atomically(checkpoint, state);
+        for (const std::string& f : unnamed)
+          if (!tcert::spare_files().give(f, work)) fs::remove(f);
+      });
       if (!a.quiet) {
         const double seconds = since(t0);
         std::printf("%4d  %20.12f  %12.3e  %12.3e  %8.3f", it, energy, delta, norm, seconds);
@@ -228,6 +235,7 @@ int solve(const Args& a, MPI_Comm comm) {
       }
     }
   }
+  if (checkpointing.valid()) checkpointing.get();
   MPI_Barrier(comm);
   if (!converged) {  // alike on every rank: a clean exit, the work directory kept for --resume
     if (rank == 0)
@@ -274,7 +282,7 @@ int main(int argc, char** argv) {
   app.add_flag("--quiet", a.quiet, "print only the final energy");
   app.add_flag("--timings", a.timings,
                "split each iteration's seconds: the T1 and T2 residuals, the update (norm, Jacobi, DIIS), the "
-               "energy, and the rest (checkpoint, sync)");
+               "energy, and the rest (mostly the wait for the last checkpoint, written behind the iteration)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
