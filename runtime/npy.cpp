@@ -318,16 +318,16 @@ NpyWriter::NpyWriter(std::string path, std::vector<std::uint64_t> shape, SpareFi
   };
   if (::pwrite(fd_, head.data(), head.size(), 0) != static_cast<ssize_t>(head.size()))
     fail("write the header of", errno);
-  if (spare && backing == Backing::Memory) {
-    // it has its size and its blocks; commit() writes every element
-  } else if (spare) {  // it has its size and its blocks; data() is zero-initialised
-    // Written, not set through the mapping: its pages stay out of this process's resident memory.
+  // A spare has its size and its blocks. data() starts zero: in memory, or (Backing::Mapped)
+  // by zeros written, not set through the mapping, so its pages stay out of this process's
+  // resident memory.
+  if (spare && backing == Backing::Mapped) {
     static const std::vector<char> zeros(std::size_t{1} << 20, 0);
     for (std::size_t at = head.size(); at < map_bytes_; at += zeros.size()) {
       const std::size_t n = std::min(zeros.size(), map_bytes_ - at);
       if (::pwrite(fd_, zeros.data(), n, static_cast<off_t>(at)) != static_cast<ssize_t>(n)) fail("zero", errno);
     }
-  } else {
+  } else if (!spare) {
     if (::ftruncate(fd_, static_cast<off_t>(map_bytes_)) != 0) fail("size", errno);
     int err = ::posix_fallocate(fd_, 0, static_cast<off_t>(map_bytes_));
     if (err != 0 && err != EINVAL && err != EOPNOTSUPP) fail("reserve disk space for", err);
