@@ -122,6 +122,8 @@ class CosmaGemm {
   std::vector<std::size_t> piece_counts(i64 rows, i64 j, i64 ways) const;
   i64 slice_start(i64 j) const;  // first column of slice j within K_z
   void load();
+  /// The rings' communicators (ring_A_ etc.): MPI_Comm_split of run's context. Collective.
+  void make_rings();
   /// Local mode (the header): counts the load's passes, starts the result's new file (from C's
   /// old values when spec.accumulate) and charges the reservation. Collective (the new file).
   void load_local();
