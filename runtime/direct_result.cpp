@@ -13,7 +13,10 @@ DirectResult::DirectResult(Run& run, const TensorShape& shape, bool writes, Upda
   const Context& ctx = run.context();
   // One rank writes it all and it fits under the bound of its mapped pages: in memory, written
   // to the file at sync() and commit() (NpyWriter::Backing: no write faults into the file system).
-  const bool in_memory = ctx.size() == 1 && writes && 8 * shape.elements() <= run.mapped_drop_bytes();
+  // Not where a checkpoint may be saved inside a step: it copies C's file, and a resumed run
+  // restores the file, under a result that would then be in memory.
+  const bool in_memory = ctx.size() == 1 && writes && 8 * shape.elements() <= run.mapped_drop_bytes() &&
+                         run.options().checkpoint_every < 0;
   if (update == Update::InPlace) {
     temp_ = run.latest(shape.name);
     ctx.check_all([&] {

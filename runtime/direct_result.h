@@ -30,7 +30,8 @@ class DirectResult {
   /// (Run::next_version: call initial_C() before, for the version a step starts from), creates
   /// its zero-filled temporary file on rank 0 and maps it on the ranks where `writes` holds; on
   /// one rank, a result of at most Run::mapped_drop_bytes() is filled in memory instead and
-  /// written to the file by sync() and commit() (NpyWriter::Backing::Memory).
+  /// written to the file by sync() and commit() (NpyWriter::Backing::Memory), unless the run may
+  /// save checkpoints inside a step (RunOptions::checkpoint_every: they copy and restore the file).
   /// With Update::InPlace: maps the latest version (Run::patch_latest()) on those ranks, or, on
   /// one rank and within that bound, reads it into memory (NpyUpdate).
   /// Collective over run.context(). Throws Error on every rank when the file cannot be made
