@@ -9,7 +9,7 @@
 namespace tcert {
 
 DirectResult::DirectResult(Run& run, const TensorShape& shape, bool writes, Update update)
-    : flush_(run.options().sync_results), guard_(run.mapped_drop_bytes()) {
+    : run_(run), flush_(run.options().sync_results), guard_(run.mapped_drop_bytes()) {
   const Context& ctx = run.context();
   // One rank writes it all and it fits under the bound of its mapped pages: in memory, written
   // to the file at sync() and commit() (NpyWriter::Backing: no write faults into the file system).
@@ -20,7 +20,9 @@ DirectResult::DirectResult(Run& run, const TensorShape& shape, bool writes, Upda
   if (update == Update::InPlace) {
     temp_ = run.latest(shape.name);
     ctx.check_all([&] {
-      if (in_memory)
+      if (FileMemory held = run.take_in_memory(temp_); in_memory && held.size() > 0)
+        update_ = std::make_unique<NpyUpdate>(temp_, flush_, std::move(held));
+      else if (in_memory)
         update_ = std::make_unique<NpyUpdate>(temp_, flush_);
       else if (writes)
         patch_ = &run.patch_latest(shape.name);
@@ -64,8 +66,8 @@ void DirectResult::commit(const Context& ctx, const std::function<void()>& write
   ctx.check_all([&] {
     if (writes) writes();
     if (patch_) patch_->sync();
-    if (update_) update_->write_back();
-    if (writer_) writer_->commit(flush_);
+    if (update_) update_->write_back(), run_.hold_in_memory(temp_, update_->take_memory());
+    if (writer_) writer_->commit(flush_), run_.hold_in_memory(writer_->path(), writer_->take_memory());
   });
 }
 

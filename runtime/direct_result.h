@@ -71,6 +71,7 @@ class DirectResult {
   void commit(const Context& ctx, const std::function<void()>& writes = {});
 
  private:
+  Run& run_;
   std::unique_ptr<NpyWriter> writer_;    // rank 0, for the next version
   std::unique_ptr<NpyPatch> own_patch_;  // the other ranks that write it
   std::unique_ptr<NpyUpdate> update_;    // InPlace on one rank: the latest version in memory

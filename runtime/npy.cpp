@@ -369,6 +369,8 @@ void NpyWriter::write_out() {
   write_all(fd_, memory_.data(), memory_.size() * sizeof(double), header_.data_offset_bytes, temp_path_);
 }
 
+FileMemory NpyWriter::take_memory() { return fd_ < 0 ? std::move(memory_) : FileMemory(); }
+
 void NpyWriter::discard() noexcept {
   if (map_ != nullptr) ::munmap(map_, map_bytes_);
   map_ = nullptr;
@@ -388,7 +390,6 @@ void NpyWriter::commit(bool flush) {
       discard();
       throw;
     }
-    memory_.release();
   }
   if (flush && (in_memory_ ? ::fdatasync(fd_) : ::msync(map_, map_bytes_, MS_SYNC)) != 0) {
     int err = errno;
@@ -473,7 +474,17 @@ NpyUpdate::NpyUpdate(const std::string& path, bool flush) : path_(path), header_
   }
 }
 
-NpyUpdate::~NpyUpdate() { ::close(fd_); }
+NpyUpdate::NpyUpdate(const std::string& path, bool flush, FileMemory held)
+    : path_(path), header_(read_npy_header(path)), memory_(std::move(held)), flush_(flush) {
+  if (memory_.size() != header_.element_count())
+    throw Error("cannot update output " + path + ": the data held for it have another size");
+  fd_ = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+  if (fd_ < 0) throw Error("cannot open output " + path + ": " + errno_text(errno));
+}
+
+NpyUpdate::~NpyUpdate() {
+  if (fd_ >= 0) ::close(fd_);
+}
 
 void NpyUpdate::write_back() {
   write_all(fd_, memory_.data(), memory_.size() * sizeof(double), header_.data_offset_bytes, path_);

@@ -141,8 +141,12 @@ class NpyWriter {
   std::span<double> span() { return {data(), size()}; }
   /// Flushes the data to disk (`flush`; else it stays in the page cache, to be written back by
   /// the kernel) and renames the file to path(). Throws Error on failure (the temporary file is
-  /// then removed). Calling it twice is an error.
+  /// then removed). Calling it twice is an error. With Backing::Memory the data stay in memory
+  /// until take_memory() or destruction.
   void commit(bool flush = true);
+  /// With Backing::Memory after commit(): the data, which path() now holds too (empty before
+  /// commit() and with Backing::Mapped).
+  FileMemory take_memory();
 
  private:
   void discard() noexcept;
@@ -198,6 +202,9 @@ class NpyUpdate {
   /// read_npy_header(path), then reads the data. `flush`: write_back() also flushes the file to
   /// the disk (fdatasync). Throws Error("cannot open output PATH: …", "cannot read output …").
   NpyUpdate(const std::string& path, bool flush);
+  /// The same with the data already in memory: `held`, the file's elements as this process last
+  /// wrote them (Run::take_in_memory()); nothing is read but the header.
+  NpyUpdate(const std::string& path, bool flush, FileMemory held);
   NpyUpdate(const NpyUpdate&) = delete;
   NpyUpdate& operator=(const NpyUpdate&) = delete;
   ~NpyUpdate();
@@ -205,6 +212,8 @@ class NpyUpdate {
   double* data() { return memory_.data(); }
   /// Writes data() to the file. Throws Error("cannot write output PATH: …" or "disk full: …").
   void write_back();
+  /// The data, moved out (for Run::hold_in_memory() after write_back()).
+  FileMemory take_memory() { return std::move(memory_); }
 
  private:
   std::string path_;

@@ -175,9 +175,27 @@ bool Run::updates_in_place(const std::string& name, std::initializer_list<std::s
 NpyPatch& Run::patch_latest(const std::string& name) {
   const std::string path = latest(name);
   if (path.empty()) throw Error("tensor " + name + " has no version in the store to update in place");
+  take_in_memory(path);  // written through the mapping from now on
   std::unique_ptr<NpyPatch>& patch = patches_[path];
   if (!patch) patch = std::make_unique<NpyPatch>(path, options_.sync_results);
   return *patch;
+}
+
+void Run::hold_in_memory(const std::string& path, FileMemory data) {
+  const std::uint64_t bytes = 8 * data.size();
+  if (bytes == 0 || ctx_.size() != 1 || held_bytes_ + bytes > mapped_drop_bytes()) return;  // back to the pool
+  take_in_memory(path);
+  held_bytes_ += bytes;
+  held_.emplace(path, std::move(data));
+}
+
+FileMemory Run::take_in_memory(const std::string& path) {
+  const auto it = held_.find(path);
+  if (it == held_.end()) return {};
+  FileMemory data = std::move(it->second);
+  held_.erase(it);
+  held_bytes_ -= 8 * data.size();
+  return data;
 }
 
 void Run::keep(KeptTensor tensor) {
@@ -210,7 +228,7 @@ void Run::release(const std::string& name) {
   auto it = versions_.find(name);
   if (it == versions_.end()) return ctx_.barrier();
   for (const std::string& path : it->second) {
-    inputs_.erase(path), patches_.erase(path);
+    inputs_.erase(path), patches_.erase(path), take_in_memory(path);
     if (checkpoint_)
       checkpoint_->remove_later(path);  // the checkpoint on disk may still name it
     else if (ctx_.rank() == 0 && !spare_files().give(path, std::filesystem::path(store_.path).parent_path().string()))
@@ -280,6 +298,8 @@ void Run::drop_mapped_pages() {
 }
 
 ElementSource Run::read_npy(const std::string& path, const TensorShape& tensor) {
+  if (const auto held = held_.find(path); held != held_.end() && held->second.size() == tensor.elements())
+    return ElementSource(held->second.data());  // this process wrote them (hold_in_memory())
   auto it = inputs_.find(path);
   if (it == inputs_.end()) {
     std::shared_ptr<NpyReader> reader;

@@ -25,6 +25,7 @@
 #include "runtime/kernel.h"
 #include "runtime/mapped_walk.h"
 #include "runtime/memory.h"
+#include "runtime/npy.h"
 #include "runtime/options.h"
 #include "runtime/placement.h"
 #include "runtime/scratch.h"
@@ -33,8 +34,6 @@
 namespace tcert {
 
 class IoWorker;
-class NpyPatch;
-class NpyReader;
 
 /// What a generated program knows about itself (constants written by the compiler).
 struct ProgramInfo {
@@ -242,6 +241,16 @@ class Run {
   /// mapped; end_step() and touched_mapped() drop its resident pages as they drop the inputs',
   /// release() closes it. Throws Error when `name` has no version in the store, or as NpyPatch.
   NpyPatch& patch_latest(const std::string& name);
+  /// One-rank runs: keeps `data`, the elements of store version `path` that this process wrote
+  /// whole from memory and then to the file (DirectResult, NpyWriter::Backing::Memory), so that
+  /// read_npy() reads them there and take_in_memory() updates them without reading the file
+  /// (no mapping, no page faults, no pread). Held while the versions so kept take at most
+  /// mapped_drop_bytes() in all (else `data` goes back to its pool), until release() of the
+  /// tensor, patch_latest() of the version (the file is then written through a mapping) or the
+  /// end of the run. The data's address does not change while held.
+  void hold_in_memory(const std::string& path, FileMemory data);
+  /// The data held for `path` (hold_in_memory()), no longer held; empty when none are.
+  FileMemory take_in_memory(const std::string& path);
   /// Forgets every version of `name` and deletes their files (the store's on rank 0, by a thread
   /// of its own that ~Run() waits for, or gives them to spare_files() for a next version of
   /// their size to be written in; a kept version's on every rank): an intermediate after its
@@ -354,6 +363,8 @@ class Run {
   StoreDirectory store_;
   std::map<std::string, std::shared_ptr<NpyReader>> inputs_;  // by path (closed before the store goes)
   std::map<std::string, std::unique_ptr<NpyPatch>> patches_;  // patch_latest(), by path (likewise)
+  std::map<std::string, FileMemory> held_;                    // hold_in_memory(), by path
+  std::uint64_t held_bytes_ = 0;
   void drop_mapped_pages();  // of inputs_, patches_ and the input mappings kept for the process
   std::map<std::string, std::vector<std::string>> versions_;       // by tensor name, oldest first
   std::map<std::string, std::vector<std::string>> step_versions_;  // versions_ when the running step began
