@@ -66,8 +66,14 @@ void DirectResult::commit(const Context& ctx, const std::function<void()>& write
   ctx.check_all([&] {
     if (writes) writes();
     if (patch_) patch_->sync();
-    if (update_) update_->write_back(), run_.hold_in_memory(temp_, update_->take_memory());
-    if (writer_) writer_->commit(flush_), run_.hold_in_memory(writer_->path(), writer_->take_memory());
+    if (update_) {
+      update_->write_back();
+      run_.hold_in_memory(temp_, update_->take_memory());
+    }
+    if (writer_) {
+      writer_->commit(flush_);
+      run_.hold_in_memory(writer_->path(), writer_->take_memory());  // empty when mapped
+    }
   });
 }
 
