@@ -30,10 +30,13 @@ class DirectResult {
   /// (Run::next_version: call initial_C() before, for the version a step starts from), creates
   /// its zero-filled temporary file on rank 0 and maps it on the ranks where `writes` holds; on
   /// one rank, a result of at most Run::mapped_drop_bytes() is filled in memory instead and
-  /// written to the file by sync() and commit() (NpyWriter::Backing::Memory), unless the run may
-  /// save checkpoints inside a step (RunOptions::checkpoint_every: they copy and restore the file).
+  /// written to the file by sync() and commit() (NpyWriter::Backing::Memory), or, where
+  /// Run::defers_writes(), held unwritten by commit() with no file made (Run::hold_unwritten()),
+  /// unless the run may save checkpoints inside a step (RunOptions::checkpoint_every: they copy
+  /// and restore the file).
   /// With Update::InPlace: maps the latest version (Run::patch_latest()) on those ranks, or, on
-  /// one rank and within that bound, reads it into memory (NpyUpdate).
+  /// one rank and within that bound, takes it into memory (NpyUpdate, or the data the run holds
+  /// for it), and holds it unwritten at commit() where Run::defers_writes().
   /// Collective over run.context(). Throws Error on every rank when the file cannot be made
   /// (e.g. "disk full: …") or mapped on some rank (Context::check_all).
   DirectResult(Run& run, const TensorShape& shape, bool writes, Update update = Update::NextVersion);
@@ -56,7 +59,8 @@ class DirectResult {
     if (bytes > 0) wrote(bytes, walk.windows(bytes));  // most runs stay in a page
   }
   /// The file the result is written in until commit() (its temporary name, or the latest
-  /// version's in place; every rank).
+  /// version's in place; every rank); the version's path, with no file, when it is held
+  /// unwritten (Run::hold_unwritten()).
   const std::string& file() const { return temp_; }
   /// Syncs every rank's writes to file(), for a copy of it (a checkpoint inside the step).
   /// Collective. Throws Error on every rank when a sync fails.
@@ -76,6 +80,9 @@ class DirectResult {
   std::unique_ptr<NpyPatch> own_patch_;  // the other ranks that write it
   std::unique_ptr<NpyUpdate> update_;    // InPlace on one rank: the latest version in memory
   NpyPatch* patch_ = nullptr;            // own_patch_, or the run's mapping of the latest version
+  FileMemory memory_;                    // deferred_: the data, held unwritten at commit()
+  TensorShape shape_;
+  bool deferred_ = false, new_version_ = false;  // Run::hold_unwritten() at commit(); its new_version
   double* data_ = nullptr;
   std::string temp_;
   bool flush_ = true;    // RunOptions::sync_results

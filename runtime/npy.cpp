@@ -407,6 +407,23 @@ void NpyWriter::commit(bool flush) {
   }
 }
 
+void write_npy(const std::string& path, const std::vector<std::uint64_t>& shape, const double* data, bool flush) {
+  const std::string temp = path + ".tmp-" + std::to_string(::getpid()), head = header_bytes(shape);
+  const NpyHeader header{shape, head.size()};
+  Fd file{::open(temp.c_str(), O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0644)};
+  if (file.fd < 0) throw Error("cannot create output " + temp + ": " + errno_text(errno));
+  try {
+    write_all(file.fd, head.data(), head.size(), 0, temp);
+    write_all(file.fd, data, 8 * header.element_count(), head.size(), temp);
+    if (flush && ::fdatasync(file.fd) != 0) throw Error("cannot write output " + temp + ": " + errno_text(errno));
+    if (::close(std::exchange(file.fd, -1)) != 0 || std::rename(temp.c_str(), path.c_str()) != 0)
+      throw Error("cannot write output " + path + ": " + errno_text(errno));
+  } catch (const Error&) {
+    ::unlink(temp.c_str());
+    throw;
+  }
+}
+
 void sync_file_system(const std::string& path) {
   Fd file{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
   if (file.fd < 0 || ::syncfs(file.fd) != 0) throw Error("cannot sync " + path + ": " + errno_text(errno));

@@ -160,6 +160,13 @@ class NpyWriter {
   bool in_memory_ = false;
 };
 
+/// Writes the .npy file `path` holding `data`, the row-major elements of an array of `shape`
+/// (their product of them), atomically: PATH.tmp-<pid> is written (pwrite; flushed to the disk
+/// when `flush`), then renamed to `path`. For data this process holds in memory (a store version
+/// written late, Run::write_out(); an export). Throws Error ("cannot create output …", "cannot
+/// write output …", "disk full: …"); `path` is then untouched.
+void write_npy(const std::string& path, const std::vector<std::uint64_t>& shape, const double* data, bool flush);
+
 /// Flushes the file system that holds `path` (syncfs): every file written there, e.g. results
 /// committed without a flush, reaches the disk. Throws Error("cannot sync PATH: ...").
 void sync_file_system(const std::string& path);

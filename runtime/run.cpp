@@ -175,7 +175,7 @@ bool Run::updates_in_place(const std::string& name, std::initializer_list<std::s
 NpyPatch& Run::patch_latest(const std::string& name) {
   const std::string path = latest(name);
   if (path.empty()) throw Error("tensor " + name + " has no version in the store to update in place");
-  take_in_memory(path);  // written through the mapping from now on
+  write_out(path), take_in_memory(path);  // written through the mapping from now on
   std::unique_ptr<NpyPatch>& patch = patches_[path];
   if (!patch) patch = std::make_unique<NpyPatch>(path, options_.sync_results);
   return *patch;
@@ -186,13 +186,42 @@ void Run::hold_in_memory(const std::string& path, FileMemory data) {
   if (bytes == 0 || ctx_.size() != 1 || held_bytes_ + bytes > mapped_drop_bytes()) return;  // back to the pool
   take_in_memory(path);
   held_bytes_ += bytes;
-  held_.emplace(path, std::move(data));
+  held_.emplace(path, Held{std::move(data), {}, true});
+}
+
+void Run::hold_unwritten(const std::string& path, const TensorShape& tensor, FileMemory data, bool new_version) {
+  take_in_memory(path);
+  if (new_version) unfiled_.insert(path);
+  held_bytes_ += 8 * data.size();
+  held_.emplace(path, Held{std::move(data), {tensor.extents.begin(), tensor.extents.end()}, false});
+  if (defers_writes() && held_bytes_ <= mapped_drop_bytes()) return;
+  write_out(path), take_in_memory(path);  // past the bound: in the file only
+}
+
+const FileMemory* Run::unwritten(const std::string& path) const {
+  const auto it = held_.find(path);
+  return it == held_.end() || it->second.written ? nullptr : &it->second.data;
+}
+
+void Run::write_out(const std::string& path) {
+  const auto it = held_.find(path);
+  if (it == held_.end() || it->second.written) return;
+  Held& held = it->second;
+  if (unfiled_.count(path) != 0) {
+    write_npy(path, held.shape, held.data.data(), options_.sync_results);
+    unfiled_.erase(path);
+  } else {  // the file's data in place: its mappings (patch_latest(), read_npy()) see them
+    NpyUpdate file(path, options_.sync_results, std::move(held.data));
+    file.write_back();
+    held.data = file.take_memory();
+  }
+  held.written = true;
 }
 
 FileMemory Run::take_in_memory(const std::string& path) {
   const auto it = held_.find(path);
   if (it == held_.end()) return {};
-  FileMemory data = std::move(it->second);
+  FileMemory data = std::move(it->second.data);
   held_.erase(it);
   held_bytes_ -= 8 * data.size();
   return data;
@@ -229,6 +258,7 @@ void Run::release(const std::string& name) {
   if (it == versions_.end()) return ctx_.barrier();
   for (const std::string& path : it->second) {
     inputs_.erase(path), patches_.erase(path), take_in_memory(path);
+    if (unfiled_.erase(path) != 0) continue;  // held unwritten, dropped: no file to remove
     if (checkpoint_)
       checkpoint_->remove_later(path);  // the checkpoint on disk may still name it
     else if (ctx_.rank() == 0 && !spare_files().give(path, std::filesystem::path(store_.path).parent_path().string()))
@@ -298,8 +328,11 @@ void Run::drop_mapped_pages() {
 }
 
 ElementSource Run::read_npy(const std::string& path, const TensorShape& tensor) {
-  if (const auto held = held_.find(path); held != held_.end() && held->second.size() == tensor.elements())
-    return ElementSource(held->second.data());  // this process wrote them (hold_in_memory())
+  if (const auto held = held_.find(path); held != held_.end()) {
+    if (held->second.data.size() == tensor.elements())
+      return ElementSource(held->second.data.data());  // this process wrote them (hold_in_memory())
+    write_out(path);                                   // the file's shape check says what is wrong
+  }
   auto it = inputs_.find(path);
   if (it == inputs_.end()) {
     std::shared_ptr<NpyReader> reader;

@@ -124,6 +124,7 @@ std::unique_ptr<NpyReader> stored(Run& run, const std::string& name) {
   run.context().check_all([&] {
     const std::string path = run.latest(name);
     if (path.empty()) throw Error("output " + name + ": no statement of the program wrote it");
+    run.write_out(path);  // held unwritten (one rank): into its file first
     reader = std::make_unique<NpyReader>(path);
   });
   return reader;
@@ -133,9 +134,13 @@ void export_npy(Run& run, const TensorShape& output, const std::string& temp) {
   run.context().check_root([&] {
     const std::string from = run.latest(output.name);
     if (from.empty()) throw Error("output " + output.name + ": no statement of the program wrote it");
-    std::error_code ec;
-    fs::copy_file(from, temp, fs::copy_options::overwrite_existing, ec);
-    if (ec) throw Error(fmt::format("cannot write output {}: {}", temp, ec.message()));
+    if (const FileMemory* held = run.unwritten(from)) {  // the store has no up-to-date file of it
+      write_npy(temp, {output.extents.begin(), output.extents.end()}, held->data(), false);
+    } else {
+      std::error_code ec;
+      fs::copy_file(from, temp, fs::copy_options::overwrite_existing, ec);
+      if (ec) throw Error(fmt::format("cannot write output {}: {}", temp, ec.message()));
+    }
     counters().add_disk_read(8 * output.elements());
     counters().add_disk_write(8 * output.elements());
     counters().add_disk_requests(2);

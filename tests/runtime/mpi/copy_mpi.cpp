@@ -3,8 +3,9 @@
 // against values computed here, with and without --verify (without it, an addition of another
 // tensor updates the latest version in place). At P = 1 the step goes through the transposing
 // kernel (one rank's whole tensor from mapped files), at P > 1 element by element over each
-// rank's range. Also the spare files a released version becomes, input mappings kept from one run to
-// the next, and the bound on mapped pages a run derives from the memory per rank.
+// rank's range. Also versions held in memory unwritten on one rank, the spare files a released
+// version becomes, input mappings kept from one run to the next, and the bound on mapped pages a
+// run derives from the memory per rank.
 #include <gtest/gtest.h>
 #include <mpi.h>
 #include <unistd.h>
@@ -63,6 +64,9 @@ TEST(CopyStep, ReordersAndAddsFromAnInputFile) {
         "Y[c,a,b] += X[a,b,c] (again)", {"Y", {e2, e0, e1}}, {"X", {e0, e1, e2}}, {2, 0, 1}, 1.0, true};
     tcert::copy_step(run, again);
     EXPECT_EQ(run.latest("Y") == added, !verify);
+    // One rank: every version stays in memory, with no file, until one is needed.
+    EXPECT_EQ(std::filesystem::exists(run.latest("Y")), !run.defers_writes());
+    run.write_out(run.latest("Y"));
     const tcert::NpyReader y(run.latest("Y"));
     ASSERT_EQ(y.size(), static_cast<std::size_t>(e0 * e1 * e2));
     for (std::int64_t c = 0; c < e2; ++c)
@@ -89,18 +93,88 @@ TEST(CopyStep, ReleasedVersionsAreWrittenAgain) {
   const std::uint64_t before = tcert::spare_files().bytes();
   tcert::CopySpec fill{"Y[b,a] = 3 * X[a,b]", {"Y", {e1, e0}}, {"X", {e0, e1}}, {1, 0}, 3.0, false};
   tcert::copy_step(run, fill);
+  // One rank (Run::defers_writes()): Y stays in memory and has no file to give to the spares.
+  const bool files = !run.defers_writes();
   const std::string first = run.latest("Y");
-  const std::uint64_t bytes = std::filesystem::file_size(first);
+  EXPECT_EQ(std::filesystem::exists(first), files);
+  const std::uint64_t bytes = files ? std::filesystem::file_size(first) : 0;
   run.release("Y");
   EXPECT_EQ(tcert::spare_files().bytes(), before + (ctx.rank() == 0 ? bytes : 0));
   tcert::CopySpec twice{"Z[b,a] = 2 * X[a,b]", {"Z", {e1, e0}}, {"X", {e0, e1}}, {1, 0}, 2.0, false};
   tcert::copy_step(run, twice);
   EXPECT_EQ(tcert::spare_files().bytes(), before);  // taken for Z
+  run.write_out(run.latest("Z"));
   const tcert::NpyReader z(run.latest("Z"));
   const tcert::ElementSource x = run.input({"X", {e0, e1}});
   for (std::int64_t b = 0; b < e1; ++b)
     for (std::int64_t a = 0; a < e0; ++a) EXPECT_EQ(z.data()[b * e0 + a], 2.0 * x(a * e1 + b)) << a << " " << b;
   MPI_Barrier(MPI_COMM_WORLD);  // every rank has read the store before rank 0's Run removes it
+}
+
+// On one rank (Run::defers_writes()) a version stays in memory, with no file, until something
+// needs one: write_out() writes a new file, or an updated version's file in place (a mapping of it
+// made before sees the values), release() drops a version that has none, and the export writes
+// an output from memory. On more ranks every version has its file.
+TEST(CopyStep, OneRankVersionsStayInMemoryUntilAFileIsNeeded) {
+  tcert::Context ctx = tcert::Context::world();
+  const std::string dir = shared_temp_dir(ctx, "unwritten");
+  const std::int64_t e0 = 4, e1 = 6;
+  const tcert::TensorShape x_shape{"X", {e0, e1}}, y_shape{"Y", {e1, e0}}, z_shape{"Z", {e1, e0}};
+  tcert::TensorLocations files;
+  files.outputs = {{"Y", {dir + "/Y.npy", ""}}};
+  tcert::RunOptions options;
+  options.quiet = true, options.random_seed = 9;
+  const bool defers = ctx.size() == 1;
+  {
+    tcert::Run run(ctx, options, files,
+                   tcert::ProgramInfo{"unwritten", "test", ctx.size(), 0, {x_shape}, {y_shape}, "", 0});
+    EXPECT_EQ(run.defers_writes(), defers);
+    const tcert::ElementSource x = run.input(x_shape);
+    auto expect_y = [&](const double* y, double factor, const char* where) {  // y = factor · Xᵀ
+      for (std::int64_t b = 0; b < e1; ++b) {
+        for (std::int64_t a = 0; a < e0; ++a)
+          EXPECT_EQ(y[b * e0 + a], factor * x(a * e1 + b)) << where << " " << a << " " << b;
+      }
+    };
+    tcert::copy_step(run, {"Y[b,a] = 2 * X[a,b]", y_shape, x_shape, {1, 0}, 2.0, false});
+    const std::string v = run.latest("Y");
+    EXPECT_EQ(std::filesystem::exists(v), !defers);
+    EXPECT_EQ(run.unwritten(v) != nullptr, defers);
+    run.write_out(v);  // a new file; the data stay held
+    EXPECT_TRUE(std::filesystem::exists(v));
+    EXPECT_EQ(run.unwritten(v), nullptr);
+    const tcert::NpyReader mapped(v);
+    expect_y(mapped.data(), 2, "written out");
+    // An addition in place: the run reads the new values, the file keeps the old until written out.
+    tcert::copy_step(run, {"Y[b,a] += X[a,b]", y_shape, x_shape, {1, 0}, 1.0, true});
+    EXPECT_EQ(run.latest("Y"), v);
+    EXPECT_EQ(run.unwritten(v) != nullptr, defers);
+    expect_y(run.input(y_shape).data(), 3, "read through the run");
+    expect_y(mapped.data(), defers ? 2 : 3, "the file before write_out()");
+    run.write_out(v);
+    expect_y(mapped.data(), 3, "the file after write_out(), through the mapping made before");
+    // A version with no file, released: nothing to remove.
+    tcert::copy_step(run, {"Z[b,a] = X[a,b]", z_shape, x_shape, {1, 0}, 1.0, false});
+    const std::string z = run.latest("Z");
+    EXPECT_EQ(std::filesystem::exists(z), !defers);
+    run.release("Z");
+    EXPECT_TRUE(!defers || !std::filesystem::exists(z));
+    // Y's next version (Y += 0.5·Y: in and out the same tensor) is exported from memory.
+    tcert::copy_step(run, {"Y[b,a] += 0.5 * Y[b,a]", y_shape, y_shape, {0, 1}, 0.5, true});
+    EXPECT_NE(run.latest("Y"), v);
+    EXPECT_EQ(std::filesystem::exists(run.latest("Y")), !defers);
+    run.finish();
+  }
+  const tcert::NpyReader out(dir + "/Y.npy");
+  tcert::Run reader(ctx, options, {}, tcert::ProgramInfo{"reader", "test", ctx.size(), 0, {x_shape}, {}, "", 0});
+  const tcert::ElementSource x = reader.input(x_shape);
+  for (std::int64_t b = 0; b < e1; ++b)
+    for (std::int64_t a = 0; a < e0; ++a) {
+      const double y = 3 * x(a * e1 + b);  // as the steps round it
+      EXPECT_EQ(out.data()[b * e0 + a], y + 0.5 * y) << a << " " << b;
+    }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (ctx.rank() == 0) std::filesystem::remove_all(dir);
 }
 
 // An input file stays mapped from one run to the next while the path names the same file; a file

@@ -170,13 +170,15 @@ Replay replay(const tcert::SfcSpec& s, bool accumulate, i64 r, i64 P) {
 /// All elements of the current version of C (every rank reads it).
 std::vector<double> read_C(tcert::Run& run) {
   if (run.latest("C").empty()) return std::vector<double>(static_cast<std::size_t>(kM * kN), 0.0);
+  run.write_out(run.latest("C"));  // one rank: held in memory, unwritten
   const tcert::NpyReader file(run.latest("C"));
   return {file.data(), file.data() + kM * kN};
 }
 
 /// (a) The latest version of C against C₀ + alpha·A·Bᵀ, element by element (`where` names the case).
-void expect_result(const tcert::Run& run, const std::vector<double>& c0, const tcert::ElementSource& a,
+void expect_result(tcert::Run& run, const std::vector<double>& c0, const tcert::ElementSource& a,
                    const tcert::ElementSource& b, const std::string& where) {
+  run.write_out(run.latest("C"));  // one rank: held in memory, unwritten
   const tcert::NpyReader result(run.latest("C"));
   for (i64 i = 0; i < kM; ++i)
     for (i64 j = 0; j < kN; ++j) {
