@@ -187,6 +187,10 @@ struct Workspace {
   /// rounded up to 16), K per block, and columns of C per packed block of the column operand
   /// (kept in L3, rounded up to 14). a then holds gett_mc·gett_kc elements and b gett_kc·gett_nc.
   std::int64_t gett_mc = 192, gett_kc = 384, gett_nc = 2016;
+  /// Whether a product with at most 16 elements on one side, whose other operand holds K
+  /// innermost, may run as inner products (kernel_dot.h) under Scheme::Auto and Scheme::Gett (it
+  /// packs nothing, and its workspace stays within GETT's). Tests turn it off to test GETT there.
+  bool inner_products = true;
   /// GETT writes a C of more than this many bytes with non-temporal stores (past the caches, no
   /// read for ownership) when it writes each element once: beta == 0 and K within one K block.
   /// C of that size would not stay in cache anyway; 0 streams every such C (for tests).
@@ -229,7 +233,10 @@ struct Workspace {
 /// blocks in ws.a and ws.b (Workspace::gett_mc etc.) and tables of 2·(|I| + |J| + |K|) offsets
 /// (8 bytes each) in ws.gett_tables.
 /// A product with |I| = 1 or |J| = 1 is a matrix–vector (or dot) product, memory-bound: it runs
-/// as one (kernel_gemv.h), whatever ws.scheme, with no packing and no workspace.
+/// as one (kernel_gemv.h), whatever ws.scheme, with no packing and no workspace. One with 2 … 16
+/// elements on one side whose other operand holds K innermost runs as inner products along K
+/// (kernel_dot.h; AVX-512, Workspace::inner_products, not under Scheme::Ttgt): the large operand
+/// is read in place, where GETT would pack each of its elements for at most 16 columns.
 /// Throws std::invalid_argument when the layout is inconsistent or |I|, |J|, |K| ≥ 2^31.
 void contract(const ContractionLayout& layout, double alpha, const double* A, const double* B, double beta, double* C,
               Workspace& ws);

@@ -5,7 +5,8 @@
 //   move_ids()                    permute_strided() on tensors described by index ids.
 //   for_each_tile()               the odometer over the chunk boxes of one index group.
 //   run_plan()                    Y permuted once; per R box X permuted; per block dgemm, C back.
-//   contract()                    |I| or |J| of 1: gemv() (kernel_gemv.h); else GETT or run_plan().
+//   contract()                    |I| or |J| of 1: gemv() (kernel_gemv.h); a small side over K
+//                                 innermost: dot() (kernel_dot.h); else GETT or run_plan().
 #include <cblas.h>
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include <stdexcept>
 
 #include "runtime/kernel.h"
+#include "runtime/kernel_dot.h"
 #include "runtime/kernel_gemv.h"
 #include "runtime/kernel_gett.h"
 #include "runtime/kernel_plan.h"
@@ -140,6 +142,7 @@ void contract(const ContractionLayout& layout, double alpha, const double* A, co
   if (std::max({m, n, k}) > kMaxBlasDim) throw std::invalid_argument("contract: |I|, |J| or |K| exceeds 2^31-1");
   const Indexing x = detail::index_layout(layout);
   if (m == 1 || n == 1) return detail::gemv(x, alpha, A, B, beta, C);  // whatever ws.scheme
+  if (detail::dot_applies(x, ws)) return detail::dot(x, alpha, A, B, beta, C, ws);
   const Plan p = detail::choose_plan(x, ws, beta == 0);
   if (p.gett) {
     detail::fill_gett_tables(ws.gett_tables, x.extent, p.R, p.S, p.K, p.X.stored, p.Y.stored, p.C.stored, p.c_groups);

@@ -1,6 +1,8 @@
 // tests/runtime/kernel_test.cpp — permute(), contract() and gemm_tile() against naive loops.
 #include "runtime/kernel.h"
+#include "runtime/kernel_dot.h"
 #include "runtime/kernel_gett.h"
+#include "runtime/kernel_plan.h"
 
 #include <gtest/gtest.h>
 
@@ -154,6 +156,7 @@ double contract_error(const std::string& a, const std::string& b, const std::str
   ws.min_chunk_side = ws.always_chunk ? 1 : ws.min_chunk_side;
   if (gett_blocks) {
     ws.scheme = tcert::Workspace::Scheme::Gett;
+    ws.inner_products = false;  // GETT itself, also where inner products would apply
     ws.gett_mc = gett_blocks->mc, ws.gett_kc = gett_blocks->kc, ws.gett_nc = gett_blocks->nc;
   }
   tcert::contract(layout, alpha, A.data(), B.data(), beta, C.data(), ws);
@@ -339,6 +342,54 @@ TEST(Contract, MatrixVectorProductsInEveryOrder) {
   tcert::Workspace ws;
   tcert::contract(layout, 1.0, A.data(), B.data(), 0.0, C.data(), ws);
   EXPECT_EQ(C, std::vector<double>(5, 72.0));
+}
+
+// Products with 2 … 16 elements on one side whose other operand holds K innermost, in runs of 32
+// or more, run as inner products along K (kernel_dot.h): runs with a last part of fewer than 8
+// elements (38) or none (32), merged K indices (k·l = 114) or runs apart (3 runs of 38), the small
+// operand's K in another order (copied element by element), C's rows consecutive in blocks of 8,
+// of fewer (5, 12) or apart, the big operand A or B, odd and even columns (2, 5, 16), beta = 0.
+TEST(Contract, InnerProductsAlongKInnermost) {
+  if (!tcert::detail::gett_vectorized()) GTEST_SKIP() << "inner products need AVX-512";
+  struct Case {
+    std::string a, b, c;
+  };
+  const std::vector<Case> cases = {
+      {"ki", "abck", "aibc"},  // T1 × v_pppp's form: C's rows in runs of |c|
+      {"ik", "abck", "abci"},  // C's rows |I| apart
+      {"abck", "ik", "abci"},  // the big operand is A
+      {"kli", "ablk", "bia"},  // K = (l, k): 3 runs of 38 in B; A's K in the other order
+      {"lki", "abkl", "abi"},  // K = (k, l) innermost in B: one run of 114
+  };
+  for (const std::int64_t n : {2, 5, 16})
+    for (const std::int64_t k : {38, 32})
+      for (const Case& t : cases) {
+        const std::map<char, std::int64_t> e = {{'i', n}, {'a', 7}, {'b', 9}, {'c', 12}, {'k', k}, {'l', 3}};
+        SCOPED_TRACE(t.a + "," + t.b + "->" + t.c + " |i| = " + std::to_string(n) + " |k| = " + std::to_string(k));
+        const tcert::detail::Indexing x = tcert::detail::index_layout(tcert::layout_from_labels(t.a, t.b, t.c, e));
+        EXPECT_TRUE(tcert::detail::dot_applies(x, tcert::Workspace{}));
+        EXPECT_LE(contract_error(t.a, t.b, t.c, e, 1.5, 0.5), 1e-12);
+        EXPECT_LE(contract_error(t.a, t.b, t.c, e, -1.0, 0.0), 1e-12);
+      }
+  // Not inner products: runs of 10 (GETT is faster there), 17 columns, K not innermost, TTGT forced.
+  auto applies = [](const std::string& a, const std::string& b, const std::string& c,
+                    const std::map<char, std::int64_t>& e, tcert::Workspace ws = {}) {
+    return tcert::detail::dot_applies(tcert::detail::index_layout(tcert::layout_from_labels(a, b, c, e)), ws);
+  };
+  const std::map<char, std::int64_t> e = {{'i', 10}, {'a', 38}, {'b', 38}, {'k', 10}, {'p', 17}, {'q', 38}};
+  EXPECT_FALSE(applies("ki", "abk", "iab", e));
+  EXPECT_FALSE(applies("qp", "abq", "pab", e));
+  EXPECT_FALSE(applies("qi", "aqb", "iab", e));
+  tcert::Workspace ttgt;
+  ttgt.scheme = tcert::Workspace::Scheme::Ttgt;
+  EXPECT_TRUE(applies("qi", "abq", "iab", e));
+  EXPECT_FALSE(applies("qi", "abq", "iab", e, ttgt));
+  const auto layout = tcert::layout_from_labels("qi", "abq", "iab", e);
+  const std::vector<double> A(380, 0.5), B(38 * 38 * 38, 2.0);
+  std::vector<double> C(10 * 38 * 38, std::nan(""));
+  tcert::Workspace ws;
+  tcert::contract(layout, 1.0, A.data(), B.data(), 0.0, C.data(), ws);
+  EXPECT_EQ(C, std::vector<double>(C.size(), 38.0));
 }
 
 // One workspace through products of other shapes: its buffers and GETT's tables (refilled in

@@ -1,0 +1,35 @@
+// runtime/kernel_dot.h — (private) contract() as inner products along K, for a product with a
+// few rows on one side whose other operand holds K innermost: that operand is read in place, in
+// its stored order, with no packing.
+#pragma once
+
+#include <cstdint>
+
+#include "runtime/kernel.h"
+#include "runtime/kernel_plan.h"
+
+namespace tcert::detail {
+
+/// The most elements the small side's outer group (I or J) has for dot().
+constexpr std::int64_t kDotMaxSide = 16;
+
+/// Whether dot() computes `x` with `ws`: the CPU has AVX-512 (gett_vectorized()),
+/// ws.inner_products and ws.scheme is not Ttgt; one side's outer group (I of A or J of B) has
+/// 2 … kDotMaxSide elements (the small side) and the other's more (the big side); the big
+/// operand's innermost stored dimension of extent > 1 is a K index, and its trailing K dimensions
+/// hold runs of at least 32 consecutive elements; and the small operand copied in K order fits
+/// GETT's bound for its column block (n·|K| ≤ ws.gett_kc·ws.gett_nc elements).
+bool dot_applies(const Indexing& x, const Workspace& ws);
+
+/// C = alpha·A·Bᵀ + beta·C on row-major A, B and C (extents of the layout) where
+/// dot_applies(x, ws). The small operand is copied into ws.b in the big operand's K order (n·|K|
+/// elements). The big operand is read in place, in its stored order: per 8 of its rows and 2
+/// columns of C, 16 vector accumulators along its runs of K and one 8×8 reduction give 16
+/// elements of C. Per element of the big operand n/8 vector FMAs and no packing, where GETT packs
+/// each element with a register transpose (K innermost) and uses it for n ≤ 16 columns only: on
+/// T1 × v_pppp in tcec-ccsd (|I| = 10, |J| = 38³, |K| = 38, K innermost in v_pppp) GETT ran at
+/// 13 GFLOP/s, packing about half the time.
+/// Throws nothing (std::bad_alloc aside); the layout must be validated.
+void dot(const Indexing& x, double alpha, const double* A, const double* B, double beta, double* C, Workspace& ws);
+
+}  // namespace tcert::detail
