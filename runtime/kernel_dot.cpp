@@ -35,12 +35,13 @@ struct Sides {
   i64 run = 1;
 };
 
-std::optional<Sides> sides(const Indexing& x) {
+/// The sides with the big operand A (`big_is_A`) or B, or none.
+std::optional<Sides> sides(const Indexing& x, bool big_is_A) {
   const i64 nI = product(x.extent, x.I), nJ = product(x.extent, x.J);
   Sides s;
-  s.big_is_A = nI >= nJ;
+  s.big_is_A = big_is_A;
   const i64 small = s.big_is_A ? nJ : nI, big = s.big_is_A ? nI : nJ;
-  if (small < 2 || small > kDotMaxSide || big <= small) return std::nullopt;
+  if (small < 2 || small > kDotMaxSide || big < small) return std::nullopt;
   const std::vector<int>& big_dims = s.big_is_A ? x.dims_A : x.dims_B;
   const std::vector<int>& small_dims = s.big_is_A ? x.dims_B : x.dims_A;
   auto is_k = [&](int id) { return std::find(x.K.begin(), x.K.end(), id) != x.K.end(); };
@@ -60,6 +61,12 @@ std::optional<Sides> sides(const Indexing& x) {
   for (int id : small_dims)
     if (!is_k(id)) s.cols.push_back(id);
   return s;
+}
+
+/// The sides of dot(): the larger operand big, or either where they are as large (A first).
+std::optional<Sides> sides(const Indexing& x) {
+  const std::optional<Sides> a = sides(x, true);
+  return a ? a : sides(x, false);
 }
 
 /// Offsets of an odometer over `ids` (the last fastest) with strides `stride` (by id).

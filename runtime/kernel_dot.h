@@ -15,7 +15,7 @@ constexpr std::int64_t kDotMaxSide = 16;
 
 /// Whether dot() computes `x` with `ws`: the CPU has AVX-512 (gett_vectorized()),
 /// ws.inner_products and ws.scheme is not Ttgt; one side's outer group (I of A or J of B) has
-/// 2 … kDotMaxSide elements (the small side) and the other's more (the big side); the big
+/// 2 … kDotMaxSide elements (the small side) and the other's as many or more (the big side); the big
 /// operand's innermost stored dimension of extent > 1 is a K index, and its trailing K dimensions
 /// hold runs of at least 32 consecutive elements; and the small operand copied in K order fits
 /// GETT's bound for its column block (n·|K| ≤ ws.gett_kc·ws.gett_nc elements).

@@ -348,7 +348,8 @@ TEST(Contract, MatrixVectorProductsInEveryOrder) {
 // or more, run as inner products along K (kernel_dot.h): runs with a last part of fewer than 8
 // elements (38) or none (32), merged K indices (k·l = 114) or runs apart (3 runs of 38), the small
 // operand's K in another order (copied element by element), C's rows consecutive in blocks of 8,
-// of fewer (5, 12) or apart, the big operand A or B, odd and even columns (2, 5, 16), beta = 0.
+// of fewer (5, 12) or apart, the big operand A or B (both small: the larger), odd and even
+// columns (2, 5, 16), beta = 0.
 TEST(Contract, InnerProductsAlongKInnermost) {
   if (!tcert::detail::gett_vectorized()) GTEST_SKIP() << "inner products need AVX-512";
   struct Case {
@@ -360,6 +361,7 @@ TEST(Contract, InnerProductsAlongKInnermost) {
       {"abck", "ik", "abci"},  // the big operand is A
       {"kli", "ablk", "bia"},  // K = (l, k): 3 runs of 38 in B; A's K in the other order
       {"lki", "abkl", "abi"},  // K = (k, l) innermost in B: one run of 114
+      {"ik", "ck", "ci"},      // both sides small: the big one is the larger (A at |i| = 16)
   };
   for (const std::int64_t n : {2, 5, 16})
     for (const std::int64_t k : {38, 32})
