@@ -33,8 +33,8 @@ void copy_step(Run& run, const CopySpec& spec) {
   std::vector<std::uint64_t> in_stride(rank_out, 1);
   for (std::size_t d = rank_out; d-- > 1;)
     in_stride[d - 1] = in_stride[d] * static_cast<std::uint64_t>(spec.in.extents[d]);
-  DirectResult result(run, spec.out, true,  // every rank writes its range
-                      in_place ? DirectResult::Update::InPlace : DirectResult::Update::NextVersion);
+  DirectResult result(run, spec.out, true,  // every rank writes its range: all of it is written
+                      in_place ? DirectResult::Update::InPlace : DirectResult::Update::NextVersion, true);
   double* out = result.data();
   const std::uint64_t n = spec.out.elements(), P = static_cast<std::uint64_t>(ctx.size());
   const std::uint64_t r = static_cast<std::uint64_t>(ctx.rank());

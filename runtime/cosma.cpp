@@ -185,7 +185,8 @@ void CosmaGemm::load_local() {
   const DirectResult::Update update = update_of_C(run_, spec_);
   const bool in_place = update == DirectResult::Update::InPlace;  // C's old values are where C is written
   const std::optional<ElementSource> c0 = in_place ? std::nullopt : initial_C(run_, spec_);  // before the new version
-  result_ = std::make_unique<DirectResult>(run_, spec_.C.shape, active_, update);
+  // Every element is written: copied from C's version before or set by the product (beta 0).
+  result_ = std::make_unique<DirectResult>(run_, spec_.C.shape, active_, update, true);
   if (!active_) return;
   reserved_ = Reservation(8 * static_cast<std::uint64_t>(m_ * k_ + n_ * k_ + m_ * n_),
                           "A and B slices and C block (mapped, read and written in place)");

@@ -10,7 +10,7 @@
 
 namespace tcert {
 
-DirectResult::DirectResult(Run& run, const TensorShape& shape, bool writes, Update update)
+DirectResult::DirectResult(Run& run, const TensorShape& shape, bool writes, Update update, bool overwrites)
     : run_(run), shape_(shape), flush_(run.options().sync_results), guard_(run.mapped_drop_bytes()) {
   const Context& ctx = run.context();
   // One rank writes it all and it fits under the bound of its mapped pages: in memory, written
@@ -41,7 +41,7 @@ DirectResult::DirectResult(Run& run, const TensorShape& shape, bool writes, Upda
   const std::string path = run.next_version(shape.name);
   if (deferred_) {  // no file until one is needed (Run::hold_unwritten())
     memory_ = FileMemory(static_cast<std::size_t>(shape.elements()));
-    std::fill_n(memory_.data(), memory_.size(), 0.0);
+    if (!overwrites) std::fill_n(memory_.data(), memory_.size(), 0.0);
     temp_ = path, new_version_ = true, data_ = memory_.data();
     return;
   }

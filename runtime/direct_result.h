@@ -39,7 +39,11 @@ class DirectResult {
   /// for it), and holds it unwritten at commit() where Run::defers_writes().
   /// Collective over run.context(). Throws Error on every rank when the file cannot be made
   /// (e.g. "disk full: …") or mapped on some rank (Context::check_all).
-  DirectResult(Run& run, const TensorShape& shape, bool writes, Update update = Update::NextVersion);
+  /// `overwrites` (Update::NextVersion): the step writes every element of the result before
+  /// commit(), so that a result filled in memory need not start at zero (clearing 1–4 MB took
+  /// 0.7 ms of tcec-ccsd's iteration).
+  DirectResult(Run& run, const TensorShape& shape, bool writes, Update update = Update::NextVersion,
+               bool overwrites = false);
   ~DirectResult();
   DirectResult(const DirectResult&) = delete;
   DirectResult& operator=(const DirectResult&) = delete;

@@ -374,7 +374,7 @@ void Run::drop_resident() { resident_name_.clear(), resident_ = Buffer(); }
 void Run::step(void (*step)(Run&)) {
   save_checkpoint();
   if (++steps_ <= resumed_steps_) return;       // done before the checkpoint this run resumed from
-  step_versions_ = versions_;                   // what a checkpoint inside the step holds
+  if (checkpoint_) step_versions_ = versions_;  // what a checkpoint inside the step holds
   bound_mapped_pages(budget().in_use_bytes());  // a contraction bounds them by its plan (begin_contraction())
   step(*this);
   fault_point(ctx_.rank(), fmt::format("step:{}", steps_));
@@ -494,10 +494,10 @@ nlohmann::json record_json(const ContractionRecord& r) {
 void Run::finish() {
   save_checkpoint();
   export_outputs(*this);
-  const std::vector<std::uint64_t> peak_rss = ctx_.gather_u64(peak_resident_bytes());
-  const FileTransfers imported = gather_transfers(Phase::Import), exported = gather_transfers(Phase::Export);
   const bool passed = !verified_ || verify_.max_rel_error <= kVerifyTolerance;
-  if (!options_.trace.empty())
+  if (!options_.trace.empty()) {  // the same on every rank: the gathers are collective
+    const std::vector<std::uint64_t> peak_rss = ctx_.gather_u64(peak_resident_bytes());
+    const FileTransfers imported = gather_transfers(Phase::Import), exported = gather_transfers(Phase::Export);
     ctx_.check_root([&] {
       nlohmann::json doc = {{"program", info_.name},
                             {"source", info_.source},
@@ -515,6 +515,7 @@ void Run::finish() {
         doc["verify"] = {{"checked", verify_.checked}, {"max_rel_error", verify_.max_rel_error}, {"passed", passed}};
       write_json_atomically(options_.trace, doc);
     });
+  }
   if (ctx_.rank() == 0 && !options_.quiet) {
     for (std::size_t i = 0; i < records_.size(); ++i) {
       const ContractionRecord& r = records_[i];
