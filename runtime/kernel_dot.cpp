@@ -4,12 +4,15 @@
 //   Sides          which operand is big, its rows, its runs of K and the small side's columns.
 //   sides()        the big side and its runs, or none (dot_applies()).
 //   table()        offsets of an odometer over ids.
-//   dot_avx512()   per 8 rows of the big operand and 2 columns: 16 accumulators, 2 reductions.
+//   dot_block()    8 rows of the big operand times all columns: register transposes, N accumulators.
+//   dot_avx512()   the blocks of 8 rows, the next one's lines fetched ahead.
 //   dot()          copies the small operand in K order, then dot_avx512().
 #include "runtime/kernel_dot.h"
 
 #include <algorithm>
+#include <array>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "runtime/kernel_gett.h"
@@ -21,9 +24,9 @@ namespace {
 
 using i64 = std::int64_t;
 
-/// The shortest run of K for dot(): per 2 columns, a block's 2 reductions take 42 instructions,
-/// as many as 2·16 FMAs (a run of 16) and their loads; with K = 10 (TCCG-like I(38,38,10) J(10)),
-/// dot() took 2.1 times GETT's time, with K = 38, 0.6 times.
+/// The shortest run of K for dot(): a run's last 8 or fewer elements take a whole transpose, so
+/// short runs pay for it (K = 10, TCCG-like I(38,38,10) J(10): 1.6 times GETT's time; K = 38 on
+/// T1 × v_pppp: 0.7 times).
 constexpr i64 kDotMinRun = 32;
 
 /// The operands of dot(): the big one's rows (its outer ids, in its stored order), the small
@@ -83,7 +86,7 @@ std::vector<i64> table(const Indexing& x, const std::vector<int>& ids, const std
 }
 
 #ifdef TCERT_HAVE_X86_KERNELS
-// GCC 12 warns inside its own intrinsics (_mm512_undefined_pd) where sum_8x8 is inlined.
+// GCC 12 warns inside its own intrinsics (_mm512_undefined_pd) where transpose_8x8 is inlined.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
@@ -107,16 +110,60 @@ __attribute__((target("avx512f,fma"))) void put(double* C, const i64* rc, i64 ro
   }
 }
 
-/// The products of dot(): for each block of up to 8 rows of `big` (row r at big + row_b[r]; its
-/// runs of `run` elements at offsets kb[q], q < runs) and each pair of the n columns (yp + c·K: the
-/// small operand in the same K order), 2 × 8 vector accumulators over the runs (the last 8 or
-/// fewer elements of a run by masked loads), then 2 reductions (sum_8x8()) and put() into C. A
-/// block ends where its rows stop being consecutive in C, so that it goes to C as vectors.
+/// One block of dot(): the `rows` rows (≤ 8) of the big operand at p[0..8) (a short block
+/// repeats row 0), their runs of `run` elements at offsets kb[q], q < runs, times the N columns
+/// of yp (yp[k·N + c], k in the same K order: one base address per step), into C (put()). Per 8 elements of a run
+/// (fewer at its end: masked loads), the 8 rows' vectors are transposed in registers (8 loads,
+/// 24 shuffles) into one vector of the 8 rows per k, each multiplied by N broadcasts of the
+/// columns' values: 8·N FMAs into N accumulators, no reduction and no store to memory between.
+template <int N>
+__attribute__((target("avx512f,fma"))) void dot_block(const double* const* p, const i64* kb, i64 runs, i64 run,
+                                                      const double* yp, double* C, const i64* rc, i64 rows, bool c_run,
+                                                      const i64* col_c, double alpha, double beta) {
+  __m512d acc[N];
+#pragma GCC unroll 16
+  for (int c = 0; c < N; ++c) acc[c] = _mm512_setzero_pd();
+  for (i64 q = 0; q < runs; ++q) {
+    const i64 o = kb[q];
+    const double* y = yp + q * run * N;
+    for (i64 l = 0; l < run; l += 8) {
+      const i64 valid = std::min<i64>(8, run - l);
+      const auto mask = static_cast<__mmask8>(valid == 8 ? 0xFF : (1u << valid) - 1);
+      __m512d v[8];
+#pragma GCC unroll 8
+      for (int i = 0; i < 8; ++i) v[i] = _mm512_maskz_loadu_pd(mask, p[i] + o + l);
+      transpose_8x8(v);  // v[j]: the rows' elements at k = l + j
+#pragma GCC unroll 8
+      for (int j = 0; j < 8; ++j) {
+        if (j >= valid) break;
+#pragma GCC unroll 16
+        for (int c = 0; c < N; ++c) acc[c] = _mm512_fmadd_pd(v[j], _mm512_set1_pd(y[(l + j) * N + c]), acc[c]);
+      }
+    }
+  }
+#pragma GCC unroll 16
+  for (int c = 0; c < N; ++c) put(C, rc, rows, c_run, col_c[c], acc[c], alpha, beta);
+}
+
+using DotBlock = void (*)(const double* const*, const i64*, i64, i64, const double*, double*, const i64*, i64, bool,
+                          const i64*, double, double);
+
+template <std::size_t... N>
+constexpr std::array<DotBlock, kDotMaxSide + 1> dot_blocks(std::index_sequence<N...>) {
+  return {&dot_block<static_cast<int>(N) + 1>...};
+}
+
+/// kDotBlock[n - 1]: dot_block() of n columns.
+constexpr std::array<DotBlock, kDotMaxSide + 1> kDotBlock =
+    dot_blocks(std::make_index_sequence<static_cast<std::size_t>(kDotMaxSide) + 1>());
+
+/// The products of dot(): blocks of up to 8 rows of `big` (row r at big + row_b[r]; its runs of
+/// `run` elements at offsets kb[q], q < runs) times the n columns of yp (dot_block()). A block ends
+/// where its rows stop being consecutive in C, so that it goes to C as vectors.
 __attribute__((target("avx512f,fma"))) void dot_avx512(const double* big, const i64* row_b, const i64* row_c, i64 m,
                                                        const i64* kb, i64 runs, i64 run, const double* yp, i64 n,
                                                        const i64* col_c, double alpha, double beta, double* C) {
-  const i64 K = runs * run;
-  const auto tail = static_cast<__mmask8>(run % 8 == 0 ? 0xFF : (1u << (run % 8)) - 1);
+  const DotBlock block = kDotBlock[static_cast<std::size_t>(n - 1)];
   for (i64 r0 = 0, rows = 0; r0 < m; r0 += rows) {
     rows = 1;
     while (rows < 8 && r0 + rows < m && row_c[r0 + rows] == row_c[r0] + rows) ++rows;
@@ -124,34 +171,14 @@ __attribute__((target("avx512f,fma"))) void dot_avx512(const double* big, const 
     if (!c_run) rows = std::min<i64>(8, m - r0);  // C's rows far apart: any 8, element by element
     const double* p[8];
     for (i64 i = 0; i < 8; ++i) p[i] = big + row_b[r0 + (i < rows ? i : 0)];  // a short block repeats row 0
-    // The next 8 rows' lines, fetched while this block computes: a block's first pass otherwise
-    // waits on memory line by line (T1 × v_pppp on cold data: 3.6 -> 2.8 ms; |J| = 10·38²: 0.82
-    // -> 0.58 ms; on data in cache 0.36 -> 0.39 ms).
+    // The next 8 rows' lines, fetched while this block computes: a block otherwise waits on
+    // memory line by line (T1 × v_pppp on cold data: 3.6 -> 2.8 ms; |J| = 10·38²: 0.82 -> 0.58
+    // ms; on data in cache 0.36 -> 0.39 ms).
     for (i64 i = r0 + rows; i < std::min(m, r0 + rows + 8); ++i)
       for (i64 q = 0; q < runs; ++q)
         for (i64 l = 0; l < run; l += 8)
           _mm_prefetch(reinterpret_cast<const char*>(big + row_b[i] + kb[q] + l), _MM_HINT_T0);
-    for (i64 c = 0; c < n; c += 2) {
-      const double* y0 = yp + c * K;
-      const double* y1 = c + 1 < n ? y0 + K : y0;  // an odd last column computes it twice
-      __m512d s0[8], s1[8];
-      for (int i = 0; i < 8; ++i) s0[i] = s1[i] = _mm512_setzero_pd();
-      for (i64 q = 0; q < runs; ++q) {
-        const i64 o = kb[q];
-        const double *ya = y0 + q * run, *yb = y1 + q * run;
-        for (i64 l = 0; l < run; l += 8) {
-          const auto mask = run - l >= 8 ? static_cast<__mmask8>(0xFF) : tail;
-          const __m512d va = _mm512_maskz_loadu_pd(mask, ya + l), vb = _mm512_maskz_loadu_pd(mask, yb + l);
-#pragma GCC unroll 8
-          for (int i = 0; i < 8; ++i) {
-            const __m512d v = _mm512_maskz_loadu_pd(mask, p[i] + o + l);
-            s0[i] = _mm512_fmadd_pd(v, va, s0[i]), s1[i] = _mm512_fmadd_pd(v, vb, s1[i]);
-          }
-        }
-      }
-      put(C, row_c + r0, rows, c_run, col_c[c], sum_8x8(s0), alpha, beta);
-      if (c + 1 < n) put(C, row_c + r0, rows, c_run, col_c[c + 1], sum_8x8(s1), alpha, beta);
-    }
+    block(p, kb, runs, run, yp, C, row_c + r0, rows, c_run, col_c, alpha, beta);
   }
 }
 #pragma GCC diagnostic pop
@@ -178,19 +205,10 @@ void dot(const Indexing& x, double alpha, const double* A, const double* B, doub
   const std::vector<i64> kb = table(x, s.k_outer, big_stride), ks = table(x, s.k_outer, small_stride);
   const std::vector<i64> ls = table(x, s.k_run, small_stride);  // a run's elements in the small operand
   const auto n = static_cast<i64>(col_s.size()), runs = static_cast<i64>(kb.size()), K = runs * s.run;
-  double* yp = workspace_buffer(ws.b, n * K);
-  bool contiguous = true;
-  for (i64 l = 1; contiguous && l < s.run; ++l) contiguous = ls[l] == ls[0] + l;
-  for (i64 c = 0; c < n; ++c)
-    for (i64 q = 0; q < runs; ++q) {
-      const double* from = small + col_s[c] + ks[q];
-      double* to = yp + c * K + q * s.run;
-      if (contiguous) {
-        std::copy_n(from + ls[0], s.run, to);
-      } else {
-        for (i64 l = 0; l < s.run; ++l) to[l] = from[ls[l]];
-      }
-    }
+  double* yp = workspace_buffer(ws.b, n * K);  // yp[k·n + c]: per k, the n columns' values
+  for (i64 q = 0; q < runs; ++q)
+    for (i64 l = 0; l < s.run; ++l)
+      for (i64 c = 0; c < n; ++c) yp[(q * s.run + l) * n + c] = small[col_s[c] + ks[q] + ls[l]];
   dot_avx512(big, row_b.data(), row_c.data(), static_cast<i64>(row_b.size()), kb.data(), runs, s.run, yp, n,
              col_c.data(), alpha, beta, C);
 #else

@@ -1,6 +1,6 @@
 // runtime/kernel_simd.h — (private) x86-64 SIMD helpers shared by the permutation and the
-// GETT kernels: whether the CPU has AVX-512 (checked once at run time), the 8×8 register
-// transpose and the sums of 8 vectors (kernel_dot.cpp). Only compiled on x86-64 with GCC or Clang (TCERT_HAVE_X86_KERNELS).
+// GETT kernels: whether the CPU has AVX-512 (checked once at run time) and the 8×8 register
+// transpose. Only compiled on x86-64 with GCC or Clang (TCERT_HAVE_X86_KERNELS).
 #pragma once
 
 #if defined(__GNUC__) && defined(__x86_64__)
@@ -39,19 +39,6 @@ __attribute__((target("avx512f"))) inline void transpose_8x8(__m512d r[8]) {
     r[c] = _mm512_shuffle_f64x2(u[order[c]], u[4 + order[c]], 0x44);
     r[c + 4] = _mm512_shuffle_f64x2(u[order[c]], u[4 + order[c]], 0xEE);
   }
-}
-
-/// The 8 sums of the vectors r[0..7]: lane i of the result is the sum of r[i]'s 8 lanes (21
-/// shuffles and adds, where 8 horizontal sums would take about 8 times as many).
-__attribute__((target("avx512f"))) inline __m512d sum_8x8(const __m512d r[8]) {
-  __m512d t[4];
-  for (int i = 0; i < 4; ++i)  // per 128-bit lane l: (r[2i] pair l, r[2i+1] pair l)
-    t[i] = _mm512_add_pd(_mm512_unpacklo_pd(r[2 * i], r[2 * i + 1]), _mm512_unpackhi_pd(r[2 * i], r[2 * i + 1]));
-  __m512d u[2];
-  for (int i = 0; i < 2; ++i)  // lanes (t[2i] l0+l1, t[2i] l2+l3, t[2i+1] l0+l1, t[2i+1] l2+l3)
-    u[i] = _mm512_add_pd(_mm512_shuffle_f64x2(t[2 * i], t[2 * i + 1], 0x88),
-                         _mm512_shuffle_f64x2(t[2 * i], t[2 * i + 1], 0xDD));
-  return _mm512_add_pd(_mm512_shuffle_f64x2(u[0], u[1], 0x88), _mm512_shuffle_f64x2(u[0], u[1], 0xDD));
 }
 
 #pragma GCC diagnostic pop
