@@ -400,8 +400,7 @@ void NpyWriter::commit(bool flush) {
   map_ = nullptr;
   int close_rc = ::close(fd_);
   fd_ = -1;
-  if (close_rc != 0 || std::rename(temp_path_.c_str(), path_.c_str()) != 0) {
-    int err = errno;
+  if (const int err = close_rc != 0 ? errno : replace_file(temp_path_, path_); err != 0) {
     ::unlink(temp_path_.c_str());
     throw Error("cannot write output " + path_ + ": " + errno_text(err));
   }
@@ -416,12 +415,23 @@ void write_npy(const std::string& path, const std::vector<std::uint64_t>& shape,
     write_all(file.fd, head.data(), head.size(), 0, temp);
     write_all(file.fd, data, 8 * header.element_count(), head.size(), temp);
     if (flush && ::fdatasync(file.fd) != 0) throw Error("cannot write output " + temp + ": " + errno_text(errno));
-    if (::close(std::exchange(file.fd, -1)) != 0 || std::rename(temp.c_str(), path.c_str()) != 0)
-      throw Error("cannot write output " + path + ": " + errno_text(errno));
+    if (::close(std::exchange(file.fd, -1)) != 0) throw Error("cannot write output " + path + ": " + errno_text(errno));
+    if (const int err = replace_file(temp, path); err != 0)
+      throw Error("cannot write output " + path + ": " + errno_text(err));
   } catch (const Error&) {
     ::unlink(temp.c_str());
     throw;
   }
+}
+
+int replace_file(const std::string& from, const std::string& to) {
+  if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) return 0;
+  if (errno == EEXIST && ::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_EXCHANGE) == 0) {
+    ::unlink(from.c_str());  // the old file; left under the temporary name if this fails
+    return 0;
+  }
+  if (errno != EINVAL && errno != ENOSYS && errno != EEXIST) return errno;  // EEXIST: no exchange here
+  return std::rename(from.c_str(), to.c_str()) == 0 ? 0 : errno;
 }
 
 void sync_file_system(const std::string& path) {

@@ -167,6 +167,15 @@ class NpyWriter {
 /// write output …", "disk full: …"); `path` is then untouched.
 void write_npy(const std::string& path, const std::vector<std::uint64_t>& shape, const double* data, bool flush);
 
+/// Renames `from` to `to`, replacing a file `to` atomically (readers of `to` see the old file or
+/// the new one). Where `to` exists, the two are exchanged (renameat2 RENAME_EXCHANGE) and the old
+/// file, then at `from`, is unlinked: a plain rename over an existing file makes ext4
+/// (auto_da_alloc) start writing the new file's data out at once, 1.2 ms for a 1.16 MB file here
+/// (tcec-ccsd's residual, every iteration) against 0.23 ms. Falls back to rename(2) where the
+/// file system has no renameat2 flags. Returns 0 (the old file's unlink is not checked: at worst
+/// it stays under the name `from`), or the errno of the failure (`from` is then left as it was).
+int replace_file(const std::string& from, const std::string& to);
+
 /// Flushes the file system that holds `path` (syncfs): every file written there, e.g. results
 /// committed without a flush, reaches the disk. Throws Error("cannot sync PATH: ...").
 void sync_file_system(const std::string& path);

@@ -104,9 +104,9 @@ class PendingFiles {
     ctx_.check_root([&] {
       while (!files_.empty()) {
         const auto [temp, path] = files_.back();
-        std::error_code ec;
-        fs::rename(temp, path, ec);
-        if (ec) throw Error(fmt::format("cannot write {}: {}", path, ec.message()));
+        if (const int err = replace_file(temp, path); err != 0)
+          throw Error(
+              fmt::format("cannot write {}: {}", path, std::error_code(err, std::generic_category()).message()));
         files_.pop_back();
       }
     });

@@ -216,4 +216,30 @@ TEST(Npy, SyncFilesFlushesThemAndNamesOneThatIsMissing) {
             "cannot sync " + dir.path() + "/none.npy: No such file or directory");
 }
 
+// replace_file() renames onto a new name, replaces an existing file (exchanged, the old one
+// unlinked: nothing is left under the first name), and leaves both names alone when it fails.
+// write_npy() writes a whole file through it, also over an older one.
+TEST(Npy, ReplaceFileAndWriteNpy) {
+  tcert_test::TempDir dir;
+  const std::string a = dir.file("a.npy"), b = dir.file("b.npy");
+  const std::vector<double> one = {1, 2, 3}, two = {4, 5, 6, 7};
+  tcert::write_npy(a, {3}, one.data(), false);
+  EXPECT_EQ(tcert::replace_file(a, b), 0);  // b is new
+  EXPECT_FALSE(std::filesystem::exists(a));
+  tcert::write_npy(a, {2, 2}, two.data(), true);
+  const tcert::NpyReader before(b);  // maps the old b: it keeps its values
+  EXPECT_EQ(tcert::replace_file(a, b), 0);
+  EXPECT_FALSE(std::filesystem::exists(a));
+  const tcert::NpyReader after(b);
+  EXPECT_EQ(after.header().shape, (Shape{2, 2}));
+  EXPECT_EQ(std::vector<double>(after.data(), after.data() + 4), two);
+  EXPECT_EQ(std::vector<double>(before.data(), before.data() + 3), one);
+  EXPECT_EQ(tcert::replace_file(dir.file("none.npy"), b), ENOENT);
+  EXPECT_EQ(tcert::NpyReader(b).size(), 4u);
+  tcert::write_npy(b, {3}, one.data(), false);  // over b, in one call
+  const tcert::NpyReader last(b);
+  EXPECT_EQ(std::vector<double>(last.data(), last.data() + last.size()), one);
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir.path()), {}), 1);  // no temporary left
+}
+
 }  // namespace
