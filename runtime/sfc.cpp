@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -65,7 +66,20 @@ SfcGemm::SfcGemm(Run& run, GemmSpec spec) : run_(run), spec_(std::move(spec)) {
   // The first tiles are the largest: ⌈|I|/tiles_I⌉ rows, ⌈|J|/tiles_J⌉ columns.
   const i64 rows = piece(m_, part().tiles_I, 0), cols = piece(n_, part().tiles_J, 0);
   slot_elements_ = std::max(rows, cols) * part().chunk;
-  cache_.assign(static_cast<std::size_t>(part().slots), Slot{});
+  // The slot table: no more entries than the distinct panels this rank reads ((its tiles' rows +
+  // columns) × its layer's chunks). A miss takes the free slot of lowest index, so slots past
+  // those are never used and the walk is the same; the table of all `slots` (the memory's worth
+  // of small panels: millions at 512 MB) cost its pages and a scan of it per panel.
+  std::vector<char> row_seen(static_cast<std::size_t>(part().tiles_I)),
+      col_seen(static_cast<std::size_t>(part().tiles_J));
+  i64 panels = 0;
+  for (i64 w = first_; w < first_ + count_; ++w) {
+    const i64 t = part().order[static_cast<std::size_t>(w)];
+    panels += !std::exchange(row_seen[static_cast<std::size_t>(t / part().tiles_J)], 1);
+    panels += !std::exchange(col_seen[static_cast<std::size_t>(t % part().tiles_J)], 1);
+  }
+  const i64 chunks = (kx_ + part().chunk - 1) / part().chunk;
+  cache_.assign(static_cast<std::size_t>(std::min(part().slots, panels * chunks)), Slot{});
   C_ = allocate(static_cast<std::size_t>(rows * cols), "C tile");
   panels_ = allocate(static_cast<std::size_t>(part().slots * slot_elements_), "panel slots");
   if (c > 1) scratch_ = allocate(static_cast<std::size_t>(slot_elements_), "reduction scratch");
