@@ -426,11 +426,18 @@ void write_npy(const std::string& path, const std::vector<std::uint64_t>& shape,
 
 int replace_file(const std::string& from, const std::string& to) {
   if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) return 0;
-  if (errno == EEXIST && ::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_EXCHANGE) == 0) {
-    ::unlink(from.c_str());  // the old file; left under the temporary name if this fails
-    return 0;
+  struct stat old {};
+  // Only a regular file is exchanged: rename(2) says what is wrong with anything else (a
+  // directory: EISDIR), which an exchange would move aside instead.
+  if (errno == EEXIST && ::lstat(to.c_str(), &old) == 0 && S_ISREG(old.st_mode)) {
+    if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_EXCHANGE) == 0) {
+      ::unlink(from.c_str());  // the old file; left under the temporary name if this fails
+      return 0;
+    }
+    if (errno != EINVAL && errno != ENOSYS) return errno;
+  } else if (errno != EEXIST && errno != EINVAL && errno != ENOSYS) {
+    return errno;
   }
-  if (errno != EINVAL && errno != ENOSYS && errno != EEXIST) return errno;  // EEXIST: no exchange here
   return std::rename(from.c_str(), to.c_str()) == 0 ? 0 : errno;
 }
 

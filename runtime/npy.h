@@ -168,8 +168,9 @@ class NpyWriter {
 void write_npy(const std::string& path, const std::vector<std::uint64_t>& shape, const double* data, bool flush);
 
 /// Renames `from` to `to`, replacing a file `to` atomically (readers of `to` see the old file or
-/// the new one). Where `to` exists, the two are exchanged (renameat2 RENAME_EXCHANGE) and the old
-/// file, then at `from`, is unlinked: a plain rename over an existing file makes ext4
+/// the new one). Where `to` is a regular file, the two are exchanged (renameat2 RENAME_EXCHANGE)
+/// and the old file, then at `from`, is unlinked (anything else at `to` is left to rename(2): a
+/// directory fails with EISDIR): a plain rename over an existing file makes ext4
 /// (auto_da_alloc) start writing the new file's data out at once, 1.2 ms for a 1.16 MB file here
 /// (tcec-ccsd's residual, every iteration) against 0.23 ms. Falls back to rename(2) where the
 /// file system has no renameat2 flags. Returns 0 (the old file's unlink is not checked: at worst

@@ -217,7 +217,8 @@ TEST(Npy, SyncFilesFlushesThemAndNamesOneThatIsMissing) {
 }
 
 // replace_file() renames onto a new name, replaces an existing file (exchanged, the old one
-// unlinked: nothing is left under the first name), and leaves both names alone when it fails.
+// unlinked: nothing is left under the first name), and leaves both names alone when it fails (a
+// missing file; a directory in the way, which an exchange would have moved aside).
 // write_npy() writes a whole file through it, also over an older one.
 TEST(Npy, ReplaceFileAndWriteNpy) {
   tcert_test::TempDir dir;
@@ -235,6 +236,11 @@ TEST(Npy, ReplaceFileAndWriteNpy) {
   EXPECT_EQ(std::vector<double>(after.data(), after.data() + 4), two);
   EXPECT_EQ(std::vector<double>(before.data(), before.data() + 3), one);
   EXPECT_EQ(tcert::replace_file(dir.file("none.npy"), b), ENOENT);
+  std::filesystem::create_directory(dir.file("taken"));  // not a file: left alone, EISDIR
+  tcert::write_npy(a, {3}, one.data(), false);
+  EXPECT_EQ(tcert::replace_file(a, dir.file("taken")), EISDIR);
+  EXPECT_TRUE(std::filesystem::is_directory(dir.file("taken")));
+  std::filesystem::remove(a), std::filesystem::remove(dir.file("taken"));
   EXPECT_EQ(tcert::NpyReader(b).size(), 4u);
   tcert::write_npy(b, {3}, one.data(), false);  // over b, in one call
   const tcert::NpyReader last(b);
