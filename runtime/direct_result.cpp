@@ -11,7 +11,7 @@
 namespace tcert {
 
 DirectResult::DirectResult(Run& run, const TensorShape& shape, bool writes, Update update, bool overwrites)
-    : run_(run), shape_(shape), flush_(run.options().sync_results), guard_(run.mapped_drop_bytes()) {
+    : run_(run), shape_(shape), flush_(run.options().sync_results) {
   const Context& ctx = run.context();
   // One rank writes it all and it fits under the bound of its mapped pages: in memory, written
   // to the file at sync() and commit() (NpyWriter::Backing: no write faults into the file system),
@@ -21,6 +21,7 @@ DirectResult::DirectResult(Run& run, const TensorShape& shape, bool writes, Upda
   const bool in_memory = ctx.size() == 1 && writes && 8 * shape.elements() <= run.mapped_drop_bytes() &&
                          run.options().checkpoint_every < 0;
   deferred_ = in_memory && run.defers_writes();
+  if (!in_memory) guard_.emplace(run.mapped_drop_bytes());  // the pages a mapping makes resident
   if (update == Update::InPlace) {
     temp_ = run.latest(shape.name);
     ctx.check_all([&] {
@@ -60,12 +61,12 @@ DirectResult::DirectResult(Run& run, const TensorShape& shape, bool writes, Upda
 DirectResult::~DirectResult() = default;
 
 void DirectResult::wrote(std::uint64_t bytes, std::uint64_t accesses) {
-  if (!guard_.touched(bytes, accesses)) return;
+  if (!guard_ || !guard_->touched(bytes, accesses)) return;  // in memory: no file pages
   if (writer_)
     writer_->drop_pages();
   else if (patch_)
     patch_->drop_pages();
-  guard_.dropped();
+  guard_->dropped();
 }
 
 void DirectResult::sync(const Context& ctx) {

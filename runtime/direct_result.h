@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "runtime/gemm_spec.h"
@@ -55,7 +56,7 @@ class DirectResult {
   /// none) and, when resident file-backed pages have grown by Run::mapped_drop_bytes() since the
   /// last drop (ResidentGuard), drops the mapping's resident pages (they stay in the page
   /// cache), bounding the resident memory. `accesses`: as ResidentGuard::touched() counts them
-  /// (a span: MappedWalk::windows()).
+  /// (a span: MappedWalk::windows()). Nothing for a result filled in memory.
   void wrote(std::uint64_t bytes, std::uint64_t accesses = 1);
   /// wrote() for a write of elements at … at + n − 1 that `walk` follows (MappedWalk::span()).
   void wrote_span(MappedWalk& walk, std::uint64_t at, std::uint64_t n) {
@@ -89,8 +90,8 @@ class DirectResult {
   bool deferred_ = false, new_version_ = false;  // Run::hold_unwritten() at commit(); its new_version
   double* data_ = nullptr;
   std::string temp_;
-  bool flush_ = true;    // RunOptions::sync_results
-  ResidentGuard guard_;  // wrote(): Run::mapped_drop_bytes() when made
+  bool flush_ = true;                   // RunOptions::sync_results
+  std::optional<ResidentGuard> guard_;  // wrote(), for a mapping: Run::mapped_drop_bytes() when made
 };
 
 }  // namespace tcert

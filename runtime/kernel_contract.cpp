@@ -142,7 +142,7 @@ void contract(const ContractionLayout& layout, double alpha, const double* A, co
   if (std::max({m, n, k}) > kMaxBlasDim) throw std::invalid_argument("contract: |I|, |J| or |K| exceeds 2^31-1");
   const Indexing x = detail::index_layout(layout);
   if (m == 1 || n == 1) return detail::gemv(x, alpha, A, B, beta, C);  // whatever ws.scheme
-  if (detail::dot_applies(x, ws)) return detail::dot(x, alpha, A, B, beta, C, ws);
+  if (detail::dot(x, alpha, A, B, beta, C, ws)) return;                // where it applies (kernel_dot.h)
   const Plan p = detail::choose_plan(x, ws, beta == 0);
   if (p.gett) {
     detail::fill_gett_tables(ws.gett_tables, x.extent, p.R, p.S, p.K, p.X.stored, p.Y.stored, p.C.stored, p.c_groups);

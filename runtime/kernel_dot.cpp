@@ -184,17 +184,24 @@ __attribute__((target("avx512f,fma"))) void dot_avx512(const double* big, const 
 #pragma GCC diagnostic pop
 #endif
 
-}  // namespace
-
-bool dot_applies(const Indexing& x, const Workspace& ws) {
-  if (!gett_vectorized() || !ws.inner_products || ws.scheme == Workspace::Scheme::Ttgt) return false;
-  const std::optional<Sides> s = sides(x);
-  return s && product(x.extent, s->big_is_A ? x.J : x.I) * product(x.extent, x.K) <= ws.gett_kc * ws.gett_nc;
+/// The sides of dot() where it applies with `ws` (dot_applies()), else none.
+std::optional<Sides> applicable(const Indexing& x, const Workspace& ws) {
+  if (!gett_vectorized() || !ws.inner_products || ws.scheme == Workspace::Scheme::Ttgt) return std::nullopt;
+  std::optional<Sides> s = sides(x);
+  if (s && product(x.extent, s->big_is_A ? x.J : x.I) * product(x.extent, x.K) > ws.gett_kc * ws.gett_nc)
+    return std::nullopt;
+  return s;
 }
 
-void dot(const Indexing& x, double alpha, const double* A, const double* B, double beta, double* C, Workspace& ws) {
+}  // namespace
+
+bool dot_applies(const Indexing& x, const Workspace& ws) { return applicable(x, ws).has_value(); }
+
+bool dot(const Indexing& x, double alpha, const double* A, const double* B, double beta, double* C, Workspace& ws) {
+  const std::optional<Sides> sides_of = applicable(x, ws);
+  if (!sides_of) return false;
 #ifdef TCERT_HAVE_X86_KERNELS
-  const Sides s = *sides(x);
+  const Sides& s = *sides_of;
   const double* big = s.big_is_A ? A : B;
   const double* small = s.big_is_A ? B : A;
   const std::vector<i64> big_stride = strides_by_id(x.extent, s.big_is_A ? x.dims_A : x.dims_B);
@@ -211,8 +218,10 @@ void dot(const Indexing& x, double alpha, const double* A, const double* B, doub
       for (i64 c = 0; c < n; ++c) yp[(q * s.run + l) * n + c] = small[col_s[c] + ks[q] + ls[l]];
   dot_avx512(big, row_b.data(), row_c.data(), static_cast<i64>(row_b.size()), kb.data(), runs, s.run, yp, n,
              col_c.data(), alpha, beta, C);
+  return true;
 #else
-  (void)x, (void)alpha, (void)A, (void)B, (void)beta, (void)C, (void)ws;  // dot_applies() is false
+  (void)alpha, (void)A, (void)B, (void)beta, (void)C;  // not reached: dot_applies() is false
+  return false;
 #endif
 }
 

@@ -21,8 +21,8 @@ constexpr std::int64_t kDotMaxSide = 16;
 /// GETT's bound for its column block (n·|K| ≤ ws.gett_kc·ws.gett_nc elements).
 bool dot_applies(const Indexing& x, const Workspace& ws);
 
-/// C = alpha·A·Bᵀ + beta·C on row-major A, B and C (extents of the layout) where
-/// dot_applies(x, ws). The small operand is copied into ws.b in the big operand's K order, the n
+/// Where dot_applies(x, ws): C = alpha·A·Bᵀ + beta·C on row-major A, B and C (extents of the
+/// layout), and returns true; elsewhere returns false and does nothing. The small operand is copied into ws.b in the big operand's K order, the n
 /// columns' values of each k together (n·|K| elements). The big operand is read in place, in its
 /// stored order, 8 rows at a time (fewer where C's rows stop being consecutive), the next 8 rows'
 /// lines fetched ahead: per 8 elements of K, 8 vector loads and an 8×8 register transpose give
@@ -33,6 +33,6 @@ bool dot_applies(const Indexing& x, const Workspace& ws);
 /// packing about half the time; this at 16–20 (cold and warm data, kb side by side: 3.6 -> 2.4
 /// ms).
 /// Throws nothing (std::bad_alloc aside); the layout must be validated.
-void dot(const Indexing& x, double alpha, const double* A, const double* B, double beta, double* C, Workspace& ws);
+bool dot(const Indexing& x, double alpha, const double* A, const double* B, double beta, double* C, Workspace& ws);
 
 }  // namespace tcert::detail
