@@ -84,11 +84,13 @@ void VectorOps::zeros(const Amplitudes& out) const {
   write(out.t2, {V, V, O, O}, none);
 }
 
-void VectorOps::jacobi(const Amplitudes& t, const Amplitudes& r, const Amplitudes& next, const Amplitudes& step) const {
+double VectorOps::jacobi(const Amplitudes& t, const Amplitudes& r, const Amplitudes& next,
+                         const Amplitudes& step) const {
   const u64 O = static_cast<u64>(this->O()), V = static_cast<u64>(this->V());
   // D1[a,i] = e_i − e_a; D2[a,b,i,j] = e_i + e_j − e_a − e_b, evaluated left to right. A flat
   // index is outer·inner_count + inner (the last indices fastest): inner = i (T1) or (i,j) (T2),
   // whose sum of occupied energies `occ` holds; the virtual ones are subtracted per outer.
+  double squares = 0;  // Σ r·r over this rank's elements
   std::vector<double> occ_pairs(O * O);
   for (u64 i = 0; i < O; ++i)
     for (u64 j = 0; j < O; ++j) occ_pairs[i * O + j] = eps_occ_[i] + eps_occ_[j];
@@ -109,7 +111,10 @@ void VectorOps::jacobi(const Amplitudes& t, const Amplitudes& r, const Amplitude
     const double *tv = in[0], *rv = in[1];
     write(step_path, shape, [&](u64 lo, u64 hi, double* out) {
       by_outer(lo, hi, [&](u64 e0, u64 e1, double d0, double d1, u64 base) {
-        for (u64 e = e0; e < e1; ++e) out[e - lo] = rv[e] / (occ[e - base] - d0 - d1);
+        for (u64 e = e0; e < e1; ++e) {
+          squares += rv[e] * rv[e];
+          out[e - lo] = rv[e] / (occ[e - base] - d0 - d1);
+        }
       });
       in.drop();
     });
@@ -122,9 +127,10 @@ void VectorOps::jacobi(const Amplitudes& t, const Amplitudes& r, const Amplitude
   };
   one(t.t1, r.t1, next.t1, step.t1, {V, O}, eps_occ_);
   one(t.t2, r.t2, next.t2, step.t2, {V, V, O, O}, occ_pairs);
+  double all = 0;
+  MPI_Allreduce(&squares, &all, 1, MPI_DOUBLE, MPI_SUM, comm_);
+  return all;
 }
-
-double VectorOps::dot(const Amplitudes& x, const Amplitudes& y) const { return dots(x, {y}).front(); }
 
 std::vector<double> VectorOps::dots(const Amplitudes& x, const std::vector<Amplitudes>& ys) const {
   std::vector<double> mine(ys.size(), 0.0), all(ys.size(), 0.0);
@@ -164,16 +170,23 @@ void VectorOps::combine(const std::vector<double>& c, const std::vector<Amplitud
     const Inputs in(paths);
     const std::vector<u64> shape = part == 0 ? std::vector<u64>{V, O} : std::vector<u64>{V, V, O, O};
     write(part == 0 ? out.t1 : out.t2, shape, [&](u64 lo, u64 hi, double* dst) {
-      constexpr u64 kBlock = 512;  // per element Σ_k c[k]·x_k in k order, a block of elements at a time
+      // Per element Σ_k c[k]·x_k in k order, four inputs per pass over a block of elements that
+      // stays in L1 between passes: one store per element per pass (one per input was the limit).
+      constexpr u64 kBlock = 512;
       for (u64 b = lo; b < hi; b += kBlock) {
         const u64 n = std::min(kBlock, hi - b);
-        double v[kBlock];
-        std::fill_n(v, n, 0.0);
-        for (std::size_t k = 0; k < c.size(); ++k) {
-          const double ck = c[k], *x = in[k] + b;
-          for (u64 e = 0; e < n; ++e) v[e] += ck * x[e];
+        double* d = dst + (b - lo);
+        std::fill_n(d, n, 0.0);
+        for (std::size_t k = 0; k < c.size(); k += 4) {
+          const double* x[4];
+          double ck[4];
+          for (std::size_t q = 0; q < 4; ++q) {  // past the last input: its coefficient 0, adding 0
+            const std::size_t j = std::min(k + q, c.size() - 1);
+            x[q] = in[j] + b, ck[q] = k + q < c.size() ? c[j] : 0.0;
+          }
+          for (u64 e = 0; e < n; ++e)
+            d[e] = d[e] + ck[0] * x[0][e] + ck[1] * x[1][e] + ck[2] * x[2][e] + ck[3] * x[3][e];
         }
-        std::copy_n(v, n, dst + (b - lo));
       }
       in.drop();
     });

@@ -40,10 +40,9 @@ class VectorOps {
   /// The Jacobi step with orbital-energy denominators: step = r / D, next = t + step, where
   /// D1[a,i] = e_i − e_a and D2[a,b,i,j] = e_i + e_j − e_a − e_b (a residual r of NWChem's
   /// ccsd_t1/ccsd_t2 vanishes at the solution; from t = 0 the step gives the MP2 amplitudes).
-  void jacobi(const Amplitudes& t, const Amplitudes& r, const Amplitudes& next, const Amplitudes& step) const;
-  /// Σ x·y over both files.
-  double dot(const Amplitudes& x, const Amplitudes& y) const;
-  /// dot(x, ys[k]) for every k, in one pass that maps x's files once (DIIS's new row).
+  /// Returns Σ r·r over both files (the residual norm squared), summed in index order in the same pass.
+  double jacobi(const Amplitudes& t, const Amplitudes& r, const Amplitudes& next, const Amplitudes& step) const;
+  /// Σ x·ys[k] over both files, for every k, in one pass that maps x's files once (DIIS's new row).
   std::vector<double> dots(const Amplitudes& x, const std::vector<Amplitudes>& ys) const;
   /// out = Σ_k c[k]·xs[k]. Precondition: c.size() == xs.size() >= 1.
   void combine(const std::vector<double>& c, const std::vector<Amplitudes>& xs, const Amplitudes& out) const;

@@ -179,9 +179,8 @@ int solve(const Args& a, MPI_Comm comm) {
     end_phase(0);
     check(residuals.call(Residuals::T2, comm, files, r.t2, options), "ccsd_t2");
     end_phase(1);
-    const double norm = std::sqrt(ops.dot(r, r));
     // Files of this iteration are new names: the last checkpoint's files stay intact.
-    ops.jacobi(t, r, diis.amplitudes_of(it), diis.error_of(it));
+    const double norm = std::sqrt(ops.jacobi(t, r, diis.amplitudes_of(it), diis.error_of(it)));
     diis.add(it);
     const std::vector<double> c = diis.coefficients();
     if (c.empty()) {
