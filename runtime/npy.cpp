@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <limits>
 #include <mutex>
 #include <utility>
@@ -406,17 +407,20 @@ void NpyWriter::commit(bool flush) {
   }
 }
 
-void write_npy(const std::string& path, const std::vector<std::uint64_t>& shape, const double* data, bool flush) {
+void write_npy(const std::string& path, const std::vector<std::uint64_t>& shape, const double* data, bool flush,
+               SpareFiles* spares) {
   const std::string temp = path + ".tmp-" + std::to_string(::getpid()), head = header_bytes(shape);
   const NpyHeader header{shape, head.size()};
-  Fd file{::open(temp.c_str(), O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0644)};
+  // A spare has exactly the file's size: the writes below cover every byte of it.
+  const bool spare = spares != nullptr && spares->take(head.size() + 8 * header.element_count(), temp);
+  Fd file{::open(temp.c_str(), (spare ? 0 : O_CREAT | O_TRUNC) | O_WRONLY | O_CLOEXEC, 0644)};
   if (file.fd < 0) throw Error("cannot create output " + temp + ": " + errno_text(errno));
   try {
     write_all(file.fd, head.data(), head.size(), 0, temp);
     write_all(file.fd, data, 8 * header.element_count(), head.size(), temp);
     if (flush && ::fdatasync(file.fd) != 0) throw Error("cannot write output " + temp + ": " + errno_text(errno));
     if (::close(std::exchange(file.fd, -1)) != 0) throw Error("cannot write output " + path + ": " + errno_text(errno));
-    if (const int err = replace_file(temp, path); err != 0)
+    if (const int err = replace_file(temp, path, spares); err != 0)
       throw Error("cannot write output " + path + ": " + errno_text(err));
   } catch (const Error&) {
     ::unlink(temp.c_str());
@@ -424,14 +428,17 @@ void write_npy(const std::string& path, const std::vector<std::uint64_t>& shape,
   }
 }
 
-int replace_file(const std::string& from, const std::string& to) {
+int replace_file(const std::string& from, const std::string& to, SpareFiles* spares) {
   if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) return 0;
   struct stat old {};
   // Only a regular file is exchanged: rename(2) says what is wrong with anything else (a
   // directory: EISDIR), which an exchange would move aside instead.
   if (errno == EEXIST && ::lstat(to.c_str(), &old) == 0 && S_ISREG(old.st_mode)) {
     if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_EXCHANGE) == 0) {
-      ::unlink(from.c_str());  // the old file; left under the temporary name if this fails
+      // The old file, now at `from`: to the pool, or unlinked (left under the temporary name if
+      // that fails).
+      if (spares == nullptr || !spares->give(from, std::filesystem::path(to).parent_path().string()))
+        ::unlink(from.c_str());
       return 0;
     }
     if (errno != EINVAL && errno != ENOSYS) return errno;

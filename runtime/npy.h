@@ -162,10 +162,13 @@ class NpyWriter {
 
 /// Writes the .npy file `path` holding `data`, the row-major elements of an array of `shape`
 /// (their product of them), atomically: PATH.tmp-<pid> is written (pwrite; flushed to the disk
-/// when `flush`), then renamed to `path`. For data this process holds in memory (a store version
-/// written late, Run::write_out(); an export). Throws Error ("cannot create output …", "cannot
-/// write output …", "disk full: …"); `path` is then untouched.
-void write_npy(const std::string& path, const std::vector<std::uint64_t>& shape, const double* data, bool flush);
+/// when `flush`), then renamed to `path` (replace_file()). For data this process holds in memory
+/// (a store version written late, Run::write_out(); an export). With `spares`, the temporary is a
+/// spare of the file's size where the pool has one, and a file that `path` replaces goes to the
+/// pool (replace_file()). Throws Error ("cannot create output …", "cannot write output …", "disk
+/// full: …"); `path` is then untouched.
+void write_npy(const std::string& path, const std::vector<std::uint64_t>& shape, const double* data, bool flush,
+               SpareFiles* spares = nullptr);
 
 /// Renames `from` to `to`, replacing a file `to` atomically (readers of `to` see the old file or
 /// the new one). Where `to` is a regular file, the two are exchanged (renameat2 RENAME_EXCHANGE)
@@ -173,9 +176,12 @@ void write_npy(const std::string& path, const std::vector<std::uint64_t>& shape,
 /// directory fails with EISDIR): a plain rename over an existing file makes ext4
 /// (auto_da_alloc) start writing the new file's data out at once, 1.2 ms for a 1.16 MB file here
 /// (tcec-ccsd's residual, every iteration) against 0.23 ms. Falls back to rename(2) where the
-/// file system has no renameat2 flags. Returns 0 (the old file's unlink is not checked: at worst
-/// it stays under the name `from`), or the errno of the failure (`from` is then left as it was).
-int replace_file(const std::string& from, const std::string& to);
+/// file system has no renameat2 flags. With `spares`, the old file is offered to the pool
+/// (SpareFiles::give() under `to`'s directory) and unlinked only where the pool refuses it: a
+/// file replaced every iteration (tcec-ccsd's residual) is written again in its blocks and cached
+/// pages instead of created anew. Returns 0 (the old file's unlink is not checked: at worst it
+/// stays under the name `from`), or the errno of the failure (`from` is then left as it was).
+int replace_file(const std::string& from, const std::string& to, SpareFiles* spares = nullptr);
 
 /// Flushes the file system that holds `path` (syncfs): every file written there, e.g. results
 /// committed without a flush, reaches the disk. Throws Error("cannot sync PATH: ...").

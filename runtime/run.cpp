@@ -208,7 +208,7 @@ void Run::write_out(const std::string& path) {
   if (it == held_.end() || it->second.written) return;
   Held& held = it->second;
   if (unfiled_.count(path) != 0) {
-    write_npy(path, held.shape, held.data.data(), options_.sync_results);
+    write_npy(path, held.shape, held.data.data(), options_.sync_results, &spare_files());
     unfiled_.erase(path);
   } else {  // the file's data in place: its mappings (patch_latest(), read_npy()) see them
     NpyUpdate file(path, options_.sync_results, std::move(held.data));

@@ -18,6 +18,7 @@
 #include "runtime/fault.h"
 #include "runtime/hdf5_io.h"
 #include "runtime/npy.h"
+#include "runtime/spare_files.h"
 #include "runtime/split_map.h"
 
 namespace tcert {
@@ -104,7 +105,7 @@ class PendingFiles {
     ctx_.check_root([&] {
       while (!files_.empty()) {
         const auto [temp, path] = files_.back();
-        if (const int err = replace_file(temp, path); err != 0)
+        if (const int err = replace_file(temp, path, &spare_files()); err != 0)
           throw Error(
               fmt::format("cannot write {}: {}", path, std::error_code(err, std::generic_category()).message()));
         files_.pop_back();
@@ -135,7 +136,7 @@ void export_npy(Run& run, const TensorShape& output, const std::string& temp) {
     const std::string from = run.latest(output.name);
     if (from.empty()) throw Error("output " + output.name + ": no statement of the program wrote it");
     if (const FileMemory* held = run.unwritten(from)) {  // the store has no up-to-date file of it
-      write_npy(temp, {output.extents.begin(), output.extents.end()}, held->data(), false);
+      write_npy(temp, {output.extents.begin(), output.extents.end()}, held->data(), false, &spare_files());
     } else {
       std::error_code ec;
       fs::copy_file(from, temp, fs::copy_options::overwrite_existing, ec);

@@ -96,4 +96,38 @@ TEST(SpareFiles, NpyWriterWritesIntoASpareFromZeros) {
   EXPECT_EQ(fs::file_size(dir.path() + "/new.npy"), bytes);
 }
 
+// write_npy() over an existing file with a pool: the replaced file goes to the pool, and the next
+// write of that size is written into it, with its own header and values; without a pool, or in
+// another directory than the pool's, the replaced file is removed.
+TEST(SpareFiles, WriteNpyWritesIntoASpareAndGivesTheReplacedFileToThePool) {
+  tcert_test::TempDir dir;
+  tcert::SpareFiles spares;
+  const std::string out = dir.path() + "/r.npy";
+  const std::vector<double> one = {1, 2, 3, 4, 5, 6}, two = {-1, -2, -3, -4, -5, -6};
+  tcert::write_npy(out, {2, 3}, one.data(), false, &spares);
+  EXPECT_EQ(spares.bytes(), 0U);  // nothing replaced yet
+  const auto bytes = fs::file_size(out);
+  tcert::write_npy(out, {3, 2}, two.data(), false, &spares);
+  EXPECT_EQ(spares.bytes(), bytes);  // the first r.npy
+  const tcert::NpyReader second(out);
+  EXPECT_EQ(second.header().shape, (std::vector<std::uint64_t>{3, 2}));
+  EXPECT_EQ(std::vector<double>(second.data(), second.data() + 6), two);
+  tcert::write_npy(out, {6}, one.data(), false, &spares);  // into the spare; the second r.npy to the pool
+  EXPECT_EQ(spares.bytes(), bytes);
+  const tcert::NpyReader third(out);
+  EXPECT_EQ(third.header().shape, (std::vector<std::uint64_t>{6}));
+  EXPECT_EQ(std::vector<double>(third.data(), third.data() + 6), one);
+  EXPECT_EQ(std::vector<double>(second.data(), second.data() + 6), two);  // a mapping keeps its file
+  tcert::write_npy(out, {6}, two.data(), false);                          // no pool: the replaced file is removed
+  EXPECT_EQ(spares.bytes(), bytes);
+  tcert_test::TempDir other;
+  tcert::write_npy(other.path() + "/r.npy", {6}, one.data(), false, &spares);  // takes the spare
+  EXPECT_EQ(spares.bytes(), 0U);
+  tcert::write_npy(other.path() + "/r.npy", {6}, two.data(), false, &spares);  // not the pool's directory
+  EXPECT_EQ(spares.bytes(), 0U);
+  EXPECT_EQ(std::distance(fs::directory_iterator(other.path()), {}), 1);  // no temporary, no old file
+  const tcert::NpyReader last(other.path() + "/r.npy");
+  EXPECT_EQ(std::vector<double>(last.data(), last.data() + 6), two);
+}
+
 }  // namespace
