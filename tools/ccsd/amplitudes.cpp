@@ -20,7 +20,7 @@ using u64 = std::uint64_t;
 constexpr u64 kChunk = u64{1} << 20;
 
 /// The mapped inputs of one operation on one file: their readers, whose pages are dropped
-/// after each chunk.
+/// after each chunk that another follows (after the last, the readers' unmapping frees them).
 struct Inputs {
   std::vector<std::unique_ptr<tcert::NpyReader>> readers;
   explicit Inputs(const std::vector<std::string>& paths) {
@@ -69,7 +69,7 @@ void VectorOps::write(const std::string& path, const std::vector<u64>& shape, Fi
   const auto [first, end] = range(n);
   for (u64 lo = first; lo < end; lo += kChunk) {
     const u64 hi = std::min(end, lo + kChunk);
-    fill(lo, hi, out + lo);
+    fill(lo, hi, out + lo, hi < end);
     rank_ == 0 ? writer->drop_pages() : patch->drop_pages();
   }
   MPI_Barrier(comm_);
@@ -79,7 +79,7 @@ void VectorOps::write(const std::string& path, const std::vector<u64>& shape, Fi
 
 void VectorOps::zeros(const Amplitudes& out) const {
   const u64 O = static_cast<u64>(this->O()), V = static_cast<u64>(this->V());
-  auto none = [](u64, u64, double*) {};  // the writer's file starts zero-filled
+  auto none = [](u64, u64, double*, bool) {};  // the writer's file starts zero-filled
   write(out.t1, {V, O}, none);
   write(out.t2, {V, V, O, O}, none);
 }
@@ -109,20 +109,20 @@ double VectorOps::jacobi(const Amplitudes& t, const Amplitudes& r, const Amplitu
     };
     const Inputs in({t_path, r_path});
     const double *tv = in[0], *rv = in[1];
-    write(step_path, shape, [&](u64 lo, u64 hi, double* out) {
+    write(step_path, shape, [&](u64 lo, u64 hi, double* out, bool more) {
       by_outer(lo, hi, [&](u64 e0, u64 e1, double d0, double d1, u64 base) {
         for (u64 e = e0; e < e1; ++e) {
           squares += rv[e] * rv[e];
           out[e - lo] = rv[e] / (occ[e - base] - d0 - d1);
         }
       });
-      in.drop();
+      if (more) in.drop();
     });
-    write(next_path, shape, [&](u64 lo, u64 hi, double* out) {  // the same step, not read back
+    write(next_path, shape, [&](u64 lo, u64 hi, double* out, bool more) {  // the same step, not read back
       by_outer(lo, hi, [&](u64 e0, u64 e1, double d0, double d1, u64 base) {
         for (u64 e = e0; e < e1; ++e) out[e - lo] = tv[e] + rv[e] / (occ[e - base] - d0 - d1);
       });
-      in.drop();
+      if (more) in.drop();
     });
   };
   one(t.t1, r.t1, next.t1, step.t1, {V, O}, eps_occ_);
@@ -155,7 +155,7 @@ std::vector<double> VectorOps::dots(const Amplitudes& x, const std::vector<Ampli
         }
         for (std::size_t q = 0; q < n; ++q) mine[k + q] = s[q];
       }
-      in.drop();
+      if (hi < end) in.drop();  // after the last chunk, the readers unmap them
     }
   }
   MPI_Allreduce(mine.data(), all.data(), static_cast<int>(mine.size()), MPI_DOUBLE, MPI_SUM, comm_);
@@ -169,7 +169,7 @@ void VectorOps::combine(const std::vector<double>& c, const std::vector<Amplitud
     for (const Amplitudes& x : xs) paths.push_back(part == 0 ? x.t1 : x.t2);
     const Inputs in(paths);
     const std::vector<u64> shape = part == 0 ? std::vector<u64>{V, O} : std::vector<u64>{V, V, O, O};
-    write(part == 0 ? out.t1 : out.t2, shape, [&](u64 lo, u64 hi, double* dst) {
+    write(part == 0 ? out.t1 : out.t2, shape, [&](u64 lo, u64 hi, double* dst, bool more) {
       // Per element Σ_k c[k]·x_k in k order, four inputs per pass over a block of elements that
       // stays in L1 between passes: one store per element per pass (one per input was the limit).
       constexpr u64 kBlock = 512;
@@ -188,7 +188,7 @@ void VectorOps::combine(const std::vector<double>& c, const std::vector<Amplitud
             d[e] = d[e] + ck[0] * x[0][e] + ck[1] * x[1][e] + ck[2] * x[2][e] + ck[3] * x[3][e];
         }
       }
-      in.drop();
+      if (more) in.drop();
     });
   }
 }

@@ -50,8 +50,9 @@ class VectorOps {
  private:
   /// The element range [first, end) of n elements this rank handles.
   std::pair<std::uint64_t, std::uint64_t> range(std::uint64_t n) const;
-  /// Writes `path` of `shape`: fill(first, end, out) gives this rank's elements [first, end)
-  /// into out[0 .. end-first), called in chunks.
+  /// Writes `path` of `shape`: fill(first, end, out, more) gives this rank's elements [first,
+  /// end) into out[0 .. end-first), called in chunks; `more`: another chunk follows (the caller
+  /// drops its inputs' pages only then).
   template <class Fill>
   void write(const std::string& path, const std::vector<std::uint64_t>& shape, Fill fill) const;
 
