@@ -251,7 +251,8 @@ FileMemory::FileMemory(std::size_t elements) : size_(elements) {
     const std::lock_guard<std::mutex> hold(pool.lock);
     auto best = pool.blocks.end();
     for (auto b = pool.blocks.begin(); b != pool.blocks.end(); ++b)
-      if (b->first >= elements && (best == pool.blocks.end() || b->first < best->first)) best = b;
+      if (b->first >= elements && b->first / 2 <= elements && (best == pool.blocks.end() || b->first < best->first))
+        best = b;
     if (best != pool.blocks.end()) {
       capacity_ = best->first, data_ = best->second;
       pool.bytes -= 8 * capacity_;

@@ -18,11 +18,14 @@ namespace fs = std::filesystem;
 
 namespace {
 
-void create_directories(const std::string& dir) {
+// Returns whether this call made `dir` (it did not exist).
+bool create_directories(const std::string& dir) {
   std::error_code ec;
-  fs::create_directories(dir, ec);
+  const bool made = fs::create_directories(dir, ec);
   if (ec) throw Error("cannot create scratch directory " + dir + ": " + ec.message());
-  if (!fs::is_directory(dir, ec)) throw Error("cannot create scratch directory " + dir + ": " + errno_text(ENOTDIR));
+  if (!made && !fs::is_directory(dir, ec))
+    throw Error("cannot create scratch directory " + dir + ": " + errno_text(ENOTDIR));
+  return made;
 }
 
 // Removes everything inside dir (not dir itself).
@@ -58,16 +61,19 @@ void probe_writable(const std::string& dir) {
 }  // namespace
 
 Scratch::Scratch(const std::string& base_dir, int rank, bool keep) : keep_(keep) {
+  // A directory made here is empty, and writable: its file system took the mkdir (a read-only
+  // one refuses it), and it is this process's, with its owner's write permission. One that was
+  // there is emptied and probed (each a few inode operations: tcec-ccsd makes one per call).
   if (base_dir.empty()) {
     dir_ = make_temporary_directory();
-  } else {
-    std::string base = base_dir;
-    while (base.size() > 1 && base.back() == '/') base.pop_back();
-    create_directories(base);
-    dir_ = base + "/rank-" + std::to_string(rank);
-    create_directories(dir_);
-    empty_directory(dir_);
+    return;
   }
+  std::string base = base_dir;
+  while (base.size() > 1 && base.back() == '/') base.pop_back();
+  create_directories(base);
+  dir_ = base + "/rank-" + std::to_string(rank);
+  if (create_directories(dir_)) return;
+  empty_directory(dir_);
   probe_writable(dir_);
 }
 

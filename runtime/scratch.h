@@ -22,7 +22,8 @@ class Scratch {
   /// rank: this process's rank (Context::rank()), used for the rank-N name.
   /// Throws Error("cannot create scratch directory DIR: ...") when a directory cannot be
   /// made, and Error("scratch directory DIR is not writable: ...") when a probe file
-  /// cannot be created in it.
+  /// cannot be created in a rank directory that was there already (one it makes is writable:
+  /// the mkdir succeeded).
   Scratch(const std::string& base_dir, int rank, bool keep);
   ~Scratch();
   Scratch(const Scratch&) = delete;

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
-# e2e.ccsd.*: the CCSD correlation energy of a molecule from tcec-ccsd, under mpirun at P = 4
-# and out of core, equals psi4's within 1e-8 Eh. With RESUME = resume, a second run is killed
-# (SIGKILL) after its third checkpoint and resumed, and must print the same energy, digit for
-# digit; a resume against another machine, or while another process holds the scratch
+# e2e.ccsd.*: the CCSD correlation energy of a molecule from tcec-ccsd, under mpirun at P = NP
+# (default 4) and out of core, equals psi4's within 1e-8 Eh. With RESUME = resume, a second run is killed
+# (SIGKILL) after its third checkpoint (RESUME = stop: stopped by --max-iter 3) and resumed, and
+# must print the same energy, digit for digit; a resume against another machine, or while another process holds the scratch
 # directory's lock, is refused. With MODE = h5 the integrals are one HDF5
 # file instead of a directory of .npy files. The first run prints --timings: every iteration's
 # five phase columns must add up to its seconds.
-#   ccsd.sh TCEC_CCSD EQUATIONS WORK_DIR MOLECULE BASIS MEMORY [resume|h5]
+#   ccsd.sh TCEC_CCSD EQUATIONS WORK_DIR MOLECULE BASIS MEMORY [resume|stop|h5|-] [NP]
 set -euo pipefail
-ccsd=$1 equations=$2 work=$3 molecule=$4 basis=$5 memory=$6 resume=${7:-}
+ccsd=$1 equations=$2 work=$3 molecule=$4 basis=$5 memory=$6 resume=${7:-} np=${8:-4}
 here=$(cd "$(dirname "$0")/../.." && pwd)
 rm -rf "$work" && mkdir -p "$work"
 ints=$work/ints
@@ -16,13 +16,13 @@ if [ "$resume" = h5 ]; then ints=$work/ints.h5; fi
 /usr/bin/python3 "$here/tools/psi4_integrals.py" "$molecule" "$basis" "$ints" > "$work/psi4.log"
 cat > "$work/p4.machine" <<MACHINE
 machine test {
-  processors 4;
+  processors $np;
   memory ${memory/KB/ KB};
   network 200 MB/s;
   disk 100 MB/s;
 }
 MACHINE
-mpirun --oversubscribe -np 4 "$ccsd" --integrals "$ints" --equations "$equations" --machine "$work/p4.machine" \
+mpirun --oversubscribe -np "$np" "$ccsd" --integrals "$ints" --equations "$equations" --machine "$work/p4.machine" \
   --scratch "$work" --timings > "$work/out" 2> "$work/err" || { cat "$work/out" "$work/err"; exit 1; }
 cat "$work/out"
 /usr/bin/python3 - "$work/out" <<'PY'
@@ -50,8 +50,14 @@ print(f"tcec-ccsd {energy:.12f} Eh, psi4 {reference:.12f} Eh, difference {energy
 sys.exit(0 if abs(energy - reference) <= 1e-8 else 1)
 PY
 if [ -e "$work/tcec-ccsd" ]; then echo "the work directory is left"; exit 1; fi
+if [ "$resume" = stop ]; then  # stopped after 3 iterations (one rank converges too fast to kill)
+  run=(mpirun --oversubscribe -np "$np" "$ccsd" --integrals "$ints" --equations "$equations" --machine "$work/p4.machine"
+       --scratch "$work/r")
+  "${run[@]}" --max-iter 3 > "$work/stopped.out" 2> "$work/stopped.err" && exit 1
+  grep -q "not converged in 3 iterations .* holds the state for --resume" "$work/stopped.err"
+fi
 if [ "$resume" = resume ]; then
-  run=(mpirun --oversubscribe -np 4 "$ccsd" --integrals "$ints" --equations "$equations" --machine "$work/p4.machine"
+  run=(mpirun --oversubscribe -np "$np" "$ccsd" --integrals "$ints" --equations "$equations" --machine "$work/p4.machine"
        --scratch "$work/r")
   setsid "${run[@]}" > "$work/killed.out" 2>&1 &
   job=$!
@@ -77,6 +83,8 @@ if [ "$resume" = resume ]; then
   done
   wait "$job" 2> /dev/null || true
   [ -z "$(session "$job")" ] || { echo "the killed run's processes did not end"; exit 1; }
+fi
+if [ "$resume" = resume ] || [ "$resume" = stop ]; then
   grep -q '"iteration"' "$work/r/tcec-ccsd/checkpoint.json"
   # A run on a scratch directory whose lock another process holds is refused, and changes nothing.
   cp "$work/r/tcec-ccsd/checkpoint.json" "$work/checkpoint.before"
@@ -84,13 +92,13 @@ if [ "$resume" = resume ]; then
   grep -q "tcec-ccsd.lock is held by another process (another tcec-ccsd run" "$work/locked.err"
   cmp -s "$work/checkpoint.before" "$work/r/tcec-ccsd/checkpoint.json"
   sed 's/network 200/network 100/' "$work/p4.machine" > "$work/other.machine"
-  mpirun --oversubscribe -np 4 "$ccsd" --integrals "$ints" --equations "$equations" --machine "$work/other.machine" \
+  mpirun --oversubscribe -np "$np" "$ccsd" --integrals "$ints" --equations "$equations" --machine "$work/other.machine" \
     --scratch "$work/r" --resume > /dev/null 2> "$work/refused.err" && exit 1
   grep -q "cannot resume from .*: it was made for another machine" "$work/refused.err"
   "${run[@]}" --resume > "$work/resumed.out" 2> "$work/resumed.err" || { cat "$work/resumed.out" "$work/resumed.err"; exit 1; }
   grep -q "resuming after iteration" "$work/resumed.err"
   again=$(sed -n 's/^CCSD correlation energy: //p' "$work/resumed.out")
   [ "$again" = "$energy" ] || { echo "resumed: $again, uninterrupted: $energy"; exit 1; }
-  echo "killed after a checkpoint and resumed: $again Eh, as uninterrupted"
+  echo "interrupted ($resume) after a checkpoint and resumed: $again Eh, as uninterrupted"
 fi
 echo "ccsd: ok"

@@ -19,14 +19,27 @@ using u64 = std::uint64_t;
 /// Elements handled between two drops of the mappings' resident pages (8 MiB of each file).
 constexpr u64 kChunk = u64{1} << 20;
 
-/// The mapped inputs of one operation on one file: their readers, whose pages are dropped
-/// after each chunk that another follows (after the last, the readers' unmapping frees them).
+/// The inputs of one operation on one file: in memory (VectorOps::cached()), or mapped by
+/// readers whose pages are dropped after each chunk that another follows (after the last, the
+/// readers' unmapping frees them).
 struct Inputs {
+  std::vector<std::shared_ptr<const tcert::FileMemory>> held;
   std::vector<std::unique_ptr<tcert::NpyReader>> readers;
-  explicit Inputs(const std::vector<std::string>& paths) {
-    for (const std::string& p : paths) readers.push_back(std::make_unique<tcert::NpyReader>(p));
+  std::vector<const double*> data;
+  std::vector<u64> sizes;  // elements
+  /// cached(path): the data in memory, or null.
+  template <class Cached>
+  Inputs(const std::vector<std::string>& paths, Cached cached) {
+    for (const std::string& p : paths) {
+      if (std::shared_ptr<const tcert::FileMemory> in = cached(p)) {
+        data.push_back(in->data()), sizes.push_back(in->size()), held.push_back(std::move(in));
+      } else {
+        readers.push_back(std::make_unique<tcert::NpyReader>(p));
+        data.push_back(readers.back()->data()), sizes.push_back(readers.back()->size());
+      }
+    }
   }
-  const double* operator[](std::size_t k) const { return readers[k]->data(); }
+  const double* operator[](std::size_t k) const { return data[k]; }
   void drop() const {
     for (const auto& r : readers) r->drop_pages();
   }
@@ -34,10 +47,35 @@ struct Inputs {
 
 }  // namespace
 
-VectorOps::VectorOps(MPI_Comm comm, std::vector<double> eps_occ, std::vector<double> eps_vir)
-    : comm_(comm), eps_occ_(std::move(eps_occ)), eps_vir_(std::move(eps_vir)) {
+VectorOps::VectorOps(MPI_Comm comm, std::vector<double> eps_occ, std::vector<double> eps_vir, std::uint64_t cache_bytes)
+    : comm_(comm), eps_occ_(std::move(eps_occ)), eps_vir_(std::move(eps_vir)), cache_bytes_(cache_bytes) {
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &size_);
+}
+
+std::shared_ptr<const tcert::FileMemory> VectorOps::cached(const std::string& path) const {
+  for (const Cached& c : cache_)
+    if (c.path == path) return c.data;
+  return nullptr;
+}
+
+void VectorOps::forget(const std::string& path) const {
+  for (auto it = cache_.begin(); it != cache_.end(); ++it)
+    if (it->path == path) {
+      cached_bytes_ -= 8 * it->data->size();
+      cache_.erase(it);
+      return;
+    }
+}
+
+std::shared_ptr<tcert::FileMemory> VectorOps::buffer(u64 n) const {
+  if (size_ != 1 || 8 * n > cache_bytes_) return nullptr;
+  while (cached_bytes_ + 8 * n > cache_bytes_) {
+    cached_bytes_ -= 8 * cache_.front().data->size();
+    cache_.pop_front();
+  }
+  cached_bytes_ += 8 * n;  // counted from now: write() holds it, or takes it back
+  return std::make_shared<tcert::FileMemory>(n);
 }
 
 std::pair<u64, u64> VectorOps::range(u64 n) const {
@@ -51,6 +89,20 @@ template <class Fill>
 void VectorOps::write(const std::string& path, const std::vector<u64>& shape, Fill fill) const {
   u64 n = 1;
   for (u64 e : shape) n *= e;
+  forget(path);
+  // One rank, and room in the cache: filled in a buffer that it then holds, and written to the
+  // file from there (write_npy()).
+  if (const std::shared_ptr<tcert::FileMemory> held = buffer(n)) {
+    try {
+      fill(0, n, held->data(), false);
+      tcert::write_npy(path, shape, held->data(), false, &tcert::spare_files());
+    } catch (...) {
+      cached_bytes_ -= 8 * n;
+      throw;
+    }
+    cache_.push_back({path, held});
+    return;
+  }
   std::unique_ptr<tcert::NpyWriter> writer;
   std::string temp;
   if (rank_ == 0) {
@@ -79,7 +131,7 @@ void VectorOps::write(const std::string& path, const std::vector<u64>& shape, Fi
 
 void VectorOps::zeros(const Amplitudes& out) const {
   const u64 O = static_cast<u64>(this->O()), V = static_cast<u64>(this->V());
-  auto none = [](u64, u64, double*, bool) {};  // the writer's file starts zero-filled
+  auto none = [](u64 lo, u64 hi, double* out, bool) { std::fill_n(out, hi - lo, 0.0); };
   write(out.t1, {V, O}, none);
   write(out.t2, {V, V, O, O}, none);
 }
@@ -107,7 +159,7 @@ double VectorOps::jacobi(const Amplitudes& t, const Amplitudes& r, const Amplitu
         e0 = e1;
       }
     };
-    const Inputs in({t_path, r_path});
+    const Inputs in({t_path, r_path}, [&](const std::string& p) { return cached(p); });
     const double *tv = in[0], *rv = in[1];
     write(step_path, shape, [&](u64 lo, u64 hi, double* out, bool more) {
       by_outer(lo, hi, [&](u64 e0, u64 e1, double d0, double d1, u64 base) {
@@ -137,8 +189,8 @@ std::vector<double> VectorOps::dots(const Amplitudes& x, const std::vector<Ampli
   for (int part = 0; part < 2; ++part) {
     std::vector<std::string> paths{part == 0 ? x.t1 : x.t2};
     for (const Amplitudes& y : ys) paths.push_back(part == 0 ? y.t1 : y.t2);
-    const Inputs in(paths);
-    const auto [first, end] = range(in.readers[0]->size());
+    const Inputs in(paths, [&](const std::string& p) { return cached(p); });
+    const auto [first, end] = range(in.sizes[0]);
     for (u64 lo = first; lo < end; lo += kChunk) {
       const u64 hi = std::min(end, lo + kChunk);
       // Per y, the products in index order into one sum (as a plain loop would); four sums at a
@@ -167,7 +219,7 @@ void VectorOps::combine(const std::vector<double>& c, const std::vector<Amplitud
   for (int part = 0; part < 2; ++part) {
     std::vector<std::string> paths;
     for (const Amplitudes& x : xs) paths.push_back(part == 0 ? x.t1 : x.t2);
-    const Inputs in(paths);
+    const Inputs in(paths, [&](const std::string& p) { return cached(p); });
     const std::vector<u64> shape = part == 0 ? std::vector<u64>{V, O} : std::vector<u64>{V, V, O, O};
     write(part == 0 ? out.t1 : out.t2, shape, [&](u64 lo, u64 hi, double* dst, bool more) {
       // Per element Σ_k c[k]·x_k in k order, four inputs per pass over a block of elements that

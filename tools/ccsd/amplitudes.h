@@ -2,17 +2,22 @@
 // two float64 .npy files, and the elementwise work of one iteration (Jacobi update, dot
 // products, linear combinations) spread over the ranks of a communicator, each rank its
 // balanced range of every file, streamed through mappings whose resident pages are dropped
-// every few MiB, so no rank holds a whole vector.
+// every few MiB, so no rank holds a whole vector; except that one rank with room holds the
+// newest vectors it wrote (VectorOps, cache_bytes).
 //
 // Spin orbitals, occupied first (tools/psi4_integrals.py): h = occupied (O of them),
 // p = virtual (V). T1 is t_ph[a,i], T2 is t_pphh[a,b,i,j], as NWChem's TCE names them.
 #pragma once
 
 #include <cstdint>
+#include <deque>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <mpi.h>
+
+#include "runtime/npy.h"
 
 namespace tcec::ccsd {
 
@@ -26,11 +31,17 @@ struct Amplitudes {
 /// the same arguments. Files written are complete and renamed into place only when every
 /// rank has filled its range (runtime NpyWriter/NpyPatch); errors throw tcert::Error on the
 /// rank that meets them.
+///
+/// On one rank, the files it writes also stay in its memory, the newest up to `cache_bytes` in
+/// all, and later operations read them there instead of mapping the file (a DIIS step reads
+/// every held vector: 2·8 files of 1.16 MB on H2O/cc-pVDZ). The files are still written (a
+/// checkpoint names them). Precondition: nobody else changes a file this object wrote while it
+/// lives (tcec-ccsd names each iteration's vectors anew).
 class VectorOps {
  public:
   /// eps_occ[i] (O values) and eps_vir[a] (V values): orbital energies in Eh, the diagonals of
-  /// f_hh and f_pp (canonical orbitals).
-  VectorOps(MPI_Comm comm, std::vector<double> eps_occ, std::vector<double> eps_vir);
+  /// f_hh and f_pp (canonical orbitals). cache_bytes: see above (0: none).
+  VectorOps(MPI_Comm comm, std::vector<double> eps_occ, std::vector<double> eps_vir, std::uint64_t cache_bytes = 0);
 
   std::int64_t O() const { return static_cast<std::int64_t>(eps_occ_.size()); }
   std::int64_t V() const { return static_cast<std::int64_t>(eps_vir_.size()); }
@@ -44,6 +55,9 @@ class VectorOps {
   double jacobi(const Amplitudes& t, const Amplitudes& r, const Amplitudes& next, const Amplitudes& step) const;
   /// Σ x·ys[k] over both files, for every k, in one pass that maps x's files once (DIIS's new row).
   std::vector<double> dots(const Amplitudes& x, const std::vector<Amplitudes>& ys) const;
+  /// Lets go of the copy in memory of the file `path`, if any (the file is no longer needed).
+  /// Not collective.
+  void forget(const std::string& path) const;
   /// out = Σ_k c[k]·xs[k]. Precondition: c.size() == xs.size() >= 1.
   void combine(const std::vector<double>& c, const std::vector<Amplitudes>& xs, const Amplitudes& out) const;
 
@@ -56,9 +70,24 @@ class VectorOps {
   template <class Fill>
   void write(const std::string& path, const std::vector<std::uint64_t>& shape, Fill fill) const;
 
+  /// The data of `path` held in memory, or null.
+  std::shared_ptr<const tcert::FileMemory> cached(const std::string& path) const;
+  /// Memory for the n elements of a file to be written and then held (counted as held from now
+  /// on; the oldest held go to make room), or null: more than one rank, or more than
+  /// cache_bytes. From the runtime's pool of freed blocks (tcert::FileMemory), where they go back
+  /// when let go of.
+  std::shared_ptr<tcert::FileMemory> buffer(std::uint64_t n) const;
+
   MPI_Comm comm_;
   int rank_ = 0, size_ = 1;
   std::vector<double> eps_occ_, eps_vir_;
+  std::uint64_t cache_bytes_ = 0;
+  struct Cached {
+    std::string path;
+    std::shared_ptr<tcert::FileMemory> data;
+  };
+  mutable std::deque<Cached> cache_;  // oldest first
+  mutable std::uint64_t cached_bytes_ = 0;
 };
 
 }  // namespace tcec::ccsd

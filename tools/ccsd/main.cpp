@@ -136,7 +136,11 @@ int solve(const Args& a, MPI_Comm comm) {
                  residuals.flops(Residuals::T1) + residuals.flops(Residuals::T2) + residuals.flops(Residuals::Energy),
                  residuals.flops(Residuals::T1), residuals.flops(Residuals::T2), residuals.flops(Residuals::Energy));
   }
-  const tcec::ccsd::VectorOps ops(comm, integrals.diagonal("f_hh"), integrals.diagonal("f_pp"));
+  // One rank keeps the vectors it writes in memory, up to an eighth of the machine's memory: on
+  // top of what the residual programs plan for (all of it), as the runtime's pool of freed
+  // blocks is (tcert::FileMemory).
+  const tcec::ccsd::VectorOps ops(comm, integrals.diagonal("f_hh"), integrals.diagonal("f_pp"),
+                                  residuals.memory_bytes() / 8);
   tcec::ccsd::Diis diis(ops, work, a.diis);
   const auto in_work = [&](const std::string& name) { return (fs::path(work) / name).string(); };
   const Amplitudes r{in_work("r_ph.npy"), in_work("r_pphh.npy")};
@@ -217,6 +221,7 @@ int solve(const Args& a, MPI_Comm comm) {
         if (entry.path().filename().string().rfind("tx", 0) == 0 && path != t.t1 && path != t.t2)
           unnamed.push_back(path);
       }
+      for (const std::string& f : unnamed) ops.forget(f);  // not read again
       checkpointing = std::async(std::launch::async, [durable, state, unnamed, &checkpoint, &work] {
         tcert::sync_files(durable);
         write_json_atomically(checkpoint, state);

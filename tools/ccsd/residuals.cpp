@@ -87,6 +87,7 @@ struct Built {
   std::string object;
   std::vector<std::string> inputs;
   std::vector<double> flops;
+  std::uint64_t memory_bytes = 0;  // the machine's, per rank
 };
 
 /// Rank 0's part: emits the three sections, compiles them into DIR/ccsd_<hash>.so (unless it
@@ -97,6 +98,7 @@ Built build(std::int64_t O, std::int64_t V, const std::string& equations, const 
   const std::optional<ir::MachineDesc> machine = frontend::parse_machine_file(machine_file, diagnostics);
   if (!machine || diagnostics.has_errors()) throw tcert::Error(diagnostics.render());
   Built out;
+  out.memory_bytes = machine->memory_bytes;
   std::string all;
   Emitted emitted[3];
   for (int w = 0; w < 3; ++w) {
@@ -148,11 +150,11 @@ Residuals::Residuals(MPI_Comm comm, std::int64_t O, std::int64_t V, const std::s
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   // Rank 0 builds; its error (or the object's path and the inputs) reaches every rank.
-  std::string error, object, names[3], flops[3];
+  std::string error, object, names[3], flops[3], memory;
   if (rank == 0) {
     try {
       const Built built = build(O, V, equations, machine_file, cache_dir);
-      object = built.object;
+      object = built.object, memory = std::to_string(built.memory_bytes);
       for (int w = 0; w < 3; ++w) {
         names[w] = built.inputs[static_cast<std::size_t>(w)];
         flops[w] = fmt::format("{:.17g}", built.flops[static_cast<std::size_t>(w)]);
@@ -164,6 +166,7 @@ Residuals::Residuals(MPI_Comm comm, std::int64_t O, std::int64_t V, const std::s
   error = bcast_string(comm, error);
   if (!error.empty()) throw tcert::Error(error);
   object = bcast_string(comm, object);
+  memory_bytes_ = std::stoull(bcast_string(comm, memory));
   for (int w = 0; w < 3; ++w) {
     std::istringstream in(bcast_string(comm, names[w]));
     for (std::string n; in >> n;) inputs_[w].push_back(n);

@@ -38,6 +38,8 @@ class Residuals {
   /// Floating-point operations of one call of `which`: Σ 2·|I|·|J|·|K| over its contractions
   /// (ir::MacroIndexGemm::flops; copies and additions not counted).
   double flops(Which which) const { return flops_[which]; }
+  /// The machine's memory per rank (bytes) the functions were planned for.
+  std::uint64_t memory_bytes() const { return memory_bytes_; }
   /// Calls `which` on `comm`: each input from files.at(name) (.npy, or an HDF5 dataset), the
   /// result i0 to `output` (.npy). Returns the function's Status.
   tcert::Status call(Which which, MPI_Comm comm, const std::map<std::string, tcert::TensorFile>& files,
@@ -48,6 +50,7 @@ class Residuals {
   tcert::GeneratedFunction functions_[3] = {};
   std::vector<std::string> inputs_[3];
   double flops_[3] = {};
+  std::uint64_t memory_bytes_ = 0;
 };
 
 }  // namespace tcec::ccsd
