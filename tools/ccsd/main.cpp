@@ -167,8 +167,8 @@ int solve(const Args& a, MPI_Comm comm) {
   options.record_steps = false;  // no trace, no summary: skip the per-step gathers of measured figures
   bool converged = false;
   if (rank == 0 && !a.quiet) {
-    std::printf("%4s  %20s  %12s  %12s  %8s", "iter", "energy (Eh)", "delta E", "|residual|", "s");
-    if (a.timings) std::printf("  %8s  %8s  %8s  %8s  %8s", "t1 s", "t2 s", "update s", "e s", "other s");
+    std::printf("%4s  %20s  %12s  %12s  %9s", "iter", "energy (Eh)", "delta E", "|residual|", "s");
+    if (a.timings) std::printf("  %9s  %9s  %9s  %9s  %9s", "t1 s", "t2 s", "update s", "e s", "other s");
     std::printf("\n");
   }
   std::future<void> checkpointing;  // rank 0: the last iteration's checkpoint, written behind the next
@@ -230,9 +230,9 @@ int solve(const Args& a, MPI_Comm comm) {
       });
       if (!a.quiet) {
         const double seconds = since(t0);
-        std::printf("%4d  %20.12f  %12.3e  %12.3e  %8.3f", it, energy, delta, norm, seconds);
+        std::printf("%4d  %20.12f  %12.3e  %12.3e  %9.4f", it, energy, delta, norm, seconds);
         if (a.timings)
-          std::printf("  %8.3f  %8.3f  %8.3f  %8.3f  %8.3f", phase[0], phase[1], phase[2], phase[3],
+          std::printf("  %9.4f  %9.4f  %9.4f  %9.4f  %9.4f", phase[0], phase[1], phase[2], phase[3],
                       seconds - phase[0] - phase[1] - phase[2] - phase[3]);
         std::printf("\n");
         std::fflush(stdout);
