@@ -87,6 +87,10 @@ Buffer allocate(std::size_t elements, std::string_view what) {
 void bound_heap_threshold() {
 #if defined(__GLIBC__)
   ::mallopt(M_MMAP_THRESHOLD, 1 << 20);  // fixed: glibc no longer raises it
+  // The free top of the heap is kept up to kKeptFreeHeapBytes, as release_free_heap() keeps it,
+  // rather than glibc's 128 KiB: a kernel's tables of a few hundred KiB, freed at the end of a
+  // call, were given back and faulted in again by the next (tcec-ccsd: 170 faults an iteration).
+  ::mallopt(M_TRIM_THRESHOLD, kKeptFreeHeapBytes);
 #endif
 }
 

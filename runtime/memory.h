@@ -62,7 +62,8 @@ void release_free_heap();
 /// Makes heap blocks of 1 MiB or more their own mappings, given back when freed (glibc; nothing
 /// elsewhere), so that glibc does not raise that threshold (see release_free_heap()). 1 MiB
 /// rather than less: each such block costs an mmap, page faults and an munmap (at 256 KiB, 15%
-/// of tcec-ccsd's time on H2O/cc-pVDZ). Run's constructor calls it.
+/// of tcec-ccsd's time on H2O/cc-pVDZ). And keeps up to kKeptFreeHeapBytes free at the top of
+/// the heap (glibc's M_TRIM_THRESHOLD), as release_free_heap() does. Run's constructor calls it.
 void bound_heap_threshold();
 
 /// This process's peak resident set so far, in bytes: VmHWM of /proc/self/status (everything
