@@ -48,6 +48,7 @@ DirectResult::DirectResult(Run& run, const TensorShape& shape, bool writes, Upda
   }
   const std::vector<std::uint64_t> extents(shape.extents.begin(), shape.extents.end());
   temp_ = ctx.root_value([&] {  // a full disk fails here on rank 0, and so on every rank
+    run.make_store();
     writer_ = std::make_unique<NpyWriter>(path, extents, &spare_files(),
                                           in_memory ? NpyWriter::Backing::Memory : NpyWriter::Backing::Mapped);
     return writer_->temp_path();

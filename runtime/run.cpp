@@ -5,11 +5,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <random>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -70,7 +72,10 @@ Run::Run(const Context& ctx, RunOptions options, TensorLocations tensors, Progra
   budget().set_limit_bytes(info_.memory_bytes);
   budget().reset_peak();
   bound_mapped_pages(budget().in_use_bytes());  // the mapped pages earlier runs left, within this run's bound
-  ctx_.check_all([&] { scratch_ = std::make_unique<Scratch>(options_.scratch, ctx_.rank(), options_.keep); });
+  // Where the run will defer its writes (defers_writes(); its checkpoint is not made yet), the
+  // first scratch() makes the directory.
+  if (ctx_.size() != 1 || !options_.checkpoint.empty() || options_.keep)
+    ctx_.check_all([&] { scratch_ = std::make_unique<Scratch>(options_.scratch, ctx_.rank(), options_.keep); });
   if (!options_.checkpoint.empty()) {  // the store is the checkpoint's; it outlives a failed run
     checkpoint_ = std::make_unique<Checkpoint>(ctx_, info_, tensors_, options_);
     store_.path = checkpoint_->store_dir();
@@ -94,12 +99,18 @@ Run::Run(const Context& ctx, RunOptions options, TensorLocations tensors, Progra
   }
   ctx_.check_root([&] {
     const char* tmp = std::getenv("TMPDIR");
-    std::string pattern =
-        (options_.scratch.empty() ? std::string(tmp && *tmp ? tmp : "/tmp") : options_.scratch) + "/tcec-store-XXXXXX";
+    const std::string base = options_.scratch.empty() ? std::string(tmp && *tmp ? tmp : "/tmp") : options_.scratch;
+    store_.remove = !options_.keep;
+    if (defers_writes()) {  // named now, made by the first write (make_store()), if any
+      static std::atomic<std::uint64_t> runs{0};
+      store_.path = fmt::format("{}/tcec-store-{}-{}-{:08x}", base, ::getpid(), ++runs, std::random_device{}());
+      store_.made = false;
+      return;
+    }
+    std::string pattern = base + "/tcec-store-XXXXXX";
     if (::mkdtemp(pattern.data()) == nullptr)
       throw Error("cannot create the tensor store " + pattern + ": " + std::strerror(errno));
     store_.path = pattern;
-    store_.remove = !options_.keep;
   });
   store_.path = ctx_.bcast_string(store_.path);
   ctx_.check_root([&] { check_locations(info_, tensors_, options_); });
@@ -144,8 +155,22 @@ IoWorker& Run::remover() {
   return worker;
 }
 
+Scratch& Run::scratch() {
+  if (!scratch_) scratch_ = std::make_unique<Scratch>(options_.scratch, ctx_.rank(), options_.keep);
+  return *scratch_;
+}
+
+void Run::make_store() {
+  if (store_.made) return;
+  std::error_code ec;  // --scratch DIR itself too: the scratch directory, lazy as well, may not have made it
+  std::filesystem::create_directories(std::filesystem::path(store_.path).parent_path(), ec);
+  if (ec || ::mkdir(store_.path.c_str(), 0700) != 0)
+    throw Error("cannot create the tensor store " + store_.path + ": " + (ec ? ec.message() : std::strerror(errno)));
+  store_.made = true;
+}
+
 Run::StoreDirectory::~StoreDirectory() {
-  if (!remove) return;
+  if (!remove || !made) return;
   std::error_code ec;
   std::filesystem::remove_all(path, ec);
 }
@@ -208,6 +233,7 @@ void Run::write_out(const std::string& path) {
   if (it == held_.end() || it->second.written) return;
   Held& held = it->second;
   if (unfiled_.count(path) != 0) {
+    make_store();
     write_npy(path, held.shape, held.data.data(), options_.sync_results, &spare_files());
     unfiled_.erase(path);
   } else {  // the file's data in place: its mappings (patch_latest(), read_npy()) see them
