@@ -408,24 +408,32 @@ void NpyWriter::commit(bool flush) {
   }
 }
 
-void write_npy(const std::string& path, const std::vector<std::uint64_t>& shape, const double* data, bool flush,
-               SpareFiles* spares) {
-  const std::string temp = path + ".tmp-" + std::to_string(::getpid()), head = header_bytes(shape);
+void write_npy_file(const std::string& path, const std::vector<std::uint64_t>& shape, const double* data, bool flush,
+                    SpareFiles* spares) {
+  const std::string head = header_bytes(shape);
   const NpyHeader header{shape, head.size()};
   // A spare has exactly the file's size: the writes below cover every byte of it.
-  const bool spare = spares != nullptr && spares->take(head.size() + 8 * header.element_count(), temp);
-  Fd file{::open(temp.c_str(), (spare ? 0 : O_CREAT | O_TRUNC) | O_WRONLY | O_CLOEXEC, 0644)};
-  if (file.fd < 0) throw Error("cannot create output " + temp + ": " + errno_text(errno));
+  const bool spare = spares != nullptr && spares->take(head.size() + 8 * header.element_count(), path);
+  Fd file{::open(path.c_str(), (spare ? 0 : O_CREAT | O_TRUNC) | O_WRONLY | O_CLOEXEC, 0644)};
+  if (file.fd < 0) throw Error("cannot create output " + path + ": " + errno_text(errno));
   try {
-    write_all(file.fd, head.data(), head.size(), 0, temp);
-    write_all(file.fd, data, 8 * header.element_count(), head.size(), temp);
-    if (flush && ::fdatasync(file.fd) != 0) throw Error("cannot write output " + temp + ": " + errno_text(errno));
+    write_all(file.fd, head.data(), head.size(), 0, path);
+    write_all(file.fd, data, 8 * header.element_count(), head.size(), path);
+    if (flush && ::fdatasync(file.fd) != 0) throw Error("cannot write output " + path + ": " + errno_text(errno));
     if (::close(std::exchange(file.fd, -1)) != 0) throw Error("cannot write output " + path + ": " + errno_text(errno));
-    if (const int err = replace_file(temp, path, spares); err != 0)
-      throw Error("cannot write output " + path + ": " + errno_text(err));
   } catch (const Error&) {
-    ::unlink(temp.c_str());
+    ::unlink(path.c_str());
     throw;
+  }
+}
+
+void write_npy(const std::string& path, const std::vector<std::uint64_t>& shape, const double* data, bool flush,
+               SpareFiles* spares) {
+  const std::string temp = path + ".tmp-" + std::to_string(::getpid());
+  write_npy_file(temp, shape, data, flush, spares);
+  if (const int err = replace_file(temp, path, spares); err != 0) {
+    ::unlink(temp.c_str());
+    throw Error("cannot write output " + path + ": " + errno_text(err));
   }
 }
 

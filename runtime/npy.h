@@ -171,6 +171,12 @@ class NpyWriter {
 /// full: …"); `path` is then untouched.
 void write_npy(const std::string& path, const std::vector<std::uint64_t>& shape, const double* data, bool flush,
                SpareFiles* spares = nullptr);
+/// write_npy()'s writing of the file without its rename: writes `path` itself (a spare of its size
+/// from `spares` where the pool has one), for a caller that writes under a temporary name of its
+/// own and renames it (an export: one rename instead of two). Errors as write_npy(); `path` is
+/// then removed.
+void write_npy_file(const std::string& path, const std::vector<std::uint64_t>& shape, const double* data, bool flush,
+                    SpareFiles* spares = nullptr);
 
 /// Renames `from` to `to`, replacing a file `to` atomically (readers of `to` see the old file or
 /// the new one). Where `to` is a regular file, the two are exchanged (renameat2 RENAME_EXCHANGE)

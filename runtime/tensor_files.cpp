@@ -136,7 +136,7 @@ void export_npy(Run& run, const TensorShape& output, const std::string& temp) {
     const std::string from = run.latest(output.name);
     if (from.empty()) throw Error("output " + output.name + ": no statement of the program wrote it");
     if (const FileMemory* held = run.unwritten(from)) {  // the store has no up-to-date file of it
-      write_npy(temp, {output.extents.begin(), output.extents.end()}, held->data(), false, &spare_files());
+      write_npy_file(temp, {output.extents.begin(), output.extents.end()}, held->data(), false, &spare_files());
     } else {
       std::error_code ec;
       fs::copy_file(from, temp, fs::copy_options::overwrite_existing, ec);
