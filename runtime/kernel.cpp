@@ -5,6 +5,7 @@
 #include "runtime/counters.h"
 
 #include <cblas.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -190,7 +191,12 @@ int share_cores(int ranks_on_node) {
   if (std::getenv("OPENBLAS_NUM_THREADS") != nullptr || std::getenv("OMP_NUM_THREADS") != nullptr)
     return openblas_get_num_threads();
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const int threads = std::max(1, cores / std::max(1, ranks_on_node));
+  int threads = std::max(1, cores / std::max(1, ranks_on_node));
+#if defined(__linux__)
+  cpu_set_t allowed;
+  if (::sched_getaffinity(0, sizeof allowed, &allowed) == 0)
+    threads = std::min(threads, std::max(1, CPU_COUNT(&allowed)));
+#endif
   openblas_set_num_threads(threads);
   return threads;
 }

@@ -263,10 +263,12 @@ void use_native_blas_kernels(char** argv);
 /// another BLAS. Generated programs write it to their trace (`blas_kernels`).
 std::string blas_kernels();
 
-/// Gives the tile kernel's BLAS max(1, cores / ranks_on_node) threads, so that the ranks of a
-/// node do not run more threads than it has cores (oversubscribed BLAS threads spin against each
-/// other: 5.5x slower on a 2-core node with 4 ranks). Leaves the BLAS alone when the user set
-/// OPENBLAS_NUM_THREADS or OMP_NUM_THREADS. Returns the threads in use. run_program() calls it.
+/// Gives the tile kernel's BLAS max(1, cores / ranks_on_node) threads, and no more than the
+/// process may run on (its CPU affinity: mpirun binds one rank to one core), so that the ranks of
+/// a node do not run more threads than it has cores (oversubscribed BLAS threads spin against
+/// each other: 5.5x slower on a 2-core node with 4 ranks; two on the one core of a bound rank,
+/// tcec-ccsd 1.5% slower). Leaves the BLAS alone when the user set OPENBLAS_NUM_THREADS or
+/// OMP_NUM_THREADS. Returns the threads in use. run_program() calls it.
 int share_cores(int ranks_on_node);
 
 /// C(m×n) = alpha·A(m×k)·B(n×k)ᵀ + beta·C, all row-major with leading dimensions (elements

@@ -5,6 +5,7 @@
 #include "runtime/kernel_plan.h"
 
 #include <gtest/gtest.h>
+#include <sched.h>
 
 #include <algorithm>
 #include <array>
@@ -15,7 +16,12 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <thread>
+#include <utility>
 #include <vector>
+
+extern "C" int openblas_get_num_threads(void);  // OpenBLAS, which the tests link
+extern "C" void openblas_set_num_threads(int threads);
 
 namespace {
 
@@ -448,6 +454,33 @@ TEST(Contract, RejectsInconsistentLayouts) {
   B.extents = {4, 3};
   EXPECT_THROW(tcert::contract(good, 1, A, B, 0, C, ws), std::invalid_argument);
   EXPECT_THROW(tcert::layout_from_labels("ab", "bc", "ac", {{'a', 1}, {'b', 2}}), std::invalid_argument);
+}
+
+// The BLAS gets the cores over the ranks of the node, and no more than the process may run on:
+// bound to one CPU (as mpirun binds one rank), one thread.
+TEST(ShareCores, NoMoreThreadsThanTheProcessMayRunOn) {
+  cpu_set_t allowed;
+  ASSERT_EQ(::sched_getaffinity(0, sizeof allowed, &allowed), 0);
+  const int before = openblas_get_num_threads();
+  std::vector<std::pair<std::string, std::string>> saved;  // the user's setting overrides share_cores
+  for (const char* name : {"OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"})
+    if (const char* v = std::getenv(name)) saved.emplace_back(name, v), ::unsetenv(name);
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  EXPECT_EQ(tcert::share_cores(1), std::min(cores, CPU_COUNT(&allowed)));
+  EXPECT_EQ(tcert::share_cores(2 * cores), 1);
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+    if (CPU_ISSET(cpu, &allowed)) {
+      CPU_SET(cpu, &one);
+      break;
+    }
+  ASSERT_EQ(::sched_setaffinity(0, sizeof one, &one), 0);
+  EXPECT_EQ(tcert::share_cores(1), 1);
+  EXPECT_EQ(openblas_get_num_threads(), 1);
+  ::sched_setaffinity(0, sizeof allowed, &allowed);
+  for (const auto& [name, value] : saved) ::setenv(name.c_str(), value.c_str(), 1);
+  openblas_set_num_threads(before);
 }
 
 TEST(GemmTile, MatchesNaiveWithLeadingDimensions) {
