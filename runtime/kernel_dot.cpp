@@ -5,7 +5,7 @@
 //   sides()        the big side and its runs, or none (dot_applies()).
 //   table()        offsets of an odometer over ids.
 //   dot_block()    8 rows of the big operand times all columns: register transposes, N accumulators.
-//   dot_avx512()   the blocks of 8 rows, the next one's lines fetched ahead.
+//   dot_avx512()   the blocks of 8 rows, the next one's lines (big operand and C) fetched ahead.
 //   dot()          copies the small operand in K order, then dot_avx512().
 #include "runtime/kernel_dot.h"
 
@@ -112,10 +112,11 @@ __attribute__((target("avx512f,fma"))) void put(double* C, const i64* rc, i64 ro
 
 /// One block of dot(): the `rows` rows (≤ 8) of the big operand at p[0..8) (a short block
 /// repeats row 0), their runs of `run` elements at offsets kb[q], q < runs, times the N columns
-/// of yp (yp[k·N + c], k in the same K order: one base address per step), into C (put()). Per 8 elements of a run
-/// (fewer at its end: masked loads), the 8 rows' vectors are transposed in registers (8 loads,
-/// 24 shuffles) into one vector of the 8 rows per k, each multiplied by N broadcasts of the
-/// columns' values: 8·N FMAs into N accumulators, no reduction and no store to memory between.
+/// of yp (yp[k·N + c], k in the same K order: one base address per step), into C (put()). Per 8
+/// elements of a run (fewer at its end: masked loads), the 8 rows' vectors are transposed in
+/// registers (8 loads, 24 shuffles) into one vector of the 8 rows per k, each multiplied by N
+/// broadcasts of the columns' values: 8·N FMAs into N accumulators, no reduction and no store to
+/// memory between.
 template <int N>
 __attribute__((target("avx512f,fma"))) void dot_block(const double* const* p, const i64* kb, i64 runs, i64 run,
                                                       const double* yp, double* C, const i64* rc, i64 rows, bool c_run,

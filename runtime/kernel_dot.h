@@ -22,10 +22,11 @@ constexpr std::int64_t kDotMaxSide = 16;
 bool dot_applies(const Indexing& x, const Workspace& ws);
 
 /// Where dot_applies(x, ws): C = alpha·A·Bᵀ + beta·C on row-major A, B and C (extents of the
-/// layout), and returns true; elsewhere returns false and does nothing. The small operand is copied into ws.b in the big operand's K order, the n
-/// columns' values of each k together (n·|K| elements). The big operand is read in place, in its
-/// stored order, 8 rows at a time (fewer where C's rows stop being consecutive), the next 8 rows'
-/// lines fetched ahead: per 8 elements of K, 8 vector loads and an 8×8 register transpose give
+/// layout), and returns true; elsewhere returns false and does nothing. The small operand is
+/// copied into ws.b in the big operand's K order, the n columns' values of each k together (n·|K|
+/// elements). The big operand is read in place, in its stored order, 8 rows at a time (fewer
+/// where C's rows stop being consecutive), the next 8 rows' lines and the next block's lines of C
+/// fetched ahead: per 8 elements of K, 8 vector loads and an 8×8 register transpose give
 /// one vector of the 8 rows per k, which n FMAs with broadcast columns add into n accumulators,
 /// one vector of C each at the end. GETT packs each element of the big operand (a register
 /// transpose and a store, K innermost) and then uses it for n ≤ 16 columns only: on T1 × v_pppp

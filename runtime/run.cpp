@@ -72,9 +72,7 @@ Run::Run(const Context& ctx, RunOptions options, TensorLocations tensors, Progra
   budget().set_limit_bytes(info_.memory_bytes);
   budget().reset_peak();
   bound_mapped_pages(budget().in_use_bytes());  // the mapped pages earlier runs left, within this run's bound
-  // Where the run will defer its writes (defers_writes(); its checkpoint is not made yet), the
-  // first scratch() makes the directory.
-  if (ctx_.size() != 1 || !options_.checkpoint.empty() || options_.keep)
+  if (!defers_writes())                         // else the first scratch() makes it
     ctx_.check_all([&] { scratch_ = std::make_unique<Scratch>(options_.scratch, ctx_.rank(), options_.keep); });
   if (!options_.checkpoint.empty()) {  // the store is the checkpoint's; it outlives a failed run
     checkpoint_ = std::make_unique<Checkpoint>(ctx_, info_, tensors_, options_);

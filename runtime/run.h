@@ -267,7 +267,7 @@ class Run {
   /// Whether store versions may stay in memory, unwritten, until something needs their files
   /// (hold_unwritten()): one rank, and no checkpoint (it names the versions' files) and no --keep
   /// (it leaves them for inspection).
-  bool defers_writes() const { return ctx_.size() == 1 && !checkpoint_ && !options_.keep; }
+  bool defers_writes() const { return ctx_.size() == 1 && options_.checkpoint.empty() && !options_.keep; }
   /// With defers_writes(): keeps `data`, the elements of store version `path` of `tensor`, as its
   /// only up-to-date copy. Its file is not written (`new_version`: it has none yet; else it holds
   /// older values) until write_out() or export_outputs() needs it, and release() of the tensor

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # e2e.ccsd.*: the CCSD correlation energy of a molecule from tcec-ccsd, under mpirun at P = NP
-# (default 4) and out of core, equals psi4's within 1e-8 Eh. With RESUME = resume, a second run is killed
-# (SIGKILL) after its third checkpoint (RESUME = stop: stopped by --max-iter 3) and resumed, and
-# must print the same energy, digit for digit; a resume against another machine, or while another process holds the scratch
-# directory's lock, is refused. With MODE = h5 the integrals are one HDF5
-# file instead of a directory of .npy files. The first run prints --timings: every iteration's
-# five phase columns must add up to its seconds.
+# (default 4) and out of core, equals psi4's within 1e-8 Eh. With RESUME = resume, a second run
+# is killed (SIGKILL) after its third checkpoint (RESUME = stop: stopped by --max-iter 3) and
+# resumed, and must print the same energy, digit for digit; a resume against another machine, or
+# while another process holds the scratch directory's lock, is refused. With MODE = h5 the
+# integrals are one HDF5 file instead of a directory of .npy files. The first run prints
+# --timings: every iteration's five phase columns must add up to its seconds.
 #   ccsd.sh TCEC_CCSD EQUATIONS WORK_DIR MOLECULE BASIS MEMORY [resume|stop|h5|-] [NP]
 set -euo pipefail
 ccsd=$1 equations=$2 work=$3 molecule=$4 basis=$5 memory=$6 resume=${7:-} np=${8:-4}
@@ -14,7 +14,7 @@ rm -rf "$work" && mkdir -p "$work"
 ints=$work/ints
 if [ "$resume" = h5 ]; then ints=$work/ints.h5; fi
 /usr/bin/python3 "$here/tools/psi4_integrals.py" "$molecule" "$basis" "$ints" > "$work/psi4.log"
-cat > "$work/p4.machine" <<MACHINE
+cat > "$work/ranks.machine" <<MACHINE
 machine test {
   processors $np;
   memory ${memory/KB/ KB};
@@ -22,7 +22,7 @@ machine test {
   disk 100 MB/s;
 }
 MACHINE
-mpirun --oversubscribe -np "$np" "$ccsd" --integrals "$ints" --equations "$equations" --machine "$work/p4.machine" \
+mpirun --oversubscribe -np "$np" "$ccsd" --integrals "$ints" --equations "$equations" --machine "$work/ranks.machine" \
   --scratch "$work" --timings > "$work/out" 2> "$work/err" || { cat "$work/out" "$work/err"; exit 1; }
 cat "$work/out"
 /usr/bin/python3 - "$work/out" <<'PY'
@@ -51,13 +51,13 @@ sys.exit(0 if abs(energy - reference) <= 1e-8 else 1)
 PY
 if [ -e "$work/tcec-ccsd" ]; then echo "the work directory is left"; exit 1; fi
 if [ "$resume" = stop ]; then  # stopped after 3 iterations (one rank converges too fast to kill)
-  run=(mpirun --oversubscribe -np "$np" "$ccsd" --integrals "$ints" --equations "$equations" --machine "$work/p4.machine"
+  run=(mpirun --oversubscribe -np "$np" "$ccsd" --integrals "$ints" --equations "$equations" --machine "$work/ranks.machine"
        --scratch "$work/r")
   "${run[@]}" --max-iter 3 > "$work/stopped.out" 2> "$work/stopped.err" && exit 1
   grep -q "not converged in 3 iterations .* holds the state for --resume" "$work/stopped.err"
 fi
 if [ "$resume" = resume ]; then
-  run=(mpirun --oversubscribe -np "$np" "$ccsd" --integrals "$ints" --equations "$equations" --machine "$work/p4.machine"
+  run=(mpirun --oversubscribe -np "$np" "$ccsd" --integrals "$ints" --equations "$equations" --machine "$work/ranks.machine"
        --scratch "$work/r")
   setsid "${run[@]}" > "$work/killed.out" 2>&1 &
   job=$!
@@ -91,7 +91,7 @@ if [ "$resume" = resume ] || [ "$resume" = stop ]; then
   flock "$work/r/tcec-ccsd.lock" "${run[@]}" --resume > /dev/null 2> "$work/locked.err" && exit 1
   grep -q "tcec-ccsd.lock is held by another process (another tcec-ccsd run" "$work/locked.err"
   cmp -s "$work/checkpoint.before" "$work/r/tcec-ccsd/checkpoint.json"
-  sed 's/network 200/network 100/' "$work/p4.machine" > "$work/other.machine"
+  sed 's/network 200/network 100/' "$work/ranks.machine" > "$work/other.machine"
   mpirun --oversubscribe -np "$np" "$ccsd" --integrals "$ints" --equations "$equations" --machine "$work/other.machine" \
     --scratch "$work/r" --resume > /dev/null 2> "$work/refused.err" && exit 1
   grep -q "cannot resume from .*: it was made for another machine" "$work/refused.err"

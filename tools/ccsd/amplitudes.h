@@ -51,9 +51,10 @@ class VectorOps {
   /// The Jacobi step with orbital-energy denominators: step = r / D, next = t + step, where
   /// D1[a,i] = e_i − e_a and D2[a,b,i,j] = e_i + e_j − e_a − e_b (a residual r of NWChem's
   /// ccsd_t1/ccsd_t2 vanishes at the solution; from t = 0 the step gives the MP2 amplitudes).
-  /// Returns Σ r·r over both files (the residual norm squared), summed in index order in the same pass.
+  /// Returns Σ r·r over both files (the residual norm squared), summed in index order in the
+  /// same pass.
   double jacobi(const Amplitudes& t, const Amplitudes& r, const Amplitudes& next, const Amplitudes& step) const;
-  /// Σ x·ys[k] over both files, for every k, in one pass that maps x's files once (DIIS's new row).
+  /// Σ x·ys[k] over both files, for every k, in one pass that reads x once (DIIS's new row).
   std::vector<double> dots(const Amplitudes& x, const std::vector<Amplitudes>& ys) const;
   /// Lets go of the copy in memory of the file `path`, if any (the file is no longer needed).
   /// Not collective.
