@@ -20,6 +20,9 @@ tcec::calibrate::Measured sample() {
   m.reduction_factor = 4.626;
   m.flops_per_s = 23.7689e9;
   m.small_flops_per_s = 53.383e9;
+  m.disk_pwrite_bytes_per_s = 140.25e6;
+  m.disk_rewrite_bytes_per_s = 912.5e6;
+  m.disk_pread_latency_s = 7.5e-6;
   m.disk_bytes = 256000000;
   m.message_bytes = 16000000;
   m.kernel_n = 768;
@@ -40,10 +43,11 @@ TEST(MachineFile, SaysHowEachFigureWasMeasured) {
             "slowest rank\n"
             "  disk_read 7497.41 MB/s;        # reading back 256.00 MB per rank in 4 MB requests, as programs read "
             "tiled files; slowest rank\n"
-            "  disk_write 168.34 MB/s;        # rewriting 256.00 MB per rank in 4 MB requests, as programs rewrite "
-            "tiles; slowest rank\n"
-            "  disk_latency 2.245 us;         # 8 KB reads at random offsets: time per request beyond its bytes at "
-            "disk_read\n"
+            "  disk_write 168.34 MB/s;        # writing 256.00 MB per rank into a new result file through its "
+            "mapping, as programs write results; slowest rank (4 MB pwrites into a new file 140.25 MB/s, in place "
+            "912.50 MB/s)\n"
+            "  disk_latency 2.245 us;         # runs of 16 elements read through a mapping, as programs read tensors: "
+            "time per run beyond its bytes at disk_read (7.500 us per 8 KB read at a random offset)\n"
             "  replication_factor 1.509;      # ring all-gather time over (P - 1) pieces at the network bandwidth\n"
             "  reduction_factor 4.626;        # all-reduce time over its bytes x log2 P at the network bandwidth\n"
             "  flops 23.769 GFLOP/s;          # tile kernel on 768x768x768 tiles, all ranks at once; slowest rank "
