@@ -157,7 +157,11 @@ class Method {
   /// The tile kernel's rate on rank `rank`'s local products relative to Machine::flops_per_s
   /// (measured on large square tiles): plan.h gemm_efficiency() of the shape of its calls, for the
   /// time model (plan.h plan_wall()). Default 1 (methods whose calls are large).
-  virtual double kernel_efficiency(const Plan& /*plan*/, std::int64_t /*rank*/) const { return 1; }
+  /// On `machine` (its Machine::memory_bytes_per_s bounds calls that stream: plan.h
+  /// gemm_efficiency(m, n, k, machine)).
+  virtual double kernel_efficiency(const Plan& /*plan*/, const Machine& /*machine*/, std::int64_t /*rank*/) const {
+    return 1;
+  }
   /// How many copies of tile_bytes() the plan allocates: 2 for a Gao plan with overlap (its
   /// second buffers), else 1 (default).
   virtual int buffer_sets(const Plan& /*plan*/) const { return 1; }

@@ -30,6 +30,12 @@ struct Machine {
   /// The tile kernel's rate per processor, FLOP/s (a GEMM's flops are 2·m·n·k): the time model
   /// of plan.h plan_wall() charges each rank its multiplies at this rate. Default 50 GFLOP/s.
   double flops_per_s = 50e9;
+  /// The rate, bytes per second per processor with all processors at once, at which the tile
+  /// kernel streams what does not stay in its cache between calls: a C tile larger than
+  /// kKernelCacheBytes is read and written by every call, and every call reads its A and B
+  /// panels (plan.h gemm_efficiency(); a roofline, Williams et al. 2009). 0 (the default): not
+  /// modelled, calls run at flops_per_s times their shape's efficiency whatever their K.
+  double memory_bytes_per_s = 0;
   /// The share, 0 to 1, of the shorter of an overlapped plan's disk time and its network + kernel
   /// time that really runs beside the longer (plan.h plan_wall()). 1 (the default): an I/O thread
   /// hides it all, as on a node whose disks move data without its cores. Below 1 where the I/O

@@ -110,6 +110,19 @@ double gemm_efficiency(double m, double n, double k) {
   return std::min(1.05, e(m, n, k) / e(768, 768, 768));
 }
 
+double gemm_efficiency(double m, double n, double k, const Machine& machine) {
+  const double shape = gemm_efficiency(m, n, k);
+  if (machine.memory_bytes_per_s <= 0) return shape;
+  m = std::max(m, 1.0), n = std::max(n, 1.0), k = std::max(k, 1.0);
+  const double e = machine.element_size_bytes, tile_C = e * m * n;
+  // Roofline (Williams et al. 2009): a call takes at least the time to stream its panels, and
+  // its C tile in and out when that does not stay in the cache between calls.
+  const double bytes = e * k * (m + n) + (tile_C > kKernelCacheBytes ? 2.0 * tile_C : 0.0);
+  const double compute_s = 2.0 * m * n * k / (machine.flops_per_s * shape);
+  const double stream_s = bytes / machine.memory_bytes_per_s;
+  return shape * compute_s / std::max(compute_s, stream_s);
+}
+
 WallParts wall_parts(const Plan& plan, const Machine& machine, const PlanVolumes& v, std::size_t r) {
   const Method& method = method_of(plan);
   WallParts w;
@@ -126,7 +139,7 @@ WallParts wall_parts(const Plan& plan, const Machine& machine, const PlanVolumes
   w.network =
       method.collective_factor(plan, machine) * static_cast<double>(v.comm_recv_bytes[r]) / machine.network_bytes_per_s;
   const auto rank = static_cast<std::int64_t>(r);
-  w.kernel = method.rank_flops(plan, rank) / (machine.flops_per_s * method.kernel_efficiency(plan, rank));
+  w.kernel = method.rank_flops(plan, rank) / (machine.flops_per_s * method.kernel_efficiency(plan, machine, rank));
   if (w.overlap) {  // the part of the shorter that does not hide behind the longer adds to it
     const double busy = w.network + w.kernel;
     w.wall = std::max(w.disk, busy) + (1.0 - machine.overlap) * std::min(w.disk, busy) + w.fill;

@@ -178,6 +178,19 @@ void plan_wall(const Plan& plan, const Machine& machine, PlanVolumes& v);
 /// short K). Capped at 1.05; sizes below 1 count as 1.
 double gemm_efficiency(double m, double n, double k);
 
+/// The largest C tile, bytes, that stays in a core's cache from one kernel call to the next
+/// (a core's L2 on current x86 servers: 1–2 MiB).
+inline constexpr double kKernelCacheBytes = 1024.0 * 1024.0;
+
+/// gemm_efficiency(m, n, k) on `machine`, bounded by streaming each call's data at
+/// Machine::memory_bytes_per_s (a roofline, Williams et al. 2009): a call moves its A and B panels,
+/// e·k·(m + n) bytes, plus its C tile in and out, 2·e·m·n, when e·m·n > kKernelCacheBytes (e the
+/// element size); the efficiency is shape × compute time / max(compute time, stream time), with
+/// compute time 2mnk / (flops_per_s · shape). Equal to gemm_efficiency(m, n, k) when
+/// memory_bytes_per_s is 0. A short K over a large C tile (sfc's chunks of a few columns, say)
+/// is bound by memory, not by the multiply.
+double gemm_efficiency(double m, double n, double k, const Machine& machine);
+
 /// One rank's terms of plan_wall(), seconds: disk, network, kernel, fill (and drain; 0
 /// serially) and the wall time they give; overlap when the plan has second buffers.
 struct WallParts {

@@ -35,12 +35,13 @@ constexpr Property kProperties[] = {
     {"reduction_factor", Kind::Factor},
     {"disk_latency", Kind::Duration},
     {"flops", Kind::Rate},
+    {"memory_bandwidth", Kind::Bandwidth},
     {"overlap", Kind::Fraction},
 };
 
 const char* kPropertyList =
     "processors, memory, network, disk, disk_read, disk_write, element_size, "
-    "replication_factor, reduction_factor, disk_latency, flops, overlap";
+    "replication_factor, reduction_factor, disk_latency, flops, memory_bandwidth, overlap";
 const char* kSizeUnits = "B, KB, MB, GB, TB, KiB, MiB, GiB, TiB";
 const char* kBandwidthUnits = "B/s, KB/s, MB/s, GB/s, TB/s, KiB/s, MiB/s, GiB/s, TiB/s";
 const char* kDurationUnits = "s, ms, us, ns";
@@ -170,6 +171,8 @@ bool store(const Property& p, double value, TceParser::MachinePropContext& prop,
     m.disk_latency_s = value;
   else if (key == "flops")
     m.flops_per_s = value;
+  else if (key == "memory_bandwidth")
+    m.memory_bytes_per_s = value;
   else if (key == "overlap")
     m.overlap = value;
   return true;

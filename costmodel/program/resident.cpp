@@ -133,8 +133,9 @@ PlanVolumes step_volumes(const StepShape& sh, const ResidentStep& step, bool acc
         }
       }
       flops = 2.0 * static_cast<double>(rows_A) * static_cast<double>(rows_B) * static_cast<double>(sh.k);
-      kernel = flops / (machine.flops_per_s * gemm_efficiency(static_cast<double>(rows_A), static_cast<double>(rows_B),
-                                                              static_cast<double>(std::min(step.chunk, sh.k))));
+      kernel =
+          flops / (machine.flops_per_s * gemm_efficiency(static_cast<double>(rows_A), static_cast<double>(rows_B),
+                                                         static_cast<double>(std::min(step.chunk, sh.k)), machine));
     }
     const double disk = static_cast<double>(read) / machine.disk_read_bytes_per_s +
                         static_cast<double>(write) / machine.disk_write_bytes_per_s +

@@ -208,6 +208,31 @@ TEST(Sfc, LayersAlongKMoveExactlyTheirShareAndTheReduction) {
   }
 }
 
+TEST(Sfc, AMemoryStreamSteersAwayFromChunksOfAFewColumns) {
+  // 1200 x 1200 x 12000 at P = 4 with 12 MB: without a memory bandwidth the plan holds all of C in
+  // one tile and takes K in chunks of 8 (bytes alone decide); each call then streams the 11.5 MB
+  // tile in and out for 23 MFLOP. With 14 GB/s per rank, the memory stream of the calls is
+  // counted and the plan takes smaller tiles with chunks four times as long (1200 x 600 x 32,
+  // replicated along K over two layers), whose kernel takes half the time.
+  const ir::Program p = product(1200, 1200, 12000, 4, "12 MB");
+  Machine m = machine_from(*p.machine);
+  m.flops_per_s = 36e9;
+  const ContractionAnalysis bytes_only = fixtures::analyze_forced(p, 0, m, "sfc");
+  ASSERT_TRUE(bytes_only.plan.feasible) << bytes_only.plan.reason;
+  EXPECT_EQ(sfc_plan(bytes_only.plan.plan).chunk, 8) << bytes_only.plan.plan.to_string();
+  m.memory_bytes_per_s = 14e9;
+  const ContractionAnalysis streamed = fixtures::analyze_forced(p, 0, m, "sfc");
+  ASSERT_TRUE(streamed.plan.feasible) << streamed.plan.reason;
+  const SfcPlan& s = sfc_plan(streamed.plan.plan);
+  EXPECT_GE(s.chunk, 32) << streamed.plan.plan.to_string();
+  EXPECT_GT(s.tiles_I * s.tiles_J, 1) << streamed.plan.plan.to_string();
+  // The first plan on the streaming machine: its kernel is bound by memory, over 2x slower.
+  PlanVolumes old = bytes_only.plan.volumes;
+  plan_wall(bytes_only.plan.plan, m, old);
+  EXPECT_GT(old.kernel_s, 2.0 * streamed.plan.volumes.kernel_s);
+  EXPECT_LT(streamed.plan.volumes.wall_s, old.wall_s);
+}
+
 TEST(Sfc, PrimeRankCountsAndLargeKStayNearTheBound) {
   // bench/sfc_bench.sh's rows (8 MB per rank): the fullest rank moves at most 1.3x the I/O lower
   // bound on the square product at P = 7, 11, 13 (balanced tile counts), and the large-K product

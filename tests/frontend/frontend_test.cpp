@@ -133,6 +133,21 @@ TEST(Frontend, DiskLatencyTakesATimeUnit) {
             "                                                                                   ^\n");
 }
 
+TEST(Frontend, MemoryBandwidthIsABandwidthAndOffByDefault) {
+  const std::string head = "machine m { processors 1; memory 1 MB; network 1 GB/s; disk 1 GB/s; ";
+  auto plain = parse_source("m.tce", head + "}", {});
+  ASSERT_TRUE(plain.ok()) << plain.diagnostics.render();
+  EXPECT_EQ(plain.program->machine->memory_bytes_per_s, 0.0);
+  auto set = parse_source("m.tce", head + "memory_bandwidth 12.5 GB/s; }", {});
+  ASSERT_TRUE(set.ok()) << set.diagnostics.render();
+  EXPECT_DOUBLE_EQ(set.program->machine->memory_bytes_per_s, 12.5e9);
+  auto bad = parse_source("m.tce", head + "memory_bandwidth 0 GB/s; }", {});
+  EXPECT_EQ(bad.diagnostics.render(),
+            "m.tce:1:86: error: 'memory_bandwidth' must be positive, got 0\n"
+            "machine m { processors 1; memory 1 MB; network 1 GB/s; disk 1 GB/s; memory_bandwidth 0 GB/s; }\n"
+            "                                                                                     ^\n");
+}
+
 TEST(Frontend, OverlapIsAShareFromZeroToOne) {
   const std::string head = "machine m { processors 1; memory 1 MB; network 1 GB/s; disk 1 GB/s; ";
   auto plain = parse_source("m.tce", head + "}", {});

@@ -20,6 +20,7 @@ tcec::calibrate::Measured sample() {
   m.reduction_factor = 4.626;
   m.flops_per_s = 23.7689e9;
   m.small_flops_per_s = 53.383e9;
+  m.memory_bytes_per_s = 13854.26e6;
   m.disk_pwrite_bytes_per_s = 140.25e6;
   m.disk_rewrite_bytes_per_s = 912.5e6;
   m.disk_pread_latency_s = 7.5e-6;
@@ -52,6 +53,8 @@ TEST(MachineFile, SaysHowEachFigureWasMeasured) {
             "  reduction_factor 4.626;        # all-reduce time over its bytes x log2 P at the network bandwidth\n"
             "  flops 23.769 GFLOP/s;          # tile kernel on 768x768x768 tiles, all ranks at once; slowest rank "
             "(53.383 GFLOP/s on 64x64x64)\n"
+            "  memory_bandwidth 13854.26 MB/s; # tile kernel on a 1024x1024 C tile (8 MB) with K = 8, all ranks at "
+            "once: C in and out and the panels per call; slowest rank\n"
             "  overlap 0.432;                 # disk reads on an I/O thread 0.201 s, kernel 0.199 s, both at once "
             "0.288 s; slowest rank\n"
             "}\n");
@@ -70,6 +73,7 @@ TEST(MachineFile, TheParserReadsItBack) {
   EXPECT_DOUBLE_EQ(m.replication_factor, 1.509);
   EXPECT_DOUBLE_EQ(m.reduction_factor, 4.626);
   EXPECT_DOUBLE_EQ(m.flops_per_s, 23.769e9);
+  EXPECT_DOUBLE_EQ(m.memory_bytes_per_s, 13854.26e6);
   EXPECT_DOUBLE_EQ(m.overlap, 0.432);
 }
 

@@ -37,6 +37,9 @@ std::string machine_text(const Measured& m) {
   line(fmt::format("flops {:.3f} GFLOP/s", m.flops_per_s / 1e9),
        fmt::format("tile kernel on {0}x{0}x{0} tiles, all ranks at once; slowest rank ({1:.3f} GFLOP/s on 64x64x64)",
                    m.kernel_n, m.small_flops_per_s / 1e9));
+  line(fmt::format("memory_bandwidth {} MB/s", mb(m.memory_bytes_per_s)),
+       "tile kernel on a 1024x1024 C tile (8 MB) with K = 8, all ranks at once: C in and out and the panels per "
+       "call; slowest rank");
   line(fmt::format("overlap {:.3f}", m.overlap),
        fmt::format("disk reads on an I/O thread {:.3f} s, kernel {:.3f} s, both at once {:.3f} s; slowest rank",
                    m.overlap_disk_s, m.overlap_kernel_s, m.overlap_both_s));

@@ -25,6 +25,7 @@ struct Measured {
   std::uint64_t message_bytes = 0;  ///< per message of the network figures
   std::uint64_t kernel_n = 0;       ///< the kernel's n×n×n tiles
   double small_flops_per_s = 0;     ///< the kernel on 64×64×64 tiles (for the comment)
+  double memory_bytes_per_s = 0;    ///< the kernel's stream on a short K (measure.h measure_memory())
   double overlap = 1;               ///< share of the shorter of disk and kernel hidden, 0 to 1
   double overlap_disk_s = 0, overlap_kernel_s = 0, overlap_both_s = 0;  ///< its times (for the comment)
   std::string host, date;                                               ///< where and when (UTC), for the header

@@ -169,8 +169,9 @@ int main(int argc, char** argv) {
     report(fmt::format("collectives: f_rep {:.3f}, f_red {:.3f}", f.replication, f.reduction));
     m.flops_per_s = tcec::calibrate::measure_kernel(ctx, static_cast<std::size_t>(m.kernel_n));
     m.small_flops_per_s = tcec::calibrate::measure_kernel(ctx, 64);
-    report(fmt::format("kernel: {:.2f} GFLOP/s per rank ({:.2f} on 64x64x64 tiles)", m.flops_per_s / 1e9,
-                       m.small_flops_per_s / 1e9));
+    m.memory_bytes_per_s = tcec::calibrate::measure_memory(ctx);
+    report(fmt::format("kernel: {:.2f} GFLOP/s per rank ({:.2f} on 64x64x64 tiles); streaming {:.0f} MB/s on a short K",
+                       m.flops_per_s / 1e9, m.small_flops_per_s / 1e9, m.memory_bytes_per_s / 1e6));
     const tcec::calibrate::OverlapFigures o =
         tcec::calibrate::measure_overlap(ctx, scratch, m.disk_bytes / 2, static_cast<std::size_t>(m.kernel_n));
     m.overlap = o.overlap, m.overlap_disk_s = o.disk_s, m.overlap_kernel_s = o.kernel_s, m.overlap_both_s = o.both_s;

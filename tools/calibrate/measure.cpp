@@ -150,6 +150,17 @@ double measure_kernel(const tcert::Context& ctx, std::size_t n) {
   return 2.0 * std::pow(static_cast<double>(n), 3) * kCalls / s;
 }
 
+double measure_memory(const tcert::Context& ctx, std::size_t n, std::size_t k, int calls) {
+  std::vector<double> a(n * k, 0.5), b(n * k, 0.25), c(n * n, 0.0);
+  auto multiply = [&](int times) {
+    for (int i = 0; i < times; ++i) tcert::gemm_tile(n, n, k, 1.0, a.data(), k, b.data(), k, 1.0, c.data(), n);
+  };
+  multiply(1);  // warm-up: C's pages
+  const double s = slowest(ctx, [&] { multiply(calls); });
+  const double N = static_cast<double>(n), K = static_cast<double>(k);
+  return 8.0 * (2.0 * N * N + 2.0 * N * K) * calls / s;
+}
+
 OverlapFigures measure_overlap(const tcert::Context& ctx, const std::string& dir, std::uint64_t bytes, std::size_t n) {
   const std::uint64_t elems = std::max<std::uint64_t>(bytes / 8, kRequestElems);
   std::vector<double> buf(kRequestElems, 1.0);

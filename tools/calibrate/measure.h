@@ -47,6 +47,12 @@ CollectiveFactors measure_collectives(const tcert::Context& ctx, std::uint64_t b
 /// rank's time per call, FLOP/s. Small tiles run slower than large ones; the model has one rate.
 double measure_kernel(const tcert::Context& ctx, std::size_t n);
 
+/// The memory stream of the tile kernel (Machine::memory_bytes_per_s): gemm_tile on an n×n C tile
+/// (n = 1024: 8 MB, beyond a core's cache) with k = 8 columns, `calls` times, all ranks at once;
+/// each call reads and writes C and reads its two n×k panels, 8·(2n² + 2nk) bytes, over the
+/// slowest rank's time per call. Bytes per second per rank.
+double measure_memory(const tcert::Context& ctx, std::size_t n = 1024, std::size_t k = 8, int calls = 20);
+
 /// Overlap (Machine::overlap): each rank reads a file of `bytes` under `dir` on an I/O thread
 /// (runtime IoWorker, 4 MB DiskFile reads, as overlapped programs read ahead; as many passes as
 /// take 0.2 s) while its own thread runs the tile kernel on n×n×n tiles for about as long, all

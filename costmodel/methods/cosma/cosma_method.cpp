@@ -190,14 +190,14 @@ double CosmaMethod::rank_flops(const Plan& plan, std::int64_t rank) const {
          static_cast<double>(piece(plan.J.extent(), g.pn, y)) * static_cast<double>(piece(plan.K.extent(), g.pk, z));
 }
 
-double CosmaMethod::kernel_efficiency(const Plan& plan, std::int64_t rank) const {
+double CosmaMethod::kernel_efficiency(const Plan& plan, const Machine& machine, std::int64_t rank) const {
   // A round multiplies the rank's local domain over its round's share of the K columns.
   const CosmaGrid g = cosma_grid(plan);
   if (rank >= g.used()) return 1;  // idle
   const std::int64_t x = rank / (g.pn * g.pk), y = rank / g.pk % g.pn, z = rank % g.pk;
   return gemm_efficiency(static_cast<double>(piece(plan.I.extent(), g.pm, x)),
                          static_cast<double>(piece(plan.J.extent(), g.pn, y)),
-                         static_cast<double>(piece(plan.K.extent(), g.pk, z)) / static_cast<double>(g.rounds));
+                         static_cast<double>(piece(plan.K.extent(), g.pk, z)) / static_cast<double>(g.rounds), machine);
 }
 
 PlanVolumes CosmaMethod::walk(const Plan& plan, const Machine& machine) const {

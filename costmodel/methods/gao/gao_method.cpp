@@ -236,7 +236,7 @@ double GaoMethod::rank_flops(const Plan& plan, std::int64_t rank) const {
          static_cast<double>(share(plan.J, parts.C.cols, rp.C_cols)) * K;
 }
 
-double GaoMethod::kernel_efficiency(const Plan& plan, std::int64_t rank) const {
+double GaoMethod::kernel_efficiency(const Plan& plan, const Machine& machine, std::int64_t rank) const {
   // The runtime's local_gemm: one call per finest tile of the rank's C part and K tile, of
   // the K a call sums: a grid part's (rotation, Cannon's steps), a rank's piece (replication:
   // one call per piece of the broadcast operand), or its own part (accumulation). Mean sizes.
@@ -248,8 +248,8 @@ double GaoMethod::kernel_efficiency(const Plan& plan, std::int64_t rank) const {
                        : static_cast<double>(plan.K.extent()) / static_cast<double>(plan.processors);
   const auto tiles = [](const GroupTiling& g) { return static_cast<double>(g.t1() * g.t2()); };
   return gemm_efficiency(static_cast<double>(share(plan.I, parts.C.rows, rp.C_rows)) / tiles(plan.I),
-                         static_cast<double>(share(plan.J, parts.C.cols, rp.C_cols)) / tiles(plan.J),
-                         K / tiles(plan.K));
+                         static_cast<double>(share(plan.J, parts.C.cols, rp.C_cols)) / tiles(plan.J), K / tiles(plan.K),
+                         machine);
 }
 
 int GaoMethod::buffer_sets(const Plan& plan) const { return gao(plan).overlap ? 2 : 1; }

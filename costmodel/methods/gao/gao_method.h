@@ -30,7 +30,7 @@ class GaoMethod final : public Method {
   PlanVolumes walk(const Plan& plan, const Machine& machine) const override;
   std::vector<std::uint64_t> disk_requests(const Plan& plan, const ArrayAccess& access) const override;
   double rank_flops(const Plan& plan, std::int64_t rank) const override;
-  double kernel_efficiency(const Plan& plan, std::int64_t rank) const override;
+  double kernel_efficiency(const Plan& plan, const Machine& machine, std::int64_t rank) const override;
   int buffer_sets(const Plan& plan) const override;
   double collective_factor(const Plan& plan, const Machine& machine) const override;
   TileBytes tile_bytes(const Plan& plan, double element_size_bytes) const override;

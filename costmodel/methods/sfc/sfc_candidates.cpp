@@ -3,7 +3,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 #include <utility>
+
+#include "costmodel/plan.h"
 
 namespace tcec::costmodel {
 
@@ -100,9 +103,16 @@ std::vector<SfcCandidate> sfc_candidates(i64 m, i64 n, i64 k, bool accumulate, c
         const double read = t * (static_cast<double>((rows + cols) * kx) + (accumulate ? piece : 0.0)) - reused;
         const double write = t * piece;
         const double received = c > 1 ? t * static_cast<double>(tile - rows / c * cols) : 0.0;
+        // The kernel at the raw rate, slowed only where its calls stream from memory (the shape's
+        // efficiency is left to the walk of the best two, as the bytes decide among candidates;
+        // the stream decides between one large tile with chunks of a few columns and smaller
+        // tiles with longer ones).
+        const auto [R, C, K] =
+            std::tuple{static_cast<double>(rows), static_cast<double>(cols), static_cast<double>(chunk)};
+        const double stream = gemm_efficiency(R, C, K, machine) / gemm_efficiency(R, C, K);
         const double time = read * e / machine.disk_read_bytes_per_s + write * e / machine.disk_write_bytes_per_s +
                             received * e / machine.network_bytes_per_s +
-                            2.0 * t * static_cast<double>(tile * kx) / machine.flops_per_s;
+                            2.0 * t * static_cast<double>(tile * kx) / (machine.flops_per_s * stream);
         out.push_back({time, SfcPlan{Ti, Tj, chunk, slots, c}});
       }
   }

@@ -147,12 +147,12 @@ double SfcMethod::rank_flops(const Plan& plan, std::int64_t rank) const {
   return 2.0 * elements * static_cast<double>(piece(plan.K.extent(), p.layers, rank / sfc_layer_ranks(plan)));
 }
 
-double SfcMethod::kernel_efficiency(const Plan& plan, std::int64_t) const {
+double SfcMethod::kernel_efficiency(const Plan& plan, const Machine& machine, std::int64_t) const {
   // One call per C tile and K panel: a tile of the balanced grid times `chunk` columns.
   const SfcPlan& p = sfc_plan(plan);
   return gemm_efficiency(static_cast<double>(plan.I.extent()) / static_cast<double>(p.tiles_I),
                          static_cast<double>(plan.J.extent()) / static_cast<double>(p.tiles_J),
-                         static_cast<double>(p.chunk));
+                         static_cast<double>(p.chunk), machine);
 }
 
 TileBytes SfcMethod::tile_bytes(const Plan& plan, double element_size_bytes) const {
