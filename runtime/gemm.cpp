@@ -209,6 +209,28 @@ std::span<double> comm_scratch() {
   return {scratch.get(), kCommScratchElems};
 }
 
+/// Fills an R × C block of a tiled copy (row multi-indices rv, nr values each; columns cv, nc
+/// each) from the tensor `src` whose element (rv, cv) is at map(rv, cv): each row's runs of
+/// adjacent elements in the tensor are copied at once (a memcpy from a mapped file), counted as
+/// `requests` counts them element by element, with the mapped pages they touch (`walk`).
+/// `col_parts` is scratch.
+void copy_block_from_tensor(Run& run, const LinearMap& map, const ElementSource& src, RunCounter& requests,
+                            MappedWalk& walk, const i64* rv, std::size_t nr, const i64* cv, std::size_t nc,
+                            std::size_t R, std::size_t C, double* block, std::vector<std::uint64_t>& col_parts) {
+  col_parts.resize(C);
+  for (std::size_t j = 0; j < C; ++j) col_parts[j] = map.col_part(cv + j * nc);
+  const auto runs = consecutive_runs(col_parts);
+  for (std::size_t i = 0; i < R; ++i) {
+    const std::uint64_t row = map.row_part(rv + i * nr);
+    for (const auto& [c0, n] : runs) {
+      const std::uint64_t at = row + col_parts[c0];
+      requests.span(at, n);
+      if (src.data()) run.touched_span(walk, at, n);
+      src.copy(at, n, block + i * C + c0);
+    }
+  }
+}
+
 }  // namespace
 
 DistributedGemm::DistributedGemm(Run& run, GemmSpec spec) : run_(run), spec_(std::move(spec)) {
@@ -343,18 +365,7 @@ void DistributedGemm::load() {
       m.create();
     if (take) return take_kept(run_, tensor.shape.name, placement(x, tensor), &m);
     const ElementSource src = run_.input(tensor.shape);
-    const LinearMap map(tensor, row_count);
-    RunCounter requests;  // the tensor's file, read block by block
-    MappedWalk walk(kFaultAroundBytes);
-    m.fill(
-        [&](const i64* rv, const i64* cv) {
-          const std::uint64_t at = map(rv, cv);
-          requests.at(at);
-          if (src.data()) run_.touched_mapped(walk.touch(at));
-          return src(at);
-        },
-        [&] { requests.add(); });
-    counters().add_disk_read(8 * m.total());  // the elements taken from the tensor's file
+    fill_from_tensor(m, tensor, row_count, src);
   };
   lay_out(*A_, spec_.A, spec_.take_A, spec_.I.indices.size());
   lay_out(*B_, spec_.B, spec_.take_B, spec_.J.indices.size());
@@ -364,20 +375,21 @@ void DistributedGemm::load() {
   TiledMatrix* start = gao().algorithm != Algorithm::Accumulation || rank_ == 0 ? C_->file.get() : nullptr;
   if (spec_.accumulate && spec_.take_C) return take_kept(run_, spec_.C.shape.name, placement(*C_, spec_.C), start);
   const std::optional<ElementSource> c0 = initial_C(run_, spec_);
-  if (c0 && start) {
-    const LinearMap map_C(spec_.C, spec_.I.indices.size());
-    RunCounter requests;
-    MappedWalk walk(kFaultAroundBytes);
-    start->fill(
-        [&](const i64* rv, const i64* cv) {
-          const std::uint64_t at = map_C(rv, cv);
-          requests.at(at);
-          run_.touched_mapped(walk.touch(at));
-          return (*c0)(at);
-        },
-        [&] { requests.add(); });
-    counters().add_disk_read(8 * start->total());
-  }
+  if (c0 && start) fill_from_tensor(*start, spec_.C, spec_.I.indices.size(), *c0);
+}
+
+void DistributedGemm::fill_from_tensor(TiledMatrix& m, const TensorBinding& tensor, std::size_t row_count,
+                                       const ElementSource& src) {
+  const LinearMap map(tensor, row_count);
+  const std::size_t nr = row_count, nc = tensor.perm.size() - row_count;
+  RunCounter requests;  // the tensor's file, read block by block
+  MappedWalk walk(kFaultAroundBytes);
+  std::vector<std::uint64_t> col_parts;
+  m.fill_blocks([&](const i64* rv, const i64* cv, std::size_t R, std::size_t C, double* block) {
+    copy_block_from_tensor(run_, map, src, requests, walk, rv, nr, cv, nc, R, C, block, col_parts);
+    requests.add();
+  });
+  counters().add_disk_read(8 * m.total());  // the elements taken from the tensor's file
 }
 
 void DistributedGemm::open_direct_C() {

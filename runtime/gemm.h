@@ -135,6 +135,10 @@ class DistributedGemm {
   /// Where array x (A_, B_ or C_) of tensor `binding` lies on all ranks.
   Placement placement(const Buffered& x, const TensorBinding& binding) const;
   void load();
+  // Stage 1's copy of `tensor` (row group: its first row_count GEMM positions) from `src` into m,
+  // block by block, each row's runs of adjacent elements at once; counts the disk reads and the
+  // requests (runs) as an element-by-element pass would.
+  void fill_from_tensor(TiledMatrix& m, const TensorBinding& tensor, std::size_t row_count, const ElementSource& src);
   /// Direct C (spec.direct_C): registers C's next version, creates it (rank 0) and maps this
   /// rank's view, copying C's current values into this rank's part when accumulating.
   void open_direct_C();

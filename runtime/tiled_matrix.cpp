@@ -235,6 +235,17 @@ void TiledMatrix::fill(
   });
 }
 
+void TiledMatrix::fill_blocks(const BlockFiller& fill_block) {
+  std::vector<double> block;
+  for_each_block([&](std::int64_t f, std::int64_t h, const std::vector<std::int64_t>& rv,
+                     const std::vector<std::int64_t>& cv, std::size_t R, std::size_t C) {
+    if (R * C == 0) return;
+    block.resize(R * C);
+    fill_block(rv.data(), cv.data(), R, C, block.data());
+    write_block(f, h, block.data());
+  });
+}
+
 void TiledMatrix::for_each(
     const std::function<void(const std::int64_t* row_values, const std::int64_t* col_values, double v)>& visit,
     const std::function<void()>& after_block) {

@@ -134,6 +134,12 @@ class TiledMatrix {
   /// values are taken (a caller counting disk requests per block transfer ends one there).
   void fill(const std::function<double(const std::int64_t* row_values, const std::int64_t* col_values)>& value,
             const std::function<void()>& after_block = {});
+  /// fill() a block at a time: fill_block(row_values, col_values, rows, cols, block) fills the
+  /// rows × cols row-major `block` (row_values: `rows` row multi-indices back to back, likewise
+  /// col_values), which is then written; blocks in fill()'s order.
+  using BlockFiller = std::function<void(const std::int64_t* row_values, const std::int64_t* col_values,
+                                         std::size_t rows, std::size_t cols, double* block)>;
+  void fill_blocks(const BlockFiller& fill_block);
   /// Calls visit(row_values, col_values, v) for every local element, reading block by block
   /// (the same order as fill()); calls after_block(), when given, after each block.
   void for_each(
