@@ -105,19 +105,22 @@ void store_version(Run& run, const TensorBinding& tensor, std::size_t row_count,
     if (!owns) return;
     double* out = result.data();
     const LinearMap map(tensor, row_count);
+    const std::size_t nr = row_count, nc = tensor.perm.size() - row_count;
     std::uint64_t written = 0;
     RunCounter requests;
     MappedWalk walk(kMappedPageBytes);
-    visit(
-        [&](const i64* rv, const i64* cv, double v) {
-          const std::uint64_t at = map(rv, cv);
-          requests.at(at);
-          out[at] = v, ++written;
-          result.wrote(walk.touch(at));  // a bounded part of the file resident
-        },
-        [&] { requests.add(); });
+    std::vector<std::uint64_t> col_parts;
+    visit([&](const i64* rv, const i64* cv, std::size_t R, std::size_t C, const double* block) {
+      // Each row's runs of adjacent elements in the tensor at once.
+      for_each_run_of_block(map, rv, nr, cv, nc, R, C, col_parts, [&](std::uint64_t at, std::size_t n, std::size_t e) {
+        requests.span(at, n);
+        std::copy_n(block + e, n, out + at);
+        result.wrote_span(walk, at, n);  // a bounded part of the file resident
+      });
+      written += R * C;
+      requests.add();  // one transfer per block
+    });
     counters().add_disk_write(8 * written);  // into the tensor's file (mapped, so counted here)
-    requests.add();
   });
 }
 
@@ -158,7 +161,7 @@ void keep_result(Run& run, const GemmSpec& spec, Placement placement, std::uniqu
   if (run.options().verify) {  // a shadow in the store for the checks; not a counted phase
     PhaseScope phase(Phase::WriteOut);
     store_version(run, spec.C, spec.I.indices.size(), kept.file != nullptr,
-                  [&](const auto& visit, const auto& end) { kept.file->for_each(visit, end); });
+                  [&](const BlockVisit& visit) { kept.file->read_blocks(visit); });
     kept.shadowed = true;
   }
   run.keep(std::move(kept));
@@ -169,7 +172,7 @@ void flush_kept(Run& run, const std::string& name) {
   if (!kept) return;
   PhaseScope phase(Phase::Redistribute);  // the producing step's deferred stage 3
   store_version(run, TensorBinding{kept->shape, kept->placement.perm}, kept->placement.rows.indices().size(),
-                kept->file != nullptr, [&](const auto& visit, const auto& end) { kept->file->for_each(visit, end); });
+                kept->file != nullptr, [&](const BlockVisit& visit) { kept->file->read_blocks(visit); });
   if (kept->file) kept->file->file().remove();
 }
 

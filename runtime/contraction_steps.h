@@ -42,12 +42,11 @@ Volumes redistribution_now();
 /// Collective.
 void record_redistribution(Run& run, const Volumes& mine);
 
-/// Calls visit(row_values of I, col_values of J, value) for every element of C this rank owns,
-/// and end_transfer() after each block it reads as one transfer (a tiled file's block); the
-/// store counts the disk requests of each transfer's writes apart (runtime counters.h
+/// Calls visit(row_values of I, col_values of J, rows, cols, block) for every block of C this
+/// rank owns (TiledMatrix::read_blocks(): a rows × cols row-major block, read as one transfer);
+/// the store counts the disk requests of each block's writes apart (runtime counters.h
 /// RunCounter), as the cost model predicts them (costmodel Method::stage_requests).
-using ElementVisit = std::function<void(const std::int64_t*, const std::int64_t*, double)>;
-using ResultVisitor = std::function<void(const ElementVisit& visit, const std::function<void()>& end_transfer)>;
+using ResultVisitor = std::function<void(const BlockVisit& visit)>;
 /// The value of C(row_values, col_values) when this rank owns it, else nullopt.
 using ResultLookup = std::function<std::optional<double>(const std::int64_t*, const std::int64_t*)>;
 

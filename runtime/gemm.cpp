@@ -209,28 +209,6 @@ std::span<double> comm_scratch() {
   return {scratch.get(), kCommScratchElems};
 }
 
-/// Fills an R × C block of a tiled copy (row multi-indices rv, nr values each; columns cv, nc
-/// each) from the tensor `src` whose element (rv, cv) is at map(rv, cv): each row's runs of
-/// adjacent elements in the tensor are copied at once (a memcpy from a mapped file), counted as
-/// `requests` counts them element by element, with the mapped pages they touch (`walk`).
-/// `col_parts` is scratch.
-void copy_block_from_tensor(Run& run, const LinearMap& map, const ElementSource& src, RunCounter& requests,
-                            MappedWalk& walk, const i64* rv, std::size_t nr, const i64* cv, std::size_t nc,
-                            std::size_t R, std::size_t C, double* block, std::vector<std::uint64_t>& col_parts) {
-  col_parts.resize(C);
-  for (std::size_t j = 0; j < C; ++j) col_parts[j] = map.col_part(cv + j * nc);
-  const auto runs = consecutive_runs(col_parts);
-  for (std::size_t i = 0; i < R; ++i) {
-    const std::uint64_t row = map.row_part(rv + i * nr);
-    for (const auto& [c0, n] : runs) {
-      const std::uint64_t at = row + col_parts[c0];
-      requests.span(at, n);
-      if (src.data()) run.touched_span(walk, at, n);
-      src.copy(at, n, block + i * C + c0);
-    }
-  }
-}
-
 }  // namespace
 
 DistributedGemm::DistributedGemm(Run& run, GemmSpec spec) : run_(run), spec_(std::move(spec)) {
@@ -386,8 +364,13 @@ void DistributedGemm::fill_from_tensor(TiledMatrix& m, const TensorBinding& tens
   MappedWalk walk(kFaultAroundBytes);
   std::vector<std::uint64_t> col_parts;
   m.fill_blocks([&](const i64* rv, const i64* cv, std::size_t R, std::size_t C, double* block) {
-    copy_block_from_tensor(run_, map, src, requests, walk, rv, nr, cv, nc, R, C, block, col_parts);
-    requests.add();
+    // Each row's runs of adjacent elements in the tensor at once (a memcpy from the mapped file).
+    for_each_run_of_block(map, rv, nr, cv, nc, R, C, col_parts, [&](std::uint64_t at, std::size_t n, std::size_t e) {
+      requests.span(at, n);
+      if (src.data()) run_.touched_span(walk, at, n);
+      src.copy(at, n, block + e);
+    });
+    requests.add();  // one transfer per block
   });
   counters().add_disk_read(8 * m.total());  // the elements taken from the tensor's file
 }
@@ -554,7 +537,7 @@ void DistributedGemm::finish() {
   else if (spec_.keep_result)
     keep_result(run_, spec_, placement(*C_, spec_.C), owns ? std::move(C_->file) : nullptr);
   else
-    write_result(run_, spec_, owns, [&](const auto& visit, const auto& end) { result().for_each(visit, end); });
+    write_result(run_, spec_, owns, [&](const BlockVisit& visit) { result().read_blocks(visit); });
   redistribution_ += redistribution_now() - before;
   record_redistribution(run_, redistribution_);
   // The result's elements for --verify: from the version just committed (direct C, opened at

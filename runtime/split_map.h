@@ -149,6 +149,25 @@ void for_each_run_of_view(std::int64_t first, std::int64_t count, std::int64_t c
   }
 }
 
+/// The pieces of an R × C row-major block of a tensor's GEMM view that are consecutive in the
+/// tensor: row i's multi-index is row_values[i·nr …] and column j's col_values[j·nc …], the
+/// element's linear index map(row, column); for each row, for each run of columns whose parts
+/// are consecutive, visit(linear index of the run's first element, its length, its position in
+/// the block), in row-major order, so a RunCounter fed visit's spans counts what an
+/// element-by-element pass would. `col_parts` is scratch.
+template <class Visit>
+void for_each_run_of_block(const LinearMap& map, const std::int64_t* row_values, std::size_t nr,
+                           const std::int64_t* col_values, std::size_t nc, std::size_t R, std::size_t C,
+                           std::vector<std::uint64_t>& col_parts, Visit&& visit) {
+  col_parts.resize(C);
+  for (std::size_t j = 0; j < C; ++j) col_parts[j] = map.col_part(col_values + j * nc);
+  const auto runs = consecutive_runs(col_parts);
+  for (std::size_t i = 0; i < R; ++i) {
+    const std::uint64_t row = map.row_part(row_values + i * nr);
+    for (const auto& [c0, n] : runs) visit(row + col_parts[c0], n, i * C + c0);
+  }
+}
+
 /// The length of part p of a balanced split of n into g parts (the first n mod g parts one
 /// longer; costmodel/partition.h piece()). Precondition: g >= 1, 0 <= p < g.
 inline std::int64_t piece(std::int64_t n, std::int64_t g, std::int64_t p) { return n / g + (p < n % g ? 1 : 0); }

@@ -221,20 +221,6 @@ void TiledMatrix::for_each_block(const BlockVisitor& visit) {
   }
 }
 
-void TiledMatrix::fill(
-    const std::function<double(const std::int64_t* row_values, const std::int64_t* col_values)>& value,
-    const std::function<void()>& after_block) {
-  const std::size_t nr = rows_.indices().size(), nc = cols_.indices().size();
-  for_each_block([&](std::int64_t f, std::int64_t h, const std::vector<std::int64_t>& rv,
-                     const std::vector<std::int64_t>& cv, std::size_t R, std::size_t C) {
-    std::vector<double> block(R * C);
-    for (std::size_t i = 0; i < R; ++i)
-      for (std::size_t j = 0; j < C; ++j) block[i * C + j] = value(rv.data() + i * nr, cv.data() + j * nc);
-    if (after_block) after_block();
-    if (!block.empty()) write_block(f, h, block.data());
-  });
-}
-
 void TiledMatrix::fill_blocks(const BlockFiller& fill_block) {
   std::vector<double> block;
   for_each_block([&](std::int64_t f, std::int64_t h, const std::vector<std::int64_t>& rv,
@@ -246,17 +232,14 @@ void TiledMatrix::fill_blocks(const BlockFiller& fill_block) {
   });
 }
 
-void TiledMatrix::for_each(
-    const std::function<void(const std::int64_t* row_values, const std::int64_t* col_values, double v)>& visit,
-    const std::function<void()>& after_block) {
-  const std::size_t nr = rows_.indices().size(), nc = cols_.indices().size();
+void TiledMatrix::read_blocks(const BlockVisit& visit) {
+  std::vector<double> block;
   for_each_block([&](std::int64_t f, std::int64_t h, const std::vector<std::int64_t>& rv,
                      const std::vector<std::int64_t>& cv, std::size_t R, std::size_t C) {
-    std::vector<double> block(R * C);
-    if (!block.empty()) read_block(f, h, block.data());
-    for (std::size_t i = 0; i < R; ++i)
-      for (std::size_t j = 0; j < C; ++j) visit(rv.data() + i * nr, cv.data() + j * nc, block[i * C + j]);
-    if (after_block) after_block();
+    if (R * C == 0) return;
+    block.resize(R * C);
+    read_block(f, h, block.data());
+    visit(rv.data(), cv.data(), R, C, block.data());
   });
 }
 

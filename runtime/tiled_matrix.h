@@ -97,6 +97,12 @@ class GroupLayout {
   std::vector<std::int64_t> stride1_, stride2_;  // mixed-radix strides of l1 and l2 per index
 };
 
+/// A rows × cols row-major block of a GEMM view handed to a visitor: row_values holds `rows`
+/// row multi-indices back to back, col_values `cols` column multi-indices (TiledMatrix::
+/// read_blocks(); runtime contraction_steps.h ResultVisitor).
+using BlockVisit = std::function<void(const std::int64_t* row_values, const std::int64_t* col_values, std::size_t rows,
+                                      std::size_t cols, const double* block)>;
+
 /// A rank's local part of a distributed matrix on disk: rows laid out by R (part pr, -1 = all),
 /// columns by C (part pc, -1 = all). The file holds blocks (f, h) in (f, h) row-major order,
 /// block (f, h) being rows(f, pr) × cols(h, pc) elements, row-major and contiguous.
@@ -129,22 +135,15 @@ class TiledMatrix {
   void write_block(std::int64_t f, std::int64_t h, const double* src);
   /// Sets the file size to base + total() elements.
   void create();
-  /// Writes every local element as value(row_values, col_values), one block at a time (rows
-  /// of a block outer, its columns inner); calls after_block(), when given, after each block's
-  /// values are taken (a caller counting disk requests per block transfer ends one there).
-  void fill(const std::function<double(const std::int64_t* row_values, const std::int64_t* col_values)>& value,
-            const std::function<void()>& after_block = {});
-  /// fill() a block at a time: fill_block(row_values, col_values, rows, cols, block) fills the
+  /// Writes every local block: fill_block(row_values, col_values, rows, cols, block) fills the
   /// rows × cols row-major `block` (row_values: `rows` row multi-indices back to back, likewise
-  /// col_values), which is then written; blocks in fill()'s order.
+  /// col_values), which is then written; blocks in file order (nothing for empty blocks).
   using BlockFiller = std::function<void(const std::int64_t* row_values, const std::int64_t* col_values,
                                          std::size_t rows, std::size_t cols, double* block)>;
   void fill_blocks(const BlockFiller& fill_block);
-  /// Calls visit(row_values, col_values, v) for every local element, reading block by block
-  /// (the same order as fill()); calls after_block(), when given, after each block.
-  void for_each(
-      const std::function<void(const std::int64_t* row_values, const std::int64_t* col_values, double v)>& visit,
-      const std::function<void()>& after_block = {});
+  /// The mirror of fill_blocks(): reads each block as one transfer and calls visit(row_values,
+  /// col_values, rows, cols, block) on it, in file order.
+  void read_blocks(const BlockVisit& visit);
   /// The element offset in the file (base included) of (row_values, col_values), or nullopt
   /// when this rank does not hold it. O(#indices); no I/O.
   std::optional<std::uint64_t> offset_of(const std::int64_t* row_values, const std::int64_t* col_values) const;

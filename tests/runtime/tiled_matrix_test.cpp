@@ -201,12 +201,17 @@ TEST(TiledMatrix, FillReadsBackAndCountsBytes) {
       }
     ASSERT_EQ(next, m.total());
     auto value = [&](const std::int64_t* r, const std::int64_t* c) { return formula(R, C, r, c); };
-    m.fill(value);
-    std::uint64_t seen = 0;
-    m.for_each([&](const std::int64_t* r, const std::int64_t* c, double v) {
-      ++seen;
-      EXPECT_EQ(v, value(r, c));
+    const std::size_t nr = R.indices().size(), nc = C.indices().size();
+    m.fill_blocks([&](const std::int64_t* r, const std::int64_t* c, std::size_t rows, std::size_t cols, double* b) {
+      for (std::size_t i = 0; i < rows; ++i)
+        for (std::size_t j = 0; j < cols; ++j) b[i * cols + j] = value(r + i * nr, c + j * nc);
     });
+    std::uint64_t seen = 0;
+    m.read_blocks(
+        [&](const std::int64_t* r, const std::int64_t* c, std::size_t rows, std::size_t cols, const double* b) {
+          for (std::size_t i = 0; i < rows; ++i)
+            for (std::size_t j = 0; j < cols; ++j, ++seen) EXPECT_EQ(b[i * cols + j], value(r + i * nr, c + j * nc));
+        });
     ASSERT_EQ(seen, m.total());
     std::uint64_t held = 0;
     for (const Values& r : all_values(R))

@@ -119,11 +119,15 @@ void check_move(const Shape& from_shape, const Shape& to_shape) {
   std::unique_ptr<TiledMatrix> held = file_of(from, me, dir.path() + "/held.bin");
   std::unique_ptr<TiledMatrix> target = file_of(to, me, dir.path() + "/target.bin");
   if (held) {
-    held->fill([&](const i64* rv, const i64* cv) {
-      i64 x[3];
-      const std::size_t nr = from.rows.indices().size();
-      for (std::size_t q = 0; q < from.perm.size(); ++q) x[from.perm[q]] = q < nr ? rv[q] : cv[q - nr];
-      return value_of(x);
+    const std::size_t nr = from.rows.indices().size(), nc = from.perm.size() - nr;
+    held->fill_blocks([&](const i64* rv, const i64* cv, std::size_t rows, std::size_t cols, double* block) {
+      for (std::size_t i = 0; i < rows; ++i)
+        for (std::size_t j = 0; j < cols; ++j) {
+          i64 x[3];
+          for (std::size_t q = 0; q < from.perm.size(); ++q)
+            x[from.perm[q]] = q < nr ? rv[i * nr + q] : cv[j * nc + q - nr];
+          block[i * cols + j] = value_of(x);
+        }
     });
   }
   tcert::counters().reset();
