@@ -98,6 +98,7 @@ TEST(CopyStep, ReleasedVersionsAreWrittenAgain) {
   const std::string first = run.latest("Y");
   EXPECT_EQ(std::filesystem::exists(first), files);
   const std::uint64_t bytes = files ? std::filesystem::file_size(first) : 0;
+  MPI_Barrier(MPI_COMM_WORLD);  // every rank has looked at the file before rank 0 releases it
   run.release("Y");
   EXPECT_EQ(tcert::spare_files().bytes(), before + (ctx.rank() == 0 ? bytes : 0));
   tcert::CopySpec twice{"Z[b,a] = 2 * X[a,b]", {"Z", {e1, e0}}, {"X", {e0, e1}}, {1, 0}, 2.0, false};
@@ -157,12 +158,14 @@ TEST(CopyStep, OneRankVersionsStayInMemoryUntilAFileIsNeeded) {
     tcert::copy_step(run, {"Z[b,a] = X[a,b]", z_shape, x_shape, {1, 0}, 1.0, false});
     const std::string z = run.latest("Z");
     EXPECT_EQ(std::filesystem::exists(z), !defers);
+    MPI_Barrier(MPI_COMM_WORLD);  // every rank has looked at the file before rank 0 releases it
     run.release("Z");
     EXPECT_TRUE(!defers || !std::filesystem::exists(z));
     // Y's next version (Y += 0.5·Y: in and out the same tensor) is exported from memory.
     tcert::copy_step(run, {"Y[b,a] += 0.5 * Y[b,a]", y_shape, y_shape, {0, 1}, 0.5, true});
     EXPECT_NE(run.latest("Y"), v);
     EXPECT_EQ(std::filesystem::exists(run.latest("Y")), !defers);
+    MPI_Barrier(MPI_COMM_WORLD);  // every rank has looked at the file before rank 0 exports it
     run.finish();
   }
   const tcert::NpyReader out(dir + "/Y.npy");
