@@ -186,6 +186,7 @@ TEST(MappedPages, InputsStayMappedForLaterRunsOfTheSameFile) {
   tcert::Context ctx = tcert::Context::world();
   const std::string dir = shared_temp_dir(ctx, "mapped-inputs");
   auto write = [&](double value) {
+    MPI_Barrier(MPI_COMM_WORLD);  // every rank has read the file before rank 0 replaces it
     if (ctx.rank() == 0) {
       tcert::NpyWriter w(dir + "/X.npy", {2, 3});
       for (std::size_t e = 0; e < w.size(); ++e) w.data()[e] = value + static_cast<double>(e);
