@@ -105,14 +105,13 @@ void store_version(Run& run, const TensorBinding& tensor, std::size_t row_count,
     if (!owns) return;
     double* out = result.data();
     const LinearMap map(tensor, row_count);
-    const std::size_t nr = row_count, nc = tensor.perm.size() - row_count;
     std::uint64_t written = 0;
     RunCounter requests;
     MappedWalk walk(kMappedPageBytes);
     std::vector<std::uint64_t> col_parts;
     visit([&](const i64* rv, const i64* cv, std::size_t R, std::size_t C, const double* block) {
       // Each row's runs of adjacent elements in the tensor at once.
-      for_each_run_of_block(map, rv, nr, cv, nc, R, C, col_parts, [&](std::uint64_t at, std::size_t n, std::size_t e) {
+      for_each_run_of_block(map, rv, cv, R, C, col_parts, [&](std::uint64_t at, std::size_t n, std::size_t e) {
         requests.span(at, n);
         std::copy_n(block + e, n, out + at);
         result.wrote_span(walk, at, n);  // a bounded part of the file resident

@@ -359,13 +359,12 @@ void DistributedGemm::load() {
 void DistributedGemm::fill_from_tensor(TiledMatrix& m, const TensorBinding& tensor, std::size_t row_count,
                                        const ElementSource& src) {
   const LinearMap map(tensor, row_count);
-  const std::size_t nr = row_count, nc = tensor.perm.size() - row_count;
   RunCounter requests;  // the tensor's file, read block by block
   MappedWalk walk(kFaultAroundBytes);
   std::vector<std::uint64_t> col_parts;
   m.fill_blocks([&](const i64* rv, const i64* cv, std::size_t R, std::size_t C, double* block) {
     // Each row's runs of adjacent elements in the tensor at once (a memcpy from the mapped file).
-    for_each_run_of_block(map, rv, nr, cv, nc, R, C, col_parts, [&](std::uint64_t at, std::size_t n, std::size_t e) {
+    for_each_run_of_block(map, rv, cv, R, C, col_parts, [&](std::uint64_t at, std::size_t n, std::size_t e) {
       requests.span(at, n);
       if (src.data()) run_.touched_span(walk, at, n);
       src.copy(at, n, block + e);

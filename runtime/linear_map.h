@@ -32,6 +32,9 @@ class LinearMap {
       at += static_cast<std::uint64_t>(row_values[p]) * row_stride_[p];
     return at;
   }
+  /// The indices of the row group and of the column group.
+  std::size_t row_count() const { return row_stride_.size(); }
+  std::size_t col_count() const { return col_stride_.size(); }
   /// The linear index's step (elements) for a step of row index p (group order).
   std::uint64_t row_stride(std::size_t p) const { return row_stride_[p]; }
   /// The linear index's step (elements) for a step of column index p (group order).

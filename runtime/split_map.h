@@ -150,15 +150,16 @@ void for_each_run_of_view(std::int64_t first, std::int64_t count, std::int64_t c
 }
 
 /// The pieces of an R × C row-major block of a tensor's GEMM view that are consecutive in the
-/// tensor: row i's multi-index is row_values[i·nr …] and column j's col_values[j·nc …], the
-/// element's linear index map(row, column); for each row, for each run of columns whose parts
+/// tensor: row i's multi-index is row_values[i·nr …] and column j's col_values[j·nc …] (nr, nc:
+/// map's row_count() and col_count()), the element's linear index map(row, column); for each
+/// row, for each run of columns whose parts
 /// are consecutive, visit(linear index of the run's first element, its length, its position in
 /// the block), in row-major order, so a RunCounter fed visit's spans counts what an
 /// element-by-element pass would. `col_parts` is scratch.
 template <class Visit>
-void for_each_run_of_block(const LinearMap& map, const std::int64_t* row_values, std::size_t nr,
-                           const std::int64_t* col_values, std::size_t nc, std::size_t R, std::size_t C,
-                           std::vector<std::uint64_t>& col_parts, Visit&& visit) {
+void for_each_run_of_block(const LinearMap& map, const std::int64_t* row_values, const std::int64_t* col_values,
+                           std::size_t R, std::size_t C, std::vector<std::uint64_t>& col_parts, Visit&& visit) {
+  const std::size_t nr = map.row_count(), nc = map.col_count();
   col_parts.resize(C);
   for (std::size_t j = 0; j < C; ++j) col_parts[j] = map.col_part(col_values + j * nc);
   const auto runs = consecutive_runs(col_parts);

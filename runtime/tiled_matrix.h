@@ -99,9 +99,12 @@ class GroupLayout {
 
 /// A rows × cols row-major block of a GEMM view handed to a visitor: row_values holds `rows`
 /// row multi-indices back to back, col_values `cols` column multi-indices (TiledMatrix::
-/// read_blocks(); runtime contraction_steps.h ResultVisitor).
+/// read_blocks(); runtime contraction_steps.h ResultVisitor). BlockFiller fills such a block
+/// (TiledMatrix::fill_blocks()).
 using BlockVisit = std::function<void(const std::int64_t* row_values, const std::int64_t* col_values, std::size_t rows,
                                       std::size_t cols, const double* block)>;
+using BlockFiller = std::function<void(const std::int64_t* row_values, const std::int64_t* col_values, std::size_t rows,
+                                       std::size_t cols, double* block)>;
 
 /// A rank's local part of a distributed matrix on disk: rows laid out by R (part pr, -1 = all),
 /// columns by C (part pc, -1 = all). The file holds blocks (f, h) in (f, h) row-major order,
@@ -138,8 +141,6 @@ class TiledMatrix {
   /// Writes every local block: fill_block(row_values, col_values, rows, cols, block) fills the
   /// rows × cols row-major `block` (row_values: `rows` row multi-indices back to back, likewise
   /// col_values), which is then written; blocks in file order (nothing for empty blocks).
-  using BlockFiller = std::function<void(const std::int64_t* row_values, const std::int64_t* col_values,
-                                         std::size_t rows, std::size_t cols, double* block)>;
   void fill_blocks(const BlockFiller& fill_block);
   /// The mirror of fill_blocks(): reads each block as one transfer and calls visit(row_values,
   /// col_values, rows, cols, block) on it, in file order.

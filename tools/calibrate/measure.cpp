@@ -1,19 +1,15 @@
 // tools/calibrate/measure.cpp — disk, network, collectives and kernel, measured at once on all ranks.
 #include "measure.h"
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
+#include <filesystem>
+#include <optional>
 #include <random>
 #include <vector>
 
 #include "runtime/counters.h"
 #include "runtime/disk.h"
-#include "runtime/error.h"
 #include "runtime/io_worker.h"
 #include "runtime/kernel.h"
 #include "runtime/npy.h"
@@ -56,25 +52,21 @@ struct KernelTiles {
   std::vector<double> a, b, c;
 };
 
-/// The time per run of short reads through a mapping of the file at `path` (elems doubles, all
-/// ranks at once), beyond its bytes at `read_bytes_per_s`: a first pass (its pages fault in, as a
-/// program's mapped tensors do) over every row of 64 elements, copying 16 of them, a different
-/// 16 on neighbouring ranks, as a rank reads its share of K straight from a tensor's file.
-double mapped_run_latency(const tcert::Context& ctx, const std::string& path, std::uint64_t elems,
-                          double read_bytes_per_s) {
+/// The time per run of short reads through a program's mapping (runtime NpyReader) of the .npy
+/// file at `path` (all ranks at once), beyond its bytes at `read_bytes_per_s`: a first pass (its
+/// pages fault in, as a program's mapped tensors do) over every row of 64 elements, copying 16 of
+/// them, a different 16 on neighbouring ranks, as a rank reads its share of K straight from a
+/// tensor's file. Throws tcert::Error when the file cannot be mapped.
+double mapped_run_latency(const tcert::Context& ctx, const std::string& path, double read_bytes_per_s) {
   constexpr std::uint64_t kRow = 64, kRun = 16;
-  const int fd = ::open(path.c_str(), O_RDONLY);
-  if (fd < 0) throw tcert::Error("cannot open " + path + ": " + tcert::errno_text(errno));
-  void* map = ::mmap(nullptr, 8 * elems, PROT_READ, MAP_SHARED, fd, 0);
-  ::close(fd);
-  if (map == MAP_FAILED) throw tcert::Error("cannot map " + path + ": " + tcert::errno_text(errno));
-  const tcert::ElementSource source(static_cast<const double*>(map));
-  const std::uint64_t first = kRun * static_cast<std::uint64_t>(ctx.rank() % (kRow / kRun)), runs = elems / kRow;
+  const tcert::NpyReader file(path);
+  const tcert::ElementSource source(file.data());
+  const std::uint64_t first = kRun * static_cast<std::uint64_t>(ctx.rank() % (kRow / kRun));
+  const std::uint64_t runs = file.size() / kRow;
   std::vector<double> out(kRun * 1024);
   const double s = slowest(ctx, [&] {
     for (std::uint64_t r = 0; r < runs; ++r) source.copy(r * kRow + first, kRun, out.data() + kRun * (r % 1024));
   });
-  ::munmap(map, 8 * elems);
   return std::max(0.0, s / static_cast<double>(runs) - 8.0 * kRun / read_bytes_per_s);
 }
 
@@ -90,13 +82,16 @@ DiskFigures measure_disk(const tcert::Context& ctx, const std::string& dir, std:
   };
   // Programs write their results straight into new tensor files through a mapping (NpyWriter),
   // and their scratch files by pwrite into files they have just made; the first is the rate the
-  // model uses, the others (and a second pass in place) are reported beside it.
+  // model uses, the others (and a second pass in place) are reported beside it. The result is
+  // kept (not flushed) for the mapped reads below.
+  const std::string result_path = dir + "/calibrate-rank" + std::to_string(ctx.rank()) + ".npy";
+  std::optional<tcert::NpyWriter> result;
   out.write_bytes_per_s =
       8.0 * static_cast<double>(elems) / slowest(ctx, [&] {
-        tcert::NpyWriter result(dir + "/calibrate-rank" + std::to_string(ctx.rank()) + ".npy", {elems});
-        double* data = result.data();
+        double* data = result.emplace(result_path, std::vector<std::uint64_t>{elems}).data();
         each_request(elems, [&](std::uint64_t at, std::size_t n) { std::copy_n(buf.data(), n, data + at); });
       });
+  result->commit(false);
   out.pwrite_bytes_per_s = 8.0 * static_cast<double>(elems) / slowest(ctx, write_all);
   out.rewrite_bytes_per_s = 8.0 * static_cast<double>(elems) / slowest(ctx, write_all);
   out.read_bytes_per_s = 8.0 * static_cast<double>(elems) / slowest(ctx, [&] {
@@ -109,8 +104,9 @@ DiskFigures measure_disk(const tcert::Context& ctx, const std::string& dir, std:
     for (int i = 0; i < kSmall; ++i) file.read(buf.data(), (rng() % (elems / kSmallElems)) * kSmallElems, kSmallElems);
   });
   out.pread_latency_s = std::max(0.0, small_s / kSmall - 8.0 * kSmallElems / out.read_bytes_per_s);
-  out.latency_s = mapped_run_latency(ctx, file.path(), elems, out.read_bytes_per_s);
+  out.latency_s = mapped_run_latency(ctx, result_path, out.read_bytes_per_s);
   file.remove();
+  std::filesystem::remove(result_path);
   return out;
 }
 
