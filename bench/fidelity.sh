@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # bench/fidelity.sh — the time model against the machine it runs on.
 #
-#   bench/fidelity.sh [BUILD_DIR] [PS] [MEMORY]
+#   bench/fidelity.sh [BUILD_DIR] [PS] [MEMORY] [RUNS]
 #
 # For each P in PS (default "2 4"): calibrates the machine with tcec-calibrate (P ranks; MEMORY of
 # tile memory per rank, default "12 MB", small enough that the cases run out of core), then for
-# each case runs every method forced (where feasible) and the default plan, and prints per run
-# the predicted wall time of the compute stage (the trace's predicted seconds), the measured one
-# (slowest rank) and their ratio, then the same for the whole contraction (compute stage plus
-# stages 1 and 3, which the plan choice weighs); then per P and in all, how many runs are within
+# each case runs every method forced (where feasible) and the default plan, RUNS times each
+# (default 1; the measured times are their medians: this host's runs of one plan vary by up to
+# 1.6x from one to the next), and prints per plan the predicted wall time of the compute stage
+# (the trace's predicted seconds), the measured one (slowest rank) and their ratio, then the same
+# for the whole contraction (compute stage plus stages 1 and 3, which the plan choice weighs);
+# then per P and in all, how many plans are within
 # ±25% and the worst ratios, and per case the default plan's measured whole time over the
 # fastest forced method's (bench/fidelity.py). Cases: two products (2400×3000×2400, and a large
 # K, 1200×12000×1200), the 4-index step of Gao et al. (N = 64) and a CCSD term (the
@@ -20,6 +22,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$here/build}
 ps=${2:-2 4}
 memory=${3:-12 MB}
+runs=${4:-1}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 methods=(inside-rotation inside-replication inside-accumulation outside-rotation outside-replication
@@ -50,9 +53,11 @@ for np in $ps; do
         continue
       fi
       program=$(find "$dir" -maxdepth 1 -type f -perm -u+x | head -1)
-      mpirun --oversubscribe -np "$np" "$program" --quiet --trace "$dir/trace.json" --scratch "$dir/scratch" \
-        --input-dir "$work/$name.inputs"
-      echo "$np $name $method $(python3 "$here/bench/fidelity.py" times "$dir/trace.json")" >> "$work/runs.tsv"
+      for ((run = 0; run < runs; ++run)); do
+        mpirun --oversubscribe -np "$np" "$program" --quiet --trace "$dir/trace.json" --scratch "$dir/scratch" \
+          --input-dir "$work/$name.inputs"
+        echo "$np $name $method $(python3 "$here/bench/fidelity.py" times "$dir/trace.json")" >> "$work/runs.tsv"
+      done
       rm -rf "$dir"
     done
   done

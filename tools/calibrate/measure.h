@@ -12,22 +12,27 @@
 namespace tcec::calibrate {
 
 /// Disk: each rank writes `bytes` into a new result file under `dir` through its mapping (runtime
-/// NpyWriter, 4 MB copies; timed: the write bandwidth, since programs write their results straight
-/// into new tensor files so, and on a host whose page cache must first get its pages from the host
-/// that is several times slower than writing in place), then `bytes` into a new file in 4 MB
-/// DiskFile writes (timed: pwrite_bytes_per_s, as programs write scratch files), then the same
-/// range again (timed: rewrite_bytes_per_s; both reported only), then reads it back the same way
-/// (buffered, as programs' tiled files are), then 8 KB reads at random offsets (pread_latency_s:
-/// time per request less its bytes at the read bandwidth, at least 0), then, for the per-request
-/// latency the model charges (latency_s), runs of 16 elements in every row of 64 read through a
-/// mapping of the result file (runtime NpyReader; a first pass, its pages faulting in), as
-/// programs read tiles straight from tensor files: those runs are nearly all of a plan's requests
-/// (a tiled file's request moves a whole block), and cost far less than a system call.
-/// Bandwidths in bytes per second per rank, latencies in seconds, the slowest rank's. Both files
-/// are removed. Throws tcert::Error on I/O failure.
+/// NpyWriter, 4 MB copies; timed: the write bandwidth, since programs write their results
+/// straight into new tensor files so, and on a host whose page cache must first get its pages
+/// from the host, as on a virtual machine, that is several times slower than writing in place),
+/// then, that file removed, a second new file the same way (timed: reused_write_bytes_per_s,
+/// reported only: it reuses the pages the first freed, which a program that starts after a
+/// pause does not find). Then `bytes` into a new file in 4 MB DiskFile writes (timed: pwrite_bytes_per_s, as
+/// programs write scratch files), then the same range again (timed: rewrite_bytes_per_s; both
+/// reported only), then reads it back the same way (buffered, as programs' tiled files are),
+/// then 8 KB reads at random offsets (pread_latency_s: time per request less its bytes at the
+/// read bandwidth, at least 0), then, for the per-request latency the model charges
+/// (latency_s), runs of 16 elements in every row of 64 read through a mapping of the last
+/// result file, the second (runtime NpyReader), as programs read tiles straight from tensor files: those
+/// runs are nearly all of a plan's requests (a tiled file's request moves a whole block), and
+/// cost far less than a system call. A first pass faults the pages in; latency_s is the median
+/// of three passes after it (the runs alone), fault_s the first pass's extra time per 64 KiB
+/// fault-around window (reported only). Bandwidths in bytes per second per rank, latencies in
+/// seconds, the slowest rank's. The files are removed. Throws tcert::Error on I/O failure.
 struct DiskFigures {
-  double read_bytes_per_s = 0, write_bytes_per_s = 0, pwrite_bytes_per_s = 0, rewrite_bytes_per_s = 0;
-  double latency_s = 0, pread_latency_s = 0;
+  double read_bytes_per_s = 0, write_bytes_per_s = 0, reused_write_bytes_per_s = 0;
+  double pwrite_bytes_per_s = 0, rewrite_bytes_per_s = 0;
+  double latency_s = 0, pread_latency_s = 0, fault_s = 0;
 };
 DiskFigures measure_disk(const tcert::Context& ctx, const std::string& dir, std::uint64_t bytes);
 
