@@ -153,6 +153,9 @@ nlohmann::json program_writes_json(const ProgramWrites& w);
 
 /// "5" when every rank has 5, else "3 .. 5" (min .. max over ranks).
 std::string range_text(const std::vector<std::uint64_t>& v);
+/// The plan section's per-rank volumes line: "    per rank (bytes, min .. max): disk read …, disk
+/// write …, sent …, received …; disk requests …" and ", page faults about …" when counted.
+std::string per_rank_text(const PlanVolumes& v);
 /// The plan section's wall-time line for the chosen plan (plan.h plan_wall(), its slowest
 /// rank): "    wall time 13.12 s predicted, serial: disk 12 s + network 0.48 s + kernel 0.64 s
 /// (50 GFLOP/s)", or "…, overlapped: max(disk …, network … + kernel …) + fill and drain …", with

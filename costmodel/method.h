@@ -147,6 +147,11 @@ class Method {
   /// Exact compute-stage disk requests per rank (plan.h PlanVolumes::disk_requests), every rank,
   /// with the arrays reached as `access` says.
   virtual std::vector<std::uint64_t> disk_requests(const Plan& plan, const ArrayAccess& access) const = 0;
+  /// Estimated page faults per rank of the compute stage's reads through tensor files' mappings
+  /// (plan.h PlanVolumes::page_faults, costmodel/methods/pass_runs.h PassRuns::faults()), every
+  /// rank, for Machine::page_fault_s. Empty (the default): not counted, as for methods that read
+  /// through tiled files or whose direct reads are dense blocks (a fault per 64 KiB read).
+  virtual std::vector<std::uint64_t> page_faults(const Plan&, const ArrayAccess&) const { return {}; }
   /// The same bytes from an independent walk of the schedule (the simulator the tests hold equal).
   virtual PlanVolumes walk(const Plan& plan, const Machine& machine) const = 0;
   /// f in read/B_dr + write/B_dw + f·received/B_c (notes/gao-model.md collective factors).

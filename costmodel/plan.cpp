@@ -123,6 +123,16 @@ double gemm_efficiency(double m, double n, double k, const Machine& machine) {
   return shape * compute_s / std::max(compute_s, stream_s);
 }
 
+namespace {
+
+/// Rank r's time of its disk requests and page faults beyond their bytes (seconds).
+double request_time_s(const Machine& machine, const PlanVolumes& v, std::size_t r) {
+  const auto at = [r](const std::vector<std::uint64_t>& x) { return r < x.size() ? static_cast<double>(x[r]) : 0.0; };
+  return machine.disk_latency_s * at(v.disk_requests) + machine.page_fault_s * at(v.page_faults);
+}
+
+}  // namespace
+
 WallParts wall_parts(const Plan& plan, const Machine& machine, const PlanVolumes& v, std::size_t r) {
   const Method& method = method_of(plan);
   WallParts w;
@@ -132,10 +142,8 @@ WallParts wall_parts(const Plan& plan, const Machine& machine, const PlanVolumes
     w.fill = static_cast<double>(t.A + t.B) / machine.disk_read_bytes_per_s +
              static_cast<double>(t.C) / machine.disk_write_bytes_per_s;
   }
-  const double requests = r < v.disk_requests.size() ? static_cast<double>(v.disk_requests[r]) : 0.0;
   w.disk = static_cast<double>(v.disk_read_bytes[r]) / machine.disk_read_bytes_per_s +
-           static_cast<double>(v.disk_write_bytes[r]) / machine.disk_write_bytes_per_s +
-           machine.disk_latency_s * requests;
+           static_cast<double>(v.disk_write_bytes[r]) / machine.disk_write_bytes_per_s + request_time_s(machine, v, r);
   w.network =
       method.collective_factor(plan, machine) * static_cast<double>(v.comm_recv_bytes[r]) / machine.network_bytes_per_s;
   const auto rank = static_cast<std::int64_t>(r);
@@ -188,13 +196,15 @@ void redistribution_requests(const Plan& plan, const Machine& machine, const Sta
 void plan_requests(const Plan& plan, const Machine& machine, const ArrayAccess& access, PlanVolumes& v) {
   const Method& method = method_of(plan);
   v.disk_requests = method.disk_requests(plan, access);
-  if (machine.disk_latency_s <= 0) return;  // Gao et al.'s time, bit for bit
+  v.page_faults.clear();
+  if (machine.page_fault_s > 0) v.page_faults = method.page_faults(plan, access);
+  if (machine.disk_latency_s <= 0 && v.page_faults.empty()) return;  // Gao et al.'s time, bit for bit
   const double factor = method.collective_factor(plan, machine);
   v.time_s = 0;
   for (std::size_t r = 0; r < v.disk_requests.size(); ++r)
     v.time_s = std::max(
         v.time_s, rank_time_s(factor, machine, v.disk_read_bytes[r], v.disk_write_bytes[r], v.comm_recv_bytes[r]) +
-                      machine.disk_latency_s * static_cast<double>(v.disk_requests[r]));
+                      request_time_s(machine, v, r));
   plan_wall(plan, machine, v);
 }
 

@@ -110,6 +110,10 @@ struct PlanVolumes {
   /// tensor file's mapping); set by plan_requests(), empty before. Each costs
   /// Machine::disk_latency_s on top of time_s's bandwidth terms.
   std::vector<std::uint64_t> disk_requests;
+  /// Estimated page faults per rank of reads through tensor files' mappings (Method::page_faults());
+  /// set by plan_requests() when Machine::page_fault_s > 0 and the method counts them, else empty.
+  /// Each costs Machine::page_fault_s on top of the disk time.
+  std::vector<std::uint64_t> page_faults;
   /// The slowest rank's tile kernel time, seconds (its flops at Machine::flops_per_s times its
   /// calls' Method::kernel_efficiency()).
   double kernel_s = 0;

@@ -24,24 +24,18 @@ struct Property {
 };
 
 constexpr Property kProperties[] = {
-    {"processors", Kind::Count},
-    {"memory", Kind::Size},
-    {"network", Kind::Bandwidth},
-    {"disk", Kind::Bandwidth},
-    {"disk_read", Kind::Bandwidth},
-    {"disk_write", Kind::Bandwidth},
-    {"element_size", Kind::ElementSize},
-    {"replication_factor", Kind::Factor},
-    {"reduction_factor", Kind::Factor},
-    {"disk_latency", Kind::Duration},
-    {"flops", Kind::Rate},
-    {"memory_bandwidth", Kind::Bandwidth},
-    {"overlap", Kind::Fraction},
+    {"processors", Kind::Count},           {"memory", Kind::Size},
+    {"network", Kind::Bandwidth},          {"disk", Kind::Bandwidth},
+    {"disk_read", Kind::Bandwidth},        {"disk_write", Kind::Bandwidth},
+    {"element_size", Kind::ElementSize},   {"replication_factor", Kind::Factor},
+    {"reduction_factor", Kind::Factor},    {"disk_latency", Kind::Duration},
+    {"page_fault", Kind::Duration},        {"flops", Kind::Rate},
+    {"memory_bandwidth", Kind::Bandwidth}, {"overlap", Kind::Fraction},
 };
 
 const char* kPropertyList =
     "processors, memory, network, disk, disk_read, disk_write, element_size, "
-    "replication_factor, reduction_factor, disk_latency, flops, memory_bandwidth, overlap";
+    "replication_factor, reduction_factor, disk_latency, page_fault, flops, memory_bandwidth, overlap";
 const char* kSizeUnits = "B, KB, MB, GB, TB, KiB, MiB, GiB, TiB";
 const char* kBandwidthUnits = "B/s, KB/s, MB/s, GB/s, TB/s, KiB/s, MiB/s, GiB/s, TiB/s";
 const char* kDurationUnits = "s, ms, us, ns";
@@ -169,6 +163,8 @@ bool store(const Property& p, double value, TceParser::MachinePropContext& prop,
     m.reduction_factor = value;
   else if (key == "disk_latency")
     m.disk_latency_s = value;
+  else if (key == "page_fault")
+    m.page_fault_s = value;
   else if (key == "flops")
     m.flops_per_s = value;
   else if (key == "memory_bandwidth")

@@ -134,6 +134,7 @@ struct MachineDesc {
   double replication_factor = 1.0;       ///< f_rep: multiplies broadcast traffic
   double reduction_factor = 1.0;         ///< f_red: multiplies all-reduce traffic
   double disk_latency_s = 0;             ///< seconds per disk request (0: Gao et al.'s model)
+  double page_fault_s = 0;               ///< seconds per page fault of a mapped read (0: not modelled)
   double flops_per_s = 50e9;             ///< the tile kernel's rate per processor, FLOP/s
   double memory_bytes_per_s = 0;         ///< the kernel's memory stream per processor (0: not modelled)
   double overlap = 1.0;                  ///< share of disk time an I/O thread hides, 0 to 1

@@ -2,6 +2,8 @@
 // carries of the flat indices, without visiting the elements.
 #include "costmodel/methods/pass_runs.h"
 
+#include <cmath>
+
 namespace tcec::costmodel {
 
 using i64 = std::int64_t;
@@ -63,12 +65,30 @@ PassRuns::Positions positions(const std::vector<i64>& extents, const std::vector
 
 }  // namespace
 
+double run_faults(double length, double step) {
+  const auto window = static_cast<double>(kFaultAroundElements);
+  return std::min(1.0 + (length - 1.0) / window, step / window);
+}
+
+double capped_faults(double faults, double elements) {
+  return 8.0 * elements <= kMappedDropBytes
+             ? std::min(faults, std::ceil(elements / static_cast<double>(kFaultAroundElements)))
+             : faults;
+}
+
+i64 PassRuns::Positions::least_stride() const {
+  i64 least = 0;
+  for (std::size_t p = 0; p < extents_.size(); ++p)
+    if (extents_[p] > 1 && (least == 0 || strides_[p] < least)) least = strides_[p];
+  return least;
+}
+
 PassRuns::PassRuns(const std::vector<i64>& extents, const std::vector<int>& perm, std::size_t rows_first,
                    std::size_t rows_count, std::size_t cols_first, std::size_t cols_count)
     : rows_(positions(extents, perm, rows_first, rows_count)),
       cols_(positions(extents, perm, cols_first, cols_count)) {}
 
-void PassRuns::begin() { first_ = true, runs_ = 0; }
+void PassRuns::begin() { first_ = true, runs_ = 0, faults_ = 0, last_window_ = -1; }
 
 void PassRuns::start(i64 c0, i64 w) {
   begin();
@@ -77,13 +97,17 @@ void PassRuns::start(i64 c0, i64 w) {
 
 void PassRuns::columns(i64 c0, i64 w) {
   inner_ = static_cast<u64>((w - 1) - cols_.steps_of(c0, c0 + w - 1, 1));  // columns that do not join
-  begin_ = cols_.offset(c0), end_ = cols_.offset(c0 + w - 1);
+  begin_ = cols_.offset(c0), end_ = cols_.offset(c0 + w - 1), width_ = w;
 }
 
 void PassRuns::row(i64 r) {
   const i64 at = rows_.offset(r);
   runs_ += (first_ || at + begin_ != last_ + 1 ? 1 : 0) + inner_;
   first_ = false, last_ = at + end_;
+  const i64 w0 = (at + span_low()) / kFaultAroundElements, w1 = (at + span_high()) / kFaultAroundElements;
+  const double runs = row_runs() * (1.0 + (run_length() - 1.0) / static_cast<double>(kFaultAroundElements));
+  faults_ += std::min(static_cast<double>(w1 - w0 + 1), runs) - (w0 == last_window_ ? 1.0 : 0.0);
+  last_window_ = w1;
 }
 
 void PassRuns::range(i64 r0, i64 c0, i64 w, i64 from, i64 to) {
@@ -111,6 +135,12 @@ void PassRuns::rows(i64 r0, i64 h) {
   const i64 joins = rows_.steps_of(r0, r0 + h - 1, end_ - begin_ + 1);
   runs_ += static_cast<u64>(h - 1) * (inner_ + 1) - static_cast<u64>(joins);
   last_ = rows_.offset(r0 + h - 1) + end_;
+  // Page faults (faults()): each row after the first, on average over alignments.
+  const double span_windows =
+      1.0 + static_cast<double>(span_high() - span_low()) / static_cast<double>(kFaultAroundElements);
+  faults_ += static_cast<double>(h - 1) *
+             std::min(span_windows, row_runs() * run_faults(run_length(), static_cast<double>(rows_.least_stride())));
+  last_window_ = (rows_.offset(r0 + h - 1) + span_high()) / kFaultAroundElements;
 }
 
 u64 PassRuns::block(i64 r0, i64 h, i64 c0, i64 w) {

@@ -1,16 +1,34 @@
 // costmodel/methods/pass_runs.h — (private) the disk requests of a pass over a block of a
 // tensor's file: runs of adjacent elements, as the runtime's RunCounter counts them, for the
-// methods that read tiles straight from tensor files (tbs, sfc). Counted in O(indices) per call
-// from the positions' extents and strides, never element by element (a flat group can hold
-// billions of elements). Units: elements.
+// methods that read tiles straight from tensor files (tbs, sfc), and an estimate of the page
+// faults the pass takes. Counted in O(indices) per call from the positions' extents and strides,
+// never element by element (a flat group can hold billions of elements). Units: elements.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
 #include "costmodel/plan.h"
 
 namespace tcec::costmodel {
+
+/// Elements of a fault-around window: Linux maps 64 KiB around a read fault on a file mapping
+/// from the page cache (its fault_around_bytes; runtime/mapped_walk.h kFaultAroundBytes).
+inline constexpr std::int64_t kFaultAroundElements = (std::int64_t{64} << 10) / 8;
+/// The least growth of mapped pages (bytes) after which the runtime drops them (runtime/run.h
+/// kMappedDropBytes, 8 MiB).
+inline constexpr double kMappedDropBytes = 8.0 * (1 << 20);
+
+/// The fault-around windows a run of `length` elements newly enters, on average over alignments,
+/// when the pass's rows are `step` elements apart: min(1 + (length − 1)/W, step/W), W =
+/// kFaultAroundElements (rows far apart: the run's windows; rows side by side: the step's share).
+double run_faults(double length, double step);
+
+/// The page faults of reads that take `faults` (PassRuns::faults(), summed) over arrays of
+/// `elements` elements in all: when the arrays fit in kMappedDropBytes the runtime drops nothing,
+/// so each window faults once at most and the result is min(faults, their windows); else faults.
+double capped_faults(double faults, double elements);
 
 /// The extents of two groups' indices, a's first (e.g. [I, K] for A).
 std::vector<std::int64_t> group_extents(const GroupTiling& a, const GroupTiling& b);
@@ -43,6 +61,15 @@ class PassRuns {
   void rows(std::int64_t r0, std::int64_t h);
   /// Runs of the pass so far.
   std::uint64_t runs() const { return runs_; }
+  /// Page faults of the pass so far, an estimate (Machine::page_fault_s): the fault-around windows
+  /// (kFaultAroundElements = W) its rows enter, with nothing of the file mapped when the pass
+  /// starts (the runtime drops mapped pages every few MiB they grow: runtime/run.h
+  /// touched_mapped()). A row's runs (its columns split where they do not join, of equal length
+  /// on average) enter the windows of its span, from its first column's element to its last's,
+  /// but at most 1 + (length − 1)/W each, less the window it shares with the row before; inside
+  /// rows() each row after the first enters its runs × run_faults(length, step), step the least
+  /// stride of the row positions (carries are not counted), but at most its span's windows.
+  std::uint64_t faults() const { return static_cast<std::uint64_t>(faults_ + 0.5); }
   /// Runs of a whole pass over rows [r0, r0 + h) × columns [c0, c0 + w).
   std::uint64_t block(std::int64_t r0, std::int64_t h, std::int64_t c0, std::int64_t w);
 
@@ -55,6 +82,8 @@ class PassRuns {
     std::int64_t offset(std::int64_t v) const;
     /// How many v in [lo, hi) step to v + 1 by `step` elements.
     std::int64_t steps_of(std::int64_t lo, std::int64_t hi, std::int64_t step) const;
+    /// The least stride (elements) of a position whose extent exceeds 1; 0 when there is none.
+    std::int64_t least_stride() const;
 
    private:
     std::vector<std::int64_t> extents_, strides_;
@@ -66,6 +95,17 @@ class PassRuns {
   std::uint64_t inner_ = 0, runs_ = 0;
   std::int64_t begin_ = 0, end_ = 0, last_ = 0;  // last_: the file offset of the last element
   bool first_ = true;
+  double faults_ = 0;
+  std::int64_t width_ = 1;         // columns of a row
+  std::int64_t last_window_ = -1;  // the window of the last row's last element
+
+  /// A row's runs, and their mean length (elements).
+  double row_runs() const { return static_cast<double>(inner_ + 1); }
+  double run_length() const { return static_cast<double>(width_) / row_runs(); }
+
+  /// The columns' span in a row: the least and the greatest of begin_ and end_.
+  std::int64_t span_low() const { return std::min(begin_, end_); }
+  std::int64_t span_high() const { return std::max(begin_, end_); }
 };
 
 }  // namespace tcec::costmodel

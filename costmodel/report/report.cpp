@@ -22,12 +22,12 @@ std::vector<std::string> names(const ir::Program& p, const std::vector<int>& ids
 std::string machine_text(const Machine& m) {
   return fmt::format(
       "machine: P = {}, memory {} per processor (M = {} per array), B_c = {}/s, B_d = {}/s read, {}/s "
-      "write, element {} B, f_rep = {}, f_red = {}{}, kernel {:g} GFLOP/s{}{}\n",
+      "write, element {} B, f_rep = {}, f_red = {}{}{}, kernel {:g} GFLOP/s{}{}\n",
       m.processors, human_bytes(m.memory_bytes), human_bytes(m.array_memory_bytes()),
       human_bytes(m.network_bytes_per_s), human_bytes(m.disk_read_bytes_per_s), human_bytes(m.disk_write_bytes_per_s),
       m.element_size_bytes, m.replication_factor, m.reduction_factor,
       m.disk_latency_s > 0 ? fmt::format(", disk latency {:g} s per request", m.disk_latency_s) : std::string(),
-      m.flops_per_s / 1e9,
+      m.page_fault_s > 0 ? fmt::format(", {:g} s per page fault", m.page_fault_s) : std::string(), m.flops_per_s / 1e9,
       m.memory_bytes_per_s > 0 ? fmt::format(" streaming {}/s", human_bytes(m.memory_bytes_per_s)) : std::string(),
       m.overlap < 1 ? fmt::format(", overlap {:g}", m.overlap) : std::string());
 }
@@ -133,6 +133,7 @@ nlohmann::json machine_json(const Machine& m) {
           {"replication_factor", m.replication_factor},
           {"reduction_factor", m.reduction_factor},
           {"disk_latency_s", m.disk_latency_s},
+          {"page_fault_s", m.page_fault_s},
           {"flops_per_s", m.flops_per_s},
           {"memory_bytes_per_s", m.memory_bytes_per_s},
           {"overlap", m.overlap}};
@@ -170,6 +171,7 @@ Machine machine_from(const ir::MachineDesc& d) {
   m.replication_factor = d.replication_factor;
   m.reduction_factor = d.reduction_factor;
   m.disk_latency_s = d.disk_latency_s;
+  m.page_fault_s = d.page_fault_s;
   m.flops_per_s = d.flops_per_s;
   m.memory_bytes_per_s = d.memory_bytes_per_s;
   m.overlap = d.overlap;

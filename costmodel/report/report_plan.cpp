@@ -23,6 +23,14 @@ std::string range_text(const std::vector<std::uint64_t>& v) {
   return lo == hi ? fmt::format("{}", lo) : fmt::format("{} .. {}", lo, hi);
 }
 
+std::string per_rank_text(const PlanVolumes& v) {
+  return fmt::format(
+      "    per rank (bytes, min .. max): disk read {}, disk write {}, sent {}, received {}; disk requests {}{}\n",
+      range_text(v.disk_read_bytes), range_text(v.disk_write_bytes), range_text(v.comm_sent_bytes),
+      range_text(v.comm_recv_bytes), range_text(v.disk_requests),
+      v.page_faults.empty() ? std::string() : fmt::format(", page faults about {}", range_text(v.page_faults)));
+}
+
 std::string wall_text(const ContractionAnalysis& a, const Machine& machine) {
   const WallParts w = slowest_wall_parts(a.plan.plan, machine, a.plan.volumes);
   const std::string rate = fmt::format("{:g} GFLOP/s", machine.flops_per_s / 1e9);
@@ -178,6 +186,7 @@ nlohmann::json plan_json(const ContractionAnalysis& a, const Machine& machine) {
                         {"direct", direct_operands(a)},
                         {"declared", a.declared.which()}}},
                       {"total_time_s", a.plan.total_s()}};
+  if (!v.page_faults.empty()) j["page_faults"] = v.page_faults;  // estimated, where counted (Machine::page_fault_s)
   j["io_bound"] = io_bound_json(io_bound(a, machine));
   j["writes"] = write_json(write_report(a, machine));
   method_of(p).plan_json(a, machine, j);

@@ -8,7 +8,7 @@ rm -rf "$work" && mkdir -p "$work"
 # The scratch directory is made when missing, as generated programs make theirs.
 mpirun --oversubscribe -np 2 "$calibrate" --quick --memory "8 MB" --scratch "$work/new/scratch" -o "$work/c.machine" \
   2> "$work/log"
-for property in processors memory network disk_read disk_write disk_latency replication_factor reduction_factor flops overlap; do
+for property in processors memory network disk_read disk_write disk_latency page_fault replication_factor reduction_factor flops overlap; do
   grep -q "^  $property " "$work/c.machine" || { echo "missing $property"; cat "$work/c.machine"; exit 1; }
 done
 grep -q "processors 2;" "$work/c.machine"

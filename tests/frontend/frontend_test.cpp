@@ -148,6 +148,21 @@ TEST(Frontend, MemoryBandwidthIsABandwidthAndOffByDefault) {
             "                                                                                     ^\n");
 }
 
+TEST(Frontend, PageFaultIsADurationAndOffByDefault) {
+  const std::string head = "machine m { processors 1; memory 1 MB; network 1 GB/s; disk 1 GB/s; ";
+  auto plain = parse_source("m.tce", head + "}", {});
+  ASSERT_TRUE(plain.ok()) << plain.diagnostics.render();
+  EXPECT_EQ(plain.program->machine->page_fault_s, 0.0);
+  auto set = parse_source("m.tce", head + "page_fault 6.5 us; }", {});
+  ASSERT_TRUE(set.ok()) << set.diagnostics.render();
+  EXPECT_DOUBLE_EQ(set.program->machine->page_fault_s, 6.5e-6);
+  auto bad = parse_source("m.tce", head + "page_fault 6.5; }", {});
+  EXPECT_EQ(bad.diagnostics.render(),
+            "m.tce:1:80: error: 'page_fault' needs a unit, one of s, ms, us, ns\n"
+            "machine m { processors 1; memory 1 MB; network 1 GB/s; disk 1 GB/s; page_fault 6.5; }\n"
+            "                                                                               ^\n");
+}
+
 TEST(Frontend, OverlapIsAShareFromZeroToOne) {
   const std::string head = "machine m { processors 1; memory 1 MB; network 1 GB/s; disk 1 GB/s; ";
   auto plain = parse_source("m.tce", head + "}", {});

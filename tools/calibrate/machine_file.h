@@ -21,7 +21,7 @@ struct Measured {
   double disk_rewrite_bytes_per_s = 0;  ///< the same range again, in place (for the comment)
   double disk_latency_s = 0;
   double disk_pread_latency_s = 0;  ///< per 8 KB read at a random offset, beyond its bytes (for the comment)
-  double disk_fault_s = 0;          ///< a first read's extra time per 64 KiB window of a mapping (for the comment)
+  double disk_fault_s = 0;          ///< a first read's extra time per 64 KiB window of a mapping
   double replication_factor = 1, reduction_factor = 1;
   double flops_per_s = 0;
   std::uint64_t disk_bytes = 0;     ///< per rank, written then read for the disk figures

@@ -27,7 +27,7 @@ namespace tcec::calibrate {
 /// runs are nearly all of a plan's requests (a tiled file's request moves a whole block), and
 /// cost far less than a system call. A first pass faults the pages in; latency_s is the median
 /// of three passes after it (the runs alone), fault_s the first pass's extra time per 64 KiB
-/// fault-around window (reported only). Bandwidths in bytes per second per rank, latencies in
+/// fault-around window (the page fault the model charges where reads enter new windows). Bandwidths in bytes per second per rank, latencies in
 /// seconds, the slowest rank's. The files are removed. Throws tcert::Error on I/O failure.
 struct DiskFigures {
   double read_bytes_per_s = 0, write_bytes_per_s = 0, reused_write_bytes_per_s = 0;

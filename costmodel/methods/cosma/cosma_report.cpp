@@ -87,10 +87,7 @@ std::string CosmaMethod::plan_section(const ContractionAnalysis& a, const Machin
       s.ideal_a, s.ideal_b, s.bound_words, s.stretch);
   out += fmt::format("    memory per rank: {} (split {})\n", memory_text(plan_memory(p, machine), machine),
                      split_name(p.split));
-  out += fmt::format(
-      "    per rank (bytes, min .. max): disk read {}, disk write {}, sent {}, received {}; disk requests {}\n",
-      range_text(v.disk_read_bytes), range_text(v.disk_write_bytes), range_text(v.comm_sent_bytes),
-      range_text(v.comm_recv_bytes), range_text(v.disk_requests));
+  out += per_rank_text(v);
   const std::string w = why(a, true);
   out +=
       fmt::format("    predicted {:.5g} s (disk + network, exact schedule){}{}\n", v.time_s, w.empty() ? "" : "; ", w);

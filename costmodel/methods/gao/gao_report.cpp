@@ -70,10 +70,7 @@ std::string GaoMethod::plan_section(const ContractionAnalysis& a, const Machine&
                      t.Jt1, t.Jt2, t.Kt1, t.Kt2, dist_of(p.I), dist_of(p.J), dist_of(p.K));
   out += fmt::format("    memory per rank: {} (split {})\n", memory_text(plan_memory(p, machine), machine),
                      split_name(p.split));
-  out += fmt::format(
-      "    per rank (bytes, min .. max): disk read {}, disk write {}, sent {}, received {}; disk requests {}\n",
-      range_text(v.disk_read_bytes), range_text(v.disk_write_bytes), range_text(v.comm_sent_bytes),
-      range_text(v.comm_recv_bytes), range_text(v.disk_requests));
+  out += per_rank_text(v);
   out += fmt::format(
       "    predicted {:.5g} s (disk + network, Gao et al.); model optimum of {} {} {:.5g} s (plan/model {:.4f})\n",
       v.time_s, name(), to_string(gao(p).order), a.plan_model.time_s, v.time_s / a.plan_model.time_s);

@@ -6,6 +6,7 @@
 #include <tuple>
 #include <utility>
 
+#include "costmodel/methods/pass_runs.h"
 #include "costmodel/plan.h"
 
 namespace tcec::costmodel {
@@ -110,8 +111,14 @@ std::vector<SfcCandidate> sfc_candidates(i64 m, i64 n, i64 k, bool accumulate, c
         const auto [R, C, K] =
             std::tuple{static_cast<double>(rows), static_cast<double>(cols), static_cast<double>(chunk)};
         const double stream = gemm_efficiency(R, C, K, machine) / gemm_efficiency(R, C, K);
+        // Page faults: the panels' rows, `chunk` of A's and B's k stored columns (pass_runs.h).
+        const double faults = machine.page_fault_s > 0
+                                  ? capped_faults(read / static_cast<double>(chunk) *
+                                                      run_faults(static_cast<double>(chunk), static_cast<double>(k)),
+                                                  static_cast<double>((m + n) * k))
+                                  : 0.0;
         const double time = read * e / machine.disk_read_bytes_per_s + write * e / machine.disk_write_bytes_per_s +
-                            received * e / machine.network_bytes_per_s +
+                            received * e / machine.network_bytes_per_s + faults * machine.page_fault_s +
                             2.0 * t * static_cast<double>(tile * kx) / (machine.flops_per_s * stream);
         out.push_back({time, SfcPlan{Ti, Tj, chunk, slots, c}});
       }

@@ -17,7 +17,9 @@ namespace tcec::costmodel {
 /// panels whole over its layer's ⌈|K|/c⌉ columns but for the cache's hits at the turns (the
 /// panel two neighbouring tiles share, for its last ⌊slots/2⌋ chunks), writing (and, accumulating,
 /// reading) its ⌈rows/c⌉ rows of each tile and receiving the rest of each tile in the
-/// reduction over the c layers, and multiplying; all at the machine's bandwidths and rate.
+/// reduction over the c layers, multiplying, and, with Machine::page_fault_s, the page faults of
+/// its panels' rows as if A and B were stored with K last (pass_runs.h run_faults(),
+/// capped_faults()); all at the machine's bandwidths and rate.
 struct SfcCandidate {
   double estimate_s = 0;
   SfcPlan plan;

@@ -9,6 +9,7 @@
 
 #include "costmodel/analysis.h"
 #include "costmodel/costmodel.h"
+#include "costmodel/methods/pass_runs.h"
 #include "costmodel/methods/sfc/sfc_candidates.h"
 #include "costmodel/partition.h"
 #include "costmodel/plan_text.h"
@@ -130,6 +131,14 @@ PlanVolumes SfcMethod::walk(const Plan& plan, const Machine& machine) const {
 std::vector<std::uint64_t> SfcMethod::disk_requests(const Plan& plan, const ArrayAccess& access) const {
   std::vector<std::uint64_t> out;
   for (const SfcRankWalk& w : sfc_walk(plan, &access)) out.push_back(w.requests);
+  return out;
+}
+
+std::vector<std::uint64_t> SfcMethod::page_faults(const Plan& plan, const ArrayAccess& access) const {
+  const double elements = static_cast<double>(plan.I.extent() + plan.J.extent()) * static_cast<double>(plan.K.extent());
+  std::vector<std::uint64_t> out;  // A's and B's panels
+  for (const SfcRankWalk& w : sfc_walk(plan, &access))
+    out.push_back(static_cast<std::uint64_t>(capped_faults(static_cast<double>(w.faults), elements)));
   return out;
 }
 

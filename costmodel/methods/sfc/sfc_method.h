@@ -32,6 +32,7 @@ class SfcMethod final : public Method {
                       std::int64_t end_rank) const override;
   PlanVolumes walk(const Plan& plan, const Machine& machine) const override;
   std::vector<std::uint64_t> disk_requests(const Plan& plan, const ArrayAccess& access) const override;
+  std::vector<std::uint64_t> page_faults(const Plan& plan, const ArrayAccess& access) const override;
   double rank_flops(const Plan& plan, std::int64_t rank) const override;
   double kernel_efficiency(const Plan& plan, const Machine& machine, std::int64_t rank) const override;
   double collective_factor(const Plan&, const Machine&) const override { return 1.0; }

@@ -67,10 +67,7 @@ std::string SfcMethod::plan_section(const ContractionAnalysis& a, const Machine&
         s.layers, s.layers, sfc_layer_ranks(p), static_cast<double>(p.K.extent()) / static_cast<double>(s.layers));
   out += fmt::format("    memory per rank: {} (split {})\n", memory_text(plan_memory(p, machine), machine),
                      split_name(p.split));
-  out += fmt::format(
-      "    per rank (bytes, min .. max): disk read {}, disk write {}, sent {}, received {}; disk requests {}\n",
-      range_text(v.disk_read_bytes), range_text(v.disk_write_bytes), range_text(v.comm_sent_bytes),
-      range_text(v.comm_recv_bytes), range_text(v.disk_requests));
+  out += per_rank_text(v);
   out += fmt::format("    predicted {:.5g} s (disk{}, exact walk; each rank reads the panels it lacks{})\n", v.time_s,
                      sfc_plan(p).layers > 1 ? " and network" : "",
                      sfc_plan(p).layers > 1 ? ", the reductions move C's partial tiles" : "; no network");

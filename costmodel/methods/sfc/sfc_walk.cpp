@@ -202,7 +202,10 @@ std::vector<SfcRankWalk> walk_ranks(const Plan& plan, const ArrayAccess* access)
       const i64 first = operand == 0 ? piece_start(g.m, g.Ti, t) : piece_start(g.n, g.Tj, t);
       const i64 width = layer.width(g, c);
       r.read += static_cast<u64>(rows * width);
-      if (count) r.requests += (operand == 0 ? runs_A : runs_B).block(first, rows, layer.k0 + c * g.chunk, width);
+      if (!count) return;
+      PassRuns& runs = operand == 0 ? runs_A : runs_B;
+      r.requests += runs.block(first, rows, layer.k0 + c * g.chunk, width);
+      r.faults += runs.faults();
     };
     each_step(g, s, rank % g.g, layer.chunks, tile, panel);
   }

@@ -33,9 +33,10 @@ SfcSchedule curve_segments(const Plan& plan);
 /// tiles: all of each tile when c = 1), elements sent and received by the reductions over the
 /// layers (runtime ring_reduce_scatter's counts; 0 when c = 1), disk requests (runs of adjacent
 /// elements per pass, with the arrays' stored positions perm_A, perm_B, perm_C; identity when
-/// empty), multiply-adds, tiles, and the cache's hits and misses.
+/// empty), the page faults of its panel reads (an estimate, pass_runs.h PassRuns::faults()),
+/// multiply-adds, tiles, and the cache's hits and misses.
 struct SfcRankWalk {
-  std::uint64_t read = 0, written = 0, sent = 0, received = 0, requests = 0;
+  std::uint64_t read = 0, written = 0, sent = 0, received = 0, requests = 0, faults = 0;
   double multiply_adds = 0;
   std::int64_t tiles = 0, hits = 0, misses = 0;
 };

@@ -26,9 +26,11 @@ std::vector<TbsRankWork> tbs_rank_work(const Plan& plan, const TbsSchedule& s);
 
 /// Exact disk requests per rank of `s` (runtime/tbs_spec.h THE SCHEDULE: one run counter per
 /// A panel, per C tile, per mirror and per diagonal square), A and C reached in their tensors'
-/// files with GEMM positions stored in dimensions perm_A ([I,K]) and perm_C ([I,J]).
+/// files with GEMM positions stored in dimensions perm_A ([I,K]) and perm_C ([I,J]). With
+/// `faults`, sets it to the estimated page faults per rank of the A panels' passes
+/// (pass_runs.h PassRuns::faults()).
 std::vector<std::uint64_t> tbs_requests(const Plan& plan, const TbsSchedule& s, const std::vector<int>& perm_A,
-                                        const std::vector<int>& perm_C);
+                                        const std::vector<int>& perm_C, std::vector<std::uint64_t>* faults = nullptr);
 
 /// What tbs's analysis keeps for its report: whether the contraction is symmetric, and why
 /// tbs does not apply when it is not.
@@ -58,6 +60,7 @@ class TbsMethod final : public Method {
                       std::int64_t end_rank) const override;
   PlanVolumes walk(const Plan& plan, const Machine& machine) const override;
   std::vector<std::uint64_t> disk_requests(const Plan& plan, const ArrayAccess& access) const override;
+  std::vector<std::uint64_t> page_faults(const Plan& plan, const ArrayAccess& access) const override;
   double rank_flops(const Plan& plan, std::int64_t rank) const override;
   double collective_factor(const Plan&, const Machine&) const override { return 1.0; }
   TileBytes tile_bytes(const Plan& plan, double element_size_bytes) const override;

@@ -96,10 +96,7 @@ std::string TbsMethod::plan_section(const ContractionAnalysis& a, const Machine&
       family_text(s), s.block_elements, s.panel_rows, tbs_plan(p).chunk, range_text(blocks));
   out += fmt::format("    memory per rank: {} (split {})\n", memory_text(plan_memory(p, machine), machine),
                      split_name(p.split));
-  out += fmt::format(
-      "    per rank (bytes, min .. max): disk read {}, disk write {}, sent {}, received {}; disk requests {}\n",
-      range_text(v.disk_read_bytes), range_text(v.disk_write_bytes), range_text(v.comm_sent_bytes),
-      range_text(v.comm_recv_bytes), range_text(v.disk_requests));
+  out += per_rank_text(v);
   out += fmt::format(
       "    predicted {:.5g} s (disk, exact schedule; no network: each rank reads its blocks' rows of A)\n", v.time_s);
   out += wall_text(a, machine);

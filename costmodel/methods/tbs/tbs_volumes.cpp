@@ -30,15 +30,20 @@ std::vector<TbsRankWork> tbs_rank_work(const Plan& plan, const TbsSchedule& s) {
 }
 
 std::vector<u64> tbs_requests(const Plan& plan, const TbsSchedule& s, const std::vector<int>& perm_A,
-                              const std::vector<int>& perm_C) {
+                              const std::vector<int>& perm_C, std::vector<u64>* faults) {
   const std::size_t ni = plan.I.indices.size(), nk = plan.K.indices.size();
   const std::vector<i64> eA = group_extents(plan.I, plan.K), eC = group_extents(plan.I, plan.J);
   PassRuns panel(eA, perm_A, 0, ni, ni, nk);
   PassRuns tile(eC, perm_C, 0, ni, ni, ni);
   const i64 m = plan.K.extent(), chunk = tbs_plan(plan).chunk;
   std::vector<u64> out(static_cast<std::size_t>(plan.processors), 0);
+  if (faults) faults->assign(out.size(), 0);
   for (const TbsBlock& b : s.blocks) {
     u64& mine = out[static_cast<std::size_t>(b.rank)];
+    auto panel_pass = [&] {  // A's panel
+      mine += panel.runs();
+      if (faults) (*faults)[static_cast<std::size_t>(b.rank)] += panel.faults();
+    };
     auto pass = [&](std::size_t rows, std::size_t cols) {  // C[R_rows, R_cols]
       tile.start(b.starts[cols], b.lengths[cols]);
       tile.rows(b.starts[rows], b.lengths[rows]);
@@ -48,7 +53,7 @@ std::vector<u64> tbs_requests(const Plan& plan, const TbsSchedule& s, const std:
       for (std::size_t u = 0; u < b.starts.size(); ++u) {
         panel.start(0, m);
         panel.rows(b.starts[u], b.lengths[u]);
-        mine += panel.runs();
+        panel_pass();
         if (u > 0) pass(u, 0), pass(0, u);
       }
       continue;
@@ -56,7 +61,7 @@ std::vector<u64> tbs_requests(const Plan& plan, const TbsSchedule& s, const std:
     for (i64 k0 = 0; k0 < m; k0 += chunk) {  // one pass per A panel
       panel.start(k0, std::min(chunk, m - k0));
       for (std::size_t u = 0; u < b.starts.size(); ++u) panel.rows(b.starts[u], b.lengths[u]);
-      mine += panel.runs();
+      panel_pass();
     }
     for (std::size_t u = 0; u < b.starts.size(); ++u)
       for (std::size_t v = 0; v < u; ++v) pass(u, v), pass(v, u);  // the tile, then its mirror
@@ -105,6 +110,14 @@ PlanVolumes TbsMethod::walk(const Plan& plan, const Machine& machine) const {
 
 std::vector<std::uint64_t> TbsMethod::disk_requests(const Plan& plan, const ArrayAccess& access) const {
   return tbs_requests(plan, tbs_schedule(plan), access.perm_A, access.perm_C);
+}
+
+std::vector<std::uint64_t> TbsMethod::page_faults(const Plan& plan, const ArrayAccess& access) const {
+  std::vector<u64> faults;
+  tbs_requests(plan, tbs_schedule(plan), access.perm_A, access.perm_C, &faults);
+  const double elements = static_cast<double>(plan.I.extent()) * static_cast<double>(plan.K.extent());  // A
+  for (u64& f : faults) f = static_cast<u64>(capped_faults(static_cast<double>(f), elements));
+  return faults;
 }
 
 double TbsMethod::rank_flops(const Plan& plan, std::int64_t rank) const {
