@@ -159,13 +159,16 @@ void redistribution_requests(const Plan& plan, const Machine& machine, const Sta
                              const std::vector<std::uint64_t>& extra = {});
 
 /// Sets v.disk_requests to the exact compute-stage requests of `plan` per rank (its method's
-/// Method::disk_requests()) and, when Machine::disk_latency_s > 0, sets v.time_s to the slowest
-/// rank's bandwidth time plus disk_latency_s per request. v holds plan_volumes(plan, machine)
-/// for all ranks.
+/// Method::disk_requests()), and, when Machine::page_fault_s > 0, v.page_faults to its estimated
+/// page faults (Method::page_faults(); empty when the method counts none). When
+/// Machine::disk_latency_s > 0 or faults are counted, sets v.time_s to the slowest rank's
+/// bandwidth time plus disk_latency_s per request and page_fault_s per fault, and v.kernel_s and
+/// v.wall_s (plan_wall()). v holds plan_volumes(plan, machine) for all ranks.
 void plan_requests(const Plan& plan, const Machine& machine, const ArrayAccess& access, PlanVolumes& v);
 
 /// Sets v.kernel_s and v.wall_s from v's per-rank volumes (and disk requests, when counted):
-/// per rank r, disk_r = read/B_dr + write/B_dw + disk_latency·requests, network_r = f·recv/B_c,
+/// per rank r, disk_r = read/B_dr + write/B_dw + disk_latency·requests + page_fault·faults,
+/// network_r = f·recv/B_c,
 /// kernel_r = Method::rank_flops(plan, r) / (Machine::flops_per_s · Method::kernel_efficiency());
 /// wall_r = disk_r + network_r + kernel_r serially, and with overlap (Method::buffer_sets() = 2: an
 /// I/O thread beside the thread that multiplies and sends) max(disk_r, busy_r) + (1 − ω)·

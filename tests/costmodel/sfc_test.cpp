@@ -233,6 +233,35 @@ TEST(Sfc, AMemoryStreamSteersAwayFromChunksOfAFewColumns) {
   EXPECT_LT(streamed.plan.volumes.wall_s, old.wall_s);
 }
 
+TEST(Sfc, PageFaultsSteerAwayFromShortPanelsOfWideRows) {
+  // 1200 x 1200 x 12000 at P = 4 with 12 MB: A's and B's rows are 96 KB apart in their files, so
+  // every row of a panel read straight from them starts a new 64 KiB window and faults. Without a
+  // fault cost the plan reads panels of 128 columns (85200 runs per rank, as many faults); with
+  // 12.5 us per fault it takes chunks of 512 (27600 runs of 4 KB, a few of them across two
+  // windows), over 4 layers along K, and the first plan on that machine would take 0.68 s more.
+  const ir::Program p = product(1200, 1200, 12000, 4, "12 MB");
+  Machine m = machine_from(*p.machine);
+  m.flops_per_s = 27e9, m.memory_bytes_per_s = 10e9, m.disk_latency_s = 0.06e-6;
+  const ContractionAnalysis plain = fixtures::analyze_forced(p, 0, m, "sfc");
+  ASSERT_TRUE(plain.plan.feasible) << plain.plan.reason;
+  EXPECT_TRUE(plain.plan.volumes.page_faults.empty());  // not modelled: nothing counted
+  EXPECT_EQ(sfc_plan(plain.plan.plan).chunk, 128) << plain.plan.plan.to_string();
+  m.page_fault_s = 12.5e-6;
+  const ContractionAnalysis faulting = fixtures::analyze_forced(p, 0, m, "sfc");
+  ASSERT_TRUE(faulting.plan.feasible) << faulting.plan.reason;
+  const PlanVolumes& v = faulting.plan.volumes;
+  EXPECT_EQ(sfc_plan(faulting.plan.plan).chunk, 512) << faulting.plan.plan.to_string();
+  EXPECT_EQ(v.disk_requests, std::vector<std::uint64_t>(4, 27600));
+  EXPECT_EQ(v.page_faults, std::vector<std::uint64_t>(4, 28635));
+  // The first plan on the faulting machine: a fault per run.
+  PlanVolumes old = plain.plan.volumes;
+  const ArrayAccess access{true, true, true, {}, {}, {}};
+  plan_requests(plain.plan.plan, m, access, old);
+  ASSERT_EQ(old.page_faults.size(), 4u);
+  EXPECT_GE(old.page_faults[0], old.disk_requests[0]);
+  EXPECT_GT(old.wall_s, v.wall_s + 0.6);
+}
+
 TEST(Sfc, PrimeRankCountsAndLargeKStayNearTheBound) {
   // bench/sfc_bench.sh's rows (8 MB per rank): the fullest rank moves at most 1.3x the I/O lower
   // bound on the square product at P = 7, 11, 13 (balanced tile counts), and the large-K product
