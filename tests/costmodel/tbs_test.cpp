@@ -9,6 +9,7 @@
 
 #include "costmodel/analysis.h"
 #include "costmodel/costmodel.h"
+#include "costmodel/methods/pass_runs.h"
 #include "costmodel/methods/tbs/tbs_method.h"
 #include "frontend/frontend.h"
 #include "tests/costmodel/fixtures.h"
@@ -201,6 +202,47 @@ std::vector<std::uint64_t> replay_requests(const TbsSchedule& s, i64 P, i64 K, i
       for (std::size_t u = 0; u < b.starts.size(); ++u) tile(u, u);
   }
   return want;
+}
+
+/// Page faults per rank of the A panel passes of schedule `s`, replayed element by element: the
+/// distinct fault-around windows each pass touches (costmodel/methods/pass_runs.h), a_at(r, k)
+/// the file offset.
+template <class AAt>
+std::vector<double> replay_faults(const TbsSchedule& s, i64 P, i64 K, i64 chunk, AAt a_at) {
+  std::vector<double> want(static_cast<std::size_t>(P), 0);
+  for (const TbsBlock& b : s.blocks) {
+    auto panel = [&](std::size_t first, std::size_t end, i64 k0, i64 kc) {
+      std::set<i64> windows;
+      for (std::size_t u = first; u < end; ++u)
+        for (i64 r = b.starts[u]; r < b.starts[u] + b.lengths[u]; ++r)
+          for (i64 k = k0; k < k0 + kc; ++k) windows.insert(a_at(r, k) / kFaultAroundElements);
+      want[static_cast<std::size_t>(b.rank)] += static_cast<double>(windows.size());
+    };
+    if (b.stream) {
+      for (std::size_t u = 0; u < b.starts.size(); ++u) panel(u, u + 1, 0, K);
+      continue;
+    }
+    for (i64 k0 = 0; k0 < K; k0 += chunk) panel(0, b.starts.size(), k0, std::min(chunk, K - k0));
+  }
+  return want;
+}
+
+TEST(Tbs, PageFaultsAreTheWindowsItsPanelsTouch) {
+  // A's rows are 160 KB apart: each row of a panel faults. Only with a fault cost are they counted.
+  const std::string machine = "machine m { processors 2; memory 4 MB; network 1 GB/s; disk 500 MB/s; }";
+  const ir::Program p = fixtures::parse_program(syrk_source(600, 20000, machine));
+  Machine m = machine_from(*p.machine);
+  EXPECT_TRUE(fixtures::analyze_forced(p, 0, m, "tbs").plan.volumes.page_faults.empty());
+  m.page_fault_s = 10e-6;
+  const ContractionAnalysis a = fixtures::analyze_forced(p, 0, m, "tbs");
+  ASSERT_TRUE(a.plan.feasible) << a.plan.reason;
+  const std::vector<double> want = replay_faults(tbs_schedule(a.plan.plan), 2, 20000, tbs_plan(a.plan.plan).chunk,
+                                                 [](i64 r, i64 k) { return r * 20000 + k; });
+  ASSERT_EQ(a.plan.volumes.page_faults.size(), 2u);
+  for (std::size_t r = 0; r < 2; ++r) {
+    EXPECT_GT(want[r], 0.0);
+    EXPECT_NEAR(static_cast<double>(a.plan.volumes.page_faults[r]), want[r], 0.02 * want[r]) << r;
+  }
 }
 
 TEST(Tbs, RequestsEqualAReplayOfEveryElement) {
