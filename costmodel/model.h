@@ -28,9 +28,10 @@ struct Machine {
   /// disk_requests), added to the bandwidth terms. 0 (the default) is Gao et al.'s model.
   double disk_latency_s = 0;
   /// Seconds per page fault of a read through a tensor file's mapping: the first read into a
-  /// window of kFaultAroundBytes (64 KiB; Linux maps that much around a read fault) that is not
-  /// mapped (plan.h PlanVolumes::page_faults, counted where a method reads panels straight from
-  /// tensor files), added to the disk time. 0 (the default): not modelled.
+  /// 64 KiB window that is not mapped (Linux maps that much around a read fault;
+  /// costmodel/methods/pass_runs.h kFaultAroundElements). Counted where a method reads panels
+  /// straight from tensor files (plan.h PlanVolumes::page_faults) and added to the disk time.
+  /// 0 (the default): not modelled.
   double page_fault_s = 0;
   /// The tile kernel's rate per processor, FLOP/s (a GEMM's flops are 2·m·n·k): the time model
   /// of plan.h plan_wall() charges each rank its multiplies at this rate. Default 50 GFLOP/s.
