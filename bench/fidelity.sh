@@ -10,9 +10,9 @@
 # 1.6x from one to the next), and prints per plan the predicted wall time of the compute stage
 # (the trace's predicted seconds), the measured one (slowest rank) and their ratio, then the same
 # for the whole contraction (compute stage plus stages 1 and 3, which the plan choice weighs);
-# then per P and in all, how many plans are within
-# ±25% and the worst ratios, and per case the default plan's measured whole time over the
-# fastest forced method's (bench/fidelity.py). Cases: two products (2400×3000×2400, and a large
+# then per P and in all, how many plans are within ±25% and the worst ratios, and per case the
+# default plan's measured whole time over the fastest forced method's, naming the forced method
+# whose plan the default is (bench/fidelity.py). Cases: two products (2400×3000×2400, and a large
 # K, 1200×12000×1200), the 4-index step of Gao et al. (N = 64) and a CCSD term (the
 # particle-particle ladder, O = 16, V = 64). The inputs are .npy files (bench/write_inputs.py,
 # with Debian's python3-numpy), read as a user's would be. MPI: as root set

@@ -23,15 +23,24 @@ struct Property {
   Kind kind;
 };
 
+// clang-format off
 constexpr Property kProperties[] = {
-    {"processors", Kind::Count},           {"memory", Kind::Size},
-    {"network", Kind::Bandwidth},          {"disk", Kind::Bandwidth},
-    {"disk_read", Kind::Bandwidth},        {"disk_write", Kind::Bandwidth},
-    {"element_size", Kind::ElementSize},   {"replication_factor", Kind::Factor},
-    {"reduction_factor", Kind::Factor},    {"disk_latency", Kind::Duration},
-    {"page_fault", Kind::Duration},        {"flops", Kind::Rate},
-    {"memory_bandwidth", Kind::Bandwidth}, {"overlap", Kind::Fraction},
+    {"processors", Kind::Count},
+    {"memory", Kind::Size},
+    {"network", Kind::Bandwidth},
+    {"disk", Kind::Bandwidth},
+    {"disk_read", Kind::Bandwidth},
+    {"disk_write", Kind::Bandwidth},
+    {"element_size", Kind::ElementSize},
+    {"replication_factor", Kind::Factor},
+    {"reduction_factor", Kind::Factor},
+    {"disk_latency", Kind::Duration},
+    {"page_fault", Kind::Duration},
+    {"flops", Kind::Rate},
+    {"memory_bandwidth", Kind::Bandwidth},
+    {"overlap", Kind::Fraction},
 };
+// clang-format on
 
 const char* kPropertyList =
     "processors, memory, network, disk, disk_read, disk_write, element_size, "

@@ -105,8 +105,8 @@ void PassRuns::row(i64 r) {
   runs_ += (first_ || at + begin_ != last_ + 1 ? 1 : 0) + inner_;
   first_ = false, last_ = at + end_;
   const i64 w0 = (at + span_low()) / kFaultAroundElements, w1 = (at + span_high()) / kFaultAroundElements;
-  const double runs = row_runs() * (1.0 + (run_length() - 1.0) / static_cast<double>(kFaultAroundElements));
-  faults_ += std::min(static_cast<double>(w1 - w0 + 1), runs) - (w0 == last_window_ ? 1.0 : 0.0);
+  const double run_windows = row_runs() * (1.0 + (run_length() - 1.0) / static_cast<double>(kFaultAroundElements));
+  faults_ += std::min(static_cast<double>(w1 - w0 + 1), run_windows) - (w0 == last_window_ ? 1.0 : 0.0);
   last_window_ = w1;
 }
 

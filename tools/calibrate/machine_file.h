@@ -15,10 +15,9 @@ struct Measured {
   std::string memory_how;          ///< how memory_bytes was chosen, for its comment
   double network_bytes_per_s = 0;
   double disk_read_bytes_per_s = 0, disk_write_bytes_per_s = 0;
-  double disk_reused_write_bytes_per_s =
-      0;                               ///< a second new result file, right after the first is removed (for the comment)
-  double disk_pwrite_bytes_per_s = 0;  ///< 4 MB pwrites into a new file (for the comment)
-  double disk_rewrite_bytes_per_s = 0;  ///< the same range again, in place (for the comment)
+  double disk_reused_write_bytes_per_s = 0;  ///< a second new result file after the first (for the comment)
+  double disk_pwrite_bytes_per_s = 0;        ///< 4 MB pwrites into a new file (for the comment)
+  double disk_rewrite_bytes_per_s = 0;       ///< the same range again, in place (for the comment)
   double disk_latency_s = 0;
   double disk_pread_latency_s = 0;  ///< per 8 KB read at a random offset, beyond its bytes (for the comment)
   double disk_fault_s = 0;          ///< a first read's extra time per 64 KiB window of a mapping

@@ -17,17 +17,18 @@ namespace tcec::calibrate {
 /// from the host, as on a virtual machine, that is several times slower than writing in place),
 /// then, that file removed, a second new file the same way (timed: reused_write_bytes_per_s,
 /// reported only: it reuses the pages the first freed, which a program that starts after a
-/// pause does not find). Then `bytes` into a new file in 4 MB DiskFile writes (timed: pwrite_bytes_per_s, as
-/// programs write scratch files), then the same range again (timed: rewrite_bytes_per_s; both
-/// reported only), then reads it back the same way (buffered, as programs' tiled files are),
-/// then 8 KB reads at random offsets (pread_latency_s: time per request less its bytes at the
-/// read bandwidth, at least 0), then, for the per-request latency the model charges
-/// (latency_s), runs of 16 elements in every row of 64 read through a mapping of the last
-/// result file, the second (runtime NpyReader), as programs read tiles straight from tensor files: those
-/// runs are nearly all of a plan's requests (a tiled file's request moves a whole block), and
-/// cost far less than a system call. A first pass faults the pages in; latency_s is the median
-/// of three passes after it (the runs alone), fault_s the first pass's extra time per 64 KiB
-/// fault-around window (the page fault the model charges where reads enter new windows). Bandwidths in bytes per second per rank, latencies in
+/// pause does not find). Then `bytes` into a new file in 4 MB DiskFile writes (timed:
+/// pwrite_bytes_per_s, as programs write scratch files), then the same range again (timed:
+/// rewrite_bytes_per_s; both reported only), then reads it back the same way (buffered, as
+/// programs' tiled files are), then 8 KB reads at random offsets (pread_latency_s: time per
+/// request less its bytes at the read bandwidth, at least 0). Last, runs of 16 elements in every
+/// row of 64 read through a mapping of the second result file (runtime NpyReader), as programs
+/// read tiles straight from tensor files: those runs are nearly all of a plan's requests (a tiled
+/// file's request moves a whole block), and cost far less than a system call. A first pass
+/// faults the pages in; latency_s, the per-request latency the model charges, is the median of
+/// three passes after it (the runs alone, beyond their bytes at the read bandwidth), fault_s the
+/// first pass's extra time per 64 KiB fault-around window (the page fault the model charges
+/// where reads enter new windows). Bandwidths in bytes per second per rank, latencies in
 /// seconds, the slowest rank's. The files are removed. Throws tcert::Error on I/O failure.
 struct DiskFigures {
   double read_bytes_per_s = 0, write_bytes_per_s = 0, reused_write_bytes_per_s = 0;
