@@ -1,6 +1,7 @@
 // runtime/panel_read.cpp — read_panel_rows() (panel_read.h).
 #include "runtime/panel_read.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "runtime/counters.h"
@@ -9,17 +10,12 @@
 namespace tcert {
 
 namespace {
-constexpr std::size_t kRowsAhead = 8;  // rows between a prefetch and the copy that uses it
-}  // namespace
 
-std::int64_t read_panel_rows(Run& run, SplitMap& map, const ElementSource& src, std::span<const RowRange> rows,
-                             std::int64_t k0, std::int64_t kc, double* out) {
-  std::vector<std::uint64_t> cols;
-  map.cols(k0, kc, cols);
-  const Stopwatch clock;  // disk busy time, as DiskFile counts its transfers
-  RunCounter requests;    // the panel, read in one pass
-  MappedWalk walk(kFaultAroundBytes);
-  double* const begin = out;
+constexpr std::size_t kRowsAhead = 8;  // rows between a prefetch and the copy that uses it
+
+/// The pass row by row: each row's runs of columns (`col_runs` of the parts `cols`) in order.
+void read_by_rows(Run& run, SplitMap& map, const ElementSource& src, std::span<const RowRange> rows,
+                  const std::vector<std::uint64_t>& cols, RunCounter& requests, MappedWalk& walk, double*& out) {
   const auto runs = consecutive_runs(cols);
   std::vector<std::uint64_t> parts;       // the rows' parts of the linear index
   const double* const data = src.data();  // mapped: fetch rows ahead (null: computed elements)
@@ -38,6 +34,49 @@ std::int64_t read_panel_rows(Run& run, SplitMap& map, const ElementSource& src, 
       }
     }
   }
+}
+
+/// The pass block by block and, in a block, column by column (panel_read.h): element (row i of
+/// the panel, column c) goes to out[i·kc + c].
+void read_by_columns(Run& run, SplitMap& map, const ElementSource& src, std::span<const RowRange> rows,
+                     const std::vector<std::uint64_t>& cols, RunCounter& requests, MappedWalk& walk, double*& out) {
+  const auto kc = static_cast<std::int64_t>(cols.size());
+  const double* const data = src.data();
+  std::vector<std::uint64_t> parts;
+  for (const auto& [first, count] : rows)
+    for (std::int64_t b0 = first; b0 < first + count; b0 += kPanelRowBlock) {
+      map.rows(b0, std::min(kPanelRowBlock, first + count - b0), parts);
+      const auto runs = consecutive_runs(parts);  // along the rows: parts[i + 1] = parts[i] + 1
+      for (std::int64_t c = 0; c < kc; ++c)
+        for (const auto& [i, n] : runs) {
+          const std::uint64_t at = cols[static_cast<std::size_t>(c)] + parts[i];
+          requests.span(at, n);
+          run.touched_span(walk, at, n);
+          double* into = out + static_cast<std::int64_t>(i) * kc + c;
+          if (data != nullptr) {
+            for (std::size_t e = 0; e < n; ++e, into += kc) *into = data[at + e];
+          } else {
+            for (std::size_t e = 0; e < n; ++e, into += kc) *into = src(at + e);
+          }
+        }
+      out += static_cast<std::int64_t>(parts.size()) * kc;
+    }
+}
+
+}  // namespace
+
+std::int64_t read_panel_rows(Run& run, SplitMap& map, const ElementSource& src, std::span<const RowRange> rows,
+                             std::int64_t k0, std::int64_t kc, double* out) {
+  std::vector<std::uint64_t> cols;
+  map.cols(k0, kc, cols);
+  const Stopwatch clock;  // disk busy time, as DiskFile counts its transfers
+  RunCounter requests;    // the panel, read in one pass
+  MappedWalk walk(kFaultAroundBytes);
+  double* const begin = out;
+  if (map.rows_innermost())
+    read_by_columns(run, map, src, rows, cols, requests, walk, out);
+  else
+    read_by_rows(run, map, src, rows, cols, requests, walk, out);
   const auto elements = static_cast<std::int64_t>(out - begin);
   counters().add_disk_read(8 * static_cast<std::uint64_t>(elements));
   requests.add();

@@ -41,6 +41,14 @@ class SplitMap {
   void cols(std::int64_t first, std::int64_t count, std::vector<std::uint64_t>& out) {
     parts(first, count, col_extents_, cv_, false, out);
   }
+  /// True when the tensor's innermost stored dimension (stride 1) is one of the row indices
+  /// (with an extent above 1): a row's neighbour is the next element of the file, and a pass
+  /// column by column reads runs along the rows (read_panel_rows()).
+  bool rows_innermost() const {
+    for (std::size_t d = 0; d < row_extents_.size(); ++d)
+      if (row_extents_[d] > 1 && map_.row_stride(d) == 1) return true;
+    return false;
+  }
   /// The part of flat column `col` (elements).
   std::uint64_t col(std::int64_t col) {
     unflatten(col, col_extents_, cv_.data());

@@ -149,4 +149,26 @@ u64 PassRuns::block(i64 r0, i64 h, i64 c0, i64 w) {
   return runs_;
 }
 
+PanelRuns::PanelRuns(const std::vector<i64>& extents, const std::vector<int>& perm, std::size_t rows_count,
+                     std::size_t cols_count)
+    : rows_first_(extents, perm, 0, rows_count, rows_count, cols_count),
+      columns_first_(extents, perm, rows_count, cols_count, 0, rows_count),
+      by_columns_(rows_first_.rows_innermost()) {}
+
+void PanelRuns::pass(const std::vector<PanelRows>& rows, i64 k0, i64 kc) {
+  if (!by_columns_) {
+    rows_first_.start(k0, kc);
+    for (const auto& [first, count] : rows) rows_first_.rows(first, count);
+    return;
+  }
+  // runtime/panel_read.cpp read_by_columns(): a block's rows are the columns of a pass over the
+  // panel's columns, and the pass goes on from block to block.
+  columns_first_.begin();
+  for (const auto& [first, count] : rows)
+    for (i64 b0 = first; b0 < first + count; b0 += kPanelRowBlock) {
+      columns_first_.columns(b0, std::min(kPanelRowBlock, first + count - b0));
+      columns_first_.rows(k0, kc);
+    }
+}
+
 }  // namespace tcec::costmodel

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "costmodel/plan.h"
@@ -72,6 +73,9 @@ class PassRuns {
   std::uint64_t faults() const { return static_cast<std::uint64_t>(faults_ + 0.5); }
   /// Runs of a whole pass over rows [r0, r0 + h) × columns [c0, c0 + w).
   std::uint64_t block(std::int64_t r0, std::int64_t h, std::int64_t c0, std::int64_t w);
+  /// True when the row positions hold the tensor's innermost stored dimension (stride 1, extent
+  /// above 1): runtime SplitMap::rows_innermost().
+  bool rows_innermost() const { return rows_.least_stride() == 1; }
 
   /// Flat values of some positions of a tensor (row-major over them, the last fastest) and
   /// their offsets in its file.
@@ -106,6 +110,42 @@ class PassRuns {
   /// The columns' span in a row: the least and the greatest of begin_ and end_.
   std::int64_t span_low() const { return std::min(begin_, end_); }
   std::int64_t span_high() const { return std::max(begin_, end_); }
+};
+
+/// Rows of a block of a column-by-column panel pass (runtime/panel_read.h kPanelRowBlock).
+inline constexpr std::int64_t kPanelRowBlock = 256;
+
+/// A range of flat row values of a panel: (first, count).
+using PanelRows = std::pair<std::int64_t, std::int64_t>;
+
+/// The runs and page faults of the runtime's panel reads (runtime/panel_read.h read_panel_rows()):
+/// ranges of rows × columns [k0, k0 + kc) of a tensor whose GEMM positions (extents[p]: the rows'
+/// rows_count first, then the columns') are stored in dimensions perm[p] (identity when empty), in
+/// one pass, row by row, or, when the rows hold the innermost stored dimension, in blocks of
+/// kPanelRowBlock rows of each range, each block column by column. Units: elements.
+class PanelRuns {
+ public:
+  PanelRuns(const std::vector<std::int64_t>& extents, const std::vector<int>& perm, std::size_t rows_count,
+            std::size_t cols_count);
+  /// True when its passes go column by column (PassRuns::rows_innermost()).
+  bool by_columns() const { return by_columns_; }
+  /// One pass over `rows` (in order) × columns [k0, k0 + kc); sets runs() and faults().
+  /// Precondition: kc >= 1.
+  void pass(const std::vector<PanelRows>& rows, std::int64_t k0, std::int64_t kc);
+  /// pass() over the one range [first, first + count).
+  void pass(std::int64_t first, std::int64_t count, std::int64_t k0, std::int64_t kc) {
+    pass(std::vector<PanelRows>{{first, count}}, k0, kc);
+  }
+  /// The last pass's runs (RunCounter) and page faults (PassRuns::faults(), an estimate).
+  std::uint64_t runs() const { return last().runs(); }
+  std::uint64_t faults() const { return last().faults(); }
+
+ private:
+  PassRuns rows_first_;     // rows × columns, row by row
+  PassRuns columns_first_;  // columns × rows: its "rows" are the panel's columns
+  bool by_columns_;
+
+  const PassRuns& last() const { return by_columns_ ? columns_first_ : rows_first_; }
 };
 
 }  // namespace tcec::costmodel

@@ -109,7 +109,7 @@ PlanVolumes step_volumes(const StepShape& sh, const ResidentStep& step, bool acc
     return x;
   }();
   const std::size_t ni = sh.eI.size(), nj = sh.eJ.size(), nk = sh.eK.size();
-  PassRuns runs_A(eA, sh.g.perm_A, 0, ni, ni, nk), runs_B(eB, sh.g.perm_B, 0, nj, nj, nk);
+  PanelRuns runs_A(eA, sh.g.perm_A, ni, nk), runs_B(eB, sh.g.perm_B, nj, nk);
   for (i64 r = 0; r < P; ++r) {
     const i64 s0 = piece_start(sh.e, P, r), len = piece(sh.e, P, r);
     u64 read = 0, write = 0, requests = 0;
@@ -127,8 +127,7 @@ PlanVolumes step_volumes(const StepShape& sh, const ResidentStep& step, bool acc
       for (i64 k0 = 0; k0 < sh.k; k0 += step.chunk) {  // step 2: the A panel, then the B panel
         const i64 kc = std::min(step.chunk, sh.k - k0);
         for (auto [runs, rows] : {std::pair{&runs_A, &rows_of_A}, std::pair{&runs_B, &rows_of_B}}) {
-          runs->start(k0, kc);
-          for (const auto& [first, count] : *rows) runs->rows(first, count);
+          runs->pass(*rows, k0, kc);
           requests += runs->runs();
         }
       }

@@ -92,26 +92,50 @@ Walked walk(const ir::Program& p, const ir::Statement& s, const ResidentStep& st
   auto extent = [&](int id) { return static_cast<i64>(p.ranges.at(p.indices.at(id).range).extent); };
   i64 k = 1;
   for (int id : g.K) k *= extent(id);
+  // A pass goes row by row, or, where the operand's innermost stored index (of extent above 1) is
+  // a row index, column by column over each range of the rank's rows (runtime/panel_read.h: in
+  // blocks of 256 rows; these have fewer).
   auto panel = [&](const std::vector<int>& rows_group, const ir::TensorRef& ref, i64 k0, i64 kc) {
     Runs runs;
     std::uint64_t elements = 0;
     i64 rows = 1;
     for (int id : rows_group) rows *= extent(id);
     std::map<int, i64> value;
-    for (i64 r = 0; r < rows; ++r) {
+    auto row_value = [&](i64 r) {
       i64 rest = r;
       for (std::size_t q = rows_group.size(); q-- > 0;)
         value[rows_group[q]] = rest % extent(rows_group[q]), rest /= extent(rows_group[q]);
-      if (value.count(split_index) && (value[split_index] < s0 || value[split_index] >= s0 + len)) continue;
-      for (i64 c = k0; c < k0 + kc; ++c) {
-        i64 kr = c;
-        for (std::size_t q = g.K.size(); q-- > 0;) value[g.K[q]] = kr % extent(g.K[q]), kr /= extent(g.K[q]);
-        std::vector<i64> v;
-        for (int id : ref.indices) v.push_back(value.at(id));
-        runs.at(offset(stored_extents(p, ref), v));
-        ++elements;
-      }
-      for (int id : g.K) value.erase(id);
+    };
+    auto visit = [&](i64 r, i64 c) {
+      row_value(r);
+      i64 kr = c;
+      for (std::size_t q = g.K.size(); q-- > 0;) value[g.K[q]] = kr % extent(g.K[q]), kr /= extent(g.K[q]);
+      std::vector<i64> v;
+      for (int id : ref.indices) v.push_back(value.at(id));
+      runs.at(offset(stored_extents(p, ref), v));
+      ++elements;
+    };
+    std::vector<std::pair<i64, i64>> ranges;  // the rank's rows (first, count): one per value of the outer indices
+    i64 last_cut = -1;  // the split index's value in the last row kept
+    for (i64 r = 0; r < rows; ++r) {
+      row_value(r);
+      const i64 at = value.count(split_index) > 0 ? value[split_index] : 0;
+      if (value.count(split_index) > 0 && (at < s0 || at >= s0 + len)) continue;
+      if (!ranges.empty() && ranges.back().first + ranges.back().second == r && at >= last_cut)
+        ++ranges.back().second;
+      else
+        ranges.emplace_back(r, 1);
+      last_cut = at;
+    }
+    int innermost = -1;
+    for (int id : ref.indices)
+      if (extent(id) > 1) innermost = id;
+    const bool by_columns = std::find(rows_group.begin(), rows_group.end(), innermost) != rows_group.end();
+    for (const auto& [first, count] : ranges) {
+      EXPECT_LE(count, 256);
+      for (i64 a = 0; a < (by_columns ? kc : count); ++a)
+        for (i64 b = 0; b < (by_columns ? count : kc); ++b)
+          by_columns ? visit(first + b, k0 + a) : visit(first + a, k0 + b);
     }
     w.read += 8 * elements, w.requests += runs.runs;
   };

@@ -152,8 +152,14 @@ TEST(Sfc, RequestsEqualAReplayOfEveryElementAndTheTextRoundTrips) {
             lru.push_back(key);
             std::vector<i64> panel;
             const i64 n = operand == 0 ? 37 : 29, gr = operand == 0 ? s.tiles_I : s.tiles_J;
-            for (i64 row = start(n, gr, tt); row < start(n, gr, tt) + piece(n, gr, tt); ++row)
-              for (i64 k = kc0; k < kc0 + kc; ++k) panel.push_back(operand == 0 ? k * 37 + row : row * 23 + k);
+            const i64 r0 = start(n, gr, tt), r1 = r0 + piece(n, gr, tt);
+            if (operand == 0) {  // A's rows are its innermost stored dimension: column by column (37 < 256 rows)
+              for (i64 k = kc0; k < kc0 + kc; ++k)
+                for (i64 row = r0; row < r1; ++row) panel.push_back(k * 37 + row);
+            } else {
+              for (i64 row = r0; row < r1; ++row)
+                for (i64 k = kc0; k < kc0 + kc; ++k) panel.push_back(row * 23 + k);
+            }
             want[r] += runs(panel);
           }
         }

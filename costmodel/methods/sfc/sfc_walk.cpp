@@ -163,8 +163,7 @@ std::vector<SfcRankWalk> walk_ranks(const Plan& plan, const ArrayAccess* access)
   const std::vector<i64> eA = group_extents(plan.I, plan.K), eB = group_extents(plan.J, plan.K),
                          eC = group_extents(plan.I, plan.J);
   const std::size_t ni = plan.I.indices.size(), nj = plan.J.indices.size(), nk = plan.K.indices.size();
-  PassRuns runs_A(eA, a.perm_A, 0, ni, ni, nk);
-  PassRuns runs_B(eB, a.perm_B, 0, nj, nj, nk);
+  PanelRuns runs_A(eA, a.perm_A, ni, nk), runs_B(eB, a.perm_B, nj, nk);
   PassRuns runs_C(eC, a.perm_C, 0, ni, ni, nj);
   std::vector<SfcRankWalk> out(static_cast<std::size_t>(plan.processors));
   for (i64 rank = 0; rank < plan.processors; ++rank) {
@@ -203,8 +202,9 @@ std::vector<SfcRankWalk> walk_ranks(const Plan& plan, const ArrayAccess* access)
       const i64 width = layer.width(g, c);
       r.read += static_cast<u64>(rows * width);
       if (!count) return;
-      PassRuns& runs = operand == 0 ? runs_A : runs_B;
-      r.requests += runs.block(first, rows, layer.k0 + c * g.chunk, width);
+      PanelRuns& runs = operand == 0 ? runs_A : runs_B;
+      runs.pass(first, rows, layer.k0 + c * g.chunk, width);
+      r.requests += runs.runs();
       r.faults += runs.faults();
     };
     each_step(g, s, rank % g.g, layer.chunks, tile, panel);

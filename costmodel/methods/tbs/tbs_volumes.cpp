@@ -33,7 +33,7 @@ std::vector<u64> tbs_requests(const Plan& plan, const TbsSchedule& s, const std:
                               const std::vector<int>& perm_C, std::vector<u64>* faults) {
   const std::size_t ni = plan.I.indices.size(), nk = plan.K.indices.size();
   const std::vector<i64> eA = group_extents(plan.I, plan.K), eC = group_extents(plan.I, plan.J);
-  PassRuns panel(eA, perm_A, 0, ni, ni, nk);
+  PanelRuns panel(eA, perm_A, ni, nk);
   PassRuns tile(eC, perm_C, 0, ni, ni, ni);
   const i64 m = plan.K.extent(), chunk = tbs_plan(plan).chunk;
   std::vector<u64> out(static_cast<std::size_t>(plan.processors), 0);
@@ -51,16 +51,16 @@ std::vector<u64> tbs_requests(const Plan& plan, const TbsSchedule& s, const std:
     };
     if (b.stream) {  // R_0 whole, then each R_u whole, its tile and the mirror
       for (std::size_t u = 0; u < b.starts.size(); ++u) {
-        panel.start(0, m);
-        panel.rows(b.starts[u], b.lengths[u]);
+        panel.pass(b.starts[u], b.lengths[u], 0, m);
         panel_pass();
         if (u > 0) pass(u, 0), pass(0, u);
       }
       continue;
     }
+    std::vector<PanelRows> rows;
+    for (std::size_t u = 0; u < b.starts.size(); ++u) rows.emplace_back(b.starts[u], b.lengths[u]);
     for (i64 k0 = 0; k0 < m; k0 += chunk) {  // one pass per A panel
-      panel.start(k0, std::min(chunk, m - k0));
-      for (std::size_t u = 0; u < b.starts.size(); ++u) panel.rows(b.starts[u], b.lengths[u]);
+      panel.pass(rows, k0, std::min(chunk, m - k0));
       panel_pass();
     }
     for (std::size_t u = 0; u < b.starts.size(); ++u)

@@ -131,11 +131,10 @@ Replay replay(const tcert::SfcSpec& s, bool accumulate, i64 r, i64 P) {
     full[to] = true, slot[to] = key, recent.push_front(to);
     const auto [operand, tile, chunk] = key;
     const auto [r0, rows] = range_of(operand == 0 ? kM : kN, operand == 0 ? s.tiles_I : s.tiles_J, tile);
-    tcert_test::Runs runs;
-    for (i64 row = r0; row < r0 + rows; ++row)
-      for (i64 k = k0 + chunk * s.chunk; k < std::min(k0 + kx, k0 + (chunk + 1) * s.chunk); ++k)
-        runs.at(operand == 0 ? linear_A(row, k) : linear_B(row, k)), out.read += 8;
-    out.requests += runs.runs;
+    const i64 c0 = k0 + chunk * s.chunk, width = std::min(k0 + kx, c0 + s.chunk) - c0;
+    // A's innermost stored dimension is a row index (b), B's a column index (q).
+    out.requests += operand == 0 ? tcert_test::panel_runs({{r0, rows}}, c0, width, true, linear_A, out.read)
+                                 : tcert_test::panel_runs({{r0, rows}}, c0, width, false, linear_B, out.read);
   };
   const i64 chunks = (kx + s.chunk - 1) / s.chunk;
   const auto first = s.segment[static_cast<std::size_t>(q)];

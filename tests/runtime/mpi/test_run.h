@@ -4,9 +4,11 @@
 // independent run counter and the check of one rank's measured volumes.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -31,6 +33,31 @@ struct Runs {
     last = e;
   }
 };
+
+/// Runs of one panel pass as runtime/panel_read.h makes it (written out here too): the ranges
+/// `rows` (first, count) × columns [k0, k0 + kc) of a tensor whose element (row, column) is at
+/// linear(row, column), row by row; or, when `by_columns` (the tensor's innermost stored dimension
+/// is a row index), each range in blocks of 256 rows, each block column by column. Adds 8 bytes
+/// per element to `read`.
+template <class Linear>
+std::uint64_t panel_runs(const std::vector<std::pair<std::int64_t, std::int64_t>>& rows, std::int64_t k0,
+                         std::int64_t kc, bool by_columns, const Linear& linear, std::uint64_t& read) {
+  Runs runs;
+  for (const auto& [first, count] : rows) {
+    const std::int64_t block = by_columns ? 256 : count;
+    for (std::int64_t b0 = first; b0 < first + count; b0 += block) {
+      const std::int64_t b1 = std::min(b0 + block, first + count);
+      if (by_columns) {
+        for (std::int64_t k = k0; k < k0 + kc; ++k)
+          for (std::int64_t r = b0; r < b1; ++r) runs.at(linear(r, k)), read += 8;
+      } else {
+        for (std::int64_t r = b0; r < b1; ++r)
+          for (std::int64_t k = k0; k < k0 + kc; ++k) runs.at(linear(r, k)), read += 8;
+      }
+    }
+  }
+  return runs.runs;
+}
 
 /// Expects rank q's measured volumes in `rec` of an executor without network or stages 1 and
 /// 3: disk read and write bytes and disk requests of the compute phase as given, nothing sent or
