@@ -71,3 +71,61 @@ TEST(PassRuns, ArraysThatStayMappedFaultOncePerWindow) {
 
 }  // namespace
 }  // namespace tcec::costmodel
+
+namespace tcec::costmodel {
+namespace {
+
+/// Runs of adjacent offsets in a sequence of element offsets (as runtime RunCounter counts them).
+std::uint64_t runs_of(const std::vector<i64>& offsets) {
+  std::uint64_t runs = 0;
+  for (std::size_t e = 0; e < offsets.size(); ++e) runs += e == 0 || offsets[e] != offsets[e - 1] + 1 ? 1 : 0;
+  return runs;
+}
+
+TEST(PanelRuns, ColumnByColumnWhereTheRowsHoldTheInnermostDimension) {
+  // Rows (a, b), columns (p, q) with extents {6, 70, 5, 9}; stored [p, a, q, b] (b innermost: by
+  // columns) and [a, b, p, q] (q innermost: by rows). Passes over several ranges of rows, one
+  // longer than a block of 256, and the rows of every element listed in the runtime's order
+  // (runtime/panel_read.h): by rows, or per range in blocks of 256, each column by column.
+  const std::vector<i64> extents = {6, 70, 5, 9};
+  const std::vector<PanelRows> rows = {{3, 40}, {60, 300}, {361, 2}, {380, 1}};
+  for (const std::vector<int>& perm : {std::vector<int>{1, 3, 0, 2}, std::vector<int>{0, 1, 2, 3}}) {
+    std::vector<i64> stored(4), stride(4, 1);
+    for (std::size_t p = 0; p < 4; ++p) stored[static_cast<std::size_t>(perm[p])] = extents[p];
+    for (std::size_t d = 3; d-- > 0;) stride[d] = stride[d + 1] * stored[d + 1];
+    auto offset = [&](i64 r, i64 c) {
+      const i64 v[4] = {r / 70, r % 70, c / 9, c % 9};
+      i64 at = 0;
+      for (std::size_t p = 0; p < 4; ++p) at += v[p] * stride[static_cast<std::size_t>(perm[p])];
+      return at;
+    };
+    PanelRuns panel(extents, perm, 2, 2);
+    EXPECT_EQ(panel.by_columns(), perm[1] == 3);
+    for (const auto& [k0, kc] : {std::pair<i64, i64>{0, 45}, {7, 13}, {44, 1}}) {
+      std::vector<i64> order;
+      for (const auto& [first, count] : rows)
+        for (i64 b0 = first; b0 < first + count; b0 += panel.by_columns() ? 256 : count) {
+          const i64 b1 = panel.by_columns() ? std::min(b0 + 256, first + count) : first + count;
+          if (panel.by_columns()) {
+            for (i64 c = k0; c < k0 + kc; ++c)
+              for (i64 r = b0; r < b1; ++r) order.push_back(offset(r, c));
+          } else {
+            for (i64 r = b0; r < b1; ++r)
+              for (i64 c = k0; c < k0 + kc; ++c) order.push_back(offset(r, c));
+          }
+        }
+      panel.pass(rows, k0, kc);
+      EXPECT_EQ(panel.runs(), runs_of(order)) << "perm " << perm[0] << perm[1] << perm[2] << perm[3] << " columns "
+                                              << k0 << "+" << kc;
+    }
+  }
+  // By columns a column's runs follow b, cut where a changes and where a range or a block ends:
+  // 1 + (5 + 2) + 1 + 1 per column (the second range's blocks: rows 60-315 over a = 0-4, 316-359
+  // over a = 4-5); row by row each of the 343 rows would be 45 runs.
+  PanelRuns panel(extents, {1, 3, 0, 2}, 2, 2);
+  panel.pass(rows, 0, 45);
+  EXPECT_EQ(panel.runs(), 45u * 10u);
+}
+
+}  // namespace
+}  // namespace tcec::costmodel

@@ -9,7 +9,8 @@
 // (disk, sent, received) and disk requests equal a replay of sfc_spec.h's THE SCHEDULE written
 // here (its own LRU cache); the peak memory is method_buffers; run_tile refuses tiles out of
 // order; and check_method refuses bad orders, bad segments, too few slots, bad layers and
-// take/keep.
+// take/keep. Also the panel reads the executors share (runtime/panel_read.h): the same values
+// row by row and column by column, and the runs of each order.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -24,6 +25,7 @@
 
 #include "runtime/error.h"
 #include "runtime/npy.h"
+#include "runtime/panel_read.h"
 #include "runtime/run.h"
 #include "runtime/sfc.h"
 #include "runtime/spec_check.h"
@@ -190,6 +192,49 @@ void expect_result(tcert::Run& run, const std::vector<double>& c0, const tcert::
       ASSERT_NEAR(result.data()[linear_C(i, j)], before + sum, 1e-12 * scale)
           << "C(" << i << ", " << j << ") " << where;
     }
+}
+
+TEST(PanelRead, ColumnByColumnWhereTheRowsHoldTheInnermostDimensionSameValuesFewerRuns) {
+  // Rows (a, b) 6 x 70, columns (p, q) 5 x 9 of a tensor stored [p, a, q, b] (b innermost: read
+  // column by column) and [a, b, p, q] (row by row); several ranges of rows, one past a block of
+  // 256. The panel holds each element at row i, column c of the panel (row-major, stride kc),
+  // and the pass counts the runs of the runtime's order (tcert_test::panel_runs()).
+  tcert::Context ctx = tcert::Context::world();
+  const std::unique_ptr<tcert::Run> test_run = tcert_test::make_test_run(ctx, "panel_read_mpi", 3);
+  const std::vector<std::pair<i64, i64>> rows = {{3, 40}, {60, 300}, {361, 2}, {380, 1}};
+  for (const std::vector<int>& perm : {std::vector<int>{1, 3, 0, 2}, std::vector<int>{0, 1, 2, 3}}) {
+    const std::vector<i64> extents = {6, 70, 5, 9};
+    std::vector<i64> stored(4), stride(4, 1);
+    for (std::size_t p = 0; p < 4; ++p) stored[static_cast<std::size_t>(perm[p])] = extents[p];
+    for (std::size_t d = 3; d-- > 0;) stride[d] = stride[d + 1] * stored[d + 1];
+    const auto linear = [&](i64 r, i64 c) {
+      const i64 v[4] = {r / 70, r % 70, c / 9, c % 9};
+      u64 at = 0;
+      for (std::size_t p = 0; p < 4; ++p) at += static_cast<u64>(v[p] * stride[static_cast<std::size_t>(perm[p])]);
+      return at;
+    };
+    std::vector<double> file(6 * 70 * 5 * 9);
+    for (std::size_t e = 0; e < file.size(); ++e) file[e] = 0.5 + static_cast<double>(e);
+    tcert::SplitMap map({{"X", stored}, perm}, {6, 70}, {5, 9});
+    for (const auto& [k0, kc] : {std::pair<i64, i64>{0, 45}, {7, 13}, {44, 1}}) {
+      std::vector<double> panel(343 * static_cast<std::size_t>(kc), -1.0);
+      tcert::counters().reset();
+      const i64 copied = tcert::read_panel_rows(*test_run, map, tcert::ElementSource(file.data()), rows, k0, kc,
+                                                panel.data());
+      EXPECT_EQ(copied, 343 * kc);
+      u64 read = 0;
+      const u64 want = tcert_test::panel_runs(rows, k0, kc, perm[1] == 3, linear, read);
+      EXPECT_EQ(tcert::counters().total().disk_requests, want) << perm[1] << " " << k0 << "+" << kc;
+      EXPECT_EQ(tcert::counters().total().disk_read_bytes, read);
+      i64 i = 0;
+      for (const auto& [first, count] : rows)
+        for (i64 r = first; r < first + count; ++r, ++i)
+          for (i64 c = 0; c < kc; ++c)
+            ASSERT_EQ(panel[static_cast<std::size_t>(i * kc + c)], file[linear(r, k0 + c)])
+                << "row " << r << " column " << k0 + c;
+    }
+  }
+  tcert::counters().reset();
 }
 
 TEST(SfcGemm, CurvesSegmentsAndCachesGiveC0PlusAlphaABtAndMeasureTheSchedule) {
