@@ -108,14 +108,15 @@ void store_version(Run& run, const TensorBinding& tensor, std::size_t row_count,
     std::uint64_t written = 0;
     RunCounter requests;
     MappedWalk walk(kMappedPageBytes);
-    std::vector<std::uint64_t> col_parts;
+    std::vector<std::uint64_t> col_parts, row_parts;
     visit([&](const i64* rv, const i64* cv, std::size_t R, std::size_t C, const double* block) {
-      // Each row's runs of adjacent elements in the tensor at once.
-      for_each_run_of_block(map, rv, cv, R, C, col_parts, [&](std::uint64_t at, std::size_t n, std::size_t e) {
-        requests.span(at, n);
-        std::copy_n(block + e, n, out + at);
-        result.wrote_span(walk, at, n);  // a bounded part of the file resident
-      });
+      // Each run of adjacent elements in the tensor at once.
+      for_each_run_of_block(map, rv, cv, R, C, col_parts, row_parts,
+                            [&](std::uint64_t at, std::size_t n, std::size_t e, std::size_t step) {
+                              requests.span(at, n);
+                              gather_strided(block + e, n, step, out + at);
+                              result.wrote_span(walk, at, n);  // a bounded part of the file resident
+                            });
       written += R * C;
       requests.add();  // one transfer per block
     });

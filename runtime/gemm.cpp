@@ -26,18 +26,31 @@ using i64 = std::int64_t;
 
 /// Where the elements of one block of a tile live in a tensor's file: element (i, j) of the
 /// row-major R×C block is at linear index row_at[i] + col_at[j] (LinearMap's row and column
-/// parts), and `runs` cut the columns into (first column, length) runs of consecutive col_at.
+/// parts). Row by row, `runs` cut the columns into (first column, length) runs of consecutive
+/// col_at; where the tensor's innermost stored dimension is a row index (by_columns,
+/// LinearMap::rows_innermost()), column by column, they cut the rows into runs of consecutive
+/// row_at.
 struct BlockRuns {
   std::vector<std::uint64_t> row_at, col_at;
   std::vector<std::pair<std::size_t, std::size_t>> runs;
+  bool by_columns = false;
   std::size_t elements() const { return row_at.size() * col_at.size(); }
-  /// Calls f(element of the block, linear index, n) for each run of n elements adjacent in the
-  /// block and in the file, rows in order and runs in order within a row: the order of an
-  /// element-by-element walk, so that RunCounter and MappedWalk spans count as it would.
+  /// Sets `runs` for the present row_at and col_at.
+  void cut() { runs = consecutive_runs(by_columns ? row_at : col_at); }
+  /// Calls f(element of the block, linear index, n, step) for each run of n elements adjacent in
+  /// the file, step apart in the block (1 row by row, C column by column), in the order of an
+  /// element-by-element walk (rows in order and each row's columns in order, or the reverse), so
+  /// that RunCounter and MappedWalk spans count as it would.
   template <class F>
   void each_run(const F& f) const {
+    const std::size_t C = col_at.size();
+    if (by_columns) {
+      for (std::size_t j = 0; j < C; ++j)
+        for (const auto& [i, n] : runs) f(i * C + j, row_at[i] + col_at[j], n, C);
+      return;
+    }
     for (std::size_t i = 0; i < row_at.size(); ++i)
-      for (const auto& [j, n] : runs) f(i * col_at.size() + j, row_at[i] + col_at[j], n);
+      for (const auto& [j, n] : runs) f(i * C + j, row_at[i] + col_at[j], n, std::size_t{1});
   }
 };
 
@@ -137,6 +150,7 @@ struct DistributedGemm::Buffered {
     const i64 held = pieced ? q : part;
     const std::size_t nr = rows.indices().size(), nc = cols.indices().size();
     BlockRuns block;
+    block.by_columns = direct_map->rows_innermost();
     for (i64 f = r.first; f < r.first + r.count; ++f) {
       const std::vector<i64> rv = TiledMatrix::piece_values(rows, f, pr);
       block.row_at.resize(static_cast<std::size_t>(block_rows(f)));
@@ -147,7 +161,7 @@ struct DistributedGemm::Buffered {
         const std::vector<i64> cv = TiledMatrix::piece_values(cols, h, held);
         block.col_at.resize(C);
         for (std::size_t j = 0; j < C; ++j) block.col_at[j] = direct_map->col_part(cv.data() + j * nc);
-        block.runs = consecutive_runs(block.col_at);
+        block.cut();
         const Stopwatch clock;  // disk busy time, as DiskFile counts its transfers
         body(f, h, block);
         counters().add_disk_time(clock.seconds());
@@ -160,10 +174,10 @@ struct DistributedGemm::Buffered {
       double* dst = s.buf.data() + offset(s, f, h, q);
       RunCounter requests;
       MappedWalk walk(kFaultAroundBytes);
-      block.each_run([&](std::size_t e, std::uint64_t at, std::size_t n) {
+      block.each_run([&](std::size_t e, std::uint64_t at, std::size_t n, std::size_t step) {
         requests.span(at, n);
         if (touched) touched(walk, at, n);
-        direct->copy(at, n, dst + e);
+        direct->copy(at, n, dst + e, step);
       });
       counters().add_disk_read(8 * block.elements());
       requests.add();
@@ -182,10 +196,10 @@ struct DistributedGemm::Buffered {
       const double* src = s.buf.data() + offset(s, f, h);
       RunCounter requests;
       MappedWalk walk(kMappedPageBytes);
-      block.each_run([&](std::size_t e, std::uint64_t at, std::size_t n) {
+      block.each_run([&](std::size_t e, std::uint64_t at, std::size_t n, std::size_t step) {
         requests.span(at, n);
         if (touched) touched(walk, at, n);
-        std::copy_n(src + e, n, mapped + at);
+        gather_strided(src + e, n, step, mapped + at);
       });
       counters().add_disk_write(8 * block.elements());
       requests.add();
@@ -361,14 +375,15 @@ void DistributedGemm::fill_from_tensor(TiledMatrix& m, const TensorBinding& tens
   const LinearMap map(tensor, row_count);
   RunCounter requests;  // the tensor's file, read block by block
   MappedWalk walk(kFaultAroundBytes);
-  std::vector<std::uint64_t> col_parts;
+  std::vector<std::uint64_t> col_parts, row_parts;
   m.fill_blocks([&](const i64* rv, const i64* cv, std::size_t R, std::size_t C, double* block) {
-    // Each row's runs of adjacent elements in the tensor at once (a memcpy from the mapped file).
-    for_each_run_of_block(map, rv, cv, R, C, col_parts, [&](std::uint64_t at, std::size_t n, std::size_t e) {
-      requests.span(at, n);
-      if (src.data()) run_.touched_span(walk, at, n);
-      src.copy(at, n, block + e);
-    });
+    // Each run of adjacent elements in the tensor at once (a memcpy from the mapped file).
+    for_each_run_of_block(map, rv, cv, R, C, col_parts, row_parts,
+                          [&](std::uint64_t at, std::size_t n, std::size_t e, std::size_t step) {
+                            requests.span(at, n);
+                            if (src.data()) run_.touched_span(walk, at, n);
+                            src.copy(at, n, block + e, step);
+                          });
     requests.add();  // one transfer per block
   });
   counters().add_disk_read(8 * m.total());  // the elements taken from the tensor's file
@@ -396,7 +411,7 @@ void DistributedGemm::open_direct_C() {
   C.each_direct_block(0, C.pc, all_rows, all_cols, [&](i64, i64, const BlockRuns& block) {
     RunCounter requests;  // the same runs read from the current version and written to the new
     MappedWalk read(kFaultAroundBytes), written(kMappedPageBytes);
-    block.each_run([&](std::size_t, std::uint64_t at, std::size_t n) {
+    block.each_run([&](std::size_t, std::uint64_t at, std::size_t n, std::size_t) {
       requests.span(at, n);
       if (!copy) return;
       run_.touched_span(read, at, n);

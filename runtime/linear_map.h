@@ -21,6 +21,10 @@ class LinearMap {
       stride[d - 1] = stride[d] * static_cast<std::uint64_t>(binding.shape.extents[d]);
     for (std::size_t p = 0; p < binding.perm.size(); ++p)
       (p < row_count ? row_stride_ : col_stride_).push_back(stride[static_cast<std::size_t>(binding.perm[p])]);
+    for (std::size_t p = 0; p < binding.perm.size(); ++p) {  // the innermost stored dimension of extent > 1
+      const auto d = static_cast<std::size_t>(binding.perm[p]);
+      if (binding.shape.extents[d] > 1 && stride[d] == 1) rows_innermost_ = p < row_count;
+    }
   }
   std::uint64_t operator()(const std::int64_t* row_values, const std::int64_t* col_values) const {
     return row_part(row_values) + col_part(col_values);
@@ -32,6 +36,10 @@ class LinearMap {
       at += static_cast<std::uint64_t>(row_values[p]) * row_stride_[p];
     return at;
   }
+  /// True when the tensor's innermost stored dimension of extent above 1 (stride 1) is one of the
+  /// row indices: neighbouring rows are neighbouring elements of the file, and a pass column by
+  /// column reads runs along the rows (split_map.h for_each_run_of_block(), panel_read.h).
+  bool rows_innermost() const { return rows_innermost_; }
   /// The indices of the row group and of the column group.
   std::size_t row_count() const { return row_stride_.size(); }
   std::size_t col_count() const { return col_stride_.size(); }
@@ -49,6 +57,7 @@ class LinearMap {
 
  private:
   std::vector<std::uint64_t> row_stride_, col_stride_;
+  bool rows_innermost_ = false;
 };
 
 /// The extents of a group's indices, in group order (elements).

@@ -41,7 +41,6 @@ void read_by_rows(Run& run, SplitMap& map, const ElementSource& src, std::span<c
 void read_by_columns(Run& run, SplitMap& map, const ElementSource& src, std::span<const RowRange> rows,
                      const std::vector<std::uint64_t>& cols, RunCounter& requests, MappedWalk& walk, double*& out) {
   const auto kc = static_cast<std::int64_t>(cols.size());
-  const double* const data = src.data();
   std::vector<std::uint64_t> parts;
   for (const auto& [first, count] : rows)
     for (std::int64_t b0 = first; b0 < first + count; b0 += kPanelRowBlock) {
@@ -52,12 +51,7 @@ void read_by_columns(Run& run, SplitMap& map, const ElementSource& src, std::spa
           const std::uint64_t at = cols[static_cast<std::size_t>(c)] + parts[i];
           requests.span(at, n);
           run.touched_span(walk, at, n);
-          double* into = out + static_cast<std::int64_t>(i) * kc + c;
-          if (data != nullptr) {
-            for (std::size_t e = 0; e < n; ++e, into += kc) *into = data[at + e];
-          } else {
-            for (std::size_t e = 0; e < n; ++e, into += kc) *into = src(at + e);
-          }
+          src.copy(at, n, out + static_cast<std::int64_t>(i) * kc + c, static_cast<std::size_t>(kc));
         }
       out += static_cast<std::int64_t>(parts.size()) * kc;
     }

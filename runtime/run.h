@@ -90,6 +90,15 @@ class ElementSource {
     }
     for (std::size_t e = 0; e < n; ++e) out[e] = element_(first + e);
   }
+  /// out[e·step] = (*this)(first + e) for e < n (step 1: copy()).
+  void copy(std::uint64_t first, std::size_t n, double* out, std::size_t step) const {
+    if (step == 1) return copy(first, n, out);
+    if (data_ != nullptr) {
+      for (std::size_t e = 0; e < n; ++e) out[e * step] = data_[first + e];
+      return;
+    }
+    for (std::size_t e = 0; e < n; ++e) out[e * step] = element_(first + e);
+  }
 
  private:
   const double* data_ = nullptr;

@@ -44,11 +44,7 @@ class SplitMap {
   /// True when the tensor's innermost stored dimension (stride 1) is one of the row indices
   /// (with an extent above 1): a row's neighbour is the next element of the file, and a pass
   /// column by column reads runs along the rows (read_panel_rows()).
-  bool rows_innermost() const {
-    for (std::size_t d = 0; d < row_extents_.size(); ++d)
-      if (row_extents_[d] > 1 && map_.row_stride(d) == 1) return true;
-    return false;
-  }
+  bool rows_innermost() const { return map_.rows_innermost(); }
   /// The part of flat column `col` (elements).
   std::uint64_t col(std::int64_t col) {
     unflatten(col, col_extents_, cv_.data());
@@ -159,22 +155,39 @@ void for_each_run_of_view(std::int64_t first, std::int64_t count, std::int64_t c
 
 /// The pieces of an R × C row-major block of a tensor's GEMM view that are consecutive in the
 /// tensor: row i's multi-index is row_values[i·nr …] and column j's col_values[j·nc …] (nr, nc:
-/// map's row_count() and col_count()), the element's linear index map(row, column); for each
-/// row, for each run of columns whose parts
-/// are consecutive, visit(linear index of the run's first element, its length, its position in
-/// the block), in row-major order, so a RunCounter fed visit's spans counts what an
-/// element-by-element pass would. `col_parts` is scratch.
+/// map's row_count() and col_count()), the element's linear index map(row, column). Row by row,
+/// for each run of columns whose parts are consecutive, visit(linear index of the run's first
+/// element, its length, its position in the block, 1); or, where the tensor's innermost stored
+/// dimension is a row index (LinearMap::rows_innermost()), column by column, for each run of rows
+/// whose parts are consecutive, visit(…, its length, its position in the block, C): its elements
+/// are C apart in the block. A RunCounter fed visit's spans counts what an element-by-element pass
+/// in that order would. `col_parts` and `row_parts` are scratch.
 template <class Visit>
 void for_each_run_of_block(const LinearMap& map, const std::int64_t* row_values, const std::int64_t* col_values,
-                           std::size_t R, std::size_t C, std::vector<std::uint64_t>& col_parts, Visit&& visit) {
+                           std::size_t R, std::size_t C, std::vector<std::uint64_t>& col_parts,
+                           std::vector<std::uint64_t>& row_parts, Visit&& visit) {
   const std::size_t nr = map.row_count(), nc = map.col_count();
   col_parts.resize(C);
   for (std::size_t j = 0; j < C; ++j) col_parts[j] = map.col_part(col_values + j * nc);
+  if (map.rows_innermost()) {
+    row_parts.resize(R);
+    for (std::size_t i = 0; i < R; ++i) row_parts[i] = map.row_part(row_values + i * nr);
+    const auto runs = consecutive_runs(row_parts);
+    for (std::size_t j = 0; j < C; ++j)
+      for (const auto& [i0, n] : runs) visit(row_parts[i0] + col_parts[j], n, i0 * C + j, C);
+    return;
+  }
   const auto runs = consecutive_runs(col_parts);
   for (std::size_t i = 0; i < R; ++i) {
     const std::uint64_t row = map.row_part(row_values + i * nr);
-    for (const auto& [c0, n] : runs) visit(row + col_parts[c0], n, i * C + c0);
+    for (const auto& [c0, n] : runs) visit(row + col_parts[c0], n, i * C + c0, std::size_t{1});
   }
+}
+
+/// out[e] = in[e·step] for e < n (step 1: a copy).
+inline void gather_strided(const double* in, std::size_t n, std::size_t step, double* out) {
+  if (step == 1) return static_cast<void>(std::copy_n(in, n, out));
+  for (std::size_t e = 0; e < n; ++e) out[e] = in[e * step];
 }
 
 /// The length of part p of a balanced split of n into g parts (the first n mod g parts one

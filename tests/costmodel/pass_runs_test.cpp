@@ -115,8 +115,8 @@ TEST(PanelRuns, ColumnByColumnWhereTheRowsHoldTheInnermostDimension) {
           }
         }
       panel.pass(rows, k0, kc);
-      EXPECT_EQ(panel.runs(), runs_of(order)) << "perm " << perm[0] << perm[1] << perm[2] << perm[3] << " columns "
-                                              << k0 << "+" << kc;
+      EXPECT_EQ(panel.runs(), runs_of(order))
+          << "perm " << perm[0] << perm[1] << perm[2] << perm[3] << " columns " << k0 << "+" << kc;
     }
   }
   // By columns a column's runs follow b, cut where a changes and where a range or a block ends:

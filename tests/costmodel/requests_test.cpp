@@ -45,10 +45,11 @@ TEST(Requests, DirectReadsCostOneRequestPerRunOfAdjacentElements) {
   ArrayAccess rows;
   rows.direct_A = true, rows.perm_A = {0, 1};
   EXPECT_EQ(gao_requests(p, rows)[0], tiled + pA * 4 * (4 - 1));
-  // A stored [k,i]: the block is visited row by row, so no two consecutive elements are adjacent.
+  // A stored [k,i]: row by row no two consecutive elements would be adjacent (16 runs); i, a row
+  // index, is innermost, so the block is visited column by column, each column a run of 4.
   ArrayAccess transposed;
   transposed.direct_A = true, transposed.perm_A = {1, 0};
-  EXPECT_EQ(gao_requests(p, transposed)[0], tiled + pA * 4 * (16 - 1));
+  EXPECT_EQ(gao_requests(p, transposed)[0], tiled + pA * 4 * (4 - 1));
 }
 
 TEST(Requests, LatencyAddsToTheTimeOnlyWhenSet) {
@@ -65,15 +66,16 @@ TEST(Requests, LatencyAddsToTheTimeOnlyWhenSet) {
 
 TEST(Requests, StagesOneAndThreeCountEachBlocksRunsAndItsTiledCopy) {
   const Plan p = small_plan();  // inside replication: A and B read directly, no stage-1 layout
-  // C: 2 blocks of 4x8; stored [i,j], a block's rows are adjacent (1 run); stored [j,i], none is.
+  // C: 2 blocks of 4x8; stored [i,j], a block's rows are adjacent (1 run); stored [j,i], visited
+  // column by column (i innermost), each of its 8 columns a run.
   const StageAccess rows{{0, 1}, {0, 1}, {0, 1}, true, false, true};
   EXPECT_EQ(gao_stage_requests(p, rows, true), std::vector<std::uint64_t>{(2 + 2) + (2 + 2)});  // start values; stage 3
   StageAccess transposed = rows;
   transposed.perm_C = {1, 0};
-  EXPECT_EQ(gao_stage_requests(p, transposed, true), std::vector<std::uint64_t>{2 * (2 * 32 + 2)});
+  EXPECT_EQ(gao_stage_requests(p, transposed, true), std::vector<std::uint64_t>{2 * (2 * 8 + 2)});
   StageAccess in_place = transposed;  // direct C: the start values' runs read and written, no stage 3
   in_place.direct_C = true;
-  EXPECT_EQ(gao_stage_requests(p, in_place, true), std::vector<std::uint64_t>{2 * 2 * 32});
+  EXPECT_EQ(gao_stage_requests(p, in_place, true), std::vector<std::uint64_t>{2 * 2 * 8});
   in_place.accumulate = false;
   EXPECT_EQ(gao_stage_requests(p, in_place, true), std::vector<std::uint64_t>{0});
   // Laid-out operands: A's 4 blocks of 4x4 in [i,k] (4 runs each), B's 2 blocks of 8x4 (8 each).
@@ -204,9 +206,9 @@ TEST(Requests, HandOffMoveRunsContinueAcrossSendersInRankOrder) {
 }
 
 TEST(Requests, HandOffFlushCostsWhatTheProducersStageThreeWould) {
-  const Plan p = small_plan();                                                     // C: two blocks of 4x8 on one rank
-  EXPECT_EQ(flush_requests(p, {0, 1}), std::vector<std::uint64_t>{2 * (1 + 1)});   // a block is one run
-  EXPECT_EQ(flush_requests(p, {1, 0}), std::vector<std::uint64_t>{2 * (1 + 32)});  // or one per element
+  const Plan p = small_plan();                                                    // C: two blocks of 4x8 on one rank
+  EXPECT_EQ(flush_requests(p, {0, 1}), std::vector<std::uint64_t>{2 * (1 + 1)});  // a block is one run
+  EXPECT_EQ(flush_requests(p, {1, 0}), std::vector<std::uint64_t>{2 * (1 + 8)});  // or one per column
   const StageAccess stored_only{{}, {}, {1, 0}, false, false, true, true, true};
   EXPECT_EQ(flush_requests(p, {1, 0}), gao_stage_requests(p, stored_only, false));
 }

@@ -116,7 +116,7 @@ Walked walk(const ir::Program& p, const ir::Statement& s, const ResidentStep& st
       ++elements;
     };
     std::vector<std::pair<i64, i64>> ranges;  // the rank's rows (first, count): one per value of the outer indices
-    i64 last_cut = -1;  // the split index's value in the last row kept
+    i64 last_cut = -1;                        // the split index's value in the last row kept
     for (i64 r = 0; r < rows; ++r) {
       row_value(r);
       const i64 at = value.count(split_index) > 0 ? value[split_index] : 0;

@@ -102,3 +102,39 @@ TEST(SplitMap, RunsOfAViewCoverARangeInOrder) {
       }
     }
 }
+
+TEST(SplitMap, RunsOfABlockGoColumnByColumnWhereARowIndexIsInnermost) {
+  // Rows (r0, r1) 3 x 5, columns (c0, c1) 2 x 4; stored [c0, r0, c1, r1] (r1 innermost: column by
+  // column, runs along r1) and [r0, c0, r1, c1] (c1 innermost: row by row). A block of rows
+  // {1,2,3, 5,6} × columns {0,1,2, 6}: every element visited once, at its place in the block (step
+  // apart within a run), in the order of its pass, and runs maximal within a row (a column).
+  for (const bool rows_inner : {true, false}) {
+    const tcert::TensorBinding binding = rows_inner ? tcert::TensorBinding{{"X", {2, 3, 4, 5}}, {1, 3, 0, 2}}
+                                                    : tcert::TensorBinding{{"X", {3, 2, 5, 4}}, {0, 2, 1, 3}};
+    const tcert::LinearMap map(binding, 2);
+    EXPECT_EQ(map.rows_innermost(), rows_inner);
+    const std::vector<std::int64_t> rows = {1, 2, 3, 5, 6}, cols = {0, 1, 2, 6};
+    std::vector<std::int64_t> row_values, col_values;
+    for (std::int64_t r : rows) row_values.insert(row_values.end(), {r / 5, r % 5});
+    for (std::int64_t c : cols) col_values.insert(col_values.end(), {c / 4, c % 4});
+    const std::size_t R = rows.size(), C = cols.size();
+    std::vector<std::uint64_t> seen, want, col_parts, row_parts;
+    std::vector<std::size_t> at;  // each element's place in the block, in visiting order
+    std::size_t runs = 0;
+    tcert::for_each_run_of_block(map, row_values.data(), col_values.data(), R, C, col_parts, row_parts,
+                                 [&](std::uint64_t linear, std::size_t n, std::size_t e, std::size_t step) {
+                                   EXPECT_EQ(step, rows_inner ? C : 1u);
+                                   for (std::size_t i = 0; i < n; ++i)
+                                     seen.push_back(linear + i), at.push_back(e + i * step);
+                                   ++runs;
+                                 });
+    std::vector<std::size_t> order;
+    for (std::size_t a = 0; a < (rows_inner ? C : R); ++a)
+      for (std::size_t b = 0; b < (rows_inner ? R : C); ++b) order.push_back(rows_inner ? b * C + a : a * C + b);
+    for (std::size_t e : order) want.push_back(map(row_values.data() + 2 * (e / C), col_values.data() + 2 * (e % C)));
+    EXPECT_EQ(at, order);
+    EXPECT_EQ(seen, want);
+    // Column by column: rows 1-3 and 5-6 are two runs of each column; row by row columns 0-2 and 6.
+    EXPECT_EQ(runs, rows_inner ? 2 * C : 2 * R);
+  }
+}

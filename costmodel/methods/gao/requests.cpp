@@ -3,7 +3,9 @@
 // the requests of one visit of all of a rank's blocks, plus the chunked file collectives of
 // the outside methods (runtime/comm.h). A block (finest tile pair) of a tiled copy is one
 // request; a block reached in the tensor's file (direct tile I/O) is one request per run of
-// adjacent file elements in the order the runtime visits them (runtime counters.h RunCounter).
+// adjacent file elements in the order the runtime visits them (runtime counters.h RunCounter):
+// row by row, or column by column where the tensor's innermost stored dimension is a row index.
+#include <array>
 #include <cstdint>
 #include <map>
 #include <utility>
@@ -81,12 +83,14 @@ Shapes held_tiles(const GroupTiling& group, i64 g, i64 p, const std::vector<i64>
 }
 
 /// One array of the plan: its row and column groups and, when read directly, the file
-/// stride of each GEMM position (rows first).
+/// stride of each GEMM position (rows first), and whether a block is visited column by column
+/// (the tensor's innermost stored dimension is a row index: runtime LinearMap::rows_innermost()).
 struct ArrayShape {
   const GroupTiling* rows;
   const GroupTiling* cols;
   bool direct;
   std::vector<i64> row_stride, col_stride;
+  bool by_columns = false;
 };
 
 ArrayShape array_shape(const GroupTiling& rows, const GroupTiling& cols, bool direct, const std::vector<int>& perm) {
@@ -99,11 +103,14 @@ ArrayShape array_shape(const GroupTiling& rows, const GroupTiling& cols, bool di
   for (std::size_t d = n; d-- > 1;) stride[d - 1] = stride[d] * extent[d];
   for (std::size_t p = 0; p < n; ++p)
     (p < nr ? a.row_stride[p] : a.col_stride[p - nr]) = stride[static_cast<std::size_t>(perm[p])];
+  for (std::size_t p = 0; p < nr; ++p)
+    if (rows.indices[p].extent > 1 && a.row_stride[p] == 1) a.by_columns = true;
   return a;
 }
 
 /// Requests of one visit of every block a rank holds of `a` (rows part pr of rp, columns part
-/// pc of cp): 1 per non-empty block of a tiled copy, its runs when direct.
+/// pc of cp): 1 per non-empty block of a tiled copy, its runs when direct (row by row, or column
+/// by column: the column levels outermost).
 u64 visit(const ArrayShape& a, i64 rp, i64 pr, i64 cp, i64 pc) {
   const Shapes rows = held_tiles(*a.rows, rp, pr, a.row_stride), cols = held_tiles(*a.cols, cp, pc, a.col_stride);
   u64 n = 0;
@@ -114,8 +121,8 @@ u64 visit(const ArrayShape& a, i64 rp, i64 pr, i64 cp, i64 pc) {
         continue;
       }
       std::vector<Level> levels;
-      for (const auto& level : r) levels.push_back({level.first, level.second});
-      for (const auto& level : c) levels.push_back({level.first, level.second});
+      for (const auto* group : a.by_columns ? std::array{&c, &r} : std::array{&r, &c})
+        for (const auto& level : *group) levels.push_back({level.first, level.second});
       n += r_count * c_count * runs(levels);
     }
   return n;

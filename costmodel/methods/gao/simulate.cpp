@@ -250,7 +250,8 @@ class Simulator {
         requests_ += direct ? runs(x, rg, f, rp, pr, cg, h, cp, pc) : 1;
       }
   }
-  /// Runs of adjacent file elements of block (f, h) of array x in the tensor's file.
+  /// Runs of adjacent file elements of block (f, h) of array x in the tensor's file, in the
+  /// runtime's order (requests.cpp).
   i64 runs(int x, int rg, i64 f, i64 rp, i64 pr, int cg, i64 h, i64 cp, i64 pc) {
     const auto key = std::make_tuple(x, f, h, rp, pr, cp, pc);
     if (auto it = runs_.find(key); it != runs_.end()) return it->second;
@@ -274,8 +275,18 @@ class Simulator {
         strides.push_back(stride[static_cast<std::size_t>(perm[first_position + order[l]])]);
       }
     };
-    add(*G[rg], f, rp, pr, 0);
-    add(*G[cg], h, cp, pc, nr);
+    // Row by row, or column by column where a row index is the innermost stored dimension (its
+    // stride 1, its extent above 1: runtime LinearMap::rows_innermost()).
+    bool by_columns = false;
+    for (std::size_t q = 0; q < nr; ++q)
+      if (G[rg]->indices[q].extent > 1 && stride[static_cast<std::size_t>(perm[q])] == 1) by_columns = true;
+    if (by_columns) {
+      add(*G[cg], h, cp, pc, nr);
+      add(*G[rg], f, rp, pr, 0);
+    } else {
+      add(*G[rg], f, rp, pr, 0);
+      add(*G[cg], h, cp, pc, nr);
+    }
     const std::vector<i64> at = offsets(lists, strides);
     i64 count = 0;
     for (std::size_t e = 0; e < at.size(); ++e) count += e == 0 || at[e] != at[e - 1] + 1 ? 1 : 0;

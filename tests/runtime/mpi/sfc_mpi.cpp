@@ -219,8 +219,8 @@ TEST(PanelRead, ColumnByColumnWhereTheRowsHoldTheInnermostDimensionSameValuesFew
     for (const auto& [k0, kc] : {std::pair<i64, i64>{0, 45}, {7, 13}, {44, 1}}) {
       std::vector<double> panel(343 * static_cast<std::size_t>(kc), -1.0);
       tcert::counters().reset();
-      const i64 copied = tcert::read_panel_rows(*test_run, map, tcert::ElementSource(file.data()), rows, k0, kc,
-                                                panel.data());
+      const i64 copied =
+          tcert::read_panel_rows(*test_run, map, tcert::ElementSource(file.data()), rows, k0, kc, panel.data());
       EXPECT_EQ(copied, 343 * kc);
       u64 read = 0;
       const u64 want = tcert_test::panel_runs(rows, k0, kc, perm[1] == 3, linear, read);
