@@ -113,7 +113,7 @@ PlanVolumes step_volumes(const StepShape& sh, const ResidentStep& step, bool acc
   for (i64 r = 0; r < P; ++r) {
     const i64 s0 = piece_start(sh.e, P, r), len = piece(sh.e, P, r);
     u64 read = 0, write = 0, requests = 0;
-    double flops = 0, kernel = 0;
+    double flops = 0, kernel = 0, faults = 0;
     if (len > 0) {
       const i64 rows_A = sh.rows_A(len), rows_B = sh.rows_B(len), block = sh.block(len);
       read = 8 * static_cast<u64>((rows_A + rows_B) * sh.k);
@@ -129,8 +129,10 @@ PlanVolumes step_volumes(const StepShape& sh, const ResidentStep& step, bool acc
         for (auto [runs, rows] : {std::pair{&runs_A, &rows_of_A}, std::pair{&runs_B, &rows_of_B}}) {
           runs->pass(*rows, k0, kc);
           requests += runs->runs();
+          faults += static_cast<double>(runs->faults());
         }
       }
+      faults = capped_faults(faults, static_cast<double>((sh.m + sh.n) * sh.k));  // A's and B's elements
       flops = 2.0 * static_cast<double>(rows_A) * static_cast<double>(rows_B) * static_cast<double>(sh.k);
       kernel =
           flops / (machine.flops_per_s * gemm_efficiency(static_cast<double>(rows_A), static_cast<double>(rows_B),
@@ -138,7 +140,8 @@ PlanVolumes step_volumes(const StepShape& sh, const ResidentStep& step, bool acc
     }
     const double disk = static_cast<double>(read) / machine.disk_read_bytes_per_s +
                         static_cast<double>(write) / machine.disk_write_bytes_per_s +
-                        machine.disk_latency_s * static_cast<double>(requests);
+                        machine.disk_latency_s * static_cast<double>(requests) + machine.page_fault_s * faults;
+    if (machine.page_fault_s > 0) v.page_faults.push_back(static_cast<u64>(faults + 0.5));
     v.disk_read_bytes.push_back(read), v.disk_write_bytes.push_back(write);
     v.comm_sent_bytes.push_back(0), v.comm_recv_bytes.push_back(0), v.disk_requests.push_back(requests);
     v.time_s = std::max(v.time_s, disk);

@@ -7,7 +7,8 @@
 // (runtime/resident_spec.h) is what this models, exactly: per rank, per statement, the bytes it
 // reads (the panels of A and B along K, the block's start) and writes (the block, in the last
 // step), its disk requests (runs of adjacent elements per pass, pass_runs.h), its multiplies and
-// its memory. Units: bytes per rank in PlanVolumes, seconds.
+// its memory; with Machine::page_fault_s > 0 also its panels' page faults, an estimate
+// (PanelRuns::faults(), charged in the time). Units: bytes per rank in PlanVolumes, seconds.
 //
 // Groups: maximal runs of at least two consecutive two-operand statements writing the same
 // tensor X, the first any (`=` starts X at zero; `+=` after an earlier write starts from X's

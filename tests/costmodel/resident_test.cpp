@@ -180,6 +180,29 @@ TEST(Resident, VolumesEqualAnElementByElementWalkOfTheSchedule) {
   EXPECT_EQ(checked, 3 * 3 * 3 * 2 * 3);
 }
 
+TEST(Resident, PageFaultsAreChargedWhenTheMachineHasThem) {
+  // Without page_fault nothing is counted; with it every rank that reads panels counts at least
+  // one fault per pass and at most one per fault-around window of the operands read (they fit in
+  // 8 MiB: nothing is dropped), and its disk time grows by page_fault per fault.
+  const ir::Program p = fixtures::parse_program(kGroup);
+  Machine m = machine(1e6, 1e9, 1e8, 3);
+  const ResidentStep step{1, 3, true, false};
+  const PlanVolumes without = resident_volumes(p, p.statements[1], step, true, m);
+  EXPECT_TRUE(without.page_faults.empty());
+  m.page_fault_s = 1e-3;
+  const PlanVolumes with = resident_volumes(p, p.statements[1], step, true, m);
+  ASSERT_EQ(with.page_faults.size(), 3u);
+  EXPECT_EQ(with.disk_requests, without.disk_requests);
+  double most = 0;
+  for (std::size_t r = 0; r < 3; ++r) {
+    EXPECT_GE(with.page_faults[r], 1u) << r;
+    EXPECT_LE(with.page_faults[r], 2u) << r;  // A and B, a few hundred elements each: one window
+    most = std::max(most, static_cast<double>(with.page_faults[r]));
+  }
+  EXPECT_GT(with.time_s, without.time_s);
+  EXPECT_LE(with.time_s, without.time_s + 1e-3 * most + 1e-12);
+}
+
 TEST(Resident, AGroupIsARunOfStatementsAddingIntoOneTensorThatNoneReads) {
   const ir::Program p = fixtures::parse_program(std::string(kGroup) +
                                                 "tensor q[B,A,C] output;\n"
