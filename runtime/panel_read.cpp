@@ -13,7 +13,8 @@ namespace {
 
 constexpr std::size_t kRowsAhead = 8;  // rows between a prefetch and the copy that uses it
 
-/// The pass row by row: each row's runs of columns (`col_runs` of the parts `cols`) in order.
+/// The pass row by row: each row's runs of adjacent columns (consecutive values of the columns'
+/// parts `cols`) in order, with a prefetch of the row kRowsAhead rows on.
 void read_by_rows(Run& run, SplitMap& map, const ElementSource& src, std::span<const RowRange> rows,
                   const std::vector<std::uint64_t>& cols, RunCounter& requests, MappedWalk& walk, double*& out) {
   const auto runs = consecutive_runs(cols);
