@@ -28,9 +28,18 @@ constexpr i64 kChunk = i64{1} << 16;  // elements per chunk of a streamed round'
 
 /// Counts the disk requests of one pass over the GEMM view of tensor `t` (rows of `row_extents`
 /// × columns of `col_extents`, row-major) as one transfer: the runs a copy of it in that order
-/// would make (the load's and the store's passes in local mode, which move nothing).
-void count_pass(const TensorBinding& t, const std::vector<i64>& row_extents, const std::vector<i64>& col_extents) {
-  counters().add_disk_requests(SplitMap(t, row_extents, col_extents).whole_view_runs());
+/// would make (the load's and the store's passes in local mode, which move nothing). An operand
+/// (`operand`) whose innermost stored dimension is a row index is counted column by column, as
+/// load() reads it.
+void count_pass(const TensorBinding& t, const std::vector<i64>& row_extents, const std::vector<i64>& col_extents,
+                bool operand) {
+  const SplitMap map(t, row_extents, col_extents);
+  if (!operand || !map.rows_innermost()) return counters().add_disk_requests(map.whole_view_runs());
+  // Column by column, as load() goes (split_map.h): the columns are the rows of that pass.
+  TensorBinding columns_first = t;
+  const auto nr = static_cast<std::ptrdiff_t>(row_extents.size());
+  std::rotate(columns_first.perm.begin(), columns_first.perm.begin() + nr, columns_first.perm.end());
+  counters().add_disk_requests(SplitMap(columns_first, col_extents, row_extents).whole_view_runs());
 }
 
 }  // namespace
@@ -140,15 +149,25 @@ void CosmaGemm::load() {
       if (length == 0) continue;
       map.cols(K0_ + slice_start(j), cols, col_part);
       const auto runs = consecutive_runs(col_part);
-      for (i64 done = 0; done < length; done += kChunk) {
-        const i64 len = std::min(kChunk, length - done);
+      // A resident round in one pass, a streamed one in chunks of kChunk (each then written).
+      const i64 pass = resident ? length : kChunk;
+      for (i64 done = 0; done < length; done += pass) {
+        const i64 len = std::min(pass, length - done);
         double* const out = resident ? slice[j].data() + start + done : chunk.data();
-        for_each_run_of_view(
-            start + done, len, cols, col_part, runs, [&](i64 r) { return row_part[static_cast<std::size_t>(r)]; },
-            [&](std::uint64_t at, std::size_t n, i64 e) {
-              requests.span(at, n);
-              src.copy(at, n, out + e);
-            });
+        const auto part = [&](i64 r) { return row_part[static_cast<std::size_t>(r)]; };
+        if (map.rows_innermost()) {  // whole rows column by column: runs along the rows (split_map.h)
+          for_each_run_of_view_by_columns(start + done, len, cols, col_part, runs, part,
+                                          [&](std::uint64_t at, std::size_t n, i64 e, std::size_t step) {
+                                            requests.span(at, n);
+                                            src.copy(at, n, out + e, step);
+                                          });
+        } else {
+          for_each_run_of_view(start + done, len, cols, col_part, runs, part,
+                               [&](std::uint64_t at, std::size_t n, i64 e) {
+                                 requests.span(at, n);
+                                 src.copy(at, n, out + e);
+                               });
+        }
         if (!resident)
           file.write(chunk.data(), offsets[static_cast<std::size_t>(j)] + static_cast<std::uint64_t>(done),
                      static_cast<std::size_t>(len));
@@ -191,13 +210,13 @@ void CosmaGemm::load_local() {
   reserved_ = Reservation(8 * static_cast<std::uint64_t>(m_ * k_ + n_ * k_ + m_ * n_),
                           "A and B slices and C block (mapped, read and written in place)");
   const std::vector<i64> eI = extents_of(spec_.I), eJ = extents_of(spec_.J), eK = extents_of(spec_.K);
-  count_pass(spec_.A, eI, eK);  // the kernel reads them in place: the load's passes
-  count_pass(spec_.B, eJ, eK);
+  count_pass(spec_.A, eI, eK, true);  // the kernel reads them in place: the load's passes
+  count_pass(spec_.B, eJ, eK, true);
   counters().add_disk_read(8 * static_cast<std::uint64_t>(m_ * k_ + n_ * k_));
   if (!c0 && !in_place) return;  // the new file starts at zero
   from_C0_ = true;
   if (c0) c0->copy(0, static_cast<std::size_t>(m_ * n_), result_->data());  // the same shape: the whole tensor
-  count_pass(spec_.C, eI, eJ);
+  count_pass(spec_.C, eI, eJ, false);
   counters().add_disk_read(8 * static_cast<std::uint64_t>(m_ * n_));  // taken from C's file
 }
 
@@ -223,7 +242,7 @@ void CosmaGemm::finish_local() {
   const Volumes before = redistribution_now();
   if (active_) {
     PhaseScope phase(Phase::Redistribute);  // Gao et al. §2.3 stage 3: C was written in place
-    count_pass(spec_.C, extents_of(spec_.I), extents_of(spec_.J));
+    count_pass(spec_.C, extents_of(spec_.I), extents_of(spec_.J), false);
     counters().add_disk_write(8 * static_cast<std::uint64_t>(m_ * n_));
   }
   redistribution_ += redistribution_now() - before;

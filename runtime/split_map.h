@@ -153,6 +153,40 @@ void for_each_run_of_view(std::int64_t first, std::int64_t count, std::int64_t c
   }
 }
 
+/// for_each_run_of_view() where the tensor's innermost stored dimension is a row index
+/// (LinearMap::rows_innermost()): the range's partial first and last rows as there, its whole
+/// rows column by column, each column's runs of consecutive row parts (row_part(row), as there);
+/// visit(linear index, length, position in the range, step) with step 1 in a partial row and
+/// `cols` in the whole rows, whose elements lie a row apart in the range. A RunCounter fed
+/// visit's spans counts what an element-by-element pass in that order would. Nothing for
+/// count <= 0; otherwise cols > 0.
+template <class RowPart, class Visit>
+void for_each_run_of_view_by_columns(std::int64_t first, std::int64_t count, std::int64_t cols,
+                                     const std::vector<std::uint64_t>& col_part,
+                                     const std::vector<std::pair<std::size_t, std::size_t>>& runs, RowPart&& part,
+                                     Visit&& visit) {
+  if (count <= 0) return;
+  const std::int64_t ra = (first + cols - 1) / cols, rb = (first + count) / cols;
+  const auto partial = [&](std::int64_t from, std::int64_t n) {  // [from, from + n) inside one row
+    for_each_run_of_view(from, n, cols, col_part, runs, part, [&](std::uint64_t at, std::size_t len, std::int64_t e) {
+      visit(at, len, from - first + e, std::size_t{1});
+    });
+  };
+  if (ra >= rb) return partial(first, count);  // no whole row
+  if (first < ra * cols) partial(first, ra * cols - first);
+  std::vector<std::pair<std::size_t, std::size_t>> row_runs;  // the whole rows' runs, as row offsets from ra
+  for (std::int64_t r = ra; r < rb; ++r)
+    if (r > ra && part(r) == part(r - 1) + 1)
+      ++row_runs.back().second;
+    else
+      row_runs.emplace_back(static_cast<std::size_t>(r - ra), 1);
+  for (std::int64_t c = 0; c < cols; ++c)
+    for (const auto& [i, n] : row_runs)
+      visit(part(ra + static_cast<std::int64_t>(i)) + col_part[static_cast<std::size_t>(c)], n,
+            (ra + static_cast<std::int64_t>(i)) * cols + c - first, static_cast<std::size_t>(cols));
+  if (rb * cols < first + count) partial(rb * cols, first + count - rb * cols);
+}
+
 /// The pieces of an R × C row-major block of a tensor's GEMM view that are consecutive in the
 /// tensor: row i's multi-index is row_values[i·nr …] and column j's col_values[j·nc …] (nr, nc:
 /// map's row_count() and col_count()), the element's linear index map(row, column). Row by row,

@@ -3,6 +3,7 @@
 #include "costmodel/methods/pass_runs.h"
 
 #include <cmath>
+#include <utility>
 
 namespace tcec::costmodel {
 
@@ -125,6 +126,17 @@ void PassRuns::range(i64 r0, i64 c0, i64 w, i64 from, i64 to) {
   }
   columns(c0, cb + 1);
   row(r0 + rb);
+}
+
+void PassRuns::range_by_columns(i64 r0, i64 c0, i64 w, i64 from, i64 to) {
+  const i64 ra = (from + w - 1) / w, rb = to / w;  // the whole rows: [ra, rb)
+  if (from >= to || ra >= rb) return range(r0, c0, w, from, to);
+  range(r0, c0, w, from, ra * w);
+  std::swap(rows_, cols_);  // the whole rows are the columns of a pass over the columns
+  columns(r0 + ra, rb - ra);
+  rows(c0, w);
+  std::swap(rows_, cols_);
+  range(r0, c0, w, rb * w, to);
 }
 
 void PassRuns::rows(i64 r0, i64 h) {

@@ -54,6 +54,10 @@ class PassRuns {
   /// partial first row, whole rows, a partial last row. Nothing when from >= to. A new
   /// transfer calls begin() first. Precondition: w >= 1.
   void range(std::int64_t r0, std::int64_t c0, std::int64_t w, std::int64_t from, std::int64_t to);
+  /// range() as the runtime goes where the rows hold the innermost stored dimension
+  /// (runtime/split_map.h for_each_run_of_view_by_columns()): the partial first and last rows
+  /// row by row, the whole rows between them column by column, in the same pass.
+  void range_by_columns(std::int64_t r0, std::int64_t c0, std::int64_t w, std::int64_t from, std::int64_t to);
   /// Starts an empty pass (no columns yet; the first element starts a run).
   void begin();
   /// The next row of the pass.

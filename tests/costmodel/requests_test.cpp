@@ -86,9 +86,16 @@ TEST(Requests, CosmaStagesReadEachOperandInOnePass) {
   Plan p;
   p.processors = 1, p.method = CosmaGrid{1, 1, 1, 1};
   p.I = {{{"i", 8, 1, 1}}, -1}, p.J = {{{"j", 8, 1, 1}}, -1}, p.K = {{{"k", 8, 1, 1}}, -1};
-  // A [i,k]: one run; B [k,j] read row by row along k: 64 runs; C [i,j]: one run in, one out.
+  // A [i,k]: one run; B [k,j], row by row along k, would be 64 runs: j, its row index, is
+  // innermost, so it is read column by column, each column's 8 rows following the last: one run;
+  // C [i,j]: one run in, one out.
   const StageAccess access{{0, 1}, {1, 0}, {0, 1}, true, false, true};
-  EXPECT_EQ(method_of(p).stage_requests(p, access), std::vector<std::uint64_t>{1 + 64 + 1 + 1});
+  EXPECT_EQ(method_of(p).stage_requests(p, access), std::vector<std::uint64_t>{1 + 1 + 1 + 1});
+  // Eight rounds of one column (two kept in memory, six streamed): A row by row, every element its
+  // own run (64); B column by column, each round's column one run that the next one's continues
+  // (1); one write per streamed round and operand (12); C one run in, one out.
+  p.method = CosmaGrid{1, 1, 1, 8};
+  EXPECT_EQ(method_of(p).stage_requests(p, access), std::vector<std::uint64_t>{64 + 1 + 12 + 2});
 }
 
 /// Disk requests of a plan in all: compute stage and stages 1 and 3.

@@ -160,7 +160,15 @@ std::vector<std::uint64_t> CosmaMethod::stage_requests(const Plan& plan, const S
         const i64 cols = piece(Kz, g.rounds, j), total = rows * cols;
         const i64 start = piece_start(total, ways, me), length = piece(total, ways, me);
         if (length == 0) continue;
-        runs.range(first_row, K0 + piece_start(Kz, g.rounds, j), cols, start, start + length);
+        const i64 c0 = K0 + piece_start(Kz, g.rounds, j);
+        if (!runs.rows_innermost()) {
+          runs.range(first_row, c0, cols, start, start + length);
+        } else {  // runtime/cosma.cpp: a resident round in one pass, a streamed one chunk by chunk,
+                  // each pass's whole rows column by column
+          const i64 pass = j < g.buffers() ? length : kLoadChunkElems;
+          for (i64 done = 0; done < length; done += pass)
+            runs.range_by_columns(first_row, c0, cols, start + done, start + std::min(length, done + pass));
+        }
         if (j >= g.buffers()) req += static_cast<std::uint64_t>((length + kLoadChunkElems - 1) / kLoadChunkElems);
       }
       req += runs.runs();
