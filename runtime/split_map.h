@@ -167,7 +167,7 @@ void for_each_run_of_view_by_columns(std::int64_t first, std::int64_t count, std
                                      Visit&& visit) {
   if (count <= 0) return;
   const std::int64_t ra = (first + cols - 1) / cols, rb = (first + count) / cols;
-  const auto partial = [&](std::int64_t from, std::int64_t n) {  // [from, from + n) inside one row
+  const auto partial = [&](std::int64_t from, std::int64_t n) {  // [from, from + n), row by row
     for_each_run_of_view(from, n, cols, col_part, runs, part, [&](std::uint64_t at, std::size_t len, std::int64_t e) {
       visit(at, len, from - first + e, std::size_t{1});
     });
