@@ -174,15 +174,12 @@ void for_each_run_of_view_by_columns(std::int64_t first, std::int64_t count, std
   };
   if (ra >= rb) return partial(first, count);  // no whole row
   if (first < ra * cols) partial(first, ra * cols - first);
-  std::vector<std::pair<std::size_t, std::size_t>> row_runs;  // the whole rows' runs, as row offsets from ra
-  for (std::int64_t r = ra; r < rb; ++r)
-    if (r > ra && part(r) == part(r - 1) + 1)
-      ++row_runs.back().second;
-    else
-      row_runs.emplace_back(static_cast<std::size_t>(r - ra), 1);
+  std::vector<std::uint64_t> row_parts;  // the whole rows' parts, from row ra
+  for (std::int64_t r = ra; r < rb; ++r) row_parts.push_back(part(r));
+  const auto row_runs = consecutive_runs(row_parts);
   for (std::int64_t c = 0; c < cols; ++c)
     for (const auto& [i, n] : row_runs)
-      visit(part(ra + static_cast<std::int64_t>(i)) + col_part[static_cast<std::size_t>(c)], n,
+      visit(row_parts[i] + col_part[static_cast<std::size_t>(c)], n,
             (ra + static_cast<std::int64_t>(i)) * cols + c - first, static_cast<std::size_t>(cols));
   if (rb * cols < first + count) partial(rb * cols, first + count - rb * cols);
 }

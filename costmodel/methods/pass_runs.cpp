@@ -132,11 +132,15 @@ void PassRuns::range_by_columns(i64 r0, i64 c0, i64 w, i64 from, i64 to) {
   const i64 ra = (from + w - 1) / w, rb = to / w;  // the whole rows: [ra, rb)
   if (from >= to || ra >= rb) return range(r0, c0, w, from, to);
   range(r0, c0, w, from, ra * w);
-  std::swap(rows_, cols_);  // the whole rows are the columns of a pass over the columns
-  columns(r0 + ra, rb - ra);
+  block_by_columns(r0 + ra, rb - ra, c0, w);
+  range(r0, c0, w, rb * w, to);
+}
+
+void PassRuns::block_by_columns(i64 r0, i64 h, i64 c0, i64 w) {
+  std::swap(rows_, cols_);  // the rows are the columns of a pass over the columns
+  columns(r0, h);
   rows(c0, w);
   std::swap(rows_, cols_);
-  range(r0, c0, w, rb * w, to);
 }
 
 void PassRuns::rows(i64 r0, i64 h) {
@@ -163,24 +167,20 @@ u64 PassRuns::block(i64 r0, i64 h, i64 c0, i64 w) {
 
 PanelRuns::PanelRuns(const std::vector<i64>& extents, const std::vector<int>& perm, std::size_t rows_count,
                      std::size_t cols_count)
-    : rows_first_(extents, perm, 0, rows_count, rows_count, cols_count),
-      columns_first_(extents, perm, rows_count, cols_count, 0, rows_count),
-      by_columns_(rows_first_.rows_innermost()) {}
+    : runs_(extents, perm, 0, rows_count, rows_count, cols_count), by_columns_(runs_.rows_innermost()) {}
 
 void PanelRuns::pass(const std::vector<PanelRows>& rows, i64 k0, i64 kc) {
   if (!by_columns_) {
-    rows_first_.start(k0, kc);
-    for (const auto& [first, count] : rows) rows_first_.rows(first, count);
+    runs_.start(k0, kc);
+    for (const auto& [first, count] : rows) runs_.rows(first, count);
     return;
   }
-  // runtime/panel_read.cpp read_by_columns(): a block's rows are the columns of a pass over the
-  // panel's columns, and the pass goes on from block to block.
-  columns_first_.begin();
+  // runtime/panel_read.cpp read_by_columns(): each range in blocks, each block column by column,
+  // the pass going on from block to block.
+  runs_.begin();
   for (const auto& [first, count] : rows)
-    for (i64 b0 = first; b0 < first + count; b0 += kPanelRowBlock) {
-      columns_first_.columns(b0, std::min(kPanelRowBlock, first + count - b0));
-      columns_first_.rows(k0, kc);
-    }
+    for (i64 b0 = first; b0 < first + count; b0 += kPanelRowBlock)
+      runs_.block_by_columns(b0, std::min(kPanelRowBlock, first + count - b0), k0, kc);
 }
 
 }  // namespace tcec::costmodel

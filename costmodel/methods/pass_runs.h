@@ -58,6 +58,9 @@ class PassRuns {
   /// (runtime/split_map.h for_each_run_of_view_by_columns()): the partial first and last rows
   /// row by row, the whole rows between them column by column, in the same pass.
   void range_by_columns(std::int64_t r0, std::int64_t c0, std::int64_t w, std::int64_t from, std::int64_t to);
+  /// Goes on with the same pass over rows [r0, r0 + h) × columns [c0, c0 + w) column by column
+  /// (each column's rows in order). Precondition: h >= 1, w >= 1.
+  void block_by_columns(std::int64_t r0, std::int64_t h, std::int64_t c0, std::int64_t w);
   /// Starts an empty pass (no columns yet; the first element starts a run).
   void begin();
   /// The next row of the pass.
@@ -141,15 +144,12 @@ class PanelRuns {
     pass(std::vector<PanelRows>{{first, count}}, k0, kc);
   }
   /// The last pass's runs (RunCounter) and page faults (PassRuns::faults(), an estimate).
-  std::uint64_t runs() const { return last().runs(); }
-  std::uint64_t faults() const { return last().faults(); }
+  std::uint64_t runs() const { return runs_.runs(); }
+  std::uint64_t faults() const { return runs_.faults(); }
 
  private:
-  PassRuns rows_first_;     // rows × columns, row by row
-  PassRuns columns_first_;  // columns × rows: its "rows" are the panel's columns
+  PassRuns runs_;
   bool by_columns_;
-
-  const PassRuns& last() const { return by_columns_ ? columns_first_ : rows_first_; }
 };
 
 }  // namespace tcec::costmodel
