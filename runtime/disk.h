@@ -31,6 +31,9 @@ class DiskFile {
 
   bool is_open() const { return fd_ >= 0; }          ///< false after remove() or a move
   const std::string& path() const { return path_; }  ///< as given to the constructor
+  /// Whether transfers still bypass the page cache: opened with `direct` and O_DIRECT taken,
+  /// and no transfer since fell back to buffered I/O.
+  bool direct() const { return direct_; }
 
   /// Reads file elements [offset_elems, offset_elems + n_elems) into dst[0, n_elems).
   /// Throws Error naming the path, byte offset and strerror on failure, and

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # e2e.calibrate: tcec-calibrate --quick on 2 ranks writes a machine block with every property
-# (and no temporary file), and tcec plans with it.
+# (and no temporary file; the overlap line's comment gives the overlap with O_DIRECT reads), and
+# tcec plans with it.
 #   calibrate.sh TCEC TCEC_CALIBRATE WORK_DIR
 set -euo pipefail
 tcec=$1 calibrate=$2 work=$3
@@ -12,6 +13,9 @@ for property in processors memory network disk_read disk_write disk_latency page
   grep -q "^  $property " "$work/c.machine" || { echo "missing $property"; cat "$work/c.machine"; exit 1; }
 done
 grep -q "processors 2;" "$work/c.machine"
+# The overlap line's comment also gives the overlap with O_DIRECT reads (or that it was refused).
+grep -q "^  overlap .*(with O_DIRECT reads, past the page cache: .* MB/s, overlap [0-9.]*)$\|O_DIRECT refused here)$" \
+  "$work/c.machine"
 grep -q "memory 8 MB;" "$work/c.machine"
 if ls "$work"/c.machine.tmp-* > /dev/null 2>&1; then echo "a temporary file is left"; exit 1; fi
 here=$(cd "$(dirname "$0")/../.." && pwd)

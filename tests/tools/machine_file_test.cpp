@@ -31,6 +31,7 @@ tcec::calibrate::Measured sample() {
   m.kernel_n = 768;
   m.overlap = 0.43219;
   m.overlap_disk_s = 0.2014, m.overlap_kernel_s = 0.1987, m.overlap_both_s = 0.2881;
+  m.direct_read_bytes_per_s = 912.345e6, m.direct_overlap = 0.8771;
   m.host = "vm";
   m.date = "2026-11-25 10:17 UTC";
   return m;
@@ -50,10 +51,10 @@ TEST(MachineFile, SaysHowEachFigureWasMeasured) {
             "mapping, as programs write results; slowest rank (a second new file right after removing it 298.76 "
             "MB/s; 4 MB pwrites into a new file 140.25 MB/s, in place 912.50 MB/s)\n"
             "  disk_latency 2.245 us;         # runs of 16 elements read through a mapping, as programs read tensors, "
-            "its pages mapped: time per run beyond its bytes at disk_read, median of 3 passes (7.500 us per 8 KB "
-            "read at a random offset)\n"
+            "its pages mapped: time per run beyond its bytes at disk_read, median of 3 passes in each of 3 mappings "
+            "(7.500 us per 8 KB read at a random offset)\n"
             "  page_fault 3.210 us;           # the first pass over those runs, its pages faulting in: its time beyond "
-            "the mapped passes' per 64 KiB fault-around window\n"
+            "the mapped passes' per 64 KiB fault-around window, median of the 3 mappings\n"
             "  replication_factor 1.509;      # ring all-gather time over (P - 1) pieces at the network bandwidth\n"
             "  reduction_factor 4.626;        # all-reduce time over its bytes x log2 P at the network bandwidth\n"
             "  flops 23.769 GFLOP/s;          # tile kernel on 768x768x768 tiles, all ranks at once; slowest rank "
@@ -61,8 +62,15 @@ TEST(MachineFile, SaysHowEachFigureWasMeasured) {
             "  memory_bandwidth 13854.26 MB/s; # tile kernel on a 1024x1024 C tile (8 MB) with K = 8, all ranks at "
             "once: C in and out and the panels per call; slowest rank\n"
             "  overlap 0.432;                 # disk reads on an I/O thread 0.201 s, kernel 0.199 s, both at once "
-            "0.288 s; slowest rank\n"
+            "0.288 s; slowest rank (with O_DIRECT reads, past the page cache: 912.35 MB/s, overlap 0.877)\n"
             "}\n");
+}
+
+TEST(MachineFile, SaysWhenODirectWasRefused) {
+  tcec::calibrate::Measured m = sample();
+  m.direct_overlap = -1;
+  EXPECT_NE(tcec::calibrate::machine_text(m).find("0.288 s; slowest rank (O_DIRECT refused here)\n"),
+            std::string::npos);
 }
 
 TEST(MachineFile, TheParserReadsItBack) {

@@ -30,7 +30,10 @@ struct Measured {
   double memory_bytes_per_s = 0;    ///< the kernel's stream on a short K (measure.h measure_memory())
   double overlap = 1;               ///< share of the shorter of disk and kernel hidden, 0 to 1
   double overlap_disk_s = 0, overlap_kernel_s = 0, overlap_both_s = 0;  ///< its times (for the comment)
-  std::string host, date;                                               ///< where and when (UTC), for the header
+  /// The same measurement with O_DIRECT reads (measure_overlap(…, direct)), for the comment: the
+  /// reads' bytes per second per rank and the overlap; direct_overlap < 0: O_DIRECT refused.
+  double direct_read_bytes_per_s = 0, direct_overlap = -1;
+  std::string host, date;  ///< where and when (UTC), for the header
 };
 
 /// The machine block, with a comment on every line saying how it was measured, e.g.

@@ -3,13 +3,16 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <random>
 #include <vector>
 
 #include "runtime/counters.h"
 #include "runtime/disk.h"
+#include "runtime/error.h"
 #include "runtime/io_worker.h"
 #include "runtime/kernel.h"
 #include "runtime/mapped_walk.h"
@@ -22,6 +25,7 @@ namespace {
 
 constexpr std::size_t kRequestElems = std::size_t{1} << 19;  // 4 MB per DiskFile call
 constexpr double kOverlapSeconds = 0.2;                      // the overlap measurement's reads, at least
+constexpr std::size_t kDirectAlignBytes = 4096;              // O_DIRECT: buffers and offsets on 4 KiB
 
 /// Runs body on every rank between barriers; the slowest rank's seconds.
 template <class Body>
@@ -64,28 +68,34 @@ double median(std::vector<double> values) {
 /// ranks), as a rank reads its share of K straight from a tensor's file. A first pass faults the
 /// pages in (fault-around windows of 64 KiB); kPasses more, the pages mapped, time the runs
 /// alone (their median). Sets out.latency_s to the time per run beyond its bytes at
-/// out.read_bytes_per_s, and out.fault_s to the first pass's extra time per window. Throws
-/// tcert::Error when the file cannot be mapped.
+/// out.read_bytes_per_s, and out.fault_s to the first pass's extra time per window; each is the
+/// median over kMappings fresh mappings of the file (one first pass is a single sample of the
+/// slowest rank, and with more ranks than cores it came out 0 in one calibration of four).
+/// Throws tcert::Error when the file cannot be mapped.
 void measure_mapped_runs(const tcert::Context& ctx, const std::string& path, DiskFigures& out) {
   constexpr std::uint64_t kRow = 64, kRun = 16;
-  constexpr int kPasses = 3;
-  const tcert::NpyReader file(path);
-  const tcert::ElementSource source(file.data());
+  constexpr int kPasses = 3, kMappings = 3;
   const std::uint64_t first = kRun * static_cast<std::uint64_t>(ctx.rank() % (kRow / kRun));
-  const std::uint64_t runs = file.size() / kRow;
-  std::vector<double> copied(kRun * 1024);
-  auto pass = [&] {
-    return slowest(ctx, [&] {
-      for (std::uint64_t r = 0; r < runs; ++r) source.copy(r * kRow + first, kRun, copied.data() + kRun * (r % 1024));
-    });
-  };
-  const double first_s = pass();
-  std::vector<double> mapped_s;
-  for (int i = 0; i < kPasses; ++i) mapped_s.push_back(pass());
-  const double mapped = median(mapped_s);
-  out.latency_s = std::max(0.0, mapped / static_cast<double>(runs) - 8.0 * kRun / out.read_bytes_per_s);
-  const double windows = std::max(1.0, 8.0 * static_cast<double>(file.size()) / tcert::kFaultAroundBytes);
-  out.fault_s = std::max(0.0, (first_s - mapped) / windows);
+  std::vector<double> copied(kRun * 1024), latencies, faults;
+  for (int mapping = 0; mapping < kMappings; ++mapping) {
+    const tcert::NpyReader file(path);
+    const tcert::ElementSource source(file.data());
+    const std::uint64_t runs = file.size() / kRow;
+    auto pass = [&] {
+      return slowest(ctx, [&] {
+        for (std::uint64_t r = 0; r < runs; ++r) source.copy(r * kRow + first, kRun, copied.data() + kRun * (r % 1024));
+      });
+    };
+    const double first_s = pass();
+    std::vector<double> mapped_s;
+    for (int i = 0; i < kPasses; ++i) mapped_s.push_back(pass());
+    const double mapped = median(mapped_s);
+    latencies.push_back(mapped / static_cast<double>(runs) - 8.0 * kRun / out.read_bytes_per_s);
+    const double windows = std::max(1.0, 8.0 * static_cast<double>(file.size()) / tcert::kFaultAroundBytes);
+    faults.push_back((first_s - mapped) / windows);
+  }
+  out.latency_s = std::max(0.0, median(latencies));
+  out.fault_s = std::max(0.0, median(faults));
 }
 
 }  // namespace
@@ -180,15 +190,21 @@ double measure_memory(const tcert::Context& ctx, std::size_t n, std::size_t k, i
   return 8.0 * (2.0 * N * N + 2.0 * N * K) * calls / s;
 }
 
-OverlapFigures measure_overlap(const tcert::Context& ctx, const std::string& dir, std::uint64_t bytes, std::size_t n) {
-  const std::uint64_t elems = std::max<std::uint64_t>(bytes / 8, kRequestElems);
-  std::vector<double> buf(kRequestElems, 1.0);
-  tcert::DiskFile file(dir + "/calibrate-overlap-rank" + std::to_string(ctx.rank()) + ".bin");
-  each_request(elems, [&](std::uint64_t at, std::size_t count) { file.write(buf.data(), at, count); });
+OverlapFigures measure_overlap(const tcert::Context& ctx, const std::string& dir, std::uint64_t bytes, std::size_t n,
+                               bool direct) {
+  // Whole requests, so that every O_DIRECT transfer is 4 KiB-aligned in the file and in memory.
+  const std::uint64_t elems = std::max<std::uint64_t>(bytes / 8 / kRequestElems, 1) * kRequestElems;
+  std::unique_ptr<double, decltype(&std::free)> buf(
+      static_cast<double*>(std::aligned_alloc(kDirectAlignBytes, 8 * kRequestElems)), &std::free);
+  if (!buf) throw tcert::Error("out of memory for the overlap measurement's buffer");
+  std::fill_n(buf.get(), kRequestElems, 1.0);
+  tcert::DiskFile file(
+      dir + "/calibrate-overlap-rank" + std::to_string(ctx.rank()) + (direct ? "-direct" : "") + ".bin", direct);
+  each_request(elems, [&](std::uint64_t at, std::size_t count) { file.write(buf.get(), at, count); });
   int passes = 1;  // over the file, raised below until the reads take kOverlapSeconds
   auto read_all = [&] {
     for (int pass = 0; pass < passes; ++pass)
-      each_request(elems, [&](std::uint64_t at, std::size_t count) { file.read(buf.data(), at, count); });
+      each_request(elems, [&](std::uint64_t at, std::size_t count) { file.read(buf.get(), at, count); });
   };
   KernelTiles tiles(n);
   OverlapFigures out;
@@ -198,6 +214,7 @@ OverlapFigures measure_overlap(const tcert::Context& ctx, const std::string& dir
   tiles.multiply(1);
   passes = std::max(1, static_cast<int>(std::ceil(kOverlapSeconds / slowest(ctx, read_on_worker))));
   out.disk_s = slowest(ctx, read_on_worker);
+  out.read_bytes_per_s = 8.0 * static_cast<double>(elems) * passes / out.disk_s;
   // As many calls as take about the read's time (every rank the same number: the slowest call).
   const double call_s = slowest(ctx, [&] { tiles.multiply(1); });
   const int calls = std::max(1, static_cast<int>(std::lround(out.disk_s / call_s)));
@@ -208,6 +225,9 @@ OverlapFigures measure_overlap(const tcert::Context& ctx, const std::string& dir
     io.wait(t);
   });
   io.drain();
+  std::uint64_t held = file.direct() ? 1 : 0;
+  for (std::uint64_t h : ctx.gather_u64(held)) held = std::min(held, h);
+  out.direct = held == 1;
   file.remove();
   const double shorter = std::min(out.disk_s, out.kernel_s);
   out.overlap = std::clamp((out.disk_s + out.kernel_s - out.both_s) / shorter, 0.0, 1.0);

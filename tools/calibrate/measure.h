@@ -28,7 +28,7 @@ namespace tcec::calibrate {
 /// faults the pages in; latency_s, the per-request latency the model charges, is the median of
 /// three passes after it (the runs alone, beyond their bytes at the read bandwidth), fault_s the
 /// first pass's extra time per 64 KiB fault-around window (the page fault the model charges
-/// where reads enter new windows). Bandwidths in bytes per second per rank, latencies in
+/// where reads enter new windows); each the median over three fresh mappings of the file. Bandwidths in bytes per second per rank, latencies in
 /// seconds, the slowest rank's. The files are removed. Throws tcert::Error on I/O failure.
 struct DiskFigures {
   double read_bytes_per_s = 0, write_bytes_per_s = 0, reused_write_bytes_per_s = 0;
@@ -66,10 +66,17 @@ double measure_memory(const tcert::Context& ctx, std::size_t n = 1024, std::size
 /// slowest rank's times of each alone and t_both of both together, the share of the shorter that
 /// ran beside the longer: (t_d + t_k − t_both) / min(t_d, t_k), clamped to 0 … 1. The file is
 /// written first (so reads come from wherever programs' tiled files would be) and removed after.
-/// Throws tcert::Error on I/O failure.
+/// `direct`: the file is written and read with O_DIRECT (DiskFile's `direct`, 4 KiB-aligned
+/// 4 MB requests), past the page cache, so that the reads are the device's transfers and not
+/// the cores' copies; `direct` in the result says whether O_DIRECT held for every read (a file
+/// system may refuse it). read_bytes_per_s: bytes per second per rank of the reads alone
+/// (slowest rank). Throws tcert::Error on I/O failure.
 struct OverlapFigures {
   double overlap = 1, disk_s = 0, kernel_s = 0, both_s = 0;
+  double read_bytes_per_s = 0;
+  bool direct = false;
 };
-OverlapFigures measure_overlap(const tcert::Context& ctx, const std::string& dir, std::uint64_t bytes, std::size_t n);
+OverlapFigures measure_overlap(const tcert::Context& ctx, const std::string& dir, std::uint64_t bytes, std::size_t n,
+                               bool direct = false);
 
 }  // namespace tcec::calibrate
