@@ -66,6 +66,23 @@ TEST(MachineFile, SaysHowEachFigureWasMeasured) {
             "}\n");
 }
 
+TEST(MachineFile, SaysWhenTheMachineGivesFreedMemoryBackToItsHost) {
+  tcec::calibrate::Measured m = sample();
+  m.reported_to_host_kib = 3 * 1024 * 1024 + 512 * 1024;
+  const std::string text = tcec::calibrate::machine_text(m);
+  EXPECT_NE(text.find("# tcec-calibrate on vm, 2026-11-25 10:17 UTC: P = 4 ranks measured at once.\n"
+                      "# This machine gives freed memory back to its host (free page reporting, 3.5 GiB since boot): "
+                      "writes\n"
+                      "# into new pages then wait for the host to back them, so disk_write and programs' writes vary "
+                      "with how\n"
+                      "# long before them memory was freed (seconds: see the README's fidelity benchmark).\n"
+                      "machine calibrated {\n"),
+            std::string::npos)
+      << text;
+  auto r = tcec::frontend::parse_source("calibrated.machine", text, {});
+  EXPECT_TRUE(r.ok()) << r.diagnostics.render();
+}
+
 TEST(MachineFile, SaysWhenODirectWasRefused) {
   tcec::calibrate::Measured m = sample();
   m.direct_overlap = -1;

@@ -9,6 +9,12 @@ std::string machine_text(const Measured& m) {
   const auto mb = [](double bytes) { return fmt::format("{:.2f}", bytes / 1e6); };
   std::string out =
       fmt::format("# tcec-calibrate on {}, {}: P = {} ranks measured at once.\n", m.host, m.date, m.processors);
+  if (m.reported_to_host_kib >= 0)
+    out += fmt::format(
+        "# This machine gives freed memory back to its host (free page reporting, {:.1f} GiB since boot): writes\n"
+        "# into new pages then wait for the host to back them, so disk_write and programs' writes vary with how\n"
+        "# long before them memory was freed (seconds: see the README's fidelity benchmark).\n",
+        static_cast<double>(m.reported_to_host_kib) / (1024.0 * 1024.0));
   out += "machine calibrated {\n";
   auto line = [&](const std::string& property, const std::string& comment) {
     out += fmt::format("  {:<30} # {}\n", property + ";", comment);

@@ -33,6 +33,9 @@ struct Measured {
   /// The same measurement with O_DIRECT reads (measure_overlap(…, direct)), for the comment: the
   /// reads' bytes per second per rank and the overlap; direct_overlap < 0: O_DIRECT refused.
   double direct_read_bytes_per_s = 0, direct_overlap = -1;
+  /// Free page reporting (a virtual machine giving freed memory back to its host): KiB given
+  /// back since boot, for a header comment; -1 where the kernel does not report.
+  std::int64_t reported_to_host_kib = -1;
   std::string host, date;  ///< where and when (UTC), for the header
 };
 

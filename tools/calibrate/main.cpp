@@ -146,6 +146,7 @@ int main(int argc, char** argv) {
     ::gethostname(host, sizeof host - 1);
     m.host = host;
     m.date = utc_now();
+    m.reported_to_host_kib = tcec::calibrate::reported_to_host_kib();
     const bool say = ctx.rank() == 0;
     auto report = [&](const std::string& what) {
       if (say) std::fprintf(stderr, "tcec-calibrate: %s\n", what.c_str());

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <optional>
 #include <random>
@@ -188,6 +189,13 @@ double measure_memory(const tcert::Context& ctx, std::size_t n, std::size_t k, i
   const double s = slowest(ctx, [&] { multiply(calls); });
   const double N = static_cast<double>(n), K = static_cast<double>(k);
   return 8.0 * (2.0 * N * N + 2.0 * N * K) * calls / s;
+}
+
+std::int64_t reported_to_host_kib() {
+  std::ifstream in("/sys/module/page_reporting/parameters/reported_kib");
+  std::int64_t kib = -1;
+  if (!(in >> kib) || kib < 0) return -1;
+  return kib;
 }
 
 OverlapFigures measure_overlap(const tcert::Context& ctx, const std::string& dir, std::uint64_t bytes, std::size_t n,

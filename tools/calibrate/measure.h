@@ -76,6 +76,11 @@ struct OverlapFigures {
   double read_bytes_per_s = 0;
   bool direct = false;
 };
+/// KiB of freed memory this (virtual) machine's kernel has given back to its host by free page
+/// reporting since boot (/sys/module/page_reporting/parameters/reported_kib), or -1 where it
+/// does not report (no such file, or not a number).
+std::int64_t reported_to_host_kib();
+
 OverlapFigures measure_overlap(const tcert::Context& ctx, const std::string& dir, std::uint64_t bytes, std::size_t n,
                                bool direct = false);
 
