@@ -28,8 +28,9 @@ namespace tcec::calibrate {
 /// faults the pages in; latency_s, the per-request latency the model charges, is the median of
 /// three passes after it (the runs alone, beyond their bytes at the read bandwidth), fault_s the
 /// first pass's extra time per 64 KiB fault-around window (the page fault the model charges
-/// where reads enter new windows); each the median over three fresh mappings of the file. Bandwidths in bytes per second per rank, latencies in
-/// seconds, the slowest rank's. The files are removed. Throws tcert::Error on I/O failure.
+/// where reads enter new windows); each the median over three fresh mappings of the file.
+/// Bandwidths in bytes per second per rank, latencies in seconds, the slowest rank's. The files
+/// are removed. Throws tcert::Error on I/O failure.
 struct DiskFigures {
   double read_bytes_per_s = 0, write_bytes_per_s = 0, reused_write_bytes_per_s = 0;
   double pwrite_bytes_per_s = 0, rewrite_bytes_per_s = 0;
