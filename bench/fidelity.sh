@@ -17,12 +17,18 @@
 # particle-particle ladder, O = 16, V = 64). The inputs are .npy files (bench/write_inputs.py,
 # with Debian's python3-numpy), read as a user's would be. MPI: as root set
 # OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1.
+# PAUSE=S (environment, default 0): sleep S seconds before the calibration and before every run,
+# so that each starts as a user's program does after a pause. On a virtual machine with free
+# page reporting a run's writes into new pages are up to 2x slower after a pause than right
+# after another program has freed memory (bench/pause_effect.sh); back to back, which of the two
+# a run sees depends on the run before it.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$here/build}
 ps=${2:-2 4}
 memory=${3:-12 MB}
 runs=${4:-1}
+pause=${PAUSE:-0}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 methods=(inside-rotation inside-replication inside-accumulation outside-rotation outside-replication
@@ -33,6 +39,7 @@ cases=("rect_2400x3000x2400|$here/bench/rect.tce -D M=2400 -D N=3000"
        "ladder_O16_V64|$here/bench/ladder.tce -D O=16 -D V=64")
 for np in $ps; do
   machine="$work/calibrated-$np.machine"
+  sleep "$pause"
   mpirun --oversubscribe -np "$np" "$build/bin/tcec-calibrate" --memory "$memory" --scratch "$work" \
     -o "$machine" 2> "$work/calibrate.log"
   echo "P = $np:"
@@ -54,6 +61,7 @@ for np in $ps; do
       fi
       program=$(find "$dir" -maxdepth 1 -type f -perm -u+x | head -1)
       for ((run = 0; run < runs; ++run)); do
+        sleep "$pause"
         mpirun --oversubscribe -np "$np" "$program" --quiet --trace "$dir/trace.json" --scratch "$dir/scratch" \
           --input-dir "$work/$name.inputs"
         echo "$np $name $method $(python3 "$here/bench/fidelity.py" times "$dir/trace.json")" >> "$work/runs.tsv"
