@@ -19,6 +19,7 @@
 # Energies: tcec's against psi4's (meta.json) and NWChem's in the last columns.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
+source "$here/bench/results_file.sh"; results_begin ccsd "$0" "$@"
 build=${1:-$here/build}
 equations=${2:-$here/../shared/inputs/nwchem_tce_equation_trees.txt}
 shift $(( $# > 2 ? 2 : $# )) || true

@@ -24,6 +24,7 @@
 # a run sees depends on the run before it.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
+source "$here/bench/results_file.sh"; results_begin fidelity "$0" "$@"
 build=${1:-$here/build}
 ps=${2:-2 4}
 memory=${3:-12 MB}

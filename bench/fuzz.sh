@@ -15,6 +15,7 @@
 # belongs in tests/frontend/fuzz_regressions/ once fixed. FUZZ_FLAGS adds libFuzzer flags.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
+source "$here/bench/results_file.sh"; results_begin fuzzing "$0" "$@"
 build=${1:-$here/build-fuzz}
 limit=${2:-60}
 shift $(( $# > 2 ? 2 : $# )) || true

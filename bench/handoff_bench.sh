@@ -14,6 +14,7 @@
 # traces) and the median wall time of the whole mpirun, then the ratios hand-off / store.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
+source "$here/bench/results_file.sh"; results_begin handoff "$0" "$@"
 build=${1:-$here/build}
 runs=${2:-3}
 shift $(( $# > 2 ? 2 : $# ))

@@ -14,6 +14,7 @@
 # I/O time with the I/O bound; the plans may overlap disk with the network (issue 17).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
+source "$here/bench/results_file.sh"; results_begin io-bound "$0" "$@"
 tcec=${1:-$here/build}/bin/tcec
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -33,7 +34,7 @@ row ccsd_term "$here/examples/ccsd_term.tce" --machine "$work/t8.machine"
 row ccsd_t2_O100_V500_P64 "$here/../shared/inputs/nwchem_tce_equation_trees.txt" --from nwchem --section ccsd_t2 \
   -D O=100 -D V=500 --machine "$work/big.machine"
 
-# Measured: the README's example (the 4-index transform, N = 64, 4 ranks of 8 MB) run here, its
+# Measured: the set-up example of tools/run-example.sh (the 4-index transform, N = 64, 4 ranks of 8 MB) run here, its
 # disk bytes from the trace (compute phase and redistribution) over the compulsory bytes.
 example=("$here/examples/four_index.tce" -D N=64 --machine "$here/examples/small.machine")
 "$tcec" "${example[@]}" -o "$work/run" --build > /dev/null

@@ -17,6 +17,7 @@
 # four_index_N96's (planned with the default overlap 1).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
+source "$here/bench/results_file.sh"; results_begin ooc-wall-time "$0" "$@"
 build=${1:-$here/build}
 runs=${2:-3}
 work=$(mktemp -d)

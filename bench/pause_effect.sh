@@ -16,6 +16,7 @@
 # python3-numpy).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
+source "$here/bench/results_file.sh"; results_begin pause-effect "$0" "$@"
 build=${1:-$here/build}
 pairs=${2:-6}
 pause=${3:-8}

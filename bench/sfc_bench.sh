@@ -6,12 +6,13 @@
 # of the six by predicted time. Out of core: 8 MB per rank, disk 500 MB/s, network 1 GB/s.
 # Rows: a square product, a flat one (M >> N), a large-K one and a 4-index step, at P = 5, 7,
 # 11 and 13; and the large-K one again with 16 MB per rank (its C, 8 MB, is then one tile beside
-# its panels, which the bound assumes; with 8 MB it is all of the memory: see the README's sfc
-# section).
+# its panels, which the bound assumes; with 8 MB it is all of the memory: see docs/methods/sfc.md,
+# "Limits").
 #
 #   bench/sfc_bench.sh [BUILD_DIR]
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
+source "$here/bench/results_file.sh"; results_begin sfc "$0" "$@"
 tcec=${1:-$here/build}/bin/tcec
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

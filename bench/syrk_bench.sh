@@ -13,6 +13,7 @@
 #   bench/syrk_bench.sh [BUILD_DIR]
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
+source "$here/bench/results_file.sh"; results_begin syrk "$0" "$@"
 tcec=${1:-$here/build}/bin/tcec
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -13,6 +13,7 @@
 # every measured disk byte and request equals the prediction, and the compute stages' seconds.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
+source "$here/bench/results_file.sh"; results_begin write-avoiding "$0" "$@"
 build=${1:-$here/build}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -3,7 +3,7 @@
 //
 // Source: Gao et al., "Compiler Techniques for Efficient Parallelization of
 // Out-of-Core Tensor Contractions" (seed 003), with the corrections of
-// shared/notes/gao-model.md. Volumes are bytes, bandwidths bytes per second,
+// docs/model.md. Volumes are bytes, bandwidths bytes per second,
 // times seconds.
 #pragma once
 

@@ -2,7 +2,7 @@
 // registry that lists them. Analysis, plan text, volumes, memory, redistribution and the
 // report go through it; nothing outside a method's own files (methods/<name>/) names a method.
 //
-// What a method implements (see the README's architecture section):
+// What a method implements (see docs/architecture.md, "The Method interface"):
 //   identity      name() (--force-method, the plan text's first word), family(), has_order()
 //   analysis      analyze(): its model rows, its candidates with their integer plans
 //   plan          its part of Plan (methods/plans.h); plan_text(), parse_field(), check_valid()
@@ -154,7 +154,7 @@ class Method {
   virtual std::vector<std::uint64_t> page_faults(const Plan&, const ArrayAccess&) const { return {}; }
   /// The same bytes from an independent walk of the schedule (the simulator the tests hold equal).
   virtual PlanVolumes walk(const Plan& plan, const Machine& machine) const = 0;
-  /// f in read/B_dr + write/B_dw + f·received/B_c (notes/gao-model.md collective factors).
+  /// f in read/B_dr + write/B_dw + f·received/B_c (docs/model.md "Collective factors").
   virtual double collective_factor(const Plan& plan, const Machine& machine) const = 0;
   /// Floating-point operations rank `rank` performs in the compute stage (2 per multiply-add
   /// of its local products), for the time model (plan.h plan_wall()).

@@ -5,7 +5,7 @@
 // Units: every volume and memory size here is in BYTES (the model is
 // homogeneous, so the paper's element counts times the element size give the
 // same tile counts and times); bandwidths in bytes per second; times in seconds.
-// Source: Gao et al., seed 003, with the corrections of shared/notes/gao-model.md.
+// Source: Gao et al., seed 003, with the corrections of docs/model.md.
 #pragma once
 
 #include <array>

@@ -210,7 +210,7 @@ WallParts slowest_wall_parts(const Plan& plan, const Machine& machine, const Pla
 
 /// One rank's predicted time (seconds) from its bytes: read/B_dr + write/B_dw +
 /// f·received/B_c, with f the collective factor of the plan's method (method.h: f_rep for
-/// replication, f_red for accumulation, 1 otherwise; notes/gao-model.md).
+/// replication, f_red for accumulation, 1 otherwise; docs/model.md "Collective factors").
 double rank_time_s(const Plan& plan, const Machine& machine, std::uint64_t read_bytes, std::uint64_t write_bytes,
                    std::uint64_t recv_bytes);
 /// The same with the collective factor f given (1 for point-to-point moves).

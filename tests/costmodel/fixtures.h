@@ -43,7 +43,7 @@ inline ContractionAnalysis analyze_forced(const ir::Program& p, std::size_t stat
 /// C(I,J) += A(I,K)·B(J,K) with extents I, J, K and e-byte elements (sizes in bytes).
 inline Problem cube(double I, double J, double K, double e = 8) { return {I, J, K, I * K * e, J * K * e, I * J * e}; }
 
-/// Gao et al. Table 9 (notes/gao-model.md): extents 4000, 8-byte elements.
+/// Gao et al. Table 9 (docs/model.md "Reproducing Table 9"): extents 4000, 8-byte elements.
 inline Problem table9_problem() { return cube(4000, 4000, 4000); }
 
 /// Table 9's machine: P = 4, B_c = 200 MB/s, B_d = 8 MB/s, 24 MB per processor

@@ -1,7 +1,7 @@
 // tests/costmodel/model_optimum_test.cpp — the closed-form model optimum
 // against the paper: the reproducible cells of Gao et al. Table 9 and
 // hand-evaluated entries of the corrected Tables 2–4, 6, 7
-// (shared/notes/gao-model.md).
+// (docs/model.md).
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -202,7 +202,7 @@ TEST(Cli, ErrorsGoToStderrWithExitCodeOne) {
   EXPECT_EQ(d.err, "tcec: error: -D Q=3: no range named 'Q'\n");
 }
 
-// Gao et al. Table 9: the three cells its own formulas reproduce (notes/gao-model.md):
+// Gao et al. Table 9: the three cells its own formulas reproduce (docs/model.md "Reproducing Table 9"):
 // extents 4000, P = 4, M = 8e6 bytes per array, f_rep = sqrt(2), f_red = 1.4.
 TEST(Cli, DryRunReproducesTable9) {
   const TempFile path("tcec_t9_", ".machine");

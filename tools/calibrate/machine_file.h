@@ -8,7 +8,7 @@ namespace tcec::calibrate {
 
 /// One calibration's figures. Bandwidths in bytes per second per rank with all ranks at once,
 /// latency in seconds, the kernel in FLOP/s per rank; factors are measured time over the model's
-/// (notes/gao-model.md: f_rep for the ring all-gather, f_red for the all-reduce).
+/// (docs/model.md "Collective factors": f_rep for the ring all-gather, f_red for the all-reduce).
 struct Measured {
   std::int64_t processors = 1;
   std::uint64_t memory_bytes = 0;  ///< per rank for tiles (--memory, or the default); written in whole MB

@@ -42,7 +42,7 @@ DiskFigures measure_disk(const tcert::Context& ctx, const std::string& dir, std:
 /// each way, repeated; bytes over the slowest rank's time per shift. One rank: 0 (no network).
 double measure_network(const tcert::Context& ctx, std::uint64_t bytes);
 
-/// The collective factors at P (notes/gao-model.md): the ring all-gather's time over (P − 1)
+/// The collective factors at P (docs/model.md "Collective factors"): the ring all-gather's time over (P − 1)
 /// pieces of `bytes` at `network_bytes_per_s` (f_rep), and the all-reduce's time over its
 /// `bytes` × log2 P at that bandwidth (f_red). One rank: 1 and 1.
 struct CollectiveFactors {

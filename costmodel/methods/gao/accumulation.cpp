@@ -1,7 +1,7 @@
 // costmodel/methods/gao/accumulation.cpp — closed-form model optimum of Accumulation (A and
 // B split by K, every rank holds a partial C, then all-reduce), outside and
 // inside. Source: Gao et al. §4.3, §5.3, Tables 4 and 7, corrected by
-// shared/notes/gao-model.md. Units: bytes, bytes per second, seconds.
+// docs/model.md ("Table 4", "Table 7"). Units: bytes, bytes per second, seconds.
 #include <cmath>
 
 #include "costmodel/methods/gao/model_optimum.h"

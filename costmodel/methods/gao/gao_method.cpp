@@ -207,7 +207,7 @@ std::vector<std::uint64_t> GaoMethod::disk_requests(const Plan& plan, const Arra
 PlanVolumes GaoMethod::walk(const Plan& plan, const Machine& machine) const { return gao_simulate(plan, machine); }
 
 double GaoMethod::collective_factor(const Plan&, const Machine& m) const {
-  // notes/gao-model.md: f_rep multiplies broadcast traffic, f_red all-reduce traffic.
+  // docs/model.md "Collective factors": f_rep multiplies broadcast traffic, f_red all-reduce traffic.
   return algorithm_ == Algorithm::Replication    ? m.replication_factor
          : algorithm_ == Algorithm::Accumulation ? m.reduction_factor
                                                  : 1.0;

@@ -5,7 +5,7 @@
 // evaluate_model() and the tile constraints.
 //
 // Units: bytes, bytes per second, seconds. Source: Gao et al. (seed 003) §4–§5,
-// Tables 2–7, with the corrections of shared/notes/gao-model.md.
+// Tables 2–7, with the corrections of docs/model.md ("Corrections to Gao et al.'s tables").
 //
 // Case ids (ModelPoint::case_id). For every method except inside rotation of
 // the orders ABC/ACB/BAC/BCA the time is wX·X + wY·Y + const under the one
@@ -30,7 +30,7 @@ namespace tcec::costmodel {
 /// the minimum over real tile counts >= 1 satisfying the memory constraints of
 /// time_s = D_read/B_dr + D_write/B_dw + V/B_c (seconds; volumes in bytes per
 /// processor), with tiles achieving it and the case id above. Closed forms of
-/// Gao et al. Tables 2–7 as corrected in notes/gao-model.md; inside rotation is
+/// Gao et al. Tables 2–7 as corrected in docs/model.md; inside rotation is
 /// the true joint optimum of time, not the paper's communication-optimal tiles.
 /// Rotation with a non-square P: feasible = false, reason "P = 6 is not a
 /// perfect square", time_s = +inf. `replicated` matters for Replication only.

@@ -1,7 +1,7 @@
 // costmodel/methods/gao/replication.cpp — closed-form model optimum of Replication (one
 // operand broadcast to every rank; the other and C split P ways), outside and
 // inside. Source: Gao et al. §4.2, §5.2, Tables 3 and 6, corrected by
-// shared/notes/gao-model.md. Units: bytes, bytes per second, seconds.
+// docs/model.md ("Table 3", "Table 6"). Units: bytes, bytes per second, seconds.
 //
 // Replicating B is the mirror of replicating A (swap A↔B and I↔J, orders
 // ABC↔BAC, ACB↔BCA, CAB↔CBA); it is written here directly, by swapping the two

@@ -1,6 +1,6 @@
 // costmodel/methods/gao/rotation.cpp — closed-form model optimum of Rotation (Cannon on a
 // √P×√P grid: A and B circular-shift), outside and inside. Source: Gao et al.
-// §4.1, §5.1, Tables 2 and 5, corrected by shared/notes/gao-model.md.
+// §4.1, §5.1, Tables 2 and 5, corrected as in docs/model.md ("Table 2", "Table 5").
 // Units: bytes, bytes per second, seconds.
 //
 // Reader's map:

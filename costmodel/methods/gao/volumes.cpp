@@ -1,5 +1,5 @@
 // costmodel/methods/gao/volumes.cpp — the model's volume expressions at given tile counts.
-// Source: Gao et al. (seed 003) §3–§5, corrected by shared/notes/gao-model.md.
+// Source: Gao et al. (seed 003) §3–§5, corrected as in docs/model.md ("Per-pass volumes").
 #include "costmodel/methods/gao/volumes.h"
 
 #include <cmath>

@@ -10,7 +10,7 @@
 //
 // Units: bytes, bytes per second, seconds. Problem::A/B/C are bytes and
 // M = Machine::array_memory_bytes(). Source: Gao et al. (seed 003) §3–§5 with
-// the corrections of shared/notes/gao-model.md.
+// the corrections of docs/model.md.
 #pragma once
 
 #include <cstdint>
