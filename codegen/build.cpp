@@ -13,6 +13,17 @@
 
 namespace tcec::codegen {
 
+namespace {
+
+/// The launcher CMake recorded, when it still exists ("" otherwise).
+std::string recorded_launcher() {
+  std::error_code ec;
+  const std::string launcher = build_config::kCompilerLauncher;
+  return !launcher.empty() && std::filesystem::exists(launcher, ec) ? launcher : std::string();
+}
+
+}  // namespace
+
 std::optional<Toolchain> installed_toolchain(const std::string& executable) {
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -26,7 +37,7 @@ std::optional<Toolchain> installed_toolchain(const std::string& executable) {
   const fs::path include = prefix / build_config::kInstallIncludeDir,
                  library = prefix / build_config::kInstallRuntimeLibrary;
   if (!fs::exists(include / "runtime" / "tcert.h", ec) || !fs::exists(library, ec)) return std::nullopt;
-  return Toolchain{build_config::kCompiler, include.string(), library.string()};
+  return Toolchain{build_config::kCompiler, include.string(), library.string(), recorded_launcher()};
 }
 
 Toolchain toolchain() {
@@ -34,14 +45,19 @@ Toolchain toolchain() {
   const std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
   Toolchain tools =
       (!ec ? installed_toolchain(self) : std::nullopt)
-          .value_or(Toolchain{build_config::kCompiler, build_config::kSourceRoot, build_config::kRuntimeLibrary});
+          .value_or(Toolchain{build_config::kCompiler, build_config::kSourceRoot, build_config::kRuntimeLibrary,
+                              recorded_launcher()});
   if (const char* cxx = std::getenv("TCEC_CXX"); cxx != nullptr && *cxx != '\0') tools.compiler = cxx;
+  if (const char* launcher = std::getenv("TCEC_CXX_LAUNCHER"); launcher != nullptr) tools.launcher = launcher;
   return tools;
 }
 
-std::vector<std::string> build_command(const Toolchain& tools, const std::string& source, const std::string& output) {
-  std::vector<std::string> command = {tools.compiler, "-std=c++20",          "-O2",        "-I" + tools.source_root,
-                                      source,         tools.runtime_library, "-lopenblas", "-lfmt"};
+namespace {
+
+/// What follows the source or object in the link: libtcert.a, OpenBLAS, fmt, the HDF5 libraries
+/// CMake found and the sanitizers, then -o OUTPUT.
+void append_link_tail(const Toolchain& tools, const std::string& output, std::vector<std::string>& command) {
+  command.insert(command.end(), {tools.runtime_library, "-lopenblas", "-lfmt"});
   const std::string_view hdf5 = build_config::kHdf5Libraries;
   for (std::size_t at = 0; at < hdf5.size();) {  // the ';'-separated list
     const std::size_t end = std::min(hdf5.find(';', at), hdf5.size());
@@ -50,8 +66,45 @@ std::vector<std::string> build_command(const Toolchain& tools, const std::string
   }
   if (*build_config::kSanitizeFlags != '\0') command.emplace_back(build_config::kSanitizeFlags);
   command.insert(command.end(), {"-o", output});
+}
+
+}  // namespace
+
+std::vector<std::string> build_command(const Toolchain& tools, const std::string& source, const std::string& output) {
+  std::vector<std::string> command = {tools.compiler, "-std=c++20", "-O2", "-I" + tools.source_root, source};
+  append_link_tail(tools, output, command);
   return command;
 }
+
+std::vector<std::string> compile_command(const Toolchain& tools, const std::string& source, const std::string& object) {
+  std::vector<std::string> command;
+  if (!tools.launcher.empty()) command.push_back(tools.launcher);
+  command.insert(command.end(), {tools.compiler, "-std=c++20", "-O2", "-I" + tools.source_root, "-c", source});
+  if (*build_config::kSanitizeFlags != '\0') command.emplace_back(build_config::kSanitizeFlags);
+  command.insert(command.end(), {"-o", object});
+  return command;
+}
+
+namespace {
+
+/// Runs the compiler: in one call, or (with a launcher) a compile through it and a link of the
+/// object, which is removed either way. Returns the status of the failing call, or 0.
+int compile_and_link(const Toolchain& tools, const std::string& source, const std::string& temporary,
+                     std::string* output) {
+  if (tools.launcher.empty()) return run_command(build_command(tools, source, temporary), output);
+  const std::string object = temporary + ".o";
+  std::error_code ignored;
+  int status = run_command(compile_command(tools, source, object), output);
+  if (status == 0) {
+    std::vector<std::string> link = {tools.compiler, object};
+    append_link_tail(tools, temporary, link);
+    status = run_command(link, output);
+  }
+  std::filesystem::remove(object, ignored);
+  return status;
+}
+
+}  // namespace
 
 bool build_program(const Toolchain& tools, const std::string& source, const std::string& executable,
                    std::string* output) {
@@ -60,7 +113,7 @@ bool build_program(const Toolchain& tools, const std::string& source, const std:
   std::error_code ignored;
   fs::remove(executable, ignored);  // a failed build must not leave an older program behind
   fs::remove(temporary, ignored);
-  const int status = run_command(build_command(tools, source, temporary), output);
+  const int status = compile_and_link(tools, source, temporary, output);
   if (status != 0) {
     fs::remove(temporary, ignored);
     if (status < 0) *output += "\n";  // run_command's reason has no newline

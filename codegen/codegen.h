@@ -130,6 +130,9 @@ struct Toolchain {
   std::string compiler;  ///< mpicxx found by CMake, or $TCEC_CXX when set and non-empty
   std::string source_root;
   std::string runtime_library;  ///< path of libtcert.a
+  /// A program the compile step runs through (a compiler cache such as the one tcec was built
+  /// with), or "" to compile and link in one call. $TCEC_CXX_LAUNCHER replaces it ("" for none).
+  std::string launcher = {};
 };
 /// The tool chain of generated programs: when this tcec runs installed (its executable in
 /// PREFIX/bin, with the runtime's headers in PREFIX/include/tcec/runtime and libtcert in
@@ -145,8 +148,14 @@ std::optional<Toolchain> installed_toolchain(const std::string& executable);
 /// -lopenblas -lfmt <the HDF5 libraries found at configure time> -o OUTPUT.
 std::vector<std::string> build_command(const Toolchain& tools, const std::string& source, const std::string& output);
 
+/// The compile step when the tool chain has a launcher: launcher compiler -std=c++20 -O2
+/// -I<root> -c SOURCE -o OBJECT (the libraries come at the link, build_command's tail).
+std::vector<std::string> compile_command(const Toolchain& tools, const std::string& source, const std::string& object);
+
 /// Compiles `source` into the executable `executable`: builds `executable`.tmp, then
-/// renames it, so a failed build leaves no `executable` (and no .tmp) behind. Returns
+/// renames it, so a failed build leaves no `executable` (and no .tmp) behind. With a launcher
+/// it compiles `executable`.o through it (compile_command) and links that object (build_command
+/// with the object in place of the source), removing the object afterwards. Returns
 /// false on failure with the compiler's combined stdout/stderr (or why it could not
 /// start) in *output.
 bool build_program(const Toolchain& tools, const std::string& source, const std::string& executable,

@@ -6,6 +6,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "$(id -u)" -eq 0 ]; then bash tools/install-deps.sh; fi
+# The compiler cache keys on paths relative to the checkout, so that a clone in another folder
+# (CI's) reuses what an earlier build compiled, generated programs included (codegen compiles
+# them through the launcher tcec was built with).
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}" CCACHE_NOHASHDIR=1
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
 cmake --build build -j2
 ctest --test-dir build --output-on-failure -j2

@@ -90,6 +90,20 @@ TEST(Compile, BuildCommand) {
   for (const std::string& library : libraries) EXPECT_FALSE(library.empty());
 }
 
+// With a launcher (a compiler cache), the compile step runs through it and stops at the object;
+// the libraries come at the link.
+TEST(Compile, CompileCommandRunsThroughTheLauncher) {
+  const codegen::Toolchain tools{"mpicxx", "/src", "/build/lib/libtcert.a", "/usr/bin/ccache"};
+  const std::vector<std::string> command = codegen::compile_command(tools, "out/m.cpp", "out/m.tmp.o");
+  const std::vector<std::string> head = {"/usr/bin/ccache", "mpicxx", "-std=c++20", "-O2", "-I/src", "-c", "out/m.cpp"};
+  ASSERT_GE(command.size(), head.size() + 2);
+  EXPECT_EQ(std::vector<std::string>(command.begin(), command.begin() + static_cast<std::ptrdiff_t>(head.size())),
+            head);
+  EXPECT_EQ(std::vector<std::string>(command.end() - 2, command.end()),
+            (std::vector<std::string>{"-o", "out/m.tmp.o"}));
+  EXPECT_EQ(std::count(command.begin(), command.end(), "-lopenblas"), 0);
+}
+
 // The library form: the header alone and the source (which includes it) compile.
 TEST(Compile, LibraryFormCompiles) {
   frontend::Result r = frontend::parse_file(std::string(TCEC_SOURCE_DIR) + "/examples/ccd_terms.tce", {});
