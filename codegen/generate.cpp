@@ -11,8 +11,8 @@ Generated generate(const ir::Program& program, const costmodel::PlanOptions& opt
     return out;
   }
   if (program.machine->element_size_bytes != 8) {
-    out.diagnostics.push_back(
-        make_diagnostic(program, DiagId::err_element_size, {}, program.machine->name, program.machine->element_size_bytes));
+    out.diagnostics.push_back(make_diagnostic(program, DiagId::err_element_size, {}, program.machine->name,
+                                              program.machine->element_size_bytes));
     return out;
   }
   const costmodel::Machine machine = costmodel::machine_from(*program.machine);

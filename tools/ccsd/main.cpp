@@ -305,7 +305,8 @@ int main(int argc, char** argv) {
   try {
     status = solve(a, MPI_COMM_WORLD);
   } catch (const std::exception& e) {
-    const std::string line = tcec::diag::tool_line("tcec-ccsd", tcec::tools::message(tcec::tools::ToolDiag::err_ccsd_failed), e.what());
+    const std::string line =
+        tcec::diag::tool_line("tcec-ccsd", tcec::tools::message(tcec::tools::ToolDiag::err_ccsd_failed), e.what());
     std::fputs(((size > 1 ? fmt::format("[rank {}] ", rank) : std::string()) + line).c_str(), stderr);
     MPI_Abort(MPI_COMM_WORLD, 1);
   }

@@ -37,18 +37,17 @@ bool check_cosma(const Plan& plan, std::string* reason) {
   for (int i = 0; i < 3; ++i) {
     if (parts[i] >= 1 && parts[i] <= extents[i]) continue;
     if (reason)
-      *reason = reason_text(ReasonId::cosma_grid_extent, names[i], parts[i], "IJK"[i], extents[i], names[i], extents[i]);
+      *reason =
+          reason_text(ReasonId::cosma_grid_extent, names[i], parts[i], "IJK"[i], extents[i], names[i], extents[i]);
     return false;
   }
   if (g.used() > plan.processors) {
-    if (reason)
-      *reason = reason_text(ReasonId::cosma_grid_ranks, g.pm, g.pn, g.pk, g.used(), plan.processors);
+    if (reason) *reason = reason_text(ReasonId::cosma_grid_ranks, g.pm, g.pn, g.pk, g.used(), plan.processors);
     return false;
   }
   const std::int64_t fewest_k = extents[2] / g.pk;  // the fewest K columns a rank of the grid holds
   if (g.rounds < 1 || g.rounds > fewest_k) {
-    if (reason)
-      *reason = reason_text(ReasonId::cosma_rounds, g.rounds, fewest_k);
+    if (reason) *reason = reason_text(ReasonId::cosma_rounds, g.rounds, fewest_k);
     return false;
   }
   return true;

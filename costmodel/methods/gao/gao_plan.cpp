@@ -180,7 +180,7 @@ bool gao_check_valid(const Plan& plan, const Machine& machine, std::string* reas
   const GroupTiling* groups[] = {&plan.I, &plan.J, &plan.K};
   for (int g = 0; g < 3; ++g) {
     if (second[g] || groups[g]->t2() == 1) continue;
-    *reason = reason_text(ReasonId::order_no_second_level, to_string(m.order), "IJK"[g], "IJK"[g], groups[g]->t2());
+    *reason = reason_text(ReasonId::order_no_second_level, to_string(m.order), "IJK"[g], "IJK"[g], groups[g] -> t2());
     return false;
   }
   const GridParts parts = grid_parts(plan);

@@ -43,8 +43,7 @@ void SfcMethod::analyze(MethodAnalysis& ctx) const {
     // cheap; the kWalked best of them are then walked exactly, cache and all.
     bool too_long = false;
     std::vector<SfcCandidate> tried = sfc_candidates(m, n, k, a.accumulate, machine, &too_long);
-    if (tried.empty() && too_long)
-      best.reason = reason_text(ReasonId::sfc_walk_budget);
+    if (tried.empty() && too_long) best.reason = reason_text(ReasonId::sfc_walk_budget);
     std::stable_sort(tried.begin(), tried.end(),
                      [](const SfcCandidate& x, const SfcCandidate& y) { return x.estimate_s < y.estimate_s; });
     if (tried.size() > kWalked) tried.resize(kWalked);
@@ -95,14 +94,14 @@ bool SfcMethod::check_valid(const Plan& plan, const Machine& machine, std::strin
   const SfcPlan& s = sfc_plan(plan);
   const i64 k = plan.K.extent();
   if (s.layers < 1 || s.layers > k || plan.processors % s.layers != 0) {
-    if (reason)
-      *reason = reason_text(ReasonId::sfc_layers, plan.processors, k, s.layers);
+    if (reason) *reason = reason_text(ReasonId::sfc_layers, plan.processors, k, s.layers);
     return false;
   }
   const i64 kx = (k + s.layers - 1) / s.layers;  // the largest layer's share of K
   if (s.tiles_I > plan.I.extent() || s.tiles_J > plan.J.extent() || s.chunk > kx || s.slots < 2) {
     if (reason)
-      *reason = reason_text(ReasonId::sfc_grid, plan.I.extent(), plan.J.extent(), kx, s.tiles_I, s.tiles_J, s.chunk, s.slots);
+      *reason =
+          reason_text(ReasonId::sfc_grid, plan.I.extent(), plan.J.extent(), kx, s.tiles_I, s.tiles_J, s.chunk, s.slots);
     return false;
   }
   return fits_memory_exact(plan, machine, reason);

@@ -150,13 +150,11 @@ bool TbsMethod::check_valid(const Plan& plan, const Machine& machine, std::strin
     return false;
   }
   if ((t.panel > 0) != (t.group > 0)) {
-    if (reason)
-      *reason = reason_text(ReasonId::tbs_stream_pair, t.panel, t.group);
+    if (reason) *reason = reason_text(ReasonId::tbs_stream_pair, t.panel, t.group);
     return false;
   }
   if (tbs_rows_read(t.panel > 0 ? std::min(n, t.panel) : n, t.block_words) < 0) {
-    if (reason)
-      *reason = reason_text(ReasonId::tbs_no_family_fits_blocks, n, t.block_words);
+    if (reason) *reason = reason_text(ReasonId::tbs_no_family_fits_blocks, n, t.block_words);
     return false;
   }
   return fits_memory_exact(plan, machine, reason);
