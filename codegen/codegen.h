@@ -24,20 +24,16 @@
 #include <vector>
 
 #include "costmodel/costmodel.h"
+#include "diag/diag.h"
 #include "ir/ir.h"
 #include "runtime/gemm_spec.h"
 
 namespace tcec::codegen {
 
-/// One message about the input, in the frontend's terms (frontend::Diagnostic):
-/// `id` names it in codegen/diagnostics.def; `loc` is {0,0} for messages about the
+/// One message about the input (the engine's diag::Diagnostic, as the frontend's): `id` names it
+/// in codegen/diagnostics.def; `file` is Program::file; `loc` is {0,0} for messages about the
 /// whole program (rendered "tcec: error: ..."); a note belongs to the error before it.
-struct Diagnostic {
-  bool note = false;
-  std::string id;
-  ir::SourceLocation loc;  ///< in Program::file
-  std::string message;
-};
+using Diagnostic = diag::Diagnostic;
 
 /// Checks that tcec can generate every statement of `program` with `plans`
 /// (costmodel::plan_program's output for it). Errors, in this order:

@@ -5,16 +5,13 @@ namespace tcec::codegen {
 
 namespace {
 
-constexpr bool Error = false;
-constexpr bool Note = true;
-
-constexpr DiagInfo kDiagTable[] = {
-#define TCEC_CODEGEN_DIAG(id, kind, text) {#id, kind, text},
+constexpr diag::Message kDiagTable[] = {
+#define TCEC_DIAG(id, severity, text) {#id, diag::Severity::severity, text},
 #include "codegen/diagnostics.def"
 };
 
 }  // namespace
 
-const DiagInfo& diag_info(DiagId id) { return kDiagTable[static_cast<int>(id)]; }
+const diag::Message& diag_info(DiagId id) { return kDiagTable[static_cast<int>(id)]; }
 
 }  // namespace tcec::codegen

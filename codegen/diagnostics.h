@@ -1,30 +1,25 @@
-// codegen/diagnostics.h — (private) ids of codegen/diagnostics.def and their formatting.
+// codegen/diagnostics.h — (private) ids of codegen/diagnostics.def and their formatting
+// (the engine: diag/diag.h).
 #pragma once
 
-#include <fmt/format.h>
-
 #include "codegen/codegen.h"
+#include "diag/diag.h"
 
 namespace tcec::codegen {
 
 enum class DiagId {
-#define TCEC_CODEGEN_DIAG(id, kind, text) id,
+#define TCEC_DIAG(id, severity, text) id,
 #include "codegen/diagnostics.def"
 };
 
-/// The id's name, whether it is a note, and its fmt format string.
-struct DiagInfo {
-  const char* name;
-  bool note;
-  const char* text;
-};
-const DiagInfo& diag_info(DiagId id);
+/// The id's catalogue entry: name, severity and fmt format string.
+const diag::Message& diag_info(DiagId id);
 
-/// The diagnostic `id` at `loc` with the values of its {} placeholders, in order.
+/// The diagnostic `id` in `program`'s file at `loc` with the values of its {} placeholders,
+/// in order.
 template <typename... Args>
-Diagnostic make_diagnostic(DiagId id, ir::SourceLocation loc, const Args&... args) {
-  const DiagInfo& info = diag_info(id);
-  return {info.note, info.name, loc, fmt::vformat(info.text, fmt::make_format_args(args...))};
+Diagnostic make_diagnostic(const ir::Program& program, DiagId id, ir::SourceLocation loc, const Args&... args) {
+  return diag::make(diag_info(id), program.file, loc, args...);
 }
 
 }  // namespace tcec::codegen

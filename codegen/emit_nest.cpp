@@ -10,7 +10,7 @@
 #include <array>
 
 #include "codegen/emit.h"
-#include "costmodel/methods/gao/loop_nest.h"
+#include "costmodel/schedules.h"
 
 namespace tcec::codegen {
 

@@ -7,12 +7,12 @@ namespace tcec::codegen {
 Generated generate(const ir::Program& program, const costmodel::PlanOptions& options, const EmitOptions& emit) {
   Generated out;
   if (!program.machine) {
-    out.diagnostics.push_back(make_diagnostic(DiagId::err_no_machine, {}, program.file));
+    out.diagnostics.push_back(make_diagnostic(program, DiagId::err_no_machine, {}, program.file));
     return out;
   }
   if (program.machine->element_size_bytes != 8) {
-    out.diagnostics.push_back(
-        make_diagnostic(DiagId::err_element_size, {}, program.machine->name, program.machine->element_size_bytes));
+    out.diagnostics.push_back(make_diagnostic(program, DiagId::err_element_size, {}, program.machine->name,
+                                              program.machine->element_size_bytes));
     return out;
   }
   const costmodel::Machine machine = costmodel::machine_from(*program.machine);

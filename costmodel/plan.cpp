@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "costmodel/method.h"
+#include "costmodel/reasons.h"
 
 namespace tcec::costmodel {
 
@@ -48,8 +49,8 @@ bool fits_memory_exact(const Plan& plan, const Machine& machine, std::string* re
     if (total <= machine.memory_bytes) return true;
     if (reason) {
       const std::string terms = fmt::format("{} + {} + {}", t.A, t.B, t.C);
-      *reason = fmt::format("tiles of A, B and C need {} = {} bytes per rank but the memory is {} bytes",
-                            sets == 1 ? terms : fmt::format("{} x ({})", sets, terms), total, machine.memory_bytes);
+      *reason = reason_text(ReasonId::tiles_exceed_memory, sets == 1 ? terms : fmt::format("{} x ({})", sets, terms),
+                            total, machine.memory_bytes);
     }
     return false;
   }
@@ -57,9 +58,7 @@ bool fits_memory_exact(const Plan& plan, const Machine& machine, std::string* re
   const std::uint64_t bytes[] = {t.A, t.B, t.C};
   for (int i = 0; i < 3; ++i) {
     if (static_cast<double>(bytes[i]) <= M) continue;
-    if (reason)
-      *reason = fmt::format("the tile of {} needs {} bytes per rank but M = {} bytes (a third of the memory)", "ABC"[i],
-                            bytes[i], M);
+    if (reason) *reason = reason_text(ReasonId::tile_exceeds_third, "ABC"[i], bytes[i], M);
     return false;
   }
   return true;
@@ -67,8 +66,7 @@ bool fits_memory_exact(const Plan& plan, const Machine& machine, std::string* re
 
 bool check_valid(const Plan& plan, const Machine& machine, std::string* reason) {
   if (plan.processors != machine.processors) {
-    if (reason)
-      *reason = fmt::format("the plan is for P = {} but the machine has P = {}", plan.processors, machine.processors);
+    if (reason) *reason = reason_text(ReasonId::plan_other_machine, plan.processors, machine.processors);
     return false;
   }
   return method_of(plan).check_valid(plan, machine, reason);

@@ -1,11 +1,10 @@
 // frontend/diagnostics.h — (private) ids of the messages in diagnostics.def
-// and a Reporter that formats them at a source location.
+// and a Reporter that formats them at a source location (the engine: diag/diag.h).
 #pragma once
 
 #include <string>
 
-#include <fmt/format.h>
-
+#include "diag/diag.h"
 #include "frontend/frontend.h"
 
 namespace tcec::frontend {
@@ -15,37 +14,20 @@ enum class DiagId {
 #include "frontend/diagnostics.def"
 };
 
-/// The id's name, severity and fmt format string, from diagnostics.def.
-struct DiagInfo {
-  const char* name;
-  Severity severity;
-  const char* text;
-};
+/// The id's catalogue entry: name, severity and fmt format string, from diagnostics.def.
+using DiagInfo = diag::Message;
 const DiagInfo& diag_info(DiagId id);
 
-/// Formats diagnostics for one file into a DiagnosticList.
-class Reporter {
+/// Formats the frontend's diagnostics for one file into a DiagnosticList.
+class Reporter : public diag::Reporter {
  public:
-  Reporter(DiagnosticList& list, std::string file) : list_(list), file_(std::move(file)) {}
+  using diag::Reporter::Reporter;
 
   /// Reports `id` at `loc` with the values of its {} placeholders, in order.
   template <typename... Args>
   void report(DiagId id, ir::SourceLocation loc, const Args&... args) {
-    const DiagInfo& info = diag_info(id);
-    list_.add(
-        Diagnostic{info.severity, info.name, file_, loc, fmt::vformat(info.text, fmt::make_format_args(args...))});
+    diag::Reporter::report(diag_info(id), loc, args...);
   }
-
-  const std::string& file() const { return file_; }
-  bool full() const { return list_.full(); }
-  /// DiagnosticList::stopped(): nothing more will be reported.
-  bool stopped() const { return list_.stopped(); }
-  bool has_errors() const { return list_.has_errors(); }
-  int error_count() const { return list_.error_count(); }
-
- private:
-  DiagnosticList& list_;
-  std::string file_;
 };
 
 }  // namespace tcec::frontend

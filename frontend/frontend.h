@@ -17,54 +17,17 @@
 #include <utility>
 #include <vector>
 
+#include "diag/diag.h"
 #include "ir/ir.h"
 
 namespace tcec::frontend {
 
-enum class Severity { Error, Warning, Note };
-
-/// One diagnostic. `id` is its name in frontend/diagnostics.def; `loc` is
-/// {0,0} for diagnostics about the command line. `file` is the path as given.
-struct Diagnostic {
-  Severity severity = Severity::Error;
-  std::string id;
-  std::string file;
-  ir::SourceLocation loc;
-  std::string message;
-};
-
-/// Diagnostics of one run, in the order they were found, with the source
-/// texts needed to render them. At most kMaxErrors errors are kept; the
-/// next one is replaced by fatal_too_many_errors.
-class DiagnosticList {
- public:
-  static constexpr int kMaxErrors = 20;
-
-  const std::vector<Diagnostic>& all() const { return diagnostics_; }
-  int error_count() const { return errors_; }
-  bool has_errors() const { return errors_ > 0; }
-  bool full() const { return errors_ >= kMaxErrors; }
-  /// Past the limit: fatal_too_many_errors was added and every later diagnostic is dropped, so
-  /// a front end may stop reading its input.
-  bool stopped() const { return stopped_; }
-
-  /// Adds `d`; past kMaxErrors errors, adds fatal_too_many_errors once and drops the rest.
-  void add(Diagnostic d);
-  /// Keeps `source` (the whole text of `file`) so render() can show its lines.
-  void add_source(const std::string& file, std::string source);
-  /// Adds the diagnostics and sources of `other`, in order.
-  void append(const DiagnosticList& other);
-
-  /// "FILE:LINE:COL: error: MESSAGE\n<source line>\n<caret>\n" for each;
-  /// "tcec: error: MESSAGE\n" for location-less ones.
-  std::string render() const;
-
- private:
-  std::vector<Diagnostic> diagnostics_;
-  std::vector<std::pair<std::string, std::string>> sources_;
-  int errors_ = 0;
-  bool stopped_ = false;
-};
+/// The diagnostics engine's types (diag/diag.h), under the frontend's names: a Diagnostic's
+/// `id` names it in frontend/diagnostics.def (or diag/diagnostics.def); `loc` is {0,0} for
+/// diagnostics about the command line; `file` is the path as given.
+using Severity = diag::Severity;
+using Diagnostic = diag::Diagnostic;
+using DiagnosticList = diag::DiagnosticList;
 
 /// Input formats `tcec --from` accepts.
 enum class InputFormat { Tce, Tccg, Nwchem, Tamm };

@@ -11,6 +11,7 @@
 
 #include "costmodel/methods/pass_runs.h"
 #include "costmodel/partition.h"
+#include "costmodel/reasons.h"
 
 namespace tcec::costmodel {
 
@@ -215,8 +216,7 @@ std::vector<ResidentGroup> plan_resident(const ir::Program& program, const Machi
       if (planned) g.store_write_bytes += plan_write_bytes(store[i]->plan);
     }
     const auto dims = static_cast<int>(program.tensors.at(g.tensor).dims.size());
-    g.reason = dims == 0 ? "a scalar result has no dimension to split over the ranks"
-                         : "no dimension of the result leaves room for a panel column beside its block";
+    g.reason = reason_text(dims == 0 ? ReasonId::resident_scalar : ReasonId::resident_no_split);
     for (int split = 0; considered && split < dims; ++split) {
       ResidentGroup t = g;  // this split's plan, from the group's facts alone
       t.split = split, t.steps.clear(), t.volumes.clear(), t.memory.clear(), t.time_s = 0;
@@ -229,7 +229,7 @@ std::vector<ResidentGroup> plan_resident(const ir::Program& program, const Machi
           break;
         }
         if (sh.walk_work(machine.processors, chunk) > kMaxWalk) {
-          fits = false, g.reason = "the walk of its panels is too long to count";
+          fits = false, g.reason = reason_text(ReasonId::resident_walk_too_long);
           break;
         }
         const ResidentStep step{split, chunk, q == 0, q + 1 == run.size()};

@@ -31,7 +31,7 @@ for program in "${programs[@]}"; do
 done
 grep -q 'spec.keep_result = true' "$work/handoff/ccd_t2.cpp"  # the hand-off is among them
 # Every C++ source and header of the project (the tree is one style).
-mapfile -t SOURCES < <(find bench codegen costmodel frontend grammar ir runtime tests tools \
+mapfile -t SOURCES < <(find bench codegen costmodel diag frontend grammar ir runtime tests tools \
   -type f \( -name '*.h' -o -name '*.cpp' -o -name '*.hpp' \) 2> /dev/null | sort)
 "$clang_format" --style=file:.clang-format --dry-run --Werror "${emitted[@]}" "${SOURCES[@]}"
 echo "clang_format_check: ${#emitted[@]} generated programs and ${#SOURCES[@]} sources are clang-format clean"

@@ -38,6 +38,7 @@
 #include "runtime/kernel.h"
 #include "runtime/npy.h"
 #include "runtime/spare_files.h"
+#include "tools/diagnostics.h"
 
 namespace {
 
@@ -243,10 +244,7 @@ int solve(const Args& a, MPI_Comm comm) {
   MPI_Barrier(comm);
   if (!converged) {  // alike on every rank: a clean exit, the work directory kept for --resume
     if (rank == 0)
-      std::fprintf(
-          stderr,
-          "tcec-ccsd: error: not converged in %d iterations (energy %.12f Eh); %s holds the state for --resume\n",
-          a.max_iter, energy, work.c_str());
+      tcec::tools::report("tcec-ccsd", tcec::tools::ToolDiag::err_ccsd_not_converged, a.max_iter, energy, work);
     return 1;
   }
   if (rank == 0 && !a.keep) fs::remove_all(work);
@@ -307,7 +305,9 @@ int main(int argc, char** argv) {
   try {
     status = solve(a, MPI_COMM_WORLD);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "%stcec-ccsd: error: %s\n", size > 1 ? fmt::format("[rank {}] ", rank).c_str() : "", e.what());
+    const std::string line =
+        tcec::diag::tool_line("tcec-ccsd", tcec::tools::message(tcec::tools::ToolDiag::err_ccsd_failed), e.what());
+    std::fputs(((size > 1 ? fmt::format("[rank {}] ", rank) : std::string()) + line).c_str(), stderr);
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
   MPI_Finalize();

@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "tools/diagnostics.h"
+
 namespace tcec::tools {
 
 namespace {
@@ -171,7 +173,7 @@ int run_compare(const std::string& path, std::optional<std::uint64_t> resident_s
   std::string error;
   const std::optional<Trace> trace = read_trace(path, &error);
   if (!trace) {
-    std::fprintf(stderr, "tcec: error: %s\n", error.c_str());
+    report("tcec", ToolDiag::err_formed, error);
     return 1;
   }
   bool failed = false;

@@ -14,6 +14,7 @@
 
 #include "codegen/codegen.h"
 #include "frontend/frontend.h"
+#include "tools/diagnostics.h"
 
 namespace tcec::tools {
 
@@ -28,8 +29,7 @@ void print_diagnostics(const ir::Program& program, const std::vector<codegen::Di
   std::ostringstream source;
   source << in.rdbuf();
   list.add_source(program.file, source.str());
-  for (const codegen::Diagnostic& d : diagnostics)
-    list.add({d.note ? frontend::Severity::Note : frontend::Severity::Error, d.id, program.file, d.loc, d.message});
+  for (const codegen::Diagnostic& d : diagnostics) list.add(d);
   std::fputs(list.render().c_str(), stderr);
 }
 
@@ -43,7 +43,7 @@ bool write_atomically(const std::filesystem::path& path, const std::string& text
     out << text;
     out.close();
     if (!out) {
-      *error = fmt::format("cannot write '{}'", temporary.string());
+      *error = message_text(ToolDiag::err_write_file, temporary.string());
       std::error_code ignored;
       fs::remove(temporary, ignored);
       return false;
@@ -52,7 +52,7 @@ bool write_atomically(const std::filesystem::path& path, const std::string& text
   std::error_code ec;
   fs::rename(temporary, path, ec);
   if (ec) {
-    *error = fmt::format("cannot rename '{}' to '{}': {}", temporary.string(), path.string(), ec.message());
+    *error = message_text(ToolDiag::err_rename_file, temporary.string(), path.string(), ec.message());
     fs::remove(temporary, ec);
     return false;
   }
@@ -69,7 +69,7 @@ int generate_program(const ir::Program& program, const costmodel::PlanOptions& o
   std::error_code ec;
   fs::create_directories(output_dir, ec);
   if (ec) {
-    std::fprintf(stderr, "tcec: error: cannot create directory '%s': %s\n", output_dir.c_str(), ec.message().c_str());
+    report("tcec", ToolDiag::err_create_directory, output_dir, ec.message());
     return 1;
   }
   const bool library = form == codegen::EmitForm::Library;
@@ -80,7 +80,7 @@ int generate_program(const ir::Program& program, const costmodel::PlanOptions& o
   if ((library &&
        !write_atomically(header, codegen::format_source(generated.header, header.filename().string()), &error)) ||
       !write_atomically(source, codegen::format_source(generated.source, source.filename().string()), &error)) {
-    std::fprintf(stderr, "tcec: error: %s\n", error.c_str());
+    report("tcec", ToolDiag::err_formed, error);
     return 1;
   }
   const std::string copies =
@@ -99,7 +99,7 @@ int generate_program(const ir::Program& program, const costmodel::PlanOptions& o
   std::string output;
   if (!codegen::build_program(codegen::toolchain(), source.string(), executable.string(), &output)) {
     std::fputs(output.c_str(), stderr);
-    std::fprintf(stderr, "tcec: error: building %s failed\n", executable.string().c_str());
+    report("tcec", ToolDiag::err_build_failed, executable.string());
     return 1;
   }
   std::fputs(output.c_str(), stderr);  // compiler warnings, if any

@@ -16,8 +16,11 @@
 #include "costmodel/costmodel.h"
 #include "frontend/frontend.h"
 #include "generate.h"
+#include "tools/diagnostics.h"
 
 namespace {
+
+using tcec::tools::ToolDiag;
 
 struct Args {
   std::string file;
@@ -123,21 +126,16 @@ std::optional<tcec::costmodel::PlanOptions> plan_options(const Args& a) {
   options.split =
       a.memory_split == "thirds" ? tcec::costmodel::MemorySplit::Thirds : tcec::costmodel::MemorySplit::Optimal;
   if (!a.force_method.empty() && !tcec::costmodel::parse_method(a.force_method, &options)) {
-    std::fprintf(stderr, "tcec: error: unknown method '%s' for --force-method (expected %s)\n", a.force_method.c_str(),
-                 tcec::costmodel::method_names().c_str());
+    tcec::tools::report("tcec", ToolDiag::err_unknown_forced_method, a.force_method, tcec::costmodel::method_names());
     return std::nullopt;
   }
   for (const std::string& name : a.exclude_methods)
     if (!tcec::costmodel::parse_excluded_method(name, &options)) {
-      std::fprintf(stderr, "tcec: error: unknown method '%s' for --exclude-method (expected %s)\n", name.c_str(),
-                   tcec::costmodel::method_names().c_str());
+      tcec::tools::report("tcec", ToolDiag::err_unknown_excluded_method, name, tcec::costmodel::method_names());
       return std::nullopt;
     }
   if (!a.force_order.empty() && !tcec::costmodel::parse_order(a.force_order, &options)) {
-    std::fprintf(stderr,
-                 "tcec: error: unknown order '%s' for --force-order (expected ABC, ACB, BAC, BCA, CAB "
-                 "or CBA)\n",
-                 a.force_order.c_str());
+    tcec::tools::report("tcec", ToolDiag::err_unknown_order, a.force_order);
     return std::nullopt;
   }
   return options;
@@ -211,13 +209,13 @@ int main(int argc, char** argv) {
     if (args.dry_run) {
       if (!args.svg.empty()) {
         if (!machine) {
-          std::fprintf(stderr, "tcec: error: --svg needs a machine (a machine block or --machine FILE)\n");
+          tcec::tools::report("tcec", ToolDiag::err_svg_needs_machine);
           return 1;
         }
         std::string error;
         if (!tcec::tools::write_atomically(args.svg, tcec::costmodel::dry_run_svg(*program, *machine, report),
                                            &error)) {
-          std::fprintf(stderr, "tcec: error: %s\n", error.c_str());
+          tcec::tools::report("tcec", ToolDiag::err_formed, error);
           return 1;
         }
       }
@@ -235,9 +233,7 @@ int main(int argc, char** argv) {
                                                         : std::filesystem::path(args.file).stem().string();
       const auto form = args.emit == "library" ? tcec::codegen::EmitForm::Library : tcec::codegen::EmitForm::Program;
       if (form == tcec::codegen::EmitForm::Library && args.build) {
-        std::fprintf(stderr,
-                     "tcec: error: --build compiles programs; compile the library form into your own "
-                     "project (CMake: tcec_add_library)\n");
+        tcec::tools::report("tcec", ToolDiag::err_build_library);
         return 1;
       }
       return tcec::tools::generate_program(*program, *options, stem, args.output_dir, args.build, form);

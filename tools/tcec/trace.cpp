@@ -9,6 +9,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "tools/diagnostics.h"
+
 namespace tcec::tools {
 
 namespace {
@@ -157,7 +159,7 @@ Trace trace(const json& j) {
 std::optional<Trace> read_trace(const std::string& path, std::string* error) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    *error = fmt::format("cannot read '{}': {}", path, std::strerror(errno));
+    *error = message_text(ToolDiag::err_read_trace, path, std::strerror(errno));
     return std::nullopt;
   }
   std::ostringstream content;
@@ -166,13 +168,13 @@ std::optional<Trace> read_trace(const std::string& path, std::string* error) {
   try {
     document = json::parse(content.str());
   } catch (const json::parse_error& e) {
-    *error = fmt::format("'{}' is not JSON: {}", path, e.what());
+    *error = message_text(ToolDiag::err_trace_not_json, path, e.what());
     return std::nullopt;
   }
   try {
     return trace(document);
   } catch (const SchemaError& e) {
-    *error = fmt::format("'{}': {}: {}", path, e.where, e.what);
+    *error = message_text(ToolDiag::err_trace_schema, path, e.where, e.what);
     return std::nullopt;
   }
 }

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "costmodel/partition.h"
+#include "costmodel/reasons.h"
 
 namespace tcec::costmodel {
 
@@ -208,11 +209,8 @@ CosmaStrategy cosma_strategy(std::int64_t m, std::int64_t n, std::int64_t k, std
                            static_cast<double>(s.block_m) * static_cast<double>(s.block_n);
   s.stretch = dominator / s.bound_words;
   if (!best.fits) {
-    s.reason = fmt::format(
-        "no processor grid fits the memory: the best, {}x{}x{}, needs a {}x{} block of C plus slice buffers of "
-        "one K column of A and B (two each: double buffering), {} words per rank{}, but S = {} words",
-        s.grid.pm, s.grid.pn, s.grid.pk, s.block_m, s.block_n, best.need_words,
-        split == MemorySplit::Thirds ? " (3 x the largest, split thirds)" : "", S);
+    s.reason = reason_text(ReasonId::cosma_no_grid_fits, s.grid.pm, s.grid.pn, s.grid.pk, s.block_m, s.block_n,
+                           best.need_words, split == MemorySplit::Thirds ? " (3 x the largest, split thirds)" : "", S);
     return s;
   }
   s.feasible = true;

@@ -9,6 +9,7 @@
 #include "costmodel/methods/pass_runs.h"
 #include "costmodel/partition.h"
 #include "costmodel/plan_text.h"
+#include "costmodel/reasons.h"
 
 namespace tcec::costmodel {
 
@@ -36,20 +37,17 @@ bool check_cosma(const Plan& plan, std::string* reason) {
   for (int i = 0; i < 3; ++i) {
     if (parts[i] >= 1 && parts[i] <= extents[i]) continue;
     if (reason)
-      *reason = fmt::format("the grid has {} = {} ranks along {} of extent {}; need 1 <= {} <= {}", names[i], parts[i],
-                            "IJK"[i], extents[i], names[i], extents[i]);
+      *reason =
+          reason_text(ReasonId::cosma_grid_extent, names[i], parts[i], "IJK"[i], extents[i], names[i], extents[i]);
     return false;
   }
   if (g.used() > plan.processors) {
-    if (reason)
-      *reason = fmt::format("the grid {}x{}x{} needs {} ranks but P = {}", g.pm, g.pn, g.pk, g.used(), plan.processors);
+    if (reason) *reason = reason_text(ReasonId::cosma_grid_ranks, g.pm, g.pn, g.pk, g.used(), plan.processors);
     return false;
   }
   const std::int64_t fewest_k = extents[2] / g.pk;  // the fewest K columns a rank of the grid holds
   if (g.rounds < 1 || g.rounds > fewest_k) {
-    if (reason)
-      *reason = fmt::format("cosma has {} rounds; need 1 <= rounds <= {} (the fewest K columns of a rank)", g.rounds,
-                            fewest_k);
+    if (reason) *reason = reason_text(ReasonId::cosma_rounds, g.rounds, fewest_k);
     return false;
   }
   return true;
@@ -86,10 +84,8 @@ void CosmaMethod::analyze(MethodAnalysis& ctx) const {
   if (pc.feasible && a.declared.any()) {  // the blocked layout has no TensorLayout (layout.h)
     pc.feasible = false;
     const std::string declared = a.declared.which();
-    pc.reason =
-        declared.empty()
-            ? "tensors kept on the ranks are not modelled against cosma's blocked layout"
-            : fmt::format("the declared distribution of {} is not modelled against cosma's blocked layout", declared);
+    pc.reason = declared.empty() ? reason_text(ReasonId::cosma_kept_tensors)
+                                 : reason_text(ReasonId::cosma_declared_distribution, declared);
   }
   if (pc.feasible) pc.volumes = plan_volumes(pc.plan, machine);
   const ModelPoint point = exact_row(*this, pc, machine);

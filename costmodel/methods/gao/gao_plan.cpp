@@ -10,6 +10,7 @@
 #include "costmodel/methods/gao/loop_nest.h"
 #include "costmodel/methods/gao/volumes.h"
 #include "costmodel/partition.h"
+#include "costmodel/reasons.h"
 
 namespace tcec::costmodel {
 
@@ -135,19 +136,16 @@ namespace {
 bool check_group(const char* name, const GroupTiling& g, std::int64_t parts, std::string* reason) {
   for (const IndexTiles& x : g.indices) {
     if (x.t1 >= 1 && x.t1 <= x.extent && x.t2 >= 1 && x.t2 <= x.extent / x.t1) continue;
-    *reason =
-        fmt::format("index {} of {} (extent {}) has tile counts {}x{}; need 1 <= t1 <= {} and 1 <= t2 <= extent/t1",
-                    x.name, name, x.extent, x.t1, x.t2, x.extent);
+    *reason = reason_text(ReasonId::index_tile_counts, x.name, name, x.extent, x.t1, x.t2, x.extent);
     return false;
   }
   if (parts == 1) return true;
   if (g.dist < 0 || g.dist >= static_cast<int>(g.indices.size())) {
-    *reason = fmt::format("{} is split over {} grid parts but has no distribution index", name, parts);
+    *reason = reason_text(ReasonId::no_distribution_index, name, parts);
     return false;
   }
   if (min_dist_part(g) >= parts) return true;
-  *reason = fmt::format("distribution index {} of {} has a tile part of {} elements, fewer than the {} grid parts",
-                        g.indices[g.dist].name, name, min_dist_part(g), parts);
+  *reason = reason_text(ReasonId::distribution_part_too_small, g.indices[g.dist].name, name, min_dist_part(g), parts);
   return false;
 }
 
@@ -175,15 +173,14 @@ bool gao_check_valid(const Plan& plan, const Machine& machine, std::string* reas
   if (!reason) return check_valid_fast(plan, machine);
   const GaoPlan& m = gao(plan);
   if (m.algorithm == Algorithm::Rotation && !is_perfect_square(plan.processors)) {
-    *reason = fmt::format("P = {} is not a perfect square", plan.processors);
+    *reason = reason_text(ReasonId::p_not_square, plan.processors);
     return false;
   }
   const auto second = second_levels(m.order);
   const GroupTiling* groups[] = {&plan.I, &plan.J, &plan.K};
   for (int g = 0; g < 3; ++g) {
     if (second[g] || groups[g]->t2() == 1) continue;
-    *reason = fmt::format("order {} does not tile {} at a second level, but {}t2 = {}", to_string(m.order), "IJK"[g],
-                          "IJK"[g], groups[g] -> t2());
+    *reason = reason_text(ReasonId::order_no_second_level, to_string(m.order), "IJK"[g], "IJK"[g], groups[g] -> t2());
     return false;
   }
   const GridParts parts = grid_parts(plan);

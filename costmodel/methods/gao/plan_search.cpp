@@ -12,6 +12,7 @@
 #include "costmodel/methods/gao/loop_nest.h"
 #include "costmodel/methods/gao/volumes.h"
 #include "costmodel/partition.h"
+#include "costmodel/reasons.h"
 
 namespace tcec::costmodel {
 
@@ -172,7 +173,7 @@ bool choose_distribution(Plan& plan, std::string* reason) {
       if (group.dist < 0 || group.indices[i].extent > group.indices[group.dist].extent)
         group.dist = static_cast<int>(i);
     if (group.dist >= 0 && group.indices[group.dist].extent >= need[g]) continue;
-    *reason = fmt::format("no index of {} has extent >= {} to distribute over the grid", "IJK"[g], need[g]);
+    *reason = reason_text(ReasonId::no_distribution_extent, "IJK"[g], need[g]);
     return false;
   }
   return true;
@@ -188,7 +189,7 @@ PlannedCandidate plan_candidate(const Groups& groups, const Machine& machine, Co
   plan = {
       machine.processors, groups.I, groups.J, groups.K, split, accumulate, GaoPlan{comm, algorithm, replicated, order}};
   if (algorithm == Algorithm::Rotation && !is_perfect_square(machine.processors)) {
-    out.reason = fmt::format("P = {} is not a perfect square", machine.processors);
+    out.reason = reason_text(ReasonId::p_not_square, machine.processors);
     return out;
   }
   if (!choose_distribution(plan, &out.reason)) return out;
@@ -221,7 +222,7 @@ PlannedCandidate plan_candidate(const Groups& groups, const Machine& machine, Co
     if (better(t_boxed, pen_boxed, t_plan, pen_plan)) plan = boxed;
   }
   if (!check_valid(plan, machine, &out.reason)) {
-    out.reason = "no integer tiling fits the memory: " + out.reason;
+    out.reason = reason_text(ReasonId::no_integer_tiling, out.reason);
     return out;
   }
   out.feasible = true;

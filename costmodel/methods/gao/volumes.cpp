@@ -1,6 +1,7 @@
 // costmodel/methods/gao/volumes.cpp — the model's volume expressions at given tile counts.
 // Source: Gao et al. (seed 003) §3–§5, corrected as in docs/model.md ("Per-pass volumes").
 #include "costmodel/methods/gao/volumes.h"
+#include "costmodel/reasons.h"
 
 #include <cmath>
 #include <utility>
@@ -144,7 +145,7 @@ ModelPoint evaluate_model(const Problem& problem, const Machine& machine, CommMe
   point.replicated = replicated;
   if (algorithm == Algorithm::Rotation && !is_perfect_square(machine.processors)) {
     point.feasible = false;
-    point.reason = fmt::format("P = {} is not a perfect square", machine.processors);
+    point.reason = reason_text(ReasonId::p_not_square, machine.processors);
   }
   return point;
 }
@@ -156,7 +157,7 @@ bool fits_memory(const Problem& problem, const Machine& machine, Algorithm algor
   const char* names[] = {"It1", "It2", "Jt1", "Jt2", "Kt1", "Kt2"};
   for (int i = 0; i < 6; ++i) {
     if (counts[i] >= kSlack) continue;
-    if (reason) *reason = fmt::format("tile count {} = {} is below 1", names[i], counts[i]);
+    if (reason) *reason = reason_text(ReasonId::tile_count_below_one, names[i], counts[i]);
     return false;
   }
   const LoopNestCounts n = loop_nest_counts(order, t);
@@ -166,8 +167,7 @@ bool fits_memory(const Problem& problem, const Machine& machine, Algorithm algor
   for (int i = 0; i < 3; ++i) {
     if (cuts[i] >= least[i] * kSlack) continue;
     if (reason)
-      *reason = fmt::format("array {} is cut into {} tiles but needs at least {} to fit M = {} bytes", "ABC"[i],
-                            cuts[i], least[i], machine.array_memory_bytes());
+      *reason = reason_text(ReasonId::array_too_few_tiles, "ABC"[i], cuts[i], least[i], machine.array_memory_bytes());
     return false;
   }
   return true;

@@ -13,6 +13,7 @@
 #include "costmodel/methods/sfc/sfc_candidates.h"
 #include "costmodel/partition.h"
 #include "costmodel/plan_text.h"
+#include "costmodel/reasons.h"
 
 namespace tcec::costmodel {
 
@@ -32,9 +33,9 @@ void SfcMethod::analyze(MethodAnalysis& ctx) const {
   const Machine& machine = ctx.machine();
   const Groups& groups = ctx.groups();
   PlannedCandidate best;
-  best.reason = "no tile grid, K chunk and two panel slots fit the memory";
+  best.reason = reason_text(ReasonId::sfc_no_grid_fits);
   if (a.declared.any()) {
-    best.reason = "tensors kept on the ranks or declared distributions are not modelled against sfc's curve";
+    best.reason = reason_text(ReasonId::sfc_declared);
   } else {
     const i64 m = groups.I.extent(), n = groups.J.extent(), k = groups.K.extent();
     const ArrayAccess access{true, true, true, a.gemm.perm_A, a.gemm.perm_B, a.gemm.perm_C};
@@ -42,9 +43,7 @@ void SfcMethod::analyze(MethodAnalysis& ctx) const {
     // cheap; the kWalked best of them are then walked exactly, cache and all.
     bool too_long = false;
     std::vector<SfcCandidate> tried = sfc_candidates(m, n, k, a.accumulate, machine, &too_long);
-    if (tried.empty() && too_long)
-      best.reason =
-          "every tile grid that fits the memory takes more than 1e+06 panel uses to walk (the planning budget)";
+    if (tried.empty() && too_long) best.reason = reason_text(ReasonId::sfc_walk_budget);
     std::stable_sort(tried.begin(), tried.end(),
                      [](const SfcCandidate& x, const SfcCandidate& y) { return x.estimate_s < y.estimate_s; });
     if (tried.size() > kWalked) tried.resize(kWalked);
@@ -95,17 +94,14 @@ bool SfcMethod::check_valid(const Plan& plan, const Machine& machine, std::strin
   const SfcPlan& s = sfc_plan(plan);
   const i64 k = plan.K.extent();
   if (s.layers < 1 || s.layers > k || plan.processors % s.layers != 0) {
-    if (reason)
-      *reason = fmt::format("sfc needs c to divide P = {} and c <= |K| = {}; got c={}", plan.processors, k, s.layers);
+    if (reason) *reason = reason_text(ReasonId::sfc_layers, plan.processors, k, s.layers);
     return false;
   }
   const i64 kx = (k + s.layers - 1) / s.layers;  // the largest layer's share of K
   if (s.tiles_I > plan.I.extent() || s.tiles_J > plan.J.extent() || s.chunk > kx || s.slots < 2) {
     if (reason)
-      *reason = fmt::format(
-          "sfc needs tiles_I <= {}, tiles_J <= {}, chunk <= {} and at least 2 slots; got tiles={}x{} "
-          "chunk={} slots={}",
-          plan.I.extent(), plan.J.extent(), kx, s.tiles_I, s.tiles_J, s.chunk, s.slots);
+      *reason =
+          reason_text(ReasonId::sfc_grid, plan.I.extent(), plan.J.extent(), kx, s.tiles_I, s.tiles_J, s.chunk, s.slots);
     return false;
   }
   return fits_memory_exact(plan, machine, reason);

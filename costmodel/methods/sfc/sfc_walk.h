@@ -10,21 +10,12 @@
 #include <vector>
 
 #include "costmodel/plan.h"
+#include "costmodel/schedules.h"
 
 namespace tcec::costmodel {
 
-/// The sfc part of `plan`. Precondition: plan.method holds an SfcPlan.
-inline const SfcPlan& sfc_plan(const Plan& plan) { return std::get<SfcPlan>(plan.method); }
+// sfc_plan(), SfcSchedule and sfc_schedule(): costmodel/schedules.h.
 
-/// The tiles (t = ti·tiles_J + tj) in curve order, and the segments of a layer's g = P/c ranks:
-/// rank r (layer x = r / g, position q = r mod g) walks order[segment[q]] ..
-/// order[segment[q + 1] − 1]; segment[q] is the first position whose elements of C before it
-/// come nearest to q/g of all (ties: the earlier). segment has g + 1 entries.
-struct SfcSchedule {
-  std::vector<std::int64_t> order, segment;
-};
-/// Precondition: the plan's grid fits |I| and |J|. (The last result is kept per thread.)
-SfcSchedule sfc_schedule(const Plan& plan);
 /// The same, computed afresh.
 SfcSchedule curve_segments(const Plan& plan);
 

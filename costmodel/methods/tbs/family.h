@@ -8,30 +8,11 @@
 #include <cstdint>
 #include <vector>
 
+#include "costmodel/schedules.h"
+
 namespace tcec::costmodel {
 
-/// One triangle block TB(R_0 ∪ … ∪ R_{k-1}) (Beaumont et al. Definition 3.5 with tiles as
-/// rows): C[R_u, R_v] for u > v, and with `diagonal` the lower triangles of C[R_u, R_u] too
-/// (a leaf of the recursion on the diagonal zones). Ranges ascend and do not overlap.
-/// A `stream` block (runtime/tbs_spec.h) instead keeps R_0 in memory, all K columns, and
-/// streams R_1 … past it: it computes C[R_u, R_0] for u >= 1 only, one tile at a time.
-struct TbsBlock {
-  std::int64_t rank = 0;
-  bool diagonal = false;
-  std::vector<std::int64_t> starts, lengths;
-  bool stream = false;
-  /// Σ lengths: the A rows the block reads (its panel's rows).
-  std::int64_t rows() const;
-  /// Elements of its C block: Σ_{u>v} len_u·len_v, plus Σ len_u² when diagonal; a stream
-  /// block's largest tile, len_0·max len_u.
-  std::int64_t block_elements() const;
-  /// Multiply-adds per K column: Σ_{u>v} len_u·len_v, plus Σ len_u(len_u+1)/2 when diagonal; a
-  /// stream block's Σ_{u>=1} len_u·len_0.
-  std::int64_t pairs() const;
-  /// Elements it writes to C's file: each computed tile and its mirror, plus Σ len_u² when
-  /// diagonal.
-  std::int64_t written() const;
-};
+// TbsBlock and TbsSchedule: costmodel/schedules.h.
 
 /// Streaming, for a short K: a triangle block reads about √2/√S rows of A per pair of C it
 /// computes, whatever |K|; a panel of R ≈ S/|K| rows held whole (all K columns) against rows
@@ -41,18 +22,6 @@ struct TbsBlock {
 /// panel = 0: triangles only.
 struct TbsStream {
   std::int64_t panel = 0, group = 0, columns = 0;
-};
-
-/// The family of an n-row problem with C blocks of at most `block_words` elements, dealt to
-/// `processors` ranks; the buffers each rank allocates.
-struct TbsSchedule {
-  std::vector<TbsBlock> blocks;
-  std::int64_t panel_rows = 0;       ///< max rows() over the triangle blocks
-  std::int64_t stream_elements = 0;  ///< max (len_0 + max len_u)·|K| over the stream blocks
-  std::int64_t block_elements = 0;   ///< max block_elements() over blocks
-  /// Rows of the A panel buffer for panels of `chunk` K columns: panel_rows, or more when a
-  /// stream block needs more (runtime TbsSpec::panel_rows).
-  std::int64_t buffer_rows(std::int64_t chunk) const;
 };
 
 /// The TBS family (Algorithm 4, tiled) of rows [0, n):

@@ -10,6 +10,7 @@
 #include "costmodel/analysis.h"
 #include "costmodel/costmodel.h"
 #include "costmodel/plan_text.h"
+#include "costmodel/reasons.h"
 
 namespace tcec::costmodel {
 
@@ -31,13 +32,10 @@ constexpr i64 kMinChunk = 8;
 
 /// Why tbs does not apply to the contraction (empty: it applies).
 std::string not_applicable(const ContractionAnalysis& a, const PlanOptions& options) {
-  if (!a.gemm.symmetric)
-    return "the result is not symmetric: tbs needs C(I,J) = A(I,K)·A(J,K) with both operands the same tensor "
-           "and I, J at the same positions";
-  if (!options.symmetry) return "--no-symmetry: the symmetric result is planned as a general product";
-  if (a.accumulate) return "the statement adds to C's current value, which need not be symmetric";
-  if (a.declared.any())
-    return "tensors kept on the ranks or declared distributions are not modelled against tbs's blocks";
+  if (!a.gemm.symmetric) return reason_text(ReasonId::tbs_not_symmetric);
+  if (!options.symmetry) return reason_text(ReasonId::tbs_no_symmetry);
+  if (a.accumulate) return reason_text(ReasonId::tbs_accumulates);
+  if (a.declared.any()) return reason_text(ReasonId::tbs_declared);
   return {};
 }
 
@@ -113,8 +111,7 @@ void TbsMethod::analyze(MethodAnalysis& ctx) const {
       }
   }
   if (detail->applies && !best.feasible)
-    best.reason = fmt::format("no triangle-block family fits {} words of memory with A panels of {} K columns", S,
-                              std::min(m, kMinChunk));
+    best.reason = reason_text(ReasonId::tbs_no_family_fits_memory, S, std::min(m, kMinChunk));
   const ModelPoint point = exact_row(*this, best, machine);
   ctx.add_row(point);
   const bool allowed = ctx.allows(*this, std::nullopt);
@@ -145,22 +142,19 @@ bool TbsMethod::check_valid(const Plan& plan, const Machine& machine, std::strin
   const TbsPlan& t = tbs_plan(plan);
   const i64 n = plan.I.extent(), m = plan.K.extent();
   if (n != plan.J.extent()) {
-    if (reason) *reason = fmt::format("tbs needs |I| = |J|, got {} and {}", n, plan.J.extent());
+    if (reason) *reason = reason_text(ReasonId::tbs_not_square, n, plan.J.extent());
     return false;
   }
   if (t.chunk < 1 || t.chunk > m) {
-    if (reason) *reason = fmt::format("tbs reads panels of chunk = {} K columns; need 1 <= chunk <= {}", t.chunk, m);
+    if (reason) *reason = reason_text(ReasonId::tbs_chunk, t.chunk, m);
     return false;
   }
   if ((t.panel > 0) != (t.group > 0)) {
-    if (reason)
-      *reason =
-          fmt::format("tbs streams with both panel and group or neither, got panel={} group={}", t.panel, t.group);
+    if (reason) *reason = reason_text(ReasonId::tbs_stream_pair, t.panel, t.group);
     return false;
   }
   if (tbs_rows_read(t.panel > 0 ? std::min(n, t.panel) : n, t.block_words) < 0) {
-    if (reason)
-      *reason = fmt::format("no triangle-block family of {} rows fits C blocks of {} elements", n, t.block_words);
+    if (reason) *reason = reason_text(ReasonId::tbs_no_family_fits_blocks, n, t.block_words);
     return false;
   }
   return fits_memory_exact(plan, machine, reason);

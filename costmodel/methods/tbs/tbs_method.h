@@ -11,10 +11,8 @@
 
 namespace tcec::costmodel {
 
-/// The tbs part of `plan`. Precondition: plan.method holds a TbsPlan.
-inline const TbsPlan& tbs_plan(const Plan& plan) { return std::get<TbsPlan>(plan.method); }
-/// The plan's family dealt to its ranks: tbs_schedule(|I|, block_words, P).
-TbsSchedule tbs_schedule(const Plan& plan);
+// tbs_plan() and tbs_schedule(plan), the plan's family dealt to its ranks:
+// costmodel/schedules.h.
 
 /// Per rank of a tbs plan (elements): A rows × |K| read, C elements written, multiply-adds.
 struct TbsRankWork {
