@@ -39,9 +39,7 @@ Options tamm(const std::string& function, std::vector<std::string> defines = {"O
   return options;
 }
 
-tcec::frontend::Result import(const std::string& function) {
-  return parse_source(kData, read(kData), tamm(function));
-}
+tcec::frontend::Result import(const std::string& function) { return parse_source(kData, read(kData), tamm(function)); }
 
 // name -> "role shape", e.g. "input O,V".
 std::map<std::string, std::string> tensors(const Program& p) {
