@@ -21,7 +21,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 source "$here/bench/results_file.sh"; results_begin ccsd "$0" "$@"
 build=${1:-$here/build}
-equations=${2:-$here/../shared/inputs/nwchem_tce_equation_trees.txt}
+equations=${2:-$here/data/nwchem_tce_equation_trees.txt}
 shift $(( $# > 2 ? 2 : $# )) || true
 cases=("$@")
 [ ${#cases[@]} -gt 0 ] || cases=(h2o:6-31g:256KB h2o:cc-pvdz:2MB h2o:cc-pvdz:512MB)

@@ -7,7 +7,7 @@
 # CMakeCache.txt (TCEC_FUZZ_SANITIZERS=undefined in the environment: a faster tree without ASan),
 # and built. Each target runs SECONDS (default 60) or N executions with -max_len=4096 and
 # -timeout=10, on the corpus CORPUS/TARGET (FUZZ_CORPUS, default BUILD/fuzz/corpus): kept between
-# runs, and given the seeds every run (examples/, the tests' inputs and ../shared/inputs/, copied
+# runs, and given the seeds every run (examples/, the tests' inputs and data/, copied
 # there; large seed files are cut into one piece per section). `-runs=0` replays the corpus only,
 # e.g. under ASan what a faster TCEC_FUZZ_SANITIZERS=undefined tree found (FUZZ_CORPUS=its corpus). A crash, hang, leak,
 # sanitizer report or broken fuzz_check.h rule saves the input as BUILD/fuzz/TARGET-crash-…
@@ -26,7 +26,7 @@ case $limit in
   *[!0-9]* | '') echo "fuzz.sh: expected SECONDS or -runs=N, got '$limit'" >&2; exit 2 ;;
   *) limit_flag=-max_total_time=$limit ;;
 esac
-shared=$here/../shared/inputs
+data=$here/data
 
 if [ ! -f "$build/CMakeCache.txt" ]; then
   CC=${CC:-clang-14} CXX=${CXX:-clang++-14} cmake -S "$here" -B "$build" -DTCEC_FUZZ=ON \
@@ -55,10 +55,10 @@ seeds() {
         cp "$f" "$dir/seed-$(basename "$f")"
       done ;;
     tccg)
-      for f in "$shared"/tccg_*.txt; do seed_split "$f" "$dir" '^\[' ; done
+      for f in "$data"/tccg_*.txt; do seed_split "$f" "$dir" '^\[' ; done
       for f in "$here"/tests/frontend/fuzz_regressions/*; do cp "$f" "$dir/seed-$(basename "$f")"; done ;;
     nwchem)
-      for f in "$shared"/nwchem_*; do seed_split "$f" "$dir" '^### file:' ; done
+      for f in "$data"/nwchem_*; do seed_split "$f" "$dir" '^### file:' ; done
       for f in "$here"/tests/frontend/fuzz_regressions/*; do cp "$f" "$dir/seed-$(basename "$f")"; done ;;
     machine)
       for f in "$here"/examples/*.machine "$here"/tests/e2e/*.machine "$here"/tests/package/*.machine \

@@ -23,7 +23,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 if [[ ${#options[@]} -eq 0 ]]; then
   printf 'machine bench {\n  processors 4;\n  memory 1 MB;\n  network 1 GB/s;\n  disk 200 MB/s;\n}\n' > "$work/bench.machine"
-  options=("$here/../shared/inputs/nwchem_tce_equation_trees.txt" --from nwchem --section ccsd_t2 -D O=10 -D V=30
+  options=("$here/data/nwchem_tce_equation_trees.txt" --from nwchem --section ccsd_t2 -D O=10 -D V=30
            --machine "$work/bench.machine" --force-method outside-accumulation)
 fi
 for variant in handoff store; do

@@ -31,7 +31,7 @@ row matmul "$here/examples/matmul.tce" --machine "$work/t8.machine"
 row matmul_24MB "$here/examples/matmul.tce" --machine "$work/t9_24.machine"
 row four_index "$here/examples/four_index.tce" --machine "$work/t8.machine"
 row ccsd_term "$here/examples/ccsd_term.tce" --machine "$work/t8.machine"
-row ccsd_t2_O100_V500_P64 "$here/../shared/inputs/nwchem_tce_equation_trees.txt" --from nwchem --section ccsd_t2 \
+row ccsd_t2_O100_V500_P64 "$here/data/nwchem_tce_equation_trees.txt" --from nwchem --section ccsd_t2 \
   -D O=100 -D V=500 --machine "$work/big.machine"
 
 # Measured: the set-up example of tools/run-example.sh (the 4-index transform, N = 64, 4 ranks of 8 MB) run here, its

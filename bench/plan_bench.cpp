@@ -11,7 +11,7 @@
 #include "frontend/frontend.h"
 
 int main(int argc, char** argv) {
-  const std::string path = argc > 1 ? argv[1] : TCEC_SHARED_INPUTS "/tccg_benchmark_48_TAPP.txt";
+  const std::string path = argc > 1 ? argv[1] : TCEC_DATA_DIR "/tccg_benchmark_48_TAPP.txt";
   auto r = tcec::frontend::parse_file(path, {{}, tcec::frontend::InputFormat::Tccg});
   if (!r.ok()) {
     std::fputs(r.diagnostics.render().c_str(), stderr);

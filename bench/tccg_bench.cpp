@@ -45,7 +45,7 @@ struct Options {
   bool numpy = true;
   tcert::Workspace::Scheme scheme = tcert::Workspace::Scheme::Auto;
   bool compare = false;
-  std::string input = TCEC_SHARED_INPUTS "/tccg_benchmark_48_derived_from_HPAC_tccg.txt";
+  std::string input = TCEC_DATA_DIR "/tccg_benchmark_48_derived_from_HPAC_tccg.txt";
   std::string python = TCEC_NUMPY_PYTHON;
 };
 

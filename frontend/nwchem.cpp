@@ -349,12 +349,40 @@ class Builder {
     for (int c : eq.children) node(c, t);
   }
 
+  // One equation line and, through children(), the lines below it that define its
+  // intermediate: checks it, makes its tensors and appends its statements (after those of the
+  // block it reads). `target` says which tensor it writes.
   void node(int e, const Target& target) {
     if (r_.full()) return;
     const Equation& eq = eqs_[e];
     if (!eq.ok) return children(eq, Target{Target::Unknown});
+    std::vector<int> lhs;
+    std::vector<std::vector<int>> ops;
+    bool good = resolve(eq, lhs, ops);
+    const int result = result_tensor(eq, target);
+    good = good && result >= 0;
+    std::vector<int> inter;
+    good = intermediates(eq, inter) && good;
+    const bool defines = !eq.children.empty() && inter.size() == 1;
+    std::vector<Term> terms;
+    if (good) good = check_indices(eq, lhs, ops) && check_sum(eq, lhs, ops) && expand(eq, lhs, ops, terms);
+    std::vector<int> tensors(eq.operands.size(), -1);
+    Target block{Target::Unknown};
+    good = operand_tensors(eq, defines ? inter[0] : -1, tensors, block) && good;
+    children(eq, block);
+    if (!good) return;
+    if (terms.size() > 1 && eq.operands.size() == 2) {
+      fold_terms(eq, result, lhs, ops, tensors, terms);
+      return;
+    }
+    add_terms(eq, result, ops, tensors, terms);
+  }
+
+  // The index ids of the left-hand side (`lhs`) and of each operand (`ops`); false when a
+  // label is not an h or p index (reported).
+  bool resolve(const Equation& eq, std::vector<int>& lhs, std::vector<std::vector<int>>& ops) {
     bool good = true;
-    auto resolve = [&](const Ref& ref) {
+    auto ids_of = [&](const Ref& ref) {
       std::vector<int> ids;
       for (const Label& l : ref.labels) {
         ids.push_back(index(l, eq.line));
@@ -362,29 +390,36 @@ class Builder {
       }
       return ids;
     };
-    const std::vector<int> lhs = resolve(eq.lhs);
-    std::vector<std::vector<int>> ops;
-    for (const Ref& op : eq.operands) ops.push_back(resolve(op));
+    lhs = ids_of(eq.lhs);
+    for (const Ref& op : eq.operands) ops.push_back(ids_of(op));
+    return good;
+  }
 
-    // The result tensor.
-    int result = -1;
-    if (target.kind == Target::Top) {
-      result = output(eq);
-    } else if (target.kind == Target::Block) {
-      const Ref& use = *target.use;
-      if (eq.lhs.name != use.name) {
-        r_.report(DiagId::err_nwchem_definition_name, {eq.line, eq.lhs.col}, eq.lhs.name, target.use_line, use.name);
-      } else if (eq.lhs.types() != use.types()) {
-        r_.report(DiagId::err_nwchem_definition_shape, {eq.line, eq.lhs.col}, use.name, use.text(), target.use_line,
-                  use.types(), eq.lhs.text(), eq.lhs.types());
-      } else {
-        result = target.tensor;
-      }
+  // The tensor `eq` writes: the output for a top-level line; for a line of a definition block,
+  // the block's tensor, after checking that the line names it with its index types. -1 after
+  // reporting, or for a line under a line that could not be read.
+  int result_tensor(const Equation& eq, const Target& target) {
+    if (target.kind == Target::Top) return output(eq);
+    if (target.kind != Target::Block) return -1;
+    const Ref& use = *target.use;
+    if (eq.lhs.name != use.name) {
+      r_.report(DiagId::err_nwchem_definition_name, {eq.line, eq.lhs.col}, eq.lhs.name, target.use_line, use.name);
+      return -1;
     }
-    good = good && result >= 0;
+    if (eq.lhs.types() != use.types()) {
+      r_.report(DiagId::err_nwchem_definition_shape, {eq.line, eq.lhs.col}, use.name, use.text(), target.use_line,
+                use.types(), eq.lhs.text(), eq.lhs.types());
+      return -1;
+    }
+    return target.tensor;
+  }
 
-    // Which operand is the intermediate the deeper lines define.
-    std::vector<int> inter;
+  // The positions of the operands named as intermediates (i1, i2, ...) into `inter`, and the
+  // checks on them: no operand is the result, at most two operands, a line with a definition
+  // block reads exactly one intermediate and a line without one reads none. False after
+  // reporting (a block under a line without intermediates is reported but not fatal here).
+  bool intermediates(const Equation& eq, std::vector<int>& inter) {
+    bool good = true;
     for (std::size_t k = 0; k < eq.operands.size(); ++k) {
       const Ref& op = eq.operands[k];
       if (output_line_ != 0 && op.name == output_ref_.name) {
@@ -398,7 +433,6 @@ class Builder {
       r_.report(DiagId::err_too_many_operands, {eq.line, eq.operands[2].col}, eq.operands.size());
       good = false;
     }
-    const bool defines = !eq.children.empty() && inter.size() == 1;
     if (!eq.children.empty() && inter.empty()) {
       const Equation& first = eqs_[eq.children[0]];
       r_.report(DiagId::err_nwchem_orphan_definition, {first.line, first.col}, eq.line);
@@ -412,16 +446,18 @@ class Builder {
         good = false;
       }
     }
+    return good;
+  }
 
-    std::vector<Term> terms;
-    if (good) good = check_indices(eq, lhs, ops) && check_sum(eq, lhs, ops) && expand(eq, lhs, ops, terms);
-
-    // Operand tensors: inputs by name and index types, the intermediate block.
-    std::vector<int> tensors(eq.operands.size(), -1);
-    Target block{Target::Unknown};
+  // The tensors of the first two operands into `tensors`: inputs by name and index types, and
+  // for the operand at position `defined` (-1: none) a new intermediate X_L<line of its first
+  // definition line>, whose Target the definition block gets in `block`. False when an operand
+  // has no tensor (reported, or an intermediate without a block).
+  bool operand_tensors(const Equation& eq, int defined, std::vector<int>& tensors, Target& block) {
+    bool good = true;
     for (std::size_t k = 0; k < eq.operands.size() && k < 2; ++k) {
       const Ref& op = eq.operands[k];
-      if (defines && static_cast<int>(k) == inter[0]) {
+      if (static_cast<int>(k) == defined) {
         const Equation& first = eqs_[eq.children[0]];
         tensors[k] = make_tensor(fmt::format("{}_L{}", op.name, first.line), op, eq.line, ir::TensorRole::Intermediate);
         block = Target{Target::Block, &op, eq.line, tensors[k]};
@@ -430,13 +466,12 @@ class Builder {
       }
       good = good && tensors[k] >= 0;
     }
+    return good;
+  }
 
-    children(eq, block);
-    if (!good) return;
-    if (terms.size() > 1 && eq.operands.size() == 2) {
-      fold_terms(eq, result, lhs, ops, tensors, terms);
-      return;
-    }
+  // One statement per term of `eq` (one without P( n )): result[term] += ±coef · operands.
+  void add_terms(const Equation& eq, int result, const std::vector<std::vector<int>>& ops,
+                 const std::vector<int>& tensors, const std::vector<Term>& terms) {
     for (std::size_t t = 0; t < terms.size(); ++t) {
       ir::Statement s;
       s.result = {result, terms[t].result, {eq.line, eq.lhs.col}};
@@ -622,20 +657,34 @@ class Builder {
       r_.report(DiagId::err_nwchem_p_odd_rank, {eq.line, eq.p_col}, eq.p_terms, eq.lhs.text(), rank);
       return false;
     }
-    // Groups: per half, the positions of each index type in order of appearance.
-    struct Group {
-      std::vector<int> positions;
-      std::vector<int> first, second;            // index ids from operand 0 / operand 1, in the lhs's order
-      std::vector<std::vector<int>> placements;  // per placement: the ids at `positions`
-    };
-    std::vector<Group> groups;
+    std::vector<PGroup> groups = p_groups(eq, c, ops);
+    if (!check_p_count(eq, groups)) return false;
+    for (PGroup& g : groups) place(g);
+    terms = p_terms(groups, c);
+    return true;
+  }
+
+  // One group of P( n ): the positions of one index type within one half of the left-hand
+  // side, and where each operand's indices of that type may go.
+  struct PGroup {
+    std::vector<int> positions;
+    std::vector<int> first, second;            // index ids from operand 0 / operand 1, in the lhs's order
+    std::vector<std::vector<int>> placements;  // per placement: the ids at `positions` (place())
+  };
+
+  // The groups of the left-hand side `c` (of even rank): per half, the positions of each index
+  // type in order of appearance, each index noted as the first or the second operand's.
+  static std::vector<PGroup> p_groups(const Equation& eq, const std::vector<int>& c,
+                                      const std::vector<std::vector<int>>& ops) {
+    const int rank = static_cast<int>(c.size());
+    std::vector<PGroup> groups;
     for (int half = 0; half < 2; ++half) {
       std::string seen;
       for (int d = half * rank / 2; d < (half + 1) * rank / 2; ++d) {
         const char type = eq.lhs.labels[d].name[0];
         if (seen.find(type) != std::string::npos) continue;
         seen += type;
-        Group g;
+        PGroup g;
         for (int e = d; e < (half + 1) * rank / 2; ++e) {
           if (eq.lhs.labels[e].name[0] != type) continue;
           g.positions.push_back(e);
@@ -645,9 +694,16 @@ class Builder {
         groups.push_back(std::move(g));
       }
     }
+    return groups;
+  }
+
+  // True when n of P( n ) is the number of terms the groups give (the product over groups of
+  // binomial(positions, first operand's indices)); else reports err_nwchem_p_count with each
+  // group's split and count.
+  bool check_p_count(const Equation& eq, const std::vector<PGroup>& groups) {
     std::uint64_t count = 1;
     std::vector<std::string> described;
-    for (const Group& g : groups) {
+    for (const PGroup& g : groups) {
       // (more than 24 positions in a group: not a real tree; counted as too many)
       const std::uint64_t ways = g.positions.size() > 24
                                      ? 1ull << 40
@@ -659,29 +715,35 @@ class Builder {
       described.push_back(fmt::format("( {}{}|{}{} ) {} way{}", join(first, " "), first.empty() ? "" : " ",
                                       second.empty() ? "" : " ", join(second, " "), ways, ways == 1 ? "" : "s"));
     }
-    if (count != static_cast<std::uint64_t>(eq.p_terms)) {
-      r_.report(DiagId::err_nwchem_p_count, {eq.line, eq.p_col}, eq.p_terms, eq.p_terms, count,
-                join(described, ", ") + " (first operand's | second operand's indices per group)");
-      return false;
+    if (count == static_cast<std::uint64_t>(eq.p_terms)) return true;
+    r_.report(DiagId::err_nwchem_p_count, {eq.line, eq.p_col}, eq.p_terms, eq.p_terms, count,
+              join(described, ", ") + " (first operand's | second operand's indices per group)");
+    return false;
+  }
+
+  // The group's placements: each a bit mask over its positions choosing where the first
+  // operand's indices go (in order); the second's fill the rest.
+  static void place(PGroup& g) {
+    const int k = static_cast<int>(g.positions.size());
+    for (std::uint32_t mask = 0; mask < (1u << k); ++mask) {
+      if (std::popcount(mask) != static_cast<int>(g.first.size())) continue;
+      std::vector<int> ids;
+      std::size_t f = 0, s = 0;
+      for (int j = 0; j < k; ++j) ids.push_back(mask & (1u << j) ? g.first[f++] : g.second[s++]);
+      g.placements.push_back(std::move(ids));
     }
-    // Each placement: a bit mask over the group's positions choosing where the first
-    // operand's indices go (in order); the second's fill the rest.
-    for (Group& g : groups) {
-      const int k = static_cast<int>(g.positions.size());
-      for (std::uint32_t mask = 0; mask < (1u << k); ++mask) {
-        if (std::popcount(mask) != static_cast<int>(g.first.size())) continue;
-        std::vector<int> ids;
-        std::size_t f = 0, s = 0;
-        for (int j = 0; j < k; ++j) ids.push_back(mask & (1u << j) ? g.first[f++] : g.second[s++]);
-        g.placements.push_back(std::move(ids));
-      }
-    }
-    // The combinations of all groups' placements (the last group fastest). A term
-    // is the arrangement Y of the left-hand side's indices: the statement
-    // result[Y] += sign * A * B, the sign the parity of Y against the original order.
-    // (For P(2) on i0(p3 p4 h1 h2) from t(p3 h10) * i1(h10 p4 h1 h2): Y = [p4,p3,h1,h2],
-    // i.e. i0[a,b,..] += t[b,h10] * i1[h10,a,..]. For three positions with two indices
-    // of the first operand it gives t[a,b]i1[c] - t[a,c]i1[b] + t[b,c]i1[a].)
+  }
+
+  // The terms: the combinations of all groups' placements (the last group fastest). A term
+  // is the arrangement Y of the left-hand side's indices: the statement
+  // result[Y] += sign * A * B, the sign the parity of Y against the original order.
+  // (For P(2) on i0(p3 p4 h1 h2) from t(p3 h10) * i1(h10 p4 h1 h2): Y = [p4,p3,h1,h2],
+  // i.e. i0[a,b,..] += t[b,h10] * i1[h10,a,..]. For three positions with two indices
+  // of the first operand it gives t[a,b]i1[c] - t[a,c]i1[b] + t[b,c]i1[a].)
+  // The identity first, the others in enumeration order.
+  static std::vector<Term> p_terms(const std::vector<PGroup>& groups, const std::vector<int>& c) {
+    const int rank = static_cast<int>(c.size());
+    std::vector<Term> terms;
     std::vector<std::size_t> pick(groups.size(), 0);
     for (;;) {
       std::vector<int> y = c;
@@ -698,9 +760,8 @@ class Builder {
       while (g > 0 && ++pick[g - 1] == groups[g - 1].placements.size()) pick[--g] = 0;
       if (g == 0) break;
     }
-    // The identity first, the others in enumeration order.
     std::stable_partition(terms.begin(), terms.end(), [&](const Term& t) { return t.result == c; });
-    return true;
+    return terms;
   }
 
   Reporter& r_;
@@ -717,16 +778,18 @@ struct Section {
   int header = 0;    // line of the header
 };
 
-}  // namespace
+// The lines import_nwchem() reads, 1-based and inclusive, and what they are called in
+// err_nwchem_no_equations: the file, or the chosen section (at its header).
+struct LineSpan {
+  int first = 1, last = 0;
+  std::string what;
+  std::optional<ir::SourceLocation> what_loc;
+};
 
-Result import_nwchem(const std::string& file, std::string source, const Options& options) {
-  Result result;
-  result.diagnostics.add_source(file, source);
-  Reporter reporter(result.diagnostics, file);
-  ir::Program program;
-  program.file = file;
-
-  // Ranges: O and V from -D, nothing else.
+// The ranges O (occupied, h indices) and V (virtual, p indices) from -D, into `program`: a
+// missing one is err_nwchem_needs_range (the range is then 1) and any other name
+// err_define_unknown_range. True when both are given (tensor sizes can be checked).
+bool nwchem_ranges(const Options& options, Reporter& reporter, ir::Program& program) {
   const auto defines = parse_defines(options.defines, reporter);
   bool sized = true;
   for (const auto& [name, kind, letter] : {std::tuple{"O", "occupied", "h"}, std::tuple{"V", "virtual", "p"}}) {
@@ -741,7 +804,11 @@ Result import_nwchem(const std::string& file, std::string source, const Options&
     if (name != "O" && name != "V")
       reporter.report(DiagId::err_define_unknown_range, {}, fmt::format("{}={}", name, value), name);
   }
+  return sized;
+}
 
+// The lines of `source`, without their '\n' (or "\r\n"); a final line without '\n' too.
+std::vector<std::string> split_lines(const std::string& source) {
   std::vector<std::string> lines;
   for (std::size_t b = 0; b <= source.size();) {
     std::size_t e = source.find('\n', b);
@@ -751,8 +818,11 @@ Result import_nwchem(const std::string& file, std::string source, const Options&
     lines.push_back(std::move(line));
     b = e + 1;
   }
+  return lines;
+}
 
-  // Sections: `### file: .../NAME.F` headers.
+// The sections of the file: its `### file: .../NAME.F` headers, in order.
+std::vector<Section> find_sections(const std::vector<std::string>& lines) {
   std::vector<Section> sections;
   for (std::size_t k = 0; k < lines.size(); ++k) {
     const std::string t = trim(lines[k]);
@@ -763,11 +833,18 @@ Result import_nwchem(const std::string& file, std::string source, const Options&
     path = path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
     sections.push_back({path.substr(0, path.find_last_of('.')), static_cast<int>(k) + 1});
   }
+  return sections;
+}
+
+// The lines to read: those of --section NAME (the first section so named), of the only
+// section, or the whole file when it has no sections. Nothing after reporting an unknown
+// section (err_nwchem_unknown_section) or several sections and no --section
+// (err_nwchem_choose_section, at the second header: where the file stops being one tree).
+std::optional<LineSpan> choose_lines(const std::string& file, int line_count, const std::vector<Section>& sections,
+                                     const Options& options, Reporter& reporter) {
   std::vector<std::string> section_names;
   for (const Section& s : sections) section_names.push_back(s.name);
-  int first = 1, last = static_cast<int>(lines.size());  // lines to read, 1-based, inclusive
-  std::string what = "'" + file + "'";
-  std::optional<ir::SourceLocation> what_loc;
+  LineSpan span{1, line_count, "'" + file + "'", std::nullopt};
   const Section* chosen = nullptr;
   if (!options.section.empty()) {
     for (const Section& s : sections) {
@@ -776,31 +853,33 @@ Result import_nwchem(const std::string& file, std::string source, const Options&
     if (!chosen) {
       reporter.report(DiagId::err_nwchem_unknown_section, {}, options.section, file,
                       sections.empty() ? "none (no '### file: .../NAME.F' headers)" : join(section_names, ", "));
-      return result;
+      return std::nullopt;
     }
   } else if (sections.size() > 1) {
-    // At the second header: where the file stops being one tree.
     reporter.report(DiagId::err_nwchem_choose_section, {sections[1].header, 1}, file, sections.size(),
                     join(section_names, ", "));
-    return result;
+    return std::nullopt;
   } else if (sections.size() == 1) {
     chosen = &sections[0];
   }
-  if (chosen) {
-    first = chosen->header + 1;
-    for (const Section& s : sections) {
-      if (s.header > chosen->header) {
-        last = s.header - 1;
-        break;
-      }
+  if (!chosen) return span;
+  span.first = chosen->header + 1;
+  for (const Section& s : sections) {
+    if (s.header > chosen->header) {
+      span.last = s.header - 1;
+      break;
     }
-    what = fmt::format("section '{}'", chosen->name);
-    what_loc = ir::SourceLocation{chosen->header, 1};
   }
+  span.what = fmt::format("section '{}'", chosen->name);
+  span.what_loc = ir::SourceLocation{chosen->header, 1};
+  return span;
+}
 
-  // Equations: every line but blanks and '#' comments, after an optional C, c or ! prefix.
+// The equations of `span`: every line but blanks and '#' comments, after an optional C, c or !
+// prefix, scanned (Equation::ok false after reporting); stops when the reporter is full.
+std::vector<Equation> scan_equations(const std::vector<std::string>& lines, const LineSpan& span, Reporter& reporter) {
   std::vector<Equation> eqs;
-  for (int n = first; n <= last && !reporter.full(); ++n) {
+  for (int n = span.first; n <= span.last && !reporter.full(); ++n) {
     const std::string& line = lines[n - 1];
     std::size_t start = line.find_first_not_of(" \t");
     if (start == std::string::npos || line[start] == '#') continue;
@@ -813,8 +892,25 @@ Result import_nwchem(const std::string& file, std::string source, const Options&
     eq.ok = Scanner(line, start, n, reporter).equation(eq);
     eqs.push_back(std::move(eq));
   }
+  return eqs;
+}
+
+}  // namespace
+
+Result import_nwchem(const std::string& file, std::string source, const Options& options) {
+  Result result;
+  result.diagnostics.add_source(file, source);
+  Reporter reporter(result.diagnostics, file);
+  ir::Program program;
+  program.file = file;
+  const bool sized = nwchem_ranges(options, reporter, program);
+  const std::vector<std::string> lines = split_lines(source);
+  const std::optional<LineSpan> span =
+      choose_lines(file, static_cast<int>(lines.size()), find_sections(lines), options, reporter);
+  if (!span) return result;
+  std::vector<Equation> eqs = scan_equations(lines, *span, reporter);
   if (eqs.empty() && !reporter.full()) {
-    reporter.report(DiagId::err_nwchem_no_equations, what_loc.value_or(ir::SourceLocation{1, 1}), what);
+    reporter.report(DiagId::err_nwchem_no_equations, span->what_loc.value_or(ir::SourceLocation{1, 1}), span->what);
   }
   const std::vector<int> roots = link(eqs, reporter);
   Builder(reporter, program, eqs, sized).run(roots);

@@ -142,77 +142,99 @@ std::optional<SplitPlan> plan_exhaustive(const Term& t) {
   return plan;
 }
 
-// Greedy: repeatedly join the cheapest pair of remaining nodes (split_terms.h).
-std::optional<SplitPlan> plan_greedy(const Term& t) {
-  const std::size_t n = t.size();
-  SplitPlan plan;
-  std::vector<std::vector<int>> node_indices;
-  for (std::size_t k = 0; k < n; ++k) node_indices.push_back(t.operand(k));
-  std::vector<int> alive;  // node ids, in order of their first operand
-  for (std::size_t k = 0; k < n; ++k) alive.push_back(static_cast<int>(k));
+// plan_greedy()'s state: the nodes (the operands, then the joins) with their indices, the
+// nodes not yet joined (`alive_`, in order of their first operand), how many of those hold each
+// index, and the cost of joining each pair of them (cost_[i][j], i < j, positions in alive_).
+class GreedyJoin {
+ public:
+  explicit GreedyJoin(const Term& t) : t_(t), holders_(t.index_count(), 0) {
+    const std::size_t n = t.size();
+    for (std::size_t k = 0; k < n; ++k) {
+      node_indices_.push_back(t.operand(k));
+      alive_.push_back(static_cast<int>(k));
+      for (int x : t.operand(k)) ++holders_[x];
+    }
+    cost_.assign(n, std::vector<double>(n, kInfinity));
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = i + 1; j < n; ++j) cost_[i][j] = pair_cost(i, j);
+  }
 
-  // holders[x]: how many remaining nodes hold index x.
-  std::vector<int> holders(t.index_count(), 0);
-  for (std::size_t k = 0; k < n; ++k)
-    for (int x : t.operand(k)) ++holders[x];
-  // Indices the join of alive[i] and alive[j] must keep: the result's and the other nodes'.
-  auto needed = [&](std::size_t i, std::size_t j) {
-    const auto& a = node_indices[alive[i]];
-    const auto& b = node_indices[alive[j]];
+  // Joins the cheapest pair until one node is left; nothing when every remaining pair is excluded.
+  std::optional<SplitPlan> run() {
+    SplitPlan plan;
+    while (alive_.size() > 1) {
+      std::size_t bi = 0, bj = 0;
+      double bc = kInfinity;
+      for (std::size_t i = 0; i < alive_.size(); ++i)
+        for (std::size_t j = i + 1; j < alive_.size(); ++j)
+          if (cost_[i][j] < bc) bc = cost_[i][j], bi = i, bj = j;
+      if (bc == kInfinity) return std::nullopt;
+      join(bi, bj, plan);
+    }
+    return plan;
+  }
+
+ private:
+  // Indices the join of alive_[i] and alive_[j] must keep: the result's and the other nodes'.
+  std::vector<int> needed(std::size_t i, std::size_t j) const {
+    const auto& a = node_indices_[alive_[i]];
+    const auto& b = node_indices_[alive_[j]];
     std::vector<int> out;
     for (const auto* side : {&a, &b}) {
       for (int x : *side) {
-        const int elsewhere = holders[x] - contains(a, x) - contains(b, x);
-        if ((elsewhere > 0 || contains(t.result(), x)) && !contains(out, x)) out.push_back(x);
+        const int elsewhere = holders_[x] - contains(a, x) - contains(b, x);
+        if ((elsewhere > 0 || contains(t_.result(), x)) && !contains(out, x)) out.push_back(x);
       }
     }
     return out;
-  };
-  // The cost of joining alive[i] and alive[j], or infinity when that pair is excluded. Under the
+  }
+
+  // The cost of joining alive_[i] and alive_[j], or infinity when that pair is excluded. Under the
   // preconditions a pair's kept indices are those in exactly one of its sides whatever else
   // remains, so a cached cost stays right as other pairs are joined.
-  auto pair_cost = [&](std::size_t i, std::size_t j) {
-    const auto& a = node_indices[alive[i]];
-    const auto& b = node_indices[alive[j]];
+  double pair_cost(std::size_t i, std::size_t j) const {
+    const auto& a = node_indices_[alive_[i]];
+    const auto& b = node_indices_[alive_[j]];
     bool batch = false;
     const std::vector<int> joined = Term::join(a, b, needed(i, j), batch);
-    if (batch || (alive.size() > 2 && !t.fits(joined))) return kInfinity;
-    return t.flops(a, b);
-  };
-  std::vector<std::vector<double>> cost(n, std::vector<double>(n, kInfinity));
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t j = i + 1; j < n; ++j) cost[i][j] = pair_cost(i, j);
+    if (batch || (alive_.size() > 2 && !t_.fits(joined))) return kInfinity;
+    return t_.flops(a, b);
+  }
 
-  while (alive.size() > 1) {
-    std::size_t bi = 0, bj = 0;
-    double bc = kInfinity;
-    for (std::size_t i = 0; i < alive.size(); ++i)
-      for (std::size_t j = i + 1; j < alive.size(); ++j)
-        if (cost[i][j] < bc) bc = cost[i][j], bi = i, bj = j;
-    if (bc == kInfinity) return std::nullopt;
-    const int l = alive[bi], r = alive[bj];
+  // Joins alive_[bi] and alive_[bj] (bi < bj) as the next step of `plan`: the joined node takes
+  // the left one's place; the right one's row and column of cost_ go, the left one's are renewed.
+  void join(std::size_t bi, std::size_t bj, SplitPlan& plan) {
+    const int l = alive_[bi], r = alive_[bj];
     bool batch = false;
-    SplitPlan::Step step{l, r, {}, t.flops(node_indices[l], node_indices[r])};
-    step.indices = alive.size() == 2 ? t.result() : Term::join(node_indices[l], node_indices[r], needed(bi, bj), batch);
+    SplitPlan::Step step{l, r, {}, t_.flops(node_indices_[l], node_indices_[r])};
+    step.indices =
+        alive_.size() == 2 ? t_.result() : Term::join(node_indices_[l], node_indices_[r], needed(bi, bj), batch);
     TCEC_ASSERT(!batch, "the search excluded pairs with a batch index");
     plan.flops += step.flops;
-    for (int x : node_indices[l]) --holders[x];
-    for (int x : node_indices[r]) --holders[x];
-    for (int x : step.indices) ++holders[x];
-    node_indices.push_back(step.indices);
+    for (int x : node_indices_[l]) --holders_[x];
+    for (int x : node_indices_[r]) --holders_[x];
+    for (int x : step.indices) ++holders_[x];
+    node_indices_.push_back(step.indices);
     plan.steps.push_back(std::move(step));
-    // The joined node takes the left one's place; the right one's row and column go.
-    alive[bi] = static_cast<int>(node_indices.size()) - 1;
-    alive.erase(alive.begin() + static_cast<std::ptrdiff_t>(bj));
-    cost.erase(cost.begin() + static_cast<std::ptrdiff_t>(bj));
-    for (auto& row : cost) row.erase(row.begin() + static_cast<std::ptrdiff_t>(bj));
-    for (std::size_t m = 0; m < alive.size(); ++m) {
-      if (m < bi) cost[m][bi] = pair_cost(m, bi);
-      if (m > bi) cost[bi][m] = pair_cost(bi, m);
+    alive_[bi] = static_cast<int>(node_indices_.size()) - 1;
+    alive_.erase(alive_.begin() + static_cast<std::ptrdiff_t>(bj));
+    cost_.erase(cost_.begin() + static_cast<std::ptrdiff_t>(bj));
+    for (auto& row : cost_) row.erase(row.begin() + static_cast<std::ptrdiff_t>(bj));
+    for (std::size_t m = 0; m < alive_.size(); ++m) {
+      if (m < bi) cost_[m][bi] = pair_cost(m, bi);
+      if (m > bi) cost_[bi][m] = pair_cost(bi, m);
     }
   }
-  return plan;
-}
+
+  const Term& t_;
+  std::vector<std::vector<int>> node_indices_;
+  std::vector<int> alive_;
+  std::vector<int> holders_;
+  std::vector<std::vector<double>> cost_;
+};
+
+// Greedy: repeatedly join the cheapest pair of remaining nodes (split_terms.h).
+std::optional<SplitPlan> plan_greedy(const Term& t) { return GreedyJoin(t).run(); }
 
 // The statement as written, without its ';' and surrounding blanks.
 std::string written(const ir::Statement& s) {

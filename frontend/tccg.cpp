@@ -137,12 +137,10 @@ bool is_name(const std::string& name) {
   return true;
 }
 
-}  // namespace
-
-Result import_tccg(const std::string& file, std::string source, const Options& options) {
-  Result result;
-  result.diagnostics.add_source(file, source);
-  Reporter reporter(result.diagnostics, file);
+// The sections of `source`: each `[NAME]` header (checked: a name of letters, digits and '_',
+// a suffix after the last '_' no other section has) and the `key = value` lines under it.
+// Errors are reported; a section with one is marked broken.
+std::vector<Section> read_sections(const std::string& source, Reporter& reporter) {
   std::vector<Section> sections;
   std::istringstream in(source);
   std::string line;
@@ -175,6 +173,16 @@ Result import_tccg(const std::string& file, std::string source, const Options& o
     Section& s = sections.back();
     if (!read_line(s, line, lineno, reporter)) s.broken = true;
   }
+  return sections;
+}
+
+}  // namespace
+
+Result import_tccg(const std::string& file, std::string source, const Options& options) {
+  Result result;
+  result.diagnostics.add_source(file, source);
+  Reporter reporter(result.diagnostics, file);
+  const std::vector<Section> sections = read_sections(source, reporter);
   std::string tce;
   std::vector<ir::SourceLocation> origins;  // of each line of `tce`
   for (const Section& s : sections) {

@@ -5,11 +5,15 @@
 # resumed, and must print the same energy, digit for digit; a resume against another machine, or
 # while another process holds the scratch directory's lock, is refused. With MODE = h5 the
 # integrals are one HDF5 file instead of a directory of .npy files. The first run prints
-# --timings: every iteration's five phase columns must add up to its seconds.
-#   ccsd.sh TCEC_CCSD EQUATIONS WORK_DIR MOLECULE BASIS MEMORY [resume|stop|h5|-] [NP]
+# --timings: every iteration's five phase columns must add up to its seconds. EQUATIONS `-`: no
+# --equations, tcec-ccsd's built-in equations; then a resume given the same trees as a file
+# (data/nwchem_tce_equation_trees.txt) is refused, the checkpoint being made for the built-in ones.
+#   ccsd.sh TCEC_CCSD EQUATIONS|- WORK_DIR MOLECULE BASIS MEMORY [resume|stop|h5|-] [NP]
 set -euo pipefail
 ccsd=$1 equations=$2 work=$3 molecule=$4 basis=$5 memory=$6 resume=${7:-} np=${8:-4}
 here=$(cd "$(dirname "$0")/../.." && pwd)
+eq=(--equations "$equations")
+if [ "$equations" = - ]; then eq=(); fi
 rm -rf "$work" && mkdir -p "$work"
 ints=$work/ints
 if [ "$resume" = h5 ]; then ints=$work/ints.h5; fi
@@ -22,7 +26,7 @@ machine test {
   disk 100 MB/s;
 }
 MACHINE
-mpirun --oversubscribe -np "$np" "$ccsd" --integrals "$ints" --equations "$equations" --machine "$work/ranks.machine" \
+mpirun --oversubscribe -np "$np" "$ccsd" --integrals "$ints" "${eq[@]}" --machine "$work/ranks.machine" \
   --scratch "$work" --timings > "$work/out" 2> "$work/err" || { cat "$work/out" "$work/err"; exit 1; }
 cat "$work/out"
 /usr/bin/python3 - "$work/out" <<'PY'
@@ -51,13 +55,13 @@ sys.exit(0 if abs(energy - reference) <= 1e-8 else 1)
 PY
 if [ -e "$work/tcec-ccsd" ]; then echo "the work directory is left"; exit 1; fi
 if [ "$resume" = stop ]; then  # stopped after 3 iterations (one rank converges too fast to kill)
-  run=(mpirun --oversubscribe -np "$np" "$ccsd" --integrals "$ints" --equations "$equations" --machine "$work/ranks.machine"
+  run=(mpirun --oversubscribe -np "$np" "$ccsd" --integrals "$ints" "${eq[@]}" --machine "$work/ranks.machine"
        --scratch "$work/r")
   "${run[@]}" --max-iter 3 > "$work/stopped.out" 2> "$work/stopped.err" && exit 1
   grep -q "not converged in 3 iterations .* holds the state for --resume" "$work/stopped.err"
 fi
 if [ "$resume" = resume ]; then
-  run=(mpirun --oversubscribe -np "$np" "$ccsd" --integrals "$ints" --equations "$equations" --machine "$work/ranks.machine"
+  run=(mpirun --oversubscribe -np "$np" "$ccsd" --integrals "$ints" "${eq[@]}" --machine "$work/ranks.machine"
        --scratch "$work/r")
   setsid "${run[@]}" > "$work/killed.out" 2>&1 &
   job=$!
@@ -92,9 +96,14 @@ if [ "$resume" = resume ] || [ "$resume" = stop ]; then
   grep -q "tcec-ccsd.lock is held by another process (another tcec-ccsd run" "$work/locked.err"
   cmp -s "$work/checkpoint.before" "$work/r/tcec-ccsd/checkpoint.json"
   sed 's/network 200/network 100/' "$work/ranks.machine" > "$work/other.machine"
-  mpirun --oversubscribe -np "$np" "$ccsd" --integrals "$ints" --equations "$equations" --machine "$work/other.machine" \
+  mpirun --oversubscribe -np "$np" "$ccsd" --integrals "$ints" "${eq[@]}" --machine "$work/other.machine" \
     --scratch "$work/r" --resume > /dev/null 2> "$work/refused.err" && exit 1
   grep -q "cannot resume from .*: it was made for another machine" "$work/refused.err"
+  if [ "$equations" = - ]; then
+    mpirun --oversubscribe -np "$np" "$ccsd" --integrals "$ints" --equations "$here/data/nwchem_tce_equation_trees.txt" \
+      --machine "$work/ranks.machine" --scratch "$work/r" --resume > /dev/null 2> "$work/refused.err" && exit 1
+    grep -q "cannot resume from .*: it was made for another equations (\"built-in [0-9a-f]\{16\}\" there" "$work/refused.err"
+  fi
   "${run[@]}" --resume > "$work/resumed.out" 2> "$work/resumed.err" || { cat "$work/resumed.out" "$work/resumed.err"; exit 1; }
   grep -q "resuming after iteration" "$work/resumed.err"
   again=$(sed -n 's/^CCSD correlation energy: //p' "$work/resumed.out")

@@ -1,6 +1,6 @@
 // tests/frontend/nwchem_test.cpp — NWChem TCE equation-tree import (--from nwchem):
 // P( n ) expansion (by statement and by value), the P count on every equation line
-// of the shared NWChem file, nesting, the antisymmetry of the imported residuals
+// of the NWChem file in data/, nesting, the antisymmetry of the imported residuals
 // evaluated on small dense tensors, and error messages with file:line:col.
 #include <algorithm>
 #include <cmath>
@@ -23,7 +23,7 @@ using tcec::frontend::parse_source;
 using tcec::ir::Program;
 using tcec::ir::TensorRole;
 
-const std::string kShared = std::string(TCEC_SHARED_INPUTS) + "/nwchem_tce_equation_trees.txt";
+const std::string kData = std::string(TCEC_DATA_DIR) + "/nwchem_tce_equation_trees.txt";
 
 Options nwchem(const std::string& section = "", std::uint64_t o = 3, std::uint64_t v = 4) {
   Options options;
@@ -280,11 +280,11 @@ TEST(Nwchem, PThreeAndPNinePlaceTheFirstOperandsIndices) {
   EXPECT_LT(antisymmetry_defect(*small.program, 0, data[0]), 1e-12);
 }
 
-// Every equation line of every tree in the shared file passes the P( n ) count;
+// Every equation line of every tree in data/'s file passes the P( n ) count;
 // every tree imports (no other errors either), and the P lines all became terms.
-TEST(Nwchem, PCountHoldsOnEveryLineOfTheSharedFile) {
-  const std::string text = read(kShared);
-  ASSERT_FALSE(text.empty()) << kShared;
+TEST(Nwchem, PCountHoldsOnEveryLineOfTheDataFile) {
+  const std::string text = read(kData);
+  ASSERT_FALSE(text.empty()) << kData;
   const auto sections = sections_of(text);
   ASSERT_EQ(sections.size(), 16u);
   int p_lines_in_file = 0;
@@ -295,7 +295,7 @@ TEST(Nwchem, PCountHoldsOnEveryLineOfTheSharedFile) {
   }
   int p_lines_imported = 0;
   for (const std::string& name : sections) {
-    auto r = parse_source(kShared, text, nwchem(name));
+    auto r = parse_source(kData, text, nwchem(name));
     for (const auto& d : r.diagnostics.all()) EXPECT_NE(d.id, "err_nwchem_p_count") << name << ": " << d.message;
     EXPECT_TRUE(r.ok()) << "section " << name << " does not import:\n" << r.diagnostics.render();
     if (!r.ok()) continue;
@@ -318,14 +318,14 @@ TEST(Nwchem, PCountHoldsOnEveryLineOfTheSharedFile) {
 }
 
 TEST(Nwchem, StandardTreesHaveTheExpectedSize) {
-  const std::string text = read(kShared);
+  const std::string text = read(kData);
   struct Expect {
     const char* section;
     std::size_t statements, intermediates;
   };
   for (const Expect& e :
        {Expect{"ccsd_e", 4, 1}, Expect{"ccsd_t1", 19, 5}, Expect{"ccsd_t2", 64, 22}, Expect{"ccd_t2", 22, 7}}) {
-    auto r = parse_source(kShared, text, nwchem(e.section));
+    auto r = parse_source(kData, text, nwchem(e.section));
     ASSERT_TRUE(r.ok()) << e.section << "\n" << r.diagnostics.render();
     std::size_t intermediates = 0;
     for (const auto& t : r.program->tensors) intermediates += t.role == TensorRole::Intermediate;
@@ -338,10 +338,10 @@ TEST(Nwchem, StandardTreesHaveTheExpectedSize) {
 // The residuals of rank 4 and 6, evaluated with antisymmetric amplitudes and
 // integrals, are antisymmetric: P( n ) expansion, nesting and signs agree.
 TEST(Nwchem, ImportedResidualsAreAntisymmetric) {
-  const std::string text = read(kShared);
+  const std::string text = read(kData);
   for (const char* name : {"ccsd_t2", "ccd_t2", "ccsd_t_singles", "ccsd_t_doubles", "ccsdt_t2", "ccsdt_t3",
                            "eomccsd_x2", "eomccsd_y2", "mbpt2_t2"}) {
-    auto r = parse_source(kShared, text, nwchem(name, 3, 3));  // O >= 3: rank-6 amplitudes are not zero
+    auto r = parse_source(kData, text, nwchem(name, 3, 3));  // O >= 3: rank-6 amplitudes are not zero
     ASSERT_TRUE(r.ok()) << name << "\n" << r.diagnostics.render();
     Orbitals orbitals(3, 3);
     auto data = evaluate(*r.program, orbitals);
@@ -471,14 +471,14 @@ TEST(NwchemErrors, WrongPCount) {
 }
 
 TEST(NwchemErrors, UnknownSectionListsTheAvailableOnes) {
-  auto r = parse_source(kShared, read(kShared), nwchem("ccsdt_q"));
+  auto r = parse_source(kData, read(kData), nwchem("ccsdt_q"));
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.diagnostics.render(),
-            "tcec: error: no section 'ccsdt_q' in '" + kShared +
+            "tcec: error: no section 'ccsdt_q' in '" + kData +
                 "'; available sections: ccsd_e, ccsd_t1, ccsd_t2, ccd_t2, ccsd_t_singles, ccsd_t_doubles, ccsdt_e, "
                 "ccsdt_t1, ccsdt_t2, ccsdt_t3, eomccsd_x1, eomccsd_x2, eomccsd_y1, eomccsd_y2, mbpt2_e, mbpt2_t2\n");
-  auto none = parse_source(kShared, read(kShared), nwchem());
-  EXPECT_EQ(none.diagnostics.all().at(0).message.rfind("'" + kShared +
+  auto none = parse_source(kData, read(kData), nwchem());
+  EXPECT_EQ(none.diagnostics.all().at(0).message.rfind("'" + kData +
                                                            "' holds 16 equation trees; choose one with "
                                                            "--section NAME: ccsd_e, ccsd_t1, ",
                                                        0),

@@ -1,5 +1,5 @@
 // tests/frontend/tamm_test.cpp — TAMM import (--from tamm, frontend/tamm/tamm.h): the three
-// functions of TAMM's spin-orbital CCSD (the shared file), their tensors, statements and
+// functions of TAMM's spin-orbital CCSD (data/'s copy), their tensors, statements and
 // contractions; the tensor updated in place and `= 0` folded into the next write; choosing the
 // function; the ranges from -D; the stub header. Diagnostics at source locations are in
 // tests/frontend/verify/tamm_*.cpp; the programs run under mpirun against NWChem's trees in
@@ -22,7 +22,7 @@ using tcec::frontend::parse_source;
 using tcec::ir::Program;
 using tcec::ir::TensorRole;
 
-const std::string kShared = std::string(TCEC_SHARED_INPUTS) + "/tamm_ccsd_canonical_e_t1_t2.hpp.txt";
+const std::string kData = std::string(TCEC_DATA_DIR) + "/tamm_ccsd_canonical_e_t1_t2.hpp.txt";
 
 std::string read(const std::string& path) {
   std::ifstream in(path);
@@ -39,9 +39,7 @@ Options tamm(const std::string& function, std::vector<std::string> defines = {"O
   return options;
 }
 
-tcec::frontend::Result import(const std::string& function) {
-  return parse_source(kShared, read(kShared), tamm(function));
-}
+tcec::frontend::Result import(const std::string& function) { return parse_source(kData, read(kData), tamm(function)); }
 
 // name -> "role shape", e.g. "input O,V".
 std::map<std::string, std::string> tensors(const Program& p) {
@@ -127,7 +125,7 @@ TEST(Tamm, T2ResidualUpdatesT2InPlace) {
 }
 
 TEST(Tamm, FunctionIsChosenByName) {
-  const std::string text = read(kShared);
+  const std::string text = read(kData);
   auto none = parse_source("ccsd.hpp", text, tamm(""));
   EXPECT_FALSE(none.ok());
   EXPECT_EQ(none.diagnostics.render(),
@@ -145,7 +143,7 @@ TEST(Tamm, FunctionIsChosenByName) {
 }
 
 TEST(Tamm, RangesComeFromTheCommandLine) {
-  const auto r = parse_source(kShared, read(kShared), tamm("ccsd_e", {"V=8", "N=3"}));
+  const auto r = parse_source(kData, read(kData), tamm("ccsd_e", {"V=8", "N=3"}));
   EXPECT_FALSE(r.ok());
   EXPECT_EQ(r.diagnostics.render(),
             "tcec: error: range 'O' has no extent: TAMM programs do not give sizes; pass -D O=N (the number of "

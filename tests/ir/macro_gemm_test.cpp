@@ -146,7 +146,7 @@ std::string letters(const tcec::ir::Program& p, const std::vector<int>& ids) {
 }
 
 TEST(MacroGemm, AllFortyEightTccgContractions) {
-  auto r = tcec::frontend::parse_file(std::string(TCEC_SHARED_INPUTS) + "/tccg_benchmark_48_TAPP.txt",
+  auto r = tcec::frontend::parse_file(std::string(TCEC_DATA_DIR) + "/tccg_benchmark_48_TAPP.txt",
                                       {{}, tcec::frontend::InputFormat::Tccg});
   ASSERT_TRUE(r.ok()) << r.diagnostics.render();
   const auto& p = *r.program;

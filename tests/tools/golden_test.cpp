@@ -19,7 +19,7 @@ struct Golden {
   const char* args;  ///< tcec arguments, run from the source directory
 };
 
-// The shared inputs lie beside the checkout (../shared/inputs).
+// The NWChem trees are the repository's copy in data/.
 const Golden kGoldens[] = {
     {"matmul", "examples/matmul.tce"},
     {"four_index", "examples/four_index.tce"},
@@ -29,16 +29,16 @@ const Golden kGoldens[] = {
     {"matmul_all", "examples/matmul.tce --all"},
     {"matmul_thirds", "examples/matmul.tce --memory-split thirds"},
     {"ccsd_e",
-     "../shared/inputs/nwchem_tce_equation_trees.txt --from nwchem --section ccsd_e -D O=20 -D V=80 --machine "
+     "data/nwchem_tce_equation_trees.txt --from nwchem --section ccsd_e -D O=20 -D V=80 --machine "
      "examples/osc.machine"},
     {"ccsd_t1",
-     "../shared/inputs/nwchem_tce_equation_trees.txt --from nwchem --section ccsd_t1 -D O=20 -D V=80 --machine "
+     "data/nwchem_tce_equation_trees.txt --from nwchem --section ccsd_t1 -D O=20 -D V=80 --machine "
      "examples/osc.machine"},
     {"ccsd_t2",
-     "../shared/inputs/nwchem_tce_equation_trees.txt --from nwchem --section ccsd_t2 -D O=20 -D V=80 --machine "
+     "data/nwchem_tce_equation_trees.txt --from nwchem --section ccsd_t2 -D O=20 -D V=80 --machine "
      "examples/osc.machine"},
     {"ccd_t2",
-     "../shared/inputs/nwchem_tce_equation_trees.txt --from nwchem --section ccd_t2 -D O=20 -D V=80 --machine "
+     "data/nwchem_tce_equation_trees.txt --from nwchem --section ccd_t2 -D O=20 -D V=80 --machine "
      "examples/osc.machine"},
 };
 

@@ -308,7 +308,7 @@ TEST(Cli, RotationNeedsASquareProcessorCount) {
 }
 
 TEST(Cli, TccgImport) {
-  CliRun r = tcec("--dry-run --json --from tccg " + std::string(TCEC_SHARED_INPUTS) + "/tccg_benchmark_48_TAPP.txt");
+  CliRun r = tcec("--dry-run --json --from tccg " + std::string(TCEC_DATA_DIR) + "/tccg_benchmark_48_TAPP.txt");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["contractions"].size(), 48u);
@@ -663,7 +663,7 @@ TEST(Cli, NwchemCcsdT2DryRunOn64Processors) {
   std::ofstream(machine.path())
       << "machine m64 {\n  processors 64;\n  memory 4 GB;\n  network 1 GB/s;\n  disk 500 MB/s;\n}\n";
   const std::string args = "--from nwchem --section ccsd_t2 -D O=100 -D V=500 --machine " + machine.string() + " " +
-                           std::string(TCEC_SHARED_INPUTS) + "/nwchem_tce_equation_trees.txt";
+                           std::string(TCEC_DATA_DIR) + "/nwchem_tce_equation_trees.txt";
   CliRun r = tcec("--dry-run " + args);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.err, "");
@@ -745,7 +745,7 @@ TEST(Cli, DryRunTotalOnlyWithSeveralPlannedStatements) {
   auto j = nlohmann::json::parse(json.out);
   EXPECT_DOUBLE_EQ(j["total_predicted_time_s"].get<double>(),
                    j["contractions"][0]["plan"]["total_time_s"].get<double>());
-  CliRun none = tcec("--dry-run --from nwchem -D O=4 -D V=8 --section ccd_t2 " + std::string(TCEC_SHARED_INPUTS) +
+  CliRun none = tcec("--dry-run --from nwchem -D O=4 -D V=8 --section ccd_t2 " + std::string(TCEC_DATA_DIR) +
                      "/nwchem_tce_equation_trees.txt");
   ASSERT_EQ(none.exit_code, 0) << none.err;
   EXPECT_EQ(none.out.rfind("machine: none", 0), 0u);
@@ -753,7 +753,7 @@ TEST(Cli, DryRunTotalOnlyWithSeveralPlannedStatements) {
 }
 
 TEST(Cli, NwchemErrors) {
-  const std::string input = std::string(TCEC_SHARED_INPUTS) + "/nwchem_tce_equation_trees.txt";
+  const std::string input = std::string(TCEC_DATA_DIR) + "/nwchem_tce_equation_trees.txt";
   CliRun unknown = tcec("--dry-run --from nwchem --section ccsdtq_t4 -D O=4 -D V=8 " + input);
   EXPECT_EQ(unknown.exit_code, 1);
   EXPECT_EQ(unknown.out, "");
@@ -780,7 +780,7 @@ TEST(Cli, NwchemErrors) {
 // TAMM import (--from tamm --function NAME): the program is named after the function; an error
 // is FILE:LINE:COL with the source line and a caret, exit status 1, and nothing is written.
 TEST(Cli, TammImportAndGenerate) {
-  const std::string input = std::string(TCEC_SHARED_INPUTS) + "/tamm_ccsd_canonical_e_t1_t2.hpp.txt";
+  const std::string input = std::string(TCEC_DATA_DIR) + "/tamm_ccsd_canonical_e_t1_t2.hpp.txt";
   const auto dir = fresh_dir("tamm");
   CliRun r = tcec(input + " --from tamm --function ccsd_t2 -D O=4 -D V=8 --machine " + std::string(TCEC_SOURCE_DIR) +
                   "/tests/e2e/tiny.machine -o " + dir.string());

@@ -94,104 +94,139 @@ void write_atomically(const std::string& path, const std::string& text) {
   }
 }
 
+/// The command line.
+struct Args {
+  std::string output, scratch, memory;
+  bool quick = false;
+};
+
+/// Parses the command line (rank 0 prints help and errors); the scratch directory defaults to
+/// $TMPDIR or /tmp. Throws tcert::ExitRequest after --help (0) or a bad command line (2; other
+/// ranks 1 per CLI11's code).
+Args parse_args(const tcert::Context& ctx, int argc, char** argv) {
+  CLI::App app{
+      "tcec-calibrate: measures disk, network, collectives, the tile kernel and how far disk reads overlap it "
+      "on this machine with all "
+      "ranks at once, through the code paths tcec's generated programs use, and writes a machine block "
+      "for tcec --machine. Run it as the programs will run: mpirun -np P tcec-calibrate -o FILE.machine"};
+  Args a;
+  app.add_option("-o,--output", a.output, "Write the machine block to FILE")->required()->type_name("FILE");
+  app.add_option("--scratch", a.scratch,
+                 "Directory for the disk measurement, created if missing (default: $TMPDIR or /tmp)")
+      ->type_name("DIR");
+  app.add_option("--memory", a.memory,
+                 "Tile memory per rank for the machine block, e.g. '64 MB' (default: a quarter of the "
+                 "node's available memory over its ranks, at most 1 GB)")
+      ->type_name("SIZE");
+  app.add_flag("--quick", a.quick, "Small sizes (seconds, for tests): the figures are rougher");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = ctx.rank() == 0 ? app.exit(e) : (e.get_exit_code() == 0 ? 0 : 2);
+    throw tcert::ExitRequest{code};
+  }
+  if (a.scratch.empty()) a.scratch = std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp";
+  return a;
+}
+
+/// What is known before measuring: the ranks, the tile memory per rank (from --memory, or a
+/// quarter of the node's available memory over its `local` ranks, at most 1 GB; whole MB), the
+/// measurements' sizes (smaller with --quick), the host and the date. Throws tcert::Error for a
+/// --memory that is not a size.
+Measured start_measured(const tcert::Context& ctx, const Args& a, int local) {
+  Measured m;
+  m.processors = ctx.size();
+  if (!a.memory.empty()) {
+    const std::optional<std::uint64_t> bytes = parse_size(a.memory);
+    if (!bytes) throw tcert::Error("--memory expects a size such as '64 MB', got '" + a.memory + "'");
+    m.memory_bytes = *bytes, m.memory_how = "per rank for tiles, from --memory";
+  } else {
+    m.memory_bytes = std::min<std::uint64_t>(available_memory() / static_cast<std::uint64_t>(4 * local), 1000000000);
+    m.memory_how = fmt::format("per rank for tiles: a quarter of the node's available memory over its {} ranks", local);
+  }
+  m.memory_bytes = std::max<std::uint64_t>(m.memory_bytes / 1000000, 1) * 1000000;  // whole MB, as written
+  m.disk_bytes = a.quick ? 16000000 : 64000000;
+  m.message_bytes = a.quick ? 4000000 : 16000000;
+  m.kernel_n = a.quick ? 256 : 768;
+  char host[256] = "unknown";
+  ::gethostname(host, sizeof host - 1);
+  m.host = host;
+  m.date = utc_now();
+  m.reported_to_host_kib = tcec::calibrate::reported_to_host_kib();
+  return m;
+}
+
+/// Rank 0 prints "tcec-calibrate: WHAT" (stderr).
+void report(const tcert::Context& ctx, const std::string& what) {
+  if (ctx.rank() == 0) std::fprintf(stderr, "tcec-calibrate: %s\n", what.c_str());
+}
+
+/// Measures the disk (in `scratch`), the network and the collectives into `m`, reporting each.
+void measure_transfers(const tcert::Context& ctx, const std::string& scratch, Measured& m) {
+  const tcec::calibrate::DiskFigures disk = tcec::calibrate::measure_disk(ctx, scratch, m.disk_bytes);
+  m.disk_read_bytes_per_s = disk.read_bytes_per_s, m.disk_write_bytes_per_s = disk.write_bytes_per_s;
+  m.disk_pwrite_bytes_per_s = disk.pwrite_bytes_per_s, m.disk_rewrite_bytes_per_s = disk.rewrite_bytes_per_s;
+  m.disk_reused_write_bytes_per_s = disk.reused_write_bytes_per_s;
+  m.disk_latency_s = disk.latency_s, m.disk_pread_latency_s = disk.pread_latency_s, m.disk_fault_s = disk.fault_s;
+  report(ctx,
+         fmt::format("disk: write {:.0f} MB/s (a second file {:.0f}, pwrite {:.0f}, in place {:.0f}), read {:.0f} MB/s "
+                     "per rank, {:.3f} us per mapped run ({:.3f} per 64 KiB page fault, {:.3f} per 8 KB read)",
+                     disk.write_bytes_per_s / 1e6, disk.reused_write_bytes_per_s / 1e6, disk.pwrite_bytes_per_s / 1e6,
+                     disk.rewrite_bytes_per_s / 1e6, disk.read_bytes_per_s / 1e6, disk.latency_s * 1e6,
+                     disk.fault_s * 1e6, disk.pread_latency_s * 1e6));
+  m.network_bytes_per_s = tcec::calibrate::measure_network(ctx, m.message_bytes);
+  if (m.network_bytes_per_s <= 0) m.network_bytes_per_s = 1e12;  // one rank: the model moves nothing
+  report(ctx, fmt::format("network: {:.0f} MB/s per rank", m.network_bytes_per_s / 1e6));
+  const tcec::calibrate::CollectiveFactors f =
+      tcec::calibrate::measure_collectives(ctx, m.message_bytes / 4, m.network_bytes_per_s);
+  m.replication_factor = f.replication, m.reduction_factor = f.reduction;
+  report(ctx, fmt::format("collectives: f_rep {:.3f}, f_red {:.3f}", f.replication, f.reduction));
+}
+
+/// Measures the tile kernel (m.kernel_n and 64), memory streaming, and how far disk reads from
+/// `scratch` overlap the kernel (through the page cache, and with O_DIRECT) into `m`,
+/// reporting each.
+void measure_compute(const tcert::Context& ctx, const std::string& scratch, Measured& m) {
+  m.flops_per_s = tcec::calibrate::measure_kernel(ctx, static_cast<std::size_t>(m.kernel_n));
+  m.small_flops_per_s = tcec::calibrate::measure_kernel(ctx, 64);
+  m.memory_bytes_per_s = tcec::calibrate::measure_memory(ctx);
+  report(ctx,
+         fmt::format("kernel: {:.2f} GFLOP/s per rank ({:.2f} on 64x64x64 tiles); streaming {:.0f} MB/s on a short K",
+                     m.flops_per_s / 1e9, m.small_flops_per_s / 1e9, m.memory_bytes_per_s / 1e6));
+  const tcec::calibrate::OverlapFigures o =
+      tcec::calibrate::measure_overlap(ctx, scratch, m.disk_bytes / 2, static_cast<std::size_t>(m.kernel_n));
+  m.overlap = o.overlap, m.overlap_disk_s = o.disk_s, m.overlap_kernel_s = o.kernel_s, m.overlap_both_s = o.both_s;
+  report(ctx, fmt::format("overlap: {:.3f} (disk reads on an I/O thread {:.3f} s, kernel {:.3f} s, both {:.3f} s)",
+                          o.overlap, o.disk_s, o.kernel_s, o.both_s));
+  // The same with O_DIRECT reads, for the comment: whether the device moves data beside the
+  // kernel where the page cache's copies cannot (programs read through the page cache).
+  const tcec::calibrate::OverlapFigures d = tcec::calibrate::measure_overlap(
+      ctx, scratch, m.disk_bytes / 2, static_cast<std::size_t>(m.kernel_n), /*direct=*/true);
+  m.direct_read_bytes_per_s = d.read_bytes_per_s, m.direct_overlap = d.direct ? d.overlap : -1;
+  report(ctx, d.direct ? fmt::format("overlap with O_DIRECT reads: {:.3f} ({:.0f} MB/s per rank; disk {:.3f} s, kernel "
+                                     "{:.3f} s, both {:.3f} s)",
+                                     d.overlap, d.read_bytes_per_s / 1e6, d.disk_s, d.kernel_s, d.both_s)
+                       : std::string("overlap with O_DIRECT reads: O_DIRECT refused by the scratch file system"));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   return tcert::run_program(argc, argv, [&](const tcert::Context& ctx) {
-    CLI::App app{
-        "tcec-calibrate: measures disk, network, collectives, the tile kernel and how far disk reads overlap it "
-        "on this machine with all "
-        "ranks at once, through the code paths tcec's generated programs use, and writes a machine block "
-        "for tcec --machine. Run it as the programs will run: mpirun -np P tcec-calibrate -o FILE.machine"};
-    std::string output, scratch, memory;
-    bool quick = false;
-    app.add_option("-o,--output", output, "Write the machine block to FILE")->required()->type_name("FILE");
-    app.add_option("--scratch", scratch,
-                   "Directory for the disk measurement, created if missing (default: $TMPDIR or /tmp)")
-        ->type_name("DIR");
-    app.add_option("--memory", memory,
-                   "Tile memory per rank for the machine block, e.g. '64 MB' (default: a quarter of the "
-                   "node's available memory over its ranks, at most 1 GB)")
-        ->type_name("SIZE");
-    app.add_flag("--quick", quick, "Small sizes (seconds, for tests): the figures are rougher");
-    try {
-      app.parse(argc, argv);
-    } catch (const CLI::ParseError& e) {
-      const int code = ctx.rank() == 0 ? app.exit(e) : (e.get_exit_code() == 0 ? 0 : 2);
-      throw tcert::ExitRequest{code};
-    }
-    if (scratch.empty()) scratch = std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp";
+    const Args a = parse_args(ctx, argc, argv);
     ctx.check_all([&] {  // as generated programs make their --scratch DIR
       std::error_code ec;
-      std::filesystem::create_directories(scratch, ec);
-      if (ec) throw tcert::Error(fmt::format("cannot create the scratch directory {}: {}", scratch, ec.message()));
+      std::filesystem::create_directories(a.scratch, ec);
+      if (ec) throw tcert::Error(fmt::format("cannot create the scratch directory {}: {}", a.scratch, ec.message()));
     });
-    Measured m;
-    m.processors = ctx.size();
     const int local = ranks_on_node(ctx);
-    if (!memory.empty()) {
-      const std::optional<std::uint64_t> bytes = parse_size(memory);
-      if (!bytes) throw tcert::Error("--memory expects a size such as '64 MB', got '" + memory + "'");
-      m.memory_bytes = *bytes, m.memory_how = "per rank for tiles, from --memory";
-    } else {
-      m.memory_bytes = std::min<std::uint64_t>(available_memory() / static_cast<std::uint64_t>(4 * local), 1000000000);
-      m.memory_how =
-          fmt::format("per rank for tiles: a quarter of the node's available memory over its {} ranks", local);
-    }
-    m.memory_bytes = std::max<std::uint64_t>(m.memory_bytes / 1000000, 1) * 1000000;  // whole MB, as written
-    m.disk_bytes = quick ? 16000000 : 64000000;
-    m.message_bytes = quick ? 4000000 : 16000000;
-    m.kernel_n = quick ? 256 : 768;
-    char host[256] = "unknown";
-    ::gethostname(host, sizeof host - 1);
-    m.host = host;
-    m.date = utc_now();
-    m.reported_to_host_kib = tcec::calibrate::reported_to_host_kib();
-    const bool say = ctx.rank() == 0;
-    auto report = [&](const std::string& what) {
-      if (say) std::fprintf(stderr, "tcec-calibrate: %s\n", what.c_str());
-    };
-    report(fmt::format("{} ranks ({} on this node); disk in {}", ctx.size(), local, scratch));
-    const tcec::calibrate::DiskFigures disk = tcec::calibrate::measure_disk(ctx, scratch, m.disk_bytes);
-    m.disk_read_bytes_per_s = disk.read_bytes_per_s, m.disk_write_bytes_per_s = disk.write_bytes_per_s;
-    m.disk_pwrite_bytes_per_s = disk.pwrite_bytes_per_s, m.disk_rewrite_bytes_per_s = disk.rewrite_bytes_per_s;
-    m.disk_reused_write_bytes_per_s = disk.reused_write_bytes_per_s;
-    m.disk_latency_s = disk.latency_s, m.disk_pread_latency_s = disk.pread_latency_s, m.disk_fault_s = disk.fault_s;
-    report(
-        fmt::format("disk: write {:.0f} MB/s (a second file {:.0f}, pwrite {:.0f}, in place {:.0f}), read {:.0f} MB/s "
-                    "per rank, {:.3f} us per mapped run ({:.3f} per 64 KiB page fault, {:.3f} per 8 KB read)",
-                    disk.write_bytes_per_s / 1e6, disk.reused_write_bytes_per_s / 1e6, disk.pwrite_bytes_per_s / 1e6,
-                    disk.rewrite_bytes_per_s / 1e6, disk.read_bytes_per_s / 1e6, disk.latency_s * 1e6,
-                    disk.fault_s * 1e6, disk.pread_latency_s * 1e6));
-    m.network_bytes_per_s = tcec::calibrate::measure_network(ctx, m.message_bytes);
-    if (m.network_bytes_per_s <= 0) m.network_bytes_per_s = 1e12;  // one rank: the model moves nothing
-    report(fmt::format("network: {:.0f} MB/s per rank", m.network_bytes_per_s / 1e6));
-    const tcec::calibrate::CollectiveFactors f =
-        tcec::calibrate::measure_collectives(ctx, m.message_bytes / 4, m.network_bytes_per_s);
-    m.replication_factor = f.replication, m.reduction_factor = f.reduction;
-    report(fmt::format("collectives: f_rep {:.3f}, f_red {:.3f}", f.replication, f.reduction));
-    m.flops_per_s = tcec::calibrate::measure_kernel(ctx, static_cast<std::size_t>(m.kernel_n));
-    m.small_flops_per_s = tcec::calibrate::measure_kernel(ctx, 64);
-    m.memory_bytes_per_s = tcec::calibrate::measure_memory(ctx);
-    report(fmt::format("kernel: {:.2f} GFLOP/s per rank ({:.2f} on 64x64x64 tiles); streaming {:.0f} MB/s on a short K",
-                       m.flops_per_s / 1e9, m.small_flops_per_s / 1e9, m.memory_bytes_per_s / 1e6));
-    const tcec::calibrate::OverlapFigures o =
-        tcec::calibrate::measure_overlap(ctx, scratch, m.disk_bytes / 2, static_cast<std::size_t>(m.kernel_n));
-    m.overlap = o.overlap, m.overlap_disk_s = o.disk_s, m.overlap_kernel_s = o.kernel_s, m.overlap_both_s = o.both_s;
-    report(fmt::format("overlap: {:.3f} (disk reads on an I/O thread {:.3f} s, kernel {:.3f} s, both {:.3f} s)",
-                       o.overlap, o.disk_s, o.kernel_s, o.both_s));
-    // The same with O_DIRECT reads, for the comment: whether the device moves data beside the
-    // kernel where the page cache's copies cannot (programs read through the page cache).
-    const tcec::calibrate::OverlapFigures d = tcec::calibrate::measure_overlap(
-        ctx, scratch, m.disk_bytes / 2, static_cast<std::size_t>(m.kernel_n), /*direct=*/true);
-    m.direct_read_bytes_per_s = d.read_bytes_per_s, m.direct_overlap = d.direct ? d.overlap : -1;
-    report(d.direct ? fmt::format("overlap with O_DIRECT reads: {:.3f} ({:.0f} MB/s per rank; disk {:.3f} s, kernel "
-                                  "{:.3f} s, both {:.3f} s)",
-                                  d.overlap, d.read_bytes_per_s / 1e6, d.disk_s, d.kernel_s, d.both_s)
-                    : std::string("overlap with O_DIRECT reads: O_DIRECT refused by the scratch file system"));
+    Measured m = start_measured(ctx, a, local);
+    report(ctx, fmt::format("{} ranks ({} on this node); disk in {}", ctx.size(), local, a.scratch));
+    measure_transfers(ctx, a.scratch, m);
+    measure_compute(ctx, a.scratch, m);
     if (ctx.rank() == 0) {
-      write_atomically(output, tcec::calibrate::machine_text(m));
-      report("wrote " + output);
+      write_atomically(a.output, tcec::calibrate::machine_text(m));
+      report(ctx, "wrote " + a.output);
     }
     ctx.barrier();
     return 0;

@@ -1,13 +1,15 @@
 // tools/ccsd/main.cpp — tcec-ccsd: the CCSD correlation energy of a molecule with tcec's
 // generated code, out of core, in one MPI job.
 //
-//   mpirun -np P tcec-ccsd --integrals DIR --equations TREES --machine FILE [--scratch DIR]
+//   mpirun -np P tcec-ccsd --integrals DIR --machine FILE [--equations TREES] [--scratch DIR]
 //                          [--conv 1e-10] [--max-iter N] [--diis 8] [--keep] [--resume] [--quiet]
 //
 // DIR holds the Fock blocks f_hh f_hp f_ph f_pp and the sixteen <pq||rs> blocks v_hhhh …
 // v_pppp as .npy, spin orbitals occupied first, and meta.json with "O" and "V"; or it is one
-// HDF5 file with those blocks as datasets (tools/psi4_integrals.py writes either). TREES is NWChem's TCE equation file holding the
-// sections ccsd_e, ccsd_t1 and ccsd_t2. Each iteration calls the generated residuals of T1 and
+// HDF5 file with those blocks as datasets (tools/psi4_integrals.py writes either). The CCSD
+// equations are built in (NWChem TCE's trees ccsd_e, ccsd_t1 and ccsd_t2, from
+// data/nwchem_tce_equation_trees.txt; equations.h); TREES, when given, is another NWChem TCE
+// equation file holding those sections, used instead. Each iteration calls the generated residuals of T1 and
 // T2, takes a Jacobi step with orbital-energy denominators, extrapolates with DIIS, and calls the
 // energy; amplitudes, residuals and DIIS vectors live in files under the scratch directory, and
 // a checkpoint after each iteration (written while the next one runs) lets --resume continue a
@@ -31,6 +33,7 @@
 
 #include "amplitudes.h"
 #include "diis.h"
+#include "equations.h"
 #include "integrals.h"
 #include "residuals.h"
 #include "runtime/error.h"
@@ -44,14 +47,21 @@ namespace {
 
 namespace fs = std::filesystem;
 using tcec::ccsd::Amplitudes;
+using tcec::ccsd::Diis;
 using tcec::ccsd::Residuals;
+using tcec::ccsd::VectorOps;
+using Clock = std::chrono::steady_clock;
 
+/// The command line. `equations` empty: the built-in equations.
 struct Args {
   std::string integrals, equations, machine, scratch;
   double conv = 1e-10;
   int max_iter = 100, diis = 8;
   bool keep = false, quiet = false, resume = false, timings = false;
 };
+
+/// Seconds (wall clock) since `t0`.
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 double read_scalar(const std::string& path) {
   const tcert::NpyReader f(path);
@@ -63,16 +73,17 @@ void check(const tcert::Status& status, const char* what) {
   if (!status) throw tcert::Error(fmt::format("{}: {}", what, status.message()));
 }
 
-/// What a checkpoint must match to be resumed: the molecule's integrals, the equations, the
-/// machine and the DIIS size.
-nlohmann::json identity(const Args& a, std::int64_t O, std::int64_t V) {
+/// What a checkpoint must match to be resumed: the molecule's integrals, the equations (the
+/// file's absolute path, or the built-in text's hash: Equations::identity), the machine and
+/// the DIIS size.
+nlohmann::json identity(const Args& a, const tcec::ccsd::Equations& equations, std::int64_t O, std::int64_t V) {
   std::ifstream in(a.machine);
   std::ostringstream machine;
   machine << in.rdbuf();
   return {{"O", O},
           {"V", V},
           {"integrals", fs::absolute(a.integrals).string()},
-          {"equations", fs::absolute(a.equations).string()},
+          {"equations", equations.identity},
           {"machine", machine.str()},
           {"diis", a.diis}};
 }
@@ -87,168 +98,290 @@ void write_json_atomically(const fs::path& path, const nlohmann::json& doc) {
   fs::rename(temporary, path);
 }
 
-int solve(const Args& a, MPI_Comm comm) {
-  int rank = 0;
-  MPI_Comm_rank(comm, &rank);
-  const tcec::ccsd::Integrals integrals(a.integrals);
-  const std::int64_t O = integrals.O(), V = integrals.V();
-  // The work directory, DIR/tcec-ccsd under --scratch (or $TMPDIR, /tmp): a fresh run empties it,
-  // --resume continues from its checkpoint.
+/// The directories of a run, under --scratch (or $TMPDIR, /tmp): SCRATCH.
+struct Workspace {
+  fs::path base;        ///< SCRATCH
+  std::string work;     ///< SCRATCH/tcec-ccsd: amplitudes, residuals, DIIS vectors, the checkpoint
+  fs::path checkpoint;  ///< SCRATCH/tcec-ccsd/checkpoint.json
+  std::string cache;    ///< SCRATCH/tcec-ccsd-cache: compiled residuals, kept for later runs
+  /// WORK/name.
+  std::string in_work(const std::string& name) const { return (fs::path(work) / name).string(); }
+};
+
+Workspace workspace_of(const Args& a) {
   const char* tmp = std::getenv("TMPDIR");
-  const fs::path base = !a.scratch.empty() ? fs::path(a.scratch) : fs::path(tmp && *tmp ? tmp : "/tmp");
-  const std::string work = (base / "tcec-ccsd").string();
-  const fs::path checkpoint = fs::path(work) / "checkpoint.json";
-  const nlohmann::json me = identity(a, O, V);
-  std::unique_ptr<tcert::FileLock> lock;  // rank 0's, for the whole run: one run at a time on SCRATCH
+  Workspace ws;
+  ws.base = !a.scratch.empty() ? fs::path(a.scratch) : fs::path(tmp && *tmp ? tmp : "/tmp");
+  ws.work = (ws.base / "tcec-ccsd").string();
+  ws.checkpoint = fs::path(ws.work) / "checkpoint.json";
+  ws.cache = (ws.base / "tcec-ccsd-cache").string();
+  return ws;
+}
+
+/// Collective: rank 0 creates SCRATCH and takes SCRATCH/tcec-ccsd.lock, for the whole run (one
+/// run at a time on SCRATCH); no rank goes on before it holds it. Returns rank 0's lock (null
+/// on the other ranks). Throws tcert::Error when another process holds it.
+std::unique_ptr<tcert::FileLock> lock_scratch(const Workspace& ws, int rank, MPI_Comm comm) {
+  std::unique_ptr<tcert::FileLock> lock;
   if (rank == 0) {
-    fs::create_directories(base);
+    fs::create_directories(ws.base);
     lock = std::make_unique<tcert::FileLock>(
-        (base / "tcec-ccsd.lock").string(),
+        (ws.base / "tcec-ccsd.lock").string(),
         "another tcec-ccsd run on this scratch directory, still running or its ranks not yet ended");
   }
   MPI_Barrier(comm);  // no rank touches the work directory before rank 0 holds it
-  nlohmann::json saved;
-  if (a.resume) {
-    std::ifstream in(checkpoint);
-    if (!in)
-      throw tcert::Error(
-          fmt::format("cannot resume: no checkpoint {} (run without --resume first)", checkpoint.string()));
-    saved = nlohmann::json::parse(in);
-    for (const auto& [key, value] : me.items())
-      if (saved.at("identity").at(key) != value)
-        throw tcert::Error(fmt::format("cannot resume from {}: it was made for another {} ({} there, {} now)",
-                                       checkpoint.string(), key, saved.at("identity").at(key).dump(), value.dump()));
-  } else if (rank == 0) {
-    fs::remove_all(work);
+  return lock;
+}
+
+/// The checkpoint to resume from, checked against this run's identity `me`. Throws
+/// tcert::Error when there is none, or when it was made for another run (naming the first
+/// identity key that differs, with both values).
+nlohmann::json read_checkpoint(const Workspace& ws, const nlohmann::json& me) {
+  std::ifstream in(ws.checkpoint);
+  if (!in)
+    throw tcert::Error(
+        fmt::format("cannot resume: no checkpoint {} (run without --resume first)", ws.checkpoint.string()));
+  nlohmann::json saved = nlohmann::json::parse(in);
+  for (const auto& [key, value] : me.items())
+    if (saved.at("identity").at(key) != value)
+      throw tcert::Error(fmt::format("cannot resume from {}: it was made for another {} ({} there, {} now)",
+                                     ws.checkpoint.string(), key, saved.at("identity").at(key).dump(), value.dump()));
+  return saved;
+}
+
+/// Collective: rank 0 empties the work directory of a fresh run (not of a resumed one) and
+/// creates it and the cache directory.
+void prepare_directories(const Workspace& ws, bool resume, int rank, MPI_Comm comm) {
+  if (rank == 0) {
+    if (!resume) fs::remove_all(ws.work);
+    fs::create_directories(ws.work), fs::create_directories(ws.cache);
   }
-  // Compiled residuals outlive the run: SCRATCH/tcec-ccsd-cache, one object per O, V, machine
-  // and equations (residuals.h), reused by later runs.
-  const std::string cache = (base / "tcec-ccsd-cache").string();
-  if (rank == 0) fs::create_directories(work), fs::create_directories(cache);
   MPI_Barrier(comm);
-  const auto clock = [] { return std::chrono::steady_clock::now(); };
-  const auto since = [&](auto t0) { return std::chrono::duration<double>(clock() - t0).count(); };
-  auto t_build = clock();
-  const Residuals residuals(comm, O, V, a.equations, a.machine, cache);
-  if (rank == 0 && !a.quiet) {
-    std::fprintf(stderr, "tcec-ccsd: O = %lld, V = %lld; residuals planned and compiled (or found in %s) in %.1f s\n",
-                 static_cast<long long>(O), static_cast<long long>(V), cache.c_str(), since(t_build));
-    std::fprintf(stderr, "tcec-ccsd: %.6g flops per iteration in the contractions (T1 %.6g, T2 %.6g, energy %.6g)\n",
-                 residuals.flops(Residuals::T1) + residuals.flops(Residuals::T2) + residuals.flops(Residuals::Energy),
-                 residuals.flops(Residuals::T1), residuals.flops(Residuals::T2), residuals.flops(Residuals::Energy));
-  }
-  // One rank keeps the vectors it writes in memory, up to an eighth of the machine's memory: on
-  // top of what the residual programs plan for (all of it), as the runtime's pool of freed
-  // blocks is (tcert::FileMemory).
-  const tcec::ccsd::VectorOps ops(comm, integrals.diagonal("f_hh"), integrals.diagonal("f_pp"),
-                                  residuals.memory_bytes() / 8);
-  tcec::ccsd::Diis diis(ops, work, a.diis);
-  const auto in_work = [&](const std::string& name) { return (fs::path(work) / name).string(); };
-  const Amplitudes r{in_work("r_ph.npy"), in_work("r_pphh.npy")};
-  Amplitudes t{in_work("t0_ph.npy"), in_work("t0_pphh.npy")};
-  double energy = 0;
-  int first = 1;
-  if (a.resume) {  // the state after the checkpoint's iteration: every file it names is complete
-    first = saved.at("iteration").get<int>() + 1;
-    energy = saved.at("energy").get<double>();
-    t = {saved.at("t").at(0).get<std::string>(), saved.at("t").at(1).get<std::string>()};
-    diis.restore(saved.at("diis"));
-    if (rank == 0 && !a.quiet) std::fprintf(stderr, "tcec-ccsd: resuming after iteration %d\n", first - 1);
-  } else {
-    ops.zeros(t);
-  }
+}
+
+/// Prints (stderr) how long the residuals took to plan and compile, and their flops per iteration.
+void print_residuals(const Residuals& residuals, std::int64_t O, std::int64_t V, const std::string& cache,
+                     double seconds) {
+  std::fprintf(stderr, "tcec-ccsd: O = %lld, V = %lld; residuals planned and compiled (or found in %s) in %.1f s\n",
+               static_cast<long long>(O), static_cast<long long>(V), cache.c_str(), seconds);
+  std::fprintf(stderr, "tcec-ccsd: %.6g flops per iteration in the contractions (T1 %.6g, T2 %.6g, energy %.6g)\n",
+               residuals.flops(Residuals::T1) + residuals.flops(Residuals::T2) + residuals.flops(Residuals::Energy),
+               residuals.flops(Residuals::T1), residuals.flops(Residuals::T2), residuals.flops(Residuals::Energy));
+}
+
+/// The integrals' files by the residuals' input names: f_hh … f_pp and v_hhhh … v_pppp.
+std::map<std::string, tcert::TensorFile> integral_files(const tcec::ccsd::Integrals& integrals) {
   std::map<std::string, tcert::TensorFile> files;
   for (const char* x : {"hh", "hp", "ph", "pp"}) files[fmt::format("f_{}", x)] = integrals.file(fmt::format("f_{}", x));
   for (const char* s : {"hhhh", "hhhp", "hhph", "hhpp", "hphh", "hphp", "hpph", "hppp", "phhh", "phhp", "phph", "phpp",
                         "pphh", "pphp", "ppph", "pppp"})
     files[fmt::format("v_{}", s)] = integrals.file(fmt::format("v_{}", s));
+  return files;
+}
+
+/// Where the iterations stand: the amplitudes' files, the last energy (Eh) and the next iteration.
+struct State {
+  Amplitudes t;
+  double energy = 0;
+  int first = 1;
+};
+
+/// The state a run starts from: zero amplitudes at iteration 1, or for --resume the state after
+/// the checkpoint `saved`'s iteration (every file it names is complete), DIIS restored.
+State start_state(const Args& a, const nlohmann::json& saved, const VectorOps& ops, Diis& diis, const Workspace& ws,
+                  int rank) {
+  State s{{ws.in_work("t0_ph.npy"), ws.in_work("t0_pphh.npy")}, 0, 1};
+  if (!a.resume) {
+    ops.zeros(s.t);
+    return s;
+  }
+  s.first = saved.at("iteration").get<int>() + 1;
+  s.energy = saved.at("energy").get<double>();
+  s.t = {saved.at("t").at(0).get<std::string>(), saved.at("t").at(1).get<std::string>()};
+  diis.restore(saved.at("diis"));
+  if (rank == 0 && !a.quiet) std::fprintf(stderr, "tcec-ccsd: resuming after iteration %d\n", s.first - 1);
+  return s;
+}
+
+/// What one iteration calls: the residual functions and the vector operations on `comm`, the
+/// input files by name (t_ph and t_pphh set by each call), the runs' options, the work directory.
+struct Iteration {
+  MPI_Comm comm;
+  const Residuals& residuals;
+  const VectorOps& ops;
+  Diis& diis;
+  const Workspace& ws;
+  std::map<std::string, tcert::TensorFile> files;
   tcert::RunOptions options;
-  options.scratch = work;
-  options.quiet = true;
-  options.record_steps = false;  // no trace, no summary: skip the per-step gathers of measured figures
+};
+
+/// One iteration's figures: the residual's norm, the new energy (Eh), and --timings' seconds of
+/// its phases: the T1 and T2 residuals, the update (norm, Jacobi, DIIS), the energy.
+struct Step {
+  double norm = 0, energy = 0;
+  double phase_s[4] = {};
+};
+
+/// Iteration `it`, collective: the T1 and T2 residuals of `t`, a Jacobi step with DIIS
+/// extrapolation (t becomes the new amplitudes; files of this iteration are new names, so the
+/// last checkpoint's files stay intact), and the energy of the new t. Throws tcert::Error when a
+/// residual function fails.
+Step iterate(Iteration& run, int it, Amplitudes& t) {
+  Step step;
+  auto lap = Clock::now();
+  const auto end_phase = [&](int which) { step.phase_s[which] = seconds_since(lap), lap = Clock::now(); };
+  run.files["t_ph"] = {t.t1, ""}, run.files["t_pphh"] = {t.t2, ""};
+  const Amplitudes r{run.ws.in_work("r_ph.npy"), run.ws.in_work("r_pphh.npy")};
+  check(run.residuals.call(Residuals::T1, run.comm, run.files, r.t1, run.options), "ccsd_t1");
+  end_phase(0);
+  check(run.residuals.call(Residuals::T2, run.comm, run.files, r.t2, run.options), "ccsd_t2");
+  end_phase(1);
+  step.norm = std::sqrt(run.ops.jacobi(t, r, run.diis.amplitudes_of(it), run.diis.error_of(it)));
+  run.diis.add(it);
+  const std::vector<double> c = run.diis.coefficients();
+  if (c.empty()) {
+    t = run.diis.amplitudes_of(it);
+  } else {
+    t = {run.ws.in_work(fmt::format("tx{}_ph.npy", it)), run.ws.in_work(fmt::format("tx{}_pphh.npy", it))};
+    run.ops.combine(c, run.diis.amplitudes(), t);
+  }
+  end_phase(2);
+  run.files["t_ph"] = {t.t1, ""}, run.files["t_pphh"] = {t.t2, ""};
+  check(run.residuals.call(Residuals::Energy, run.comm, run.files, run.ws.in_work("e.npy"), run.options), "ccsd_e");
+  end_phase(3);
+  step.energy = read_scalar(run.ws.in_work("e.npy"));
+  return step;
+}
+
+/// Rank 0's checkpoints, each written behind the next iteration (one at a time; an error
+/// surfaces at the next one): what it names is on disk before it is, this iteration's files
+/// (the others it names were flushed before the checkpoints that first named them), and the
+/// files it no longer names go to the spare files, for later iterations' to be written in, only
+/// once it is in place. Files are written again only once no checkpoint names them.
+class CheckpointWriter {
+ public:
+  CheckpointWriter(const Workspace& ws, const VectorOps& ops, nlohmann::json identity)
+      : checkpoint_(ws.checkpoint), work_(ws.work), ops_(ops), identity_(std::move(identity)) {}
+  ~CheckpointWriter() {
+    if (pending_.valid()) pending_.wait();
+  }
+
+  /// After iteration `it` (every rank done with the files it drops): starts writing the
+  /// checkpoint of `t`, `energy` (Eh) and DIIS, once the previous one is written.
+  void write_behind(int it, double energy, const Amplitudes& t, const Diis& diis) {
+    wait();
+    const Amplitudes jacobi_t = diis.amplitudes_of(it), jacobi_step = diis.error_of(it);
+    std::vector<std::string> durable = {t.t1, t.t2, jacobi_t.t1, jacobi_t.t2, jacobi_step.t1, jacobi_step.t2};
+    nlohmann::json state = {
+        {"identity", identity_}, {"iteration", it}, {"energy", energy}, {"t", {t.t1, t.t2}}, {"diis", diis.state()}};
+    std::vector<std::string> unnamed;
+    for (const std::string& f : diis.stale_files())
+      if (f != t.t1 && f != t.t2 && fs::exists(f)) unnamed.push_back(f);
+    for (const auto& entry : fs::directory_iterator(work_)) {  // older extrapolations
+      const std::string path = entry.path().string();
+      if (entry.path().filename().string().rfind("tx", 0) == 0 && path != t.t1 && path != t.t2) unnamed.push_back(path);
+    }
+    for (const std::string& f : unnamed) ops_.forget(f);  // not read again
+    pending_ = std::async(std::launch::async, [durable = std::move(durable), state = std::move(state),
+                                               unnamed = std::move(unnamed), checkpoint = checkpoint_, work = work_] {
+      tcert::sync_files(durable);
+      write_json_atomically(checkpoint, state);
+      for (const std::string& f : unnamed)
+        if (!tcert::spare_files().give(f, work)) fs::remove(f);
+    });
+  }
+
+  /// Waits for the checkpoint being written; rethrows its error.
+  void wait() {
+    if (pending_.valid()) pending_.get();
+  }
+
+ private:
+  fs::path checkpoint_;
+  std::string work_;
+  const VectorOps& ops_;
+  nlohmann::json identity_;
+  std::future<void> pending_;
+};
+
+/// Prints the table's header (stdout): iteration, energy, its change, the residual's norm,
+/// seconds, and with `timings` the seconds of each phase.
+void print_header(bool timings) {
+  std::printf("%4s  %20s  %12s  %12s  %9s", "iter", "energy (Eh)", "delta E", "|residual|", "s");
+  if (timings) std::printf("  %9s  %9s  %9s  %9s  %9s", "t1 s", "t2 s", "update s", "e s", "other s");
+  std::printf("\n");
+}
+
+/// Prints iteration `it`'s row of the table (stdout): `seconds` is the whole iteration's; the
+/// last timing column is what the phases leave (mostly the wait for the last checkpoint).
+void print_iteration(int it, const Step& step, double delta, double seconds, bool timings) {
+  std::printf("%4d  %20.12f  %12.3e  %12.3e  %9.4f", it, step.energy, delta, step.norm, seconds);
+  const double* p = step.phase_s;
+  if (timings)
+    std::printf("  %9.4f  %9.4f  %9.4f  %9.4f  %9.4f", p[0], p[1], p[2], p[3], seconds - p[0] - p[1] - p[2] - p[3]);
+  std::printf("\n");
+  std::fflush(stdout);
+}
+
+/// The iterations from state `s` until converged (|delta E| < conv and |residual| < sqrt(conv))
+/// or past --max-iter; rank 0 checkpoints each and prints its row. True when converged.
+bool iterate_until_converged(const Args& a, Iteration& run, const nlohmann::json& me, State& s, int rank) {
+  if (rank == 0 && !a.quiet) print_header(a.timings);
+  CheckpointWriter checkpoints(run.ws, run.ops, me);
   bool converged = false;
-  if (rank == 0 && !a.quiet) {
-    std::printf("%4s  %20s  %12s  %12s  %9s", "iter", "energy (Eh)", "delta E", "|residual|", "s");
-    if (a.timings) std::printf("  %9s  %9s  %9s  %9s  %9s", "t1 s", "t2 s", "update s", "e s", "other s");
-    std::printf("\n");
-  }
-  std::future<void> checkpointing;  // rank 0: the last iteration's checkpoint, written behind the next
-  for (int it = first; it <= a.max_iter && !converged; ++it) {
-    const auto t0 = clock();
-    // --timings: seconds of the T1 and T2 residuals, the update (norm, Jacobi, DIIS), the energy
-    double phase[4] = {};
-    auto lap = t0;
-    const auto end_phase = [&](int which) { phase[which] = since(lap), lap = clock(); };
-    files["t_ph"] = {t.t1, ""}, files["t_pphh"] = {t.t2, ""};
-    check(residuals.call(Residuals::T1, comm, files, r.t1, options), "ccsd_t1");
-    end_phase(0);
-    check(residuals.call(Residuals::T2, comm, files, r.t2, options), "ccsd_t2");
-    end_phase(1);
-    // Files of this iteration are new names: the last checkpoint's files stay intact.
-    const double norm = std::sqrt(ops.jacobi(t, r, diis.amplitudes_of(it), diis.error_of(it)));
-    diis.add(it);
-    const std::vector<double> c = diis.coefficients();
-    if (c.empty()) {
-      t = diis.amplitudes_of(it);
-    } else {
-      t = {in_work(fmt::format("tx{}_ph.npy", it)), in_work(fmt::format("tx{}_pphh.npy", it))};
-      ops.combine(c, diis.amplitudes(), t);
-    }
-    end_phase(2);
-    files["t_ph"] = {t.t1, ""}, files["t_pphh"] = {t.t2, ""};
-    check(residuals.call(Residuals::Energy, comm, files, in_work("e.npy"), options), "ccsd_e");
-    end_phase(3);
-    const double next = read_scalar(in_work("e.npy"));
-    const double delta = next - energy;
-    energy = next;
-    converged = std::abs(delta) < a.conv && norm < std::sqrt(a.conv);
-    MPI_Barrier(comm);  // every rank is done with the files the checkpoint drops
+  for (int it = s.first; it <= a.max_iter && !converged; ++it) {
+    const auto t0 = Clock::now();
+    const Step step = iterate(run, it, s.t);
+    const double delta = step.energy - s.energy;
+    s.energy = step.energy;
+    converged = std::abs(delta) < a.conv && step.norm < std::sqrt(a.conv);
+    MPI_Barrier(run.comm);  // every rank is done with the files the checkpoint drops
     if (rank == 0) {
-      // Rank 0 writes the checkpoint behind the next iteration (one at a time; an error surfaces
-      // at the next one): what it names is on disk before it is, this iteration's files (the
-      // others it names were flushed before the checkpoints that first named them), and the
-      // files it no longer names go to the spare files, for later iterations' to be written in,
-      // only once it is in place. Files are written again only once no checkpoint names them.
-      if (checkpointing.valid()) checkpointing.get();
-      const Amplitudes jacobi_t = diis.amplitudes_of(it), jacobi_step = diis.error_of(it);
-      const std::vector<std::string> durable = {t.t1, t.t2, jacobi_t.t1, jacobi_t.t2, jacobi_step.t1, jacobi_step.t2};
-      const nlohmann::json state = {
-          {"identity", me}, {"iteration", it}, {"energy", energy}, {"t", {t.t1, t.t2}}, {"diis", diis.state()}};
-      std::vector<std::string> unnamed;
-      for (const std::string& f : diis.stale_files())
-        if (f != t.t1 && f != t.t2 && fs::exists(f)) unnamed.push_back(f);
-      for (const auto& entry : fs::directory_iterator(work)) {  // older extrapolations
-        const std::string path = entry.path().string();
-        if (entry.path().filename().string().rfind("tx", 0) == 0 && path != t.t1 && path != t.t2)
-          unnamed.push_back(path);
-      }
-      for (const std::string& f : unnamed) ops.forget(f);  // not read again
-      checkpointing = std::async(std::launch::async, [durable, state, unnamed, &checkpoint, &work] {
-        tcert::sync_files(durable);
-        write_json_atomically(checkpoint, state);
-        for (const std::string& f : unnamed)
-          if (!tcert::spare_files().give(f, work)) fs::remove(f);
-      });
-      if (!a.quiet) {
-        const double seconds = since(t0);
-        std::printf("%4d  %20.12f  %12.3e  %12.3e  %9.4f", it, energy, delta, norm, seconds);
-        if (a.timings)
-          std::printf("  %9.4f  %9.4f  %9.4f  %9.4f  %9.4f", phase[0], phase[1], phase[2], phase[3],
-                      seconds - phase[0] - phase[1] - phase[2] - phase[3]);
-        std::printf("\n");
-        std::fflush(stdout);
-      }
+      checkpoints.write_behind(it, s.energy, s.t, run.diis);
+      if (!a.quiet) print_iteration(it, step, delta, seconds_since(t0), a.timings);
     }
   }
-  if (checkpointing.valid()) checkpointing.get();
-  MPI_Barrier(comm);
-  if (!converged) {  // alike on every rank: a clean exit, the work directory kept for --resume
+  checkpoints.wait();
+  MPI_Barrier(run.comm);
+  return converged;
+}
+
+/// The whole run on `comm`: integrals, equations, the scratch directory, the residuals, the
+/// iterations. Returns the exit status: 0 converged (the energy printed), 1 not converged (alike
+/// on every rank: a clean exit, the work directory kept for --resume). Throws tcert::Error.
+int solve(const Args& a, MPI_Comm comm) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  const tcec::ccsd::Integrals integrals(a.integrals);
+  const std::int64_t O = integrals.O(), V = integrals.V();
+  const tcec::ccsd::Equations equations = tcec::ccsd::load_equations(a.equations);
+  const Workspace ws = workspace_of(a);
+  const nlohmann::json me = identity(a, equations, O, V);
+  const std::unique_ptr<tcert::FileLock> lock = lock_scratch(ws, rank, comm);
+  const nlohmann::json saved = a.resume ? read_checkpoint(ws, me) : nlohmann::json();
+  // Compiled residuals outlive the run: SCRATCH/tcec-ccsd-cache, one object per O, V, machine
+  // and equations (residuals.h), reused by later runs.
+  prepare_directories(ws, a.resume, rank, comm);
+  const auto t_build = Clock::now();
+  const Residuals residuals(comm, O, V, equations, a.machine, ws.cache);
+  if (rank == 0 && !a.quiet) print_residuals(residuals, O, V, ws.cache, seconds_since(t_build));
+  // One rank keeps the vectors it writes in memory, up to an eighth of the machine's memory: on
+  // top of what the residual programs plan for (all of it), as the runtime's pool of freed
+  // blocks is (tcert::FileMemory).
+  const VectorOps ops(comm, integrals.diagonal("f_hh"), integrals.diagonal("f_pp"), residuals.memory_bytes() / 8);
+  Diis diis(ops, ws.work, a.diis);
+  State s = start_state(a, saved, ops, diis, ws, rank);
+  Iteration run{comm, residuals, ops, diis, ws, integral_files(integrals), {}};
+  run.options.scratch = ws.work;
+  run.options.quiet = true;
+  run.options.record_steps = false;  // no trace, no summary: skip the per-step gathers of measured figures
+  if (!iterate_until_converged(a, run, me, s, rank)) {
     if (rank == 0)
-      tcec::tools::report("tcec-ccsd", tcec::tools::ToolDiag::err_ccsd_not_converged, a.max_iter, energy, work);
+      tcec::tools::report("tcec-ccsd", tcec::tools::ToolDiag::err_ccsd_not_converged, a.max_iter, s.energy, ws.work);
     return 1;
   }
-  if (rank == 0 && !a.keep) fs::remove_all(work);
-  if (rank == 0) std::printf("CCSD correlation energy: %.12f\n", energy);
+  if (rank == 0 && !a.keep) fs::remove_all(ws.work);
+  if (rank == 0) std::printf("CCSD correlation energy: %.12f\n", s.energy);
   return 0;
 }
 
@@ -268,8 +401,9 @@ int main(int argc, char** argv) {
          "directory of f_*.npy, v_*.npy and meta.json, or an .h5 file of those datasets (tools/psi4_integrals.py)")
       ->required()
       ->check(CLI::ExistingPath);
-  app.add_option("--equations", a.equations, "NWChem TCE equation trees holding ccsd_e, ccsd_t1 and ccsd_t2")
-      ->required()
+  app.add_option("--equations", a.equations,
+                 "NWChem TCE equation trees holding ccsd_e, ccsd_t1 and ccsd_t2, instead of the built-in ones "
+                 "(data/nwchem_tce_equation_trees.txt as tcec-ccsd was built with)")
       ->check(CLI::ExistingFile);
   app.add_option("--machine", a.machine, "machine file (its processors must be the number of ranks)")
       ->required()

@@ -35,15 +35,16 @@ struct Emitted {
   double flops = 0;
 };
 
-Emitted emit_section(const std::string& equations, const char* section, std::int64_t O, std::int64_t V,
+Emitted emit_section(const Equations& equations, const char* section, std::int64_t O, std::int64_t V,
                      const ir::MachineDesc& machine) {
   frontend::Options options;
   options.format = frontend::InputFormat::Nwchem;
   options.section = section;
   options.defines = {fmt::format("O={}", O), fmt::format("V={}", V)};
   options.machine = machine;
-  const frontend::Result parsed = frontend::parse_file(equations, options);
-  if (!parsed.ok()) throw tcert::Error(fmt::format("{} of {}:\n{}", section, equations, parsed.diagnostics.render()));
+  const frontend::Result parsed = frontend::parse_source(equations.name, equations.text, options);
+  if (!parsed.ok())
+    throw tcert::Error(fmt::format("{} of {}:\n{}", section, equations.name, parsed.diagnostics.render()));
   const codegen::Generated g =
       codegen::generate(*parsed.program, costmodel::PlanOptions{}, {section, codegen::EmitForm::Library});
   if (!g.ok()) {
@@ -92,7 +93,7 @@ struct Built {
 
 /// Rank 0's part: emits the three sections, compiles them into DIR/ccsd_<hash>.so (unless it
 /// exists), and returns its path, the inputs and the flops of each section.
-Built build(std::int64_t O, std::int64_t V, const std::string& equations, const std::string& machine_file,
+Built build(std::int64_t O, std::int64_t V, const Equations& equations, const std::string& machine_file,
             const std::string& cache_dir) {
   frontend::DiagnosticList diagnostics;
   const std::optional<ir::MachineDesc> machine = frontend::parse_machine_file(machine_file, diagnostics);
@@ -145,7 +146,7 @@ Built build(std::int64_t O, std::int64_t V, const std::string& equations, const 
 
 }  // namespace
 
-Residuals::Residuals(MPI_Comm comm, std::int64_t O, std::int64_t V, const std::string& equations,
+Residuals::Residuals(MPI_Comm comm, std::int64_t O, std::int64_t V, const Equations& equations,
                      const std::string& machine_file, const std::string& cache_dir) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);

@@ -11,6 +11,7 @@
 
 #include <mpi.h>
 
+#include "equations.h"
 #include "runtime/generated.h"
 
 namespace tcec::ccsd {
@@ -21,14 +22,15 @@ class Residuals {
   enum Which { Energy = 0, T1 = 1, T2 = 2 };
 
   /// Collective over `comm`. Rank 0 plans the sections ccsd_e, ccsd_t1 and ccsd_t2 of
-  /// `equations` (NWChem TCE equation trees, `tcec --from nwchem`) for O and V spin orbitals
+  /// `equations` (NWChem TCE equation trees, `tcec --from nwchem`; only rank 0's are read, and
+  /// diagnostics name them equations.name) for O and V spin orbitals
   /// on the machine of `machine_file` (its P must be comm's size), writes their library-form
   /// sources into `cache_dir` and compiles them with the generated programs' tool chain
   /// (codegen::toolchain(), -fPIC -shared) unless the same sources were compiled there before;
   /// then every rank loads the object (its references to the runtime resolve to this
   /// executable's copy). Throws tcert::Error with the compiler's or planner's diagnostics.
-  Residuals(MPI_Comm comm, std::int64_t O, std::int64_t V, const std::string& equations,
-            const std::string& machine_file, const std::string& cache_dir);
+  Residuals(MPI_Comm comm, std::int64_t O, std::int64_t V, const Equations& equations, const std::string& machine_file,
+            const std::string& cache_dir);
   ~Residuals();
   Residuals(const Residuals&) = delete;
   Residuals& operator=(const Residuals&) = delete;

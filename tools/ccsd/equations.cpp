@@ -1,0 +1,27 @@
+// tools/ccsd/equations.cpp — load_equations() (equations.h).
+#include "equations.h"
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iterator>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace tcec::ccsd {
+
+Equations load_equations(const std::string& path) {
+  if (path.empty()) {
+    std::string text(builtin_equations_text());
+    const std::size_t hash = std::hash<std::string>{}(text);
+    return {kBuiltinEquationsName, std::move(text), fmt::format("built-in {:016x}", hash)};
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error(fmt::format("cannot read the equations {}", path));
+  std::string text(std::istreambuf_iterator<char>(in), {});
+  if (in.bad()) throw std::runtime_error(fmt::format("cannot read the equations {}", path));
+  return {path, std::move(text), std::filesystem::absolute(path).string()};
+}
+
+}  // namespace tcec::ccsd
