@@ -43,10 +43,9 @@ std::optional<Toolchain> installed_toolchain(const std::string& executable) {
 Toolchain toolchain() {
   std::error_code ec;
   const std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
-  Toolchain tools =
-      (!ec ? installed_toolchain(self) : std::nullopt)
-          .value_or(Toolchain{build_config::kCompiler, build_config::kSourceRoot, build_config::kRuntimeLibrary,
-                              recorded_launcher()});
+  Toolchain tools = (!ec ? installed_toolchain(self) : std::nullopt)
+                        .value_or(Toolchain{build_config::kCompiler, build_config::kSourceRoot,
+                                            build_config::kRuntimeLibrary, recorded_launcher()});
   if (const char* cxx = std::getenv("TCEC_CXX"); cxx != nullptr && *cxx != '\0') tools.compiler = cxx;
   if (const char* launcher = std::getenv("TCEC_CXX_LAUNCHER"); launcher != nullptr) tools.launcher = launcher;
   return tools;
@@ -79,7 +78,7 @@ std::vector<std::string> build_command(const Toolchain& tools, const std::string
 std::vector<std::string> compile_command(const Toolchain& tools, const std::string& source, const std::string& object) {
   std::vector<std::string> command;
   if (!tools.launcher.empty()) command.push_back(tools.launcher);
-  command.insert(command.end(), {tools.compiler, "-std=c++20", "-O2", "-I" + tools.source_root, "-c", source});
+  command.insert(command.end(), {tools.compiler, "-std=c++20", "-O2", "-I" + tools.source_root, source, "-c"});
   if (*build_config::kSanitizeFlags != '\0') command.emplace_back(build_config::kSanitizeFlags);
   command.insert(command.end(), {"-o", object});
   return command;

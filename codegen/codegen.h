@@ -145,7 +145,7 @@ std::optional<Toolchain> installed_toolchain(const std::string& executable);
 std::vector<std::string> build_command(const Toolchain& tools, const std::string& source, const std::string& output);
 
 /// The compile step when the tool chain has a launcher: launcher compiler -std=c++20 -O2
-/// -I<root> -c SOURCE -o OBJECT (the libraries come at the link, build_command's tail).
+/// -I<root> SOURCE -c -o OBJECT (the libraries come at the link, build_command's tail).
 std::vector<std::string> compile_command(const Toolchain& tools, const std::string& source, const std::string& object);
 
 /// Compiles `source` into the executable `executable`: builds `executable`.tmp, then

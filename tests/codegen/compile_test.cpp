@@ -95,7 +95,7 @@ TEST(Compile, BuildCommand) {
 TEST(Compile, CompileCommandRunsThroughTheLauncher) {
   const codegen::Toolchain tools{"mpicxx", "/src", "/build/lib/libtcert.a", "/usr/bin/ccache"};
   const std::vector<std::string> command = codegen::compile_command(tools, "out/m.cpp", "out/m.tmp.o");
-  const std::vector<std::string> head = {"/usr/bin/ccache", "mpicxx", "-std=c++20", "-O2", "-I/src", "-c", "out/m.cpp"};
+  const std::vector<std::string> head = {"/usr/bin/ccache", "mpicxx", "-std=c++20", "-O2", "-I/src", "out/m.cpp", "-c"};
   ASSERT_GE(command.size(), head.size() + 2);
   EXPECT_EQ(std::vector<std::string>(command.begin(), command.begin() + static_cast<std::ptrdiff_t>(head.size())),
             head);
