@@ -1,6 +1,6 @@
 // codegen/codegen.h — the public face of code generation: (ir::Program, plans) in,
-// one readable C++/MPI source file out, which calls the runtime (runtime/gemm.h,
-// runtime/run.h) in the loop nest of each plan; and the build of that file.
+// one readable C++/MPI source file out, which calls the runtime (runtime/methods/gao/gao.h,
+// runtime/program/run.h) in the loop nest of each plan; and the build of that file.
 //
 // Reader's map:
 //   Diagnostic, check_program()   what code generation cannot run yet, at source locations
@@ -25,7 +25,7 @@
 
 #include "costmodel/costmodel.h"
 #include "ir/ir.h"
-#include "runtime/gemm_spec.h"
+#include "runtime/spec/gemm_spec.h"
 
 namespace tcec::codegen {
 
@@ -51,7 +51,7 @@ std::vector<Diagnostic> check_program(const ir::Program& program, const std::vec
 
 /// The runtime's GemmSpec of one feasible plan: the very value the generated
 /// `contraction_N` function builds (emit_program() prints it field by field), so a test can
-/// hold a plan to the runtime's own checks (runtime/spec_check.h check_spec()) without
+/// hold a plan to the runtime's own checks (runtime/spec/spec_check.h check_spec()) without
 /// compiling or running anything. `machine` is the one the plan was made for (8-byte
 /// elements); `accumulate`: C starts from its tensor's current value (an earlier statement
 /// wrote it). TCEC_ASSERT on an infeasible plan.
@@ -61,7 +61,7 @@ tcert::GemmSpec gemm_spec(const ir::Program& program, const costmodel::Machine& 
 /// What tcec writes (`tcec --emit program|library`).
 enum class EmitForm {
   /// DIR/<stem>.cpp: the function and a main() that parses the command line into its arguments
-  /// (runtime/generated.h program_main) and calls it. Pros: runs as it is under mpirun.
+  /// (runtime/program/generated.h program_main) and calls it. Pros: runs as it is under mpirun.
   Program,
   /// DIR/<library_stem>.h and .cpp: the function alone, for a user's own MPI program
   /// (called on any communicator of P ranks, repeatedly). Cons: the user writes the main().
@@ -89,7 +89,7 @@ std::string function_name(std::string_view name);
 /// predicted per-rank bytes, then the GemmSpec constants and the loop nest), `run_steps`
 /// (the statements in order), `program_info` (name, P, memory, the inputs' and outputs' shapes),
 /// the function `tcert::Status tcec_gen::<function_name(name)>(MPI_Comm, const
-/// tcert::TensorLocations&, const tcert::RunOptions&)` (runtime/generated.h run_generated),
+/// tcert::TensorLocations&, const tcert::RunOptions&)` (runtime/program/generated.h run_generated),
 /// and for EmitForm::Program main() (program_main); for EmitForm::Library it includes
 /// "<library_stem(name)>.h" instead. `machine` is the one `plans` were made for; its
 /// element size must be 8 (the runtime's double). Precondition: check_program() found no
@@ -99,7 +99,7 @@ std::string emit_program(const ir::Program& program, const costmodel::Machine& m
 
 /// The header of the library form, `<library_stem(name)>.h`: the declaration of the function
 /// with a doc comment (source, P, memory, the inputs' and outputs' shapes), including only
-/// <mpi.h>, runtime/options.h and runtime/status.h.
+/// <mpi.h>, runtime/program/options.h and runtime/base/status.h.
 std::string emit_library_header(const ir::Program& program, const costmodel::Machine& machine,
                                 const std::vector<costmodel::StatementPlan>& plans, const EmitOptions& options);
 

@@ -8,7 +8,7 @@ namespace tcec::costmodel {
 
 namespace {
 
-/// runtime/placement.h handoff_round_bytes(): three buffers (the sender's blocks, the values it
+/// runtime/comm/placement.h handoff_round_bytes(): three buffers (the sender's blocks, the values it
 /// sends, the values it receives) of at most one round's 8-byte values, a round being
 /// ⌊memory / 24⌋ elements (at least 1) or the whole tensor if smaller.
 std::uint64_t handoff_round_bytes(double memory_bytes, std::uint64_t elements) {

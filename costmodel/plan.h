@@ -181,7 +181,7 @@ void plan_wall(const Plan& plan, const Machine& machine, PlanVolumes& v);
 /// The tile kernel's rate on m×n×k products (a row-major C(m×n) += A(m×k)·B(n×k)ᵀ, elements)
 /// relative to its rate on the 768³ tiles tcec-calibrate measures Machine::flops_per_s on:
 /// e(m, n, k) / e(768, 768, 768), e = m/(m + 12) · n/(n + 32) · k/(k + 8), the shape model of
-/// the runtime's local kernel (runtime/kernel_plan.cpp: OpenBLAS is slow for few columns and a
+/// the runtime's local kernel (runtime/kernel/kernel_plan.cpp: OpenBLAS is slow for few columns and a
 /// short K). Capped at 1.05; sizes below 1 count as 1.
 double gemm_efficiency(double m, double n, double k);
 
@@ -280,11 +280,11 @@ struct PlanMemory {
 };
 
 /// The one place the planner computes a step's memory per rank (bytes), part by part in the
-/// order the runtime allocates them (runtime/spec_check.h step_memory() is the runtime's side;
+/// order the runtime allocates them (runtime/spec/spec_check.h step_memory() is the runtime's side;
 /// the plans property test holds the two equal):
 ///  * "hand-off rounds" (load stage) when the step takes a tensor of `taken_elements` elements
 ///    (the largest it takes; 0 = none) rank to rank: 24 · min(⌊memory / 24⌋ (at least 1),
-///    taken_elements): runtime/placement.h handoff_round_bytes(), three buffers of one round's
+///    taken_elements): runtime/comm/placement.h handoff_round_bytes(), three buffers of one round's
 ///    8-byte values, rounds cut to fit the free memory;
 ///  * the method's buffers (method.h Method::memory_parts(): "tile of A", "tile of B", "tile
 ///    of C" for the Gao methods), from tile_bytes().

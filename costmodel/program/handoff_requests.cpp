@@ -15,7 +15,7 @@ namespace {
 using i64 = std::int64_t;
 using u64 = std::uint64_t;
 
-/// Elements of the three 8-byte buffers of a round (runtime/placement.cpp).
+/// Elements of the three 8-byte buffers of a round (runtime/comm/placement.cpp).
 constexpr u64 kRoundBytesPerElement = 3 * 8;
 /// Round elements when the memory is unlimited (runtime handoff_round_elements(0)).
 constexpr u64 kUnlimitedRoundElements = u64{1} << 22;
@@ -148,7 +148,7 @@ u64 elements_of(const std::vector<Range>& r) {
   return n;
 }
 
-/// The walk of runtime/placement.cpp Mover::run(), counting requests instead of moving values.
+/// The walk of runtime/comm/placement.cpp Mover::run(), counting requests instead of moving values.
 class MoveCount {
  public:
   MoveCount(const TiledPlacement& from, const TiledPlacement& to, u64 chunk)

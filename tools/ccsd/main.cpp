@@ -33,11 +33,11 @@
 #include "diis.h"
 #include "integrals.h"
 #include "residuals.h"
-#include "runtime/error.h"
-#include "runtime/file_lock.h"
-#include "runtime/kernel.h"
-#include "runtime/npy.h"
-#include "runtime/spare_files.h"
+#include "runtime/base/error.h"
+#include "runtime/base/file_lock.h"
+#include "runtime/kernel/kernel.h"
+#include "runtime/storage/npy.h"
+#include "runtime/storage/spare_files.h"
 
 namespace {
 

@@ -18,7 +18,7 @@
 #include "codegen/codegen.h"
 #include "frontend/frontend.h"
 #include "ir/ir.h"
-#include "runtime/error.h"
+#include "runtime/base/error.h"
 
 namespace tcec::ccsd {
 

@@ -11,7 +11,7 @@
 
 #include <mpi.h>
 
-#include "runtime/generated.h"
+#include "runtime/program/generated.h"
 
 namespace tcec::ccsd {
 

@@ -1,7 +1,7 @@
 // costmodel/methods/tbs/family.h — (private) the triangle-block family of a symmetric
 // contraction C(I,J) = alpha·A(I,K)·A(J,K)ᵀ: TBS of Beaumont et al. (SPAA'22, seed 001) §5.1,
 // tiled (§5.1.4) with uneven tiles, its blocks dealt to the ranks. The runtime runs the blocks
-// exactly as listed (runtime/tbs_spec.h, THE SCHEDULE), so every volume is counted from them.
+// exactly as listed (runtime/spec/tbs_spec.h, THE SCHEDULE), so every volume is counted from them.
 // Units: elements (rows of C are flat I indices; |I| = |J| = n, |K| = m).
 #pragma once
 
@@ -13,7 +13,7 @@ namespace tcec::costmodel {
 /// One triangle block TB(R_0 ∪ … ∪ R_{k-1}) (Beaumont et al. Definition 3.5 with tiles as
 /// rows): C[R_u, R_v] for u > v, and with `diagonal` the lower triangles of C[R_u, R_u] too
 /// (a leaf of the recursion on the diagonal zones). Ranges ascend and do not overlap.
-/// A `stream` block (runtime/tbs_spec.h) instead keeps R_0 in memory, all K columns, and
+/// A `stream` block (runtime/spec/tbs_spec.h) instead keeps R_0 in memory, all K columns, and
 /// streams R_1 … past it: it computes C[R_u, R_0] for u >= 1 only, one tile at a time.
 struct TbsBlock {
   std::int64_t rank = 0;
