@@ -24,24 +24,27 @@ std::optional<Toolchain> installed_toolchain(const std::string& executable) {
   for (auto part = bin_dir.begin(); part != bin_dir.end(); ++part) prefix = prefix.parent_path();
   if (fs::weakly_canonical(prefix / build_config::kInstallBinDir, ec) != exe.parent_path() || ec) return std::nullopt;
   const fs::path include = prefix / build_config::kInstallIncludeDir,
-                 library = prefix / build_config::kInstallRuntimeLibrary;
-  if (!fs::exists(include / "runtime" / "tcert.h", ec) || !fs::exists(library, ec)) return std::nullopt;
-  return Toolchain{build_config::kCompiler, include.string(), library.string()};
+                 library = prefix / build_config::kInstallRuntimeLibrary,
+                 spec_library = prefix / build_config::kInstallSpecLibrary;
+  if (!fs::exists(include / "runtime" / "tcert.h", ec) || !fs::exists(library, ec) || !fs::exists(spec_library, ec))
+    return std::nullopt;
+  return Toolchain{build_config::kCompiler, include.string(), library.string(), spec_library.string()};
 }
 
 Toolchain toolchain() {
   std::error_code ec;
   const std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
-  Toolchain tools =
-      (!ec ? installed_toolchain(self) : std::nullopt)
-          .value_or(Toolchain{build_config::kCompiler, build_config::kSourceRoot, build_config::kRuntimeLibrary});
+  Toolchain tools = (!ec ? installed_toolchain(self) : std::nullopt)
+                        .value_or(Toolchain{build_config::kCompiler, build_config::kSourceRoot,
+                                            build_config::kRuntimeLibrary, build_config::kSpecLibrary});
   if (const char* cxx = std::getenv("TCEC_CXX"); cxx != nullptr && *cxx != '\0') tools.compiler = cxx;
   return tools;
 }
 
 std::vector<std::string> build_command(const Toolchain& tools, const std::string& source, const std::string& output) {
-  std::vector<std::string> command = {tools.compiler, "-std=c++20",          "-O2",        "-I" + tools.source_root,
-                                      source,         tools.runtime_library, "-lopenblas", "-lfmt"};
+  std::vector<std::string> command = {tools.compiler,           "-std=c++20", "-O2",
+                                      "-I" + tools.source_root, source,       tools.runtime_library,
+                                      tools.spec_library,       "-lopenblas", "-lfmt"};
   const std::string_view hdf5 = build_config::kHdf5Libraries;
   for (std::size_t at = 0; at < hdf5.size();) {  // the ';'-separated list
     const std::size_t end = std::min(hdf5.find(';', at), hdf5.size());

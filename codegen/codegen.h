@@ -125,15 +125,17 @@ struct Generated {
 Generated generate(const ir::Program& program, const costmodel::PlanOptions& options, const EmitOptions& emit);
 
 /// How generated programs are built: the MPI C++ compiler, the project's source root
-/// (the include directory for "runtime/..."), and libtcert.a, all from the build tree.
+/// (the include directory for "runtime/..."), libtcert.a and libtcert_spec.a, all from the build
+/// tree.
 struct Toolchain {
   std::string compiler;  ///< mpicxx found by CMake, or $TCEC_CXX when set and non-empty
   std::string source_root;
   std::string runtime_library;  ///< path of libtcert.a
+  std::string spec_library;     ///< path of libtcert_spec.a (runtime/spec/, which libtcert uses)
 };
 /// The tool chain of generated programs: when this tcec runs installed (its executable in
 /// PREFIX/bin, with the runtime's headers in PREFIX/include/tcec/runtime and libtcert in
-/// PREFIX/lib, as `cmake --install` lays them out), the installed runtime; otherwise the build
+/// PREFIX/lib with libtcert_spec, as `cmake --install` lays them out), the installed runtime; otherwise the build
 /// tree's (paths recorded by CMake in codegen/build_config.h). A non-empty $TCEC_CXX replaces
 /// the compiler (a program name or path).
 Toolchain toolchain();

@@ -25,4 +25,4 @@
 #include "runtime/storage/disk.h"               // DiskFile
 #include "runtime/storage/npy.h"                // read_npy_header, NpyReader, NpyWriter
 #include "runtime/storage/scratch.h"            // Scratch
-#include "runtime/storage/tiled_matrix.h"       // IndexTiling, GroupLayout, TiledMatrix
+#include "runtime/storage/tiled_matrix.h"       // TiledMatrix (IndexTiling, GroupLayout: spec/tiling.h)

@@ -42,7 +42,8 @@ TiledPlacement array_placement(const Plan& plan, GemmArray array, const std::vec
 /// `memory_bytes` per rank, all free when the move runs (it runs in the load stage, before the
 /// step's buffers): ⌊memory / 24⌋, at least 1 (three 8-byte buffers per element: the sender's
 /// blocks, the values it sends, those it receives); 2^22 when memory_bytes is 0 (unlimited).
-/// The runtime's handoff_round_elements() (runtime/comm/placement.h) of the budget's free bytes.
+/// runtime/spec/step_memory.h handoff_round_elements() of `memory_bytes` (0 = unlimited), the
+/// runtime's own rule.
 std::uint64_t handoff_round_elements(double memory_bytes);
 
 /// Disk requests per rank (index = rank) of moving a tensor from placement `from` to placement

@@ -17,10 +17,6 @@ namespace {
 
 using i64 = std::int64_t;
 
-/// A round's three buffers (the sender's blocks, the values it sends, the values it
-/// receives), 8 bytes per element each.
-constexpr std::uint64_t kRoundBytesPerElement = 3 * 8;
-
 /// Where a tensor dimension lies in a placement: its group (0 rows, 1 cols) and position.
 struct DimAt {
   int group = 0;
@@ -351,15 +347,6 @@ class Mover {
 };
 
 }  // namespace
-
-std::uint64_t handoff_round_elements(std::uint64_t available_bytes) {
-  if (available_bytes == 0) return std::uint64_t{1} << 22;
-  return std::max<std::uint64_t>(1, available_bytes / kRoundBytesPerElement);
-}
-
-std::uint64_t handoff_round_bytes(std::uint64_t available_bytes, std::uint64_t elements) {
-  return kRoundBytesPerElement * std::min(handoff_round_elements(available_bytes), elements);
-}
 
 void move_tensor(const Context& ctx, const Placement& from, TiledMatrix* held, const Placement& to,
                  TiledMatrix* target) {

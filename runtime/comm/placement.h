@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "runtime/comm/comm.h"
+#include "runtime/spec/step_memory.h"  // handoff_round_elements(), handoff_round_bytes()
 #include "runtime/storage/tiled_matrix.h"
 
 namespace tcert {
@@ -24,18 +25,6 @@ struct Placement {
   std::vector<std::optional<std::array<std::int64_t, 2>>> parts;  ///< per rank (size P)
   std::vector<int> perm;
 };
-
-/// The elements one round of move_tensor() holds, summed over all holders, when
-/// `available_bytes` of the memory budget are free: ⌊available / 24⌋ (three buffers of 8-byte
-/// values: the sender's blocks, the values it sends, the values it receives), at least 1;
-/// 2^22 when the budget is unlimited (available_bytes = 0).
-std::uint64_t handoff_round_elements(std::uint64_t available_bytes);
-
-/// The most bytes move_tensor() allocates on one rank at once for a tensor of `elements`
-/// elements with `available_bytes` free (0 = unlimited): 24 · min(handoff_round_elements(),
-/// elements). Each of its three buffers holds at most one round's elements, and no more than the
-/// tensor has.
-std::uint64_t handoff_round_bytes(std::uint64_t available_bytes, std::uint64_t elements);
 
 /// Moves a tensor from placement `from` to placement `to` (the same tensor; both have one
 /// entry per rank of ctx): every rank reads each element it holds under `from` once from

@@ -60,20 +60,6 @@ class LinearMap {
   bool rows_innermost_ = false;
 };
 
-/// The extents of a group's indices, in group order (elements).
-inline std::vector<std::int64_t> extents_of(const GroupSpec& group) {
-  std::vector<std::int64_t> e;
-  for (const IndexTiling& x : group.indices) e.push_back(x.extent);
-  return e;
-}
-
-/// Product of `extents` (1 for none): the group's size in elements.
-inline std::int64_t product(const std::vector<std::int64_t>& extents) {
-  std::int64_t n = 1;
-  for (std::int64_t x : extents) n *= x;
-  return n;
-}
-
 /// The group multi-index (values[0..extents.size())) of flat index `linear`, last index fastest.
 inline void unflatten(std::int64_t linear, const std::vector<std::int64_t>& extents, std::int64_t* values) {
   for (std::size_t d = extents.size(); d-- > 0;) values[d] = linear % extents[d], linear /= extents[d];

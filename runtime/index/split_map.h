@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "runtime/index/linear_map.h"
+#include "runtime/spec/tiling.h"
 
 namespace tcert {
 
@@ -219,19 +220,6 @@ void for_each_run_of_block(const LinearMap& map, const std::int64_t* row_values,
 inline void gather_strided(const double* in, std::size_t n, std::size_t step, double* out) {
   if (step == 1) return static_cast<void>(std::copy_n(in, n, out));
   for (std::size_t e = 0; e < n; ++e) out[e] = in[e * step];
-}
-
-/// The length of part p of a balanced split of n into g parts (the first n mod g parts one
-/// longer; costmodel/partition.h piece()). Precondition: g >= 1, 0 <= p < g.
-inline std::int64_t piece(std::int64_t n, std::int64_t g, std::int64_t p) { return n / g + (p < n % g ? 1 : 0); }
-/// The first element of part p of that split.
-inline std::int64_t piece_start(std::int64_t n, std::int64_t g, std::int64_t p) {
-  return p * (n / g) + std::min(p, n % g);
-}
-/// The part of that split holding element v (0 <= v < n). Precondition: 1 <= g <= n.
-inline std::int64_t part_of(std::int64_t n, std::int64_t g, std::int64_t v) {
-  const std::int64_t q = n / g, big = n % g;
-  return v < big * (q + 1) ? v / (q + 1) : big + (v - big * (q + 1)) / q;
 }
 
 }  // namespace tcert

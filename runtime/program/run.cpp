@@ -54,12 +54,6 @@ bool volumes_equal(const ContractionRecord& r) {
 
 }  // namespace
 
-std::uint64_t TensorShape::elements() const {
-  std::uint64_t n = 1;
-  for (std::int64_t e : extents) n *= static_cast<std::uint64_t>(e);
-  return n;
-}
-
 Run::Run(const Context& ctx, RunOptions options, TensorLocations tensors, ProgramInfo info)
     : ctx_(ctx), options_(std::move(options)), tensors_(std::move(tensors)), info_(std::move(info)) {
   if (ctx_.size() != info_.processors)  // the same on every rank

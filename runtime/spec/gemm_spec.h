@@ -15,7 +15,7 @@
 #include "runtime/spec/resident_spec.h"
 #include "runtime/spec/sfc_spec.h"
 #include "runtime/spec/tbs_spec.h"
-#include "runtime/storage/tiled_matrix.h"
+#include "runtime/spec/tiling.h"
 
 namespace tcert {
 
@@ -37,6 +37,20 @@ struct GroupSpec {
   std::vector<IndexTiling> indices;
   int dist = -1;
 };
+
+/// The extents of a group's indices, in group order (elements).
+inline std::vector<std::int64_t> extents_of(const GroupSpec& group) {
+  std::vector<std::int64_t> e;
+  for (const IndexTiling& x : group.indices) e.push_back(x.extent);
+  return e;
+}
+
+/// Product of `extents` (1 for none): the group's size in elements.
+inline std::int64_t product(const std::vector<std::int64_t>& extents) {
+  std::int64_t n = 1;
+  for (std::int64_t x : extents) n *= x;
+  return n;
+}
 
 /// A tensor behind A, B or C: stored shape, and for each position of the GEMM order ([I, K]
 /// for A, [J, K] for B, [I, J] for C) the stored dimension holding it (ir::MacroIndexGemm perm).

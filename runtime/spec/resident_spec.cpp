@@ -7,10 +7,9 @@
 #include <fmt/format.h>
 
 #include "runtime/base/error.h"
-#include "runtime/index/linear_map.h"
-#include "runtime/index/split_map.h"
 #include "runtime/spec/gemm_spec.h"
 #include "runtime/spec/spec_check.h"
+#include "runtime/spec/tiling.h"
 
 namespace tcert {
 

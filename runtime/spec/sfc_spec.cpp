@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 
 #include "runtime/base/error.h"
-#include "runtime/index/linear_map.h"
 #include "runtime/spec/gemm_spec.h"
 #include "runtime/spec/spec_check.h"
 

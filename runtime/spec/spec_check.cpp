@@ -6,8 +6,6 @@
 #include <fmt/format.h>
 
 #include "runtime/base/error.h"
-#include "runtime/comm/placement.h"
-#include "runtime/index/linear_map.h"
 
 namespace tcert {
 
@@ -38,14 +36,7 @@ StepMemory step_memory(const GemmSpec& spec, std::uint64_t memory_bytes) {
     out.parts.push_back({"hand-off rounds", handoff_round_bytes(memory_bytes, taken), true});
   for (MemoryPart& part : std::visit([&](const auto& m) { return method_buffers(m, spec); }, spec.method))
     out.parts.push_back(std::move(part));
-  std::uint64_t resident = 0, load = 0;
-  for (const MemoryPart& p : out.parts) {
-    if (p.load_stage)
-      load = std::max(load, p.bytes);
-    else
-      resident += p.bytes;
-  }
-  out.peak_bytes = std::max(resident, load);
+  out.peak_bytes = step_peak_bytes(out.parts);
   return out;
 }
 

@@ -12,30 +12,14 @@
 #include <vector>
 
 #include "runtime/spec/gemm_spec.h"
+#include "runtime/spec/step_memory.h"  // MemoryPart, StepMemory, handoff_round_bytes()
 
 namespace tcert {
-
-/// One buffer a step allocates through budget() (memory.h), on the fullest rank.
-struct MemoryPart {
-  std::string what;         ///< "tile of A", "A slices", "hand-off rounds", …
-  std::uint64_t bytes = 0;  ///< 8 per element
-  /// Live only in the load stage (the hand-off's round buffers, freed before the tile buffers
-  /// are allocated); otherwise live from the load stage or the compute stage to the end.
-  bool load_stage = false;
-};
-
-/// The memory a step needs per rank: its buffers, and the peak they reach together (bytes).
-struct StepMemory {
-  std::vector<MemoryPart> parts;
-  /// max(Σ parts that live to the end, the largest load-stage part): load-stage buffers are
-  /// freed before the others are allocated.
-  std::uint64_t peak_bytes = 0;
-};
 
 /// The buffers `spec` allocates on its fullest rank (every rank's are sized for it) with
 /// `memory_bytes` of tile memory per rank (0 = unlimited), in the order the step allocates them:
 ///  * hand-off rounds (load stage; only when the spec takes a tensor rank to rank): at most
-///    handoff_round_bytes(memory_bytes, E) (placement.h), E the most elements of a taken tensor;
+///    handoff_round_bytes(memory_bytes, E) (step_memory.h), E the most elements of a taken tensor;
 ///  * the method's buffers, method_buffers() of spec.method's part (e.g. gao_spec.h: the tiles
 ///    of A, B and C, 8 · capacity_A, _B, _C).
 /// Does not validate the spec (check_spec() does).
