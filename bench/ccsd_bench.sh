@@ -27,7 +27,7 @@ cases=("$@")
 [ ${#cases[@]} -gt 0 ] || cases=(h2o:6-31g:256KB h2o:cc-pvdz:2MB h2o:cc-pvdz:512MB)
 export OMPI_ALLOW_RUN_AS_ROOT=${OMPI_ALLOW_RUN_AS_ROOT:-1} OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=${OMPI_ALLOW_RUN_AS_ROOT_CONFIRM:-1}
 # The peers (psi4, NWChem) load the same OpenBLAS as tcec's programs: give them the kernels for this
-# CPU too, as tcec's programs choose them (runtime/kernel.h use_native_blas_kernels), so that an
+# CPU too, as tcec's programs choose them (runtime/kernel/kernel.h use_native_blas_kernels), so that an
 # OpenBLAS that does not know the CPU by model does not run them on its SSE3 kernels.
 if [ -z "${OPENBLAS_CORETYPE:-}" ]; then
   flags=$(grep -m1 '^flags' /proc/cpuinfo || true)

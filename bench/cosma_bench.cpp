@@ -19,7 +19,7 @@
 // flat 16000×16000×250. (The largeK 1000×1000×32000, largeM 32000×1000×1000 and flat
 // 8000×8000×250 do 2× and 4× fewer; they are stretched along their long dimensions here.) Inputs are the same on both sides: A(i,k) = element i·k_ext + k and
 // B(j,k) = element k·n + j of tcert's counter-based random tensors "A" [m,k] and "B" [k,n]
-// (runtime/random.h), so both compute C = A·Bᵀ on identical data. Largest footprint (flat):
+// (runtime/base/random.h), so both compute C = A·Bᵀ on identical data. Largest footprint (flat):
 // C is 2 GB for each side, in memory one side at a time.
 //
 // Per shape:
@@ -55,11 +55,11 @@
 
 #include "bench/pdgemm_counting.h"
 #include "costmodel/methods/cosma/cosma.h"
-#include "runtime/cosma.h"
-#include "runtime/error.h"
-#include "runtime/kernel.h"
-#include "runtime/random.h"
-#include "runtime/run.h"
+#include "runtime/base/error.h"
+#include "runtime/base/random.h"
+#include "runtime/kernel/kernel.h"
+#include "runtime/methods/cosma/cosma.h"
+#include "runtime/program/run.h"
 
 // ScaLAPACK / BLACS (Debian's libscalapack-openmpi: 32-bit integers; PBLAS and the C BLACS
 // interface take no hidden string lengths; numroc_ and descinit_ are Fortran, by reference).

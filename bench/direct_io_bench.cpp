@@ -1,5 +1,5 @@
 // bench/direct_io_bench.cpp — how to read a plan's tile straight from a tensor's file (direct
-// tile I/O, issue 16): element by element from the memory-mapped .npy (what DistributedGemm
+// tile I/O, issue 16): element by element from the memory-mapped .npy (what GaoGemm
 // does: a std::function source and the LinearMap per element), by pread of each contiguous run
 // of the file into place, against the baseline of one pread of the tile from a tiled copy.
 //
@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/npy.h"
+#include "runtime/storage/npy.h"
 
 namespace {
 
@@ -78,7 +78,7 @@ int main(int argc, char** argv) {
   });
   std::printf("  %-40s %8.2f\n", "tiled copy: one pread", tiled_s / elements * 1e9);
   for (const Layout& l : layouts) {
-    // As DistributedGemm reads: a std::function source over the mapped data, index per element.
+    // As GaoGemm reads: a std::function source over the mapped data, index per element.
     const double* data = reader.data();
     const std::function<double(std::uint64_t)> source = [data](std::uint64_t at) { return data[at]; };
     const double mapped_s = best_of(5, [&] {

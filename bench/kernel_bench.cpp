@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/kernel.h"
+#include "runtime/kernel/kernel.h"
 
 namespace {
 

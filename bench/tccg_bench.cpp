@@ -32,7 +32,7 @@
 
 #include "frontend/frontend.h"
 #include "ir/ir.h"
-#include "runtime/kernel.h"
+#include "runtime/kernel/kernel.h"
 
 namespace {
 

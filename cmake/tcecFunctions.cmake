@@ -17,7 +17,7 @@
 # The same options; runs `tcec SOURCE ... --emit library -o DIR` and builds DIR/<f>.cpp into the
 # static library NAME linked against tcec::tcert, whose include directory holds DIR/<f>.h (f: the
 # stem made a C++ identifier, e.g. `square` → square.h declaring tcec_gen::square(comm, tensors,
-# options); runtime/generated.h says what a call does). Link NAME to the program that calls it.
+# options); runtime/program/generated.h says what a call does). Link NAME to the program that calls it.
 #
 # Both need TCEC_EXECUTABLE (set by find_package(tcec)).
 

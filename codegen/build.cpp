@@ -35,17 +35,21 @@ std::optional<Toolchain> installed_toolchain(const std::string& executable) {
   for (auto part = bin_dir.begin(); part != bin_dir.end(); ++part) prefix = prefix.parent_path();
   if (fs::weakly_canonical(prefix / build_config::kInstallBinDir, ec) != exe.parent_path() || ec) return std::nullopt;
   const fs::path include = prefix / build_config::kInstallIncludeDir,
-                 library = prefix / build_config::kInstallRuntimeLibrary;
-  if (!fs::exists(include / "runtime" / "tcert.h", ec) || !fs::exists(library, ec)) return std::nullopt;
-  return Toolchain{build_config::kCompiler, include.string(), library.string(), recorded_launcher()};
+                 library = prefix / build_config::kInstallRuntimeLibrary,
+                 spec_library = prefix / build_config::kInstallSpecLibrary;
+  if (!fs::exists(include / "runtime" / "tcert.h", ec) || !fs::exists(library, ec) || !fs::exists(spec_library, ec))
+    return std::nullopt;
+  return Toolchain{build_config::kCompiler, include.string(), library.string(), spec_library.string(),
+                   recorded_launcher()};
 }
 
 Toolchain toolchain() {
   std::error_code ec;
   const std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
-  Toolchain tools = (!ec ? installed_toolchain(self) : std::nullopt)
-                        .value_or(Toolchain{build_config::kCompiler, build_config::kSourceRoot,
-                                            build_config::kRuntimeLibrary, recorded_launcher()});
+  Toolchain tools =
+      (!ec ? installed_toolchain(self) : std::nullopt)
+          .value_or(Toolchain{build_config::kCompiler, build_config::kSourceRoot, build_config::kRuntimeLibrary,
+                              build_config::kSpecLibrary, recorded_launcher()});
   if (const char* cxx = std::getenv("TCEC_CXX"); cxx != nullptr && *cxx != '\0') tools.compiler = cxx;
   if (const char* launcher = std::getenv("TCEC_CXX_LAUNCHER"); launcher != nullptr) tools.launcher = launcher;
   return tools;
@@ -53,10 +57,10 @@ Toolchain toolchain() {
 
 namespace {
 
-/// What follows the source or object in the link: libtcert.a, OpenBLAS, fmt, the HDF5 libraries
+/// What follows the source or object in the link: libtcert.a, libtcert_spec.a, OpenBLAS, fmt, the HDF5 libraries
 /// CMake found and the sanitizers, then -o OUTPUT.
 void append_link_tail(const Toolchain& tools, const std::string& output, std::vector<std::string>& command) {
-  command.insert(command.end(), {tools.runtime_library, "-lopenblas", "-lfmt"});
+  command.insert(command.end(), {tools.runtime_library, tools.spec_library, "-lopenblas", "-lfmt"});
   const std::string_view hdf5 = build_config::kHdf5Libraries;
   for (std::size_t at = 0; at < hdf5.size();) {  // the ';'-separated list
     const std::size_t end = std::min(hdf5.find(';', at), hdf5.size());

@@ -1,6 +1,6 @@
 // codegen/codegen.h — the public face of code generation: (ir::Program, plans) in,
-// one readable C++/MPI source file out, which calls the runtime (runtime/gemm.h,
-// runtime/run.h) in the loop nest of each plan; and the build of that file.
+// one readable C++/MPI source file out, which calls the runtime (runtime/methods/gao/gao.h,
+// runtime/program/run.h) in the loop nest of each plan; and the build of that file.
 //
 // Reader's map:
 //   Diagnostic, check_program()   what code generation cannot run yet, at source locations
@@ -26,7 +26,7 @@
 #include "costmodel/costmodel.h"
 #include "diag/diag.h"
 #include "ir/ir.h"
-#include "runtime/gemm_spec.h"
+#include "runtime/spec/gemm_spec.h"
 
 namespace tcec::codegen {
 
@@ -47,7 +47,7 @@ std::vector<Diagnostic> check_program(const ir::Program& program, const std::vec
 
 /// The runtime's GemmSpec of one feasible plan: the very value the generated
 /// `contraction_N` function builds (emit_program() prints it field by field), so a test can
-/// hold a plan to the runtime's own checks (runtime/spec_check.h check_spec()) without
+/// hold a plan to the runtime's own checks (runtime/spec/spec_check.h check_spec()) without
 /// compiling or running anything. `machine` is the one the plan was made for (8-byte
 /// elements); `accumulate`: C starts from its tensor's current value (an earlier statement
 /// wrote it). TCEC_ASSERT on an infeasible plan.
@@ -57,7 +57,7 @@ tcert::GemmSpec gemm_spec(const ir::Program& program, const costmodel::Machine& 
 /// What tcec writes (`tcec --emit program|library`).
 enum class EmitForm {
   /// DIR/<stem>.cpp: the function and a main() that parses the command line into its arguments
-  /// (runtime/generated.h program_main) and calls it. Pros: runs as it is under mpirun.
+  /// (runtime/program/generated.h program_main) and calls it. Pros: runs as it is under mpirun.
   Program,
   /// DIR/<library_stem>.h and .cpp: the function alone, for a user's own MPI program
   /// (called on any communicator of P ranks, repeatedly). Cons: the user writes the main().
@@ -85,7 +85,7 @@ std::string function_name(std::string_view name);
 /// predicted per-rank bytes, then the GemmSpec constants and the loop nest), `run_steps`
 /// (the statements in order), `program_info` (name, P, memory, the inputs' and outputs' shapes),
 /// the function `tcert::Status tcec_gen::<function_name(name)>(MPI_Comm, const
-/// tcert::TensorLocations&, const tcert::RunOptions&)` (runtime/generated.h run_generated),
+/// tcert::TensorLocations&, const tcert::RunOptions&)` (runtime/program/generated.h run_generated),
 /// and for EmitForm::Program main() (program_main); for EmitForm::Library it includes
 /// "<library_stem(name)>.h" instead. `machine` is the one `plans` were made for; its
 /// element size must be 8 (the runtime's double). Precondition: check_program() found no
@@ -95,7 +95,7 @@ std::string emit_program(const ir::Program& program, const costmodel::Machine& m
 
 /// The header of the library form, `<library_stem(name)>.h`: the declaration of the function
 /// with a doc comment (source, P, memory, the inputs' and outputs' shapes), including only
-/// <mpi.h>, runtime/options.h and runtime/status.h.
+/// <mpi.h>, runtime/program/options.h and runtime/base/status.h.
 std::string emit_library_header(const ir::Program& program, const costmodel::Machine& machine,
                                 const std::vector<costmodel::StatementPlan>& plans, const EmitOptions& options);
 
@@ -121,18 +121,20 @@ struct Generated {
 Generated generate(const ir::Program& program, const costmodel::PlanOptions& options, const EmitOptions& emit);
 
 /// How generated programs are built: the MPI C++ compiler, the project's source root
-/// (the include directory for "runtime/..."), and libtcert.a, all from the build tree.
+/// (the include directory for "runtime/..."), libtcert.a and libtcert_spec.a, all from the build
+/// tree.
 struct Toolchain {
   std::string compiler;  ///< mpicxx found by CMake, or $TCEC_CXX when set and non-empty
   std::string source_root;
   std::string runtime_library;  ///< path of libtcert.a
+  std::string spec_library;     ///< path of libtcert_spec.a (runtime/spec/, which libtcert uses)
   /// A program the compile step runs through (a compiler cache such as the one tcec was built
   /// with), or "" to compile and link in one call. $TCEC_CXX_LAUNCHER replaces it ("" for none).
   std::string launcher = {};
 };
 /// The tool chain of generated programs: when this tcec runs installed (its executable in
 /// PREFIX/bin, with the runtime's headers in PREFIX/include/tcec/runtime and libtcert in
-/// PREFIX/lib, as `cmake --install` lays them out), the installed runtime; otherwise the build
+/// PREFIX/lib with libtcert_spec, as `cmake --install` lays them out), the installed runtime; otherwise the build
 /// tree's (paths recorded by CMake in codegen/build_config.h). A non-empty $TCEC_CXX replaces
 /// the compiler (a program name or path).
 Toolchain toolchain();

@@ -71,11 +71,11 @@ std::string tensor_shape_text(const tcert::TensorShape& shape);
 
 /// The function `void contraction_<number>(tcert::Run& run)` of one feasible plan:
 /// comments (statement, macro-index form, plan, predicted bytes), the GemmSpec
-/// constants, the DistributedGemm, the loop nest (emit_compute) and finish().
+/// constants, the GaoGemm, the loop nest (emit_compute) and finish().
 /// `accumulate`: C starts from its tensor's current value (an earlier statement wrote it).
 void emit_contraction(CodeWriter& w, const ir::Program& program, const costmodel::Machine& machine,
                       const costmodel::StatementPlan& plan, int number, bool accumulate);
-/// The function `copy_N(tcert::Run& run)` of a one-operand statement (runtime/copy_step.h).
+/// The function `copy_N(tcert::Run& run)` of a one-operand statement (runtime/methods/copy_step.h).
 void emit_copy(CodeWriter& w, const ir::Program& program, const ir::Statement& s, int number, bool accumulate);
 
 /// The code generation of one method's plans (costmodel method.h): its fields of the runtime's
@@ -102,7 +102,7 @@ const MethodEmitter& emitter_of(const costmodel::Plan& plan);
 
 /// The tile-count constants and `x.compute([&] { ... });` of a Gao plan: the nest of
 /// costmodel::loop_nest(order) with the method's collectives (codegen.h).
-/// Expects a `tcert::DistributedGemm x` in scope in the emitted code.
+/// Expects a `tcert::GaoGemm x` in scope in the emitted code.
 void emit_compute(CodeWriter& w, const costmodel::Plan& plan);
 
 }  // namespace tcec::codegen

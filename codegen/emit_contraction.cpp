@@ -1,5 +1,5 @@
 // codegen/emit_contraction.cpp — one contraction's function: the plan as GemmSpec
-// constants (runtime/gemm_spec.h), then its method's executor and compute phase (emit.h
+// constants (runtime/spec/gemm_spec.h), then its method's executor and compute phase (emit.h
 // MethodEmitter).
 #include <algorithm>
 #include <utility>

@@ -1,6 +1,6 @@
 // codegen/emit_gao.cpp — the Gao methods' emitter: their schedule in the GemmSpec
 // (communication, algorithm, broadcast operand, order, tile capacities) and
-// tcert::DistributedGemm running the loop nest of emit_nest.cpp.
+// tcert::GaoGemm running the loop nest of emit_nest.cpp.
 #include "codegen/emit_gao.h"
 
 namespace tcec::codegen {
@@ -46,7 +46,7 @@ class GaoEmitter final : public MethodEmitter {
 
   void emit_spec_schedule(CodeWriter& w, const tcert::GemmSpec& spec) const override {
     const tcert::GaoSpec& part = std::get<tcert::GaoSpec>(spec.method);
-    w.line("tcert::GaoSpec& gao = spec.method.emplace<tcert::GaoSpec>();  // run by tcert::DistributedGemm");
+    w.line("tcert::GaoSpec& gao = spec.method.emplace<tcert::GaoSpec>();  // run by tcert::GaoGemm");
     w.line("gao.comm = tcert::Communication::{};", comm_enum(part.comm));
     w.line("gao.algorithm = tcert::Algorithm::{};", algorithm_enum(part.algorithm));
     if (part.algorithm == tcert::Algorithm::Replication)
@@ -63,7 +63,7 @@ class GaoEmitter final : public MethodEmitter {
   }
 
   void emit_executor(CodeWriter& w, const costmodel::Plan& plan) const override {
-    w.line("tcert::DistributedGemm x(run, std::move(spec));");
+    w.line("tcert::GaoGemm x(run, std::move(spec));");
     emit_compute(w, plan);
   }
 };

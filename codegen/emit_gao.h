@@ -1,5 +1,5 @@
 // codegen/emit_gao.h — (private) the emitter of the six Gao methods' plans (emit_gao.cpp):
-// tcert::DistributedGemm and the loop nest of the disk placement order (emit_nest.cpp).
+// tcert::GaoGemm and the loop nest of the disk placement order (emit_nest.cpp).
 #pragma once
 
 #include "codegen/emit.h"

@@ -64,7 +64,7 @@ void emit_source_comment(CodeWriter& w, const ir::Program& program, const costmo
         comment_text(options.name));
     w.line("// Run:   mpirun -np {} ./{} --help", machine.processors, comment_text(options.name));
   }
-  w.line("#include \"runtime/tcert.h\"  // the runtime: run_generated, Run, DistributedGemm, GemmSpec, ...");
+  w.line("#include \"runtime/tcert.h\"  // the runtime: run_generated, Run, GaoGemm, GemmSpec, ...");
   if (options.form == EmitForm::Library) w.line("#include \"{}.h\"", library_stem(options.name));
   w.blank();
   w.line("#include <cstdint>");
@@ -80,7 +80,7 @@ struct ProgramIdentity {
 };
 
 /// FNV-1a (64-bit) of `text`, 16 hex digits: the program's fingerprint, which a checkpoint
-/// records (runtime/checkpoint.h) so that only the program that made it resumes from it.
+/// records (runtime/program/checkpoint.h) so that only the program that made it resumes from it.
 std::string fingerprint(std::string_view text) {
   std::uint64_t h = 0xcbf29ce484222325ULL;
   for (const char c : text) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
@@ -123,9 +123,9 @@ void emit_function(CodeWriter& w, const ir::Program& program, const costmodel::M
     w.line("///   inputs:  {}", shapes_comment(tensors.inputs));
     w.line("///   outputs: {}", shapes_comment(tensors.outputs));
     w.line("/// `tensors` names where each input is read from and each output written to (.npy files, HDF5");
-    w.line("/// datasets), `options` how to run (runtime/options.h). Collective; returns the same Status on");
+    w.line("/// datasets), `options` how to run (runtime/program/options.h). Collective; returns the same Status on");
     w.line("/// every rank; may be called again (nothing is planned at run time, nothing carries over).");
-    w.line("/// Which failures return a Status and which abort: tcert::run_generated (runtime/generated.h).");
+    w.line("/// Which failures return a Status and which abort: tcert::run_generated (runtime/program/generated.h).");
     w.line("{};", signature);
   } else {
     w.open("{}", signature);
@@ -255,8 +255,8 @@ std::string emit_library_header(const ir::Program& program, const costmodel::Mac
   w.blank();
   w.line("#include <mpi.h>");
   w.blank();
-  w.line("#include \"runtime/options.h\"  // tcert::RunOptions, tcert::TensorLocations");
-  w.line("#include \"runtime/status.h\"   // tcert::Status");
+  w.line("#include \"runtime/program/options.h\"  // tcert::RunOptions, tcert::TensorLocations");
+  w.line("#include \"runtime/base/status.h\"   // tcert::Status");
   w.blank();
   emit_function(w, program, machine, options, program_tensors(program), false);
   return w.take();

@@ -1,5 +1,5 @@
 // codegen/emit_resident.h — (private) the emitter of a resident accumulation step
-// (costmodel/program/resident.h; runtime/resident_spec.h): its ResidentSpec and the compute
+// (costmodel/program/resident.h; runtime/spec/resident_spec.h): its ResidentSpec and the compute
 // phase through tcert::ResidentGemm.
 #pragma once
 

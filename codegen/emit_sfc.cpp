@@ -1,6 +1,6 @@
 // codegen/emit_sfc.cpp — the sfc emitter: the plan's tile grid, chunk, cache slots and the
 // curve's order with each rank's segment (costmodel/schedules.h) as a tcert::SfcSpec,
-// and the compute phase walking this rank's tiles through tcert::SfcGemm (runtime/sfc_spec.h).
+// and the compute phase walking this rank's tiles through tcert::SfcGemm (runtime/spec/sfc_spec.h).
 #include "codegen/emit_sfc.h"
 
 #include "costmodel/schedules.h"

@@ -1,6 +1,6 @@
 // codegen/emit_tbs.cpp — the tbs emitter: the plan's triangle blocks (costmodel/schedules.h,
 // TbsSchedule), each with its rank, written into the GemmSpec as a tcert::TbsSpec, and the compute
-// phase running this rank's blocks through tcert::TbsGemm (runtime/tbs_spec.h THE SCHEDULE).
+// phase running this rank's blocks through tcert::TbsGemm (runtime/spec/tbs_spec.h THE SCHEDULE).
 #include "codegen/emit_tbs.h"
 
 #include "costmodel/schedules.h"

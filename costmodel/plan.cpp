@@ -103,7 +103,7 @@ PlanVolumes plan_volumes(const Plan& plan, const Machine& machine) {
 double gemm_efficiency(double m, double n, double k) {
   const auto e = [](double m, double n, double k) {
     auto f = [](double x, double half) { return std::max(x, 1.0) / (std::max(x, 1.0) + half); };
-    return f(m, 12) * f(n, 32) * f(k, 8);  // runtime/kernel_plan.cpp efficiency()
+    return f(m, 12) * f(n, 32) * f(k, 8);  // runtime/kernel/kernel_plan.cpp efficiency()
   };
   return std::min(1.05, e(m, n, k) / e(768, 768, 768));
 }

@@ -33,6 +33,7 @@
 
 #include "costmodel/methods/plans.h"
 #include "costmodel/model.h"
+#include "runtime/spec/step_memory.h"
 
 namespace tcec::costmodel {
 
@@ -181,7 +182,7 @@ void plan_wall(const Plan& plan, const Machine& machine, PlanVolumes& v);
 /// The tile kernel's rate on m×n×k products (a row-major C(m×n) += A(m×k)·B(n×k)ᵀ, elements)
 /// relative to its rate on the 768³ tiles tcec-calibrate measures Machine::flops_per_s on:
 /// e(m, n, k) / e(768, 768, 768), e = m/(m + 12) · n/(n + 32) · k/(k + 8), the shape model of
-/// the runtime's local kernel (runtime/kernel_plan.cpp: OpenBLAS is slow for few columns and a
+/// the runtime's local kernel (runtime/kernel/kernel_plan.cpp: OpenBLAS is slow for few columns and a
 /// short K). Capped at 1.05; sizes below 1 count as 1.
 double gemm_efficiency(double m, double n, double k);
 
@@ -264,31 +265,26 @@ struct TileBytes {
 };
 TileBytes tile_bytes(const Plan& plan, double element_size_bytes);
 
-/// One buffer of a plan on its fullest rank, as the generated program allocates it.
-struct MemoryPart {
-  std::string what;  ///< "tile of A", "C block", "A slices", "hand-off rounds", …
-  std::uint64_t bytes = 0;
-  /// Live in the load stage only (the hand-off's round buffers, freed before the tiles are
-  /// allocated); otherwise live to the end of the step.
-  bool load_stage = false;
-};
+/// One buffer of a plan on its fullest rank, as the generated program allocates it ("tile of
+/// A", "C block", "A slices", "hand-off rounds", …; bytes; load stage or not): the runtime's own
+/// type, runtime/spec/step_memory.h.
+using MemoryPart = tcert::MemoryPart;
 
-/// The memory a plan needs per rank, by buffer, and the peak they reach together (bytes).
-struct PlanMemory {
-  std::vector<MemoryPart> parts;
-  std::uint64_t peak_bytes = 0;  ///< max(Σ parts that live to the end, largest load-stage part)
-};
+/// The memory a plan needs per rank, by buffer, and the peak they reach together (bytes;
+/// runtime/spec/step_memory.h step_peak_bytes()).
+using PlanMemory = tcert::StepMemory;
 
 /// The one place the planner computes a step's memory per rank (bytes), part by part in the
-/// order the runtime allocates them (runtime/spec_check.h step_memory() is the runtime's side;
+/// order the runtime allocates them (runtime/spec/spec_check.h step_memory() is the runtime's side;
 /// the plans property test holds the two equal):
 ///  * "hand-off rounds" (load stage) when the step takes a tensor of `taken_elements` elements
 ///    (the largest it takes; 0 = none) rank to rank: 24 · min(⌊memory / 24⌋ (at least 1),
-///    taken_elements): runtime/placement.h handoff_round_bytes(), three buffers of one round's
-///    8-byte values, rounds cut to fit the free memory;
+///    taken_elements): runtime/spec/step_memory.h handoff_round_bytes(), three buffers of one
+///    round's 8-byte values, rounds cut to fit the free memory;
 ///  * the method's buffers (method.h Method::memory_parts(): "tile of A", "tile of B", "tile
 ///    of C" for the Gao methods), from tile_bytes().
-/// The load stage runs before the tiles are allocated, so peak = max of the two stages.
+/// The load stage runs before the tiles are allocated, so peak = max of the two stages
+/// (runtime/spec/step_memory.h step_peak_bytes()).
 PlanMemory plan_memory(const Plan& plan, const Machine& machine, std::uint64_t taken_elements = 0);
 
 /// The most elements among the arrays a step takes rank to rank (A: |I|·|K|, B: |J|·|K|, C:

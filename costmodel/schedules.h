@@ -5,7 +5,7 @@
 //   sfc's tiles in curve order cut into the ranks' segments (methods/sfc/sfc_walk.cpp, which
 //     also walks them: methods/sfc/sfc_walk.h);
 //   tbs's triangle-block family dealt to the ranks (methods/tbs/family.cpp; Beaumont et al.,
-//     SPAA'22, §5.1), which the runtime runs block for block (runtime/tbs_spec.h THE SCHEDULE).
+//     SPAA'22, §5.1), which the runtime runs block for block (runtime/spec/tbs_spec.h THE SCHEDULE).
 // Units: elements (rows and tiles of C are flat I and J indices).
 #pragma once
 
@@ -75,7 +75,7 @@ SfcSchedule sfc_schedule(const Plan& plan);
 /// One triangle block TB(R_0 ∪ … ∪ R_{k-1}) (Beaumont et al. Definition 3.5 with tiles as
 /// rows): C[R_u, R_v] for u > v, and with `diagonal` the lower triangles of C[R_u, R_u] too
 /// (a leaf of the recursion on the diagonal zones). Ranges ascend and do not overlap.
-/// A `stream` block (runtime/tbs_spec.h) instead keeps R_0 in memory, all K columns, and
+/// A `stream` block (runtime/spec/tbs_spec.h) instead keeps R_0 in memory, all K columns, and
 /// streams R_1 … past it: it computes C[R_u, R_0] for u >= 1 only, one tile at a time.
 struct TbsBlock {
   std::int64_t rank = 0;

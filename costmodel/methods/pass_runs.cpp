@@ -175,7 +175,7 @@ void PanelRuns::pass(const std::vector<PanelRows>& rows, i64 k0, i64 kc) {
     for (const auto& [first, count] : rows) runs_.rows(first, count);
     return;
   }
-  // runtime/panel_read.cpp read_by_columns(): each range in blocks, each block column by column,
+  // runtime/methods/panel_read.cpp read_by_columns(): each range in blocks, each block column by column,
   // the pass going on from block to block.
   runs_.begin();
   for (const auto& [first, count] : rows)

@@ -15,9 +15,9 @@
 namespace tcec::costmodel {
 
 /// Elements of a fault-around window: Linux maps 64 KiB around a read fault on a file mapping
-/// from the page cache (its fault_around_bytes; runtime/mapped_walk.h kFaultAroundBytes).
+/// from the page cache (its fault_around_bytes; runtime/storage/mapped_walk.h kFaultAroundBytes).
 inline constexpr std::int64_t kFaultAroundElements = (std::int64_t{64} << 10) / 8;
-/// The least growth of mapped pages (bytes) after which the runtime drops them (runtime/run.h
+/// The least growth of mapped pages (bytes) after which the runtime drops them (runtime/program/run.h
 /// kMappedDropBytes, 8 MiB).
 inline constexpr double kMappedDropBytes = 8.0 * (1 << 20);
 
@@ -55,7 +55,7 @@ class PassRuns {
   /// transfer calls begin() first. Precondition: w >= 1.
   void range(std::int64_t r0, std::int64_t c0, std::int64_t w, std::int64_t from, std::int64_t to);
   /// range() as the runtime goes where the rows hold the innermost stored dimension
-  /// (runtime/split_map.h for_each_run_of_view_by_columns()): the partial first and last rows
+  /// (runtime/index/split_map.h for_each_run_of_view_by_columns()): the partial first and last rows
   /// row by row, the whole rows between them column by column, in the same pass.
   void range_by_columns(std::int64_t r0, std::int64_t c0, std::int64_t w, std::int64_t from, std::int64_t to);
   /// Goes on with the same pass over rows [r0, r0 + h) × columns [c0, c0 + w) column by column
@@ -71,7 +71,7 @@ class PassRuns {
   std::uint64_t runs() const { return runs_; }
   /// Page faults of the pass so far, an estimate (Machine::page_fault_s): the fault-around windows
   /// (kFaultAroundElements = W) its rows enter, with nothing of the file mapped when the pass
-  /// starts (the runtime drops mapped pages every few MiB they grow: runtime/run.h
+  /// starts (the runtime drops mapped pages every few MiB they grow: runtime/program/run.h
   /// touched_mapped()). A row's runs (its columns split where they do not join, of equal length
   /// on average) enter the windows of its span, from its first column's element to its last's,
   /// but at most 1 + (length − 1)/W each, less the window it shares with the row before; inside
@@ -119,13 +119,13 @@ class PassRuns {
   std::int64_t span_high() const { return std::max(begin_, end_); }
 };
 
-/// Rows of a block of a column-by-column panel pass (runtime/panel_read.h kPanelRowBlock).
+/// Rows of a block of a column-by-column panel pass (runtime/methods/panel_read.h kPanelRowBlock).
 inline constexpr std::int64_t kPanelRowBlock = 256;
 
 /// A range of flat row values of a panel: (first, count).
 using PanelRows = std::pair<std::int64_t, std::int64_t>;
 
-/// The runs and page faults of the runtime's panel reads (runtime/panel_read.h read_panel_rows()):
+/// The runs and page faults of the runtime's panel reads (runtime/methods/panel_read.h read_panel_rows()):
 /// ranges of rows × columns [k0, k0 + kc) of a tensor whose GEMM positions (extents[p]: the rows'
 /// rows_count first, then the columns') are stored in dimensions perm[p] (identity when empty), in
 /// one pass, row by row, or, when the rows hold the innermost stored dimension, in blocks of

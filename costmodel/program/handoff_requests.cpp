@@ -7,6 +7,7 @@
 
 #include "costmodel/methods/gao/gao.h"
 #include "costmodel/partition.h"
+#include "runtime/spec/step_memory.h"
 
 namespace tcec::costmodel {
 
@@ -14,11 +15,6 @@ namespace {
 
 using i64 = std::int64_t;
 using u64 = std::uint64_t;
-
-/// Elements of the three 8-byte buffers of a round (runtime/placement.cpp).
-constexpr u64 kRoundBytesPerElement = 3 * 8;
-/// Round elements when the memory is unlimited (runtime handoff_round_elements(0)).
-constexpr u64 kUnlimitedRoundElements = u64{1} << 22;
 
 /// A group's tiling as a placement holds it (plan.h "Tiling"): the finest parts of each index,
 /// finest tile f = l1 · T2 + l2 (mixed radix of the indices' level-1 and level-2 part ids, the
@@ -148,7 +144,7 @@ u64 elements_of(const std::vector<Range>& r) {
   return n;
 }
 
-/// The walk of runtime/placement.cpp Mover::run(), counting requests instead of moving values.
+/// The walk of runtime/comm/placement.cpp Mover::run(), counting requests instead of moving values.
 class MoveCount {
  public:
   MoveCount(const TiledPlacement& from, const TiledPlacement& to, u64 chunk)
@@ -425,9 +421,7 @@ TiledPlacement array_placement(const Plan& plan, GemmArray array, const std::vec
 }
 
 std::uint64_t handoff_round_elements(double memory_bytes) {
-  const auto bytes = static_cast<u64>(memory_bytes);
-  if (bytes == 0) return kUnlimitedRoundElements;
-  return std::max<u64>(1, bytes / kRoundBytesPerElement);
+  return tcert::handoff_round_elements(static_cast<u64>(memory_bytes));
 }
 
 std::uint64_t move_work(const TiledPlacement& from, std::uint64_t round_elements) {

@@ -31,7 +31,7 @@ struct TiledPlacement {
   std::vector<int> perm;
 };
 
-/// Where array `array` of Gao plan `plan` lies on the ranks, as the runtime's DistributedGemm
+/// Where array `array` of Gao plan `plan` lies on the ranks, as the runtime's GaoGemm
 /// places it (gao.h grid_parts() and rank_parts(): rotation pre-skewed, a broadcast operand
 /// each rank's K piece, C on rank 0 only under accumulation), for a tensor whose dimension
 /// perm[p] holds GEMM position p of [I,K] (A), [J,K] (B), [I,J] (C) (ir MacroIndexGemm perm_X).
@@ -42,7 +42,8 @@ TiledPlacement array_placement(const Plan& plan, GemmArray array, const std::vec
 /// `memory_bytes` per rank, all free when the move runs (it runs in the load stage, before the
 /// step's buffers): ⌊memory / 24⌋, at least 1 (three 8-byte buffers per element: the sender's
 /// blocks, the values it sends, those it receives); 2^22 when memory_bytes is 0 (unlimited).
-/// The runtime's handoff_round_elements() (runtime/placement.h) of the budget's free bytes.
+/// runtime/spec/step_memory.h handoff_round_elements() of `memory_bytes` (0 = unlimited), the
+/// runtime's own rule.
 std::uint64_t handoff_round_elements(double memory_bytes);
 
 /// Disk requests per rank (index = rank) of moving a tensor from placement `from` to placement

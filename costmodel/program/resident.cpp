@@ -1,5 +1,5 @@
 // costmodel/program/resident.cpp — resident accumulation groups (resident.h): finding them,
-// their exact per-rank volumes (runtime/resident_spec.h THE SCHEDULE), the choice of the split
+// their exact per-rank volumes (runtime/spec/resident_spec.h THE SCHEDULE), the choice of the split
 // and the chunks, and the dry-run section.
 #include "costmodel/program/resident.h"
 

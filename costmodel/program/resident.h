@@ -4,7 +4,7 @@
 // each rank's block of X in memory from the first to the last: X is read once when it starts from
 // its current values and written once, however many statements add to it, where the store's
 // plans read and write X's share once per statement. The runtime's THE SCHEDULE
-// (runtime/resident_spec.h) is what this models, exactly: per rank, per statement, the bytes it
+// (runtime/spec/resident_spec.h) is what this models, exactly: per rank, per statement, the bytes it
 // reads (the panels of A and B along K, the block's start) and writes (the block, in the last
 // step), its disk requests (runs of adjacent elements per pass, pass_runs.h), its multiplies and
 // its memory; with Machine::page_fault_s > 0 also its panels' page faults, an estimate

@@ -71,13 +71,14 @@ TEST(Compile, RunCommandCapturesOutputAndStatus) {
   EXPECT_EQ(codegen::run_command({"sh", "-c", "kill -9 $$"}, &output), 128 + 9);
 }
 
-// The compiler, the source and libtcert, then the libraries it needs: OpenBLAS, fmt and HDF5
+// The compiler, the source, libtcert and libtcert_spec, then the libraries they need: OpenBLAS, fmt and HDF5
 // (the paths CMake found, between -lfmt and -o).
 TEST(Compile, BuildCommand) {
-  const codegen::Toolchain tools{"mpicxx", "/src", "/build/lib/libtcert.a"};
+  const codegen::Toolchain tools{"mpicxx", "/src", "/build/lib/libtcert.a", "/build/lib/libtcert_spec.a"};
   const std::vector<std::string> command = codegen::build_command(tools, "out/m.cpp", "out/m.tmp");
   const std::vector<std::string> head = {
-      "mpicxx", "-std=c++20", "-O2", "-I/src", "out/m.cpp", "/build/lib/libtcert.a", "-lopenblas", "-lfmt"};
+      "mpicxx",     "-std=c++20", "-O2", "-I/src", "out/m.cpp", "/build/lib/libtcert.a", "/build/lib/libtcert_spec.a",
+      "-lopenblas", "-lfmt"};
   ASSERT_GT(command.size(), head.size() + 2);
   EXPECT_EQ(std::vector<std::string>(command.begin(), command.begin() + static_cast<std::ptrdiff_t>(head.size())),
             head);
@@ -93,7 +94,8 @@ TEST(Compile, BuildCommand) {
 // With a launcher (a compiler cache), the compile step runs through it and stops at the object;
 // the libraries come at the link.
 TEST(Compile, CompileCommandRunsThroughTheLauncher) {
-  const codegen::Toolchain tools{"mpicxx", "/src", "/build/lib/libtcert.a", "/usr/bin/ccache"};
+  const codegen::Toolchain tools{"mpicxx", "/src", "/build/lib/libtcert.a", "/build/lib/libtcert_spec.a",
+                                 "/usr/bin/ccache"};
   const std::vector<std::string> command = codegen::compile_command(tools, "out/m.cpp", "out/m.tmp.o");
   const std::vector<std::string> head = {"/usr/bin/ccache", "mpicxx", "-std=c++20", "-O2", "-I/src", "out/m.cpp", "-c"};
   ASSERT_GE(command.size(), head.size() + 2);
@@ -135,6 +137,7 @@ TEST(Compile, ToolchainComesFromTheBuildTreeOrTcecCxx) {
   EXPECT_TRUE(fs::exists(tools.compiler)) << tools.compiler;
   EXPECT_EQ(fs::path(tools.source_root), fs::path(TCEC_SOURCE_DIR));
   EXPECT_EQ(fs::path(tools.runtime_library).filename(), "libtcert.a");
+  EXPECT_EQ(fs::path(tools.spec_library).filename(), "libtcert_spec.a");
   setenv("TCEC_CXX", "/opt/other/c++", 1);
   EXPECT_EQ(codegen::toolchain().compiler, "/opt/other/c++");
   unsetenv("TCEC_CXX");
@@ -152,8 +155,8 @@ TEST(Compile, FailedBuildLeavesNothingBehind) {
   fs::permissions(compiler, fs::perms::owner_all);
   std::ofstream(dir / "m") << "an older program\n";
   std::string output;
-  EXPECT_FALSE(codegen::build_program({compiler.string(), "/src", "/lib/libtcert.a"}, (dir / "m.cpp").string(),
-                                      (dir / "m").string(), &output));
+  EXPECT_FALSE(codegen::build_program({compiler.string(), "/src", "/lib/libtcert.a", "/lib/libtcert_spec.a"},
+                                      (dir / "m.cpp").string(), (dir / "m").string(), &output));
   EXPECT_EQ(output, "m.cpp:1:1: error: fake failure\n");
   EXPECT_FALSE(fs::exists(dir / "m"));
   EXPECT_FALSE(fs::exists(dir / "m.tmp"));
@@ -166,8 +169,8 @@ TEST(Compile, SuccessfulBuildRenamesTheTemporary) {
   std::ofstream(compiler) << "#!/bin/sh\nfor a; do last=$a; done\necho built > \"$last\"\n";
   fs::permissions(compiler, fs::perms::owner_all);
   std::string output;
-  EXPECT_TRUE(codegen::build_program({compiler.string(), "/src", "/lib/libtcert.a"}, (dir / "m.cpp").string(),
-                                     (dir / "m").string(), &output))
+  EXPECT_TRUE(codegen::build_program({compiler.string(), "/src", "/lib/libtcert.a", "/lib/libtcert_spec.a"},
+                                     (dir / "m.cpp").string(), (dir / "m").string(), &output))
       << output;
   EXPECT_TRUE(fs::exists(dir / "m"));
   EXPECT_FALSE(fs::exists(dir / "m.tmp"));

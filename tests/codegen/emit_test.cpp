@@ -285,7 +285,7 @@ TEST(Emit, GemmSpecOfAPermutedContraction) {
           plan +
           "\";\n"
           "  spec.order = \"CAB\";\n"
-          "  tcert::GaoSpec& gao = spec.method.emplace<tcert::GaoSpec>();  // run by tcert::DistributedGemm\n"
+          "  tcert::GaoSpec& gao = spec.method.emplace<tcert::GaoSpec>();  // run by tcert::GaoGemm\n"
           "  gao.comm = tcert::Communication::Inside;\n"
           "  gao.algorithm = tcert::Algorithm::Rotation;\n"
           "  // Macro-indices: per index {extent, t1, t2}, then the position of the distribution index (-1: none).\n"
@@ -404,8 +404,8 @@ TEST(Emit, LibraryForm) {
             std::string::npos)
       << g.source;
   EXPECT_NE(g.header.find("#pragma once\n\n#include <mpi.h>\n\n"
-                          "#include \"runtime/options.h\"  // tcert::RunOptions, tcert::TensorLocations\n"
-                          "#include \"runtime/status.h\"   // tcert::Status\n\n"
+                          "#include \"runtime/program/options.h\"  // tcert::RunOptions, tcert::TensorLocations\n"
+                          "#include \"runtime/base/status.h\"   // tcert::Status\n\n"
                           "namespace tcec_gen {\n\n"),
             std::string::npos)
       << g.header;

@@ -1,6 +1,6 @@
 // Every plan tcec emits must run: random programs × random machines, planned as the driver
 // plans them, and each contraction's GemmSpec (the value the generated program builds) held to
-// the runtime's own checks (tcert::check_spec, the function DistributedGemm and CosmaGemm call
+// the runtime's own checks (tcert::check_spec, the function GaoGemm and CosmaGemm call
 // first). Without MPI. The generator's seeds are fixed, so a failure names its seed and
 // program and reproduces. The end-to-end sample of the same generator runs under mpirun
 // (tests/e2e/random_program.sh).
@@ -15,8 +15,8 @@
 #include "costmodel/costmodel.h"
 #include "frontend/frontend.h"
 #include "random/random_program.h"
-#include "runtime/error.h"
-#include "runtime/spec_check.h"
+#include "runtime/base/error.h"
+#include "runtime/spec/spec_check.h"
 
 namespace tcec {
 namespace {

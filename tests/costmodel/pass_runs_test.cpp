@@ -86,7 +86,7 @@ TEST(PanelRuns, ColumnByColumnWhereTheRowsHoldTheInnermostDimension) {
   // Rows (a, b), columns (p, q) with extents {6, 70, 5, 9}; stored [p, a, q, b] (b innermost: by
   // columns) and [a, b, p, q] (q innermost: by rows). Passes over several ranges of rows, one
   // longer than a block of 256, and the rows of every element listed in the runtime's order
-  // (runtime/panel_read.h): by rows, or per range in blocks of 256, each column by column.
+  // (runtime/methods/panel_read.h): by rows, or per range in blocks of 256, each column by column.
   const std::vector<i64> extents = {6, 70, 5, 9};
   const std::vector<PanelRows> rows = {{3, 40}, {60, 300}, {361, 2}, {380, 1}};
   for (const std::vector<int>& perm : {std::vector<int>{1, 3, 0, 2}, std::vector<int>{0, 1, 2, 3}}) {

@@ -1,6 +1,6 @@
 // Resident accumulation (costmodel/program/resident.h): which statements form a group, when a
 // group competes and is chosen, and its exact volumes, held against an element-by-element walk
-// of runtime/resident_spec.h's THE SCHEDULE written here independently.
+// of runtime/spec/resident_spec.h's THE SCHEDULE written here independently.
 #include <algorithm>
 #include <limits>
 #include <map>
@@ -93,7 +93,7 @@ Walked walk(const ir::Program& p, const ir::Statement& s, const ResidentStep& st
   i64 k = 1;
   for (int id : g.K) k *= extent(id);
   // A pass goes row by row, or, where the operand's innermost stored index (of extent above 1) is
-  // a row index, column by column over each range of the rank's rows (runtime/panel_read.h: in
+  // a row index, column by column over each range of the rank's rows (runtime/methods/panel_read.h: in
   // blocks of 256 rows; these have fewer).
   auto panel = [&](const std::vector<int>& rows_group, const ir::TensorRef& ref, i64 k0, i64 kc) {
     Runs runs;

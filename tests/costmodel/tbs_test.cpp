@@ -164,7 +164,7 @@ TEST(Tbs, VolumesEqualTheWalkOnEveryRank) {
   }
 }
 
-/// Disk requests per rank of schedule `s` replayed element by element as runtime/tbs_spec.h's
+/// Disk requests per rank of schedule `s` replayed element by element as runtime/spec/tbs_spec.h's
 /// THE SCHEDULE reads and writes them: a_at(r, k) and c_at(r, c) are the file offsets.
 template <class AAt, class CAt>
 std::vector<std::uint64_t> replay_requests(const TbsSchedule& s, i64 P, i64 K, i64 chunk, AAt a_at, CAt c_at) {

@@ -9,7 +9,7 @@
 # N = 48 on tiny.machine: 4 ranks of 16 KB, out of core), once planned with --no-handoff (every
 # step boundary is a checkpoint) and once under outside accumulation, whose plan keeps the
 # intermediates on the ranks (the hand-off), so that checkpoints are fewer. A rank kills itself
-# with SIGKILL (runtime/fault.h TCERT_FAULT) in the middle of a contraction, after a step before its
+# with SIGKILL (runtime/base/fault.h TCERT_FAULT) in the middle of a contraction, after a step before its
 # checkpoint, right after a checkpoint, and while the outputs are written (rank 0, which renames
 # them into place); every resumed run must
 # give Z.npy byte for byte as the uninterrupted run, remove its checkpoint, and say in its trace

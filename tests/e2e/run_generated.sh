@@ -16,7 +16,7 @@
 # With EXPECT_HANDOFF=1 the generated program must keep a result on the ranks and take it rank
 # to rank (the sequence hand-off); with EXPECT_RESIDENT=1 it must run a resident accumulation
 # step (costmodel/program/resident.h). With NO_VERIFY=1 the program runs without --verify, as
-# users run it: additions then update a tensor's latest version in place (runtime/run.h
+# users run it: additions then update a tensor's latest version in place (runtime/program/run.h
 # Run::updates_in_place), which only the numpy checks above see.
 set -euo pipefail
 tcec=$1 work=$2 file=$3 np=$4

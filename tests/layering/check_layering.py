@@ -60,8 +60,6 @@ PUBLIC = {
 
 # The runtime's contract with the compiler: an MPI-free library of specs and their checks.
 RUNTIME_CONTRACT = "runtime/spec/"
-# Contract headers not yet under runtime/spec/: runtime/gemm_spec.h moves to runtime/spec/.
-RUNTIME_CONTRACT_TODAY = {"runtime/gemm_spec.h"}
 
 # Tools that are runtime programs (they link libtcert and measure or drive its internals): any
 # runtime header. tools/tcec is the compiler's driver and keeps to the contract.
@@ -109,7 +107,7 @@ def rule_for(source, target):
     if dst_stage == "runtime":
         if src in RUNTIME_TOOLS:
             return None
-        if target.startswith(RUNTIME_CONTRACT) or target in RUNTIME_CONTRACT_TODAY:
+        if target.startswith(RUNTIME_CONTRACT):
             return None
         return ("compiler-runtime",
                 f"the compiler may include only {RUNTIME_CONTRACT} (the runtime's MPI-free contract), not {target}")

@@ -1,12 +1,12 @@
 // tests/runtime/counters_test.cpp — phases, exclusive times, sections and reset of tcert::Counters.
-#include "runtime/counters.h"
+#include "runtime/base/counters.h"
 
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <thread>
 
-#include "runtime/error.h"
+#include "runtime/base/error.h"
 
 namespace {
 

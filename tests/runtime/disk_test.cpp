@@ -1,5 +1,5 @@
 // tests/runtime/disk_test.cpp — DiskFile transfers, gather/scatter rows, errors and byte counts.
-#include "runtime/disk.h"
+#include "runtime/storage/disk.h"
 
 #include <gtest/gtest.h>
 
@@ -8,8 +8,8 @@
 #include <utility>
 #include <vector>
 
-#include "runtime/counters.h"
-#include "runtime/error.h"
+#include "runtime/base/counters.h"
+#include "runtime/base/error.h"
 #include "temp_dir.h"
 
 namespace {

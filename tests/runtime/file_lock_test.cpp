@@ -1,5 +1,5 @@
 // tests/runtime/file_lock_test.cpp — FileLock: one holder at a time, released by its destructor.
-#include "runtime/file_lock.h"
+#include "runtime/base/file_lock.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
-// tests/runtime/hdf5_io_test.cpp — runtime/hdf5_io.h without MPI: the hyperslabs covering a
+// tests/runtime/hdf5_io_test.cpp — runtime/program/hdf5_io.h without MPI: the hyperslabs covering a
 // range of elements, and the checks of an input's dataset (files written here with HDF5's
 // serial driver).
-#include "runtime/hdf5_io.h"
+#include "runtime/program/hdf5_io.h"
 
 #include <hdf5.h>
 

@@ -1,6 +1,6 @@
 // tests/runtime/io_worker_test.cpp — IoWorker: jobs in order, hand-offs that spin and sleep,
 // errors rethrown.
-#include "runtime/io_worker.h"
+#include "runtime/storage/io_worker.h"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
 // tests/runtime/kernel_test.cpp — permute(), contract() and gemm_tile() against naive loops.
-#include "runtime/kernel.h"
-#include "runtime/kernel_dot.h"
-#include "runtime/kernel_gett.h"
-#include "runtime/kernel_plan.h"
+#include "runtime/kernel/kernel.h"
+#include "runtime/kernel/kernel_dot.h"
+#include "runtime/kernel/kernel_gett.h"
+#include "runtime/kernel/kernel_plan.h"
 
 #include <gtest/gtest.h>
 #include <sched.h>

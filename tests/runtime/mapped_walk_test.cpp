@@ -1,6 +1,6 @@
 // tests/runtime/mapped_walk_test.cpp — MappedWalk's charges and ResidentGuard's drops (issue 21,
 // "memory honoured").
-#include "runtime/mapped_walk.h"
+#include "runtime/storage/mapped_walk.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>

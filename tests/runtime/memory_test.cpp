@@ -1,12 +1,12 @@
 // tests/runtime/memory_test.cpp — tile buffers against the per-rank memory budget.
-#include "runtime/memory.h"
+#include "runtime/base/memory.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <utility>
 
-#include "runtime/error.h"
+#include "runtime/base/error.h"
 
 namespace {
 

@@ -1,5 +1,5 @@
 // tests/runtime/npy_test.cpp — .npy headers, errors, atomic writes, and a round trip through NumPy.
-#include "runtime/npy.h"
+#include "runtime/storage/npy.h"
 
 #include <gtest/gtest.h>
 
@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "runtime/error.h"
-#include "runtime/spare_files.h"
+#include "runtime/base/error.h"
+#include "runtime/storage/spare_files.h"
 #include "temp_dir.h"
 
 namespace {

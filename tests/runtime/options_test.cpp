@@ -1,13 +1,13 @@
 // tests/runtime/options_test.cpp — the command line of generated programs into RunOptions and
 // TensorLocations (no MPI_Init needed).
-#include "runtime/options.h"
+#include "runtime/program/options.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "runtime/error.h"
+#include "runtime/base/error.h"
 
 namespace {
 

@@ -1,5 +1,5 @@
 // tests/runtime/progress_test.cpp — the progress line: quiet start, throttling, ETA, finish.
-#include "runtime/progress.h"
+#include "runtime/base/progress.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // tests/runtime/random_test.cpp — the counter-based input generator and the FNV-1a tensor ids.
-#include "runtime/random.h"
+#include "runtime/base/random.h"
 
 #include <gtest/gtest.h>
 

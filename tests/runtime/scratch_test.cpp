@@ -1,5 +1,5 @@
 // tests/runtime/scratch_test.cpp — per-rank scratch directories: naming, cleaning, keep, errors.
-#include "runtime/scratch.h"
+#include "runtime/storage/scratch.h"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "runtime/error.h"
+#include "runtime/base/error.h"
 #include "temp_dir.h"
 
 namespace {

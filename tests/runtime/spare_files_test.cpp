@@ -1,6 +1,6 @@
 // tests/runtime/spare_files_test.cpp — SpareFiles: files given, taken by their exact size,
 // bounded, removed with the pool; NpyWriter writing into a spare.
-#include "runtime/spare_files.h"
+#include "runtime/storage/spare_files.h"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/npy.h"
+#include "runtime/storage/npy.h"
 #include "temp_dir.h"
 
 namespace {

@@ -2,9 +2,9 @@
 // exact messages the executors stop with.
 #include <gtest/gtest.h>
 
-#include "runtime/error.h"
-#include "runtime/placement.h"
-#include "runtime/spec_check.h"
+#include "runtime/base/error.h"
+#include "runtime/comm/placement.h"
+#include "runtime/spec/spec_check.h"
 
 namespace {
 

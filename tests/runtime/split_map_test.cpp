@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "runtime/split_map.h"
+#include "runtime/index/split_map.h"
 
 TEST(SplitMap, RowsEqualRowOneAtATime) {
   // Stored [c, r1, k, r0, r2]: GEMM positions r0 r1 r2 (rows, extents 3 4 5) then c k (columns).

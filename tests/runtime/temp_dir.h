@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <string>
 
-#include "runtime/error.h"
+#include "runtime/base/error.h"
 
 namespace tcert_test {
 

@@ -1,5 +1,5 @@
 // tests/runtime/tiled_matrix_test.cpp — GroupLayout against a brute-force tiling, TiledMatrix I/O.
-#include "runtime/tiled_matrix.h"
+#include "runtime/storage/tiled_matrix.h"
 
 #include <gtest/gtest.h>
 
@@ -9,8 +9,8 @@
 #include <tuple>
 #include <vector>
 
-#include "runtime/counters.h"
-#include "runtime/error.h"
+#include "runtime/base/counters.h"
+#include "runtime/base/error.h"
 #include "temp_dir.h"
 
 namespace {

@@ -1,12 +1,12 @@
 // tests/runtime/trace_test.cpp — atomic JSON trace files.
-#include "runtime/trace.h"
+#include "runtime/base/trace.h"
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 
-#include "runtime/error.h"
+#include "runtime/base/error.h"
 #include "temp_dir.h"
 
 namespace {

@@ -21,10 +21,10 @@
 
 #include "machine_file.h"
 #include "measure.h"
-#include "runtime/comm.h"
-#include "runtime/error.h"
-#include "runtime/main_guard.h"
-#include "runtime/options.h"
+#include "runtime/base/error.h"
+#include "runtime/comm/comm.h"
+#include "runtime/program/main_guard.h"
+#include "runtime/program/options.h"
 
 namespace {
 

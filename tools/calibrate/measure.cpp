@@ -11,14 +11,14 @@
 #include <random>
 #include <vector>
 
-#include "runtime/counters.h"
-#include "runtime/disk.h"
-#include "runtime/error.h"
-#include "runtime/io_worker.h"
-#include "runtime/kernel.h"
-#include "runtime/mapped_walk.h"
-#include "runtime/npy.h"
-#include "runtime/run.h"
+#include "runtime/base/counters.h"
+#include "runtime/base/error.h"
+#include "runtime/kernel/kernel.h"
+#include "runtime/program/run.h"
+#include "runtime/storage/disk.h"
+#include "runtime/storage/io_worker.h"
+#include "runtime/storage/mapped_walk.h"
+#include "runtime/storage/npy.h"
 
 namespace tcec::calibrate {
 

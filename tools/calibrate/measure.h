@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-#include "runtime/comm.h"
+#include "runtime/comm/comm.h"
 
 namespace tcec::calibrate {
 

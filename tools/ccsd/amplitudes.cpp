@@ -7,8 +7,8 @@
 #include <utility>
 
 #include "bcast.h"
-#include "runtime/npy.h"
-#include "runtime/spare_files.h"
+#include "runtime/storage/npy.h"
+#include "runtime/storage/spare_files.h"
 
 namespace tcec::ccsd {
 

@@ -17,7 +17,7 @@
 
 #include <mpi.h>
 
-#include "runtime/npy.h"
+#include "runtime/storage/npy.h"
 
 namespace tcec::ccsd {
 

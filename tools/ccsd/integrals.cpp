@@ -10,8 +10,8 @@
 #include <hdf5.h>
 #include <nlohmann/json.hpp>
 
-#include "runtime/error.h"
-#include "runtime/npy.h"
+#include "runtime/base/error.h"
+#include "runtime/storage/npy.h"
 
 namespace tcec::ccsd {
 

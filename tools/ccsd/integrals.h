@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/options.h"
+#include "runtime/program/options.h"
 
 namespace tcec::ccsd {
 

@@ -36,11 +36,11 @@
 #include "equations.h"
 #include "integrals.h"
 #include "residuals.h"
-#include "runtime/error.h"
-#include "runtime/file_lock.h"
-#include "runtime/kernel.h"
-#include "runtime/npy.h"
-#include "runtime/spare_files.h"
+#include "runtime/base/error.h"
+#include "runtime/base/file_lock.h"
+#include "runtime/kernel/kernel.h"
+#include "runtime/storage/npy.h"
+#include "runtime/storage/spare_files.h"
 #include "tools/diagnostics.h"
 
 namespace {

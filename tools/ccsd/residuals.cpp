@@ -18,7 +18,7 @@
 #include "codegen/codegen.h"
 #include "frontend/frontend.h"
 #include "ir/ir.h"
-#include "runtime/error.h"
+#include "runtime/base/error.h"
 
 namespace tcec::ccsd {
 
@@ -130,7 +130,7 @@ Built build(std::int64_t O, std::int64_t V, const Equations& equations, const st
     shim += fmt::format("#include \"{}.h\"\n", kSections[w]);
   }
   shim +=
-      "#include \"runtime/generated.h\"\n\nextern \"C\" void tcec_ccsd_functions(tcert::GeneratedFunction* out) {\n";
+      "#include \"runtime/program/generated.h\"\n\nextern \"C\" void tcec_ccsd_functions(tcert::GeneratedFunction* out) {\n";
   for (int w = 0; w < 3; ++w) shim += fmt::format("  out[{}] = &tcec_gen::{};\n", w, kSections[w]);
   shim += "}\n";
   write_file(dir / "functions.cpp", shim);

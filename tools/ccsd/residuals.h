@@ -12,7 +12,7 @@
 #include <mpi.h>
 
 #include "equations.h"
-#include "runtime/generated.h"
+#include "runtime/program/generated.h"
 
 namespace tcec::ccsd {
 

@@ -1,5 +1,5 @@
 // tools/tcec/trace.h — the trace a generated program writes (--trace FILE), as `tcec compare`
-// reads it. Schema (runtime/run.h ContractionRecord, VerifyResult):
+// reads it. Schema (runtime/program/run.h ContractionRecord, VerifyResult):
 //   {"program": NAME, "processors": P,
 //    "contractions": [{"statement", "plan", "comm", "algorithm", "order",
 //                      "predicted": {"disk_read_bytes": [P], "disk_write_bytes": [P],

@@ -118,7 +118,7 @@ std::optional<Candidate> evaluate(const CosmaGrid& shape, i64 m, i64 n, i64 k, i
   c.need_words = words_needed(bm, bn, 1, split, bk > 1 ? 2 : 1);
   c.grid.rounds = cosma_min_rounds(bm, bn, bk, S, split);
   // Every rank of the grid cuts its K columns (⌊k/pk⌋ or one more) into the same rounds; the
-  // runtime runs no empty round (runtime/spec_check.h).
+  // runtime runs no empty round (runtime/spec/spec_check.h).
   c.fits = c.grid.rounds > 0 && c.grid.rounds <= k / shape.pk;
   if (!c.fits) {
     c.grid.rounds = bk;  // the finest rounds, for the reason only

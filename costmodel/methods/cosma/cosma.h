@@ -41,12 +41,12 @@
 //   1. j >= b: read its own A piece and B piece of slice j from disk (into the buffer round
 //      j−2 has finished with); j < b: they are in memory already;
 //   2. ring all-gather of the A slice (x,·,z) among the pn ranks (x,y',z), ring position y'
-//      (runtime/comm.h ring_allgatherv): pn−1 steps; at step s rank y' sends piece
+//      (runtime/comm/comm.h ring_allgatherv): pn−1 steps; at step s rank y' sends piece
 //      (y'−s) mod pn to (y'+1) mod pn and receives piece (y'−s−1) mod pn from (y'−1) mod pn;
 //   3. the same for the B slice among the pm ranks (x',y,z), ring position x';
 //   4. C block += A slice · B sliceᵀ (the C block stays in memory over all rounds).
 //  Then (Algorithm 1 line 12) ring reduce-scatter of the C block among the pk ranks
-//  (x,y,z'), ring position z' (runtime/comm.h ring_reduce_scatter): pk−1 steps; at step s
+//  (x,y,z'), ring position z' (runtime/comm/comm.h ring_reduce_scatter): pk−1 steps; at step s
 //  rank z' sends its partial sum of piece (z'−s−1) mod pk to (z'+1) mod pk, receives piece
 //  (z'−s−2) mod pk from (z'−1) mod pk and adds its own partial; it ends with the full sum of
 //  piece z'. That piece stays in memory: stage 3 writes it to the result's file, and the

@@ -132,7 +132,7 @@ std::vector<std::uint64_t> CosmaMethod::disk_requests(const Plan& plan, const Ar
 
 std::vector<std::uint64_t> CosmaMethod::stage_requests(const Plan& plan, const StageAccess& s) const {
   using i64 = std::int64_t;
-  constexpr i64 kLoadChunkElems = i64{1} << 16;  // runtime/cosma.cpp kChunk: one write per chunk
+  constexpr i64 kLoadChunkElems = i64{1} << 16;  // runtime/methods/cosma/cosma.cpp kChunk: one write per chunk
   const CosmaGrid g = cosma_grid(plan);
   const std::size_t ni = plan.I.indices.size(), nj = plan.J.indices.size(), nk = plan.K.indices.size();
   PassRuns runs_A(group_extents(plan.I, plan.K), s.perm_A, 0, ni, ni, nk);
@@ -159,7 +159,7 @@ std::vector<std::uint64_t> CosmaMethod::stage_requests(const Plan& plan, const S
         const i64 c0 = K0 + piece_start(Kz, g.rounds, j);
         if (!runs.rows_innermost()) {
           runs.range(first_row, c0, cols, start, start + length);
-        } else {  // runtime/cosma.cpp: a resident round in one pass, a streamed one chunk by chunk,
+        } else {  // runtime/methods/cosma/cosma.cpp: a resident round in one pass, a streamed one chunk by chunk,
                   // each pass's whole rows column by column
           const i64 pass = j < g.buffers() ? length : kLoadChunkElems;
           for (i64 done = 0; done < length; done += pass)

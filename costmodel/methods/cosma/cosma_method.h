@@ -47,7 +47,7 @@ class CosmaMethod final : public Method {
   /// Stage 1: each operand's own pieces of every slice read from its file in one pass (runs of
   /// adjacent elements), the streamed rounds' pieces written in 2^16-element chunks; C's start
   /// values read into the block on ranks (x, y, 0); stage 3: the reduced piece written in one
-  /// pass (runtime/cosma.cpp load() and finish()).
+  /// pass (runtime/methods/cosma/cosma.cpp load() and finish()).
   std::vector<std::uint64_t> stage_requests(const Plan& plan, const StageAccess& access) const override;
   double resident_bytes(const Plan& plan, std::int64_t rank, double element_size_bytes) const override;
 

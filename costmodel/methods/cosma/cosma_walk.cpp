@@ -28,7 +28,7 @@ void message(Counters& n, i64 from, i64 to, i64 elements) {
 }
 
 /// Ring all-gather among ranks[0..q) of pieces sizes[0..q): step by step, each rank forwards
-/// the piece runtime/comm.h says, which it must already hold; at the end all hold all.
+/// the piece runtime/comm/comm.h says, which it must already hold; at the end all hold all.
 void ring_allgather(Counters& n, const std::vector<i64>& ranks, const std::vector<i64>& sizes) {
   const i64 q = static_cast<i64>(ranks.size());
   std::vector<std::vector<bool>> holds(q, std::vector<bool>(q, false));

@@ -61,7 +61,7 @@ std::string gao_plan_text(const Plan& plan);
 /// Exact per-rank compute-stage bytes of ranks first … end-1 in closed form: loop counts of
 /// the order times each rank's share of every array (uneven parts counted exactly), plus the
 /// method's collectives (ring all-gather, recursive-doubling all-reduce, Cannon shifts;
-/// runtime/comm.h) (plan_volumes.cpp).
+/// runtime/comm/comm.h) (plan_volumes.cpp).
 PlanVolumes gao_volumes(const Plan& plan, const Machine& machine, std::int64_t first_rank, std::int64_t end_rank);
 
 /// Exact compute-stage disk requests of every rank (plan.h PlanVolumes::disk_requests), the

@@ -16,7 +16,7 @@ namespace {
 using u64 = std::uint64_t;
 
 /// Times a rank sends (= receives) its whole buffer in the recursive-doubling
-/// all-reduce of runtime/comm.h: log2 P' rounds among the first P' = 2^⌊log2 P⌋
+/// all-reduce of runtime/comm/comm.h: log2 P' rounds among the first P' = 2^⌊log2 P⌋
 /// ranks, plus one pre/post exchange with rank p + P' when it exists; ranks
 /// p >= P' send once and receive once.
 u64 allreduce_exchanges(std::int64_t P, std::int64_t p) {

@@ -1,7 +1,7 @@
 // costmodel/methods/gao/requests.cpp — exact disk requests per rank of a Gao plan's compute
 // stage: how often each array's blocks are visited (the passes of plan_volumes.cpp), times
 // the requests of one visit of all of a rank's blocks, plus the chunked file collectives of
-// the outside methods (runtime/comm.h). A block (finest tile pair) of a tiled copy is one
+// the outside methods (runtime/comm/comm.h). A block (finest tile pair) of a tiled copy is one
 // request; a block reached in the tensor's file (direct tile I/O) is one request per run of
 // adjacent file elements in the order the runtime visits them (runtime counters.h RunCounter):
 // row by row, or column by column where the tensor's innermost stored dimension is a row index.
@@ -50,7 +50,7 @@ u64 runs(const std::vector<Level>& levels) {
 
 /// The shapes of the finest tiles of a group as one rank holds them (part p of g; p < 0 or
 /// g == 1: whole), with how many tiles have each: a shape is the loop levels of a tile's
-/// elements in the tile order of runtime/tiled_matrix.h (the distribution index first, then
+/// elements in the tile order of runtime/storage/tiled_matrix.h (the distribution index first, then
 /// the others in group order), strides from `stride` (per group position; zeros when not
 /// direct). Tiles the rank holds nothing of are left out; the empty group is one tile of one
 /// element (no levels). Balanced splits make the shapes few.

@@ -19,7 +19,7 @@ using i64 = std::int64_t;
 i64 part(i64 n, i64 t, i64 a) { return n / t + (a < n % t ? 1 : 0); }
 i64 part_start(i64 n, i64 t, i64 a) { return a * (n / t) + std::min(a, n % t); }
 
-/// Elements per chunk of the runtime's file collectives (runtime/comm.h): one request each.
+/// Elements per chunk of the runtime's file collectives (runtime/comm/comm.h): one request each.
 constexpr i64 kFileChunk = i64{1} << 16;
 i64 chunks(i64 n) { return (n + kFileChunk - 1) / kFileChunk; }
 

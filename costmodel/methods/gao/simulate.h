@@ -20,7 +20,7 @@ PlanVolumes gao_simulate(const Plan& plan, const Machine& machine);
 /// tiled copy, and in a tensor's file (the arrays `access` marks direct) its elements are
 /// enumerated in the runtime's order (rows outer; in each group the distribution index first,
 /// the last fastest) and every element not adjacent to the one before starts a request; plus
-/// the file collectives' chunks of 2^16 elements (runtime/comm.h). Independent of
+/// the file collectives' chunks of 2^16 elements (runtime/comm/comm.h). Independent of
 /// requests.cpp's closed form; tests assert they are equal. Cost: O(P · loop iterations) block
 /// visits plus each distinct block's elements once; meant for tests and small plans.
 std::vector<std::uint64_t> gao_simulate_requests(const Plan& plan, const ArrayAccess& access);

@@ -2,7 +2,7 @@
 // tile grid in the order of the generalized Hilbert curve (curve.h), cut into one contiguous
 // segment per rank of a layer balanced by C's elements, each rank walking its segment over its
 // layer's share of K with an LRU cache of A and B panels, and with c > 1 layers the partial
-// tiles reduced over the layers, exactly as runtime/sfc_spec.h's THE SCHEDULE says, so that the
+// tiles reduced over the layers, exactly as runtime/spec/sfc_spec.h's THE SCHEDULE says, so that the
 // walk's counts are the runtime's. Units: elements unless a name says bytes.
 #pragma once
 

@@ -1,7 +1,7 @@
 // costmodel/methods/tbs/family.h — (private) the triangle-block family of a symmetric
 // contraction C(I,J) = alpha·A(I,K)·A(J,K)ᵀ: TBS of Beaumont et al. (SPAA'22, seed 001) §5.1,
 // tiled (§5.1.4) with uneven tiles, its blocks dealt to the ranks. The runtime runs the blocks
-// exactly as listed (runtime/tbs_spec.h, THE SCHEDULE), so every volume is counted from them.
+// exactly as listed (runtime/spec/tbs_spec.h, THE SCHEDULE), so every volume is counted from them.
 // Units: elements (rows of C are flat I indices; |I| = |J| = n, |K| = m).
 #pragma once
 

@@ -1,7 +1,7 @@
 // costmodel/methods/tbs/tbs_method.h — (private) TBS, the triangle-block SYRK of Beaumont et
 // al. (SPAA'22, seed 001, §5.1), as a Method (method.h) for symmetric contractions
 // C(I,J) = alpha·A(I,K)·A(J,K)ᵀ (ir MacroIndexGemm::symmetric): its plan part is a TbsPlan, its
-// schedule the family of family.h, which the runtime runs block for block (runtime/tbs_spec.h).
+// schedule the family of family.h, which the runtime runs block for block (runtime/spec/tbs_spec.h).
 // Analysis and plan: tbs_method.cpp; volumes, requests and the walk: tbs_volumes.cpp; report:
 // tbs_report.cpp.
 #pragma once
@@ -22,7 +22,7 @@ struct TbsRankWork {
 };
 std::vector<TbsRankWork> tbs_rank_work(const Plan& plan, const TbsSchedule& s);
 
-/// Exact disk requests per rank of `s` (runtime/tbs_spec.h THE SCHEDULE: one run counter per
+/// Exact disk requests per rank of `s` (runtime/spec/tbs_spec.h THE SCHEDULE: one run counter per
 /// A panel, per C tile, per mirror and per diagonal square), A and C reached in their tensors'
 /// files with GEMM positions stored in dimensions perm_A ([I,K]) and perm_C ([I,J]). With
 /// `faults`, sets it to the estimated page faults per rank of the A panels' passes

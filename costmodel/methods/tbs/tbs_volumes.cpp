@@ -1,5 +1,5 @@
 // costmodel/methods/tbs/tbs_volumes.cpp — a tbs plan's exact per-rank volumes, disk requests and
-// flops, counted from its blocks as the runtime runs them (runtime/tbs_spec.h THE SCHEDULE), an
+// flops, counted from its blocks as the runtime runs them (runtime/spec/tbs_spec.h THE SCHEDULE), an
 // independent walk of the same schedule for the tests, and the SYRK lower bound.
 #include <algorithm>
 #include <cmath>

@@ -1,6 +1,6 @@
 // tests/runtime/mpi/collectives_mpi.cpp — shift, ring all-gather, all-reduce and alltoallv (in memory and on
 // disk) on P ranks: exact values, bitwise agreement across ranks, and the exact byte counts that
-// runtime/comm.h documents. Every rank runs every test; run with mpiexec -np 1..5.
+// runtime/comm/comm.h documents. Every rank runs every test; run with mpiexec -np 1..5.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -8,10 +8,10 @@
 #include <numeric>
 #include <vector>
 
-#include "runtime/comm.h"
-#include "runtime/counters.h"
-#include "runtime/disk.h"
-#include "runtime/error.h"
+#include "runtime/base/counters.h"
+#include "runtime/base/error.h"
+#include "runtime/comm/comm.h"
+#include "runtime/storage/disk.h"
 #include "tests/runtime/temp_dir.h"
 
 namespace {

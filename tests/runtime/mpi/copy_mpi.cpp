@@ -15,10 +15,10 @@
 #include <string>
 #include <vector>
 
-#include "runtime/copy_step.h"
-#include "runtime/npy.h"
-#include "runtime/run.h"
-#include "runtime/spare_files.h"
+#include "runtime/methods/copy_step.h"
+#include "runtime/program/run.h"
+#include "runtime/storage/npy.h"
+#include "runtime/storage/spare_files.h"
 
 namespace {
 

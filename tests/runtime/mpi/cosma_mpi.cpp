@@ -16,10 +16,10 @@
 #include <vector>
 
 #include "costmodel/methods/cosma/cosma.h"
-#include "runtime/cosma.h"
-#include "runtime/kernel_gett.h"
-#include "runtime/npy.h"
-#include "runtime/run.h"
+#include "runtime/kernel/kernel_gett.h"
+#include "runtime/methods/cosma/cosma.h"
+#include "runtime/program/run.h"
+#include "runtime/storage/npy.h"
 #include "tests/runtime/mpi/test_run.h"
 
 namespace {
@@ -123,7 +123,7 @@ TEST(CosmaGemm, FourShapesVerifyAndMeasureThePredictedBytes) {
   }
 }
 
-// Local mode (runtime/cosma.h): grid 1 × 1 × 1, one round, operands from .npy files. The
+// Local mode (runtime/methods/cosma/cosma.h): grid 1 × 1 × 1, one round, operands from .npy files. The
 // kernel reads A and B in place and writes C into its new version; the counts must still be the
 // schedule's, and the values right, for a fill and for a statement adding to C.
 TEST(CosmaGemm, LocalModeReadsMappedOperandsInPlaceWithThePredictedCounts) {

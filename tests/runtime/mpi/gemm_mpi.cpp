@@ -1,4 +1,4 @@
-// tests/runtime/mpi/gemm_mpi.cpp — DistributedGemm runs random plans of every method × order on
+// tests/runtime/mpi/gemm_mpi.cpp — GaoGemm runs random plans of every method × order on
 // P ranks (P = the MPI world size): the values verify against a long-double reference and every
 // rank's measured compute-phase bytes equal the cost model's exact prediction (plan_volumes).
 // The loop nest is walked from costmodel/methods/gao/loop_nest.h, as generated code does. The
@@ -19,8 +19,8 @@
 #include "costmodel/plan.h"
 #include "costmodel/program/handoff_requests.h"
 #include "costmodel/program/layout.h"
-#include "runtime/gemm.h"
-#include "runtime/run.h"
+#include "runtime/methods/gao/gao.h"
+#include "runtime/program/run.h"
 #include "tests/runtime/mpi/test_run.h"
 
 namespace {
@@ -121,7 +121,7 @@ tcert::GemmSpec spec_of(const cm::Plan& p, const cm::PlanVolumes& v, bool overla
 /// Walks the plan's loop nest with the runtime's steps, as generated code does.
 class Walker {
  public:
-  Walker(tcert::DistributedGemm& x, const cm::Plan& p) : x_(x), p_(p) {}
+  Walker(tcert::GaoGemm& x, const cm::Plan& p) : x_(x), p_(p) {}
   void run() {
     const bool outside = cm::gao(p_).comm == cm::CommMethod::Outside;
     if (outside && cm::gao(p_).algorithm == cm::Algorithm::Replication) x_.gather_broadcast_file();
@@ -183,14 +183,14 @@ class Walker {
     }
   }
 
-  tcert::DistributedGemm& x_;
+  tcert::GaoGemm& x_;
   const cm::Plan& p_;
   std::vector<cm::LoopLevel> nest_ = cm::loop_nest(cm::gao(p_).order);
   bool bound_[6] = {};
   i64 value_[6] = {};
 };
 
-TEST(DistributedGemm, EveryMethodAndOrderVerifiesAndMeasuresThePredictedBytes) {
+TEST(GaoGemm, EveryMethodAndOrderVerifiesAndMeasuresThePredictedBytes) {
   tcert::Context ctx = tcert::Context::world();
   const i64 P = ctx.size();
   const std::unique_ptr<tcert::Run> test_run = tcert_test::make_test_run(ctx, "gemm_mpi", 7);
@@ -223,7 +223,7 @@ TEST(DistributedGemm, EveryMethodAndOrderVerifiesAndMeasuresThePredictedBytes) {
             const cm::PlanVolumes v = cm::plan_volumes(p, roomy(P));
             // Every method and order runs overlapped in some trials and serially in others.
             const bool overlap = (trial + static_cast<int>(order)) % 2 == 1;
-            tcert::DistributedGemm x(run, spec_of(p, v, overlap));
+            tcert::GaoGemm x(run, spec_of(p, v, overlap));
             Walker w(x, p);
             x.compute([&] { w.run(); });
             x.finish();
@@ -291,7 +291,7 @@ std::optional<cm::Plan> random_plan(std::mt19937_64& rng, i64 P, const cm::Group
   return std::nullopt;
 }
 
-TEST(DistributedGemm, HandOffMovesAndFlushesMeasureThePredictedBytesAndRequests) {
+TEST(GaoGemm, HandOffMovesAndFlushesMeasureThePredictedBytesAndRequests) {
   tcert::Context ctx = tcert::Context::world();
   const i64 P = ctx.size(), g = std::max<i64>(P, 2);
   const std::unique_ptr<tcert::Run> test_run = tcert_test::make_test_run(ctx, "gemm_handoff_mpi", 5);
@@ -342,7 +342,7 @@ TEST(DistributedGemm, HandOffMovesAndFlushesMeasureThePredictedBytesAndRequests)
     s1.predicted_redistribution[0] = r1.disk_read_bytes, s1.predicted_redistribution[1] = r1.disk_write_bytes;
     s1.predicted_redistribution[2] = r1.disk_requests;
     {
-      tcert::DistributedGemm x(run, s1);
+      tcert::GaoGemm x(run, s1);
       Walker w(x, p1);
       x.compute([&] { w.run(); });
       x.finish();
@@ -391,7 +391,7 @@ TEST(DistributedGemm, HandOffMovesAndFlushesMeasureThePredictedBytesAndRequests)
     s2.predicted_redistribution[0] = r2.disk_read_bytes, s2.predicted_redistribution[1] = r2.disk_write_bytes;
     s2.predicted_redistribution[2] = r2.disk_requests;
     {
-      tcert::DistributedGemm x(run, s2);
+      tcert::GaoGemm x(run, s2);
       Walker w(x, p2);
       x.compute([&] { w.run(); });
       x.finish();

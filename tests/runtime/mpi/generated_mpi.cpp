@@ -1,4 +1,4 @@
-// tests/runtime/mpi/generated_mpi.cpp — run_generated() (runtime/generated.h) on P ranks, with a
+// tests/runtime/mpi/generated_mpi.cpp — run_generated() (runtime/program/generated.h) on P ranks, with a
 // one-statement program B[j,i] = 2·A[i,j] (a copy step) as its steps: repeated calls with .npy
 // and HDF5 inputs and outputs leave no scratch files, store or memory behind and give the
 // right values; failures come back as the same Status on every rank (a missing input, the
@@ -16,12 +16,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "runtime/comm.h"
-#include "runtime/copy_step.h"
-#include "runtime/error.h"
-#include "runtime/generated.h"
-#include "runtime/memory.h"
-#include "runtime/npy.h"
+#include "runtime/base/error.h"
+#include "runtime/base/memory.h"
+#include "runtime/comm/comm.h"
+#include "runtime/methods/copy_step.h"
+#include "runtime/program/generated.h"
+#include "runtime/storage/npy.h"
 
 namespace {
 

@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "costmodel/program/handoff_requests.h"
-#include "runtime/counters.h"
-#include "runtime/memory.h"
-#include "runtime/placement.h"
+#include "runtime/base/counters.h"
+#include "runtime/base/memory.h"
+#include "runtime/comm/placement.h"
 #include "tests/runtime/temp_dir.h"
 
 namespace {

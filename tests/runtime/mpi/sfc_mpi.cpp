@@ -9,7 +9,7 @@
 // (disk, sent, received) and disk requests equal a replay of sfc_spec.h's THE SCHEDULE written
 // here (its own LRU cache); the peak memory is method_buffers; run_tile refuses tiles out of
 // order; and check_method refuses bad orders, bad segments, too few slots, bad layers and
-// take/keep. Also the panel reads the executors share (runtime/panel_read.h): the same values
+// take/keep. Also the panel reads the executors share (runtime/methods/panel_read.h): the same values
 // row by row and column by column, and the runs of each order.
 #include <gtest/gtest.h>
 #include <mpi.h>
@@ -23,12 +23,12 @@
 #include <tuple>
 #include <vector>
 
-#include "runtime/error.h"
-#include "runtime/npy.h"
-#include "runtime/panel_read.h"
-#include "runtime/run.h"
-#include "runtime/sfc.h"
-#include "runtime/spec_check.h"
+#include "runtime/base/error.h"
+#include "runtime/methods/panel_read.h"
+#include "runtime/methods/sfc/sfc.h"
+#include "runtime/program/run.h"
+#include "runtime/spec/spec_check.h"
+#include "runtime/storage/npy.h"
 #include "tests/runtime/mpi/test_run.h"
 
 namespace {

@@ -16,11 +16,11 @@
 #include <utility>
 #include <vector>
 
-#include "runtime/error.h"
-#include "runtime/npy.h"
-#include "runtime/run.h"
-#include "runtime/spec_check.h"
-#include "runtime/tbs.h"
+#include "runtime/base/error.h"
+#include "runtime/methods/tbs/tbs.h"
+#include "runtime/program/run.h"
+#include "runtime/spec/spec_check.h"
+#include "runtime/storage/npy.h"
 #include "tests/runtime/mpi/test_run.h"
 
 namespace {

@@ -13,7 +13,7 @@
 
 #include <gtest/gtest.h>
 
-#include "runtime/run.h"
+#include "runtime/program/run.h"
 
 namespace tcert_test {
 
@@ -34,7 +34,7 @@ struct Runs {
   }
 };
 
-/// Runs of one panel pass as runtime/panel_read.h makes it (written out here too): the ranges
+/// Runs of one panel pass as runtime/methods/panel_read.h makes it (written out here too): the ranges
 /// `rows` (first, count) × columns [k0, k0 + kc) of a tensor whose element (row, column) is at
 /// linear(row, column), row by row; or, when `by_columns` (the tensor's innermost stored dimension
 /// is a row index), each range in blocks of 256 rows, each block column by column. Adds 8 bytes

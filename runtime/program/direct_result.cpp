@@ -1,0 +1,98 @@
+// runtime/program/direct_result.cpp — DirectResult (direct_result.h).
+#include "runtime/program/direct_result.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "runtime/base/error.h"
+#include "runtime/storage/spare_files.h"
+
+namespace tcert {
+
+DirectResult::DirectResult(Run& run, const TensorShape& shape, bool writes, Update update, bool overwrites)
+    : run_(run), shape_(shape), flush_(run.options().sync_results) {
+  const Context& ctx = run.context();
+  // One rank writes it all and it fits under the bound of its mapped pages: in memory, written
+  // to the file at sync() and commit() (NpyWriter::Backing: no write faults into the file system),
+  // or held there unwritten (Run::defers_writes()) until something needs the file.
+  // Not where a checkpoint may be saved inside a step: it copies C's file, and a resumed run
+  // restores the file, under a result that would then be in memory.
+  const bool in_memory = ctx.size() == 1 && writes && 8 * shape.elements() <= run.mapped_drop_bytes() &&
+                         run.options().checkpoint_every < 0;
+  deferred_ = in_memory && run.defers_writes();
+  if (!in_memory) guard_.emplace(run.mapped_drop_bytes());  // the pages a mapping makes resident
+  if (update == Update::InPlace) {
+    temp_ = run.latest(shape.name);
+    ctx.check_all([&] {
+      if (!in_memory) {
+        if (writes) patch_ = &run.patch_latest(shape.name);
+        return;
+      }
+      FileMemory held = run.take_in_memory(temp_);  // written to the file or not
+      if (deferred_)
+        memory_ = held.size() > 0 ? std::move(held) : NpyUpdate(temp_, flush_).take_memory();
+      else
+        update_ = held.size() > 0 ? std::make_unique<NpyUpdate>(temp_, flush_, std::move(held))
+                                  : std::make_unique<NpyUpdate>(temp_, flush_);
+    });
+    if (writes) data_ = deferred_ ? memory_.data() : update_ ? update_->data() : patch_->data();
+    return;
+  }
+  const std::string path = run.next_version(shape.name);
+  if (deferred_) {  // no file until one is needed (Run::hold_unwritten())
+    memory_ = FileMemory(static_cast<std::size_t>(shape.elements()));
+    if (!overwrites) std::fill_n(memory_.data(), memory_.size(), 0.0);
+    temp_ = path, new_version_ = true, data_ = memory_.data();
+    return;
+  }
+  const std::vector<std::uint64_t> extents(shape.extents.begin(), shape.extents.end());
+  temp_ = ctx.root_value([&] {  // a full disk fails here on rank 0, and so on every rank
+    run.make_store();
+    writer_ = std::make_unique<NpyWriter>(path, extents, &spare_files(),
+                                          in_memory ? NpyWriter::Backing::Memory : NpyWriter::Backing::Mapped);
+    return writer_->temp_path();
+  });
+  ctx.check_all([&] {
+    if (writes && ctx.rank() != 0) own_patch_ = std::make_unique<NpyPatch>(temp_, flush_), patch_ = own_patch_.get();
+  });
+  if (writes) data_ = writer_ ? writer_->data() : patch_->data();
+}
+
+DirectResult::~DirectResult() = default;
+
+void DirectResult::wrote(std::uint64_t bytes, std::uint64_t accesses) {
+  if (!guard_ || !guard_->touched(bytes, accesses)) return;  // in memory: no file pages
+  if (writer_)
+    writer_->drop_pages();
+  else if (patch_)
+    patch_->drop_pages();
+  guard_->dropped();
+}
+
+void DirectResult::sync(const Context& ctx) {
+  ctx.check_all([&] {
+    if (deferred_) throw Error("a result held unwritten (" + temp_ + ") has no file to sync");
+    if (patch_) patch_->sync();
+    if (writer_) writer_->write_out();  // in memory: the file gets it now
+    if (update_) update_->write_back();
+  });
+}
+
+void DirectResult::commit(const Context& ctx, const std::function<void()>& writes) {
+  ctx.check_all([&] {
+    if (writes) writes();
+    if (patch_) patch_->sync();
+    if (deferred_) run_.hold_unwritten(temp_, shape_, std::move(memory_), new_version_);
+    if (update_) {
+      update_->write_back();
+      run_.hold_in_memory(temp_, update_->take_memory());
+    }
+    if (writer_) {
+      writer_->commit(flush_);
+      run_.hold_in_memory(writer_->path(), writer_->take_memory());  // empty when mapped
+    }
+  });
+}
+
+}  // namespace tcert

@@ -1,0 +1,97 @@
+// runtime/program/direct_result.h — a result written in place: the next version of C in the
+// run's store, created by rank 0 and mapped by every rank that writes part of it, so an executor
+// writes its tiles straight into the file (direct tile I/O of C) and commits it at the end. Used
+// by GaoGemm (GemmSpec::direct_C), TbsGemm and SfcGemm. Units: elements, bytes where a
+// name says so.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "runtime/program/run.h"
+#include "runtime/spec/gemm_spec.h"
+#include "runtime/storage/mapped_walk.h"
+#include "runtime/storage/npy.h"
+
+namespace tcert {
+
+class DirectResult {
+ public:
+  /// Where the result goes.
+  enum class Update {
+    NextVersion,  ///< a new file, zero-filled, that becomes the next version at commit()
+    /// The latest version's own file, updated where it is (Run::updates_in_place() must hold):
+    /// data() starts from the values it holds, and nothing is renamed at commit().
+    InPlace,
+  };
+  /// With Update::NextVersion: registers the next version of `shape` in run's store
+  /// (Run::next_version: call initial_C() before, for the version a step starts from), creates
+  /// its zero-filled temporary file on rank 0 and maps it on the ranks where `writes` holds; on
+  /// one rank, a result of at most Run::mapped_drop_bytes() is filled in memory instead and
+  /// written to the file by sync() and commit() (NpyWriter::Backing::Memory), or, where
+  /// Run::defers_writes(), held unwritten by commit() with no file made (Run::hold_unwritten()),
+  /// unless the run may save checkpoints inside a step (RunOptions::checkpoint_every: they copy
+  /// and restore the file).
+  /// With Update::InPlace: maps the latest version (Run::patch_latest()) on those ranks, or, on
+  /// one rank and within that bound, takes it into memory (NpyUpdate, or the data the run holds
+  /// for it), and holds it unwritten at commit() where Run::defers_writes().
+  /// Collective over run.context(). Throws Error on every rank when the file cannot be made
+  /// (e.g. "disk full: …") or mapped on some rank (Context::check_all).
+  /// `overwrites` (Update::NextVersion): the step writes every element of the result before
+  /// commit(), so that a result filled in memory need not start at zero (clearing 1–4 MB took
+  /// 0.7 ms of tcec-ccsd's iteration).
+  DirectResult(Run& run, const TensorShape& shape, bool writes, Update update = Update::NextVersion,
+               bool overwrites = false);
+  ~DirectResult();
+  DirectResult(const DirectResult&) = delete;
+  DirectResult& operator=(const DirectResult&) = delete;
+
+  /// The result's row-major elements (shape.elements() of them) on ranks that write; null on
+  /// the others.
+  double* data() const { return data_; }
+  /// Notes a write through data() that may have made `bytes` newly resident (MappedWalk; 0:
+  /// none) and, when resident file-backed pages have grown by Run::mapped_drop_bytes() since the
+  /// last drop (ResidentGuard), drops the mapping's resident pages (they stay in the page
+  /// cache), bounding the resident memory. `accesses`: as ResidentGuard::touched() counts them
+  /// (a span: MappedWalk::windows()). Nothing for a result filled in memory.
+  void wrote(std::uint64_t bytes, std::uint64_t accesses = 1);
+  /// wrote() for a write of elements at … at + n − 1 that `walk` follows (MappedWalk::span()).
+  void wrote_span(MappedWalk& walk, std::uint64_t at, std::uint64_t n) {
+    const std::uint64_t bytes = walk.span(at, n);
+    if (bytes > 0) wrote(bytes, walk.windows(bytes));  // most runs stay in a page
+  }
+  /// The file the result is written in until commit() (its temporary name, or the latest
+  /// version's in place; every rank); the version's path, with no file, when it is held
+  /// unwritten (Run::hold_unwritten()).
+  const std::string& file() const { return temp_; }
+  /// Syncs every rank's writes to file(), for a copy of it (a checkpoint inside the step).
+  /// Collective. Throws Error on every rank when a sync fails.
+  void sync(const Context& ctx);
+  /// Runs `writes` (this rank's last writes through data(); none by default), syncs this rank's
+  /// writes (unless RunOptions::sync_results is false) and, on rank 0, renames the file into
+  /// place, all under one collective check (Context::check_all): the new version exists on
+  /// return. Rank 0 may rename before the others have synced: their writes go to the same file
+  /// (a mapping follows the inode), and no rank reads the version before commit() returns.
+  /// Collective. Throws Error on every rank when a write, a sync or the rename fails (the run
+  /// then ends; the store's version is not used).
+  void commit(const Context& ctx, const std::function<void()>& writes = {});
+
+ private:
+  Run& run_;
+  std::unique_ptr<NpyWriter> writer_;    // rank 0, for the next version
+  std::unique_ptr<NpyPatch> own_patch_;  // the other ranks that write it
+  std::unique_ptr<NpyUpdate> update_;    // InPlace on one rank: the latest version in memory
+  NpyPatch* patch_ = nullptr;            // own_patch_, or the run's mapping of the latest version
+  FileMemory memory_;                    // deferred_: the data, held unwritten at commit()
+  TensorShape shape_;
+  bool deferred_ = false, new_version_ = false;  // Run::hold_unwritten() at commit(); its new_version
+  double* data_ = nullptr;
+  std::string temp_;
+  bool flush_ = true;                   // RunOptions::sync_results
+  std::optional<ResidentGuard> guard_;  // wrote(), for a mapping: Run::mapped_drop_bytes() when made
+};
+
+}  // namespace tcert
