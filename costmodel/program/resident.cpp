@@ -196,7 +196,7 @@ std::vector<ResidentGroup> plan_resident(const ir::Program& program, const Machi
                                          const std::vector<std::optional<ContractionAnalysis>>& store) {
   std::vector<ResidentGroup> out;
   const bool dear_writes = machine.disk_write_bytes_per_s < machine.disk_read_bytes_per_s;
-  const bool forced = options.force_method || options.force_order;
+  const bool forced = options.force_method || options.force_order || !options.pins.empty();
   const bool considered =
       options.resident == ResidentMode::On || options.resident == ResidentMode::All ||
       (options.resident == ResidentMode::Auto && !forced && (dear_writes || options.max_writes > 0));

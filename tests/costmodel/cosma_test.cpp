@@ -408,7 +408,7 @@ TEST(CosmaDryRun, PicksCosmaWhenCommunicationDominatesAndSaysWhy) {
   // examples/matmul.tce (4000^3) with 64 MB per rank, a 1 MB/s network and 1 GB/s disks.
   const ir::Program program = matmul();
   const Machine slow_network = machine_of(4, 8e6, 1e6, 1e9);
-  const std::string text = dry_run_text(program, slow_network, without_sfc());
+  const std::string text = dry_run_text(make_plan(program, slow_network, without_sfc()));
   EXPECT_NE(text.find("    cosma                      -     grid 2x2x1, 0 idle, 8 rounds (exact schedule)"),
             std::string::npos)
       << text;
@@ -423,7 +423,7 @@ TEST(CosmaDryRun, PicksCosmaWhenCommunicationDominatesAndSaysWhy) {
             std::string::npos)
       << text;
 
-  const nlohmann::json j = dry_run_json(program, slow_network, without_sfc())["contractions"][0];
+  const nlohmann::json j = dry_run_json(make_plan(program, slow_network, without_sfc()))["contractions"][0];
   ASSERT_EQ(j["methods"].size(), 7u);  // the six Gao methods and cosma (sfc excluded; tbs: symmetric only)
   const nlohmann::json& row = j["methods"][6];
   EXPECT_EQ(row["comm"], "inside");
@@ -443,7 +443,7 @@ TEST(CosmaDryRun, PicksCosmaWhenCommunicationDominatesAndSaysWhy) {
 TEST(CosmaDryRun, GaoStaysWhenCosmaDoesNotFit) {
   // Gao et al.'s Table 9 machine (24 MB per rank): no grid leaves room beside its C block.
   const ir::Program program = matmul();
-  const nlohmann::json j = dry_run_json(program, machine_of(4, 3e6), {})["contractions"][0];
+  const nlohmann::json j = dry_run_json(make_plan(program, machine_of(4, 3e6), {}))["contractions"][0];
   EXPECT_EQ(j["methods"][6]["feasible"], false);
   EXPECT_NE(j["chosen"]["algorithm"], "cosma");
   EXPECT_NE(j["plan"]["algorithm"], "cosma");
