@@ -184,6 +184,11 @@ struct ProgramPlan {
 ProgramPlan make_plan(const ir::Program& program, const std::optional<Machine>& machine,
                       const ReportOptions& options);
 
+/// The number of contraction analyses (analysis.h analyze(): every method on one contraction)
+/// this process has run, for tests that hold a program to be planned once (make_plan()) and
+/// then only rendered and emitted.
+std::uint64_t analyses_run();
+
 /// make_plan(program, machine, {false, options}).statements: the plan each two-operand statement
 /// of `program` runs, in statement order.
 std::vector<StatementPlan> plan_program(const ir::Program& program, const Machine& machine, const PlanOptions& options);

@@ -212,10 +212,8 @@ class Method {
   virtual std::string choice_name(const ModelPoint& row, const Plan& plan) const = 0;
   /// Keys added to the JSON "chosen" row when the chosen plan is this method's.
   virtual void chosen_json(const ContractionAnalysis& a, nlohmann::json& chosen) const;
-  /// Data moved per rank by the chosen plan's method at its model row (ContractionAnalysis::
-  /// plan_model) for the lower-bound line, bytes (its reads, V and writes: Theorem 1 counts loads
-  /// and stores), and what its reads are ("disk reads").
-  virtual double chosen_moved_bytes(const ContractionAnalysis& a, const Machine& machine) const;
+  /// What the lower-bound line calls the reads of the chosen plan's method ("disk reads"; the
+  /// line counts its exact moved_bytes(): reads, V and writes, as Theorem 1 counts loads and stores).
   virtual std::string moved_label() const { return "disk reads"; }
   /// Keys this method adds to every contraction's JSON (whether chosen or not).
   virtual void analysis_json(const ContractionAnalysis& a, nlohmann::json& j) const;

@@ -23,8 +23,4 @@ struct ProgramAnalysis {
   HandoffSequence handoff;
 };
 
-/// The number of analyze() calls since the process started (each a full analysis of one
-/// contraction by every method), for tests that check a plan is computed once.
-std::uint64_t analyses_run();
-
 }  // namespace tcec::costmodel

@@ -65,9 +65,6 @@ TensorLayout Method::layout(const Plan&, GemmArray, const std::vector<std::strin
 
 void Method::chosen_json(const ContractionAnalysis&, nlohmann::json&) const {}
 
-double Method::chosen_moved_bytes(const ContractionAnalysis& a, const Machine&) const {
-  return a.plan_model.disk_read_bytes + a.plan_model.comm_bytes + a.plan_model.disk_write_bytes;
-}
 
 void Method::analysis_json(const ContractionAnalysis&, nlohmann::json&) const {}
 

@@ -76,7 +76,7 @@ std::string analysis_text(const ContractionAnalysis& a, const Machine& machine, 
   out += "  " + choice_text(a) + "\n";
   if (!a.plan.feasible) return out + plan_text(a, machine);
   const Method& chosen = method_of(a.plan.plan);
-  const double moved = chosen.chosen_moved_bytes(a, machine);
+  const double moved = moved_bytes(a.plan.plan, a.plan.volumes, machine);  // exact, the fullest rank
   out += fmt::format(
       "  lower bound on data moved per rank (COSMA Theorem 1): {}; chosen moves {} ({} + V + disk writes), {:.3f}x\n",
       human_bytes(a.lower_bound_bytes_per_rank), human_bytes(moved), chosen.moved_label(),

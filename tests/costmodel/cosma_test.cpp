@@ -433,7 +433,7 @@ TEST(CosmaDryRun, PicksCosmaWhenCommunicationDominatesAndSaysWhy) {
   EXPECT_DOUBLE_EQ(row["model_time_s"].get<double>(), 48e6 / 1e9 + 64e6 / 1e6);  // rounds 2..7 read, C kept
   EXPECT_EQ(row["grid"], (nlohmann::json{{"pm", 2}, {"pn", 2}, {"pk", 1}}));
   EXPECT_EQ(j["chosen"]["algorithm"], "cosma");
-  EXPECT_EQ(j["chosen"]["why"].get<std::string>().rfind("cosma: 64.048 s vs best Gao method", 0), 0u);
+  EXPECT_EQ(j["chosen"]["why"].get<std::string>().rfind("cosma: 64.048 s vs best Gao plan", 0), 0u);
   EXPECT_EQ(j["plan"]["algorithm"], "cosma");
   EXPECT_EQ(j["plan"]["order"], "-");
   EXPECT_EQ(j["plan"]["comm_recv_bytes"], (nlohmann::json{64'000'000, 64'000'000, 64'000'000, 64'000'000}));

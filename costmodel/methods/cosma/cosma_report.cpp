@@ -43,11 +43,6 @@ void CosmaMethod::chosen_json(const ContractionAnalysis& a, nlohmann::json& chos
   chosen["why"] = why(a, true);
 }
 
-double CosmaMethod::chosen_moved_bytes(const ContractionAnalysis& a, const Machine& machine) const {
-  if (a.plan.feasible && owns(a.plan.plan))  // its schedule, with the pieces its buffers hold from the load
-    return moved_bytes(a.plan.plan, a.plan.volumes, machine);
-  return Method::chosen_moved_bytes(a, machine);
-}
 
 void CosmaMethod::analysis_json(const ContractionAnalysis& a, nlohmann::json& j) const {
   const CosmaStrategy& s = strategy(a);
