@@ -76,8 +76,8 @@ void apply_pin(ContractionAnalysis& a, const Plan& pinned, const Machine& machin
   pc.plan = pinned;
   a.plan_model = candidate_row(a, pinned);
   if (a.declared.any() && !m.has_layout()) {
-    pc.reason = fmt::format("the pinned plan's method {} has no rank layout for the tensors kept on the ranks",
-                            m.name());
+    pc.reason =
+        fmt::format("the pinned plan's method {} has no rank layout for the tensors kept on the ranks", m.name());
     a.plan = pc;
     return;
   }

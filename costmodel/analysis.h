@@ -83,11 +83,11 @@ ModelPoint candidate_row(const ContractionAnalysis& a, const Plan& plan);
 /// time of another method; with a pinned plan, the planner's choice.
 struct RunnerUp {
   bool exists = false;
-  std::string name;            ///< Method::choice_name() of its plan, or its method's row name
-  PlannedCandidate plan;       ///< infeasible when it has no plan (then plan.reason says why)
-  bool fastest_row = false;    ///< its compute stage is the methods table's fastest
-  double fastest_row_s = 0;    ///< that row's time (seconds)
-  bool planner_choice = false; ///< the pinned plan's runner-up: what the planner would have chosen
+  std::string name;             ///< Method::choice_name() of its plan, or its method's row name
+  PlannedCandidate plan;        ///< infeasible when it has no plan (then plan.reason says why)
+  bool fastest_row = false;     ///< its compute stage is the methods table's fastest
+  double fastest_row_s = 0;     ///< that row's time (seconds)
+  bool planner_choice = false;  ///< the pinned plan's runner-up: what the planner would have chosen
 };
 RunnerUp runner_up(const ContractionAnalysis& a);
 /// The chosen plan and why it beat the runner-up, one line without indentation or newline:

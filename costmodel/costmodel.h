@@ -181,8 +181,7 @@ struct ProgramPlan {
 /// resident accumulation groups (program/resident.h), the hand-off pass (program/sequence.h, as
 /// a prediction too when --no-handoff or a resident group keeps the program from running it) and
 /// the statements' plans from them. Without a machine only `program` and `options` are set.
-ProgramPlan make_plan(const ir::Program& program, const std::optional<Machine>& machine,
-                      const ReportOptions& options);
+ProgramPlan make_plan(const ir::Program& program, const std::optional<Machine>& machine, const ReportOptions& options);
 
 /// The number of contraction analyses (analysis.h analyze(): every method on one contraction)
 /// this process has run, for tests that hold a program to be planned once (make_plan()) and

@@ -14,7 +14,7 @@ namespace {
 
 /// What each two-operand statement runs, from the analyses, the groups and the hand-off.
 std::vector<StatementPlan> statement_plans(const ir::Program& program, const Machine& machine,
-                                           const PlanOptions& options, const ProgramAnalysis& pa) {
+                                           const ProgramAnalysis& pa) {
   const std::vector<std::optional<ContractionAnalysis>>& store = pa.analyses;
   const std::vector<ResidentGroup>& groups = pa.resident;
   // Resident accumulation groups run in place of their statements' plans, and a program with
@@ -23,7 +23,6 @@ std::vector<StatementPlan> statement_plans(const ir::Program& program, const Mac
   for (const ResidentGroup& g : groups)
     for (std::size_t q = 0; q < g.statements.size() && g.chosen; ++q) resident[g.statements[q]] = std::pair{&g, q};
   const HandoffSequence* seq = pa.handoff.used ? &pa.handoff : nullptr;
-  (void)options;
   std::vector<StatementPlan> out;
   for (std::size_t i = 0; i < program.statements.size(); ++i) {
     if (!store[i]) continue;
@@ -94,8 +93,7 @@ std::vector<std::size_t> contractions_at(const ir::Program& program, int line) {
 
 }  // namespace
 
-ProgramPlan make_plan(const ir::Program& program, const std::optional<Machine>& machine,
-                      const ReportOptions& options) {
+ProgramPlan make_plan(const ir::Program& program, const std::optional<Machine>& machine, const ReportOptions& options) {
   ProgramPlan out;
   out.program = &program;
   out.machine = machine;
@@ -110,7 +108,7 @@ ProgramPlan make_plan(const ir::Program& program, const std::optional<Machine>& 
   pa->handoff.resident =
       std::any_of(pa->resident.begin(), pa->resident.end(), [](const ResidentGroup& g) { return g.chosen; });
   pa->handoff.used = po.handoff && !pa->handoff.resident;
-  out.statements = statement_plans(program, *machine, po, *pa);
+  out.statements = statement_plans(program, *machine, *pa);
   out.analysis = std::move(pa);
   return out;
 }
@@ -145,18 +143,19 @@ std::vector<PinError> pin_plans(const ir::Program& program, const Machine& machi
     const char* end = text.data() + (eq == std::string::npos ? 0 : eq);
     const auto [ptr, ec] = std::from_chars(text.data(), end, line);
     if (eq == std::string::npos || ec != std::errc() || ptr != end || line <= 0) {
-      errors.push_back({{0, 0}, fmt::format("--plan expects LINE=PLAN (a source line and a plan's text), got '{}'",
-                                            text)});
+      errors.push_back(
+          {{0, 0}, fmt::format("--plan expects LINE=PLAN (a source line and a plan's text), got '{}'", text)});
       continue;
     }
     const std::vector<std::size_t> at = contractions_at(program, line);
     if (at.size() != 1) {
-      errors.push_back({{line, 1}, at.empty() ? fmt::format("--plan {}: no contraction (two-operand statement) "
-                                                            "at line {}",
-                                                            line, line)
-                                              : fmt::format("--plan {}: line {} holds {} contractions (a product "
-                                                            "split into binary steps); a pin needs one",
-                                                            line, line, at.size())});
+      errors.push_back({{line, 1},
+                        at.empty() ? fmt::format("--plan {}: no contraction (two-operand statement) "
+                                                 "at line {}",
+                                                 line, line)
+                                   : fmt::format("--plan {}: line {} holds {} contractions (a product "
+                                                 "split into binary steps); a pin needs one",
+                                                 line, line, at.size())});
       continue;
     }
     const ir::Statement& s = program.statements[at[0]];
@@ -175,8 +174,7 @@ std::vector<PinError> pin_plans(const ir::Program& program, const Machine& machi
       else if (std::holds_alternative<TbsPlan>(plan->method) && !gemm.symmetric)
         error = "tbs multiplies symmetric products (C[I,J] = A[I,K] * A[J,K]) only", plan.reset();
       else if (!m.has_layout() && declared_layouts(program, s, machine.processors).any())
-        error = fmt::format("{} has no rank layout, and the statement's tensors have declared distributions",
-                            m.name()),
+        error = fmt::format("{} has no rank layout, and the statement's tensors have declared distributions", m.name()),
         plan.reset();
     }
     if (!plan) {

@@ -60,12 +60,11 @@ Result parse_tce(const std::string& file, std::string source, const Options& opt
   auto defines = parse_defines(options.defines, reporter);
   ir::Program program;
   program.file = file;
-  parse_syntax(source, reporter,
-               [&](grammar::TceParser::ProgramContext& tree) {
-                 check_program(tree, defines, reporter, program, [&](const ir::Program& parsed) {
-                   if (options.observe) options.observe("parse", parsed);
-                 });
-               });
+  parse_syntax(source, reporter, [&](grammar::TceParser::ProgramContext& tree) {
+    check_program(tree, defines, reporter, program, [&](const ir::Program& parsed) {
+      if (options.observe) options.observe("parse", parsed);
+    });
+  });
   // After other errors a range may be missing only because its declaration
   // failed, so an unmatched -D is reported on an otherwise clean program only.
   for (const auto& [name, value] : defines) {

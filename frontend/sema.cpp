@@ -427,7 +427,8 @@ class Sema {
 }  // namespace
 
 void check_program(TceParser::ProgramContext& tree, const std::map<std::string, std::uint64_t>& defines,
-                   Reporter& reporter, ir::Program& program, const std::function<void(const ir::Program&)>& before_split) {
+                   Reporter& reporter, ir::Program& program,
+                   const std::function<void(const ir::Program&)>& before_split) {
   Sema(reporter, defines, program).run(tree, before_split);
 }
 

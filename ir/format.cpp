@@ -58,7 +58,8 @@ std::string format_statement(const Program& program, const Statement& s) {
 std::string format_program(const Program& program) {
   std::string out;
   for (const Range& r : program.ranges) out += fmt::format("range {} = {};\n", r.name, r.extent);
-  for (const Index& i : program.indices) out += fmt::format("index {} : {};\n", i.name, program.ranges.at(i.range).name);
+  for (const Index& i : program.indices)
+    out += fmt::format("index {} : {};\n", i.name, program.ranges.at(i.range).name);
   for (const Tensor& t : program.tensors) {
     std::vector<std::string> dims;
     for (int d : t.dims) dims.push_back(program.ranges.at(d).name);

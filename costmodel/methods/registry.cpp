@@ -65,7 +65,6 @@ TensorLayout Method::layout(const Plan&, GemmArray, const std::vector<std::strin
 
 void Method::chosen_json(const ContractionAnalysis&, nlohmann::json&) const {}
 
-
 void Method::analysis_json(const ContractionAnalysis&, nlohmann::json&) const {}
 
 std::string Method::analysis_note(const ContractionAnalysis&) const { return {}; }

@@ -64,9 +64,8 @@ RunnerUp runner_up(const ContractionAnalysis& a) {
 
 std::string choice_text(const ContractionAnalysis& a) {
   if (!a.plan.feasible) return fmt::format("chosen: none ({})", a.plan.reason);
-  std::string out =
-      fmt::format("chosen: {}: {:.5g} s predicted in all (compute stage and redistribution){}", name_of(a, a.plan.plan),
-                  a.plan.total_s(), a.pinned ? ", pinned by --plan" : "");
+  std::string out = fmt::format("chosen: {}: {:.5g} s predicted in all (compute stage and redistribution){}",
+                                name_of(a, a.plan.plan), a.plan.total_s(), a.pinned ? ", pinned by --plan" : "");
   const RunnerUp r = runner_up(a);
   if (r.planner_choice)
     return out + (!r.plan.feasible ? fmt::format("; the planner has no feasible plan ({})", r.plan.reason)
@@ -81,9 +80,10 @@ std::string choice_text(const ContractionAnalysis& a) {
                      r.name, r.fastest_row_s, r.plan.reason);
   out += fmt::format("; runner-up {}: {:.5g} s in all", r.name, r.plan.total_s());
   if (r.fastest_row)
-    out += fmt::format(", though its compute stage is the methods table's fastest ({:.5g} s): plans are picked by "
-                       "the total",
-                       r.fastest_row_s);
+    out += fmt::format(
+        ", though its compute stage is the methods table's fastest ({:.5g} s): plans are picked by "
+        "the total",
+        r.fastest_row_s);
   return out;
 }
 

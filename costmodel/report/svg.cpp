@@ -80,9 +80,8 @@ std::vector<Bar> bars_of(const ContractionAnalysis& a, const Machine& machine) {
   std::vector<Bar> out;
   std::vector<const PlannedCandidate*> plans;
   for (const Candidate& candidate : a.candidates) plans.push_back(&candidate.plan);
-  const bool listed = std::any_of(plans.begin(), plans.end(), [&](const PlannedCandidate* c) {
-    return c->feasible && c->plan == a.plan.plan;
-  });
+  const bool listed = std::any_of(plans.begin(), plans.end(),
+                                  [&](const PlannedCandidate* c) { return c->feasible && c->plan == a.plan.plan; });
   if (a.pinned && !listed) plans.push_back(&a.plan);  // a pinned plan no method proposed
   for (const PlannedCandidate* candidate : plans) {
     const PlannedCandidate& c = *candidate;

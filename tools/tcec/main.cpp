@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <sstream>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -284,8 +284,7 @@ int main(int argc, char** argv) {
           return 1;
         }
         std::string error;
-        if (!tcec::tools::write_atomically(args.svg, tcec::costmodel::dry_run_svg(*plan),
-                                           &error)) {
+        if (!tcec::tools::write_atomically(args.svg, tcec::costmodel::dry_run_svg(*plan), &error)) {
           std::fprintf(stderr, "tcec: error: %s\n", error.c_str());
           return 1;
         }

@@ -43,7 +43,6 @@ void CosmaMethod::chosen_json(const ContractionAnalysis& a, nlohmann::json& chos
   chosen["why"] = why(a, true);
 }
 
-
 void CosmaMethod::analysis_json(const ContractionAnalysis& a, nlohmann::json& j) const {
   const CosmaStrategy& s = strategy(a);
   j["cosma"] = {{"feasible", s.feasible},
