@@ -74,14 +74,15 @@ std::string choice_text(const ContractionAnalysis& a) {
                       : fmt::format("; the planner's choice {}: {:.5g} s in all", r.name, r.plan.total_s()));
   if (!r.exists) return out + "; runner-up: none (no other method has a plan the options allow)";
   if (!r.plan.feasible)
-    return out + fmt::format(
-                     "; runner-up {}: its compute stage is the methods table's fastest ({:.5g} s), but it is not "
-                     "emittable: {}",
-                     r.name, r.fastest_row_s, r.plan.reason);
+    return out +
+           fmt::format(
+               "; runner-up {}: its method's compute stage is the methods table's fastest ({:.5g} s), but it is not "
+               "emittable: {}",
+               r.name, r.fastest_row_s, r.plan.reason);
   out += fmt::format("; runner-up {}: {:.5g} s in all", r.name, r.plan.total_s());
   if (r.fastest_row)
     out += fmt::format(
-        ", though its compute stage is the methods table's fastest ({:.5g} s): plans are picked by "
+        ", though its method's compute stage is the methods table's fastest ({:.5g} s): plans are picked by "
         "the total",
         r.fastest_row_s);
   return out;

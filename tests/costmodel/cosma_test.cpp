@@ -412,11 +412,15 @@ TEST(CosmaDryRun, PicksCosmaWhenCommunicationDominatesAndSaysWhy) {
   EXPECT_NE(text.find("    cosma                      -     grid 2x2x1, 0 idle, 8 rounds (exact schedule)"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("  chosen: cosma, grid 2x2x1 (0 idle), 8 rounds: 64.048 s predicted (exact schedule)\n"
-                      "  why cosma: 64.048 s vs best Gao method inside replication-A (CAB) 128.14 s (2x less "
-                      "communication: 64 MB vs 128 MB received per rank)\n"),
+  // One chosen plan, cosma's, and its runner-up by total time.
+  const std::size_t chosen = text.find("  chosen: cosma, grid 2x2x1 (0 idle), 8 rounds: ");
+  ASSERT_NE(chosen, std::string::npos) << text;
+  const std::string line = text.substr(chosen, text.find('\n', chosen) - chosen);
+  EXPECT_NE(line.find(" s predicted in all (compute stage and redistribution); runner-up inside replication-A, order "
+                      "BAC: "),
             std::string::npos)
-      << text;
+      << line;
+  EXPECT_EQ(text.find("emitted instead"), std::string::npos) << text;
   EXPECT_NE(text.find("  plan: cosma grid=2x2x1 rounds=8 P=4 split=optimal\n"), std::string::npos) << text;
   EXPECT_NE(text.find("cosma: 64.048 s vs best Gao plan inside-replication (BAC) 96.16 s (1.5x less "
                       "communication: 64 MB vs 96 MB received per rank)"),
