@@ -80,6 +80,13 @@ std::string choice_text(const ContractionAnalysis& a) {
                "emittable: {}",
                r.name, r.fastest_row_s, r.plan.reason);
   out += fmt::format("; runner-up {}: {:.5g} s in all", r.name, r.plan.total_s());
+  if (r.plan.total_s() == a.plan.total_s()) {  // a tie: the shorter compute stage in the table wins, then the earlier
+    const double runner_row_s = candidate_row(a, r.plan.plan).time_s;
+    out += runner_row_s > a.plan_model.time_s
+               ? fmt::format(", a tie won by the shorter compute stage ({:.5g} s against {:.5g} s)",
+                             a.plan_model.time_s, runner_row_s)
+               : std::string(", a tie won by the method listed first");
+  }
   if (r.fastest_row)
     out += fmt::format(
         ", though its method's compute stage is the methods table's fastest ({:.5g} s): plans are picked by "
