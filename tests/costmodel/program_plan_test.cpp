@@ -111,9 +111,14 @@ TEST(ProgramPlan, InvalidPinsAreRefusedWithTheRule) {
   PinError e = one("8=inside-rotation order=ABC P=9 I=i:10x1 J=j:10x1 K=k:10x1 dist=i,j,k split=optimal");
   EXPECT_EQ(e.loc, (ir::SourceLocation{8, 1}));
   EXPECT_EQ(e.message, "--plan 8: the plan is for P = 9 but the machine has P = 4");
-  // check_valid(): the tiles must fit memory.
-  e = one("8=inside-rotation order=ABC P=4 I=i:1x1 J=j:1x1 K=k:1x1 dist=i,j,k split=optimal");
-  EXPECT_EQ(e.message.rfind("--plan 8: ", 0), 0u);
+  // check_valid(): the buffers must fit memory.
+  e = one("8=cosma grid=2x2x1 rounds=1 P=4 split=optimal");
+  EXPECT_EQ(e.message,
+            "--plan 8: tiles of A, B and C need 640000 + 640000 + 320000 = 1600000 bytes per rank but the memory is "
+            "1000000 bytes");
+  // The statement: tbs only on a symmetric product.
+  e = one("8=tbs chunk=4 P=4 split=optimal");
+  EXPECT_EQ(e.message, "--plan 8: tbs multiplies symmetric products (C[I,J] = A[I,K] * A[J,K]) only");
   // Unparsable text, an unknown line, a malformed argument.
   e = one("8=inside-rotation order=CBB P=4");
   EXPECT_EQ(e.message, "--plan 8: unknown order 'CBB' (expected ABC, ACB, BAC, BCA, CAB or CBA)");
