@@ -197,9 +197,11 @@ std::vector<StatementPlan> plan_program(const ir::Program& program, const Machin
 /// step's "resident" with its group), one a line; "12=none (REASON)" without a feasible plan.
 std::string plan_lines(const ProgramPlan& plan);
 
-/// The dry-run report as text: per statement its source, the macro-index
-/// form, sizes and flops (and, with a machine, the plan choice); with a machine and several
-/// statements, the total and the hand-off section (sequence.h handoff_text()).
+/// The dry-run report of `plan` as text: per statement its source, the macro-index form, sizes
+/// and flops (and, with a machine, the methods table and one "chosen:" line, the plan generated
+/// programs run and why it beat the runner-up, analysis.h choice_text(); then its plan section);
+/// with a machine and several statements, the total and the hand-off section (sequence.h
+/// handoff_text()). Renders only: analyses nothing.
 std::string dry_run_text(const ProgramPlan& plan);
 
 /// The same as JSON: {"file", "machine" (bytes, bytes/s; null without a machine),
@@ -211,7 +213,8 @@ std::string dry_run_text(const ProgramPlan& plan);
 /// rank), grid, idle_ranks, rounds), "chosen" (the row of the chosen plan's candidate: the plan
 /// "plan" describes, the one generated programs run; with "choice" (the report's one line: the
 /// plan and why it beat the runner-up), "pinned" (true when --plan set it), "runner_up" ({"name",
-/// "total_time_s" (null when it has no feasible plan), "reason"}, or null) and "why" when it is
+/// "total_time_s" (null when it has no feasible plan), "reason", "fastest_row", "planner_choice"},
+/// or null) and "why" when it is
 /// cosma), "fastest_row" (the methods table's row of least compute-stage time), "cosma" (the
 /// strategy: Eq. 32 a, b, bound, stretch), "plan", "lower_bound_bytes_per_rank"}], "copies"
 /// (statement, line, elements and, with a machine, copy_volumes(): disk_read_bytes[],
@@ -224,7 +227,8 @@ std::string dry_run_text(const ProgramPlan& plan);
 /// machine); "tensors" ({name:
 /// {"shape", "role"}}) and "statements" (canonical text, in order) describe the program.
 /// The dry run as a picture (SVG 1.1 text): per two-operand statement, every feasible candidate
-/// (ContractionAnalysis::plans: each method × order × broadcast operand's integer plan) as a
+/// (ContractionAnalysis::candidates: each method × order × broadcast operand's integer plan, and a
+/// pinned plan no method proposed) as a
 /// horizontal bar of seconds split into its compute stage's disk, network and kernel time on the
 /// slowest rank (plan.h wall_parts()) and its stages 1 and 3, a black mark at its predicted total
 /// (below the sum of the parts where the plan overlaps them), the chosen plan in bold, and the
