@@ -119,6 +119,10 @@ struct Generated {
 /// The whole stage: needs program.machine (else err_no_machine) with 8-byte elements
 /// (else err_element_size), plans every statement with `options`, checks and emits.
 Generated generate(const ir::Program& program, const costmodel::PlanOptions& options, const EmitOptions& emit);
+/// The same on a plan already made (costmodel::make_plan(), e.g. the one the driver also
+/// reports): checks and emits plan.statements without planning again. Errors as above
+/// (err_no_machine when plan.machine is unset).
+Generated generate(const costmodel::ProgramPlan& plan, const EmitOptions& emit);
 
 /// How generated programs are built: the MPI C++ compiler, the project's source root
 /// (the include directory for "runtime/..."), libtcert.a and libtcert_spec.a, all from the build

@@ -4,19 +4,37 @@
 
 namespace tcec::codegen {
 
+namespace {
+
+/// err_no_machine / err_element_size for `program`, or none.
+std::vector<Diagnostic> machine_errors(const ir::Program& program) {
+  std::vector<Diagnostic> out;
+  if (!program.machine)
+    out.push_back(make_diagnostic(program, DiagId::err_no_machine, {}, program.file));
+  else if (program.machine->element_size_bytes != 8)
+    out.push_back(make_diagnostic(program, DiagId::err_element_size, {}, program.machine->name,
+                                  program.machine->element_size_bytes));
+  return out;
+}
+
+}  // namespace
+
 Generated generate(const ir::Program& program, const costmodel::PlanOptions& options, const EmitOptions& emit) {
   Generated out;
-  if (!program.machine) {
+  out.diagnostics = machine_errors(program);
+  if (!out.diagnostics.empty()) return out;
+  return generate(costmodel::make_plan(program, costmodel::machine_from(*program.machine), {false, options}), emit);
+}
+
+Generated generate(const costmodel::ProgramPlan& plan, const EmitOptions& emit) {
+  const ir::Program& program = *plan.program;
+  Generated out;
+  out.diagnostics = machine_errors(program);
+  if (out.diagnostics.empty() && !plan.machine)
     out.diagnostics.push_back(make_diagnostic(program, DiagId::err_no_machine, {}, program.file));
-    return out;
-  }
-  if (program.machine->element_size_bytes != 8) {
-    out.diagnostics.push_back(make_diagnostic(program, DiagId::err_element_size, {}, program.machine->name,
-                                              program.machine->element_size_bytes));
-    return out;
-  }
-  const costmodel::Machine machine = costmodel::machine_from(*program.machine);
-  const std::vector<costmodel::StatementPlan> plans = costmodel::plan_program(program, machine, options);
+  if (!out.diagnostics.empty()) return out;
+  const costmodel::Machine& machine = *plan.machine;
+  const std::vector<costmodel::StatementPlan>& plans = plan.statements;
   out.diagnostics = check_program(program, plans);
   if (!out.diagnostics.empty()) return out;
   out.source = emit_program(program, machine, plans, emit);

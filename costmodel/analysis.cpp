@@ -1,10 +1,12 @@
 // costmodel/analysis.cpp — run every method of the registry on one contraction and choose
 // the cheapest plan (method.h MethodAnalysis holds the rules of the choice).
 #include "costmodel/analysis.h"
+#include "costmodel/methods/plans.h"
 #include "costmodel/program/resident.h"
 #include "costmodel/program/sequence.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 
@@ -41,7 +43,60 @@ void add_requests(const ContractionAnalysis& a, const Machine& machine, PlannedC
                      plan.redistribution);
 }
 
+std::atomic<std::uint64_t> analyses_count{0};
+
 }  // namespace
+
+ModelPoint candidate_row(const ContractionAnalysis& a, const Plan& plan) {
+  const Method& m = method_of(plan);
+  const GaoPlan* g = std::get_if<GaoPlan>(&plan.method);
+  for (const Candidate& c : a.candidates) {
+    if (c.row.method != &m) continue;
+    if (!g || (c.row.comm == g->comm && c.row.algorithm == g->algorithm && c.row.order == g->order &&
+               (g->algorithm != Algorithm::Replication || c.row.replicated == g->replicated)))
+      return c.row;
+  }
+  for (const ModelPoint& row : a.methods)
+    if (row.method == &m) return row;
+  ModelPoint row;
+  row.method = &m;
+  return row;
+}
+
+namespace {
+
+/// Replaces the choice by the pinned plan (PlanOptions::pins), keeping the planner's choice for
+/// the report. The pin was checked against the machine (pin_plans()); with layouts kept by an
+/// earlier step (the hand-off variant) a method without a TensorLayout is infeasible.
+void apply_pin(ContractionAnalysis& a, const Plan& pinned, const Machine& machine) {
+  a.planner_choice = a.plan;
+  a.pinned = true;
+  const Method& m = method_of(pinned);
+  PlannedCandidate pc;
+  pc.plan = pinned;
+  a.plan_model = candidate_row(a, pinned);
+  if (a.declared.any() && !m.has_layout()) {
+    pc.reason =
+        fmt::format("the pinned plan's method {} has no rank layout for the tensors kept on the ranks", m.name());
+    a.plan = pc;
+    return;
+  }
+  pc.feasible = true;
+  pc.volumes = plan_volumes(pinned, machine);
+  pc.redistribution = redistribution_volumes(pinned, machine, a.accumulate, m.has_layout() ? &a.declared : nullptr);
+  add_requests(a, machine, pc);
+  a.plan = pc;
+}
+
+}  // namespace
+
+std::uint64_t analyses_run() { return analyses_count.load(); }
+
+const Plan* PlanOptions::pinned(int line) const {
+  for (const PinnedPlan& p : pins)
+    if (p.line == line) return &p.plan;
+  return nullptr;
+}
 
 bool MethodAnalysis::allows(const Method& m, std::optional<DiskPlacementOrder> order) const {
   return options_.allows_method(m.name()) && (!options_.force_order || order == options_.force_order);
@@ -51,15 +106,14 @@ void MethodAnalysis::add_row(const ModelPoint& row) {
   const std::vector<std::string>& excluded = options_.exclude_methods;
   if (row.method && std::find(excluded.begin(), excluded.end(), row.method->name()) != excluded.end()) return;
   a_.methods.push_back(row);
-  if (row.feasible && (!a_.chosen.feasible || row.time_s < a_.chosen.time_s)) a_.chosen = row;
+  if (row.feasible && (!a_.fastest_row.feasible || row.time_s < a_.fastest_row.time_s)) a_.fastest_row = row;
 }
 
 void MethodAnalysis::add_candidate(const Method& m, const ModelPoint& row, const PlannedCandidate& given,
                                    bool allowed) {
   PlannedCandidate plan = given;
   if (plan.feasible && allowed) add_requests(a_, machine_, plan);  // with their latency, if any
-  a_.candidates.push_back(row);
-  a_.plans.push_back(plan);
+  a_.candidates.push_back({row, plan});
   auto family = std::find_if(a_.family_plans.begin(), a_.family_plans.end(),
                              [&](const auto& f) { return f.first == m.family(); });
   if (family == a_.family_plans.end()) {
@@ -91,6 +145,7 @@ void MethodAnalysis::add_candidate(const Method& m, const ModelPoint& row, const
     if (!family->second.feasible) family->second.reason = plan.reason;
     return;
   }
+  a_.candidates.back().eligible = true;
   if (!family->second.feasible || family->second.total_s() > plan.total_s()) family->second = plan;
   // The least total wins; on a tie, the candidate of less compute-stage time (its stages 1 and 3
   // cost the same, and a one-rank cosma plan then runs the kernel on the mapped operands).
@@ -224,87 +279,14 @@ bool parse_order(std::string_view name, PlanOptions* options) {
   return false;
 }
 
-std::vector<StatementPlan> plan_program(const ir::Program& program, const Machine& machine,
-                                        const PlanOptions& options) {
-  std::vector<std::optional<ContractionAnalysis>> store;
-  for (const ir::Statement& s : program.statements)
-    store.push_back(s.operands.size() == 2 ? std::optional(analyze(program, s, machine, options)) : std::nullopt);
-  // Resident accumulation groups run in place of their statements' plans, and a program with
-  // one runs no hand-off (the groups read every tensor from the store).
-  const std::vector<ResidentGroup> groups = plan_resident(program, machine, options, store);
-  std::vector<std::optional<std::pair<const ResidentGroup*, std::size_t>>> resident(program.statements.size());
-  for (const ResidentGroup& g : groups)
-    for (std::size_t q = 0; q < g.statements.size() && g.chosen; ++q) resident[g.statements[q]] = std::pair{&g, q};
-  const bool any_resident = std::any_of(groups.begin(), groups.end(), [](const ResidentGroup& g) { return g.chosen; });
-  std::optional<HandoffSequence> seq;
-  if (options.handoff && !any_resident) seq = plan_handoff(program, machine, options, store);
-  std::vector<StatementPlan> out;
-  for (std::size_t i = 0; i < program.statements.size(); ++i) {
-    if (!store[i]) continue;
-    if (resident[i]) {  // a step of a resident accumulation
-      const auto [g, q] = *resident[i];
-      StatementPlan sp;
-      sp.statement = &program.statements[i];
-      sp.gemm = store[i]->gemm;
-      sp.feasible = true;
-      const Groups tiling = groups_from(program, sp.gemm);
-      sp.plan.processors = machine.processors;
-      sp.plan.I = tiling.I, sp.plan.J = tiling.J, sp.plan.K = tiling.K;
-      sp.resident = g->steps[q];
-      sp.volumes = g->volumes[q];
-      const std::vector<std::uint64_t> none(static_cast<std::size_t>(machine.processors), 0);
-      sp.redistribution.disk_read_bytes = sp.redistribution.disk_write_bytes = none;
-      sp.redistribution.comm_sent_bytes = sp.redistribution.comm_recv_bytes = none;
-      sp.redistribution.disk_requests = none;
-      sp.memory = g->memory[q];
-      out.push_back(std::move(sp));
-      continue;
-    }
-    const PlannedCandidate& chosen = seq ? seq->steps[i].plan : store[i]->plan;
-    StatementPlan sp;
-    sp.statement = &program.statements[i];
-    sp.gemm = store[i]->gemm;
-    sp.feasible = chosen.feasible;
-    sp.reason = chosen.reason;
-    sp.plan = chosen.plan;
-    sp.volumes = chosen.volumes;
-    sp.redistribution = chosen.redistribution;
-    if (seq) {
-      const HandoffStep& step = seq->steps[i];
-      if (!step.flushed.empty()) add_volumes(sp.redistribution, step.flush);
-      sp.take_A = step.take_A, sp.take_B = step.take_B, sp.take_C = step.take_C, sp.keep_result = step.result_kept;
-      sp.taken = step.taken, sp.flushed = step.flushed;
-      sp.memory = step.memory;
-    } else if (sp.feasible) {
-      sp.memory = plan_memory(sp.plan, machine);
-    }
-    if (sp.feasible && method_of(sp.plan).reads_operands_directly(sp.plan))
-      sp.direct_A = !sp.take_A, sp.direct_B = !sp.take_B;
-    sp.direct_C = sp.feasible && !sp.take_C && !sp.keep_result && method_of(sp.plan).writes_result_directly(sp.plan);
-    if (sp.feasible) {  // how the compute stage reaches the arrays decides its disk requests
-      ArrayAccess access{sp.direct_A, sp.direct_B, sp.direct_C, {}, {}, {}};
-      if (sp.direct_A) access.perm_A = sp.gemm.perm_A;
-      if (sp.direct_B) access.perm_B = sp.gemm.perm_B;
-      if (sp.direct_C) access.perm_C = sp.gemm.perm_C;
-      plan_requests(sp.plan, machine, access, sp.volumes);
-      if (store[i]->declared.any())  // declared layouts: moved rank to rank, not predicted (model only)
-        sp.redistribution.disk_requests.clear();
-      else  // through the files, and the hand-off's moves and flushes
-        handoff_stage_requests(seq ? seq->steps[i] : HandoffStep{}, sp.plan, sp.gemm, store[i]->accumulate, machine,
-                               sp.redistribution);
-    }
-    out.push_back(std::move(sp));
-  }
-  return out;
-}
-
 ContractionAnalysis analyze(const ir::Program& program, const ir::Statement& s, const Machine& machine,
                             const PlanOptions& options, const DeclaredLayouts* kept) {
   ContractionAnalysis a;
   a.gemm = ir::macro_index_gemm(program, s);
   a.problem = problem_from(a.gemm, machine.element_size_bytes);
   a.lower_bound_bytes_per_rank = lower_bound_bytes_per_rank(a.gemm, machine);
-  a.chosen.feasible = false;
+  ++analyses_count;
+  a.fastest_row.feasible = false;
   a.plan.reason = kNoneAllowed;
   a.accumulate = accumulates(program, s);
   a.max_writes = options.max_writes;
@@ -319,6 +301,7 @@ ContractionAnalysis analyze(const ir::Program& program, const ir::Statement& s, 
   const Groups groups = groups_from(program, a.gemm);
   MethodAnalysis ctx(a, groups, machine, options);
   for (const Method* m : methods()) m->analyze(ctx);
+  if (const Plan* pin = options.pinned(s.loc.line)) apply_pin(a, *pin, machine);
   return a;
 }
 

@@ -14,6 +14,17 @@
 
 namespace tcec::costmodel {
 
+/// One candidate of a contraction: a row of one method × order × broadcast operand (its model
+/// optimum, or its exact schedule for methods without a closed form) and its integer plan
+/// (infeasible with a reason when none fits, or when the options do not allow it).
+struct Candidate {
+  ModelPoint row;
+  PlannedCandidate plan;
+  /// The plan competed for the choice: feasible, allowed by the options (--force-method,
+  /// --exclude-method, --force-order) and within --max-writes.
+  bool eligible = false;
+};
+
 struct ContractionAnalysis {
   const ir::Statement* statement = nullptr;  ///< the analysed statement (of the program passed to analyze)
   ir::MacroIndexGemm gemm;
@@ -21,24 +32,32 @@ struct ContractionAnalysis {
   /// Each method's rows in registry order (method.h): the Gao methods' best order each (model
   /// optimum), other methods' exact schedules (the slowest rank's bytes and time).
   std::vector<ModelPoint> methods;
-  std::vector<ModelPoint> candidates;  ///< every candidate of every method (e.g. method × order × broadcast operand)
-  ModelPoint chosen;                   ///< the feasible row of least time
+  /// Every candidate of every method (e.g. method × order × broadcast operand), in registry order.
+  std::vector<Candidate> candidates;
+  /// The feasible methods-table row of least compute-stage time (model figures, no stages 1 and 3):
+  /// what the table shows fastest. Not the choice: `plan` is (by total time).
+  ModelPoint fastest_row;
   double lower_bound_bytes_per_rank = 0;
   /// PlanOptions::max_writes of the analysis (0: none), and the best total time of the allowed
   /// feasible plans before it removed any (infinity when none was feasible), for the report.
   double max_writes = 0;
   double unconstrained_s = std::numeric_limits<double>::infinity();
-  std::vector<PlannedCandidate> plans;  ///< integer plan of each candidate (same index as candidates)
   /// Whether the statement adds to a result an earlier statement of the program wrote (its C
   /// then starts from the current value: stage 1 also lays out C).
   bool accumulate = false;
   /// Declared distributions of A, B and C (Gao et al. §2.3 "constrained"): stages 1 and 3 move
   /// them rank to rank, and the plans try each declared dimension as distribution index.
   DeclaredLayouts declared;
-  /// The feasible plan of least exact time, compute stage plus redistribution (options
-  /// permitting): a greedy choice per statement, in program order.
+  /// The choice: the feasible plan of least exact total time, compute stage plus stages 1 and 3
+  /// (options permitting; ties: the candidate of less compute-stage time, then the earlier), a
+  /// greedy choice per statement in program order; or the plan --plan pinned (`pinned`). This
+  /// is the plan generated programs run (unless the hand-off or a resident group replaces it).
   PlannedCandidate plan;
   ModelPoint plan_model;  ///< the row of the plan's candidate (model optimum of its method × order)
+  /// The plan was pinned by PlanOptions::pins (--plan LINE=PLAN), not chosen; `planner_choice`
+  /// then holds what the planner would have chosen (infeasible when nothing was).
+  bool pinned = false;
+  PlannedCandidate planner_choice;
   /// The best allowed plan of each method family (Method::family()), in registry order, with
   /// the rules of `plan`; an infeasible entry's reason says why.
   std::vector<std::pair<std::string, PlannedCandidate>> family_plans;
@@ -53,6 +72,35 @@ struct ContractionAnalysis {
     return nullptr;
   }
 };
+
+/// The candidate row of `plan` (the model optimum of its method × order × broadcast operand;
+/// the exact row of a method without orders); its method's table row when no candidate matches.
+ModelPoint candidate_row(const ContractionAnalysis& a, const Plan& plan);
+
+/// The runner-up of the choice (report/choice.cpp): when the methods table's fastest row
+/// (ContractionAnalysis::fastest_row) is of another method than the chosen plan, that method
+/// (its best eligible plan, or why it has none); otherwise the eligible candidate of least total
+/// time of another method; with a pinned plan, the planner's choice.
+struct RunnerUp {
+  bool exists = false;
+  std::string name;             ///< Method::choice_name() of its plan, or its method's row name
+  PlannedCandidate plan;        ///< infeasible when it has no plan (then plan.reason says why)
+  bool fastest_row = false;     ///< its compute stage is the methods table's fastest
+  double fastest_row_s = 0;     ///< that row's time (seconds)
+  bool planner_choice = false;  ///< the pinned plan's runner-up: what the planner would have chosen
+};
+RunnerUp runner_up(const ContractionAnalysis& a);
+/// The chosen plan and why it beat the runner-up, one line without indentation or newline:
+/// "chosen: inside replication-B, order CAB: 13.115 s predicted in all (compute stage and
+/// redistribution); runner-up cosma, grid 2x2x1 (0 idle), 8 rounds: 24.942 s in all, though its
+/// compute stage is the methods table's fastest (6.32 s): plans are picked by the total" or
+/// "chosen: none (REASON)".
+std::string choice_text(const ContractionAnalysis& a);
+/// The JSON "chosen" object: the chosen plan's candidate row (Method::row_json()) with its
+/// method's chosen_json() keys, "choice" (choice_text() after "chosen: "), "pinned" and
+/// "runner_up" ({"name", "total_time_s" (null without a feasible plan), "reason", "fastest_row",
+/// "planner_choice"} or null); null without a feasible plan.
+nlohmann::json chosen_json(const ContractionAnalysis& a);
 
 /// The feasible row of least time among the methods of families other than `family`;
 /// infeasible when none is.

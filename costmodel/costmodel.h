@@ -7,6 +7,7 @@
 // times seconds.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -29,6 +30,12 @@ Machine machine_from(const ir::MachineDesc& desc);
 /// (no method or order forced), On on every machine (by predicted time), All every feasible group
 /// whatever its time (for comparisons), Off never.
 enum class ResidentMode { Auto, On, All, Off };
+
+/// A plan the user pinned for one statement (--plan LINE=PLAN; pin_plans()).
+struct PinnedPlan {
+  int line = 0;  ///< the statement's source line (one contraction per line)
+  Plan plan;     ///< parsed against the statement's groups and checked against the machine
+};
 
 /// How plans are chosen.
 struct PlanOptions {
@@ -53,12 +60,36 @@ struct PlanOptions {
   /// write-avoiding (Carson et al., seed 004: the output written once). 0: no limit.
   double max_writes = 0;
   ResidentMode resident = ResidentMode::Auto;  ///< --resident
+  /// --plan LINE=PLAN: these statements run the given plan instead of the planner's choice (the
+  /// report still lists every candidate and names the planner's choice as the runner-up). Like
+  /// --force-method, a pin keeps --resident auto from forming resident groups.
+  std::vector<PinnedPlan> pins;
+  /// The pinned plan of the statement at source line `line`, or null.
+  const Plan* pinned(int line) const;
   /// True when the method called `name` may plan (no other method forced). --force-order
   /// further restricts the candidates to that order, which excludes a method without disk
   /// placement orders (with --force-method NAME of such a method there is then no plan, and
   /// the reason says so).
   bool allows_method(std::string_view name) const;
 };
+
+/// A --plan error at the statement it names (or at LINE:1 when no statement is there).
+struct PinError {
+  ir::SourceLocation loc;
+  std::string message;  ///< e.g. "--plan: P = 3 does not match the machine's 4 processors"
+};
+
+/// Resolves --plan LINE=PLAN texts (`texts` as given, "12=inside-rotation order=ABC P=4 …") into
+/// options->pins: LINE must be the source line of exactly one two-operand statement of
+/// `program`; PLAN is parsed against its macro-index groups (plan.h parse_plan(): the plan's text
+/// form, as the dry-run's "plan:" line and --print-after plan print it) and checked as the
+/// planner checks its own plans (plan.h check_valid(): P, the method's rules, memory), plus: C0
+/// matches whether the statement adds to an earlier result, a symmetric method only on a
+/// symmetric product, and a method without rank layouts not on a statement with declared
+/// distributions. Returns the errors (empty: every pin resolved). A second pin of a line replaces
+/// the first.
+std::vector<PinError> pin_plans(const ir::Program& program, const Machine& machine,
+                                const std::vector<std::string>& texts, PlanOptions* options);
 
 /// Parses a --force-method name (a method's name: "inside-rotation", …, "outside-accumulation",
 /// "cosma"; method_names()) into `options`; false when the name is unknown.
@@ -128,17 +159,50 @@ bool accumulates(const ir::Program& program, const ir::Statement& s);
 /// memory-mapped files and its bytes are not counted, so `tcec compare` cannot check them.
 PlanVolumes copy_volumes(const ir::Program& program, const ir::Statement& s, const Machine& machine);
 
-/// Plans every two-operand statement of `program` on `machine` (in statement order): the
-/// dry-run's choice for each statement (every method competing), then, unless options.handoff is
-/// off, the sequence hand-off over the steps (sequence.h), whose plans, flushes and kept
-/// tensors the generated program runs.
+struct ProgramAnalysis;  // costmodel/program_plan.h (private): analyses, resident groups, hand-off
+
+/// A program's plan, computed once (make_plan()) and then only rendered (dry_run_text(),
+/// dry_run_json(), dry_run_svg()) and consumed (codegen): per two-operand statement the analysis
+/// (every candidate of every method with its integer plan, and the choice), the resident
+/// accumulation groups, the sequence hand-off, and from them what each statement runs.
+struct ProgramPlan {
+  const ir::Program* program = nullptr;  ///< the program planned (must outlive the plan)
+  std::optional<Machine> machine;        ///< none: no plan, the report shows the program only
+  ReportOptions options;
+  /// The analyses, resident groups and hand-off (null without a machine).
+  std::shared_ptr<const ProgramAnalysis> analysis;
+  /// What each two-operand statement runs, in statement order (empty without a machine): the
+  /// choice, or its resident step, or its hand-off variant (the hand-off unless
+  /// options.plan.handoff is off).
+  std::vector<StatementPlan> statements;
+};
+
+/// Plans `program` on `machine` once: analyze() of every two-operand statement (analysis.h), the
+/// resident accumulation groups (program/resident.h), the hand-off pass (program/sequence.h, as
+/// a prediction too when --no-handoff or a resident group keeps the program from running it) and
+/// the statements' plans from them. Without a machine only `program` and `options` are set.
+ProgramPlan make_plan(const ir::Program& program, const std::optional<Machine>& machine, const ReportOptions& options);
+
+/// The number of contraction analyses (analysis.h analyze(): every method on one contraction)
+/// this process has run, for tests that hold a program to be planned once (make_plan()) and
+/// then only rendered and emitted.
+std::uint64_t analyses_run();
+
+/// make_plan(program, machine, {false, options}).statements: the plan each two-operand statement
+/// of `program` runs, in statement order.
 std::vector<StatementPlan> plan_program(const ir::Program& program, const Machine& machine, const PlanOptions& options);
 
-/// The dry-run report as text: per statement its source, the macro-index
-/// form, sizes and flops (and, with a machine, the plan choice); with a machine and several
-/// statements, the total and the hand-off section (sequence.h handoff_text()).
-std::string dry_run_text(const ir::Program& program, const std::optional<Machine>& machine,
-                         const ReportOptions& options);
+/// "12=inside-rotation order=ABC P=4 …": each two-operand statement's source line and the one-line
+/// text of the plan it runs (Plan::to_string(), the form --plan LINE=PLAN reads back; a resident
+/// step's "resident" with its group), one a line; "12=none (REASON)" without a feasible plan.
+std::string plan_lines(const ProgramPlan& plan);
+
+/// The dry-run report of `plan` as text: per statement its source, the macro-index form, sizes
+/// and flops (and, with a machine, the methods table and one "chosen:" line, the plan generated
+/// programs run and why it beat the runner-up, analysis.h choice_text(); then its plan section);
+/// with a machine and several statements, the total and the hand-off section (sequence.h
+/// handoff_text()). Renders only: analyses nothing.
+std::string dry_run_text(const ProgramPlan& plan);
 
 /// The same as JSON: {"file", "machine" (bytes, bytes/s; null without a machine),
 /// "contractions": [{"statement", "line", "I", "J", "K", "extents", "elements",
@@ -146,7 +210,12 @@ std::string dry_run_text(const ir::Program& program, const std::optional<Machine
 /// Gao methods with comm, algorithm, feasible, reason, order, case, model_time_s,
 /// model_disk_bytes, model_comm_bytes, tiles; then cosma with comm "inside", algorithm
 /// "cosma", feasible, reason, order "-", model_time_s etc. of its exact schedule (the slowest
-/// rank), grid, idle_ranks, rounds), "chosen" (with "why" when it is cosma), "cosma" (the
+/// rank), grid, idle_ranks, rounds), "chosen" (the row of the chosen plan's candidate: the plan
+/// "plan" describes, the one generated programs run; with "choice" (the report's one line: the
+/// plan and why it beat the runner-up), "pinned" (true when --plan set it), "runner_up" ({"name",
+/// "total_time_s" (null when it has no feasible plan), "reason", "fastest_row", "planner_choice"},
+/// or null) and "why" when it is
+/// cosma), "fastest_row" (the methods table's row of least compute-stage time), "cosma" (the
 /// strategy: Eq. 32 a, b, bound, stretch), "plan", "lower_bound_bytes_per_rank"}], "copies"
 /// (statement, line, elements and, with a machine, copy_volumes(): disk_read_bytes[],
 /// disk_write_bytes[], time_s)}. The schema of the cost-model issue; `--all` adds "candidates";
@@ -158,14 +227,15 @@ std::string dry_run_text(const ir::Program& program, const std::optional<Machine
 /// machine); "tensors" ({name:
 /// {"shape", "role"}}) and "statements" (canonical text, in order) describe the program.
 /// The dry run as a picture (SVG 1.1 text): per two-operand statement, every feasible candidate
-/// (ContractionAnalysis::plans: each method × order × broadcast operand's integer plan) as a
+/// (ContractionAnalysis::candidates: each method × order × broadcast operand's integer plan, and a
+/// pinned plan no method proposed) as a
 /// horizontal bar of seconds split into its compute stage's disk, network and kernel time on the
 /// slowest rank (plan.h wall_parts()) and its stages 1 and 3, a black mark at its predicted total
 /// (below the sum of the parts where the plan overlaps them), the chosen plan in bold, and the
 /// contraction's I/O lower bound (analysis.h io_bound()) as a dashed red line; an axis in seconds.
-std::string dry_run_svg(const ir::Program& program, const Machine& machine, const ReportOptions& options);
+/// Precondition: plan.machine.
+std::string dry_run_svg(const ProgramPlan& plan);
 
-nlohmann::json dry_run_json(const ir::Program& program, const std::optional<Machine>& machine,
-                            const ReportOptions& options);
+nlohmann::json dry_run_json(const ProgramPlan& plan);
 
 }  // namespace tcec::costmodel

@@ -207,13 +207,13 @@ class Method {
   virtual std::string row_text(const ModelPoint& row, const ContractionAnalysis& a) const = 0;
   /// A row as JSON (feasible or not).
   virtual nlohmann::json row_json(const ModelPoint& row, const ContractionAnalysis& a) const = 0;
-  /// The "  chosen: …" line(s) when this method's row is the model's choice.
-  virtual std::string chosen_text(const ContractionAnalysis& a) const = 0;
-  /// Keys added to the JSON "chosen" row when it is this method's.
+  /// How the report's "chosen:" line names a plan of this method with candidate row `row`, e.g.
+  /// "inside replication-B, order CAB" or "cosma, grid 2x2x1 (0 idle), 8 rounds".
+  virtual std::string choice_name(const ModelPoint& row, const Plan& plan) const = 0;
+  /// Keys added to the JSON "chosen" row when the chosen plan is this method's.
   virtual void chosen_json(const ContractionAnalysis& a, nlohmann::json& chosen) const;
-  /// Data moved per rank by the model's choice (its row) for the lower-bound line, bytes (its
-  /// reads, V and writes: Theorem 1 counts loads and stores), and what its reads are ("disk reads").
-  virtual double chosen_moved_bytes(const ContractionAnalysis& a, const Machine& machine) const;
+  /// What the lower-bound line calls the reads of the chosen plan's method ("disk reads"; the
+  /// line counts its exact moved_bytes(): reads, V and writes, as Theorem 1 counts loads and stores).
   virtual std::string moved_label() const { return "disk reads"; }
   /// Keys this method adds to every contraction's JSON (whether chosen or not).
   virtual void analysis_json(const ContractionAnalysis& a, nlohmann::json& j) const;

@@ -60,8 +60,11 @@ Result parse_tce(const std::string& file, std::string source, const Options& opt
   auto defines = parse_defines(options.defines, reporter);
   ir::Program program;
   program.file = file;
-  parse_syntax(source, reporter,
-               [&](grammar::TceParser::ProgramContext& tree) { check_program(tree, defines, reporter, program); });
+  parse_syntax(source, reporter, [&](grammar::TceParser::ProgramContext& tree) {
+    check_program(tree, defines, reporter, program, [&](const ir::Program& parsed) {
+      if (options.observe) options.observe("parse", parsed);
+    });
+  });
   // After other errors a range may be missing only because its declaration
   // failed, so an unmatched -D is reported on an otherwise clean program only.
   for (const auto& [name, value] : defines) {
@@ -101,6 +104,10 @@ Result parse_source(const std::string& file, std::string source, const Options& 
   if (!result.ok()) return result;
   if (options.machine) result.program->machine = options.machine;
   if (!check_distributions(*result.program, result.diagnostics)) result.program.reset();
+  if (result.ok() && options.observe) {
+    if (options.format != InputFormat::Tce) options.observe("parse", *result.program);
+    options.observe("split", *result.program);
+  }
   return result;
 }
 

@@ -11,6 +11,7 @@
 // caret). The frontend never throws for bad input and never asserts on it.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -45,6 +46,11 @@ struct Options {
   std::string function = {};
   /// --machine FILE (parse_machine_file): replaces the input's machine block, if any.
   std::optional<ir::MachineDesc> machine = {};
+  /// Called, when the input has no errors, with the program after each stage (tcec
+  /// --print-after): "parse" (a .tce product of three or more operands still one statement) and
+  /// "split" (after term splitting, split_terms.h: the program parse_source() returns). Other
+  /// input formats import binary statements: both see the imported program.
+  std::function<void(std::string_view stage, const ir::Program& program)> observe = {};
 };
 
 /// A program, if the input had no errors, plus everything that was reported.

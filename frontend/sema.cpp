@@ -41,7 +41,7 @@ class Sema {
   Sema(Reporter& r, const std::map<std::string, std::uint64_t>& defines, ir::Program& p)
       : r_(r), defines_(defines), p_(p) {}
 
-  void run(TceParser::ProgramContext& tree) {
+  void run(TceParser::ProgramContext& tree, const std::function<void(const ir::Program&)>& before_split) {
     for (auto* item : tree.item()) {
       if (r_.full()) break;
       if (auto* d = item->rangeDecl())
@@ -57,6 +57,7 @@ class Sema {
       else if (auto* s = item->statement())
         statement(*s);
     }
+    if (before_split && !r_.has_errors()) before_split(p_);
     split_products();
   }
 
@@ -426,8 +427,9 @@ class Sema {
 }  // namespace
 
 void check_program(TceParser::ProgramContext& tree, const std::map<std::string, std::uint64_t>& defines,
-                   Reporter& reporter, ir::Program& program) {
-  Sema(reporter, defines, program).run(tree);
+                   Reporter& reporter, ir::Program& program,
+                   const std::function<void(const ir::Program&)>& before_split) {
+  Sema(reporter, defines, program).run(tree, before_split);
 }
 
 }  // namespace tcec::frontend

@@ -1,5 +1,9 @@
 // ir/format.cpp — canonical text forms of IR objects for reports and diagnostics.
+#include <string>
+#include <vector>
+
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "ir/ir.h"
 
@@ -48,6 +52,22 @@ std::string format_statement(const Program& program, const Statement& s) {
     if (i) out += " * ";
     out += format_ref(program, s.operands[i]);
   }
+  return out;
+}
+
+std::string format_program(const Program& program) {
+  std::string out;
+  for (const Range& r : program.ranges) out += fmt::format("range {} = {};\n", r.name, r.extent);
+  for (const Index& i : program.indices)
+    out += fmt::format("index {} : {};\n", i.name, program.ranges.at(i.range).name);
+  for (const Tensor& t : program.tensors) {
+    std::vector<std::string> dims;
+    for (int d : t.dims) dims.push_back(program.ranges.at(d).name);
+    out += fmt::format("tensor {}[{}] {};\n", t.name, fmt::join(dims, ","), to_string(t.role));
+  }
+  for (const Statement& s : program.statements)
+    out += fmt::format("{};  # line {}\n", format_statement(program, s), s.loc.line);
+  if (program.machine) out += fmt::format("# machine {}: P = {}\n", program.machine->name, program.machine->processors);
   return out;
 }
 

@@ -197,6 +197,11 @@ MacroIndexGemm macro_index_gemm(const Program& program, const Statement& s);
 std::string format_ref(const Program& program, const TensorRef& ref);
 /// "i0[p3,p4,h1,h2] += 0.5 * t[p5,p6,h1,h2] * v[p3,p4,p5,p6]" in canonical spacing.
 std::string format_statement(const Program& program, const Statement& s);
+/// The whole program in .tce syntax, one declaration or statement a line: "range N = 4000;",
+/// "index i : N;", "tensor A[N,N] input;" (intermediates "intermediate"), each statement
+/// (format_statement()) with "  # line L" (its source line), and the machine's name ("# machine
+/// NAME: P = 4") when it has one. For tcec --print-after.
+std::string format_program(const Program& program);
 /// "C(I,J) += A(I,K) * B(J,K)  I={h1,h2} J={p3,p4} K={p5,p6}".
 std::string format_macro_gemm(const Program& program, const Statement& s, const MacroIndexGemm& g);
 /// "{p5,p6}" — a list of index ids by name.

@@ -65,10 +65,6 @@ TensorLayout Method::layout(const Plan&, GemmArray, const std::vector<std::strin
 
 void Method::chosen_json(const ContractionAnalysis&, nlohmann::json&) const {}
 
-double Method::chosen_moved_bytes(const ContractionAnalysis& a, const Machine&) const {
-  return a.chosen.disk_read_bytes + a.chosen.comm_bytes + a.chosen.disk_write_bytes;
-}
-
 void Method::analysis_json(const ContractionAnalysis&, nlohmann::json&) const {}
 
 std::string Method::analysis_note(const ContractionAnalysis&) const { return {}; }

@@ -197,7 +197,7 @@ std::vector<ResidentGroup> plan_resident(const ir::Program& program, const Machi
                                          const std::vector<std::optional<ContractionAnalysis>>& store) {
   std::vector<ResidentGroup> out;
   const bool dear_writes = machine.disk_write_bytes_per_s < machine.disk_read_bytes_per_s;
-  const bool forced = options.force_method || options.force_order;
+  const bool forced = options.force_method || options.force_order || !options.pins.empty();
   const bool considered =
       options.resident == ResidentMode::On || options.resident == ResidentMode::All ||
       (options.resident == ResidentMode::Auto && !forced && (dear_writes || options.max_writes > 0));
@@ -207,7 +207,10 @@ std::vector<ResidentGroup> plan_resident(const ir::Program& program, const Machi
     const ir::Statement& first = program.statements[run.front()];
     g.tensor = first.result.tensor;
     g.accumulate = accumulates(program, first);
-    g.considered = considered;
+    // A statement whose plan --plan pinned runs that plan, never a resident step.
+    g.considered = considered && std::none_of(run.begin(), run.end(), [&](std::size_t i) {
+                     return options.pinned(program.statements[i].loc.line) != nullptr;
+                   });
     g.share_bytes = static_cast<double>(program.elements(g.tensor)) * machine.element_size_bytes /
                     static_cast<double>(machine.processors);
     for (std::size_t i : run) {
@@ -217,7 +220,7 @@ std::vector<ResidentGroup> plan_resident(const ir::Program& program, const Machi
     }
     const auto dims = static_cast<int>(program.tensors.at(g.tensor).dims.size());
     g.reason = reason_text(dims == 0 ? ReasonId::resident_scalar : ReasonId::resident_no_split);
-    for (int split = 0; considered && split < dims; ++split) {
+    for (int split = 0; g.considered && split < dims; ++split) {
       ResidentGroup t = g;  // this split's plan, from the group's facts alone
       t.split = split, t.steps.clear(), t.volumes.clear(), t.memory.clear(), t.time_s = 0;
       bool fits = true;

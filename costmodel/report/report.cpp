@@ -8,6 +8,7 @@
 #include "costmodel/costmodel.h"
 #include "costmodel/program/resident.h"
 #include "costmodel/program/sequence.h"
+#include "costmodel/program_plan.h"
 
 namespace tcec::costmodel {
 
@@ -63,33 +64,23 @@ std::string analysis_text(const ContractionAnalysis& a, const Machine& machine, 
   if (!options.all_candidates) {
     for (const ModelPoint& p : a.methods) out += point_row(p, a);
   } else {
-    for (std::size_t i = 0; i < a.candidates.size(); ++i) {
-      out += point_row(a.candidates[i], a);
-      const PlannedCandidate& pc = a.plans[i];
+    for (const Candidate& c : a.candidates) {
+      out += point_row(c.row, a);
+      const PlannedCandidate& pc = c.plan;
       out += pc.feasible ? fmt::format("      integer plan: {:.5g} s  {}\n", pc.volumes.time_s, pc.plan.to_string())
                          : fmt::format("      integer plan: none ({})\n", pc.reason);
     }
   }
-  if (!a.chosen.feasible) return out + "  chosen: none (no method is feasible)\n" + plan_text(a, machine);
-  const Method& chosen = *a.chosen.method;
-  out += chosen.chosen_text(a);
-  const double moved = chosen.chosen_moved_bytes(a, machine);
+  // One choice: the plan generated programs run (the least total time, compute stage and
+  // stages 1 and 3; or the pinned plan), and why it beat the runner-up.
+  out += "  " + choice_text(a) + "\n";
+  if (!a.plan.feasible) return out + plan_text(a, machine);
+  const Method& chosen = method_of(a.plan.plan);
+  const double moved = moved_bytes(a.plan.plan, a.plan.volumes, machine);  // exact, the fullest rank
   out += fmt::format(
       "  lower bound on data moved per rank (COSMA Theorem 1): {}; chosen moves {} ({} + V + disk writes), {:.3f}x\n",
       human_bytes(a.lower_bound_bytes_per_rank), human_bytes(moved), chosen.moved_label(),
       moved / a.lower_bound_bytes_per_rank);
-  // The row above is the least compute-stage time; the plan is the least in all (with stages 1
-  // and 3 between the tensors' files), so the two may differ, on a tie as well.
-  if (a.plan.feasible && a.plan_model.method && a.plan_model.method->family() != chosen.family()) {
-    const auto family = std::find_if(a.family_plans.begin(), a.family_plans.end(),
-                                     [&](const auto& f) { return f.first == chosen.family(); });
-    const bool planned = family != a.family_plans.end() && family->second.feasible;
-    out += fmt::format("  emitted instead: {}, {:.5g} s in all (compute stage and redistribution){}\n",
-                       a.plan_model.method->row_name(a.plan_model), a.plan.total_s(),
-                       planned ? fmt::format(", against {:.5g} s for {}'s plan: plans are picked by that total",
-                                             family->second.total_s(), chosen.name())
-                               : fmt::format(": {} has no plan that fits", chosen.name()));
-  }
   return out + plan_text(a, machine);
 }
 
@@ -100,9 +91,9 @@ nlohmann::json analysis_json(const ContractionAnalysis& a, const Machine& machin
   for (const ModelPoint& p : a.methods) j["methods"].push_back(p.method->row_json(p, a));
   if (options.all_candidates) {
     j["candidates"] = nlohmann::json::array();
-    for (std::size_t i = 0; i < a.candidates.size(); ++i) {
-      nlohmann::json row = a.candidates[i].method->row_json(a.candidates[i], a);
-      const PlannedCandidate& pc = a.plans[i];  // its integer plan, as the text's "integer plan:" line
+    for (const Candidate& c : a.candidates) {
+      nlohmann::json row = c.row.method->row_json(c.row, a);
+      const PlannedCandidate& pc = c.plan;  // its integer plan, as the text's "integer plan:" line
       row["integer_plan"] = pc.feasible ? nlohmann::json{{"feasible", true},
                                                          {"text", pc.plan.to_string()},
                                                          {"time_s", pc.volumes.time_s},
@@ -112,11 +103,8 @@ nlohmann::json analysis_json(const ContractionAnalysis& a, const Machine& machin
       j["candidates"].push_back(std::move(row));
     }
   }
-  j["chosen"] = nullptr;
-  if (a.chosen.feasible) {
-    j["chosen"] = a.chosen.method->row_json(a.chosen, a);
-    a.chosen.method->chosen_json(a, j["chosen"]);
-  }
+  j["chosen"] = chosen_json(a);
+  j["fastest_row"] = a.fastest_row.feasible ? a.fastest_row.method->row_json(a.fastest_row, a) : nullptr;
   for (const Method* m : methods()) m->analysis_json(a, j);
   j["plan"] = plan_json(a, machine);
   return j;
@@ -180,17 +168,6 @@ Machine machine_from(const ir::MachineDesc& d) {
 
 namespace {
 
-/// The hand-off pass as the report shows it: used unless --no-handoff, or a chosen resident
-/// accumulation group (the program then runs none).
-HandoffSequence handoff_report(const ir::Program& program, const Machine& machine, const PlanOptions& options,
-                               const std::vector<std::optional<ContractionAnalysis>>& analyses,
-                               const std::vector<ResidentGroup>& groups) {
-  HandoffSequence seq = plan_handoff(program, machine, options, analyses);
-  seq.resident = std::any_of(groups.begin(), groups.end(), [](const ResidentGroup& g) { return g.chosen; });
-  seq.used = options.handoff && !seq.resident;
-  return seq;
-}
-
 /// The grid of a declared distribution on the machine's P (as declared without a machine).
 std::vector<std::int64_t> grid_of(const ir::Distribution& d, const std::optional<Machine>& machine) {
   return machine ? d.grid_for(machine->processors) : d.grid;
@@ -198,18 +175,6 @@ std::vector<std::int64_t> grid_of(const ir::Distribution& d, const std::optional
 
 /// "declared distributions (Gao et al. §2.3): A dimension 2 in 4 blocks; C dimensions 1, 2 on a
 /// 2x2 grid" (empty when none is declared).
-/// analyze() of every two-operand statement, in program order (nullopt for copy steps, and
-/// for every statement without a machine).
-std::vector<std::optional<ContractionAnalysis>> analyses_of(const ir::Program& program,
-                                                            const std::optional<Machine>& machine,
-                                                            const ReportOptions& options) {
-  std::vector<std::optional<ContractionAnalysis>> out;
-  for (const ir::Statement& s : program.statements)
-    out.push_back(machine && s.operands.size() == 2 ? std::optional(analyze(program, s, *machine, options.plan))
-                                                    : std::nullopt);
-  return out;
-}
-
 std::string distributions_text(const ir::Program& program, const std::optional<Machine>& machine) {
   std::string out;
   for (const ir::Tensor& t : program.tensors) {
@@ -228,13 +193,16 @@ std::string distributions_text(const ir::Program& program, const std::optional<M
 
 }  // namespace
 
-std::string dry_run_text(const ir::Program& program, const std::optional<Machine>& machine,
-                         const ReportOptions& options) {
+std::string dry_run_text(const ProgramPlan& plan) {
+  const ir::Program& program = *plan.program;
+  const std::optional<Machine>& machine = plan.machine;
+  const ReportOptions& options = plan.options;
   std::string out =
       machine ? machine_text(*machine) : "machine: none (add a machine block or --machine FILE to plan)\n";
   out += distributions_text(program, machine);
   const double e = machine ? machine->element_size_bytes : 8.0;
-  const std::vector<std::optional<ContractionAnalysis>> analyses = analyses_of(program, machine, options);
+  const std::vector<std::optional<ContractionAnalysis>> none(program.statements.size());
+  const std::vector<std::optional<ContractionAnalysis>>& analyses = plan.analysis ? plan.analysis->analyses : none;
   double total_s = 0;  // sum of the chosen plans' and the copies' predicted times
   double bound_s = 0;  // sum of the planned contractions' I/O lower bounds
   int planned = 0, unplanned = 0, copies = 0;
@@ -273,15 +241,17 @@ std::string dry_run_text(const ir::Program& program, const std::optional<Machine
         "contraction's operands read from and result written to files); total / bound {:.3f}x\n",
         bound_s, bound_s > 0 ? total_s / bound_s : 0.0);
     out += program_writes_text(program_writes(program, *machine, analyses));
-    const std::vector<ResidentGroup> groups = plan_resident(program, *machine, options.plan, analyses);
+    const std::vector<ResidentGroup>& groups = plan.analysis->resident;
     out += resident_text(groups, program, resident_program_writes(program, *machine, analyses, groups));
-    out += handoff_text(handoff_report(program, *machine, options.plan, analyses, groups), *machine);
+    out += handoff_text(plan.analysis->handoff, *machine);
   }
   return out;
 }
 
-nlohmann::json dry_run_json(const ir::Program& program, const std::optional<Machine>& machine,
-                            const ReportOptions& options) {
+nlohmann::json dry_run_json(const ProgramPlan& plan) {
+  const ir::Program& program = *plan.program;
+  const std::optional<Machine>& machine = plan.machine;
+  const ReportOptions& options = plan.options;
   nlohmann::json out;
   out["file"] = program.file;
   out["machine"] = machine ? machine_json(*machine) : nlohmann::json(nullptr);
@@ -290,7 +260,8 @@ nlohmann::json dry_run_json(const ir::Program& program, const std::optional<Mach
   const double e = machine ? machine->element_size_bytes : 8.0;
   double total_s = 0;  // the chosen plans' and the copies' predicted times (contractions without a plan add nothing)
   double bound_s = 0;  // the planned contractions' I/O lower bounds
-  const std::vector<std::optional<ContractionAnalysis>> analyses = analyses_of(program, machine, options);
+  const std::vector<std::optional<ContractionAnalysis>> none(program.statements.size());
+  const std::vector<std::optional<ContractionAnalysis>>& analyses = plan.analysis ? plan.analysis->analyses : none;
   for (std::size_t i = 0; i < program.statements.size(); ++i) {
     const ir::Statement& s = program.statements[i];
     if (s.operands.size() == 2) {
@@ -320,8 +291,8 @@ nlohmann::json dry_run_json(const ir::Program& program, const std::optional<Mach
       machine ? program_writes_json(program_writes(program, *machine, analyses)) : nlohmann::json(nullptr);
   out["handoff"] = nullptr;
   if (machine) {
-    const std::vector<ResidentGroup> groups = plan_resident(program, *machine, options.plan, analyses);
-    out["handoff"] = handoff_json(handoff_report(program, *machine, options.plan, analyses, groups), *machine);
+    const std::vector<ResidentGroup>& groups = plan.analysis->resident;
+    out["handoff"] = handoff_json(plan.analysis->handoff, *machine);
     const nlohmann::json resident = resident_json(groups, program);
     if (!resident.empty()) {  // only where groups compete (resident.h)
       out["resident"] = resident;

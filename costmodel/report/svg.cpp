@@ -11,6 +11,7 @@
 #include "costmodel/analysis.h"
 #include "costmodel/costmodel.h"
 #include "costmodel/method.h"
+#include "costmodel/program_plan.h"
 
 namespace tcec::costmodel {
 
@@ -77,7 +78,13 @@ std::string short_label(const Plan& plan) {
 
 std::vector<Bar> bars_of(const ContractionAnalysis& a, const Machine& machine) {
   std::vector<Bar> out;
-  for (const PlannedCandidate& c : a.plans) {
+  std::vector<const PlannedCandidate*> plans;
+  for (const Candidate& candidate : a.candidates) plans.push_back(&candidate.plan);
+  const bool listed = std::any_of(plans.begin(), plans.end(),
+                                  [&](const PlannedCandidate* c) { return c->feasible && c->plan == a.plan.plan; });
+  if (a.pinned && !listed) plans.push_back(&a.plan);  // a pinned plan no method proposed
+  for (const PlannedCandidate* candidate : plans) {
+    const PlannedCandidate& c = *candidate;
     if (!c.feasible || c.volumes.disk_read_bytes.empty()) continue;
     const WallParts w = slowest_wall_parts(c.plan, machine, c.volumes);
     Bar b;
@@ -92,12 +99,15 @@ std::vector<Bar> bars_of(const ContractionAnalysis& a, const Machine& machine) {
 
 }  // namespace
 
-std::string dry_run_svg(const ir::Program& program, const Machine& machine, const ReportOptions& options) {
+std::string dry_run_svg(const ProgramPlan& plan) {
+  const ir::Program& program = *plan.program;
+  const Machine& machine = *plan.machine;
   std::string body;
   double y = 40;
-  for (const ir::Statement& s : program.statements) {
+  for (std::size_t i = 0; i < program.statements.size(); ++i) {
+    const ir::Statement& s = program.statements[i];
     if (s.operands.size() != 2) continue;
-    const ContractionAnalysis a = analyze(program, s, machine, options.plan);
+    const ContractionAnalysis& a = *plan.analysis->analyses[i];
     const std::vector<Bar> bars = bars_of(a, machine);
     body += fmt::format("<text class=\"title\" x=\"10\" y=\"{}\">{}:{}: {}</text>\n", y, escape(program.file),
                         s.loc.line, escape(s.source_text));

@@ -408,22 +408,26 @@ TEST(CosmaDryRun, PicksCosmaWhenCommunicationDominatesAndSaysWhy) {
   // examples/matmul.tce (4000^3) with 64 MB per rank, a 1 MB/s network and 1 GB/s disks.
   const ir::Program program = matmul();
   const Machine slow_network = machine_of(4, 8e6, 1e6, 1e9);
-  const std::string text = dry_run_text(program, slow_network, without_sfc());
+  const std::string text = dry_run_text(make_plan(program, slow_network, without_sfc()));
   EXPECT_NE(text.find("    cosma                      -     grid 2x2x1, 0 idle, 8 rounds (exact schedule)"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("  chosen: cosma, grid 2x2x1 (0 idle), 8 rounds: 64.048 s predicted (exact schedule)\n"
-                      "  why cosma: 64.048 s vs best Gao method inside replication-A (CAB) 128.14 s (2x less "
-                      "communication: 64 MB vs 128 MB received per rank)\n"),
+  // One chosen plan, cosma's, and its runner-up by total time.
+  const std::size_t chosen = text.find("  chosen: cosma, grid 2x2x1 (0 idle), 8 rounds: ");
+  ASSERT_NE(chosen, std::string::npos) << text;
+  const std::string line = text.substr(chosen, text.find('\n', chosen) - chosen);
+  EXPECT_NE(line.find(" s predicted in all (compute stage and redistribution); runner-up inside replication-A, order "
+                      "BAC: "),
             std::string::npos)
-      << text;
+      << line;
+  EXPECT_EQ(text.find("emitted instead"), std::string::npos) << text;
   EXPECT_NE(text.find("  plan: cosma grid=2x2x1 rounds=8 P=4 split=optimal\n"), std::string::npos) << text;
   EXPECT_NE(text.find("cosma: 64.048 s vs best Gao plan inside-replication (BAC) 96.16 s (1.5x less "
                       "communication: 64 MB vs 96 MB received per rank)"),
             std::string::npos)
       << text;
 
-  const nlohmann::json j = dry_run_json(program, slow_network, without_sfc())["contractions"][0];
+  const nlohmann::json j = dry_run_json(make_plan(program, slow_network, without_sfc()))["contractions"][0];
   ASSERT_EQ(j["methods"].size(), 7u);  // the six Gao methods and cosma (sfc excluded; tbs: symmetric only)
   const nlohmann::json& row = j["methods"][6];
   EXPECT_EQ(row["comm"], "inside");
@@ -433,7 +437,7 @@ TEST(CosmaDryRun, PicksCosmaWhenCommunicationDominatesAndSaysWhy) {
   EXPECT_DOUBLE_EQ(row["model_time_s"].get<double>(), 48e6 / 1e9 + 64e6 / 1e6);  // rounds 2..7 read, C kept
   EXPECT_EQ(row["grid"], (nlohmann::json{{"pm", 2}, {"pn", 2}, {"pk", 1}}));
   EXPECT_EQ(j["chosen"]["algorithm"], "cosma");
-  EXPECT_EQ(j["chosen"]["why"].get<std::string>().rfind("cosma: 64.048 s vs best Gao method", 0), 0u);
+  EXPECT_EQ(j["chosen"]["why"].get<std::string>().rfind("cosma: 64.048 s vs best Gao plan", 0), 0u);
   EXPECT_EQ(j["plan"]["algorithm"], "cosma");
   EXPECT_EQ(j["plan"]["order"], "-");
   EXPECT_EQ(j["plan"]["comm_recv_bytes"], (nlohmann::json{64'000'000, 64'000'000, 64'000'000, 64'000'000}));
@@ -443,7 +447,7 @@ TEST(CosmaDryRun, PicksCosmaWhenCommunicationDominatesAndSaysWhy) {
 TEST(CosmaDryRun, GaoStaysWhenCosmaDoesNotFit) {
   // Gao et al.'s Table 9 machine (24 MB per rank): no grid leaves room beside its C block.
   const ir::Program program = matmul();
-  const nlohmann::json j = dry_run_json(program, machine_of(4, 3e6), {})["contractions"][0];
+  const nlohmann::json j = dry_run_json(make_plan(program, machine_of(4, 3e6), {}))["contractions"][0];
   EXPECT_EQ(j["methods"][6]["feasible"], false);
   EXPECT_NE(j["chosen"]["algorithm"], "cosma");
   EXPECT_NE(j["plan"]["algorithm"], "cosma");

@@ -66,8 +66,8 @@ TEST(PlanSearch, ChosenPlanIsWithinFivePercentOfTheModelOptimumOnLargeProblems) 
         o.split = MemorySplit::Thirds;
         const ContractionAnalysis a = analyze(p, p.statements[0], machine(P, memory), o);
         ASSERT_TRUE(a.plan.feasible) << a.plan.reason;
-        worst = std::max(worst, a.plan.volumes.time_s / a.chosen.time_s);
-        EXPECT_LE(a.plan.volumes.time_s, limit * a.chosen.time_s)
+        worst = std::max(worst, a.plan.volumes.time_s / a.fastest_row.time_s);
+        EXPECT_LE(a.plan.volumes.time_s, limit * a.fastest_row.time_s)
             << src << "P = " << P << " memory " << memory << ": " << a.plan.plan.to_string();
         o.split = MemorySplit::Optimal;
         const ContractionAnalysis free = analyze(p, p.statements[0], machine(P, memory), o);
@@ -104,8 +104,8 @@ TEST(PlanSearch, TheMachinesOverlapDecidesWhatHides) {
   const ContractionAnalysis none = analyze(p, p.statements[0], m, PlanOptions{});
   ASSERT_TRUE(none.plan.feasible) << none.plan.reason;
   EXPECT_EQ(method_of(none.plan.plan).buffer_sets(none.plan.plan), 1) << none.plan.plan.to_string();
-  for (const PlannedCandidate& c : none.plans)
-    if (c.feasible) {
+  for (const Candidate& candidate : none.candidates)
+    if (const PlannedCandidate& c = candidate.plan; c.feasible) {
       EXPECT_EQ(method_of(c.plan).buffer_sets(c.plan), 1) << c.plan.to_string();
     }
 }

@@ -283,7 +283,7 @@ TEST(Resident, GroupsCompeteWhereWritesAreDearOrLimitedAndWinByTime) {
 TEST(Resident, TheReportSaysWhatTheGroupWritesAndThatTheHandOffIsNotRun) {
   const ir::Program p = fixtures::example_program("ccd_terms.tce");
   const ReportOptions options;
-  const std::string text = dry_run_text(p, machine(32e6, 2e9, 100e6), options);
+  const std::string text = dry_run_text(make_plan(p, machine(32e6, 2e9, 100e6), options));
   EXPECT_NE(text.find("  r2, lines 14-17 (4 statements): split along r2's dimension "), std::string::npos) << text;
   EXPECT_NE(text.find("writes per rank 320 KB against its share 320 KB, 1.000x (through the store"), std::string::npos)
       << text;
@@ -292,14 +292,14 @@ TEST(Resident, TheReportSaysWhatTheGroupWritesAndThatTheHandOffIsNotRun) {
             std::string::npos)
       << text;
   EXPECT_NE(text.find("MODEL ONLY: the generated program runs resident accumulation"), std::string::npos) << text;
-  const nlohmann::json j = dry_run_json(p, machine(32e6, 2e9, 100e6), options);
+  const nlohmann::json j = dry_run_json(make_plan(p, machine(32e6, 2e9, 100e6), options));
   ASSERT_EQ(j.at("resident").size(), 1u);
   EXPECT_EQ(j["resident"][0]["tensor"], "r2");
   EXPECT_EQ(j["resident"][0]["chosen"], true);
   EXPECT_DOUBLE_EQ(j["resident_program_writes"]["ratio"].get<double>(), 1.0);
   EXPECT_EQ(j["handoff"]["model_only"], true);
   // Where groups do not compete the report has no such section (the goldens stay as they were).
-  EXPECT_FALSE(dry_run_json(p, machine(32e6, 2e9, 2e9), options).contains("resident"));
+  EXPECT_FALSE(dry_run_json(make_plan(p, machine(32e6, 2e9, 2e9), options)).contains("resident"));
 }
 
 }  // namespace

@@ -302,7 +302,7 @@ TEST(Tbs, SaysWhyItIsNotUsed) {
   const Machine m = machine_from(*p.machine);
   ReportOptions off;
   off.plan.symmetry = false;
-  const std::string text = dry_run_text(p, m, off);
+  const std::string text = dry_run_text(make_plan(p, m, off));
   EXPECT_NE(
       text.find("  symmetric result: C[I,J] = C[J,I] (C = A(I,K)·A(J,K)ᵀ: one tensor, I and J at the same "
                 "positions); tbs not used: --no-symmetry: the symmetric result is planned as a general product\n"),

@@ -233,7 +233,10 @@ TEST(Cli, DryRunReproducesTable9) {
     EXPECT_EQ(m["order"], c.order);
   }
   EXPECT_EQ(find("inside", "accumulation")["case"], 3);
-  EXPECT_EQ(j["contractions"][0]["chosen"]["algorithm"], "rotation");
+  // The methods table's fastest row (model, compute stage only) is rotation's; the chosen plan,
+  // by total time with stages 1 and 3, is the "plan" the program runs.
+  EXPECT_EQ(j["contractions"][0]["fastest_row"]["algorithm"], "rotation");
+  EXPECT_EQ(j["contractions"][0]["chosen"]["algorithm"], j["contractions"][0]["plan"]["algorithm"]);
   EXPECT_EQ(methods.size(), 8u);  // the six Gao methods, then cosma and sfc
 }
 
@@ -832,6 +835,112 @@ TEST(Cli, TammErrorsWriteNothing) {
                           "  for (int k = 0; k < 3; ++k) sch(r(i, j) += a(i, j));\n"
                           "  ^\n");
   EXPECT_FALSE(std::filesystem::exists(dir));
+}
+
+}  // namespace
+
+// --- --plan LINE=PLAN and --print-after STAGE ---
+
+namespace {
+
+// The plan the planner chooses for examples/matmul.tce (the golden report's "plan:" line) and a
+// valid other one (cosma's grid, which the methods table shows fastest).
+const char* kMatmulChoice = "inside-replication order=CAB P=4 bcast=B I=i:1x1 J=j:1x1 K=k:5x1 dist=i,-,k split=optimal";
+const char* kMatmulCosma = "cosma grid=2x2x1 rounds=8 P=4 split=optimal";
+
+TEST(Cli, PlanAndPrintAfterAreInTheHelp) {
+  const CliRun help = tcec("--help");
+  EXPECT_NE(help.out.find("--plan LINE=PLAN"), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("--print-after STAGE"), std::string::npos) << help.out;
+}
+
+TEST(Cli, PinnedPlanChangesTheReportAndTheProgram) {
+  const std::string pin = std::string(" --plan '8=") + kMatmulCosma + "'";
+  const CliRun base = tcec(example("matmul.tce") + " --dry-run");
+  ASSERT_EQ(base.exit_code, 0) << base.err;
+  EXPECT_NE(base.out.find(std::string("  plan: ") + kMatmulChoice + "\n"), std::string::npos) << base.out;
+  const CliRun pinned = tcec(example("matmul.tce") + " --dry-run" + pin);
+  ASSERT_EQ(pinned.exit_code, 0) << pinned.err;
+  EXPECT_NE(pinned.out.find(std::string("  plan: ") + kMatmulCosma + "\n"), std::string::npos) << pinned.out;
+  EXPECT_NE(pinned.out.find("  chosen: cosma, grid 2x2x1 (0 idle), 8 rounds: 24.942 s predicted in all (compute "
+                            "stage and redistribution), pinned by --plan; the planner's choice inside replication-B, "
+                            "order CAB: 13.115 s in all\n"),
+            std::string::npos)
+      << pinned.out;
+  const nlohmann::json j = nlohmann::json::parse(tcec(example("matmul.tce") + " --dry-run --json" + pin).out);
+  EXPECT_EQ(j["contractions"][0]["plan"]["algorithm"], "cosma");
+  EXPECT_EQ(j["contractions"][0]["chosen"]["algorithm"], "cosma");
+  EXPECT_EQ(j["contractions"][0]["chosen"]["pinned"], true);
+
+  const auto dir = fresh_dir("pin");
+  const CliRun generated = tcec(example("matmul.tce") + " -o " + dir.string() + pin);
+  ASSERT_EQ(generated.exit_code, 0) << generated.err;
+  const std::string text = slurp((dir / "matmul.cpp").string());
+  EXPECT_NE(text.find(std::string("// Plan: ") + kMatmulCosma), std::string::npos);
+  EXPECT_EQ(text.find(std::string("// Plan: ") + kMatmulChoice), std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Cli, InvalidPinnedPlanIsRefusedWithTheRule) {
+  const std::string file = example("matmul.tce");
+  CliRun r = tcec(file + " --dry-run --plan '8=cosma grid=2x2x1 rounds=8 P=3 split=optimal'");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, file + ":8:1: error: --plan 8: the plan is for P = 3 but the machine has P = 4\n" +
+                       "C[i,j] += A[i,k] * B[j,k];\n^\n");
+  r = tcec(file + " --dry-run --plan '8=cosma grid=2x2x1 rounds=1 P=4 split=optimal'");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, file +
+                       ":8:1: error: --plan 8: tiles of A, B and C need 64000000 + 64000000 + 32000000 = 160000000 "
+                       "bytes per rank but the memory is 64000000 bytes\nC[i,j] += A[i,k] * B[j,k];\n^\n");
+  r = tcec(file + " --dry-run --plan '5=cosma grid=2x2x1 rounds=8 P=4 split=optimal'");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err.rfind(file + ":5:1: error: --plan 5: no contraction (two-operand statement) at line 5\n", 0), 0u)
+      << r.err;
+  r = tcec(file + " --dry-run --plan '8=cosma grid=2x2 P=4'");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err.rfind(file + ":8:1: error: --plan 8: expected grid=PMxPNxPK with positive integers, got '2x2'\n", 0),
+            0u)
+      << r.err;
+  r = tcec(file + " --dry-run --plan 'cosma'");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "tcec: error: --plan expects LINE=PLAN (a source line and a plan's text), got 'cosma'\n");
+}
+
+TEST(Cli, PrintAfterEachStage) {
+  const TempFile tce("tcec_print_after_", ".tce");
+  {
+    std::ofstream out(tce.path());
+    out << "range N = 10;\nindex i, j, k, l : N;\ntensor A[N,N] input;\ntensor B[N,N] input;\n"
+           "tensor D[N,N] input;\ntensor C[N,N] output;\nC[i,l] += A[i,j] * B[j,k] * D[k,l];\n";
+  }
+  const std::string declarations =
+      "range N = 10;\nindex i : N;\nindex j : N;\nindex k : N;\nindex l : N;\ntensor A[N,N] input;\n"
+      "tensor B[N,N] input;\ntensor D[N,N] input;\ntensor C[N,N] output;\n";
+  CliRun r = tcec(tce.string() + " --print-after parse");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, declarations + "C[i,l] += A[i,j] * B[j,k] * D[k,l];  # line 7\n");
+  r = tcec(tce.string() + " --print-after split");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, declarations +
+                       "tensor _t1[N,N] intermediate;\n"
+                       "_t1[i,k] = A[i,j] * B[j,k];  # line 7\n"
+                       "C[i,l] += _t1[i,k] * D[k,l];  # line 7\n");
+  r = tcec(example("matmul.tce") + " --print-after ir");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "line 8: C[i,j] += A[i,k] * B[j,k]\n"
+            "  C(I,J) += A(I,K) * B(J,K) with A = A, B = B; I = {i}, J = {j}, K = {k}\n"
+            "  |I| = 4000, |J| = 4000, |K| = 4000\n");
+  r = tcec(example("matmul.tce") + " --print-after plan");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, std::string("8=") + kMatmulChoice + "\n");
+  // The printed line pins the same plan, and the stage's output comes before the report.
+  r = tcec(example("matmul.tce") + " --print-after plan --dry-run --plan '8=" + kMatmulChoice + "'");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind(std::string("8=") + kMatmulChoice + "\nmachine: ", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find(", pinned by --plan; the planner's choice too\n"), std::string::npos) << r.out;
+  EXPECT_NE(tcec(example("matmul.tce") + " --print-after codegen").exit_code, 0);
 }
 
 }  // namespace

@@ -59,9 +59,10 @@ bool write_atomically(const std::filesystem::path& path, const std::string& text
   return true;
 }
 
-int generate_program(const ir::Program& program, const costmodel::PlanOptions& options, const std::string& stem,
-                     const std::string& output_dir, bool build, codegen::EmitForm form) {
-  const codegen::Generated generated = codegen::generate(program, options, {stem, form});
+int generate_program(const costmodel::ProgramPlan& plan, const std::string& stem, const std::string& output_dir,
+                     bool build, codegen::EmitForm form) {
+  const ir::Program& program = *plan.program;
+  const codegen::Generated generated = codegen::generate(plan, {stem, form});
   if (!generated.ok()) {
     print_diagnostics(program, generated.diagnostics);
     return 1;

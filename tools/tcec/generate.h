@@ -27,7 +27,8 @@ bool write_atomically(const std::filesystem::path& path, const std::string& text
 /// Errors go to stderr: codegen diagnostics clang-style (FILE:LINE:COL: error: ..., source line,
 /// caret), I/O errors and "tcec: error: building DIR/<stem> failed" after the compiler's output;
 /// nothing is written when the program has diagnostics. Returns the exit status (0 or 1).
-int generate_program(const ir::Program& program, const costmodel::PlanOptions& options, const std::string& stem,
-                     const std::string& output_dir, bool build, codegen::EmitForm form = codegen::EmitForm::Program);
+/// `plan` is the program's plan (costmodel::make_plan(); codegen::generate() emits it as made).
+int generate_program(const costmodel::ProgramPlan& plan, const std::string& stem, const std::string& output_dir,
+                     bool build, codegen::EmitForm form = codegen::EmitForm::Program);
 
 }  // namespace tcec::tools

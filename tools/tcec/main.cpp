@@ -4,8 +4,10 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -45,6 +47,8 @@ struct Args {
   std::string force_method;
   std::vector<std::string> exclude_methods;
   std::string force_order;
+  std::vector<std::string> plans;  // --plan LINE=PLAN (repeatable)
+  std::string print_after;         // --print-after parse|split|ir|plan
 };
 
 void add_options(CLI::App& app, Args& a) {
@@ -110,6 +114,46 @@ void add_options(CLI::App& app, Args& a) {
                  "faster or --max-writes asks for it), all (every group that fits, whatever its time) or off")
       ->check(CLI::IsMember({"auto", "on", "all", "off"}))
       ->default_str("auto");
+  app.add_option("--plan", a.plans,
+                 "pin the plan of the contraction at source line LINE to PLAN, the one-line plan text the dry-run "
+                 "prints after 'plan:' (and --print-after plan after 'LINE='); checked against the machine as the "
+                 "planner checks its own plans; used by the dry-run and by -o (repeatable)")
+      ->type_name("LINE=PLAN")
+      ->allow_extra_args(false);
+  app.add_option("--print-after", a.print_after,
+                 "print the program to stdout after this stage, then go on: parse (as parsed), split (products "
+                 "of three or more operands split into binary contractions), ir (each statement's macro-index "
+                 "GEMM), plan (each contraction's plan as LINE=PLAN, the form --plan takes)")
+      ->check(CLI::IsMember({"parse", "split", "ir", "plan"}))
+      ->type_name("STAGE");
+}
+
+// --print-after ir: each statement and, for a contraction, its macro-index GEMM and extents.
+std::string ir_text(const tcec::ir::Program& program) {
+  std::string out;
+  for (const tcec::ir::Statement& s : program.statements) {
+    out += fmt::format("line {}: {}\n", s.loc.line, tcec::ir::format_statement(program, s));
+    if (s.operands.size() != 2) {
+      out += fmt::format("  copy of {} elements\n", program.elements(s.result.tensor));
+      continue;
+    }
+    const tcec::ir::MacroIndexGemm g = tcec::ir::macro_index_gemm(program, s);
+    out += fmt::format("  {}\n  |I| = {}, |J| = {}, |K| = {}{}\n", tcec::ir::format_macro_gemm(program, s, g),
+                       g.extent_I, g.extent_J, g.extent_K, g.symmetric ? "; symmetric" : "");
+  }
+  return out;
+}
+
+// Prints --plan errors clang-style (with the source line) to stderr.
+void print_pin_errors(const tcec::ir::Program& program, const std::vector<tcec::costmodel::PinError>& errors) {
+  tcec::frontend::DiagnosticList list;
+  std::ifstream in(program.file, std::ios::binary);
+  std::ostringstream source;
+  source << in.rdbuf();
+  list.add_source(program.file, source.str());
+  for (const tcec::costmodel::PinError& e : errors)
+    list.add({tcec::frontend::Severity::Error, "err_plan_pin", e.loc.line ? program.file : "", e.loc, e.message});
+  std::fputs(list.render().c_str(), stderr);
 }
 
 // The plan options of the command line; prints an error and returns nullopt when invalid.
@@ -141,9 +185,14 @@ std::optional<tcec::costmodel::PlanOptions> plan_options(const Args& a) {
   return options;
 }
 
-// Parses the input and the machine; prints diagnostics; nullopt on error.
+// Parses the input and the machine; prints diagnostics; nullopt on error. Prints the program
+// after parse and split when --print-after asks.
 std::optional<tcec::ir::Program> load(const Args& a) {
   tcec::frontend::Options options;
+  if (a.print_after == "parse" || a.print_after == "split")
+    options.observe = [&a](std::string_view stage, const tcec::ir::Program& program) {
+      if (stage == a.print_after) std::cout << tcec::ir::format_program(program) << std::flush;
+    };
   options.defines = a.defines;
   options.format = a.from == "tccg"     ? tcec::frontend::InputFormat::Tccg
                    : a.from == "nwchem" ? tcec::frontend::InputFormat::Nwchem
@@ -203,9 +252,29 @@ int main(int argc, char** argv) {
     if (!options) return 1;
     auto program = load(args);
     if (!program) return 1;
+    if (args.print_after == "ir") std::cout << ir_text(*program) << std::flush;
     std::optional<tcec::costmodel::Machine> machine;
     if (program->machine) machine = tcec::costmodel::machine_from(*program->machine);
+    if (!args.plans.empty()) {
+      if (!machine) {
+        tcec::tools::report("tcec", ToolDiag::err_plan_needs_machine);
+        return 1;
+      }
+      const auto errors = tcec::costmodel::pin_plans(*program, *machine, args.plans, &*options);
+      if (!errors.empty()) {
+        print_pin_errors(*program, errors);
+        return 1;
+      }
+    }
     tcec::costmodel::ReportOptions report{args.all, *options};
+    // The one plan of the program: the dry-run renders it, -o emits it.
+    std::optional<tcec::costmodel::ProgramPlan> plan;
+    if (args.dry_run || !args.output_dir.empty() || args.print_after == "plan")
+      plan = tcec::costmodel::make_plan(*program, machine, report);
+    if (args.print_after == "plan")
+      std::cout << (machine ? tcec::costmodel::plan_lines(*plan)
+                            : std::string("no plan: no machine (add a machine block or --machine FILE)\n"))
+                << std::flush;
     if (args.dry_run) {
       if (!args.svg.empty()) {
         if (!machine) {
@@ -213,16 +282,15 @@ int main(int argc, char** argv) {
           return 1;
         }
         std::string error;
-        if (!tcec::tools::write_atomically(args.svg, tcec::costmodel::dry_run_svg(*program, *machine, report),
-                                           &error)) {
+        if (!tcec::tools::write_atomically(args.svg, tcec::costmodel::dry_run_svg(*plan), &error)) {
           tcec::tools::report("tcec", ToolDiag::err_formed, error);
           return 1;
         }
       }
       if (args.json) {
-        std::cout << tcec::costmodel::dry_run_json(*program, machine, report).dump(2) << "\n";
+        std::cout << tcec::costmodel::dry_run_json(*plan).dump(2) << "\n";
       } else {
-        std::cout << tcec::costmodel::dry_run_text(*program, machine, report);
+        std::cout << tcec::costmodel::dry_run_text(*plan);
       }
       return 0;
     }
@@ -236,7 +304,7 @@ int main(int argc, char** argv) {
         tcec::tools::report("tcec", ToolDiag::err_build_library);
         return 1;
       }
-      return tcec::tools::generate_program(*program, *options, stem, args.output_dir, args.build, form);
+      return tcec::tools::generate_program(*plan, stem, args.output_dir, args.build, form);
     }
     std::fprintf(stderr, "tcec: %s: no errors; pass --dry-run to see the analysis\n", args.file.c_str());
     return 0;

@@ -56,9 +56,8 @@ class CosmaMethod final : public Method {
   std::string describe_plan(const Plan&) const override { return "cosma"; }
   std::string row_text(const ModelPoint& row, const ContractionAnalysis& a) const override;
   nlohmann::json row_json(const ModelPoint& row, const ContractionAnalysis& a) const override;
-  std::string chosen_text(const ContractionAnalysis& a) const override;
+  std::string choice_name(const ModelPoint& row, const Plan& plan) const override;
   void chosen_json(const ContractionAnalysis& a, nlohmann::json& chosen) const override;
-  double chosen_moved_bytes(const ContractionAnalysis& a, const Machine& machine) const override;
   std::string moved_label() const override { return "own pieces read"; }
   void analysis_json(const ContractionAnalysis& a, nlohmann::json& j) const override;
   std::string plan_section(const ContractionAnalysis& a, const Machine& machine) const override;

@@ -33,22 +33,14 @@ nlohmann::json CosmaMethod::row_json(const ModelPoint& p, const ContractionAnaly
   return j;
 }
 
-std::string CosmaMethod::chosen_text(const ContractionAnalysis& a) const {
-  const CosmaStrategy& s = strategy(a);
-  return fmt::format("  chosen: cosma, grid {}x{}x{} ({} idle), {} round{}: {:.5g} s predicted (exact schedule)\n",
-                     s.grid.pm, s.grid.pn, s.grid.pk, s.idle_ranks, s.grid.rounds, s.grid.rounds == 1 ? "" : "s",
-                     a.chosen.time_s) +
-         fmt::format("  why {}\n", why(a, false));
+std::string CosmaMethod::choice_name(const ModelPoint&, const Plan& plan) const {
+  const CosmaGrid& g = cosma_grid(plan);
+  return fmt::format("cosma, grid {}x{}x{} ({} idle), {} round{}", g.pm, g.pn, g.pk, plan.processors - g.used(),
+                     g.rounds, g.rounds == 1 ? "" : "s");
 }
 
 void CosmaMethod::chosen_json(const ContractionAnalysis& a, nlohmann::json& chosen) const {
-  chosen["why"] = why(a, false);
-}
-
-double CosmaMethod::chosen_moved_bytes(const ContractionAnalysis& a, const Machine& machine) const {
-  for (const PlannedCandidate& pc : a.plans)  // its schedule, with the pieces its buffers hold from the load
-    if (pc.feasible && owns(pc.plan)) return moved_bytes(pc.plan, pc.volumes, machine);
-  return Method::chosen_moved_bytes(a, machine);
+  chosen["why"] = why(a, true);
 }
 
 void CosmaMethod::analysis_json(const ContractionAnalysis& a, nlohmann::json& j) const {
@@ -113,9 +105,10 @@ void CosmaMethod::plan_json(const ContractionAnalysis& a, const Machine&, nlohma
 }
 
 std::string CosmaMethod::why(const ContractionAnalysis& a, bool plans) const {
-  const bool chosen = plans ? a.plan.feasible && owns(a.plan.plan) : a.chosen.feasible && a.chosen.method == this;
+  const bool chosen =
+      plans ? a.plan.feasible && owns(a.plan.plan) : a.fastest_row.feasible && a.fastest_row.method == this;
   if (!chosen) return {};
-  double cosma_s = a.chosen.time_s, cosma_comm = a.chosen.comm_bytes, other_s = 0, other_comm = 0;
+  double cosma_s = a.fastest_row.time_s, cosma_comm = a.fastest_row.comm_bytes, other_s = 0, other_comm = 0;
   std::string other, family;
   if (plans) {
     const PlannedCandidate* best = best_plan_outside(a, this->family(), &family);

@@ -51,7 +51,7 @@ class GaoMethod final : public Method {
   std::string describe_plan(const Plan& plan) const override;
   std::string row_text(const ModelPoint& row, const ContractionAnalysis& a) const override;
   nlohmann::json row_json(const ModelPoint& row, const ContractionAnalysis& a) const override;
-  std::string chosen_text(const ContractionAnalysis& a) const override;
+  std::string choice_name(const ModelPoint& row, const Plan& plan) const override;
   std::string plan_section(const ContractionAnalysis& a, const Machine& machine) const override;
   void plan_json(const ContractionAnalysis& a, const Machine& machine, nlohmann::json& j) const override;
 

@@ -56,9 +56,8 @@ nlohmann::json GaoMethod::row_json(const ModelPoint& p, const ContractionAnalysi
   return j;
 }
 
-std::string GaoMethod::chosen_text(const ContractionAnalysis& a) const {
-  return fmt::format("  chosen: {}, order {}, case {}: {:.5g} s predicted (model optimum)\n", row_name(a.chosen),
-                     to_string(a.chosen.order), a.chosen.case_id, a.chosen.time_s);
+std::string GaoMethod::choice_name(const ModelPoint& row, const Plan& plan) const {
+  return fmt::format("{}, order {}", row_name(row), to_string(gao(plan).order));
 }
 
 std::string GaoMethod::plan_section(const ContractionAnalysis& a, const Machine& machine) const {

@@ -48,7 +48,7 @@ class SfcMethod final : public Method {
   std::string describe_plan(const Plan&) const override { return "space-filling curve"; }
   std::string row_text(const ModelPoint& row, const ContractionAnalysis& a) const override;
   nlohmann::json row_json(const ModelPoint& row, const ContractionAnalysis& a) const override;
-  std::string chosen_text(const ContractionAnalysis& a) const override;
+  std::string choice_name(const ModelPoint& row, const Plan& plan) const override;
   std::string plan_section(const ContractionAnalysis& a, const Machine& machine) const override;
   void plan_json(const ContractionAnalysis& a, const Machine& machine, nlohmann::json& j) const override;
 };

@@ -13,8 +13,8 @@ namespace {
 
 /// The sfc plan among the analysis's plans (null when none is feasible).
 const PlannedCandidate* sfc_candidate(const ContractionAnalysis& a, const Method& m) {
-  for (const PlannedCandidate& pc : a.plans)
-    if (pc.feasible && m.owns(pc.plan)) return &pc;
+  for (const Candidate& c : a.candidates)
+    if (c.plan.feasible && m.owns(c.plan.plan)) return &c.plan;
   return nullptr;
 }
 
@@ -37,11 +37,8 @@ nlohmann::json SfcMethod::row_json(const ModelPoint& p, const ContractionAnalysi
   return exact_row_json(p, "sfc");
 }
 
-std::string SfcMethod::chosen_text(const ContractionAnalysis& a) const {
-  return fmt::format(
-      "  chosen: sfc (generalized Hilbert curve over C's tiles, Georganas et al.): {:.5g} s predicted "
-      "(exact walk)\n",
-      a.chosen.time_s);
+std::string SfcMethod::choice_name(const ModelPoint&, const Plan&) const {
+  return "sfc (generalized Hilbert curve over C's tiles, Georganas et al.)";
 }
 
 std::string SfcMethod::plan_section(const ContractionAnalysis& a, const Machine& machine) const {

@@ -73,7 +73,7 @@ class TbsMethod final : public Method {
   std::string describe_plan(const Plan&) const override { return "triangle blocks"; }
   std::string row_text(const ModelPoint& row, const ContractionAnalysis& a) const override;
   nlohmann::json row_json(const ModelPoint& row, const ContractionAnalysis& a) const override;
-  std::string chosen_text(const ContractionAnalysis& a) const override;
+  std::string choice_name(const ModelPoint& row, const Plan& plan) const override;
   std::string moved_label() const override { return "A rows read"; }
   void analysis_json(const ContractionAnalysis& a, nlohmann::json& j) const override;
   /// "  symmetric result: C[I,J] = C[J,I] (…)" for a symmetric contraction, with why tbs does

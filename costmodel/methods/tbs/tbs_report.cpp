@@ -42,8 +42,8 @@ double most(const std::vector<std::uint64_t>& v) {
 
 /// The tbs plan among the analysis's plans (null when none is feasible).
 const PlannedCandidate* tbs_candidate(const ContractionAnalysis& a, const Method& m) {
-  for (const PlannedCandidate& pc : a.plans)
-    if (pc.feasible && m.owns(pc.plan)) return &pc;
+  for (const Candidate& c : a.candidates)
+    if (c.plan.feasible && m.owns(c.plan.plan)) return &c.plan;
   return nullptr;
 }
 
@@ -70,11 +70,8 @@ nlohmann::json TbsMethod::row_json(const ModelPoint& p, const ContractionAnalysi
   return exact_row_json(p, "tbs");
 }
 
-std::string TbsMethod::chosen_text(const ContractionAnalysis& a) const {
-  return fmt::format(
-      "  chosen: tbs (triangle blocks, Beaumont et al. SPAA'22 §5.1): {:.5g} s predicted (exact "
-      "schedule)\n",
-      a.chosen.time_s);
+std::string TbsMethod::choice_name(const ModelPoint&, const Plan&) const {
+  return "tbs (triangle blocks, Beaumont et al. SPAA'22 §5.1)";
 }
 
 void TbsMethod::analysis_json(const ContractionAnalysis& a, nlohmann::json& j) const {
