@@ -130,7 +130,8 @@ Built build(std::int64_t O, std::int64_t V, const Equations& equations, const st
     shim += fmt::format("#include \"{}.h\"\n", kSections[w]);
   }
   shim +=
-      "#include \"runtime/program/generated.h\"\n\nextern \"C\" void tcec_ccsd_functions(tcert::GeneratedFunction* out) {\n";
+      "#include \"runtime/program/generated.h\"\n\nextern \"C\" void tcec_ccsd_functions(tcert::GeneratedFunction* "
+      "out) {\n";
   for (int w = 0; w < 3; ++w) shim += fmt::format("  out[{}] = &tcec_gen::{};\n", w, kSections[w]);
   shim += "}\n";
   write_file(dir / "functions.cpp", shim);

@@ -371,7 +371,7 @@ void GaoGemm::load() {
 }
 
 void GaoGemm::fill_from_tensor(TiledMatrix& m, const TensorBinding& tensor, std::size_t row_count,
-                                       const ElementSource& src) {
+                               const ElementSource& src) {
   const LinearMap map(tensor, row_count);
   RunCounter requests;  // the tensor's file, read block by block
   MappedWalk walk(kFaultAroundBytes);
