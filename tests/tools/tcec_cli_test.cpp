@@ -843,8 +843,9 @@ TEST(Cli, TammErrorsWriteNothing) {
 
 namespace {
 
-// The plan the planner chooses for examples/matmul.tce (the golden report's "plan:" line) and a
-// valid other one (cosma's grid, which the methods table shows fastest).
+// The plan the planner chooses for examples/matmul.tce (the "plan:" line of
+// tests/tools/golden/matmul.txt.check) and a valid other one (cosma's grid, which the methods
+// table shows fastest).
 const char* kMatmulChoice = "inside-replication order=CAB P=4 bcast=B I=i:1x1 J=j:1x1 K=k:5x1 dist=i,-,k split=optimal";
 const char* kMatmulCosma = "cosma grid=2x2x1 rounds=8 P=4 split=optimal";
 
