@@ -20,22 +20,19 @@ std::uint64_t most(const std::vector<std::uint64_t>& v) {
   return v.empty() ? 0 : *std::max_element(v.begin(), v.end());
 }
 
-/// One contraction's table; returns how many (volume, rank) pairs differ.
-int contraction_table(std::string& out, const TraceContraction& c, std::size_t number) {
-  out += fmt::format("contraction {}: {}\n", number, c.statement);
-  out += fmt::format("  plan: {}\n", c.plan);
-  if (c.resumed_at != 0)
-    out += fmt::format(
-        "  resumed from a checkpoint inside the contraction after {} of its {} loop-nest steps: the compute stage's "
-        "measured volumes are the rest's, not compared\n",
-        c.resumed_at, c.nest_steps);
-  struct Row {
-    std::string cells[5];
-    std::vector<std::string> differences;
-  };
-  std::vector<Row> rows;
+/// One row of a contraction's volume table: its five cells (the volume's name, predicted and
+/// measured totals over ranks, predicted and measured largest rank) and the ranks that differ.
+struct VolumeRow {
+  std::string cells[5];
+  std::vector<std::string> differences;
+};
+
+/// The rows of `c`'s volume table, header first: the compute stage's volumes, then stages 1 and
+/// 3 (redistribution) where the trace has them. Rows of a nest resumed from a checkpoint are
+/// "(part)" and not compared. Adds the (volume, rank) pairs that differ to *mismatches.
+std::vector<VolumeRow> volume_rows(const TraceContraction& c, int* mismatches) {
+  std::vector<VolumeRow> rows;
   rows.push_back({{"volume", "predicted total", "measured total", "predicted max", "measured max"}, {}});
-  int mismatches = 0;
   const bool redistribution = !c.redistribution_predicted[0].empty();
   const std::size_t n = kVolumeKeys.size();
   for (std::size_t q = 0; q < n + (redistribution ? 3 : 0); ++q) {
@@ -47,9 +44,9 @@ int contraction_table(std::string& out, const TraceContraction& c, std::size_t n
     const std::string label = stages
                                   ? std::string("redistribution ") + kVolumeLabels[q == n + 2 ? kRequestsVolume : q - n]
                                   : kVolumeLabels[q];
-    Row row{{label, fmt::format("{}", total(p)), fmt::format("{}", total(m)), fmt::format("{}", most(p)),
-             fmt::format("{}", most(m))},
-            {}};
+    VolumeRow row{{label, fmt::format("{}", total(p)), fmt::format("{}", total(m)), fmt::format("{}", most(p)),
+                   fmt::format("{}", most(m))},
+                  {}};
     if (c.resumed_at != 0 && !stages) {  // the nest ran partly before the checkpoint
       row.cells[2] = row.cells[4] = "(part)";
       rows.push_back(std::move(row));
@@ -57,14 +54,20 @@ int contraction_table(std::string& out, const TraceContraction& c, std::size_t n
     }
     for (std::size_t r = 0; r < p.size(); ++r)
       if (p[r] != m[r]) row.differences.push_back(fmt::format("rank {}: predicted {}, measured {}", r, p[r], m[r]));
-    mismatches += static_cast<int>(row.differences.size());
+    *mismatches += static_cast<int>(row.differences.size());
     rows.push_back(std::move(row));
   }
+  return rows;
+}
+
+/// Appends `rows` to `out` in aligned columns, each with its verdict (equal, not compared, or
+/// the ranks that differ, listed under it).
+void print_volume_rows(std::string& out, const std::vector<VolumeRow>& rows) {
   std::size_t width[5] = {};
-  for (const Row& row : rows)
+  for (const VolumeRow& row : rows)
     for (int i = 0; i < 5; ++i) width[i] = std::max(width[i], row.cells[i].size());
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    const Row& row = rows[i];
+    const VolumeRow& row = rows[i];
     std::string verdict = i == 0                     ? "per rank"
                           : row.cells[2] == "(part)" ? "not compared"
                           : row.differences.empty()  ? "equal"
@@ -75,6 +78,12 @@ int contraction_table(std::string& out, const TraceContraction& c, std::size_t n
     out += fmt::format("  {}\n", verdict);
     for (const std::string& d : row.differences) out += fmt::format("    {}\n", d);
   }
+}
+
+/// Appends `c`'s times (predicted and measured seconds of the compute stage, the slowest rank's
+/// busy seconds, stages 1 and 3) and its peak tile memory (bytes) against the plan's. Returns 1
+/// when the peak exceeded the planned memory (a mismatch), else 0; times never mismatch.
+int print_times_and_memory(std::string& out, const TraceContraction& c) {
   if (c.predicted_seconds >= 0)
     out += fmt::format(
         "  time (s): predicted {:.4g} (the model's wall time of the compute stage: disk, network and kernel)\n",
@@ -97,6 +106,7 @@ int contraction_table(std::string& out, const TraceContraction& c, std::size_t n
     out += fmt::format("  stages 1 and 3 (s): predicted {:.4g}, measured {:.4g} (slowest rank)\n",
                        c.redistribution_predicted_seconds,
                        *std::max_element(c.redistribution_seconds.begin(), c.redistribution_seconds.end()));
+  int mismatches = 0;
   if (!c.peak_tile_memory_bytes.empty()) {
     const std::uint64_t peak = most(c.peak_tile_memory_bytes);
     out += fmt::format("  peak tile memory: {} bytes (largest rank)", peak);
@@ -108,6 +118,21 @@ int contraction_table(std::string& out, const TraceContraction& c, std::size_t n
     out += "\n";
   }
   return mismatches;
+}
+
+/// One contraction's table; returns how many (volume, rank) pairs differ, plus one when the peak
+/// tile memory exceeded the plan's.
+int contraction_table(std::string& out, const TraceContraction& c, std::size_t number) {
+  out += fmt::format("contraction {}: {}\n", number, c.statement);
+  out += fmt::format("  plan: {}\n", c.plan);
+  if (c.resumed_at != 0)
+    out += fmt::format(
+        "  resumed from a checkpoint inside the contraction after {} of its {} loop-nest steps: the compute stage's "
+        "measured volumes are the rest's, not compared\n",
+        c.resumed_at, c.nest_steps);
+  int mismatches = 0;
+  print_volume_rows(out, volume_rows(c, &mismatches));
+  return mismatches + print_times_and_memory(out, c);
 }
 
 }  // namespace

@@ -51,7 +51,8 @@ struct Args {
   std::string print_after;         // --print-after parse|split|ir|plan
 };
 
-void add_options(CLI::App& app, Args& a) {
+/// The input's options: the file, -D overrides, the machine, the front end and what it imports.
+void add_input_options(CLI::App& app, Args& a) {
   app.add_option("file", a.file, "input file (.tce, or see --from)")->required();
   app.add_option("-D,--define", a.defines, "override a range's extent: -D NAME=VALUE (repeatable)")
       ->allow_extra_args(false);
@@ -63,6 +64,10 @@ void add_options(CLI::App& app, Args& a) {
   app.add_option("--function", a.function,
                  "with --from tamm: the function of the C++ file to import (needed when it defines several)")
       ->type_name("NAME");
+}
+
+/// What tcec writes: the dry-run's report (text, JSON, SVG) or the program (-o, --emit, --build).
+void add_output_options(CLI::App& app, Args& a) {
   app.add_flag("--dry-run", a.dry_run, "print the analysis and plan choice; generate nothing");
   app.add_flag("--json", a.json, "with --dry-run: print the report as JSON");
   app.add_option("--svg", a.svg,
@@ -85,6 +90,11 @@ void add_options(CLI::App& app, Args& a) {
                "with -o: also compile it to DIR/<stem> with the MPI C++ compiler against libtcert "
                "($TCEC_CXX replaces the compiler)")
       ->needs(output);
+}
+
+/// How tcec plans: memory split, forced or excluded methods and orders, hand-off, overlap,
+/// symmetry, write limits, resident accumulation, pinned plans, and --print-after.
+void add_plan_options(CLI::App& app, Args& a) {
   app.add_option("--memory-split", a.memory_split,
                  "how tiles share memory: thirds (Gao et al.: M = memory/3 each) or optimal (free split)")
       ->check(CLI::IsMember({"thirds", "optimal"}))
@@ -126,6 +136,13 @@ void add_options(CLI::App& app, Args& a) {
                  "GEMM), plan (each contraction's plan as LINE=PLAN, the form --plan takes)")
       ->check(CLI::IsMember({"parse", "split", "ir", "plan"}))
       ->type_name("STAGE");
+}
+
+/// Every option of tcec's command line, in --help's order.
+void add_options(CLI::App& app, Args& a) {
+  add_input_options(app, a);
+  add_output_options(app, a);
+  add_plan_options(app, a);
 }
 
 // --print-after ir: each statement and, for a contraction, its macro-index GEMM and extents.
@@ -233,6 +250,56 @@ int compare_main(int argc, char** argv) {
   return tcec::tools::run_compare(trace, slack);
 }
 
+/// --plan: pins each LINE=PLAN into `options`; false (the errors printed) when there is no
+/// machine or a pin is refused.
+bool pin(const Args& args, const tcec::ir::Program& program, const std::optional<tcec::costmodel::Machine>& machine,
+         tcec::costmodel::PlanOptions& options) {
+  if (!machine) {
+    tcec::tools::report("tcec", ToolDiag::err_plan_needs_machine);
+    return false;
+  }
+  const auto errors = tcec::costmodel::pin_plans(program, *machine, args.plans, &options);
+  if (errors.empty()) return true;
+  print_pin_errors(program, errors);
+  return false;
+}
+
+/// --dry-run: the report of `plan` as text or JSON on stdout, and the SVG picture with --svg (which
+/// needs a machine). Returns the exit status.
+int print_dry_run(const Args& args, const tcec::costmodel::ProgramPlan& plan) {
+  if (!args.svg.empty()) {
+    if (!plan.machine) {
+      tcec::tools::report("tcec", ToolDiag::err_svg_needs_machine);
+      return 1;
+    }
+    std::string error;
+    if (!tcec::tools::write_atomically(args.svg, tcec::costmodel::dry_run_svg(plan), &error)) {
+      tcec::tools::report("tcec", ToolDiag::err_formed, error);
+      return 1;
+    }
+  }
+  if (args.json) {
+    std::cout << tcec::costmodel::dry_run_json(plan).dump(2) << "\n";
+  } else {
+    std::cout << tcec::costmodel::dry_run_text(plan);
+  }
+  return 0;
+}
+
+/// -o DIR: writes (and with --build compiles) the program or library of `plan`, named after the
+/// input file, or after the section or function taken from it. Returns the exit status.
+int emit_program(const Args& args, const tcec::costmodel::ProgramPlan& plan) {
+  const std::string stem = !args.section.empty()    ? args.section
+                           : !args.function.empty() ? args.function
+                                                    : std::filesystem::path(args.file).stem().string();
+  const auto form = args.emit == "library" ? tcec::codegen::EmitForm::Library : tcec::codegen::EmitForm::Program;
+  if (form == tcec::codegen::EmitForm::Library && args.build) {
+    tcec::tools::report("tcec", ToolDiag::err_build_library);
+    return 1;
+  }
+  return tcec::tools::generate_program(plan, stem, args.output_dir, args.build, form);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -255,17 +322,7 @@ int main(int argc, char** argv) {
     if (args.print_after == "ir") std::cout << ir_text(*program) << std::flush;
     std::optional<tcec::costmodel::Machine> machine;
     if (program->machine) machine = tcec::costmodel::machine_from(*program->machine);
-    if (!args.plans.empty()) {
-      if (!machine) {
-        tcec::tools::report("tcec", ToolDiag::err_plan_needs_machine);
-        return 1;
-      }
-      const auto errors = tcec::costmodel::pin_plans(*program, *machine, args.plans, &*options);
-      if (!errors.empty()) {
-        print_pin_errors(*program, errors);
-        return 1;
-      }
-    }
+    if (!args.plans.empty() && !pin(args, *program, machine, *options)) return 1;
     tcec::costmodel::ReportOptions report{args.all, *options};
     // The one plan of the program: the dry-run renders it, -o emits it.
     std::optional<tcec::costmodel::ProgramPlan> plan;
@@ -275,37 +332,8 @@ int main(int argc, char** argv) {
       std::cout << (machine ? tcec::costmodel::plan_lines(*plan)
                             : std::string("no plan: no machine (add a machine block or --machine FILE)\n"))
                 << std::flush;
-    if (args.dry_run) {
-      if (!args.svg.empty()) {
-        if (!machine) {
-          tcec::tools::report("tcec", ToolDiag::err_svg_needs_machine);
-          return 1;
-        }
-        std::string error;
-        if (!tcec::tools::write_atomically(args.svg, tcec::costmodel::dry_run_svg(*plan), &error)) {
-          tcec::tools::report("tcec", ToolDiag::err_formed, error);
-          return 1;
-        }
-      }
-      if (args.json) {
-        std::cout << tcec::costmodel::dry_run_json(*plan).dump(2) << "\n";
-      } else {
-        std::cout << tcec::costmodel::dry_run_text(*plan);
-      }
-      return 0;
-    }
-    if (!args.output_dir.empty()) {
-      // The program is named after the input file, or after the section or function taken from it.
-      const std::string stem = !args.section.empty()    ? args.section
-                               : !args.function.empty() ? args.function
-                                                        : std::filesystem::path(args.file).stem().string();
-      const auto form = args.emit == "library" ? tcec::codegen::EmitForm::Library : tcec::codegen::EmitForm::Program;
-      if (form == tcec::codegen::EmitForm::Library && args.build) {
-        tcec::tools::report("tcec", ToolDiag::err_build_library);
-        return 1;
-      }
-      return tcec::tools::generate_program(*plan, stem, args.output_dir, args.build, form);
-    }
+    if (args.dry_run) return print_dry_run(args, *plan);
+    if (!args.output_dir.empty()) return emit_program(args, *plan);
     std::fprintf(stderr, "tcec: %s: no errors; pass --dry-run to see the analysis\n", args.file.c_str());
     return 0;
   } catch (const std::exception& e) {

@@ -1,4 +1,4 @@
-// tests/costmodel/rotation_test.cpp — inside rotation (costmodel/methods/gao/rotation.cpp):
+// tests/costmodel/methods/gao/rotation_test.cpp — inside rotation (costmodel/methods/gao/rotation.cpp):
 // the joint optimum of time against the paper's §5.1 analysis (Table 5 and
 // Eqs. 5.2–5.6 as corrected in docs/model.md "Table 5").
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// tests/costmodel/model_optimum_test.cpp — the closed-form model optimum
+// tests/costmodel/methods/gao/model_optimum_test.cpp — the closed-form model optimum
 // against the paper: the reproducible cells of Gao et al. Table 9 and
 // hand-evaluated entries of the corrected Tables 2–4, 6, 7
 // (docs/model.md).

@@ -1,4 +1,4 @@
-// tests/runtime/kernel_test.cpp — permute(), contract() and gemm_tile() against naive loops.
+// tests/runtime/kernel/kernel_test.cpp — permute(), contract() and gemm_tile() against naive loops.
 #include "runtime/kernel/kernel.h"
 #include "runtime/kernel/kernel_dot.h"
 #include "runtime/kernel/kernel_gett.h"

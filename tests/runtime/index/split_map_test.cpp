@@ -1,4 +1,4 @@
-// tests/runtime/split_map_test.cpp — SplitMap::rows() and cols(): the odometer gives, for every
+// tests/runtime/index/split_map_test.cpp — SplitMap::rows() and cols(): the odometer gives, for every
 // range of flat rows (columns), the parts row() (col()) gives one at a time, on a permuted tensor
 // whose row group has three indices; whole_view_runs() counts the runs of random views from their
 // strides; for_each_run_of_view() visits every element of a range once, in order, in pieces that

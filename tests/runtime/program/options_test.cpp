@@ -1,4 +1,4 @@
-// tests/runtime/options_test.cpp — the command line of generated programs into RunOptions and
+// tests/runtime/program/options_test.cpp — the command line of generated programs into RunOptions and
 // TensorLocations (no MPI_Init needed).
 #include "runtime/program/options.h"
 

@@ -1,4 +1,4 @@
-// tests/runtime/trace_test.cpp — atomic JSON trace files.
+// tests/runtime/base/trace_test.cpp — atomic JSON trace files.
 #include "runtime/base/trace.h"
 
 #include <gtest/gtest.h>

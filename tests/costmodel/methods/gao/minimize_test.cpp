@@ -1,4 +1,4 @@
-// tests/costmodel/minimize_test.cpp — the closed forms (rotation.cpp,
+// tests/costmodel/methods/gao/minimize_test.cpp — the closed forms (rotation.cpp,
 // replication.cpp, accumulation.cpp) against the independent numerical
 // minimiser (minimize.cpp) on thousands of random problems and machines, for
 // every method × disk placement order × replicated operand; and coverage of

@@ -1,4 +1,4 @@
-// tests/runtime/memory_test.cpp — tile buffers against the per-rank memory budget.
+// tests/runtime/base/memory_test.cpp — tile buffers against the per-rank memory budget.
 #include "runtime/base/memory.h"
 
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// tests/runtime/tiled_matrix_test.cpp — GroupLayout against a brute-force tiling, TiledMatrix I/O.
+// tests/runtime/storage/tiled_matrix_test.cpp — GroupLayout against a brute-force tiling, TiledMatrix I/O.
 #include "runtime/storage/tiled_matrix.h"
 
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// tests/runtime/counters_test.cpp — phases, exclusive times, sections and reset of tcert::Counters.
+// tests/runtime/base/counters_test.cpp — phases, exclusive times, sections and reset of tcert::Counters.
 #include "runtime/base/counters.h"
 
 #include <gtest/gtest.h>

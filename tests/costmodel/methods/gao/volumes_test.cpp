@@ -1,4 +1,4 @@
-// tests/costmodel/volumes_test.cpp — the model's volume expressions at given
+// tests/costmodel/methods/gao/volumes_test.cpp — the model's volume expressions at given
 // tile counts (costmodel/methods/gao/volumes.cpp), checked by hand.
 #include <gtest/gtest.h>
 

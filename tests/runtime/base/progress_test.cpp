@@ -1,4 +1,4 @@
-// tests/runtime/progress_test.cpp — the progress line: quiet start, throttling, ETA, finish.
+// tests/runtime/base/progress_test.cpp — the progress line: quiet start, throttling, ETA, finish.
 #include "runtime/base/progress.h"
 
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// tests/runtime/scratch_test.cpp — per-rank scratch directories: naming, cleaning, keep, errors.
+// tests/runtime/storage/scratch_test.cpp — per-rank scratch directories: naming, cleaning, keep, errors.
 #include "runtime/storage/scratch.h"
 
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// tests/runtime/random_test.cpp — the counter-based input generator and the FNV-1a tensor ids.
+// tests/runtime/base/random_test.cpp — the counter-based input generator and the FNV-1a tensor ids.
 #include "runtime/base/random.h"
 
 #include <gtest/gtest.h>

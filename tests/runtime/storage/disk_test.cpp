@@ -1,4 +1,4 @@
-// tests/runtime/disk_test.cpp — DiskFile transfers, gather/scatter rows, errors and byte counts.
+// tests/runtime/storage/disk_test.cpp — DiskFile transfers, gather/scatter rows, errors and byte counts.
 #include "runtime/storage/disk.h"
 
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// tests/runtime/spare_files_test.cpp — SpareFiles: files given, taken by their exact size,
+// tests/runtime/storage/spare_files_test.cpp — SpareFiles: files given, taken by their exact size,
 // bounded, removed with the pool; NpyWriter writing into a spare.
 #include "runtime/storage/spare_files.h"
 

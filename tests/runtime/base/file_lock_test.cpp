@@ -1,4 +1,4 @@
-// tests/runtime/file_lock_test.cpp — FileLock: one holder at a time, released by its destructor.
+// tests/runtime/base/file_lock_test.cpp — FileLock: one holder at a time, released by its destructor.
 #include "runtime/base/file_lock.h"
 
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// tests/runtime/io_worker_test.cpp — IoWorker: jobs in order, hand-offs that spin and sleep,
+// tests/runtime/storage/io_worker_test.cpp — IoWorker: jobs in order, hand-offs that spin and sleep,
 // errors rethrown.
 #include "runtime/storage/io_worker.h"
 

@@ -1,4 +1,4 @@
-// tests/runtime/mapped_walk_test.cpp — MappedWalk's charges and ResidentGuard's drops (issue 21,
+// tests/runtime/storage/mapped_walk_test.cpp — MappedWalk's charges and ResidentGuard's drops (issue 21,
 // "memory honoured").
 #include "runtime/storage/mapped_walk.h"
 

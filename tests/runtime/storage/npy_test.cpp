@@ -1,4 +1,4 @@
-// tests/runtime/npy_test.cpp — .npy headers, errors, atomic writes, and a round trip through NumPy.
+// tests/runtime/storage/npy_test.cpp — .npy headers, errors, atomic writes, and a round trip through NumPy.
 #include "runtime/storage/npy.h"
 
 #include <gtest/gtest.h>

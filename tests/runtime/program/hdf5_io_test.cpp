@@ -1,4 +1,4 @@
-// tests/runtime/hdf5_io_test.cpp — runtime/program/hdf5_io.h without MPI: the hyperslabs covering a
+// tests/runtime/program/hdf5_io_test.cpp — runtime/program/hdf5_io.h without MPI: the hyperslabs covering a
 // range of elements, and the checks of an input's dataset (files written here with HDF5's
 // serial driver).
 #include "runtime/program/hdf5_io.h"

@@ -1,4 +1,4 @@
-// tests/costmodel/cosma_test.cpp — COSMA in the cost model (costmodel/methods/cosma/cosma.h): Eq. 32 and
+// tests/costmodel/methods/cosma/cosma_test.cpp — COSMA in the cost model (costmodel/methods/cosma/cosma.h): Eq. 32 and
 // Eq. 33, the rounds, the grid fitting of §7.1, the exact per-rank schedule against a
 // message-by-message walk of every ring step, cosma plans, and the dry-run's choice.
 #include <algorithm>
