@@ -19,14 +19,15 @@ mpirun --oversubscribe -np 2 "$work/user/square" --verify --quiet --trace "$work
 mpirun --oversubscribe -np 2 "$work/user/energy" --verify --quiet --trace "$work/energy.json" --scratch "$work/scratch3"
 "$work/prefix/bin/tcec" compare "$work/energy.json" | tail -1
 # The installed tcec builds programs against the installed runtime (its headers and libtcert
-# under the prefix), not the build tree it came from: a compiler wrapper logs the command.
+# under the prefix), not the build tree it came from: a compiler wrapper logs the command (one call:
+# no compiler launcher, which would compile and link apart and rewrite paths).
 cat > "$work/cxx.sh" <<WRAPPER
 #!/usr/bin/env bash
 printf '%s\n' "\$@" > "$work/cxx.args"
 exec mpicxx "\$@"
 WRAPPER
 chmod +x "$work/cxx.sh"
-TCEC_CXX="$work/cxx.sh" "$work/prefix/bin/tcec" "$here/square.tce" --machine "$here/tiny.machine" -o "$work/direct" --build > /dev/null
+TCEC_CXX_LAUNCHER= TCEC_CXX="$work/cxx.sh" "$work/prefix/bin/tcec" "$here/square.tce" --machine "$here/tiny.machine" -o "$work/direct" --build > /dev/null
 grep -qx -- "-I$work/prefix/include/tcec" "$work/cxx.args" || { echo "package.sh: not the installed headers:"; cat "$work/cxx.args"; exit 1; }
 grep -q "^$work/prefix/lib.*/libtcert.a\$" "$work/cxx.args" || { echo "package.sh: not the installed libtcert:"; cat "$work/cxx.args"; exit 1; }
 mpirun --oversubscribe -np 2 "$work/direct/square" --verify --quiet --trace "$work/direct.json" --scratch "$work/scratch2"
