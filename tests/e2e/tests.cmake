@@ -242,3 +242,7 @@ foreach(case "chain;4;" "chain_add;4;" "chain;2;--machine;${CMAKE_BINARY_DIR}/e2
            ${CMAKE_BINARY_DIR}/e2e/${file}_np${np} ${E2E}/${file}.tce ${np} ${options} --force-method outside-accumulation)
   set_tests_properties(e2e.${file}_np${np} PROPERTIES ENVIRONMENT "${E2E_ENV};EXPECT_HANDOFF=1" TIMEOUT 600 PROCESSORS 2)
 endforeach()
+# Under the sanitizers too (tests/CMakeLists.txt tcec_sanitized): a Gao plan of each kind of
+# communication, numpy inputs, a chain with the hand-off, tbs, sfc and cosma.
+tcec_sanitized(e2e.matmul_rect.inside-rotation.ABC e2e.matmul_rect.outside-accumulation.ABC e2e.four_index.npy
+               e2e.chain_np2 e2e.syrk.tbs e2e.matmul_rect.sfc e2e.accumulate.one_rank.cosma)
