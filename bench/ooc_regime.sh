@@ -41,15 +41,26 @@ cases=(
   "chain_N6000_P2|2|64 MB|384M|chain|$here/bench/ooc_chain.tce -D N=6000"
 )
 work=$(mktemp -d "${TMPDIR:-/tmp}/ooc-regime-XXXXXX")
-trap 'rm -rf "$work"' EXIT
+trap '[[ -n ${KEEP:-} ]] || rm -rf "$work"' EXIT
 mpirun --oversubscribe -np 1 "$build/bin/tcec-calibrate" --scratch "$work" -o "$work/cal.machine" \
   --json "$work/cal.json" 2> "$work/cal.log"
 grep -E "past the page cache|disk figures above" "$work/cal.log" | sed 's/^tcec-calibrate: /calibration (P = 1): /'
+# in_regime REPORT COMMAND...: COMMAND in the case's cgroup (its lines to the case's log); on a
+# failure, the log's last lines and the end of the benchmark.
+in_regime() {
+  local report=$1
+  shift
+  "$regime" --limit "$limit" --report "$report" -- "$@" 2>> "$dir/log" && return 0
+  echo "$name: failed in the cgroup: $*" >&2
+  tail -3 "$dir/log" >&2
+  exit 1
+}
 /usr/bin/python3 "$here/bench/ooc_regime.py" header
 for entry in "${cases[@]}"; do
   IFS='|' read -r name np memory limit kind source <<< "$entry"
   [[ " $wanted " == *" $name "* ]] || continue
   read -r -a args <<< "$source"
+  slab=$((${limit%M} / 8 < 64 ? ${limit%M} / 8 : 64))  # MB per slab: numpy holds about three at once
   dir=$work/$name
   mkdir -p "$dir"
   printf 'machine ooc { processors %s; memory %s; network 1 GB/s; disk 1300 MB/s; }\n' "$np" "$memory" > "$dir/m.machine"
@@ -59,12 +70,10 @@ for entry in "${cases[@]}"; do
   program=$(find "$dir/prog" -maxdepth 1 -type f -perm -u+x | head -1)
   for ((r = 0; r < runs; ++r)); do
     rm -rf "$dir/out_tcec" "$dir/out_numpy" "$dir/scratch"
-    "$regime" --limit "$limit" --report "$dir/tcec.$r.report.json" -- \
-      mpirun --oversubscribe -np "$np" "$program" --quiet --trace "$dir/tcec.$r.trace.json" \
-      --scratch "$dir/scratch" --input-dir "$dir/in" --output-dir "$dir/out_tcec" 2>> "$dir/log"
-    "$regime" --limit "$limit" --report "$dir/numpy.$r.report.json" -- \
-      env OPENBLAS_NUM_THREADS="$(nproc)" /usr/bin/python3 "$here/bench/ooc_numpy.py" run "$kind" "$dir/in" \
-      "$dir/out_numpy" 2>> "$dir/log"
+    in_regime "$dir/tcec.$r.report.json" mpirun --oversubscribe -np "$np" "$program" --quiet \
+      --trace "$dir/tcec.$r.trace.json" --scratch "$dir/scratch" --input-dir "$dir/in" --output-dir "$dir/out_tcec"
+    in_regime "$dir/numpy.$r.report.json" env OPENBLAS_NUM_THREADS="$(nproc)" /usr/bin/python3 \
+      "$here/bench/ooc_numpy.py" run "$kind" "$dir/in" "$dir/out_numpy" "$slab"
     cp "$dir/out_numpy/numpy.json" "$dir/numpy.$r.json"
   done
   /usr/bin/python3 "$here/bench/ooc_regime.py" row "$name" "$dir" "$np" "$runs" "$work/cal.json"

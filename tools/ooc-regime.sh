@@ -22,7 +22,9 @@
 # cgroup's major page faults and the machine-wide pgpgin/pgpgout of /proc/vmstat over the run
 # (every process on the machine counts there: on a shared machine, an upper bound). --report
 # FILE also writes them as JSON: {"limit_bytes", "cgroup", "peak_bytes", "limit_hits",
-# "major_faults", "pgpgin_bytes", "pgpgout_bytes", "wall_s", "status"} (null where unknown).
+# "major_faults", "oom_kills", "pgpgin_bytes", "pgpgout_bytes", "wall_s", "status"} (null where
+# unknown). A limit below the command's own memory (not its page cache) ends it through the
+# kernel's out-of-memory killer; a line says so.
 set -uo pipefail
 me=ooc-regime
 
@@ -127,6 +129,10 @@ limit_hits() {
   if ((version == 1)); then cat "$cg/memory.failcnt"
   else awk '$1 == "max" {print $2}' "$cg/memory.events"; fi
 }
+oom_kills() {
+  if ((version == 1)); then awk '$1 == "oom_kill" {print $2}' "$cg/memory.oom_control"
+  else awk '$1 == "oom_kill" {print $2}' "$cg/memory.events"; fi
+}
 
 in0=$(vmstat pgpgin) out0=$(vmstat pgpgout)
 start=$(date +%s.%N)
@@ -146,13 +152,17 @@ in1=$(vmstat pgpgin) out1=$(vmstat pgpgout)
 peak=$(cat "$cg/$peak_file" 2>/dev/null) || peak=
 hits=$(limit_hits 2>/dev/null) || hits=
 faults=$(major_faults 2>/dev/null) || faults=
+kills=$(oom_kills 2>/dev/null) || kills=
 wall=$(awk -v a="$start" -v b="$end" 'BEGIN {printf "%.3f", b - a}')
 pgpgin=$(((in1 - in0) * 1024)) pgpgout=$(((out1 - out0) * 1024))  # /proc/vmstat counts KiB
 mib() { [[ -n $1 ]] && awk -v b="$1" 'BEGIN {printf "%.1f MiB", b / 1048576}' || echo unknown; }
 echo "$me: status $status, wall $wall s, limit $(mib "$limit") (cgroup v$version), peak $(mib "$peak"), limit hit ${hits:-?} times, ${faults:-?} major faults; machine-wide pgpgin $(mib "$pgpgin"), pgpgout $(mib "$pgpgout")" >&2
+if [[ -n $kills && $kills != 0 ]]; then
+  echo "$me: the out-of-memory killer ended $kills process(es) of the command: the limit is below its own memory" >&2
+fi
 if [[ -n $report ]]; then
   j() { [[ -n $1 ]] && echo "$1" || echo null; }
-  printf '{"limit_bytes": %s, "cgroup": %s, "peak_bytes": %s, "limit_hits": %s, "major_faults": %s, "pgpgin_bytes": %s, "pgpgout_bytes": %s, "wall_s": %s, "status": %s}\n' \
-    "$limit" "$version" "$(j "$peak")" "$(j "$hits")" "$(j "$faults")" "$pgpgin" "$pgpgout" "$wall" "$status" > "$report"
+  printf '{"limit_bytes": %s, "cgroup": %s, "peak_bytes": %s, "limit_hits": %s, "major_faults": %s, "oom_kills": %s, "pgpgin_bytes": %s, "pgpgout_bytes": %s, "wall_s": %s, "status": %s}\n' \
+    "$limit" "$version" "$(j "$peak")" "$(j "$hits")" "$(j "$faults")" "$(j "$kills")" "$pgpgin" "$pgpgout" "$wall" "$status" > "$report"
 fi
 exit "$status"
