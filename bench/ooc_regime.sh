@@ -31,7 +31,7 @@ source "$here/bench/results_file.sh"; results_begin ooc-regime "$0" "$@"
 # name | P | memory per rank | cgroup limit | numpy kind | tce file and definitions
 cases=(
   "four_index_N64_P1|1|8 MB|64M|four_index|$here/examples/four_index.tce -D N=64"
-  "four_index_N96_P1|1|64 MB|170M|four_index|$here/examples/four_index.tce -D N=96"
+  "four_index_N96_P1|1|64 MB|162M|four_index|$here/examples/four_index.tce -D N=96"
   "four_index_N128_P1|1|64 MB|384M|four_index|$here/examples/four_index.tce -D N=128"
   "four_index_N128_P2|2|64 MB|384M|four_index|$here/examples/four_index.tce -D N=128"
   "four_index_N160_P1|1|64 MB|768M|four_index|$here/examples/four_index.tce -D N=160"
