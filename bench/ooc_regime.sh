@@ -18,7 +18,8 @@
 # (bench/ooc_regime.py) prints per case the medians of both walls, the bound, their ratios, the
 # predicted whole-program time, tcec's device reads against its predicted disk reads and numpy's,
 # pgpgin, the cgroup's peak and the compute stages' wall over busy time.
-# Disk: the inputs, outputs and scratch of one case at a time (N = 160: ~16 GB), removed after it.
+# Disk: the inputs, outputs and scratch of one case at a time (N = 160: ~16 GB), removed after it;
+# the work directory goes at the end unless KEEP=1 (traces, reports and logs per case).
 # Results topic: `ooc-regime`.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
