@@ -61,6 +61,7 @@ Run::Run(const Context& ctx, RunOptions options, TensorLocations tensors, Progra
         fmt::format("this program was planned for P = {} processes but runs on {}; start it "
                     "with mpirun -np {}",
                     info_.processors, ctx_.size(), info_.processors));
+  counters().count_device(!options_.trace.empty());  // the trace's device bytes (off: no /proc reads)
   counters().reset();
   bound_heap_threshold();
   budget().set_limit_bytes(info_.memory_bytes);
@@ -444,6 +445,12 @@ void Run::record(ContractionRecord record) {
   if (resumed_at_ != 0 && checkpoint_->within()->step == steps_)
     record.resumed_at = resumed_at_, record.nest_steps = nest_steps_;
   records_.push_back(std::move(record));
+  if (counters().counts_device()) {  // compute_phase() closed the step's section just before
+    const std::vector<Section>& sections = counters().sections();
+    record_device_.push_back(
+        {sections.empty() ? DeviceBytes{} : sections.back().device_by_phase[static_cast<std::size_t>(Phase::Compute)],
+         {}});
+  }
   fault_point(ctx_.rank(), fmt::format("compute:{}", steps_));
 }
 
@@ -454,6 +461,10 @@ void Run::record_redistribution(std::vector<std::uint64_t> read, std::vector<std
   records_.back().redistribution_measured[1] = std::move(write);
   records_.back().redistribution_measured[2] = std::move(requests);
   records_.back().redistribution_seconds = std::move(seconds);
+  if (!counters().counts_device() || record_device_.size() != records_.size()) return;
+  const DeviceBytes now = counters().device(Phase::Redistribute);
+  record_device_.back().redistribution = now - redistribution_device_mark_;
+  redistribution_device_mark_ = now;
 }
 
 void Run::record_verify(const VerifyResult& result) {
@@ -507,7 +518,38 @@ nlohmann::json record_json(const ContractionRecord& r) {
               {"seconds", r.redistribution_seconds}}}}}};
 }
 
+/// The trace's "device" object: per rank (vectors of P), the whole run's and each phase's device
+/// bytes, `all` holding in order read, write, cancelled write of the run, then read and write of
+/// each phase (kPhaseCount pairs).
+nlohmann::json run_device_json(const std::vector<std::vector<std::uint64_t>>& all) {
+  nlohmann::json phases = nlohmann::json::object();
+  for (std::size_t p = 0; p < kPhaseCount; ++p)
+    phases[to_string(static_cast<Phase>(p))] = {{"read_bytes", all[3 + 2 * p]}, {"write_bytes", all[4 + 2 * p]}};
+  return {{"read_bytes", all[0]}, {"write_bytes", all[1]}, {"cancelled_write_bytes", all[2]}, {"phases", phases}};
+}
+
 }  // namespace
+
+nlohmann::json Run::gather_device_json() {
+  if (!ctx_.all_true(counters().counts_device() && record_device_.size() == records_.size())) return nullptr;
+  DeviceBytes run;
+  std::vector<std::uint64_t> mine(3);
+  for (std::size_t p = 0; p < kPhaseCount; ++p) {
+    const DeviceBytes d = counters().device(static_cast<Phase>(p));
+    run += d;
+    mine.push_back(d.read_bytes), mine.push_back(d.write_bytes);
+  }
+  mine[0] = run.read_bytes, mine[1] = run.write_bytes, mine[2] = run.cancelled_write_bytes;
+  for (const RecordDevice& r : record_device_)
+    for (const DeviceBytes& d : {r.compute, r.redistribution})
+      mine.push_back(d.read_bytes), mine.push_back(d.write_bytes);
+  const std::vector<std::vector<std::uint64_t>> all = ctx_.gather_u64s(mine);  // the same count on every rank
+  nlohmann::json out = {{"run", run_device_json(all)}, {"contractions", nlohmann::json::array()}};
+  for (std::size_t i = 0, at = 3 + 2 * kPhaseCount; i < record_device_.size(); ++i, at += 4)
+    out["contractions"].push_back({{"compute", {{"read_bytes", all[at]}, {"write_bytes", all[at + 1]}}},
+                                   {"redistribution", {{"read_bytes", all[at + 2]}, {"write_bytes", all[at + 3]}}}});
+  return out;
+}
 
 void Run::finish() {
   save_checkpoint();
@@ -516,6 +558,7 @@ void Run::finish() {
   if (!options_.trace.empty()) {  // the same on every rank: the gathers are collective
     const std::vector<std::uint64_t> peak_rss = ctx_.gather_u64(peak_resident_bytes());
     const FileTransfers imported = gather_transfers(Phase::Import), exported = gather_transfers(Phase::Export);
+    const nlohmann::json device = gather_device_json();
     ctx_.check_root([&] {
       nlohmann::json doc = {{"program", info_.name},
                             {"source", info_.source},
@@ -524,11 +567,20 @@ void Run::finish() {
       if (resumed_steps_ > 0) doc["resumed_steps"] = resumed_steps_;  // steps done before, not in this trace
       nlohmann::json list = nlohmann::json::array();
       for (const ContractionRecord& r : records_) list.push_back(record_json(r));
+      if (!device.is_null())  // new keys beside the counted volumes: what the device moved
+        for (std::size_t i = 0; i < list.size(); ++i) {
+          const nlohmann::json& d = device["contractions"][i];
+          list[i]["measured"]["device_read_bytes"] = d["compute"]["read_bytes"];
+          list[i]["measured"]["device_write_bytes"] = d["compute"]["write_bytes"];
+          list[i]["redistribution"]["measured"]["device_read_bytes"] = d["redistribution"]["read_bytes"];
+          list[i]["redistribution"]["measured"]["device_write_bytes"] = d["redistribution"]["write_bytes"];
+        }
       doc["contractions"] = list;
       // HDF5 inputs copied into the store, outputs copied out of it: outside every contraction.
       doc["files"] = {{"import", transfers_json(imported)}, {"export", transfers_json(exported)}};
-      doc["peak_resident_bytes"] = peak_rss;  // per rank, VmHWM at the end (memory.h)
-      doc["blas_kernels"] = blas_kernels();   // rank 0's (kernel.h)
+      doc["peak_resident_bytes"] = peak_rss;                 // per rank, VmHWM at the end (memory.h)
+      if (!device.is_null()) doc["device"] = device["run"];  // per rank, since the run began (device_io.h)
+      doc["blas_kernels"] = blas_kernels();                  // rank 0's (kernel.h)
       if (verified_)
         doc["verify"] = {{"checked", verify_.checked}, {"max_rel_error", verify_.max_rel_error}, {"passed", passed}};
       write_json_atomically(options_.trace, doc);

@@ -19,7 +19,10 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "runtime/base/counters.h"
+#include "runtime/base/device_io.h"
 #include "runtime/base/memory.h"
 #include "runtime/comm/comm.h"
 #include "runtime/comm/placement.h"
@@ -432,6 +435,15 @@ class Run {
   std::string resident_name_;                                // hold_resident(): the tensor, "" when none
   Buffer resident_;                                          // and this rank's block of it
   std::vector<ContractionRecord> records_;
+  /// This rank's device bytes (device_io.h) of each record: its compute phase (the section
+  /// compute_phase() closed last), and Phase::Redistribute since the previous record's
+  /// record_redistribution(). Gathered into the trace by finish(); empty unless counted.
+  struct RecordDevice {
+    DeviceBytes compute, redistribution;
+  };
+  std::vector<RecordDevice> record_device_;
+  DeviceBytes redistribution_device_mark_;  // counters().device(Redistribute) at the last record_redistribution()
+  nlohmann::json gather_device_json();      // collective: the trace's device figures, or null
   VerifyResult verify_;
   bool verified_ = false;
   int contractions_ = 0;
