@@ -27,9 +27,9 @@ void copy_step(Run& run, const CopySpec& spec) {
   const ElementSource in = run.input(spec.in);
   // Adding to out's latest version where it is, when nothing needs its values: no new file,
   // no copy of the old values (they are the result's to start from).
-  const bool in_place = spec.accumulate && run.updates_in_place(spec.out.name, {spec.in.name});
+  const bool in_place = spec.accumulate && run.store().updates_in_place(spec.out.name, {spec.in.name});
   std::optional<ElementSource> start;
-  if (spec.accumulate && !run.latest(spec.out.name).empty() && !in_place) start = run.input(spec.out);
+  if (spec.accumulate && !run.store().latest(spec.out.name).empty() && !in_place) start = run.input(spec.out);
   std::vector<std::uint64_t> in_stride(rank_out, 1);
   for (std::size_t d = rank_out; d-- > 1;)
     in_stride[d - 1] = in_stride[d] * static_cast<std::uint64_t>(spec.in.extents[d]);

@@ -29,7 +29,7 @@ void read_by_rows(Run& run, SplitMap& map, const ElementSource& src, std::span<c
       if (data != nullptr && i + kRowsAhead < parts.size()) __builtin_prefetch(data + parts[i + kRowsAhead] + cols[0]);
       for (const auto& [c, n] : runs) {
         requests.span(row + cols[c], n);
-        run.touched_span(walk, row + cols[c], n);
+        run.mapped().touched_span(walk, row + cols[c], n);
         src.copy(row + cols[c], n, out);
         out += n;
       }
@@ -51,7 +51,7 @@ void read_by_columns(Run& run, SplitMap& map, const ElementSource& src, std::spa
         for (const auto& [i, n] : runs) {
           const std::uint64_t at = cols[static_cast<std::size_t>(c)] + parts[i];
           requests.span(at, n);
-          run.touched_span(walk, at, n);
+          run.mapped().touched_span(walk, at, n);
           src.copy(at, n, out + static_cast<std::int64_t>(i) * kc + c, static_cast<std::size_t>(kc));
         }
       out += static_cast<std::int64_t>(parts.size()) * kc;

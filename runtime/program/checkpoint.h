@@ -3,7 +3,7 @@
 // --resume continues a run that was killed.
 //
 // DIR (--checkpoint DIR, on a file system every rank sees) holds
-//  - DIR/store/: the run's tensor store (Run::store_dir()): every version a step wrote;
+//  - DIR/store/: the run's tensor store (TensorStore::dir()): every version a step wrote;
 //  - DIR/manifest.json: what the run is (the program's name, source and fingerprint: a hash of
 //    its generated steps, so of its plans; P; the memory per rank; each input's location with
 //    its size in bytes and modification time, or the random seed), how many steps it has

@@ -23,19 +23,19 @@ class DirectResult {
   /// Where the result goes.
   enum class Update {
     NextVersion,  ///< a new file, zero-filled, that becomes the next version at commit()
-    /// The latest version's own file, updated where it is (Run::updates_in_place() must hold):
+    /// The latest version's own file, updated where it is (TensorStore::updates_in_place() must hold):
     /// data() starts from the values it holds, and nothing is renamed at commit().
     InPlace,
   };
   /// With Update::NextVersion: registers the next version of `shape` in run's store
-  /// (Run::next_version: call initial_C() before, for the version a step starts from), creates
+  /// (TensorStore::next_version: call initial_C() before, for the version a step starts from), creates
   /// its zero-filled temporary file on rank 0 and maps it on the ranks where `writes` holds; on
-  /// one rank, a result of at most Run::mapped_drop_bytes() is filled in memory instead and
+  /// one rank, a result of at most MappedInputs::drop_bytes() is filled in memory instead and
   /// written to the file by sync() and commit() (NpyWriter::Backing::Memory), or, where
-  /// Run::defers_writes(), held unwritten by commit() with no file made (Run::hold_unwritten()),
+  /// Run::defers_writes(), held unwritten by commit() with no file made (HeldVersions::hold_unwritten()),
   /// unless the run may save checkpoints inside a step (RunOptions::checkpoint_every: they copy
   /// and restore the file).
-  /// With Update::InPlace: maps the latest version (Run::patch_latest()) on those ranks, or, on
+  /// With Update::InPlace: maps the latest version (MappedInputs::patch_latest()) on those ranks, or, on
   /// one rank and within that bound, takes it into memory (NpyUpdate, or the data the run holds
   /// for it), and holds it unwritten at commit() where Run::defers_writes().
   /// Collective over run.context(). Throws Error on every rank when the file cannot be made
@@ -53,7 +53,7 @@ class DirectResult {
   /// the others.
   double* data() const { return data_; }
   /// Notes a write through data() that may have made `bytes` newly resident (MappedWalk; 0:
-  /// none) and, when resident file-backed pages have grown by Run::mapped_drop_bytes() since the
+  /// none) and, when resident file-backed pages have grown by MappedInputs::drop_bytes() since the
   /// last drop (ResidentGuard), drops the mapping's resident pages (they stay in the page
   /// cache), bounding the resident memory. `accesses`: as ResidentGuard::touched() counts them
   /// (a span: MappedWalk::windows()). Nothing for a result filled in memory.
@@ -65,7 +65,7 @@ class DirectResult {
   }
   /// The file the result is written in until commit() (its temporary name, or the latest
   /// version's in place; every rank); the version's path, with no file, when it is held
-  /// unwritten (Run::hold_unwritten()).
+  /// unwritten (HeldVersions::hold_unwritten()).
   const std::string& file() const { return temp_; }
   /// Syncs every rank's writes to file(), for a copy of it (a checkpoint inside the step).
   /// Collective. Throws Error on every rank when a sync fails.
@@ -87,11 +87,11 @@ class DirectResult {
   NpyPatch* patch_ = nullptr;            // own_patch_, or the run's mapping of the latest version
   FileMemory memory_;                    // deferred_: the data, held unwritten at commit()
   TensorShape shape_;
-  bool deferred_ = false, new_version_ = false;  // Run::hold_unwritten() at commit(); its new_version
+  bool deferred_ = false, new_version_ = false;  // HeldVersions::hold_unwritten() at commit(); its new_version
   double* data_ = nullptr;
   std::string temp_;
   bool flush_ = true;                   // RunOptions::sync_results
-  std::optional<ResidentGuard> guard_;  // wrote(), for a mapping: Run::mapped_drop_bytes() when made
+  std::optional<ResidentGuard> guard_;  // wrote(), for a mapping: MappedInputs::drop_bytes() when made
 };
 
 }  // namespace tcert

@@ -39,9 +39,9 @@ struct RunOptions {
   std::string trace;    ///< write a JSON trace of the call to this file ("" = none; --trace FILE)
   bool quiet = false;   ///< no progress line and no summary on stderr (--quiet)
   /// Gather every step's measured figures from all ranks (one all-gather per compute stage and
-  /// one per stage 3) into Run::records(), which the trace and the summary print. A caller that
-  /// needs none of them (tcec-ccsd) sets false and saves those collectives; records() then stays
-  /// empty unless a trace or the summary (not quiet) needs it. Not a command-line option.
+  /// one per stage 3) into RunRecords::contractions(), which the trace and the summary print. A
+  /// caller that needs none of them (tcec-ccsd) sets false and saves those collectives;
+  /// contractions() then stays empty unless a trace or the summary (not quiet) needs it. Not a command-line option.
   bool record_steps = true;
   /// Flush every result a step stores to disk (msync) before it is renamed into place. false
   /// (default): stored results stay in the page cache, which every process of the node reads

@@ -1,6 +1,6 @@
 // runtime/storage/mapped_walk.h — keeping what mapped files make resident bounded (issue 21, "memory
 // honoured"): MappedWalk says when a walk over a mapping may fault in more of it, ResidentGuard
-// measures and says when to drop the mapped pages (Run::touched_mapped(), DirectResult::wrote()).
+// measures and says when to drop the mapped pages (MappedInputs::touched(), DirectResult::wrote()).
 #pragma once
 
 #include <atomic>

@@ -68,7 +68,7 @@ CosmaGemm::CosmaGemm(Run& run, GemmSpec spec) : run_(run), spec_(std::move(spec)
     if (spec_.accumulate) flush_kept(run_, spec_.C.shape.name);
     redistribution_ = redistribution_now() - before;
   }
-  const std::string prefix = fmt::format("c{}_", run_.next_contraction());
+  const std::string prefix = fmt::format("c{}_", run_.records().next_contraction());
   // Local mode (cosma.h): one rank's whole product in memory, its operands read in place.
   local_ = used == 1 && rounds() == 1 && detail::gett_vectorized() && run_.input(spec_.A.shape).data() != nullptr &&
            run_.input(spec_.B.shape).data() != nullptr;
@@ -251,7 +251,8 @@ void CosmaGemm::finish_local() {
 
 void CosmaGemm::compute(const std::function<void()>& body) {
   compute_phase(run_, spec_, progress_, [&] {
-    first_round_ = static_cast<i64>(run_.resume_within(static_cast<std::uint64_t>(rounds()), partial_C()));
+    first_round_ =
+        static_cast<i64>(run_.checkpoints().resume_within(static_cast<std::uint64_t>(rounds()), partial_C()));
     body();
   });
 }
@@ -262,8 +263,9 @@ void CosmaGemm::end_round(i64 j) {
   if (progress_) progress_->update(static_cast<double>(j + 1) / static_cast<double>(rounds()));
   // Between two rounds all of C's partial sums are in the C blocks and nothing else is needed
   // again: what a resumed run cannot redo from its inputs is the C blocks alone.
-  if (j + 1 < rounds() && run_.checkpoints_within() && run_.within_due())
-    run_.save_within(static_cast<std::uint64_t>(j + 1), static_cast<std::uint64_t>(rounds()), partial_C());
+  if (j + 1 < rounds() && run_.checkpoints().saves_within() && run_.checkpoints().within_due())
+    run_.checkpoints().save_within(static_cast<std::uint64_t>(j + 1), static_cast<std::uint64_t>(rounds()),
+                                   partial_C());
 }
 
 std::vector<std::size_t> CosmaGemm::piece_counts(i64 rows, i64 j, i64 ways) const {

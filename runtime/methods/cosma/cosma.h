@@ -70,7 +70,7 @@ class CosmaGemm {
   /// rounds j < b need no disk reads (costmodel CosmaGrid::buffers()).
   std::int64_t buffers() const { return rounds() > 1 ? 2 : 1; }
   /// Runs body as the compute phase (as GaoGemm::compute). When the run resumes from a
-  /// checkpoint inside this step (Run::resume_within()), first copies each rank's C block back
+  /// checkpoint inside this step (StepCheckpoints::resume_within()), first copies each rank's C block back
   /// from it: the body then starts at first_round().
   void compute(const std::function<void()>& body);
   /// The first round the body runs: 0, or the round a run resumed inside this step continues
@@ -114,7 +114,7 @@ class CosmaGemm {
   double* B_slice(i64 j) { return B_[j % 2].data(); }
   void read_own_pieces(i64 j);  // round j's own pieces of A and B, from disk
   /// Round j is complete: the progress line, and, when one is due between rounds j and j+1, a
-  /// checkpoint inside the step (Run::save_within(): each rank's C block, position j+1 of
+  /// checkpoint inside the step (StepCheckpoints::save_within(): each rank's C block, position j+1 of
   /// rounds()). Collective.
   void end_round(i64 j);
   /// This rank's partial C for a checkpoint inside the step: its C block (none when idle).

@@ -89,7 +89,7 @@ struct GaoGemm::Buffered {
   std::optional<LinearMap> direct_map;
   double* mapped = nullptr;  // direct C: the result's file, mapped (written)
   // Direct A/B/C: a read or write (a span, mapped_walk.h) that may make resident the bytes that
-  // `walk` charges for it in a mapping: Run::touched_span (A, B) or DirectResult::wrote_span (C).
+  // `walk` charges for it in a mapping: MappedInputs::touched_span (A, B) or DirectResult::wrote_span (C).
   std::function<void(MappedWalk& walk, std::uint64_t at, std::uint64_t n)> touched;
 
   i64 block_rows(i64 f) const { return rows.rows(f, pr); }
@@ -184,7 +184,8 @@ struct GaoGemm::Buffered {
     });
   }
   /// Writes the blocks of slot s's ranges to the mapped result (direct C, 8 bytes counted per
-  /// element; the pages written go to `touched`) or to C's tiled file. Touches nothing else, so the I/O worker may run it.
+  /// element; the pages written go to `touched`) or to C's tiled file. Touches nothing else, so
+  /// the I/O worker may run it.
   void write(const Slot& s) const {
     if (!mapped) {
       for (i64 f = s.tr.first; f < s.tr.first + s.tr.count; ++f)
@@ -267,7 +268,7 @@ GaoGemm::GaoGemm(Run& run, GemmSpec spec) : run_(run), spec_(std::move(spec)) {
   const HeldParts mine = held_parts(rank_);
   A.pr = mine.A[0], A.pc = mine.A[1], B.pr = mine.B[0], B.pc = mine.B[1], C.pr = mine.C[0], C.pc = mine.C[1];
 
-  const std::string prefix = fmt::format("c{}_", run_.next_contraction());
+  const std::string prefix = fmt::format("c{}_", run_.records().next_contraction());
   for (Buffered* x : {&A, &B, &C}) x->path = run_.scratch().path(prefix + x->name + ".bin");
   const bool has_C = !(gao().algorithm == Algorithm::Accumulation && gao().comm == Communication::Inside && rank_ != 0);
   for (Buffered* x : {&A, &B, &C}) {
@@ -347,7 +348,9 @@ void GaoGemm::load() {
     if (&x == A_.get() ? spec_.direct_A : spec_.direct_B) {  // read block by block in the compute phase
       x.direct = run_.input(tensor.shape);
       x.direct_map.emplace(tensor, row_count);
-      x.touched = [this](MappedWalk& walk, std::uint64_t at, std::uint64_t n) { run_.touched_span(walk, at, n); };
+      x.touched = [this](MappedWalk& walk, std::uint64_t at, std::uint64_t n) {
+        run_.mapped().touched_span(walk, at, n);
+      };
       return;
     }
     TiledMatrix& m = x.pieced ? *x.pieces[rank_] : *x.file;
@@ -381,7 +384,7 @@ void GaoGemm::fill_from_tensor(TiledMatrix& m, const TensorBinding& tensor, std:
     for_each_run_of_block(map, rv, cv, R, C, col_parts, row_parts,
                           [&](std::uint64_t at, std::size_t n, std::size_t e, std::size_t step) {
                             requests.span(at, n);
-                            if (src.data()) run_.touched_span(walk, at, n);
+                            if (src.data()) run_.mapped().touched_span(walk, at, n);
                             src.copy(at, n, block + e, step);
                           });
     requests.add();  // one transfer per block
@@ -414,7 +417,7 @@ void GaoGemm::open_direct_C() {
     block.each_run([&](std::size_t, std::uint64_t at, std::size_t n, std::size_t) {
       requests.span(at, n);
       if (!copy) return;
-      run_.touched_span(read, at, n);
+      run_.mapped().touched_span(read, at, n);
       direct_C_->wrote_span(written, at, n);
       c0->copy(at, n, out + at);
     });
@@ -515,8 +518,8 @@ void GaoGemm::run_recorded(bool within) {
   std::size_t start = 0;
   std::vector<ResumePoint> points;
   if (within) {
-    start = static_cast<std::size_t>(run_.resume_within(n, partial));
-    if (run_.checkpoints_within() || start > 0) points = resume_points();
+    start = static_cast<std::size_t>(run_.checkpoints().resume_within(n, partial));
+    if (run_.checkpoints().saves_within() || start > 0) points = resume_points();
   }
   // What the checkpoint does not hold: the gathered file (outside replication) and A's and B's
   // files after the rounds' shifts (outside rotation), which stage 1 left as they were at the
@@ -531,10 +534,11 @@ void GaoGemm::run_recorded(bool within) {
       if (read != ResumePoint::kNoStep) run_step(steps_[read]);
   // At a K-pass boundary (after `settle`, which completes every queued write), a checkpoint.
   auto boundary = [&](std::size_t i, const std::function<void()>& settle) {
-    if (i == start || !run_.checkpoints_within() || !points[i].boundary || !run_.within_due()) return;
+    if (i == start || !run_.checkpoints().saves_within() || !points[i].boundary || !run_.checkpoints().within_due())
+      return;
     settle();
     if (direct_C_) direct_C_->sync(run_.context());
-    run_.save_within(i, n, partial);
+    run_.checkpoints().save_within(i, n, partial);
   };
   if (overlap_) return run_overlapped(start, boundary);
   for (std::size_t i = start; i < n; ++i) {
@@ -558,7 +562,7 @@ void GaoGemm::finish() {
   // the first lookup), else from the tiled file (kept on the ranks or not).
   const Buffered& C = *C_;
   TiledMatrix* tiled = spec_.direct_C      ? nullptr
-                       : spec_.keep_result ? run_.kept(spec_.C.shape.name)->file.get()
+                       : spec_.keep_result ? run_.kept().find(spec_.C.shape.name)->file.get()
                                            : C_->file.get();
   std::optional<ElementSource> stored;
   verify_result(run_, spec_, owns, [&](const i64* rv, const i64* cv) -> std::optional<double> {

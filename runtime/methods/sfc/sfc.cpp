@@ -43,7 +43,7 @@ SfcGemm::SfcGemm(Run& run, GemmSpec spec) : run_(run), spec_(std::move(spec)) {
   mine_.assign(static_cast<std::size_t>(part().tiles_I * part().tiles_J), false);
   for (i64 w = first_; w < first_ + count_; ++w)
     mine_[static_cast<std::size_t>(part().order[static_cast<std::size_t>(w)])] = true;
-  run_.next_contraction();
+  run_.records().next_contraction();
   {  // Gao et al. §2.3 stage 1: only the flushes of kept tensors, which sfc reads from the store
     PhaseScope phase(Phase::Redistribute);
     const Volumes before = redistribution_now();
@@ -171,7 +171,7 @@ void SfcGemm::add_current(i64 i0, i64 rows, i64 j0, i64 cols, double* C) {
   for (const std::uint64_t row : row_part) {
     for (const auto& [c, n] : runs) {
       requests.span(row + col_part[c], n);
-      run_.touched_span(walk, row + col_part[c], n);
+      run_.mapped().touched_span(walk, row + col_part[c], n);
       for (std::size_t e = 0; e < n; ++e) C[e] += (*C0_)(row + col_part[c] + e);
       C += n;
     }

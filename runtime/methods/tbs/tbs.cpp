@@ -52,7 +52,7 @@ TbsGemm::TbsGemm(Run& run, GemmSpec spec) : run_(run), spec_(std::move(spec)) {
   begin_contraction(run_, spec_);  // blocks, cover and memory, before any work; the step's peak
   for (std::size_t b = 0; b < part().blocks.size(); ++b)
     if (part().blocks[b].rank == ctx.rank()) mine_.push_back(b);
-  run_.next_contraction();
+  run_.records().next_contraction();
   PhaseScope phase(Phase::Redistribute);  // Gao et al. §2.3 stage 1: only a kept A's flush
   const Volumes before = redistribution_now();
   flush_kept(run_, spec_.A.shape.name);

@@ -227,20 +227,20 @@ TEST(GaoGemm, EveryMethodAndOrderVerifiesAndMeasuresThePredictedBytes) {
             Walker w(x, p);
             x.compute([&] { w.run(); });
             x.finish();
-            ASSERT_FALSE(run.records().empty()) << "no record";
-            const tcert::ContractionRecord& rec = run.records().back();
+            ASSERT_FALSE(run.records().contractions().empty()) << "no record";
+            const tcert::ContractionRecord& rec = run.records().contractions().back();
             for (int q = 0; q < 5; ++q)
               ASSERT_EQ(rec.measured[q], rec.predicted[q])
                   << "volume " << q << " of " << p.to_string() << (overlap ? " (overlapped)" : " (serial)");
             for (int q = 0; q < 3; ++q)  // bytes read, written; disk requests
               ASSERT_EQ(rec.redistribution_measured[q], rec.redistribution_predicted[q])
                   << "redistribution " << q << " of " << p.to_string() << (p.accumulate ? " (accumulating)" : "");
-            ASSERT_LE(run.verify_result().max_rel_error, 1e-12) << p.to_string();
+            ASSERT_LE(run.records().verify_result().max_rel_error, 1e-12) << p.to_string();
             ++ran, has_C = true;
           }
   }
   EXPECT_GE(ran, P == 1 || P == 4 ? 3 * 48 : 3 * 36);
-  EXPECT_GT(run.verify_result().checked, 0u);
+  EXPECT_GT(run.records().verify_result().checked, 0u);
 }
 
 /// `g` with the same indices (names, extents, distribution index) and new random tile counts, as
@@ -347,7 +347,7 @@ TEST(GaoGemm, HandOffMovesAndFlushesMeasureThePredictedBytesAndRequests) {
       x.compute([&] { w.run(); });
       x.finish();
     }
-    ASSERT_NE(run.kept(T), nullptr);
+    ASSERT_NE(run.kept().find(T), nullptr);
 
     // The consumer: takes T as A, B or C (or flushes it and reads it from the store).
     tcert::GemmSpec s2 = spec_of(p2, cm::plan_volumes(p2, m), trial % 3 == 1);
@@ -396,7 +396,7 @@ TEST(GaoGemm, HandOffMovesAndFlushesMeasureThePredictedBytesAndRequests) {
       x.compute([&] { w.run(); });
       x.finish();
     }
-    const tcert::ContractionRecord& rec = run.records().back();
+    const tcert::ContractionRecord& rec = run.records().contractions().back();
     const std::string what = p1.to_string() + " -> " + p2.to_string() + " (" +
                              (use == 0   ? "A"
                               : use == 1 ? "B"
@@ -407,7 +407,7 @@ TEST(GaoGemm, HandOffMovesAndFlushesMeasureThePredictedBytesAndRequests) {
     for (int q = 0; q < 3; ++q)
       ASSERT_EQ(rec.redistribution_measured[q], rec.redistribution_predicted[q])
           << "redistribution " << q << " of " << what;
-    ASSERT_LE(run.verify_result().max_rel_error, 1e-12) << what;
+    ASSERT_LE(run.records().verify_result().max_rel_error, 1e-12) << what;
     (use == 3 ? flushed : moved) += 1;
     tcert::budget().set_limit_bytes(0);
   }
