@@ -14,6 +14,7 @@
 #include "runtime/index/split_map.h"
 #include "runtime/methods/contraction_steps.h"
 #include "runtime/spec/spec_check.h"
+#include "runtime/spec/units.h"
 #include "runtime/storage/mapped_walk.h"
 #include "runtime/storage/npy.h"
 
@@ -120,7 +121,7 @@ void store_version(Run& run, const TensorBinding& tensor, std::size_t row_count,
       written += R * C;
       requests.add();  // one transfer per block
     });
-    counters().add_disk_write(8 * written);  // into the tensor's file (mapped, so counted here)
+    counters().add_disk_write(bytes_of(written));  // into the tensor's file (mapped, so counted here)
   });
 }
 
@@ -151,7 +152,7 @@ void write_result_block(Run& run, const GemmSpec& spec, bool owns, i64 row0, i64
           result.wrote_span(walk, at, n);
           std::copy_n(block + first + e, n, out + at);
         });
-    counters().add_disk_write(8 * static_cast<std::uint64_t>(end - first));  // into C's file (mapped)
+    counters().add_disk_write(bytes_of(static_cast<std::uint64_t>(end - first)));  // into C's file (mapped)
     requests.add();
   });
 }

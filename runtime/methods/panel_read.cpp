@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "runtime/base/counters.h"
+#include "runtime/spec/units.h"
 #include "runtime/storage/mapped_walk.h"
 
 namespace tcert {
@@ -73,7 +74,7 @@ std::int64_t read_panel_rows(Run& run, SplitMap& map, const ElementSource& src, 
   else
     read_by_rows(run, map, src, rows, cols, requests, walk, out);
   const auto elements = static_cast<std::int64_t>(out - begin);
-  counters().add_disk_read(8 * static_cast<std::uint64_t>(elements));
+  counters().add_disk_read(bytes_of(static_cast<std::uint64_t>(elements)));
   requests.add();
   counters().add_disk_time(clock.seconds());
   return elements;

@@ -134,6 +134,13 @@ class Checkpoint {
   /// The manifest read on rank 0, checked against `identity`, its files checked; fills
   /// steps_done_, versions_ and sums_. Collective.
   void resume(const nlohmann::json& identity);
+  /// resume()'s checkpoint inside a step: the manifest's "within" `w` into within_ (this rank's
+  /// snapshot) and snapshot_.
+  void take_within(const nlohmann::json& w);
+  /// resume()'s check of the manifest's `versions`: each file of the store still has its size
+  /// and checksum (collective; Error on every rank "cannot resume from DIR: the store's file F has
+  /// changed since the checkpoint"); fills versions_ and sums_.
+  void check_versions(const nlohmann::json& versions);
   /// (bytes, checksum) of the store's file `name` (a file name in store_dir()), summed once.
   std::pair<std::uint64_t, std::uint64_t> summed(const std::string& name);
 

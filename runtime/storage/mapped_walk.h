@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <mutex>
 
+#include "runtime/spec/units.h"
+
 namespace tcert {
 
 /// Bytes of a page: a write through a shared file mapping makes one page resident.
@@ -26,7 +28,7 @@ class MappedWalk {
  public:
   /// window_bytes: kMappedPageBytes for writes, kFaultAroundBytes for reads; a power of two ≥ 8.
   explicit MappedWalk(std::uint64_t window_bytes)
-      : shift_(static_cast<unsigned>(std::countr_zero(window_bytes / 8))), window_bytes_(window_bytes) {}
+      : shift_(static_cast<unsigned>(std::countr_zero(elems_of(window_bytes)))), window_bytes_(window_bytes) {}
 
   /// Bytes element `at` (an index into the data, in elements) may newly make resident.
   std::uint64_t touch(std::uint64_t at) { return span(at, 1); }

@@ -17,6 +17,7 @@
 #include "runtime/kernel/kernel.h"
 #include "runtime/methods/contraction_steps.h"
 #include "runtime/spec/spec_check.h"
+#include "runtime/spec/units.h"
 #include "runtime/storage/io_worker.h"
 #include "runtime/storage/mapped_walk.h"
 
@@ -179,7 +180,7 @@ struct GaoGemm::Buffered {
         if (touched) touched(walk, at, n);
         direct->copy(at, n, dst + e, step);
       });
-      counters().add_disk_read(8 * block.elements());
+      counters().add_disk_read(bytes_of(block.elements()));
       requests.add();
     });
   }
@@ -202,7 +203,7 @@ struct GaoGemm::Buffered {
         if (touched) touched(walk, at, n);
         gather_strided(src + e, n, step, mapped + at);
       });
-      counters().add_disk_write(8 * block.elements());
+      counters().add_disk_write(bytes_of(block.elements()));
       requests.add();
     });
   }
@@ -231,6 +232,16 @@ GaoGemm::GaoGemm(Run& run, GemmSpec spec) : run_(run), spec_(std::move(spec)) {
   const Context& ctx = run_.context();
   P_ = ctx.size(), rank_ = ctx.rank();
   begin_contraction(run_, spec_);  // the plan's checks and memory, before any work; the step's peak
+  lay_out_groups();
+  assign_parts();
+  open_files();
+  const Volumes before = redistribution_now();
+  load();
+  redistribution_ = redistribution_now() - before;
+  allocate_buffers();
+}
+
+void GaoGemm::lay_out_groups() {
   const bool rotation = gao().algorithm == Algorithm::Rotation;
   if (rotation) {
     g_ = rotation_grid_side(P_);
@@ -248,12 +259,15 @@ GaoGemm::GaoGemm(Run& run, GemmSpec spec) : run_(run), spec_(std::move(spec)) {
   K_ = TileGroup(layout_K_[0].tiles1(), layout_K_[0].tiles2());
   steps_total_ = static_cast<std::uint64_t>(layout_I_[0].finest_tiles() * layout_J_[0].finest_tiles() *
                                             layout_K_[0].finest_tiles() * rounds());
+}
 
+void GaoGemm::assign_parts() {
   // Which part of each group every array holds (costmodel grid_parts / rank_parts).
   A_ = std::make_unique<Buffered>('A'), B_ = std::make_unique<Buffered>('B'), C_ = std::make_unique<Buffered>('C');
   Buffered& A = *A_;
   Buffered& B = *B_;
   Buffered& C = *C_;
+  const bool rotation = gao().algorithm == Algorithm::Rotation;
   const bool split_I = rotation || (gao().algorithm == Algorithm::Replication && gao().broadcast == Operand::B);
   const bool split_J = rotation || (gao().algorithm == Algorithm::Replication && gao().broadcast == Operand::A);
   A.rows = layout_I_[split_I ? 1 : 0];
@@ -267,7 +281,12 @@ GaoGemm::GaoGemm(Run& run, GemmSpec spec) : run_(run), spec_(std::move(spec)) {
   A.cycled = B.cycled = rotation && g_ > 1;
   const HeldParts mine = held_parts(rank_);
   A.pr = mine.A[0], A.pc = mine.A[1], B.pr = mine.B[0], B.pc = mine.B[1], C.pr = mine.C[0], C.pc = mine.C[1];
+}
 
+void GaoGemm::open_files() {
+  Buffered& A = *A_;
+  Buffered& B = *B_;
+  Buffered& C = *C_;
   const std::string prefix = fmt::format("c{}_", run_.records().next_contraction());
   for (Buffered* x : {&A, &B, &C}) x->path = run_.scratch().path(prefix + x->name + ".bin");
   const bool has_C = !(gao().algorithm == Algorithm::Accumulation && gao().comm == Communication::Inside && rank_ != 0);
@@ -284,17 +303,17 @@ GaoGemm::GaoGemm(Run& run, GemmSpec spec) : run_(run), spec_(std::move(spec)) {
       x->file = std::make_unique<TiledMatrix>(x->path, x->rows, x->pr, x->cols, x->pc);
     }
   }
-  const Volumes before = redistribution_now();
-  load();
-  redistribution_ = redistribution_now() - before;
-  A.slots[0].buf = allocate(gao().capacity_A, "tile of A");
-  B.slots[0].buf = allocate(gao().capacity_B, "tile of B");
-  C.slots[0].buf = allocate(gao().capacity_C, "tile of C");
+}
+
+void GaoGemm::allocate_buffers() {
+  A_->slots[0].buf = allocate(gao().capacity_A, "tile of A");
+  B_->slots[0].buf = allocate(gao().capacity_B, "tile of B");
+  C_->slots[0].buf = allocate(gao().capacity_C, "tile of C");
   overlap_ = gao().overlap && !run_.options().no_overlap;
   if (overlap_) {  // the I/O thread's buffers (gao_spec.h method_buffers())
-    A.slots[1].buf = allocate(gao().capacity_A, "second tile of A");
-    B.slots[1].buf = allocate(gao().capacity_B, "second tile of B");
-    C.slots[1].buf = allocate(gao().capacity_C, "second tile of C");
+    A_->slots[1].buf = allocate(gao().capacity_A, "second tile of A");
+    B_->slots[1].buf = allocate(gao().capacity_B, "second tile of B");
+    C_->slots[1].buf = allocate(gao().capacity_C, "second tile of C");
   }
 }
 
@@ -389,7 +408,7 @@ void GaoGemm::fill_from_tensor(TiledMatrix& m, const TensorBinding& tensor, std:
                           });
     requests.add();  // one transfer per block
   });
-  counters().add_disk_read(8 * m.total());  // the elements taken from the tensor's file
+  counters().add_disk_read(bytes_of(m.total()));  // the elements taken from the tensor's file
 }
 
 void GaoGemm::open_direct_C() {
@@ -421,8 +440,8 @@ void GaoGemm::open_direct_C() {
       direct_C_->wrote_span(written, at, n);
       c0->copy(at, n, out + at);
     });
-    counters().add_disk_read(8 * block.elements());
-    counters().add_disk_write(8 * block.elements());
+    counters().add_disk_read(bytes_of(block.elements()));
+    counters().add_disk_write(bytes_of(block.elements()));
     counters().add_disk_requests(requests.runs());
     requests.add();
   });
@@ -628,7 +647,7 @@ void GaoGemm::load_C(Tiles i, Tiles j, bool reads) {
   Buffered& C = *C_;
   C.set_ranges(C.now(), i, j, P_);
   if (reads) return C.read(C.now(), 0, C.pc);
-  std::memset(C.now().buf.data(), 0, 8 * C.range_elems(i, j, 0));
+  std::memset(C.now().buf.data(), 0, bytes_of(C.range_elems(i, j, 0)));
 }
 
 void GaoGemm::write_C(Tiles i, Tiles j) {
@@ -657,111 +676,183 @@ void GaoGemm::run_step(const Step& s) {
   }
 }
 
-void GaoGemm::run_overlapped(std::size_t start, const Boundary& boundary) {
-  IoWorker io;
-  Buffered* const arrays[3] = {A_.get(), B_.get(), C_.get()};
-  auto array_of = [](Step::Kind kind) {
+/// The overlapped schedule (run_overlapped()): an I/O thread (io_worker.h) reads each array's
+/// next tile into its other slot ahead of its use and writes C's tiles behind, while the
+/// program's thread multiplies and communicates; inside replication, the broadcast operand's next
+/// tile also travels around the ring during the present tile's multiplies. The steps, and so
+/// every byte and request counted, are those of the serial run.
+class GaoGemm::Overlap {
+ public:
+  explicit Overlap(GaoGemm& gemm);
+  /// Runs gemm's steps_ from `start`, calling `boundary` before each (GaoGemm::Boundary).
+  void run(std::size_t start, const Boundary& boundary);
+
+ private:
+  /// The array a read step reads (0 A, 1 B, 2 C), or -1 for any other step.
+  static int array_of(Step::Kind kind) {
     return kind == Step::ReadA ? 0 : kind == Step::ReadB ? 1 : kind == Step::ReadC ? 2 : -1;
-  };
-  const std::size_t n = steps_.size(), none = n;
-  // Looking back from the end: the next read of each array, the next file collective (which
-  // moves the arrays' files: nothing is read ahead across it) and the next write of C (a read
-  // of C is not moved ahead of a write that is not yet queued).
-  std::vector<std::array<std::size_t, 3>> next_read(n + 1);
-  std::vector<std::size_t> next_barrier(n + 1, none), next_write(n + 1, none);
-  next_read[n] = {none, none, none};
-  for (std::size_t i = n; i-- > 0;) {
-    next_read[i] = next_read[i + 1], next_barrier[i] = next_barrier[i + 1], next_write[i] = next_write[i + 1];
-    const Step::Kind kind = steps_[i].kind;
-    if (array_of(kind) >= 0) next_read[i][static_cast<std::size_t>(array_of(kind))] = i;
-    if (kind == Step::GatherFile || kind == Step::ShiftFiles || kind == Step::ReduceFile) next_barrier[i] = i;
-    if (kind == Step::WriteC) next_write[i] = i;
   }
-  // Queues read step `at` of array x into its other slot: that slot's last job (a write of C)
-  // runs first, the I/O thread being first in, first out.
-  auto queue_read = [&](int x, std::size_t at) {
-    Buffered& b = *arrays[x];
-    Buffered::Slot& slot = b.other();
-    const Step s = steps_[at];
-    const i64 part = b.pc, P = P_, rank = rank_;
-    const bool inside = gao().comm == Communication::Inside;
-    slot.ticket = io.submit([&b, &slot, s, part, P, rank, inside, x] {
-      b.set_ranges(slot, s.r, s.c, P);
-      if (x == 2 && !s.reads) {
-        std::memset(slot.buf.data(), 0, 8 * b.range_elems(s.r, s.c, 0));
-      } else if (!b.pieced) {
-        b.read(slot, 0, part);
-      } else if (inside) {
-        b.read(slot, rank, part);
-      } else {
-        for (i64 q = 0; q < P; ++q) b.read(slot, q, part);
-      }
-    });
-  };
-  std::array<std::size_t, 3> queued{none, none, none};  // the read step each array's other slot holds
+  /// Looking back from the end: the next read of each array, the next file collective (which
+  /// moves the arrays' files: nothing is read ahead across it) and the next write of C (a read
+  /// of C is not moved ahead of a write that is not yet queued).
+  void look_back();
+  /// Queues read step `at` of array x into its other slot: that slot's last job (a write of C)
+  /// runs first, the I/O thread being first in, first out.
+  void queue_read(int x, std::size_t at);
+  /// After step `after`: queues each array's next read when its other slot is free and no file
+  /// collective or (for C) write of C comes first.
+  void read_ahead(std::size_t after);
+  /// Read step i of array x: waits for its tile in the other slot (queued now if it was not) and
+  /// makes that slot the present one.
+  void take_read(int x, std::size_t i);
+  /// Queues the write of C's present slot (where this rank holds C).
+  void queue_write_C();
+  /// Starts the ring all-gather of the broadcast operand's tile in `slot`.
+  void start_ring(Buffered::Slot& slot);
+  /// The broadcast operand's all-gather step: finishes the ring (all of it when not begun ahead).
+  void finish_ring();
+  /// A multiply under inside replication: one ring step of the next tile around it, starting the
+  /// ring once the next tile's read is done.
+  void multiply_with_ring(const Step& s);
+
+  GaoGemm& gemm_;
+  IoWorker io_;
+  Buffered* const arrays_[3];
+  const std::size_t n_, none_;  // steps; "no step"
+  std::vector<std::array<std::size_t, 3>> next_read_;
+  std::vector<std::size_t> next_barrier_, next_write_;
+  std::array<std::size_t, 3> queued_;  // the read step each array's other slot holds
   // Inside replication: the broadcast operand's next tile, once read, is gathered around the
   // ring one step per multiply of the present tile (RingAllgather, the protocol of
   // ring_allgatherv), and its all-gather step only finishes what is left.
-  const bool ring_ahead = gao().comm == Communication::Inside && gao().algorithm == Algorithm::Replication;
-  const int bx = gao().broadcast == Operand::A ? 0 : 1;
-  Buffered& bcast = *arrays[bx];
-  std::unique_ptr<RingAllgather> ring;
-  auto start_ring = [&](Buffered::Slot& slot) {
-    std::vector<std::size_t> counts;
-    for (i64 q = 0; q < P_; ++q) counts.push_back(slot.piece_offset[q + 1] - slot.piece_offset[q]);
-    ring = std::make_unique<RingAllgather>(run_.context(), slot.buf.data(), counts);
-  };
-  auto read_ahead = [&](std::size_t after) {
-    for (int x = 0; x < 3; ++x) {
-      const std::size_t k = next_read[after + 1][static_cast<std::size_t>(x)];
-      if (queued[static_cast<std::size_t>(x)] != none || k == none || next_barrier[after + 1] < k) continue;
-      if (x == 2 && next_write[after + 1] < k) continue;
-      queue_read(x, k);
-      queued[static_cast<std::size_t>(x)] = k;
+  const bool ring_ahead_;
+  const int bx_;  // the broadcast operand's array
+  std::unique_ptr<RingAllgather> ring_;
+};
+
+GaoGemm::Overlap::Overlap(GaoGemm& gemm)
+    : gemm_(gemm),
+      arrays_{gemm.A_.get(), gemm.B_.get(), gemm.C_.get()},
+      n_(gemm.steps_.size()),
+      none_(n_),
+      next_read_(n_ + 1),
+      next_barrier_(n_ + 1, none_),
+      next_write_(n_ + 1, none_),
+      queued_{none_, none_, none_},
+      ring_ahead_(gemm.gao().comm == Communication::Inside && gemm.gao().algorithm == Algorithm::Replication),
+      bx_(gemm.gao().broadcast == Operand::A ? 0 : 1) {
+  look_back();
+}
+
+void GaoGemm::Overlap::look_back() {
+  next_read_[n_] = {none_, none_, none_};
+  for (std::size_t i = n_; i-- > 0;) {
+    next_read_[i] = next_read_[i + 1], next_barrier_[i] = next_barrier_[i + 1], next_write_[i] = next_write_[i + 1];
+    const Step::Kind kind = gemm_.steps_[i].kind;
+    if (array_of(kind) >= 0) next_read_[i][static_cast<std::size_t>(array_of(kind))] = i;
+    if (kind == Step::GatherFile || kind == Step::ShiftFiles || kind == Step::ReduceFile) next_barrier_[i] = i;
+    if (kind == Step::WriteC) next_write_[i] = i;
+  }
+}
+
+void GaoGemm::Overlap::queue_read(int x, std::size_t at) {
+  Buffered& b = *arrays_[x];
+  Buffered::Slot& slot = b.other();
+  const Step s = gemm_.steps_[at];
+  const i64 part = b.pc, P = gemm_.P_, rank = gemm_.rank_;
+  const bool inside = gemm_.gao().comm == Communication::Inside;
+  slot.ticket = io_.submit([&b, &slot, s, part, P, rank, inside, x] {
+    b.set_ranges(slot, s.r, s.c, P);
+    if (x == 2 && !s.reads) {
+      std::memset(slot.buf.data(), 0, bytes_of(b.range_elems(s.r, s.c, 0)));
+    } else if (!b.pieced) {
+      b.read(slot, 0, part);
+    } else if (inside) {
+      b.read(slot, rank, part);
+    } else {
+      for (i64 q = 0; q < P; ++q) b.read(slot, q, part);
     }
-  };
-  for (std::size_t i = start; i < n; ++i) {
-    boundary(i, [&] { io.drain(); });
-    const Step& s = steps_[i];
+  });
+}
+
+void GaoGemm::Overlap::read_ahead(std::size_t after) {
+  for (int x = 0; x < 3; ++x) {
+    const std::size_t k = next_read_[after + 1][static_cast<std::size_t>(x)];
+    if (queued_[static_cast<std::size_t>(x)] != none_ || k == none_ || next_barrier_[after + 1] < k) continue;
+    if (x == 2 && next_write_[after + 1] < k) continue;
+    queue_read(x, k);
+    queued_[static_cast<std::size_t>(x)] = k;
+  }
+}
+
+void GaoGemm::Overlap::take_read(int x, std::size_t i) {
+  if (queued_[static_cast<std::size_t>(x)] != i) queue_read(x, i);
+  queued_[static_cast<std::size_t>(x)] = none_;
+  Buffered& b = *arrays_[x];
+  io_.wait(b.other().ticket);
+  b.flip();
+}
+
+void GaoGemm::Overlap::queue_write_C() {
+  Buffered& C = *gemm_.C_;
+  if (!C.mapped && !C.file) return;  // inside accumulation: only rank 0 keeps C
+  const Buffered::Slot& slot = C.now();
+  GaoGemm& gemm = gemm_;
+  C.now().ticket = io_.submit([&gemm, &C, &slot] {
+    C.write(slot);
+    gemm.written_C();
+  });
+}
+
+void GaoGemm::Overlap::start_ring(Buffered::Slot& slot) {
+  std::vector<std::size_t> counts;
+  for (i64 q = 0; q < gemm_.P_; ++q) counts.push_back(slot.piece_offset[q + 1] - slot.piece_offset[q]);
+  ring_ = std::make_unique<RingAllgather>(gemm_.run_.context(), slot.buf.data(), counts);
+}
+
+void GaoGemm::Overlap::finish_ring() {
+  if (!ring_) start_ring(arrays_[bx_]->now());  // not begun ahead: the whole ring now
+  while (!ring_->done()) ring_->start(), ring_->finish();
+  ring_.reset();
+}
+
+void GaoGemm::Overlap::multiply_with_ring(const Step& s) {
+  Buffered& bcast = *arrays_[bx_];
+  if (!ring_ && queued_[static_cast<std::size_t>(bx_)] != none_ && io_.done(bcast.other().ticket)) {
+    io_.wait(bcast.other().ticket);  // rethrows a failed read
+    start_ring(bcast.other());
+  }
+  const bool step = ring_ && !ring_->done();
+  if (step) ring_->start();
+  gemm_.run_step(s);
+  if (step) ring_->finish();
+}
+
+void GaoGemm::Overlap::run(std::size_t start, const Boundary& boundary) {
+  for (std::size_t i = start; i < n_; ++i) {
+    boundary(i, [&] { io_.drain(); });
+    const Step& s = gemm_.steps_[i];
     const int x = array_of(s.kind);
     if (x >= 0) {  // the tile is in the other slot, or will be: wait for it and work on that slot
-      if (queued[static_cast<std::size_t>(x)] != i) queue_read(x, i);
-      queued[static_cast<std::size_t>(x)] = none;
-      Buffered& b = *arrays[x];
-      io.wait(b.other().ticket);
-      b.flip();
+      take_read(x, i);
     } else if (s.kind == Step::WriteC) {
-      Buffered& C = *C_;
-      if (C.mapped || C.file) {
-        const Buffered::Slot& slot = C.now();
-        C.now().ticket = io.submit([this, &C, &slot] {
-          C.write(slot);
-          written_C();
-        });
-      }
+      queue_write_C();
     } else if (s.kind == Step::GatherFile || s.kind == Step::ShiftFiles || s.kind == Step::ReduceFile) {
-      io.drain();  // the files are complete before they move
-      run_step(s);
-    } else if (ring_ahead && (s.kind == Step::AllgatherA || s.kind == Step::AllgatherB)) {
-      if (!ring) start_ring(bcast.now());  // not begun ahead: the whole ring now
-      while (!ring->done()) ring->start(), ring->finish();
-      ring.reset();
-    } else if (ring_ahead && s.kind == Step::Multiply) {
-      if (!ring && queued[static_cast<std::size_t>(bx)] != none && io.done(bcast.other().ticket)) {
-        io.wait(bcast.other().ticket);  // rethrows a failed read
-        start_ring(bcast.other());
-      }
-      const bool step = ring && !ring->done();
-      if (step) ring->start();
-      run_step(s);
-      if (step) ring->finish();
+      io_.drain();  // the files are complete before they move
+      gemm_.run_step(s);
+    } else if (ring_ahead_ && (s.kind == Step::AllgatherA || s.kind == Step::AllgatherB)) {
+      finish_ring();
+    } else if (ring_ahead_ && s.kind == Step::Multiply) {
+      multiply_with_ring(s);
     } else {
-      run_step(s);
+      gemm_.run_step(s);
     }
     read_ahead(i);
   }
-  io.drain();
+  io_.drain();
 }
+
+void GaoGemm::run_overlapped(std::size_t start, const Boundary& boundary) { Overlap(*this).run(start, boundary); }
 
 // ---- multiplication ------------------------------------------------------------------------
 

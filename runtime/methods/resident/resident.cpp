@@ -15,6 +15,7 @@
 #include "runtime/kernel/kernel.h"
 #include "runtime/methods/contraction_steps.h"
 #include "runtime/spec/spec_check.h"
+#include "runtime/spec/units.h"
 #include "runtime/storage/mapped_walk.h"
 
 namespace tcert {
@@ -129,7 +130,7 @@ void ResidentGemm::block_pass(bool read) {
       std::copy_n(block, span, out + at);
     }
   }
-  const auto bytes = 8 * static_cast<std::uint64_t>(range_.elements);
+  const auto bytes = bytes_of(static_cast<std::uint64_t>(range_.elements));
   if (read)
     counters().add_disk_read(bytes);
   else

@@ -17,6 +17,7 @@
 #include "runtime/methods/contraction_steps.h"
 #include "runtime/methods/panel_read.h"
 #include "runtime/spec/spec_check.h"
+#include "runtime/spec/units.h"
 #include "runtime/storage/mapped_walk.h"
 
 namespace tcert {
@@ -139,7 +140,7 @@ void TbsGemm::write_pass(const std::vector<std::uint64_t>& row_part, const std::
       result_->wrote(walk.touch(at));
       out_[at] = value(r, c);
     }
-  counters().add_disk_write(8 * row_part.size() * col_part.size());
+  counters().add_disk_write(bytes_of(row_part.size() * col_part.size()));
   requests.add();
 }
 
