@@ -1,7 +1,7 @@
 // tests/runtime/mpi/gemm_mpi.cpp — GaoGemm runs random plans of every method × order on
 // P ranks (P = the MPI world size): the values verify against a long-double reference and every
 // rank's measured compute-phase bytes equal the cost model's exact prediction (plan_volumes).
-// The loop nest is walked from costmodel/methods/gao/loop_nest.h, as generated code does. The
+// The loop nest is walked from costmodel/schedules.h, as generated code does. The
 // hand-off: a result kept on the ranks and taken rank to rank into the next plan's A, B or C
 // (or flushed to the store), under every pair of methods, measures the model's bytes and disk
 // requests (costmodel/program/handoff_requests.h) in stages 1 and 3.
@@ -15,7 +15,7 @@
 
 #include "costmodel/method.h"
 #include "costmodel/methods/gao/gao.h"
-#include "costmodel/methods/gao/loop_nest.h"
+#include "costmodel/schedules.h"
 #include "costmodel/plan.h"
 #include "costmodel/program/handoff_requests.h"
 #include "costmodel/program/layout.h"
