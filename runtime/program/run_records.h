@@ -107,7 +107,7 @@ class RunRecords {
     DeviceBytes compute, redistribution;
   };
   std::vector<RecordDevice> record_device_;
-  DeviceBytes redistribution_device_mark_;  // counters().device(Redistribute) at the last record_redistribution()
+  DeviceBytes redistribution_device_mark_;    // counters().device(Redistribute) at the last record_redistribution()
   nlohmann::json gather_device_json() const;  // collective: the trace's device figures, or null
   VerifyResult verify_;
   bool verified_ = false;

@@ -15,10 +15,10 @@
 
 #include "costmodel/method.h"
 #include "costmodel/methods/gao/gao.h"
-#include "costmodel/schedules.h"
 #include "costmodel/plan.h"
 #include "costmodel/program/handoff_requests.h"
 #include "costmodel/program/layout.h"
+#include "costmodel/schedules.h"
 #include "runtime/methods/gao/gao.h"
 #include "runtime/program/run.h"
 #include "tests/runtime/mpi/test_run.h"
