@@ -35,7 +35,7 @@ struct TiledPlacement {
 /// places it (gao.h grid_parts() and rank_parts(): rotation pre-skewed, a broadcast operand
 /// each rank's K piece, C on rank 0 only under accumulation), for a tensor whose dimension
 /// perm[p] holds GEMM position p of [I,K] (A), [J,K] (B), [I,J] (C) (ir MacroIndexGemm perm_X).
-/// Precondition: the plan is a Gao plan (Method::has_layout()) that passes check_valid().
+/// Precondition: the plan is a Gao plan (Method::has_layout) that passes check_valid().
 TiledPlacement array_placement(const Plan& plan, GemmArray array, const std::vector<int>& perm);
 
 /// The elements one round of a move holds, summed over all holders, on a machine with

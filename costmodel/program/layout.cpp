@@ -1,6 +1,6 @@
 // costmodel/program/layout.cpp — layouts of declared distributions and Gao plans, and exchanges.
 #include "costmodel/program/layout.h"
-#include "costmodel/method.h"
+#include "costmodel/method_model.h"
 #include "costmodel/methods/gao/gao.h"
 
 #include <algorithm>
@@ -86,7 +86,7 @@ TensorLayout declared_layout(const ir::Program& program, const ir::Tensor& t, st
 }
 
 TensorLayout plan_layout(const Plan& plan, GemmArray array, const std::vector<std::string>& names) {
-  return method_of(plan).layout(plan, array, names);
+  return model_of(plan).layout(plan, array, names);
 }
 
 TensorLayout grid_layout(const Plan& plan, GemmArray array, const std::vector<std::string>& names) {
