@@ -4,6 +4,7 @@
 #include "costmodel/methods/plans.h"
 #include "costmodel/program/resident.h"
 #include "costmodel/program/sequence.h"
+#include "costmodel/reasons.h"
 
 #include <algorithm>
 #include <atomic>
@@ -15,8 +16,6 @@
 namespace tcec::costmodel {
 
 namespace {
-
-constexpr const char* kNoneAllowed = "no candidate is allowed by --force-method / --force-order";
 
 /// Sets the disk requests of stages 1 and 3 (and, with a disk latency, their time) of a step
 /// that reaches its tensors through their files; clears them for a candidate with declared or
@@ -73,7 +72,7 @@ void apply_pin(ContractionAnalysis& a, const Plan& pinned, const Machine& machin
   PlannedCandidate& pc = c.plan;
   pc.plan = pinned;
   if (a.declared.any() && !m.has_layout) {
-    pc.reason = fmt::format("the pinned plan's method {} has no rank layout for the tensors kept on the ranks", m.name);
+    pc.reason = reason_text(ReasonId::pinned_without_layout, m.name);
   } else {
     pc.feasible = true;
     pc.volumes = plan_volumes(pinned, machine);
@@ -117,15 +116,15 @@ void MethodAnalysis::add_candidate(ModelPoint row, const PlannedCandidate& given
       std::find_if(a_.family_plans.begin(), a_.family_plans.end(), [&](const auto& f) { return f.first == m.family; });
   if (family == a_.family_plans.end()) {
     PlannedCandidate none;
-    none.reason = kNoneAllowed;
+    none.reason = reason_text(ReasonId::no_candidate_allowed);
     a_.family_plans.emplace_back(m.family, none);
     family = a_.family_plans.end() - 1;
   }
   const bool is_forced = forced();
   if (!allowed) {
     if (is_forced && options_.force_order && !m.has_order)
-      a_.no_choice.plan.reason = fmt::format("--force-order {} does not apply to {}, which has no disk placement order",
-                                             to_string(*options_.force_order), m.name);
+      a_.no_choice.plan.reason =
+          reason_text(ReasonId::force_order_without_orders, to_string(*options_.force_order), m.name);
     return;
   }
   bool over_writes = false;  // feasible, but removed by --max-writes (the write-avoiding limit)
@@ -134,8 +133,7 @@ void MethodAnalysis::add_candidate(ModelPoint row, const PlannedCandidate& given
     const double share = a_.problem.C / static_cast<double>(machine_.processors);
     if (plan_write_bytes(plan) > options_.max_writes * share * (1 + 1e-12)) {
       plan.feasible = false, over_writes = true;
-      plan.reason = fmt::format("every plan writes more than --max-writes {:g} x the result's share ({} per rank)",
-                                options_.max_writes, human_bytes(share));
+      plan.reason = reason_text(ReasonId::over_max_writes, options_.max_writes, human_bytes(share));
     }
   }
   if (!plan.feasible) {
@@ -287,7 +285,7 @@ ContractionAnalysis analyze(const ir::Program& program, const ir::Statement& s, 
   a.lower_bound_bytes_per_rank = lower_bound_bytes_per_rank(a.gemm, machine);
   ++analyses_count;
   a.fastest_row.feasible = false;
-  a.no_choice.plan.reason = kNoneAllowed;
+  a.no_choice.plan.reason = reason_text(ReasonId::no_candidate_allowed);
   a.accumulate = accumulates(program, s);
   a.max_writes = options.max_writes;
   a.statement = &s;

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "costmodel/analysis.h"
+#include "costmodel/reasons.h"
 
 namespace tcec::costmodel {
 
@@ -46,7 +47,7 @@ RunnerUp runner_up(const ContractionAnalysis& a) {
       return r;
     }
     r.name = fastest->report.row_name(a.fastest_row);
-    r.plan.reason = "no plan of it fits";
+    r.plan.reason = reason_text(ReasonId::runner_up_no_plan);
     for (const Candidate& c : a.candidates)  // the first reason its candidates give
       if (c.row.method == fastest && !c.plan.feasible && !c.plan.reason.empty()) {
         r.plan.reason = c.plan.reason;

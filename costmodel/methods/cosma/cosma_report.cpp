@@ -7,6 +7,7 @@
 
 #include "costmodel/analysis.h"
 #include "costmodel/methods/cosma/cosma_method.h"
+#include "costmodel/reasons.h"
 
 namespace tcec::costmodel {
 
@@ -113,7 +114,7 @@ std::string CosmaReport::why(const ContractionAnalysis& a, bool plans) const {
   if (plans) {
     const PlannedCandidate* best = best_plan_outside(a, cosma_method().family, &family);
     if (!best || !best->feasible) {
-      const bool excluded = !best || best->reason.rfind("no candidate is allowed", 0) == 0;
+      const bool excluded = !best || best->reason == reason_text(ReasonId::no_candidate_allowed);
       return fmt::format("cosma: {:.5g} s; {}", a.plan().volumes.time_s,
                          excluded ? fmt::format("the {} methods are excluded by --force-method", family)
                                   : fmt::format("no {} plan is feasible", family));
