@@ -12,16 +12,10 @@
 //   tile_bytes(), plan_memory() buffers per rank
 //   check_valid(), fits_memory_exact()
 //
-// Tiling (one rule for every method, so simulator, volumes and generated code agree):
-//  * index i of extent n is cut into t1 balanced level-1 parts (the first n mod t1
-//    parts one larger), and each level-1 part of size s into t2 balanced level-2 parts;
-//  * a macro-index tile is the Cartesian product of its indices' parts: It1 = Π t1,
-//    It2 = Π t2 over the indices of I; level-2 tiles ("finest tiles") are numbered
-//    f = level1 · It2 + level2, so a level-1 tile is a contiguous range of finest tiles;
-//  * within a finest tile the elements are ordered with the group's distribution
-//    index outermost, then the other indices in group order; a group split over g
-//    grid parts gives part p the p-th balanced slice of the distribution index's
-//    part (slices are contiguous ranges of that order).
+// Tiling: what a group's tile counts mean is the runtime's two-level tiling rule,
+// runtime/spec/tiling.h (tcert::piece(), tcert::GroupLayout), one rule for every method, so that
+// simulator, volumes and generated code agree; IndexTiles::tiling() and partition.h
+// group_layout() hand a group to it.
 // Units: extents and counts in elements, volumes in bytes, times in seconds.
 #pragma once
 
@@ -34,6 +28,7 @@
 #include "costmodel/methods/plans.h"
 #include "costmodel/model.h"
 #include "runtime/spec/step_memory.h"
+#include "runtime/spec/tiling.h"
 
 namespace tcec::costmodel {
 
@@ -43,6 +38,8 @@ struct IndexTiles {
   std::string name;
   std::int64_t extent = 1;
   std::int64_t t1 = 1, t2 = 1;
+  /// The index as the runtime's tiling rule takes it (runtime/spec/tiling.h).
+  tcert::IndexTiling tiling() const { return {extent, t1, t2}; }
   friend bool operator==(const IndexTiles&, const IndexTiles&) = default;
 };
 

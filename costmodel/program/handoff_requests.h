@@ -2,10 +2,10 @@
 // moves (sequence.h): a kept tensor taken rank to rank into a later plan's layout (runtime
 // placement.h move_tensor) and a kept tensor flushed to the store (runtime flush_kept).
 //
-// An independent count in the cost model's terms: the producer's C tiling and the consumer's
-// array tiling (plan.h "Tiling"), walked block by block and round by round in the order the
-// runtime enumerates them, with the runs of adjacent file elements counted per run of values
-// (never per element). Units: elements; requests are counts per rank.
+// An independent count of the moves: the producer's C tiling and the consumer's array tiling
+// (the runtime's tiling rule, runtime/spec/tiling.h), walked block by block and round by round
+// in the order the runtime enumerates them, with the runs of adjacent file elements counted per
+// run of values (never per element). Units: elements; requests are counts per rank.
 #pragma once
 
 #include <array>

@@ -21,17 +21,14 @@ DimSplit block_split(std::int64_t n, std::int64_t g) {
   return out;
 }
 
-/// plan.h "Tiling": every finest part of the index split into g balanced slices.
+/// Every finest part of the index split into g balanced slices, in order: the index alone as a
+/// group of the runtime's tiling rule (runtime/spec/tiling.h), distributed over g parts.
 DimSplit tile_split(const IndexTiles& x, std::int64_t g) {
   DimSplit out{g, {}};
-  for (std::int64_t a = 0; a < x.t1; ++a) {
-    const std::int64_t s1 = piece(x.extent, x.t1, a);
-    for (std::int64_t b = 0; b < x.t2; ++b) {
-      const std::int64_t s2 = piece(s1, x.t2, b);
-      for (std::int64_t p = 0; p < g; ++p)
-        if (piece(s2, g, p) > 0) out.runs.emplace_back(piece(s2, g, p), p);
-    }
-  }
+  const tcert::GroupLayout one({x.tiling()}, 0, g);
+  for (std::int64_t j = 0; j < one.finest_tiles(); ++j)
+    for (std::int64_t p = 0; p < g; ++p)
+      if (const std::int64_t n = one.rows(j, p); n > 0) out.runs.emplace_back(n, p);
   return out;
 }
 

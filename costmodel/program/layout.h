@@ -6,7 +6,7 @@
 // A layout splits some tensor dimensions over grid coordinates and maps each coordinate tuple
 // to the one rank that holds those elements on its local disk. Both kinds tcec meets are of
 // this form: a declared block distribution (ir::Distribution) and the layout of an array of a
-// Gao plan before (A, B, C's old values) or after (C) the compute stage (plan.h "Tiling":
+// Gao plan before (A, B, C's old values) or after (C) the compute stage (runtime/spec/tiling.h:
 // each finest tile of the distribution index is split over the grid). A method whose arrays
 // are not of this form has no layout here (method.h Method::has_layout).
 #pragma once
