@@ -11,6 +11,7 @@
 
 #include "costmodel/analysis.h"
 #include "costmodel/method.h"
+#include "costmodel/method_report.h"
 #include "frontend/frontend.h"
 
 namespace cm = tcec::costmodel;
@@ -38,8 +39,8 @@ int main() {
           cm::PlanOptions o;
           o.split = split == 0 ? cm::MemorySplit::Thirds : cm::MemorySplit::Optimal;
           const cm::ContractionAnalysis a = cm::analyze(*r.program, r.program->statements[0], m, o);
-          ratio[split] = cm::moved_bytes(a.plan.plan, a.plan.volumes, m) / a.lower_bound_bytes_per_rank;
-          name[split] = cm::method_of(a.plan.plan).describe_plan(a.plan.plan);  // "plan inside-rotation (CAB)"
+          ratio[split] = cm::moved_bytes(a.plan().plan, a.plan().volumes, m) / a.lower_bound_bytes_per_rank;
+          name[split] = cm::report_of(a.plan().plan).describe_plan(a.plan().plan);  // "plan inside-rotation (CAB)"
         }
         std::printf("%-8ld %4ld %7.0fMB | %-46s %7.3f | %-46s %7.3f\n", n, P, memory / 1e6, name[0].c_str(), ratio[0],
                     name[1].c_str(), ratio[1]);

@@ -38,7 +38,7 @@ std::string group_comment(char name, const GroupTiling& g) {
 
 tcert::GroupSpec group_spec(const GroupTiling& g) {
   tcert::GroupSpec out;
-  for (const costmodel::IndexTiles& x : g.indices) out.indices.push_back({x.extent, x.t1, x.t2});
+  for (const costmodel::IndexTiles& x : g.indices) out.indices.push_back(x.tiling());
   out.dist = g.dist;
   return out;
 }

@@ -1,9 +1,10 @@
 // costmodel/analysis.cpp — run every method of the registry on one contraction and choose
-// the cheapest plan (method.h MethodAnalysis holds the rules of the choice).
+// the cheapest plan (method_model.h MethodAnalysis holds the rules of the choice).
 #include "costmodel/analysis.h"
 #include "costmodel/methods/plans.h"
 #include "costmodel/program/resident.h"
 #include "costmodel/program/sequence.h"
+#include "costmodel/reasons.h"
 
 #include <algorithm>
 #include <atomic>
@@ -15,8 +16,6 @@
 namespace tcec::costmodel {
 
 namespace {
-
-constexpr const char* kNoneAllowed = "no candidate is allowed by --force-method / --force-order";
 
 /// Sets the disk requests of stages 1 and 3 (and, with a disk latency, their time) of a step
 /// that reaches its tensors through their files; clears them for a candidate with declared or
@@ -32,9 +31,8 @@ void add_stage_requests(const Plan& plan, const ir::MacroIndexGemm& gemm, const 
 /// operands direct where its method reads them so, C direct unless declared or kept.
 /// plan_program() recounts them with the hand-off's choices.
 void add_requests(const ContractionAnalysis& a, const Machine& machine, PlannedCandidate& plan) {
-  const Method& m = method_of(plan.plan);
   ArrayAccess access;
-  access.direct_A = access.direct_B = m.reads_operands_directly(plan.plan);
+  access.direct_A = access.direct_B = model_of(plan.plan).reads_operands_directly(plan.plan);
   access.direct_C = writes_result_directly(plan.plan, &a.declared);
   if (access.direct_A) access.perm_A = a.gemm.perm_A, access.perm_B = a.gemm.perm_B;
   if (access.direct_C) access.perm_C = a.gemm.perm_C;
@@ -69,23 +67,19 @@ namespace {
 /// the report. The pin was checked against the machine (pin_plans()); with layouts kept by an
 /// earlier step (the hand-off variant) a method without a TensorLayout is infeasible.
 void apply_pin(ContractionAnalysis& a, const Plan& pinned, const Machine& machine) {
-  a.planner_choice = a.plan;
-  a.pinned = true;
   const Method& m = method_of(pinned);
-  PlannedCandidate pc;
+  Candidate c{candidate_row(a, pinned), {}};
+  PlannedCandidate& pc = c.plan;
   pc.plan = pinned;
-  a.plan_model = candidate_row(a, pinned);
-  if (a.declared.any() && !m.has_layout()) {
-    pc.reason =
-        fmt::format("the pinned plan's method {} has no rank layout for the tensors kept on the ranks", m.name());
-    a.plan = pc;
-    return;
+  if (a.declared.any() && !m.has_layout) {
+    pc.reason = reason_text(ReasonId::pinned_without_layout, m.name);
+  } else {
+    pc.feasible = true;
+    pc.volumes = plan_volumes(pinned, machine);
+    pc.redistribution = redistribution_volumes(pinned, machine, a.accumulate, m.has_layout ? &a.declared : nullptr);
+    add_requests(a, machine, pc);
   }
-  pc.feasible = true;
-  pc.volumes = plan_volumes(pinned, machine);
-  pc.redistribution = redistribution_volumes(pinned, machine, a.accumulate, m.has_layout() ? &a.declared : nullptr);
-  add_requests(a, machine, pc);
-  a.plan = pc;
+  a.pinned = std::move(c);
 }
 
 }  // namespace
@@ -98,35 +92,39 @@ const Plan* PlanOptions::pinned(int line) const {
   return nullptr;
 }
 
-bool MethodAnalysis::allows(const Method& m, std::optional<DiskPlacementOrder> order) const {
-  return options_.allows_method(m.name()) && (!options_.force_order || order == options_.force_order);
+bool MethodAnalysis::allows(std::optional<DiskPlacementOrder> order) const {
+  return options_.allows_method(method_.name) && (!options_.force_order || order == options_.force_order);
 }
 
-void MethodAnalysis::add_row(const ModelPoint& row) {
+bool MethodAnalysis::forced() const { return options_.force_method && *options_.force_method == method_.name; }
+
+void MethodAnalysis::add_row(ModelPoint row) {
+  row.method = &method_;
   const std::vector<std::string>& excluded = options_.exclude_methods;
-  if (row.method && std::find(excluded.begin(), excluded.end(), row.method->name()) != excluded.end()) return;
+  if (std::find(excluded.begin(), excluded.end(), method_.name) != excluded.end()) return;
   a_.methods.push_back(row);
   if (row.feasible && (!a_.fastest_row.feasible || row.time_s < a_.fastest_row.time_s)) a_.fastest_row = row;
 }
 
-void MethodAnalysis::add_candidate(const Method& m, const ModelPoint& row, const PlannedCandidate& given,
-                                   bool allowed) {
+void MethodAnalysis::add_candidate(ModelPoint row, const PlannedCandidate& given, bool allowed) {
+  const Method& m = method_;
+  row.method = &m;
   PlannedCandidate plan = given;
   if (plan.feasible && allowed) add_requests(a_, machine_, plan);  // with their latency, if any
   a_.candidates.push_back({row, plan});
-  auto family = std::find_if(a_.family_plans.begin(), a_.family_plans.end(),
-                             [&](const auto& f) { return f.first == m.family(); });
+  auto family =
+      std::find_if(a_.family_plans.begin(), a_.family_plans.end(), [&](const auto& f) { return f.first == m.family; });
   if (family == a_.family_plans.end()) {
     PlannedCandidate none;
-    none.reason = kNoneAllowed;
-    a_.family_plans.emplace_back(m.family(), none);
+    none.reason = reason_text(ReasonId::no_candidate_allowed);
+    a_.family_plans.emplace_back(m.family, none);
     family = a_.family_plans.end() - 1;
   }
-  const bool forced = options_.force_method && *options_.force_method == m.name();
+  const bool is_forced = forced();
   if (!allowed) {
-    if (forced && options_.force_order && !m.has_order())
-      a_.plan.reason = fmt::format("--force-order {} does not apply to {}, which has no disk placement order",
-                                   to_string(*options_.force_order), m.name());
+    if (is_forced && options_.force_order && !m.has_order)
+      a_.no_choice.plan.reason =
+          reason_text(ReasonId::force_order_without_orders, to_string(*options_.force_order), m.name);
     return;
   }
   bool over_writes = false;  // feasible, but removed by --max-writes (the write-avoiding limit)
@@ -135,13 +133,12 @@ void MethodAnalysis::add_candidate(const Method& m, const ModelPoint& row, const
     const double share = a_.problem.C / static_cast<double>(machine_.processors);
     if (plan_write_bytes(plan) > options_.max_writes * share * (1 + 1e-12)) {
       plan.feasible = false, over_writes = true;
-      plan.reason = fmt::format("every plan writes more than --max-writes {:g} x the result's share ({} per rank)",
-                                options_.max_writes, human_bytes(share));
+      plan.reason = reason_text(ReasonId::over_max_writes, options_.max_writes, human_bytes(share));
     }
   }
   if (!plan.feasible) {
-    if (!m.states_infeasibility() && !forced && !over_writes) return;
-    if (!a_.plan.feasible) a_.plan.reason = plan.reason;
+    if (!m.states_infeasibility && !is_forced && !over_writes) return;
+    if (a_.chosen < 0) a_.no_choice.plan.reason = plan.reason;
     if (!family->second.feasible) family->second.reason = plan.reason;
     return;
   }
@@ -149,22 +146,24 @@ void MethodAnalysis::add_candidate(const Method& m, const ModelPoint& row, const
   if (!family->second.feasible || family->second.total_s() > plan.total_s()) family->second = plan;
   // The least total wins; on a tie, the candidate of less compute-stage time (its stages 1 and 3
   // cost the same, and a one-rank cosma plan then runs the kernel on the mapped operands).
-  if (a_.plan.feasible && (a_.plan.total_s() < plan.total_s() ||
-                           (a_.plan.total_s() == plan.total_s() && a_.plan_model.time_s <= row.time_s)))
-    return;
-  a_.plan = plan;
-  a_.plan_model = row;
+  if (a_.chosen >= 0) {
+    const Candidate& chosen = a_.candidates[static_cast<std::size_t>(a_.chosen)];
+    if (chosen.plan.total_s() < plan.total_s() ||
+        (chosen.plan.total_s() == plan.total_s() && chosen.row.time_s <= row.time_s))
+      return;
+  }
+  a_.chosen = static_cast<int>(a_.candidates.size()) - 1;  // its plan: `plan`, as pushed above
 }
 
-void MethodAnalysis::keep_detail(const Method& m, std::shared_ptr<const MethodDetail> detail) {
-  a_.details.emplace_back(&m, std::move(detail));
+void MethodAnalysis::keep_detail(std::shared_ptr<const MethodDetail> detail) {
+  a_.details.emplace_back(&method_, std::move(detail));
 }
 
 ModelPoint best_row_outside(const ContractionAnalysis& a, const std::string& family) {
   ModelPoint best;
   best.feasible = false;
   for (const ModelPoint& p : a.methods)
-    if (p.method->family() != family && p.feasible && (!best.feasible || p.time_s < best.time_s)) best = p;
+    if (p.method->family != family && p.feasible && (!best.feasible || p.time_s < best.time_s)) best = p;
   return best;
 }
 
@@ -181,9 +180,8 @@ const PlannedCandidate* best_plan_outside(const ContractionAnalysis& a, const st
   return best;
 }
 
-ModelPoint exact_row(const Method& m, const PlannedCandidate& pc, const Machine& machine) {
+ModelPoint exact_row(const PlannedCandidate& pc, const Machine& machine) {
   ModelPoint point;
-  point.method = &m;
   point.feasible = pc.feasible;
   point.reason = pc.reason;
   point.time_s = std::numeric_limits<double>::infinity();
@@ -287,7 +285,7 @@ ContractionAnalysis analyze(const ir::Program& program, const ir::Statement& s, 
   a.lower_bound_bytes_per_rank = lower_bound_bytes_per_rank(a.gemm, machine);
   ++analyses_count;
   a.fastest_row.feasible = false;
-  a.plan.reason = kNoneAllowed;
+  a.no_choice.plan.reason = reason_text(ReasonId::no_candidate_allowed);
   a.accumulate = accumulates(program, s);
   a.max_writes = options.max_writes;
   a.statement = &s;
@@ -299,8 +297,10 @@ ContractionAnalysis analyze(const ir::Program& program, const ir::Statement& s, 
     a.declared.C_stays = kept->C_stays;
   }
   const Groups groups = groups_from(program, a.gemm);
-  MethodAnalysis ctx(a, groups, machine, options);
-  for (const Method* m : methods()) m->analyze(ctx);
+  for (const Method* m : methods()) {
+    MethodAnalysis ctx(a, *m, groups, machine, options);
+    m->model.analyze(ctx);
+  }
   if (const Plan* pin = options.pinned(s.loc.line)) apply_pin(a, *pin, machine);
   return a;
 }

@@ -4,10 +4,13 @@
 // and plan, and the communication lower bound.
 #pragma once
 
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "costmodel/costmodel.h"
-#include "costmodel/method.h"
+#include "costmodel/method_model.h"
+#include "costmodel/method_report.h"
 #include "costmodel/model.h"
 #include "costmodel/program/layout.h"
 #include "ir/ir.h"
@@ -48,18 +51,38 @@ struct ContractionAnalysis {
   /// Declared distributions of A, B and C (Gao et al. §2.3 "constrained"): stages 1 and 3 move
   /// them rank to rank, and the plans try each declared dimension as distribution index.
   DeclaredLayouts declared;
-  /// The choice: the feasible plan of least exact total time, compute stage plus stages 1 and 3
-  /// (options permitting; ties: the candidate of less compute-stage time, then the earlier), a
-  /// greedy choice per statement in program order; or the plan --plan pinned (`pinned`). This
-  /// is the plan generated programs run (unless the hand-off or a resident group replaces it).
-  PlannedCandidate plan;
-  ModelPoint plan_model;  ///< the row of the plan's candidate (model optimum of its method × order)
-  /// The plan was pinned by PlanOptions::pins (--plan LINE=PLAN), not chosen; `planner_choice`
-  /// then holds what the planner would have chosen (infeasible when nothing was).
-  bool pinned = false;
-  PlannedCandidate planner_choice;
-  /// The best allowed plan of each method family (Method::family()), in registry order, with
-  /// the rules of `plan`; an infeasible entry's reason says why.
+  /// The choice: the index in `candidates` of the eligible plan of least exact total time,
+  /// compute stage plus stages 1 and 3 (ties: the candidate of less compute-stage time, then
+  /// the earlier), a greedy choice per statement in program order; -1 when no candidate is
+  /// eligible (then `no_choice` says why).
+  int chosen = -1;
+  /// What the choice is when no candidate was chosen: no row (ModelPoint::method null), its
+  /// plan infeasible with the reason.
+  Candidate no_choice;
+  /// The plan --plan pinned (PlanOptions::pins, --plan LINE=PLAN), which replaces the choice: a
+  /// plan of its own, not a candidate (its plan infeasible when its method cannot take the
+  /// tensors kept on the ranks), with the candidate row of its method × order (candidate_row());
+  /// `chosen` then stays what the planner would have chosen.
+  std::optional<Candidate> pinned;
+
+  /// The pinned plan, else the chosen candidate, else no_choice.
+  const Candidate& choice() const {
+    return pinned ? *pinned : chosen >= 0 ? candidates[static_cast<std::size_t>(chosen)] : no_choice;
+  }
+  Candidate& choice() { return const_cast<Candidate&>(std::as_const(*this).choice()); }
+  /// The plan generated programs run (unless the hand-off or a resident group replaces it):
+  /// choice()'s plan, infeasible with a reason when there is none.
+  const PlannedCandidate& plan() const { return choice().plan; }
+  PlannedCandidate& plan() { return choice().plan; }
+  /// The row of the plan's candidate (model optimum of its method × order).
+  const ModelPoint& plan_row() const { return choice().row; }
+  /// What the planner chose, pinned plan or not (infeasible when nothing was).
+  const PlannedCandidate& planner_choice() const {
+    return chosen >= 0 ? candidates[static_cast<std::size_t>(chosen)].plan : no_choice.plan;
+  }
+
+  /// The best allowed plan of each method family (Method::family), in registry order, with
+  /// the rules of the choice; an infeasible entry's reason says why.
   std::vector<std::pair<std::string, PlannedCandidate>> family_plans;
   /// What each method's analysis kept for its report (MethodAnalysis::keep_detail()).
   std::vector<std::pair<const Method*, std::shared_ptr<const MethodDetail>>> details;
@@ -83,7 +106,7 @@ ModelPoint candidate_row(const ContractionAnalysis& a, const Plan& plan);
 /// time of another method; with a pinned plan, the planner's choice.
 struct RunnerUp {
   bool exists = false;
-  std::string name;             ///< Method::choice_name() of its plan, or its method's row name
+  std::string name;             ///< MethodReport::choice_name() of its plan, or its method's row name
   PlannedCandidate plan;        ///< infeasible when it has no plan (then plan.reason says why)
   bool fastest_row = false;     ///< its compute stage is the methods table's fastest
   double fastest_row_s = 0;     ///< that row's time (seconds)
@@ -96,7 +119,7 @@ RunnerUp runner_up(const ContractionAnalysis& a);
 /// compute stage is the methods table's fastest (6.32 s): plans are picked by the total" or
 /// "chosen: none (REASON)".
 std::string choice_text(const ContractionAnalysis& a);
-/// The JSON "chosen" object: the chosen plan's candidate row (Method::row_json()) with its
+/// The JSON "chosen" object: the chosen plan's candidate row (MethodReport::row_json()) with its
 /// method's chosen_json() keys, "choice" (choice_text() after "chosen: "), "pinned" and
 /// "runner_up" ({"name", "total_time_s" (null without a feasible plan), "reason", "fastest_row",
 /// "planner_choice"} or null); null without a feasible plan.
@@ -152,7 +175,8 @@ nlohmann::json io_bound_json(const IoBound& b);
 
 /// The methods-table row of a method planned by its exact schedule (no closed-form model):
 /// infeasible with pc's reason, or the bytes of its slowest rank by rank_time_s() and that time.
-ModelPoint exact_row(const Method& m, const PlannedCandidate& pc, const Machine& machine);
+/// Its ModelPoint::method is unset (MethodAnalysis::add_row() sets it).
+ModelPoint exact_row(const PlannedCandidate& pc, const Machine& machine);
 /// Such a row as the methods table prints it: "    NAME  -  WHAT  V  D  time", WHAT its schedule
 /// in words (e.g. "grid 2x2x1, 0 idle, 8 rounds (exact schedule)"); V, D in bytes, time in s.
 std::string exact_row_text(const ModelPoint& row, const std::string& name, const std::string& what);
@@ -172,7 +196,7 @@ struct WriteReport {
   double unconstrained_s = std::numeric_limits<double>::infinity();  ///< ContractionAnalysis::unconstrained_s
   double plan_s = 0;                                                 ///< the chosen plan's total time
 };
-/// Precondition: a.plan.feasible.
+/// Precondition: a.plan().feasible.
 WriteReport write_report(const ContractionAnalysis& a, const Machine& machine);
 /// The fullest rank's writes of `pc` (compute stage plus stages 1 and 3), bytes.
 double plan_write_bytes(const PlannedCandidate& pc);
@@ -231,7 +255,7 @@ nlohmann::json memory_json(const PlanMemory& memory, const Machine& machine);
 /// Words a rank loads and stores in the compute stage, in bytes: disk reads, bytes received and
 /// disk writes, on the rank where that sum is largest (the quantity Theorem 1 limits: loads and
 /// stores), plus what the method loads straight into memory outside its counted reads
-/// (Method::resident_bytes()), so that every element a rank multiplies is counted once, as
+/// (MethodModel::resident_bytes()), so that every element a rank multiplies is counted once, as
 /// Theorem 1 of Kwasniewski et al. counts it.
 /// `v` must be plan_volumes(plan, machine, ...) of all plan.processors ranks.
 double moved_bytes(const Plan& plan, const PlanVolumes& v, const Machine& machine);

@@ -1,7 +1,7 @@
 // costmodel/memory.cpp — plan_memory(): a step's buffers per rank, by part (plan.h).
 #include <algorithm>
 
-#include "costmodel/method.h"
+#include "costmodel/method_model.h"
 #include "costmodel/plan.h"
 #include "runtime/spec/step_memory.h"
 
@@ -14,7 +14,7 @@ PlanMemory plan_memory(const Plan& plan, const Machine& machine, std::uint64_t t
                          tcert::handoff_round_bytes(static_cast<std::uint64_t>(machine.memory_bytes), taken_elements),
                          true});
   const TileBytes t = tile_bytes(plan, machine.element_size_bytes);
-  for (MemoryPart& part : method_of(plan).memory_parts(plan, t)) out.parts.push_back(std::move(part));
+  for (MemoryPart& part : model_of(plan).memory_parts(plan, t)) out.parts.push_back(std::move(part));
   out.peak_bytes = tcert::step_peak_bytes(out.parts);
   return out;
 }

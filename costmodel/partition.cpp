@@ -5,11 +5,17 @@
 
 namespace tcec::costmodel {
 
+tcert::GroupLayout group_layout(const GroupTiling& group, std::int64_t parts) {
+  std::vector<tcert::IndexTiling> indices;
+  for (const IndexTiles& x : group.indices) indices.push_back(x.tiling());
+  return tcert::GroupLayout(std::move(indices), group.dist, group.dist < 0 ? 1 : parts);
+}
+
 SizeCounts balanced_sizes(std::int64_t n, std::int64_t t) {
-  const std::int64_t q = n / t, r = n % t;
+  const std::int64_t longer = n % t;  // piece(): parts 0 … longer − 1 are one element longer
   SizeCounts out;
-  if (r > 0) out.emplace_back(q + 1, r);
-  if (t - r > 0) out.emplace_back(q, t - r);
+  if (longer > 0) out.emplace_back(piece(n, t, 0), longer);
+  if (t - longer > 0) out.emplace_back(piece(n, t, t - 1), t - longer);
   return out;
 }
 
@@ -39,11 +45,10 @@ std::int64_t group_share(const GroupTiling& group, std::int64_t g, std::int64_t 
 
 namespace {
 
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
-
+/// The largest part of x at `level`: part 0 of each balanced split (piece()).
 std::int64_t max_part(const IndexTiles& x, int level) {
-  const std::int64_t s1 = ceil_div(x.extent, x.t1);
-  return level == 1 ? s1 : ceil_div(s1, x.t2);
+  const std::int64_t s1 = piece(x.extent, x.t1, 0);
+  return level == 1 ? s1 : piece(s1, x.t2, 0);
 }
 
 }  // namespace
@@ -57,13 +62,13 @@ std::int64_t group_tile_max(const GroupTiling& group, std::int64_t g, int level)
       continue;
     }
     if (level == 2) {
-      rows *= ceil_div(max_part(x, 2), g);
+      rows *= piece(max_part(x, 2), g, 0);
       continue;
     }
-    std::int64_t best = 0;  // max over level-1 part sizes of Σ ⌈s2/g⌉ over its level-2 parts
+    std::int64_t best = 0;  // max over level-1 part sizes of Σ ⌈s2/g⌉ (part 0's) over its level-2 parts
     for (auto [s1, c1] : balanced_sizes(x.extent, x.t1)) {
       std::int64_t sum = 0;
-      for (auto [s2, c2] : balanced_sizes(s1, x.t2)) sum += c2 * ceil_div(s2, g);
+      for (auto [s2, c2] : balanced_sizes(s1, x.t2)) sum += c2 * piece(s2, g, 0);
       best = std::max(best, sum);
     }
     rows *= best;

@@ -1,8 +1,9 @@
 // costmodel/partition.h — (private) balanced splits of indices into tiles and of
 // tiles over the process grid, in closed form (sizes with multiplicities).
 //
-// A balanced split of n into t parts gives the first n mod t parts size
-// ⌊n/t⌋+1 and the rest ⌊n/t⌋ (plan.h "Tiling"). Counts are elements.
+// The rule itself (a balanced split, the two-level tiling of a group and its slices over the
+// grid) is the runtime's, runtime/spec/tiling.h: tcert::piece(), tcert::piece_start() and
+// tcert::GroupLayout; this header counts over it. Counts are elements.
 #pragma once
 
 #include <algorithm>
@@ -11,24 +12,27 @@
 #include <vector>
 
 #include "costmodel/plan.h"
+#include "runtime/spec/tiling.h"
 
 namespace tcec::costmodel {
 
 /// (size, how many parts have it), sizes distinct; at most two entries.
 using SizeCounts = std::vector<std::pair<std::int64_t, std::int64_t>>;
 
-/// The part sizes of a balanced split of n into t parts. Precondition: 1 <= t.
+/// The part sizes of a balanced split of n into t parts (piece() over the parts).
+/// Precondition: 1 <= t.
 SizeCounts balanced_sizes(std::int64_t n, std::int64_t t);
 
 /// The finest (level-2) part sizes of one index: each level-1 part cut into t2.
 SizeCounts finest_sizes(const IndexTiles& index);
 
-/// Part p of a balanced split of s into g parts: ⌊s/g⌋ + (p < s mod g).
-inline std::int64_t piece(std::int64_t s, std::int64_t g, std::int64_t p) { return s / g + (p < s % g ? 1 : 0); }
-/// The first element of part p of that split: p·⌊s/g⌋ + min(p, s mod g).
-inline std::int64_t piece_start(std::int64_t s, std::int64_t g, std::int64_t p) {
-  return p * (s / g) + std::min(p, s % g);
-}
+/// Part p of a balanced split and its first element (runtime/spec/tiling.h).
+using tcert::piece;
+using tcert::piece_start;
+
+/// The runtime's layout of `group` (runtime/spec/tiling.h) split over `parts` grid parts along
+/// its distribution index (1 part when it has none).
+tcert::GroupLayout group_layout(const GroupTiling& group, std::int64_t parts = 1);
 
 /// Elements of the group (rows or columns of an array) held by grid part p
 /// when the group is split over g parts: Π_{i≠dist} n_i · Σ_finest piece(s_dist, g, p).

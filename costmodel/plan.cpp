@@ -7,7 +7,8 @@
 
 #include <fmt/format.h>
 
-#include "costmodel/method.h"
+#include "costmodel/method_model.h"
+#include "costmodel/plan_codec.h"
 #include "costmodel/reasons.h"
 
 namespace tcec::costmodel {
@@ -35,15 +36,15 @@ TileCounts Plan::tile_counts() const {
 
 const char* split_name(MemorySplit split) { return split == MemorySplit::Thirds ? "thirds" : "optimal"; }
 
-std::string Plan::to_string() const { return method_of(*this).plan_text(*this) + (accumulate ? " C0=current" : ""); }
+std::string Plan::to_string() const { return codec_of(*this).plan_text(*this) + (accumulate ? " C0=current" : ""); }
 
 TileBytes tile_bytes(const Plan& plan, double element_size_bytes) {
-  return method_of(plan).tile_bytes(plan, element_size_bytes);
+  return model_of(plan).tile_bytes(plan, element_size_bytes);
 }
 
 bool fits_memory_exact(const Plan& plan, const Machine& machine, std::string* reason) {
   const TileBytes t = tile_bytes(plan, machine.element_size_bytes);
-  const int sets = method_of(plan).buffer_sets(plan);  // 2 with overlap's second buffers
+  const int sets = model_of(plan).buffer_sets(plan);  // 2 with overlap's second buffers
   const double total = static_cast<double>(sets) * static_cast<double>(t.A + t.B + t.C);
   if (plan.split == MemorySplit::Optimal) {
     if (total <= machine.memory_bytes) return true;
@@ -69,7 +70,7 @@ bool check_valid(const Plan& plan, const Machine& machine, std::string* reason) 
     if (reason) *reason = reason_text(ReasonId::plan_other_machine, plan.processors, machine.processors);
     return false;
   }
-  return method_of(plan).check_valid(plan, machine, reason);
+  return codec_of(plan).check_valid(plan, machine, reason);
 }
 
 double rank_time_s(double factor, const Machine& m, std::uint64_t read_bytes, std::uint64_t write_bytes,
@@ -81,7 +82,7 @@ double rank_time_s(double factor, const Machine& m, std::uint64_t read_bytes, st
 
 double rank_time_s(const Plan& plan, const Machine& m, std::uint64_t read_bytes, std::uint64_t write_bytes,
                    std::uint64_t recv_bytes) {
-  return rank_time_s(method_of(plan).collective_factor(plan, m), m, read_bytes, write_bytes, recv_bytes);
+  return rank_time_s(model_of(plan).collective_factor(plan, m), m, read_bytes, write_bytes, recv_bytes);
 }
 
 void append_rank(PlanVolumes& v, double factor, const Machine& machine, std::uint64_t read_elems,
@@ -132,7 +133,7 @@ double request_time_s(const Machine& machine, const PlanVolumes& v, std::size_t 
 }  // namespace
 
 WallParts wall_parts(const Plan& plan, const Machine& machine, const PlanVolumes& v, std::size_t r) {
-  const Method& method = method_of(plan);
+  const MethodModel& method = model_of(plan);
   WallParts w;
   w.overlap = method.buffer_sets(plan) > 1;
   if (w.overlap) {  // Gao et al.'s tiles: the first of A and B are read, the last of C written, alone
@@ -174,14 +175,14 @@ void plan_wall(const Plan& plan, const Machine& machine, PlanVolumes& v) {
 }
 
 PlanVolumes plan_volumes(const Plan& plan, const Machine& machine, std::int64_t first_rank, std::int64_t end_rank) {
-  return method_of(plan).volumes(plan, machine, first_rank, end_rank);
+  return model_of(plan).volumes(plan, machine, first_rank, end_rank);
 }
 
-PlanVolumes simulate(const Plan& plan, const Machine& machine) { return method_of(plan).walk(plan, machine); }
+PlanVolumes simulate(const Plan& plan, const Machine& machine) { return model_of(plan).walk(plan, machine); }
 
 void redistribution_requests(const Plan& plan, const Machine& machine, const StageAccess& access, PlanVolumes& r,
                              const std::vector<std::uint64_t>& extra) {
-  r.disk_requests = method_of(plan).stage_requests(plan, access);
+  r.disk_requests = model_of(plan).stage_requests(plan, access);
   for (std::size_t q = 0; q < extra.size() && q < r.disk_requests.size(); ++q) r.disk_requests[q] += extra[q];
   if (machine.disk_latency_s <= 0) return;
   r.time_s = 0;
@@ -192,7 +193,7 @@ void redistribution_requests(const Plan& plan, const Machine& machine, const Sta
 }
 
 void plan_requests(const Plan& plan, const Machine& machine, const ArrayAccess& access, PlanVolumes& v) {
-  const Method& method = method_of(plan);
+  const MethodModel& method = model_of(plan);
   v.disk_requests = method.disk_requests(plan, access);
   v.page_faults.clear();
   if (machine.page_fault_s > 0) v.page_faults = method.page_faults(plan, access);

@@ -1,7 +1,7 @@
 // costmodel/plan.h — a plan: how one contraction C(I,J) += A(I,K)·B(J,K) runs
 // (the part every method shares: processors, integer tile counts per index, memory split;
 // and the method's own part), its exact per-rank volumes, memory and one-line text form.
-// What depends on the method goes through its Method (method.h); the Gao methods' grid
+// What depends on the method goes through its parts (method.h); the Gao methods' grid
 // layout is in methods/gao/gao.h.
 //
 // Reader's map:
@@ -12,16 +12,10 @@
 //   tile_bytes(), plan_memory() buffers per rank
 //   check_valid(), fits_memory_exact()
 //
-// Tiling (one rule for every method, so simulator, volumes and generated code agree):
-//  * index i of extent n is cut into t1 balanced level-1 parts (the first n mod t1
-//    parts one larger), and each level-1 part of size s into t2 balanced level-2 parts;
-//  * a macro-index tile is the Cartesian product of its indices' parts: It1 = Π t1,
-//    It2 = Π t2 over the indices of I; level-2 tiles ("finest tiles") are numbered
-//    f = level1 · It2 + level2, so a level-1 tile is a contiguous range of finest tiles;
-//  * within a finest tile the elements are ordered with the group's distribution
-//    index outermost, then the other indices in group order; a group split over g
-//    grid parts gives part p the p-th balanced slice of the distribution index's
-//    part (slices are contiguous ranges of that order).
+// Tiling: what a group's tile counts mean is the runtime's two-level tiling rule,
+// runtime/spec/tiling.h (tcert::piece(), tcert::GroupLayout), one rule for every method, so that
+// simulator, volumes and generated code agree; IndexTiles::tiling() and partition.h
+// group_layout() hand a group to it.
 // Units: extents and counts in elements, volumes in bytes, times in seconds.
 #pragma once
 
@@ -34,6 +28,7 @@
 #include "costmodel/methods/plans.h"
 #include "costmodel/model.h"
 #include "runtime/spec/step_memory.h"
+#include "runtime/spec/tiling.h"
 
 namespace tcec::costmodel {
 
@@ -43,6 +38,8 @@ struct IndexTiles {
   std::string name;
   std::int64_t extent = 1;
   std::int64_t t1 = 1, t2 = 1;
+  /// The index as the runtime's tiling rule takes it (runtime/spec/tiling.h).
+  tcert::IndexTiling tiling() const { return {extent, t1, t2}; }
   friend bool operator==(const IndexTiles&, const IndexTiles&) = default;
 };
 
@@ -111,12 +108,12 @@ struct PlanVolumes {
   /// tensor file's mapping); set by plan_requests(), empty before. Each costs
   /// Machine::disk_latency_s on top of time_s's bandwidth terms.
   std::vector<std::uint64_t> disk_requests;
-  /// Estimated page faults per rank of reads through tensor files' mappings (Method::page_faults());
+  /// Estimated page faults per rank of reads through tensor files' mappings (MethodModel::page_faults());
   /// set by plan_requests() when Machine::page_fault_s > 0 and the method counts them, else empty.
   /// Each costs Machine::page_fault_s on top of the disk time.
   std::vector<std::uint64_t> page_faults;
   /// The slowest rank's tile kernel time, seconds (its flops at Machine::flops_per_s times its
-  /// calls' Method::kernel_efficiency()).
+  /// calls' MethodModel::kernel_efficiency()).
   double kernel_s = 0;
   /// The predicted wall time of the compute stage, seconds (plan_wall()): per rank, serially
   /// disk + network + kernel, or with overlap max(disk, network + kernel) plus the part of the
@@ -150,7 +147,7 @@ struct StageAccess {
 };
 
 /// Sets r.disk_requests to the exact disk requests per rank of stages 1 and 3 of a step that
-/// reaches its tensors through their files as `access` says (Method::stage_requests(); the
+/// reaches its tensors through their files as `access` says (MethodModel::stage_requests(); the
 /// arrays it takes are left out), plus `extra` per rank when not empty (the hand-off's moves
 /// and flushes, program/handoff_requests.h), and, when Machine::disk_latency_s > 0, sets
 /// r.time_s to the slowest rank's read/B_dr + write/B_dw + received/B_c + disk_latency_s per
@@ -160,8 +157,8 @@ void redistribution_requests(const Plan& plan, const Machine& machine, const Sta
                              const std::vector<std::uint64_t>& extra = {});
 
 /// Sets v.disk_requests to the exact compute-stage requests of `plan` per rank (its method's
-/// Method::disk_requests()), and, when Machine::page_fault_s > 0, v.page_faults to its estimated
-/// page faults (Method::page_faults(); empty when the method counts none). When
+/// MethodModel::disk_requests()), and, when Machine::page_fault_s > 0, v.page_faults to its estimated
+/// page faults (MethodModel::page_faults(); empty when the method counts none). When
 /// Machine::disk_latency_s > 0 or faults are counted, sets v.time_s to the slowest rank's
 /// bandwidth time plus disk_latency_s per request and page_fault_s per fault, and v.kernel_s and
 /// v.wall_s (plan_wall()). v holds plan_volumes(plan, machine) for all ranks.
@@ -170,8 +167,8 @@ void plan_requests(const Plan& plan, const Machine& machine, const ArrayAccess& 
 /// Sets v.kernel_s and v.wall_s from v's per-rank volumes (and disk requests, when counted):
 /// per rank r, disk_r = read/B_dr + write/B_dw + disk_latency·requests + page_fault·faults,
 /// network_r = f·recv/B_c,
-/// kernel_r = Method::rank_flops(plan, r) / (Machine::flops_per_s · Method::kernel_efficiency());
-/// wall_r = disk_r + network_r + kernel_r serially, and with overlap (Method::buffer_sets() = 2: an
+/// kernel_r = MethodModel::rank_flops(plan, r) / (Machine::flops_per_s · MethodModel::kernel_efficiency());
+/// wall_r = disk_r + network_r + kernel_r serially, and with overlap (MethodModel::buffer_sets() = 2: an
 /// I/O thread beside the thread that multiplies and sends) max(disk_r, busy_r) + (1 − ω)·
 /// min(disk_r, busy_r) + fill, busy_r = network_r + kernel_r and ω = Machine::overlap (1: the
 /// shorter hides entirely), where the fill is reading the first tiles of A and B and the drain
@@ -224,7 +221,7 @@ void append_rank(PlanVolumes& v, double factor, const Machine& machine, std::uin
                  std::uint64_t write_elems, std::uint64_t sent_elems, std::uint64_t recv_elems);
 
 /// The exact per-rank volumes of `plan`'s compute stage, in bytes, as its method gives them
-/// (method.h Method::volumes(): the Gao methods in closed form over the loop counts of the
+/// (method_model.h MethodModel::volumes(): the Gao methods in closed form over the loop counts of the
 /// order, with their collectives; other methods by their schedules).
 /// Precondition: check_valid(plan) passes.
 PlanVolumes plan_volumes(const Plan& plan, const Machine& machine);
@@ -233,7 +230,7 @@ PlanVolumes plan_volumes(const Plan& plan, const Machine& machine);
 PlanVolumes plan_volumes(const Plan& plan, const Machine& machine, std::int64_t first_rank, std::int64_t end_rank);
 
 /// The same volumes as plan_volumes() counted independently, by walking the method's schedule
-/// step by step (Method::walk(): the Gao methods' loop nests, methods/gao/simulate.h, and
+/// step by step (MethodModel::walk(): the Gao methods' loop nests, methods/gao/simulate.h, and
 /// every other method's own walk); the tests hold the two equal. Meant for tests and small
 /// plans. Precondition: check_valid(plan) passes.
 PlanVolumes simulate(const Plan& plan, const Machine& machine);
@@ -245,7 +242,7 @@ PlanVolumes simulate(const Plan& plan, const Machine& machine);
 /// them into its tiled files; with `accumulate` (the statement adds to a result an earlier
 /// statement wrote) also its part of C. Stage 3: each rank holding final values of C reads
 /// its part from its tiled file and writes it to the result's file. Which elements a rank
-/// lays out, reads and writes is its method's (method.h Method::stage_elements(): e.g. only
+/// lays out, reads and writes is its method's (method_model.h MethodModel::stage_elements(): e.g. only
 /// rank 0 holds C under accumulation; a method may keep pieces in memory instead of writing
 /// them). A tensor with a declared layout (layout.h DeclaredLayouts; Gao plans only) instead moves
 /// between that layout and the plan's, rank to rank (exchange(): reads, writes, sent and
@@ -258,7 +255,7 @@ PlanVolumes redistribution_volumes(const Plan& plan, const Machine& machine, boo
                                    const DeclaredLayouts* declared = nullptr);
 
 /// Buffer bytes per array on the fullest rank (the capacity the runtime allocates), as the
-/// plan's method gives them (method.h Method::tile_bytes(); the Gao methods: max over tiles
+/// plan's method gives them (method_model.h MethodModel::tile_bytes(); the Gao methods: max over tiles
 /// of the rank's blocks, methods/gao/gao.h).
 struct TileBytes {
   std::uint64_t A = 0, B = 0, C = 0;
@@ -281,7 +278,7 @@ using PlanMemory = tcert::StepMemory;
 ///    (the largest it takes; 0 = none) rank to rank: 24 · min(⌊memory / 24⌋ (at least 1),
 ///    taken_elements): runtime/spec/step_memory.h handoff_round_bytes(), three buffers of one
 ///    round's 8-byte values, rounds cut to fit the free memory;
-///  * the method's buffers (method.h Method::memory_parts(): "tile of A", "tile of B", "tile
+///  * the method's buffers (method_model.h MethodModel::memory_parts(): "tile of A", "tile of B", "tile
 ///    of C" for the Gao methods), from tile_bytes().
 /// The load stage runs before the tiles are allocated, so peak = max of the two stages
 /// (runtime/spec/step_memory.h step_peak_bytes()).
@@ -296,7 +293,7 @@ std::uint64_t taken_elements(const Plan& plan, bool take_A, bool take_B, bool ta
 bool fits_memory_exact(const Plan& plan, const Machine& machine, std::string* reason = nullptr);
 
 /// Checks the plan against the machine: P matches, then the method's own rules (method.h
-/// Method::check_valid(); e.g. the Gao methods: rotation only on a square P, every tile count
+/// PlanCodec::check_valid(); e.g. the Gao methods: rotation only on a square P, every tile count
 /// valid, split groups with a distribution index large enough) and that the buffers fit
 /// memory. On false sets *reason to a message naming the failing item and its numbers.
 bool check_valid(const Plan& plan, const Machine& machine, std::string* reason);

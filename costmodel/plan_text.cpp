@@ -1,9 +1,10 @@
 // costmodel/plan_text.cpp — parse_plan(): the one-line text form of a Plan back into a Plan;
-// the first word names the method, which parses its own fields (method.h).
+// the first word names the method, whose codec parses its own fields (plan_codec.h).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "costmodel/method.h"
+#include "costmodel/plan_codec.h"
 #include "costmodel/plan_text.h"
 
 namespace tcec::costmodel {
@@ -39,14 +40,14 @@ bool apply_field(const Method& method, std::string_view key, std::string_view va
     plan->split = value == "thirds" ? MemorySplit::Thirds : MemorySplit::Optimal;
     return true;
   }
-  const std::vector<std::string> fields = method.fields();
+  const std::vector<std::string> fields = method.codec.fields();
   for (const std::string& f : fields)
-    if (key == f) return method.parse_field(key, value, plan, error);
+    if (key == f) return method.codec.parse_field(key, value, plan, error);
   for (const Method* other : methods()) {
-    if (other->family() == method.family()) continue;
-    for (const std::string& f : other->fields())
+    if (other->family == method.family) continue;
+    for (const std::string& f : other->codec.fields())
       if (key == f) {
-        const std::string name = method.name();
+        const std::string& name = method.name;
         *error = fmt::format("a{} {} plan has no field '{}' (it has {}, P and split)",
                              std::string_view("aeiou").find(name[0]) == std::string_view::npos ? "" : "n", name, key,
                              fmt::join(fields, ", "));
@@ -76,7 +77,7 @@ std::optional<Plan> parse_plan(std::string_view text, const GroupTiling& I, cons
                          words.empty() ? std::string_view{} : words[0]);
     return std::nullopt;
   }
-  method->start_plan(&plan);
+  method->codec.start_plan(&plan);
   for (std::size_t i = 1; i < words.size(); ++i) {
     auto eq = words[i].find('=');
     if (eq == std::string_view::npos) {

@@ -45,7 +45,7 @@ std::vector<StatementPlan> statement_plans(const ir::Program& program, const Mac
       out.push_back(std::move(sp));
       continue;
     }
-    const PlannedCandidate& chosen = seq ? seq->steps[i].plan : store[i]->plan;
+    const PlannedCandidate& chosen = seq ? seq->steps[i].plan : store[i]->plan();
     StatementPlan sp;
     sp.statement = &program.statements[i];
     sp.gemm = store[i]->gemm;
@@ -63,9 +63,9 @@ std::vector<StatementPlan> statement_plans(const ir::Program& program, const Mac
     } else if (sp.feasible) {
       sp.memory = plan_memory(sp.plan, machine);
     }
-    if (sp.feasible && method_of(sp.plan).reads_operands_directly(sp.plan))
+    if (sp.feasible && model_of(sp.plan).reads_operands_directly(sp.plan))
       sp.direct_A = !sp.take_A, sp.direct_B = !sp.take_B;
-    sp.direct_C = sp.feasible && !sp.take_C && !sp.keep_result && method_of(sp.plan).writes_result_directly(sp.plan);
+    sp.direct_C = sp.feasible && !sp.take_C && !sp.keep_result && model_of(sp.plan).writes_result_directly(sp.plan);
     if (sp.feasible) {  // how the compute stage reaches the arrays decides its disk requests
       ArrayAccess access{sp.direct_A, sp.direct_B, sp.direct_C, {}, {}, {}};
       if (sp.direct_A) access.perm_A = sp.gemm.perm_A;
@@ -173,8 +173,8 @@ std::vector<PinError> pin_plans(const ir::Program& program, const Machine& machi
         plan.reset();
       else if (std::holds_alternative<TbsPlan>(plan->method) && !gemm.symmetric)
         error = "tbs multiplies symmetric products (C[I,J] = A[I,K] * A[J,K]) only", plan.reset();
-      else if (!m.has_layout() && declared_layouts(program, s, machine.processors).any())
-        error = fmt::format("{} has no rank layout, and the statement's tensors have declared distributions", m.name()),
+      else if (!m.has_layout && declared_layouts(program, s, machine.processors).any())
+        error = fmt::format("{} has no rank layout, and the statement's tensors have declared distributions", m.name),
         plan.reset();
     }
     if (!plan) {

@@ -37,4 +37,12 @@ void report(std::string_view program, ToolDiag id, const Args&... args) {
   diag::print(stderr, program, message(id), args...);
 }
 
+/// "PROGRAM: MESSAGE\n" of `id` on stderr, without a severity word: a tool's status and progress
+/// lines, and tcec's internal-error line, e.g. report_plain("tcec", ToolDiag::note_no_errors,
+/// "m.tce") prints "tcec: m.tce: no errors; pass --dry-run to see the analysis".
+template <typename... Args>
+void report_plain(std::string_view program, ToolDiag id, const Args&... args) {
+  std::fputs(fmt::format("{}: {}\n", program, message_text(id, args...)).c_str(), stderr);
+}
+
 }  // namespace tcec::tools

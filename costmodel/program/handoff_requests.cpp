@@ -16,81 +16,48 @@ namespace {
 using i64 = std::int64_t;
 using u64 = std::uint64_t;
 
-/// A group's tiling as a placement holds it (plan.h "Tiling"): the finest parts of each index,
-/// finest tile f = l1 · T2 + l2 (mixed radix of the indices' level-1 and level-2 part ids, the
-/// first index most significant), and the `parts` slices of the distribution index's finest
-/// parts (balanced, partition.h piece()).
+/// A group's tiling as a placement holds it: the runtime's layout of the group split over
+/// `parts` grid parts (runtime/spec/tiling.h GroupLayout, the one tiling rule), and each index
+/// alone as a layout of one index, whose finest tiles are the index's finest parts.
 class Tiled {
  public:
-  Tiled(const GroupTiling& g, i64 parts) : g_(g), parts_(g.dist < 0 ? 1 : parts) {
-    for (const IndexTiles& x : g.indices) {
-      std::vector<i64> start{0};
-      for (i64 a = 0; a < x.t1; ++a) {
-        const i64 s1 = piece(x.extent, x.t1, a);
-        for (i64 b = 0; b < x.t2; ++b) start.push_back(start.back() + piece(s1, x.t2, b));
-      }
-      start_.push_back(std::move(start));
-      T1_ *= x.t1, T2_ *= x.t2;
+  Tiled(const GroupTiling& g, i64 parts) : layout_(group_layout(g, parts)) {
+    for (std::size_t k = 0; k < g.indices.size(); ++k) {
+      const bool dist = static_cast<int>(k) == g.dist;
+      index_.emplace_back(std::vector<tcert::IndexTiling>{g.indices[k].tiling()}, dist ? 0 : -1,
+                          dist ? layout_.parts() : 1);
     }
-    if (g.dist >= 0) order_.push_back(static_cast<std::size_t>(g.dist));
-    for (std::size_t k = 0; k < size(); ++k)
-      if (static_cast<int>(k) != g.dist) order_.push_back(k);
   }
 
-  std::size_t size() const { return g_.indices.size(); }
-  i64 tiles() const { return T1_ * T2_; }
+  i64 tiles() const { return layout_.finest_tiles(); }
   /// Positions in the order of a tile's elements: the distribution index, then the others.
-  const std::vector<std::size_t>& order() const { return order_; }
-  /// The finest part of index k in finest tile f.
-  i64 part_in_tile(std::size_t k, i64 f) const {
-    i64 l1 = f / T2_, l2 = f % T2_;
-    for (std::size_t m = size(); m-- > k + 1;) l1 /= g_.indices[m].t1, l2 /= g_.indices[m].t2;
-    const IndexTiles& x = g_.indices[k];
-    return (l1 % x.t1) * x.t2 + l2 % x.t2;
-  }
+  const std::vector<std::size_t>& order() const { return layout_.tile_order(); }
   /// The finest part of index k holding value v.
-  i64 finest_part(std::size_t k, i64 v) const {
-    const std::vector<i64>& s = start_[k];
-    return static_cast<i64>(std::upper_bound(s.begin(), s.end(), v) - s.begin()) - 1;
-  }
-  i64 part_start(std::size_t k, i64 j) const { return start_[k][static_cast<std::size_t>(j)]; }
+  i64 finest_part(std::size_t k, i64 v) const { return layout_.finest_part(k, v); }
+  i64 part_start(std::size_t k, i64 j) const { return index_[k].value_range(0, j, -1).first; }
   /// Finest parts of index k (t1 · t2).
-  i64 parts_of(std::size_t k) const { return static_cast<i64>(start_[k].size()) - 1; }
+  i64 parts_of(std::size_t k) const { return index_[k].finest_tiles(); }
   /// The values (first, count) of index k's finest part j that grid part p holds (p < 0: all).
-  std::pair<i64, i64> slice(std::size_t k, i64 j, i64 p) const {
-    const i64 s = part_start(k, j), n = part_start(k, j + 1) - s;
-    if (static_cast<int>(k) != g_.dist || parts_ == 1 || p < 0) return {s, n};
-    return {s + piece_start(n, parts_, p), piece(n, parts_, p)};
-  }
+  std::pair<i64, i64> slice(std::size_t k, i64 j, i64 p) const { return index_[k].value_range(0, j, part(p)); }
+  /// The values (first, count) of index k in finest tile f that grid part p holds (p < 0: all).
+  std::pair<i64, i64> values_in_tile(std::size_t k, i64 f, i64 p) const { return layout_.value_range(k, f, part(p)); }
   /// The finest tile of values `v` (group order) and, in `pos`, their position in part p's piece
-  /// of it (tile order, the distribution index's slice).
+  /// of it (tile order, the distribution index's slice; p < 0: in the whole tile). Precondition:
+  /// part p holds them.
   i64 locate(const i64* v, i64 p, u64* pos) const {
-    i64 l1 = 0, l2 = 0;
-    for (std::size_t k = 0; k < size(); ++k) {
-      const IndexTiles& x = g_.indices[k];
-      const i64 j = finest_part(k, v[k]);
-      l1 = l1 * x.t1 + j / x.t2, l2 = l2 * x.t2 + j % x.t2;
-    }
-    *pos = 0;
-    for (std::size_t k : order_) {
-      const auto [first, count] = slice(k, finest_part(k, v[k]), p);
-      *pos = *pos * static_cast<u64>(count) + static_cast<u64>(v[k] - first);
-    }
-    return l1 * T2_ + l2;
+    const tcert::GroupLayout::Location at = layout_.locate(v);
+    *pos = static_cast<u64>(part(p) < 0 ? layout_.piece_start(at.tile, at.part) + at.offset : at.offset);
+    return at.tile;
   }
   /// Elements of finest tile f that part p holds.
-  u64 held(i64 f, i64 p) const {
-    u64 n = 1;
-    for (std::size_t k = 0; k < size(); ++k) n *= static_cast<u64>(slice(k, part_in_tile(k, f), p).second);
-    return n;
-  }
+  u64 held(i64 f, i64 p) const { return static_cast<u64>(layout_.rows(f, part(p))); }
 
  private:
-  const GroupTiling& g_;
-  i64 parts_ = 1;
-  i64 T1_ = 1, T2_ = 1;
-  std::vector<std::vector<i64>> start_;
-  std::vector<std::size_t> order_;
+  /// p, or -1 (all) when the group is not split.
+  i64 part(i64 p) const { return layout_.parts() == 1 ? -1 : p; }
+
+  tcert::GroupLayout layout_;
+  std::vector<tcert::GroupLayout> index_;
 };
 
 /// One rank's file of a placement (runtime TiledMatrix): blocks (f, h) row-major, block (f, h)
@@ -214,7 +181,7 @@ class MoveCount {
       for (std::size_t d = 0; d < n_; ++d) {
         const DimAt a = at_from_[d];
         const Tiled& g = a.group == 0 ? from_rows_ : from_cols_;
-        const auto [first, count] = g.slice(a.k, g.part_in_tile(a.k, a.group == 0 ? f : h), (*from_.parts[s])[a.group]);
+        const auto [first, count] = g.values_in_tile(a.k, a.group == 0 ? f : h, (*from_.parts[s])[a.group]);
         r[d] = {first, count};
       }
       const u64 e = elements_of(r);

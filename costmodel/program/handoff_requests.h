@@ -2,10 +2,10 @@
 // moves (sequence.h): a kept tensor taken rank to rank into a later plan's layout (runtime
 // placement.h move_tensor) and a kept tensor flushed to the store (runtime flush_kept).
 //
-// An independent count in the cost model's terms: the producer's C tiling and the consumer's
-// array tiling (plan.h "Tiling"), walked block by block and round by round in the order the
-// runtime enumerates them, with the runs of adjacent file elements counted per run of values
-// (never per element). Units: elements; requests are counts per rank.
+// An independent count of the moves: the producer's C tiling and the consumer's array tiling
+// (the runtime's tiling rule, runtime/spec/tiling.h), walked block by block and round by round
+// in the order the runtime enumerates them, with the runs of adjacent file elements counted per
+// run of values (never per element). Units: elements; requests are counts per rank.
 #pragma once
 
 #include <array>
@@ -35,7 +35,7 @@ struct TiledPlacement {
 /// places it (gao.h grid_parts() and rank_parts(): rotation pre-skewed, a broadcast operand
 /// each rank's K piece, C on rank 0 only under accumulation), for a tensor whose dimension
 /// perm[p] holds GEMM position p of [I,K] (A), [J,K] (B), [I,J] (C) (ir MacroIndexGemm perm_X).
-/// Precondition: the plan is a Gao plan (Method::has_layout()) that passes check_valid().
+/// Precondition: the plan is a Gao plan (Method::has_layout) that passes check_valid().
 TiledPlacement array_placement(const Plan& plan, GemmArray array, const std::vector<int>& perm);
 
 /// The elements one round of a move holds, summed over all holders, on a machine with

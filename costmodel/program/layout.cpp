@@ -1,6 +1,6 @@
 // costmodel/program/layout.cpp — layouts of declared distributions and Gao plans, and exchanges.
 #include "costmodel/program/layout.h"
-#include "costmodel/method.h"
+#include "costmodel/method_model.h"
 #include "costmodel/methods/gao/gao.h"
 
 #include <algorithm>
@@ -21,17 +21,14 @@ DimSplit block_split(std::int64_t n, std::int64_t g) {
   return out;
 }
 
-/// plan.h "Tiling": every finest part of the index split into g balanced slices.
+/// Every finest part of the index split into g balanced slices, in order: the index alone as a
+/// group of the runtime's tiling rule (runtime/spec/tiling.h), distributed over g parts.
 DimSplit tile_split(const IndexTiles& x, std::int64_t g) {
   DimSplit out{g, {}};
-  for (std::int64_t a = 0; a < x.t1; ++a) {
-    const std::int64_t s1 = piece(x.extent, x.t1, a);
-    for (std::int64_t b = 0; b < x.t2; ++b) {
-      const std::int64_t s2 = piece(s1, x.t2, b);
-      for (std::int64_t p = 0; p < g; ++p)
-        if (piece(s2, g, p) > 0) out.runs.emplace_back(piece(s2, g, p), p);
-    }
-  }
+  const tcert::GroupLayout one({x.tiling()}, 0, g);
+  for (std::int64_t j = 0; j < one.finest_tiles(); ++j)
+    for (std::int64_t p = 0; p < g; ++p)
+      if (const std::int64_t n = one.rows(j, p); n > 0) out.runs.emplace_back(n, p);
   return out;
 }
 
@@ -86,7 +83,7 @@ TensorLayout declared_layout(const ir::Program& program, const ir::Tensor& t, st
 }
 
 TensorLayout plan_layout(const Plan& plan, GemmArray array, const std::vector<std::string>& names) {
-  return method_of(plan).layout(plan, array, names);
+  return model_of(plan).layout(plan, array, names);
 }
 
 TensorLayout grid_layout(const Plan& plan, GemmArray array, const std::vector<std::string>& names) {

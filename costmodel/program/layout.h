@@ -6,9 +6,9 @@
 // A layout splits some tensor dimensions over grid coordinates and maps each coordinate tuple
 // to the one rank that holds those elements on its local disk. Both kinds tcec meets are of
 // this form: a declared block distribution (ir::Distribution) and the layout of an array of a
-// Gao plan before (A, B, C's old values) or after (C) the compute stage (plan.h "Tiling":
+// Gao plan before (A, B, C's old values) or after (C) the compute stage (runtime/spec/tiling.h:
 // each finest tile of the distribution index is split over the grid). A method whose arrays
-// are not of this form has no layout here (method.h Method::has_layout()).
+// are not of this form has no layout here (method.h Method::has_layout).
 #pragma once
 
 #include <cstdint>
@@ -46,7 +46,7 @@ enum class GemmArray { A, B, C };
 
 /// The layout of array `array` under `plan`, for a tensor whose dimension d holds the index
 /// named names[d] (each name in one of the array's two groups), as the plan's method gives it
-/// (method.h Method::layout()). Precondition: check_valid(plan) passes and the method
+/// (method_model.h MethodModel::layout()). Precondition: check_valid(plan) passes and the method
 /// has_layout().
 TensorLayout plan_layout(const Plan& plan, GemmArray array, const std::vector<std::string>& names);
 /// The same for a plan whose arrays lie in grid parts (methods/gao/gao.h grid_parts() and

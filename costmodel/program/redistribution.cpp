@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <optional>
 
-#include "costmodel/method.h"
+#include "costmodel/method_model.h"
 #include "costmodel/plan.h"
 #include "costmodel/program/layout.h"
 
@@ -44,7 +44,7 @@ PlanVolumes redistribution_volumes(const Plan& plan, const Machine& machine, boo
     if (start_moved) move(*C_from, result);
     if (has_C) move(result, *declared->C);
   }
-  const Method& method = method_of(plan);
+  const MethodModel& method = model_of(plan);
   const bool direct_C = writes_result_directly(plan, declared);
   PlanVolumes out;
   for (std::size_t rank = 0; rank < P; ++rank) {

@@ -214,9 +214,9 @@ std::vector<ResidentGroup> plan_resident(const ir::Program& program, const Machi
     g.share_bytes = static_cast<double>(program.elements(g.tensor)) * machine.element_size_bytes /
                     static_cast<double>(machine.processors);
     for (std::size_t i : run) {
-      const bool planned = store.at(i) && store[i]->plan.feasible;
-      g.store_time_s += planned ? store[i]->plan.total_s() : std::numeric_limits<double>::infinity();
-      if (planned) g.store_write_bytes += plan_write_bytes(store[i]->plan);
+      const bool planned = store.at(i) && store[i]->plan().feasible;
+      g.store_time_s += planned ? store[i]->plan().total_s() : std::numeric_limits<double>::infinity();
+      if (planned) g.store_write_bytes += plan_write_bytes(store[i]->plan());
     }
     const auto dims = static_cast<int>(program.tensors.at(g.tensor).dims.size());
     g.reason = reason_text(dims == 0 ? ReasonId::resident_scalar : ReasonId::resident_no_split);

@@ -71,7 +71,7 @@ class Pass {
     step.statement = &s;
     step.contraction = true;
     const bool accumulate = accumulates(program_, s);
-    const double store_s = store && store->plan.feasible ? store->plan.total_s() : 0;
+    const double store_s = store && store->plan().feasible ? store->plan().total_s() : 0;
     step.store_time_s = store_s;
     // The kept operands (and C's current values), their layouts, and what flushing them costs.
     DeclaredLayouts kept;
@@ -106,14 +106,14 @@ class Pass {
     trial.result_kept = kept.C_stays;
     std::optional<ContractionAnalysis> handoff;
     if (kept.any() && countable) handoff = analyze(program_, s, machine_, options_, &kept);
-    if (handoff && handoff->plan.feasible && machine_.disk_latency_s > 0)  // charge its requests
-      handoff_stage_requests(trial, handoff->plan.plan, handoff->gemm, accumulate, machine_,
-                             handoff->plan.redistribution);
-    const bool use = handoff && handoff->plan.feasible &&
-                     (!store || !store->plan.feasible || handoff->plan.total_s() < flush_all_s + store_s);
+    if (handoff && handoff->plan().feasible && machine_.disk_latency_s > 0)  // charge its requests
+      handoff_stage_requests(trial, handoff->plan().plan, handoff->gemm, accumulate, machine_,
+                             handoff->plan().redistribution);
+    const bool use = handoff && handoff->plan().feasible &&
+                     (!store || !store->plan().feasible || handoff->plan().total_s() < flush_all_s + store_s);
     if (use) {
       step.handoff = true;
-      step.plan = handoff->plan;
+      step.plan = handoff->plan();
       step.taken = std::move(taken);
       step.take_A = trial.take_A, step.take_B = trial.take_B, step.take_C = trial.take_C;
       step.source_A = trial.source_A, step.source_B = trial.source_B, step.source_C = trial.source_C;
@@ -135,7 +135,7 @@ class Pass {
     flush(s.operands[1].tensor, step);
     if (accumulate) flush(s.result.tensor, step);
     kept_.erase(s.result.tensor);
-    if (store) step.plan = store->plan;
+    if (store) step.plan = store->plan();
     if (step.plan.feasible) step.memory = plan_memory(step.plan.plan, machine_);
     step.time_s = step.flush.time_s + store_s;
     return step;
@@ -185,7 +185,7 @@ void handoff_stage_requests(const HandoffStep& step, const Plan& plan, const ir:
                             const Machine& machine, PlanVolumes& r) {
   StageAccess access{gemm.perm_A,       gemm.perm_B, gemm.perm_C, accumulate, false,
                      !step.result_kept, step.take_A, step.take_B, step.take_C};
-  access.direct_C = !step.take_C && !step.result_kept && method_of(plan).writes_result_directly(plan);
+  access.direct_C = !step.take_C && !step.result_kept && model_of(plan).writes_result_directly(plan);
   std::vector<std::uint64_t> extra(static_cast<std::size_t>(plan.processors), 0);
   auto add = [&](const std::vector<std::uint64_t>& requests) {
     for (std::size_t q = 0; q < extra.size() && q < requests.size(); ++q) extra[q] += requests[q];
@@ -223,7 +223,7 @@ HandoffSequence plan_handoff(const ir::Program& program, const Machine& machine,
       plain.statement = out.steps[i].statement;
       plain.contraction = out.steps[i].contraction;
       plain.time_s = plain.store_time_s = out.steps[i].store_time_s;
-      if (store.at(i)) plain.plan = store[i]->plan;
+      if (store.at(i)) plain.plan = store[i]->plan();
       if (plain.plan.feasible) plain.memory = plan_memory(plain.plan.plan, machine);
       out.steps[i] = std::move(plain);
     }

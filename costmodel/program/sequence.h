@@ -11,7 +11,7 @@
 //    any kept operand to the store: a flush) and with its kept operands (A, B, and C's current
 //    values when it adds to them) moved rank to rank from their layouts (layout.h exchange()),
 //    its result staying on the ranks when it is an intermediate (no stage 3). The cheaper
-//    total, flushes included, is kept. Only methods with a TensorLayout (Method::has_layout())
+//    total, flushes included, is kept. Only methods with a TensorLayout (Method::has_layout)
 //    plan the hand-off variant; the others are infeasible there, as with declared distributions.
 //  - A copy step (one operand) reads its operand and, when it adds to it, its result from the
 //    store: kept tensors among them are flushed first; its result is then in the store.

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "costmodel/analysis.h"
+#include "costmodel/reasons.h"
 
 namespace tcec::costmodel {
 
@@ -12,7 +13,7 @@ namespace {
 
 /// How the report names a plan: its method's choice_name() at its candidate row.
 std::string name_of(const ContractionAnalysis& a, const Plan& plan) {
-  return method_of(plan).choice_name(candidate_row(a, plan), plan);
+  return report_of(plan).choice_name(candidate_row(a, plan), plan);
 }
 
 /// The eligible candidate of least total time whose method is `m` (`same`) or is not `m`
@@ -28,14 +29,14 @@ const Candidate* best_eligible(const ContractionAnalysis& a, const Method* m, bo
 
 RunnerUp runner_up(const ContractionAnalysis& a) {
   RunnerUp r;
-  if (!a.plan.feasible) return r;
+  if (!a.plan().feasible) return r;
   if (a.pinned) {
     r.exists = r.planner_choice = true;
-    r.plan = a.planner_choice;
-    if (a.planner_choice.feasible) r.name = name_of(a, a.planner_choice.plan);
+    r.plan = a.planner_choice();
+    if (a.planner_choice().feasible) r.name = name_of(a, a.planner_choice().plan);
     return r;
   }
-  const Method* chosen = a.plan_model.method;
+  const Method* chosen = a.plan_row().method;
   const Method* fastest = a.fastest_row.feasible ? a.fastest_row.method : nullptr;
   if (fastest && fastest != chosen) {  // the table's fastest compute stage lost on the total
     r.exists = r.fastest_row = true;
@@ -45,8 +46,8 @@ RunnerUp runner_up(const ContractionAnalysis& a) {
       r.name = name_of(a, c->plan.plan);
       return r;
     }
-    r.name = fastest->row_name(a.fastest_row);
-    r.plan.reason = "no plan of it fits";
+    r.name = fastest->report.row_name(a.fastest_row);
+    r.plan.reason = reason_text(ReasonId::runner_up_no_plan);
     for (const Candidate& c : a.candidates)  // the first reason its candidates give
       if (c.row.method == fastest && !c.plan.feasible && !c.plan.reason.empty()) {
         r.plan.reason = c.plan.reason;
@@ -63,13 +64,13 @@ RunnerUp runner_up(const ContractionAnalysis& a) {
 }
 
 std::string choice_text(const ContractionAnalysis& a) {
-  if (!a.plan.feasible) return fmt::format("chosen: none ({})", a.plan.reason);
+  if (!a.plan().feasible) return fmt::format("chosen: none ({})", a.plan().reason);
   std::string out = fmt::format("chosen: {}: {:.5g} s predicted in all (compute stage and redistribution){}",
-                                name_of(a, a.plan.plan), a.plan.total_s(), a.pinned ? ", pinned by --plan" : "");
+                                name_of(a, a.plan().plan), a.plan().total_s(), a.pinned ? ", pinned by --plan" : "");
   const RunnerUp r = runner_up(a);
   if (r.planner_choice)
     return out + (!r.plan.feasible ? fmt::format("; the planner has no feasible plan ({})", r.plan.reason)
-                  : r.plan.plan == a.plan.plan
+                  : r.plan.plan == a.plan().plan
                       ? std::string("; the planner's choice too")
                       : fmt::format("; the planner's choice {}: {:.5g} s in all", r.name, r.plan.total_s()));
   if (!r.exists) return out + "; runner-up: none (no other method has a plan the options allow)";
@@ -80,11 +81,11 @@ std::string choice_text(const ContractionAnalysis& a) {
                "emittable: {}",
                r.name, r.fastest_row_s, r.plan.reason);
   out += fmt::format("; runner-up {}: {:.5g} s in all", r.name, r.plan.total_s());
-  if (r.plan.total_s() == a.plan.total_s()) {  // a tie: the shorter compute stage in the table wins, then the earlier
+  if (r.plan.total_s() == a.plan().total_s()) {  // a tie: the shorter compute stage in the table wins, then the earlier
     const double runner_row_s = candidate_row(a, r.plan.plan).time_s;
-    out += runner_row_s > a.plan_model.time_s
+    out += runner_row_s > a.plan_row().time_s
                ? fmt::format(", a tie won by the shorter compute stage ({:.5g} s against {:.5g} s)",
-                             a.plan_model.time_s, runner_row_s)
+                             a.plan_row().time_s, runner_row_s)
                : std::string(", a tie won by the method listed first");
   }
   if (r.fastest_row)
@@ -96,12 +97,12 @@ std::string choice_text(const ContractionAnalysis& a) {
 }
 
 nlohmann::json chosen_json(const ContractionAnalysis& a) {
-  if (!a.plan.feasible) return nullptr;
-  const Method& m = method_of(a.plan.plan);
-  nlohmann::json j = m.row_json(a.plan_model, a);
+  if (!a.plan().feasible) return nullptr;
+  const MethodReport& m = report_of(a.plan().plan);
+  nlohmann::json j = m.row_json(a.plan_row(), a);
   m.chosen_json(a, j);
   j["choice"] = choice_text(a).substr(std::string("chosen: ").size());
-  j["pinned"] = a.pinned;
+  j["pinned"] = a.pinned.has_value();
   const RunnerUp r = runner_up(a);
   j["runner_up"] = nullptr;
   if (r.exists)

@@ -55,10 +55,10 @@ IoBound io_bound(const ContractionAnalysis& a, const Machine& machine) {
   const auto longest = std::max_element(std::begin(times), std::end(times));
   b.time_s = *longest;
   b.time_binds = static_cast<IoBound::Binds>(longest - std::begin(times));
-  if (!a.plan.feasible) return b;
+  if (!a.plan().feasible) return b;
   // The plan: every byte its fullest rank reads, receives and writes, both stages together.
-  const PlanVolumes& v = a.plan.volumes;
-  const PlanVolumes& r = a.plan.redistribution;
+  const PlanVolumes& v = a.plan().volumes;
+  const PlanVolumes& r = a.plan().redistribution;
   for (std::size_t q = 0; q < v.disk_read_bytes.size(); ++q) {
     const double moved = static_cast<double>(v.disk_read_bytes[q] + v.comm_recv_bytes[q] + v.disk_write_bytes[q]) +
                          (q < r.disk_read_bytes.size()
@@ -66,7 +66,7 @@ IoBound io_bound(const ContractionAnalysis& a, const Machine& machine) {
                               : 0.0);
     b.plan_bytes = std::max(b.plan_bytes, moved);
   }
-  b.plan_time_s = a.plan.total_s();
+  b.plan_time_s = a.plan().total_s();
   return b;
 }
 

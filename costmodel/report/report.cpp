@@ -51,13 +51,13 @@ std::string statement_text(const ir::Program& p, const ir::Statement& s, double 
 }
 
 std::string point_row(const ModelPoint& p, const ContractionAnalysis& a) {
-  if (!p.feasible) return fmt::format("    {:<26} infeasible: {}\n", p.method->row_name(p), p.reason);
-  return p.method->row_text(p, a);
+  if (!p.feasible) return fmt::format("    {:<26} infeasible: {}\n", p.method->report.row_name(p), p.reason);
+  return p.method->report.row_text(p, a);
 }
 
 std::string analysis_text(const ContractionAnalysis& a, const Machine& machine, const ReportOptions& options) {
   std::string out;
-  for (const Method* m : methods()) out += m->analysis_note(a);
+  for (const Method* m : methods()) out += m->report.analysis_note(a);
   out += "  methods (model optimum over real tile counts; Gao et al. Tables 2-7, corrected):\n";
   out += fmt::format("    {:<26} {:<5} {:>4} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>10} {:>10} {:>11}\n", "method",
                      "order", "case", "It1", "It2", "Jt1", "Jt2", "Kt1", "Kt2", "V", "D", "time (s)");
@@ -74,9 +74,9 @@ std::string analysis_text(const ContractionAnalysis& a, const Machine& machine, 
   // One choice: the plan generated programs run (the least total time, compute stage and
   // stages 1 and 3; or the pinned plan), and why it beat the runner-up.
   out += "  " + choice_text(a) + "\n";
-  if (!a.plan.feasible) return out + plan_text(a, machine);
-  const Method& chosen = method_of(a.plan.plan);
-  const double moved = moved_bytes(a.plan.plan, a.plan.volumes, machine);  // exact, the fullest rank
+  if (!a.plan().feasible) return out + plan_text(a, machine);
+  const MethodReport& chosen = report_of(a.plan().plan);
+  const double moved = moved_bytes(a.plan().plan, a.plan().volumes, machine);  // exact, the fullest rank
   out += fmt::format(
       "  lower bound on data moved per rank (COSMA Theorem 1): {}; chosen moves {} ({} + V + disk writes), {:.3f}x\n",
       human_bytes(a.lower_bound_bytes_per_rank), human_bytes(moved), chosen.moved_label(),
@@ -88,11 +88,11 @@ nlohmann::json analysis_json(const ContractionAnalysis& a, const Machine& machin
   nlohmann::json j;
   j["lower_bound_bytes_per_rank"] = a.lower_bound_bytes_per_rank;
   j["methods"] = nlohmann::json::array();
-  for (const ModelPoint& p : a.methods) j["methods"].push_back(p.method->row_json(p, a));
+  for (const ModelPoint& p : a.methods) j["methods"].push_back(p.method->report.row_json(p, a));
   if (options.all_candidates) {
     j["candidates"] = nlohmann::json::array();
     for (const Candidate& c : a.candidates) {
-      nlohmann::json row = c.row.method->row_json(c.row, a);
+      nlohmann::json row = c.row.method->report.row_json(c.row, a);
       const PlannedCandidate& pc = c.plan;  // its integer plan, as the text's "integer plan:" line
       row["integer_plan"] = pc.feasible ? nlohmann::json{{"feasible", true},
                                                          {"text", pc.plan.to_string()},
@@ -104,8 +104,8 @@ nlohmann::json analysis_json(const ContractionAnalysis& a, const Machine& machin
     }
   }
   j["chosen"] = chosen_json(a);
-  j["fastest_row"] = a.fastest_row.feasible ? a.fastest_row.method->row_json(a.fastest_row, a) : nullptr;
-  for (const Method* m : methods()) m->analysis_json(a, j);
+  j["fastest_row"] = a.fastest_row.feasible ? a.fastest_row.method->report.row_json(a.fastest_row, a) : nullptr;
+  for (const Method* m : methods()) m->report.analysis_json(a, j);
   j["plan"] = plan_json(a, machine);
   return j;
 }
@@ -221,8 +221,8 @@ std::string dry_run_text(const ProgramPlan& plan) {
     if (analyses[i]) {
       const ContractionAnalysis& a = *analyses[i];
       out += analysis_text(a, *machine, options);
-      if (a.plan.feasible) {
-        total_s += a.plan.total_s();
+      if (a.plan().feasible) {
+        total_s += a.plan().total_s();
         bound_s += io_bound(a, *machine).time_s;
         ++planned;
       } else {
@@ -269,7 +269,7 @@ nlohmann::json dry_run_json(const ProgramPlan& plan) {
       if (analyses[i]) {
         const ContractionAnalysis& a = *analyses[i];
         c.update(analysis_json(a, *machine, options));
-        if (a.plan.feasible) total_s += a.plan.total_s(), bound_s += io_bound(a, *machine).time_s;
+        if (a.plan().feasible) total_s += a.plan().total_s(), bound_s += io_bound(a, *machine).time_s;
       }
       out["contractions"].push_back(c);
     } else {

@@ -32,7 +32,7 @@ std::string per_rank_text(const PlanVolumes& v) {
 }
 
 std::string wall_text(const ContractionAnalysis& a, const Machine& machine) {
-  const WallParts w = slowest_wall_parts(a.plan.plan, machine, a.plan.volumes);
+  const WallParts w = slowest_wall_parts(a.plan().plan, machine, a.plan().volumes);
   const std::string rate = fmt::format("{:g} GFLOP/s", machine.flops_per_s / 1e9);
   if (!w.overlap)
     return fmt::format(
@@ -86,7 +86,7 @@ nlohmann::json memory_json(const PlanMemory& memory, const Machine& machine) {
 }
 
 double moved_bytes(const Plan& plan, const PlanVolumes& v, const Machine& machine) {
-  const Method& method = method_of(plan);
+  const MethodModel& method = model_of(plan);
   double most = 0;
   for (std::size_t r = 0; r < v.disk_read_bytes.size(); ++r) {
     const double resident = method.resident_bytes(plan, static_cast<std::int64_t>(r), machine.element_size_bytes);
@@ -102,11 +102,11 @@ namespace {
 /// their tensors' files (direct tile I/O), unless declared or kept on the ranks.
 std::vector<std::string> direct_operands(const ContractionAnalysis& a) {
   std::vector<std::string> out;
-  if (method_of(a.plan.plan).reads_operands_directly(a.plan.plan)) {
+  if (model_of(a.plan().plan).reads_operands_directly(a.plan().plan)) {
     if (!a.declared.A) out.push_back("A");
     if (!a.declared.B) out.push_back("B");
   }
-  if (writes_result_directly(a.plan.plan, &a.declared)) out.push_back("C");
+  if (writes_result_directly(a.plan().plan, &a.declared)) out.push_back("C");
   return out;
 }
 
@@ -115,7 +115,7 @@ std::vector<std::string> direct_operands(const ContractionAnalysis& a) {
 /// The plan's redistribution line (Gao et al. §2.3 stages 1 and 3): through the tensor files
 /// as tcec runs them, or rank to rank from and to the declared distributions.
 std::string redistribution_text(const ContractionAnalysis& a) {
-  const PlanVolumes& r = a.plan.redistribution;
+  const PlanVolumes& r = a.plan().redistribution;
   const std::string declared = a.declared.which();
   const std::string how = declared.empty()        ? "through the tensor files"
                           : declared == "A, B, C" ? "declared distributions of A, B, C"
@@ -130,19 +130,19 @@ std::string redistribution_text(const ContractionAnalysis& a) {
       range_text(r.disk_write_bytes),
       moved ? fmt::format(", sent {}, received {}", range_text(r.comm_sent_bytes), range_text(r.comm_recv_bytes)) : "",
       r.disk_requests.empty() ? "" : fmt::format(", disk requests {}", range_text(r.disk_requests)), r.time_s,
-      a.plan.total_s());
+      a.plan().total_s());
 }
 
 std::string plan_text(const ContractionAnalysis& a, const Machine& machine) {
-  if (!a.plan.feasible) return fmt::format("  plan: none ({})\n", a.plan.reason);
-  return method_of(a.plan.plan).plan_section(a, machine) + redistribution_text(a) +
+  if (!a.plan().feasible) return fmt::format("  plan: none ({})\n", a.plan().reason);
+  return report_of(a.plan().plan).plan_section(a, machine) + redistribution_text(a) +
          io_bound_text(io_bound(a, machine)) + write_text(write_report(a, machine));
 }
 
 nlohmann::json plan_json(const ContractionAnalysis& a, const Machine& machine) {
-  if (!a.plan.feasible) return nullptr;
-  const Plan& p = a.plan.plan;
-  const PlanVolumes& v = a.plan.volumes;
+  if (!a.plan().feasible) return nullptr;
+  const Plan& p = a.plan().plan;
+  const PlanVolumes& v = a.plan().volumes;
   const TileCounts t = p.tile_counts();
   const TileBytes tb = tile_bytes(p, machine.element_size_bytes);
   auto dist = [](const GroupTiling& g) {
@@ -172,24 +172,24 @@ nlohmann::json plan_json(const ContractionAnalysis& a, const Machine& machine) {
                       {"time_s", v.time_s},
                       {"kernel_s", v.kernel_s},
                       {"wall_s", v.wall_s},
-                      {"model_time_s", a.plan_model.time_s},
+                      {"model_time_s", a.plan_row().time_s},
                       {"moved_bytes_per_rank", moved_bytes(p, v, machine)},
                       {"lower_bound_ratio", moved_bytes(p, v, machine) / a.lower_bound_bytes_per_rank},
                       {"redistribution",
-                       {{"disk_read_bytes", a.plan.redistribution.disk_read_bytes},
-                        {"disk_write_bytes", a.plan.redistribution.disk_write_bytes},
-                        {"comm_sent_bytes", a.plan.redistribution.comm_sent_bytes},
-                        {"comm_recv_bytes", a.plan.redistribution.comm_recv_bytes},
-                        {"disk_requests", a.plan.redistribution.disk_requests},
-                        {"time_s", a.plan.redistribution.time_s},
+                       {{"disk_read_bytes", a.plan().redistribution.disk_read_bytes},
+                        {"disk_write_bytes", a.plan().redistribution.disk_write_bytes},
+                        {"comm_sent_bytes", a.plan().redistribution.comm_sent_bytes},
+                        {"comm_recv_bytes", a.plan().redistribution.comm_recv_bytes},
+                        {"disk_requests", a.plan().redistribution.disk_requests},
+                        {"time_s", a.plan().redistribution.time_s},
                         {"accumulate", a.accumulate},
                         {"direct", direct_operands(a)},
                         {"declared", a.declared.which()}}},
-                      {"total_time_s", a.plan.total_s()}};
+                      {"total_time_s", a.plan().total_s()}};
   if (!v.page_faults.empty()) j["page_faults"] = v.page_faults;  // estimated, where counted (Machine::page_fault_s)
   j["io_bound"] = io_bound_json(io_bound(a, machine));
   j["writes"] = write_json(write_report(a, machine));
-  method_of(p).plan_json(a, machine, j);
+  report_of(p).plan_json(a, machine, j);
   return j;
 }
 

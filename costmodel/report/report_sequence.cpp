@@ -30,7 +30,7 @@ std::string handoff_text(const HandoffSequence& seq, const Machine& machine) {
   if (!any_contraction) return "";
   std::vector<std::string> readers = {"copy steps"};  // and the methods without a rank layout
   for (const Method* m : methods())
-    if (!m->has_layout()) readers.push_back(m->name());
+    if (!m->has_layout) readers.push_back(m->name);
   std::string store_readers = readers.front();
   for (std::size_t i = 1; i < readers.size(); ++i)
     store_readers += (i + 1 == readers.size() ? " and " : ", ") + readers[i];

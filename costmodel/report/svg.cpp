@@ -81,8 +81,8 @@ std::vector<Bar> bars_of(const ContractionAnalysis& a, const Machine& machine) {
   std::vector<const PlannedCandidate*> plans;
   for (const Candidate& candidate : a.candidates) plans.push_back(&candidate.plan);
   const bool listed = std::any_of(plans.begin(), plans.end(),
-                                  [&](const PlannedCandidate* c) { return c->feasible && c->plan == a.plan.plan; });
-  if (a.pinned && !listed) plans.push_back(&a.plan);  // a pinned plan no method proposed
+                                  [&](const PlannedCandidate* c) { return c->feasible && c->plan == a.plan().plan; });
+  if (a.pinned && !listed) plans.push_back(&a.plan());  // a pinned plan no method proposed
   for (const PlannedCandidate* candidate : plans) {
     const PlannedCandidate& c = *candidate;
     if (!c.feasible || c.volumes.disk_read_bytes.empty()) continue;
@@ -91,7 +91,7 @@ std::vector<Bar> bars_of(const ContractionAnalysis& a, const Machine& machine) {
     b.label = short_label(c.plan);
     b.parts[0] = w.disk, b.parts[1] = w.network, b.parts[2] = w.kernel, b.parts[3] = c.redistribution.time_s;
     b.total = c.total_s();
-    b.chosen = a.plan.feasible && c.plan == a.plan.plan;
+    b.chosen = a.plan().feasible && c.plan == a.plan().plan;
     out.push_back(std::move(b));
   }
   return out;
@@ -113,11 +113,11 @@ std::string dry_run_svg(const ProgramPlan& plan) {
                         s.loc.line, escape(s.source_text));
     y += 30;  // room for the bound's label above the bars
     if (bars.empty()) {
-      body += fmt::format("<text x=\"10\" y=\"{}\">no feasible plan: {}</text>\n", y + 12, escape(a.plan.reason));
+      body += fmt::format("<text x=\"10\" y=\"{}\">no feasible plan: {}</text>\n", y + 12, escape(a.plan().reason));
       y += 40;
       continue;
     }
-    const double bound = a.plan.feasible ? io_bound(a, machine).time_s : 0;
+    const double bound = a.plan().feasible ? io_bound(a, machine).time_s : 0;
     double most = bound;
     for (const Bar& b : bars) most = std::max({most, b.total, b.parts[0] + b.parts[1] + b.parts[2] + b.parts[3]});
     const double step = tick_step(most), axis_end = std::ceil(most / step) * step;

@@ -30,14 +30,14 @@ double plan_write_bytes(const PlannedCandidate& pc) {
 WriteReport write_report(const ContractionAnalysis& a, const Machine& machine) {
   WriteReport w;
   const IoBound b = io_bound(a, machine);
-  w.write_bytes = plan_write_bytes(a.plan);
+  w.write_bytes = plan_write_bytes(a.plan());
   // Carson et al. §II: the output must reside in slow memory at the end, so it is written once.
   w.write_bound_bytes = b.compulsory_write_bytes;
-  w.read_bytes = fullest(a.plan.volumes.disk_read_bytes, a.plan.redistribution.disk_read_bytes);
+  w.read_bytes = fullest(a.plan().volumes.disk_read_bytes, a.plan().redistribution.disk_read_bytes);
   w.read_bound_bytes = b.compulsory_read_bytes;
   w.max_writes = a.max_writes;
   w.unconstrained_s = a.unconstrained_s;
-  w.plan_s = a.plan.total_s();
+  w.plan_s = a.plan().total_s();
   return w;
 }
 
@@ -72,9 +72,9 @@ ProgramWrites program_writes(const ir::Program& program, const Machine& machine,
   };
   for (std::size_t i = 0; i < program.statements.size(); ++i) {
     if (i < analyses.size() && analyses[i]) {
-      if (!analyses[i]->plan.feasible) continue;
-      add(analyses[i]->plan.volumes.disk_write_bytes);
-      add(analyses[i]->plan.redistribution.disk_write_bytes);
+      if (!analyses[i]->plan().feasible) continue;
+      add(analyses[i]->plan().volumes.disk_write_bytes);
+      add(analyses[i]->plan().redistribution.disk_write_bytes);
     } else if (program.statements[i].operands.size() == 1) {
       add(copy_volumes(program, program.statements[i], machine).disk_write_bytes);
     }

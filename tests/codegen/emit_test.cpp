@@ -1,13 +1,13 @@
 // tests/codegen/emit_test.cpp — golden tests of the generated C++: examples/matmul.tce
 // with pinned plans (STYLE §7), checked line by line against the loop nests of
-// costmodel/schedules.h and the collectives of costmodel/methods/gao/simulate.cpp.
+// costmodel/schedules.h loop_nest() and the collectives of costmodel/methods/gao/simulate.cpp.
 #include <string>
 
 #include <gtest/gtest.h>
 
 #include "codegen/codegen.h"
 #include "costmodel/costmodel.h"
-#include "costmodel/method.h"
+#include "costmodel/method_model.h"
 #include "frontend/frontend.h"
 
 namespace {
@@ -41,7 +41,7 @@ std::string generate_pinned(const ir::Program& program, const std::string& plan_
   EXPECT_EQ(plans.size(), 1u);
   plans.at(0).plan = pinned_plan(program, plan_text);
   // How the pinned plan reaches the arrays is its method's, not the chosen plan's.
-  const costmodel::Method& method = costmodel::method_of(plans.at(0).plan);
+  const costmodel::MethodModel& method = costmodel::model_of(plans.at(0).plan);
   plans.at(0).direct_A = plans.at(0).direct_B = method.reads_operands_directly(plans.at(0).plan);
   plans.at(0).direct_C = method.writes_result_directly(plans.at(0).plan);
   plans.at(0).volumes = costmodel::plan_volumes(plans.at(0).plan, machine);
@@ -67,7 +67,7 @@ std::string excerpt(const std::string& text, const std::string& first, const std
 // From the tile-count constants to the end of the compute lambda.
 std::string nest_of(const std::string& text) { return excerpt(text, "const std::int64_t", "  });"); }
 
-// Gao et al. §3 order CAB with Cannon inside: the brief's (and schedules.h's) nest.
+// Gao et al. §3 order CAB with Cannon inside: the brief's (and loop_nest()'s) nest.
 TEST(Emit, InsideRotationCAB) {
   const std::string text =
       matmul_with("inside-rotation order=CAB P=4 I=i:2x1 J=j:2x3 K=k:2x1 dist=i,j,k split=optimal");

@@ -69,8 +69,8 @@ TEST(ProgramPlan, OneChosenLineNamesTheEmittedPlan) {
   EXPECT_EQ(text.find("emitted instead"), std::string::npos) << text;
   for (std::size_t i = 0; i < 2; ++i) {
     const ContractionAnalysis& a = *plan.analysis->analyses[i];
-    ASSERT_TRUE(a.plan.feasible);
-    EXPECT_NE(text.find("  plan: " + a.plan.plan.to_string() + "\n"), std::string::npos) << text;
+    ASSERT_TRUE(a.plan().feasible);
+    EXPECT_NE(text.find("  plan: " + a.plan().plan.to_string() + "\n"), std::string::npos) << text;
     EXPECT_NE(text.find("  " + choice_text(a) + "\n"), std::string::npos) << text;
     const nlohmann::json chosen = dry_run_json(plan)["contractions"][i]["chosen"];
     EXPECT_EQ(chosen["choice"], choice_text(a).substr(8));
@@ -89,7 +89,7 @@ TEST(ProgramPlan, PinnedPlanReplacesTheChoice) {
   ASSERT_EQ(plan.statements.size(), 2u);
   EXPECT_EQ(plan.statements[0].plan.to_string(), pin);
   const ContractionAnalysis& a = *plan.analysis->analyses[0];
-  EXPECT_TRUE(a.pinned);
+  EXPECT_TRUE(a.pinned.has_value());
   const std::string text = dry_run_text(plan);
   EXPECT_NE(text.find("  plan: " + pin + "\n"), std::string::npos) << text;
   EXPECT_NE(text.find("  chosen: inside rotation, order ABC: "), std::string::npos) << text;

@@ -26,6 +26,7 @@
 #include "runtime/comm/comm.h"
 #include "runtime/program/main_guard.h"
 #include "runtime/program/options.h"
+#include "tools/diagnostics.h"
 
 namespace {
 
@@ -85,13 +86,14 @@ void write_atomically(const std::string& path, const std::string& text) {
   {
     std::ofstream out(temp);
     out << text;
-    if (!out.flush()) throw tcert::Error("cannot write " + temp);
+    if (!out.flush()) throw tcert::Error(tcec::tools::message_text(tcec::tools::ToolDiag::err_calibrate_write, temp));
   }
   std::error_code error;
   std::filesystem::rename(temp, path, error);
   if (error) {
     std::filesystem::remove(temp);
-    throw tcert::Error("cannot rename " + temp + " to " + path + ": " + error.message());
+    throw tcert::Error(
+        tcec::tools::message_text(tcec::tools::ToolDiag::err_calibrate_rename, temp, path, error.message()));
   }
 }
 
@@ -143,7 +145,7 @@ Measured start_measured(const tcert::Context& ctx, const Args& a, int local) {
   m.processors = ctx.size();
   if (!a.memory.empty()) {
     const std::optional<std::uint64_t> bytes = parse_size(a.memory);
-    if (!bytes) throw tcert::Error("--memory expects a size such as '64 MB', got '" + a.memory + "'");
+    if (!bytes) throw tcert::Error(tcec::tools::message_text(tcec::tools::ToolDiag::err_calibrate_memory, a.memory));
     m.memory_bytes = *bytes, m.memory_how = "per rank for tiles, from --memory";
   } else {
     m.memory_bytes = std::min<std::uint64_t>(available_memory() / static_cast<std::uint64_t>(4 * local), 1000000000);
@@ -164,7 +166,7 @@ Measured start_measured(const tcert::Context& ctx, const Args& a, int local) {
 
 /// Rank 0 prints "tcec-calibrate: WHAT" (stderr).
 void report(const tcert::Context& ctx, const std::string& what) {
-  if (ctx.rank() == 0) std::fprintf(stderr, "tcec-calibrate: %s\n", what.c_str());
+  if (ctx.rank() == 0) tcec::tools::report_plain("tcec-calibrate", tcec::tools::ToolDiag::err_formed, what);
 }
 
 /// Measures the disk past the page cache (device.h) in `scratch` into m.device, reporting it.
@@ -249,7 +251,9 @@ int main(int argc, char** argv) {
     ctx.check_all([&] {  // as generated programs make their --scratch DIR
       std::error_code ec;
       std::filesystem::create_directories(a.scratch, ec);
-      if (ec) throw tcert::Error(fmt::format("cannot create the scratch directory {}: {}", a.scratch, ec.message()));
+      if (ec)
+        throw tcert::Error(
+            tcec::tools::message_text(tcec::tools::ToolDiag::err_calibrate_scratch, a.scratch, ec.message()));
     });
     const int local = ranks_on_node(ctx);
     Measured m = start_measured(ctx, a, local);

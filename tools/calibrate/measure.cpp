@@ -20,6 +20,7 @@
 #include "runtime/storage/io_worker.h"
 #include "runtime/storage/mapped_walk.h"
 #include "runtime/storage/npy.h"
+#include "tools/diagnostics.h"
 
 namespace tcec::calibrate {
 
@@ -211,7 +212,7 @@ OverlapFigures measure_overlap(const tcert::Context& ctx, const std::string& dir
   const std::uint64_t elems = std::max<std::uint64_t>(bytes / 8 / kRequestElems, 1) * kRequestElems;
   std::unique_ptr<double, decltype(&std::free)> buf(
       static_cast<double*>(std::aligned_alloc(kDirectAlignBytes, 8 * kRequestElems)), &std::free);
-  if (!buf) throw tcert::Error("out of memory for the overlap measurement's buffer");
+  if (!buf) throw tcert::Error(tcec::tools::message_text(tcec::tools::ToolDiag::err_calibrate_buffer));
   std::fill_n(buf.get(), kRequestElems, 1.0);
   tcert::DiskFile file(
       dir + "/calibrate-overlap-rank" + std::to_string(ctx.rank()) + (direct ? "-direct" : "") + ".bin", direct);

@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "tools/diagnostics.h"
+
 namespace tcec::ccsd {
 
 Equations load_equations(const std::string& path) {
@@ -18,9 +20,10 @@ Equations load_equations(const std::string& path) {
     return {kBuiltinEquationsName, std::move(text), fmt::format("built-in {:016x}", hash)};
   }
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(fmt::format("cannot read the equations {}", path));
+  if (!in) throw std::runtime_error(tcec::tools::message_text(tcec::tools::ToolDiag::err_ccsd_read_equations, path));
   std::string text(std::istreambuf_iterator<char>(in), {});
-  if (in.bad()) throw std::runtime_error(fmt::format("cannot read the equations {}", path));
+  if (in.bad())
+    throw std::runtime_error(tcec::tools::message_text(tcec::tools::ToolDiag::err_ccsd_read_equations, path));
   return {path, std::move(text), std::filesystem::absolute(path).string()};
 }
 

@@ -12,6 +12,7 @@
 
 #include "runtime/base/error.h"
 #include "runtime/storage/npy.h"
+#include "tools/diagnostics.h"
 
 namespace tcec::ccsd {
 
@@ -20,7 +21,7 @@ namespace {
 /// A square dataset `name` of an HDF5 file, whole (row-major), and its extent.
 std::vector<double> read_square(const std::string& path, const std::string& name, std::int64_t* n) {
   const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-  if (f < 0) throw tcert::Error(fmt::format("cannot open the integrals {}", path));
+  if (f < 0) throw tcert::Error(tcec::tools::message_text(tcec::tools::ToolDiag::err_ccsd_open_integrals, path));
   const hid_t d = H5Dopen2(f, name.c_str(), H5P_DEFAULT);
   std::vector<double> out;
   hsize_t dims[2] = {0, 0};
@@ -35,7 +36,7 @@ std::vector<double> read_square(const std::string& path, const std::string& name
   if (d >= 0) H5Dclose(d);
   H5Fclose(f);
   if (!square || out.size() != dims[0] * dims[1])
-    throw tcert::Error(fmt::format("the integrals {} have no square float64 dataset {}", path, name));
+    throw tcert::Error(tcec::tools::message_text(tcec::tools::ToolDiag::err_ccsd_integrals_dataset, path, name));
   *n = static_cast<std::int64_t>(dims[0]);
   return out;
 }
@@ -52,7 +53,7 @@ Integrals::Integrals(std::string path) : path_(std::move(path)) {
     return;
   }
   std::ifstream in(std::filesystem::path(path_) / "meta.json");
-  if (!in) throw tcert::Error(fmt::format("cannot read {}/meta.json", path_));
+  if (!in) throw tcert::Error(tcec::tools::message_text(tcec::tools::ToolDiag::err_ccsd_read_meta, path_));
   const nlohmann::json meta = nlohmann::json::parse(in);
   O_ = meta.at("O").get<std::int64_t>(), V_ = meta.at("V").get<std::int64_t>();
 }
@@ -73,7 +74,8 @@ std::vector<double> Integrals::diagonal(const std::string& name) const {
   const std::string file = fmt::format("{}/{}.npy", path_, name);
   const tcert::NpyReader f(file);
   const std::vector<std::uint64_t>& shape = f.header().shape;
-  if (shape.size() != 2 || shape[0] != shape[1]) throw tcert::Error(fmt::format("{} is not a square matrix", file));
+  if (shape.size() != 2 || shape[0] != shape[1])
+    throw tcert::Error(tcec::tools::message_text(tcec::tools::ToolDiag::err_ccsd_not_square, file));
   for (std::uint64_t i = 0; i < shape[0]; ++i) d.push_back(f.data()[i * shape[0] + i]);
   return d;
 }

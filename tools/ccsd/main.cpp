@@ -65,12 +65,14 @@ double seconds_since(Clock::time_point t0) { return std::chrono::duration<double
 
 double read_scalar(const std::string& path) {
   const tcert::NpyReader f(path);
-  if (f.size() != 1) throw tcert::Error(fmt::format("{} holds {} elements, not one", path, f.size()));
+  if (f.size() != 1)
+    throw tcert::Error(tcec::tools::message_text(tcec::tools::ToolDiag::err_ccsd_not_scalar, path, f.size()));
   return f.data()[0];
 }
 
 void check(const tcert::Status& status, const char* what) {
-  if (!status) throw tcert::Error(fmt::format("{}: {}", what, status.message()));
+  if (!status)
+    throw tcert::Error(tcec::tools::message_text(tcec::tools::ToolDiag::err_ccsd_status, what, status.message()));
 }
 
 /// What a checkpoint must match to be resumed: the molecule's integrals, the equations (the
@@ -93,7 +95,7 @@ void write_json_atomically(const fs::path& path, const nlohmann::json& doc) {
   {
     std::ofstream out(temporary, std::ios::trunc);
     out << doc.dump(1) << "\n";
-    if (!out) throw tcert::Error(fmt::format("cannot write {}", temporary.string()));
+    if (!out) throw tcert::Error(tcec::tools::message_text(tcec::tools::ToolDiag::err_ccsd_write, temporary.string()));
   }
   fs::rename(temporary, path);
 }
@@ -125,9 +127,8 @@ std::unique_ptr<tcert::FileLock> lock_scratch(const Workspace& ws, int rank, MPI
   std::unique_ptr<tcert::FileLock> lock;
   if (rank == 0) {
     fs::create_directories(ws.base);
-    lock = std::make_unique<tcert::FileLock>(
-        (ws.base / "tcec-ccsd.lock").string(),
-        "another tcec-ccsd run on this scratch directory, still running or its ranks not yet ended");
+    lock = std::make_unique<tcert::FileLock>((ws.base / "tcec-ccsd.lock").string(),
+                                             tcec::tools::message_text(tcec::tools::ToolDiag::err_ccsd_scratch_locked));
   }
   MPI_Barrier(comm);  // no rank touches the work directory before rank 0 holds it
   return lock;
@@ -140,12 +141,13 @@ nlohmann::json read_checkpoint(const Workspace& ws, const nlohmann::json& me) {
   std::ifstream in(ws.checkpoint);
   if (!in)
     throw tcert::Error(
-        fmt::format("cannot resume: no checkpoint {} (run without --resume first)", ws.checkpoint.string()));
+        tcec::tools::message_text(tcec::tools::ToolDiag::err_ccsd_no_checkpoint, ws.checkpoint.string()));
   nlohmann::json saved = nlohmann::json::parse(in);
   for (const auto& [key, value] : me.items())
     if (saved.at("identity").at(key) != value)
-      throw tcert::Error(fmt::format("cannot resume from {}: it was made for another {} ({} there, {} now)",
-                                     ws.checkpoint.string(), key, saved.at("identity").at(key).dump(), value.dump()));
+      throw tcert::Error(tcec::tools::message_text(tcec::tools::ToolDiag::err_ccsd_other_checkpoint,
+                                                   ws.checkpoint.string(), key, saved.at("identity").at(key).dump(),
+                                                   value.dump()));
   return saved;
 }
 
@@ -162,11 +164,12 @@ void prepare_directories(const Workspace& ws, bool resume, int rank, MPI_Comm co
 /// Prints (stderr) how long the residuals took to plan and compile, and their flops per iteration.
 void print_residuals(const Residuals& residuals, std::int64_t O, std::int64_t V, const std::string& cache,
                      double seconds) {
-  std::fprintf(stderr, "tcec-ccsd: O = %lld, V = %lld; residuals planned and compiled (or found in %s) in %.1f s\n",
-               static_cast<long long>(O), static_cast<long long>(V), cache.c_str(), seconds);
-  std::fprintf(stderr, "tcec-ccsd: %.6g flops per iteration in the contractions (T1 %.6g, T2 %.6g, energy %.6g)\n",
-               residuals.flops(Residuals::T1) + residuals.flops(Residuals::T2) + residuals.flops(Residuals::Energy),
-               residuals.flops(Residuals::T1), residuals.flops(Residuals::T2), residuals.flops(Residuals::Energy));
+  using tcec::tools::ToolDiag;
+  tcec::tools::report_plain("tcec-ccsd", ToolDiag::note_ccsd_residuals, O, V, cache, seconds);
+  tcec::tools::report_plain(
+      "tcec-ccsd", ToolDiag::note_ccsd_flops,
+      residuals.flops(Residuals::T1) + residuals.flops(Residuals::T2) + residuals.flops(Residuals::Energy),
+      residuals.flops(Residuals::T1), residuals.flops(Residuals::T2), residuals.flops(Residuals::Energy));
 }
 
 /// The integrals' files by the residuals' input names: f_hh … f_pp and v_hhhh … v_pppp.
@@ -199,7 +202,8 @@ State start_state(const Args& a, const nlohmann::json& saved, const VectorOps& o
   s.energy = saved.at("energy").get<double>();
   s.t = {saved.at("t").at(0).get<std::string>(), saved.at("t").at(1).get<std::string>()};
   diis.restore(saved.at("diis"));
-  if (rank == 0 && !a.quiet) std::fprintf(stderr, "tcec-ccsd: resuming after iteration %d\n", s.first - 1);
+  if (rank == 0 && !a.quiet)
+    tcec::tools::report_plain("tcec-ccsd", tcec::tools::ToolDiag::note_ccsd_resuming, s.first - 1);
   return s;
 }
 

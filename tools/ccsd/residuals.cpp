@@ -19,6 +19,7 @@
 #include "frontend/frontend.h"
 #include "ir/ir.h"
 #include "runtime/base/error.h"
+#include "tools/diagnostics.h"
 
 namespace tcec::ccsd {
 
@@ -44,13 +45,14 @@ Emitted emit_section(const Equations& equations, const char* section, std::int64
   options.machine = machine;
   const frontend::Result parsed = frontend::parse_source(equations.name, equations.text, options);
   if (!parsed.ok())
-    throw tcert::Error(fmt::format("{} of {}:\n{}", section, equations.name, parsed.diagnostics.render()));
+    throw tcert::Error(tcec::tools::message_text(tcec::tools::ToolDiag::err_ccsd_equations_invalid, section,
+                                                 equations.name, parsed.diagnostics.render()));
   const codegen::Generated g =
       codegen::generate(*parsed.program, costmodel::PlanOptions{}, {section, codegen::EmitForm::Library});
   if (!g.ok()) {
     std::string text;
     for (const codegen::Diagnostic& d : g.diagnostics) text += fmt::format("\n  {}", d.message);
-    throw tcert::Error(fmt::format("{}: tcec cannot generate it:{}", section, text));
+    throw tcert::Error(tcec::tools::message_text(tcec::tools::ToolDiag::err_ccsd_cannot_generate, section, text));
   }
   Emitted out{g.header, g.source, {}, 0};
   for (const ir::Tensor& t : parsed.program->tensors)
@@ -140,7 +142,7 @@ Built build(std::int64_t O, std::int64_t V, const Equations& equations, const st
   command.insert(command.end(), {"-o", temporary});
   std::string output;
   if (codegen::run_command(command, &output) != 0)
-    throw tcert::Error(fmt::format("compiling the residual functions in {} failed:\n{}", dir.string(), output));
+    throw tcert::Error(tcec::tools::message_text(tcec::tools::ToolDiag::err_ccsd_compile_failed, dir.string(), output));
   fs::rename(temporary, object);
   return out;
 }
@@ -175,10 +177,10 @@ Residuals::Residuals(MPI_Comm comm, std::int64_t O, std::int64_t V, const Equati
     flops_[w] = std::stod(bcast_string(comm, flops[w]));
   }
   handle_ = dlopen(object.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!handle_) throw tcert::Error(fmt::format("cannot load {}: {}", object, dlerror()));
+  if (!handle_) throw tcert::Error(tcec::tools::message_text(tcec::tools::ToolDiag::err_ccsd_load, object, dlerror()));
   using Table = void (*)(tcert::GeneratedFunction*);
   auto table = reinterpret_cast<Table>(dlsym(handle_, "tcec_ccsd_functions"));
-  if (!table) throw tcert::Error(fmt::format("{} has no tcec_ccsd_functions", object));
+  if (!table) throw tcert::Error(tcec::tools::message_text(tcec::tools::ToolDiag::err_ccsd_no_functions, object));
   table(functions_);
 }
 

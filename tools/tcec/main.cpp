@@ -343,14 +343,14 @@ int main(int argc, char** argv) {
       plan = tcec::costmodel::make_plan(*program, machine, report);
     if (args.print_after == "plan")
       std::cout << (machine ? tcec::costmodel::plan_lines(*plan)
-                            : std::string("no plan: no machine (add a machine block or --machine FILE)\n"))
+                            : tcec::tools::message_text(ToolDiag::note_no_plan_without_machine) + "\n")
                 << std::flush;
     if (args.dry_run) return print_dry_run(args, *plan);
     if (!args.output_dir.empty()) return emit_program(args, *plan);
-    std::fprintf(stderr, "tcec: %s: no errors; pass --dry-run to see the analysis\n", args.file.c_str());
+    tcec::tools::report_plain("tcec", ToolDiag::note_no_errors, args.file);
     return 0;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "tcec: internal error: %s\n", e.what());
+    tcec::tools::report_plain("tcec", ToolDiag::err_internal, e.what());
     return 2;
   }
 }

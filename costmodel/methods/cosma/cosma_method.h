@@ -1,10 +1,13 @@
-// costmodel/methods/cosma/cosma_method.h — (private) COSMA as a Method (method.h): its plan
-// part is a CosmaGrid, its schedule and exact volumes are those of cosma.h
-// (cosma_method.cpp, cosma_report.cpp).
+// costmodel/methods/cosma/cosma_method.h — (private) COSMA as the registry's three parts
+// (method.h): its plan part is a CosmaGrid, its schedule and exact volumes are those of cosma.h
+// (model: cosma_model.cpp; plan codec: cosma_codec.cpp; report: cosma_report.cpp; the
+// registry entry: cosma_method.cpp).
 #pragma once
 
-#include "costmodel/method.h"
+#include "costmodel/method_model.h"
+#include "costmodel/method_report.h"
 #include "costmodel/methods/cosma/cosma.h"
+#include "costmodel/plan_codec.h"
 
 namespace tcec::costmodel {
 
@@ -16,24 +19,9 @@ struct CosmaDetail final : MethodDetail {
   CosmaStrategy strategy;
 };
 
-class CosmaMethod final : public Method {
+class CosmaModel final : public MethodModel {
  public:
-  std::string name() const override { return "cosma"; }
-  std::string family() const override { return "cosma"; }
-  bool has_order() const override { return false; }
-  /// Its blocked layout (contiguous pieces of row-major slices) is not a TensorLayout.
-  bool has_layout() const override { return false; }
-  bool owns(const Plan& plan) const override;
-  /// Its infeasibility (a grid that does not fit) is reported only when it was forced.
-  bool states_infeasibility() const override { return false; }
-
   void analyze(MethodAnalysis& ctx) const override;
-
-  void start_plan(Plan* plan) const override;
-  std::string plan_text(const Plan& plan) const override;
-  std::vector<std::string> fields() const override;
-  bool parse_field(std::string_view key, std::string_view value, Plan* plan, std::string* error) const override;
-  bool check_valid(const Plan& plan, const Machine& machine, std::string* reason) const override;
   PlanVolumes volumes(const Plan& plan, const Machine& machine, std::int64_t first_rank,
                       std::int64_t end_rank) const override;
   PlanVolumes walk(const Plan& plan, const Machine& machine) const override;
@@ -50,7 +38,20 @@ class CosmaMethod final : public Method {
   /// pass (runtime/methods/cosma/cosma.cpp load() and finish()).
   std::vector<std::uint64_t> stage_requests(const Plan& plan, const StageAccess& access) const override;
   double resident_bytes(const Plan& plan, std::int64_t rank, double element_size_bytes) const override;
+};
 
+class CosmaCodec final : public PlanCodec {
+ public:
+  bool owns(const Plan& plan) const override;
+  void start_plan(Plan* plan) const override;
+  std::string plan_text(const Plan& plan) const override;
+  std::vector<std::string> fields() const override;
+  bool parse_field(std::string_view key, std::string_view value, Plan* plan, std::string* error) const override;
+  bool check_valid(const Plan& plan, const Machine& machine, std::string* reason) const override;
+};
+
+class CosmaReport final : public MethodReport {
+ public:
   std::string row_name(const ModelPoint&) const override { return "cosma"; }
   std::string describe_row(const ModelPoint&) const override { return "cosma"; }
   std::string describe_plan(const Plan&) const override { return "cosma"; }
@@ -72,7 +73,8 @@ class CosmaMethod final : public Method {
   const CosmaStrategy& strategy(const ContractionAnalysis& a) const;
 };
 
-/// The registry's cosma.
+/// The registry's cosma: its blocked layout (contiguous pieces of row-major slices) is not a
+/// TensorLayout, and its infeasibility (a grid that does not fit) is reported only when forced.
 const Method& cosma_method();
 
 }  // namespace tcec::costmodel

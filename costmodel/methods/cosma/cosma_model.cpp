@@ -1,14 +1,11 @@
-// costmodel/methods/cosma/cosma_method.cpp — COSMA (Kwasniewski et al., seed 000; cosma.h) as a
-// Method (method.h): its analysis (the fitted strategy and its exact schedule), plan text,
-// buffers, validity and volumes. Its report is in cosma_report.cpp.
+// costmodel/methods/cosma/cosma_model.cpp — COSMA's model (Kwasniewski et al., seed 000; cosma.h;
+// method_model.h): its analysis (the fitted strategy and its exact schedule), buffers, volumes
+// and stages 1 and 3. Its plan codec is cosma_codec.cpp, its report cosma_report.cpp.
 #include "costmodel/methods/cosma/cosma_method.h"
-
-#include <fmt/format.h>
 
 #include "costmodel/analysis.h"
 #include "costmodel/methods/pass_runs.h"
 #include "costmodel/partition.h"
-#include "costmodel/plan_text.h"
 #include "costmodel/reasons.h"
 
 namespace tcec::costmodel {
@@ -28,46 +25,9 @@ TileBytes cosma_buffers(const Plan& plan, double element_size_bytes) {
   return {buffers * e * bm * slice, buffers * e * bn * slice, e * bm * bn};
 }
 
-/// Cosma's grid and rounds (plan.h check_valid()); memory is checked by the caller.
-bool check_cosma(const Plan& plan, std::string* reason) {
-  const CosmaGrid& g = cosma_grid(plan);
-  const std::int64_t extents[] = {plan.I.extent(), plan.J.extent(), plan.K.extent()};
-  const std::int64_t parts[] = {g.pm, g.pn, g.pk};
-  const char* names[] = {"pm", "pn", "pk"};
-  for (int i = 0; i < 3; ++i) {
-    if (parts[i] >= 1 && parts[i] <= extents[i]) continue;
-    if (reason)
-      *reason =
-          reason_text(ReasonId::cosma_grid_extent, names[i], parts[i], "IJK"[i], extents[i], names[i], extents[i]);
-    return false;
-  }
-  if (g.used() > plan.processors) {
-    if (reason) *reason = reason_text(ReasonId::cosma_grid_ranks, g.pm, g.pn, g.pk, g.used(), plan.processors);
-    return false;
-  }
-  const std::int64_t fewest_k = extents[2] / g.pk;  // the fewest K columns a rank of the grid holds
-  if (g.rounds < 1 || g.rounds > fewest_k) {
-    if (reason) *reason = reason_text(ReasonId::cosma_rounds, g.rounds, fewest_k);
-    return false;
-  }
-  return true;
-}
-
-// "2x1x3" into the cosma grid.
-bool parse_grid(std::string_view text, CosmaGrid* g, std::string* error) {
-  auto parts = split_text(text, 'x');
-  if (parts.size() == 3 && parse_int(parts[0], &g->pm) && parse_int(parts[1], &g->pn) && parse_int(parts[2], &g->pk) &&
-      g->pm >= 1 && g->pn >= 1 && g->pk >= 1)
-    return true;
-  *error = fmt::format("expected grid=PMxPNxPK with positive integers, got '{}'", text);
-  return false;
-}
-
 }  // namespace
 
-bool CosmaMethod::owns(const Plan& plan) const { return std::holds_alternative<CosmaGrid>(plan.method); }
-
-void CosmaMethod::analyze(MethodAnalysis& ctx) const {
+void CosmaModel::analyze(MethodAnalysis& ctx) const {
   const ContractionAnalysis& a = ctx.analysis();
   const Machine& machine = ctx.machine();
   const Groups& groups = ctx.groups();
@@ -76,7 +36,7 @@ void CosmaMethod::analyze(MethodAnalysis& ctx) const {
   detail->strategy =
       cosma_strategy(a.gemm.extent_I, a.gemm.extent_J, a.gemm.extent_K, machine.processors, S, -1, ctx.options().split);
   const CosmaStrategy& s = detail->strategy;
-  ctx.keep_detail(*this, detail);
+  ctx.keep_detail(detail);
   PlannedCandidate pc;
   pc.plan = {machine.processors, groups.I, groups.J, groups.K, ctx.options().split, a.accumulate, s.grid};
   pc.feasible = s.feasible;
@@ -88,49 +48,27 @@ void CosmaMethod::analyze(MethodAnalysis& ctx) const {
                                  : reason_text(ReasonId::cosma_declared_distribution, declared);
   }
   if (pc.feasible) pc.volumes = plan_volumes(pc.plan, machine);
-  const ModelPoint point = exact_row(*this, pc, machine);
+  const ModelPoint point = exact_row(pc, machine);
   ctx.add_row(point);
-  const bool allowed = ctx.allows(*this, std::nullopt);
+  const bool allowed = ctx.allows(std::nullopt);
   if (allowed && pc.feasible) pc.redistribution = redistribution_volumes(pc.plan, machine, a.accumulate);
-  ctx.add_candidate(*this, point, pc, allowed);
+  ctx.add_candidate(point, pc, allowed);
 }
 
-void CosmaMethod::start_plan(Plan* plan) const { plan->method = CosmaGrid{}; }
-
-std::string CosmaMethod::plan_text(const Plan& plan) const {
-  const CosmaGrid& g = cosma_grid(plan);
-  return fmt::format("cosma grid={}x{}x{} rounds={} P={} split={}", g.pm, g.pn, g.pk, g.rounds, plan.processors,
-                     split_name(plan.split));
-}
-
-std::vector<std::string> CosmaMethod::fields() const { return {"grid", "rounds"}; }
-
-bool CosmaMethod::parse_field(std::string_view key, std::string_view value, Plan* plan, std::string* error) const {
-  CosmaGrid& g = std::get<CosmaGrid>(plan->method);
-  if (key == "grid") return parse_grid(value, &g, error);
-  if (parse_int(value, &g.rounds) && g.rounds >= 1) return true;  // rounds
-  *error = fmt::format("rounds must be a positive integer, got '{}'", value);
-  return false;
-}
-
-bool CosmaMethod::check_valid(const Plan& plan, const Machine& machine, std::string* reason) const {
-  return check_cosma(plan, reason) && fits_memory_exact(plan, machine, reason);
-}
-
-PlanVolumes CosmaMethod::volumes(const Plan& plan, const Machine& machine, std::int64_t first_rank,
-                                 std::int64_t end_rank) const {
+PlanVolumes CosmaModel::volumes(const Plan& plan, const Machine& machine, std::int64_t first_rank,
+                                std::int64_t end_rank) const {
   return cosma_volumes(cosma_grid(plan), plan.I.extent(), plan.J.extent(), plan.K.extent(), machine, first_rank,
                        end_rank);
 }
 
-std::vector<std::uint64_t> CosmaMethod::disk_requests(const Plan& plan, const ArrayAccess&) const {
+std::vector<std::uint64_t> CosmaModel::disk_requests(const Plan& plan, const ArrayAccess&) const {
   std::vector<std::uint64_t> out;  // the tensors' files are read in stage 1 only
   for (std::int64_t rank = 0; rank < plan.processors; ++rank)
     out.push_back(cosma_rank_words(cosma_grid(plan), plan.I.extent(), plan.J.extent(), plan.K.extent(), rank).requests);
   return out;
 }
 
-std::vector<std::uint64_t> CosmaMethod::stage_requests(const Plan& plan, const StageAccess& s) const {
+std::vector<std::uint64_t> CosmaModel::stage_requests(const Plan& plan, const StageAccess& s) const {
   using i64 = std::int64_t;
   constexpr i64 kLoadChunkElems = i64{1} << 16;  // runtime/methods/cosma/cosma.cpp kChunk: one write per chunk
   const CosmaGrid g = cosma_grid(plan);
@@ -186,7 +124,7 @@ std::vector<std::uint64_t> CosmaMethod::stage_requests(const Plan& plan, const S
   return out;
 }
 
-double CosmaMethod::rank_flops(const Plan& plan, std::int64_t rank) const {
+double CosmaModel::rank_flops(const Plan& plan, std::int64_t rank) const {
   const CosmaGrid g = cosma_grid(plan);
   if (rank >= g.used()) return 0;  // idle
   const std::int64_t x = rank / (g.pn * g.pk), y = rank / g.pk % g.pn, z = rank % g.pk;
@@ -194,7 +132,7 @@ double CosmaMethod::rank_flops(const Plan& plan, std::int64_t rank) const {
          static_cast<double>(piece(plan.J.extent(), g.pn, y)) * static_cast<double>(piece(plan.K.extent(), g.pk, z));
 }
 
-double CosmaMethod::kernel_efficiency(const Plan& plan, const Machine& machine, std::int64_t rank) const {
+double CosmaModel::kernel_efficiency(const Plan& plan, const Machine& machine, std::int64_t rank) const {
   // A round multiplies the rank's local domain over its round's share of the K columns.
   const CosmaGrid g = cosma_grid(plan);
   if (rank >= g.used()) return 1;  // idle
@@ -204,19 +142,19 @@ double CosmaMethod::kernel_efficiency(const Plan& plan, const Machine& machine, 
                          static_cast<double>(piece(plan.K.extent(), g.pk, z)) / static_cast<double>(g.rounds), machine);
 }
 
-PlanVolumes CosmaMethod::walk(const Plan& plan, const Machine& machine) const {
+PlanVolumes CosmaModel::walk(const Plan& plan, const Machine& machine) const {
   return cosma_walk(cosma_grid(plan), plan.I.extent(), plan.J.extent(), plan.K.extent(), machine);
 }
 
-TileBytes CosmaMethod::tile_bytes(const Plan& plan, double element_size_bytes) const {
+TileBytes CosmaModel::tile_bytes(const Plan& plan, double element_size_bytes) const {
   return cosma_buffers(plan, element_size_bytes);
 }
 
-std::vector<MemoryPart> CosmaMethod::memory_parts(const Plan&, const TileBytes& t) const {
+std::vector<MemoryPart> CosmaModel::memory_parts(const Plan&, const TileBytes& t) const {
   return {{"C block", t.C, false}, {"A slices", t.A, false}, {"B slices", t.B, false}};
 }
 
-StageElements CosmaMethod::stage_elements(const Plan& plan, std::int64_t rank) const {
+StageElements CosmaModel::stage_elements(const Plan& plan, std::int64_t rank) const {
   StageElements out;
   const CosmaGrid& g = cosma_grid(plan);
   const CosmaRankWords w = cosma_rank_words(g, plan.I.extent(), plan.J.extent(), plan.K.extent(), rank);
@@ -232,15 +170,10 @@ StageElements CosmaMethod::stage_elements(const Plan& plan, std::int64_t rank) c
   return out;
 }
 
-double CosmaMethod::resident_bytes(const Plan& plan, std::int64_t rank, double element_size_bytes) const {
+double CosmaModel::resident_bytes(const Plan& plan, std::int64_t rank, double element_size_bytes) const {
   // Own pieces loaded straight into the slice buffers from the operands' files (cosma.h).
   const CosmaRankWords w = cosma_rank_words(cosma_grid(plan), plan.I.extent(), plan.J.extent(), plan.K.extent(), rank);
   return static_cast<double>(w.owned - w.read) * element_size_bytes;
-}
-
-const Method& cosma_method() {
-  static const CosmaMethod kMethod;
-  return kMethod;
 }
 
 }  // namespace tcec::costmodel

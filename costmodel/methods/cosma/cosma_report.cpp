@@ -1,29 +1,30 @@
-// costmodel/methods/cosma/cosma_report.cpp — cosma's parts of the dry-run report (text and
-// JSON): its row (grid and rounds), the "chosen:" line with why it wins, the strategy and the
-// plan section.
+// costmodel/methods/cosma/cosma_report.cpp — cosma's report (method_report.h): its parts of the
+// dry-run report (text and JSON): its row (grid and rounds), the "chosen:" line with why it
+// wins, the strategy and the plan section.
 #include <algorithm>
 
 #include <fmt/format.h>
 
 #include "costmodel/analysis.h"
 #include "costmodel/methods/cosma/cosma_method.h"
+#include "costmodel/reasons.h"
 
 namespace tcec::costmodel {
 
-const CosmaStrategy& CosmaMethod::strategy(const ContractionAnalysis& a) const {
+const CosmaStrategy& CosmaReport::strategy(const ContractionAnalysis& a) const {
   static const CosmaStrategy kNone;
-  const CosmaDetail* d = a.detail<CosmaDetail>(*this);
+  const CosmaDetail* d = a.detail<CosmaDetail>(cosma_method());
   return d ? d->strategy : kNone;
 }
 
-std::string CosmaMethod::row_text(const ModelPoint& p, const ContractionAnalysis& a) const {
+std::string CosmaReport::row_text(const ModelPoint& p, const ContractionAnalysis& a) const {
   const CosmaStrategy& s = strategy(a);
   const std::string grid = fmt::format("grid {}x{}x{}, {} idle, {} round{} (exact schedule)", s.grid.pm, s.grid.pn,
                                        s.grid.pk, s.idle_ranks, s.grid.rounds, s.grid.rounds == 1 ? "" : "s");
   return exact_row_text(p, row_name(p), grid);
 }
 
-nlohmann::json CosmaMethod::row_json(const ModelPoint& p, const ContractionAnalysis& a) const {
+nlohmann::json CosmaReport::row_json(const ModelPoint& p, const ContractionAnalysis& a) const {
   nlohmann::json j = exact_row_json(p, "cosma");
   if (!p.feasible) return j;
   const CosmaStrategy& s = strategy(a);
@@ -33,17 +34,17 @@ nlohmann::json CosmaMethod::row_json(const ModelPoint& p, const ContractionAnaly
   return j;
 }
 
-std::string CosmaMethod::choice_name(const ModelPoint&, const Plan& plan) const {
+std::string CosmaReport::choice_name(const ModelPoint&, const Plan& plan) const {
   const CosmaGrid& g = cosma_grid(plan);
   return fmt::format("cosma, grid {}x{}x{} ({} idle), {} round{}", g.pm, g.pn, g.pk, plan.processors - g.used(),
                      g.rounds, g.rounds == 1 ? "" : "s");
 }
 
-void CosmaMethod::chosen_json(const ContractionAnalysis& a, nlohmann::json& chosen) const {
+void CosmaReport::chosen_json(const ContractionAnalysis& a, nlohmann::json& chosen) const {
   chosen["why"] = why(a, true);
 }
 
-void CosmaMethod::analysis_json(const ContractionAnalysis& a, nlohmann::json& j) const {
+void CosmaReport::analysis_json(const ContractionAnalysis& a, nlohmann::json& j) const {
   const CosmaStrategy& s = strategy(a);
   j["cosma"] = {{"feasible", s.feasible},
                 {"reason", s.reason},
@@ -63,9 +64,9 @@ void CosmaMethod::analysis_json(const ContractionAnalysis& a, nlohmann::json& j)
                 {"stretch", s.stretch}};
 }
 
-std::string CosmaMethod::plan_section(const ContractionAnalysis& a, const Machine& machine) const {
-  const Plan& p = a.plan.plan;
-  const PlanVolumes& v = a.plan.volumes;
+std::string CosmaReport::plan_section(const ContractionAnalysis& a, const Machine& machine) const {
+  const Plan& p = a.plan().plan;
+  const PlanVolumes& v = a.plan().volumes;
   const CosmaStrategy& s = strategy(a);
   std::string out = fmt::format("  plan: {}\n", p.to_string());
   out += fmt::format(
@@ -92,8 +93,8 @@ std::string CosmaMethod::plan_section(const ContractionAnalysis& a, const Machin
   return out;
 }
 
-void CosmaMethod::plan_json(const ContractionAnalysis& a, const Machine&, nlohmann::json& j) const {
-  const Plan& p = a.plan.plan;
+void CosmaReport::plan_json(const ContractionAnalysis& a, const Machine&, nlohmann::json& j) const {
+  const Plan& p = a.plan().plan;
   const CosmaGrid& g = cosma_grid(p);
   j["comm"] = "inside";
   j["algorithm"] = "cosma";
@@ -104,32 +105,32 @@ void CosmaMethod::plan_json(const ContractionAnalysis& a, const Machine&, nlohma
   j["why"] = why(a, true);
 }
 
-std::string CosmaMethod::why(const ContractionAnalysis& a, bool plans) const {
-  const bool chosen =
-      plans ? a.plan.feasible && owns(a.plan.plan) : a.fastest_row.feasible && a.fastest_row.method == this;
+std::string CosmaReport::why(const ContractionAnalysis& a, bool plans) const {
+  const bool chosen = plans ? a.plan().feasible && &method_of(a.plan().plan) == &cosma_method()
+                            : a.fastest_row.feasible && a.fastest_row.method == &cosma_method();
   if (!chosen) return {};
   double cosma_s = a.fastest_row.time_s, cosma_comm = a.fastest_row.comm_bytes, other_s = 0, other_comm = 0;
   std::string other, family;
   if (plans) {
-    const PlannedCandidate* best = best_plan_outside(a, this->family(), &family);
+    const PlannedCandidate* best = best_plan_outside(a, cosma_method().family, &family);
     if (!best || !best->feasible) {
-      const bool excluded = !best || best->reason.rfind("no candidate is allowed", 0) == 0;
-      return fmt::format("cosma: {:.5g} s; {}", a.plan.volumes.time_s,
+      const bool excluded = !best || best->reason == reason_text(ReasonId::no_candidate_allowed);
+      return fmt::format("cosma: {:.5g} s; {}", a.plan().volumes.time_s,
                          excluded ? fmt::format("the {} methods are excluded by --force-method", family)
                                   : fmt::format("no {} plan is feasible", family));
     }
     auto most = [](const std::vector<std::uint64_t>& v) {
       return static_cast<double>(*std::max_element(v.begin(), v.end()));
     };
-    cosma_s = a.plan.volumes.time_s, cosma_comm = most(a.plan.volumes.comm_recv_bytes);
+    cosma_s = a.plan().volumes.time_s, cosma_comm = most(a.plan().volumes.comm_recv_bytes);
     other_s = best->volumes.time_s, other_comm = most(best->volumes.comm_recv_bytes);
-    other = method_of(best->plan).describe_plan(best->plan);
+    other = report_of(best->plan).describe_plan(best->plan);
   } else {
-    const ModelPoint best = best_row_outside(a, this->family());
+    const ModelPoint best = best_row_outside(a, cosma_method().family);
     if (!best.feasible) return fmt::format("cosma: {:.5g} s; no Gao method is feasible", cosma_s);
-    family = best.method->family();
+    family = best.method->family;
     other_s = best.time_s, other_comm = best.comm_bytes;
-    other = best.method->describe_row(best);
+    other = best.method->report.describe_row(best);
   }
   std::string comm;
   if (cosma_comm == 0)

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "costmodel/methods/cosma/cosma.h"
+#include "costmodel/partition.h"
 #include "ir/ir.h"
 
 namespace tcec::costmodel {
@@ -13,7 +14,6 @@ namespace {
 
 using i64 = std::int64_t;
 
-i64 part(i64 n, i64 t, i64 a) { return n / t + (a < n % t ? 1 : 0); }
 i64 mod(i64 a, i64 q) { return ((a % q) + q) % q; }
 
 struct Counters {
@@ -85,35 +85,35 @@ PlanVolumes cosma_walk(const CosmaGrid& g, std::int64_t m, std::int64_t n, std::
   for (i64 x = 0; x < g.pm; ++x)
     for (i64 y = 0; y < g.pn; ++y)
       for (i64 z = 0; z < g.pk; ++z) {
-        const i64 Kz = part(k, g.pk, z);
+        const i64 Kz = piece(k, g.pk, z);
         for (i64 j = g.buffers(); j < g.rounds; ++j) {  // own pieces of the streamed rounds
-          const i64 kj = part(Kz, g.rounds, j);
-          c.read[rank(x, y, z)] += part(part(m, g.pm, x) * kj, g.pn, y) + part(part(n, g.pn, y) * kj, g.pm, x);
+          const i64 kj = piece(Kz, g.rounds, j);
+          c.read[rank(x, y, z)] += piece(piece(m, g.pm, x) * kj, g.pn, y) + piece(piece(n, g.pn, y) * kj, g.pm, x);
         }
       }
   for (i64 z = 0; z < g.pk; ++z) {
-    const i64 Kz = part(k, g.pk, z);
+    const i64 Kz = piece(k, g.pk, z);
     for (i64 j = 0; j < g.rounds; ++j) {
-      const i64 kj = part(Kz, g.rounds, j);
+      const i64 kj = piece(Kz, g.rounds, j);
       for (i64 x = 0; x < g.pm; ++x) {  // A slice (x, z, j) among (x, ·, z)
         std::vector<i64> ranks, sizes;
         for (i64 y = 0; y < g.pn; ++y)
-          ranks.push_back(rank(x, y, z)), sizes.push_back(part(part(m, g.pm, x) * kj, g.pn, y));
+          ranks.push_back(rank(x, y, z)), sizes.push_back(piece(piece(m, g.pm, x) * kj, g.pn, y));
         ring_allgather(c, ranks, sizes);
       }
       for (i64 y = 0; y < g.pn; ++y) {  // B slice (y, z, j) among (·, y, z)
         std::vector<i64> ranks, sizes;
         for (i64 x = 0; x < g.pm; ++x)
-          ranks.push_back(rank(x, y, z)), sizes.push_back(part(part(n, g.pn, y) * kj, g.pm, x));
+          ranks.push_back(rank(x, y, z)), sizes.push_back(piece(piece(n, g.pn, y) * kj, g.pm, x));
         ring_allgather(c, ranks, sizes);
       }
     }
   }
   for (i64 x = 0; x < g.pm; ++x)
     for (i64 y = 0; y < g.pn; ++y) {  // C block (x, y) among (x, y, ·); pieces stay in memory
-      const i64 block = part(m, g.pm, x) * part(n, g.pn, y);
+      const i64 block = piece(m, g.pm, x) * piece(n, g.pn, y);
       std::vector<i64> ranks, sizes;
-      for (i64 z = 0; z < g.pk; ++z) ranks.push_back(rank(x, y, z)), sizes.push_back(part(block, g.pk, z));
+      for (i64 z = 0; z < g.pk; ++z) ranks.push_back(rank(x, y, z)), sizes.push_back(piece(block, g.pk, z));
       ring_reduce_scatter(c, ranks, sizes);
     }
   const auto e = static_cast<std::uint64_t>(machine.element_size_bytes);

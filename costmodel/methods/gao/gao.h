@@ -1,6 +1,6 @@
 // costmodel/methods/gao/gao.h — (private) what the six methods of Gao et al. share: their
 // plan part (gao_plan.h) read from a Plan, the process grid and each rank's parts of A, B and
-// C (Table 1), tile buffers, validity and text form, and the Method objects (gao_method.cpp).
+// C (Table 1), tile buffers, validity and text form, and the registry entries (gao_method.cpp).
 // Units: elements for parts and extents, bytes for buffers.
 #pragma once
 
@@ -68,14 +68,15 @@ PlanVolumes gao_volumes(const Plan& plan, const Machine& machine, std::int64_t f
 /// arrays reached as `access` says: block visits by the passes of the order, plus the chunked
 /// file collectives of the outside methods (requests.cpp).
 std::vector<std::uint64_t> gao_requests(const Plan& plan, const ArrayAccess& access);
-/// Exact disk requests of stages 1 and 3 of every rank (Method::stage_requests()), requests.cpp:
+/// Exact disk requests of stages 1 and 3 of every rank (MethodModel::stage_requests()), requests.cpp:
 /// per block of the rank's parts (runtime TiledMatrix::fill and for_each, one transfer each),
 /// the runs of adjacent elements it reads from or writes to the tensor's file, plus one
 /// request for the block's tiled copy; C's start values copied into a direct C's new file count
 /// their runs twice (read and written). `direct_operands`: A and B are read by the compute stage
 /// straight from their files (no stage-1 layout).
 std::vector<std::uint64_t> gao_stage_requests(const Plan& plan, const StageAccess& access, bool direct_operands);
-/// The six methods (inside, outside) × (rotation, replication, accumulation), in that order.
+/// The registry entries of the six methods (inside, outside) × (rotation, replication,
+/// accumulation), in that order.
 const std::vector<const Method*>& gao_methods();
 
 }  // namespace tcec::costmodel

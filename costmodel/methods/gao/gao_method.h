@@ -1,30 +1,21 @@
-// costmodel/methods/gao/gao_method.h — (private) one of the six methods of Gao et al. as a
-// Method (method.h): a communication method × parallel algorithm, its closed-form model
-// optima over the six disk placement orders (and both broadcast operands for replication),
-// its integer plans, volumes, walk and report (gao_method.cpp, gao_report.cpp).
+// costmodel/methods/gao/gao_method.h — (private) one of the six methods of Gao et al., a
+// communication method × parallel algorithm, as the registry's three parts (method.h): its
+// model (closed-form model optima over the six disk placement orders, and both broadcast
+// operands for replication; integer plans, volumes, walk: gao_model.cpp), its plan codec
+// (gao_codec.cpp) and its report (gao_report.cpp). The registry entries: gao_method.cpp.
 #pragma once
 
-#include "costmodel/method.h"
+#include "costmodel/method_model.h"
+#include "costmodel/method_report.h"
+#include "costmodel/plan_codec.h"
 
 namespace tcec::costmodel {
 
-class GaoMethod final : public Method {
+class GaoModel final : public MethodModel {
  public:
-  GaoMethod(CommMethod comm, Algorithm algorithm) : comm_(comm), algorithm_(algorithm) {}
-
-  std::string name() const override;
-  std::string family() const override { return "Gao"; }
-  bool has_order() const override { return true; }
-  bool has_layout() const override { return true; }
-  bool owns(const Plan& plan) const override;
+  GaoModel(CommMethod comm, Algorithm algorithm) : comm_(comm), algorithm_(algorithm) {}
 
   void analyze(MethodAnalysis& ctx) const override;
-
-  void start_plan(Plan* plan) const override;
-  std::string plan_text(const Plan& plan) const override;
-  std::vector<std::string> fields() const override;
-  bool parse_field(std::string_view key, std::string_view value, Plan* plan, std::string* error) const override;
-  bool check_valid(const Plan& plan, const Machine& machine, std::string* reason) const override;
   PlanVolumes volumes(const Plan& plan, const Machine& machine, std::int64_t first_rank,
                       std::int64_t end_rank) const override;
   PlanVolumes walk(const Plan& plan, const Machine& machine) const override;
@@ -45,6 +36,31 @@ class GaoMethod final : public Method {
   TensorLayout layout(const Plan& plan, GemmArray array, const std::vector<std::string>& names) const override {
     return grid_layout(plan, array, names);
   }
+
+ private:
+  CommMethod comm_;
+  Algorithm algorithm_;
+};
+
+class GaoCodec final : public PlanCodec {
+ public:
+  GaoCodec(CommMethod comm, Algorithm algorithm) : comm_(comm), algorithm_(algorithm) {}
+
+  bool owns(const Plan& plan) const override;
+  void start_plan(Plan* plan) const override;
+  std::string plan_text(const Plan& plan) const override;
+  std::vector<std::string> fields() const override;
+  bool parse_field(std::string_view key, std::string_view value, Plan* plan, std::string* error) const override;
+  bool check_valid(const Plan& plan, const Machine& machine, std::string* reason) const override;
+
+ private:
+  CommMethod comm_;
+  Algorithm algorithm_;
+};
+
+class GaoReport final : public MethodReport {
+ public:
+  GaoReport(CommMethod comm, Algorithm algorithm) : comm_(comm), algorithm_(algorithm) {}
 
   std::string row_name(const ModelPoint& row) const override;
   std::string describe_row(const ModelPoint& row) const override;

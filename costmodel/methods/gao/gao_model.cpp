@@ -1,11 +1,9 @@
-// costmodel/methods/gao/gao_method.cpp — the six methods of Gao et al. as Methods (method.h):
-// analysis (closed-form model optima, integer plans, declared distributions), plan text, and
-// volumes. Their report is in gao_report.cpp.
+// costmodel/methods/gao/gao_model.cpp — the six methods of Gao et al.'s models (method_model.h):
+// analysis (closed-form model optima, integer plans, declared distributions), volumes, flops,
+// buffers and stages 1 and 3. Their plan codec is gao_codec.cpp, their report gao_report.cpp.
 #include "costmodel/methods/gao/gao_method.h"
 
 #include <algorithm>
-
-#include <fmt/format.h>
 
 #include "costmodel/analysis.h"
 #include "costmodel/methods/gao/gao.h"
@@ -13,7 +11,6 @@
 #include "costmodel/methods/gao/plan_search.h"
 #include "costmodel/methods/gao/simulate.h"
 #include "costmodel/partition.h"
-#include "costmodel/plan_text.h"
 
 namespace tcec::costmodel {
 
@@ -61,41 +58,6 @@ void match_declared(PlannedCandidate& p, const ContractionAnalysis& a, const Mac
       }
 }
 
-// "a:2x1,b:1x3" (or "-") against the expected group; fills the tile counts.
-bool parse_group(std::string_view name, std::string_view text, GroupTiling* group, std::string* error) {
-  if (text == "-") text = {};
-  auto items = text.empty() ? std::vector<std::string_view>{} : split_text(text, ',');
-  if (items.size() != group->indices.size()) {
-    *error = fmt::format("{} has {} indices in the plan but {} in the contraction", name, items.size(),
-                         group->indices.size());
-    return false;
-  }
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    IndexTiles& x = group->indices[i];
-    auto colon = items[i].find(':');
-    auto cross = items[i].find('x', colon == std::string_view::npos ? 0 : colon);
-    if (colon == std::string_view::npos || cross == std::string_view::npos || items[i].substr(0, colon) != x.name ||
-        !parse_int(items[i].substr(colon + 1, cross - colon - 1), &x.t1) ||
-        !parse_int(items[i].substr(cross + 1), &x.t2)) {
-      *error = fmt::format("expected '{}:T1xT2' as index {} of {}, got '{}'", x.name, i + 1, name, items[i]);
-      return false;
-    }
-  }
-  return true;
-}
-
-bool parse_dist(std::string_view name, std::string_view text, GroupTiling* group, std::string* error) {
-  group->dist = -1;
-  if (text == "-") return true;
-  for (std::size_t i = 0; i < group->indices.size(); ++i)
-    if (group->indices[i].name == text) {
-      group->dist = static_cast<int>(i);
-      return true;
-    }
-  *error = fmt::format("distribution index '{}' is not in {}", text, name);
-  return false;
-}
-
 /// Elements of `group` held by part p of g (p < 0 or g == 1: all of it).
 u64 share(const GroupTiling& group, std::int64_t g, std::int64_t p) {
   return static_cast<u64>(p < 0 ? group.extent() : group_share(group, g, p));
@@ -103,26 +65,17 @@ u64 share(const GroupTiling& group, std::int64_t g, std::int64_t p) {
 
 }  // namespace
 
-std::string GaoMethod::name() const { return method_name(comm_, algorithm_); }
-
-bool GaoMethod::owns(const Plan& plan) const {
-  const GaoPlan* g = std::get_if<GaoPlan>(&plan.method);
-  return g && g->comm == comm_ && g->algorithm == algorithm_;
-}
-
-void GaoMethod::analyze(MethodAnalysis& ctx) const {
+void GaoModel::analyze(MethodAnalysis& ctx) const {
   const ContractionAnalysis& a = ctx.analysis();
   const Machine& machine = ctx.machine();
   ModelPoint best = best_model_optimum(a.problem, machine, comm_, algorithm_);
-  best.method = this;
   ctx.add_row(best);
   for (DiskPlacementOrder order : kAllOrders) {
     for (ReplicatedOperand r : {ReplicatedOperand::A, ReplicatedOperand::B}) {
       if (r == ReplicatedOperand::B && algorithm_ != Algorithm::Replication) continue;
       ModelPoint model = model_optimum(a.problem, machine, comm_, algorithm_, order, r);
-      model.method = this;
       const TileCounts hint = model.feasible ? model.tiles : TileCounts{};
-      const bool allowed = ctx.allows(*this, order);
+      const bool allowed = ctx.allows(order);
       auto plan = [&](bool overlap) {
         // With overlap the tiles get half the memory: their second buffers take the rest.
         Machine room = machine;
@@ -146,78 +99,34 @@ void GaoMethod::analyze(MethodAnalysis& ctx) const {
         PlannedCandidate q = plan(true);
         if (q.feasible && (!p.feasible || q.total_s() < p.total_s())) p = std::move(q);
       }
-      ctx.add_candidate(*this, model, p, allowed);
+      ctx.add_candidate(model, p, allowed);
     }
   }
 }
 
-void GaoMethod::start_plan(Plan* plan) const { plan->method = GaoPlan{comm_, algorithm_}; }
-
-std::string GaoMethod::plan_text(const Plan& plan) const { return gao_plan_text(plan); }
-
-std::vector<std::string> GaoMethod::fields() const { return {"order", "bcast", "I", "J", "K", "dist", "overlap"}; }
-
-bool GaoMethod::parse_field(std::string_view key, std::string_view value, Plan* plan, std::string* error) const {
-  GaoPlan& g = gao(*plan);
-  if (key == "order") {
-    for (DiskPlacementOrder o : kAllOrders)
-      if (value == to_string(o)) {
-        g.order = o;
-        return true;
-      }
-    *error = fmt::format("unknown order '{}' (expected ABC, ACB, BAC, BCA, CAB or CBA)", value);
-    return false;
-  }
-  if (key == "bcast" && (value == "A" || value == "B")) {
-    g.replicated = value == "A" ? ReplicatedOperand::A : ReplicatedOperand::B;
-    return true;
-  }
-  if (key == "overlap" && (value == "yes" || value == "no")) {
-    g.overlap = value == "yes";
-    return true;
-  }
-  if (key == "I") return parse_group("I", value, &plan->I, error);
-  if (key == "J") return parse_group("J", value, &plan->J, error);
-  if (key == "K") return parse_group("K", value, &plan->K, error);
-  if (key == "dist") {
-    auto d = split_text(value, ',');
-    if (d.size() == 3)
-      return parse_dist("I", d[0], &plan->I, error) && parse_dist("J", d[1], &plan->J, error) &&
-             parse_dist("K", d[2], &plan->K, error);
-    *error = fmt::format("dist needs three entries (I,J,K), got '{}'", value);
-    return false;
-  }
-  *error = fmt::format("unknown plan field '{}={}'", key, value);
-  return false;
-}
-
-bool GaoMethod::check_valid(const Plan& plan, const Machine& machine, std::string* reason) const {
-  return gao_check_valid(plan, machine, reason);
-}
-
-PlanVolumes GaoMethod::volumes(const Plan& plan, const Machine& machine, std::int64_t first_rank,
-                               std::int64_t end_rank) const {
+PlanVolumes GaoModel::volumes(const Plan& plan, const Machine& machine, std::int64_t first_rank,
+                              std::int64_t end_rank) const {
   return gao_volumes(plan, machine, first_rank, end_rank);
 }
 
-std::vector<std::uint64_t> GaoMethod::disk_requests(const Plan& plan, const ArrayAccess& access) const {
+std::vector<std::uint64_t> GaoModel::disk_requests(const Plan& plan, const ArrayAccess& access) const {
   return gao_requests(plan, access);
 }
 
-PlanVolumes GaoMethod::walk(const Plan& plan, const Machine& machine) const { return gao_simulate(plan, machine); }
+PlanVolumes GaoModel::walk(const Plan& plan, const Machine& machine) const { return gao_simulate(plan, machine); }
 
-double GaoMethod::collective_factor(const Plan&, const Machine& m) const {
+double GaoModel::collective_factor(const Plan&, const Machine& m) const {
   // docs/model.md "Collective factors": f_rep multiplies broadcast traffic, f_red all-reduce traffic.
   return algorithm_ == Algorithm::Replication    ? m.replication_factor
          : algorithm_ == Algorithm::Accumulation ? m.reduction_factor
                                                  : 1.0;
 }
 
-TileBytes GaoMethod::tile_bytes(const Plan& plan, double element_size_bytes) const {
+TileBytes GaoModel::tile_bytes(const Plan& plan, double element_size_bytes) const {
   return gao_tile_bytes(plan, element_size_bytes);
 }
 
-std::vector<MemoryPart> GaoMethod::memory_parts(const Plan& plan, const TileBytes& t) const {
+std::vector<MemoryPart> GaoModel::memory_parts(const Plan& plan, const TileBytes& t) const {
   std::vector<MemoryPart> out = {{"tile of A", t.A, false}, {"tile of B", t.B, false}, {"tile of C", t.C, false}};
   if (gao(plan).overlap)  // the I/O thread's buffers (runtime gao_spec.h method_buffers())
     out.insert(out.end(),
@@ -225,7 +134,7 @@ std::vector<MemoryPart> GaoMethod::memory_parts(const Plan& plan, const TileByte
   return out;
 }
 
-double GaoMethod::rank_flops(const Plan& plan, std::int64_t rank) const {
+double GaoModel::rank_flops(const Plan& plan, std::int64_t rank) const {
   // Its C part times the K it sums over: all of K (rotation cycles it in, replication gathers
   // it), or its K part (accumulation).
   const GridParts parts = grid_parts(plan);
@@ -236,7 +145,7 @@ double GaoMethod::rank_flops(const Plan& plan, std::int64_t rank) const {
          static_cast<double>(share(plan.J, parts.C.cols, rp.C_cols)) * K;
 }
 
-double GaoMethod::kernel_efficiency(const Plan& plan, const Machine& machine, std::int64_t rank) const {
+double GaoModel::kernel_efficiency(const Plan& plan, const Machine& machine, std::int64_t rank) const {
   // The runtime's local_gemm: one call per finest tile of the rank's C part and K tile, of
   // the K a call sums: a grid part's (rotation, Cannon's steps), a rank's piece (replication:
   // one call per piece of the broadcast operand), or its own part (accumulation). Mean sizes.
@@ -252,19 +161,19 @@ double GaoMethod::kernel_efficiency(const Plan& plan, const Machine& machine, st
                          machine);
 }
 
-int GaoMethod::buffer_sets(const Plan& plan) const { return gao(plan).overlap ? 2 : 1; }
+int GaoModel::buffer_sets(const Plan& plan) const { return gao(plan).overlap ? 2 : 1; }
 
-bool GaoMethod::reads_operands_directly(const Plan&) const { return comm_ == CommMethod::Inside; }
+bool GaoModel::reads_operands_directly(const Plan&) const { return comm_ == CommMethod::Inside; }
 
-bool GaoMethod::writes_result_directly(const Plan&) const {
+bool GaoModel::writes_result_directly(const Plan&) const {
   return !(comm_ == CommMethod::Outside && algorithm_ == Algorithm::Accumulation);
 }
 
-std::vector<std::uint64_t> GaoMethod::stage_requests(const Plan& plan, const StageAccess& access) const {
+std::vector<std::uint64_t> GaoModel::stage_requests(const Plan& plan, const StageAccess& access) const {
   return gao_stage_requests(plan, access, reads_operands_directly(plan));
 }
 
-StageElements GaoMethod::stage_elements(const Plan& plan, std::int64_t rank) const {
+StageElements GaoModel::stage_elements(const Plan& plan, std::int64_t rank) const {
   StageElements out;
   const GridParts parts = grid_parts(plan);
   const RankParts rp = rank_parts(plan, rank);
@@ -275,19 +184,6 @@ StageElements GaoMethod::stage_elements(const Plan& plan, std::int64_t rank) con
   out.owns_C = algorithm_ != Algorithm::Accumulation || rank == 0;  // accumulation: C whole on rank 0
   out.C = out.owns_C ? share(plan.I, parts.C.rows, rp.C_rows) * share(plan.J, parts.C.cols, rp.C_cols) : 0;
   return out;
-}
-
-const std::vector<const Method*>& gao_methods() {
-  static const GaoMethod kMethods[] = {
-      {CommMethod::Inside, Algorithm::Rotation},     {CommMethod::Inside, Algorithm::Replication},
-      {CommMethod::Inside, Algorithm::Accumulation}, {CommMethod::Outside, Algorithm::Rotation},
-      {CommMethod::Outside, Algorithm::Replication}, {CommMethod::Outside, Algorithm::Accumulation}};
-  static const std::vector<const Method*> kList = [] {
-    std::vector<const Method*> v;
-    for (const GaoMethod& m : kMethods) v.push_back(&m);
-    return v;
-  }();
-  return kList;
 }
 
 }  // namespace tcec::costmodel

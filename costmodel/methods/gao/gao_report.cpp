@@ -1,5 +1,6 @@
-// costmodel/methods/gao/gao_report.cpp — the Gao methods' parts of the dry-run report (text
-// and JSON): their rows (model optimum per order), the "chosen:" line and the plan section.
+// costmodel/methods/gao/gao_report.cpp — the Gao methods' reports (method_report.h): their parts
+// of the dry-run report (text and JSON): their rows (model optimum per order), the "chosen:"
+// line and the plan section.
 #include <fmt/format.h>
 
 #include "costmodel/analysis.h"
@@ -14,21 +15,21 @@ std::string dist_of(const GroupTiling& g) { return g.dist < 0 ? "-" : g.indices[
 
 }  // namespace
 
-std::string GaoMethod::row_name(const ModelPoint& p) const {
+std::string GaoReport::row_name(const ModelPoint& p) const {
   std::string name = fmt::format("{} {}", to_string(p.comm), to_string(p.algorithm));
   if (p.algorithm == Algorithm::Replication) name += fmt::format("-{}", to_string(p.replicated));
   return name;
 }
 
-std::string GaoMethod::describe_row(const ModelPoint& p) const {
+std::string GaoReport::describe_row(const ModelPoint& p) const {
   return fmt::format("method {} ({})", row_name(p), to_string(p.order));
 }
 
-std::string GaoMethod::describe_plan(const Plan& plan) const {
-  return fmt::format("plan {} ({})", name(), to_string(gao(plan).order));
+std::string GaoReport::describe_plan(const Plan& plan) const {
+  return fmt::format("plan {} ({})", method_name(comm_, algorithm_), to_string(gao(plan).order));
 }
 
-std::string GaoMethod::row_text(const ModelPoint& p, const ContractionAnalysis&) const {
+std::string GaoReport::row_text(const ModelPoint& p, const ContractionAnalysis&) const {
   const TileCounts& t = p.tiles;
   return fmt::format(
       "    {:<26} {:<5} {:>4} {:>8.3g} {:>8.3g} {:>8.3g} {:>8.3g} {:>8.3g} {:>8.3g} {:>10} {:>10} {:>11.5g}\n",
@@ -36,7 +37,7 @@ std::string GaoMethod::row_text(const ModelPoint& p, const ContractionAnalysis&)
       human_bytes(p.disk_bytes()), p.time_s);
 }
 
-nlohmann::json GaoMethod::row_json(const ModelPoint& p, const ContractionAnalysis&) const {
+nlohmann::json GaoReport::row_json(const ModelPoint& p, const ContractionAnalysis&) const {
   const TileCounts& t = p.tiles;
   nlohmann::json j = {{"comm", to_string(p.comm)},
                       {"algorithm", to_string(p.algorithm)},
@@ -56,13 +57,13 @@ nlohmann::json GaoMethod::row_json(const ModelPoint& p, const ContractionAnalysi
   return j;
 }
 
-std::string GaoMethod::choice_name(const ModelPoint& row, const Plan& plan) const {
+std::string GaoReport::choice_name(const ModelPoint& row, const Plan& plan) const {
   return fmt::format("{}, order {}", row_name(row), to_string(gao(plan).order));
 }
 
-std::string GaoMethod::plan_section(const ContractionAnalysis& a, const Machine& machine) const {
-  const Plan& p = a.plan.plan;
-  const PlanVolumes& v = a.plan.volumes;
+std::string GaoReport::plan_section(const ContractionAnalysis& a, const Machine& machine) const {
+  const Plan& p = a.plan().plan;
+  const PlanVolumes& v = a.plan().volumes;
   const TileCounts t = p.tile_counts();
   std::string out = fmt::format("  plan: {}\n", p.to_string());
   out += fmt::format("    tiles It1={} It2={} Jt1={} Jt2={} Kt1={} Kt2={}; distribution I:{} J:{} K:{}\n", t.It1, t.It2,
@@ -72,7 +73,8 @@ std::string GaoMethod::plan_section(const ContractionAnalysis& a, const Machine&
   out += per_rank_text(v);
   out += fmt::format(
       "    predicted {:.5g} s (disk + network, Gao et al.); model optimum of {} {} {:.5g} s (plan/model {:.4f})\n",
-      v.time_s, name(), to_string(gao(p).order), a.plan_model.time_s, v.time_s / a.plan_model.time_s);
+      v.time_s, method_name(comm_, algorithm_), to_string(gao(p).order), a.plan_row().time_s,
+      v.time_s / a.plan_row().time_s);
   out += wall_text(a, machine);
   const double moved = moved_bytes(p, v, machine);
   out += fmt::format("    data moved per rank (disk reads + received + disk writes) {} B = {:.3f}x the lower bound\n",
@@ -80,8 +82,8 @@ std::string GaoMethod::plan_section(const ContractionAnalysis& a, const Machine&
   return out;
 }
 
-void GaoMethod::plan_json(const ContractionAnalysis& a, const Machine&, nlohmann::json& j) const {
-  const GaoPlan& g = gao(a.plan.plan);
+void GaoReport::plan_json(const ContractionAnalysis& a, const Machine&, nlohmann::json& j) const {
+  const GaoPlan& g = gao(a.plan().plan);
   j["comm"] = to_string(g.comm);
   j["algorithm"] = to_string(g.algorithm);
   j["order"] = to_string(g.order);

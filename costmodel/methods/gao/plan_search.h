@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "costmodel/method.h"
+#include "costmodel/method_model.h"
 #include "costmodel/plan.h"
 
 namespace tcec::costmodel {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <bit>
 
+#include "costmodel/method_model.h"
 #include "costmodel/methods/gao/gao.h"
 #include "costmodel/methods/gao/volumes.h"
 #include "costmodel/partition.h"
@@ -117,7 +118,7 @@ RankVolumes accumulation(const Plan& plan, const Counts& n, std::int64_t rank) {
 }  // namespace
 
 PlanVolumes gao_volumes(const Plan& plan, const Machine& machine, std::int64_t first_rank, std::int64_t end_rank) {
-  const double factor = method_of(plan).collective_factor(plan, machine);
+  const double factor = model_of(plan).collective_factor(plan, machine);
   const Counts n = counts_of(plan);
   PlanVolumes out;
   for (std::int64_t rank = first_rank; rank < end_rank; ++rank) {

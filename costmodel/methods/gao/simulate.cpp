@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "costmodel/methods/gao/gao.h"
+#include "costmodel/partition.h"
 #include "costmodel/schedules.h"
 
 namespace tcec::costmodel {
@@ -16,36 +17,9 @@ namespace {
 
 using i64 = std::int64_t;
 
-i64 part(i64 n, i64 t, i64 a) { return n / t + (a < n % t ? 1 : 0); }
-i64 part_start(i64 n, i64 t, i64 a) { return a * (n / t) + std::min(a, n % t); }
-
 /// Elements per chunk of the runtime's file collectives (runtime/comm/comm.h): one request each.
 constexpr i64 kFileChunk = i64{1} << 16;
 i64 chunks(i64 n) { return (n + kFileChunk - 1) / kFileChunk; }
-
-/// Per index of `group`, its values [first, first + count) in finest tile f, as part p of g
-/// holds them (the distribution index sliced; p < 0 or g == 1: whole), listed in the runtime's
-/// tile order: the distribution index first, then the others in group order.
-std::vector<std::pair<i64, i64>> tile_values(const GroupTiling& group, i64 f, i64 g, i64 p) {
-  i64 T2 = 1;
-  for (const IndexTiles& x : group.indices) T2 *= x.t2;
-  i64 l1 = f / T2, l2 = f % T2;
-  std::vector<std::pair<i64, i64>> by_index(group.indices.size());
-  for (int i = static_cast<int>(group.indices.size()) - 1; i >= 0; --i) {  // last index fastest
-    const IndexTiles& x = group.indices[static_cast<std::size_t>(i)];
-    const i64 a = l1 % x.t1, b = l2 % x.t2;
-    l1 /= x.t1, l2 /= x.t2;
-    const i64 outer = part(x.extent, x.t1, a);
-    i64 first = part_start(x.extent, x.t1, a) + part_start(outer, x.t2, b), count = part(outer, x.t2, b);
-    if (i == group.dist && g > 1 && p >= 0) first += part_start(count, g, p), count = part(count, g, p);
-    by_index[static_cast<std::size_t>(i)] = {first, count};
-  }
-  std::vector<std::pair<i64, i64>> out;
-  if (group.dist >= 0) out.push_back(by_index[static_cast<std::size_t>(group.dist)]);
-  for (std::size_t i = 0; i < by_index.size(); ++i)
-    if (static_cast<int>(i) != group.dist) out.push_back(by_index[i]);
-  return out;
-}
 
 /// The file offsets of a block's elements in order: every combination of the lists' values
 /// (the first list outermost, the last fastest), each value times its list's stride.
@@ -60,26 +34,37 @@ std::vector<i64> offsets(const std::vector<std::pair<i64, i64>>& lists, const st
   return out;
 }
 
-/// Per finest tile of a group: the product of the non-distribution sizes and the
-/// distribution index's size, enumerated index by index (plan.h "Tiling").
+/// A group's finest tiles as the runtime's tiling rule makes them (runtime/spec/tiling.h
+/// GroupLayout, undivided): per tile, the product of the non-distribution indices' sizes and the
+/// distribution index's size, and the values of each index; part p of g parts holds the p-th
+/// balanced slice (piece()) of the distribution index's values.
 struct Enumerated {
+  tcert::GroupLayout layout;
   i64 T1 = 1, T2 = 1;
   std::vector<i64> others, dist;
-  i64 rows(i64 f, i64 g, i64 p) const { return others[f] * (g == 1 || p < 0 ? dist[f] : part(dist[f], g, p)); }
+  i64 rows(i64 f, i64 g, i64 p) const { return others[f] * (g == 1 || p < 0 ? dist[f] : piece(dist[f], g, p)); }
+  /// Per index, in the runtime's tile order (GroupLayout::tile_order(): the distribution index
+  /// first, then the others in group order), its values [first, first + count) in finest tile f
+  /// as part p of g holds them (the distribution index sliced; p < 0 or g == 1: whole).
+  std::vector<std::pair<i64, i64>> values(i64 f, i64 g, i64 p) const {
+    std::vector<std::pair<i64, i64>> out;
+    for (std::size_t k : layout.tile_order()) {
+      auto [first, count] = layout.value_range(k, f, -1);
+      if (static_cast<int>(k) == layout.dist() && g > 1 && p >= 0)
+        first += piece_start(count, g, p), count = piece(count, g, p);
+      out.emplace_back(first, count);
+    }
+    return out;
+  }
 };
 
 Enumerated enumerate(const GroupTiling& group) {
-  Enumerated e;
-  for (const IndexTiles& x : group.indices) e.T1 *= x.t1, e.T2 *= x.t2;
+  Enumerated e{group_layout(group)};
+  e.T1 = e.layout.tiles1(), e.T2 = e.layout.tiles2();
   for (i64 f = 0; f < e.T1 * e.T2; ++f) {
-    i64 l1 = f / e.T2, l2 = f % e.T2, others = 1, dist = 1;
-    for (int i = static_cast<int>(group.indices.size()) - 1; i >= 0; --i) {  // last index fastest
-      const IndexTiles& x = group.indices[i];
-      const i64 a = l1 % x.t1, b = l2 % x.t2;
-      l1 /= x.t1, l2 /= x.t2;
-      const i64 size = part(part(x.extent, x.t1, a), x.t2, b);
-      (i == group.dist ? dist : others) *= size;
-    }
+    i64 others = 1, dist = 1;
+    for (std::size_t k = 0; k < group.indices.size(); ++k)
+      (static_cast<int>(k) == group.dist ? dist : others) *= e.layout.value_range(k, f, -1).second;
     e.others.push_back(others);
     e.dist.push_back(dist);
   }
@@ -264,12 +249,10 @@ class Simulator {
     for (std::size_t d = n; d-- > 1;) stride[d - 1] = stride[d] * stored[d];
     std::vector<std::pair<i64, i64>> lists;
     std::vector<i64> strides;
-    auto add = [&](const GroupTiling& g, i64 tile, i64 ways, i64 part_held, std::size_t first_position) {
-      const std::vector<std::pair<i64, i64>> values = tile_values(g, tile, ways, part_held);
-      std::vector<std::size_t> order;  // the tile order's group positions
-      if (g.dist >= 0) order.push_back(static_cast<std::size_t>(g.dist));
-      for (std::size_t i = 0; i < g.indices.size(); ++i)
-        if (static_cast<int>(i) != g.dist) order.push_back(i);
+    const Enumerated* E[] = {&I_, &J_, &K_};
+    auto add = [&](int g, i64 tile, i64 ways, i64 part_held, std::size_t first_position) {
+      const std::vector<std::pair<i64, i64>> values = E[g]->values(tile, ways, part_held);
+      const std::vector<std::size_t>& order = E[g]->layout.tile_order();  // group positions
       for (std::size_t l = 0; l < values.size(); ++l) {
         lists.push_back(values[l]);
         strides.push_back(stride[static_cast<std::size_t>(perm[first_position + order[l]])]);
@@ -281,11 +264,11 @@ class Simulator {
     for (std::size_t q = 0; q < nr; ++q)
       if (G[rg]->indices[q].extent > 1 && stride[static_cast<std::size_t>(perm[q])] == 1) by_columns = true;
     if (by_columns) {
-      add(*G[cg], h, cp, pc, nr);
-      add(*G[rg], f, rp, pr, 0);
+      add(cg, h, cp, pc, nr);
+      add(rg, f, rp, pr, 0);
     } else {
-      add(*G[rg], f, rp, pr, 0);
-      add(*G[cg], h, cp, pc, nr);
+      add(rg, f, rp, pr, 0);
+      add(cg, h, cp, pc, nr);
     }
     const std::vector<i64> at = offsets(lists, strides);
     i64 count = 0;

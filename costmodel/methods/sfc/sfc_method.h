@@ -1,33 +1,23 @@
 // costmodel/methods/sfc/sfc_method.h — (private) sfc, C's tiles along a generalized Hilbert
-// curve (Georganas et al., seed 002), as a Method (method.h): every rank walks its contiguous
-// segment of the curve with an LRU cache of A and B panels, reading what it lacks straight from
-// the operands' tensors and writing its tiles into C's file; any P, no idle rank. With
+// curve (Georganas et al., seed 002), as the registry's three parts (method.h): every rank walks
+// its contiguous segment of the curve with an LRU cache of A and B panels, reading what it lacks
+// straight from the operands' tensors and writing its tiles into C's file; any P, no idle rank. With
 // replication c > 1 along K (2.5D) the ranks form c layers over K's shares and reduce each tile
 // over the network (c = 1: no network). Its schedule and counts are sfc_walk.h's; the plans tried:
-// sfc_candidates.h; analysis and plan: sfc_method.cpp; report: sfc_report.cpp.
+// sfc_candidates.h; model: sfc_model.cpp; plan codec: sfc_codec.cpp; report: sfc_report.cpp;
+// the registry entry: sfc_method.cpp.
 #pragma once
 
-#include "costmodel/method.h"
+#include "costmodel/method_model.h"
+#include "costmodel/method_report.h"
 #include "costmodel/methods/sfc/sfc_walk.h"
+#include "costmodel/plan_codec.h"
 
 namespace tcec::costmodel {
 
-class SfcMethod final : public Method {
+class SfcModel final : public MethodModel {
  public:
-  std::string name() const override { return "sfc"; }
-  std::string family() const override { return "sfc"; }
-  bool has_order() const override { return false; }
-  bool has_layout() const override { return false; }
-  bool owns(const Plan& plan) const override;
-  bool states_infeasibility() const override { return false; }
-
   void analyze(MethodAnalysis& ctx) const override;
-
-  void start_plan(Plan* plan) const override;
-  std::string plan_text(const Plan& plan) const override;
-  std::vector<std::string> fields() const override;
-  bool parse_field(std::string_view key, std::string_view value, Plan* plan, std::string* error) const override;
-  bool check_valid(const Plan& plan, const Machine& machine, std::string* reason) const override;
   PlanVolumes volumes(const Plan& plan, const Machine& machine, std::int64_t first_rank,
                       std::int64_t end_rank) const override;
   PlanVolumes walk(const Plan& plan, const Machine& machine) const override;
@@ -42,7 +32,20 @@ class SfcMethod final : public Method {
   bool reads_operands_directly(const Plan&) const override { return true; }
   bool writes_result_directly(const Plan&) const override { return true; }
   StageElements stage_elements(const Plan& plan, std::int64_t rank) const override;
+};
 
+class SfcCodec final : public PlanCodec {
+ public:
+  bool owns(const Plan& plan) const override;
+  void start_plan(Plan* plan) const override;
+  std::string plan_text(const Plan& plan) const override;
+  std::vector<std::string> fields() const override;
+  bool parse_field(std::string_view key, std::string_view value, Plan* plan, std::string* error) const override;
+  bool check_valid(const Plan& plan, const Machine& machine, std::string* reason) const override;
+};
+
+class SfcReport final : public MethodReport {
+ public:
   std::string row_name(const ModelPoint&) const override { return "sfc"; }
   std::string describe_row(const ModelPoint&) const override { return "space-filling curve"; }
   std::string describe_plan(const Plan&) const override { return "space-filling curve"; }
@@ -53,7 +56,7 @@ class SfcMethod final : public Method {
   void plan_json(const ContractionAnalysis& a, const Machine& machine, nlohmann::json& j) const override;
 };
 
-/// The registry's sfc.
+/// The registry's sfc: no rank layout; its infeasibility is reported only when it was forced.
 const Method& sfc_method();
 
 }  // namespace tcec::costmodel

@@ -1,18 +1,15 @@
-// costmodel/methods/sfc/sfc_method.cpp — sfc (Georganas et al., seed 002; sfc_walk.h) as a
-// Method (method.h): the plans it walks (the best estimated of sfc_candidates.h's), the plan
-// text, buffers, validity and volumes. Its report is in sfc_report.cpp.
+// costmodel/methods/sfc/sfc_model.cpp — sfc's model (Georganas et al., seed 002; sfc_walk.h;
+// method_model.h): the plans it walks (the best estimated of sfc_candidates.h's), buffers and
+// volumes. Its plan codec is sfc_codec.cpp, its report sfc_report.cpp.
 #include "costmodel/methods/sfc/sfc_method.h"
 
 #include <algorithm>
-
-#include <fmt/format.h>
 
 #include "costmodel/analysis.h"
 #include "costmodel/costmodel.h"
 #include "costmodel/methods/pass_runs.h"
 #include "costmodel/methods/sfc/sfc_candidates.h"
 #include "costmodel/partition.h"
-#include "costmodel/plan_text.h"
 #include "costmodel/reasons.h"
 
 namespace tcec::costmodel {
@@ -26,9 +23,7 @@ constexpr std::size_t kWalked = 2;
 
 }  // namespace
 
-bool SfcMethod::owns(const Plan& plan) const { return std::holds_alternative<SfcPlan>(plan.method); }
-
-void SfcMethod::analyze(MethodAnalysis& ctx) const {
+void SfcModel::analyze(MethodAnalysis& ctx) const {
   const ContractionAnalysis& a = ctx.analysis();
   const Machine& machine = ctx.machine();
   const Groups& groups = ctx.groups();
@@ -56,59 +51,15 @@ void SfcMethod::analyze(MethodAnalysis& ctx) const {
       if (!best.feasible || pc.volumes.wall_s < best.volumes.wall_s) best = pc;
     }
   }
-  const ModelPoint point = exact_row(*this, best, machine);
+  const ModelPoint point = exact_row(best, machine);
   ctx.add_row(point);
-  const bool allowed = ctx.allows(*this, std::nullopt);
+  const bool allowed = ctx.allows(std::nullopt);
   if (allowed && best.feasible) best.redistribution = redistribution_volumes(best.plan, machine, a.accumulate);
-  ctx.add_candidate(*this, point, best, allowed);
+  ctx.add_candidate(point, best, allowed);
 }
 
-void SfcMethod::start_plan(Plan* plan) const { plan->method = SfcPlan{}; }
-
-std::string SfcMethod::plan_text(const Plan& plan) const {
-  const SfcPlan& s = sfc_plan(plan);
-  return fmt::format("sfc tiles={}x{} chunk={} slots={}{} P={} split={}", s.tiles_I, s.tiles_J, s.chunk, s.slots,
-                     s.layers > 1 ? fmt::format(" c={}", s.layers) : std::string(), plan.processors,
-                     split_name(plan.split));
-}
-
-std::vector<std::string> SfcMethod::fields() const { return {"tiles", "chunk", "slots", "c"}; }
-
-bool SfcMethod::parse_field(std::string_view key, std::string_view value, Plan* plan, std::string* error) const {
-  SfcPlan& s = std::get<SfcPlan>(plan->method);
-  if (key == "tiles") {
-    const auto parts = split_text(value, 'x');
-    if (parts.size() == 2 && parse_int(parts[0], &s.tiles_I) && parse_int(parts[1], &s.tiles_J) && s.tiles_I >= 1 &&
-        s.tiles_J >= 1)
-      return true;
-    *error = fmt::format("expected tiles=TIxTJ with positive integers, got '{}'", value);
-    return false;
-  }
-  i64* field = key == "chunk" ? &s.chunk : key == "slots" ? &s.slots : &s.layers;
-  if (parse_int(value, field) && *field >= 1) return true;
-  *error = fmt::format("{} must be a positive integer, got '{}'", key, value);
-  return false;
-}
-
-bool SfcMethod::check_valid(const Plan& plan, const Machine& machine, std::string* reason) const {
-  const SfcPlan& s = sfc_plan(plan);
-  const i64 k = plan.K.extent();
-  if (s.layers < 1 || s.layers > k || plan.processors % s.layers != 0) {
-    if (reason) *reason = reason_text(ReasonId::sfc_layers, plan.processors, k, s.layers);
-    return false;
-  }
-  const i64 kx = (k + s.layers - 1) / s.layers;  // the largest layer's share of K
-  if (s.tiles_I > plan.I.extent() || s.tiles_J > plan.J.extent() || s.chunk > kx || s.slots < 2) {
-    if (reason)
-      *reason =
-          reason_text(ReasonId::sfc_grid, plan.I.extent(), plan.J.extent(), kx, s.tiles_I, s.tiles_J, s.chunk, s.slots);
-    return false;
-  }
-  return fits_memory_exact(plan, machine, reason);
-}
-
-PlanVolumes SfcMethod::volumes(const Plan& plan, const Machine& machine, std::int64_t first_rank,
-                               std::int64_t end_rank) const {
+PlanVolumes SfcModel::volumes(const Plan& plan, const Machine& machine, std::int64_t first_rank,
+                              std::int64_t end_rank) const {
   const std::vector<SfcRankWalk> w = sfc_walk(plan, nullptr);
   PlanVolumes v;
   for (i64 r = first_rank; r < end_rank; ++r) {
@@ -118,19 +69,19 @@ PlanVolumes SfcMethod::volumes(const Plan& plan, const Machine& machine, std::in
   return v;
 }
 
-PlanVolumes SfcMethod::walk(const Plan& plan, const Machine& machine) const {
+PlanVolumes SfcModel::walk(const Plan& plan, const Machine& machine) const {
   PlanVolumes v;
   for (const SfcRankWalk& w : sfc_replay(plan)) append_rank(v, 1.0, machine, w.read, w.written, w.sent, w.received);
   return v;
 }
 
-std::vector<std::uint64_t> SfcMethod::disk_requests(const Plan& plan, const ArrayAccess& access) const {
+std::vector<std::uint64_t> SfcModel::disk_requests(const Plan& plan, const ArrayAccess& access) const {
   std::vector<std::uint64_t> out;
   for (const SfcRankWalk& w : sfc_walk(plan, &access)) out.push_back(w.requests);
   return out;
 }
 
-std::vector<std::uint64_t> SfcMethod::page_faults(const Plan& plan, const ArrayAccess& access) const {
+std::vector<std::uint64_t> SfcModel::page_faults(const Plan& plan, const ArrayAccess& access) const {
   const double elements = static_cast<double>(plan.I.extent() + plan.J.extent()) * static_cast<double>(plan.K.extent());
   std::vector<std::uint64_t> out;  // A's and B's panels
   for (const SfcRankWalk& w : sfc_walk(plan, &access))
@@ -138,7 +89,7 @@ std::vector<std::uint64_t> SfcMethod::page_faults(const Plan& plan, const ArrayA
   return out;
 }
 
-double SfcMethod::rank_flops(const Plan& plan, std::int64_t rank) const {
+double SfcModel::rank_flops(const Plan& plan, std::int64_t rank) const {
   const SfcSchedule s = sfc_schedule(plan);
   const SfcPlan& p = sfc_plan(plan);
   const auto q = static_cast<std::size_t>(rank % sfc_layer_ranks(plan));  // its position in its layer
@@ -152,7 +103,7 @@ double SfcMethod::rank_flops(const Plan& plan, std::int64_t rank) const {
   return 2.0 * elements * static_cast<double>(piece(plan.K.extent(), p.layers, rank / sfc_layer_ranks(plan)));
 }
 
-double SfcMethod::kernel_efficiency(const Plan& plan, const Machine& machine, std::int64_t) const {
+double SfcModel::kernel_efficiency(const Plan& plan, const Machine& machine, std::int64_t) const {
   // One call per C tile and K panel: a tile of the balanced grid times `chunk` columns.
   const SfcPlan& p = sfc_plan(plan);
   return gemm_efficiency(static_cast<double>(plan.I.extent()) / static_cast<double>(p.tiles_I),
@@ -160,7 +111,7 @@ double SfcMethod::kernel_efficiency(const Plan& plan, const Machine& machine, st
                          static_cast<double>(p.chunk), machine);
 }
 
-TileBytes SfcMethod::tile_bytes(const Plan& plan, double element_size_bytes) const {
+TileBytes SfcModel::tile_bytes(const Plan& plan, double element_size_bytes) const {
   const auto e = static_cast<std::uint64_t>(element_size_bytes);
   // A: the panel slots, B: the reduction's scratch (c > 1), C: the C tile.
   return {e * static_cast<std::uint64_t>(sfc_plan(plan).slots * sfc_slot_elements(plan)),
@@ -168,21 +119,16 @@ TileBytes SfcMethod::tile_bytes(const Plan& plan, double element_size_bytes) con
           e * static_cast<std::uint64_t>(sfc_tile_elements(plan))};
 }
 
-std::vector<MemoryPart> SfcMethod::memory_parts(const Plan&, const TileBytes& t) const {
+std::vector<MemoryPart> SfcModel::memory_parts(const Plan&, const TileBytes& t) const {
   std::vector<MemoryPart> parts = {{"C tile", t.C, false}, {"panel slots", t.A, false}};
   if (t.B > 0) parts.push_back({"reduction scratch", t.B, false});
   return parts;
 }
 
-StageElements SfcMethod::stage_elements(const Plan&, std::int64_t) const {
+StageElements SfcModel::stage_elements(const Plan&, std::int64_t) const {
   StageElements e;
   e.C_start = 0;  // C's current tiles are read in the compute stage, straight from its file
   return e;
-}
-
-const Method& sfc_method() {
-  static const SfcMethod kMethod;
-  return kMethod;
 }
 
 }  // namespace tcec::costmodel

@@ -1,5 +1,6 @@
-// costmodel/methods/sfc/sfc_report.cpp — sfc's parts of the dry-run report (text and JSON): its
-// row, the "chosen:" line and the plan section (grid, segments, cache hits, layers along K).
+// costmodel/methods/sfc/sfc_report.cpp — sfc's report (method_report.h), its parts of the dry-run
+// report (text and JSON): its row, the "chosen:" line and the plan section (grid, segments,
+// cache hits, layers along K).
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -12,9 +13,9 @@ namespace tcec::costmodel {
 namespace {
 
 /// The sfc plan among the analysis's plans (null when none is feasible).
-const PlannedCandidate* sfc_candidate(const ContractionAnalysis& a, const Method& m) {
+const PlannedCandidate* sfc_candidate(const ContractionAnalysis& a) {
   for (const Candidate& c : a.candidates)
-    if (c.plan.feasible && m.owns(c.plan.plan)) return &c.plan;
+    if (c.plan.feasible && sfc_method().codec.owns(c.plan.plan)) return &c.plan;
   return nullptr;
 }
 
@@ -28,22 +29,22 @@ std::string grid_text(const Plan& plan) {
 
 }  // namespace
 
-std::string SfcMethod::row_text(const ModelPoint& p, const ContractionAnalysis& a) const {
-  const PlannedCandidate* pc = sfc_candidate(a, *this);
+std::string SfcReport::row_text(const ModelPoint& p, const ContractionAnalysis& a) const {
+  const PlannedCandidate* pc = sfc_candidate(a);
   return exact_row_text(p, row_name(p), pc ? grid_text(pc->plan) : std::string("space-filling curve"));
 }
 
-nlohmann::json SfcMethod::row_json(const ModelPoint& p, const ContractionAnalysis&) const {
+nlohmann::json SfcReport::row_json(const ModelPoint& p, const ContractionAnalysis&) const {
   return exact_row_json(p, "sfc");
 }
 
-std::string SfcMethod::choice_name(const ModelPoint&, const Plan&) const {
+std::string SfcReport::choice_name(const ModelPoint&, const Plan&) const {
   return "sfc (generalized Hilbert curve over C's tiles, Georganas et al.)";
 }
 
-std::string SfcMethod::plan_section(const ContractionAnalysis& a, const Machine& machine) const {
-  const Plan& p = a.plan.plan;
-  const PlanVolumes& v = a.plan.volumes;
+std::string SfcReport::plan_section(const ContractionAnalysis& a, const Machine& machine) const {
+  const Plan& p = a.plan().plan;
+  const PlanVolumes& v = a.plan().volumes;
   const std::vector<SfcRankWalk> w = sfc_walk(p, nullptr);
   std::vector<std::uint64_t> tiles, hits;
   std::int64_t all_hits = 0, all_misses = 0;
@@ -75,8 +76,8 @@ std::string SfcMethod::plan_section(const ContractionAnalysis& a, const Machine&
   return out;
 }
 
-void SfcMethod::plan_json(const ContractionAnalysis& a, const Machine&, nlohmann::json& j) const {
-  const SfcPlan& s = sfc_plan(a.plan.plan);
+void SfcReport::plan_json(const ContractionAnalysis& a, const Machine&, nlohmann::json& j) const {
+  const SfcPlan& s = sfc_plan(a.plan().plan);
   j["comm"] = "inside";
   j["algorithm"] = "sfc";
   j["order"] = "-";

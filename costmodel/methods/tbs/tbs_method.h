@@ -1,13 +1,15 @@
 // costmodel/methods/tbs/tbs_method.h — (private) TBS, the triangle-block SYRK of Beaumont et
-// al. (SPAA'22, seed 001, §5.1), as a Method (method.h) for symmetric contractions
+// al. (SPAA'22, seed 001, §5.1), as the registry's three parts (method.h) for symmetric contractions
 // C(I,J) = alpha·A(I,K)·A(J,K)ᵀ (ir MacroIndexGemm::symmetric): its plan part is a TbsPlan, its
 // schedule the family of family.h, which the runtime runs block for block (runtime/spec/tbs_spec.h).
-// Analysis and plan: tbs_method.cpp; volumes, requests and the walk: tbs_volumes.cpp; report:
-// tbs_report.cpp.
+// Model: tbs_model.cpp (analysis, buffers) and tbs_volumes.cpp (volumes, requests, the walk);
+// plan codec: tbs_codec.cpp; report: tbs_report.cpp; the registry entry: tbs_method.cpp.
 #pragma once
 
-#include "costmodel/method.h"
+#include "costmodel/method_model.h"
+#include "costmodel/method_report.h"
 #include "costmodel/methods/tbs/family.h"
+#include "costmodel/plan_codec.h"
 
 namespace tcec::costmodel {
 
@@ -37,23 +39,9 @@ struct TbsDetail final : MethodDetail {
   std::string reason;
 };
 
-class TbsMethod final : public Method {
+class TbsModel final : public MethodModel {
  public:
-  std::string name() const override { return "tbs"; }
-  std::string family() const override { return "tbs"; }
-  bool has_order() const override { return false; }
-  bool has_layout() const override { return false; }
-  bool owns(const Plan& plan) const override;
-  /// Reported only when forced: most contractions are not symmetric.
-  bool states_infeasibility() const override { return false; }
-
   void analyze(MethodAnalysis& ctx) const override;
-
-  void start_plan(Plan* plan) const override;
-  std::string plan_text(const Plan& plan) const override;
-  std::vector<std::string> fields() const override;
-  bool parse_field(std::string_view key, std::string_view value, Plan* plan, std::string* error) const override;
-  bool check_valid(const Plan& plan, const Machine& machine, std::string* reason) const override;
   PlanVolumes volumes(const Plan& plan, const Machine& machine, std::int64_t first_rank,
                       std::int64_t end_rank) const override;
   PlanVolumes walk(const Plan& plan, const Machine& machine) const override;
@@ -67,7 +55,20 @@ class TbsMethod final : public Method {
   bool reads_operands_directly(const Plan&) const override { return true; }
   bool writes_result_directly(const Plan&) const override { return true; }
   StageElements stage_elements(const Plan& plan, std::int64_t rank) const override;
+};
 
+class TbsCodec final : public PlanCodec {
+ public:
+  bool owns(const Plan& plan) const override;
+  void start_plan(Plan* plan) const override;
+  std::string plan_text(const Plan& plan) const override;
+  std::vector<std::string> fields() const override;
+  bool parse_field(std::string_view key, std::string_view value, Plan* plan, std::string* error) const override;
+  bool check_valid(const Plan& plan, const Machine& machine, std::string* reason) const override;
+};
+
+class TbsReport final : public MethodReport {
+ public:
   std::string row_name(const ModelPoint&) const override { return "tbs"; }
   std::string describe_row(const ModelPoint&) const override { return "triangle blocks"; }
   std::string describe_plan(const Plan&) const override { return "triangle blocks"; }
@@ -83,7 +84,8 @@ class TbsMethod final : public Method {
   void plan_json(const ContractionAnalysis& a, const Machine& machine, nlohmann::json& j) const override;
 };
 
-/// The registry's tbs.
+/// The registry's tbs: no rank layout; its infeasibility is reported only when it was forced
+/// (most contractions are not symmetric).
 const Method& tbs_method();
 
 }  // namespace tcec::costmodel

@@ -1,15 +1,12 @@
-// costmodel/methods/tbs/tbs_method.cpp — TBS (Beaumont et al. SPAA'22 §5.1; family.h) as a
-// Method (method.h): when it applies, the memory split between C blocks and A panels, the plan
-// text, buffers and validity. Volumes: tbs_volumes.cpp; report: tbs_report.cpp.
+// costmodel/methods/tbs/tbs_model.cpp — TBS's model (Beaumont et al. SPAA'22 §5.1; family.h;
+// method_model.h): when it applies, the memory split between C blocks and A panels, and its
+// buffers. Volumes: tbs_volumes.cpp; plan codec: tbs_codec.cpp; report: tbs_report.cpp.
 #include "costmodel/methods/tbs/tbs_method.h"
 
 #include <cmath>
 
-#include <fmt/format.h>
-
 #include "costmodel/analysis.h"
 #include "costmodel/costmodel.h"
-#include "costmodel/plan_text.h"
 #include "costmodel/reasons.h"
 
 namespace tcec::costmodel {
@@ -58,18 +55,15 @@ TbsSchedule tbs_schedule(const Plan& plan) {
   return last.schedule;
 }
 
-bool TbsMethod::owns(const Plan& plan) const { return std::holds_alternative<TbsPlan>(plan.method); }
-
-void TbsMethod::analyze(MethodAnalysis& ctx) const {
+void TbsModel::analyze(MethodAnalysis& ctx) const {
   const ContractionAnalysis& a = ctx.analysis();
   const Machine& machine = ctx.machine();
   const Groups& groups = ctx.groups();
   auto detail = std::make_shared<TbsDetail>();
   detail->reason = not_applicable(a, ctx.options());
   detail->applies = detail->reason.empty();
-  ctx.keep_detail(*this, detail);
-  const bool forced = ctx.options().force_method && *ctx.options().force_method == name();
-  if (!detail->applies && !forced) return;  // no row for the many contractions it does not fit
+  ctx.keep_detail(detail);
+  if (!detail->applies && !ctx.forced()) return;  // no row for the many contractions it does not fit
   PlannedCandidate best;
   best.reason = detail->reason;
   const auto S = static_cast<i64>(machine.memory_bytes / machine.element_size_bytes);
@@ -112,55 +106,14 @@ void TbsMethod::analyze(MethodAnalysis& ctx) const {
   }
   if (detail->applies && !best.feasible)
     best.reason = reason_text(ReasonId::tbs_no_family_fits_memory, S, std::min(m, kMinChunk));
-  const ModelPoint point = exact_row(*this, best, machine);
+  const ModelPoint point = exact_row(best, machine);
   ctx.add_row(point);
-  const bool allowed = ctx.allows(*this, std::nullopt);
+  const bool allowed = ctx.allows(std::nullopt);
   if (allowed && best.feasible) best.redistribution = redistribution_volumes(best.plan, machine, false);
-  ctx.add_candidate(*this, point, best, allowed);
+  ctx.add_candidate(point, best, allowed);
 }
 
-void TbsMethod::start_plan(Plan* plan) const { plan->method = TbsPlan{}; }
-
-std::string TbsMethod::plan_text(const Plan& plan) const {
-  const TbsPlan& t = tbs_plan(plan);
-  const std::string stream = t.panel > 0 ? fmt::format(" panel={} group={}", t.panel, t.group) : std::string();
-  return fmt::format("tbs block={} chunk={}{} P={} split={}", t.block_words, t.chunk, stream, plan.processors,
-                     split_name(plan.split));
-}
-
-std::vector<std::string> TbsMethod::fields() const { return {"block", "chunk", "panel", "group"}; }
-
-bool TbsMethod::parse_field(std::string_view key, std::string_view value, Plan* plan, std::string* error) const {
-  TbsPlan& t = std::get<TbsPlan>(plan->method);
-  i64* field = key == "block" ? &t.block_words : key == "chunk" ? &t.chunk : key == "panel" ? &t.panel : &t.group;
-  if (parse_int(value, field) && *field >= 1) return true;
-  *error = fmt::format("{} must be a positive integer, got '{}'", key, value);
-  return false;
-}
-
-bool TbsMethod::check_valid(const Plan& plan, const Machine& machine, std::string* reason) const {
-  const TbsPlan& t = tbs_plan(plan);
-  const i64 n = plan.I.extent(), m = plan.K.extent();
-  if (n != plan.J.extent()) {
-    if (reason) *reason = reason_text(ReasonId::tbs_not_square, n, plan.J.extent());
-    return false;
-  }
-  if (t.chunk < 1 || t.chunk > m) {
-    if (reason) *reason = reason_text(ReasonId::tbs_chunk, t.chunk, m);
-    return false;
-  }
-  if ((t.panel > 0) != (t.group > 0)) {
-    if (reason) *reason = reason_text(ReasonId::tbs_stream_pair, t.panel, t.group);
-    return false;
-  }
-  if (tbs_rows_read(t.panel > 0 ? std::min(n, t.panel) : n, t.block_words) < 0) {
-    if (reason) *reason = reason_text(ReasonId::tbs_no_family_fits_blocks, n, t.block_words);
-    return false;
-  }
-  return fits_memory_exact(plan, machine, reason);
-}
-
-TileBytes TbsMethod::tile_bytes(const Plan& plan, double element_size_bytes) const {
+TileBytes TbsModel::tile_bytes(const Plan& plan, double element_size_bytes) const {
   const TbsSchedule s = tbs_schedule(plan);
   const auto e = static_cast<std::uint64_t>(element_size_bytes);
   const i64 chunk = tbs_plan(plan).chunk;
@@ -168,15 +121,10 @@ TileBytes TbsMethod::tile_bytes(const Plan& plan, double element_size_bytes) con
           e * static_cast<std::uint64_t>(s.block_elements)};
 }
 
-std::vector<MemoryPart> TbsMethod::memory_parts(const Plan&, const TileBytes& t) const {
+std::vector<MemoryPart> TbsModel::memory_parts(const Plan&, const TileBytes& t) const {
   return {{"C block", t.C, false}, {"A panel", t.A, false}};
 }
 
-StageElements TbsMethod::stage_elements(const Plan&, std::int64_t) const { return {}; }
-
-const Method& tbs_method() {
-  static const TbsMethod kMethod;
-  return kMethod;
-}
+StageElements TbsModel::stage_elements(const Plan&, std::int64_t) const { return {}; }
 
 }  // namespace tcec::costmodel

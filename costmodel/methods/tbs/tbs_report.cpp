@@ -1,6 +1,6 @@
-// costmodel/methods/tbs/tbs_report.cpp — tbs's parts of the dry-run report (text and JSON): the
-// symmetric-result note, its row, the "chosen:" line and the plan section with the SYRK lower
-// bound of Beaumont et al. (SPAA'22) Corollary 4.7.
+// costmodel/methods/tbs/tbs_report.cpp — tbs's report (method_report.h), its parts of the dry-run
+// report (text and JSON): the symmetric-result note, its row, the "chosen:" line and the plan
+// section with the SYRK lower bound of Beaumont et al. (SPAA'22) Corollary 4.7.
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -41,48 +41,48 @@ double most(const std::vector<std::uint64_t>& v) {
 }
 
 /// The tbs plan among the analysis's plans (null when none is feasible).
-const PlannedCandidate* tbs_candidate(const ContractionAnalysis& a, const Method& m) {
+const PlannedCandidate* tbs_candidate(const ContractionAnalysis& a) {
   for (const Candidate& c : a.candidates)
-    if (c.plan.feasible && m.owns(c.plan.plan)) return &c.plan;
+    if (c.plan.feasible && tbs_method().codec.owns(c.plan.plan)) return &c.plan;
   return nullptr;
 }
 
 }  // namespace
 
-std::string TbsMethod::analysis_note(const ContractionAnalysis& a) const {
+std::string TbsReport::analysis_note(const ContractionAnalysis& a) const {
   if (!a.gemm.symmetric) return {};
-  const TbsDetail* d = a.detail<TbsDetail>(*this);
+  const TbsDetail* d = a.detail<TbsDetail>(tbs_method());
   return fmt::format(
       "  symmetric result: C[I,J] = C[J,I] (C = A(I,K)·A(J,K)ᵀ: one tensor, I and J at the same "
       "positions){}\n",
       d && !d->applies ? fmt::format("; tbs not used: {}", d->reason) : std::string());
 }
 
-std::string TbsMethod::row_text(const ModelPoint& p, const ContractionAnalysis& a) const {
-  const PlannedCandidate* pc = tbs_candidate(a, *this);
+std::string TbsReport::row_text(const ModelPoint& p, const ContractionAnalysis& a) const {
+  const PlannedCandidate* pc = tbs_candidate(a);
   const std::string what =
       pc ? fmt::format("{}, panels of {} K columns", family_text(tbs_schedule(pc->plan)), tbs_plan(pc->plan).chunk)
          : std::string("triangle blocks");
   return exact_row_text(p, row_name(p), what);
 }
 
-nlohmann::json TbsMethod::row_json(const ModelPoint& p, const ContractionAnalysis&) const {
+nlohmann::json TbsReport::row_json(const ModelPoint& p, const ContractionAnalysis&) const {
   return exact_row_json(p, "tbs");
 }
 
-std::string TbsMethod::choice_name(const ModelPoint&, const Plan&) const {
+std::string TbsReport::choice_name(const ModelPoint&, const Plan&) const {
   return "tbs (triangle blocks, Beaumont et al. SPAA'22 §5.1)";
 }
 
-void TbsMethod::analysis_json(const ContractionAnalysis& a, nlohmann::json& j) const {
+void TbsReport::analysis_json(const ContractionAnalysis& a, nlohmann::json& j) const {
   j["symmetric"] = a.gemm.symmetric;
-  const TbsDetail* d = a.detail<TbsDetail>(*this);
+  const TbsDetail* d = a.detail<TbsDetail>(tbs_method());
   if (a.gemm.symmetric && d) j["tbs"] = {{"applies", d->applies}, {"reason", d->reason}};
 }
 
-std::string TbsMethod::plan_section(const ContractionAnalysis& a, const Machine& machine) const {
-  const Plan& p = a.plan.plan;
-  const PlanVolumes& v = a.plan.volumes;
+std::string TbsReport::plan_section(const ContractionAnalysis& a, const Machine& machine) const {
+  const Plan& p = a.plan().plan;
+  const PlanVolumes& v = a.plan().volumes;
   const TbsSchedule s = tbs_schedule(p);
   std::string out = fmt::format("  plan: {}\n", p.to_string());
   std::vector<std::uint64_t> blocks(static_cast<std::size_t>(p.processors), 0);
@@ -110,8 +110,8 @@ std::string TbsMethod::plan_section(const ContractionAnalysis& a, const Machine&
   return out;
 }
 
-void TbsMethod::plan_json(const ContractionAnalysis& a, const Machine& machine, nlohmann::json& j) const {
-  const Plan& p = a.plan.plan;
+void TbsReport::plan_json(const ContractionAnalysis& a, const Machine& machine, nlohmann::json& j) const {
+  const Plan& p = a.plan().plan;
   const TbsSchedule s = tbs_schedule(p);
   j["comm"] = "inside";
   j["algorithm"] = "tbs";
@@ -123,7 +123,7 @@ void TbsMethod::plan_json(const ContractionAnalysis& a, const Machine& machine, 
   j["block_elements"] = s.block_elements;
   const double syrk = syrk_bound_bytes(a, machine);
   j["syrk_lower_bound_bytes"] = syrk;
-  j["syrk_bound_ratio"] = most(a.plan.volumes.disk_read_bytes) / syrk;
+  j["syrk_bound_ratio"] = most(a.plan().volumes.disk_read_bytes) / syrk;
 }
 
 }  // namespace tcec::costmodel

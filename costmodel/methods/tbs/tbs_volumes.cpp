@@ -71,8 +71,8 @@ std::vector<u64> tbs_requests(const Plan& plan, const TbsSchedule& s, const std:
   return out;
 }
 
-PlanVolumes TbsMethod::volumes(const Plan& plan, const Machine& machine, std::int64_t first_rank,
-                               std::int64_t end_rank) const {
+PlanVolumes TbsModel::volumes(const Plan& plan, const Machine& machine, std::int64_t first_rank,
+                              std::int64_t end_rank) const {
   const std::vector<TbsRankWork> work = tbs_rank_work(plan, tbs_schedule(plan));
   PlanVolumes v;
   for (i64 r = first_rank; r < end_rank; ++r) {
@@ -82,7 +82,7 @@ PlanVolumes TbsMethod::volumes(const Plan& plan, const Machine& machine, std::in
   return v;
 }
 
-PlanVolumes TbsMethod::walk(const Plan& plan, const Machine& machine) const {
+PlanVolumes TbsModel::walk(const Plan& plan, const Machine& machine) const {
   // Block by block, panel by panel and tile by tile, as the runtime moves them.
   const TbsSchedule s = tbs_schedule(plan);
   const i64 m = plan.K.extent(), chunk = tbs_plan(plan).chunk;
@@ -108,11 +108,11 @@ PlanVolumes TbsMethod::walk(const Plan& plan, const Machine& machine) const {
   return v;
 }
 
-std::vector<std::uint64_t> TbsMethod::disk_requests(const Plan& plan, const ArrayAccess& access) const {
+std::vector<std::uint64_t> TbsModel::disk_requests(const Plan& plan, const ArrayAccess& access) const {
   return tbs_requests(plan, tbs_schedule(plan), access.perm_A, access.perm_C);
 }
 
-std::vector<std::uint64_t> TbsMethod::page_faults(const Plan& plan, const ArrayAccess& access) const {
+std::vector<std::uint64_t> TbsModel::page_faults(const Plan& plan, const ArrayAccess& access) const {
   std::vector<u64> faults;
   tbs_requests(plan, tbs_schedule(plan), access.perm_A, access.perm_C, &faults);
   const double elements = static_cast<double>(plan.I.extent()) * static_cast<double>(plan.K.extent());  // A
@@ -120,7 +120,7 @@ std::vector<std::uint64_t> TbsMethod::page_faults(const Plan& plan, const ArrayA
   return faults;
 }
 
-double TbsMethod::rank_flops(const Plan& plan, std::int64_t rank) const {
+double TbsModel::rank_flops(const Plan& plan, std::int64_t rank) const {
   return 2.0 * tbs_rank_work(plan, tbs_schedule(plan))[static_cast<std::size_t>(rank)].multiply_adds;
 }
 

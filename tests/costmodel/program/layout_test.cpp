@@ -26,7 +26,7 @@ std::pair<std::int64_t, std::int64_t> part_of(std::int64_t n, std::int64_t t, st
     if (v < start + piece(n, t, p)) return {p, v - start};
 }
 
-/// Grid part of value v of a distribution index split over g (plan.h "Tiling").
+/// Grid part of value v of a distribution index split over g (runtime/spec/tiling.h).
 std::int64_t tile_part(const IndexTiles& x, std::int64_t g, std::int64_t v) {
   const auto [a, in1] = part_of(x.extent, x.t1, v);
   const auto [b, in2] = part_of(piece(x.extent, x.t1, a), x.t2, in1);

@@ -12,7 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "costmodel/costmodel.h"
-#include "costmodel/method.h"
+#include "costmodel/method_model.h"
 #include "costmodel/program/handoff_requests.h"
 #include "costmodel/program/layout.h"
 #include "costmodel/program/sequence.h"
@@ -67,12 +67,13 @@ TEST(Sequence, KeptIntermediateIsTakenRankToRank) {
   EXPECT_TRUE(first.result_kept);
   EXPECT_TRUE(first.taken.empty());
   // The producer's stage 3 is gone: it writes C's part no more (its plan is the store's).
-  EXPECT_EQ(first.plan.plan.to_string(), r.store[0]->plan.plan.to_string());
+  EXPECT_EQ(first.plan.plan.to_string(), r.store[0]->plan().plan.to_string());
   for (std::size_t rank = 0; rank < 4; ++rank)  // accumulation: C lies whole on rank 0
-    EXPECT_EQ(r.store[0]->plan.redistribution.disk_write_bytes[rank] - first.plan.redistribution.disk_write_bytes[rank],
-              rank == 0 ? 64u * 64 * 8 : 0u)
+    EXPECT_EQ(
+        r.store[0]->plan().redistribution.disk_write_bytes[rank] - first.plan.redistribution.disk_write_bytes[rank],
+        rank == 0 ? 64u * 64 * 8 : 0u)
         << rank;
-  EXPECT_DOUBLE_EQ(first.store_time_s, r.store[0]->plan.total_s());
+  EXPECT_DOUBLE_EQ(first.store_time_s, r.store[0]->plan().total_s());
   EXPECT_LT(first.time_s, first.store_time_s);
   // The consumer takes T from the producer's C layout; its result (an output) goes to the store.
   ASSERT_TRUE(second.handoff);
@@ -87,7 +88,7 @@ TEST(Sequence, KeptIntermediateIsTakenRankToRank) {
   EXPECT_EQ(moved.disk_read_bytes, second.plan.redistribution.disk_read_bytes);
   EXPECT_DOUBLE_EQ(second.time_s, second.plan.total_s());
   EXPECT_DOUBLE_EQ(r.seq.total_s, first.time_s + second.time_s);
-  EXPECT_DOUBLE_EQ(r.seq.store_total_s, r.store[0]->plan.total_s() + r.store[1]->plan.total_s());
+  EXPECT_DOUBLE_EQ(r.seq.store_total_s, r.store[0]->plan().total_s() + r.store[1]->plan().total_s());
   EXPECT_EQ(r.seq.handoffs, 2);
   const std::string text = handoff_text(r.seq, r.machine);
   EXPECT_NE(text.find("  line 9: hand-off " + second.plan.plan.to_string() + "; takes A = T (kept by line 7); "),
@@ -137,7 +138,7 @@ TEST(Sequence, CopyStepFlushesWhatTheProducerKept) {
   EXPECT_DOUBLE_EQ(copy.time_s, copy.flush.time_s + copy.store_time_s);
   // The flush is the producer's deferred stage 3: with the same plan, keeping and then
   // flushing costs what storing does.
-  EXPECT_EQ(first.plan.plan.to_string(), r.store[1]->plan.plan.to_string());
+  EXPECT_EQ(first.plan.plan.to_string(), r.store[1]->plan().plan.to_string());
   EXPECT_NEAR(first.time_s + copy.flush.time_s, first.store_time_s, 1e-12);
   const std::string text = handoff_text(r.seq, r.machine);
   EXPECT_NE(text.find("  line 13: flushes U ("), std::string::npos) << text;
@@ -168,7 +169,7 @@ TEST(Sequence, InsideMethodsReadTheStoreDirectly) {
   // stage 1 for A and B and no stage 3 for C.
   const Planned r = run("tensor C[N,N] output;\nC[i,l] += T[i,j] * D[j,l];\n", "inside-replication");
   EXPECT_EQ(r.seq.handoffs, 0);
-  const PlanVolumes& second = r.store[1]->plan.redistribution;
+  const PlanVolumes& second = r.store[1]->plan().redistribution;
   for (std::size_t rank = 0; rank < 4; ++rank) {
     EXPECT_EQ(second.disk_read_bytes[rank], 0u) << rank;
     EXPECT_EQ(second.disk_write_bytes[rank], 0u) << rank;
@@ -210,7 +211,7 @@ TEST(Sequence, PlanProgramRunsTheHandOffUnlessTurnedOff) {
   plans = plan_program(*r.program, r.machine, store);
   for (std::size_t i = 0; i < 2; ++i) {
     EXPECT_FALSE(plans[i].keep_result || plans[i].take_A || plans[i].take_B || plans[i].take_C);
-    EXPECT_EQ(plans[i].redistribution.disk_write_bytes, r.store[i]->plan.redistribution.disk_write_bytes);
+    EXPECT_EQ(plans[i].redistribution.disk_write_bytes, r.store[i]->plan().redistribution.disk_write_bytes);
   }
 }
 
@@ -226,7 +227,7 @@ TEST(Sequence, TakenTensorsDiskRequestsArePredictedAndChargedWithALatency) {
     const Plan& p = plans[1].plan;
     StageAccess files{plans[1].gemm.perm_A, plans[1].gemm.perm_B, plans[1].gemm.perm_C, false, plans[1].direct_C, true};
     files.take_A = true;
-    std::vector<u64> expected = method_of(p).stage_requests(p, files);
+    std::vector<u64> expected = model_of(p).stage_requests(p, files);
     const std::vector<u64> move = move_requests(array_placement(plans[0].plan, GemmArray::C, plans[0].gemm.perm_C),
                                                 array_placement(p, GemmArray::A, plans[1].gemm.perm_A),
                                                 handoff_round_elements(r.machine.memory_bytes));

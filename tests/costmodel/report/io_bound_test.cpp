@@ -16,7 +16,7 @@ TEST(IoBound, MatmulOnTable8TheoremOneBindsTheBytesAndTheDiskTheTime) {
   const ir::Program p = fixtures::example_program("matmul.tce");
   const Machine m = machine_from(*p.machine);
   const ContractionAnalysis a = analyze(p, p.statements[0], m, {});
-  ASSERT_TRUE(a.plan.feasible) << a.plan.reason;
+  ASSERT_TRUE(a.plan().feasible) << a.plan().reason;
   const IoBound b = io_bound(a, m);
   EXPECT_DOUBLE_EQ(b.compulsory_read_bytes, 2 * 4000.0 * 4000 * 8 / 4);  // A and B, a quarter each
   EXPECT_DOUBLE_EQ(b.compulsory_write_bytes, 4000.0 * 4000 * 8 / 4);

@@ -26,7 +26,7 @@ TEST(Writes, DirectTileIoWritesEachResultOnce) {
   const ir::Program p = fixtures::example_program("four_index.tce");
   const Machine m = write_dear();
   const ContractionAnalysis a = analyze(p, p.statements[0], m, {});
-  ASSERT_TRUE(a.plan.feasible);
+  ASSERT_TRUE(a.plan().feasible);
   const WriteReport w = write_report(a, m);
   EXPECT_DOUBLE_EQ(w.write_bound_bytes, 800.0 * 800 * 800 * 800 * 8 / 4);
   EXPECT_DOUBLE_EQ(w.write_bytes, w.write_bound_bytes);
@@ -43,26 +43,26 @@ TEST(Writes, MaxWritesChoosesAPlanThatWritesTheShareAndSaysWhatItCosts) {
   const ir::Program p = fixtures::example_program("ccsd_term.tce");
   const Machine m = write_dear();
   const ContractionAnalysis free = analyze(p, p.statements[0], m, {});
-  ASSERT_TRUE(free.plan.feasible);
-  EXPECT_DOUBLE_EQ(plan_write_bytes(free.plan), 800.0 * 800 * 8);
+  ASSERT_TRUE(free.plan().feasible);
+  EXPECT_DOUBLE_EQ(plan_write_bytes(free.plan()), 800.0 * 800 * 8);
   PlanOptions limited;
   limited.max_writes = 1.0;
   const ContractionAnalysis a = analyze(p, p.statements[0], m, limited);
-  ASSERT_TRUE(a.plan.feasible) << a.plan.reason;
+  ASSERT_TRUE(a.plan().feasible) << a.plan().reason;
   const WriteReport w = write_report(a, m);
   EXPECT_LE(w.write_bytes, w.write_bound_bytes);
-  EXPECT_DOUBLE_EQ(a.unconstrained_s, free.plan.total_s());
-  EXPECT_GE(a.plan.total_s(), free.plan.total_s());
+  EXPECT_DOUBLE_EQ(a.unconstrained_s, free.plan().total_s());
+  EXPECT_GE(a.plan().total_s(), free.plan().total_s());
   const std::string text = write_text(w);
-  EXPECT_NE(text.find(fmt::format("; --max-writes 1: {:.5g} s against {:.5g} s without the limit (+", a.plan.total_s(),
-                                  free.plan.total_s())),
+  EXPECT_NE(text.find(fmt::format("; --max-writes 1: {:.5g} s against {:.5g} s without the limit (+",
+                                  a.plan().total_s(), free.plan().total_s())),
             std::string::npos)
       << text;
   EXPECT_EQ(write_json(w)["max_writes"], 1.0);
   limited.max_writes = 0.5;  // below the output's share: nothing qualifies
   const ContractionAnalysis none = analyze(p, p.statements[0], m, limited);
-  EXPECT_FALSE(none.plan.feasible);
-  EXPECT_EQ(none.plan.reason, "every plan writes more than --max-writes 0.5 x the result's share (1.28 MB per rank)");
+  EXPECT_FALSE(none.plan().feasible);
+  EXPECT_EQ(none.plan().reason, "every plan writes more than --max-writes 0.5 x the result's share (1.28 MB per rank)");
 }
 
 TEST(Writes, AProgramAddingFourTermsWritesItsOutputFourTimes) {

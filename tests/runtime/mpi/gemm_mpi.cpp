@@ -1,7 +1,7 @@
 // tests/runtime/mpi/gemm_mpi.cpp — GaoGemm runs random plans of every method × order on
 // P ranks (P = the MPI world size): the values verify against a long-double reference and every
 // rank's measured compute-phase bytes equal the cost model's exact prediction (plan_volumes).
-// The loop nest is walked from costmodel/schedules.h, as generated code does. The
+// The loop nest is walked from costmodel/schedules.h loop_nest(), as generated code does. The
 // hand-off: a result kept on the ranks and taken rank to rank into the next plan's A, B or C
 // (or flushed to the store), under every pair of methods, measures the model's bytes and disk
 // requests (costmodel/program/handoff_requests.h) in stages 1 and 3.
@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "costmodel/method.h"
+#include "costmodel/method_model.h"
 #include "costmodel/methods/gao/gao.h"
 #include "costmodel/plan.h"
 #include "costmodel/program/handoff_requests.h"
@@ -101,7 +101,7 @@ tcert::GemmSpec spec_of(const cm::Plan& p, const cm::PlanVolumes& v, bool overla
   gao.capacity_A = t.A / 8, gao.capacity_B = t.B / 8, gao.capacity_C = t.C / 8;
   gao.overlap = overlap;  // the I/O thread's schedule moves the same bytes as the serial one
   // Direct tile I/O where the model has it (the inside methods): no tiled copies of A and B.
-  s.direct_A = s.direct_B = cm::method_of(p).reads_operands_directly(p);
+  s.direct_A = s.direct_B = cm::model_of(p).reads_operands_directly(p);
   s.direct_C = cm::writes_result_directly(p, nullptr);
   s.predicted[0] = v.disk_read_bytes, s.predicted[1] = v.disk_write_bytes;
   s.predicted[2] = v.comm_sent_bytes, s.predicted[3] = v.comm_recv_bytes;
@@ -109,7 +109,7 @@ tcert::GemmSpec spec_of(const cm::Plan& p, const cm::PlanVolumes& v, bool overla
   if (s.direct_A) access.perm_A = s.A.perm;
   if (s.direct_B) access.perm_B = s.B.perm;
   if (s.direct_C) access.perm_C = s.C.perm;
-  s.predicted[4] = cm::method_of(p).disk_requests(p, access);
+  s.predicted[4] = cm::model_of(p).disk_requests(p, access);
   cm::PlanVolumes r = cm::redistribution_volumes(p, roomy(p.processors), p.accumulate);
   cm::redistribution_requests(p, roomy(p.processors), {s.A.perm, s.B.perm, s.C.perm, p.accumulate, s.direct_C, true},
                               r);
@@ -328,12 +328,12 @@ TEST(GaoGemm, HandOffMovesAndFlushesMeasureThePredictedBytesAndRequests) {
     tcert::GemmSpec s1 = spec_of(p1, cm::plan_volumes(p1, m), trial % 2 == 1);
     s1.C = binding(T.c_str(), p1.I, p1.J, false);
     s1.keep_result = true, s1.direct_C = false;
-    s1.predicted[4] = cm::method_of(p1).disk_requests(p1, {s1.direct_A,
-                                                           s1.direct_B,
-                                                           false,
-                                                           s1.direct_A ? s1.A.perm : std::vector<int>{},
-                                                           s1.direct_B ? s1.B.perm : std::vector<int>{},
-                                                           {}});
+    s1.predicted[4] = cm::model_of(p1).disk_requests(p1, {s1.direct_A,
+                                                          s1.direct_B,
+                                                          false,
+                                                          s1.direct_A ? s1.A.perm : std::vector<int>{},
+                                                          s1.direct_B ? s1.B.perm : std::vector<int>{},
+                                                          {}});
     cm::DeclaredLayouts stays;
     stays.C_stays = true, stays.names_C = names(p1.I, p1.J);
     cm::PlanVolumes r1 = cm::redistribution_volumes(p1, m, false, &stays);
@@ -378,7 +378,7 @@ TEST(GaoGemm, HandOffMovesAndFlushesMeasureThePredictedBytesAndRequests) {
     }
     s2.accumulate = p2.accumulate;
     a2.perm_A = s2.A.perm, a2.perm_B = s2.B.perm, a2.perm_C = s2.C.perm, a2.direct_C = s2.direct_C;
-    s2.predicted[4] = cm::method_of(p2).disk_requests(
+    s2.predicted[4] = cm::model_of(p2).disk_requests(
         p2, {s2.direct_A, s2.direct_B, s2.direct_C, s2.direct_A ? s2.A.perm : std::vector<int>{},
              s2.direct_B ? s2.B.perm : std::vector<int>{}, s2.direct_C ? s2.C.perm : std::vector<int>{}});
     cm::PlanVolumes r2 = cm::redistribution_volumes(p2, m, p2.accumulate, use == 3 ? nullptr : &taken);

@@ -332,7 +332,7 @@ Plan cosma_plan(std::int64_t P, CosmaGrid g, std::int64_t extent = 4000) {
 TEST(CosmaPlan, TextFormRoundTrips) {
   const Plan p = cosma_plan(4, {1, 2, 2, 1});
   EXPECT_EQ(p.to_string(), "cosma grid=1x2x2 rounds=1 P=4 split=optimal");
-  EXPECT_EQ(method_of(p).name(), "cosma");
+  EXPECT_EQ(method_of(p).name, "cosma");
   std::string error;
   auto back = parse_plan(p.to_string(), p.I, p.J, p.K, &error);
   ASSERT_TRUE(back) << error;
@@ -460,19 +460,19 @@ TEST(CosmaDryRun, ForcedMethodAndOrder) {
   ASSERT_TRUE(parse_method("cosma", &cosma));
   EXPECT_EQ(cosma.force_method, "cosma");
   const ContractionAnalysis forced = analyze(program, program.statements[0], fast_network, cosma);
-  ASSERT_TRUE(forced.plan.feasible) << forced.plan.reason;
-  EXPECT_EQ(forced.plan.plan.to_string(), "cosma grid=2x2x1 rounds=8 P=4 split=optimal");
+  ASSERT_TRUE(forced.plan().feasible) << forced.plan().reason;
+  EXPECT_EQ(forced.plan().plan.to_string(), "cosma grid=2x2x1 rounds=8 P=4 split=optimal");
   // --force-order excludes cosma (no disk placement order); with --force-method cosma: no plan.
   PlanOptions order = cosma;
   ASSERT_TRUE(parse_order("ABC", &order));
   const ContractionAnalysis none = analyze(program, program.statements[0], fast_network, order);
-  EXPECT_FALSE(none.plan.feasible);
-  EXPECT_EQ(none.plan.reason, "--force-order ABC does not apply to cosma, which has no disk placement order");
+  EXPECT_FALSE(none.plan().feasible);
+  EXPECT_EQ(none.plan().reason, "--force-order ABC does not apply to cosma, which has no disk placement order");
   PlanOptions only_order;
   ASSERT_TRUE(parse_order("ABC", &only_order));
   const ContractionAnalysis gao = analyze(program, program.statements[0], machine_of(4, 8e6, 1e6, 1e9), only_order);
-  ASSERT_TRUE(gao.plan.feasible);
-  EXPECT_EQ(std::get<GaoPlan>(gao.plan.plan.method).order, DiskPlacementOrder::ABC);
+  ASSERT_TRUE(gao.plan().feasible);
+  EXPECT_EQ(std::get<GaoPlan>(gao.plan().plan.method).order, DiskPlacementOrder::ABC);
 }
 
 TEST(CosmaDryRun, PlanProgramHandsOutCosmaWithItsExactVolumes) {

@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "costmodel/analysis.h"
-#include "costmodel/method.h"
+#include "costmodel/method_model.h"
 #include "costmodel/methods/gao/gao.h"
 #include "frontend/frontend.h"
 
@@ -65,14 +65,14 @@ TEST(PlanSearch, ChosenPlanIsWithinFivePercentOfTheModelOptimumOnLargeProblems) 
         PlanOptions o;
         o.split = MemorySplit::Thirds;
         const ContractionAnalysis a = analyze(p, p.statements[0], machine(P, memory), o);
-        ASSERT_TRUE(a.plan.feasible) << a.plan.reason;
-        worst = std::max(worst, a.plan.volumes.time_s / a.fastest_row.time_s);
-        EXPECT_LE(a.plan.volumes.time_s, limit * a.fastest_row.time_s)
-            << src << "P = " << P << " memory " << memory << ": " << a.plan.plan.to_string();
+        ASSERT_TRUE(a.plan().feasible) << a.plan().reason;
+        worst = std::max(worst, a.plan().volumes.time_s / a.fastest_row.time_s);
+        EXPECT_LE(a.plan().volumes.time_s, limit * a.fastest_row.time_s)
+            << src << "P = " << P << " memory " << memory << ": " << a.plan().plan.to_string();
         o.split = MemorySplit::Optimal;
         const ContractionAnalysis free = analyze(p, p.statements[0], machine(P, memory), o);
         // The free split may also overlap (second buffers in half the memory): never slower.
-        EXPECT_LE(free.plan.volumes.wall_s, a.plan.volumes.wall_s * (1 + 1e-12));
+        EXPECT_LE(free.plan().volumes.wall_s, a.plan().volumes.wall_s * (1 + 1e-12));
       }
     }
   }
@@ -90,23 +90,23 @@ TEST(PlanSearch, TheMachinesOverlapDecidesWhatHides) {
   m.network_bytes_per_s = 1e9;
   m.disk_read_bytes_per_s = m.disk_write_bytes_per_s = 500e6;
   const ContractionAnalysis full = analyze(p, p.statements[0], m, PlanOptions{});
-  ASSERT_TRUE(full.plan.feasible) << full.plan.reason;
-  ASSERT_EQ(method_of(full.plan.plan).buffer_sets(full.plan.plan), 2) << full.plan.plan.to_string();
+  ASSERT_TRUE(full.plan().feasible) << full.plan().reason;
+  ASSERT_EQ(model_of(full.plan().plan).buffer_sets(full.plan().plan), 2) << full.plan().plan.to_string();
   for (double overlap : {1.0, 0.5, 0.0}) {
     Machine half = m;
     half.overlap = overlap;
-    const WallParts w = slowest_wall_parts(full.plan.plan, half, full.plan.volumes);
+    const WallParts w = slowest_wall_parts(full.plan().plan, half, full.plan().volumes);
     ASSERT_TRUE(w.overlap);
     const double busy = w.network + w.kernel;
     EXPECT_DOUBLE_EQ(w.wall, std::max(w.disk, busy) + (1 - overlap) * std::min(w.disk, busy) + w.fill) << overlap;
   }
   m.overlap = 0;
   const ContractionAnalysis none = analyze(p, p.statements[0], m, PlanOptions{});
-  ASSERT_TRUE(none.plan.feasible) << none.plan.reason;
-  EXPECT_EQ(method_of(none.plan.plan).buffer_sets(none.plan.plan), 1) << none.plan.plan.to_string();
+  ASSERT_TRUE(none.plan().feasible) << none.plan().reason;
+  EXPECT_EQ(model_of(none.plan().plan).buffer_sets(none.plan().plan), 1) << none.plan().plan.to_string();
   for (const Candidate& candidate : none.candidates)
     if (const PlannedCandidate& c = candidate.plan; c.feasible) {
-      EXPECT_EQ(method_of(c.plan).buffer_sets(c.plan), 1) << c.plan.to_string();
+      EXPECT_EQ(model_of(c.plan).buffer_sets(c.plan), 1) << c.plan.to_string();
     }
 }
 
@@ -123,11 +123,12 @@ TEST(PlanSearch, KernelEfficiencyFollowsTheCallShape) {
   ASSERT_TRUE(parse_method("inside-accumulation", &o));
   const Machine m = machine(4, 8e6);
   const ContractionAnalysis a = analyze(p, p.statements[0], m, o);
-  ASSERT_TRUE(a.plan.feasible) << a.plan.reason;
-  const Method& method = method_of(a.plan.plan);
-  EXPECT_LT(method.kernel_efficiency(a.plan.plan, m, 0), 1.0);
-  EXPECT_DOUBLE_EQ(wall_parts(a.plan.plan, m, a.plan.volumes, 0).kernel,
-                   method.rank_flops(a.plan.plan, 0) / (m.flops_per_s * method.kernel_efficiency(a.plan.plan, m, 0)));
+  ASSERT_TRUE(a.plan().feasible) << a.plan().reason;
+  const MethodModel& method = model_of(a.plan().plan);
+  EXPECT_LT(method.kernel_efficiency(a.plan().plan, m, 0), 1.0);
+  EXPECT_DOUBLE_EQ(
+      wall_parts(a.plan().plan, m, a.plan().volumes, 0).kernel,
+      method.rank_flops(a.plan().plan, 0) / (m.flops_per_s * method.kernel_efficiency(a.plan().plan, m, 0)));
 }
 
 // With a memory bandwidth the calls that stream are bound by it (a roofline): a C tile beyond
@@ -156,12 +157,12 @@ TEST(PlanSearch, ForcedMethodAndOrderAreHonoured) {
   ASSERT_TRUE(parse_order("BCA", &o));
   EXPECT_FALSE(parse_method("sideways-rotation", &o));
   const ContractionAnalysis a = analyze(p, p.statements[0], machine(4, 8e6), o);
-  ASSERT_TRUE(a.plan.feasible) << a.plan.reason;
-  EXPECT_EQ(gao(a.plan.plan).comm, CommMethod::Outside);
-  EXPECT_EQ(gao(a.plan.plan).algorithm, Algorithm::Accumulation);
-  EXPECT_EQ(gao(a.plan.plan).order, DiskPlacementOrder::BCA);
+  ASSERT_TRUE(a.plan().feasible) << a.plan().reason;
+  EXPECT_EQ(gao(a.plan().plan).comm, CommMethod::Outside);
+  EXPECT_EQ(gao(a.plan().plan).algorithm, Algorithm::Accumulation);
+  EXPECT_EQ(gao(a.plan().plan).order, DiskPlacementOrder::BCA);
   std::string reason;
-  EXPECT_TRUE(check_valid(a.plan.plan, machine(4, 8e6), &reason)) << reason;
+  EXPECT_TRUE(check_valid(a.plan().plan, machine(4, 8e6), &reason)) << reason;
 }
 
 TEST(PlanSearch, RotationOnANonSquareProcessorCountHasNoPlan) {
@@ -169,8 +170,8 @@ TEST(PlanSearch, RotationOnANonSquareProcessorCountHasNoPlan) {
   PlanOptions o;
   ASSERT_TRUE(parse_method("inside-rotation", &o));
   const ContractionAnalysis a = analyze(p, p.statements[0], machine(6, 8e6), o);
-  EXPECT_FALSE(a.plan.feasible);
-  EXPECT_EQ(a.plan.reason, "P = 6 is not a perfect square");
+  EXPECT_FALSE(a.plan().feasible);
+  EXPECT_EQ(a.plan().reason, "P = 6 is not a perfect square");
 }
 
 }  // namespace

@@ -6,7 +6,7 @@
 // every method and order (gemm_mpi) and for random placements and budgets (placement_mpi).
 #include <gtest/gtest.h>
 
-#include "costmodel/method.h"
+#include "costmodel/method_model.h"
 #include "costmodel/methods/gao/gao.h"
 #include "costmodel/methods/gao/volumes.h"
 #include "costmodel/plan.h"
@@ -90,12 +90,12 @@ TEST(Requests, CosmaStagesReadEachOperandInOnePass) {
   // innermost, so it is read column by column, each column's 8 rows following the last: one run;
   // C [i,j]: one run in, one out.
   const StageAccess access{{0, 1}, {1, 0}, {0, 1}, true, false, true};
-  EXPECT_EQ(method_of(p).stage_requests(p, access), std::vector<std::uint64_t>{1 + 1 + 1 + 1});
+  EXPECT_EQ(model_of(p).stage_requests(p, access), std::vector<std::uint64_t>{1 + 1 + 1 + 1});
   // Eight rounds of one column (two kept in memory, six streamed): A row by row, every element its
   // own run (64); B column by column, each round's column one run that the next one's continues
   // (1); one write per streamed round and operand (12); C one run in, one out.
   p.method = CosmaGrid{1, 1, 1, 8};
-  EXPECT_EQ(method_of(p).stage_requests(p, access), std::vector<std::uint64_t>{64 + 1 + 12 + 2});
+  EXPECT_EQ(model_of(p).stage_requests(p, access), std::vector<std::uint64_t>{64 + 1 + 12 + 2});
 }
 
 /// Disk requests of a plan in all: compute stage and stages 1 and 3.
@@ -126,9 +126,9 @@ TEST(Requests, NoSwapOfEqualExtentTileCountsGivesFewerRequestsAtTheSameCost) {
                                     "; network 100 MB/s; disk_read 100 MB/s; disk_write 100 MB/s; }\n");
         const Machine m = machine_from(*prog.machine);
         const ContractionAnalysis a = fixtures::analyze_forced(prog, 0, m, method);
-        if (!a.plan.feasible) continue;
-        const Plan& p = a.plan.plan;
-        const bool direct = method_of(p).reads_operands_directly(p), direct_C = writes_result_directly(p, nullptr);
+        if (!a.plan().feasible) continue;
+        const Plan& p = a.plan().plan;
+        const bool direct = model_of(p).reads_operands_directly(p), direct_C = writes_result_directly(p, nullptr);
         const ArrayAccess access{direct, direct, direct_C, a.gemm.perm_A, a.gemm.perm_B, a.gemm.perm_C};
         const StageAccess stages{a.gemm.perm_A, a.gemm.perm_B, a.gemm.perm_C, false, direct_C, true};
         for (int g = 0; g < 3; ++g) {  // every swap of two non-distribution indices of one group
@@ -136,19 +136,19 @@ TEST(Requests, NoSwapOfEqualExtentTileCountsGivesFewerRequestsAtTheSameCost) {
           for (std::size_t x = 0; x < group.indices.size(); ++x)
             for (std::size_t y = x + 1; y < group.indices.size(); ++y) {
               if (static_cast<int>(x) == group.dist || static_cast<int>(y) == group.dist) continue;
-              PlannedCandidate v = a.plan;
+              PlannedCandidate v = a.plan();
               GroupTiling& h = g == 0 ? v.plan.I : g == 1 ? v.plan.J : v.plan.K;
               std::swap(h.indices[x].t1, h.indices[y].t1);
               std::swap(h.indices[x].t2, h.indices[y].t2);
               if (!check_valid(v.plan, m, nullptr)) continue;
               v.volumes = plan_volumes(v.plan, m);
               v.redistribution = redistribution_volumes(v.plan, m, false);
-              if (v.volumes.disk_read_bytes != a.plan.volumes.disk_read_bytes ||
-                  v.volumes.wall_s != a.plan.volumes.wall_s)
+              if (v.volumes.disk_read_bytes != a.plan().volumes.disk_read_bytes ||
+                  v.volumes.wall_s != a.plan().volumes.wall_s)
                 continue;  // not free: the search's business
               plan_requests(v.plan, m, access, v.volumes);
               redistribution_requests(v.plan, m, stages, v.redistribution);
-              EXPECT_GE(all_requests(v), all_requests(a.plan))
+              EXPECT_GE(all_requests(v), all_requests(a.plan()))
                   << statement << " " << memory << " " << method << ": " << v.plan.to_string();
               ++checked;
             }

@@ -9,7 +9,7 @@
 
 #include "costmodel/analysis.h"
 #include "costmodel/costmodel.h"
-#include "costmodel/method.h"
+#include "costmodel/method_model.h"
 #include "costmodel/methods/sfc/curve.h"
 #include "costmodel/methods/sfc/sfc_walk.h"
 #include "frontend/frontend.h"
@@ -54,8 +54,8 @@ TEST(Sfc, SegmentsAreContiguousAndBalancedForAnyP) {
     const ir::Program p = product(600, 500, 300, P, "400 KB");
     const Machine m = machine_from(*p.machine);
     const ContractionAnalysis a = fixtures::analyze_forced(p, 0, m, "sfc");
-    ASSERT_TRUE(a.plan.feasible) << a.plan.reason;
-    const SfcSchedule s = sfc_schedule(a.plan.plan);
+    ASSERT_TRUE(a.plan().feasible) << a.plan().reason;
+    const SfcSchedule s = sfc_schedule(a.plan().plan);
     ASSERT_EQ(s.segment.size(), static_cast<std::size_t>(P + 1));
     EXPECT_EQ(s.segment.front(), 0);
     EXPECT_EQ(s.segment.back(), static_cast<i64>(s.order.size()));
@@ -63,11 +63,11 @@ TEST(Sfc, SegmentsAreContiguousAndBalancedForAnyP) {
     std::sort(sorted.begin(), sorted.end());
     for (std::size_t i = 0; i < sorted.size(); ++i) ASSERT_EQ(sorted[i], static_cast<i64>(i));
     for (i64 q = 0; q < P; ++q) EXPECT_GT(s.segment[q + 1], s.segment[q]) << "P = " << P << ": rank " << q << " idle";
-    const PlanVolumes replayed = simulate(a.plan.plan, m);
-    EXPECT_EQ(replayed.disk_read_bytes, a.plan.volumes.disk_read_bytes) << P;
-    EXPECT_EQ(replayed.disk_write_bytes, a.plan.volumes.disk_write_bytes) << P;
+    const PlanVolumes replayed = simulate(a.plan().plan, m);
+    EXPECT_EQ(replayed.disk_read_bytes, a.plan().volumes.disk_read_bytes) << P;
+    EXPECT_EQ(replayed.disk_write_bytes, a.plan().volumes.disk_write_bytes) << P;
     std::uint64_t written = 0;
-    for (std::uint64_t w : a.plan.volumes.disk_write_bytes) written += w;
+    for (std::uint64_t w : a.plan().volumes.disk_write_bytes) written += w;
     EXPECT_EQ(written, 600u * 500u * 8u);  // every tile once
   }
 }
@@ -100,13 +100,13 @@ TEST(Sfc, RequestsEqualAReplayOfEveryElementAndTheTextRoundTrips) {
       "machine m { processors 3; memory 8 KB; network 1 GB/s; disk 500 MB/s; }\n");
   const Machine m = machine_from(*p.machine);
   const ContractionAnalysis a = fixtures::analyze_forced(p, 1, m, "sfc");
-  ASSERT_TRUE(a.plan.feasible) << a.plan.reason;
+  ASSERT_TRUE(a.plan().feasible) << a.plan().reason;
   ASSERT_TRUE(a.accumulate);
-  const SfcPlan& chosen = sfc_plan(a.plan.plan);
+  const SfcPlan& chosen = sfc_plan(a.plan().plan);
   std::string error;
   const std::optional<Plan> layered = parse_plan(
       fmt::format("sfc tiles={}x{} chunk=3 slots=4 c=3 P=3 split=optimal C0=current", chosen.tiles_I, chosen.tiles_J),
-      a.plan.plan.I, a.plan.plan.J, a.plan.plan.K, &error);
+      a.plan().plan.I, a.plan().plan.J, a.plan().plan.K, &error);
   ASSERT_TRUE(layered) << error;
   ASSERT_TRUE(check_valid(*layered, m, &error)) << error;
   auto piece = [](i64 n, i64 g, i64 q) { return n / g + (q < n % g ? 1 : 0); };
@@ -116,7 +116,7 @@ TEST(Sfc, RequestsEqualAReplayOfEveryElementAndTheTextRoundTrips) {
     for (std::size_t i = 0; i < offsets.size(); ++i) r += i == 0 || offsets[i] != offsets[i - 1] + 1;
     return r;
   };
-  for (const Plan& plan : {a.plan.plan, *layered}) {
+  for (const Plan& plan : {a.plan().plan, *layered}) {
     const SfcPlan& s = sfc_plan(plan);
     const SfcSchedule sched = sfc_schedule(plan);
     const i64 g = 3 / s.layers;
@@ -198,7 +198,7 @@ TEST(Sfc, LayersAlongKMoveExactlyTheirShareAndTheReduction) {
     EXPECT_EQ(v.disk_write_bytes[r], 8u * 10 * 40) << r;
     EXPECT_EQ(v.comm_sent_bytes[r], 8u * 30 * 40) << r;
     EXPECT_EQ(v.comm_recv_bytes[r], 8u * 30 * 40) << r;
-    EXPECT_EQ(method_of(*plan).rank_flops(*plan, static_cast<i64>(r)), 2.0 * 1600 * 25) << r;
+    EXPECT_EQ(model_of(*plan).rank_flops(*plan, static_cast<i64>(r)), 2.0 * 1600 * 25) << r;
   }
   // Memory: the tile, 2 slots and the scratch of 40 · 25 each.
   const TileBytes t = tile_bytes(*plan, 8);
@@ -224,19 +224,19 @@ TEST(Sfc, AMemoryStreamSteersAwayFromChunksOfAFewColumns) {
   Machine m = machine_from(*p.machine);
   m.flops_per_s = 36e9;
   const ContractionAnalysis bytes_only = fixtures::analyze_forced(p, 0, m, "sfc");
-  ASSERT_TRUE(bytes_only.plan.feasible) << bytes_only.plan.reason;
-  EXPECT_EQ(sfc_plan(bytes_only.plan.plan).chunk, 8) << bytes_only.plan.plan.to_string();
+  ASSERT_TRUE(bytes_only.plan().feasible) << bytes_only.plan().reason;
+  EXPECT_EQ(sfc_plan(bytes_only.plan().plan).chunk, 8) << bytes_only.plan().plan.to_string();
   m.memory_bytes_per_s = 14e9;
   const ContractionAnalysis streamed = fixtures::analyze_forced(p, 0, m, "sfc");
-  ASSERT_TRUE(streamed.plan.feasible) << streamed.plan.reason;
-  const SfcPlan& s = sfc_plan(streamed.plan.plan);
-  EXPECT_GE(s.chunk, 32) << streamed.plan.plan.to_string();
-  EXPECT_GT(s.tiles_I * s.tiles_J, 1) << streamed.plan.plan.to_string();
+  ASSERT_TRUE(streamed.plan().feasible) << streamed.plan().reason;
+  const SfcPlan& s = sfc_plan(streamed.plan().plan);
+  EXPECT_GE(s.chunk, 32) << streamed.plan().plan.to_string();
+  EXPECT_GT(s.tiles_I * s.tiles_J, 1) << streamed.plan().plan.to_string();
   // The first plan on the streaming machine: its kernel is bound by memory, over 2x slower.
-  PlanVolumes old = bytes_only.plan.volumes;
-  plan_wall(bytes_only.plan.plan, m, old);
-  EXPECT_GT(old.kernel_s, 2.0 * streamed.plan.volumes.kernel_s);
-  EXPECT_LT(streamed.plan.volumes.wall_s, old.wall_s);
+  PlanVolumes old = bytes_only.plan().volumes;
+  plan_wall(bytes_only.plan().plan, m, old);
+  EXPECT_GT(old.kernel_s, 2.0 * streamed.plan().volumes.kernel_s);
+  EXPECT_LT(streamed.plan().volumes.wall_s, old.wall_s);
 }
 
 TEST(Sfc, PageFaultsSteerAwayFromShortPanelsOfWideRows) {
@@ -249,20 +249,20 @@ TEST(Sfc, PageFaultsSteerAwayFromShortPanelsOfWideRows) {
   Machine m = machine_from(*p.machine);
   m.flops_per_s = 27e9, m.memory_bytes_per_s = 10e9, m.disk_latency_s = 0.06e-6;
   const ContractionAnalysis plain = fixtures::analyze_forced(p, 0, m, "sfc");
-  ASSERT_TRUE(plain.plan.feasible) << plain.plan.reason;
-  EXPECT_TRUE(plain.plan.volumes.page_faults.empty());  // not modelled: nothing counted
-  EXPECT_EQ(sfc_plan(plain.plan.plan).chunk, 128) << plain.plan.plan.to_string();
+  ASSERT_TRUE(plain.plan().feasible) << plain.plan().reason;
+  EXPECT_TRUE(plain.plan().volumes.page_faults.empty());  // not modelled: nothing counted
+  EXPECT_EQ(sfc_plan(plain.plan().plan).chunk, 128) << plain.plan().plan.to_string();
   m.page_fault_s = 12.5e-6;
   const ContractionAnalysis faulting = fixtures::analyze_forced(p, 0, m, "sfc");
-  ASSERT_TRUE(faulting.plan.feasible) << faulting.plan.reason;
-  const PlanVolumes& v = faulting.plan.volumes;
-  EXPECT_EQ(sfc_plan(faulting.plan.plan).chunk, 512) << faulting.plan.plan.to_string();
+  ASSERT_TRUE(faulting.plan().feasible) << faulting.plan().reason;
+  const PlanVolumes& v = faulting.plan().volumes;
+  EXPECT_EQ(sfc_plan(faulting.plan().plan).chunk, 512) << faulting.plan().plan.to_string();
   EXPECT_EQ(v.disk_requests, std::vector<std::uint64_t>(4, 27600));
   EXPECT_EQ(v.page_faults, std::vector<std::uint64_t>(4, 28635));
   // The first plan on the faulting machine: a fault per run.
-  PlanVolumes old = plain.plan.volumes;
+  PlanVolumes old = plain.plan().volumes;
   const ArrayAccess access{true, true, true, {}, {}, {}};
-  plan_requests(plain.plan.plan, m, access, old);
+  plan_requests(plain.plan().plan, m, access, old);
   ASSERT_EQ(old.page_faults.size(), 4u);
   EXPECT_GE(old.page_faults[0], old.disk_requests[0]);
   EXPECT_GT(old.wall_s, v.wall_s + 0.6);
@@ -277,15 +277,15 @@ TEST(Sfc, PrimeRankCountsAndLargeKStayNearTheBound) {
     const ir::Program p = product(4000, 4000, 4000, P, "8 MB");
     const Machine m = machine_from(*p.machine);
     const ContractionAnalysis a = fixtures::analyze_forced(p, 0, m, "sfc");
-    ASSERT_TRUE(a.plan.feasible) << a.plan.reason;
-    EXPECT_LE(moved_bytes(a.plan.plan, a.plan.volumes, m), 1.3 * a.lower_bound_bytes_per_rank) << P;
+    ASSERT_TRUE(a.plan().feasible) << a.plan().reason;
+    EXPECT_LE(moved_bytes(a.plan().plan, a.plan().volumes, m), 1.3 * a.lower_bound_bytes_per_rank) << P;
   }
   const ir::Program p = product(1000, 1000, 100000, 5, "8 MB");
   const Machine m = machine_from(*p.machine);
   const ContractionAnalysis a = fixtures::analyze_forced(p, 0, m, "sfc");
-  ASSERT_TRUE(a.plan.feasible) << a.plan.reason;
-  EXPECT_EQ(sfc_plan(a.plan.plan).layers, 5);
-  EXPECT_LE(moved_bytes(a.plan.plan, a.plan.volumes, m), 1.55 * a.lower_bound_bytes_per_rank);
+  ASSERT_TRUE(a.plan().feasible) << a.plan().reason;
+  EXPECT_EQ(sfc_plan(a.plan().plan).layers, 5);
+  EXPECT_LE(moved_bytes(a.plan().plan, a.plan().volumes, m), 1.55 * a.lower_bound_bytes_per_rank);
 }
 
 }  // namespace

@@ -127,26 +127,26 @@ TEST(Tbs, PlansTheIssueExampleWithLessThanSixTenthsOfTheGeneralReads) {
   const ir::Program p = fixtures::parse_program(syrk_source(2000, 3000, machine));
   const Machine m = machine_from(*p.machine);
   const ContractionAnalysis a = analyze(p, p.statements[0], m, {});
-  ASSERT_TRUE(a.plan.feasible);
-  ASSERT_TRUE(std::holds_alternative<TbsPlan>(a.plan.plan.method)) << a.plan.plan.to_string();
+  ASSERT_TRUE(a.plan().feasible);
+  ASSERT_TRUE(std::holds_alternative<TbsPlan>(a.plan().plan.method)) << a.plan().plan.to_string();
   PlanOptions general;
   general.symmetry = false;
   const ContractionAnalysis g = analyze(p, p.statements[0], m, general);
-  ASSERT_TRUE(g.plan.feasible);
-  EXPECT_FALSE(std::holds_alternative<TbsPlan>(g.plan.plan.method));
-  const double tbs = static_cast<double>(a.plan.volumes.disk_read_bytes[0] + a.plan.volumes.comm_recv_bytes[0]);
-  const double best = static_cast<double>(g.plan.volumes.disk_read_bytes[0] + g.plan.volumes.comm_recv_bytes[0]);
+  ASSERT_TRUE(g.plan().feasible);
+  EXPECT_FALSE(std::holds_alternative<TbsPlan>(g.plan().plan.method));
+  const double tbs = static_cast<double>(a.plan().volumes.disk_read_bytes[0] + a.plan().volumes.comm_recv_bytes[0]);
+  const double best = static_cast<double>(g.plan().volumes.disk_read_bytes[0] + g.plan().volumes.comm_recv_bytes[0]);
   EXPECT_LE(tbs, 0.6 * best) << tbs << " vs " << best;
-  EXPECT_EQ(a.plan.volumes.disk_write_bytes[0], 2000u * 2000u * 8u);  // both triangles, once
-  EXPECT_EQ(a.plan.volumes.comm_recv_bytes[0], 0u);
-  const PlanVolumes walked = simulate(a.plan.plan, m);
-  EXPECT_EQ(walked.disk_read_bytes, a.plan.volumes.disk_read_bytes);
-  EXPECT_EQ(walked.disk_write_bytes, a.plan.volumes.disk_write_bytes);
+  EXPECT_EQ(a.plan().volumes.disk_write_bytes[0], 2000u * 2000u * 8u);  // both triangles, once
+  EXPECT_EQ(a.plan().volumes.comm_recv_bytes[0], 0u);
+  const PlanVolumes walked = simulate(a.plan().plan, m);
+  EXPECT_EQ(walked.disk_read_bytes, a.plan().volumes.disk_read_bytes);
+  EXPECT_EQ(walked.disk_write_bytes, a.plan().volumes.disk_write_bytes);
   std::string error;
   const std::optional<Plan> back =
-      parse_plan(a.plan.plan.to_string(), a.plan.plan.I, a.plan.plan.J, a.plan.plan.K, &error);
+      parse_plan(a.plan().plan.to_string(), a.plan().plan.I, a.plan().plan.J, a.plan().plan.K, &error);
   ASSERT_TRUE(back) << error;
-  EXPECT_EQ(*back, a.plan.plan);
+  EXPECT_EQ(*back, a.plan().plan);
 }
 
 TEST(Tbs, VolumesEqualTheWalkOnEveryRank) {
@@ -156,11 +156,11 @@ TEST(Tbs, VolumesEqualTheWalkOnEveryRank) {
   for (i64 P : {1, 2, 3, 5}) {
     m.processors = P;
     const ContractionAnalysis a = fixtures::analyze_forced(p, 0, m, "tbs");
-    ASSERT_TRUE(a.plan.feasible) << a.plan.reason;
-    const PlanVolumes walked = simulate(a.plan.plan, m);
-    EXPECT_EQ(walked.disk_read_bytes, a.plan.volumes.disk_read_bytes) << P;
-    EXPECT_EQ(walked.disk_write_bytes, a.plan.volumes.disk_write_bytes) << P;
-    EXPECT_EQ(a.plan.volumes.disk_read_bytes.size(), static_cast<std::size_t>(P));
+    ASSERT_TRUE(a.plan().feasible) << a.plan().reason;
+    const PlanVolumes walked = simulate(a.plan().plan, m);
+    EXPECT_EQ(walked.disk_read_bytes, a.plan().volumes.disk_read_bytes) << P;
+    EXPECT_EQ(walked.disk_write_bytes, a.plan().volumes.disk_write_bytes) << P;
+    EXPECT_EQ(a.plan().volumes.disk_read_bytes.size(), static_cast<std::size_t>(P));
   }
 }
 
@@ -232,16 +232,16 @@ TEST(Tbs, PageFaultsAreTheWindowsItsPanelsTouch) {
   const std::string machine = "machine m { processors 2; memory 4 MB; network 1 GB/s; disk 500 MB/s; }";
   const ir::Program p = fixtures::parse_program(syrk_source(600, 20000, machine));
   Machine m = machine_from(*p.machine);
-  EXPECT_TRUE(fixtures::analyze_forced(p, 0, m, "tbs").plan.volumes.page_faults.empty());
+  EXPECT_TRUE(fixtures::analyze_forced(p, 0, m, "tbs").plan().volumes.page_faults.empty());
   m.page_fault_s = 10e-6;
   const ContractionAnalysis a = fixtures::analyze_forced(p, 0, m, "tbs");
-  ASSERT_TRUE(a.plan.feasible) << a.plan.reason;
-  const std::vector<double> want = replay_faults(tbs_schedule(a.plan.plan), 2, 20000, tbs_plan(a.plan.plan).chunk,
+  ASSERT_TRUE(a.plan().feasible) << a.plan().reason;
+  const std::vector<double> want = replay_faults(tbs_schedule(a.plan().plan), 2, 20000, tbs_plan(a.plan().plan).chunk,
                                                  [](i64 r, i64 k) { return r * 20000 + k; });
-  ASSERT_EQ(a.plan.volumes.page_faults.size(), 2u);
+  ASSERT_EQ(a.plan().volumes.page_faults.size(), 2u);
   for (std::size_t r = 0; r < 2; ++r) {
     EXPECT_GT(want[r], 0.0);
-    EXPECT_NEAR(static_cast<double>(a.plan.volumes.page_faults[r]), want[r], 0.02 * want[r]) << r;
+    EXPECT_NEAR(static_cast<double>(a.plan().volumes.page_faults[r]), want[r], 0.02 * want[r]) << r;
   }
 }
 
@@ -255,13 +255,13 @@ TEST(Tbs, RequestsEqualAReplayOfEveryElement) {
       "machine m { processors 3; memory 2 KB; network 1 GB/s; disk 500 MB/s; }\n");
   const Machine m = machine_from(*p.machine);
   const ContractionAnalysis a = fixtures::analyze_forced(p, 0, m, "tbs");
-  ASSERT_TRUE(a.plan.feasible) << a.plan.reason;
-  const TbsSchedule s = tbs_schedule(a.plan.plan);
+  ASSERT_TRUE(a.plan().feasible) << a.plan().reason;
+  const TbsSchedule s = tbs_schedule(a.plan().plan);
   ASSERT_GT(s.blocks.size(), 2u);
   // Offsets: X is stored [p,b,a,q] (extents 3,5,3,4); G [a,b,c,d] (3,5,3,5). Rows r = a·5 + b.
   auto x_at = [](i64 r, i64 k) { return (k / 4) * 60 + (r % 5) * 12 + (r / 5) * 4 + k % 4; };
   auto g_at = [](i64 r, i64 c) { return (r / 5) * 75 + (r % 5) * 15 + (c / 5) * 5 + c % 5; };
-  EXPECT_EQ(a.plan.volumes.disk_requests, replay_requests(s, 3, 12, tbs_plan(a.plan.plan).chunk, x_at, g_at));
+  EXPECT_EQ(a.plan().volumes.disk_requests, replay_requests(s, 3, 12, tbs_plan(a.plan().plan).chunk, x_at, g_at));
 }
 
 TEST(Tbs, StreamsPanelsForAShortK) {
@@ -271,29 +271,29 @@ TEST(Tbs, StreamsPanelsForAShortK) {
       400, 4, "machine m { processors 4; memory 16 KB; network 200 MB/s; disk_read 8 MB/s; disk_write 800 MB/s; }"));
   const Machine m = machine_from(*p.machine);
   const ContractionAnalysis a = fixtures::analyze_forced(p, 0, m, "tbs");
-  ASSERT_TRUE(a.plan.feasible) << a.plan.reason;
-  const TbsPlan& t = tbs_plan(a.plan.plan);
-  ASSERT_GT(t.panel, 0) << a.plan.plan.to_string();
-  const TbsSchedule s = tbs_schedule(a.plan.plan);
+  ASSERT_TRUE(a.plan().feasible) << a.plan().reason;
+  const TbsPlan& t = tbs_plan(a.plan().plan);
+  ASSERT_GT(t.panel, 0) << a.plan().plan.to_string();
+  const TbsSchedule s = tbs_schedule(a.plan().plan);
   std::size_t streams = 0;
   for (const TbsBlock& b : s.blocks) streams += b.stream ? 1 : 0;
   EXPECT_EQ(streams, static_cast<std::size_t>((400 + t.panel - 1) / t.panel - 1));  // every panel but the last
-  const PlanVolumes walked = simulate(a.plan.plan, m);
-  EXPECT_EQ(walked.disk_read_bytes, a.plan.volumes.disk_read_bytes);
-  EXPECT_EQ(walked.disk_write_bytes, a.plan.volumes.disk_write_bytes);
+  const PlanVolumes walked = simulate(a.plan().plan, m);
+  EXPECT_EQ(walked.disk_read_bytes, a.plan().volumes.disk_read_bytes);
+  EXPECT_EQ(walked.disk_write_bytes, a.plan().volumes.disk_write_bytes);
   std::uint64_t written = 0;
-  for (std::uint64_t w : a.plan.volumes.disk_write_bytes) written += w;
+  for (std::uint64_t w : a.plan().volumes.disk_write_bytes) written += w;
   EXPECT_EQ(written, 400u * 400u * 8u);
   auto a_at = [](i64 r, i64 k) { return r * 4 + k; };
   auto c_at = [](i64 r, i64 c) { return r * 400 + c; };
-  EXPECT_EQ(a.plan.volumes.disk_requests, replay_requests(s, 4, 4, t.chunk, a_at, c_at));
+  EXPECT_EQ(a.plan().volumes.disk_requests, replay_requests(s, 4, 4, t.chunk, a_at, c_at));
   // The plan text carries the streaming and round-trips.
   std::string error;
   const std::optional<Plan> back =
-      parse_plan(a.plan.plan.to_string(), a.plan.plan.I, a.plan.plan.J, a.plan.plan.K, &error);
+      parse_plan(a.plan().plan.to_string(), a.plan().plan.I, a.plan().plan.J, a.plan().plan.K, &error);
   ASSERT_TRUE(back) << error;
-  EXPECT_EQ(*back, a.plan.plan);
-  EXPECT_NE(a.plan.plan.to_string().find(fmt::format(" panel={} group={} ", t.panel, t.group)), std::string::npos);
+  EXPECT_EQ(*back, a.plan().plan);
+  EXPECT_NE(a.plan().plan.to_string().find(fmt::format(" panel={} group={} ", t.panel, t.group)), std::string::npos);
 }
 
 TEST(Tbs, SaysWhyItIsNotUsed) {
@@ -314,8 +314,8 @@ TEST(Tbs, SaysWhyItIsNotUsed) {
       "C[i,j] = A[i,k] * B[j,k];\n" +
       machine);
   const ContractionAnalysis a = fixtures::analyze_forced(q, 0, m, "tbs");
-  EXPECT_FALSE(a.plan.feasible);
-  EXPECT_EQ(a.plan.reason.rfind("the result is not symmetric", 0), 0u) << a.plan.reason;
+  EXPECT_FALSE(a.plan().feasible);
+  EXPECT_EQ(a.plan().reason.rfind("the result is not symmetric", 0), 0u) << a.plan().reason;
 }
 
 }  // namespace
