@@ -371,8 +371,25 @@ ElementSource Run::read_npy(const std::string& path, const TensorShape& tensor) 
     check_shape(reader->header(), expected, tensor.name);
     it = inputs_.emplace(path, std::move(reader)).first;
   }
-  const double* data = it->second->data();
-  return ElementSource(data);
+  const NpyReader& reader = *it->second;
+  if (streams(8 * reader.size())) return ElementSource(reader.file(), reader.data());
+  return ElementSource(reader.data());
+}
+
+void ElementSource::queue(std::uint64_t first, std::size_t n, double* out, std::size_t step) const {
+  if (!pending_) pending_ = std::make_unique<RunReads>(*file_);
+  pending_->add(first, n, out, step);
+}
+
+void ElementSource::flush() const {
+  if (pending_) pending_->flush();
+}
+
+double ElementSource::lookup(std::uint64_t linear) const {
+  if (lookup_ != nullptr) return lookup_[linear];
+  double value = 0;
+  file_->read(linear, 1, &value);
+  return value;
 }
 
 void Run::hold_resident(const std::string& name, Buffer block) {

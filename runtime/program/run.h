@@ -27,6 +27,7 @@
 #include "runtime/program/checkpoint.h"
 #include "runtime/program/options.h"
 #include "runtime/spec/gemm_spec.h"
+#include "runtime/storage/element_file.h"
 #include "runtime/storage/mapped_walk.h"
 #include "runtime/storage/npy.h"
 #include "runtime/storage/scratch.h"
@@ -65,8 +66,9 @@ struct KeptTensor {
 };
 
 /// The elements of an input tensor, by `linear` (row-major) index: from the row-major doubles of
-/// a mapped file (data(): callers may copy whole runs from it), or computed (the generator).
-/// Calling it on a mapped file is a load, not an indirect call.
+/// a mapped file or of memory (data(): callers may copy whole runs from it), from a file read with
+/// explicit requests (streamed(): a tensor larger than the memory per rank, Run::streams()), or
+/// computed (the generator). Calling it on mapped data is a load, not an indirect call.
 class ElementSource {
  public:
   static constexpr std::size_t kShortRun = 16;  ///< copy(): runs up to this many elements by a loop
@@ -75,34 +77,53 @@ class ElementSource {
   explicit ElementSource(const double* data) : data_(data) {}
   /// Elements computed by `element` (linear index → value).
   explicit ElementSource(std::function<double(std::uint64_t)> element) : element_(std::move(element)) {}
-  double operator()(std::uint64_t linear) const { return data_ != nullptr ? data_[linear] : element_(linear); }
-  /// The row-major doubles, or null when the elements are computed.
+  /// Elements of `file` read with explicit requests (copy() queues them, flush() reads them);
+  /// single elements (operator()) from `mapped`, the same file mapped, when not null.
+  ElementSource(std::shared_ptr<const ElementFile> file, const double* mapped)
+      : lookup_(mapped), file_(std::move(file)) {}
+  ElementSource(const ElementSource& other)
+      : data_(other.data_), lookup_(other.lookup_), file_(other.file_), element_(other.element_) {}
+  ElementSource& operator=(const ElementSource& other) {
+    data_ = other.data_, lookup_ = other.lookup_, file_ = other.file_, element_ = other.element_, pending_.reset();
+    return *this;
+  }
+  double operator()(std::uint64_t linear) const {
+    if (data_ != nullptr) return data_[linear];
+    if (file_) return lookup(linear);
+    return element_(linear);
+  }
+  /// The row-major doubles, or null when the elements are computed or streamed.
   const double* data() const { return data_; }
-  /// out[e] = (*this)(first + e) for e < n (a memcpy from a mapped file).
-  void copy(std::uint64_t first, std::size_t n, double* out) const {
+  /// The file read with explicit requests, or null.
+  const ElementFile* streamed() const { return file_.get(); }
+  /// out[e·step] = (*this)(first + e) for e < n: at once, or, streamed, by flush() (the runs a
+  /// pass queues are read together: RunReads).
+  void copy(std::uint64_t first, std::size_t n, double* out, std::size_t step = 1) const {
     if (data_ != nullptr) {
-      if (n <= kShortRun) {  // a loop: a call to memmove costs more than a few elements
+      if (step != 1) {
+        for (std::size_t e = 0; e < n; ++e) out[e * step] = data_[first + e];
+      } else if (n <= kShortRun) {  // a loop: a call to memmove costs more than a few elements
         for (std::size_t e = 0; e < n; ++e) out[e] = data_[first + e];
       } else {
         std::copy_n(data_ + first, n, out);
       }
       return;
     }
-    for (std::size_t e = 0; e < n; ++e) out[e] = element_(first + e);
-  }
-  /// out[e·step] = (*this)(first + e) for e < n (step 1: copy()).
-  void copy(std::uint64_t first, std::size_t n, double* out, std::size_t step) const {
-    if (step == 1) return copy(first, n, out);
-    if (data_ != nullptr) {
-      for (std::size_t e = 0; e < n; ++e) out[e * step] = data_[first + e];
-      return;
-    }
+    if (file_) return queue(first, n, out, step);
     for (std::size_t e = 0; e < n; ++e) out[e * step] = element_(first + e);
   }
+  /// Completes the copies queued by copy() (streamed; nothing otherwise). Throws Error when a
+  /// read fails.
+  void flush() const;
 
  private:
+  void queue(std::uint64_t first, std::size_t n, double* out, std::size_t step) const;
+  double lookup(std::uint64_t linear) const;
   const double* data_ = nullptr;
+  const double* lookup_ = nullptr;  // streamed: the file's mapping for operator(), or null
+  std::shared_ptr<const ElementFile> file_;
   std::function<double(std::uint64_t)> element_;
+  mutable std::unique_ptr<RunReads> pending_;  // streamed: the runs copy() queued
 };
 
 /// The measured and predicted volumes of one contraction, one entry per rank (bytes, seconds).
@@ -176,7 +197,8 @@ class Run {
   /// (3, 5)"), or random_element(seed, tensor_id_of(NAME), linear) with options().random_seed.
   ElementSource input(const TensorShape& tensor);
   /// The elements of the .npy file at `path` (an input or a store version, e.g. previous()'s),
-  /// mapped once per run: end_step() and touched_mapped() drop its resident pages, release()
+  /// streamed where streams() says so (copies then go through explicit requests, single elements
+  /// through the mapping), mapped once per run: end_step() and touched_mapped() drop its resident pages, release()
   /// of a tensor closes its versions. A file outside the store stays mapped for later runs of the
   /// process, which map it again only when the path names another file, or one of another size
   /// or modification time, than the one mapped (and the mapping goes at the end of a run after
@@ -184,6 +206,15 @@ class Run {
   /// iteration, and unmapping them cost 2 ms per iteration. Throws Error when the file cannot be
   /// read or its shape is not `tensor`'s ("input NAME has shape … but the program expects …").
   ElementSource read_npy(const std::string& path, const TensorShape& tensor);
+  /// Whether a tensor file of `bytes` bytes of data is read and written with explicit requests
+  /// (element_file.h) rather than through a mapping: when it is larger than the memory per rank
+  /// (the program's out-of-core tensors; RunOptions::stream_bytes when given). Smaller ones stay
+  /// mapped: their pages fit beside the tiles, and tensors every step reads (tcec-ccsd's
+  /// integrals) stay resident from one step to the next. Unlimited memory (0): none.
+  bool streams(std::uint64_t bytes) const {
+    if (options_.stream_bytes) return bytes > *options_.stream_bytes;
+    return info_.memory_bytes > 0 && bytes > info_.memory_bytes;
+  }
   /// Ends a step: drops the resident pages of every mapped input and store version this run
   /// reads (NpyReader::drop_pages()) when they have grown by mapped_drop_bytes() since the last
   /// drop (ResidentGuard::due()), so that what the steps touched stays within the bound that

@@ -168,6 +168,7 @@ void CosmaGemm::load() {
                                  src.copy(at, n, out + e);
                                });
         }
+        src.flush();  // streamed: the runs, in few requests
         if (!resident)
           file.write(chunk.data(), offsets[static_cast<std::size_t>(j)] + static_cast<std::uint64_t>(done),
                      static_cast<std::size_t>(len));
@@ -195,6 +196,7 @@ void CosmaGemm::load() {
         requests.span(at, n);
         c0->copy(at, n, C_.data() + e);
       });
+  c0->flush();
   counters().add_disk_read(8 * static_cast<std::uint64_t>(Ix_ * Jy_));  // taken from C's file
   requests.add();
 }
@@ -215,7 +217,7 @@ void CosmaGemm::load_local() {
   counters().add_disk_read(8 * static_cast<std::uint64_t>(m_ * k_ + n_ * k_));
   if (!c0 && !in_place) return;  // the new file starts at zero
   from_C0_ = true;
-  if (c0) c0->copy(0, static_cast<std::size_t>(m_ * n_), result_->data());  // the same shape: the whole tensor
+  if (c0) c0->copy(0, static_cast<std::size_t>(m_ * n_), result_->data()), c0->flush();  // the same shape: all of it
   count_pass(spec_.C, eI, eJ, false);
   counters().add_disk_read(8 * static_cast<std::uint64_t>(m_ * n_));  // taken from C's file
 }
