@@ -28,7 +28,7 @@ constexpr const char* kCountNames[] = {"It1", "It2", "Jt1", "Jt2", "Kt1", "Kt2"}
 
 int id(LoopVar v) { return static_cast<int>(v); }
 
-/// "[I1 J1: read C | write C] [K1: read A] [J2: read B, compute]" (loop_nest.h's notation).
+/// "[I1 J1: read C | write C] [K1: read A] [J2: read B, compute]" (schedules.h loop_nest()'s notation).
 std::string nest_text(const std::vector<LoopLevel>& nest) {
   std::string out;
   auto join = [](const auto& list, const char* separator) {

@@ -66,6 +66,26 @@ void Counters::charge_time() {
   Clock::time_point now = Clock::now();
   if (scope_depth_ > 0) current().seconds += std::chrono::duration<double>(now - mark_).count();
   mark_ = now;
+  charge_device();
+}
+
+void Counters::charge_device() {
+  if (!device_on_) return;
+  const std::optional<DeviceBytes> now = device_bytes_now();
+  if (!now) return;  // readable when turned on; a failed reading leaves the bytes to the next one
+  device_[static_cast<std::size_t>(phase_)] += *now - device_mark_;
+  device_mark_ = *now;
+}
+
+void Counters::count_device(bool on) {
+  const std::optional<DeviceBytes> now = on ? device_bytes_now() : std::nullopt;
+  device_on_ = now.has_value();
+  if (now) device_mark_ = *now;
+}
+
+DeviceBytes Counters::device(Phase phase) {
+  charge_device();
+  return device_[static_cast<std::size_t>(phase)];
 }
 
 void Counters::switch_phase(Phase next, int depth_change) {
@@ -91,7 +111,7 @@ void Counters::begin_section(std::string name) {
     throw Error("cannot begin section '" + name + "': section '" + section_start_.name +
                 "' is still open (sections do not nest)");
   charge_time();
-  section_start_ = Section{std::move(name), volumes_};
+  section_start_ = Section{std::move(name), volumes_, device_};
   section_open_ = true;
 }
 
@@ -99,7 +119,10 @@ const Section& Counters::end_section() {
   if (!section_open_) throw Error("end_section called without an open section");
   charge_time();
   Section done{section_start_.name, {}};
-  for (std::size_t p = 0; p < kPhaseCount; ++p) done.by_phase[p] = volumes_[p] - section_start_.by_phase[p];
+  for (std::size_t p = 0; p < kPhaseCount; ++p) {
+    done.by_phase[p] = volumes_[p] - section_start_.by_phase[p];
+    done.device_by_phase[p] = device_[p] - section_start_.device_by_phase[p];
+  }
   section_open_ = false;
   sections_.push_back(std::move(done));
   return sections_.back();
@@ -107,6 +130,8 @@ const Section& Counters::end_section() {
 
 void Counters::reset() {
   volumes_ = {};
+  device_ = {};
+  if (device_on_) count_device(true);  // from now
   mark_ = Clock::now();
   section_open_ = false;
   sections_.clear();

@@ -6,6 +6,8 @@
 // Counting is per thread: the thread that runs the program (the one calling MPI) counts into
 // the current phase; a helper thread (the compute stage's I/O worker, io_worker.h) counts into
 // the Volumes it has set with CountInto, which its owner adds to the phase when it is done.
+// With count_device(true), each phase also gets the bytes the whole process made the device
+// read and write while it was current (device_io.h), read at every phase switch.
 #pragma once
 
 #include <array>
@@ -14,6 +16,8 @@
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include "runtime/base/device_io.h"
 
 namespace tcert {
 
@@ -60,6 +64,8 @@ struct Volumes {
 struct Section {
   std::string name;
   std::array<Volumes, kPhaseCount> by_phase;
+  /// The process's device bytes while each phase was current (all zero unless counts_device()).
+  std::array<DeviceBytes, kPhaseCount> device_by_phase{};
   Volumes total() const;  ///< sum over the phases
 };
 
@@ -92,6 +98,18 @@ class Counters {
   /// Sum of snapshot() over all phases.
   Volumes total();
 
+  /// Device bytes by phase (device_io.h): while on, every phase switch, snapshot(), device() and
+  /// section boundary reads /proc/self/io and charges the bytes since the previous reading to the
+  /// phase that was current (Phase::Load outside every scope, like bytes). They are the whole
+  /// process's, helper threads included, so a phase gets what any thread moved while it was
+  /// current. Off by default (a reading costs a few system calls); turning it on starts from now.
+  /// Where /proc/self/io cannot be read it stays off: counts_device() says whether it is on.
+  void count_device(bool on);
+  bool counts_device() const { return device_on_; }
+  /// The device bytes charged to `phase` since the last reset() (or count_device(true)),
+  /// including those of the current phase so far. Zero when not counting.
+  DeviceBytes device(Phase phase);
+
   /// Sections measure one part of the run (e.g. one contraction) without the caller having
   /// to subtract snapshots: begin_section records a snapshot of every phase, end_section
   /// appends {name, volumes now − volumes at begin} to sections(). Sections do not nest.
@@ -115,14 +133,18 @@ class Counters {
   friend class CountInto;
   static thread_local Volumes* sink_;  // set on a helper thread by CountInto
   void charge_time();                  // adds the time since mark_ to the current phase when a scope is open
+  void charge_device();                // adds the device bytes since device_mark_ to the current phase
   void switch_phase(Phase next, int depth_change);
 
   std::array<Volumes, kPhaseCount> volumes_{};
+  std::array<DeviceBytes, kPhaseCount> device_{};
+  bool device_on_ = false;
+  DeviceBytes device_mark_;  // the process's device bytes at the last reading
   Phase phase_ = Phase::Load;
   int scope_depth_ = 0;
   Clock::time_point mark_ = Clock::now();
   bool section_open_ = false;
-  Section section_start_;  // name and volumes at begin_section
+  Section section_start_;  // name, volumes and device bytes at begin_section
   std::vector<Section> sections_;
 };
 

@@ -11,7 +11,7 @@ namespace tcert {
 /// with RANK this process's rank in the run's communicator and POINT equal to `point`; does
 /// nothing otherwise (the variable is read once per process). The points a run passes:
 ///  - "compute:N"     step N (1-based, as Run::step() counts) has computed its result but not
-///                    yet stored it (a contraction records its volumes: Run::record());
+///                    yet stored it (a contraction records its volumes: RunRecords::record());
 ///  - "step:N"        step N has finished, before the checkpoint after it is written;
 ///  - "checkpoint:N"  the checkpoint after step N is written (between steps);
 ///  - "export"        the outputs are written under their temporary names, not yet renamed;

@@ -14,6 +14,7 @@
 #include "runtime/index/split_map.h"
 #include "runtime/methods/contraction_steps.h"
 #include "runtime/spec/spec_check.h"
+#include "runtime/spec/units.h"
 #include "runtime/storage/mapped_walk.h"
 #include "runtime/storage/npy.h"
 
@@ -32,7 +33,7 @@ void begin_contraction(Run& run, const GemmSpec& spec) {
   check_spec(spec, run.context().size(), memory);
   budget().reset_peak();
   const std::uint64_t planned = spec.planned_memory_bytes > 0 ? spec.planned_memory_bytes : memory;
-  run.bound_mapped_pages(std::max(planned, budget().in_use_bytes()));
+  run.mapped().bound_pages(std::max(planned, budget().in_use_bytes()));
 }
 
 void compute_phase(Run& run, const GemmSpec& spec, std::unique_ptr<Progress>& progress,
@@ -50,7 +51,7 @@ void compute_phase(Run& run, const GemmSpec& spec, std::unique_ptr<Progress>& pr
     throw Error(fmt::format("internal error: {}: the plan said {} bytes of memory per rank but the step used {}",
                             spec.statement, spec.planned_memory_bytes, budget().peak_bytes()));
   const Volumes v = counters().end_section().by_phase[static_cast<std::size_t>(Phase::Compute)];
-  if (!run.keeps_records()) return;
+  if (!run.records().keeps()) return;
   ContractionRecord rec;
   rec.statement = spec.statement, rec.plan = spec.plan, rec.order = spec.order;
   rec.predicted_seconds = spec.predicted_seconds;
@@ -72,29 +73,29 @@ void compute_phase(Run& run, const GemmSpec& spec, std::unique_ptr<Progress>& pr
     for (std::uint64_t n : all[5 + t]) seconds[t]->push_back(static_cast<double>(n) * 1e-9);
   rec.peak_tile_memory_bytes = all[9];
   rec.planned_memory_bytes = spec.planned_memory_bytes;
-  run.record(std::move(rec));
+  run.records().record(std::move(rec));
 }
 
 Volumes redistribution_now() { return counters().snapshot(Phase::Redistribute); }
 
 void record_redistribution(Run& run, const Volumes& mine) {
-  if (!run.keeps_records()) return;
+  if (!run.records().keeps()) return;
   std::vector<std::vector<std::uint64_t>> all =
       run.context().gather_u64s({mine.disk_read_bytes, mine.disk_write_bytes, mine.disk_requests,
                                  static_cast<std::uint64_t>(mine.seconds * 1e9)});
   std::vector<double> seconds;
   for (std::uint64_t ns : all[3]) seconds.push_back(static_cast<double>(ns) * 1e-9);
-  run.record_redistribution(std::move(all[0]), std::move(all[1]), std::move(all[2]), std::move(seconds));
+  run.records().record_redistribution(std::move(all[0]), std::move(all[1]), std::move(all[2]), std::move(seconds));
 }
 
 DirectResult::Update update_of_C(const Run& run, const GemmSpec& spec) {
-  return spec.accumulate && run.updates_in_place(spec.C.shape.name, {spec.A.shape.name, spec.B.shape.name})
+  return spec.accumulate && run.store().updates_in_place(spec.C.shape.name, {spec.A.shape.name, spec.B.shape.name})
              ? DirectResult::Update::InPlace
              : DirectResult::Update::NextVersion;
 }
 
 std::optional<ElementSource> initial_C(Run& run, const GemmSpec& spec) {
-  if (!spec.accumulate || run.latest(spec.C.shape.name).empty()) return std::nullopt;
+  if (!spec.accumulate || run.store().latest(spec.C.shape.name).empty()) return std::nullopt;
   return run.input(spec.C.shape);
 }
 
@@ -119,7 +120,7 @@ void store_version(Run& run, const TensorBinding& tensor, std::size_t row_count,
       written += R * C;
       requests.add();  // one transfer per block
     });
-    counters().add_disk_write(8 * written);  // into the tensor's file (mapped, so counted here)
+    counters().add_disk_write(bytes_of(written));  // into the tensor's file (mapped, so counted here)
   });
 }
 
@@ -149,7 +150,7 @@ void write_result_block(Run& run, const GemmSpec& spec, bool owns, i64 row0, i64
           result.write(walk, at, n, block + first + e);
         });
     result.flush();
-    counters().add_disk_write(8 * static_cast<std::uint64_t>(end - first));  // into C's file (mapped)
+    counters().add_disk_write(bytes_of(static_cast<std::uint64_t>(end - first)));  // into C's file (mapped)
     requests.add();
   });
 }
@@ -162,11 +163,11 @@ void keep_result(Run& run, const GemmSpec& spec, Placement placement, std::uniqu
                   [&](const BlockVisit& visit) { kept.file->read_blocks(visit); });
     kept.shadowed = true;
   }
-  run.keep(std::move(kept));
+  run.kept().keep(std::move(kept));
 }
 
 void flush_kept(Run& run, const std::string& name) {
-  const std::unique_ptr<KeptTensor> kept = run.withdraw(name);
+  const std::unique_ptr<KeptTensor> kept = run.kept().withdraw(name);
   if (!kept) return;
   PhaseScope phase(Phase::Redistribute);  // the producing step's deferred stage 3
   store_version(run, TensorBinding{kept->shape, kept->placement.perm}, kept->placement.rows.indices().size(),
@@ -175,7 +176,7 @@ void flush_kept(Run& run, const std::string& name) {
 }
 
 void take_kept(Run& run, const std::string& name, const Placement& to, TiledMatrix* target) {
-  KeptTensor* kept = run.kept(name);
+  KeptTensor* kept = run.kept().find(name);
   if (!kept) throw Error("tensor " + name + " should be kept on the ranks by an earlier step but is not");
   PhaseScope phase(Phase::Redistribute);  // Gao et al. §2.3 stage 1, rank to rank
   move_tensor(run.context(), kept->placement, kept->file.get(), to, target);
@@ -201,8 +202,8 @@ void verify_result(Run& run, const GemmSpec& spec, bool owns, const ResultLookup
   const Context& ctx = run.context();
   const ElementSource a = run.input(spec.A.shape), b = run.input(spec.B.shape);
   std::optional<ElementSource> c0;  // the version this step started from
-  if (spec.accumulate && !run.previous(spec.C.shape.name).empty())
-    c0 = run.read_npy(run.previous(spec.C.shape.name), spec.C.shape);
+  if (spec.accumulate && !run.store().previous(spec.C.shape.name).empty())
+    c0 = run.mapped().read_npy(run.store().previous(spec.C.shape.name), spec.C.shape);
   const LinearMap map_C(spec.C, spec.I.indices.size());
   const std::vector<i64> eI = extents_of(spec.I), eJ = extents_of(spec.J), eK = extents_of(spec.K);
   const auto nI = static_cast<std::uint64_t>(product(eI)), nJ = static_cast<std::uint64_t>(product(eJ)),
@@ -220,12 +221,12 @@ void verify_result(Run& run, const GemmSpec& spec, bool owns, const ResultLookup
     if (!got) continue;
     long double sum = 0, magnitude = 0;
     // What the reads may make resident of A's and B's mappings (a column of a row-major operand
-    // touches a window per element): kept bounded by Run::touched_mapped as they go.
+    // touches a window per element): kept bounded by MappedInputs::touched as they go.
     MappedWalk walk_A(kFaultAroundBytes), walk_B(kFaultAroundBytes);
     for (std::uint64_t k = 0; k < nK; ++k) {
       unflatten(k, eK, kv.data());
       const std::uint64_t at_A = map_A(iv.data(), kv.data()), at_B = map_B(jv.data(), kv.data());
-      run.touched_mapped((a.data() ? walk_A.touch(at_A) : 0) + (b.data() ? walk_B.touch(at_B) : 0));
+      run.mapped().touched((a.data() ? walk_A.touch(at_A) : 0) + (b.data() ? walk_B.touch(at_B) : 0));
       const long double term = static_cast<long double>(a(at_A)) * static_cast<long double>(b(at_B));
       sum += term;
       magnitude += std::fabs(term);
@@ -236,11 +237,11 @@ void verify_result(Run& run, const GemmSpec& spec, bool owns, const ResultLookup
     const long double error = std::fabs(static_cast<long double>(*got) - exact) / (scale > 0 ? scale : 1);
     max_error = std::max(max_error, static_cast<double>(error));
     ++checked;
-    run.touched_mapped((c0 ? 2 : 1) * kFaultAroundBytes);  // the element of C looked up, and of c0
+    run.mapped().touched((c0 ? 2 : 1) * kFaultAroundBytes);  // the element of C looked up, and of c0
   }
   std::uint64_t all_checked = 0;
   for (std::uint64_t n : ctx.gather_u64(checked)) all_checked += n;
-  run.record_verify({all_checked, ctx.max_over_ranks(max_error)});
+  run.records().record_verify({all_checked, ctx.max_over_ranks(max_error)});
 }
 
 }  // namespace tcert

@@ -20,18 +20,18 @@ namespace tcert {
 
 /// What every executor does before any work: check_spec() (throws its Error when the plan's
 /// checks or memory fail), the budget's peak reset to measure the step's own, and the mapped
-/// pages bounded by what the plan's tile buffers leave of the memory (Run::bound_mapped_pages():
+/// pages bounded by what the plan's tile buffers leave of the memory (MappedInputs::bound_pages():
 /// its planned peak, or the whole memory when not given).
 void begin_contraction(Run& run, const GemmSpec& spec);
 
 /// Runs body as the compute phase of `spec`: a counters() section, a progress line (made into
 /// `progress`, finished at the end), then the per-rank volumes and seconds gathered into a
-/// ContractionRecord handed to run.record(). Collective over run.context().
+/// ContractionRecord handed to run.records().record(). Collective over run.context().
 void compute_phase(Run& run, const GemmSpec& spec, std::unique_ptr<Progress>& progress,
                    const std::function<void()>& body);
 
 /// Where the step writes C: into C's latest version where it is (DirectResult::Update::InPlace)
-/// when spec.accumulate and Run::updates_in_place(C, {A, B}); else into C's next version.
+/// when spec.accumulate and TensorStore::updates_in_place(C, {A, B}); else into C's next version.
 DirectResult::Update update_of_C(const Run& run, const GemmSpec& spec);
 
 /// The initial value of C for a fill: its current version when spec.accumulate and a step of
@@ -75,7 +75,7 @@ void write_result(Run& run, const GemmSpec& spec, bool owns, const ResultVisitor
 void write_result_block(Run& run, const GemmSpec& spec, bool owns, std::int64_t row0, std::int64_t col0,
                         std::int64_t cols, std::int64_t first, std::int64_t end, const double* block);
 
-// --- the hand-off: results kept on the ranks (Run::keep) ---
+// --- the hand-off: results kept on the ranks (KeptTensors::keep) ---
 /// Keeps C on the ranks in `placement` (this rank's part in `file`, null when it holds none)
 /// instead of writing it to the store (spec.keep_result). With --verify also stores a shadow
 /// version, outside the counted phases (Phase::WriteOut). Collective.
@@ -100,7 +100,7 @@ void finish_in_place(Run& run, const GemmSpec& spec, DirectResult& result, const
 /// With --verify: up to 2000 sampled elements of C (all when C is smaller), each checked by
 /// its owner against C₀ + alpha·Σ_K A·B in long double (C₀ the version it started from when
 /// spec.accumulate, else 0); the error is |C − exact| / (|C₀| + Σ|terms|).
-/// The count and the maximum over ranks go to run.record_verify(). Collective.
+/// The count and the maximum over ranks go to run.records().record_verify(). Collective.
 void verify_result(Run& run, const GemmSpec& spec, bool owns, const ResultLookup& lookup);
 
 }  // namespace tcert

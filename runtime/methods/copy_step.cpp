@@ -70,9 +70,9 @@ void copy_step(Run& run, const CopySpec& spec) {
   const ElementSource in = run.input(spec.in);
   // Adding to out's latest version where it is, when nothing needs its values: no new file,
   // no copy of the old values (they are the result's to start from).
-  const bool in_place = spec.accumulate && run.updates_in_place(spec.out.name, {spec.in.name});
+  const bool in_place = spec.accumulate && run.store().updates_in_place(spec.out.name, {spec.in.name});
   std::optional<ElementSource> start;
-  if (spec.accumulate && !run.latest(spec.out.name).empty() && !in_place) start = run.input(spec.out);
+  if (spec.accumulate && !run.store().latest(spec.out.name).empty() && !in_place) start = run.input(spec.out);
   DirectResult result(run, spec.out, true,  // every rank writes its range: all of it is written
                       in_place ? DirectResult::Update::InPlace : DirectResult::Update::NextVersion, true);
   double* out = result.data();

@@ -21,7 +21,7 @@ struct CopySpec {
 /// Runs `spec` on every rank: rank r computes the r-th balanced range of out's elements
 /// (row-major) from run.input(in) — and out's current version when accumulate — and the
 /// result becomes out's next version in run's store (Phase::WriteOut); or, when accumulate and
-/// Run::updates_in_place(out, {in}), out's latest version is updated where it is. One rank's
+/// TensorStore::updates_in_place(out, {in}), out's latest version is updated where it is. One rank's
 /// whole tensor from mapped files goes through the transposing kernel (kernel.h permute).
 /// Collective. Throws Error when the shapes disagree with in_dim_of_out.
 void copy_step(Run& run, const CopySpec& spec);

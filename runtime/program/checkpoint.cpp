@@ -170,6 +170,46 @@ std::pair<std::uint64_t, std::uint64_t> restore_partial(const std::string& from,
   });
 }
 
+/// The manifest at `manifest` (in checkpoint directory `dir`), parsed. Throws Error ("cannot
+/// resume from DIR: MANIFEST is not a checkpoint manifest of this version") when it cannot be
+/// read, is not JSON, is of another format or lacks steps_done or versions.
+nlohmann::json read_manifest(const std::string& dir, const std::string& manifest) {
+  try {
+    std::ifstream in(manifest);
+    nlohmann::json m = nlohmann::json::parse(in);
+    if (m.at("format").get<int>() != kFormat) throw Error("format");
+    (void)m.at("steps_done").get<int>(), (void)m.at("versions").get<nlohmann::json::object_t>();
+    return m;
+  } catch (const std::exception&) {
+    throw Error(fmt::format("cannot resume from {}: {} is not a checkpoint manifest of this version", dir, manifest));
+  }
+}
+
+/// Why the run a manifest's identity `made` describes is not the run of `identity`
+/// (Checkpoint::identity()): "another program (NAME)", "another plan …", "another number of
+/// processes (P)", "another memory per rank", "another input NAME (…)", "input NAME from another
+/// source (…)", "other inputs"; "" when it is the same run.
+std::string why_another_run(const nlohmann::json& made, const nlohmann::json& identity) {
+  auto differs = [&](const char* key) { return !made.contains(key) || made.at(key) != identity.at(key); };
+  if (differs("program") || differs("source"))
+    return fmt::format("another program ({})", made.value("program", std::string("?")));
+  if (differs("fingerprint")) return "another plan (the program was generated again since)";
+  if (differs("processors")) return fmt::format("another number of processes ({})", made.value("processors", 0));
+  if (differs("memory_bytes")) return "another memory per rank";
+  for (const auto& [name, now] : identity.at("inputs").items()) {
+    const nlohmann::json then = made.at("inputs").value(name, nlohmann::json());
+    if (then == now) continue;
+    return now.contains("random_seed") ? fmt::format("input {} from another source (now random:{})", name,
+                                                     now.at("random_seed").get<std::uint64_t>())
+                                       : fmt::format(
+                                             "another input {} ({} is not the file the run started with: "
+                                             "other path, size or modification time)",
+                                             name, now.at("path").get<std::string>());
+  }
+  if (made.at("inputs").size() != identity.at("inputs").size()) return "other inputs";
+  return "";
+}
+
 }  // namespace
 
 std::uint64_t file_checksum(const Context& ctx, const std::string& path) {
@@ -262,57 +302,30 @@ nlohmann::json Checkpoint::identity(const TensorLocations& tensors, const RunOpt
 void Checkpoint::resume(const nlohmann::json& identity) {
   std::string text;
   ctx_.check_root([&] {
-    nlohmann::json m;
-    try {
-      std::ifstream in(manifest_);
-      m = nlohmann::json::parse(in);
-      if (m.at("format").get<int>() != kFormat) throw Error("format");
-      (void)m.at("steps_done").get<int>(), (void)m.at("versions").get<nlohmann::json::object_t>();
-    } catch (const std::exception&) {
-      throw Error(
-          fmt::format("cannot resume from {}: {} is not a checkpoint manifest of this version", dir_, manifest_));
-    }
-    const nlohmann::json& made = m.at("identity");
-    auto differs = [&](const char* key) { return !made.contains(key) || made.at(key) != identity.at(key); };
-    std::string why;
-    if (differs("program") || differs("source"))
-      why = fmt::format("another program ({})", made.value("program", std::string("?")));
-    else if (differs("fingerprint"))
-      why = "another plan (the program was generated again since)";
-    else if (differs("processors"))
-      why = fmt::format("another number of processes ({})", made.value("processors", 0));
-    else if (differs("memory_bytes"))
-      why = "another memory per rank";
-    else
-      for (const auto& [name, now] : identity.at("inputs").items()) {
-        const nlohmann::json then = made.at("inputs").value(name, nlohmann::json());
-        if (then == now) continue;
-        why = now.contains("random_seed") ? fmt::format("input {} from another source (now random:{})", name,
-                                                        now.at("random_seed").get<std::uint64_t>())
-                                          : fmt::format(
-                                                "another input {} ({} is not the file the run started with: "
-                                                "other path, size or modification time)",
-                                                name, now.at("path").get<std::string>());
-        break;
-      }
-    if (why.empty() && made.at("inputs").size() != identity.at("inputs").size()) why = "other inputs";
+    const nlohmann::json m = read_manifest(dir_, manifest_);
+    const std::string why = why_another_run(m.at("identity"), identity);
     if (!why.empty()) throw Error(fmt::format("cannot resume from {}: it was made for {}", dir_, why));
     text = m.dump();
   });
   const nlohmann::json m = nlohmann::json::parse(ctx_.bcast_string(text));
   steps_done_ = m.at("steps_done").get<int>();
-  if (m.contains("within")) {  // written by this code: its shape is known
-    const nlohmann::json& w = m.at("within");
-    const nlohmann::json& mine = w.at("ranks").at(static_cast<std::size_t>(ctx_.rank()));
-    within_ = WithinStep{w.at("step").get<int>(),
-                         w.at("position").get<std::uint64_t>(),
-                         w.at("nest_steps").get<std::uint64_t>(),
-                         !mine.is_null(),
-                         mine.is_null() ? 0 : mine.at("bytes").get<std::uint64_t>(),
-                         mine.is_null() ? 0 : std::stoull(mine.at("checksum").get<std::string>(), nullptr, 16)};
-    snapshot_ = w.at("snapshot").get<int>();
-  }
-  for (const auto& [name, list] : m.at("versions").items())
+  if (m.contains("within")) take_within(m.at("within"));  // written by this code: its shape is known
+  check_versions(m.at("versions"));
+}
+
+void Checkpoint::take_within(const nlohmann::json& w) {
+  const nlohmann::json& mine = w.at("ranks").at(static_cast<std::size_t>(ctx_.rank()));
+  within_ = WithinStep{w.at("step").get<int>(),
+                       w.at("position").get<std::uint64_t>(),
+                       w.at("nest_steps").get<std::uint64_t>(),
+                       !mine.is_null(),
+                       mine.is_null() ? 0 : mine.at("bytes").get<std::uint64_t>(),
+                       mine.is_null() ? 0 : std::stoull(mine.at("checksum").get<std::string>(), nullptr, 16)};
+  snapshot_ = w.at("snapshot").get<int>();
+}
+
+void Checkpoint::check_versions(const nlohmann::json& versions) {
+  for (const auto& [name, list] : versions.items())
     for (const nlohmann::json& v : list) {
       const std::string file = v.at("file").get<std::string>();
       versions_[name].push_back(store_dir_ + "/" + file);

@@ -3,7 +3,7 @@
 // --resume continues a run that was killed.
 //
 // DIR (--checkpoint DIR, on a file system every rank sees) holds
-//  - DIR/store/: the run's tensor store (Run::store_dir()): every version a step wrote;
+//  - DIR/store/: the run's tensor store (TensorStore::dir()): every version a step wrote;
 //  - DIR/manifest.json: what the run is (the program's name, source and fingerprint: a hash of
 //    its generated steps, so of its plans; P; the memory per rank; each input's location with
 //    its size in bytes and modification time, or the random seed), how many steps it has
@@ -134,6 +134,13 @@ class Checkpoint {
   /// The manifest read on rank 0, checked against `identity`, its files checked; fills
   /// steps_done_, versions_ and sums_. Collective.
   void resume(const nlohmann::json& identity);
+  /// resume()'s checkpoint inside a step: the manifest's "within" `w` into within_ (this rank's
+  /// snapshot) and snapshot_.
+  void take_within(const nlohmann::json& w);
+  /// resume()'s check of the manifest's `versions`: each file of the store still has its size
+  /// and checksum (collective; Error on every rank "cannot resume from DIR: the store's file F has
+  /// changed since the checkpoint"); fills versions_ and sums_.
+  void check_versions(const nlohmann::json& versions);
   /// (bytes, checksum) of the store's file `name` (a file name in store_dir()), summed once.
   std::pair<std::uint64_t, std::uint64_t> summed(const std::string& name);
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "runtime/base/error.h"
+#include "runtime/spec/units.h"
 #include "runtime/storage/spare_files.h"
 
 namespace tcert {
@@ -19,26 +20,24 @@ DirectResult::DirectResult(Run& run, const TensorShape& shape, bool writes, Upda
   // or held there unwritten (Run::defers_writes()) until something needs the file.
   // Not where a checkpoint may be saved inside a step: it copies C's file, and a resumed run
   // restores the file, under a result that would then be in memory.
-  const bool in_memory = ctx.size() == 1 && writes && 8 * shape.elements() <= run.mapped_drop_bytes() &&
+  const bool in_memory = ctx.size() == 1 && writes && 8 * shape.elements() <= run.mapped().drop_bytes() &&
                          run.options().checkpoint_every < 0;
   deferred_ = in_memory && run.defers_writes();
-  streamed_ = may_stream && !in_memory && run.streams(8 * shape.elements());
-  if (!in_memory && !streamed_) guard_.emplace(run.mapped_drop_bytes());  // the pages a mapping makes resident
+  // Larger than the memory per rank: written with explicit requests, no rank maps it.
+  streamed_ = may_stream && !in_memory && run.mapped().streams(bytes_of(shape.elements()));
+  if (!in_memory && !streamed_) guard_.emplace(run.mapped().drop_bytes());  // the pages a mapping makes resident
   if (update == Update::InPlace) {
-    temp_ = run.latest(shape.name);
+    temp_ = run.store().latest(shape.name);
     ctx.check_all([&] {
       if (streamed_) {
-        if (writes) {
-          run.write_out(temp_), run.take_in_memory(temp_);  // the file holds its values
-          open_file(run);
-        }
+        if (writes) run.held().write_out(temp_), run.held().take(temp_), open_file();  // the file holds its values
         return;
       }
       if (!in_memory) {
-        if (writes) patch_ = &run.patch_latest(shape.name);
+        if (writes) patch_ = &run.mapped().patch_latest(shape.name);
         return;
       }
-      FileMemory held = run.take_in_memory(temp_);  // written to the file or not
+      FileMemory held = run.held().take(temp_);  // written to the file or not
       if (deferred_)
         memory_ = held.size() > 0 ? std::move(held) : NpyUpdate(temp_, flush_).take_memory();
       else
@@ -48,8 +47,8 @@ DirectResult::DirectResult(Run& run, const TensorShape& shape, bool writes, Upda
     if (writes) data_ = deferred_ ? memory_.data() : update_ ? update_->data() : patch_->data();
     return;
   }
-  const std::string path = run.next_version(shape.name);
-  if (deferred_) {  // no file until one is needed (Run::hold_unwritten())
+  const std::string path = run.store().next_version(shape.name);
+  if (deferred_) {  // no file until one is needed (HeldVersions::hold_unwritten())
     memory_ = FileMemory(static_cast<std::size_t>(shape.elements()));
     if (!overwrites) std::fill_n(memory_.data(), memory_.size(), 0.0);
     temp_ = path, new_version_ = true, data_ = memory_.data();
@@ -57,7 +56,7 @@ DirectResult::DirectResult(Run& run, const TensorShape& shape, bool writes, Upda
   }
   const std::vector<std::uint64_t> extents(shape.extents.begin(), shape.extents.end());
   temp_ = ctx.root_value([&] {  // a full disk fails here on rank 0, and so on every rank
-    run.make_store();
+    run.store().make();
     const NpyWriter::Backing backing = in_memory   ? NpyWriter::Backing::Memory
                                        : streamed_ ? NpyWriter::Backing::File
                                                    : NpyWriter::Backing::Mapped;
@@ -65,7 +64,7 @@ DirectResult::DirectResult(Run& run, const TensorShape& shape, bool writes, Upda
     return writer_->temp_path();
   });
   ctx.check_all([&] {
-    if (writes && streamed_) return open_file(run);
+    if (writes && streamed_) return open_file();
     if (writes && ctx.rank() != 0) own_patch_ = std::make_unique<NpyPatch>(temp_, flush_), patch_ = own_patch_.get();
   });
   if (writes && !streamed_) data_ = writer_ ? writer_->data() : patch_->data();
@@ -73,9 +72,9 @@ DirectResult::DirectResult(Run& run, const TensorShape& shape, bool writes, Upda
 
 DirectResult::~DirectResult() = default;
 
-void DirectResult::open_file(const Run& run) {
+void DirectResult::open_file() {
   file_ = std::make_shared<ElementFile>(temp_, read_npy_header(temp_).data_offset_bytes, true);
-  file_->set_window(run.mapped_drop_bytes());  // written pages behind: as many as a mapping's
+  file_->set_window(run_.mapped().drop_bytes());  // written pages behind: as many as a mapping's
   writes_ = std::make_unique<RunWrites>(*file_);
 }
 
@@ -145,14 +144,14 @@ void DirectResult::commit(const Context& ctx, const std::function<void()>& write
     if (writes_) writes_->flush();
     if (file_ && flush_ && !writer_) file_->sync();  // rank 0's writer syncs the file
     if (patch_) patch_->sync();
-    if (deferred_) run_.hold_unwritten(temp_, shape_, std::move(memory_), new_version_);
+    if (deferred_) run_.held().hold_unwritten(temp_, shape_, std::move(memory_), new_version_);
     if (update_) {
       update_->write_back();
-      run_.hold_in_memory(temp_, update_->take_memory());
+      run_.held().hold(temp_, update_->take_memory());
     }
     if (writer_) {
       writer_->commit(flush_);
-      run_.hold_in_memory(writer_->path(), writer_->take_memory());  // empty when mapped
+      run_.held().hold(writer_->path(), writer_->take_memory());  // empty when mapped
     }
   });
 }

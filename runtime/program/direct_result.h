@@ -1,7 +1,6 @@
 // runtime/program/direct_result.h — a result written in place: the next version of C in the
-// run's store, created by rank 0 and mapped by every rank that writes part of it (or, larger than
-// the memory per rank, opened for explicit writes: streamed()), so an executor writes its tiles
-// straight into the file (direct tile I/O of C) and commits it at the end. Used
+// run's store, created by rank 0 and mapped by every rank that writes part of it, so an executor
+// writes its tiles straight into the file (direct tile I/O of C) and commits it at the end. Used
 // by GaoGemm (GemmSpec::direct_C), TbsGemm and SfcGemm. Units: elements, bytes where a
 // name says so.
 #pragma once
@@ -25,21 +24,19 @@ class DirectResult {
   /// Where the result goes.
   enum class Update {
     NextVersion,  ///< a new file, zero-filled, that becomes the next version at commit()
-    /// The latest version's own file, updated where it is (Run::updates_in_place() must hold):
+    /// The latest version's own file, updated where it is (TensorStore::updates_in_place() must hold):
     /// data() starts from the values it holds, and nothing is renamed at commit().
     InPlace,
   };
-  /// A result larger than the memory per rank (Run::streams()) and not filled in memory is
-  /// streamed(): no rank maps it, the ranks that write open its file for explicit writes.
   /// With Update::NextVersion: registers the next version of `shape` in run's store
-  /// (Run::next_version: call initial_C() before, for the version a step starts from), creates
+  /// (TensorStore::next_version: call initial_C() before, for the version a step starts from), creates
   /// its zero-filled temporary file on rank 0 and maps it on the ranks where `writes` holds; on
-  /// one rank, a result of at most Run::mapped_drop_bytes() is filled in memory instead and
+  /// one rank, a result of at most MappedInputs::drop_bytes() is filled in memory instead and
   /// written to the file by sync() and commit() (NpyWriter::Backing::Memory), or, where
-  /// Run::defers_writes(), held unwritten by commit() with no file made (Run::hold_unwritten()),
+  /// Run::defers_writes(), held unwritten by commit() with no file made (HeldVersions::hold_unwritten()),
   /// unless the run may save checkpoints inside a step (RunOptions::checkpoint_every: they copy
   /// and restore the file).
-  /// With Update::InPlace: maps the latest version (Run::patch_latest()) on those ranks, or, on
+  /// With Update::InPlace: maps the latest version (MappedInputs::patch_latest()) on those ranks, or, on
   /// one rank and within that bound, takes it into memory (NpyUpdate, or the data the run holds
   /// for it), and holds it unwritten at commit() where Run::defers_writes().
   /// Collective over run.context(). Throws Error on every rank when the file cannot be made
@@ -60,7 +57,7 @@ class DirectResult {
   double* data() const { return data_; }
   /// Whether the result is written with explicit requests (write(), put(), copy(), flush():
   /// element_file.h RunWrites, with write-behind) instead of through data(): a result larger than
-  /// the memory per rank (Run::streams()), not filled in memory. The same on every rank.
+  /// the memory per rank (MappedInputs::streams()), not filled in memory. The same on every rank.
   bool streamed() const { return streamed_; }
   /// Elements at … at + n − 1 = src[0], src[step], …: through data() (noting the pages written
   /// with `walk`, wrote_span()), or, streamed(), queued and written by flush() at the latest (a
@@ -79,7 +76,7 @@ class DirectResult {
   /// wrote (direct C, Gao et al.'s read of C's tile): data(), or the file streamed.
   ElementSource source() const;
   /// Notes a write through data() that may have made `bytes` newly resident (MappedWalk; 0:
-  /// none) and, when resident file-backed pages have grown by Run::mapped_drop_bytes() since the
+  /// none) and, when resident file-backed pages have grown by MappedInputs::drop_bytes() since the
   /// last drop (ResidentGuard), drops the mapping's resident pages (they stay in the page
   /// cache), bounding the resident memory. `accesses`: as ResidentGuard::touched() counts them
   /// (a span: MappedWalk::windows()). Nothing for a result filled in memory.
@@ -91,7 +88,7 @@ class DirectResult {
   }
   /// The file the result is written in until commit() (its temporary name, or the latest
   /// version's in place; every rank); the version's path, with no file, when it is held
-  /// unwritten (Run::hold_unwritten()).
+  /// unwritten (HeldVersions::hold_unwritten()).
   const std::string& file() const { return temp_; }
   /// Syncs every rank's writes to file(), for a copy of it (a checkpoint inside the step).
   /// Collective. Throws Error on every rank when a sync fails.
@@ -106,7 +103,7 @@ class DirectResult {
   void commit(const Context& ctx, const std::function<void()>& writes = {});
 
  private:
-  void open_file(const Run& run);  // streamed: file_ and writes_ on temp_
+  void open_file();  // streamed: file_ and writes_ on temp_
 
   Run& run_;
   std::unique_ptr<NpyWriter> writer_;    // rank 0, for the next version
@@ -115,11 +112,11 @@ class DirectResult {
   NpyPatch* patch_ = nullptr;            // own_patch_, or the run's mapping of the latest version
   FileMemory memory_;                    // deferred_: the data, held unwritten at commit()
   TensorShape shape_;
-  bool deferred_ = false, new_version_ = false;  // Run::hold_unwritten() at commit(); its new_version
+  bool deferred_ = false, new_version_ = false;  // HeldVersions::hold_unwritten() at commit(); its new_version
   double* data_ = nullptr;
   std::string temp_;
   bool flush_ = true;                   // RunOptions::sync_results
-  std::optional<ResidentGuard> guard_;  // wrote(), for a mapping: Run::mapped_drop_bytes() when made
+  std::optional<ResidentGuard> guard_;  // wrote(), for a mapping: MappedInputs::drop_bytes() when made
   bool streamed_ = false;               // streamed(), on every rank
   std::shared_ptr<ElementFile> file_;   // streamed, on ranks that write: temp_ open for writing
   std::unique_ptr<RunWrites> writes_;   // and the runs queued

@@ -39,9 +39,9 @@ struct RunOptions {
   std::string trace;    ///< write a JSON trace of the call to this file ("" = none; --trace FILE)
   bool quiet = false;   ///< no progress line and no summary on stderr (--quiet)
   /// Gather every step's measured figures from all ranks (one all-gather per compute stage and
-  /// one per stage 3) into Run::records(), which the trace and the summary print. A caller that
-  /// needs none of them (tcec-ccsd) sets false and saves those collectives; records() then stays
-  /// empty unless a trace or the summary (not quiet) needs it. Not a command-line option.
+  /// one per stage 3) into RunRecords::contractions(), which the trace and the summary print. A
+  /// caller that needs none of them (tcec-ccsd) sets false and saves those collectives;
+  /// contractions() then stays empty unless a trace or the summary (not quiet) needs it. Not a command-line option.
   bool record_steps = true;
   /// Flush every result a step stores to disk (msync) before it is renamed into place. false
   /// (default): stored results stay in the page cache, which every process of the node reads
@@ -51,7 +51,7 @@ struct RunOptions {
   /// they are written either way. Not a command-line option.
   bool sync_results = false;
   /// Tensor files with more than this many bytes of data are read and written with explicit
-  /// requests instead of through mappings (Run::streams()); none: the memory per rank (the
+  /// requests instead of through mappings (MappedInputs::streams()); none: the memory per rank (the
   /// program's), or none streamed where it is unlimited. Not a command-line option (tests set 0 to
   /// stream every file).
   std::optional<std::uint64_t> stream_bytes;

@@ -8,7 +8,8 @@ namespace tcert {
 PieceCheckpoints::PieceCheckpoints(Run& run, DirectResult& result, std::int64_t pieces) : run_(run), result_(result) {
   if (run_.options().checkpoint.empty()) return;
   boundaries_ = -static_cast<std::int64_t>(run_.context().max_over_ranks(-static_cast<double>(pieces)));
-  resumed_ = static_cast<std::int64_t>(run_.resume_within(static_cast<std::uint64_t>(boundaries_), partial()));
+  resumed_ =
+      static_cast<std::int64_t>(run_.checkpoints().resume_within(static_cast<std::uint64_t>(boundaries_), partial()));
 }
 
 PartialC PieceCheckpoints::partial() const { return {run_.context().rank() == 0 ? result_.file() : std::string(), {}}; }
@@ -16,9 +17,9 @@ PartialC PieceCheckpoints::partial() const { return {run_.context().rank() == 0 
 bool PieceCheckpoints::before(std::int64_t w) {
   if (w < resumed_) return false;  // its elements are in the checkpoint's copy of C
   // Not before the first piece, nor where the run resumed: nothing new since that checkpoint.
-  if (w > resumed_ && w < boundaries_ && run_.checkpoints_within() && run_.within_due()) {
+  if (w > resumed_ && w < boundaries_ && run_.checkpoints().saves_within() && run_.checkpoints().within_due()) {
     result_.sync(run_.context());  // the pieces before w are in C's file
-    run_.save_within(static_cast<std::uint64_t>(w), static_cast<std::uint64_t>(boundaries_), partial());
+    run_.checkpoints().save_within(static_cast<std::uint64_t>(w), static_cast<std::uint64_t>(boundaries_), partial());
   }
   return true;
 }

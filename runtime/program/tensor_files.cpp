@@ -123,9 +123,9 @@ class PendingFiles {
 std::unique_ptr<NpyReader> stored(Run& run, const std::string& name) {
   std::unique_ptr<NpyReader> reader;
   run.context().check_all([&] {
-    const std::string path = run.latest(name);
+    const std::string path = run.store().latest(name);
     if (path.empty()) throw Error("output " + name + ": no statement of the program wrote it");
-    run.write_out(path);  // held unwritten (one rank): into its file first
+    run.held().write_out(path);  // held unwritten (one rank): into its file first
     reader = std::make_unique<NpyReader>(path);
   });
   return reader;
@@ -133,9 +133,9 @@ std::unique_ptr<NpyReader> stored(Run& run, const std::string& name) {
 
 void export_npy(Run& run, const TensorShape& output, const std::string& temp) {
   run.context().check_root([&] {
-    const std::string from = run.latest(output.name);
+    const std::string from = run.store().latest(output.name);
     if (from.empty()) throw Error("output " + output.name + ": no statement of the program wrote it");
-    if (const FileMemory* held = run.unwritten(from)) {  // the store has no up-to-date file of it
+    if (const FileMemory* held = run.held().unwritten(from)) {  // the store has no up-to-date file of it
       write_npy_file(temp, {output.extents.begin(), output.extents.end()}, held->data(), false, &spare_files());
     } else {
       std::error_code ec;
@@ -161,7 +161,7 @@ void write_datasets(Run& run, Hdf5Output& file, const std::vector<std::pair<Tens
                  counters().add_disk_read(8 * elements);
                  counters().add_disk_write(8 * elements);
                  counters().add_disk_requests(2);
-                 if ((since_drop += elements) < Run::kMappedDropBytes / 8) return;
+                 if ((since_drop += elements) < MappedInputs::kDropBytes / 8) return;
                  from->drop_pages();
                  since_drop = 0;
                });

@@ -14,6 +14,7 @@
 
 #include "runtime/base/counters.h"
 #include "runtime/base/error.h"
+#include "runtime/spec/units.h"
 
 namespace tcert {
 
@@ -150,19 +151,20 @@ void DiskFile::transfer_rows(double* data, std::size_t ld_elems, std::size_t row
   counters().add_disk_requests(1);  // one contiguous range of the file
   Transfer transfer{path_, fd_, direct_, is_write};
   std::vector<iovec> iov(std::min<std::size_t>(rows, kMaxIov));
-  std::uint64_t offset_bytes = 8 * offset_elems;
+  std::uint64_t offset_bytes = bytes_of(offset_elems);
   for (std::size_t first = 0; first < rows; first += iov.size()) {
     int count = static_cast<int>(std::min<std::size_t>(iov.size(), rows - first));
-    for (int i = 0; i < count; ++i) iov[i] = iovec{data + (first + i) * ld_elems, 8 * cols};
+    for (int i = 0; i < count; ++i) iov[i] = iovec{data + (first + i) * ld_elems, bytes_of(cols)};
     offset_bytes += transfer.batch(iov.data(), count, offset_bytes);
   }
 }
 
 void DiskFile::resize(std::uint64_t n_elems) {
   if (fd_ < 0) throw Error("file " + path_ + " is not open");
-  while (::ftruncate(fd_, static_cast<off_t>(8 * n_elems)) != 0) {
+  while (::ftruncate(fd_, static_cast<off_t>(bytes_of(n_elems))) != 0) {
     if (errno == EINTR) continue;
-    std::string msg = "cannot resize " + path_ + " to " + std::to_string(8 * n_elems) + " bytes: " + errno_text(errno);
+    std::string msg =
+        "cannot resize " + path_ + " to " + std::to_string(bytes_of(n_elems)) + " bytes: " + errno_text(errno);
     throw Error(errno == ENOSPC || errno == EFBIG ? "disk full: " + msg : msg);
   }
 }
@@ -171,7 +173,7 @@ std::uint64_t DiskFile::size_elems() const {
   if (fd_ < 0) throw Error("file " + path_ + " is not open");
   struct stat st {};
   if (::fstat(fd_, &st) != 0) throw Error("cannot stat " + path_ + ": " + errno_text(errno));
-  return static_cast<std::uint64_t>(st.st_size) / 8;
+  return elems_of(static_cast<std::uint64_t>(st.st_size));
 }
 
 void DiskFile::remove() {

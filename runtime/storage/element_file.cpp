@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "runtime/base/error.h"
+#include "runtime/spec/units.h"
 
 namespace tcert {
 
@@ -85,13 +86,13 @@ ElementFile::~ElementFile() {
 
 void ElementFile::read(std::uint64_t at, std::size_t n, double* out) const {
   if (n == 0) return;
-  iovec iov{out, 8 * n};
+  iovec iov{out, bytes_of(n)};
   transfer(path_, fd_, &iov, 1, byte_of(at), false);
 }
 
 void ElementFile::copy_from(const ElementFile& from, std::uint64_t at, std::size_t n) {
   auto in = static_cast<loff_t>(from.byte_of(at)), out = static_cast<loff_t>(byte_of(at));
-  std::uint64_t left = 8 * static_cast<std::uint64_t>(n);
+  std::uint64_t left = bytes_of(n);
   while (left > 0) {
     const ssize_t moved = ::copy_file_range(from.fd_, &in, fd_, &out, left, 0);
     if (moved < 0 && errno == EINTR) continue;
@@ -99,11 +100,11 @@ void ElementFile::copy_from(const ElementFile& from, std::uint64_t at, std::size
     left -= static_cast<std::uint64_t>(moved);
   }
   if (left == 0) return;
-  std::vector<double> buffer(std::min<std::uint64_t>(left / 8, RunReads::kStagingElems));
-  for (std::uint64_t e = (8 * static_cast<std::uint64_t>(n) - left) / 8; e < n; e += buffer.size()) {
+  std::vector<double> buffer(std::min<std::uint64_t>(elems_of(left), RunReads::kStagingElems));
+  for (std::uint64_t e = elems_of(bytes_of(n) - left); e < n; e += buffer.size()) {  // a partial element again
     const std::size_t m = static_cast<std::size_t>(std::min<std::uint64_t>(buffer.size(), n - e));
     from.read(at + e, m, buffer.data());
-    iovec iov{buffer.data(), 8 * m};
+    iovec iov{buffer.data(), bytes_of(m)};
     transfer(path_, fd_, &iov, 1, byte_of(at + e), true);
   }
 }
@@ -149,8 +150,8 @@ void RunReads::flush() {
     bool joins = i > 0 && r.at >= runs_[i - 1].at + runs_[i - 1].n && iovs + 2 <= kMaxIov &&
                  (r.step == 1 || staged + r.n <= kStagingElems);
     if (joins) {
-      const std::uint64_t gap = 8 * (r.at - runs_[i - 1].at - runs_[i - 1].n);
-      joins = gap <= kGapBytes && gap <= std::max<std::uint64_t>(kMinGapBytes, 8 * runs_[i - 1].n);
+      const std::uint64_t gap = bytes_of(r.at - runs_[i - 1].at - runs_[i - 1].n);
+      joins = gap <= kGapBytes && gap <= std::max<std::uint64_t>(kMinGapBytes, bytes_of(runs_[i - 1].n));
       iovs += gap > 0 ? 1 : 0;
     }
     if (!joins) starts.push_back(i), iovs = 0, staged = 0;
@@ -163,7 +164,7 @@ void RunReads::flush() {
     for (std::size_t g = 0; g + 1 < starts.size(); ++g) {
       const Run &first = runs_[starts[g]], &last = runs_[starts[g + 1] - 1];
       ::posix_fadvise(file_->fd(), static_cast<off_t>(file_->byte_of(first.at)),
-                      static_cast<off_t>(8 * (last.at + last.n - first.at)), POSIX_FADV_WILLNEED);
+                      static_cast<off_t>(bytes_of(last.at + last.n - first.at)), POSIX_FADV_WILLNEED);
     }
   double* const staging = read_staging();
   char* const sink = gap_sink();
@@ -174,8 +175,8 @@ void RunReads::flush() {
     for (std::size_t i = starts[g]; i < starts[g + 1]; ++i) {
       const Run& r = runs_[i];
       if (i > starts[g] && r.at > runs_[i - 1].at + runs_[i - 1].n)
-        iov.push_back({sink, 8 * (r.at - runs_[i - 1].at - runs_[i - 1].n)});
-      iov.push_back({r.step == 1 ? static_cast<void*>(r.out) : staging + from, 8 * r.n});
+        iov.push_back({sink, bytes_of(r.at - runs_[i - 1].at - runs_[i - 1].n)});
+      iov.push_back({r.step == 1 ? static_cast<void*>(r.out) : staging + from, bytes_of(r.n)});
       from += r.step == 1 ? 0 : r.n;
     }
     transfer(file_->path(), file_->fd(), iov.data(), static_cast<int>(iov.size()), file_->byte_of(runs_[starts[g]].at),
@@ -224,7 +225,7 @@ void RunWrites::flush() {
   };
   for (const Piece& p : pieces_) {
     if (iov.empty() || p.at != end || iov.size() == kMaxIov) issue(), first = p.at;
-    iov.push_back({const_cast<double*>(p.src), 8 * p.n});  // pwritev only reads through it
+    iov.push_back({const_cast<double*>(p.src), bytes_of(p.n)});  // pwritev only reads through it
     end = p.at + p.n;
   }
   issue();

@@ -15,9 +15,9 @@
 //
 // Nothing here adds to counters(): callers count what they ask for (runs, bytes), as with a
 // mapping. The staging and gap buffers (kStagingElems, kGapBytes) are per thread, outside the
-// tile budget: they replace the resident pages of the mappings (Run::mapped_drop_bytes(), at
+// tile budget: they replace the resident pages of the mappings (MappedInputs::drop_bytes(), at
 // least 8 MiB), which the plan's memory per rank leaves room for. Units: elements (8 bytes) unless
-// a name says bytes.
+// a name says bytes; element sizes through bytes_of() and elems_of(), runtime/spec/units.h.
 #pragma once
 
 #include <cstddef>
@@ -26,6 +26,8 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "runtime/spec/units.h"
 
 namespace tcert {
 
@@ -45,7 +47,7 @@ class ElementFile {
   const std::string& path() const { return path_; }
   int fd() const { return fd_; }
   /// The byte offset of element `at`.
-  std::uint64_t byte_of(std::uint64_t at) const { return data_offset_ + 8 * at; }
+  std::uint64_t byte_of(std::uint64_t at) const { return data_offset_ + bytes_of(at); }
 
   /// Reads elements [at, at + n) into out[0, n) (pread until done). Throws Error("cannot read …
   /// from PATH at byte offset …", "… the file ends at byte …").

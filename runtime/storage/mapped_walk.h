@@ -1,12 +1,14 @@
 // runtime/storage/mapped_walk.h — keeping what mapped files make resident bounded (issue 21, "memory
 // honoured"): MappedWalk says when a walk over a mapping may fault in more of it, ResidentGuard
-// measures and says when to drop the mapped pages (Run::touched_mapped(), DirectResult::wrote()).
+// measures and says when to drop the mapped pages (MappedInputs::touched(), DirectResult::wrote()).
 #pragma once
 
 #include <atomic>
 #include <bit>
 #include <cstdint>
 #include <mutex>
+
+#include "runtime/spec/units.h"
 
 namespace tcert {
 
@@ -26,7 +28,7 @@ class MappedWalk {
  public:
   /// window_bytes: kMappedPageBytes for writes, kFaultAroundBytes for reads; a power of two ≥ 8.
   explicit MappedWalk(std::uint64_t window_bytes)
-      : shift_(static_cast<unsigned>(std::countr_zero(window_bytes / 8))), window_bytes_(window_bytes) {}
+      : shift_(static_cast<unsigned>(std::countr_zero(elems_of(window_bytes)))), window_bytes_(window_bytes) {}
 
   /// Bytes element `at` (an index into the data, in elements) may newly make resident.
   std::uint64_t touch(std::uint64_t at) { return span(at, 1); }

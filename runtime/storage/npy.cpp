@@ -17,6 +17,7 @@
 
 #include "runtime/base/error.h"
 #include "runtime/kernel/kernel.h"
+#include "runtime/spec/units.h"
 #include "runtime/storage/element_file.h"
 #include "runtime/storage/spare_files.h"
 
@@ -170,13 +171,13 @@ NpyHeader read_npy_header(const std::string& path) {
   header.shape = dict.shape();
   std::uint64_t count = 1;
   for (std::uint64_t e : header.shape) {
-    if (e != 0 && count > std::numeric_limits<std::uint64_t>::max() / 8 / e)
+    if (e != 0 && count > elems_of(std::numeric_limits<std::uint64_t>::max()) / e)
       dict.malformed("the shape " + format_shape(header.shape) + " overflows");
     count *= e;
   }
   struct stat st {};
   if (::fstat(file.fd, &st) != 0) throw Error("cannot stat input " + path + ": " + errno_text(errno));
-  std::uint64_t needed = header.data_offset_bytes + 8 * count;
+  std::uint64_t needed = header.data_offset_bytes + bytes_of(count);
   if (static_cast<std::uint64_t>(st.st_size) < needed)
     throw Error("input " + path + " is truncated: shape " + format_shape(header.shape) + " needs " +
                 std::to_string(needed) + " bytes but the file has " + std::to_string(st.st_size) + " bytes");
@@ -194,7 +195,7 @@ void check_shape(const NpyHeader& header, std::span<const std::uint64_t> expecte
 NpyReader::NpyReader(const std::string& path) : path_(path), header_(read_npy_header(path)) {
   Fd file{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
   if (file.fd < 0) throw Error("cannot open input " + path + ": " + errno_text(errno));
-  map_bytes_ = header_.data_offset_bytes + 8 * header_.element_count();
+  map_bytes_ = header_.data_offset_bytes + bytes_of(header_.element_count());
   map_ = ::mmap(nullptr, map_bytes_, PROT_READ, MAP_PRIVATE, file.fd, 0);
   if (map_ == MAP_FAILED) {
     map_ = nullptr;
@@ -263,13 +264,13 @@ FileMemory::FileMemory(std::size_t elements) : size_(elements) {
         best = b;
     if (best != pool.blocks.end()) {
       capacity_ = best->first, data_ = best->second;
-      pool.bytes -= 8 * capacity_;
+      pool.bytes -= bytes_of(capacity_);
       pool.blocks.erase(best);
       return;
     }
   }
   capacity_ = std::max<std::size_t>(elements, 1);
-  data_ = static_cast<double*>(aligned_allocate(8 * capacity_));
+  data_ = static_cast<double*>(aligned_allocate(bytes_of(capacity_)));
 }
 
 FileMemory::FileMemory(FileMemory&& other) noexcept
@@ -294,14 +295,14 @@ void FileMemory::release() noexcept {
   double* freed = data_;
   {
     const std::lock_guard<std::mutex> hold(pool.lock);
-    while (!pool.blocks.empty() && pool.bytes + 8 * capacity_ > MemoryPool::kBytes) {  // oldest out first
-      pool.bytes -= 8 * pool.blocks.front().first;
+    while (!pool.blocks.empty() && pool.bytes + bytes_of(capacity_) > MemoryPool::kBytes) {  // oldest out first
+      pool.bytes -= bytes_of(pool.blocks.front().first);
       aligned_free(pool.blocks.front().second);
       pool.blocks.erase(pool.blocks.begin());
     }
-    if (8 * capacity_ <= MemoryPool::kBytes) {
+    if (bytes_of(capacity_) <= MemoryPool::kBytes) {
       pool.blocks.emplace_back(capacity_, data_);
-      pool.bytes += 8 * capacity_;
+      pool.bytes += bytes_of(capacity_);
       freed = nullptr;
     }
   }
@@ -316,7 +317,7 @@ NpyWriter::NpyWriter(std::string path, std::vector<std::uint64_t> shape, SpareFi
   header_.shape = std::move(shape);
   std::string head = header_bytes(header_.shape);
   header_.data_offset_bytes = head.size();
-  map_bytes_ = head.size() + 8 * header_.element_count();
+  map_bytes_ = head.size() + bytes_of(header_.element_count());
   const bool spare = spares != nullptr && spares->take(map_bytes_, temp_path_);
   fd_ = ::open(temp_path_.c_str(), (spare ? 0 : O_CREAT | O_TRUNC) | O_RDWR | O_CLOEXEC, 0644);
   if (fd_ < 0) throw Error("cannot create output " + temp_path_ + ": " + errno_text(errno));
@@ -378,7 +379,7 @@ double* NpyWriter::data() {
 void NpyWriter::write_out() {
   if (!in_memory_) return;
   if (fd_ < 0) throw Error("output " + path_ + " is already committed");
-  write_all(fd_, memory_.data(), memory_.size() * sizeof(double), header_.data_offset_bytes, temp_path_);
+  write_all(fd_, memory_.data(), bytes_of(memory_.size()), header_.data_offset_bytes, temp_path_);
 }
 
 FileMemory NpyWriter::take_memory() { return fd_ < 0 ? std::move(memory_) : FileMemory(); }
@@ -423,12 +424,12 @@ void write_npy_file(const std::string& path, const std::vector<std::uint64_t>& s
   const std::string head = header_bytes(shape);
   const NpyHeader header{shape, head.size()};
   // A spare has exactly the file's size: the writes below cover every byte of it.
-  const bool spare = spares != nullptr && spares->take(head.size() + 8 * header.element_count(), path);
+  const bool spare = spares != nullptr && spares->take(head.size() + bytes_of(header.element_count()), path);
   Fd file{::open(path.c_str(), (spare ? 0 : O_CREAT | O_TRUNC) | O_WRONLY | O_CLOEXEC, 0644)};
   if (file.fd < 0) throw Error("cannot create output " + path + ": " + errno_text(errno));
   try {
     write_all(file.fd, head.data(), head.size(), 0, path);
-    write_all(file.fd, data, 8 * header.element_count(), head.size(), path);
+    write_all(file.fd, data, bytes_of(header.element_count()), head.size(), path);
     if (flush && ::fdatasync(file.fd) != 0) throw Error("cannot write output " + path + ": " + errno_text(errno));
     if (::close(std::exchange(file.fd, -1)) != 0) throw Error("cannot write output " + path + ": " + errno_text(errno));
   } catch (const Error&) {
@@ -493,7 +494,7 @@ void sync_files(const std::vector<std::string>& paths) {
 NpyPatch::NpyPatch(const std::string& path, bool flush) : path_(path), header_(read_npy_header(path)), flush_(flush) {
   Fd file{::open(path.c_str(), O_RDWR | O_CLOEXEC)};
   if (file.fd < 0) throw Error("cannot open output " + path + ": " + errno_text(errno));
-  map_bytes_ = header_.data_offset_bytes + 8 * header_.element_count();
+  map_bytes_ = header_.data_offset_bytes + bytes_of(header_.element_count());
   map_ = ::mmap(nullptr, map_bytes_, PROT_READ | PROT_WRITE, MAP_SHARED, file.fd, 0);
   if (map_ == MAP_FAILED) {
     map_ = nullptr;
@@ -521,7 +522,7 @@ NpyUpdate::NpyUpdate(const std::string& path, bool flush) : path_(path), header_
   if (fd_ < 0) throw Error("cannot open output " + path + ": " + errno_text(errno));
   memory_ = FileMemory(static_cast<std::size_t>(header_.element_count()));
   char* to = reinterpret_cast<char*>(memory_.data());
-  const std::size_t bytes = memory_.size() * sizeof(double);
+  const std::size_t bytes = bytes_of(memory_.size());
   for (std::size_t done = 0; done < bytes;) {
     const ssize_t n = ::pread(fd_, to + done, bytes - done, static_cast<off_t>(header_.data_offset_bytes + done));
     if (n < 0 && errno == EINTR) continue;
@@ -547,7 +548,7 @@ NpyUpdate::~NpyUpdate() {
 }
 
 void NpyUpdate::write_back() {
-  write_all(fd_, memory_.data(), memory_.size() * sizeof(double), header_.data_offset_bytes, path_);
+  write_all(fd_, memory_.data(), bytes_of(memory_.size()), header_.data_offset_bytes, path_);
   if (flush_ && ::fdatasync(fd_) != 0) throw Error("cannot write output " + path_ + ": " + errno_text(errno));
 }
 

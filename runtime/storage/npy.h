@@ -176,7 +176,7 @@ class NpyWriter {
 /// Writes the .npy file `path` holding `data`, the row-major elements of an array of `shape`
 /// (their product of them), atomically: PATH.tmp-<pid> is written (pwrite; flushed to the disk
 /// when `flush`), then renamed to `path` (replace_file()). For data this process holds in memory
-/// (a store version written late, Run::write_out(); an export). With `spares`, the temporary is a
+/// (a store version written late, HeldVersions::write_out(); an export). With `spares`, the temporary is a
 /// spare of the file's size where the pool has one, and a file that `path` replaces goes to the
 /// pool (replace_file()). Throws Error ("cannot create output …", "cannot write output …", "disk
 /// full: …"); `path` is then untouched.
@@ -245,7 +245,7 @@ class NpyUpdate {
   /// the disk (fdatasync). Throws Error("cannot open output PATH: …", "cannot read output …").
   NpyUpdate(const std::string& path, bool flush);
   /// The same with the data already in memory: `held`, the file's elements as this process last
-  /// wrote them (Run::take_in_memory()); nothing is read but the header.
+  /// wrote them (HeldVersions::take()); nothing is read but the header.
   NpyUpdate(const std::string& path, bool flush, FileMemory held);
   NpyUpdate(const NpyUpdate&) = delete;
   NpyUpdate& operator=(const NpyUpdate&) = delete;
@@ -254,7 +254,7 @@ class NpyUpdate {
   double* data() { return memory_.data(); }
   /// Writes data() to the file. Throws Error("cannot write output PATH: …" or "disk full: …").
   void write_back();
-  /// The data, moved out (for Run::hold_in_memory() after write_back()).
+  /// The data, moved out (for HeldVersions::hold() after write_back()).
   FileMemory take_memory() { return std::move(memory_); }
 
  private:

@@ -1,6 +1,6 @@
 // tests/codegen/emit_test.cpp — golden tests of the generated C++: examples/matmul.tce
 // with pinned plans (STYLE §7), checked line by line against the loop nests of
-// costmodel/methods/gao/loop_nest.h and the collectives of costmodel/methods/gao/simulate.cpp.
+// costmodel/schedules.h and the collectives of costmodel/methods/gao/simulate.cpp.
 #include <string>
 
 #include <gtest/gtest.h>
@@ -67,7 +67,7 @@ std::string excerpt(const std::string& text, const std::string& first, const std
 // From the tile-count constants to the end of the compute lambda.
 std::string nest_of(const std::string& text) { return excerpt(text, "const std::int64_t", "  });"); }
 
-// Gao et al. §3 order CAB with Cannon inside: the brief's (and loop_nest.h's) nest.
+// Gao et al. §3 order CAB with Cannon inside: the brief's (and schedules.h's) nest.
 TEST(Emit, InsideRotationCAB) {
   const std::string text =
       matmul_with("inside-rotation order=CAB P=4 I=i:2x1 J=j:2x3 K=k:2x1 dist=i,j,k split=optimal");

@@ -53,7 +53,7 @@ Checked check_seed(std::uint64_t seed) {
   if (draw / 48 % 4 == 1) options.resident = costmodel::ResidentMode::All;
   const std::vector<costmodel::StatementPlan> plans = costmodel::plan_program(program, machine, options);
   const auto memory = static_cast<std::uint64_t>(machine.memory_bytes);
-  std::set<std::string> kept;  // tensors a step kept on the ranks (runtime Run::keep)
+  std::set<std::string> kept;  // tensors a step kept on the ranks (runtime KeptTensors::keep)
   out.planned = codegen::check_program(program, plans).empty();
   for (const costmodel::StatementPlan& sp : plans) {
     if (!sp.feasible) continue;

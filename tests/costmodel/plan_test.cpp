@@ -7,10 +7,10 @@
 #include <gtest/gtest.h>
 
 #include "costmodel/methods/gao/gao.h"
-#include "costmodel/methods/gao/loop_nest.h"
 #include "costmodel/methods/gao/simulate.h"
 #include "costmodel/methods/gao/volumes.h"
 #include "costmodel/plan.h"
+#include "costmodel/schedules.h"
 #include "fixtures.h"
 
 namespace tcec::costmodel {

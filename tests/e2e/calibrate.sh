@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # e2e.calibrate: tcec-calibrate --quick on 2 ranks writes a machine block with every property
-# (and no temporary file; the overlap line's comment gives the overlap with O_DIRECT reads), and
-# tcec plans with it.
+# (and no temporary file; the overlap line's comment gives the overlap with O_DIRECT reads), says
+# which regime its disk figures describe and what the device does past the page cache (header
+# comment and --json), and tcec plans with it.
 #   calibrate.sh TCEC TCEC_CALIBRATE WORK_DIR
 set -euo pipefail
 tcec=$1 calibrate=$2 work=$3
 rm -rf "$work" && mkdir -p "$work"
 # The scratch directory is made when missing, as generated programs make theirs.
 mpirun --oversubscribe -np 2 "$calibrate" --quick --memory "8 MB" --scratch "$work/new/scratch" -o "$work/c.machine" \
-  2> "$work/log"
+  --json "$work/c.json" 2> "$work/log"
 for property in processors memory network disk_read disk_write disk_latency page_fault replication_factor reduction_factor flops overlap; do
   grep -q "^  $property " "$work/c.machine" || { echo "missing $property"; cat "$work/c.machine"; exit 1; }
 done
@@ -17,6 +18,21 @@ grep -q "processors 2;" "$work/c.machine"
 grep -q "^  overlap .*(with O_DIRECT reads, past the page cache: .* MB/s, overlap [0-9.]*)$\|O_DIRECT refused here)$" \
   "$work/c.machine"
 grep -q "memory 8 MB;" "$work/c.machine"
+# Which regime the disk figures describe, and the device past the page cache (docs/out-of-core.md):
+# in the header comment, and in --json with a regime for every disk figure.
+grep -q "^# Regimes (docs/out-of-core.md): disk_read, disk_write, disk_latency and page_fault describe the \(page cache\|device\)" \
+  "$work/c.machine"
+grep -q "^# Past the page cache (" "$work/c.machine"
+/usr/bin/python3 - "$work/c.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+f = j["figures"]
+assert j["processors"] == 2 and j["memory_bytes"] == 8000000, j
+for name in ("disk_read", "disk_write", "disk_latency", "page_fault", "device_synced_write", "device_cold_read"):
+    assert f[name]["regime"] in ("page cache", "device") and f[name]["value"] > 0, (name, f[name])
+for name in ("network", "flops", "memory_bandwidth", "overlap", "replication_factor", "reduction_factor"):
+    assert name in f, name
+PY
 if ls "$work"/c.machine.tmp-* > /dev/null 2>&1; then echo "a temporary file is left"; exit 1; fi
 here=$(cd "$(dirname "$0")/../.." && pwd)
 "$tcec" "$here/examples/matmul.tce" -D N=64 --machine "$work/c.machine" --dry-run | grep -q "^machine: P = 2, memory 8 MB"

@@ -65,8 +65,11 @@ if [ "$resume" = resume ]; then
        --scratch "$work/r")
   setsid "${run[@]}" > "$work/killed.out" 2>&1 &
   job=$!
-  for _ in $(seq 600); do   # until the third checkpoint, at most a minute
+  # Until the third checkpoint, at most five minutes (the residuals compile first: a minute or
+  # more on a busy machine). A run that ends before it is a failure (grep below).
+  for _ in $(seq 3000); do
     if grep -qs '"iteration": [3-9]' "$work/r/tcec-ccsd/checkpoint.json"; then break; fi
+    kill -0 "$job" 2> /dev/null || break
     sleep 0.1
   done
   # The ranks are in process groups of their own, so the whole session is killed, and waited

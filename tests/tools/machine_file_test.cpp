@@ -90,6 +90,68 @@ TEST(MachineFile, SaysWhenODirectWasRefused) {
             std::string::npos);
 }
 
+// The device past the page cache (issue 51): which regime the disk figures describe, the device's
+// own figures, in the header comment and the JSON.
+tcec::calibrate::Measured with_device(std::int64_t disk_read_device_bytes) {
+  tcec::calibrate::Measured m = sample();
+  m.disk_read_device_bytes = disk_read_device_bytes;
+  m.device.bytes = 268435456;
+  m.device.direct_read_bytes_per_s = 1300.5e6, m.device.direct_write_bytes_per_s = 1400.25e6;
+  m.device.synced_write_bytes_per_s = 1100e6, m.device.cold_read_bytes_per_s = 1250e6;
+  m.device.cold_read_device_bytes = 268435456, m.device.direct_read_device_bytes = 268435456;
+  return m;
+}
+
+TEST(MachineFile, SaysWhichRegimeTheDiskFiguresDescribe) {
+  EXPECT_NE(
+      tcec::calibrate::machine_text(with_device(0))
+          .find("# tcec-calibrate on vm, 2026-11-25 10:17 UTC: P = 4 ranks measured at once.\n"
+                "# Regimes (docs/out-of-core.md): disk_read, disk_write, disk_latency and page_fault describe the page "
+                "cache (the device read\n"
+                "# 0.00 MB of disk_read's 256.00 MB per rank), as programs whose tensors fit in memory see the disk.\n"
+                "# Past the page cache (the device, out of core; 268.44 MB per rank in 4 MiB requests, all ranks at "
+                "once): with O_DIRECT read 1300.50 MB/s, write 1400.25 MB/s (through fdatasync);\n"
+                "# buffered writes through fdatasync 1100.00 MB/s, buffered reads of dropped pages 1250.00 MB/s (the "
+                "device read 268.44 MB).\n"
+                "machine calibrated {\n"),
+      std::string::npos)
+      << tcec::calibrate::machine_text(with_device(0));
+  EXPECT_NE(tcec::calibrate::machine_text(with_device(200000000))
+                .find("describe the device (the device read\n# 200.00 MB of disk_read's 256.00 MB per rank): the page "
+                      "cache did not hold the file.\n"),
+            std::string::npos);
+  tcec::calibrate::Measured tmpfs = with_device(0);
+  tmpfs.device.cold_read_device_bytes = 0, tmpfs.device.direct_read_bytes_per_s = -1;
+  EXPECT_NE(tcec::calibrate::machine_text(tmpfs).find(
+                "# Past the page cache (no device behind this file system: still the page cache; 268.44 MB per rank "
+                "in 4 MiB requests, all ranks at once): O_DIRECT refused here;\n"),
+            std::string::npos);
+  auto r = tcec::frontend::parse_source("calibrated.machine", tcec::calibrate::machine_text(with_device(0)), {});
+  EXPECT_TRUE(r.ok()) << r.diagnostics.render();
+}
+
+TEST(MachineFile, TheJsonGivesEachDiskFigureItsRegime) {
+  const nlohmann::json j = tcec::calibrate::machine_json(with_device(0));
+  EXPECT_EQ(j["processors"], 4);
+  EXPECT_EQ(j["memory_bytes"], 12000000u);
+  const nlohmann::json& f = j["figures"];
+  EXPECT_EQ(f["disk_read"]["value"], 7497.41e6);
+  EXPECT_EQ(f["disk_read"]["unit"], "B/s");
+  EXPECT_EQ(f["disk_read"]["regime"], "page cache");
+  EXPECT_EQ(f["disk_read"]["device_read_bytes"], 0);
+  EXPECT_EQ(f["disk_write"]["regime"], "page cache");
+  EXPECT_EQ(f["disk_latency"]["unit"], "s");
+  EXPECT_EQ(f["device_read"]["value"], 1300.5e6);
+  EXPECT_EQ(f["device_read"]["regime"], "device");
+  EXPECT_EQ(f["device_write"]["value"], 1400.25e6);
+  EXPECT_EQ(f["device_synced_write"]["regime"], "device");
+  EXPECT_EQ(f["device_cold_read"]["device_read_bytes"], 268435456u);
+  EXPECT_EQ(f["flops"]["unit"], "FLOP/s");
+  EXPECT_FALSE(f["flops"].contains("regime"));
+  EXPECT_EQ(tcec::calibrate::machine_json(with_device(200000000))["figures"]["disk_read"]["regime"], "device");
+  EXPECT_FALSE(tcec::calibrate::machine_json(sample())["figures"].contains("device_read"));  // not measured
+}
+
 TEST(MachineFile, TheParserReadsItBack) {
   auto r = tcec::frontend::parse_source("calibrated.machine", tcec::calibrate::machine_text(sample()), {});
   ASSERT_TRUE(r.ok()) << r.diagnostics.render();

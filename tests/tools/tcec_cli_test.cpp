@@ -625,6 +625,92 @@ TEST(Cli, CompareHoldsTheResidentMemoryToALimit) {
   std::filesystem::remove(path);
 }
 
+// Device bytes (/proc/self/io, issue 51): shown beside the predicted disk bytes; with --device held
+// to them plus a slack, per contraction's compute phase and over the run.
+std::filesystem::path write_device_trace(const std::string& name, const std::string& device_read) {
+  const auto path =
+      write_trace(name, "[100, 100]", true,
+                  R"(, "redistribution": {"predicted": {"disk_read_bytes": [10, 10], "disk_write_bytes": [5, 5],
+                                    "seconds": 0.5}, "measured": {"disk_read_bytes": [10, 10], "disk_write_bytes": [5, 5],
+                                    "seconds": [0.25, 0.375], "device_read_bytes": [0, 4096], "device_write_bytes": [0, 0]}})");
+  std::string text;
+  {
+    std::ifstream in(path);
+    text.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  const std::string at = R"("seconds": [0.5, 0.25],)";
+  text.insert(text.find(at) + at.size(),
+              R"( "device_read_bytes": )" + device_read + R"(, "device_write_bytes": [100, 96],)");
+  text.insert(text.rfind('}'),
+              R"(, "device": {"read_bytes": [300, 4196], "write_bytes": [108, 100], "cancelled_write_bytes": [0, 8],
+    "phases": {"compute": {"read_bytes": [300, 100], "write_bytes": [100, 96]}, "load": {"read_bytes": [0, 0], "write_bytes": [8, 4]},
+               "write-out": {"read_bytes": [99999999, 0], "write_bytes": [0, 0]}}})");
+  std::ofstream(path) << text;
+  return path;
+}
+
+TEST(Cli, CompareShowsTheDeviceBytes) {
+  const auto path = write_device_trace("tcec_trace_device", "[300, 100]");
+  CliRun r = tcec("compare " + path.string());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find(
+                "  device read (compute): 400 total, 300 max; predicted disk read 600 total, 300 max: not checked "
+                "(--device)\n"
+                "  device write (compute): 196 total, 100 max; predicted disk write 200 total, 100 max: not checked "
+                "(--device)\n"
+                "  redistribution device read: 4096 total, 4096 max; predicted disk read 20 total, 10 max: shown only"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(
+      r.out.find("device bytes of the run (/proc/self/io; every phase but write-out: --verify's reads and copy "
+                 "steps), cancelled writes 8 total:\n"
+                 "  read: 400 total, 300 max; predicted disk read 620 total, 310 max: not checked (--device)\n"
+                 "  write: 208 total, 108 max; predicted disk write 210 total, 105 max: not checked (--device)\n"),
+      std::string::npos)
+      << r.out;
+  CliRun within = tcec("compare --device " + path.string());
+  EXPECT_EQ(within.exit_code, 0) << within.out;
+  EXPECT_NE(within.out.find("predicted disk read 600 total, 300 max: within (+33554432 per rank)\n"), std::string::npos)
+      << within.out;
+  std::filesystem::remove(path);
+}
+
+TEST(Cli, CompareDeviceListsTheRanksAbove) {
+  const auto path = write_device_trace("tcec_trace_device_above", "[300, 100]");
+  CliRun tight = tcec("compare --device-slack 0 " + path.string());  // --device-slack alone turns --device on
+  EXPECT_EQ(tight.exit_code, 1);
+  EXPECT_NE(
+      tight.out.find("  device read (compute): 400 total, 300 max; predicted disk read 600 total, 300 max: within "
+                     "(+0 per rank)\n"),
+      std::string::npos)
+      << tight.out;
+  EXPECT_NE(
+      tight.out.find("  read: 400 total, 300 max; predicted disk read 620 total, 310 max: within (+0 per rank)\n"
+                     "  write: 208 total, 108 max; predicted disk write 210 total, 105 max: ABOVE on 1 rank (+0 per "
+                     "rank)\n"
+                     "    rank 0: predicted 105 + slack 0, device 108\n"
+                     "1 mismatch\n"),
+      std::string::npos)
+      << tight.out;
+  std::filesystem::remove(path);
+  const auto over = write_device_trace("tcec_trace_device_over", "[300, 50000000]");
+  CliRun above = tcec("compare --device " + over.string());
+  EXPECT_EQ(above.exit_code, 1);
+  EXPECT_NE(above.out.find("predicted disk read 600 total, 300 max: ABOVE on 1 rank (+33554432 per rank)\n"
+                           "    rank 1: predicted 300 + slack 33554432, device 50000000\n"),
+            std::string::npos)
+      << above.out;
+  EXPECT_EQ(above.out.substr(above.out.rfind('\n', above.out.size() - 2) + 1), "1 mismatch\n");
+  std::filesystem::remove(over);
+  const auto old = write_trace("tcec_trace_no_device", "[100, 100]");
+  CliRun none = tcec("compare --device " + old.string());
+  EXPECT_EQ(none.exit_code, 0) << none.out;
+  EXPECT_NE(none.out.find("device bytes: not in the trace (a program built before they were traced), so not checked\n"),
+            std::string::npos)
+      << none.out;
+  std::filesystem::remove(old);
+}
+
 TEST(Cli, CompareRejectsBadTraces) {
   CliRun missing = tcec("compare /nonexistent/trace.json");
   EXPECT_EQ(missing.exit_code, 1);

@@ -5,10 +5,49 @@
 
 namespace tcec::calibrate {
 
+namespace {
+
+std::string mb(double bytes) { return fmt::format("{:.2f}", bytes / 1e6); }
+
+/// Whether the file system of the disk figures has a device behind it: the cold read (after its
+/// pages were dropped) came from the device. Writes timed through fdatasync are then the device's.
+bool has_device(const Measured& m) { return read_from_device(m.device.cold_read_device_bytes, m.device.bytes); }
+
+/// The header comment on the two regimes (only when the device was measured): which regime the
+/// block's disk figures describe, and the device's own figures.
+std::string regime_comment(const Measured& m) {
+  const DeviceFigures& d = m.device;
+  if (d.bytes == 0) return "";
+  std::string out;
+  if (m.disk_read_device_bytes >= 0) {
+    const bool device = read_from_device(static_cast<std::uint64_t>(m.disk_read_device_bytes), m.disk_bytes);
+    out += fmt::format(
+        "# Regimes (docs/out-of-core.md): disk_read, disk_write, disk_latency and page_fault describe {} (the device "
+        "read\n"
+        "# {} MB of disk_read's {} MB per rank){}.\n",
+        device ? "the device" : "the page cache", mb(static_cast<double>(m.disk_read_device_bytes)),
+        mb(static_cast<double>(m.disk_bytes)),
+        device ? ": the page cache did not hold the file" : ", as programs whose tensors fit in memory see the disk");
+  }
+  const std::string direct = d.direct_read_bytes_per_s < 0
+                                 ? std::string("O_DIRECT refused here")
+                                 : fmt::format("with O_DIRECT read {} MB/s, write {} MB/s (through fdatasync)",
+                                               mb(d.direct_read_bytes_per_s), mb(d.direct_write_bytes_per_s));
+  out += fmt::format(
+      "# Past the page cache ({}; {} MB per rank in 4 MiB requests, all ranks at once): {};\n"
+      "# buffered writes through fdatasync {} MB/s, buffered reads of dropped pages {} MB/s (the device read {} MB).\n",
+      has_device(m) ? "the device, out of core" : "no device behind this file system: still the page cache",
+      mb(static_cast<double>(d.bytes)), direct, mb(d.synced_write_bytes_per_s), mb(d.cold_read_bytes_per_s),
+      mb(static_cast<double>(d.cold_read_device_bytes)));
+  return out;
+}
+
+}  // namespace
+
 std::string machine_text(const Measured& m) {
-  const auto mb = [](double bytes) { return fmt::format("{:.2f}", bytes / 1e6); };
   std::string out =
       fmt::format("# tcec-calibrate on {}, {}: P = {} ranks measured at once.\n", m.host, m.date, m.processors);
+  out += regime_comment(m);
   if (m.reported_to_host_kib >= 0)
     out += fmt::format(
         "# This machine gives freed memory back to its host (free page reporting, {:.1f} GiB since boot): writes\n"
@@ -61,6 +100,69 @@ std::string machine_text(const Measured& m) {
                    m.overlap_disk_s, m.overlap_kernel_s, m.overlap_both_s, direct));
   out += "}\n";
   return out;
+}
+
+namespace {
+
+/// {"value", "unit", "how"} and, for disk figures, "regime".
+nlohmann::json figure(double value, const char* unit, const std::string& how, const char* regime = nullptr) {
+  nlohmann::json out = {{"value", value}, {"unit", unit}, {"how", how}};
+  if (regime != nullptr) out["regime"] = regime;
+  return out;
+}
+
+const char* regime(bool device) { return device ? "device" : "page cache"; }
+
+/// The device figures (DeviceFigures) into `f`, when measured.
+void device_figures(const Measured& m, nlohmann::json& f) {
+  const DeviceFigures& d = m.device;
+  if (d.bytes == 0) return;
+  const bool device = has_device(m);
+  if (d.direct_read_bytes_per_s >= 0) {
+    f["device_read"] = figure(d.direct_read_bytes_per_s, "B/s", "O_DIRECT reads in 4 MiB requests",
+                              regime(read_from_device(d.direct_read_device_bytes, d.bytes)));
+    f["device_write"] = figure(d.direct_write_bytes_per_s, "B/s",
+                               "O_DIRECT writes in 4 MiB requests, through fdatasync", regime(device));
+  }
+  f["device_synced_write"] =
+      figure(d.synced_write_bytes_per_s, "B/s", "buffered 4 MiB writes through fdatasync", regime(device));
+  f["device_cold_read"] =
+      figure(d.cold_read_bytes_per_s, "B/s", "buffered 4 MiB reads of a file whose pages were dropped", regime(device));
+  f["device_cold_read"]["device_read_bytes"] = d.cold_read_device_bytes;
+}
+
+}  // namespace
+
+nlohmann::json machine_json(const Measured& m) {
+  const bool read_device = m.disk_read_device_bytes >= 0 &&
+                           read_from_device(static_cast<std::uint64_t>(m.disk_read_device_bytes), m.disk_bytes);
+  const char* cache = regime(read_device);  // the buffered figures share the read's regime
+  nlohmann::json f = nlohmann::json::object();
+  f["network"] = figure(m.network_bytes_per_s, "B/s", "ring shift, slowest rank");
+  f["disk_read"] = figure(m.disk_read_bytes_per_s, "B/s", "buffered 4 MB reads of a file just written", cache);
+  if (m.disk_read_device_bytes >= 0) f["disk_read"]["device_read_bytes"] = m.disk_read_device_bytes;
+  f["disk_write"] = figure(m.disk_write_bytes_per_s, "B/s", "a new result file through its mapping", "page cache");
+  f["disk_reused_write"] = figure(m.disk_reused_write_bytes_per_s, "B/s", "a second new result file", "page cache");
+  f["disk_pwrite"] = figure(m.disk_pwrite_bytes_per_s, "B/s", "4 MB pwrites into a new file", "page cache");
+  f["disk_rewrite"] = figure(m.disk_rewrite_bytes_per_s, "B/s", "4 MB pwrites in place", "page cache");
+  f["disk_latency"] = figure(m.disk_latency_s, "s", "per run of 16 elements read through a mapping", cache);
+  f["disk_pread_latency"] = figure(m.disk_pread_latency_s, "s", "per 8 KB pread at a random offset", cache);
+  f["page_fault"] = figure(m.disk_fault_s, "s", "per 64 KiB fault-around window of a first pass", cache);
+  f["replication_factor"] = figure(m.replication_factor, "1", "ring all-gather over the model's");
+  f["reduction_factor"] = figure(m.reduction_factor, "1", "all-reduce over the model's");
+  f["flops"] = figure(m.flops_per_s, "FLOP/s", fmt::format("tile kernel on {0}x{0}x{0} tiles", m.kernel_n));
+  f["small_flops"] = figure(m.small_flops_per_s, "FLOP/s", "tile kernel on 64x64x64 tiles");
+  f["memory_bandwidth"] = figure(m.memory_bytes_per_s, "B/s", "tile kernel on a 1024x1024 C tile with K = 8");
+  f["overlap"] = figure(m.overlap, "1", "buffered reads on an I/O thread beside the kernel", cache);
+  if (m.direct_overlap >= 0)
+    f["direct_overlap_read"] = figure(m.direct_read_bytes_per_s, "B/s", "O_DIRECT reads on an I/O thread",
+                                      m.device.bytes > 0 ? regime(has_device(m)) : "device");
+  device_figures(m, f);
+  return {{"host", m.host},
+          {"date", m.date},
+          {"processors", m.processors},
+          {"memory_bytes", m.memory_bytes},
+          {"figures", f}};
 }
 
 }  // namespace tcec::calibrate

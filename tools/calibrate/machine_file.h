@@ -4,7 +4,28 @@
 #include <cstdint>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 namespace tcec::calibrate {
+
+/// The disk past the page cache (device.h measure_device()): bytes per second per rank with all
+/// ranks at once, the slowest rank's, over `bytes` per rank in 4 MiB requests. direct_*: with
+/// O_DIRECT (the write timed through its fdatasync), < 0 where O_DIRECT was refused;
+/// synced_write: buffered writes timed through an fdatasync; cold_read: buffered reads of that
+/// file after its pages were dropped. *_device_bytes: what /proc/self/io says the device read
+/// during the cold and the O_DIRECT read (the least over ranks): about `bytes` when a device is
+/// behind the file system. bytes == 0: not measured.
+struct DeviceFigures {
+  double direct_read_bytes_per_s = -1, direct_write_bytes_per_s = -1;
+  double synced_write_bytes_per_s = 0, cold_read_bytes_per_s = 0;
+  std::uint64_t bytes = 0, cold_read_device_bytes = 0, direct_read_device_bytes = 0;
+};
+
+/// Whether a timed read of `bytes` was the device's: the device read at least half of them
+/// (/proc/self/io read_bytes over it, runtime/base/device_io.h).
+inline bool read_from_device(std::uint64_t device_read_bytes, std::uint64_t bytes) {
+  return bytes > 0 && 2 * device_read_bytes >= bytes;
+}
 
 /// One calibration's figures. Bandwidths in bytes per second per rank with all ranks at once,
 /// latency in seconds, the kernel in FLOP/s per rank; factors are measured time over the model's
@@ -21,9 +42,14 @@ struct Measured {
   double disk_latency_s = 0;
   double disk_pread_latency_s = 0;  ///< per 8 KB read at a random offset, beyond its bytes (for the comment)
   double disk_fault_s = 0;          ///< a first read's extra time per 64 KiB window of a mapping
+  /// The bytes the device read while disk_read was timed (the least over ranks), which says its
+  /// regime (read_from_device()); -1: unknown (/proc/self/io not readable), not said.
+  std::int64_t disk_read_device_bytes = -1;
+  DeviceFigures device;  ///< the disk past the page cache
   double replication_factor = 1, reduction_factor = 1;
   double flops_per_s = 0;
   std::uint64_t disk_bytes = 0;     ///< per rank, written then read for the disk figures
+  std::uint64_t device_bytes = 0;   ///< per rank, written then read for the device figures
   std::uint64_t message_bytes = 0;  ///< per message of the network figures
   std::uint64_t kernel_n = 0;       ///< the kernel's n×n×n tiles
   double small_flops_per_s = 0;     ///< the kernel on 64×64×64 tiles (for the comment)
@@ -48,7 +74,20 @@ struct Measured {
 ///   }
 /// Every value is written so that the .tce parser reads it back (frontend/machine.cpp): sizes
 /// in whole MB, bandwidths in MB/s with two decimals, the latency in us, factors, the overlap
-/// and the kernel (GFLOP/s) with three.
+/// and the kernel (GFLOP/s) with three. When the device was measured (m.device.bytes > 0), a
+/// header comment says which regime the disk figures describe (the page cache's, or the
+/// device's when the device read disk_read's file) and gives the device's own figures.
 std::string machine_text(const Measured& m);
+
+/// The figures as JSON (tcec-calibrate --json): {"host", "date", "processors", "memory_bytes",
+/// "figures": {NAME: {"value", "unit", "regime" (disk figures: "page cache" or "device"),
+/// "how"}}}; bandwidths in "B/s", times in "s", the kernel in "FLOP/s", factors in "1".
+/// NAMEs: the machine block's properties (disk_read, disk_write, disk_latency, page_fault,
+/// network, replication_factor, reduction_factor, flops, memory_bandwidth, overlap), the
+/// comments' figures (disk_pwrite, disk_rewrite, disk_reused_write, disk_pread_latency,
+/// small_flops, direct_overlap_read) and, when measured, device_read, device_write (O_DIRECT),
+/// device_synced_write and device_cold_read. A figure not measured (e.g. O_DIRECT refused) is
+/// left out.
+nlohmann::json machine_json(const Measured& m);
 
 }  // namespace tcec::calibrate

@@ -19,6 +19,7 @@
 #include <mpi.h>
 #include <CLI/CLI.hpp>
 
+#include "device.h"
 #include "machine_file.h"
 #include "measure.h"
 #include "runtime/base/error.h"
@@ -96,7 +97,7 @@ void write_atomically(const std::string& path, const std::string& text) {
 
 /// The command line.
 struct Args {
-  std::string output, scratch, memory;
+  std::string output, scratch, memory, json;
   bool quick = false;
 };
 
@@ -119,6 +120,10 @@ Args parse_args(const tcert::Context& ctx, int argc, char** argv) {
                  "node's available memory over its ranks, at most 1 GB)")
       ->type_name("SIZE");
   app.add_flag("--quick", a.quick, "Small sizes (seconds, for tests): the figures are rougher");
+  app.add_option("--json", a.json,
+                 "Also write every figure as JSON to FILE, each with its unit and, for the disk, the regime it "
+                 "describes: \"page cache\" or \"device\" (docs/out-of-core.md)")
+      ->type_name("FILE");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -146,6 +151,7 @@ Measured start_measured(const tcert::Context& ctx, const Args& a, int local) {
   }
   m.memory_bytes = std::max<std::uint64_t>(m.memory_bytes / 1000000, 1) * 1000000;  // whole MB, as written
   m.disk_bytes = a.quick ? 16000000 : 64000000;
+  m.device_bytes = (a.quick ? std::uint64_t{16} : 256) << 20;  // past the page cache: whole 4 MiB requests
   m.message_bytes = a.quick ? 4000000 : 16000000;
   m.kernel_n = a.quick ? 256 : 768;
   char host[256] = "unknown";
@@ -161,19 +167,45 @@ void report(const tcert::Context& ctx, const std::string& what) {
   if (ctx.rank() == 0) std::fprintf(stderr, "tcec-calibrate: %s\n", what.c_str());
 }
 
-/// Measures the disk (in `scratch`), the network and the collectives into `m`, reporting each.
+/// Measures the disk past the page cache (device.h) in `scratch` into m.device, reporting it.
+void measure_past_cache(const tcert::Context& ctx, const std::string& scratch, Measured& m) {
+  m.device = tcec::calibrate::measure_device(ctx, scratch, m.device_bytes);
+  const tcec::calibrate::DeviceFigures& d = m.device;
+  const bool device = tcec::calibrate::read_from_device(d.cold_read_device_bytes, d.bytes);
+  const std::string direct = d.direct_read_bytes_per_s < 0
+                                 ? std::string("O_DIRECT refused")
+                                 : fmt::format("O_DIRECT read {:.0f} MB/s, write {:.0f} MB/s",
+                                               d.direct_read_bytes_per_s / 1e6, d.direct_write_bytes_per_s / 1e6);
+  report(ctx, fmt::format("past the page cache ({} regime): {}; buffered write through fdatasync {:.0f} MB/s, read of "
+                          "dropped pages {:.0f} MB/s (the device read {:.2f} MB of {:.2f} MB)",
+                          device ? "device" : "page cache: no device behind the file system", direct,
+                          d.synced_write_bytes_per_s / 1e6, d.cold_read_bytes_per_s / 1e6,
+                          static_cast<double>(d.cold_read_device_bytes) / 1e6, static_cast<double>(d.bytes) / 1e6));
+}
+
+/// Measures the disk (in `scratch`; the page cache's figures, then past it), the network and the
+/// collectives into `m`, reporting each.
 void measure_transfers(const tcert::Context& ctx, const std::string& scratch, Measured& m) {
   const tcec::calibrate::DiskFigures disk = tcec::calibrate::measure_disk(ctx, scratch, m.disk_bytes);
   m.disk_read_bytes_per_s = disk.read_bytes_per_s, m.disk_write_bytes_per_s = disk.write_bytes_per_s;
   m.disk_pwrite_bytes_per_s = disk.pwrite_bytes_per_s, m.disk_rewrite_bytes_per_s = disk.rewrite_bytes_per_s;
   m.disk_reused_write_bytes_per_s = disk.reused_write_bytes_per_s;
   m.disk_latency_s = disk.latency_s, m.disk_pread_latency_s = disk.pread_latency_s, m.disk_fault_s = disk.fault_s;
+  m.disk_read_device_bytes = disk.read_device_bytes;
   report(ctx,
          fmt::format("disk: write {:.0f} MB/s (a second file {:.0f}, pwrite {:.0f}, in place {:.0f}), read {:.0f} MB/s "
                      "per rank, {:.3f} us per mapped run ({:.3f} per 64 KiB page fault, {:.3f} per 8 KB read)",
                      disk.write_bytes_per_s / 1e6, disk.reused_write_bytes_per_s / 1e6, disk.pwrite_bytes_per_s / 1e6,
                      disk.rewrite_bytes_per_s / 1e6, disk.read_bytes_per_s / 1e6, disk.latency_s * 1e6,
                      disk.fault_s * 1e6, disk.pread_latency_s * 1e6));
+  if (disk.read_device_bytes >= 0)
+    report(ctx, fmt::format(
+                    "disk figures above: the {} regime (the device read {:.2f} MB of the read's {:.2f} MB)",
+                    tcec::calibrate::read_from_device(static_cast<std::uint64_t>(disk.read_device_bytes), m.disk_bytes)
+                        ? "device"
+                        : "page cache",
+                    static_cast<double>(disk.read_device_bytes) / 1e6, static_cast<double>(m.disk_bytes) / 1e6));
+  measure_past_cache(ctx, scratch, m);
   m.network_bytes_per_s = tcec::calibrate::measure_network(ctx, m.message_bytes);
   if (m.network_bytes_per_s <= 0) m.network_bytes_per_s = 1e12;  // one rank: the model moves nothing
   report(ctx, fmt::format("network: {:.0f} MB/s per rank", m.network_bytes_per_s / 1e6));
@@ -227,6 +259,10 @@ int main(int argc, char** argv) {
     if (ctx.rank() == 0) {
       write_atomically(a.output, tcec::calibrate::machine_text(m));
       report(ctx, "wrote " + a.output);
+      if (!a.json.empty()) {
+        write_atomically(a.json, tcec::calibrate::machine_json(m).dump(2) + "\n");
+        report(ctx, "wrote " + a.json);
+      }
     }
     ctx.barrier();
     return 0;

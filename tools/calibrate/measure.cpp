@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "runtime/base/counters.h"
+#include "runtime/base/device_io.h"
 #include "runtime/base/error.h"
 #include "runtime/kernel/kernel.h"
 #include "runtime/program/run.h"
@@ -128,9 +129,15 @@ DiskFigures measure_disk(const tcert::Context& ctx, const std::string& dir, std:
   }
   out.pwrite_bytes_per_s = 8.0 * static_cast<double>(elems) / slowest(ctx, write_all);
   out.rewrite_bytes_per_s = 8.0 * static_cast<double>(elems) / slowest(ctx, write_all);
+  const std::optional<tcert::DeviceBytes> before = tcert::device_bytes_now();
   out.read_bytes_per_s = 8.0 * static_cast<double>(elems) / slowest(ctx, [&] {
                            each_request(elems, [&](std::uint64_t at, std::size_t n) { file.read(buf.data(), at, n); });
                          });
+  const std::optional<tcert::DeviceBytes> after = tcert::device_bytes_now();
+  const std::uint64_t known = before && after ? 1 : 0, read = known ? after->read_bytes - before->read_bytes : 0;
+  const std::vector<std::vector<std::uint64_t>> all = ctx.gather_u64s({known, read});
+  if (*std::min_element(all[0].begin(), all[0].end()) == 1)
+    out.read_device_bytes = static_cast<std::int64_t>(*std::min_element(all[1].begin(), all[1].end()));
   constexpr int kSmall = 2000;
   constexpr std::size_t kSmallElems = 1024;  // 8 KB
   std::mt19937_64 rng(static_cast<std::uint64_t>(ctx.rank()) + 1);

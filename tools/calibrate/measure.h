@@ -29,12 +29,15 @@ namespace tcec::calibrate {
 /// three passes after it (the runs alone, beyond their bytes at the read bandwidth), fault_s the
 /// first pass's extra time per 64 KiB fault-around window (the page fault the model charges
 /// where reads enter new windows); each the median over three fresh mappings of the file.
-/// Bandwidths in bytes per second per rank, latencies in seconds, the slowest rank's. The files
-/// are removed. Throws tcert::Error on I/O failure.
+/// Bandwidths in bytes per second per rank, latencies in seconds, the slowest rank's;
+/// read_device_bytes: the bytes the device read while the reads were timed (/proc/self/io, the
+/// least over ranks; -1 where unreadable), which says whether read_bytes_per_s is the page
+/// cache's (about 0) or the device's. The files are removed. Throws tcert::Error on I/O failure.
 struct DiskFigures {
   double read_bytes_per_s = 0, write_bytes_per_s = 0, reused_write_bytes_per_s = 0;
   double pwrite_bytes_per_s = 0, rewrite_bytes_per_s = 0;
   double latency_s = 0, pread_latency_s = 0, fault_s = 0;
+  std::int64_t read_device_bytes = -1;
 };
 DiskFigures measure_disk(const tcert::Context& ctx, const std::string& dir, std::uint64_t bytes);
 

@@ -34,7 +34,8 @@ struct Amplitudes {
 ///
 /// On one rank, the files it writes also stay in its memory, the newest up to `cache_bytes` in
 /// all, and later operations read them there instead of mapping the file (a DIIS step reads
-/// every held vector: 2·8 files of 1.16 MB on H2O/cc-pVDZ). The files are still written (a
+/// every vector of its subspace, two files each, T1 and T2, so small vectors are read far more
+/// often than written). The files are still written (a
 /// checkpoint names them). Precondition: nobody else changes a file this object wrote while it
 /// lives (tcec-ccsd names each iteration's vectors anew).
 class VectorOps {

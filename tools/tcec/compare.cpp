@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "compare_device.h"
 #include "tools/diagnostics.h"
 
 namespace tcec::tools {
@@ -121,8 +122,10 @@ int print_times_and_memory(std::string& out, const TraceContraction& c) {
 }
 
 /// One contraction's table; returns how many (volume, rank) pairs differ, plus one when the peak
-/// tile memory exceeded the plan's.
-int contraction_table(std::string& out, const TraceContraction& c, std::size_t number) {
+/// tile memory exceeded the plan's, plus the ranks whose device bytes are above the prediction
+/// (with `device_slack_bytes`).
+int contraction_table(std::string& out, const TraceContraction& c, std::size_t number,
+                      std::optional<std::uint64_t> device_slack_bytes) {
   out += fmt::format("contraction {}: {}\n", number, c.statement);
   out += fmt::format("  plan: {}\n", c.plan);
   if (c.resumed_at != 0)
@@ -132,26 +135,14 @@ int contraction_table(std::string& out, const TraceContraction& c, std::size_t n
         c.resumed_at, c.nest_steps);
   int mismatches = 0;
   print_volume_rows(out, volume_rows(c, &mismatches));
+  mismatches += device_lines(out, c, device_slack_bytes);
   return mismatches + print_times_and_memory(out, c);
 }
 
-}  // namespace
-
-std::string compare_report(const Trace& trace, const std::string& path, bool* failed,
-                           std::optional<std::uint64_t> resident_slack_bytes) {
-  std::string out =
-      fmt::format("trace {}: program {}, P = {}, {} contraction{}\n", path, trace.program.empty() ? "?" : trace.program,
-                  trace.processors, trace.contractions.size(), trace.contractions.size() == 1 ? "" : "s");
-  int mismatches = 0;
-  for (std::size_t i = 0; i < trace.contractions.size(); ++i)
-    mismatches += contraction_table(out, trace.contractions[i], i + 1);
-  *failed = mismatches > 0;
-  if (trace.verify) {
-    const TraceVerify& v = *trace.verify;
-    out += fmt::format("verify: {} elements checked, max relative error {:.3g}: {}\n", v.checked, v.max_rel_error,
-                       v.passed ? "passed" : "FAILED");
-    if (!v.passed) *failed = true;
-  }
+/// Appends the peak resident memory line (when the trace has it, or a note when a limit is given
+/// but it has not); sets *failed when a rank is above the tile memory plus `resident_slack_bytes`.
+void resident_line(std::string& out, const Trace& trace, std::optional<std::uint64_t> resident_slack_bytes,
+                   bool* failed) {
   if (!trace.peak_resident_bytes.empty()) {  // a failure only against a given limit
     out += fmt::format(
         "peak resident memory: {} bytes (largest rank; MPI, the program and touched mapped files "
@@ -171,6 +162,25 @@ std::string compare_report(const Trace& trace, const std::string& path, bool* fa
   } else if (resident_slack_bytes) {
     out += "peak resident memory: not in the trace, so not checked against the limit\n";
   }
+}
+
+}  // namespace
+
+std::string compare_report(const Trace& trace, const std::string& path, bool* failed, const CompareLimits& limits) {
+  std::string out =
+      fmt::format("trace {}: program {}, P = {}, {} contraction{}\n", path, trace.program.empty() ? "?" : trace.program,
+                  trace.processors, trace.contractions.size(), trace.contractions.size() == 1 ? "" : "s");
+  int mismatches = 0;
+  for (std::size_t i = 0; i < trace.contractions.size(); ++i)
+    mismatches += contraction_table(out, trace.contractions[i], i + 1, limits.device_slack_bytes);
+  *failed = mismatches > 0;
+  if (trace.verify) {
+    const TraceVerify& v = *trace.verify;
+    out += fmt::format("verify: {} elements checked, max relative error {:.3g}: {}\n", v.checked, v.max_rel_error,
+                       v.passed ? "passed" : "FAILED");
+    if (!v.passed) *failed = true;
+  }
+  resident_line(out, trace, limits.resident_slack_bytes, failed);
   if (trace.imported && trace.exported) {  // informational: outside the contractions, not predicted
     const auto sum = [](const std::vector<std::uint64_t>& v) {
       return std::accumulate(v.begin(), v.end(), std::uint64_t{0});
@@ -186,6 +196,10 @@ std::string compare_report(const Trace& trace, const std::string& path, bool* fa
           sum(in.read_bytes), sum(in.write_bytes), slowest(in.seconds), sum(out_files.read_bytes),
           sum(out_files.write_bytes), slowest(out_files.seconds));
   }
+  const int device_above = device_run_line(out, trace, limits.device_slack_bytes);
+  if (device_above > 0) *failed = true, mismatches += device_above;
+  if (limits.device_slack_bytes && !trace.device)
+    out += "device bytes: not in the trace (a program built before they were traced), so not checked\n";
   if (mismatches == 0) {
     out += "all measured volumes equal the prediction\n";
   } else {
@@ -194,7 +208,7 @@ std::string compare_report(const Trace& trace, const std::string& path, bool* fa
   return out;
 }
 
-int run_compare(const std::string& path, std::optional<std::uint64_t> resident_slack_bytes) {
+int run_compare(const std::string& path, const CompareLimits& limits) {
   std::string error;
   const std::optional<Trace> trace = read_trace(path, &error);
   if (!trace) {
@@ -202,7 +216,7 @@ int run_compare(const std::string& path, std::optional<std::uint64_t> resident_s
     return 1;
   }
   bool failed = false;
-  std::fputs(compare_report(*trace, path, &failed, resident_slack_bytes).c_str(), stdout);
+  std::fputs(compare_report(*trace, path, &failed, limits).c_str(), stdout);
   return failed ? 1 : 0;
 }
 

@@ -237,17 +237,30 @@ int compare_main(int argc, char** argv) {
   app.name("tcec compare");
   std::string trace;
   app.add_option("trace", trace, "trace file written by a generated program (--trace FILE)")->required();
-  std::optional<double> slack_mb;
+  std::optional<double> slack_mb, device_slack_mb;
   app.add_option("--resident-slack", slack_mb,
                  "also fail when a rank's peak resident memory (VmHWM) exceeds the program's tile memory per "
                  "rank plus MB megabytes (2^20 bytes): what MPI, BLAS and the program itself may take beyond "
                  "the tile buffers")
       ->type_name("MB")
       ->check(CLI::NonNegativeNumber);
+  bool device = false;
+  app.add_flag("--device", device,
+               "also fail when a rank's process made the storage device read (or write) more than the predicted "
+               "disk read (or write) plus a slack, over a contraction's compute phase or over the run "
+               "(/proc/self/io; meaningful out of core, where the page cache cannot hold the tensors: "
+               "docs/out-of-core.md)");
+  app.add_option("--device-slack", device_slack_mb,
+                 "the slack of --device per rank and check, in MB (2^20 bytes; default 32): page rounding, file "
+                 "metadata, readahead past a transfer's end, the program's own code paged in")
+      ->type_name("MB")
+      ->check(CLI::NonNegativeNumber);
   CLI11_PARSE(app, argc, argv);
-  std::optional<std::uint64_t> slack;
-  if (slack_mb) slack = static_cast<std::uint64_t>(*slack_mb * 1048576.0);
-  return tcec::tools::run_compare(trace, slack);
+  tcec::tools::CompareLimits limits;
+  if (slack_mb) limits.resident_slack_bytes = static_cast<std::uint64_t>(*slack_mb * 1048576.0);
+  if (device || device_slack_mb)
+    limits.device_slack_bytes = static_cast<std::uint64_t>(device_slack_mb.value_or(32.0) * 1048576.0);
+  return tcec::tools::run_compare(trace, limits);
 }
 
 /// --plan: pins each LINE=PLAN into `options`; false (the errors printed) when there is no

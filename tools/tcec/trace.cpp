@@ -64,6 +64,27 @@ std::vector<double> seconds(const json& object, const std::string& where, const 
   return out;
 }
 
+/// "device_read_bytes" and "device_write_bytes" of `object`, both or neither (empty vectors).
+std::array<std::vector<std::uint64_t>, 2> device_pair(const json& object, const std::string& where, std::int64_t P) {
+  if (!object.contains("device_read_bytes") && !object.contains("device_write_bytes")) return {};
+  return {counts(object, where, "device_read_bytes", P), counts(object, where, "device_write_bytes", P)};
+}
+
+/// The trace's "device" object (TraceDevice).
+TraceDevice run_device(const json& d, std::int64_t P) {
+  TraceDevice out{counts(d, "device", "read_bytes", P),
+                  counts(d, "device", "write_bytes", P),
+                  counts(d, "device", "cancelled_write_bytes", P),
+                  {}};
+  const json& phases = member(d, "device", "phases");
+  if (!phases.is_object()) throw SchemaError{"device.phases", "expected an object"};
+  for (const auto& [name, figures] : phases.items()) {
+    const std::string at = "device.phases." + name;
+    out.phases[name] = {counts(figures, at, "read_bytes", P), counts(figures, at, "write_bytes", P)};
+  }
+  return out;
+}
+
 TraceContraction contraction(const json& c, const std::string& where, std::int64_t P) {
   TraceContraction out;
   out.statement = text(c, where, "statement");
@@ -82,6 +103,7 @@ TraceContraction contraction(const json& c, const std::string& where, std::int64
   out.disk_seconds = seconds(measured, child(where, "measured"), "disk_seconds", P);
   out.comm_seconds = seconds(measured, child(where, "measured"), "comm_seconds", P);
   out.kernel_seconds = seconds(measured, child(where, "measured"), "kernel_seconds", P);
+  out.device = device_pair(measured, child(where, "measured"), P);
   if (measured.contains("resumed_at_nest_step")) {
     const json& r = measured["resumed_at_nest_step"];
     if (!r.is_array() || r.size() != 2 || !r[0].is_number_unsigned() || !r[1].is_number_unsigned())
@@ -107,6 +129,7 @@ TraceContraction contraction(const json& c, const std::string& where, std::int64
     if (p.contains("seconds") && p["seconds"].is_number())
       out.redistribution_predicted_seconds = p["seconds"].get<double>();
     out.redistribution_seconds = seconds(m, child(at, "measured"), "seconds", P);
+    out.redistribution_device = device_pair(m, child(at, "measured"), P);
   }
   if (c.contains("peak_tile_memory_bytes")) out.peak_tile_memory_bytes = counts(c, where, "peak_tile_memory_bytes", P);
   if (c.contains("planned_memory_bytes")) {
@@ -142,6 +165,7 @@ Trace trace(const json& j) {
     out.imported = transfers(j["files"], "import", out.processors);
     out.exported = transfers(j["files"], "export", out.processors);
   }
+  if (j.contains("device")) out.device = run_device(j["device"], out.processors);
   if (j.contains("verify") && !j["verify"].is_null()) {
     const json& v = j["verify"];
     const json& checked = member(v, "verify", "checked");

@@ -5,18 +5,27 @@
 //                      "predicted": {"disk_read_bytes": [P], "disk_write_bytes": [P],
 //                                    "comm_sent_bytes": [P], "comm_recv_bytes": [P],
 //                                    "disk_requests": [P] (optional)},
-//                      "measured": {the same five, "seconds": [P]},
+//                      "measured": {the same five, "seconds": [P],
+//                                   "device_read_bytes": [P], "device_write_bytes": [P] (optional)},
 //                      "peak_tile_memory_bytes": [P], "planned_memory_bytes": N,
 //                      "redistribution": {"predicted": {"disk_read_bytes", "disk_write_bytes", "seconds",
 //                                                       "disk_requests" (optional)},
 //                                         "measured": {"disk_read_bytes", "disk_write_bytes",
-//                                                      "disk_requests" (optional), "seconds": [P]}}}],
-//    "verify": {"checked", "max_rel_error", "passed"}}      (verify optional)
-// Volumes in bytes, one entry per rank; seconds per rank.
+//                                                      "disk_requests" (optional), "seconds": [P],
+//                                                      "device_read_bytes", "device_write_bytes" (optional)}}}],
+//    "verify": {"checked", "max_rel_error", "passed"},     (verify optional)
+//    "device": {"read_bytes": [P], "write_bytes": [P], "cancelled_write_bytes": [P],
+//               "phases": {PHASE: {"read_bytes": [P], "write_bytes": [P]}}}}  (optional)
+// Volumes in bytes, one entry per rank; seconds per rank. The device figures (runtime/base/
+// device_io.h) are what the process made the storage device read and write (/proc/self/io):
+// per contraction over its compute phase and, in "redistribution", over Phase::Redistribute
+// since the previous contraction's; "device" over the whole run and per phase (load,
+// redistribute, compute, write-out, import, export).
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -46,6 +55,9 @@ struct TraceContraction {
   std::vector<double> redistribution_seconds;         ///< measured per rank; empty when absent
   std::vector<std::uint64_t> peak_tile_memory_bytes;  ///< per rank; empty when absent
   std::uint64_t planned_memory_bytes = 0;             ///< the plan's peak per rank; 0 when absent
+  /// Device bytes read and written (in that order) per rank over the compute phase and over
+  /// stages 1 and 3; empty when absent.
+  std::array<std::vector<std::uint64_t>, 2> device, redistribution_device;
   /// Resumed inside the contraction: its loop nest's first resumed_at of nest_steps steps ran
   /// before the checkpoint, so `measured` (compute stage) counts the rest only; 0 otherwise.
   std::uint64_t resumed_at = 0, nest_steps = 0;
@@ -64,6 +76,13 @@ struct TraceTransfers {
   std::vector<double> seconds;
 };
 
+/// The run's device bytes per rank (the trace's "device"): read, write, cancelled write over the
+/// whole run, and read and write (in that order) per phase by its name ("load", "compute", ...).
+struct TraceDevice {
+  std::vector<std::uint64_t> read_bytes, write_bytes, cancelled_write_bytes;
+  std::map<std::string, std::array<std::vector<std::uint64_t>, 2>> phases;
+};
+
 struct Trace {
   std::string program;
   std::int64_t processors = 0;
@@ -72,6 +91,7 @@ struct Trace {
   std::uint64_t memory_bytes = 0;                    ///< the machine's tile memory per rank (0: not given)
   std::vector<std::uint64_t> peak_resident_bytes;    ///< per rank (empty in older traces)
   std::optional<TraceTransfers> imported, exported;  ///< absent in older traces
+  std::optional<TraceDevice> device;                 ///< absent in older traces and untraced device bytes
 };
 
 /// Reads and checks the trace at `path`. On failure returns nullopt with *error, e.g.

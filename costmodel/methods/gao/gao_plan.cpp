@@ -7,10 +7,10 @@
 #include <fmt/format.h>
 
 #include "costmodel/methods/gao/gao.h"
-#include "costmodel/methods/gao/loop_nest.h"
 #include "costmodel/methods/gao/volumes.h"
 #include "costmodel/partition.h"
 #include "costmodel/reasons.h"
+#include "costmodel/schedules.h"
 
 namespace tcec::costmodel {
 

@@ -1,5 +1,7 @@
-// costmodel/methods/gao/loop_nest.cpp — the loop nests of the six disk placement orders.
-#include "costmodel/methods/gao/loop_nest.h"
+// costmodel/methods/gao/loop_nest.cpp — the tiled loop nests of the six disk placement orders
+// (Gao et al. §3, Fig. 3(b)) as data, declared in costmodel/schedules.h: the simulator walks them
+// and code generation prints them, so both describe the same program.
+#include "costmodel/schedules.h"
 
 namespace tcec::costmodel {
 

@@ -8,7 +8,7 @@
 #include <tuple>
 
 #include "costmodel/methods/gao/gao.h"
-#include "costmodel/methods/gao/loop_nest.h"
+#include "costmodel/schedules.h"
 
 namespace tcec::costmodel {
 

@@ -1,5 +1,5 @@
 // costmodel/methods/gao/simulate.h — the loop-nest simulator: walks the tiled loop nest a
-// plan describes (loop_nest.h, the structure code generation emits), rank by
+// plan describes (schedules.h loop_nest(), the structure code generation emits), rank by
 // rank, and counts every byte each rank reads, writes, sends and receives.
 #pragma once
 

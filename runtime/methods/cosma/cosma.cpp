@@ -16,6 +16,7 @@
 #include "runtime/methods/contraction_steps.h"
 #include "runtime/program/direct_result.h"
 #include "runtime/spec/spec_check.h"
+#include "runtime/spec/units.h"
 #include "runtime/storage/io_worker.h"
 
 namespace tcert {
@@ -68,7 +69,7 @@ CosmaGemm::CosmaGemm(Run& run, GemmSpec spec) : run_(run), spec_(std::move(spec)
     if (spec_.accumulate) flush_kept(run_, spec_.C.shape.name);
     redistribution_ = redistribution_now() - before;
   }
-  const std::string prefix = fmt::format("c{}_", run_.next_contraction());
+  const std::string prefix = fmt::format("c{}_", run_.records().next_contraction());
   // Local mode (cosma.h): one rank's whole product in memory, its operands read in place.
   local_ = used == 1 && rounds() == 1 && detail::gett_vectorized() && run_.input(spec_.A.shape).data() != nullptr &&
            run_.input(spec_.B.shape).data() != nullptr;
@@ -80,6 +81,13 @@ CosmaGemm::CosmaGemm(Run& run, GemmSpec spec) : run_(run), spec_(std::move(spec)
   }
   if (may_be_local) make_rings();
   if (!active_) return;
+  allocate_rounds(prefix);
+  const Volumes before = redistribution_now();
+  load();
+  redistribution_ += redistribution_now() - before;
+}
+
+void CosmaGemm::allocate_rounds(const std::string& prefix) {
   if (rounds() > buffers()) {  // only rounds >= buffers() stream from the local disk
     A_file_ = DiskFile(run_.scratch().path(prefix + "A.bin"));
     B_file_ = DiskFile(run_.scratch().path(prefix + "B.bin"));
@@ -102,9 +110,6 @@ CosmaGemm::CosmaGemm(Run& run, GemmSpec spec) : run_(run), spec_(std::move(spec)
     A_[b] = allocate(static_cast<std::size_t>(Ix_ * widest), "A slice");
     B_[b] = allocate(static_cast<std::size_t>(Jy_ * widest), "B slice");
   }
-  const Volumes before = redistribution_now();
-  load();
-  redistribution_ += redistribution_now() - before;
 }
 
 void CosmaGemm::make_rings() {
@@ -129,56 +134,61 @@ i64 CosmaGemm::slice_start(i64 j) const { return piece_start(Kz_, rounds(), j); 
 
 void CosmaGemm::load() {
   PhaseScope phase(Phase::Redistribute);  // Gao et al. §2.3 stage 1
-  const std::vector<i64> eI = extents_of(spec_.I), eJ = extents_of(spec_.J), eK = extents_of(spec_.K);
+  const std::vector<i64> eI = extents_of(spec_.I), eJ = extents_of(spec_.J);
   std::vector<double> chunk(static_cast<std::size_t>(kChunk));
-  std::uint64_t taken = 0;  // elements taken from the tensors' files
-  // Own piece of every slice of an operand whose rows are `rows` elements from `first_row`:
-  // rounds < buffers() into slice buffer j, later rounds to the local disk.
-  auto fill = [&](DiskFile& file, Buffer* slice, const TensorBinding& t, const std::vector<i64>& row_extents,
-                  i64 first_row, i64 rows, i64 ways, i64 me, const std::vector<std::uint64_t>& offsets) {
-    const ElementSource src = run_.input(t.shape);
-    SplitMap map(t, row_extents, eK);
-    RunCounter requests;  // the tensor's file, read in one pass
-    std::vector<std::uint64_t> row_part, col_part;
-    map.rows(first_row, rows, row_part);
-    for (i64 j = 0; j < rounds(); ++j) {
-      const i64 cols = slice_cols(j), total = rows * cols;
-      const i64 start = piece_start(total, ways, me), length = piece(total, ways, me);
-      const bool resident = j < buffers();
-      taken += static_cast<std::uint64_t>(length);
-      if (length == 0) continue;
-      map.cols(K0_ + slice_start(j), cols, col_part);
-      const auto runs = consecutive_runs(col_part);
-      // A resident round in one pass, a streamed one in chunks of kChunk (each then written).
-      const i64 pass = resident ? length : kChunk;
-      for (i64 done = 0; done < length; done += pass) {
-        const i64 len = std::min(pass, length - done);
-        double* const out = resident ? slice[j].data() + start + done : chunk.data();
-        const auto part = [&](i64 r) { return row_part[static_cast<std::size_t>(r)]; };
-        if (map.rows_innermost()) {  // whole rows column by column: runs along the rows (split_map.h)
-          for_each_run_of_view_by_columns(start + done, len, cols, col_part, runs, part,
-                                          [&](std::uint64_t at, std::size_t n, i64 e, std::size_t step) {
-                                            requests.span(at, n);
-                                            src.copy(at, n, out + e, step);
-                                          });
-        } else {
-          for_each_run_of_view(start + done, len, cols, col_part, runs, part,
-                               [&](std::uint64_t at, std::size_t n, i64 e) {
-                                 requests.span(at, n);
-                                 src.copy(at, n, out + e);
-                               });
-        }
-        src.flush();  // streamed: the runs, in few requests
-        if (!resident)
-          file.write(chunk.data(), offsets[static_cast<std::size_t>(j)] + static_cast<std::uint64_t>(done),
-                     static_cast<std::size_t>(len));
+  std::uint64_t taken = load_operand(A_file_, A_, spec_.A, eI, I0_, Ix_, pn_, y_, A_offset_, chunk);
+  taken += load_operand(B_file_, B_, spec_.B, eJ, J0_, Jy_, pm_, x_, B_offset_, chunk);
+  counters().add_disk_read(bytes_of(taken));  // taken from the tensors' files
+  load_C_block(eI, eJ);
+}
+
+std::uint64_t CosmaGemm::load_operand(DiskFile& file, Buffer* slice, const TensorBinding& t,
+                                      const std::vector<i64>& row_extents, i64 first_row, i64 rows, i64 ways, i64 me,
+                                      const std::vector<std::uint64_t>& offsets, std::vector<double>& chunk) {
+  std::uint64_t taken = 0;  // elements taken from the tensor's file
+  const ElementSource src = run_.input(t.shape);
+  SplitMap map(t, row_extents, extents_of(spec_.K));
+  RunCounter requests;  // the tensor's file, read in one pass
+  std::vector<std::uint64_t> row_part, col_part;
+  map.rows(first_row, rows, row_part);
+  for (i64 j = 0; j < rounds(); ++j) {
+    const i64 cols = slice_cols(j), total = rows * cols;
+    const i64 start = piece_start(total, ways, me), length = piece(total, ways, me);
+    const bool resident = j < buffers();
+    taken += static_cast<std::uint64_t>(length);
+    if (length == 0) continue;
+    map.cols(K0_ + slice_start(j), cols, col_part);
+    const auto runs = consecutive_runs(col_part);
+    // A resident round in one pass, a streamed one in chunks of kChunk (each then written).
+    const i64 pass = resident ? length : kChunk;
+    for (i64 done = 0; done < length; done += pass) {
+      const i64 len = std::min(pass, length - done);
+      double* const out = resident ? slice[j].data() + start + done : chunk.data();
+      const auto part = [&](i64 r) { return row_part[static_cast<std::size_t>(r)]; };
+      if (map.rows_innermost()) {  // whole rows column by column: runs along the rows (split_map.h)
+        for_each_run_of_view_by_columns(start + done, len, cols, col_part, runs, part,
+                                        [&](std::uint64_t at, std::size_t n, i64 e, std::size_t step) {
+                                          requests.span(at, n);
+                                          src.copy(at, n, out + e, step);
+                                        });
+      } else {
+        for_each_run_of_view(start + done, len, cols, col_part, runs, part,
+                             [&](std::uint64_t at, std::size_t n, i64 e) {
+                               requests.span(at, n);
+                               src.copy(at, n, out + e);
+                             });
       }
+      src.flush();  // streamed: the runs, in few requests
+      if (!resident)
+        file.write(chunk.data(), offsets[static_cast<std::size_t>(j)] + static_cast<std::uint64_t>(done),
+                   static_cast<std::size_t>(len));
     }
-    requests.add();
-  };
-  fill(A_file_, A_, spec_.A, eI, I0_, Ix_, pn_, y_, A_offset_);
-  fill(B_file_, B_, spec_.B, eJ, J0_, Jy_, pm_, x_, B_offset_);
-  counters().add_disk_read(8 * taken);  // taken from the tensors' files
+  }
+  requests.add();
+  return taken;
+}
+
+void CosmaGemm::load_C_block(const std::vector<i64>& eI, const std::vector<i64>& eJ) {
   // The resident C block starts at zero, or — on rank (x,y,0), when the statement adds to C's
   // current value — at the old block: the reduce-scatter then sums it in with the products.
   std::memset(C_.data(), 0, C_.bytes());
@@ -197,7 +207,7 @@ void CosmaGemm::load() {
         c0->copy(at, n, C_.data() + e);
       });
   c0->flush();
-  counters().add_disk_read(8 * static_cast<std::uint64_t>(Ix_ * Jy_));  // taken from C's file
+  counters().add_disk_read(bytes_of(static_cast<std::uint64_t>(Ix_ * Jy_)));  // taken from C's file
   requests.add();
 }
 
@@ -209,17 +219,17 @@ void CosmaGemm::load_local() {
   // Every element is written: copied from C's version before or set by the product (beta 0).
   result_ = std::make_unique<DirectResult>(run_, spec_.C.shape, active_, update, true);
   if (!active_) return;
-  reserved_ = Reservation(8 * static_cast<std::uint64_t>(m_ * k_ + n_ * k_ + m_ * n_),
+  reserved_ = Reservation(bytes_of(static_cast<std::uint64_t>(m_ * k_ + n_ * k_ + m_ * n_)),
                           "A and B slices and C block (mapped, read and written in place)");
   const std::vector<i64> eI = extents_of(spec_.I), eJ = extents_of(spec_.J), eK = extents_of(spec_.K);
   count_pass(spec_.A, eI, eK, true);  // the kernel reads them in place: the load's passes
   count_pass(spec_.B, eJ, eK, true);
-  counters().add_disk_read(8 * static_cast<std::uint64_t>(m_ * k_ + n_ * k_));
+  counters().add_disk_read(bytes_of(static_cast<std::uint64_t>(m_ * k_ + n_ * k_)));
   if (!c0 && !in_place) return;  // the new file starts at zero
   from_C0_ = true;
   if (c0) c0->copy(0, static_cast<std::size_t>(m_ * n_), result_->data()), c0->flush();  // the same shape: all of it
   count_pass(spec_.C, eI, eJ, false);
-  counters().add_disk_read(8 * static_cast<std::uint64_t>(m_ * n_));  // taken from C's file
+  counters().add_disk_read(bytes_of(static_cast<std::uint64_t>(m_ * n_)));  // taken from C's file
 }
 
 void CosmaGemm::multiply_local() {
@@ -245,7 +255,7 @@ void CosmaGemm::finish_local() {
   if (active_) {
     PhaseScope phase(Phase::Redistribute);  // Gao et al. §2.3 stage 3: C was written in place
     count_pass(spec_.C, extents_of(spec_.I), extents_of(spec_.J), false);
-    counters().add_disk_write(8 * static_cast<std::uint64_t>(m_ * n_));
+    counters().add_disk_write(bytes_of(static_cast<std::uint64_t>(m_ * n_)));
   }
   redistribution_ += redistribution_now() - before;
   finish_in_place(run_, spec_, *result_, redistribution_, active_, [](const i64*, const i64*) { return true; });
@@ -253,7 +263,8 @@ void CosmaGemm::finish_local() {
 
 void CosmaGemm::compute(const std::function<void()>& body) {
   compute_phase(run_, spec_, progress_, [&] {
-    first_round_ = static_cast<i64>(run_.resume_within(static_cast<std::uint64_t>(rounds()), partial_C()));
+    first_round_ =
+        static_cast<i64>(run_.checkpoints().resume_within(static_cast<std::uint64_t>(rounds()), partial_C()));
     body();
   });
 }
@@ -264,8 +275,9 @@ void CosmaGemm::end_round(i64 j) {
   if (progress_) progress_->update(static_cast<double>(j + 1) / static_cast<double>(rounds()));
   // Between two rounds all of C's partial sums are in the C blocks and nothing else is needed
   // again: what a resumed run cannot redo from its inputs is the C blocks alone.
-  if (j + 1 < rounds() && run_.checkpoints_within() && run_.within_due())
-    run_.save_within(static_cast<std::uint64_t>(j + 1), static_cast<std::uint64_t>(rounds()), partial_C());
+  if (j + 1 < rounds() && run_.checkpoints().saves_within() && run_.checkpoints().within_due())
+    run_.checkpoints().save_within(static_cast<std::uint64_t>(j + 1), static_cast<std::uint64_t>(rounds()),
+                                   partial_C());
 }
 
 std::vector<std::size_t> CosmaGemm::piece_counts(i64 rows, i64 j, i64 ways) const {
@@ -312,65 +324,73 @@ void CosmaGemm::gather_A_and_multiply() {
   if (local_) {
     multiply_local();
   } else if (active_) {
-    const i64 cols = slice_cols(now), total = Ix_ * cols;
-    const std::vector<std::size_t> counts = piece_counts(Ix_, now, pn_);
-    double* const A = A_slice(now);
-    const double* const B = B_slice(now);
-    // C rows [r0, r1) += alpha · A rows [r0, r1) · Bᵀ.
-    auto rows = [&](i64 r0, i64 r1) {
-      if (r1 > r0)
-        gemm_tile(static_cast<std::size_t>(r1 - r0), static_cast<std::size_t>(Jy_), static_cast<std::size_t>(cols),
-                  spec_.alpha, A + r0 * cols, static_cast<std::size_t>(cols), B, static_cast<std::size_t>(cols), 1.0,
-                  C_.data() + r0 * Jy_, static_cast<std::size_t>(Jy_));
-    };
-    // The rows lying wholly inside piece q.
-    auto piece_rows = [&](i64 q) {
-      const i64 first = piece_start(total, pn_, q), end = first + piece(total, pn_, q);
-      rows((first + cols - 1) / cols, end / cols);
-    };
-    // The next round's data, into the other buffers: its own pieces read from disk by an I/O
-    // thread (io_worker.h) while this round's A ring and multiply run, then its B ring step by
-    // step once its own B piece is in.
-    std::unique_ptr<RingAllgather> next_B;
-    std::vector<std::size_t> next_counts;
-    std::unique_ptr<IoWorker> io;
-    IoWorker::Ticket read = 0;
-    if (next < rounds()) {
-      next_counts = piece_counts(Jy_, next, pm_);
-      if (next >= buffers() && !run_.options().no_overlap) {  // streamed from disk, ahead
-        io = std::make_unique<IoWorker>();
-        read = io->submit([this, next] { read_own_pieces(next); });
-      } else {
-        read_own_pieces(next);  // in memory since the load, or --no-overlap: read now
-      }
-    }
-    RingAllgather ring(*ring_A_, A, counts);
-    i64 present = y_;
-    bool pending = true;  // the present piece's rows are not multiplied yet
-    while (!ring.done() || (next < rounds() && (!next_B || !next_B->done()))) {
-      if (next < rounds() && !next_B && (!io || ring.done() || io->done(read))) {
-        if (io) io->wait(read);  // B's own piece of the next round is in memory
-        next_B = std::make_unique<RingAllgather>(*ring_B_, B_slice(next), next_counts);
-      }
-      const bool a_step = !ring.done(), b_step = next_B && !next_B->done();
-      if (a_step) ring.start();
-      if (b_step) next_B->start();
-      if (pending) piece_rows(present), pending = false;  // while the pieces travel
-      if (a_step) present = ring.incoming_piece(), ring.finish(), pending = true;
-      if (b_step) next_B->finish();
-    }
-    if (pending) piece_rows(present);
-    if (io) io->drain();  // its bytes into the compute phase's counts
-    i64 last = -1;        // rows that straddle a piece boundary
-    for (i64 q = 1; q < pn_; ++q) {
-      const i64 boundary = piece_start(total, pn_, q);
-      if (boundary % cols == 0 || boundary / cols == last || boundary / cols >= Ix_) continue;
-      last = boundary / cols;
-      rows(last, last + 1);
-    }
+    overlap_round(now, next);
   }
   round_ = next;
   end_round(now);
+}
+
+void CosmaGemm::multiply_rows(i64 j, i64 r0, i64 r1) {
+  if (r1 <= r0) return;
+  const i64 cols = slice_cols(j);
+  gemm_tile(static_cast<std::size_t>(r1 - r0), static_cast<std::size_t>(Jy_), static_cast<std::size_t>(cols),
+            spec_.alpha, A_slice(j) + r0 * cols, static_cast<std::size_t>(cols), B_slice(j),
+            static_cast<std::size_t>(cols), 1.0, C_.data() + r0 * Jy_, static_cast<std::size_t>(Jy_));
+}
+
+void CosmaGemm::overlap_round(i64 now, i64 next) {
+  const i64 cols = slice_cols(now), total = Ix_ * cols;
+  const std::vector<std::size_t> counts = piece_counts(Ix_, now, pn_);
+  // The rows lying wholly inside piece q.
+  auto piece_rows = [&](i64 q) {
+    const i64 first = piece_start(total, pn_, q), end = first + piece(total, pn_, q);
+    multiply_rows(now, (first + cols - 1) / cols, end / cols);
+  };
+  // The next round's data, into the other buffers: its own pieces read from disk by an I/O
+  // thread (io_worker.h) while this round's A ring and multiply run, then its B ring step by
+  // step once its own B piece is in.
+  std::unique_ptr<RingAllgather> next_B;
+  std::vector<std::size_t> next_counts;
+  std::unique_ptr<IoWorker> io;
+  IoWorker::Ticket read = 0;
+  if (next < rounds()) {
+    next_counts = piece_counts(Jy_, next, pm_);
+    if (next >= buffers() && !run_.options().no_overlap) {  // streamed from disk, ahead
+      io = std::make_unique<IoWorker>();
+      read = io->submit([this, next] { read_own_pieces(next); });
+    } else {
+      read_own_pieces(next);  // in memory since the load, or --no-overlap: read now
+    }
+  }
+  RingAllgather ring(*ring_A_, A_slice(now), counts);
+  i64 present = y_;
+  bool pending = true;  // the present piece's rows are not multiplied yet
+  while (!ring.done() || (next < rounds() && (!next_B || !next_B->done()))) {
+    if (next < rounds() && !next_B && (!io || ring.done() || io->done(read))) {
+      if (io) io->wait(read);  // B's own piece of the next round is in memory
+      next_B = std::make_unique<RingAllgather>(*ring_B_, B_slice(next), next_counts);
+    }
+    const bool a_step = !ring.done(), b_step = next_B && !next_B->done();
+    if (a_step) ring.start();
+    if (b_step) next_B->start();
+    if (pending) piece_rows(present), pending = false;  // while the pieces travel
+    if (a_step) present = ring.incoming_piece(), ring.finish(), pending = true;
+    if (b_step) next_B->finish();
+  }
+  if (pending) piece_rows(present);
+  if (io) io->drain();  // its bytes into the compute phase's counts
+  multiply_straddling_rows(now);
+}
+
+void CosmaGemm::multiply_straddling_rows(i64 j) {
+  const i64 cols = slice_cols(j), total = Ix_ * cols;
+  i64 last = -1;  // rows that straddle a piece boundary
+  for (i64 q = 1; q < pn_; ++q) {
+    const i64 boundary = piece_start(total, pn_, q);
+    if (boundary % cols == 0 || boundary / cols == last || boundary / cols >= Ix_) continue;
+    last = boundary / cols;
+    multiply_rows(j, last, last + 1);
+  }
 }
 
 void CosmaGemm::reduce_scatter_C() {

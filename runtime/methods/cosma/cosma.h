@@ -70,7 +70,7 @@ class CosmaGemm {
   /// rounds j < b need no disk reads (costmodel CosmaGrid::buffers()).
   std::int64_t buffers() const { return rounds() > 1 ? 2 : 1; }
   /// Runs body as the compute phase (as GaoGemm::compute). When the run resumes from a
-  /// checkpoint inside this step (Run::resume_within()), first copies each rank's C block back
+  /// checkpoint inside this step (StepCheckpoints::resume_within()), first copies each rank's C block back
   /// from it: the body then starts at first_round().
   void compute(const std::function<void()>& body);
   /// The first round the body runs: 0, or the round a run resumed inside this step continues
@@ -114,14 +114,36 @@ class CosmaGemm {
   double* B_slice(i64 j) { return B_[j % 2].data(); }
   void read_own_pieces(i64 j);  // round j's own pieces of A and B, from disk
   /// Round j is complete: the progress line, and, when one is due between rounds j and j+1, a
-  /// checkpoint inside the step (Run::save_within(): each rank's C block, position j+1 of
+  /// checkpoint inside the step (StepCheckpoints::save_within(): each rank's C block, position j+1 of
   /// rounds()). Collective.
   void end_round(i64 j);
   /// This rank's partial C for a checkpoint inside the step: its C block (none when idle).
   PartialC partial_C();
   std::vector<std::size_t> piece_counts(i64 rows, i64 j, i64 ways) const;
   i64 slice_start(i64 j) const;  // first column of slice j within K_z
+  /// The constructor's buffers of a rank of the grid: the scratch files (named `prefix`A.bin,
+  /// `prefix`B.bin) of the rounds streamed from disk, their own pieces' offsets, the C block and
+  /// the slice buffers, through budget() (Error when they exceed the memory per rank).
+  void allocate_rounds(const std::string& prefix);
+  /// The load phase (Gao et al. §2.3 stage 1): load_operand() of A and B, then load_C_block().
   void load();
+  /// Own piece of every slice of operand `t` whose rows are `rows` elements from `first_row`
+  /// (of `row_extents`), split `ways` ways with this rank's piece `me`: rounds < buffers() into
+  /// `slice`[j], later rounds to `file` at `offsets`[j], through `chunk` (kChunk elements).
+  /// Counts the requests of one pass over the tensor's file; returns the elements taken.
+  std::uint64_t load_operand(DiskFile& file, Buffer* slice, const TensorBinding& t, const std::vector<i64>& row_extents,
+                             i64 first_row, i64 rows, i64 ways, i64 me, const std::vector<std::uint64_t>& offsets,
+                             std::vector<double>& chunk);
+  /// Starts the C block at zero, or on rank (x,y,0), when spec.accumulate, at C's old block of
+  /// the tensor (extents `eI` × `eJ`), counting its bytes and requests.
+  void load_C_block(const std::vector<i64>& eI, const std::vector<i64>& eJ);
+  /// C block rows [r0, r1) += alpha · A slice j rows [r0, r1) · B slice jᵀ (nothing when empty).
+  void multiply_rows(i64 j, i64 r0, i64 r1);
+  /// gather_A_and_multiply() on an active rank outside local mode: round `now`'s A ring with
+  /// its multiplies, round `next`'s reads and B ring (when next < rounds()).
+  void overlap_round(i64 now, i64 next);
+  /// The rows of round j's A slice that straddle two of its pn pieces, multiplied last.
+  void multiply_straddling_rows(i64 j);
   /// The rings' communicators (ring_A_ etc.): MPI_Comm_split of run's context. Collective.
   void make_rings();
   /// Local mode (the header): counts the load's passes, starts the result's new file (from C's

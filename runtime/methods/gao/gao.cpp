@@ -17,6 +17,7 @@
 #include "runtime/kernel/kernel.h"
 #include "runtime/methods/contraction_steps.h"
 #include "runtime/spec/spec_check.h"
+#include "runtime/spec/units.h"
 #include "runtime/storage/io_worker.h"
 #include "runtime/storage/mapped_walk.h"
 
@@ -89,7 +90,7 @@ struct GaoGemm::Buffered {
   std::optional<LinearMap> direct_map;
   DirectResult* result = nullptr;  // direct C: the result's file (written)
   // Direct A/B/C read from a mapping: a read (a span, mapped_walk.h) that may make resident the
-  // bytes that `walk` charges for it: Run::touched_span (A, B) or DirectResult::wrote_span (C).
+  // bytes that `walk` charges for it: MappedInputs::touched_span (A, B) or DirectResult::wrote_span (C).
   std::function<void(MappedWalk& walk, std::uint64_t at, std::uint64_t n)> touched;
 
   i64 block_rows(i64 f) const { return rows.rows(f, pr); }
@@ -180,7 +181,7 @@ struct GaoGemm::Buffered {
         direct->copy(at, n, dst + e, step);
       });
       direct->flush();  // streamed: the block's runs, read in few requests
-      counters().add_disk_read(8 * block.elements());
+      counters().add_disk_read(bytes_of(block.elements()));
       requests.add();
     });
   }
@@ -202,7 +203,7 @@ struct GaoGemm::Buffered {
         result->write(walk, at, n, src + e, step);
       });
       result->flush();
-      counters().add_disk_write(8 * block.elements());
+      counters().add_disk_write(bytes_of(block.elements()));
       requests.add();
     });
   }
@@ -231,6 +232,16 @@ GaoGemm::GaoGemm(Run& run, GemmSpec spec) : run_(run), spec_(std::move(spec)) {
   const Context& ctx = run_.context();
   P_ = ctx.size(), rank_ = ctx.rank();
   begin_contraction(run_, spec_);  // the plan's checks and memory, before any work; the step's peak
+  lay_out_groups();
+  assign_parts();
+  open_files();
+  const Volumes before = redistribution_now();
+  load();
+  redistribution_ = redistribution_now() - before;
+  allocate_buffers();
+}
+
+void GaoGemm::lay_out_groups() {
   const bool rotation = gao().algorithm == Algorithm::Rotation;
   if (rotation) {
     g_ = rotation_grid_side(P_);
@@ -248,12 +259,15 @@ GaoGemm::GaoGemm(Run& run, GemmSpec spec) : run_(run), spec_(std::move(spec)) {
   K_ = TileGroup(layout_K_[0].tiles1(), layout_K_[0].tiles2());
   steps_total_ = static_cast<std::uint64_t>(layout_I_[0].finest_tiles() * layout_J_[0].finest_tiles() *
                                             layout_K_[0].finest_tiles() * rounds());
+}
 
+void GaoGemm::assign_parts() {
   // Which part of each group every array holds (costmodel grid_parts / rank_parts).
   A_ = std::make_unique<Buffered>('A'), B_ = std::make_unique<Buffered>('B'), C_ = std::make_unique<Buffered>('C');
   Buffered& A = *A_;
   Buffered& B = *B_;
   Buffered& C = *C_;
+  const bool rotation = gao().algorithm == Algorithm::Rotation;
   const bool split_I = rotation || (gao().algorithm == Algorithm::Replication && gao().broadcast == Operand::B);
   const bool split_J = rotation || (gao().algorithm == Algorithm::Replication && gao().broadcast == Operand::A);
   A.rows = layout_I_[split_I ? 1 : 0];
@@ -267,8 +281,13 @@ GaoGemm::GaoGemm(Run& run, GemmSpec spec) : run_(run), spec_(std::move(spec)) {
   A.cycled = B.cycled = rotation && g_ > 1;
   const HeldParts mine = held_parts(rank_);
   A.pr = mine.A[0], A.pc = mine.A[1], B.pr = mine.B[0], B.pc = mine.B[1], C.pr = mine.C[0], C.pc = mine.C[1];
+}
 
-  const std::string prefix = fmt::format("c{}_", run_.next_contraction());
+void GaoGemm::open_files() {
+  Buffered& A = *A_;
+  Buffered& B = *B_;
+  Buffered& C = *C_;
+  const std::string prefix = fmt::format("c{}_", run_.records().next_contraction());
   for (Buffered* x : {&A, &B, &C}) x->path = run_.scratch().path(prefix + x->name + ".bin");
   const bool has_C = !(gao().algorithm == Algorithm::Accumulation && gao().comm == Communication::Inside && rank_ != 0);
   for (Buffered* x : {&A, &B, &C}) {
@@ -284,17 +303,17 @@ GaoGemm::GaoGemm(Run& run, GemmSpec spec) : run_(run), spec_(std::move(spec)) {
       x->file = std::make_unique<TiledMatrix>(x->path, x->rows, x->pr, x->cols, x->pc);
     }
   }
-  const Volumes before = redistribution_now();
-  load();
-  redistribution_ = redistribution_now() - before;
-  A.slots[0].buf = allocate(gao().capacity_A, "tile of A");
-  B.slots[0].buf = allocate(gao().capacity_B, "tile of B");
-  C.slots[0].buf = allocate(gao().capacity_C, "tile of C");
+}
+
+void GaoGemm::allocate_buffers() {
+  A_->slots[0].buf = allocate(gao().capacity_A, "tile of A");
+  B_->slots[0].buf = allocate(gao().capacity_B, "tile of B");
+  C_->slots[0].buf = allocate(gao().capacity_C, "tile of C");
   overlap_ = gao().overlap && !run_.options().no_overlap;
   if (overlap_) {  // the I/O thread's buffers (gao_spec.h method_buffers())
-    A.slots[1].buf = allocate(gao().capacity_A, "second tile of A");
-    B.slots[1].buf = allocate(gao().capacity_B, "second tile of B");
-    C.slots[1].buf = allocate(gao().capacity_C, "second tile of C");
+    A_->slots[1].buf = allocate(gao().capacity_A, "second tile of A");
+    B_->slots[1].buf = allocate(gao().capacity_B, "second tile of B");
+    C_->slots[1].buf = allocate(gao().capacity_C, "second tile of C");
   }
 }
 
@@ -349,7 +368,9 @@ void GaoGemm::load() {
       x.direct = run_.input(tensor.shape);
       x.direct_map.emplace(tensor, row_count);
       if (x.direct->data())
-        x.touched = [this](MappedWalk& walk, std::uint64_t at, std::uint64_t n) { run_.touched_span(walk, at, n); };
+        x.touched = [this](MappedWalk& walk, std::uint64_t at, std::uint64_t n) {
+          run_.mapped().touched_span(walk, at, n);
+        };
       return;
     }
     TiledMatrix& m = x.pieced ? *x.pieces[rank_] : *x.file;
@@ -383,13 +404,13 @@ void GaoGemm::fill_from_tensor(TiledMatrix& m, const TensorBinding& tensor, std:
     for_each_run_of_block(map, rv, cv, R, C, col_parts, row_parts,
                           [&](std::uint64_t at, std::size_t n, std::size_t e, std::size_t step) {
                             requests.span(at, n);
-                            if (src.data()) run_.touched_span(walk, at, n);
+                            if (src.data()) run_.mapped().touched_span(walk, at, n);
                             src.copy(at, n, block + e, step);
                           });
     src.flush();     // streamed: the block's runs, read in few requests
     requests.add();  // one transfer per block
   });
-  counters().add_disk_read(8 * m.total());  // the elements taken from the tensor's file
+  counters().add_disk_read(bytes_of(m.total()));  // the elements taken from the tensor's file
 }
 
 void GaoGemm::open_direct_C() {
@@ -417,12 +438,12 @@ void GaoGemm::open_direct_C() {
     block.each_run([&](std::size_t, std::uint64_t at, std::size_t n, std::size_t) {
       requests.span(at, n);
       if (!copy) return;
-      if (c0->data()) run_.touched_span(read, at, n);
+      if (c0->data()) run_.mapped().touched_span(read, at, n);
       direct_C_->copy(*c0, written, at, n);
     });
     c0->flush(), direct_C_->flush();
-    counters().add_disk_read(8 * block.elements());
-    counters().add_disk_write(8 * block.elements());
+    counters().add_disk_read(bytes_of(block.elements()));
+    counters().add_disk_write(bytes_of(block.elements()));
     counters().add_disk_requests(requests.runs());
     requests.add();
   });
@@ -518,8 +539,8 @@ void GaoGemm::run_recorded(bool within) {
   std::size_t start = 0;
   std::vector<ResumePoint> points;
   if (within) {
-    start = static_cast<std::size_t>(run_.resume_within(n, partial));
-    if (run_.checkpoints_within() || start > 0) points = resume_points();
+    start = static_cast<std::size_t>(run_.checkpoints().resume_within(n, partial));
+    if (run_.checkpoints().saves_within() || start > 0) points = resume_points();
   }
   // What the checkpoint does not hold: the gathered file (outside replication) and A's and B's
   // files after the rounds' shifts (outside rotation), which stage 1 left as they were at the
@@ -534,10 +555,11 @@ void GaoGemm::run_recorded(bool within) {
       if (read != ResumePoint::kNoStep) run_step(steps_[read]);
   // At a K-pass boundary (after `settle`, which completes every queued write), a checkpoint.
   auto boundary = [&](std::size_t i, const std::function<void()>& settle) {
-    if (i == start || !run_.checkpoints_within() || !points[i].boundary || !run_.within_due()) return;
+    if (i == start || !run_.checkpoints().saves_within() || !points[i].boundary || !run_.checkpoints().within_due())
+      return;
     settle();
     if (direct_C_) direct_C_->sync(run_.context());
-    run_.save_within(i, n, partial);
+    run_.checkpoints().save_within(i, n, partial);
   };
   if (overlap_) return run_overlapped(start, boundary);
   for (std::size_t i = start; i < n; ++i) {
@@ -561,7 +583,7 @@ void GaoGemm::finish() {
   // the first lookup), else from the tiled file (kept on the ranks or not).
   const Buffered& C = *C_;
   TiledMatrix* tiled = spec_.direct_C      ? nullptr
-                       : spec_.keep_result ? run_.kept(spec_.C.shape.name)->file.get()
+                       : spec_.keep_result ? run_.kept().find(spec_.C.shape.name)->file.get()
                                            : C_->file.get();
   std::optional<ElementSource> stored;
   verify_result(run_, spec_, owns, [&](const i64* rv, const i64* cv) -> std::optional<double> {
@@ -627,7 +649,7 @@ void GaoGemm::load_C(Tiles i, Tiles j, bool reads) {
   Buffered& C = *C_;
   C.set_ranges(C.now(), i, j, P_);
   if (reads) return C.read(C.now(), 0, C.pc);
-  std::memset(C.now().buf.data(), 0, 8 * C.range_elems(i, j, 0));
+  std::memset(C.now().buf.data(), 0, bytes_of(C.range_elems(i, j, 0)));
 }
 
 void GaoGemm::write_C(Tiles i, Tiles j) {
@@ -656,111 +678,183 @@ void GaoGemm::run_step(const Step& s) {
   }
 }
 
-void GaoGemm::run_overlapped(std::size_t start, const Boundary& boundary) {
-  IoWorker io;
-  Buffered* const arrays[3] = {A_.get(), B_.get(), C_.get()};
-  auto array_of = [](Step::Kind kind) {
+/// The overlapped schedule (run_overlapped()): an I/O thread (io_worker.h) reads each array's
+/// next tile into its other slot ahead of its use and writes C's tiles behind, while the
+/// program's thread multiplies and communicates; inside replication, the broadcast operand's next
+/// tile also travels around the ring during the present tile's multiplies. The steps, and so
+/// every byte and request counted, are those of the serial run.
+class GaoGemm::Overlap {
+ public:
+  explicit Overlap(GaoGemm& gemm);
+  /// Runs gemm's steps_ from `start`, calling `boundary` before each (GaoGemm::Boundary).
+  void run(std::size_t start, const Boundary& boundary);
+
+ private:
+  /// The array a read step reads (0 A, 1 B, 2 C), or -1 for any other step.
+  static int array_of(Step::Kind kind) {
     return kind == Step::ReadA ? 0 : kind == Step::ReadB ? 1 : kind == Step::ReadC ? 2 : -1;
-  };
-  const std::size_t n = steps_.size(), none = n;
-  // Looking back from the end: the next read of each array, the next file collective (which
-  // moves the arrays' files: nothing is read ahead across it) and the next write of C (a read
-  // of C is not moved ahead of a write that is not yet queued).
-  std::vector<std::array<std::size_t, 3>> next_read(n + 1);
-  std::vector<std::size_t> next_barrier(n + 1, none), next_write(n + 1, none);
-  next_read[n] = {none, none, none};
-  for (std::size_t i = n; i-- > 0;) {
-    next_read[i] = next_read[i + 1], next_barrier[i] = next_barrier[i + 1], next_write[i] = next_write[i + 1];
-    const Step::Kind kind = steps_[i].kind;
-    if (array_of(kind) >= 0) next_read[i][static_cast<std::size_t>(array_of(kind))] = i;
-    if (kind == Step::GatherFile || kind == Step::ShiftFiles || kind == Step::ReduceFile) next_barrier[i] = i;
-    if (kind == Step::WriteC) next_write[i] = i;
   }
-  // Queues read step `at` of array x into its other slot: that slot's last job (a write of C)
-  // runs first, the I/O thread being first in, first out.
-  auto queue_read = [&](int x, std::size_t at) {
-    Buffered& b = *arrays[x];
-    Buffered::Slot& slot = b.other();
-    const Step s = steps_[at];
-    const i64 part = b.pc, P = P_, rank = rank_;
-    const bool inside = gao().comm == Communication::Inside;
-    slot.ticket = io.submit([&b, &slot, s, part, P, rank, inside, x] {
-      b.set_ranges(slot, s.r, s.c, P);
-      if (x == 2 && !s.reads) {
-        std::memset(slot.buf.data(), 0, 8 * b.range_elems(s.r, s.c, 0));
-      } else if (!b.pieced) {
-        b.read(slot, 0, part);
-      } else if (inside) {
-        b.read(slot, rank, part);
-      } else {
-        for (i64 q = 0; q < P; ++q) b.read(slot, q, part);
-      }
-    });
-  };
-  std::array<std::size_t, 3> queued{none, none, none};  // the read step each array's other slot holds
+  /// Looking back from the end: the next read of each array, the next file collective (which
+  /// moves the arrays' files: nothing is read ahead across it) and the next write of C (a read
+  /// of C is not moved ahead of a write that is not yet queued).
+  void look_back();
+  /// Queues read step `at` of array x into its other slot: that slot's last job (a write of C)
+  /// runs first, the I/O thread being first in, first out.
+  void queue_read(int x, std::size_t at);
+  /// After step `after`: queues each array's next read when its other slot is free and no file
+  /// collective or (for C) write of C comes first.
+  void read_ahead(std::size_t after);
+  /// Read step i of array x: waits for its tile in the other slot (queued now if it was not) and
+  /// makes that slot the present one.
+  void take_read(int x, std::size_t i);
+  /// Queues the write of C's present slot (where this rank holds C).
+  void queue_write_C();
+  /// Starts the ring all-gather of the broadcast operand's tile in `slot`.
+  void start_ring(Buffered::Slot& slot);
+  /// The broadcast operand's all-gather step: finishes the ring (all of it when not begun ahead).
+  void finish_ring();
+  /// A multiply under inside replication: one ring step of the next tile around it, starting the
+  /// ring once the next tile's read is done.
+  void multiply_with_ring(const Step& s);
+
+  GaoGemm& gemm_;
+  IoWorker io_;
+  Buffered* const arrays_[3];
+  const std::size_t n_, none_;  // steps; "no step"
+  std::vector<std::array<std::size_t, 3>> next_read_;
+  std::vector<std::size_t> next_barrier_, next_write_;
+  std::array<std::size_t, 3> queued_;  // the read step each array's other slot holds
   // Inside replication: the broadcast operand's next tile, once read, is gathered around the
   // ring one step per multiply of the present tile (RingAllgather, the protocol of
   // ring_allgatherv), and its all-gather step only finishes what is left.
-  const bool ring_ahead = gao().comm == Communication::Inside && gao().algorithm == Algorithm::Replication;
-  const int bx = gao().broadcast == Operand::A ? 0 : 1;
-  Buffered& bcast = *arrays[bx];
-  std::unique_ptr<RingAllgather> ring;
-  auto start_ring = [&](Buffered::Slot& slot) {
-    std::vector<std::size_t> counts;
-    for (i64 q = 0; q < P_; ++q) counts.push_back(slot.piece_offset[q + 1] - slot.piece_offset[q]);
-    ring = std::make_unique<RingAllgather>(run_.context(), slot.buf.data(), counts);
-  };
-  auto read_ahead = [&](std::size_t after) {
-    for (int x = 0; x < 3; ++x) {
-      const std::size_t k = next_read[after + 1][static_cast<std::size_t>(x)];
-      if (queued[static_cast<std::size_t>(x)] != none || k == none || next_barrier[after + 1] < k) continue;
-      if (x == 2 && next_write[after + 1] < k) continue;
-      queue_read(x, k);
-      queued[static_cast<std::size_t>(x)] = k;
+  const bool ring_ahead_;
+  const int bx_;  // the broadcast operand's array
+  std::unique_ptr<RingAllgather> ring_;
+};
+
+GaoGemm::Overlap::Overlap(GaoGemm& gemm)
+    : gemm_(gemm),
+      arrays_{gemm.A_.get(), gemm.B_.get(), gemm.C_.get()},
+      n_(gemm.steps_.size()),
+      none_(n_),
+      next_read_(n_ + 1),
+      next_barrier_(n_ + 1, none_),
+      next_write_(n_ + 1, none_),
+      queued_{none_, none_, none_},
+      ring_ahead_(gemm.gao().comm == Communication::Inside && gemm.gao().algorithm == Algorithm::Replication),
+      bx_(gemm.gao().broadcast == Operand::A ? 0 : 1) {
+  look_back();
+}
+
+void GaoGemm::Overlap::look_back() {
+  next_read_[n_] = {none_, none_, none_};
+  for (std::size_t i = n_; i-- > 0;) {
+    next_read_[i] = next_read_[i + 1], next_barrier_[i] = next_barrier_[i + 1], next_write_[i] = next_write_[i + 1];
+    const Step::Kind kind = gemm_.steps_[i].kind;
+    if (array_of(kind) >= 0) next_read_[i][static_cast<std::size_t>(array_of(kind))] = i;
+    if (kind == Step::GatherFile || kind == Step::ShiftFiles || kind == Step::ReduceFile) next_barrier_[i] = i;
+    if (kind == Step::WriteC) next_write_[i] = i;
+  }
+}
+
+void GaoGemm::Overlap::queue_read(int x, std::size_t at) {
+  Buffered& b = *arrays_[x];
+  Buffered::Slot& slot = b.other();
+  const Step s = gemm_.steps_[at];
+  const i64 part = b.pc, P = gemm_.P_, rank = gemm_.rank_;
+  const bool inside = gemm_.gao().comm == Communication::Inside;
+  slot.ticket = io_.submit([&b, &slot, s, part, P, rank, inside, x] {
+    b.set_ranges(slot, s.r, s.c, P);
+    if (x == 2 && !s.reads) {
+      std::memset(slot.buf.data(), 0, bytes_of(b.range_elems(s.r, s.c, 0)));
+    } else if (!b.pieced) {
+      b.read(slot, 0, part);
+    } else if (inside) {
+      b.read(slot, rank, part);
+    } else {
+      for (i64 q = 0; q < P; ++q) b.read(slot, q, part);
     }
-  };
-  for (std::size_t i = start; i < n; ++i) {
-    boundary(i, [&] { io.drain(); });
-    const Step& s = steps_[i];
+  });
+}
+
+void GaoGemm::Overlap::read_ahead(std::size_t after) {
+  for (int x = 0; x < 3; ++x) {
+    const std::size_t k = next_read_[after + 1][static_cast<std::size_t>(x)];
+    if (queued_[static_cast<std::size_t>(x)] != none_ || k == none_ || next_barrier_[after + 1] < k) continue;
+    if (x == 2 && next_write_[after + 1] < k) continue;
+    queue_read(x, k);
+    queued_[static_cast<std::size_t>(x)] = k;
+  }
+}
+
+void GaoGemm::Overlap::take_read(int x, std::size_t i) {
+  if (queued_[static_cast<std::size_t>(x)] != i) queue_read(x, i);
+  queued_[static_cast<std::size_t>(x)] = none_;
+  Buffered& b = *arrays_[x];
+  io_.wait(b.other().ticket);
+  b.flip();
+}
+
+void GaoGemm::Overlap::queue_write_C() {
+  Buffered& C = *gemm_.C_;
+  if (!C.result && !C.file) return;  // inside accumulation: only rank 0 keeps C
+  const Buffered::Slot& slot = C.now();
+  GaoGemm& gemm = gemm_;
+  C.now().ticket = io_.submit([&gemm, &C, &slot] {
+    C.write(slot);
+    gemm.written_C();
+  });
+}
+
+void GaoGemm::Overlap::start_ring(Buffered::Slot& slot) {
+  std::vector<std::size_t> counts;
+  for (i64 q = 0; q < gemm_.P_; ++q) counts.push_back(slot.piece_offset[q + 1] - slot.piece_offset[q]);
+  ring_ = std::make_unique<RingAllgather>(gemm_.run_.context(), slot.buf.data(), counts);
+}
+
+void GaoGemm::Overlap::finish_ring() {
+  if (!ring_) start_ring(arrays_[bx_]->now());  // not begun ahead: the whole ring now
+  while (!ring_->done()) ring_->start(), ring_->finish();
+  ring_.reset();
+}
+
+void GaoGemm::Overlap::multiply_with_ring(const Step& s) {
+  Buffered& bcast = *arrays_[bx_];
+  if (!ring_ && queued_[static_cast<std::size_t>(bx_)] != none_ && io_.done(bcast.other().ticket)) {
+    io_.wait(bcast.other().ticket);  // rethrows a failed read
+    start_ring(bcast.other());
+  }
+  const bool step = ring_ && !ring_->done();
+  if (step) ring_->start();
+  gemm_.run_step(s);
+  if (step) ring_->finish();
+}
+
+void GaoGemm::Overlap::run(std::size_t start, const Boundary& boundary) {
+  for (std::size_t i = start; i < n_; ++i) {
+    boundary(i, [&] { io_.drain(); });
+    const Step& s = gemm_.steps_[i];
     const int x = array_of(s.kind);
     if (x >= 0) {  // the tile is in the other slot, or will be: wait for it and work on that slot
-      if (queued[static_cast<std::size_t>(x)] != i) queue_read(x, i);
-      queued[static_cast<std::size_t>(x)] = none;
-      Buffered& b = *arrays[x];
-      io.wait(b.other().ticket);
-      b.flip();
+      take_read(x, i);
     } else if (s.kind == Step::WriteC) {
-      Buffered& C = *C_;
-      if (C.result || C.file) {
-        const Buffered::Slot& slot = C.now();
-        C.now().ticket = io.submit([this, &C, &slot] {
-          C.write(slot);
-          written_C();
-        });
-      }
+      queue_write_C();
     } else if (s.kind == Step::GatherFile || s.kind == Step::ShiftFiles || s.kind == Step::ReduceFile) {
-      io.drain();  // the files are complete before they move
-      run_step(s);
-    } else if (ring_ahead && (s.kind == Step::AllgatherA || s.kind == Step::AllgatherB)) {
-      if (!ring) start_ring(bcast.now());  // not begun ahead: the whole ring now
-      while (!ring->done()) ring->start(), ring->finish();
-      ring.reset();
-    } else if (ring_ahead && s.kind == Step::Multiply) {
-      if (!ring && queued[static_cast<std::size_t>(bx)] != none && io.done(bcast.other().ticket)) {
-        io.wait(bcast.other().ticket);  // rethrows a failed read
-        start_ring(bcast.other());
-      }
-      const bool step = ring && !ring->done();
-      if (step) ring->start();
-      run_step(s);
-      if (step) ring->finish();
+      io_.drain();  // the files are complete before they move
+      gemm_.run_step(s);
+    } else if (ring_ahead_ && (s.kind == Step::AllgatherA || s.kind == Step::AllgatherB)) {
+      finish_ring();
+    } else if (ring_ahead_ && s.kind == Step::Multiply) {
+      multiply_with_ring(s);
     } else {
-      run_step(s);
+      gemm_.run_step(s);
     }
     read_ahead(i);
   }
-  io.drain();
+  io_.drain();
 }
+
+void GaoGemm::run_overlapped(std::size_t start, const Boundary& boundary) { Overlap(*this).run(start, boundary); }
 
 // ---- multiplication ------------------------------------------------------------------------
 

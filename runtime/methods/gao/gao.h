@@ -134,6 +134,18 @@ class GaoGemm {
   HeldParts held_parts(std::int64_t q) const;
   /// Where array x (A_, B_ or C_) of tensor `binding` lies on all ranks.
   Placement placement(const Buffered& x, const TensorBinding& binding) const;
+  // The constructor's steps, in order (the load phase, load(), comes between the last two).
+  /// The rotation grid (g_, r_, c_), each group's whole and split layouts, the tile groups I_,
+  /// J_, K_ and the loop nest's steps.
+  void lay_out_groups();
+  /// Makes A_, B_ and C_ and sets the layout of the part of each group they hold on this rank.
+  void assign_parts();
+  /// Names the contraction's scratch files (cN_A.bin …) and makes the tiled files of the arrays
+  /// that are not read or written in place (direct A/B/C).
+  void open_files();
+  /// Allocates the tile buffers through budget(), two per array with overlap (Error when they
+  /// exceed the memory per rank).
+  void allocate_buffers();
   void load();
   // Stage 1's copy of `tensor` (row group: its first row_count GEMM positions) from `src` into m,
   // block by block, each row's runs of adjacent elements at once; counts the disk reads and the
@@ -167,8 +179,9 @@ class GaoGemm {
   void run_recorded(bool within);
   /// Called before step i with a function that completes the queued writes (the checkpoint's).
   using Boundary = std::function<void(std::size_t, const std::function<void()>&)>;
-  /// Overlap: runs steps_ from `start` with an I/O thread (compute()).
+  /// Overlap: runs steps_ from `start` with an I/O thread (compute(); the schedule: Overlap).
   void run_overlapped(std::size_t start, const Boundary& boundary);
+  class Overlap;
   void local_gemm(std::int64_t f, std::int64_t h, std::int64_t k);
   bool owns_result() const;
   TiledMatrix& result();                                                  // C's file on a rank that owns_result()

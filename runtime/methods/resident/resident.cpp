@@ -15,6 +15,7 @@
 #include "runtime/kernel/kernel.h"
 #include "runtime/methods/contraction_steps.h"
 #include "runtime/spec/spec_check.h"
+#include "runtime/spec/units.h"
 #include "runtime/storage/mapped_walk.h"
 
 namespace tcert {
@@ -34,7 +35,7 @@ ResidentGemm::ResidentGemm(Run& run, GemmSpec spec) : run_(run), spec_(std::move
   const bool holds = range_.length > 0;
   for (const auto& [first, count] : rows_A_) rows_I_ += count;
   for (const auto& [first, count] : rows_B_) rows_J_ += count;
-  run_.next_contraction();
+  run_.records().next_contraction();
   {  // Gao et al. §2.3 stage 1: only the flushes of kept tensors, which this step reads from the store
     PhaseScope phase(Phase::Redistribute);
     const Volumes before = redistribution_now();
@@ -45,9 +46,10 @@ ResidentGemm::ResidentGemm(Run& run, GemmSpec spec) : run_(run), spec_(std::move
   }
   if (part().first) {
     if (spec_.accumulate && holds) C0_ = initial_C(run_, spec_);
-    run_.hold_resident(spec_.C.shape.name, allocate(static_cast<std::size_t>(range_.elements), "resident block"));
+    run_.kept().hold_resident(spec_.C.shape.name,
+                              allocate(static_cast<std::size_t>(range_.elements), "resident block"));
   } else {
-    run_.resident(spec_.C.shape.name);  // Error unless an earlier step of the group holds it
+    run_.kept().resident(spec_.C.shape.name);  // Error unless an earlier step of the group holds it
   }
   // X's new version, written in place by every rank with a block (the last step).
   if (part().last) result_ = std::make_unique<DirectResult>(run_, spec_.C.shape, holds);
@@ -64,7 +66,7 @@ ResidentGemm::ResidentGemm(Run& run, GemmSpec spec) : run_(run), spec_(std::move
 
 void ResidentGemm::compute(const std::function<void()>& body) {
   compute_phase(run_, spec_, progress_, [&] {
-    Buffer& block = run_.resident(spec_.C.shape.name);
+    Buffer& block = run_.kept().resident(spec_.C.shape.name);
     if (range_.length > 0 && part().first) {
       if (C0_)
         block_pass(true);
@@ -112,7 +114,7 @@ void ResidentGemm::block_pass(bool read) {
   for (std::size_t d = 0; d < split; ++d) outer *= e[d];
   for (std::size_t d = split + 1; d < e.size(); ++d) inner *= e[d];
   const auto span = static_cast<std::uint64_t>(range_.length * inner);
-  double* block = run_.resident(spec_.C.shape.name).data();
+  double* block = run_.kept().resident(spec_.C.shape.name).data();
   const Stopwatch clock;  // disk busy time, as DiskFile counts its transfers
   RunCounter requests;    // the block, in one pass
   MappedWalk walk(read ? kFaultAroundBytes : kMappedPageBytes);
@@ -120,7 +122,7 @@ void ResidentGemm::block_pass(bool read) {
     const auto at = static_cast<std::uint64_t>((o * e[split] + range_.start) * inner);
     requests.span(at, span);
     if (read) {
-      if (C0_->data()) run_.touched_span(walk, at, span);
+      if (C0_->data()) run_.mapped().touched_span(walk, at, span);
       C0_->copy(at, span, block);
     } else {
       result_->write(walk, at, span, block);
@@ -130,7 +132,7 @@ void ResidentGemm::block_pass(bool read) {
     C0_->flush();  // streamed: the runs, in few requests
   else
     result_->flush();
-  const auto bytes = 8 * static_cast<std::uint64_t>(range_.elements);
+  const auto bytes = bytes_of(static_cast<std::uint64_t>(range_.elements));
   if (read)
     counters().add_disk_read(bytes);
   else
@@ -161,7 +163,7 @@ void ResidentGemm::finish() {
     };
     return T_[static_cast<std::size_t>(flat(rv, eI, split_.in_I) * rows_J_ + flat(cv, eJ, !split_.in_I))];
   });
-  if (part().last) run_.drop_resident();
+  if (part().last) run_.kept().drop_resident();
   run_.end_step();
 }
 

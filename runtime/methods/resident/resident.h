@@ -29,7 +29,7 @@ class ResidentGemm {
   /// when the buffers exceed the memory per rank; Error "ResidentGemm needs a resident plan" when
   /// spec.method holds no ResidentSpec), flushes kept A and B (and C in the first step when
   /// spec.accumulate) to the store; in the first step allocates this rank's block and holds it in
-  /// the run (Run::hold_resident), in later ones finds it there (Error when no earlier step
+  /// the run (KeptTensors::hold_resident), in later ones finds it there (Error when no earlier step
   /// holds it); in the last step registers X's next version in the store and creates it (rank 0,
   /// zero-filled), mapped on the ranks with a block; allocates through budget() the product and
   /// the two panels. Collective over run.context().

@@ -17,6 +17,7 @@
 #include "runtime/methods/contraction_steps.h"
 #include "runtime/methods/panel_read.h"
 #include "runtime/spec/spec_check.h"
+#include "runtime/spec/units.h"
 #include "runtime/storage/mapped_walk.h"
 
 namespace tcert {
@@ -43,7 +44,7 @@ SfcGemm::SfcGemm(Run& run, GemmSpec spec) : run_(run), spec_(std::move(spec)) {
   mine_.assign(static_cast<std::size_t>(part().tiles_I * part().tiles_J), false);
   for (i64 w = first_; w < first_ + count_; ++w)
     mine_[static_cast<std::size_t>(part().order[static_cast<std::size_t>(w)])] = true;
-  run_.next_contraction();
+  run_.records().next_contraction();
   {  // Gao et al. §2.3 stage 1: only the flushes of kept tensors, which sfc reads from the store
     PhaseScope phase(Phase::Redistribute);
     const Volumes before = redistribution_now();
@@ -103,7 +104,7 @@ void SfcGemm::run_tile(std::int64_t w) {
   const i64 t = s.order[static_cast<std::size_t>(first_ + w)], ti = t / s.tiles_J, tj = t % s.tiles_J;
   const i64 i0 = piece_start(m_, s.tiles_I, ti), rows = piece(m_, s.tiles_I, ti);
   const i64 j0 = piece_start(n_, s.tiles_J, tj), cols = piece(n_, s.tiles_J, tj);
-  std::memset(C_.data(), 0, 8 * static_cast<std::size_t>(rows * cols));
+  std::memset(C_.data(), 0, bytes_of(static_cast<std::size_t>(rows * cols)));
   const i64 chunks = (kx_ + s.chunk - 1) / s.chunk;  // of this layer's K columns
   const auto z = [](i64 x) { return static_cast<std::size_t>(x); };
   for (i64 c = 0; c < chunks; ++c) {
@@ -170,12 +171,12 @@ void SfcGemm::add_current(i64 i0, i64 rows, i64 j0, i64 cols, double* C) {
   for (const std::uint64_t row : row_part) {
     for (const auto& [c, n] : runs) {
       requests.span(row + col_part[c], n);
-      run_.touched_span(walk, row + col_part[c], n);
+      run_.mapped().touched_span(walk, row + col_part[c], n);
       for (std::size_t e = 0; e < n; ++e) C[e] += (*C0_)(row + col_part[c] + e);
       C += n;
     }
   }
-  const auto bytes = 8 * static_cast<std::uint64_t>(rows * cols);
+  const auto bytes = bytes_of(static_cast<std::uint64_t>(rows * cols));
   counters().add_disk_read(bytes);
   requests.add();
   counters().add_disk_time(clock.seconds());
@@ -197,7 +198,7 @@ void SfcGemm::write_rows(i64 i0, i64 rows, i64 j0, i64 cols, const double* C) {
     }
   }
   result_->flush();  // streamed: the rows' runs, in few requests
-  const auto bytes = 8 * static_cast<std::uint64_t>(rows * cols);
+  const auto bytes = bytes_of(static_cast<std::uint64_t>(rows * cols));
   counters().add_disk_write(bytes);
   requests.add();
   counters().add_disk_time(clock.seconds());

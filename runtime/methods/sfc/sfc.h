@@ -73,7 +73,7 @@ class SfcGemm {
   /// the next tile of the walk (0, 1, 2, … < tiles(), each once: the cache and the direction
   /// of the chunks depend on the tiles before).
   /// With a checkpoint: before tiles 0 < w < the fewest tiles of any rank, a checkpoint inside
-  /// the step may be saved (Run::save_within(), collective over all ranks: C's new version is
+  /// the step may be saved (StepCheckpoints::save_within(), collective over all ranks: C's new version is
   /// synced and copied); a run resumed from one skips the tiles before it (their rows are in
   /// the copy), and the later tiles compute the same values (their chunks run in the same order).
   void run_tile(std::int64_t w);

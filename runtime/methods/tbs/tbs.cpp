@@ -17,6 +17,7 @@
 #include "runtime/methods/contraction_steps.h"
 #include "runtime/methods/panel_read.h"
 #include "runtime/spec/spec_check.h"
+#include "runtime/spec/units.h"
 #include "runtime/storage/mapped_walk.h"
 
 namespace tcert {
@@ -52,7 +53,7 @@ TbsGemm::TbsGemm(Run& run, GemmSpec spec) : run_(run), spec_(std::move(spec)) {
   begin_contraction(run_, spec_);  // blocks, cover and memory, before any work; the step's peak
   for (std::size_t b = 0; b < part().blocks.size(); ++b)
     if (part().blocks[b].rank == ctx.rank()) mine_.push_back(b);
-  run_.next_contraction();
+  run_.records().next_contraction();
   PhaseScope phase(Phase::Redistribute);  // Gao et al. §2.3 stage 1: only a kept A's flush
   const Volumes before = redistribution_now();
   flush_kept(run_, spec_.A.shape.name);
@@ -138,7 +139,7 @@ void TbsGemm::write_pass(const std::vector<std::uint64_t>& row_part, const std::
       result_->put(walk, at, value(r, c));
     }
   result_->flush();  // streamed: the elements queued, adjacent ones in one request
-  counters().add_disk_write(8 * row_part.size() * col_part.size());
+  counters().add_disk_write(bytes_of(row_part.size() * col_part.size()));
   requests.add();
 }
 

@@ -46,7 +46,7 @@ class TbsGemm {
 
   /// Runs body as the compute phase (as GaoGemm::compute). Collective. With a
   /// checkpoint, checkpoints inside the step come before blocks (PieceCheckpoints); a run resumed
-  /// from one first copies C's new version back (Error on every rank as Run::resume_within()).
+  /// from one first copies C's new version back (Error on every rank as StepCheckpoints::resume_within()).
   void compute(const std::function<void()>& body);
   /// The number of this rank's blocks (those of spec's TbsSpec with rank == this rank).
   std::int64_t blocks() const { return static_cast<std::int64_t>(mine_.size()); }

@@ -56,18 +56,18 @@ TEST(CopyStep, ReordersAndAddsFromAnInputFile) {
     tcert::CopySpec fill{"Y[c,a,b] = 2 * X[a,b,c]", {"Y", {e2, e0, e1}}, {"X", {e0, e1, e2}}, {2, 0, 1}, 2.0, false};
     tcert::copy_step(run, fill);
     tcert::CopySpec add{"Y[c,a,b] += -0.5 * Y[c,a,b]", {"Y", {e2, e0, e1}}, {"Y", {e2, e0, e1}}, {0, 1, 2}, -0.5, true};
-    const std::string filled = run.latest("Y");
+    const std::string filled = run.store().latest("Y");
     tcert::copy_step(run, add);  // reads Y's version of the fill, as in and as the start
-    const std::string added = run.latest("Y");
+    const std::string added = run.store().latest("Y");
     EXPECT_NE(added, filled);
     tcert::CopySpec again{
         "Y[c,a,b] += X[a,b,c] (again)", {"Y", {e2, e0, e1}}, {"X", {e0, e1, e2}}, {2, 0, 1}, 1.0, true};
     tcert::copy_step(run, again);
-    EXPECT_EQ(run.latest("Y") == added, !verify);
+    EXPECT_EQ(run.store().latest("Y") == added, !verify);
     // One rank: every version stays in memory, with no file, until one is needed.
-    EXPECT_EQ(std::filesystem::exists(run.latest("Y")), !run.defers_writes());
-    run.write_out(run.latest("Y"));
-    const tcert::NpyReader y(run.latest("Y"));
+    EXPECT_EQ(std::filesystem::exists(run.store().latest("Y")), !run.defers_writes());
+    run.held().write_out(run.store().latest("Y"));
+    const tcert::NpyReader y(run.store().latest("Y"));
     ASSERT_EQ(y.size(), static_cast<std::size_t>(e0 * e1 * e2));
     for (std::int64_t c = 0; c < e2; ++c)
       for (std::int64_t a = 0; a < e0; ++a)
@@ -95,7 +95,7 @@ TEST(CopyStep, ReleasedVersionsAreWrittenAgain) {
   tcert::copy_step(run, fill);
   // One rank (Run::defers_writes()): Y stays in memory and has no file to give to the spares.
   const bool files = !run.defers_writes();
-  const std::string first = run.latest("Y");
+  const std::string first = run.store().latest("Y");
   EXPECT_EQ(std::filesystem::exists(first), files);
   const std::uint64_t bytes = files ? std::filesystem::file_size(first) : 0;
   MPI_Barrier(MPI_COMM_WORLD);  // every rank has looked at the file before rank 0 releases it
@@ -104,8 +104,8 @@ TEST(CopyStep, ReleasedVersionsAreWrittenAgain) {
   tcert::CopySpec twice{"Z[b,a] = 2 * X[a,b]", {"Z", {e1, e0}}, {"X", {e0, e1}}, {1, 0}, 2.0, false};
   tcert::copy_step(run, twice);
   EXPECT_EQ(tcert::spare_files().bytes(), before);  // taken for Z
-  run.write_out(run.latest("Z"));
-  const tcert::NpyReader z(run.latest("Z"));
+  run.held().write_out(run.store().latest("Z"));
+  const tcert::NpyReader z(run.store().latest("Z"));
   const tcert::ElementSource x = run.input({"X", {e0, e1}});
   for (std::int64_t b = 0; b < e1; ++b)
     for (std::int64_t a = 0; a < e0; ++a) EXPECT_EQ(z.data()[b * e0 + a], 2.0 * x(a * e1 + b)) << a << " " << b;
@@ -138,33 +138,33 @@ TEST(CopyStep, OneRankVersionsStayInMemoryUntilAFileIsNeeded) {
       }
     };
     tcert::copy_step(run, {"Y[b,a] = 2 * X[a,b]", y_shape, x_shape, {1, 0}, 2.0, false});
-    const std::string v = run.latest("Y");
+    const std::string v = run.store().latest("Y");
     EXPECT_EQ(std::filesystem::exists(v), !defers);
-    EXPECT_EQ(run.unwritten(v) != nullptr, defers);
-    run.write_out(v);  // a new file; the data stay held
+    EXPECT_EQ(run.held().unwritten(v) != nullptr, defers);
+    run.held().write_out(v);  // a new file; the data stay held
     EXPECT_TRUE(std::filesystem::exists(v));
-    EXPECT_EQ(run.unwritten(v), nullptr);
+    EXPECT_EQ(run.held().unwritten(v), nullptr);
     const tcert::NpyReader mapped(v);
     expect_y(mapped.data(), 2, "written out");
     // An addition in place: the run reads the new values, the file keeps the old until written out.
     tcert::copy_step(run, {"Y[b,a] += X[a,b]", y_shape, x_shape, {1, 0}, 1.0, true});
-    EXPECT_EQ(run.latest("Y"), v);
-    EXPECT_EQ(run.unwritten(v) != nullptr, defers);
+    EXPECT_EQ(run.store().latest("Y"), v);
+    EXPECT_EQ(run.held().unwritten(v) != nullptr, defers);
     expect_y(run.input(y_shape).data(), 3, "read through the run");
     expect_y(mapped.data(), defers ? 2 : 3, "the file before write_out()");
-    run.write_out(v);
+    run.held().write_out(v);
     expect_y(mapped.data(), 3, "the file after write_out(), through the mapping made before");
     // A version with no file, released: nothing to remove.
     tcert::copy_step(run, {"Z[b,a] = X[a,b]", z_shape, x_shape, {1, 0}, 1.0, false});
-    const std::string z = run.latest("Z");
+    const std::string z = run.store().latest("Z");
     EXPECT_EQ(std::filesystem::exists(z), !defers);
     MPI_Barrier(MPI_COMM_WORLD);  // every rank has looked at the file before rank 0 releases it
     run.release("Z");
     EXPECT_TRUE(!defers || !std::filesystem::exists(z));
     // Y's next version (Y += 0.5·Y: in and out the same tensor) is exported from memory.
     tcert::copy_step(run, {"Y[b,a] += 0.5 * Y[b,a]", y_shape, y_shape, {0, 1}, 0.5, true});
-    EXPECT_NE(run.latest("Y"), v);
-    EXPECT_EQ(std::filesystem::exists(run.latest("Y")), !defers);
+    EXPECT_NE(run.store().latest("Y"), v);
+    EXPECT_EQ(std::filesystem::exists(run.store().latest("Y")), !defers);
     MPI_Barrier(MPI_COMM_WORLD);  // every rank has looked at the file before rank 0 exports it
     run.finish();
   }
@@ -221,17 +221,17 @@ TEST(MappedPages, InputsStayMappedForLaterRunsOfTheSameFile) {
 // buffers leave of the memory per rank, at least 8 MiB, and 8 MiB where the memory is unlimited.
 TEST(MappedPages, DropBoundFollowsTheMemoryTheTilesLeave) {
   tcert::Context ctx = tcert::Context::world();
-  constexpr std::uint64_t MB = std::uint64_t{1} << 20, floor = tcert::Run::kMappedDropBytes;
+  constexpr std::uint64_t MB = std::uint64_t{1} << 20, floor = tcert::MappedInputs::kDropBytes;
   tcert::RunOptions options;
   options.quiet = true;
   for (const std::uint64_t memory : {std::uint64_t{0}, 512 * MB}) {
     tcert::Run run(ctx, options, {}, tcert::ProgramInfo{"bound", "test", ctx.size(), memory, {}, {}, "", 0});
-    run.bound_mapped_pages(100 * MB);
-    EXPECT_EQ(run.mapped_drop_bytes(), memory == 0 ? floor : 206 * MB);
-    run.bound_mapped_pages(510 * MB);  // a plan that fills the memory: the floor
-    EXPECT_EQ(run.mapped_drop_bytes(), floor);
+    run.mapped().bound_pages(100 * MB);
+    EXPECT_EQ(run.mapped().drop_bytes(), memory == 0 ? floor : 206 * MB);
+    run.mapped().bound_pages(510 * MB);  // a plan that fills the memory: the floor
+    EXPECT_EQ(run.mapped().drop_bytes(), floor);
     run.step([](tcert::Run&) {});  // no buffers held between steps: half the memory
-    EXPECT_EQ(run.mapped_drop_bytes(), memory == 0 ? floor : 256 * MB);
+    EXPECT_EQ(run.mapped().drop_bytes(), memory == 0 ? floor : 256 * MB);
   }
 }
 

@@ -107,16 +107,16 @@ TEST(CosmaGemm, FourShapesVerifyAndMeasureThePredictedBytes) {
         x.finish();
         multi_round += strategy.grid.rounds > 1;
         streamed += strategy.grid.rounds > strategy.grid.buffers();
-        const tcert::ContractionRecord& rec = run.records().back();
+        const tcert::ContractionRecord& rec = run.records().contractions().back();
         for (int q = 0; q < 5; ++q)
           ASSERT_EQ(rec.measured[q], rec.predicted[q])
               << "volume " << q << " of " << s.name << " S=" << S << " overlap " << overlap;
         for (int q = 0; q < 3; ++q)  // bytes read, written; disk requests
           ASSERT_EQ(rec.redistribution_measured[q], rec.redistribution_predicted[q])
               << "redistribution " << q << " of " << s.name << " S=" << S << " overlap " << overlap;
-        ASSERT_LE(run.verify_result().max_rel_error, 1e-12) << s.name << " S=" << S << " overlap " << overlap;
+        ASSERT_LE(run.records().verify_result().max_rel_error, 1e-12) << s.name << " S=" << S << " overlap " << overlap;
       }
-  EXPECT_GT(run.verify_result().checked, 0u);
+  EXPECT_GT(run.records().verify_result().checked, 0u);
   if (P > 1) {
     EXPECT_GT(multi_round, 0);
     EXPECT_GT(streamed, 0);
@@ -199,22 +199,22 @@ TEST(CosmaGemm, LocalModeReadsMappedOperandsInPlaceWithThePredictedCounts) {
         x.reduce_scatter_C();
       });
       x.finish();
-      const tcert::ContractionRecord& rec = run.records().back();
+      const tcert::ContractionRecord& rec = run.records().contractions().back();
       for (int q = 0; q < 5; ++q) ASSERT_EQ(rec.measured[q], rec.predicted[q]) << "volume " << q << " " << accumulate;
       for (int q = 0; q < 3; ++q)
         ASSERT_EQ(rec.redistribution_measured[q], rec.redistribution_predicted[q])
             << "redistribution " << q << " " << accumulate;
       EXPECT_GT(rec.redistribution_measured[2][0], 1u);  // permuted operands: more than one run
-      EXPECT_LE(run.verify_result().max_rel_error, 1e-12) << accumulate;
-      if (!accumulate) filled = run.latest("C");
+      EXPECT_LE(run.records().verify_result().max_rel_error, 1e-12) << accumulate;
+      if (!accumulate) filled = run.store().latest("C");
     }
     if (verify) {
-      EXPECT_EQ(run.verify_result().checked, 2u * static_cast<std::uint64_t>(m * n));  // every element, twice
-      EXPECT_NE(run.latest("C"), filled);
+      EXPECT_EQ(run.records().verify_result().checked, 2u * static_cast<std::uint64_t>(m * n));  // every element, twice
+      EXPECT_NE(run.store().latest("C"), filled);
     } else {
-      EXPECT_EQ(run.latest("C"), filled);  // updated in place
-      run.write_out(run.latest("C"));      // one rank: held in memory, unwritten
-      const tcert::NpyReader c(run.latest("C"));
+      EXPECT_EQ(run.store().latest("C"), filled);     // updated in place
+      run.held().write_out(run.store().latest("C"));  // one rank: held in memory, unwritten
+      const tcert::NpyReader c(run.store().latest("C"));
       for (i64 j = 0; j < n; ++j)
         for (i64 i = 0; i < m; ++i) {
           double sum = 0;  // C[j, i1, i2] = (0.75 − 0.5) · Σ_k A[k, i1, i2] · B[j, k]

@@ -1,7 +1,7 @@
 // tests/runtime/mpi/gemm_mpi.cpp — GaoGemm runs random plans of every method × order on
 // P ranks (P = the MPI world size): the values verify against a long-double reference and every
 // rank's measured compute-phase bytes equal the cost model's exact prediction (plan_volumes).
-// The loop nest is walked from costmodel/methods/gao/loop_nest.h, as generated code does. The
+// The loop nest is walked from costmodel/schedules.h, as generated code does. The
 // hand-off: a result kept on the ranks and taken rank to rank into the next plan's A, B or C
 // (or flushed to the store), under every pair of methods, measures the model's bytes and disk
 // requests (costmodel/program/handoff_requests.h) in stages 1 and 3.
@@ -15,10 +15,10 @@
 
 #include "costmodel/method.h"
 #include "costmodel/methods/gao/gao.h"
-#include "costmodel/methods/gao/loop_nest.h"
 #include "costmodel/plan.h"
 #include "costmodel/program/handoff_requests.h"
 #include "costmodel/program/layout.h"
+#include "costmodel/schedules.h"
 #include "runtime/methods/gao/gao.h"
 #include "runtime/program/run.h"
 #include "tests/runtime/mpi/test_run.h"
@@ -229,18 +229,18 @@ TEST(GaoGemm, EveryMethodAndOrderVerifiesAndMeasuresThePredictedBytes) {
             Walker w(x, p);
             x.compute([&] { w.run(); });
             x.finish();
-            ASSERT_FALSE(run.records().empty()) << "no record";
-            const tcert::ContractionRecord& rec = run.records().back();
+            ASSERT_FALSE(run.records().contractions().empty()) << "no record";
+            const tcert::ContractionRecord& rec = run.records().contractions().back();
             for (int q = 0; q < 5; ++q)
               ASSERT_EQ(rec.measured[q], rec.predicted[q])
                   << "volume " << q << " of " << p.to_string() << (overlap ? " (overlapped)" : " (serial)");
             for (int q = 0; q < 3; ++q)  // bytes read, written; disk requests
               ASSERT_EQ(rec.redistribution_measured[q], rec.redistribution_predicted[q])
                   << "redistribution " << q << " of " << p.to_string() << (p.accumulate ? " (accumulating)" : "");
-            ASSERT_LE(run.verify_result().max_rel_error, 1e-12) << p.to_string();
+            ASSERT_LE(run.records().verify_result().max_rel_error, 1e-12) << p.to_string();
             ++ran, has_C = true;
           }
-    checked += run.verify_result().checked;
+    checked += run.records().verify_result().checked;
   }
   EXPECT_GE(ran, P == 1 || P == 4 ? 3 * 48 : 3 * 36);
   EXPECT_GT(checked, 0u);
@@ -350,7 +350,7 @@ TEST(GaoGemm, HandOffMovesAndFlushesMeasureThePredictedBytesAndRequests) {
       x.compute([&] { w.run(); });
       x.finish();
     }
-    ASSERT_NE(run.kept(T), nullptr);
+    ASSERT_NE(run.kept().find(T), nullptr);
 
     // The consumer: takes T as A, B or C (or flushes it and reads it from the store).
     tcert::GemmSpec s2 = spec_of(p2, cm::plan_volumes(p2, m), trial % 3 == 1);
@@ -399,7 +399,7 @@ TEST(GaoGemm, HandOffMovesAndFlushesMeasureThePredictedBytesAndRequests) {
       x.compute([&] { w.run(); });
       x.finish();
     }
-    const tcert::ContractionRecord& rec = run.records().back();
+    const tcert::ContractionRecord& rec = run.records().contractions().back();
     const std::string what = p1.to_string() + " -> " + p2.to_string() + " (" +
                              (use == 0   ? "A"
                               : use == 1 ? "B"
@@ -410,7 +410,7 @@ TEST(GaoGemm, HandOffMovesAndFlushesMeasureThePredictedBytesAndRequests) {
     for (int q = 0; q < 3; ++q)
       ASSERT_EQ(rec.redistribution_measured[q], rec.redistribution_predicted[q])
           << "redistribution " << q << " of " << what;
-    ASSERT_LE(run.verify_result().max_rel_error, 1e-12) << what;
+    ASSERT_LE(run.records().verify_result().max_rel_error, 1e-12) << what;
     (use == 3 ? flushed : moved) += 1;
     tcert::budget().set_limit_bytes(0);
   }

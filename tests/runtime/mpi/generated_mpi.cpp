@@ -260,7 +260,7 @@ TEST(Generated, BadArgumentsAreAStatusOnEveryRank) {
 // message, and the next call works.
 void fail_everywhere(tcert::Run& run) {
   transpose_steps(run);
-  throw tcert::Error("every rank fails after " + std::to_string(run.records().size()) + " contractions");
+  throw tcert::Error("every rank fails after " + std::to_string(run.records().contractions().size()) + " contractions");
 }
 
 TEST(Generated, AnErrorOfEveryRankIsAStatusAndTheNextCallWorks) {

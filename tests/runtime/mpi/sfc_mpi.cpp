@@ -174,17 +174,17 @@ Replay replay(const tcert::SfcSpec& s, bool accumulate, i64 r, i64 P) {
 
 /// All elements of the current version of C (every rank reads it).
 std::vector<double> read_C(tcert::Run& run) {
-  if (run.latest("C").empty()) return std::vector<double>(static_cast<std::size_t>(kM * kN), 0.0);
-  run.write_out(run.latest("C"));  // one rank: held in memory, unwritten
-  const tcert::NpyReader file(run.latest("C"));
+  if (run.store().latest("C").empty()) return std::vector<double>(static_cast<std::size_t>(kM * kN), 0.0);
+  run.held().write_out(run.store().latest("C"));  // one rank: held in memory, unwritten
+  const tcert::NpyReader file(run.store().latest("C"));
   return {file.data(), file.data() + kM * kN};
 }
 
 /// (a) The latest version of C against C₀ + alpha·A·Bᵀ, element by element (`where` names the case).
 void expect_result(tcert::Run& run, const std::vector<double>& c0, const tcert::ElementSource& a,
                    const tcert::ElementSource& b, const std::string& where) {
-  run.write_out(run.latest("C"));  // one rank: held in memory, unwritten
-  const tcert::NpyReader result(run.latest("C"));
+  run.held().write_out(run.store().latest("C"));  // one rank: held in memory, unwritten
+  const tcert::NpyReader result(run.store().latest("C"));
   for (i64 i = 0; i < kM; ++i)
     for (i64 j = 0; j < kN; ++j) {
       const double before = c0[linear_C(i, j)];
@@ -263,7 +263,7 @@ TEST(SfcGemm, CurvesSegmentsAndCachesGiveC0PlusAlphaABtAndMeasureTheSchedule) {
           tcert::GemmSpec spec = spec_of(order, segments(P), chunk, slots, accumulate);
           const tcert::SfcSpec part = std::get<tcert::SfcSpec>(spec.method);
           const u64 buffers = tcert::step_memory(spec, 0).peak_bytes;
-          const u64 checked_before = run.verify_result().checked;
+          const u64 checked_before = run.records().verify_result().checked;
           const std::vector<double> c0 = accumulate ? read_C(run) : std::vector<double>(kM * kN, 0.0);
           ctx.barrier();  // every rank has read C₀ before a new version appears
           tcert::SfcGemm sfc(run, std::move(spec));
@@ -279,10 +279,10 @@ TEST(SfcGemm, CurvesSegmentsAndCachesGiveC0PlusAlphaABtAndMeasureTheSchedule) {
           const std::string where = std::string(name) + " chunk " + std::to_string(chunk) + " slots " +
                                     std::to_string(slots) + (accumulate ? " accumulate" : "");
           expect_result(run, c0, a, b, where);  // (a)
-          EXPECT_EQ(run.verify_result().checked - checked_before, static_cast<u64>(kM * kN)) << where;
-          EXPECT_LE(run.verify_result().max_rel_error, 1e-12) << where;
+          EXPECT_EQ(run.records().verify_result().checked - checked_before, static_cast<u64>(kM * kN)) << where;
+          EXPECT_LE(run.records().verify_result().max_rel_error, 1e-12) << where;
           // (b) each rank's compute-phase volumes; (c) its peak memory
-          const tcert::ContractionRecord& rec = run.records().back();
+          const tcert::ContractionRecord& rec = run.records().contractions().back();
           for (i64 q = 0; q < P; ++q) {
             const auto r = static_cast<std::size_t>(q);
             const Replay want = replay(part, accumulate, q, P);
@@ -319,7 +319,7 @@ TEST(SfcGemm, LayersAlongKReduceTheirPartialTilesAndMeasureTheSchedule) {
             tcert::GemmSpec spec = spec_of(order, segments(P / c, Ti * Tj), chunk, slots, accumulate, c, Ti, Tj);
             const tcert::SfcSpec part = std::get<tcert::SfcSpec>(spec.method);
             const u64 buffers = tcert::step_memory(spec, 0).peak_bytes;
-            const u64 checked_before = run.verify_result().checked;
+            const u64 checked_before = run.records().verify_result().checked;
             const std::vector<double> c0 = accumulate ? read_C(run) : std::vector<double>(kM * kN, 0.0);
             ctx.barrier();  // every rank has read C₀ before a new version appears
             tcert::SfcGemm sfc(run, std::move(spec));
@@ -331,9 +331,9 @@ TEST(SfcGemm, LayersAlongKReduceTheirPartialTilesAndMeasureTheSchedule) {
                                       std::to_string(Tj) + " chunk " + std::to_string(chunk) + " slots " +
                                       std::to_string(slots) + (accumulate ? " accumulate" : "");
             expect_result(run, c0, a, b, where);  // (a)
-            EXPECT_EQ(run.verify_result().checked - checked_before, static_cast<u64>(kM * kN)) << where;
+            EXPECT_EQ(run.records().verify_result().checked - checked_before, static_cast<u64>(kM * kN)) << where;
             // (b) each rank's compute-phase volumes, network too; (c) its peak memory
-            const tcert::ContractionRecord& rec = run.records().back();
+            const tcert::ContractionRecord& rec = run.records().contractions().back();
             for (i64 r = 0; r < P; ++r) {
               const auto at = static_cast<std::size_t>(r);
               const Replay want = replay(part, accumulate, r, P);

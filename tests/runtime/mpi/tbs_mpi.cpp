@@ -176,7 +176,7 @@ TEST(TbsGemm, FamiliesOfBlocksWriteAlphaAAtAndMeasureTheSchedule) {
         const std::vector<tcert::TbsBlock> blocks = make(used);
         tcert::GemmSpec spec = spec_of(blocks, chunk);
         const u64 buffers = tcert::step_memory(spec, 0).peak_bytes;
-        const u64 checked_before = run.verify_result().checked;
+        const u64 checked_before = run.records().verify_result().checked;
         tcert::TbsGemm tbs(run, std::move(spec));
         tbs.compute([&] {
           for (i64 b = 0; b < tbs.blocks(); ++b) tbs.run_block(b);
@@ -185,8 +185,8 @@ TEST(TbsGemm, FamiliesOfBlocksWriteAlphaAAtAndMeasureTheSchedule) {
         const std::string where =
             std::string(name) + " used " + std::to_string(used) + " chunk " + std::to_string(chunk);
         // (a) the result file, both triangles, against a plain loop
-        run.write_out(run.latest("C"));  // one rank: held in memory, unwritten
-        const tcert::NpyReader result(run.latest("C"));
+        run.held().write_out(run.store().latest("C"));  // one rank: held in memory, unwritten
+        const tcert::NpyReader result(run.store().latest("C"));
         for (i64 i = 0; i < kN; ++i)
           for (i64 j = 0; j < kN; ++j) {
             double sum = 0, scale = 0;
@@ -197,10 +197,10 @@ TEST(TbsGemm, FamiliesOfBlocksWriteAlphaAAtAndMeasureTheSchedule) {
             ASSERT_NEAR(result.data()[linear_C(i, j)], kAlpha * sum, 1e-12 * std::fabs(kAlpha) * scale)
                 << "C(" << i << ", " << j << ") " << where;
           }
-        EXPECT_EQ(run.verify_result().checked - checked_before, static_cast<u64>(kN * kN)) << where;
-        EXPECT_LE(run.verify_result().max_rel_error, 1e-12) << where;
+        EXPECT_EQ(run.records().verify_result().checked - checked_before, static_cast<u64>(kN * kN)) << where;
+        EXPECT_LE(run.records().verify_result().max_rel_error, 1e-12) << where;
         // (b) each rank's compute-phase volumes; (c) its peak memory
-        const tcert::ContractionRecord& rec = run.records().back();
+        const tcert::ContractionRecord& rec = run.records().contractions().back();
         for (i64 q = 0; q < P; ++q) {
           const std::vector<u64> want = expected_volumes(blocks, chunk, q);
           tcert_test::expect_direct_volumes(rec, q, want[0], want[1], want[2], q < used ? buffers : 0u, where);

@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""bench/ooc_regime.py — the table of bench/ooc_regime.sh.
+
+    ooc_regime.py header
+    ooc_regime.py row NAME DIR P RUNS CALIBRATION.json
+
+DIR holds one case's files: dry.json (`tcec ... --dry-run --json`), and per run R (0 .. RUNS-1)
+tcec.R.report.json and numpy.R.report.json (tools/ooc-regime.sh --report), tcec.R.trace.json
+(the program's --trace) and numpy.R.json (bench/ooc_numpy.py's own figures). CALIBRATION.json is
+`tcec-calibrate --json` (its device_read / device_write figures: O_DIRECT, past the page cache;
+its flops). Prints one line per case: medians over the runs of
+  tcec_s    tcec's program, wall time of the whole mpirun in the cgroup
+  numpy_s   the streaming numpy loop, the same
+  bound_s   the device bound: the compulsory bytes (inputs read once, outputs written once, all
+            ranks: one device) at the calibrated device bandwidths, or the kernel's time (the
+            contractions' flops at the calibrated rate of one rank, which uses all the node's
+            cores) if larger
+  tcec/bound, tcec/numpy, pred_s (the dry-run's predicted whole-program time), pred/meas
+  dev_read  the device bytes tcec's ranks read over the run (trace "device", GB) against the
+            predicted disk reads (GB), and likewise numpy's (its /proc/self/io)
+  pgpgin    machine-wide pgpgin over tcec's run (GB)
+  peak      the cgroup's peak usage during tcec's run (MB)
+  busy      tcec's compute stages: slowest rank's wall over the largest of its disk, network and
+            kernel busy times, summed over contractions (1.0 = fully overlapped)
+"""
+import json
+import math
+import statistics
+import sys
+
+GB = 1e9
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def figure(cal, name):
+    f = cal["figures"].get(name)
+    return f["value"] if f and f["value"] > 0 else None
+
+
+def bound(dry, cal):
+    size = {name: 8 * math.prod(t["shape"]) for name, t in dry["tensors"].items()}
+    reads = sum(size[n] for n, t in dry["tensors"].items() if t["role"] == "input")
+    writes = sum(size[n] for n, t in dry["tensors"].items() if t["role"] == "output")
+    read_bw = figure(cal, "device_read") or figure(cal, "device_cold_read")
+    write_bw = figure(cal, "device_write") or figure(cal, "device_synced_write")
+    device = reads / read_bw + writes / write_bw
+    flops = sum(c.get("flops", 0) for c in dry["contractions"])
+    kernel = flops / figure(cal, "flops")  # one rank on all the node's cores
+    return max(device, kernel), device, kernel, reads + writes, sum(size.values())
+
+
+def tcec_run(d, r):
+    rep, trace = load(f"{d}/tcec.{r}.report.json"), load(f"{d}/tcec.{r}.trace.json")
+    dev = trace.get("device", {})
+    read = sum(dev.get("read_bytes", [0]))
+    predicted = 0
+    wall = busy = 0.0
+    for c in trace["contractions"]:
+        predicted += sum(c["predicted"]["disk_read_bytes"]) + sum(c["redistribution"]["predicted"]["disk_read_bytes"])
+        m = c["measured"]
+        slow = max(range(len(m["seconds"])), key=lambda q: m["seconds"][q])
+        wall += m["seconds"][slow]
+        busy += max(m["disk_seconds"][slow], m["comm_seconds"][slow], m["kernel_seconds"][slow])
+    return rep["wall_s"], read, predicted, rep["pgpgin_bytes"], rep["peak_bytes"] or 0, wall / busy if busy else 0
+
+
+def header():
+    print(f"{'case':<22} {'P':>2} {'tensors_GB':>10} {'limit_MB':>8} {'tcec_s':>8} {'numpy_s':>8} {'bound_s':>8} "
+          f"{'(device,kernel)':>15} {'tcec/bound':>10} {'tcec/numpy':>10} {'pred_s':>7} {'pred/meas':>9} "
+          f"{'dev_read_GB(pred)':>17} {'numpy_read_GB':>13} {'pgpgin_GB':>9} {'peak_MB':>7} {'busy':>5}")
+
+
+def row(name, d, P, runs, cal_path):
+    dry, cal = load(f"{d}/dry.json"), load(cal_path)
+    b, device, kernel, compulsory, tensors = bound(dry, cal)
+    t = [tcec_run(d, r) for r in range(runs)]
+    n = [load(f"{d}/numpy.{r}.report.json") for r in range(runs)]
+    nj = [load(f"{d}/numpy.{r}.json") for r in range(runs)]
+    med = statistics.median
+    tw, nw = med([x[0] for x in t]), med([x["wall_s"] for x in n])
+    limit = n[0]["limit_bytes"] / 2**20
+    pred = dry.get("total_predicted_time_s", 0)
+    nread = med([x["read_bytes"] or 0 for x in nj])
+    print(f"{name:<22} {P:>2} {tensors / GB:>10.2f} {limit:>8.0f} {tw:>8.2f} {nw:>8.2f} {b:>8.2f} "
+          f"{f'({device:.2f},{kernel:.2f})':>15} {tw / b:>10.2f} {tw / nw:>10.2f} {pred:>7.2f} {pred / tw:>9.2f} "
+          f"{f'{med([x[1] for x in t]) / GB:.2f}({t[0][2] / GB:.2f})':>17} {nread / GB:>13.2f} "
+          f"{med([x[3] for x in t]) / GB:>9.2f} {med([x[4] for x in t]) / 2**20:>7.0f} {med([x[5] for x in t]):>5.2f}")
+
+
+def main():
+    if sys.argv[1:] == ["header"]:
+        return header()
+    if len(sys.argv) == 7 and sys.argv[1] == "row":
+        return row(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]), sys.argv[6])
+    sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    main()

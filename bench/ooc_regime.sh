@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# bench/ooc_regime.sh — the out-of-core regime (issue 51): tcec's program, a plain streaming numpy
+# loop and the device bound, side by side, in one memory cgroup that counts the page cache.
+#
+#   bench/ooc_regime.sh [BUILD_DIR] [CASES] [RUNS]
+#
+# Needs root (tools/ooc-regime.sh: a memory cgroup, caches dropped before every run), MPI (as
+# root OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1) and /usr/bin/python3 with numpy.
+# CASES: names from the list below (default: issue 51's cases, "Numbers this must reach"); RUNS
+# (default 1) runs of each of tcec and numpy, alternating, caches dropped before each. Each case
+# is compiled for the machine `processors P; memory MEM; network 1 GB/s; disk 1300 MB/s`, its
+# inputs written as .npy files (bench/ooc_numpy.py inputs, outside the cgroup), then run inside a
+# cgroup of LIMIT (at most a quarter of its tensors): tcec's program with --input-dir,
+# --output-dir and --trace, and `bench/ooc_numpy.py run KIND` (BLAS threads: the node's cores, as
+# the program's ranks have together). The outputs of the last runs are compared (largest relative
+# difference). The device bound takes the device bandwidths and the kernel rate from
+# `tcec-calibrate --json` on one rank (O_DIRECT figures, past the page cache). The table
+# (bench/ooc_regime.py) prints per case the medians of both walls, the bound, their ratios, the
+# predicted whole-program time, tcec's device reads against its predicted disk reads and numpy's,
+# pgpgin, the cgroup's peak and the compute stages' wall over busy time.
+# Disk: the inputs, outputs and scratch of one case at a time (N = 160: ~16 GB), removed after it;
+# the work directory goes at the end unless KEEP=1 (traces, reports and logs per case).
+# Results topic: `ooc-regime`.
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$here/build}
+wanted=${2:-"four_index_N128_P1 four_index_N128_P2 four_index_N160_P1 four_index_N160_P2 matmul_N8000_P2 doubles_O24_V120_P2 chain_N6000_P2"}
+runs=${3:-1}
+regime=$here/tools/ooc-regime.sh
+"$regime" --check 2> /dev/null || { "$regime" --check; exit 2; }
+source "$here/bench/results_file.sh"; results_begin ooc-regime "$0" "$@"
+# name | P | memory per rank | cgroup limit | numpy kind | tce file and definitions
+cases=(
+  "four_index_N64_P1|1|8 MB|64M|four_index|$here/examples/four_index.tce -D N=64"
+  "four_index_N96_P1|1|64 MB|162M|four_index|$here/examples/four_index.tce -D N=96"
+  "four_index_N128_P1|1|64 MB|384M|four_index|$here/examples/four_index.tce -D N=128"
+  "four_index_N128_P2|2|64 MB|384M|four_index|$here/examples/four_index.tce -D N=128"
+  "four_index_N160_P1|1|64 MB|768M|four_index|$here/examples/four_index.tce -D N=160"
+  "four_index_N160_P2|2|64 MB|768M|four_index|$here/examples/four_index.tce -D N=160"
+  "matmul_N8000_P2|2|64 MB|384M|matmul|$here/examples/matmul.tce -D N=8000"
+  "doubles_O24_V120_P2|2|64 MB|384M|doubles|$here/bench/ooc_doubles.tce -D O=24 -D V=120"
+  "chain_N6000_P2|2|64 MB|384M|chain|$here/bench/ooc_chain.tce -D N=6000"
+)
+work=$(mktemp -d "${TMPDIR:-/tmp}/ooc-regime-XXXXXX")
+trap '[[ -n ${KEEP:-} ]] || rm -rf "$work"' EXIT
+mpirun --oversubscribe -np 1 "$build/bin/tcec-calibrate" --scratch "$work" -o "$work/cal.machine" \
+  --json "$work/cal.json" 2> "$work/cal.log"
+grep -E "past the page cache|disk figures above" "$work/cal.log" | sed 's/^tcec-calibrate: /calibration (P = 1): /'
+# in_regime REPORT COMMAND...: COMMAND in the case's cgroup (its lines to the case's log); on a
+# failure, the log's last lines and the end of the benchmark.
+in_regime() {
+  local report=$1
+  shift
+  "$regime" --limit "$limit" --report "$report" -- "$@" 2>> "$dir/log" && return 0
+  echo "$name: failed in the cgroup: $*" >&2
+  tail -3 "$dir/log" >&2
+  exit 1
+}
+/usr/bin/python3 "$here/bench/ooc_regime.py" header
+for entry in "${cases[@]}"; do
+  IFS='|' read -r name np memory limit kind source <<< "$entry"
+  [[ " $wanted " == *" $name "* ]] || continue
+  read -r -a args <<< "$source"
+  slab=$((${limit%M} / 8 < 64 ? ${limit%M} / 8 : 64))  # MB per slab: numpy holds about three at once
+  dir=$work/$name
+  mkdir -p "$dir"
+  printf 'machine ooc { processors %s; memory %s; network 1 GB/s; disk 1300 MB/s; }\n' "$np" "$memory" > "$dir/m.machine"
+  "$build/bin/tcec" "${args[@]}" --machine "$dir/m.machine" -o "$dir/prog" --build > /dev/null
+  "$build/bin/tcec" "${args[@]}" --machine "$dir/m.machine" --dry-run --json > "$dir/dry.json"
+  /usr/bin/python3 "$here/bench/ooc_numpy.py" inputs "$dir/in" < "$dir/dry.json"
+  program=$(find "$dir/prog" -maxdepth 1 -type f -perm -u+x | head -1)
+  for ((r = 0; r < runs; ++r)); do
+    rm -rf "$dir/out_tcec" "$dir/out_numpy" "$dir/scratch"
+    in_regime "$dir/tcec.$r.report.json" mpirun --oversubscribe -np "$np" "$program" --quiet \
+      --trace "$dir/tcec.$r.trace.json" --scratch "$dir/scratch" --input-dir "$dir/in" --output-dir "$dir/out_tcec"
+    in_regime "$dir/numpy.$r.report.json" env OPENBLAS_NUM_THREADS="$(nproc)" /usr/bin/python3 \
+      "$here/bench/ooc_numpy.py" run "$kind" "$dir/in" "$dir/out_numpy" "$slab"
+    cp "$dir/out_numpy/numpy.json" "$dir/numpy.$r.json"
+  done
+  /usr/bin/python3 "$here/bench/ooc_regime.py" row "$name" "$dir" "$np" "$runs" "$work/cal.json"
+  for output in "$dir"/out_tcec/*.npy; do
+    echo "  $(basename "$output"): tcec against numpy, largest relative difference" \
+      "$(/usr/bin/python3 "$here/bench/ooc_numpy.py" check "$output" "$dir/out_numpy/$(basename "$output")")"
+  done
+  rm -rf "$dir/in" "$dir/out_tcec" "$dir/out_numpy" "$dir/scratch"
+done

@@ -1,0 +1,121 @@
+// runtime/program/tensor_store.cpp — TensorStore (tensor_store.h).
+#include "runtime/program/tensor_store.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <random>
+
+#include <fmt/format.h>
+
+#include "runtime/base/error.h"
+#include "runtime/program/kept_tensors.h"
+#include "runtime/storage/io_worker.h"
+#include "runtime/storage/spare_files.h"
+
+namespace tcert {
+
+TensorStore::TensorStore(const Context& ctx, const RunOptions& options, bool deferred,
+                         const std::string& checkpoint_dir, KeptTensors& kept)
+    : ctx_(ctx), kept_(kept), in_place_(checkpoint_dir.empty() && !options.verify && !options.keep) {
+  if (!checkpoint_dir.empty()) {  // the checkpoint's; it outlives a failed run
+    dir_.path = checkpoint_dir;
+    return;
+  }
+  ctx_.check_root([&] {
+    const char* tmp = std::getenv("TMPDIR");
+    const std::string base = options.scratch.empty() ? std::string(tmp && *tmp ? tmp : "/tmp") : options.scratch;
+    dir_.remove = !options.keep;
+    if (deferred) {  // named now, made by the first write (make()), if any
+      static std::atomic<std::uint64_t> runs{0};
+      dir_.path = fmt::format("{}/tcec-store-{}-{}-{:08x}", base, ::getpid(), ++runs, std::random_device{}());
+      dir_.made = false;
+      return;
+    }
+    std::string pattern = base + "/tcec-store-XXXXXX";
+    if (::mkdtemp(pattern.data()) == nullptr)
+      throw Error("cannot create the tensor store " + pattern + ": " + std::strerror(errno));
+    dir_.path = pattern;
+  });
+  dir_.path = ctx_.bcast_string(dir_.path);
+}
+
+TensorStore::~TensorStore() {
+  if (last_removal_ != 0) remover().wait(last_removal_);  // before the directory goes
+}
+
+TensorStore::Directory::~Directory() {
+  if (!remove || !made) return;
+  std::error_code ec;
+  std::filesystem::remove_all(path, ec);
+}
+
+IoWorker& TensorStore::remover() {
+  static IoWorker worker;
+  return worker;
+}
+
+void TensorStore::make() {
+  if (dir_.made) return;
+  std::error_code ec;  // --scratch DIR itself too: the scratch directory, lazy as well, may not have made it
+  std::filesystem::create_directories(std::filesystem::path(dir_.path).parent_path(), ec);
+  if (ec || ::mkdir(dir_.path.c_str(), 0700) != 0)
+    throw Error("cannot create the tensor store " + dir_.path + ": " + (ec ? ec.message() : std::strerror(errno)));
+  dir_.made = true;
+}
+
+bool TensorStore::contains(const std::string& path) const {
+  return path.compare(0, dir_.path.size() + 1, dir_.path + "/") == 0;
+}
+
+std::string TensorStore::latest(const std::string& name) const {
+  auto it = versions_.find(name);
+  return it == versions_.end() || it->second.empty() ? "" : it->second.back();
+}
+
+std::string TensorStore::previous(const std::string& name) const {
+  auto it = versions_.find(name);
+  return it == versions_.end() || it->second.size() < 2 ? "" : it->second[it->second.size() - 2];
+}
+
+std::string TensorStore::next_version(const std::string& name) {
+  kept_.drop(name);  // superseded
+  std::vector<std::string>& v = versions_[name];
+  v.push_back(fmt::format("{}/{}.v{}.npy", dir_.path, name, ++versions_made_));
+  return v.back();
+}
+
+bool TensorStore::updates_in_place(const std::string& name, std::initializer_list<std::string_view> operands) const {
+  return in_place_ && !latest(name).empty() && kept_.find(name) == nullptr &&
+         std::find(operands.begin(), operands.end(), name) == operands.end();
+}
+
+void TensorStore::resume(const StoreVersions& versions) {
+  versions_ = versions;
+  for (const auto& [name, paths] : versions_)
+    for (const std::string& path : paths)  // STORE/NAME.vN.npy: N counts on from the largest
+      versions_made_ = std::max<std::uint64_t>(
+          versions_made_, std::stoull(path.substr(path.rfind(".v") + 2, path.size() - path.rfind(".v") - 6)));
+}
+
+std::vector<std::string> TensorStore::forget(const std::string& name) {
+  const auto it = versions_.find(name);
+  if (it == versions_.end()) return {};
+  std::vector<std::string> paths = std::move(it->second);
+  versions_.erase(it);
+  return paths;
+}
+
+void TensorStore::remove(const std::string& path) {
+  if (ctx_.rank() == 0 && !spare_files().give(path, std::filesystem::path(dir_.path).parent_path().string()))
+    last_removal_ = remover().submit([path] { std::remove(path.c_str()); });
+}
+
+}  // namespace tcert

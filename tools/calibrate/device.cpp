@@ -1,0 +1,108 @@
+// tools/calibrate/device.cpp — read and write bandwidth of the device, past the page cache.
+#include "device.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+
+#include "runtime/base/counters.h"
+#include "runtime/base/device_io.h"
+#include "runtime/base/error.h"
+
+namespace tcec::calibrate {
+
+namespace {
+
+constexpr std::size_t kRequestBytes = std::size_t{4} << 20;  // 4 MiB per request
+constexpr std::size_t kAlignBytes = 4096;                    // O_DIRECT: buffers and offsets
+
+/// An open file, closed by the destructor; the path is removed by it too.
+struct ScratchFile {
+  std::string path;
+  int fd = -1;
+  ~ScratchFile() {
+    if (fd >= 0) ::close(fd);
+    ::unlink(path.c_str());
+  }
+};
+
+[[noreturn]] void fail(const std::string& what, const std::string& path) {
+  throw tcert::Error("device measurement: cannot " + what + " " + path + ": " + std::strerror(errno));
+}
+
+/// Runs body on every rank between barriers; the slowest rank's seconds (at least 1 ns).
+template <class Body>
+double slowest(const tcert::Context& ctx, const Body& body) {
+  ctx.barrier();
+  const tcert::Stopwatch clock;
+  body();
+  std::uint64_t most = 1;
+  for (std::uint64_t t : ctx.gather_u64(static_cast<std::uint64_t>(clock.seconds() * 1e9))) most = std::max(most, t);
+  return static_cast<double>(most) * 1e-9;
+}
+
+/// `bytes` (whole requests) from buf to f, or from f into buf, one 4 MiB request at a time.
+void transfer(ScratchFile& f, char* buf, std::uint64_t bytes, bool write) {
+  for (std::uint64_t at = 0; at < bytes; at += kRequestBytes) {
+    const auto off = static_cast<off_t>(at);
+    const ssize_t n = write ? ::pwrite(f.fd, buf, kRequestBytes, off) : ::pread(f.fd, buf, kRequestBytes, off);
+    if (n != static_cast<ssize_t>(kRequestBytes)) fail(write ? "write" : "read", f.path);
+  }
+}
+
+/// The process's device read bytes so far (0 where /proc/self/io cannot be read).
+std::uint64_t device_read_now() {
+  const std::optional<tcert::DeviceBytes> d = tcert::device_bytes_now();
+  return d ? d->read_bytes : 0;
+}
+
+/// The least of every rank's `value`.
+std::uint64_t least_over_ranks(const tcert::Context& ctx, std::uint64_t value) {
+  const std::vector<std::uint64_t> all = ctx.gather_u64(value);
+  return *std::min_element(all.begin(), all.end());
+}
+
+}  // namespace
+
+DeviceFigures measure_device(const tcert::Context& ctx, const std::string& dir, std::uint64_t bytes) {
+  DeviceFigures out;
+  out.bytes = std::max<std::uint64_t>(bytes / kRequestBytes, 1) * kRequestBytes;
+  std::unique_ptr<char, decltype(&std::free)> buf(static_cast<char*>(std::aligned_alloc(kAlignBytes, kRequestBytes)),
+                                                  &std::free);
+  if (!buf) throw tcert::Error("out of memory for the device measurement's buffer");
+  std::fill_n(buf.get(), kRequestBytes, 'x');
+  const std::string stem = dir + "/calibrate-device-rank" + std::to_string(ctx.rank());
+  const double bytes_d = static_cast<double>(out.bytes);
+  {
+    ScratchFile direct{stem + "-direct.bin"};
+    direct.fd = ::open(direct.path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_DIRECT | O_CLOEXEC, 0644);
+    if (ctx.all_true(direct.fd >= 0)) {
+      out.direct_write_bytes_per_s = bytes_d / slowest(ctx, [&] {
+                                       transfer(direct, buf.get(), out.bytes, true);
+                                       if (::fdatasync(direct.fd) != 0) fail("sync", direct.path);
+                                     });
+      const std::uint64_t before = device_read_now();
+      out.direct_read_bytes_per_s = bytes_d / slowest(ctx, [&] { transfer(direct, buf.get(), out.bytes, false); });
+      out.direct_read_device_bytes = least_over_ranks(ctx, device_read_now() - before);
+    }
+  }
+  ScratchFile file{stem + "-buffered.bin"};
+  file.fd = ::open(file.path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (file.fd < 0) fail("create", file.path);
+  out.synced_write_bytes_per_s = bytes_d / slowest(ctx, [&] {
+                                   transfer(file, buf.get(), out.bytes, true);
+                                   if (::fdatasync(file.fd) != 0) fail("sync", file.path);
+                                 });
+  ::posix_fadvise(file.fd, 0, 0, POSIX_FADV_DONTNEED);  // clean after the sync: the pages go
+  const std::uint64_t before = device_read_now();
+  out.cold_read_bytes_per_s = bytes_d / slowest(ctx, [&] { transfer(file, buf.get(), out.bytes, false); });
+  out.cold_read_device_bytes = least_over_ranks(ctx, device_read_now() - before);
+  return out;
+}
+
+}  // namespace tcec::calibrate

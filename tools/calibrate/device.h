@@ -1,0 +1,22 @@
+// tools/calibrate/device.h — the disk past the page cache: what the storage device itself
+// moves (the out-of-core regime, docs/out-of-core.md), all ranks at once. Collective.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "machine_file.h"
+#include "runtime/comm/comm.h"
+
+namespace tcec::calibrate {
+
+/// Measures DeviceFigures (machine_file.h) with `bytes` per rank (rounded down to whole 4 MiB
+/// requests, at least one) in files under `dir`, in this order: an O_DIRECT file written (timed
+/// through its fdatasync) and read back; a buffered file written (timed through its fdatasync),
+/// its pages dropped (posix_fadvise(POSIX_FADV_DONTNEED), clean after the sync), read back.
+/// The device bytes of each read are taken from /proc/self/io (runtime/base/device_io.h): a file
+/// system with no device behind it (tmpfs) reads 0 and its figures are the page cache's. The
+/// files are removed. Throws tcert::Error on an I/O failure.
+DeviceFigures measure_device(const tcert::Context& ctx, const std::string& dir, std::uint64_t bytes);
+
+}  // namespace tcec::calibrate
