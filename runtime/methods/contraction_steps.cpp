@@ -104,7 +104,6 @@ void store_version(Run& run, const TensorBinding& tensor, std::size_t row_count,
   DirectResult result(run, tensor.shape, owns, update);
   result.commit(run.context(), [&] {
     if (!owns) return;
-    double* out = result.data();
     const LinearMap map(tensor, row_count);
     std::uint64_t written = 0;
     RunCounter requests;
@@ -115,9 +114,9 @@ void store_version(Run& run, const TensorBinding& tensor, std::size_t row_count,
       for_each_run_of_block(map, rv, cv, R, C, col_parts, row_parts,
                             [&](std::uint64_t at, std::size_t n, std::size_t e, std::size_t step) {
                               requests.span(at, n);
-                              gather_strided(block + e, n, step, out + at);
-                              result.wrote_span(walk, at, n);  // a bounded part of the file resident
+                              result.write(walk, at, n, block + e, step);  // mapped: a bounded part resident
                             });
+      result.flush();  // streamed: the block's runs, in few requests
       written += R * C;
       requests.add();  // one transfer per block
     });
@@ -141,7 +140,6 @@ void write_result_block(Run& run, const GemmSpec& spec, bool owns, i64 row0, i64
     std::vector<std::uint64_t> row_part, col_part;
     map.rows(row0 + row_first, (end - 1) / cols - row_first + 1, row_part);
     map.cols(col0, cols, col_part);
-    double* const out = result.data();
     RunCounter requests;
     MappedWalk walk(kMappedPageBytes);
     for_each_run_of_view(
@@ -149,9 +147,9 @@ void write_result_block(Run& run, const GemmSpec& spec, bool owns, i64 row0, i64
         [&](i64 r) { return row_part[static_cast<std::size_t>(r - row_first)]; },
         [&](std::uint64_t at, std::size_t n, i64 e) {
           requests.span(at, n);
-          result.wrote_span(walk, at, n);
-          std::copy_n(block + first + e, n, out + at);
+          result.write(walk, at, n, block + first + e);
         });
+    result.flush();
     counters().add_disk_write(bytes_of(static_cast<std::uint64_t>(end - first)));  // into C's file (mapped)
     requests.add();
   });

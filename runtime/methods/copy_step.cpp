@@ -10,8 +10,51 @@
 #include "runtime/kernel/kernel.h"
 #include "runtime/methods/contraction_steps.h"
 #include "runtime/program/direct_result.h"
+#include "runtime/storage/mapped_walk.h"
 
 namespace tcert {
+
+namespace {
+
+/// out's elements [first, end) = start + alpha · in (dimensions reordered), element by element:
+/// the input's linear index stepped like an odometer over out's multi-index. `start`: out's
+/// current version (accumulating into a new one); `in_place`: out's own values. A streamed
+/// result (no data()) gets its elements queued in order (DirectResult::put()), and in place its
+/// values are looked up where they are, each before it is written.
+void copy_range(Run& run, const CopySpec& spec, const ElementSource& in, const std::optional<ElementSource>& start,
+                bool in_place, DirectResult& result, std::uint64_t first, std::uint64_t end) {
+  const std::size_t rank_out = spec.out.extents.size();
+  std::vector<std::uint64_t> in_stride(rank_out, 1);
+  for (std::size_t d = rank_out; d-- > 1;)
+    in_stride[d - 1] = in_stride[d] * static_cast<std::uint64_t>(spec.in.extents[d]);
+  std::vector<std::uint64_t> index(rank_out), extent(rank_out), stride(rank_out);
+  std::uint64_t rest = first, at = 0;
+  for (std::size_t d = rank_out; d-- > 0;) {
+    extent[d] = static_cast<std::uint64_t>(spec.out.extents[d]);
+    stride[d] = in_stride[static_cast<std::size_t>(spec.in_dim_of_out[d])];
+    index[d] = rest % extent[d], rest /= extent[d];
+    at += index[d] * stride[d];
+  }
+  double* const out = result.data();
+  std::optional<ElementSource> held;
+  if (in_place && out == nullptr) held = run.input(spec.out);
+  MappedWalk walk(kMappedPageBytes);
+  for (std::uint64_t o = first; o < end; ++o) {
+    const double base = start ? (*start)(o) : !in_place ? 0.0 : out != nullptr ? out[o] : (*held)(o);
+    if (out != nullptr)
+      out[o] = base + spec.alpha * in(at);
+    else
+      result.put(walk, o, base + spec.alpha * in(at));
+    for (std::size_t d = rank_out; d-- > 0;) {
+      at += stride[d];
+      if (++index[d] < extent[d]) break;
+      at -= stride[d] * extent[d], index[d] = 0;
+    }
+  }
+  result.flush();
+}
+
+}  // namespace
 
 void copy_step(Run& run, const CopySpec& spec) {
   const std::size_t rank_out = spec.out.extents.size();
@@ -30,25 +73,13 @@ void copy_step(Run& run, const CopySpec& spec) {
   const bool in_place = spec.accumulate && run.store().updates_in_place(spec.out.name, {spec.in.name});
   std::optional<ElementSource> start;
   if (spec.accumulate && !run.store().latest(spec.out.name).empty() && !in_place) start = run.input(spec.out);
-  std::vector<std::uint64_t> in_stride(rank_out, 1);
-  for (std::size_t d = rank_out; d-- > 1;)
-    in_stride[d - 1] = in_stride[d] * static_cast<std::uint64_t>(spec.in.extents[d]);
   DirectResult result(run, spec.out, true,  // every rank writes its range: all of it is written
                       in_place ? DirectResult::Update::InPlace : DirectResult::Update::NextVersion, true);
   double* out = result.data();
   const std::uint64_t n = spec.out.elements(), P = static_cast<std::uint64_t>(ctx.size());
   const std::uint64_t r = static_cast<std::uint64_t>(ctx.rank());
   const std::uint64_t first = r * (n / P) + std::min(r, n % P), end = first + n / P + (r < n % P ? 1 : 0);
-  // The input's linear index of out[o], stepped like an odometer over out's multi-index.
-  std::vector<std::uint64_t> index(rank_out), extent(rank_out), stride(rank_out);
-  std::uint64_t rest = first, at = 0;
-  for (std::size_t d = rank_out; d-- > 0;) {
-    extent[d] = static_cast<std::uint64_t>(spec.out.extents[d]);
-    stride[d] = in_stride[static_cast<std::size_t>(spec.in_dim_of_out[d])];
-    index[d] = rest % extent[d], rest /= extent[d];
-    at += index[d] * stride[d];
-  }
-  if (first == 0 && end == n && in.data() != nullptr && (!start || start->data() != nullptr)) {
+  if (first == 0 && end == n && out != nullptr && in.data() != nullptr && (!start || start->data() != nullptr)) {
     // The whole tensor on this rank, from mapped files: out = start + alpha·(in, dimensions
     // reordered) by the transposing kernel (kernel.h permute), not element by element.
     if (start) std::copy_n(start->data(), n, out);
@@ -56,17 +87,8 @@ void copy_step(Run& run, const CopySpec& spec) {
     permute(in.data(), spec.in.extents, spec.in_dim_of_out, out, spec.alpha, start || in_place ? 1.0 : 0.0,
             StoreHint::Cached);
     counters().add_kernel_time(clock.seconds());
-    result.commit(ctx);
-    run.end_step();
-    return;
-  }
-  for (std::uint64_t o = first; o < end; ++o) {
-    out[o] = (start ? (*start)(o) : in_place ? out[o] : 0.0) + spec.alpha * in(at);
-    for (std::size_t d = rank_out; d-- > 0;) {
-      at += stride[d];
-      if (++index[d] < extent[d]) break;
-      at -= stride[d] * extent[d], index[d] = 0;
-    }
+  } else {
+    copy_range(run, spec, in, start, in_place, result, first, end);
   }
   result.commit(ctx);
   run.end_step();

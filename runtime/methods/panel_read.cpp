@@ -30,7 +30,7 @@ void read_by_rows(Run& run, SplitMap& map, const ElementSource& src, std::span<c
       if (data != nullptr && i + kRowsAhead < parts.size()) __builtin_prefetch(data + parts[i + kRowsAhead] + cols[0]);
       for (const auto& [c, n] : runs) {
         requests.span(row + cols[c], n);
-        run.mapped().touched_span(walk, row + cols[c], n);
+        if (data != nullptr) run.mapped().touched_span(walk, row + cols[c], n);
         src.copy(row + cols[c], n, out);
         out += n;
       }
@@ -44,6 +44,7 @@ void read_by_columns(Run& run, SplitMap& map, const ElementSource& src, std::spa
                      const std::vector<std::uint64_t>& cols, RunCounter& requests, MappedWalk& walk, double*& out) {
   const auto kc = static_cast<std::int64_t>(cols.size());
   std::vector<std::uint64_t> parts;
+  const bool mapped = src.data() != nullptr;  // else no mapped page is touched
   for (const auto& [first, count] : rows)
     for (std::int64_t b0 = first; b0 < first + count; b0 += kPanelRowBlock) {
       map.rows(b0, std::min(kPanelRowBlock, first + count - b0), parts);
@@ -52,7 +53,7 @@ void read_by_columns(Run& run, SplitMap& map, const ElementSource& src, std::spa
         for (const auto& [i, n] : runs) {
           const std::uint64_t at = cols[static_cast<std::size_t>(c)] + parts[i];
           requests.span(at, n);
-          run.mapped().touched_span(walk, at, n);
+          if (mapped) run.mapped().touched_span(walk, at, n);
           src.copy(at, n, out + static_cast<std::int64_t>(i) * kc + c, static_cast<std::size_t>(kc));
         }
       out += static_cast<std::int64_t>(parts.size()) * kc;
@@ -73,6 +74,7 @@ std::int64_t read_panel_rows(Run& run, SplitMap& map, const ElementSource& src, 
     read_by_columns(run, map, src, rows, cols, requests, walk, out);
   else
     read_by_rows(run, map, src, rows, cols, requests, walk, out);
+  src.flush();  // streamed: the pass's runs, read sorted by offset in few requests
   const auto elements = static_cast<std::int64_t>(out - begin);
   counters().add_disk_read(bytes_of(static_cast<std::uint64_t>(elements)));
   requests.add();

@@ -23,8 +23,9 @@ inline constexpr std::int64_t kPanelRowBlock = 256;
 /// Copies the rows `rows` (in order) × the flat columns [k0, k0 + kc) of the tensor `src`, whose
 /// linear index is map.row(r) + map.col(c), into `out` (row-major, row stride kc), and counts
 /// the pass: 8 bytes of disk read per element, one RunCounter for the pass (runs of adjacent
-/// elements), its disk busy time, and the mapped pages it touches (MappedInputs::touched_span). Returns
-/// the elements copied.
+/// elements), its disk busy time, and the mapped pages it touches (MappedInputs::touched_span; a
+/// streamed source reads the pass's runs together at its end, ElementSource::flush()). Returns the
+/// elements copied.
 ///
 /// The pass goes row by row (each row's columns in order), unless the tensor's innermost stored
 /// dimension is a row index (SplitMap::rows_innermost()): then a row's columns lie far apart and

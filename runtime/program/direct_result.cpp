@@ -6,11 +6,13 @@
 #include <vector>
 
 #include "runtime/base/error.h"
+#include "runtime/spec/units.h"
 #include "runtime/storage/spare_files.h"
 
 namespace tcert {
 
-DirectResult::DirectResult(Run& run, const TensorShape& shape, bool writes, Update update, bool overwrites)
+DirectResult::DirectResult(Run& run, const TensorShape& shape, bool writes, Update update, bool overwrites,
+                           bool may_stream)
     : run_(run), shape_(shape), flush_(run.options().sync_results) {
   const Context& ctx = run.context();
   // One rank writes it all and it fits under the bound of its mapped pages: in memory, written
@@ -21,10 +23,16 @@ DirectResult::DirectResult(Run& run, const TensorShape& shape, bool writes, Upda
   const bool in_memory = ctx.size() == 1 && writes && 8 * shape.elements() <= run.mapped().drop_bytes() &&
                          run.options().checkpoint_every < 0;
   deferred_ = in_memory && run.defers_writes();
-  if (!in_memory) guard_.emplace(run.mapped().drop_bytes());  // the pages a mapping makes resident
+  // Larger than the memory per rank: written with explicit requests, no rank maps it.
+  streamed_ = may_stream && !in_memory && run.mapped().streams(bytes_of(shape.elements()));
+  if (!in_memory && !streamed_) guard_.emplace(run.mapped().drop_bytes());  // the pages a mapping makes resident
   if (update == Update::InPlace) {
     temp_ = run.store().latest(shape.name);
     ctx.check_all([&] {
+      if (streamed_) {
+        if (writes) run.held().write_out(temp_), run.held().take(temp_), open_file();  // the file holds its values
+        return;
+      }
       if (!in_memory) {
         if (writes) patch_ = &run.mapped().patch_latest(shape.name);
         return;
@@ -49,17 +57,66 @@ DirectResult::DirectResult(Run& run, const TensorShape& shape, bool writes, Upda
   const std::vector<std::uint64_t> extents(shape.extents.begin(), shape.extents.end());
   temp_ = ctx.root_value([&] {  // a full disk fails here on rank 0, and so on every rank
     run.store().make();
-    writer_ = std::make_unique<NpyWriter>(path, extents, &spare_files(),
-                                          in_memory ? NpyWriter::Backing::Memory : NpyWriter::Backing::Mapped);
+    const NpyWriter::Backing backing = in_memory   ? NpyWriter::Backing::Memory
+                                       : streamed_ ? NpyWriter::Backing::File
+                                                   : NpyWriter::Backing::Mapped;
+    writer_ = std::make_unique<NpyWriter>(path, extents, &spare_files(), backing);
     return writer_->temp_path();
   });
   ctx.check_all([&] {
+    if (writes && streamed_) return open_file();
     if (writes && ctx.rank() != 0) own_patch_ = std::make_unique<NpyPatch>(temp_, flush_), patch_ = own_patch_.get();
   });
-  if (writes) data_ = writer_ ? writer_->data() : patch_->data();
+  if (writes && !streamed_) data_ = writer_ ? writer_->data() : patch_->data();
 }
 
 DirectResult::~DirectResult() = default;
+
+void DirectResult::open_file() {
+  file_ = std::make_shared<ElementFile>(temp_, read_npy_header(temp_).data_offset_bytes, true);
+  file_->set_window(run_.mapped().drop_bytes());  // written pages behind: as many as a mapping's
+  writes_ = std::make_unique<RunWrites>(*file_);
+}
+
+void DirectResult::write(MappedWalk& walk, std::uint64_t at, std::size_t n, const double* src, std::size_t step) {
+  if (writes_) return writes_->add(at, n, src, step);
+  double* const out = data_ + at;
+  if (step == 1)
+    std::copy_n(src, n, out);
+  else
+    for (std::size_t e = 0; e < n; ++e) out[e] = src[e * step];
+  wrote_span(walk, at, n);
+}
+
+void DirectResult::put(MappedWalk& walk, std::uint64_t at, double value) {
+  if (writes_) return writes_->put(at, value);
+  wrote(walk.touch(at));
+  data_[at] = value;
+}
+
+void DirectResult::copy(const ElementSource& from, MappedWalk& walk, std::uint64_t at, std::size_t n) {
+  if (!writes_) {
+    from.copy(at, n, data_ + at);
+    return wrote_span(walk, at, n);
+  }
+  if (from.data() != nullptr) return writes_->add(at, n, from.data() + at);
+  if (from.streamed() == nullptr) {
+    for (std::size_t e = 0; e < n; ++e) writes_->put(at + e, from(at + e));
+    return;
+  }
+  writes_->flush();  // what was queued before lands first
+  file_->copy_from(*from.streamed(), at, n);
+  file_->wrote(file_->byte_of(at), file_->byte_of(at + n));
+}
+
+void DirectResult::flush() {
+  if (writes_) writes_->flush();
+}
+
+ElementSource DirectResult::source() const {
+  if (file_) return ElementSource(file_, nullptr);
+  return ElementSource(data_);
+}
 
 void DirectResult::wrote(std::uint64_t bytes, std::uint64_t accesses) {
   if (!guard_ || !guard_->touched(bytes, accesses)) return;  // in memory: no file pages
@@ -73,6 +130,8 @@ void DirectResult::wrote(std::uint64_t bytes, std::uint64_t accesses) {
 void DirectResult::sync(const Context& ctx) {
   ctx.check_all([&] {
     if (deferred_) throw Error("a result held unwritten (" + temp_ + ") has no file to sync");
+    if (writes_) writes_->flush();
+    if (file_ && flush_) file_->sync();
     if (patch_) patch_->sync();
     if (writer_) writer_->write_out();  // in memory: the file gets it now
     if (update_) update_->write_back();
@@ -82,6 +141,8 @@ void DirectResult::sync(const Context& ctx) {
 void DirectResult::commit(const Context& ctx, const std::function<void()>& writes) {
   ctx.check_all([&] {
     if (writes) writes();
+    if (writes_) writes_->flush();
+    if (file_ && flush_ && !writer_) file_->sync();  // rank 0's writer syncs the file
     if (patch_) patch_->sync();
     if (deferred_) run_.held().hold_unwritten(temp_, shape_, std::move(memory_), new_version_);
     if (update_) {

@@ -13,6 +13,7 @@
 
 #include "runtime/program/run.h"
 #include "runtime/spec/gemm_spec.h"
+#include "runtime/storage/element_file.h"
 #include "runtime/storage/mapped_walk.h"
 #include "runtime/storage/npy.h"
 
@@ -43,15 +44,37 @@ class DirectResult {
   /// `overwrites` (Update::NextVersion): the step writes every element of the result before
   /// commit(), so that a result filled in memory need not start at zero (clearing 1–4 MB took
   /// 0.7 ms of tcec-ccsd's iteration).
+  /// `may_stream` false: never streamed(), for a caller that fills data() by other means (an
+  /// HDF5 import reads into it).
   DirectResult(Run& run, const TensorShape& shape, bool writes, Update update = Update::NextVersion,
-               bool overwrites = false);
+               bool overwrites = false, bool may_stream = true);
   ~DirectResult();
   DirectResult(const DirectResult&) = delete;
   DirectResult& operator=(const DirectResult&) = delete;
 
   /// The result's row-major elements (shape.elements() of them) on ranks that write; null on
-  /// the others.
+  /// the others, and where the result is streamed().
   double* data() const { return data_; }
+  /// Whether the result is written with explicit requests (write(), put(), copy(), flush():
+  /// element_file.h RunWrites, with write-behind) instead of through data(): a result larger than
+  /// the memory per rank (MappedInputs::streams()), not filled in memory. The same on every rank.
+  bool streamed() const { return streamed_; }
+  /// Elements at … at + n − 1 = src[0], src[step], …: through data() (noting the pages written
+  /// with `walk`, wrote_span()), or, streamed(), queued and written by flush() at the latest (a
+  /// step-1 run of RunWrites::kDirectElems or more from `src`, which must stay unchanged until then).
+  void write(MappedWalk& walk, std::uint64_t at, std::size_t n, const double* src, std::size_t step = 1);
+  /// Element `at` = value, as write().
+  void put(MappedWalk& walk, std::uint64_t at, double value);
+  /// Elements at … at + n − 1 = those of `from` (a version of the same tensor), as write(): a
+  /// streamed `from` is copied file to file where the result is streamed; else through memory,
+  /// where the values land at from.flush() (the caller calls it, then flush()).
+  void copy(const ElementSource& from, MappedWalk& walk, std::uint64_t at, std::size_t n);
+  /// Writes what write(), put() and copy() queued (streamed; nothing otherwise). Throws Error
+  /// ("cannot write …", "disk full: …").
+  void flush();
+  /// The result's elements as written so far (flushed), for steps that read back what they
+  /// wrote (direct C, Gao et al.'s read of C's tile): data(), or the file streamed.
+  ElementSource source() const;
   /// Notes a write through data() that may have made `bytes` newly resident (MappedWalk; 0:
   /// none) and, when resident file-backed pages have grown by MappedInputs::drop_bytes() since the
   /// last drop (ResidentGuard), drops the mapping's resident pages (they stay in the page
@@ -80,6 +103,8 @@ class DirectResult {
   void commit(const Context& ctx, const std::function<void()>& writes = {});
 
  private:
+  void open_file();  // streamed: file_ and writes_ on temp_
+
   Run& run_;
   std::unique_ptr<NpyWriter> writer_;    // rank 0, for the next version
   std::unique_ptr<NpyPatch> own_patch_;  // the other ranks that write it
@@ -92,6 +117,9 @@ class DirectResult {
   std::string temp_;
   bool flush_ = true;                   // RunOptions::sync_results
   std::optional<ResidentGuard> guard_;  // wrote(), for a mapping: MappedInputs::drop_bytes() when made
+  bool streamed_ = false;               // streamed(), on every rank
+  std::shared_ptr<ElementFile> file_;   // streamed, on ranks that write: temp_ open for writing
+  std::unique_ptr<RunWrites> writes_;   // and the runs queued
 };
 
 }  // namespace tcert

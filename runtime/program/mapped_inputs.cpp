@@ -12,6 +12,7 @@
 #include "runtime/base/memory.h"
 #include "runtime/program/held_versions.h"
 #include "runtime/program/tensor_store.h"
+#include "runtime/spec/units.h"
 
 namespace tcert {
 
@@ -57,7 +58,11 @@ std::shared_ptr<NpyReader> process_reader(const std::string& path, const struct 
 
 MappedInputs::MappedInputs(const TensorStore& store, HeldVersions& held, const RunOptions& options,
                            std::uint64_t memory_bytes)
-    : store_(store), held_(held), sync_results_(options.sync_results), memory_bytes_(memory_bytes) {
+    : store_(store),
+      held_(held),
+      sync_results_(options.sync_results),
+      memory_bytes_(memory_bytes),
+      stream_bytes_(options.stream_bytes) {
   bound_pages(budget().in_use_bytes());  // the mapped pages earlier runs left, within this run's bound
 }
 
@@ -87,7 +92,9 @@ ElementSource MappedInputs::read_npy(const std::string& path, const TensorShape&
     check_shape(reader->header(), expected, tensor.name);
     it = readers_.emplace(path, std::move(reader)).first;
   }
-  return ElementSource(it->second->data());
+  const NpyReader& reader = *it->second;
+  if (streams(bytes_of(reader.size()))) return ElementSource(reader.file(), reader.data());
+  return ElementSource(reader.data());
 }
 
 NpyPatch& MappedInputs::patch_latest(const std::string& name) {

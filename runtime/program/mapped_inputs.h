@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "runtime/program/element_source.h"
@@ -43,13 +44,24 @@ class MappedInputs {
   MappedInputs& operator=(const MappedInputs&) = delete;
 
   /// The elements of the .npy file at `path` (an input or a store version, e.g.
-  /// TensorStore::previous()'s), mapped once per run, or the data HeldVersions holds for it.
+  /// TensorStore::previous()'s), mapped once per run, or the data HeldVersions holds for it;
+  /// streamed where streams() says so (copies then go through explicit requests, single elements
+  /// through the mapping).
   /// end_step() and touched() drop its resident pages, close() closes it. A file outside the
   /// store stays mapped for later runs of the process, which map it again only when the path
   /// names another file, or one of another size or modification time, than the one mapped.
   /// Throws Error when the file cannot be read or its shape is not `tensor`'s ("input NAME has
   /// shape (3, 4) but the program expects (3, 5)").
   ElementSource read_npy(const std::string& path, const TensorShape& tensor);
+  /// Whether a tensor file of `bytes` bytes of data is read and written with explicit requests
+  /// (element_file.h) rather than through a mapping: when it is larger than the memory per rank
+  /// (the program's out-of-core tensors; RunOptions::stream_bytes when given). Smaller ones stay
+  /// mapped: their pages fit beside the tiles, and tensors every step reads (tcec-ccsd's
+  /// integrals) stay resident from one step to the next. Unlimited memory (0): none.
+  bool streams(std::uint64_t bytes) const {
+    if (stream_bytes_) return bytes > *stream_bytes_;
+    return memory_bytes_ > 0 && bytes > memory_bytes_;
+  }
   /// The latest version of `name` mapped for writing (NpyPatch, with RunOptions::sync_results),
   /// mapped once per run and kept from one in-place update to the next, so that its pages stay
   /// mapped; its data held in memory are written out first and no longer held. Its resident
@@ -102,6 +114,7 @@ class MappedInputs {
   HeldVersions& held_;
   bool sync_results_ = false;  // RunOptions::sync_results
   std::uint64_t memory_bytes_ = 0;
+  std::optional<std::uint64_t> stream_bytes_;                  // RunOptions::stream_bytes
   std::map<std::string, std::shared_ptr<NpyReader>> readers_;  // by path (closed before the store goes)
   std::map<std::string, std::unique_ptr<NpyPatch>> patches_;   // patch_latest(), by path (likewise)
 };

@@ -50,6 +50,11 @@ struct RunOptions {
   /// manifest names them, once instead of once per result. Outputs (--output) are flushed as
   /// they are written either way. Not a command-line option.
   bool sync_results = false;
+  /// Tensor files with more than this many bytes of data are read and written with explicit
+  /// requests instead of through mappings (MappedInputs::streams()); none: the memory per rank (the
+  /// program's), or none streamed where it is unlimited. Not a command-line option (tests set 0 to
+  /// stream every file).
+  std::optional<std::uint64_t> stream_bytes;
   /// Run every compute stage serially (disk, then network and kernel), even where the plan
   /// overlaps them; the same bytes move (for comparing wall times). --no-overlap.
   bool no_overlap = false;

@@ -207,7 +207,8 @@ void import_inputs(Run& run) {
     const auto at = run.tensors().inputs.find(input.name);
     if (at == run.tensors().inputs.end() || file_format(at->second.path) != FileFormat::Hdf5) continue;
     const auto [first, last] = balanced_range(ctx, input.elements());
-    DirectResult version(run, input, first < last);
+    DirectResult version(run, input, first < last, DirectResult::Update::NextVersion, false,
+                         false);  // HDF5 reads into data()
     read_hdf5_range(ctx, input.name, at->second, input.extents, first, last,
                     first < last ? version.data() + first : nullptr, [&](std::uint64_t elements) {
                       counters().add_disk_read(8 * elements);

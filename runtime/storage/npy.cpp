@@ -18,6 +18,7 @@
 #include "runtime/base/error.h"
 #include "runtime/kernel/kernel.h"
 #include "runtime/spec/units.h"
+#include "runtime/storage/element_file.h"
 #include "runtime/storage/spare_files.h"
 
 namespace tcert {
@@ -191,7 +192,7 @@ void check_shape(const NpyHeader& header, std::span<const std::uint64_t> expecte
 
 // ---- NpyReader -----------------------------------------------------------------------------
 
-NpyReader::NpyReader(const std::string& path) : header_(read_npy_header(path)) {
+NpyReader::NpyReader(const std::string& path) : path_(path), header_(read_npy_header(path)) {
   Fd file{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
   if (file.fd < 0) throw Error("cannot open input " + path + ": " + errno_text(errno));
   map_bytes_ = header_.data_offset_bytes + bytes_of(header_.element_count());
@@ -203,9 +204,11 @@ NpyReader::NpyReader(const std::string& path) : header_(read_npy_header(path)) {
 }
 
 NpyReader::NpyReader(NpyReader&& other) noexcept
-    : header_(std::move(other.header_)),
+    : path_(std::move(other.path_)),
+      header_(std::move(other.header_)),
       map_(std::exchange(other.map_, nullptr)),
-      map_bytes_(std::exchange(other.map_bytes_, 0)) {}
+      map_bytes_(std::exchange(other.map_bytes_, 0)),
+      file_(std::move(other.file_)) {}
 
 NpyReader::~NpyReader() {
   if (map_ != nullptr) ::munmap(map_, map_bytes_);
@@ -221,6 +224,11 @@ void NpyPatch::drop_pages() {
 
 void NpyReader::drop_pages() const {
   if (map_ && map_bytes_ > 0) ::madvise(map_, map_bytes_, MADV_DONTNEED);
+}
+
+std::shared_ptr<const ElementFile> NpyReader::file() const {
+  if (!file_) file_ = std::make_shared<const ElementFile>(path_, header_.data_offset_bytes, false);
+  return file_;
 }
 
 const double* NpyReader::data() const {
@@ -324,7 +332,7 @@ NpyWriter::NpyWriter(std::string path, std::vector<std::uint64_t> shape, SpareFi
   // A spare has its size and its blocks. data() starts zero: in memory, or (Backing::Mapped)
   // by zeros written, not set through the mapping, so its pages stay out of this process's
   // resident memory.
-  if (spare && backing == Backing::Mapped) {
+  if (spare && backing != Backing::Memory) {
     static const std::vector<char> zeros(std::size_t{1} << 20, 0);
     for (std::size_t at = head.size(); at < map_bytes_; at += zeros.size()) {
       const std::size_t n = std::min(zeros.size(), map_bytes_ - at);
@@ -341,6 +349,7 @@ NpyWriter::NpyWriter(std::string path, std::vector<std::uint64_t> shape, SpareFi
     in_memory_ = true;
     return;
   }
+  if (backing == Backing::File) return;
   map_ = ::mmap(nullptr, map_bytes_, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
   if (map_ == MAP_FAILED) {
     map_ = nullptr;
@@ -363,6 +372,7 @@ NpyWriter::~NpyWriter() { discard(); }
 double* NpyWriter::data() {
   if (fd_ < 0) throw Error("output " + path_ + " is already committed");
   if (in_memory_) return memory_.data();
+  if (map_ == nullptr) return nullptr;  // Backing::File
   return reinterpret_cast<double*>(static_cast<char*>(map_) + header_.data_offset_bytes);
 }
 
@@ -394,7 +404,7 @@ void NpyWriter::commit(bool flush) {
       throw;
     }
   }
-  if (flush && (in_memory_ ? ::fdatasync(fd_) : ::msync(map_, map_bytes_, MS_SYNC)) != 0) {
+  if (flush && (map_ == nullptr ? ::fdatasync(fd_) : ::msync(map_, map_bytes_, MS_SYNC)) != 0) {
     int err = errno;
     discard();
     throw Error("cannot write output " + temp_path_ + ": " + errno_text(err));

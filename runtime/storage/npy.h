@@ -2,18 +2,22 @@
 //
 // Inputs and outputs of generated programs are .npy files (format versions 1.0, 2.0 and 3.0
 // are read, 1.0 or 2.0 is written: https://numpy.org/doc/stable/reference/generated/
-// numpy.lib.format.html). Data is mapped with mmap, never copied; these classes do NOT add to
-// counters(): the caller counts the bytes it copies (e.g. add_disk_read(8·elements)).
+// numpy.lib.format.html). Data is mapped with mmap, never copied (NpyReader::file() opens it for
+// explicit requests instead, element_file.h); these classes do NOT add to counters(): the caller
+// counts the bytes it copies (e.g. add_disk_read(8·elements)).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace tcert {
+
+class ElementFile;
 
 /// What the header of a float64 C-order .npy file says.
 struct NpyHeader {
@@ -60,11 +64,16 @@ class NpyReader {
   /// Drops this process's resident pages of the mapping (madvise MADV_DONTNEED): they stay in
   /// the page cache and fault back in when read again, but no longer count in its memory.
   void drop_pages() const;
+  /// The same file open for reads with explicit requests (element_file.h), opened at the first
+  /// call. For one thread at a time. Throws Error("cannot open PATH: …").
+  std::shared_ptr<const ElementFile> file() const;
 
  private:
+  std::string path_;
   NpyHeader header_;
   void* map_ = nullptr;
   std::size_t map_bytes_ = 0;
+  mutable std::shared_ptr<const ElementFile> file_;
 };
 
 class SpareFiles;
@@ -108,12 +117,14 @@ class FileMemory {
 /// 4.4 MB result's faults 3.1 ms of a 5.9 ms product), where a pwrite of the 4.4 MB takes 0.2 ms.
 class NpyWriter {
  public:
-  /// Where data() lives until commit(): the file's mapping, or memory of this process.
-  enum class Backing { Mapped, Memory };
+  /// Where data() lives until commit(): the file's mapping, or memory of this process; or
+  /// nowhere (File: data() is null, the file is written by other means, e.g. a ElementFile on
+  /// temp_path()).
+  enum class Backing { Mapped, Memory, File };
   /// Throws Error("cannot create output PATH.tmp-<pid>: ...") or "disk full: ..." . With
   /// `spares`, the temporary file is a spare of the same size taken from them when they hold one
   /// (SpareFiles::take(): its blocks are allocated and its pages may be in the page cache), with
-  /// its header and (Backing::Mapped) zeros written to it (pwrite: no page of it becomes
+  /// its header and (Backing::Mapped, File) zeros written to it (pwrite: no page of it becomes
   /// resident in this process).
   NpyWriter(std::string path, std::vector<std::uint64_t> shape, SpareFiles* spares = nullptr,
             Backing backing = Backing::Mapped);

@@ -178,6 +178,7 @@ std::uint64_t CosmaGemm::load_operand(DiskFile& file, Buffer* slice, const Tenso
                                src.copy(at, n, out + e);
                              });
       }
+      src.flush();  // streamed: the runs, in few requests
       if (!resident)
         file.write(chunk.data(), offsets[static_cast<std::size_t>(j)] + static_cast<std::uint64_t>(done),
                    static_cast<std::size_t>(len));
@@ -205,6 +206,7 @@ void CosmaGemm::load_C_block(const std::vector<i64>& eI, const std::vector<i64>&
         requests.span(at, n);
         c0->copy(at, n, C_.data() + e);
       });
+  c0->flush();
   counters().add_disk_read(bytes_of(static_cast<std::uint64_t>(Ix_ * Jy_)));  // taken from C's file
   requests.add();
 }
@@ -225,7 +227,7 @@ void CosmaGemm::load_local() {
   counters().add_disk_read(bytes_of(static_cast<std::uint64_t>(m_ * k_ + n_ * k_)));
   if (!c0 && !in_place) return;  // the new file starts at zero
   from_C0_ = true;
-  if (c0) c0->copy(0, static_cast<std::size_t>(m_ * n_), result_->data());  // the same shape: the whole tensor
+  if (c0) c0->copy(0, static_cast<std::size_t>(m_ * n_), result_->data()), c0->flush();  // the same shape: all of it
   count_pass(spec_.C, eI, eJ, false);
   counters().add_disk_read(bytes_of(static_cast<std::uint64_t>(m_ * n_)));  // taken from C's file
 }

@@ -88,9 +88,9 @@ struct GaoGemm::Buffered {
   /// a slot instead of from a tiled file (none is made).
   std::optional<ElementSource> direct;
   std::optional<LinearMap> direct_map;
-  double* mapped = nullptr;  // direct C: the result's file, mapped (written)
-  // Direct A/B/C: a read or write (a span, mapped_walk.h) that may make resident the bytes that
-  // `walk` charges for it in a mapping: MappedInputs::touched_span (A, B) or DirectResult::wrote_span (C).
+  DirectResult* result = nullptr;  // direct C: the result's file (written)
+  // Direct A/B/C read from a mapping: a read (a span, mapped_walk.h) that may make resident the
+  // bytes that `walk` charges for it: MappedInputs::touched_span (A, B) or DirectResult::wrote_span (C).
   std::function<void(MappedWalk& walk, std::uint64_t at, std::uint64_t n)> touched;
 
   i64 block_rows(i64 f) const { return rows.rows(f, pr); }
@@ -180,15 +180,15 @@ struct GaoGemm::Buffered {
         if (touched) touched(walk, at, n);
         direct->copy(at, n, dst + e, step);
       });
+      direct->flush();  // streamed: the block's runs, read in few requests
       counters().add_disk_read(bytes_of(block.elements()));
       requests.add();
     });
   }
-  /// Writes the blocks of slot s's ranges to the mapped result (direct C, 8 bytes counted per
-  /// element; the pages written go to `touched`) or to C's tiled file. Touches nothing else, so
-  /// the I/O worker may run it.
+  /// Writes the blocks of slot s's ranges to the result (direct C, 8 bytes counted per element)
+  /// or to C's tiled file. Touches nothing else, so the I/O worker may run it.
   void write(const Slot& s) const {
-    if (!mapped) {
+    if (!result) {
       for (i64 f = s.tr.first; f < s.tr.first + s.tr.count; ++f)
         for (i64 h = s.tc.first; h < s.tc.first + s.tc.count; ++h)
           if (block_rows(f) * block_cols(h, 0) > 0) file->write_block(f, h, s.buf.data() + offset(s, f, h));
@@ -200,9 +200,9 @@ struct GaoGemm::Buffered {
       MappedWalk walk(kMappedPageBytes);
       block.each_run([&](std::size_t e, std::uint64_t at, std::size_t n, std::size_t step) {
         requests.span(at, n);
-        if (touched) touched(walk, at, n);
-        gather_strided(src + e, n, step, mapped + at);
+        result->write(walk, at, n, src + e, step);
       });
+      result->flush();
       counters().add_disk_write(bytes_of(block.elements()));
       requests.add();
     });
@@ -367,9 +367,10 @@ void GaoGemm::load() {
     if (&x == A_.get() ? spec_.direct_A : spec_.direct_B) {  // read block by block in the compute phase
       x.direct = run_.input(tensor.shape);
       x.direct_map.emplace(tensor, row_count);
-      x.touched = [this](MappedWalk& walk, std::uint64_t at, std::uint64_t n) {
-        run_.mapped().touched_span(walk, at, n);
-      };
+      if (x.direct->data())
+        x.touched = [this](MappedWalk& walk, std::uint64_t at, std::uint64_t n) {
+          run_.mapped().touched_span(walk, at, n);
+        };
       return;
     }
     TiledMatrix& m = x.pieced ? *x.pieces[rank_] : *x.file;
@@ -406,6 +407,7 @@ void GaoGemm::fill_from_tensor(TiledMatrix& m, const TensorBinding& tensor, std:
                             if (src.data()) run_.mapped().touched_span(walk, at, n);
                             src.copy(at, n, block + e, step);
                           });
+    src.flush();     // streamed: the block's runs, read in few requests
     requests.add();  // one transfer per block
   });
   counters().add_disk_read(bytes_of(m.total()));  // the elements taken from the tensor's file
@@ -417,12 +419,12 @@ void GaoGemm::open_direct_C() {
   const DirectResult::Update update = update_of_C(run_, spec_);
   direct_C_ = std::make_unique<DirectResult>(run_, spec_.C.shape, owns_result(), update);
   if (!owns_result()) return;
-  double* out = direct_C_->data();
-  C.mapped = out;
-  C.touched = [result = direct_C_.get()](MappedWalk& walk, std::uint64_t at, std::uint64_t n) {
-    result->wrote_span(walk, at, n);
-  };
-  C.direct = ElementSource(out);
+  C.result = direct_C_.get();
+  if (!direct_C_->streamed())
+    C.touched = [result = direct_C_.get()](MappedWalk& walk, std::uint64_t at, std::uint64_t n) {
+      result->wrote_span(walk, at, n);
+    };
+  C.direct = direct_C_->source();
   C.direct_map.emplace(spec_.C, spec_.I.indices.size());
   if (!c0) return;
   // Accumulating: this rank's part of C starts from the current values, copied into the new
@@ -436,10 +438,10 @@ void GaoGemm::open_direct_C() {
     block.each_run([&](std::size_t, std::uint64_t at, std::size_t n, std::size_t) {
       requests.span(at, n);
       if (!copy) return;
-      run_.mapped().touched_span(read, at, n);
-      direct_C_->wrote_span(written, at, n);
-      c0->copy(at, n, out + at);
+      if (c0->data()) run_.mapped().touched_span(read, at, n);
+      direct_C_->copy(*c0, written, at, n);
     });
+    c0->flush(), direct_C_->flush();
     counters().add_disk_read(bytes_of(block.elements()));
     counters().add_disk_write(bytes_of(block.elements()));
     counters().add_disk_requests(requests.runs());
@@ -653,7 +655,7 @@ void GaoGemm::load_C(Tiles i, Tiles j, bool reads) {
 void GaoGemm::write_C(Tiles i, Tiles j) {
   if (recording_) return steps_.push_back({Step::WriteC, i, j});
   Buffered& C = *C_;
-  if (C.mapped || C.file) C.write(C.now());  // inside accumulation: only rank 0 keeps C
+  if (C.result || C.file) C.write(C.now());  // inside accumulation: only rank 0 keeps C
   written_C();
 }
 
@@ -795,7 +797,7 @@ void GaoGemm::Overlap::take_read(int x, std::size_t i) {
 
 void GaoGemm::Overlap::queue_write_C() {
   Buffered& C = *gemm_.C_;
-  if (!C.mapped && !C.file) return;  // inside accumulation: only rank 0 keeps C
+  if (!C.result && !C.file) return;  // inside accumulation: only rank 0 keeps C
   const Buffered::Slot& slot = C.now();
   GaoGemm& gemm = gemm_;
   C.now().ticket = io_.submit([&gemm, &C, &slot] {

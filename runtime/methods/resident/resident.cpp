@@ -115,7 +115,6 @@ void ResidentGemm::block_pass(bool read) {
   for (std::size_t d = split + 1; d < e.size(); ++d) inner *= e[d];
   const auto span = static_cast<std::uint64_t>(range_.length * inner);
   double* block = run_.kept().resident(spec_.C.shape.name).data();
-  double* const out = read ? nullptr : result_->data();
   const Stopwatch clock;  // disk busy time, as DiskFile counts its transfers
   RunCounter requests;    // the block, in one pass
   MappedWalk walk(read ? kFaultAroundBytes : kMappedPageBytes);
@@ -123,13 +122,16 @@ void ResidentGemm::block_pass(bool read) {
     const auto at = static_cast<std::uint64_t>((o * e[split] + range_.start) * inner);
     requests.span(at, span);
     if (read) {
-      run_.mapped().touched_span(walk, at, span);
+      if (C0_->data()) run_.mapped().touched_span(walk, at, span);
       C0_->copy(at, span, block);
     } else {
-      result_->wrote_span(walk, at, span);
-      std::copy_n(block, span, out + at);
+      result_->write(walk, at, span, block);
     }
   }
+  if (read)
+    C0_->flush();  // streamed: the runs, in few requests
+  else
+    result_->flush();
   const auto bytes = bytes_of(static_cast<std::uint64_t>(range_.elements));
   if (read)
     counters().add_disk_read(bytes);

@@ -58,7 +58,6 @@ SfcGemm::SfcGemm(Run& run, GemmSpec spec) : run_(run), spec_(std::move(spec)) {
   // (update_of_C()), each tile's rows read (add_current()) just before they are written.
   result_ = std::make_unique<DirectResult>(run_, spec_.C.shape, count_ > 0, update_of_C(run_, spec_));
   if (count_ == 0) return;
-  out_ = result_->data();
   A_ = run_.input(spec_.A.shape);
   B_ = run_.input(spec_.B.shape);
   map_A_ = std::make_unique<SplitMap>(spec_.A, extents_of(spec_.I), extents_of(spec_.K));
@@ -194,11 +193,11 @@ void SfcGemm::write_rows(i64 i0, i64 rows, i64 j0, i64 cols, const double* C) {
   for (const std::uint64_t row : row_part) {
     for (const auto& [c, n] : runs) {
       requests.span(row + col_part[c], n);
-      result_->wrote_span(walk, row + col_part[c], n);
-      std::copy_n(C, n, out_ + row + col_part[c]);
+      result_->write(walk, row + col_part[c], n, C);
       C += n;
     }
   }
+  result_->flush();  // streamed: the rows' runs, in few requests
   const auto bytes = bytes_of(static_cast<std::uint64_t>(rows * cols));
   counters().add_disk_write(bytes);
   requests.add();

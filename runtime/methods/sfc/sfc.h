@@ -123,7 +123,6 @@ class SfcGemm {
   std::optional<ElementSource> A_, B_, C0_;          // the operands, and C's current version when accumulating
   std::unique_ptr<SplitMap> map_A_, map_B_, map_C_;  // rows and columns of A, B, C (split_map.h)
   std::unique_ptr<DirectResult> result_;             // C's new version, written in place
-  double* out_ = nullptr;                            // C's new version, mapped (ranks with tiles)
   Buffer C_, panels_, scratch_;  // the C tile; the panel slots, slot s at s · slot_elements_; the reduction's
   i64 slot_elements_ = 0;
   std::vector<Slot> cache_;  // one per slot

@@ -61,7 +61,6 @@ TbsGemm::TbsGemm(Run& run, GemmSpec spec) : run_(run), spec_(std::move(spec)) {
   // C's new version, written in place by every rank with blocks.
   result_ = std::make_unique<DirectResult>(run_, spec_.C.shape, !mine_.empty());
   if (mine_.empty()) return;
-  out_ = result_->data();
   A_ = run_.input(spec_.A.shape);
   C_ = allocate(static_cast<std::size_t>(part().block_elements), "C block");
   panel_ = allocate(static_cast<std::size_t>(part().panel_rows * part().chunk), "A panel");
@@ -137,9 +136,9 @@ void TbsGemm::write_pass(const std::vector<std::uint64_t>& row_part, const std::
     for (std::size_t c = 0; c < col_part.size(); ++c) {
       const std::uint64_t at = row_part[r] + col_part[c];
       requests.at(at);
-      result_->wrote(walk.touch(at));
-      out_[at] = value(r, c);
+      result_->put(walk, at, value(r, c));
     }
+  result_->flush();  // streamed: the elements queued, adjacent ones in one request
   counters().add_disk_write(bytes_of(row_part.size() * col_part.size()));
   requests.add();
 }

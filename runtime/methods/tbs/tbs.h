@@ -100,7 +100,6 @@ class TbsGemm {
   std::vector<std::size_t> mine_;         // indices into part().blocks of this rank's blocks
   std::optional<ElementSource> A_;        // A's elements (its file in the store, or the input)
   std::unique_ptr<DirectResult> result_;  // C's new version, written in place
-  double* out_ = nullptr;                 // C's new version, mapped (ranks with blocks)
   Buffer C_, panel_;
   std::unique_ptr<Progress> progress_;
   std::optional<PieceCheckpoints> checkpoints_;  // inside the step, before blocks (made in compute())

@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cmath>
 #include <list>
+#include <memory>
 #include <numeric>
 #include <random>
 #include <string>
@@ -28,8 +29,11 @@
 #include "runtime/methods/sfc/sfc.h"
 #include "runtime/program/run.h"
 #include "runtime/spec/spec_check.h"
+#include "runtime/storage/disk.h"
+#include "runtime/storage/element_file.h"
 #include "runtime/storage/npy.h"
 #include "tests/runtime/mpi/test_run.h"
+#include "tests/runtime/temp_dir.h"
 
 namespace {
 
@@ -198,7 +202,8 @@ TEST(PanelRead, ColumnByColumnWhereTheRowsHoldTheInnermostDimensionSameValuesFew
   // Rows (a, b) 6 x 70, columns (p, q) 5 x 9 of a tensor stored [p, a, q, b] (b innermost: read
   // column by column) and [a, b, p, q] (row by row); several ranges of rows, one past a block of
   // 256. The panel holds each element at row i, column c of the panel (row-major, stride kc),
-  // and the pass counts the runs of the runtime's order (tcert_test::panel_runs()).
+  // and the pass counts the runs of the runtime's order (tcert_test::panel_runs()), from memory
+  // and from a file read with explicit requests.
   tcert::Context ctx = tcert::Context::world();
   const std::unique_ptr<tcert::Run> test_run = tcert_test::make_test_run(ctx, "panel_read_mpi", 3);
   const std::vector<std::pair<i64, i64>> rows = {{3, 40}, {60, 300}, {361, 2}, {380, 1}};
@@ -215,24 +220,31 @@ TEST(PanelRead, ColumnByColumnWhereTheRowsHoldTheInnermostDimensionSameValuesFew
     };
     std::vector<double> file(6 * 70 * 5 * 9);
     for (std::size_t e = 0; e < file.size(); ++e) file[e] = 0.5 + static_cast<double>(e);
+    // The same elements in memory and in a file read with explicit requests (element_file.h).
+    const tcert_test::TempDir dir;
+    const std::string path = dir.file("x.bin");
+    tcert::DiskFile(path).write(file.data(), 0, file.size());
+    const tcert::ElementSource sources[2] = {
+        tcert::ElementSource(file.data()),
+        tcert::ElementSource(std::make_shared<const tcert::ElementFile>(path, 0, false), nullptr)};
     tcert::SplitMap map({{"X", stored}, perm}, {6, 70}, {5, 9});
-    for (const auto& [k0, kc] : {std::pair<i64, i64>{0, 45}, {7, 13}, {44, 1}}) {
-      std::vector<double> panel(343 * static_cast<std::size_t>(kc), -1.0);
-      tcert::counters().reset();
-      const i64 copied =
-          tcert::read_panel_rows(*test_run, map, tcert::ElementSource(file.data()), rows, k0, kc, panel.data());
-      EXPECT_EQ(copied, 343 * kc);
-      u64 read = 0;
-      const u64 want = tcert_test::panel_runs(rows, k0, kc, perm[1] == 3, linear, read);
-      EXPECT_EQ(tcert::counters().total().disk_requests, want) << perm[1] << " " << k0 << "+" << kc;
-      EXPECT_EQ(tcert::counters().total().disk_read_bytes, read);
-      i64 i = 0;
-      for (const auto& [first, count] : rows)
-        for (i64 r = first; r < first + count; ++r, ++i)
-          for (i64 c = 0; c < kc; ++c)
-            ASSERT_EQ(panel[static_cast<std::size_t>(i * kc + c)], file[linear(r, k0 + c)])
-                << "row " << r << " column " << k0 + c;
-    }
+    for (const tcert::ElementSource& source : sources)
+      for (const auto& [k0, kc] : {std::pair<i64, i64>{0, 45}, {7, 13}, {44, 1}}) {
+        std::vector<double> panel(343 * static_cast<std::size_t>(kc), -1.0);
+        tcert::counters().reset();
+        const i64 copied = tcert::read_panel_rows(*test_run, map, source, rows, k0, kc, panel.data());
+        EXPECT_EQ(copied, 343 * kc);
+        u64 read = 0;
+        const u64 want = tcert_test::panel_runs(rows, k0, kc, perm[1] == 3, linear, read);
+        EXPECT_EQ(tcert::counters().total().disk_requests, want) << perm[1] << " " << k0 << "+" << kc;
+        EXPECT_EQ(tcert::counters().total().disk_read_bytes, read);
+        i64 i = 0;
+        for (const auto& [first, count] : rows)
+          for (i64 r = first; r < first + count; ++r, ++i)
+            for (i64 c = 0; c < kc; ++c)
+              ASSERT_EQ(panel[static_cast<std::size_t>(i * kc + c)], file[linear(r, k0 + c)])
+                  << "row " << r << " column " << k0 + c;
+      }
   }
   tcert::counters().reset();
 }
@@ -240,7 +252,7 @@ TEST(PanelRead, ColumnByColumnWhereTheRowsHoldTheInnermostDimensionSameValuesFew
 TEST(SfcGemm, CurvesSegmentsAndCachesGiveC0PlusAlphaABtAndMeasureTheSchedule) {
   tcert::Context ctx = tcert::Context::world();
   const i64 P = ctx.size();
-  const std::unique_ptr<tcert::Run> test_run = tcert_test::make_test_run(ctx, "sfc_mpi", 7);
+  const std::unique_ptr<tcert::Run> test_run = tcert_test::make_test_run(ctx, "sfc_mpi", 7, true);
   tcert::Run& run = *test_run;
   const tcert::ElementSource a = run.input({"A", {kQ, kA, kP, kB}}), b = run.input({"B", {kP, kC, kQ}});
   u64 hits = 0, evictions = 0;

@@ -167,7 +167,7 @@ std::vector<u64> expected_volumes(const std::vector<tcert::TbsBlock>& blocks, i6
 TEST(TbsGemm, FamiliesOfBlocksWriteAlphaAAtAndMeasureTheSchedule) {
   tcert::Context ctx = tcert::Context::world();
   const i64 P = ctx.size();
-  const std::unique_ptr<tcert::Run> test_run = tcert_test::make_test_run(ctx, "tbs_mpi", 5);
+  const std::unique_ptr<tcert::Run> test_run = tcert_test::make_test_run(ctx, "tbs_mpi", 5, true);
   tcert::Run& run = *test_run;
   const tcert::ElementSource x = run.input({"X", {kP, kA, kB, kQ}});
   for (const auto& [name, make] : {std::pair{"triangles", &family}, std::pair{"stream", &stream_family}})

@@ -17,9 +17,13 @@
 
 namespace tcert_test {
 
-inline std::unique_ptr<tcert::Run> make_test_run(const tcert::Context& ctx, const std::string& name, int seed) {
+/// With `streamed`, every tensor file of the run is read and written with explicit requests
+/// (RunOptions::stream_bytes 0), else through mappings.
+inline std::unique_ptr<tcert::Run> make_test_run(const tcert::Context& ctx, const std::string& name, int seed,
+                                                 bool streamed = false) {
   tcert::RunOptions options;
   options.quiet = true, options.verify = true, options.random_seed = static_cast<std::uint64_t>(seed);
+  if (streamed) options.stream_bytes = 0;
   return std::make_unique<tcert::Run>(ctx, options, tcert::TensorLocations{},
                                       tcert::ProgramInfo{name, "test", ctx.size(), 0, {}, {}, "", 0});
 }

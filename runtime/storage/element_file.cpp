@@ -1,0 +1,236 @@
+// runtime/storage/element_file.cpp — ElementFile, RunReads, RunWrites (element_file.h).
+#include "runtime/storage/element_file.h"
+
+#include <fcntl.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <memory>
+
+#include "runtime/base/error.h"
+#include "runtime/spec/units.h"
+
+namespace tcert {
+
+namespace {
+
+constexpr std::size_t kMaxIov = IOV_MAX;
+constexpr std::uint64_t kMinGapBytes = std::uint64_t{8} << 10;
+
+[[noreturn]] void fail(const std::string& path, bool is_write, std::uint64_t bytes, std::uint64_t offset, int err) {
+  std::string what = (is_write ? "cannot write " + std::to_string(bytes) + " bytes to "
+                               : "cannot read " + std::to_string(bytes) + " bytes from ") +
+                     path + " at byte offset " + std::to_string(offset) + ": " + errno_text(err);
+  if (is_write && (err == ENOSPC || err == EDQUOT)) what = "disk full: " + what;
+  throw Error(what);
+}
+
+/// Moves every byte iov[0, count) describes at byte `offset` of fd (preadv/pwritev until done:
+/// EINTR, partial transfers). Throws Error naming `path`.
+void transfer(const std::string& path, int fd, iovec* iov, int count, std::uint64_t offset, bool is_write) {
+  std::uint64_t wanted = 0, done = 0;
+  for (int i = 0; i < count; ++i) wanted += iov[i].iov_len;
+  while (count > 0) {
+    const ssize_t n = is_write ? ::pwritev(fd, iov, count, static_cast<off_t>(offset + done))
+                               : ::preadv(fd, iov, count, static_cast<off_t>(offset + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) fail(path, is_write, wanted, offset, errno);
+    if (n == 0 && !is_write)
+      throw Error("cannot read " + std::to_string(wanted) + " bytes from " + path + " at byte offset " +
+                  std::to_string(offset) + ": the file ends at byte " + std::to_string(offset + done));
+    if (n == 0) fail(path, is_write, wanted, offset, EIO);
+    auto moved = static_cast<std::uint64_t>(n);
+    done += moved;
+    while (count > 0 && moved >= iov->iov_len) moved -= iov->iov_len, ++iov, --count;
+    if (count > 0) iov->iov_base = static_cast<char*>(iov->iov_base) + moved, iov->iov_len -= moved;
+  }
+}
+
+/// This thread's staging buffer (RunReads::kStagingElems) and discarded gap buffer (kGapBytes).
+double* read_staging() {
+  thread_local const std::unique_ptr<double[]> staging(new double[RunReads::kStagingElems]);
+  return staging.get();
+}
+char* gap_sink() {
+  thread_local const std::unique_ptr<char[]> sink(new char[RunReads::kGapBytes]);
+  return sink.get();
+}
+
+}  // namespace
+
+// ---- ElementFile ----------------------------------------------------------------------------
+
+ElementFile::ElementFile(std::string path, std::uint64_t data_offset_bytes, bool writable)
+    : path_(std::move(path)), data_offset_(data_offset_bytes) {
+  fd_ = ::open(path_.c_str(), (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC);
+  if (fd_ < 0) throw Error("cannot open " + path_ + ": " + errno_text(errno));
+  // No readahead: every request says what it needs (RunReads), and pages read ahead of a run of
+  // a tile that the next tile reads were evicted before use where the page cache is small.
+  ::posix_fadvise(fd_, 0, 0, POSIX_FADV_RANDOM);
+}
+
+ElementFile::ElementFile(ElementFile&& other) noexcept
+    : path_(std::move(other.path_)),
+      fd_(std::exchange(other.fd_, -1)),
+      data_offset_(other.data_offset_),
+      window_(other.window_),
+      behind_(std::move(other.behind_)),
+      behind_bytes_(std::exchange(other.behind_bytes_, 0)) {}
+
+ElementFile::~ElementFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void ElementFile::read(std::uint64_t at, std::size_t n, double* out) const {
+  if (n == 0) return;
+  iovec iov{out, bytes_of(n)};
+  transfer(path_, fd_, &iov, 1, byte_of(at), false);
+}
+
+void ElementFile::copy_from(const ElementFile& from, std::uint64_t at, std::size_t n) {
+  auto in = static_cast<loff_t>(from.byte_of(at)), out = static_cast<loff_t>(byte_of(at));
+  std::uint64_t left = bytes_of(n);
+  while (left > 0) {
+    const ssize_t moved = ::copy_file_range(from.fd_, &in, fd_, &out, left, 0);
+    if (moved < 0 && errno == EINTR) continue;
+    if (moved <= 0) break;  // not supported here (EXDEV, EINVAL, …): through memory below
+    left -= static_cast<std::uint64_t>(moved);
+  }
+  if (left == 0) return;
+  std::vector<double> buffer(std::min<std::uint64_t>(elems_of(left), RunReads::kStagingElems));
+  for (std::uint64_t e = elems_of(bytes_of(n) - left); e < n; e += buffer.size()) {  // a partial element again
+    const std::size_t m = static_cast<std::size_t>(std::min<std::uint64_t>(buffer.size(), n - e));
+    from.read(at + e, m, buffer.data());
+    iovec iov{buffer.data(), bytes_of(m)};
+    transfer(path_, fd_, &iov, 1, byte_of(at + e), true);
+  }
+}
+
+void ElementFile::wrote(std::uint64_t first_byte, std::uint64_t end_byte) {
+  if (end_byte <= first_byte) return;
+  ::sync_file_range(fd_, static_cast<off64_t>(first_byte), static_cast<off64_t>(end_byte - first_byte),
+                    SYNC_FILE_RANGE_WRITE);
+  behind_.emplace_back(first_byte, end_byte);
+  behind_bytes_ += end_byte - first_byte;
+  while (behind_.size() > 1 && behind_bytes_ - (behind_.back().second - behind_.back().first) > window_) {
+    const auto [first, end] = behind_.front();
+    behind_.pop_front();
+    behind_bytes_ -= end - first;
+    ::sync_file_range(fd_, static_cast<off64_t>(first), static_cast<off64_t>(end - first),
+                      SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER);
+    ::posix_fadvise(fd_, static_cast<off_t>(first), static_cast<off_t>(end - first), POSIX_FADV_DONTNEED);
+  }
+}
+
+void ElementFile::sync() const {
+  if (::fdatasync(fd_) != 0) throw Error("cannot write output " + path_ + ": " + errno_text(errno));
+}
+
+// ---- RunReads ------------------------------------------------------------------------------
+
+void RunReads::add(std::uint64_t at, std::size_t n, double* out, std::size_t step) {
+  if (n == 0) return;
+  if (step == 1) return runs_.push_back({at, n, out, 1});
+  for (std::size_t e = 0; e < n; e += kStagingElems)  // a strided run fits the staging buffer
+    runs_.push_back({at + e, std::min(kStagingElems, n - e), out + e * step, step});
+}
+
+void RunReads::flush() {
+  if (runs_.empty()) return;
+  auto by_offset = [](const Run& a, const Run& b) { return a.at < b.at; };
+  if (!std::is_sorted(runs_.begin(), runs_.end(), by_offset)) std::stable_sort(runs_.begin(), runs_.end(), by_offset);
+  // The requests: runs_[starts[g], starts[g + 1]), each one preadv.
+  std::vector<std::size_t> starts;
+  std::size_t iovs = 0, staged = 0;
+  for (std::size_t i = 0; i < runs_.size(); ++i) {
+    const Run& r = runs_[i];
+    bool joins = i > 0 && r.at >= runs_[i - 1].at + runs_[i - 1].n && iovs + 2 <= kMaxIov &&
+                 (r.step == 1 || staged + r.n <= kStagingElems);
+    if (joins) {
+      const std::uint64_t gap = bytes_of(r.at - runs_[i - 1].at - runs_[i - 1].n);
+      joins = gap <= kGapBytes && gap <= std::max<std::uint64_t>(kMinGapBytes, bytes_of(runs_[i - 1].n));
+      iovs += gap > 0 ? 1 : 0;
+    }
+    if (!joins) starts.push_back(i), iovs = 0, staged = 0;
+    iovs += 1, staged += r.step == 1 ? 0 : r.n;
+  }
+  starts.push_back(runs_.size());
+  // Several requests: the device gets them all at once (POSIX_FADV_WILLNEED starts their reads),
+  // not one after the other as the preadv calls below wait for each.
+  if (starts.size() > 2)
+    for (std::size_t g = 0; g + 1 < starts.size(); ++g) {
+      const Run &first = runs_[starts[g]], &last = runs_[starts[g + 1] - 1];
+      ::posix_fadvise(file_->fd(), static_cast<off_t>(file_->byte_of(first.at)),
+                      static_cast<off_t>(bytes_of(last.at + last.n - first.at)), POSIX_FADV_WILLNEED);
+    }
+  double* const staging = read_staging();
+  char* const sink = gap_sink();
+  std::vector<iovec> iov;
+  for (std::size_t g = 0; g + 1 < starts.size(); ++g) {
+    iov.clear();
+    std::size_t from = 0;
+    for (std::size_t i = starts[g]; i < starts[g + 1]; ++i) {
+      const Run& r = runs_[i];
+      if (i > starts[g] && r.at > runs_[i - 1].at + runs_[i - 1].n)
+        iov.push_back({sink, bytes_of(r.at - runs_[i - 1].at - runs_[i - 1].n)});
+      iov.push_back({r.step == 1 ? static_cast<void*>(r.out) : staging + from, bytes_of(r.n)});
+      from += r.step == 1 ? 0 : r.n;
+    }
+    transfer(file_->path(), file_->fd(), iov.data(), static_cast<int>(iov.size()), file_->byte_of(runs_[starts[g]].at),
+             false);
+    from = 0;
+    for (std::size_t i = starts[g]; i < starts[g + 1]; ++i) {
+      const Run& r = runs_[i];
+      if (r.step == 1) continue;
+      for (std::size_t e = 0; e < r.n; ++e) r.out[e * r.step] = staging[from + e];
+      from += r.n;
+    }
+  }
+  runs_.clear();
+}
+
+// ---- RunWrites -----------------------------------------------------------------------------
+
+void RunWrites::add(std::uint64_t at, std::size_t n, const double* src, std::size_t step) {
+  if (n == 0) return;
+  if (step == 1 && n >= kDirectElems) return pieces_.push_back({at, n, src, false});
+  if (staged_.capacity() == 0) staged_.reserve(kStagingElems);
+  for (std::size_t e = 0; e < n;) {
+    if (staged_.size() == kStagingElems) flush();
+    const std::size_t m = std::min(n - e, kStagingElems - staged_.size());
+    const std::size_t from = staged_.size();
+    for (std::size_t i = 0; i < m; ++i) staged_.push_back(src[(e + i) * step]);
+    Piece* last = pieces_.empty() ? nullptr : &pieces_.back();
+    if (last != nullptr && last->staged && last->at + last->n == at + e && last->src + last->n == staged_.data() + from)
+      last->n += m;  // continues the last staged piece, in the file and in the staging buffer
+    else
+      pieces_.push_back({at + e, m, staged_.data() + from, true});
+    e += m;
+  }
+}
+
+void RunWrites::flush() {
+  if (pieces_.empty()) return;
+  std::vector<iovec> iov;
+  iov.reserve(std::min(pieces_.size(), kMaxIov));
+  std::uint64_t first = 0, end = 0, low = ~std::uint64_t{0}, high = 0;
+  auto issue = [&] {
+    if (iov.empty()) return;
+    transfer(file_->path(), file_->fd(), iov.data(), static_cast<int>(iov.size()), file_->byte_of(first), true);
+    low = std::min(low, file_->byte_of(first)), high = std::max(high, file_->byte_of(end));
+    iov.clear();
+  };
+  for (const Piece& p : pieces_) {
+    if (iov.empty() || p.at != end || iov.size() == kMaxIov) issue(), first = p.at;
+    iov.push_back({const_cast<double*>(p.src), bytes_of(p.n)});  // pwritev only reads through it
+    end = p.at + p.n;
+  }
+  issue();
+  pieces_.clear(), staged_.clear();
+  file_->wrote(low, high);
+}
+
+}  // namespace tcert

@@ -1,0 +1,127 @@
+// tests/runtime/storage/element_file_test.cpp — ElementFile, RunReads, RunWrites: runs read and
+// written with few requests land where they should, nothing counted, clear errors.
+#include "runtime/storage/element_file.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <numeric>
+#include <vector>
+
+#include "runtime/base/counters.h"
+#include "temp_dir.h"
+
+namespace {
+
+using tcert::ElementFile;
+using tcert::RunReads;
+using tcert::RunWrites;
+
+constexpr std::uint64_t kOffset = 128;  // bytes before element 0, as a .npy header
+
+/// A file of `n` elements with element e = e, after kOffset bytes of header.
+std::string iota_file(const tcert_test::TempDir& dir, const std::string& name, std::size_t n) {
+  std::vector<double> data(n);
+  std::iota(data.begin(), data.end(), 0.0);
+  const std::string path = dir.file(name);
+  const int fd = ::open(path.c_str(), O_CREAT | O_TRUNC | O_WRONLY, 0644);
+  const std::vector<char> header(kOffset, 'h');
+  EXPECT_EQ(::pwrite(fd, header.data(), header.size(), 0), static_cast<ssize_t>(kOffset));
+  EXPECT_EQ(::pwrite(fd, data.data(), 8 * n, kOffset), static_cast<ssize_t>(8 * n));
+  ::close(fd);
+  return path;
+}
+
+TEST(RunReads, RunsInAnyOrderWithGapsAndStridesLandInPlace) {
+  tcert_test::TempDir dir;
+  const std::size_t n = std::size_t{1} << 20;
+  const ElementFile file(iota_file(dir, "a.bin", n), kOffset, false);
+  tcert::counters().reset();
+  RunReads reads(file);
+  std::vector<double> out(400000, -1);
+  reads.add(1000, 10, out.data());  // read with the next: 6 elements apart
+  reads.add(1016, 5, out.data() + 10);
+  reads.add(500000, 3, out.data() + 20);                           // far away: a request of its own
+  reads.add(20, 4, out.data() + 30);                               // before the others: sorted
+  reads.add(700000, 5, out.data() + 40, 7);                        // strided: out[40], out[47], …
+  const std::size_t long_strided = RunReads::kStagingElems + 100;  // cut to fit the staging buffer
+  std::vector<double> strided(2 * long_strided, -1);
+  reads.add(100000, long_strided, strided.data(), 2);
+  reads.flush();
+  EXPECT_TRUE(reads.empty());
+  for (int e = 0; e < 10; ++e) EXPECT_EQ(out[e], 1000 + e);
+  for (int e = 0; e < 5; ++e) EXPECT_EQ(out[10 + e], 1016 + e);
+  for (int e = 0; e < 3; ++e) EXPECT_EQ(out[20 + e], 500000 + e);
+  for (int e = 0; e < 4; ++e) EXPECT_EQ(out[30 + e], 20 + e);
+  for (int e = 0; e < 5; ++e) EXPECT_EQ(out[40 + 7 * e], 700000 + e);
+  EXPECT_EQ(out[41], -1);  // between strided elements: untouched
+  for (std::size_t e = 0; e < long_strided; ++e) ASSERT_EQ(strided[2 * e], 100000.0 + static_cast<double>(e));
+  EXPECT_EQ(strided[1], -1);
+  const tcert::Volumes v = tcert::counters().snapshot(tcert::Phase::Load);
+  EXPECT_EQ(v.disk_read_bytes, 0u);  // callers count what they ask for
+  EXPECT_EQ(v.disk_requests, 0u);
+}
+
+TEST(RunReads, PastTheEndIsAnErrorNamingTheFile) {
+  tcert_test::TempDir dir;
+  const ElementFile file(iota_file(dir, "short.bin", 100), kOffset, false);
+  RunReads reads(file);
+  std::vector<double> out(10);
+  reads.add(95, 10, out.data());
+  EXPECT_EQ(tcert_test::message_of([&] { reads.flush(); }),
+            "cannot read 80 bytes from " + dir.file("short.bin") + " at byte offset 888: the file ends at byte 928");
+}
+
+TEST(RunWrites, LongShortStridedAndSingleElementsInOrder) {
+  tcert_test::TempDir dir;
+  const std::size_t n = 300000;
+  const std::string path = iota_file(dir, "w.bin", n);
+  ElementFile file(path, kOffset, true);
+  file.set_window(4096);  // every batch waits for the one before: the write-behind runs too
+  RunWrites writes(file);
+  std::vector<double> long_run(RunWrites::kDirectElems + 3, 0.5);  // from the caller's memory
+  writes.add(10, long_run.size(), long_run.data());
+  const std::vector<double> strided = {1.5, -9, 2.5, -9, 3.5};
+  writes.add(2000, 3, strided.data(), 2);
+  for (std::uint64_t at = 3000; at < 3010; ++at) writes.put(at, -static_cast<double>(at));  // one run staged
+  writes.flush();
+  std::vector<double> many(RunWrites::kStagingElems + 10, 7.0);  // more than the staging holds: flushed midway
+  writes.add(100000, many.size(), many.data(), 1);
+  writes.put(3005, 42);  // later writes win
+  writes.flush();
+  EXPECT_TRUE(writes.empty());
+  const ElementFile back(path, kOffset, false);
+  std::vector<double> all(n);
+  back.read(0, n, all.data());
+  EXPECT_EQ(all[9], 9);
+  for (std::size_t e = 0; e < long_run.size(); ++e) ASSERT_EQ(all[10 + e], 0.5);
+  EXPECT_EQ(all[10 + long_run.size()], 10.0 + static_cast<double>(long_run.size()));
+  EXPECT_EQ(all[2000], 1.5);
+  EXPECT_EQ(all[2001], 2.5);
+  EXPECT_EQ(all[2002], 3.5);
+  EXPECT_EQ(all[2003], 2003);
+  for (std::uint64_t at = 3000; at < 3010; ++at) EXPECT_EQ(all[at], at == 3005 ? 42 : -static_cast<double>(at));
+  for (std::size_t e = 0; e < many.size(); ++e) ASSERT_EQ(all[100000 + e], 7.0);
+}
+
+TEST(ElementFile, CopyFromAnotherFile) {
+  tcert_test::TempDir dir;
+  const ElementFile from(iota_file(dir, "from.bin", 1000), kOffset, false);
+  const std::string path = iota_file(dir, "to.bin", 1000);
+  ElementFile to(path, kOffset, true);
+  std::vector<double> zeros(1000, 0.0);
+  to.read(0, 0, zeros.data());  // nothing
+  RunWrites clear(to);
+  clear.add(0, zeros.size(), zeros.data());
+  clear.flush();
+  to.copy_from(from, 100, 50);
+  std::vector<double> all(1000);
+  to.read(0, 1000, all.data());
+  EXPECT_EQ(all[99], 0);
+  for (int e = 100; e < 150; ++e) EXPECT_EQ(all[static_cast<std::size_t>(e)], e);
+  EXPECT_EQ(all[150], 0);
+}
+
+}  // namespace
