@@ -18,6 +18,7 @@
 #include "runtime/index/split_map.h"
 #include "runtime/program/direct_result.h"
 #include "runtime/program/hdf5_io.h"
+#include "runtime/storage/element_file.h"
 #include "runtime/storage/npy.h"
 #include "runtime/storage/spare_files.h"
 
@@ -137,10 +138,10 @@ void export_npy(Run& run, const TensorShape& output, const std::string& temp) {
     if (from.empty()) throw Error("output " + output.name + ": no statement of the program wrote it");
     if (const FileMemory* held = run.held().unwritten(from)) {  // the store has no up-to-date file of it
       write_npy_file(temp, {output.extents.begin(), output.extents.end()}, held->data(), false, &spare_files());
+    } else if (run.store().contains(from) && link_file(from, temp)) {
+      return;  // no byte moves: the store's name goes with the store, the output keeps the data
     } else {
-      std::error_code ec;
-      fs::copy_file(from, temp, fs::copy_options::overwrite_existing, ec);
-      if (ec) throw Error(fmt::format("cannot write output {}: {}", temp, ec.message()));
+      copy_file_streamed(from, temp);
     }
     counters().add_disk_read(8 * output.elements());
     counters().add_disk_write(8 * output.elements());

@@ -129,6 +129,36 @@ void ElementFile::sync() const {
   if (::fdatasync(fd_) != 0) throw Error("cannot write output " + path_ + ": " + errno_text(errno));
 }
 
+// ---- copy_file_streamed -------------------------------------------------------------------
+
+void copy_file_streamed(const std::string& from, const std::string& to) {
+  const int in = ::open(from.c_str(), O_RDONLY | O_CLOEXEC);
+  if (in < 0) throw Error("cannot open " + from + ": " + errno_text(errno));
+  const std::unique_ptr<int, void (*)(int*)> close_in(new int(in), [](int* fd) { ::close(*fd), delete fd; });
+  ::posix_fadvise(in, 0, 0, POSIX_FADV_SEQUENTIAL);
+  const int made = ::open(to.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (made < 0) throw Error("cannot open " + to + ": " + errno_text(errno));
+  ::close(made);
+  ElementFile out(to, 0, true);
+  const std::unique_ptr<char[]> buffer(new char[kCopyBytes]);
+  for (std::uint64_t at = 0;;) {
+    ssize_t n = ::pread(in, buffer.get(), kCopyBytes, static_cast<off_t>(at));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) fail(from, false, kCopyBytes, at, errno);
+    if (n == 0) break;
+    iovec iov{buffer.get(), static_cast<std::size_t>(n)};
+    transfer(to, out.fd(), &iov, 1, at, true);
+    out.wrote(at, at + static_cast<std::uint64_t>(n));
+    ::posix_fadvise(in, static_cast<off_t>(at), n, POSIX_FADV_DONTNEED);
+    at += static_cast<std::uint64_t>(n);
+  }
+}
+
+bool link_file(const std::string& from, const std::string& to) {
+  ::unlink(to.c_str());
+  return ::link(from.c_str(), to.c_str()) == 0;
+}
+
 // ---- RunReads ------------------------------------------------------------------------------
 
 void RunReads::add(std::uint64_t at, std::size_t n, double* out, std::size_t step) {

@@ -79,6 +79,23 @@ class ElementFile {
   std::uint64_t behind_bytes_ = 0;
 };
 
+/// Copies the file `from` into `to` (created, or truncated) with large explicit requests: the
+/// source read sequentially in kCopyBytes requests into one buffer, each written at once and put
+/// behind (ElementFile::wrote()), the source's pages dropped once copied. The device reads and
+/// writes the file's size once each, whatever the page cache holds (a kernel copy through the
+/// page cache re-read about 40% of it in a cgroup whose limit counts the page cache). Units:
+/// bytes. Throws Error("cannot open …", "cannot read N bytes from FROM …", "cannot write …").
+void copy_file_streamed(const std::string& from, const std::string& to);
+/// Gives the file `from` the second name `to` (a hard link; an existing `to` is replaced), so
+/// that `to` holds from's data without moving a byte; as durable as a copy just written (the
+/// kernel writes dirty pages back). Returns false, leaving `to` absent, where the two are on
+/// different file systems or the file system has no hard links (the caller copies:
+/// copy_file_streamed()). The data are shared: the caller must no longer change them through
+/// `from` (SpareFiles::give() refuses a file with another name).
+bool link_file(const std::string& from, const std::string& to);
+/// The request size of copy_file_streamed() (1 MiB), and its one buffer.
+inline constexpr std::size_t kCopyBytes = std::size_t{1} << 20;
+
 /// Runs of a file's elements to read, queued by add() and read by flush() with few requests.
 /// For one thread; the file outlives it.
 class RunReads {

@@ -18,6 +18,7 @@ SpareFiles::~SpareFiles() {
 bool SpareFiles::give(const std::string& path, const std::string& under) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0 || static_cast<std::uint64_t>(st.st_size) > kMaxBytes) return false;
+  if (st.st_nlink > 1) return false;  // another name (an exported output) keeps its contents
   const std::lock_guard<std::mutex> lock(mutex_);
   if (dir_.empty()) {
     std::string pattern = under + "/tcert-spares-XXXXXX";

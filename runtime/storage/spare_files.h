@@ -36,7 +36,8 @@ class SpareFiles {
 
   /// Takes the file `path` (no longer needed) into the pool, moving it (rename) into the pool's
   /// directory, which is made under `under` on the first call. Returns false, leaving the file
-  /// where it is, when it is larger than kMaxBytes, when `under` is not the directory the pool
+  /// where it is, when it is larger than kMaxBytes, when it has another name (a hard link: an
+  /// output exported from the store keeps its contents), when `under` is not the directory the pool
   /// was made under, or when the pool's directory cannot be made or the rename fails (e.g. across
   /// file systems): the caller then removes it. Spares beyond kMaxBytes in all are removed, the
   /// oldest first.
