@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "runtime/base/counters.h"
+#include "runtime/base/error.h"
 #include "temp_dir.h"
 
 namespace {
@@ -122,6 +123,47 @@ TEST(ElementFile, CopyFromAnotherFile) {
   EXPECT_EQ(all[99], 0);
   for (int e = 100; e < 150; ++e) EXPECT_EQ(all[static_cast<std::size_t>(e)], e);
   EXPECT_EQ(all[150], 0);
+}
+
+/// The bytes of the file at `path`.
+std::vector<char> bytes_of_file(const std::string& path) {
+  std::vector<char> bytes;
+  const int fd = ::open(path.c_str(), O_RDONLY);
+  char buffer[4096];
+  for (ssize_t n; (n = ::read(fd, buffer, sizeof buffer)) > 0;) bytes.insert(bytes.end(), buffer, buffer + n);
+  ::close(fd);
+  return bytes;
+}
+
+TEST(CopyFileStreamed, CopiesEveryByteOverSeveralRequestsAndReplacesTheTarget) {
+  tcert_test::TempDir dir;
+  const std::size_t n = tcert::kCopyBytes / 8 * 2 + 77;  // two full requests and a partial one
+  const std::string from = iota_file(dir, "from.npy", n), to = dir.file("to.npy");
+  iota_file(dir, "to.npy", 3);  // an older, shorter file of that name
+  tcert::counters().reset();
+  tcert::copy_file_streamed(from, to);
+  EXPECT_EQ(bytes_of_file(to), bytes_of_file(from));
+  EXPECT_EQ(tcert::counters().total().disk_read_bytes, 0u);  // callers count
+}
+
+TEST(CopyFileStreamed, AMissingSourceIsAnErrorNamingIt) {
+  tcert_test::TempDir dir;
+  try {
+    tcert::copy_file_streamed(dir.file("none.npy"), dir.file("to.npy"));
+    FAIL() << "no error";
+  } catch (const tcert::Error& e) {
+    EXPECT_EQ(std::string(e.what()), "cannot open " + dir.file("none.npy") + ": No such file or directory");
+  }
+}
+
+TEST(LinkFile, GivesTheSameDataASecondNameThatOutlivesTheFirst) {
+  tcert_test::TempDir dir;
+  const std::string from = iota_file(dir, "version.npy", 1000), to = dir.file("out.npy");
+  iota_file(dir, "out.npy", 3);  // replaced
+  const std::vector<char> before = bytes_of_file(from);
+  ASSERT_TRUE(tcert::link_file(from, to));
+  ::unlink(from.c_str());  // the store goes
+  EXPECT_EQ(bytes_of_file(to), before);
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 // bounded, removed with the pool; NpyWriter writing into a spare.
 #include "runtime/storage/spare_files.h"
 
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -128,6 +130,16 @@ TEST(SpareFiles, WriteNpyWritesIntoASpareAndGivesTheReplacedFileToThePool) {
   EXPECT_EQ(std::distance(fs::directory_iterator(other.path()), {}), 1);  // no temporary, no old file
   const tcert::NpyReader last(other.path() + "/r.npy");
   EXPECT_EQ(std::vector<double>(last.data(), last.data() + 6), two);
+}
+
+TEST(SpareFiles, RefusesAFileWithAnotherName) {
+  tcert_test::TempDir dir;
+  tcert::SpareFiles spares;
+  write_bytes(dir.path() + "/version", 100, 'v');
+  ASSERT_EQ(::link((dir.path() + "/version").c_str(), (dir.path() + "/output").c_str()), 0);  // an exported output
+  EXPECT_FALSE(spares.give(dir.path() + "/version", dir.path()));
+  EXPECT_TRUE(fs::exists(dir.path() + "/version"));
+  EXPECT_EQ(spares.bytes(), 0U);
 }
 
 }  // namespace
