@@ -15,7 +15,11 @@ its flops). Prints one line per case: medians over the runs of
             ranks: one device) at the calibrated device bandwidths, or the kernel's time (the
             contractions' flops at the calibrated rate of one rank, which uses all the node's
             cores) if larger
-  tcec/bound, tcec/numpy, pred_s (the dry-run's predicted whole-program time), pred/meas
+  tcec/bound, tcec/numpy
+  pred_s    the dry-run's predicted time of the contractions (compute stages and stages 1 and 3,
+            for the machine tcec-calibrate --regime device measured)
+  prog_s    the program's measured time of the same (its trace: the slowest rank's per stage)
+  pred/prog their ratio (the model's fidelity in the device regime; goal 0.75 .. 1.25)
   dev_read  the device bytes tcec's ranks read over the run (trace "device", GB) against the
             predicted disk reads (GB), and likewise numpy's (its /proc/self/io)
   pgpgin    machine-wide pgpgin over tcec's run (GB)
@@ -65,12 +69,14 @@ def tcec_run(d, r):
         slow = max(range(len(m["seconds"])), key=lambda q: m["seconds"][q])
         wall += m["seconds"][slow]
         busy += max(m["disk_seconds"][slow], m["comm_seconds"][slow], m["kernel_seconds"][slow])
-    return rep["wall_s"], read, predicted, rep["pgpgin_bytes"], rep["peak_bytes"] or 0, wall / busy if busy else 0
+    stages = wall + sum(max(c["redistribution"]["measured"].get("seconds", [0]) or [0]) for c in trace["contractions"])
+    return (rep["wall_s"], read, predicted, rep["pgpgin_bytes"], rep["peak_bytes"] or 0, wall / busy if busy else 0,
+            stages)
 
 
 def header():
     print(f"{'case':<22} {'P':>2} {'tensors_GB':>10} {'limit_MB':>8} {'tcec_s':>8} {'numpy_s':>8} {'bound_s':>8} "
-          f"{'(device,kernel)':>15} {'tcec/bound':>10} {'tcec/numpy':>10} {'pred_s':>7} {'pred/meas':>9} "
+          f"{'(device,kernel)':>15} {'tcec/bound':>10} {'tcec/numpy':>10} {'pred_s':>7} {'prog_s':>7} {'pred/prog':>9} "
           f"{'dev_read_GB(pred)':>17} {'numpy_read_GB':>13} {'pgpgin_GB':>9} {'peak_MB':>7} {'busy':>5}")
 
 
@@ -84,9 +90,10 @@ def row(name, d, P, runs, cal_path):
     tw, nw = med([x[0] for x in t]), med([x["wall_s"] for x in n])
     limit = n[0]["limit_bytes"] / 2**20
     pred = dry.get("total_predicted_time_s", 0)
+    prog = med([x[6] for x in t])
     nread = med([x["read_bytes"] or 0 for x in nj])
     print(f"{name:<22} {P:>2} {tensors / GB:>10.2f} {limit:>8.0f} {tw:>8.2f} {nw:>8.2f} {b:>8.2f} "
-          f"{f'({device:.2f},{kernel:.2f})':>15} {tw / b:>10.2f} {tw / nw:>10.2f} {pred:>7.2f} {pred / tw:>9.2f} "
+          f"{f'({device:.2f},{kernel:.2f})':>15} {tw / b:>10.2f} {tw / nw:>10.2f} {pred:>7.2f} {prog:>7.2f} {pred / prog:>9.2f} "
           f"{f'{med([x[1] for x in t]) / GB:.2f}({t[0][2] / GB:.2f})':>17} {nread / GB:>13.2f} "
           f"{med([x[3] for x in t]) / GB:>9.2f} {med([x[4] for x in t]) / 2**20:>7.0f} {med([x[5] for x in t]):>5.2f}")
 

@@ -8,8 +8,8 @@
 # root OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1) and /usr/bin/python3 with numpy.
 # CASES: names from the list below (default: issue 51's cases, "Numbers this must reach"); RUNS
 # (default 1) runs of each of tcec and numpy, alternating, caches dropped before each. Each case
-# is compiled for the machine `processors P; memory MEM; network 1 GB/s; disk 1300 MB/s`, its
-# inputs written as .npy files (bench/ooc_numpy.py inputs, outside the cgroup), then run inside a
+# is compiled for the machine `tcec-calibrate --regime device` measured with P ranks (the device
+# past the page cache, docs/out-of-core.md), its memory per rank set to the case's, its inputs written as .npy files (bench/ooc_numpy.py inputs, outside the cgroup), then run inside a
 # cgroup of LIMIT (at most a quarter of its tensors): tcec's program with --input-dir,
 # --output-dir and --trace, and `bench/ooc_numpy.py run KIND` (BLAS threads: the node's cores, as
 # the program's ranks have together). The outputs of the last runs are compared (largest relative
@@ -43,9 +43,14 @@ cases=(
 )
 work=$(mktemp -d "${TMPDIR:-/tmp}/ooc-regime-XXXXXX")
 trap '[[ -n ${KEEP:-} ]] || rm -rf "$work"' EXIT
-mpirun --oversubscribe -np 1 "$build/bin/tcec-calibrate" --scratch "$work" -o "$work/cal.machine" \
-  --json "$work/cal.json" 2> "$work/cal.log"
-grep -E "past the page cache|disk figures above" "$work/cal.log" | sed 's/^tcec-calibrate: /calibration (P = 1): /'
+# The machine of each P: tcec-calibrate --regime device with P ranks (the device's figures per
+# rank with all ranks at once, past the page cache; the same scratch file system as the runs).
+for np in 1 2; do
+  mpirun --oversubscribe -np "$np" "$build/bin/tcec-calibrate" --regime device --scratch "$work" \
+    -o "$work/cal.$np.machine" --json "$work/cal.$np.json" 2> "$work/cal.$np.log"
+  grep -E "past the page cache" "$work/cal.$np.log" | sed "s/^tcec-calibrate: /calibration (P = $np): /"
+done
+cp "$work/cal.1.json" "$work/cal.json"  # the device bound's figures (one rank: the whole device)
 # in_regime REPORT COMMAND...: COMMAND in the case's cgroup (its lines to the case's log); on a
 # failure, the log's last lines and the end of the benchmark.
 in_regime() {
@@ -64,7 +69,7 @@ for entry in "${cases[@]}"; do
   slab=$((${limit%M} / 8 < 64 ? ${limit%M} / 8 : 64))  # MB per slab: numpy holds about three at once
   dir=$work/$name
   mkdir -p "$dir"
-  printf 'machine ooc { processors %s; memory %s; network 1 GB/s; disk 1300 MB/s; }\n' "$np" "$memory" > "$dir/m.machine"
+  sed "s/^  memory [0-9]* MB;/  memory $memory;/" "$work/cal.$np.machine" > "$dir/m.machine"
   "$build/bin/tcec" "${args[@]}" --machine "$dir/m.machine" -o "$dir/prog" --build > /dev/null
   "$build/bin/tcec" "${args[@]}" --machine "$dir/m.machine" --dry-run --json > "$dir/dry.json"
   /usr/bin/python3 "$here/bench/ooc_numpy.py" inputs "$dir/in" < "$dir/dry.json"

@@ -130,6 +130,30 @@ TEST(MachineFile, SaysWhichRegimeTheDiskFiguresDescribe) {
   EXPECT_TRUE(r.ok()) << r.diagnostics.render();
 }
 
+TEST(MachineFile, TheDeviceRegimeTakesTheDevicesFigures) {
+  tcec::calibrate::Measured m = with_device(0);
+  m.device_regime = true;
+  m.direct_read_bytes_per_s = 1250e6, m.direct_overlap = 0.875;
+  const std::string text = tcec::calibrate::machine_text(m);
+  for (const char* line :
+       {"# Regimes (docs/out-of-core.md): --regime device: disk_read, disk_write, disk_latency, page_fault and\n"
+        "# overlap describe the device past the page cache, as programs whose tensors do not fit see the disk.\n",
+        "  disk_read 1300.50 MB/s;        # the device: O_DIRECT reads of 268.44 MB per rank in 4 MiB requests, all "
+        "ranks at once; slowest rank\n",
+        "  disk_write 1100.00 MB/s;       # the device: buffered 4 MiB writes through fdatasync, as programs stream "
+        "results out with write-behind; slowest rank (O_DIRECT 1400.25 MB/s)\n",
+        "  disk_latency 0.000 us;         # streamed tensors move in requests of whole runs: not modelled\n",
+        "  page_fault 0.000 us;           # streamed tensors are not mapped: no page faults\n",
+        "  overlap 0.875;                 # O_DIRECT disk reads on an I/O thread beside the kernel, past the page "
+        "cache: 1250.00 MB/s ("})
+    EXPECT_NE(text.find(line), std::string::npos) << line << "\n---\n" << text;
+  auto r = tcec::frontend::parse_source("calibrated.machine", text, {});
+  ASSERT_TRUE(r.ok()) << r.diagnostics.render();
+  EXPECT_EQ(r.program->machine->overlap, 0.875);
+  EXPECT_EQ(tcec::calibrate::machine_json(m)["block_regime"], "device");
+  EXPECT_EQ(tcec::calibrate::machine_json(with_device(0))["block_regime"], "page cache");
+}
+
 TEST(MachineFile, TheJsonGivesEachDiskFigureItsRegime) {
   const nlohmann::json j = tcec::calibrate::machine_json(with_device(0));
   EXPECT_EQ(j["processors"], 4);

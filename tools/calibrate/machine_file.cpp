@@ -1,6 +1,8 @@
 // tools/calibrate/machine_file.cpp — the calibrated machine block as text.
 #include "machine_file.h"
 
+#include <functional>
+
 #include <fmt/format.h>
 
 namespace tcec::calibrate {
@@ -19,7 +21,11 @@ std::string regime_comment(const Measured& m) {
   const DeviceFigures& d = m.device;
   if (d.bytes == 0) return "";
   std::string out;
-  if (m.disk_read_device_bytes >= 0) {
+  if (m.device_regime) {
+    out +=
+        "# Regimes (docs/out-of-core.md): --regime device: disk_read, disk_write, disk_latency, page_fault and\n"
+        "# overlap describe the device past the page cache, as programs whose tensors do not fit see the disk.\n";
+  } else if (m.disk_read_device_bytes >= 0) {
     const bool device = read_from_device(static_cast<std::uint64_t>(m.disk_read_device_bytes), m.disk_bytes);
     out += fmt::format(
         "# Regimes (docs/out-of-core.md): disk_read, disk_write, disk_latency and page_fault describe {} (the device "
@@ -40,6 +46,58 @@ std::string regime_comment(const Measured& m) {
       mb(static_cast<double>(d.bytes)), direct, mb(d.synced_write_bytes_per_s), mb(d.cold_read_bytes_per_s),
       mb(static_cast<double>(d.cold_read_device_bytes)));
   return out;
+}
+
+/// Writes one property line: the property and its comment.
+using Line = std::function<void(const std::string&, const std::string&)>;
+
+/// The block's disk figures as programs whose tensors fit in memory see them (the page cache).
+void page_cache_disk_lines(const Measured& m, const Line& line) {
+  line(fmt::format("disk_read {} MB/s", mb(m.disk_read_bytes_per_s)),
+       fmt::format("reading back {} MB per rank in 4 MB requests, as programs read tiled files; slowest rank",
+                   mb(static_cast<double>(m.disk_bytes))));
+  line(fmt::format("disk_write {} MB/s", mb(m.disk_write_bytes_per_s)),
+       fmt::format("writing {} MB per rank into a new result file through its mapping, as programs write "
+                   "results; slowest rank (a second new file right after removing it {} MB/s; 4 MB pwrites into a new "
+                   "file {} MB/s, in place {} MB/s)",
+                   mb(static_cast<double>(m.disk_bytes)), mb(m.disk_reused_write_bytes_per_s),
+                   mb(m.disk_pwrite_bytes_per_s), mb(m.disk_rewrite_bytes_per_s)));
+  line(
+      fmt::format("disk_latency {:.3f} us", m.disk_latency_s * 1e6),
+      fmt::format("runs of 16 elements read through a mapping, as programs read tensors, its pages mapped: time "
+                  "per run beyond its bytes at disk_read, median of 3 passes in each of 3 mappings ({:.3f} us per 8 KB "
+                  "read at a random offset)",
+                  m.disk_pread_latency_s * 1e6));
+  line(fmt::format("page_fault {:.3f} us", m.disk_fault_s * 1e6),
+       "the first pass over those runs, its pages faulting in: its time beyond the mapped passes' per 64 KiB "
+       "fault-around window, median of the 3 mappings");
+}
+
+/// The block's disk figures past the page cache (machine_text(), m.device_regime).
+void device_disk_lines(const Measured& m, const Line& line) {
+  const DeviceFigures& d = m.device;
+  const bool direct = d.direct_read_bytes_per_s >= 0;
+  line(fmt::format("disk_read {} MB/s", mb(direct ? d.direct_read_bytes_per_s : d.cold_read_bytes_per_s)),
+       fmt::format("the device: {} of {} MB per rank in 4 MiB requests, all ranks at once; slowest rank",
+                   direct ? "O_DIRECT reads" : "buffered reads of dropped pages (O_DIRECT refused)",
+                   mb(static_cast<double>(d.bytes))));
+  line(fmt::format("disk_write {} MB/s", mb(d.synced_write_bytes_per_s)),
+       fmt::format("the device: buffered 4 MiB writes through fdatasync, as programs stream results out with "
+                   "write-behind; slowest rank ({})",
+                   direct ? fmt::format("O_DIRECT {} MB/s", mb(d.direct_write_bytes_per_s)) : "O_DIRECT refused"));
+  line("disk_latency 0.000 us", "streamed tensors move in requests of whole runs: not modelled");
+  line("page_fault 0.000 us", "streamed tensors are not mapped: no page faults");
+}
+
+/// The overlap line as programs whose tensors fit in memory see it (reads through the page cache).
+void page_cache_overlap_line(const Measured& m, const Line& line) {
+  const std::string direct = m.direct_overlap < 0
+                                 ? std::string("O_DIRECT refused here")
+                                 : fmt::format("with O_DIRECT reads, past the page cache: {} MB/s, overlap {:.3f}",
+                                               mb(m.direct_read_bytes_per_s), m.direct_overlap);
+  line(fmt::format("overlap {:.3f}", m.overlap),
+       fmt::format("disk reads on an I/O thread {:.3f} s, kernel {:.3f} s, both at once {:.3f} s; slowest rank ({})",
+                   m.overlap_disk_s, m.overlap_kernel_s, m.overlap_both_s, direct));
 }
 
 }  // namespace
@@ -63,24 +121,10 @@ std::string machine_text(const Measured& m) {
   line(fmt::format("network {} MB/s", mb(m.network_bytes_per_s)),
        fmt::format("ring shift of {} MB messages, every rank sending and receiving; slowest rank",
                    mb(static_cast<double>(m.message_bytes))));
-  line(fmt::format("disk_read {} MB/s", mb(m.disk_read_bytes_per_s)),
-       fmt::format("reading back {} MB per rank in 4 MB requests, as programs read tiled files; slowest rank",
-                   mb(static_cast<double>(m.disk_bytes))));
-  line(fmt::format("disk_write {} MB/s", mb(m.disk_write_bytes_per_s)),
-       fmt::format("writing {} MB per rank into a new result file through its mapping, as programs write "
-                   "results; slowest rank (a second new file right after removing it {} MB/s; 4 MB pwrites into a new "
-                   "file {} MB/s, in place {} MB/s)",
-                   mb(static_cast<double>(m.disk_bytes)), mb(m.disk_reused_write_bytes_per_s),
-                   mb(m.disk_pwrite_bytes_per_s), mb(m.disk_rewrite_bytes_per_s)));
-  line(
-      fmt::format("disk_latency {:.3f} us", m.disk_latency_s * 1e6),
-      fmt::format("runs of 16 elements read through a mapping, as programs read tensors, its pages mapped: time "
-                  "per run beyond its bytes at disk_read, median of 3 passes in each of 3 mappings ({:.3f} us per 8 KB "
-                  "read at a random offset)",
-                  m.disk_pread_latency_s * 1e6));
-  line(fmt::format("page_fault {:.3f} us", m.disk_fault_s * 1e6),
-       "the first pass over those runs, its pages faulting in: its time beyond the mapped passes' per 64 KiB "
-       "fault-around window, median of the 3 mappings");
+  if (m.device_regime)
+    device_disk_lines(m, line);
+  else
+    page_cache_disk_lines(m, line);
   line(fmt::format("replication_factor {:.3f}", m.replication_factor),
        "ring all-gather time over (P - 1) pieces at the network bandwidth");
   line(fmt::format("reduction_factor {:.3f}", m.reduction_factor),
@@ -91,13 +135,13 @@ std::string machine_text(const Measured& m) {
   line(fmt::format("memory_bandwidth {} MB/s", mb(m.memory_bytes_per_s)),
        "tile kernel on a 1024x1024 C tile (8 MB) with K = 8, all ranks at once: C in and out and the panels per "
        "call; slowest rank");
-  const std::string direct = m.direct_overlap < 0
-                                 ? std::string("O_DIRECT refused here")
-                                 : fmt::format("with O_DIRECT reads, past the page cache: {} MB/s, overlap {:.3f}",
-                                               mb(m.direct_read_bytes_per_s), m.direct_overlap);
-  line(fmt::format("overlap {:.3f}", m.overlap),
-       fmt::format("disk reads on an I/O thread {:.3f} s, kernel {:.3f} s, both at once {:.3f} s; slowest rank ({})",
-                   m.overlap_disk_s, m.overlap_kernel_s, m.overlap_both_s, direct));
+  if (m.device_regime)
+    line(fmt::format("overlap {:.3f}", m.direct_overlap),
+         fmt::format("O_DIRECT disk reads on an I/O thread beside the kernel, past the page cache: {} MB/s ({:.3f} "
+                     "through the page cache)",
+                     mb(m.direct_read_bytes_per_s), m.overlap));
+  else
+    page_cache_overlap_line(m, line);
   out += "}\n";
   return out;
 }
@@ -162,6 +206,7 @@ nlohmann::json machine_json(const Measured& m) {
           {"date", m.date},
           {"processors", m.processors},
           {"memory_bytes", m.memory_bytes},
+          {"block_regime", m.device_regime ? "device" : "page cache"},
           {"figures", f}};
 }
 

@@ -46,6 +46,9 @@ struct Measured {
   /// regime (read_from_device()); -1: unknown (/proc/self/io not readable), not said.
   std::int64_t disk_read_device_bytes = -1;
   DeviceFigures device;  ///< the disk past the page cache
+  /// --regime device: the block's disk_read, disk_write, disk_latency, page_fault and overlap
+  /// describe the device (DeviceFigures, O_DIRECT overlap) instead of the page cache.
+  bool device_regime = false;
   double replication_factor = 1, reduction_factor = 1;
   double flops_per_s = 0;
   std::uint64_t disk_bytes = 0;     ///< per rank, written then read for the disk figures
@@ -76,10 +79,16 @@ struct Measured {
 /// in whole MB, bandwidths in MB/s with two decimals, the latency in us, factors, the overlap
 /// and the kernel (GFLOP/s) with three. When the device was measured (m.device.bytes > 0), a
 /// header comment says which regime the disk figures describe (the page cache's, or the
-/// device's when the device read disk_read's file) and gives the device's own figures.
+/// device's when the device read disk_read's file) and gives the device's own figures. With
+/// m.device_regime the block's disk figures are the device's (docs/out-of-core.md): disk_read the
+/// O_DIRECT read (the cold buffered read where O_DIRECT was refused), disk_write the buffered
+/// write through fdatasync (programs stream results out with write-behind), disk_latency and
+/// page_fault 0 (streamed tensors move in large requests, and no page faults), overlap the
+/// O_DIRECT reads' (the device moves data beside the kernel). Needs m.device measured.
 std::string machine_text(const Measured& m);
 
 /// The figures as JSON (tcec-calibrate --json): {"host", "date", "processors", "memory_bytes",
+/// "block_regime" (whose disk figures the machine block took: "page cache" or "device"),
 /// "figures": {NAME: {"value", "unit", "regime" (disk figures: "page cache" or "device"),
 /// "how"}}}; bandwidths in "B/s", times in "s", the kernel in "FLOP/s", factors in "1".
 /// NAMEs: the machine block's properties (disk_read, disk_write, disk_latency, page_fault,

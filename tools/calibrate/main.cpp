@@ -1,7 +1,7 @@
 // tools/calibrate/main.cpp — tcec-calibrate: measures the machine it runs on and writes a
 // `machine` block for tcec (issue 18).
 //
-//   mpirun -np P tcec-calibrate [--scratch DIR] [--memory SIZE] [--quick] -o FILE.machine
+//   mpirun -np P tcec-calibrate [--scratch DIR] [--memory SIZE] [--regime page-cache|device] [--quick] -o FILE.machine
 //
 // Every rank takes part in every measurement at once (measure.h); rank 0 prints each figure as
 // it goes and writes FILE (to FILE.tmp-<pid>, renamed when complete).
@@ -100,6 +100,7 @@ void write_atomically(const std::string& path, const std::string& text) {
 /// The command line.
 struct Args {
   std::string output, scratch, memory, json;
+  std::string regime = "page-cache";  ///< --regime: which disk figures the machine block takes
   bool quick = false;
 };
 
@@ -121,6 +122,12 @@ Args parse_args(const tcert::Context& ctx, int argc, char** argv) {
                  "Tile memory per rank for the machine block, e.g. '64 MB' (default: a quarter of the "
                  "node's available memory over its ranks, at most 1 GB)")
       ->type_name("SIZE");
+  app.add_option("--regime", a.regime,
+                 "Which disk figures the machine block takes: page-cache (programs whose tensors fit in the "
+                 "node's memory) or device (out of core: the device past the page cache, as programs stream "
+                 "tensors larger than their memory; docs/out-of-core.md)")
+      ->check(CLI::IsMember({"page-cache", "device"}))
+      ->capture_default_str();
   app.add_flag("--quick", a.quick, "Small sizes (seconds, for tests): the figures are rougher");
   app.add_option("--json", a.json,
                  "Also write every figure as JSON to FILE, each with its unit and, for the disk, the regime it "
@@ -143,6 +150,7 @@ Args parse_args(const tcert::Context& ctx, int argc, char** argv) {
 Measured start_measured(const tcert::Context& ctx, const Args& a, int local) {
   Measured m;
   m.processors = ctx.size();
+  m.device_regime = a.regime == "device";
   if (!a.memory.empty()) {
     const std::optional<std::uint64_t> bytes = parse_size(a.memory);
     if (!bytes) throw tcert::Error(tcec::tools::message_text(tcec::tools::ToolDiag::err_calibrate_memory, a.memory));
@@ -260,6 +268,8 @@ int main(int argc, char** argv) {
     report(ctx, fmt::format("{} ranks ({} on this node); disk in {}", ctx.size(), local, a.scratch));
     measure_transfers(ctx, a.scratch, m);
     measure_compute(ctx, a.scratch, m);
+    if (m.device_regime && m.device.bytes == 0)
+      throw tcert::Error("--regime device: the device past the page cache could not be measured in " + a.scratch);
     if (ctx.rank() == 0) {
       write_atomically(a.output, tcec::calibrate::machine_text(m));
       report(ctx, "wrote " + a.output);
