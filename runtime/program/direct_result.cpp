@@ -74,7 +74,9 @@ DirectResult::~DirectResult() = default;
 
 void DirectResult::open_file() {
   file_ = std::make_shared<ElementFile>(temp_, read_npy_header(temp_).data_offset_bytes, true);
-  file_->set_window(run_.mapped().drop_bytes());  // written pages behind: as many as a mapping's
+  // Written pages behind: as many as a mapping's, and enough for the device to write at its speed
+  // (page cache of the node, not the plan's memory: the kernel throttles dirty pages of a cgroup).
+  file_->set_window(std::max(run_.mapped().drop_bytes(), ElementFile::kDeviceWindowBytes));
   writes_ = std::make_unique<RunWrites>(*file_);
 }
 
