@@ -132,10 +132,9 @@ void ElementFile::sync() const {
 // ---- copy_file_streamed -------------------------------------------------------------------
 
 void copy_file_streamed(const std::string& from, const std::string& to) {
-  const int in = ::open(from.c_str(), O_RDONLY | O_CLOEXEC);
-  if (in < 0) throw Error("cannot open " + from + ": " + errno_text(errno));
-  const std::unique_ptr<int, void (*)(int*)> close_in(new int(in), [](int* fd) { ::close(*fd), delete fd; });
-  ::posix_fadvise(in, 0, 0, POSIX_FADV_SEQUENTIAL);
+  const ElementFile source(from, 0, false);
+  const int in = source.fd();
+  ::posix_fadvise(in, 0, 0, POSIX_FADV_SEQUENTIAL);  // read once, in order: the kernel may read ahead
   const int made = ::open(to.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (made < 0) throw Error("cannot open " + to + ": " + errno_text(errno));
   ::close(made);

@@ -67,6 +67,23 @@ std::uint64_t least_over_ranks(const tcert::Context& ctx, std::uint64_t value) {
   return *std::min_element(all.begin(), all.end());
 }
 
+/// Seconds per small O_DIRECT read beyond its bytes at `read_bytes_per_s`: kRandomReads reads of
+/// kAlignBytes at random aligned offsets of f's first `bytes`, one at a time (a device's cost of
+/// a request, what a run read on its own pays); the slowest rank's, at least 0.
+double request_seconds(const tcert::Context& ctx, ScratchFile& f, char* buf, std::uint64_t bytes,
+                       double read_bytes_per_s) {
+  constexpr int kRandomReads = 512;
+  std::uint64_t state = 0x9e3779b97f4a7c15ULL * static_cast<std::uint64_t>(ctx.rank() + 1);
+  const double seconds = slowest(ctx, [&] {
+    for (int r = 0; r < kRandomReads; ++r) {
+      state = state * 6364136223846793005ULL + 1442695040888963407ULL;  // Knuth's MMIX LCG
+      const auto off = static_cast<off_t>((state >> 17) % (bytes / kAlignBytes) * kAlignBytes);
+      if (::pread(f.fd, buf, kAlignBytes, off) != static_cast<ssize_t>(kAlignBytes)) fail("read", f.path);
+    }
+  });
+  return std::max(0.0, seconds / kRandomReads - static_cast<double>(kAlignBytes) / read_bytes_per_s);
+}
+
 }  // namespace
 
 DeviceFigures measure_device(const tcert::Context& ctx, const std::string& dir, std::uint64_t bytes) {
@@ -89,6 +106,7 @@ DeviceFigures measure_device(const tcert::Context& ctx, const std::string& dir, 
       const std::uint64_t before = device_read_now();
       out.direct_read_bytes_per_s = bytes_d / slowest(ctx, [&] { transfer(direct, buf.get(), out.bytes, false); });
       out.direct_read_device_bytes = least_over_ranks(ctx, device_read_now() - before);
+      out.direct_request_s = request_seconds(ctx, direct, buf.get(), out.bytes, out.direct_read_bytes_per_s);
     }
   }
   ScratchFile file{stem + "-buffered.bin"};

@@ -18,6 +18,9 @@ namespace tcec::calibrate {
 struct DeviceFigures {
   double direct_read_bytes_per_s = -1, direct_write_bytes_per_s = -1;
   double synced_write_bytes_per_s = 0, cold_read_bytes_per_s = 0;
+  /// Seconds per O_DIRECT read of 4 KiB at a random offset beyond its bytes at the O_DIRECT read
+  /// bandwidth (one at a time): the device's cost of a request. < 0 where O_DIRECT was refused.
+  double direct_request_s = -1;
   std::uint64_t bytes = 0, cold_read_device_bytes = 0, direct_read_device_bytes = 0;
 };
 
@@ -82,8 +85,9 @@ struct Measured {
 /// device's when the device read disk_read's file) and gives the device's own figures. With
 /// m.device_regime the block's disk figures are the device's (docs/out-of-core.md): disk_read the
 /// O_DIRECT read (the cold buffered read where O_DIRECT was refused), disk_write the buffered
-/// write through fdatasync (programs stream results out with write-behind), disk_latency and
-/// page_fault 0 (streamed tensors move in large requests, and no page faults), overlap the
+/// write through fdatasync (programs stream results out with write-behind), disk_latency 0 (runs
+/// near each other are read in one request; the comment gives direct_request_s), page_fault 0
+/// (streamed tensors are not mapped), overlap the
 /// O_DIRECT reads' (the device moves data beside the kernel). Needs m.device measured.
 std::string machine_text(const Measured& m);
 
