@@ -28,8 +28,11 @@ results_begin() {
   local command="bench/$(basename "$script")"
   local arg
   for arg in "$@"; do command+=" $(printf '%q' "$arg")"; done
-  printf '\n## %s\n\n- command: `bash %s`\n- commit: %s\n- host: %s cores\n\n' \
-    "$(date '+%F %T %Z')" "$command" "$commit" "$(nproc 2>/dev/null || echo '?')" >>"$RESULTS_FILE"
+  # The load at the start: other work on the host slows a benchmark (2 cores busy with builds
+  # show as a load of 4 or more).
+  printf '\n## %s\n\n- command: `bash %s`\n- commit: %s\n- host: %s cores, load average %s (1, 5, 15 min) at the start\n\n' \
+    "$(date '+%F %T %Z')" "$command" "$commit" "$(nproc 2>/dev/null || echo '?')" \
+    "$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')" >>"$RESULTS_FILE"
   echo "results: appending to ${RESULTS_FILE#"$root"/}" >&2
   exec > >(tee >(sed -u 's/^/    /' >>"$RESULTS_FILE"))
 }
