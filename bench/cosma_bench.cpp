@@ -192,7 +192,6 @@ tcert::GemmSpec tcec_spec(const Shape& s, const cm::CosmaGrid& g, const cm::Plan
   tcert::GemmSpec spec;
   spec.statement = std::string("cosma_bench ") + s.name;
   spec.plan = "cosma";
-  spec.order = std::string(1, '-');  // (not = "-": GCC 12 -Wrestrict false positive)
   spec.I = {{{s.m, 1, 1}}, -1};
   spec.J = {{{s.n, 1, 1}}, -1};
   spec.K = {{{s.k, 1, 1}}, -1};

@@ -93,7 +93,6 @@ void emit_spec(CodeWriter& w, const costmodel::StatementPlan& sp, const tcert::G
   w.line("tcert::GemmSpec spec;");
   w.line("spec.statement = {};", cpp_string_literal(spec.statement));
   w.line("spec.plan = {};", cpp_string_literal(spec.plan));
-  w.line("spec.order = \"{}\";", spec.order);
   method.emit_spec_schedule(w, spec);
   w.line("// Macro-indices: per index {{extent, t1, t2}}, then the position of the distribution index (-1: none).");
   w.line("spec.I = {};  // {}", group_spec_text(spec.I, p.I), group_comment('I', p.I));

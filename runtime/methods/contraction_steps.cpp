@@ -53,7 +53,9 @@ void compute_phase(Run& run, const GemmSpec& spec, std::unique_ptr<Progress>& pr
   const Volumes v = counters().end_section().by_phase[static_cast<std::size_t>(Phase::Compute)];
   if (!run.records().keeps()) return;
   ContractionRecord rec;
-  rec.statement = spec.statement, rec.plan = spec.plan, rec.order = spec.order;
+  rec.statement = spec.statement, rec.plan = spec.plan;
+  const GaoSpec* gao = std::get_if<GaoSpec>(&spec.method);
+  rec.order = gao ? to_string(gao->order) : "-";  // only Gao plans have a disk placement order
   rec.predicted_seconds = spec.predicted_seconds;
   for (int q = 0; q < 3; ++q) rec.redistribution_predicted[q] = spec.predicted_redistribution[q];
   rec.redistribution_predicted_seconds = spec.predicted_redistribution_seconds;

@@ -40,10 +40,7 @@ std::vector<MemoryPart> method_buffers(const GaoSpec& part, const GemmSpec&) {
 }
 
 std::pair<const char*, const char*> trace_names(const GaoSpec& part) {
-  const char* algorithm = part.algorithm == Algorithm::Rotation      ? "rotation"
-                          : part.algorithm == Algorithm::Replication ? "replication"
-                                                                     : "accumulation";
-  return {part.comm == Communication::Inside ? "inside" : "outside", algorithm};
+  return {to_string(part.comm), to_string(part.algorithm)};
 }
 
 }  // namespace tcert

@@ -1,29 +1,27 @@
 // runtime/spec/gao_spec.h — the part of a GemmSpec that GaoGemm's methods (the six of Gao et
-// al.) add: communication method, parallel algorithm, broadcast operand and tile capacities;
-// and their checks, buffers and trace names (gao_spec.cpp, no MPI). Units: elements.
+// al.) add: communication, parallel algorithm, broadcast operand, disk placement order
+// (vocabulary.h) and tile capacities; and their checks, buffers and trace names (gao_spec.cpp,
+// no MPI). Units: elements.
 #pragma once
 
 #include <cstdint>
 #include <utility>
 #include <vector>
 
+#include "runtime/spec/vocabulary.h"
+
 namespace tcert {
 
 struct GemmSpec;
 struct MemoryPart;
-
-/// Gao et al. §3: where the communication happens.
-enum class Communication { Inside, Outside };
-/// Gao et al. §2.2: how the macro-indices are distributed.
-enum class Algorithm { Rotation, Replication, Accumulation };
-/// The operand replication broadcasts.
-enum class Operand { A, B };
 
 /// A Gao plan's part of the spec (GemmSpec::method), run by GaoGemm (methods/gao/gao.h).
 struct GaoSpec {
   Communication comm = Communication::Inside;
   Algorithm algorithm = Algorithm::Rotation;
   Operand broadcast = Operand::A;  ///< replication only
+  /// The disk placement order of the loop nest the generated program runs (for the trace).
+  PlacementOrder order = PlacementOrder::ABC;
   /// Tile buffer capacities in elements (the plan's tile_bytes / 8).
   std::uint64_t capacity_A = 0, capacity_B = 0, capacity_C = 0;
   /// Overlap (issue 17): a second buffer of each capacity per array, so that an I/O thread

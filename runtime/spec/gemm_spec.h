@@ -63,7 +63,6 @@ struct TensorBinding {
 struct GemmSpec {
   std::string statement;  ///< the statement's source, for messages and the trace
   std::string plan;       ///< the plan's one-line text (costmodel Plan::to_string)
-  std::string order;      ///< disk placement order, "ABC" … "CBA", or "-" (for the trace)
   /// The method's part: its schedule and buffer sizes (the executor it needs).
   MethodSpec method;
   GroupSpec I, J, K;

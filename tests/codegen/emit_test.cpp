@@ -284,10 +284,10 @@ TEST(Emit, GemmSpecOfAPermutedContraction) {
           "  spec.plan = \"" +
           plan +
           "\";\n"
-          "  spec.order = \"CAB\";\n"
           "  tcert::GaoSpec& gao = spec.method.emplace<tcert::GaoSpec>();  // run by tcert::GaoGemm\n"
           "  gao.comm = tcert::Communication::Inside;\n"
           "  gao.algorithm = tcert::Algorithm::Rotation;\n"
+          "  gao.order = tcert::PlacementOrder::CAB;  // the loop nest's disk placement order\n"
           "  // Macro-indices: per index {extent, t1, t2}, then the position of the distribution index (-1: none).\n"
           "  spec.I = {{{/*c*/ 13, 1, 1}, {/*a*/ 13, 1, 1}}, 0};  // I: distributed over c\n"
           "  spec.J = {{{/*b*/ 13, 1, 2}}, 0};  // J: distributed over b\n"

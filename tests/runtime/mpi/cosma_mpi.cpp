@@ -39,7 +39,6 @@ tcert::GemmSpec spec_of(const Shape& s, const cm::CosmaGrid& g, const cm::PlanVo
   tcert::GemmSpec spec;
   spec.statement = std::string("cosma ") + s.name;
   spec.plan = "cosma";
-  spec.order = std::string(1, '-');  // no disk placement order (a literal trips GCC 12's -Wrestrict)
   spec.I = {{{2, 1, 1}, {s.m / 2, 1, 1}}, -1};
   spec.J = one_index(s.n);
   spec.K = one_index(s.k);
@@ -168,7 +167,6 @@ TEST(CosmaGemm, LocalModeReadsMappedOperandsInPlaceWithThePredictedCounts) {
       tcert::GemmSpec spec;
       spec.statement = accumulate ? "C += A * B" : "C = A * B";
       spec.plan = "cosma";
-      spec.order = std::string(1, '-');
       spec.I = {{{i1, 1, 1}, {i2, 1, 1}}, -1};
       spec.J = one_index(n);
       spec.K = one_index(k);

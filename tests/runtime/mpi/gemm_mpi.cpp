@@ -84,13 +84,9 @@ tcert::GemmSpec spec_of(const cm::Plan& p, const cm::PlanVolumes& v, bool overla
   tcert::GemmSpec s;
   s.statement = "C += A * B";
   s.plan = p.to_string();
-  s.order = cm::to_string(cm::gao(p).order);
   tcert::GaoSpec& gao = s.method.emplace<tcert::GaoSpec>();
-  gao.comm = cm::gao(p).comm == cm::CommMethod::Inside ? tcert::Communication::Inside : tcert::Communication::Outside;
-  gao.algorithm = cm::gao(p).algorithm == cm::Algorithm::Rotation      ? tcert::Algorithm::Rotation
-                  : cm::gao(p).algorithm == cm::Algorithm::Replication ? tcert::Algorithm::Replication
-                                                                       : tcert::Algorithm::Accumulation;
-  gao.broadcast = cm::gao(p).replicated == cm::ReplicatedOperand::A ? tcert::Operand::A : tcert::Operand::B;
+  gao.comm = cm::gao(p).comm, gao.algorithm = cm::gao(p).algorithm;
+  gao.broadcast = cm::gao(p).replicated, gao.order = cm::gao(p).order;
   s.I = group_spec(p.I), s.J = group_spec(p.J), s.K = group_spec(p.K);
   s.A = binding("A", p.I, p.K, false);
   s.B = binding("B", p.J, p.K, true);
@@ -123,7 +119,7 @@ class Walker {
  public:
   Walker(tcert::GaoGemm& x, const cm::Plan& p) : x_(x), p_(p) {}
   void run() {
-    const bool outside = cm::gao(p_).comm == cm::CommMethod::Outside;
+    const bool outside = cm::gao(p_).comm == cm::Communication::Outside;
     if (outside && cm::gao(p_).algorithm == cm::Algorithm::Replication) x_.gather_broadcast_file();
     for (i64 round = 0; round < x_.rounds(); ++round) {
       walk(0);
@@ -158,16 +154,16 @@ class Walker {
     return bound_[2 * g + 1] ? group(g).tile(value_[2 * g], value_[2 * g + 1]) : group(g).level1(value_[2 * g]);
   }
   void act(cm::Action a) {
-    const bool inside = cm::gao(p_).comm == cm::CommMethod::Inside;
+    const bool inside = cm::gao(p_).comm == cm::Communication::Inside;
     const bool gather = inside && cm::gao(p_).algorithm == cm::Algorithm::Replication;
     switch (a) {
       case cm::Action::ReadA:
         x_.read_A(tiles(0), tiles(2));
-        if (gather && cm::gao(p_).replicated == cm::ReplicatedOperand::A) x_.allgather_A();
+        if (gather && cm::gao(p_).replicated == cm::Operand::A) x_.allgather_A();
         break;
       case cm::Action::ReadB:
         x_.read_B(tiles(1), tiles(2));
-        if (gather && cm::gao(p_).replicated == cm::ReplicatedOperand::B) x_.allgather_B();
+        if (gather && cm::gao(p_).replicated == cm::Operand::B) x_.allgather_B();
         break;
       case cm::Action::ReadC: x_.read_C(tiles(0), tiles(1)); break;
       case cm::Action::Compute:
@@ -205,11 +201,11 @@ TEST(GaoGemm, EveryMethodAndOrderVerifiesAndMeasuresThePredictedBytes) {
     cm::Plan base;
     base.processors = P;
     base.I = random_group(rng, "i", g), base.J = random_group(rng, "j", g), base.K = random_group(rng, "k", g);
-    for (cm::CommMethod comm : {cm::CommMethod::Inside, cm::CommMethod::Outside})
+    for (cm::Communication comm : {cm::Communication::Inside, cm::Communication::Outside})
       for (cm::Algorithm alg : {cm::Algorithm::Rotation, cm::Algorithm::Replication, cm::Algorithm::Accumulation})
-        for (cm::ReplicatedOperand rep : {cm::ReplicatedOperand::A, cm::ReplicatedOperand::B})
-          for (cm::DiskPlacementOrder order : cm::kAllOrders) {
-            if (rep == cm::ReplicatedOperand::B && alg != cm::Algorithm::Replication) continue;
+        for (cm::Operand rep : {cm::Operand::A, cm::Operand::B})
+          for (cm::PlacementOrder order : cm::kAllOrders) {
+            if (rep == cm::Operand::B && alg != cm::Algorithm::Replication) continue;
             cm::Plan p = base;
             cm::gao(p).comm = comm, cm::gao(p).algorithm = alg, cm::gao(p).replicated = rep, cm::gao(p).order = order;
             p.accumulate = has_C && ran % 2 == 1;  // C's start values from the store: stage 1 reads them
@@ -280,10 +276,10 @@ std::optional<cm::Plan> random_plan(std::mt19937_64& rng, i64 P, const cm::Group
     cm::Plan p;
     p.processors = P, p.I = I, p.J = J, p.K = K;
     auto pick = [&](int n) { return std::uniform_int_distribution<int>(0, n - 1)(rng); };
-    cm::gao(p).comm = pick(2) == 0 ? cm::CommMethod::Inside : cm::CommMethod::Outside;
+    cm::gao(p).comm = pick(2) == 0 ? cm::Communication::Inside : cm::Communication::Outside;
     cm::gao(p).algorithm = std::array{cm::Algorithm::Rotation, cm::Algorithm::Replication,
                                       cm::Algorithm::Accumulation}[static_cast<std::size_t>(pick(3))];
-    cm::gao(p).replicated = pick(2) == 0 ? cm::ReplicatedOperand::A : cm::ReplicatedOperand::B;
+    cm::gao(p).replicated = pick(2) == 0 ? cm::Operand::A : cm::Operand::B;
     cm::gao(p).order = cm::kAllOrders[static_cast<std::size_t>(pick(6))];
     const auto second = cm::second_levels(cm::gao(p).order);
     for (int gi = 0; gi < 3; ++gi)

@@ -94,7 +94,6 @@ tcert::GemmSpec spec_of(std::vector<i64> order, std::vector<i64> segment, i64 ch
   tcert::GemmSpec spec;
   spec.statement = "sfc C += A B^T";
   spec.plan = "sfc";
-  spec.order = "-";
   tcert::SfcSpec& sfc = spec.method.emplace<tcert::SfcSpec>();
   sfc.tiles_I = tiles_I, sfc.tiles_J = tiles_J, sfc.chunk = chunk, sfc.slots = slots, sfc.layers = layers;
   sfc.order = std::move(order), sfc.segment = std::move(segment);
