@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <string>
 
+#include "runtime/spec/units.h"
 #include "runtime/spec/vocabulary.h"
 
 namespace tcec::costmodel {
@@ -22,7 +23,8 @@ struct Machine {
   double network_bytes_per_s = 0;     ///< B_c
   double disk_read_bytes_per_s = 0;   ///< B_d for reads
   double disk_write_bytes_per_s = 0;  ///< B_d for writes
-  double element_size_bytes = 8;
+  /// e: bytes per tensor element (the runtime's kElementBytes; codegen accepts no other).
+  double element_size_bytes = tcert::kElementBytes;
   double replication_factor = 1.0;  ///< f_rep: multiplies broadcast volume
   double reduction_factor = 1.0;    ///< f_red: multiplies all-reduce volume
   /// Seconds per disk request (a contiguous range moved by one call; plan.h PlanVolumes::
@@ -55,11 +57,11 @@ struct Machine {
   double array_memory_bytes() const { return memory_bytes / 3.0; }
 };
 
-/// The macro-index GEMM C(I,J) += A(I,K)·B(J,K) as the model sees it:
-/// extents (elements along each macro-index) and array sizes in bytes.
+/// The macro-index GEMM C(I,J) += A(I,K)·B(J,K) as the model sees it: extents in ELEMENTS
+/// along each macro-index (I, J, K) and array sizes in BYTES (A, B, C).
 struct Problem {
-  double I = 1, J = 1, K = 1;  ///< macro-index extents (elements)
-  double A = 0, B = 0, C = 0;  ///< array sizes, bytes: I·K·e, J·K·e, I·J·e
+  double I = 1, J = 1, K = 1;  ///< macro-index extents, elements
+  double A = 0, B = 0, C = 0;  ///< array sizes, bytes: I·K·e, J·K·e, I·J·e (e = Machine::element_size_bytes)
 };
 
 /// The choices of a Gao plan, named once for the cost model and the runtime
