@@ -59,7 +59,8 @@ struct Enumerated {
 };
 
 Enumerated enumerate(const GroupTiling& group) {
-  Enumerated e{group_layout(group)};
+  Enumerated e;
+  e.layout = group_layout(group);
   e.T1 = e.layout.tiles1(), e.T2 = e.layout.tiles2();
   for (i64 f = 0; f < e.T1 * e.T2; ++f) {
     i64 others = 1, dist = 1;
