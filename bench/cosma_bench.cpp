@@ -192,7 +192,6 @@ tcert::GemmSpec tcec_spec(const Shape& s, const cm::CosmaGrid& g, const cm::Plan
   tcert::GemmSpec spec;
   spec.statement = std::string("cosma_bench ") + s.name;
   spec.plan = "cosma";
-  spec.order = std::string(1, '-');  // (not = "-": GCC 12 -Wrestrict false positive)
   spec.I = {{{s.m, 1, 1}}, -1};
   spec.J = {{{s.n, 1, 1}}, -1};
   spec.K = {{{s.k, 1, 1}}, -1};
@@ -203,8 +202,7 @@ tcert::GemmSpec tcec_spec(const Shape& s, const cm::CosmaGrid& g, const cm::Plan
   spec.B = {{"B", {s.k, s.n}}, {1, 0}};
   spec.C = {{"C", {s.m, s.n}}, {0, 1}};
   spec.alpha = 1.0;
-  spec.predicted[0] = v.disk_read_bytes, spec.predicted[1] = v.disk_write_bytes;
-  spec.predicted[2] = v.comm_sent_bytes, spec.predicted[3] = v.comm_recv_bytes;
+  spec.predicted = cm::rank_volumes(v);
   spec.predicted_seconds = v.time_s;
   return spec;
 }
@@ -239,21 +237,22 @@ TcecResult run_tcec(tcert::Run& run, const Shape& s, i64 P) {
   r.disk_seconds = max_of(rec.disk_seconds);
   r.comm_seconds = max_of(rec.comm_seconds);
   r.kernel_seconds = max_of(rec.kernel_seconds);
-  r.max_sent_bytes = max_of(rec.measured[2]);
-  r.max_recv_bytes = max_of(rec.measured[3]);
-  const std::vector<u64>* expected[4] = {&v.disk_read_bytes, &v.disk_write_bytes, &v.comm_sent_bytes,
-                                         &v.comm_recv_bytes};
-  static const char* const kVolume[4] = {"disk read", "disk write", "sent", "received"};
-  for (int q = 0; q < 4 && r.matches_prediction; ++q)
+  r.max_sent_bytes = max_of(rec.measured.comm_sent_bytes);
+  r.max_recv_bytes = max_of(rec.measured.comm_recv_bytes);
+  const tcert::RankVolumes expected = cm::rank_volumes(v);
+  for (const tcert::VolumeField& f : tcert::kVolumeFields) {
+    if (f.member == &tcert::RankVolumes::disk_requests || !r.matches_prediction) continue;  // bytes only
+    const std::vector<u64>&measured = rec.measured.*f.member, &predicted = expected.*f.member;
     for (std::size_t rank = 0; rank < static_cast<std::size_t>(P); ++rank) {
-      const u64 got = rank < rec.measured[q].size() ? rec.measured[q][rank] : ~u64{0};
-      if (got != (*expected[q])[rank]) {
+      const u64 got = rank < measured.size() ? measured[rank] : ~u64{0};
+      if (got != predicted[rank]) {
         r.matches_prediction = false;
-        r.mismatch = std::string(kVolume[q]) + " bytes of rank " + std::to_string(rank) + ": measured " +
-                     std::to_string(got) + ", predicted " + std::to_string((*expected[q])[rank]);
+        r.mismatch = std::string(f.label) + " bytes of rank " + std::to_string(rank) + ": measured " +
+                     std::to_string(got) + ", predicted " + std::to_string(predicted[rank]);
         break;
       }
     }
+  }
   return r;
 }
 

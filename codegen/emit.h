@@ -88,7 +88,7 @@ class MethodEmitter {
   /// elements from the plan's tile bytes on `machine`).
   virtual void fill_spec(const costmodel::Plan& plan, const costmodel::Machine& machine,
                          tcert::GemmSpec& spec) const = 0;
-  /// The statements that set the method's schedule fields (emitted right after spec.order).
+  /// The statements that set the method's schedule fields (emitted right after spec.plan).
   virtual void emit_spec_schedule(CodeWriter& w, const tcert::GemmSpec& spec) const = 0;
   /// The statements that set its buffer capacities (after the hand-off fields); may be none.
   virtual void emit_spec_buffers(CodeWriter& w, const tcert::GemmSpec& spec) const = 0;

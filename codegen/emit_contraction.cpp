@@ -93,7 +93,6 @@ void emit_spec(CodeWriter& w, const costmodel::StatementPlan& sp, const tcert::G
   w.line("tcert::GemmSpec spec;");
   w.line("spec.statement = {};", cpp_string_literal(spec.statement));
   w.line("spec.plan = {};", cpp_string_literal(spec.plan));
-  w.line("spec.order = \"{}\";", spec.order);
   method.emit_spec_schedule(w, spec);
   w.line("// Macro-indices: per index {{extent, t1, t2}}, then the position of the distribution index (-1: none).");
   w.line("spec.I = {};  // {}", group_spec_text(spec.I, p.I), group_comment('I', p.I));
@@ -120,21 +119,13 @@ void emit_spec(CodeWriter& w, const costmodel::StatementPlan& sp, const tcert::G
   method.emit_spec_buffers(w, spec);
   w.line("spec.planned_memory_bytes = {};  // the plan's peak per rank; the runtime refuses to need more",
          spec.planned_memory_bytes);
-  w.line("spec.predicted[0] = {};  // disk read bytes per rank", braced_list(spec.predicted[0]));
-  w.line("spec.predicted[1] = {};  // disk write bytes per rank", braced_list(spec.predicted[1]));
-  w.line("spec.predicted[2] = {};  // bytes sent per rank", braced_list(spec.predicted[2]));
-  w.line("spec.predicted[3] = {};  // bytes received per rank", braced_list(spec.predicted[3]));
-  w.line("spec.predicted[4] = {};  // disk requests per rank", braced_list(spec.predicted[4]));
+  w.line("// The model's volumes per rank: the compute stage, then stages 1 and 3 (and flushes).");
+  for (const tcert::VolumeField& f : tcert::kVolumeFields)
+    w.line("spec.predicted.{} = {};", f.name, braced_list(spec.predicted.*f.member));
   w.line("spec.predicted_seconds = {};  // the model's wall time for the compute stage", spec.predicted_seconds);
-  w.line(
-      "spec.predicted_redistribution[0] = {};  // bytes read per rank laying out the operands and storing C (and "
-      "flushes)",
-      braced_list(spec.predicted_redistribution[0]));
-  w.line("spec.predicted_redistribution[1] = {};  // bytes written per rank",
-         braced_list(spec.predicted_redistribution[1]));
-  if (!spec.predicted_redistribution[2].empty())
-    w.line("spec.predicted_redistribution[2] = {};  // disk requests per rank",
-           braced_list(spec.predicted_redistribution[2]));
+  for (const tcert::VolumeField& f : tcert::kStageVolumeFields)
+    if (!(spec.predicted_redistribution.*f.member).empty())
+      w.line("spec.predicted_redistribution.{} = {};", f.name, braced_list(spec.predicted_redistribution.*f.member));
   w.line("spec.predicted_redistribution_seconds = {};", spec.predicted_redistribution_seconds);
 }
 
@@ -162,13 +153,9 @@ tcert::GemmSpec gemm_spec(const ir::Program& program, const costmodel::Machine& 
   spec.direct_A = sp.direct_A, spec.direct_B = sp.direct_B, spec.direct_C = sp.direct_C;
   spec.planned_memory_bytes = sp.memory.peak_bytes;
   const costmodel::PlanVolumes& v = sp.volumes;
-  spec.predicted[0] = v.disk_read_bytes, spec.predicted[1] = v.disk_write_bytes;
-  spec.predicted[2] = v.comm_sent_bytes, spec.predicted[3] = v.comm_recv_bytes;
-  spec.predicted[4] = v.disk_requests;
+  spec.predicted = costmodel::rank_volumes(v);
   spec.predicted_seconds = v.wall_s;
-  spec.predicted_redistribution[0] = sp.redistribution.disk_read_bytes;
-  spec.predicted_redistribution[1] = sp.redistribution.disk_write_bytes;
-  spec.predicted_redistribution[2] = sp.redistribution.disk_requests;
+  spec.predicted_redistribution = costmodel::stage_volumes(sp.redistribution);
   spec.predicted_redistribution_seconds = sp.redistribution.time_s;
   return spec;
 }

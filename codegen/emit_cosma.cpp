@@ -11,7 +11,6 @@ class CosmaEmitter final : public MethodEmitter {
  public:
   void fill_spec(const costmodel::Plan& plan, const costmodel::Machine&, tcert::GemmSpec& spec) const override {
     const costmodel::CosmaGrid& g = std::get<costmodel::CosmaGrid>(plan.method);
-    spec.order = std::string(1, '-');  // no disk placement order (a literal trips GCC 12's -Wrestrict)
     tcert::CosmaSpec& part = spec.method.emplace<tcert::CosmaSpec>();
     part.grid[0] = g.pm, part.grid[1] = g.pn, part.grid[2] = g.pk;
     part.rounds = g.rounds;

@@ -3,41 +3,26 @@
 // tcert::GaoGemm running the loop nest of emit_nest.cpp.
 #include "codegen/emit_gao.h"
 
+#include <cctype>
+
 namespace tcec::codegen {
 
 namespace {
 
-using costmodel::Algorithm;
-
-const char* comm_enum(tcert::Communication c) { return c == tcert::Communication::Inside ? "Inside" : "Outside"; }
-
-tcert::Algorithm runtime_algorithm(Algorithm a) {
-  switch (a) {
-    case Algorithm::Rotation: return tcert::Algorithm::Rotation;
-    case Algorithm::Replication: return tcert::Algorithm::Replication;
-    case Algorithm::Accumulation: return tcert::Algorithm::Accumulation;
-  }
-  return tcert::Algorithm::Rotation;
-}
-
-const char* algorithm_enum(tcert::Algorithm a) {
-  switch (a) {
-    case tcert::Algorithm::Rotation: return "Rotation";
-    case tcert::Algorithm::Replication: return "Replication";
-    case tcert::Algorithm::Accumulation: return "Accumulation";
-  }
-  return "?";
+/// The enumerator of a value named `name` (runtime/spec/vocabulary.h to_string()): the name
+/// capitalized, "inside" -> "Inside".
+std::string enumerator(const char* name) {
+  std::string out(name);
+  if (!out.empty()) out[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(out[0])));
+  return out;
 }
 
 class GaoEmitter final : public MethodEmitter {
  public:
   void fill_spec(const costmodel::Plan& plan, const costmodel::Machine& machine, tcert::GemmSpec& spec) const override {
     const costmodel::GaoPlan& g = std::get<costmodel::GaoPlan>(plan.method);
-    spec.order = costmodel::to_string(g.order);
     tcert::GaoSpec& part = spec.method.emplace<tcert::GaoSpec>();
-    part.comm = g.comm == costmodel::CommMethod::Inside ? tcert::Communication::Inside : tcert::Communication::Outside;
-    part.algorithm = runtime_algorithm(g.algorithm);
-    part.broadcast = g.replicated == costmodel::ReplicatedOperand::A ? tcert::Operand::A : tcert::Operand::B;
+    part.comm = g.comm, part.algorithm = g.algorithm, part.broadcast = g.replicated, part.order = g.order;
     const costmodel::TileBytes tb = costmodel::tile_bytes(plan, machine.element_size_bytes);
     const auto e = static_cast<std::uint64_t>(machine.element_size_bytes);
     part.capacity_A = tb.A / e, part.capacity_B = tb.B / e, part.capacity_C = tb.C / e;
@@ -47,10 +32,12 @@ class GaoEmitter final : public MethodEmitter {
   void emit_spec_schedule(CodeWriter& w, const tcert::GemmSpec& spec) const override {
     const tcert::GaoSpec& part = std::get<tcert::GaoSpec>(spec.method);
     w.line("tcert::GaoSpec& gao = spec.method.emplace<tcert::GaoSpec>();  // run by tcert::GaoGemm");
-    w.line("gao.comm = tcert::Communication::{};", comm_enum(part.comm));
-    w.line("gao.algorithm = tcert::Algorithm::{};", algorithm_enum(part.algorithm));
+    w.line("gao.comm = tcert::Communication::{};", enumerator(tcert::to_string(part.comm)));
+    w.line("gao.algorithm = tcert::Algorithm::{};", enumerator(tcert::to_string(part.algorithm)));
     if (part.algorithm == tcert::Algorithm::Replication)
-      w.line("gao.broadcast = tcert::Operand::{};", part.broadcast == tcert::Operand::A ? "A" : "B");
+      w.line("gao.broadcast = tcert::Operand::{};", tcert::to_string(part.broadcast));
+    w.line("gao.order = tcert::PlacementOrder::{};  // the loop nest's disk placement order",
+           tcert::to_string(part.order));
   }
 
   void emit_spec_buffers(CodeWriter& w, const tcert::GemmSpec& spec) const override {

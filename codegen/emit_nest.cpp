@@ -18,7 +18,7 @@ namespace {
 
 using costmodel::Action;
 using costmodel::Algorithm;
-using costmodel::CommMethod;
+using costmodel::Communication;
 using costmodel::LoopLevel;
 using costmodel::LoopVar;
 
@@ -61,10 +61,8 @@ class NestEmitter {
   }
 
  private:
-  bool inside(Algorithm a) const { return gao_.comm == CommMethod::Inside && gao_.algorithm == a; }
-  bool broadcasts(costmodel::ReplicatedOperand r) const {
-    return inside(Algorithm::Replication) && gao_.replicated == r;
-  }
+  bool inside(Algorithm a) const { return gao_.comm == Communication::Inside && gao_.algorithm == a; }
+  bool broadcasts(costmodel::Operand r) const { return inside(Algorithm::Replication) && gao_.replicated == r; }
 
   void loops(const LoopLevel& lv, std::size_t v, std::size_t l) {
     if (v == lv.vars.size()) {
@@ -97,12 +95,12 @@ class NestEmitter {
     switch (a) {
       case Action::ReadA:
         w_.line("x.read_A({}, {});", tiles(0), tiles(2));
-        if (broadcasts(costmodel::ReplicatedOperand::A))
+        if (broadcasts(costmodel::Operand::A))
           w_.line("x.allgather_A();  // ring all-gather: every rank now holds the whole tile of A");
         break;
       case Action::ReadB:
         w_.line("x.read_B({}, {});", tiles(1), tiles(2));
-        if (broadcasts(costmodel::ReplicatedOperand::B))
+        if (broadcasts(costmodel::Operand::B))
           w_.line("x.allgather_B();  // ring all-gather: every rank now holds the whole tile of B");
         break;
       case Action::ReadC: w_.line("x.read_C({}, {});", tiles(0), tiles(1)); break;
@@ -149,7 +147,7 @@ void emit_compute(CodeWriter& w, const costmodel::Plan& plan) {
   w.line("const std::int64_t {};", counts);
   w.open("x.compute([&]");
   w.line("// order {}: {}", costmodel::to_string(gao.order), nest_text(nest.nest()));
-  const bool outside = gao.comm == CommMethod::Outside;
+  const bool outside = gao.comm == Communication::Outside;
   if (outside && gao.algorithm == Algorithm::Replication)
     w.line("x.gather_broadcast_file();  // ring all-gather of {}'s file, disk to disk: every rank gets all of {}",
            costmodel::to_string(gao.replicated), costmodel::to_string(gao.replicated));

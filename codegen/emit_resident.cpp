@@ -42,7 +42,6 @@ std::string resident_plan_text(const costmodel::ResidentStep& step, std::int64_t
 }
 
 void fill_resident_spec(const costmodel::ResidentStep& step, std::int64_t processors, tcert::GemmSpec& spec) {
-  spec.order = std::string(1, '-');  // no disk placement order (a literal trips GCC 12's -Wrestrict)
   tcert::ResidentSpec& part = spec.method.emplace<tcert::ResidentSpec>();
   part.split = step.split, part.ranks = processors, part.chunk = step.chunk;
   part.first = step.first, part.last = step.last;

@@ -14,7 +14,6 @@ class SfcEmitter final : public MethodEmitter {
   void fill_spec(const costmodel::Plan& plan, const costmodel::Machine&, tcert::GemmSpec& spec) const override {
     const costmodel::SfcPlan& p = costmodel::sfc_plan(plan);
     const costmodel::SfcSchedule s = costmodel::sfc_schedule(plan);
-    spec.order = std::string(1, '-');  // no disk placement order
     tcert::SfcSpec& part = spec.method.emplace<tcert::SfcSpec>();
     part.tiles_I = p.tiles_I, part.tiles_J = p.tiles_J, part.chunk = p.chunk, part.slots = p.slots;
     part.layers = p.layers;

@@ -13,7 +13,6 @@ class TbsEmitter final : public MethodEmitter {
  public:
   void fill_spec(const costmodel::Plan& plan, const costmodel::Machine&, tcert::GemmSpec& spec) const override {
     const costmodel::TbsSchedule s = costmodel::tbs_schedule(plan);
-    spec.order = std::string(1, '-');  // no disk placement order
     tcert::TbsSpec& part = spec.method.emplace<tcert::TbsSpec>();
     part.chunk = costmodel::tbs_plan(plan).chunk;
     part.panel_rows = s.buffer_rows(part.chunk);

@@ -11,7 +11,7 @@ std::vector<Diagnostic> machine_errors(const ir::Program& program) {
   std::vector<Diagnostic> out;
   if (!program.machine)
     out.push_back(make_diagnostic(program, DiagId::err_no_machine, {}, program.file));
-  else if (program.machine->element_size_bytes != 8)
+  else if (program.machine->element_size_bytes != tcert::kElementBytes)
     out.push_back(make_diagnostic(program, DiagId::err_element_size, {}, program.machine->name,
                                   program.machine->element_size_bytes));
   return out;

@@ -92,7 +92,7 @@ const Plan* PlanOptions::pinned(int line) const {
   return nullptr;
 }
 
-bool MethodAnalysis::allows(std::optional<DiskPlacementOrder> order) const {
+bool MethodAnalysis::allows(std::optional<PlacementOrder> order) const {
   return options_.allows_method(method_.name) && (!options_.force_order || order == options_.force_order);
 }
 
@@ -269,12 +269,9 @@ bool parse_method(std::string_view name, PlanOptions* options) {
 }
 
 bool parse_order(std::string_view name, PlanOptions* options) {
-  for (DiskPlacementOrder order : kAllOrders)
-    if (name == to_string(order)) {
-      options->force_order = order;
-      return true;
-    }
-  return false;
+  const std::optional<PlacementOrder> order = tcert::parse_order(name);
+  if (order) options->force_order = *order;
+  return order.has_value();
 }
 
 ContractionAnalysis analyze(const ir::Program& program, const ir::Statement& s, const Machine& machine,

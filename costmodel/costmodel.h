@@ -44,7 +44,7 @@ struct PlanOptions {
   std::optional<std::string> force_method;
   /// --exclude-method (repeatable): these methods do not plan.
   std::vector<std::string> exclude_methods;
-  std::optional<DiskPlacementOrder> force_order;  ///< --force-order
+  std::optional<PlacementOrder> force_order;  ///< --force-order
   /// The sequence hand-off (sequence.h): intermediates stay on the ranks between steps where
   /// that is cheaper (false: --no-handoff, every tensor through the store).
   bool handoff = true;

@@ -74,7 +74,7 @@ class MethodAnalysis {
   const Machine& machine() const { return machine_; }
   const PlanOptions& options() const { return options_; }
   /// True when the options let the method plan under `order` (nullopt: a method without orders).
-  bool allows(std::optional<DiskPlacementOrder> order) const;
+  bool allows(std::optional<PlacementOrder> order) const;
   /// True when --force-method names the method.
   bool forced() const;
   /// Adds a row of the methods table (the method's best; the least time is the model's choice),

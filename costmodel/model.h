@@ -1,6 +1,6 @@
 // costmodel/model.h — the vocabulary of the Gao et al. cost model: machine,
-// problem, communication method, parallel algorithm, disk placement order,
-// tile counts, and the model (continuous) optimum of one method.
+// problem, communication, parallel algorithm, disk placement order (the enumerations
+// of runtime/spec/vocabulary.h), tile counts, and the model (continuous) optimum of one method.
 //
 // Units: every volume and memory size here is in BYTES (the model is
 // homogeneous, so the paper's element counts times the element size give the
@@ -8,9 +8,11 @@
 // Source: Gao et al., seed 003, with the corrections of docs/model.md.
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <string>
+
+#include "runtime/spec/units.h"
+#include "runtime/spec/vocabulary.h"
 
 namespace tcec::costmodel {
 
@@ -21,7 +23,8 @@ struct Machine {
   double network_bytes_per_s = 0;     ///< B_c
   double disk_read_bytes_per_s = 0;   ///< B_d for reads
   double disk_write_bytes_per_s = 0;  ///< B_d for writes
-  double element_size_bytes = 8;
+  /// e: bytes per tensor element (the runtime's kElementBytes; codegen accepts no other).
+  double element_size_bytes = tcert::kElementBytes;
   double replication_factor = 1.0;  ///< f_rep: multiplies broadcast volume
   double reduction_factor = 1.0;    ///< f_red: multiplies all-reduce volume
   /// Seconds per disk request (a contiguous range moved by one call; plan.h PlanVolumes::
@@ -54,43 +57,23 @@ struct Machine {
   double array_memory_bytes() const { return memory_bytes / 3.0; }
 };
 
-/// The macro-index GEMM C(I,J) += A(I,K)·B(J,K) as the model sees it:
-/// extents (elements along each macro-index) and array sizes in bytes.
+/// The macro-index GEMM C(I,J) += A(I,K)·B(J,K) as the model sees it: extents in ELEMENTS
+/// along each macro-index (I, J, K) and array sizes in BYTES (A, B, C).
 struct Problem {
-  double I = 1, J = 1, K = 1;  ///< macro-index extents (elements)
-  double A = 0, B = 0, C = 0;  ///< array sizes, bytes: I·K·e, J·K·e, I·J·e
+  double I = 1, J = 1, K = 1;  ///< macro-index extents, elements
+  double A = 0, B = 0, C = 0;  ///< array sizes, bytes: I·K·e, J·K·e, I·J·e (e = Machine::element_size_bytes)
 };
 
-/// Inside / outside communication (Gao et al. §2.1).
-enum class CommMethod {
-  /// Interleave communication with computation on in-core tiles.
-  /// Pros: no extra disk traffic for communication. Cons: data is re-sent for every tile pass.
-  Inside,
-  /// Move all remote data disk-to-disk before computing.
-  /// Pros: minimal communication volume. Cons: extra disk reads and writes (D1).
-  Outside,
-};
-
-/// The parallel algorithm (Gao et al. §2.2, Table 1).
-enum class Algorithm {
-  /// Cannon on a √P×√P grid: A and B circular-shift. Pros: balanced, no replication.
-  /// Cons: needs P to be a perfect square.
-  Rotation,
-  /// Broadcast one operand (A, or B when mirrored) to all ranks; the other and C are split by J (I).
-  /// Pros: no reduction. Cons: every rank holds/receives the whole replicated operand.
-  Replication,
-  /// Split A and B by K; every rank holds a partial C, then all-reduce.
-  /// Pros: no input traffic. Cons: C·log2 P reduction volume, C replicated.
-  Accumulation,
-};
-
-/// Where the three disk reads sit in the tiling loop nest (Gao et al. §3, Fig. 3):
-/// the first array is read outermost, the last innermost.
-enum class DiskPlacementOrder { ABC, ACB, BAC, BCA, CAB, CBA };
-
-inline constexpr std::array<DiskPlacementOrder, 6> kAllOrders = {DiskPlacementOrder::ABC, DiskPlacementOrder::ACB,
-                                                                 DiskPlacementOrder::BAC, DiskPlacementOrder::BCA,
-                                                                 DiskPlacementOrder::CAB, DiskPlacementOrder::CBA};
+/// The choices of a Gao plan, named once for the cost model and the runtime
+/// (runtime/spec/vocabulary.h): inside / outside communication (Gao et al. §2.1), the parallel
+/// algorithm (§2.2, Table 1), the operand replication broadcasts, the disk placement order (§3,
+/// Fig. 3) and all six orders; to_string() gives the names plan texts and reports write.
+using tcert::Algorithm;
+using tcert::Communication;
+using tcert::kAllOrders;
+using tcert::Operand;
+using tcert::PlacementOrder;
+using tcert::to_string;
 
 /// Tile counts per loop group (Gao et al. Fig. 3(b)): a macro-index X is cut
 /// into Xt1 tiles at the outer level and each of those into Xt2 at the inner
@@ -98,9 +81,6 @@ inline constexpr std::array<DiskPlacementOrder, 6> kAllOrders = {DiskPlacementOr
 struct TileCounts {
   double It1 = 1, It2 = 1, Jt1 = 1, Jt2 = 1, Kt1 = 1, Kt2 = 1;
 };
-
-/// Which operand replication broadcasts (Table 1 "Replication A" / "Replication B").
-enum class ReplicatedOperand { A, B };
 
 class Method;
 
@@ -111,10 +91,10 @@ class Method;
 /// fields (comm, algorithm, order, replicated, case_id, tiles) at their defaults.
 struct ModelPoint {
   const Method* method = nullptr;  ///< the method of the row (method.h); set by its analysis
-  CommMethod comm = CommMethod::Inside;
+  Communication comm = Communication::Inside;
   Algorithm algorithm = Algorithm::Rotation;
-  DiskPlacementOrder order = DiskPlacementOrder::ABC;
-  ReplicatedOperand replicated = ReplicatedOperand::A;  ///< meaningful for Replication only
+  PlacementOrder order = PlacementOrder::ABC;
+  Operand replicated = Operand::A;  ///< meaningful for Replication only
   bool feasible = true;
   std::string reason;  ///< why infeasible (e.g. "P = 6 is not a perfect square")
   int case_id = 0;     ///< the table case ⟨1⟩⟨2⟩⟨3⟩ (0: in-core / no tiling needed)
@@ -126,10 +106,5 @@ struct ModelPoint {
 
   double disk_bytes() const { return disk_read_bytes + disk_write_bytes; }
 };
-
-const char* to_string(CommMethod m);
-const char* to_string(Algorithm a);
-const char* to_string(DiskPlacementOrder o);
-const char* to_string(ReplicatedOperand r);
 
 }  // namespace tcec::costmodel

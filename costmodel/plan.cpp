@@ -95,6 +95,17 @@ void append_rank(PlanVolumes& v, double factor, const Machine& machine, std::uin
   v.time_s = std::max(v.time_s, rank_time_s(factor, machine, read_elems * e, write_elems * e, recv_elems * e));
 }
 
+tcert::RankVolumes rank_volumes(const PlanVolumes& v) {
+  return {v.disk_read_bytes, v.disk_write_bytes, v.comm_sent_bytes, v.comm_recv_bytes, v.disk_requests};
+}
+
+tcert::RankVolumes stage_volumes(const PlanVolumes& v) {
+  tcert::RankVolumes out;  // the comm fields stay empty
+  out.disk_read_bytes = v.disk_read_bytes, out.disk_write_bytes = v.disk_write_bytes;
+  out.disk_requests = v.disk_requests;
+  return out;
+}
+
 PlanVolumes plan_volumes(const Plan& plan, const Machine& machine) {
   PlanVolumes v = plan_volumes(plan, machine, 0, plan.processors);
   plan_wall(plan, machine, v);

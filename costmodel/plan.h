@@ -29,6 +29,7 @@
 #include "costmodel/model.h"
 #include "runtime/spec/step_memory.h"
 #include "runtime/spec/tiling.h"
+#include "runtime/spec/volumes.h"
 
 namespace tcec::costmodel {
 
@@ -121,6 +122,14 @@ struct PlanVolumes {
   /// overlap; the slowest rank's. Plans are chosen by it.
   double wall_s = 0;
 };
+
+/// v's per-rank fields as the runtime's RankVolumes (runtime/spec/volumes.h, the same names):
+/// what a generated program's GemmSpec::predicted holds for the compute stage.
+tcert::RankVolumes rank_volumes(const PlanVolumes& v);
+/// The fields of v that stages 1 and 3 carry (runtime/spec/volumes.h kStageVolumeFields: disk
+/// read, disk write, disk requests): GemmSpec::predicted_redistribution. The runtime measures
+/// no rank-to-rank bytes there.
+tcert::RankVolumes stage_volumes(const PlanVolumes& v);
 
 /// How the compute stage reaches each array's elements on disk, which decides its requests:
 /// through the rank's tiled copy (one request per block), or directly in the tensor's file

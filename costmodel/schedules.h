@@ -45,12 +45,12 @@ struct LoopLevel {
 ///   CAB: [I1 J1: read C | write C] [K1: read A] [J2: read B, compute]
 ///   CBA: [I1 J1: read C | write C] [K1: read B] [I2: read A, compute]
 /// Loop variables that do not appear have one iteration.
-std::vector<LoopLevel> loop_nest(DiskPlacementOrder order);
+std::vector<LoopLevel> loop_nest(PlacementOrder order);
 
 /// Whether `order` loops over level-2 tiles of I, J and K (index 0, 1, 2):
 /// ABC, CBA: I;  ACB: I and K;  BAC, CAB: J;  BCA: J and K. A plan's level-2
 /// counts of the other groups are 1.
-std::array<bool, 3> second_levels(DiskPlacementOrder order);
+std::array<bool, 3> second_levels(PlacementOrder order);
 
 const char* to_string(LoopVar v);  ///< "I1", …
 const char* to_string(Action a);   ///< "read A", …

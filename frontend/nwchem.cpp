@@ -16,6 +16,7 @@
 
 #include "frontend/defines.h"
 #include "frontend/diagnostics.h"
+#include "runtime/spec/units.h"
 
 namespace tcec::frontend {
 
@@ -534,7 +535,7 @@ class Builder {
   // A new tensor of `ref`'s index types, or -1 after reporting its size.
   int make_tensor(const std::string& name, const Ref& ref, int line, ir::TensorRole role) {
     ir::Tensor t{name, {}, role, {line, ref.col}, {}};
-    unsigned __int128 bytes = 8;
+    unsigned __int128 bytes = tcert::kElementBytes;
     long double elements = 1;
     bool too_large = false;
     for (const Label& l : ref.labels) {
@@ -547,7 +548,7 @@ class Builder {
     }
     if (too_large && sized_) {
       r_.report(DiagId::err_tensor_too_large, {line, ref.col}, name,
-                fmt::format("{:.4g}", static_cast<double>(elements)), 8);
+                fmt::format("{:.4g}", static_cast<double>(elements)), tcert::kElementBytes);
       return -1;
     }
     p_.tensors.push_back(std::move(t));

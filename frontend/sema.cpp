@@ -18,6 +18,7 @@
 #include "frontend/machine.h"
 #include "frontend/split_terms.h"
 #include "frontend/syntax.h"
+#include "runtime/spec/units.h"
 
 namespace tcec::frontend {
 
@@ -136,11 +137,11 @@ class Sema {
     auto role = role_of(decl.role);
     if (!ok || !role) return;
     t.role = *role;
-    unsigned __int128 bytes = 8;
+    unsigned __int128 bytes = tcert::kElementBytes;
     for (int r : t.dims) {
       bytes *= p_.ranges[r].extent;
       if (bytes >> 64) {
-        r_.report(DiagId::err_tensor_too_large, location_of(name), t.name, element_count(t), 8);
+        r_.report(DiagId::err_tensor_too_large, location_of(name), t.name, element_count(t), tcert::kElementBytes);
         return;
       }
     }

@@ -10,6 +10,8 @@
 
 #include <fmt/format.h>
 
+#include "runtime/spec/units.h"
+
 namespace tcec::frontend {
 
 namespace {
@@ -40,10 +42,10 @@ class Term {
     return f;
   }
 
-  /// Whether a tensor over `indices` has a size in bytes (8 per element) that fits in 64 bits,
+  /// Whether a tensor over `indices` has a size in bytes (kElementBytes per element) that fits in 64 bits,
   /// the rule for declared tensors (sema.cpp).
   bool fits(const std::vector<int>& indices) const {
-    unsigned __int128 bytes = 8;
+    unsigned __int128 bytes = tcert::kElementBytes;
     for (int x : indices) {
       bytes *= p_.extent(x);
       if (bytes >> 64) return false;

@@ -72,7 +72,7 @@ double run_faults(double length, double step) {
 }
 
 double capped_faults(double faults, double elements) {
-  return 8.0 * elements <= kMappedDropBytes
+  return static_cast<double>(tcert::kElementBytes) * elements <= kMappedDropBytes
              ? std::min(faults, std::ceil(elements / static_cast<double>(kFaultAroundElements)))
              : faults;
 }

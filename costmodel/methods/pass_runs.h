@@ -16,7 +16,7 @@ namespace tcec::costmodel {
 
 /// Elements of a fault-around window: Linux maps 64 KiB around a read fault on a file mapping
 /// from the page cache (its fault_around_bytes; runtime/storage/mapped_walk.h kFaultAroundBytes).
-inline constexpr std::int64_t kFaultAroundElements = (std::int64_t{64} << 10) / 8;
+inline constexpr auto kFaultAroundElements = static_cast<std::int64_t>(tcert::elems_of(std::uint64_t{64} << 10));
 /// The least growth of mapped pages (bytes) after which the runtime drops them (runtime/program/run.h
 /// kMappedDropBytes, 8 MiB).
 inline constexpr double kMappedDropBytes = 8.0 * (1 << 20);

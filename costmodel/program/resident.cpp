@@ -78,7 +78,8 @@ struct StepShape {
 /// when not even one column fits).
 i64 fitting_chunk(const StepShape& sh, const Machine& machine) {
   const i64 len = piece(sh.e, machine.processors, 0);
-  const double free = std::floor(machine.memory_bytes / 8) - 2.0 * static_cast<double>(sh.block(len));
+  const double free = std::floor(machine.memory_bytes / static_cast<double>(tcert::kElementBytes)) -
+                      2.0 * static_cast<double>(sh.block(len));
   const double per_column = static_cast<double>(sh.rows_A(len) + sh.rows_B(len));
   if (free < per_column) return 0;
   return std::min(sh.k, static_cast<i64>(free / per_column));
@@ -86,7 +87,7 @@ i64 fitting_chunk(const StepShape& sh, const Machine& machine) {
 
 PlanMemory step_memory(const StepShape& sh, i64 chunk, i64 processors) {
   const i64 len = piece(sh.e, processors, 0);
-  auto bytes = [](i64 elements) { return 8 * static_cast<u64>(elements); };
+  auto bytes = [](i64 elements) { return tcert::bytes_of(static_cast<u64>(elements)); };
   PlanMemory out;
   out.parts = {{"resident block", bytes(sh.block(len)), false},
                {"product", bytes(sh.block(len)), false},
@@ -117,10 +118,10 @@ PlanVolumes step_volumes(const StepShape& sh, const ResidentStep& step, bool acc
     double flops = 0, kernel = 0, faults = 0;
     if (len > 0) {
       const i64 rows_A = sh.rows_A(len), rows_B = sh.rows_B(len), block = sh.block(len);
-      read = 8 * static_cast<u64>((rows_A + rows_B) * sh.k);
+      read = tcert::bytes_of(static_cast<u64>((rows_A + rows_B) * sh.k));
       const u64 block_runs = len == sh.e ? 1 : static_cast<u64>(sh.outer_X);  // resident_spec.h steps 1 and 4
-      if (step.first && accumulate) read += 8 * static_cast<u64>(block), requests += block_runs;
-      if (step.last) write = 8 * static_cast<u64>(block), requests += block_runs;
+      if (step.first && accumulate) read += tcert::bytes_of(static_cast<u64>(block)), requests += block_runs;
+      if (step.last) write = tcert::bytes_of(static_cast<u64>(block)), requests += block_runs;
       const std::vector<std::pair<i64, i64>> cut = sh.cut_rows(s0, len);
       const std::vector<std::pair<i64, i64>> whole_A = {{0, sh.m}}, whole_B = {{0, sh.n}};
       const auto& rows_of_A = sh.in_I ? cut : whole_A;

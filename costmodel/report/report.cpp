@@ -200,7 +200,7 @@ std::string dry_run_text(const ProgramPlan& plan) {
   std::string out =
       machine ? machine_text(*machine) : "machine: none (add a machine block or --machine FILE to plan)\n";
   out += distributions_text(program, machine);
-  const double e = machine ? machine->element_size_bytes : 8.0;
+  const double e = machine ? machine->element_size_bytes : static_cast<double>(tcert::kElementBytes);
   const std::vector<std::optional<ContractionAnalysis>> none(program.statements.size());
   const std::vector<std::optional<ContractionAnalysis>>& analyses = plan.analysis ? plan.analysis->analyses : none;
   double total_s = 0;  // sum of the chosen plans' and the copies' predicted times
@@ -257,7 +257,7 @@ nlohmann::json dry_run_json(const ProgramPlan& plan) {
   out["machine"] = machine ? machine_json(*machine) : nlohmann::json(nullptr);
   out["contractions"] = nlohmann::json::array();
   out["copies"] = nlohmann::json::array();
-  const double e = machine ? machine->element_size_bytes : 8.0;
+  const double e = machine ? machine->element_size_bytes : static_cast<double>(tcert::kElementBytes);
   double total_s = 0;  // the chosen plans' and the copies' predicted times (contractions without a plan add nothing)
   double bound_s = 0;  // the planned contractions' I/O lower bounds
   const std::vector<std::optional<ContractionAnalysis>> none(program.statements.size());

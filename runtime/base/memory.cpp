@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "runtime/base/error.h"
+#include "runtime/spec/units.h"
 
 namespace tcert {
 
@@ -69,10 +70,10 @@ Reservation::~Reservation() { budget().release(bytes_); }
 
 Buffer allocate(std::size_t elements, std::string_view what) {
   if (elements == 0) return Buffer();
-  if (elements > std::numeric_limits<std::size_t>::max() / 8 - kAlignmentBytes)
+  if (elements > std::numeric_limits<std::size_t>::max() / kElementBytes - kAlignmentBytes)
     throw Error("cannot allocate " + std::to_string(elements) + " elements for " + std::string(what) +
                 ": the size overflows");
-  std::size_t bytes = 8 * elements;
+  std::size_t bytes = kElementBytes * elements;
   budget().acquire(bytes, what);
   // std::aligned_alloc needs a size that is a multiple of the alignment.
   std::size_t padded = (bytes + kAlignmentBytes - 1) / kAlignmentBytes * kAlignmentBytes;

@@ -12,6 +12,8 @@
 #include <span>
 #include <string_view>
 
+#include "runtime/spec/units.h"
+
 namespace tcert {
 
 class Buffer;
@@ -87,8 +89,8 @@ class Buffer {
   double* data() { return data_; }
   const double* data() const { return data_; }
   std::size_t size() const { return size_; }  ///< elements
-  /// 8·size(): what the buffer is charged to budget().
-  std::uint64_t bytes() const { return 8 * static_cast<std::uint64_t>(size_); }
+  /// size() in bytes: what the buffer is charged to budget().
+  std::uint64_t bytes() const { return bytes_of(size_); }
   /// The elements as a span of size() elements.
   std::span<double> span() { return {data_, size_}; }
   std::span<const double> span() const { return {data_, size_}; }

@@ -15,6 +15,7 @@
 
 #include "runtime/base/counters.h"
 #include "runtime/base/error.h"
+#include "runtime/spec/units.h"
 #include "runtime/storage/disk.h"
 
 namespace tcert {
@@ -61,8 +62,8 @@ void exchange(const Context& ctx, const double* send, std::size_t send_n, int de
                   " (counts and buffer sizes must agree on every rank)");
   }
   counters().add_comm_time(clock.seconds());
-  counters().add_sent(8 * static_cast<std::uint64_t>(send_n));
-  counters().add_recv(8 * static_cast<std::uint64_t>(recv_n));
+  counters().add_sent(bytes_of(static_cast<std::uint64_t>(send_n)));
+  counters().add_recv(bytes_of(static_cast<std::uint64_t>(recv_n)));
 }
 
 /// Sends send_n elements to dest while receiving recv_n from source, in messages of at most
@@ -335,8 +336,8 @@ void RingAllgather::finish() {
   check(MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
   requests_.clear();
   counters().add_comm_time(posted_seconds_ + clock.seconds());
-  counters().add_sent(8 * static_cast<std::uint64_t>(counts_[mod(rank_ - step_, size_)]));
-  counters().add_recv(8 * static_cast<std::uint64_t>(counts_[incoming_piece()]));
+  counters().add_sent(bytes_of(static_cast<std::uint64_t>(counts_[mod(rank_ - step_, size_)])));
+  counters().add_recv(bytes_of(static_cast<std::uint64_t>(counts_[incoming_piece()])));
   ++step_;
 }
 

@@ -53,21 +53,25 @@ void compute_phase(Run& run, const GemmSpec& spec, std::unique_ptr<Progress>& pr
   const Volumes v = counters().end_section().by_phase[static_cast<std::size_t>(Phase::Compute)];
   if (!run.records().keeps()) return;
   ContractionRecord rec;
-  rec.statement = spec.statement, rec.plan = spec.plan, rec.order = spec.order;
+  rec.statement = spec.statement, rec.plan = spec.plan;
+  const GaoSpec* gao = std::get_if<GaoSpec>(&spec.method);
+  rec.order = gao ? to_string(gao->order) : "-";  // only Gao plans have a disk placement order
   rec.predicted_seconds = spec.predicted_seconds;
-  for (int q = 0; q < 3; ++q) rec.redistribution_predicted[q] = spec.predicted_redistribution[q];
+  rec.redistribution_predicted = spec.predicted_redistribution;
   rec.redistribution_predicted_seconds = spec.predicted_redistribution_seconds;
   std::tie(rec.comm, rec.algorithm) = std::visit([](const auto& m) { return trace_names(m); }, spec.method);
   // Every rank's figures in one all-gather (a step's collectives cost more than its work on small
   // steps): the five volumes, four busy times in nanoseconds, the peak memory.
   auto ns = [](double seconds) { return static_cast<std::uint64_t>(seconds * 1e9); };
-  const std::vector<std::vector<std::uint64_t>> all = ctx.gather_u64s(
+  std::vector<std::vector<std::uint64_t>> all = ctx.gather_u64s(
       {v.disk_read_bytes, v.disk_write_bytes, v.comm_sent_bytes, v.comm_recv_bytes, v.disk_requests, ns(v.seconds),
        ns(v.disk_seconds), ns(v.comm_seconds), ns(v.kernel_seconds), budget().peak_bytes()});
-  for (int q = 0; q < 5; ++q) {
-    rec.predicted[q] = spec.predicted[q];
-    rec.measured[q] = all[static_cast<std::size_t>(q)];
-  }
+  rec.predicted = spec.predicted;
+  rec.measured = {.disk_read_bytes = std::move(all[0]),
+                  .disk_write_bytes = std::move(all[1]),
+                  .comm_sent_bytes = std::move(all[2]),
+                  .comm_recv_bytes = std::move(all[3]),
+                  .disk_requests = std::move(all[4])};
   std::vector<double>* seconds[4] = {&rec.seconds, &rec.disk_seconds, &rec.comm_seconds, &rec.kernel_seconds};
   for (std::size_t t = 0; t < 4; ++t)
     for (std::uint64_t n : all[5 + t]) seconds[t]->push_back(static_cast<double>(n) * 1e-9);

@@ -20,7 +20,7 @@ DirectResult::DirectResult(Run& run, const TensorShape& shape, bool writes, Upda
   // or held there unwritten (Run::defers_writes()) until something needs the file.
   // Not where a checkpoint may be saved inside a step: it copies C's file, and a resumed run
   // restores the file, under a result that would then be in memory.
-  const bool in_memory = ctx.size() == 1 && writes && 8 * shape.elements() <= run.mapped().drop_bytes() &&
+  const bool in_memory = ctx.size() == 1 && writes && bytes_of(shape.elements()) <= run.mapped().drop_bytes() &&
                          run.options().checkpoint_every < 0;
   deferred_ = in_memory && run.defers_writes();
   // Larger than the memory per rank: written with explicit requests, no rank maps it.

@@ -20,9 +20,6 @@ namespace tcert {
 
 namespace {
 
-constexpr const char* kVolumeNames[5] = {"disk_read_bytes", "disk_write_bytes", "comm_sent_bytes", "comm_recv_bytes",
-                                         "disk_requests"};
-
 /// The volumes of one rank in Phase::Import or Phase::Export, gathered at the end of a run.
 struct FileTransfers {
   std::vector<std::uint64_t> read_bytes, write_bytes;  // per rank
@@ -37,21 +34,18 @@ FileTransfers gather_transfers(const Context& ctx, Phase phase) {
   return out;
 }
 
-nlohmann::json volumes_json(const std::vector<std::uint64_t> (&v)[5]) {
+nlohmann::json volumes_json(const RankVolumes& v) {
   nlohmann::json out = nlohmann::json::object();
-  for (int q = 0; q < 5; ++q) out[kVolumeNames[q]] = v[q];
+  for (const VolumeField& f : kVolumeFields) out[f.name] = v.*f.member;
   return out;
 }
 
 bool volumes_equal(const ContractionRecord& r) {
   if (r.resumed_at != 0) return false;  // part of the contraction ran before the resume
-  for (int q = 0; q < 5; ++q)
-    if (r.predicted[q] != r.measured[q]) return false;
-  for (int q = 0; q < 3; ++q)  // requests: unless an older program predicts none
-    if ((q < 2 || !r.redistribution_predicted[q].empty()) &&
-        r.redistribution_predicted[q] != r.redistribution_measured[q])
-      return false;
-  return true;
+  if (r.predicted != r.measured) return false;
+  const RankVolumes &p = r.redistribution_predicted, &m = r.redistribution_measured;
+  return p.disk_read_bytes == m.disk_read_bytes && p.disk_write_bytes == m.disk_write_bytes &&
+         (p.disk_requests.empty() || p.disk_requests == m.disk_requests);  // unless an older program predicts none
 }
 
 nlohmann::json transfers_json(const FileTransfers& t) {
@@ -66,10 +60,11 @@ nlohmann::json record_json(const ContractionRecord& r) {
   measured["kernel_seconds"] = r.kernel_seconds;
   nlohmann::json predicted = volumes_json(r.predicted);
   predicted["seconds"] = r.predicted_seconds;
-  nlohmann::json stages_predicted = {{"disk_read_bytes", r.redistribution_predicted[0]},
-                                     {"disk_write_bytes", r.redistribution_predicted[1]},
+  nlohmann::json stages_predicted = {{"disk_read_bytes", r.redistribution_predicted.disk_read_bytes},
+                                     {"disk_write_bytes", r.redistribution_predicted.disk_write_bytes},
                                      {"seconds", r.redistribution_predicted_seconds}};
-  if (!r.redistribution_predicted[2].empty()) stages_predicted["disk_requests"] = r.redistribution_predicted[2];
+  if (!r.redistribution_predicted.disk_requests.empty())
+    stages_predicted["disk_requests"] = r.redistribution_predicted.disk_requests;
   if (r.resumed_at != 0) measured["resumed_at_nest_step"] = {r.resumed_at, r.nest_steps};
   return {{"statement", r.statement},
           {"plan", r.plan},
@@ -83,9 +78,9 @@ nlohmann::json record_json(const ContractionRecord& r) {
           {"redistribution",
            {{"predicted", stages_predicted},
             {"measured",
-             {{"disk_read_bytes", r.redistribution_measured[0]},
-              {"disk_write_bytes", r.redistribution_measured[1]},
-              {"disk_requests", r.redistribution_measured[2]},
+             {{"disk_read_bytes", r.redistribution_measured.disk_read_bytes},
+              {"disk_write_bytes", r.redistribution_measured.disk_write_bytes},
+              {"disk_requests", r.redistribution_measured.disk_requests},
               {"seconds", r.redistribution_seconds}}}}}};
 }
 
@@ -142,9 +137,9 @@ void RunRecords::record(ContractionRecord record) {
 void RunRecords::record_redistribution(std::vector<std::uint64_t> read, std::vector<std::uint64_t> write,
                                        std::vector<std::uint64_t> requests, std::vector<double> seconds) {
   if (records_.empty()) throw Error("redistribution recorded before any contraction");
-  records_.back().redistribution_measured[0] = std::move(read);
-  records_.back().redistribution_measured[1] = std::move(write);
-  records_.back().redistribution_measured[2] = std::move(requests);
+  RankVolumes& measured = records_.back().redistribution_measured;  // the comm fields stay empty
+  measured.disk_read_bytes = std::move(read), measured.disk_write_bytes = std::move(write);
+  measured.disk_requests = std::move(requests);
   records_.back().redistribution_seconds = std::move(seconds);
   if (!counters().counts_device() || record_device_.size() != records_.size()) return;
   const DeviceBytes now = counters().device(Phase::Redistribute);

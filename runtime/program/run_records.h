@@ -12,6 +12,7 @@
 #include "runtime/comm/comm.h"
 #include "runtime/program/options.h"
 #include "runtime/program/program_info.h"
+#include "runtime/spec/volumes.h"
 
 namespace tcert {
 
@@ -20,15 +21,16 @@ class StepCheckpoints;
 /// The measured and predicted volumes of one contraction, one entry per rank (bytes, seconds).
 struct ContractionRecord {
   std::string statement, plan, comm, algorithm, order;
-  std::vector<std::uint64_t> predicted[5];  ///< disk read, disk write, sent, received (bytes); disk requests
-  double predicted_seconds = 0;             ///< the model's time for the predicted bytes
-  /// Redistribution (load from the tensor files, store the result): disk read, disk write per rank.
-  /// ... and disk requests per rank (counters.h Volumes::disk_requests); predicted [2] is empty
-  /// when the model does not predict them (a step that moves tensors rank to rank: the hand-off).
-  std::vector<std::uint64_t> redistribution_predicted[3], redistribution_measured[3];
+  RankVolumes predicted;         ///< the compute stage's, per rank (GemmSpec::predicted)
+  double predicted_seconds = 0;  ///< the model's time for the predicted bytes
+  /// Redistribution (load from the tensor files, store the result): disk read, disk write and
+  /// disk requests per rank (kStageVolumeFields; counters.h Volumes::disk_requests); predicted
+  /// disk_requests is empty when the model does not predict them (a program generated before it
+  /// did).
+  RankVolumes redistribution_predicted, redistribution_measured;
   double redistribution_predicted_seconds = 0;
   std::vector<double> redistribution_seconds;  ///< per rank, wall time of stages 1 and 3 (measured)
-  std::vector<std::uint64_t> measured[5];      ///< the same, counted during the compute phase
+  RankVolumes measured;                        ///< the same five, counted during the compute phase
   std::vector<double> seconds;                 ///< compute-phase wall time per rank
   /// Busy time per rank within the compute phase: disk transfers, MPI transfers, tile kernel.
   std::vector<double> disk_seconds, comm_seconds, kernel_seconds;

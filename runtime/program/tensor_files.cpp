@@ -18,6 +18,7 @@
 #include "runtime/index/split_map.h"
 #include "runtime/program/direct_result.h"
 #include "runtime/program/hdf5_io.h"
+#include "runtime/spec/units.h"
 #include "runtime/storage/element_file.h"
 #include "runtime/storage/npy.h"
 #include "runtime/storage/spare_files.h"
@@ -143,8 +144,8 @@ void export_npy(Run& run, const TensorShape& output, const std::string& temp) {
     } else {
       copy_file_streamed(from, temp);
     }
-    counters().add_disk_read(8 * output.elements());
-    counters().add_disk_write(8 * output.elements());
+    counters().add_disk_read(bytes_of(output.elements()));
+    counters().add_disk_write(bytes_of(output.elements()));
     counters().add_disk_requests(2);
   });
 }
@@ -159,10 +160,10 @@ void write_datasets(Run& run, Hdf5Output& file, const std::vector<std::pair<Tens
     std::uint64_t since_drop = 0;
     file.write(output.name, dataset, output.extents, first, last, first < last ? from->data() + first : nullptr,
                [&](std::uint64_t elements) {
-                 counters().add_disk_read(8 * elements);
-                 counters().add_disk_write(8 * elements);
+                 counters().add_disk_read(bytes_of(elements));
+                 counters().add_disk_write(bytes_of(elements));
                  counters().add_disk_requests(2);
-                 if ((since_drop += elements) < MappedInputs::kDropBytes / 8) return;
+                 if ((since_drop += elements) < elems_of(MappedInputs::kDropBytes)) return;
                  from->drop_pages();
                  since_drop = 0;
                });
@@ -212,10 +213,10 @@ void import_inputs(Run& run) {
                          false);  // HDF5 reads into data()
     read_hdf5_range(ctx, input.name, at->second, input.extents, first, last,
                     first < last ? version.data() + first : nullptr, [&](std::uint64_t elements) {
-                      counters().add_disk_read(8 * elements);
-                      counters().add_disk_write(8 * elements);
+                      counters().add_disk_read(bytes_of(elements));
+                      counters().add_disk_write(bytes_of(elements));
                       counters().add_disk_requests(2);
-                      version.wrote(8 * elements);
+                      version.wrote(bytes_of(elements));
                     });
     version.commit(ctx);
   }

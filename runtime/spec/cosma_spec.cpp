@@ -7,6 +7,7 @@
 #include "runtime/base/error.h"
 #include "runtime/spec/gemm_spec.h"
 #include "runtime/spec/spec_check.h"
+#include "runtime/spec/units.h"
 
 namespace tcert {
 
@@ -39,9 +40,9 @@ std::vector<MemoryPart> method_buffers(const CosmaSpec& part, const GemmSpec& sp
   const auto n = static_cast<std::uint64_t>(ceil_div(product(extents_of(spec.J)), pn));
   const auto slice = static_cast<std::uint64_t>(ceil_div(ceil_div(product(extents_of(spec.K)), pk), part.rounds));
   const std::uint64_t buffers = part.rounds > 1 ? 2 : 1;  // double buffering over rounds
-  return {{"C block", 8 * m * n, false},
-          {"A slices", 8 * buffers * m * slice, false},
-          {"B slices", 8 * buffers * n * slice, false}};
+  return {{"C block", bytes_of(m * n), false},
+          {"A slices", bytes_of(buffers * m * slice), false},
+          {"B slices", bytes_of(buffers * n * slice), false}};
 }
 
 std::pair<const char*, const char*> trace_names(const CosmaSpec&) { return {"inside", "cosma"}; }

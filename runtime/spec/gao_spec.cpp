@@ -6,6 +6,7 @@
 #include "runtime/base/error.h"
 #include "runtime/spec/gemm_spec.h"
 #include "runtime/spec/spec_check.h"
+#include "runtime/spec/units.h"
 
 namespace tcert {
 
@@ -29,21 +30,18 @@ void check_method(const GaoSpec& part, const GemmSpec& spec, std::int64_t ranks)
 }
 
 std::vector<MemoryPart> method_buffers(const GaoSpec& part, const GemmSpec&) {
-  std::vector<MemoryPart> out = {{"tile of A", 8 * part.capacity_A, false},
-                                 {"tile of B", 8 * part.capacity_B, false},
-                                 {"tile of C", 8 * part.capacity_C, false}};
+  std::vector<MemoryPart> out = {{"tile of A", bytes_of(part.capacity_A), false},
+                                 {"tile of B", bytes_of(part.capacity_B), false},
+                                 {"tile of C", bytes_of(part.capacity_C), false}};
   if (part.overlap)
-    out.insert(out.end(), {{"second tile of A", 8 * part.capacity_A, false},
-                           {"second tile of B", 8 * part.capacity_B, false},
-                           {"second tile of C", 8 * part.capacity_C, false}});
+    out.insert(out.end(), {{"second tile of A", bytes_of(part.capacity_A), false},
+                           {"second tile of B", bytes_of(part.capacity_B), false},
+                           {"second tile of C", bytes_of(part.capacity_C), false}});
   return out;
 }
 
 std::pair<const char*, const char*> trace_names(const GaoSpec& part) {
-  const char* algorithm = part.algorithm == Algorithm::Rotation      ? "rotation"
-                          : part.algorithm == Algorithm::Replication ? "replication"
-                                                                     : "accumulation";
-  return {part.comm == Communication::Inside ? "inside" : "outside", algorithm};
+  return {to_string(part.comm), to_string(part.algorithm)};
 }
 
 }  // namespace tcert

@@ -16,6 +16,7 @@
 #include "runtime/spec/sfc_spec.h"
 #include "runtime/spec/tbs_spec.h"
 #include "runtime/spec/tiling.h"
+#include "runtime/spec/volumes.h"
 
 namespace tcert {
 
@@ -63,7 +64,6 @@ struct TensorBinding {
 struct GemmSpec {
   std::string statement;  ///< the statement's source, for messages and the trace
   std::string plan;       ///< the plan's one-line text (costmodel Plan::to_string)
-  std::string order;      ///< disk placement order, "ABC" … "CBA", or "-" (for the trace)
   /// The method's part: its schedule and buffer sizes (the executor it needs).
   MethodSpec method;
   GroupSpec I, J, K;
@@ -99,7 +99,7 @@ struct GemmSpec {
   std::uint64_t planned_memory_bytes = 0;
   /// The model's exact compute-phase volumes per rank: disk read, disk write, sent, received
   /// (bytes) and disk requests (counters.h Volumes::disk_requests).
-  std::vector<std::uint64_t> predicted[5];
+  RankVolumes predicted;
   /// The model's time for those bytes (max over ranks of read/B_dr + write/B_dw + f·recv/B_c), seconds.
   double predicted_seconds = 0;
   /// Gao et al. §2.3 stages 1 and 3 as the program runs them (costmodel redistribution_volumes):
@@ -108,8 +108,8 @@ struct GemmSpec {
   /// taken; the disk requests per rank of all that (costmodel redistribution_requests(), the
   /// hand-off's moves and flushes counted by costmodel/program/handoff_requests.h; empty only in
   /// programs generated before they were predicted, whose trace then has no such row); and the
-  /// model's seconds for them.
-  std::vector<std::uint64_t> predicted_redistribution[3];
+  /// model's seconds for them. The disk fields only (kStageVolumeFields; no comm bytes).
+  RankVolumes predicted_redistribution;
   double predicted_redistribution_seconds = 0;
 };
 

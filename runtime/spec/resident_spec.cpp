@@ -10,6 +10,7 @@
 #include "runtime/spec/gemm_spec.h"
 #include "runtime/spec/spec_check.h"
 #include "runtime/spec/tiling.h"
+#include "runtime/spec/units.h"
 
 namespace tcert {
 
@@ -68,7 +69,7 @@ std::vector<MemoryPart> method_buffers(const ResidentSpec& part, const GemmSpec&
   const i64 e = spec.C.shape.extents.at(static_cast<std::size_t>(part.split));
   const i64 m = product(extents_of(spec.I)), n = product(extents_of(spec.J));
   const i64 rows_A = s.in_I && e > 0 ? m / e * r.length : m, rows_B = !s.in_I && e > 0 ? n / e * r.length : n;
-  auto bytes = [](i64 elements) { return 8 * static_cast<std::uint64_t>(elements); };
+  auto bytes = [](i64 elements) { return bytes_of(static_cast<std::uint64_t>(elements)); };
   return {{"resident block", bytes(r.elements), false},
           {"product", bytes(r.elements), false},
           {"A panel", bytes(rows_A * part.chunk), false},

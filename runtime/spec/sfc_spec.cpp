@@ -8,6 +8,7 @@
 #include "runtime/base/error.h"
 #include "runtime/spec/gemm_spec.h"
 #include "runtime/spec/spec_check.h"
+#include "runtime/spec/units.h"
 
 namespace tcert {
 
@@ -76,9 +77,9 @@ std::vector<MemoryPart> method_buffers(const SfcSpec& part, const GemmSpec& spec
   const i64 rows = ceil_div(product(extents_of(spec.I)), std::max<i64>(part.tiles_I, 1));
   const i64 cols = ceil_div(product(extents_of(spec.J)), std::max<i64>(part.tiles_J, 1));
   const auto slot = static_cast<std::uint64_t>(std::max(rows, cols) * part.chunk);
-  std::vector<MemoryPart> out = {{"C tile", 8 * static_cast<std::uint64_t>(rows * cols), false},
-                                 {"panel slots", 8 * static_cast<std::uint64_t>(part.slots) * slot, false}};
-  if (part.layers > 1) out.push_back({"reduction scratch", 8 * slot, false});
+  std::vector<MemoryPart> out = {{"C tile", bytes_of(static_cast<std::uint64_t>(rows * cols)), false},
+                                 {"panel slots", bytes_of(static_cast<std::uint64_t>(part.slots) * slot), false}};
+  if (part.layers > 1) out.push_back({"reduction scratch", bytes_of(slot), false});
   return out;
 }
 

@@ -3,12 +3,14 @@
 
 #include <algorithm>
 
+#include "runtime/spec/units.h"
+
 namespace tcert {
 
 namespace {
 
-/// Bytes per element of a hand-off round: three buffers of 8-byte values.
-constexpr std::uint64_t kRoundBytesPerElement = 3 * 8;
+/// Bytes per element of a hand-off round: three buffers of elements.
+constexpr std::uint64_t kRoundBytesPerElement = 3 * kElementBytes;
 
 }  // namespace
 

@@ -14,6 +14,7 @@
 #include "runtime/base/error.h"
 #include "runtime/spec/gemm_spec.h"
 #include "runtime/spec/spec_check.h"
+#include "runtime/spec/units.h"
 
 namespace tcert {
 
@@ -192,8 +193,9 @@ void check_method(const TbsSpec& part, const GemmSpec& spec, std::int64_t ranks)
 }
 
 std::vector<MemoryPart> method_buffers(const TbsSpec& part, const GemmSpec&) {
-  return {{"C block", 8 * static_cast<std::uint64_t>(part.block_elements), false},
-          {"A panel", 8 * static_cast<std::uint64_t>(part.panel_rows) * static_cast<std::uint64_t>(part.chunk), false}};
+  return {{"C block", bytes_of(static_cast<std::uint64_t>(part.block_elements)), false},
+          {"A panel", bytes_of(static_cast<std::uint64_t>(part.panel_rows) * static_cast<std::uint64_t>(part.chunk)),
+           false}};
 }
 
 std::pair<const char*, const char*> trace_names(const TbsSpec&) { return {"inside", "tbs"}; }

@@ -40,7 +40,7 @@ TEST(Compile, EveryMethodAndOrderCompiles) {
   const codegen::Toolchain tools = codegen::toolchain();
   for (const char* method : kMethods) {
     std::vector<costmodel::StatementPlan> plans;
-    for (costmodel::DiskPlacementOrder order : costmodel::kAllOrders) {
+    for (costmodel::PlacementOrder order : costmodel::kAllOrders) {
       costmodel::PlanOptions options;
       ASSERT_TRUE(costmodel::parse_method(method, &options));
       options.force_order = order;

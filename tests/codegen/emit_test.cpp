@@ -270,7 +270,7 @@ TEST(Emit, GemmSpecOfAPermutedContraction) {
     return "{" + s + "}";
   };
   EXPECT_EQ(
-      excerpt(text, "// Contraction 1", "spec.predicted[3]"),
+      excerpt(text, "// Contraction 1", "spec.predicted.comm_recv_bytes"),
       "// Contraction 1 (dir/four.tce:7): T[b,c,a] -= 0.5 * A[c,q,a,p] * B[p,b,q]\n"
       "//   T(I,J) -= A(I,K) * B(J,K) with A = A, B = B; I = {c,a}, J = {b}, K = {q,p}\n"
       "// Plan: " +
@@ -284,10 +284,10 @@ TEST(Emit, GemmSpecOfAPermutedContraction) {
           "  spec.plan = \"" +
           plan +
           "\";\n"
-          "  spec.order = \"CAB\";\n"
           "  tcert::GaoSpec& gao = spec.method.emplace<tcert::GaoSpec>();  // run by tcert::GaoGemm\n"
           "  gao.comm = tcert::Communication::Inside;\n"
           "  gao.algorithm = tcert::Algorithm::Rotation;\n"
+          "  gao.order = tcert::PlacementOrder::CAB;  // the loop nest's disk placement order\n"
           "  // Macro-indices: per index {extent, t1, t2}, then the position of the distribution index (-1: none).\n"
           "  spec.I = {{{/*c*/ 13, 1, 1}, {/*a*/ 13, 1, 1}}, 0};  // I: distributed over c\n"
           "  spec.J = {{{/*b*/ 13, 1, 2}}, 0};  // J: distributed over b\n"
@@ -312,17 +312,18 @@ TEST(Emit, GemmSpecOfAPermutedContraction) {
           "  spec.planned_memory_bytes = " +
           std::to_string(tb.A + tb.B + tb.C) +
           ";  // the plan's peak per rank; the runtime refuses to need more\n"
-          "  spec.predicted[0] = " +
+          "  // The model's volumes per rank: the compute stage, then stages 1 and 3 (and flushes).\n"
+          "  spec.predicted.disk_read_bytes = " +
           list(v.disk_read_bytes) +
-          ";  // disk read bytes per rank\n"
-          "  spec.predicted[1] = " +
+          ";\n"
+          "  spec.predicted.disk_write_bytes = " +
           list(v.disk_write_bytes) +
-          ";  // disk write bytes per rank\n"
-          "  spec.predicted[2] = " +
+          ";\n"
+          "  spec.predicted.comm_sent_bytes = " +
           list(v.comm_sent_bytes) +
-          ";  // bytes sent per rank\n"
-          "  spec.predicted[3] = " +
-          list(v.comm_recv_bytes) + ";  // bytes received per rank\n");
+          ";\n"
+          "  spec.predicted.comm_recv_bytes = " +
+          list(v.comm_recv_bytes) + ";\n");
   EXPECT_NE(text.find("void run_steps(tcert::Run& run) {\n"
                       "  run.step(contraction_1);\n"
                       "}\n"),

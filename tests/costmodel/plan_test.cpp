@@ -30,11 +30,11 @@ TEST(Plan, ClosedFormVolumesEqualTheSimulatorForEveryMethodAndOrder) {
       base.I = random_group(rng, "i", g);
       base.J = random_group(rng, "j", g);
       base.K = random_group(rng, "k", g);
-      for (CommMethod comm : {CommMethod::Inside, CommMethod::Outside})
+      for (Communication comm : {Communication::Inside, Communication::Outside})
         for (Algorithm alg : {Algorithm::Rotation, Algorithm::Replication, Algorithm::Accumulation})
-          for (ReplicatedOperand rep : {ReplicatedOperand::A, ReplicatedOperand::B})
-            for (DiskPlacementOrder order : kAllOrders) {
-              if (rep == ReplicatedOperand::B && alg != Algorithm::Replication) continue;
+          for (Operand rep : {Operand::A, Operand::B})
+            for (PlacementOrder order : kAllOrders) {
+              if (rep == Operand::B && alg != Algorithm::Replication) continue;
               Plan p = base;
               gao(p).comm = comm, gao(p).algorithm = alg, gao(p).replicated = rep, gao(p).order = order;
               const auto second = second_levels(order);
@@ -82,10 +82,10 @@ TEST(Plan, EvenTilingsReproduceTheModelVolumes) {
   p.K.indices = {{"k", 4000, 10, 1}};
   p.I.dist = p.J.dist = p.K.dist = 0;
   p.accumulate = true;  // C read on every pass, as the model counts it (from zero the first is skipped)
-  gao(p).order = DiskPlacementOrder::ABC;
+  gao(p).order = PlacementOrder::ABC;
   const Machine m = roomy(4);
-  const ModelPoint model = evaluate_model(fixtures::table9_problem(), m, CommMethod::Inside, Algorithm::Rotation,
-                                          gao(p).order, ReplicatedOperand::A, p.tile_counts());
+  const ModelPoint model = evaluate_model(fixtures::table9_problem(), m, Communication::Inside, Algorithm::Rotation,
+                                          gao(p).order, Operand::A, p.tile_counts());
   const PlanVolumes v = plan_volumes(p, m);
   for (int r = 0; r < 4; ++r) {
     EXPECT_DOUBLE_EQ(static_cast<double>(v.disk_read_bytes[r]), model.disk_read_bytes);
@@ -96,10 +96,10 @@ TEST(Plan, EvenTilingsReproduceTheModelVolumes) {
 
 TEST(Plan, TextFormRoundTrips) {
   Plan p;
-  gao(p).comm = CommMethod::Outside;
+  gao(p).comm = Communication::Outside;
   gao(p).algorithm = Algorithm::Replication;
-  gao(p).replicated = ReplicatedOperand::B;
-  gao(p).order = DiskPlacementOrder::BCA;
+  gao(p).replicated = Operand::B;
+  gao(p).order = PlacementOrder::BCA;
   p.processors = 6;
   p.I.indices = {{"a", 10, 2, 3}, {"b", 7, 1, 1}};
   p.J.indices = {};

@@ -16,6 +16,7 @@
 #include "runtime/base/error.h"
 #include "runtime/kernel/kernel.h"
 #include "runtime/program/run.h"
+#include "runtime/spec/units.h"
 #include "runtime/storage/disk.h"
 #include "runtime/storage/io_worker.h"
 #include "runtime/storage/mapped_walk.h"
@@ -29,6 +30,9 @@ namespace {
 constexpr std::size_t kRequestElems = std::size_t{1} << 19;  // 4 MB per DiskFile call
 constexpr double kOverlapSeconds = 0.2;                      // the overlap measurement's reads, at least
 constexpr std::size_t kDirectAlignBytes = 4096;              // O_DIRECT: buffers and offsets on 4 KiB
+
+/// `elems` elements as bytes (a real: the rates below divide it by seconds).
+double byte_count(double elems) { return elems * static_cast<double>(tcert::kElementBytes); }
 
 /// Runs body on every rank between barriers; the slowest rank's seconds.
 template <class Body>
@@ -93,8 +97,8 @@ void measure_mapped_runs(const tcert::Context& ctx, const std::string& path, Dis
     std::vector<double> mapped_s;
     for (int i = 0; i < kPasses; ++i) mapped_s.push_back(pass());
     const double mapped = median(mapped_s);
-    latencies.push_back(mapped / static_cast<double>(runs) - 8.0 * kRun / out.read_bytes_per_s);
-    const double windows = std::max(1.0, 8.0 * static_cast<double>(file.size()) / tcert::kFaultAroundBytes);
+    latencies.push_back(mapped / static_cast<double>(runs) - byte_count(kRun) / out.read_bytes_per_s);
+    const double windows = std::max(1.0, byte_count(static_cast<double>(file.size())) / tcert::kFaultAroundBytes);
     faults.push_back((first_s - mapped) / windows);
   }
   out.latency_s = std::max(0.0, median(latencies));
@@ -104,7 +108,7 @@ void measure_mapped_runs(const tcert::Context& ctx, const std::string& path, Dis
 }  // namespace
 
 DiskFigures measure_disk(const tcert::Context& ctx, const std::string& dir, std::uint64_t bytes) {
-  const std::uint64_t elems = std::max<std::uint64_t>(bytes / 8, kRequestElems);
+  const std::uint64_t elems = std::max<std::uint64_t>(tcert::elems_of(bytes), kRequestElems);
   std::vector<double> buf(kRequestElems, 1.0);
   tcert::DiskFile file(dir + "/calibrate-rank" + std::to_string(ctx.rank()) + ".bin");
   DiskFigures out;
@@ -122,16 +126,16 @@ DiskFigures measure_disk(const tcert::Context& ctx, const std::string& dir, std:
   for (double* rate : {&out.write_bytes_per_s, &out.reused_write_bytes_per_s}) {
     std::filesystem::remove(result_path);
     std::optional<tcert::NpyWriter> result;
-    *rate = 8.0 * static_cast<double>(elems) / slowest(ctx, [&] {
+    *rate = byte_count(static_cast<double>(elems)) / slowest(ctx, [&] {
               double* data = result.emplace(result_path, std::vector<std::uint64_t>{elems}).data();
               each_request(elems, [&](std::uint64_t at, std::size_t n) { std::copy_n(buf.data(), n, data + at); });
             });
     result->commit(false);
   }
-  out.pwrite_bytes_per_s = 8.0 * static_cast<double>(elems) / slowest(ctx, write_all);
-  out.rewrite_bytes_per_s = 8.0 * static_cast<double>(elems) / slowest(ctx, write_all);
+  out.pwrite_bytes_per_s = byte_count(static_cast<double>(elems)) / slowest(ctx, write_all);
+  out.rewrite_bytes_per_s = byte_count(static_cast<double>(elems)) / slowest(ctx, write_all);
   const std::optional<tcert::DeviceBytes> before = tcert::device_bytes_now();
-  out.read_bytes_per_s = 8.0 * static_cast<double>(elems) / slowest(ctx, [&] {
+  out.read_bytes_per_s = byte_count(static_cast<double>(elems)) / slowest(ctx, [&] {
                            each_request(elems, [&](std::uint64_t at, std::size_t n) { file.read(buf.data(), at, n); });
                          });
   const std::optional<tcert::DeviceBytes> after = tcert::device_bytes_now();
@@ -145,7 +149,7 @@ DiskFigures measure_disk(const tcert::Context& ctx, const std::string& dir, std:
   const double small_s = slowest(ctx, [&] {
     for (int i = 0; i < kSmall; ++i) file.read(buf.data(), (rng() % (elems / kSmallElems)) * kSmallElems, kSmallElems);
   });
-  out.pread_latency_s = std::max(0.0, small_s / kSmall - 8.0 * kSmallElems / out.read_bytes_per_s);
+  out.pread_latency_s = std::max(0.0, small_s / kSmall - byte_count(kSmallElems) / out.read_bytes_per_s);
   measure_mapped_runs(ctx, result_path, out);
   file.remove();
   std::filesystem::remove(result_path);
@@ -154,7 +158,7 @@ DiskFigures measure_disk(const tcert::Context& ctx, const std::string& dir, std:
 
 double measure_network(const tcert::Context& ctx, std::uint64_t bytes) {
   if (ctx.size() == 1) return 0;
-  const std::size_t n = std::max<std::size_t>(bytes / 8, 1);
+  const std::size_t n = std::max<std::size_t>(tcert::elems_of(bytes), 1);
   std::vector<double> buf(n, 1.0), scratch(n);  // one message each way, as the ring all-gather sends
   const int next = (ctx.rank() + 1) % ctx.size(), previous = (ctx.rank() + ctx.size() - 1) % ctx.size();
   constexpr int kShifts = 4;
@@ -162,21 +166,21 @@ double measure_network(const tcert::Context& ctx, std::uint64_t bytes) {
   const double s = slowest(ctx, [&] {
     for (int i = 0; i < kShifts; ++i) tcert::shift(ctx, buf.data(), n, n, next, previous, scratch);
   });
-  return 8.0 * static_cast<double>(n) * kShifts / s;
+  return byte_count(static_cast<double>(n)) * kShifts / s;
 }
 
 CollectiveFactors measure_collectives(const tcert::Context& ctx, std::uint64_t bytes, double network_bytes_per_s) {
   CollectiveFactors out;
   const int P = ctx.size();
   if (P == 1 || network_bytes_per_s <= 0) return out;
-  const std::size_t piece = std::max<std::size_t>(bytes / 8, 1);
+  const std::size_t piece = std::max<std::size_t>(tcert::elems_of(bytes), 1);
   std::vector<double> all(piece * static_cast<std::size_t>(P), 1.0), scratch(std::size_t{1} << 17);
   const std::vector<std::size_t> counts(static_cast<std::size_t>(P), piece);
   const double gather_s = slowest(ctx, [&] { tcert::ring_allgatherv(ctx, all.data(), counts); });
-  out.replication = gather_s / (8.0 * static_cast<double>(piece) * (P - 1) / network_bytes_per_s);
+  out.replication = gather_s / (byte_count(static_cast<double>(piece)) * (P - 1) / network_bytes_per_s);
   const double reduce_s = slowest(ctx, [&] { tcert::allreduce_sum(ctx, all.data(), piece, scratch); });
   out.reduction =
-      reduce_s / (8.0 * static_cast<double>(piece) * std::log2(static_cast<double>(P)) / network_bytes_per_s);
+      reduce_s / (byte_count(static_cast<double>(piece)) * std::log2(static_cast<double>(P)) / network_bytes_per_s);
   return out;
 }
 
@@ -196,7 +200,7 @@ double measure_memory(const tcert::Context& ctx, std::size_t n, std::size_t k, i
   multiply(1);  // warm-up: C's pages
   const double s = slowest(ctx, [&] { multiply(calls); });
   const double N = static_cast<double>(n), K = static_cast<double>(k);
-  return 8.0 * (2.0 * N * N + 2.0 * N * K) * calls / s;
+  return byte_count(2.0 * N * N + 2.0 * N * K) * calls / s;
 }
 
 std::int64_t reported_to_host_kib() {
@@ -209,9 +213,9 @@ std::int64_t reported_to_host_kib() {
 OverlapFigures measure_overlap(const tcert::Context& ctx, const std::string& dir, std::uint64_t bytes, std::size_t n,
                                bool direct) {
   // Whole requests, so that every O_DIRECT transfer is 4 KiB-aligned in the file and in memory.
-  const std::uint64_t elems = std::max<std::uint64_t>(bytes / 8 / kRequestElems, 1) * kRequestElems;
+  const std::uint64_t elems = std::max<std::uint64_t>(tcert::elems_of(bytes) / kRequestElems, 1) * kRequestElems;
   std::unique_ptr<double, decltype(&std::free)> buf(
-      static_cast<double*>(std::aligned_alloc(kDirectAlignBytes, 8 * kRequestElems)), &std::free);
+      static_cast<double*>(std::aligned_alloc(kDirectAlignBytes, tcert::bytes_of(kRequestElems))), &std::free);
   if (!buf) throw tcert::Error(tcec::tools::message_text(tcec::tools::ToolDiag::err_calibrate_buffer));
   std::fill_n(buf.get(), kRequestElems, 1.0);
   tcert::DiskFile file(
@@ -230,7 +234,7 @@ OverlapFigures measure_overlap(const tcert::Context& ctx, const std::string& dir
   tiles.multiply(1);
   passes = std::max(1, static_cast<int>(std::ceil(kOverlapSeconds / slowest(ctx, read_on_worker))));
   out.disk_s = slowest(ctx, read_on_worker);
-  out.read_bytes_per_s = 8.0 * static_cast<double>(elems) * passes / out.disk_s;
+  out.read_bytes_per_s = byte_count(static_cast<double>(elems)) * passes / out.disk_s;
   // As many calls as take about the read's time (every rank the same number: the slowest call).
   const double call_s = slowest(ctx, [&] { tiles.multiply(1); });
   const int calls = std::max(1, static_cast<int>(std::lround(out.disk_s / call_s)));

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "bcast.h"
+#include "runtime/spec/units.h"
 #include "runtime/storage/npy.h"
 #include "runtime/storage/spare_files.h"
 
@@ -62,19 +63,19 @@ std::shared_ptr<const tcert::FileMemory> VectorOps::cached(const std::string& pa
 void VectorOps::forget(const std::string& path) const {
   for (auto it = cache_.begin(); it != cache_.end(); ++it)
     if (it->path == path) {
-      cached_bytes_ -= 8 * it->data->size();
+      cached_bytes_ -= tcert::bytes_of(it->data->size());
       cache_.erase(it);
       return;
     }
 }
 
 std::shared_ptr<tcert::FileMemory> VectorOps::buffer(u64 n) const {
-  if (size_ != 1 || 8 * n > cache_bytes_) return nullptr;
-  while (cached_bytes_ + 8 * n > cache_bytes_) {
-    cached_bytes_ -= 8 * cache_.front().data->size();
+  if (size_ != 1 || tcert::bytes_of(n) > cache_bytes_) return nullptr;
+  while (cached_bytes_ + tcert::bytes_of(n) > cache_bytes_) {
+    cached_bytes_ -= tcert::bytes_of(cache_.front().data->size());
     cache_.pop_front();
   }
-  cached_bytes_ += 8 * n;  // counted from now: write() holds it, or takes it back
+  cached_bytes_ += tcert::bytes_of(n);  // counted from now: write() holds it, or takes it back
   return std::make_shared<tcert::FileMemory>(n);
 }
 
@@ -97,7 +98,7 @@ void VectorOps::write(const std::string& path, const std::vector<u64>& shape, Fi
       fill(0, n, held->data(), false);
       tcert::write_npy(path, shape, held->data(), false, &tcert::spare_files());
     } catch (...) {
-      cached_bytes_ -= 8 * n;
+      cached_bytes_ -= tcert::bytes_of(n);
       throw;
     }
     cache_.push_back({path, held});

@@ -34,30 +34,29 @@ struct VolumeRow {
 std::vector<VolumeRow> volume_rows(const TraceContraction& c, int* mismatches) {
   std::vector<VolumeRow> rows;
   rows.push_back({{"volume", "predicted total", "measured total", "predicted max", "measured max"}, {}});
-  const bool redistribution = !c.redistribution_predicted[0].empty();
-  const std::size_t n = kVolumeKeys.size();
-  for (std::size_t q = 0; q < n + (redistribution ? 3 : 0); ++q) {
-    const bool stages = q >= n;  // redistribution rows (bytes, requests) after the compute stage's
-    if (q == kRequestsVolume && c.predicted[q].empty()) continue;       // an older trace
-    if (q == n + 2 && c.redistribution_predicted[2].empty()) continue;  // an older trace (hand-off: none)
-    const auto& p = stages ? c.redistribution_predicted[q - n] : c.predicted[q];
-    const auto& m = stages ? c.redistribution_measured[q - n] : c.measured[q];
-    const std::string label = stages
-                                  ? std::string("redistribution ") + kVolumeLabels[q == n + 2 ? kRequestsVolume : q - n]
-                                  : kVolumeLabels[q];
+  // One row: `stages` for stages 1 and 3 (redistribution), after the compute stage's rows.
+  auto add = [&](const tcert::VolumeField& f, const tcert::RankVolumes& predicted, const tcert::RankVolumes& measured,
+                 bool stages) {
+    const std::vector<std::uint64_t>&p = predicted.*f.member, &m = measured.*f.member;
+    if (f.member == &tcert::RankVolumes::disk_requests && p.empty()) return;  // an older trace (hand-off: none)
+    const std::string label = stages ? std::string("redistribution ") + f.label : f.label;
     VolumeRow row{{label, fmt::format("{}", total(p)), fmt::format("{}", total(m)), fmt::format("{}", most(p)),
                    fmt::format("{}", most(m))},
                   {}};
     if (c.resumed_at != 0 && !stages) {  // the nest ran partly before the checkpoint
       row.cells[2] = row.cells[4] = "(part)";
       rows.push_back(std::move(row));
-      continue;
+      return;
     }
     for (std::size_t r = 0; r < p.size(); ++r)
       if (p[r] != m[r]) row.differences.push_back(fmt::format("rank {}: predicted {}, measured {}", r, p[r], m[r]));
     *mismatches += static_cast<int>(row.differences.size());
     rows.push_back(std::move(row));
-  }
+  };
+  for (const tcert::VolumeField& f : tcert::kVolumeFields) add(f, c.predicted, c.measured, false);
+  if (!c.redistribution_predicted.disk_read_bytes.empty())
+    for (const tcert::VolumeField& f : tcert::kStageVolumeFields)
+      add(f, c.redistribution_predicted, c.redistribution_measured, true);
   return rows;
 }
 

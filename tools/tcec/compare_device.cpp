@@ -13,6 +13,10 @@ namespace {
 
 using Counts = std::vector<std::uint64_t>;
 
+/// The disk volumes the device's read and write bytes (in that order) are held against.
+constexpr Counts tcert::RankVolumes::*kDiskFields[2] = {&tcert::RankVolumes::disk_read_bytes,
+                                                        &tcert::RankVolumes::disk_write_bytes};
+
 std::uint64_t total(const Counts& v) { return std::accumulate(v.begin(), v.end(), std::uint64_t{0}); }
 std::uint64_t most(const Counts& v) { return v.empty() ? 0 : *std::max_element(v.begin(), v.end()); }
 
@@ -49,13 +53,15 @@ void add_into(Counts& sum, const Counts& add) {
 int device_lines(std::string& out, const TraceContraction& c, std::optional<std::uint64_t> slack_bytes) {
   if (c.device[0].empty()) return 0;
   const std::string resumed = c.resumed_at != 0 ? "not checked (resumed inside the contraction)" : "";
-  int above = device_line(out, "device read (compute)", "disk read", c.predicted[0], c.device[0], slack_bytes, resumed);
-  above += device_line(out, "device write (compute)", "disk write", c.predicted[1], c.device[1], slack_bytes, resumed);
-  if (!c.redistribution_device[0].empty() && !c.redistribution_predicted[0].empty()) {
+  int above = device_line(out, "device read (compute)", "disk read", c.predicted.disk_read_bytes, c.device[0],
+                          slack_bytes, resumed);
+  above += device_line(out, "device write (compute)", "disk write", c.predicted.disk_write_bytes, c.device[1],
+                       slack_bytes, resumed);
+  if (!c.redistribution_device[0].empty() && !c.redistribution_predicted.disk_read_bytes.empty()) {
     const std::string note = "shown only (a kept result's flush lands in a later step's; the run's line holds all)";
-    device_line(out, "redistribution device read", "disk read", c.redistribution_predicted[0],
+    device_line(out, "redistribution device read", "disk read", c.redistribution_predicted.disk_read_bytes,
                 c.redistribution_device[0], slack_bytes, note);
-    device_line(out, "redistribution device write", "disk write", c.redistribution_predicted[1],
+    device_line(out, "redistribution device write", "disk write", c.redistribution_predicted.disk_write_bytes,
                 c.redistribution_device[1], slack_bytes, note);
   }
   return above;
@@ -69,7 +75,8 @@ int device_run_line(std::string& out, const Trace& trace, std::optional<std::uin
       for (int q = 0; q < 2; ++q) add_into(device[q], figures[static_cast<std::size_t>(q)]);
   for (const TraceContraction& c : trace.contractions)
     for (std::size_t q = 0; q < 2; ++q)
-      add_into(predicted[q], c.predicted[q]), add_into(predicted[q], c.redistribution_predicted[q]);
+      add_into(predicted[q], c.predicted.*kDiskFields[q]),
+          add_into(predicted[q], c.redistribution_predicted.*kDiskFields[q]);
   for (const std::optional<TraceTransfers>& files : {trace.imported, trace.exported})
     if (files) add_into(predicted[0], files->read_bytes), add_into(predicted[1], files->write_bytes);
   out += fmt::format(

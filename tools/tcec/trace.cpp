@@ -94,10 +94,11 @@ TraceContraction contraction(const json& c, const std::string& where, std::int64
   out.order = text(c, where, "order");
   const json& predicted = member(c, where, "predicted");
   const json& measured = member(c, where, "measured");
-  for (std::size_t q = 0; q < kVolumeKeys.size(); ++q) {
-    if (q == kRequestsVolume && !predicted.contains(kVolumeKeys[q]) && !measured.contains(kVolumeKeys[q])) continue;
-    out.predicted[q] = counts(predicted, child(where, "predicted"), kVolumeKeys[q], P);
-    out.measured[q] = counts(measured, child(where, "measured"), kVolumeKeys[q], P);
+  for (const tcert::VolumeField& f : tcert::kVolumeFields) {
+    const bool requests = f.member == &tcert::RankVolumes::disk_requests;  // optional
+    if (requests && !predicted.contains(f.name) && !measured.contains(f.name)) continue;
+    out.predicted.*f.member = counts(predicted, child(where, "predicted"), f.name, P);
+    out.measured.*f.member = counts(measured, child(where, "measured"), f.name, P);
   }
   out.seconds = seconds(measured, child(where, "measured"), "seconds", P);
   out.disk_seconds = seconds(measured, child(where, "measured"), "disk_seconds", P);
@@ -120,11 +121,11 @@ TraceContraction contraction(const json& c, const std::string& where, std::int64
     const json& r = member(c, where, "redistribution");
     const json& p = member(r, at, "predicted");
     const json& m = member(r, at, "measured");
-    for (std::size_t q = 0; q < 3; ++q) {
-      const char* key = kVolumeKeys[q < 2 ? q : kRequestsVolume];
-      if (q == 2 && !(p.contains(key) && m.contains(key))) break;  // an older trace: no requests
-      out.redistribution_predicted[q] = counts(p, child(at, "predicted"), key, P);
-      out.redistribution_measured[q] = counts(m, child(at, "measured"), key, P);
+    for (const tcert::VolumeField& f : tcert::kStageVolumeFields) {
+      const bool requests = f.member == &tcert::RankVolumes::disk_requests;
+      if (requests && !(p.contains(f.name) && m.contains(f.name))) break;  // an older trace: no requests
+      out.redistribution_predicted.*f.member = counts(p, child(at, "predicted"), f.name, P);
+      out.redistribution_measured.*f.member = counts(m, child(at, "measured"), f.name, P);
     }
     if (p.contains("seconds") && p["seconds"].is_number())
       out.redistribution_predicted_seconds = p["seconds"].get<double>();

@@ -1,5 +1,5 @@
 // tools/tcec/trace.h — the trace a generated program writes (--trace FILE), as `tcec compare`
-// reads it. Schema (runtime/program/run.h ContractionRecord, VerifyResult):
+// reads it. Schema (runtime/program/run_records.h ContractionRecord, VerifyResult):
 //   {"program": NAME, "processors": P,
 //    "contractions": [{"statement", "plan", "comm", "algorithm", "order",
 //                      "predicted": {"disk_read_bytes": [P], "disk_write_bytes": [P],
@@ -23,34 +23,28 @@
 // redistribute, compute, write-out, import, export).
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
-namespace tcec::tools {
+#include "runtime/spec/volumes.h"
 
-/// The five per-rank volumes, in this order: their JSON keys and table labels (bytes, and the
-/// count of disk requests, which older traces lack).
-inline constexpr std::array<const char*, 5> kVolumeKeys = {"disk_read_bytes", "disk_write_bytes", "comm_sent_bytes",
-                                                           "comm_recv_bytes", "disk_requests"};
-inline constexpr std::array<const char*, 5> kVolumeLabels = {"disk read", "disk write", "sent", "received",
-                                                             "disk requests"};
-inline constexpr std::size_t kRequestsVolume = 4;  ///< position of "disk_requests" (optional)
+namespace tcec::tools {
 
 struct TraceContraction {
   std::string statement, plan, comm, algorithm, order;
-  /// Per rank, kVolumeKeys order; disk requests empty in traces without them.
-  std::array<std::vector<std::uint64_t>, 5> predicted, measured;
+  /// Per rank (runtime/spec/volumes.h kVolumeFields); disk requests empty in traces without them.
+  tcert::RankVolumes predicted, measured;
   std::vector<double> seconds;  ///< per rank; empty when absent
   /// Busy seconds per rank in disk transfers, MPI transfers and the tile kernel; empty when absent.
   std::vector<double> disk_seconds, comm_seconds, kernel_seconds;
   double predicted_seconds = -1;  ///< the model's time; < 0 when absent
-  /// Redistribution (stages 1 and 3): disk read, disk write, disk requests per rank; empty when
-  /// absent (requests: an older trace, whose program did not predict those of the hand-off).
-  std::array<std::vector<std::uint64_t>, 3> redistribution_predicted, redistribution_measured;
+  /// Redistribution (stages 1 and 3): disk read, disk write, disk requests per rank
+  /// (kStageVolumeFields); empty when absent (requests: an older trace, whose program did not
+  /// predict those of the hand-off).
+  tcert::RankVolumes redistribution_predicted, redistribution_measured;
   double redistribution_predicted_seconds = -1;       ///< stages 1 and 3; < 0 when absent
   std::vector<double> redistribution_seconds;         ///< measured per rank; empty when absent
   std::vector<std::uint64_t> peak_tile_memory_bytes;  ///< per rank; empty when absent

@@ -22,8 +22,8 @@ namespace tcec::costmodel::detail {
 //       EffVol = A/P + 2√(ABC(2+R log P)/(MP²)).
 //     Table 7 ABC ⟨3⟩: EffVol = A/P + AB/(MP²) + C(2 + R log P).
 // The trade-off itself is solved once, in model_optimum.cpp.
-ModelPoint accumulation_optimum(const Problem& problem, const Machine& machine, CommMethod comm,
-                                DiskPlacementOrder order) {
+ModelPoint accumulation_optimum(const Problem& problem, const Machine& machine, Communication comm,
+                                PlacementOrder order) {
   const double P = static_cast<double>(machine.processors);
   const double read = 1 / machine.disk_read_bytes_per_s;
   const double write = 1 / machine.disk_write_bytes_per_s;
@@ -32,12 +32,12 @@ ModelPoint accumulation_optimum(const Problem& problem, const Machine& machine, 
   t.pass_A_s = problem.A / P * read;
   t.pass_B_s = problem.B / P * read;
   t.pass_C_s = problem.C * (read + write);
-  if (comm == CommMethod::Outside) {
+  if (comm == Communication::Outside) {
     t.const_s = problem.C * write + reduce;
   } else {
     t.pass_C_s += reduce;
   }
-  return pass_form_optimum(problem, machine, comm, Algorithm::Accumulation, order, ReplicatedOperand::A, t);
+  return pass_form_optimum(problem, machine, comm, Algorithm::Accumulation, order, Operand::A, t);
 }
 
 }  // namespace tcec::costmodel::detail

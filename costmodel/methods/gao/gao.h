@@ -18,7 +18,7 @@ inline const GaoPlan& gao(const Plan& plan) { return std::get<GaoPlan>(plan.meth
 inline GaoPlan& gao(Plan& plan) { return std::get<GaoPlan>(plan.method); }
 
 /// "inside-rotation", …, "outside-accumulation".
-std::string method_name(CommMethod comm, Algorithm algorithm);
+std::string method_name(Communication comm, Algorithm algorithm);
 
 /// Grid parts of each group for an array under the plan's algorithm: how many
 /// parts the group is split into for that array's storage on disk (1 = whole).

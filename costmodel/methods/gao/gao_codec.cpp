@@ -62,16 +62,15 @@ std::vector<std::string> GaoCodec::fields() const { return {"order", "bcast", "I
 bool GaoCodec::parse_field(std::string_view key, std::string_view value, Plan* plan, std::string* error) const {
   GaoPlan& g = gao(*plan);
   if (key == "order") {
-    for (DiskPlacementOrder o : kAllOrders)
-      if (value == to_string(o)) {
-        g.order = o;
-        return true;
-      }
+    if (const std::optional<PlacementOrder> order = tcert::parse_order(value)) {
+      g.order = *order;
+      return true;
+    }
     *error = fmt::format("unknown order '{}' (expected ABC, ACB, BAC, BCA, CAB or CBA)", value);
     return false;
   }
-  if (key == "bcast" && (value == "A" || value == "B")) {
-    g.replicated = value == "A" ? ReplicatedOperand::A : ReplicatedOperand::B;
+  if (const std::optional<Operand> bcast = tcert::parse_operand(value); key == "bcast" && bcast) {
+    g.replicated = *bcast;
     return true;
   }
   if (key == "overlap" && (value == "yes" || value == "no")) {

@@ -13,7 +13,7 @@ struct GaoEntry {
   GaoCodec codec;
   GaoReport report;
   Method method;
-  GaoEntry(CommMethod comm, Algorithm algorithm)
+  GaoEntry(Communication comm, Algorithm algorithm)
       : model(comm, algorithm),
         codec(comm, algorithm),
         report(comm, algorithm),
@@ -24,9 +24,9 @@ struct GaoEntry {
 
 const std::vector<const Method*>& gao_methods() {
   static const GaoEntry kEntries[] = {
-      {CommMethod::Inside, Algorithm::Rotation},     {CommMethod::Inside, Algorithm::Replication},
-      {CommMethod::Inside, Algorithm::Accumulation}, {CommMethod::Outside, Algorithm::Rotation},
-      {CommMethod::Outside, Algorithm::Replication}, {CommMethod::Outside, Algorithm::Accumulation}};
+      {Communication::Inside, Algorithm::Rotation},     {Communication::Inside, Algorithm::Replication},
+      {Communication::Inside, Algorithm::Accumulation}, {Communication::Outside, Algorithm::Rotation},
+      {Communication::Outside, Algorithm::Replication}, {Communication::Outside, Algorithm::Accumulation}};
   static const std::vector<const Method*> kList = [] {
     std::vector<const Method*> v;
     for (const GaoEntry& e : kEntries) v.push_back(&e.method);

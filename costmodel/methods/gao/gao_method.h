@@ -13,7 +13,7 @@ namespace tcec::costmodel {
 
 class GaoModel final : public MethodModel {
  public:
-  GaoModel(CommMethod comm, Algorithm algorithm) : comm_(comm), algorithm_(algorithm) {}
+  GaoModel(Communication comm, Algorithm algorithm) : comm_(comm), algorithm_(algorithm) {}
 
   void analyze(MethodAnalysis& ctx) const override;
   PlanVolumes volumes(const Plan& plan, const Machine& machine, std::int64_t first_rank,
@@ -38,13 +38,13 @@ class GaoModel final : public MethodModel {
   }
 
  private:
-  CommMethod comm_;
+  Communication comm_;
   Algorithm algorithm_;
 };
 
 class GaoCodec final : public PlanCodec {
  public:
-  GaoCodec(CommMethod comm, Algorithm algorithm) : comm_(comm), algorithm_(algorithm) {}
+  GaoCodec(Communication comm, Algorithm algorithm) : comm_(comm), algorithm_(algorithm) {}
 
   bool owns(const Plan& plan) const override;
   void start_plan(Plan* plan) const override;
@@ -54,13 +54,13 @@ class GaoCodec final : public PlanCodec {
   bool check_valid(const Plan& plan, const Machine& machine, std::string* reason) const override;
 
  private:
-  CommMethod comm_;
+  Communication comm_;
   Algorithm algorithm_;
 };
 
 class GaoReport final : public MethodReport {
  public:
-  GaoReport(CommMethod comm, Algorithm algorithm) : comm_(comm), algorithm_(algorithm) {}
+  GaoReport(Communication comm, Algorithm algorithm) : comm_(comm), algorithm_(algorithm) {}
 
   std::string row_name(const ModelPoint& row) const override;
   std::string describe_row(const ModelPoint& row) const override;
@@ -72,7 +72,7 @@ class GaoReport final : public MethodReport {
   void plan_json(const ContractionAnalysis& a, const Machine& machine, nlohmann::json& j) const override;
 
  private:
-  CommMethod comm_;
+  Communication comm_;
   Algorithm algorithm_;
 };
 

@@ -70,9 +70,9 @@ void GaoModel::analyze(MethodAnalysis& ctx) const {
   const Machine& machine = ctx.machine();
   ModelPoint best = best_model_optimum(a.problem, machine, comm_, algorithm_);
   ctx.add_row(best);
-  for (DiskPlacementOrder order : kAllOrders) {
-    for (ReplicatedOperand r : {ReplicatedOperand::A, ReplicatedOperand::B}) {
-      if (r == ReplicatedOperand::B && algorithm_ != Algorithm::Replication) continue;
+  for (PlacementOrder order : kAllOrders) {
+    for (Operand r : {Operand::A, Operand::B}) {
+      if (r == Operand::B && algorithm_ != Algorithm::Replication) continue;
       ModelPoint model = model_optimum(a.problem, machine, comm_, algorithm_, order, r);
       const TileCounts hint = model.feasible ? model.tiles : TileCounts{};
       const bool allowed = ctx.allows(order);
@@ -163,10 +163,10 @@ double GaoModel::kernel_efficiency(const Plan& plan, const Machine& machine, std
 
 int GaoModel::buffer_sets(const Plan& plan) const { return gao(plan).overlap ? 2 : 1; }
 
-bool GaoModel::reads_operands_directly(const Plan&) const { return comm_ == CommMethod::Inside; }
+bool GaoModel::reads_operands_directly(const Plan&) const { return comm_ == Communication::Inside; }
 
 bool GaoModel::writes_result_directly(const Plan&) const {
-  return !(comm_ == CommMethod::Outside && algorithm_ == Algorithm::Accumulation);
+  return !(comm_ == Communication::Outside && algorithm_ == Algorithm::Accumulation);
 }
 
 std::vector<std::uint64_t> GaoModel::stage_requests(const Plan& plan, const StageAccess& access) const {

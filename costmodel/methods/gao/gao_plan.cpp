@@ -14,7 +14,7 @@
 
 namespace tcec::costmodel {
 
-std::string method_name(CommMethod comm, Algorithm algorithm) {
+std::string method_name(Communication comm, Algorithm algorithm) {
   return fmt::format("{}-{}", to_string(comm), to_string(algorithm));
 }
 
@@ -57,7 +57,7 @@ GridParts grid_parts(const Plan& plan) {
       break;
     }
     case Algorithm::Replication:
-      if (gao(plan).replicated == ReplicatedOperand::A) {
+      if (gao(plan).replicated == Operand::A) {
         parts.A = {1, P};
         parts.B = {P, 1};
         parts.C = {1, P};
@@ -84,7 +84,7 @@ RankParts rank_parts(const Plan& plan, std::int64_t rank) {
       break;
     }
     case Algorithm::Replication:
-      if (gao(plan).replicated == ReplicatedOperand::A)
+      if (gao(plan).replicated == Operand::A)
         rp = {-1, rank, rank, -1, -1, rank};
       else
         rp = {rank, -1, -1, rank, rank, -1};
@@ -99,14 +99,14 @@ RankParts rank_parts(const Plan& plan, std::int64_t rank) {
 struct TileLevels {
   int A_rows, A_cols, B_rows, B_cols, C_rows, C_cols;
 };
-static TileLevels tile_levels(DiskPlacementOrder order) {
+static TileLevels tile_levels(PlacementOrder order) {
   switch (order) {
-    case DiskPlacementOrder::ABC: return {1, 1, 1, 1, 2, 1};
-    case DiskPlacementOrder::ACB: return {1, 1, 1, 2, 2, 1};
-    case DiskPlacementOrder::BAC: return {1, 1, 1, 1, 1, 2};
-    case DiskPlacementOrder::BCA: return {1, 2, 1, 1, 1, 2};
-    case DiskPlacementOrder::CAB: return {1, 1, 2, 1, 1, 1};
-    case DiskPlacementOrder::CBA: return {2, 1, 1, 1, 1, 1};
+    case PlacementOrder::ABC: return {1, 1, 1, 1, 2, 1};
+    case PlacementOrder::ACB: return {1, 1, 1, 2, 2, 1};
+    case PlacementOrder::BAC: return {1, 1, 1, 1, 1, 2};
+    case PlacementOrder::BCA: return {1, 2, 1, 1, 1, 2};
+    case PlacementOrder::CAB: return {1, 1, 2, 1, 1, 1};
+    case PlacementOrder::CBA: return {2, 1, 1, 1, 1, 1};
   }
   return {1, 1, 1, 1, 1, 1};
 }
@@ -115,7 +115,7 @@ TileBytes gao_tile_bytes(const Plan& plan, double element_size_bytes) {
   GridParts parts = grid_parts(plan);
   // The broadcast operand is whole in memory (gathered); its pieces are a disk layout only.
   if (gao(plan).algorithm == Algorithm::Replication) {
-    if (gao(plan).replicated == ReplicatedOperand::A)
+    if (gao(plan).replicated == Operand::A)
       parts.A = {1, 1};
     else
       parts.B = {1, 1};

@@ -10,10 +10,10 @@ namespace tcec::costmodel {
 /// A Gao method's plan part (Plan::method): inside/outside × rotation/replication/accumulation,
 /// the operand replication broadcasts, and the disk placement order of the loop nest.
 struct GaoPlan {
-  CommMethod comm = CommMethod::Inside;
+  Communication comm = Communication::Inside;
   Algorithm algorithm = Algorithm::Rotation;
-  ReplicatedOperand replicated = ReplicatedOperand::A;  ///< Replication only: the broadcast operand
-  DiskPlacementOrder order = DiskPlacementOrder::ABC;
+  Operand replicated = Operand::A;  ///< Replication only: the broadcast operand
+  PlacementOrder order = PlacementOrder::ABC;
   /// Overlap (issue 17): two buffers per array, so that an I/O thread reads the next tiles and
   /// writes C's behind while the multiply and the messages run (runtime GaoSpec::overlap). The
   /// tiles then fit in half the memory; the bytes moved at given tiles are the same.

@@ -5,44 +5,44 @@
 
 namespace tcec::costmodel {
 
-std::vector<LoopLevel> loop_nest(DiskPlacementOrder order) {
+std::vector<LoopLevel> loop_nest(PlacementOrder order) {
   using V = LoopVar;
   using A = Action;
   switch (order) {
-    case DiskPlacementOrder::ABC:
+    case PlacementOrder::ABC:
       return {{{V::I1, V::K1}, {A::ReadA}, {}},
               {{V::J1}, {A::ReadB}, {}},
               {{V::I2}, {A::ReadC, A::Compute, A::WriteC}, {}}};
-    case DiskPlacementOrder::ACB:
+    case PlacementOrder::ACB:
       return {{{V::I1, V::K1}, {A::ReadA}, {}},
               {{V::J1, V::I2}, {A::ReadC}, {A::WriteC}},
               {{V::K2}, {A::ReadB, A::Compute}, {}}};
-    case DiskPlacementOrder::BAC:
+    case PlacementOrder::BAC:
       return {{{V::J1, V::K1}, {A::ReadB}, {}},
               {{V::I1}, {A::ReadA}, {}},
               {{V::J2}, {A::ReadC, A::Compute, A::WriteC}, {}}};
-    case DiskPlacementOrder::BCA:
+    case PlacementOrder::BCA:
       return {{{V::J1, V::K1}, {A::ReadB}, {}},
               {{V::I1, V::J2}, {A::ReadC}, {A::WriteC}},
               {{V::K2}, {A::ReadA, A::Compute}, {}}};
-    case DiskPlacementOrder::CAB:
+    case PlacementOrder::CAB:
       return {
           {{V::I1, V::J1}, {A::ReadC}, {A::WriteC}}, {{V::K1}, {A::ReadA}, {}}, {{V::J2}, {A::ReadB, A::Compute}, {}}};
-    case DiskPlacementOrder::CBA:
+    case PlacementOrder::CBA:
       return {
           {{V::I1, V::J1}, {A::ReadC}, {A::WriteC}}, {{V::K1}, {A::ReadB}, {}}, {{V::I2}, {A::ReadA, A::Compute}, {}}};
   }
   return {};
 }
 
-std::array<bool, 3> second_levels(DiskPlacementOrder order) {
+std::array<bool, 3> second_levels(PlacementOrder order) {
   switch (order) {
-    case DiskPlacementOrder::ABC:
-    case DiskPlacementOrder::CBA: return {true, false, false};
-    case DiskPlacementOrder::ACB: return {true, false, true};
-    case DiskPlacementOrder::BAC:
-    case DiskPlacementOrder::CAB: return {false, true, false};
-    case DiskPlacementOrder::BCA: return {false, true, true};
+    case PlacementOrder::ABC:
+    case PlacementOrder::CBA: return {true, false, false};
+    case PlacementOrder::ACB: return {true, false, true};
+    case PlacementOrder::BAC:
+    case PlacementOrder::CAB: return {false, true, false};
+    case PlacementOrder::BCA: return {false, true, true};
   }
   return {false, false, false};
 }

@@ -34,21 +34,21 @@ double& tile(TileCounts& t, int v) {
 struct SearchPlan {
   std::array<int, 5> vars;
 };
-SearchPlan search_plan(DiskPlacementOrder order) {
+SearchPlan search_plan(PlacementOrder order) {
   switch (order) {
-    case DiskPlacementOrder::ABC: return {{kKt1, kJt1, kIt1, kIt2, -1}};
-    case DiskPlacementOrder::ACB: return {{kIt1, kKt1, kIt2, kJt1, kKt2}};
-    case DiskPlacementOrder::BAC: return {{kKt1, kIt1, kJt1, kJt2, -1}};
-    case DiskPlacementOrder::BCA: return {{kJt1, kKt1, kJt2, kIt1, kKt2}};
-    case DiskPlacementOrder::CAB: return {{kIt1, kJt1, kJt2, kKt1, -1}};
-    case DiskPlacementOrder::CBA: return {{kIt1, kJt1, kIt2, kKt1, -1}};
+    case PlacementOrder::ABC: return {{kKt1, kJt1, kIt1, kIt2, -1}};
+    case PlacementOrder::ACB: return {{kIt1, kKt1, kIt2, kJt1, kKt2}};
+    case PlacementOrder::BAC: return {{kKt1, kIt1, kJt1, kJt2, -1}};
+    case PlacementOrder::BCA: return {{kJt1, kKt1, kJt2, kIt1, kKt2}};
+    case PlacementOrder::CAB: return {{kIt1, kJt1, kJt2, kKt1, -1}};
+    case PlacementOrder::CBA: return {{kIt1, kJt1, kIt2, kKt1, -1}};
   }
   return {};
 }
 
 class NestedSearch {
  public:
-  NestedSearch(const MethodVolumes& volumes, const Machine& machine, DiskPlacementOrder order, const TileThresholds& th)
+  NestedSearch(const MethodVolumes& volumes, const Machine& machine, PlacementOrder order, const TileThresholds& th)
       : volumes_(volumes), machine_(machine), order_(order), plan_(search_plan(order)), least_{th.a, th.b, th.c} {
     // Which tile counts cut which array, read off the loop nest itself ...
     std::array<unsigned, 3> members{};
@@ -101,7 +101,7 @@ class NestedSearch {
 
   const MethodVolumes& volumes_;
   const Machine& machine_;
-  DiskPlacementOrder order_;
+  PlacementOrder order_;
   SearchPlan plan_;
   std::array<double, 3> least_;
   std::array<unsigned, 5> completes_{};
@@ -142,8 +142,8 @@ std::pair<double, double> golden_min(F f, double lo, double hi, double noise) {
 
 }  // namespace
 
-ModelPoint numerical_optimum(const Problem& problem, const Machine& machine, CommMethod comm, Algorithm algorithm,
-                             DiskPlacementOrder order, ReplicatedOperand replicated) {
+ModelPoint numerical_optimum(const Problem& problem, const Machine& machine, Communication comm, Algorithm algorithm,
+                             PlacementOrder order, Operand replicated) {
   if (algorithm == Algorithm::Rotation && !is_perfect_square(machine.processors))
     return detail::infeasible_point(problem, machine, comm, algorithm, order, replicated);
   const TileThresholds th = tile_thresholds(problem, machine, algorithm, replicated);

@@ -40,25 +40,25 @@ namespace {
 // The order's binding variables (X, Y) → all tile counts: the remaining ones at
 // the least values the other two memory constraints allow (they cost nothing).
 // Variable roles per order: notes "How many passes" and Gao et al. Tables 2–7.
-TileCounts complete_tiles(DiskPlacementOrder order, double X, double Y, const TileThresholds& th) {
+TileCounts complete_tiles(PlacementOrder order, double X, double Y, const TileThresholds& th) {
   TileCounts t;
   switch (order) {
-    case DiskPlacementOrder::ABC:  // X = It1, Y = Kt1; Jt1 covers B and C
+    case PlacementOrder::ABC:  // X = It1, Y = Kt1; Jt1 covers B and C
       t.It1 = X, t.Kt1 = Y, t.Jt1 = std::max({1.0, th.b / Y, th.c / X});
       break;
-    case DiskPlacementOrder::ACB:  // Jt1 covers C, then Kt2 covers B
+    case PlacementOrder::ACB:  // Jt1 covers C, then Kt2 covers B
       t.It1 = X, t.Kt1 = Y, t.Jt1 = std::max(1.0, th.c / X);
       t.Kt2 = std::max(1.0, th.b / (t.Jt1 * Y));
       break;
-    case DiskPlacementOrder::BAC:  // X = Jt1, Y = Kt1; It1 covers A and C
+    case PlacementOrder::BAC:  // X = Jt1, Y = Kt1; It1 covers A and C
       t.Jt1 = X, t.Kt1 = Y, t.It1 = std::max({1.0, th.a / Y, th.c / X});
       break;
-    case DiskPlacementOrder::BCA:  // It1 covers C, then Kt2 covers A
+    case PlacementOrder::BCA:  // It1 covers C, then Kt2 covers A
       t.Jt1 = X, t.Kt1 = Y, t.It1 = std::max(1.0, th.c / X);
       t.Kt2 = std::max(1.0, th.a / (t.It1 * Y));
       break;
-    case DiskPlacementOrder::CAB:  // X = It1, Y = Jt1; Kt1 covers A and B
-    case DiskPlacementOrder::CBA: t.It1 = X, t.Jt1 = Y, t.Kt1 = std::max({1.0, th.a / X, th.b / Y}); break;
+    case PlacementOrder::CAB:  // X = It1, Y = Jt1; Kt1 covers A and B
+    case PlacementOrder::CBA: t.It1 = X, t.Jt1 = Y, t.Kt1 = std::max({1.0, th.a / X, th.b / Y}); break;
   }
   return t;
 }
@@ -68,21 +68,21 @@ TileCounts complete_tiles(DiskPlacementOrder order, double X, double Y, const Ti
 // The order fixes which passes are free (Fig. 3(b)): ABC/ACB stream A once,
 // BAC/BCA stream B once, CAB/CBA stream C once; the other two passes are the
 // trade-off variables. Gao et al. Tables 2–4, 6, 7, each row's "Cost Estimate".
-ModelPoint pass_form_optimum(const Problem& problem, const Machine& machine, CommMethod comm, Algorithm algorithm,
-                             DiskPlacementOrder order, ReplicatedOperand replicated, const PassTimes& p) {
+ModelPoint pass_form_optimum(const Problem& problem, const Machine& machine, Communication comm, Algorithm algorithm,
+                             PlacementOrder order, Operand replicated, const PassTimes& p) {
   const TileThresholds th = tile_thresholds(problem, machine, algorithm, replicated);
   double fixed = 0, wX = 0, wY = 0, m = 0;
   switch (order) {
-    case DiskPlacementOrder::ABC:
-    case DiskPlacementOrder::ACB:  // passes A 1, B It1, C Kt1; It1·Kt1 >= a
+    case PlacementOrder::ABC:
+    case PlacementOrder::ACB:  // passes A 1, B It1, C Kt1; It1·Kt1 >= a
       fixed = p.pass_A_s, wX = p.pass_B_s, wY = p.pass_C_s, m = th.a;
       break;
-    case DiskPlacementOrder::BAC:
-    case DiskPlacementOrder::BCA:  // passes A Jt1, B 1, C Kt1; Jt1·Kt1 >= b
+    case PlacementOrder::BAC:
+    case PlacementOrder::BCA:  // passes A Jt1, B 1, C Kt1; Jt1·Kt1 >= b
       fixed = p.pass_B_s, wX = p.pass_A_s, wY = p.pass_C_s, m = th.b;
       break;
-    case DiskPlacementOrder::CAB:
-    case DiskPlacementOrder::CBA:  // passes A Jt1, B It1, C 1; It1·Jt1 >= c
+    case PlacementOrder::CAB:
+    case PlacementOrder::CBA:  // passes A Jt1, B It1, C 1; It1·Jt1 >= c
       fixed = p.pass_C_s, wX = p.pass_B_s, wY = p.pass_A_s, m = th.c;
       break;
   }
@@ -91,17 +91,17 @@ ModelPoint pass_form_optimum(const Problem& problem, const Machine& machine, Com
                            p.const_s + fixed + t.value, t.case_id);
 }
 
-ModelPoint closed_form_point(const Problem& problem, const Machine& machine, CommMethod comm, Algorithm algorithm,
-                             DiskPlacementOrder order, ReplicatedOperand replicated, const TileCounts& tiles,
-                             double time_s, int case_id) {
+ModelPoint closed_form_point(const Problem& problem, const Machine& machine, Communication comm, Algorithm algorithm,
+                             PlacementOrder order, Operand replicated, const TileCounts& tiles, double time_s,
+                             int case_id) {
   ModelPoint point = evaluate_model(problem, machine, comm, algorithm, order, replicated, tiles);
   point.time_s = time_s;
   point.case_id = case_id;
   return point;
 }
 
-ModelPoint infeasible_point(const Problem& problem, const Machine& machine, CommMethod comm, Algorithm algorithm,
-                            DiskPlacementOrder order, ReplicatedOperand replicated) {
+ModelPoint infeasible_point(const Problem& problem, const Machine& machine, Communication comm, Algorithm algorithm,
+                            PlacementOrder order, Operand replicated) {
   ModelPoint point = evaluate_model(problem, machine, comm, algorithm, order, replicated, {});
   point.feasible = false;
   point.time_s = std::numeric_limits<double>::infinity();
@@ -119,8 +119,8 @@ int case_id_from_tiles(std::initializer_list<double> tile_counts) {
 
 }  // namespace detail
 
-ModelPoint model_optimum(const Problem& problem, const Machine& machine, CommMethod comm, Algorithm algorithm,
-                         DiskPlacementOrder order, ReplicatedOperand replicated) {
+ModelPoint model_optimum(const Problem& problem, const Machine& machine, Communication comm, Algorithm algorithm,
+                         PlacementOrder order, Operand replicated) {
   switch (algorithm) {
     case Algorithm::Rotation: return detail::rotation_optimum(problem, machine, comm, order);
     case Algorithm::Replication: return detail::replication_optimum(problem, machine, comm, order, replicated);
@@ -129,12 +129,12 @@ ModelPoint model_optimum(const Problem& problem, const Machine& machine, CommMet
   return detail::accumulation_optimum(problem, machine, comm, order);
 }
 
-ModelPoint best_model_optimum(const Problem& problem, const Machine& machine, CommMethod comm, Algorithm algorithm) {
+ModelPoint best_model_optimum(const Problem& problem, const Machine& machine, Communication comm, Algorithm algorithm) {
   ModelPoint best;
   bool have = false;
-  for (ReplicatedOperand r : {ReplicatedOperand::A, ReplicatedOperand::B}) {
-    if (r == ReplicatedOperand::B && algorithm != Algorithm::Replication) break;
-    for (DiskPlacementOrder order : kAllOrders) {
+  for (Operand r : {Operand::A, Operand::B}) {
+    if (r == Operand::B && algorithm != Algorithm::Replication) break;
+    for (PlacementOrder order : kAllOrders) {
       ModelPoint p = model_optimum(problem, machine, comm, algorithm, order, r);
       const bool better = p.feasible && (!best.feasible || p.time_s < best.time_s);
       if (!have || better) best = std::move(p);

@@ -35,21 +35,21 @@ namespace tcec::costmodel {
 /// Rotation with a non-square P: feasible = false, reason "P = 6 is not a
 /// perfect square", time_s = +inf. `replicated` matters for Replication only.
 /// Preconditions: A, B, C > 0; bandwidths > 0; M > 0; P >= 1.
-ModelPoint model_optimum(const Problem& problem, const Machine& machine, CommMethod comm, Algorithm algorithm,
-                         DiskPlacementOrder order, ReplicatedOperand replicated);
+ModelPoint model_optimum(const Problem& problem, const Machine& machine, Communication comm, Algorithm algorithm,
+                         PlacementOrder order, Operand replicated);
 
 /// The model value of a method: model_optimum() minimised over the six orders
 /// (and, for Replication, over replicating A or B). Ties keep the first in
 /// kAllOrders order, A before B. Infeasible only if every candidate is.
-ModelPoint best_model_optimum(const Problem& problem, const Machine& machine, CommMethod comm, Algorithm algorithm);
+ModelPoint best_model_optimum(const Problem& problem, const Machine& machine, Communication comm, Algorithm algorithm);
 
 /// The same minimum found numerically, independently of the case analysis:
 /// two tile counts are searched in log space by nested golden-section search
 /// (the problem is a geometric program, convex in log space) and the others
 /// are set to the least values the memory constraints allow. Relative precision
 /// ~1e-12 in time. case_id is left 0. Same preconditions as model_optimum().
-ModelPoint numerical_optimum(const Problem& problem, const Machine& machine, CommMethod comm, Algorithm algorithm,
-                             DiskPlacementOrder order, ReplicatedOperand replicated);
+ModelPoint numerical_optimum(const Problem& problem, const Machine& machine, Communication comm, Algorithm algorithm,
+                             PlacementOrder order, Operand replicated);
 
 namespace detail {
 
@@ -71,18 +71,18 @@ ProductTradeoff minimise_product_tradeoff(double wX, double wY, double m);
 /// Closed form for a method with PassTimes (every method but inside rotation
 /// of ABC/ACB/BAC/BCA): the order's one binding constraint X·Y >= m, the other
 /// tile counts at the least values the other two constraints allow.
-ModelPoint pass_form_optimum(const Problem& problem, const Machine& machine, CommMethod comm, Algorithm algorithm,
-                             DiskPlacementOrder order, ReplicatedOperand replicated, const PassTimes& times);
+ModelPoint pass_form_optimum(const Problem& problem, const Machine& machine, Communication comm, Algorithm algorithm,
+                             PlacementOrder order, Operand replicated, const PassTimes& times);
 
 /// Bytes of evaluate_model() at `tiles`, with time_s = the closed-form value
 /// `time_s` (tests check that the two agree) and the given case id.
-ModelPoint closed_form_point(const Problem& problem, const Machine& machine, CommMethod comm, Algorithm algorithm,
-                             DiskPlacementOrder order, ReplicatedOperand replicated, const TileCounts& tiles,
-                             double time_s, int case_id);
+ModelPoint closed_form_point(const Problem& problem, const Machine& machine, Communication comm, Algorithm algorithm,
+                             PlacementOrder order, Operand replicated, const TileCounts& tiles, double time_s,
+                             int case_id);
 
 /// The infeasible point of Rotation on a non-square P (time_s = +inf).
-ModelPoint infeasible_point(const Problem& problem, const Machine& machine, CommMethod comm, Algorithm algorithm,
-                            DiskPlacementOrder order, ReplicatedOperand replicated);
+ModelPoint infeasible_point(const Problem& problem, const Machine& machine, Communication comm, Algorithm algorithm,
+                            PlacementOrder order, Operand replicated);
 
 /// A real tile count within this of 1 counts as "at its bound 1" for case ids.
 inline constexpr double kAtBoundTolerance = 1e-12;
@@ -93,9 +93,9 @@ inline constexpr double kAtBoundTolerance = 1e-12;
 int case_id_from_tiles(std::initializer_list<double> tile_counts);
 
 /// The per-algorithm closed forms (one file each).
-ModelPoint rotation_optimum(const Problem&, const Machine&, CommMethod, DiskPlacementOrder);
-ModelPoint replication_optimum(const Problem&, const Machine&, CommMethod, DiskPlacementOrder, ReplicatedOperand);
-ModelPoint accumulation_optimum(const Problem&, const Machine&, CommMethod, DiskPlacementOrder);
+ModelPoint rotation_optimum(const Problem&, const Machine&, Communication, PlacementOrder);
+ModelPoint replication_optimum(const Problem&, const Machine&, Communication, PlacementOrder, Operand);
+ModelPoint accumulation_optimum(const Problem&, const Machine&, Communication, PlacementOrder);
 
 }  // namespace detail
 }  // namespace tcec::costmodel

@@ -181,9 +181,9 @@ bool choose_distribution(Plan& plan, std::string* reason) {
 
 }  // namespace
 
-PlannedCandidate plan_candidate(const Groups& groups, const Machine& machine, CommMethod comm, Algorithm algorithm,
-                                DiskPlacementOrder order, ReplicatedOperand replicated, MemorySplit split,
-                                const TileCounts& hint, bool accumulate) {
+PlannedCandidate plan_candidate(const Groups& groups, const Machine& machine, Communication comm, Algorithm algorithm,
+                                PlacementOrder order, Operand replicated, MemorySplit split, const TileCounts& hint,
+                                bool accumulate) {
   PlannedCandidate out;
   Plan& plan = out.plan;
   plan = {

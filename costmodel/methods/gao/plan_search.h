@@ -18,8 +18,8 @@ namespace tcec::costmodel {
 /// keeping check_valid(). Infeasible (with reason) when the method cannot run:
 /// Rotation on a non-square P, no index large enough to distribute, or no
 /// tiling fits the memory.
-PlannedCandidate plan_candidate(const Groups& groups, const Machine& machine, CommMethod comm, Algorithm algorithm,
-                                DiskPlacementOrder order, ReplicatedOperand replicated, MemorySplit split,
-                                const TileCounts& hint, bool accumulate = false);
+PlannedCandidate plan_candidate(const Groups& groups, const Machine& machine, Communication comm, Algorithm algorithm,
+                                PlacementOrder order, Operand replicated, MemorySplit split, const TileCounts& hint,
+                                bool accumulate = false);
 
 }  // namespace tcec::costmodel

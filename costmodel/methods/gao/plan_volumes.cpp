@@ -51,7 +51,7 @@ RankVolumes rotation(const Plan& plan, const Counts& n, std::int64_t rank) {
   const u64 Ir = group_share(plan.I, g, rp.C_rows), Jc = group_share(plan.J, g, rp.C_cols);
   const u64 Kk = group_share(plan.K, g, rp.A_cols), K = plan.K.extent();
   RankVolumes v;
-  if (gao(plan).comm == CommMethod::Inside) {  // A, B read at home; each body cycles its blocks once
+  if (gao(plan).comm == Communication::Inside) {  // A, B read at home; each body cycles its blocks once
     v.read = n.pA * Ir * Kk + n.pB * Jc * Kk + n.pC_read * Ir * Jc;
     v.write = n.pC * Ir * Jc;
     if (g > 1) v.sent = v.recv = n.tiles_J * Ir * K + n.tiles_I * Jc * K;  // one rank: no shifts
@@ -68,7 +68,7 @@ RankVolumes rotation(const Plan& plan, const Counts& n, std::int64_t rank) {
 
 RankVolumes replication(const Plan& plan, const Counts& n, std::int64_t rank) {
   const std::int64_t P = plan.processors;
-  const bool bcast_A = gao(plan).replicated == ReplicatedOperand::A;
+  const bool bcast_A = gao(plan).replicated == Operand::A;
   // Written for broadcast operand X (rows R) and the other operand Y (rows S); C is (R, S) or (S, R).
   const GroupTiling& R = bcast_A ? plan.I : plan.J;
   const GroupTiling& S = bcast_A ? plan.J : plan.I;
@@ -80,7 +80,7 @@ RankVolumes replication(const Plan& plan, const Counts& n, std::int64_t rank) {
   const u64 C = group_share(S, P, rank) * R.extent();
   RankVolumes v;
   v.write = n.pC * C;
-  if (gao(plan).comm == CommMethod::Inside) {  // collective read of X's pieces, ring all-gather per tile
+  if (gao(plan).comm == Communication::Inside) {  // collective read of X's pieces, ring all-gather per tile
     v.read = pX * own + pY * Y + n.pC_read * C;
     v.sent = pX * (whole - next);
     v.recv = pX * (whole - own);
@@ -101,7 +101,7 @@ RankVolumes accumulation(const Plan& plan, const Counts& n, std::int64_t rank) {
   const u64 reduce = C * allreduce_exchanges(P, rank);
   RankVolumes v;
   v.read = n.pA * plan.I.extent() * Kp + n.pB * plan.J.extent() * Kp;
-  if (gao(plan).comm == CommMethod::Inside) {  // C lives on rank 0; partial tiles all-reduced per pass
+  if (gao(plan).comm == Communication::Inside) {  // C lives on rank 0; partial tiles all-reduced per pass
     v.sent = v.recv = n.pC * reduce;
     if (rank == 0) v.read += n.pC_read * C, v.write = n.pC * C;
     return v;

@@ -27,7 +27,7 @@ namespace {
 // In the paper's units (M in elements, one bandwidth B_d, f_rep = 1) these are
 // the entries of the tables; with bytes and separate read/write bandwidths the
 // same trade-off (model_optimum.cpp) gives them.
-PassTimes broadcast_a_times(double A, double B, double C, const Machine& m, CommMethod comm) {
+PassTimes broadcast_a_times(double A, double B, double C, const Machine& m, Communication comm) {
   const double P = static_cast<double>(m.processors);
   const double read = 1 / m.disk_read_bytes_per_s, write = 1 / m.disk_write_bytes_per_s;
   const double net = 1 / m.network_bytes_per_s;
@@ -35,7 +35,7 @@ PassTimes broadcast_a_times(double A, double B, double C, const Machine& m, Comm
   PassTimes t;
   t.pass_B_s = B / P * read;
   t.pass_C_s = C / P * (read + write);
-  if (comm == CommMethod::Outside) {
+  if (comm == Communication::Outside) {
     t.pass_A_s = A * read;
     t.const_s = A * write + bcast;
   } else {
@@ -46,10 +46,10 @@ PassTimes broadcast_a_times(double A, double B, double C, const Machine& m, Comm
 
 }  // namespace
 
-ModelPoint replication_optimum(const Problem& problem, const Machine& machine, CommMethod comm,
-                               DiskPlacementOrder order, ReplicatedOperand replicated) {
+ModelPoint replication_optimum(const Problem& problem, const Machine& machine, Communication comm, PlacementOrder order,
+                               Operand replicated) {
   PassTimes t;
-  if (replicated == ReplicatedOperand::A) {
+  if (replicated == Operand::A) {
     t = broadcast_a_times(problem.A, problem.B, problem.C, machine, comm);
   } else {
     t = broadcast_a_times(problem.B, problem.A, problem.C, machine, comm);

@@ -158,7 +158,7 @@ std::vector<std::uint64_t> gao_requests(const Plan& plan, const ArrayAccess& acc
     switch (m.algorithm) {
       case Algorithm::Rotation: {
         const u64 c_visit = of(C, parts.C, rp.C_rows, rp.C_cols);
-        if (m.comm == CommMethod::Inside) {  // A, B read at home; C as many times as its bytes
+        if (m.comm == Communication::Inside) {  // A, B read at home; C as many times as its bytes
           req = n.A * of(A, parts.A, rp.A_rows, rp.A_cols) + n.B * of(B, parts.B, rp.B_rows, rp.B_cols) +
                 (n.C_read + n.C) * c_visit;
           break;
@@ -178,14 +178,14 @@ std::vector<std::uint64_t> gao_requests(const Plan& plan, const ArrayAccess& acc
         break;
       }
       case Algorithm::Replication: {
-        const bool bcast_A = m.replicated == ReplicatedOperand::A;
+        const bool bcast_A = m.replicated == Operand::A;
         const ArrayShape& X = bcast_A ? A : B;
         const ArrayShape& Y = bcast_A ? B : A;
         const u64 pX = bcast_A ? n.A : n.B, pY = bcast_A ? n.B : n.A;
         const ArrayParts yw = bcast_A ? parts.B : parts.A;  // X's pieces: K split P ways, rows whole
         const i64 y_rows = bcast_A ? rp.B_rows : rp.A_rows;
         req = pY * of(Y, yw, y_rows, -1) + (n.C_read + n.C) * of(C, parts.C, rp.C_rows, rp.C_cols);
-        if (m.comm == CommMethod::Inside) {  // its own piece of X per pass; the ring is in memory
+        if (m.comm == Communication::Inside) {  // its own piece of X per pass; the ring is in memory
           req += pX * of(X, {1, P}, -1, rank);
           break;
         }
@@ -202,7 +202,7 @@ std::vector<std::uint64_t> gao_requests(const Plan& plan, const ArrayAccess& acc
       case Algorithm::Accumulation: {
         req = n.A * of(A, parts.A, -1, rank) + n.B * of(B, parts.B, -1, rank);
         const u64 c_visit = of(C, parts.C, -1, -1), whole = static_cast<u64>(plan.I.extent() * plan.J.extent());
-        if (m.comm == CommMethod::Inside) {  // C lives on rank 0
+        if (m.comm == Communication::Inside) {  // C lives on rank 0
           if (rank == 0) req += (n.C_read + n.C) * c_visit;
           break;
         }

@@ -215,12 +215,12 @@ InsideOptimum inside_abc(const InsideTimes& w, const TileThresholds& th) {
 
 }  // namespace
 
-ModelPoint rotation_optimum(const Problem& pr, const Machine& m, CommMethod comm, DiskPlacementOrder order) {
+ModelPoint rotation_optimum(const Problem& pr, const Machine& m, Communication comm, PlacementOrder order) {
   constexpr auto kRot = Algorithm::Rotation;
-  constexpr auto kA = ReplicatedOperand::A;
-  using enum DiskPlacementOrder;
+  constexpr auto kA = Operand::A;
+  using enum PlacementOrder;
   if (!is_perfect_square(m.processors)) return infeasible_point(pr, m, comm, kRot, order, kA);
-  if (comm == CommMethod::Outside) return pass_form_optimum(pr, m, comm, kRot, order, kA, outside_times(pr, m));
+  if (comm == Communication::Outside) return pass_form_optimum(pr, m, comm, kRot, order, kA, outside_times(pr, m));
   InsideTimes w = inside_times(pr, m);
   if (order == CAB || order == CBA)  // I tiles It1, J tiles Jt1 (It2 = Jt2 = 1)
     return pass_form_optimum(pr, m, comm, kRot, order, kA, {0, w.tA + w.vJ, w.tB + w.vI, w.tC});

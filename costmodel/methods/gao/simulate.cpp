@@ -59,7 +59,8 @@ struct Enumerated {
 };
 
 Enumerated enumerate(const GroupTiling& group) {
-  Enumerated e{group_layout(group)};
+  Enumerated e;
+  e.layout = group_layout(group);
   e.T1 = e.layout.tiles1(), e.T2 = e.layout.tiles2();
   for (i64 f = 0; f < e.T1 * e.T2; ++f) {
     i64 others = 1, dist = 1;
@@ -93,13 +94,13 @@ class Simulator {
   }
 
   Counters run() {
-    const i64 rounds = m_.algorithm == Algorithm::Rotation && m_.comm == CommMethod::Outside ? parts_.grid_cols : 1;
-    if (m_.comm == CommMethod::Outside && m_.algorithm == Algorithm::Replication) gather_file();
+    const i64 rounds = m_.algorithm == Algorithm::Rotation && m_.comm == Communication::Outside ? parts_.grid_cols : 1;
+    if (m_.comm == Communication::Outside && m_.algorithm == Algorithm::Replication) gather_file();
     for (round_ = 0; round_ < rounds; ++round_) {
       walk(0);
       if (rounds > 1) shift_files();
     }
-    if (m_.comm == CommMethod::Outside && m_.algorithm == Algorithm::Accumulation) {
+    if (m_.comm == Communication::Outside && m_.algorithm == Algorithm::Accumulation) {
       const i64 n = plan_.I.extent() * plan_.J.extent();
       n_.read += n, requests_ += chunks(n);
       allreduce(n);
@@ -175,14 +176,14 @@ class Simulator {
       visit(x, rg, ap.rows, is_A ? r_ : c_, 2, ap.cols, k_part());
       return;
     }
-    const bool bcast = m_.algorithm == Algorithm::Replication && (m_.replicated == ReplicatedOperand::A) == is_A;
+    const bool bcast = m_.algorithm == Algorithm::Replication && (m_.replicated == Operand::A) == is_A;
     if (!bcast) {
       const i64 prow = ap.rows > 1 ? rank_ : -1, pcol = ap.cols > 1 ? rank_ : -1;
       n_.read += tile(R, rg, ap.rows, prow, K_, 2, ap.cols, pcol);
       visit(x, rg, ap.rows, prow, 2, ap.cols, pcol);
       return;
     }
-    if (m_.comm == CommMethod::Outside) {  // the whole local copy: the gathered pieces' files
+    if (m_.comm == Communication::Outside) {  // the whole local copy: the gathered pieces' files
       n_.read += tile(R, rg, 1, -1, K_, 2, 1, -1);
       for (i64 q = 0; q < P_; ++q) visit(x, rg, 1, -1, 2, P_, q);
       return;
@@ -205,7 +206,7 @@ class Simulator {
     const bool zero = first && !plan_.accumulate;
     current_C_ = n;
     const bool read = m_.algorithm == Algorithm::Accumulation
-                          ? (rank_ == 0 && !zero) || (rank_ != 0 && m_.comm == CommMethod::Outside && !first)
+                          ? (rank_ == 0 && !zero) || (rank_ != 0 && m_.comm == Communication::Outside && !first)
                           : !zero;
     if (!read) return;
     n_.read += n;
@@ -213,7 +214,7 @@ class Simulator {
   }
 
   void write_C() {
-    if (m_.algorithm == Algorithm::Accumulation && m_.comm == CommMethod::Inside) {
+    if (m_.algorithm == Algorithm::Accumulation && m_.comm == Communication::Inside) {
       allreduce(current_C_);
       if (rank_ == 0) n_.write += current_C_, visit_C();
       return;
@@ -278,7 +279,7 @@ class Simulator {
   }
 
   void compute() {
-    if (m_.algorithm != Algorithm::Rotation || m_.comm != CommMethod::Inside) return;
+    if (m_.algorithm != Algorithm::Rotation || m_.comm != Communication::Inside) return;
     if (parts_.grid_cols == 1) return;  // one rank: nothing to shift
     const i64 g = parts_.grid_cols, f = tiles(0).front(), h = tiles(1).front(), k = tiles(2).front();
     for (i64 s = 0; s < g; ++s) {  // Cannon: multiply, then shift A left and B up
@@ -307,7 +308,7 @@ class Simulator {
     for (i64 d = 1; d < Pp; d *= 2) n_.sent += n, n_.recv += n;
   }
   void gather_file() {
-    const bool A = m_.replicated == ReplicatedOperand::A;
+    const bool A = m_.replicated == Operand::A;
     std::vector<i64> pieces;
     for (i64 q = 0; q < P_; ++q) {
       const GroupTiling& R = A ? plan_.I : plan_.J;

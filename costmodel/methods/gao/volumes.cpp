@@ -10,25 +10,25 @@
 
 namespace tcec::costmodel {
 
-LoopNestCounts loop_nest_counts(DiskPlacementOrder order, const TileCounts& t) {
+LoopNestCounts loop_nest_counts(PlacementOrder order, const TileCounts& t) {
   LoopNestCounts n;
   switch (order) {
-    case DiskPlacementOrder::ABC:  // It1,Kt1 → A; Jt1 → B; It2 → C
+    case PlacementOrder::ABC:  // It1,Kt1 → A; Jt1 → B; It2 → C
       n = {1, t.It1, t.Kt1, t.It1 * t.It2, t.Jt1, t.It1 * t.Kt1, t.Jt1 * t.Kt1, t.It1 * t.It2 * t.Jt1};
       break;
-    case DiskPlacementOrder::ACB:  // It1,Kt1 → A; Jt1,It2 → C; Kt2 → B
+    case PlacementOrder::ACB:  // It1,Kt1 → A; Jt1,It2 → C; Kt2 → B
       n = {1, t.It1 * t.It2, t.Kt1, t.It1 * t.It2, t.Jt1, t.It1 * t.Kt1, t.Jt1 * t.Kt1 * t.Kt2, t.It1 * t.It2 * t.Jt1};
       break;
-    case DiskPlacementOrder::BAC:  // Jt1,Kt1 → B; It1 → A; Jt2 → C
+    case PlacementOrder::BAC:  // Jt1,Kt1 → B; It1 → A; Jt2 → C
       n = {t.Jt1, 1, t.Kt1, t.It1, t.Jt1 * t.Jt2, t.It1 * t.Kt1, t.Jt1 * t.Kt1, t.It1 * t.Jt1 * t.Jt2};
       break;
-    case DiskPlacementOrder::BCA:  // Jt1,Kt1 → B; It1,Jt2 → C; Kt2 → A
+    case PlacementOrder::BCA:  // Jt1,Kt1 → B; It1,Jt2 → C; Kt2 → A
       n = {t.Jt1 * t.Jt2, 1, t.Kt1, t.It1, t.Jt1 * t.Jt2, t.It1 * t.Kt1 * t.Kt2, t.Jt1 * t.Kt1, t.It1 * t.Jt1 * t.Jt2};
       break;
-    case DiskPlacementOrder::CAB:  // It1,Jt1 → C; Kt1 → A; Jt2 → B
+    case PlacementOrder::CAB:  // It1,Jt1 → C; Kt1 → A; Jt2 → B
       n = {t.Jt1, t.It1, 1, t.It1, t.Jt1 * t.Jt2, t.It1 * t.Kt1, t.Jt1 * t.Jt2 * t.Kt1, t.It1 * t.Jt1};
       break;
-    case DiskPlacementOrder::CBA:  // It1,Jt1 → C; Kt1 → B; It2 → A
+    case PlacementOrder::CBA:  // It1,Jt1 → C; Kt1 → B; It2 → A
       n = {t.Jt1, t.It1, 1, t.It1 * t.It2, t.Jt1, t.It1 * t.It2 * t.Kt1, t.Jt1 * t.Kt1, t.It1 * t.Jt1};
       break;
   }
@@ -38,12 +38,12 @@ LoopNestCounts loop_nest_counts(DiskPlacementOrder order, const TileCounts& t) {
 namespace {
 
 // Replication of A as in the notes' table; replication of B is its mirror.
-MethodVolumes replication_volumes(double bcast, double other, double C, double P, double f_rep, CommMethod comm) {
+MethodVolumes replication_volumes(double bcast, double other, double C, double P, double f_rep, Communication comm) {
   MethodVolumes v;
-  v.read_per_pass_A = comm == CommMethod::Outside ? bcast : bcast / P;
+  v.read_per_pass_A = comm == Communication::Outside ? bcast : bcast / P;
   v.read_per_pass_B = other / P;
   v.read_per_pass_C = v.write_per_pass_C = C / P;
-  if (comm == CommMethod::Outside) {
+  if (comm == Communication::Outside) {
     v.one_time_write = bcast;         // D1: the received copy is written (Table 3)
     v.one_time_comm = f_rep * bcast;  // V = f_rep·A (Table 3, notes)
   } else {
@@ -60,14 +60,14 @@ MethodVolumes mirror_operands(MethodVolumes v) {
 
 }  // namespace
 
-MethodVolumes method_volumes(const Problem& pr, const Machine& m, CommMethod comm, Algorithm algorithm,
-                             ReplicatedOperand replicated) {
+MethodVolumes method_volumes(const Problem& pr, const Machine& m, Communication comm, Algorithm algorithm,
+                             Operand replicated) {
   const double P = static_cast<double>(m.processors);
   const double sqrtP = std::sqrt(P);
   MethodVolumes v;
   switch (algorithm) {
     case Algorithm::Rotation:
-      if (comm == CommMethod::Outside) {  // Table 2: √P rounds over local A/P, B/P, C/P
+      if (comm == Communication::Outside) {  // Table 2: √P rounds over local A/P, B/P, C/P
         v.read_per_pass_A = pr.A / sqrtP;
         v.read_per_pass_B = pr.B / sqrtP;
         v.read_per_pass_C = v.write_per_pass_C = pr.C / sqrtP;
@@ -82,15 +82,14 @@ MethodVolumes method_volumes(const Problem& pr, const Machine& m, CommMethod com
       }
       return v;
     case Algorithm::Replication:
-      if (replicated == ReplicatedOperand::A)
-        return replication_volumes(pr.A, pr.B, pr.C, P, m.replication_factor, comm);
+      if (replicated == Operand::A) return replication_volumes(pr.A, pr.B, pr.C, P, m.replication_factor, comm);
       return mirror_operands(replication_volumes(pr.B, pr.A, pr.C, P, m.replication_factor, comm));
     case Algorithm::Accumulation: {  // Tables 4 and 7: C replicated, all-reduce f_red·C·log2 P
       const double reduce = m.reduction_factor * pr.C * std::log2(P);
       v.read_per_pass_A = pr.A / P;
       v.read_per_pass_B = pr.B / P;
       v.read_per_pass_C = v.write_per_pass_C = pr.C;
-      if (comm == CommMethod::Outside) {
+      if (comm == Communication::Outside) {
         v.one_time_write = pr.C;  // D1 = C
         v.one_time_comm = reduce;
       } else {
@@ -102,13 +101,13 @@ MethodVolumes method_volumes(const Problem& pr, const Machine& m, CommMethod com
   return v;
 }
 
-TileThresholds tile_thresholds(const Problem& pr, const Machine& m, Algorithm algorithm, ReplicatedOperand replicated) {
+TileThresholds tile_thresholds(const Problem& pr, const Machine& m, Algorithm algorithm, Operand replicated) {
   const double M = m.array_memory_bytes();
   const double MP = M * static_cast<double>(m.processors);
   switch (algorithm) {
     case Algorithm::Rotation: return {pr.A / MP, pr.B / MP, pr.C / MP};  // Eqs. 4.1–4.3
     case Algorithm::Replication:                                         // Eqs. 4.6–4.8 and mirror
-      if (replicated == ReplicatedOperand::A) return {pr.A / M, pr.B / MP, pr.C / MP};
+      if (replicated == Operand::A) return {pr.A / M, pr.B / MP, pr.C / MP};
       return {pr.A / MP, pr.B / M, pr.C / MP};
     case Algorithm::Accumulation: return {pr.A / MP, pr.B / MP, pr.C / M};  // Eqs. 4.11–4.13
   }
@@ -120,8 +119,7 @@ bool is_perfect_square(std::int64_t processors) {
   return s * s == processors;
 }
 
-ModelPoint evaluate_volumes(const MethodVolumes& v, const Machine& m, DiskPlacementOrder order,
-                            const TileCounts& tiles) {
+ModelPoint evaluate_volumes(const MethodVolumes& v, const Machine& m, PlacementOrder order, const TileCounts& tiles) {
   const LoopNestCounts n = loop_nest_counts(order, tiles);
   ModelPoint point;
   point.order = order;
@@ -136,8 +134,8 @@ ModelPoint evaluate_volumes(const MethodVolumes& v, const Machine& m, DiskPlacem
   return point;
 }
 
-ModelPoint evaluate_model(const Problem& problem, const Machine& machine, CommMethod comm, Algorithm algorithm,
-                          DiskPlacementOrder order, ReplicatedOperand replicated, const TileCounts& tiles) {
+ModelPoint evaluate_model(const Problem& problem, const Machine& machine, Communication comm, Algorithm algorithm,
+                          PlacementOrder order, Operand replicated, const TileCounts& tiles) {
   ModelPoint point =
       evaluate_volumes(method_volumes(problem, machine, comm, algorithm, replicated), machine, order, tiles);
   point.comm = comm;
@@ -150,8 +148,8 @@ ModelPoint evaluate_model(const Problem& problem, const Machine& machine, CommMe
   return point;
 }
 
-bool fits_memory(const Problem& problem, const Machine& machine, Algorithm algorithm, DiskPlacementOrder order,
-                 ReplicatedOperand replicated, const TileCounts& t, std::string* reason) {
+bool fits_memory(const Problem& problem, const Machine& machine, Algorithm algorithm, PlacementOrder order,
+                 Operand replicated, const TileCounts& t, std::string* reason) {
   constexpr double kSlack = 1 - 1e-12;
   const double counts[] = {t.It1, t.It2, t.Jt1, t.Jt2, t.Kt1, t.Kt2};
   const char* names[] = {"It1", "It2", "Jt1", "Jt2", "Kt1", "Kt2"};

@@ -32,7 +32,7 @@ struct LoopNestCounts {
 };
 
 /// Passes, tile counts and array cuts of `order` for `tiles`. Pure; no preconditions.
-LoopNestCounts loop_nest_counts(DiskPlacementOrder order, const TileCounts& tiles);
+LoopNestCounts loop_nest_counts(PlacementOrder order, const TileCounts& tiles);
 
 /// The volume coefficients of one method, per processor, in bytes
 /// (Gao et al. §4–§5; table "Per-pass volumes per processor" of the notes).
@@ -52,8 +52,8 @@ struct MethodVolumes {
 /// Replication only: the broadcast operand). Precondition: processors >= 1.
 /// For Rotation with a non-square P the √P-based values are returned anyway;
 /// evaluate_model() is what reports the method infeasible.
-MethodVolumes method_volumes(const Problem& problem, const Machine& machine, CommMethod comm, Algorithm algorithm,
-                             ReplicatedOperand replicated);
+MethodVolumes method_volumes(const Problem& problem, const Machine& machine, Communication comm, Algorithm algorithm,
+                             Operand replicated);
 
 /// Least tile counts (dimensionless) of A, B and C: an array's tile, in bytes,
 /// divided by the number of ranks sharing that tile must fit M:
@@ -63,8 +63,7 @@ MethodVolumes method_volumes(const Problem& problem, const Machine& machine, Com
 struct TileThresholds {
   double a = 0, b = 0, c = 0;
 };
-TileThresholds tile_thresholds(const Problem& problem, const Machine& machine, Algorithm algorithm,
-                               ReplicatedOperand replicated);
+TileThresholds tile_thresholds(const Problem& problem, const Machine& machine, Algorithm algorithm, Operand replicated);
 
 /// True when P is a perfect square (Cannon's √P×√P grid). Precondition: P >= 1.
 bool is_perfect_square(std::int64_t processors);
@@ -75,19 +74,19 @@ bool is_perfect_square(std::int64_t processors);
 /// Outside methods include the one-time D1 and V. For Rotation with a non-square
 /// P, feasible = false with reason "P = 6 is not a perfect square" (the volumes
 /// are still filled in). case_id is left 0. Preconditions: bandwidths > 0.
-ModelPoint evaluate_model(const Problem& problem, const Machine& machine, CommMethod comm, Algorithm algorithm,
-                          DiskPlacementOrder order, ReplicatedOperand replicated, const TileCounts& tiles);
+ModelPoint evaluate_model(const Problem& problem, const Machine& machine, Communication comm, Algorithm algorithm,
+                          PlacementOrder order, Operand replicated, const TileCounts& tiles);
 
 /// The same with the coefficients already computed (used by minimisers, which
 /// evaluate one method many times). Fills the bytes and time only.
-ModelPoint evaluate_volumes(const MethodVolumes& volumes, const Machine& machine, DiskPlacementOrder order,
+ModelPoint evaluate_volumes(const MethodVolumes& volumes, const Machine& machine, PlacementOrder order,
                             const TileCounts& tiles);
 
 /// True when every tile count is >= 1 and each array's cut count reaches its
 /// threshold (tile_thresholds()), up to a relative slack of 1e-12 for real
 /// tile counts computed as quotients. On false, `reason` (if given) names the
 /// failing array or tile count with the numbers.
-bool fits_memory(const Problem& problem, const Machine& machine, Algorithm algorithm, DiskPlacementOrder order,
-                 ReplicatedOperand replicated, const TileCounts& tiles, std::string* reason = nullptr);
+bool fits_memory(const Problem& problem, const Machine& machine, Algorithm algorithm, PlacementOrder order,
+                 Operand replicated, const TileCounts& tiles, std::string* reason = nullptr);
 
 }  // namespace tcec::costmodel

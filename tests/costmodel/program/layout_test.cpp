@@ -107,9 +107,9 @@ TEST(Layout, ExchangesEqualAnElementByElementCount) {
       plan.J = fixtures::random_group(rng, "j", P);
       plan.K = fixtures::random_group(rng, "k", P);
       for (Algorithm alg : {Algorithm::Rotation, Algorithm::Replication, Algorithm::Accumulation})
-        for (ReplicatedOperand rep : {ReplicatedOperand::A, ReplicatedOperand::B})
+        for (Operand rep : {Operand::A, Operand::B})
           for (GemmArray array : {GemmArray::A, GemmArray::B, GemmArray::C}) {
-            if (rep == ReplicatedOperand::B && alg != Algorithm::Replication) continue;
+            if (rep == Operand::B && alg != Algorithm::Replication) continue;
             Plan p = plan;
             gao(p).algorithm = alg, gao(p).replicated = rep;
             if (!check_valid(p, fixtures::roomy(P), nullptr)) continue;
@@ -188,7 +188,7 @@ TEST(Layout, Table1DistributionsMoveNothingBetweenRanks) {
   auto rep =
       plan_text(program + "distribute A[i,a,k] over (i);\ndistribute C[i,a,j] over (i);\n", "inside-replication");
   ASSERT_TRUE(rep.at(0).feasible);
-  EXPECT_EQ(gao(rep[0].plan).replicated, ReplicatedOperand::B);
+  EXPECT_EQ(gao(rep[0].plan).replicated, Operand::B);
   EXPECT_EQ(rep[0].plan.I.indices[static_cast<std::size_t>(rep[0].plan.I.dist)].name, "i");
   EXPECT_EQ(most(rep[0].redistribution.comm_recv_bytes), 0u);
   // A mismatched declaration moves 3/4 of B's 32 KB: each rank keeps one of four K blocks of

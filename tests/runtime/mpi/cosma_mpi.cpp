@@ -39,7 +39,6 @@ tcert::GemmSpec spec_of(const Shape& s, const cm::CosmaGrid& g, const cm::PlanVo
   tcert::GemmSpec spec;
   spec.statement = std::string("cosma ") + s.name;
   spec.plan = "cosma";
-  spec.order = std::string(1, '-');  // no disk placement order (a literal trips GCC 12's -Wrestrict)
   spec.I = {{{2, 1, 1}, {s.m / 2, 1, 1}}, -1};
   spec.J = one_index(s.n);
   spec.K = one_index(s.k);
@@ -50,10 +49,10 @@ tcert::GemmSpec spec_of(const Shape& s, const cm::CosmaGrid& g, const cm::PlanVo
   spec.B = {{"B", {s.k, s.n}}, {1, 0}};
   spec.C = {{"C", {2, s.m / 2, s.n}}, {0, 1, 2}};
   spec.alpha = 0.75;
-  spec.predicted[0] = v.disk_read_bytes, spec.predicted[1] = v.disk_write_bytes;
-  spec.predicted[2] = v.comm_sent_bytes, spec.predicted[3] = v.comm_recv_bytes;
+  spec.predicted = cm::rank_volumes(v);
   for (std::size_t r = 0; r < v.disk_read_bytes.size(); ++r)
-    spec.predicted[4].push_back(cm::cosma_rank_words(g, s.m, s.n, s.k, static_cast<std::int64_t>(r)).requests);
+    spec.predicted.disk_requests.push_back(
+        cm::cosma_rank_words(g, s.m, s.n, s.k, static_cast<std::int64_t>(r)).requests);
   return spec;
 }
 
@@ -86,8 +85,7 @@ TEST(CosmaGemm, FourShapesVerifyAndMeasureThePredictedBytes) {
         cm::PlanVolumes r = cm::redistribution_volumes(plan, machine, spec.accumulate);
         cm::redistribution_requests(plan, machine,
                                     {spec.A.perm, spec.B.perm, spec.C.perm, spec.accumulate, false, true}, r);
-        for (int q = 0; q < 3; ++q)
-          spec.predicted_redistribution[q] = q == 0 ? r.disk_read_bytes : q == 1 ? r.disk_write_bytes : r.disk_requests;
+        spec.predicted_redistribution = cm::stage_volumes(r);
         tcert::CosmaGemm x(run, std::move(spec));
         x.compute([&] {
           if (overlap) {  // as generated code: round j+1's data arrives during round j (double buffers)
@@ -108,12 +106,12 @@ TEST(CosmaGemm, FourShapesVerifyAndMeasureThePredictedBytes) {
         multi_round += strategy.grid.rounds > 1;
         streamed += strategy.grid.rounds > strategy.grid.buffers();
         const tcert::ContractionRecord& rec = run.records().contractions().back();
-        for (int q = 0; q < 5; ++q)
-          ASSERT_EQ(rec.measured[q], rec.predicted[q])
-              << "volume " << q << " of " << s.name << " S=" << S << " overlap " << overlap;
-        for (int q = 0; q < 3; ++q)  // bytes read, written; disk requests
-          ASSERT_EQ(rec.redistribution_measured[q], rec.redistribution_predicted[q])
-              << "redistribution " << q << " of " << s.name << " S=" << S << " overlap " << overlap;
+        for (const tcert::VolumeField& f : tcert::kVolumeFields)
+          ASSERT_EQ(rec.measured.*f.member, rec.predicted.*f.member)
+              << f.name << " of " << s.name << " S=" << S << " overlap " << overlap;
+        for (const tcert::VolumeField& f : tcert::kStageVolumeFields)
+          ASSERT_EQ(rec.redistribution_measured.*f.member, rec.redistribution_predicted.*f.member)
+              << "redistribution " << f.name << " of " << s.name << " S=" << S << " overlap " << overlap;
         ASSERT_LE(run.records().verify_result().max_rel_error, 1e-12) << s.name << " S=" << S << " overlap " << overlap;
       }
   EXPECT_GT(run.records().verify_result().checked, 0u);
@@ -168,7 +166,6 @@ TEST(CosmaGemm, LocalModeReadsMappedOperandsInPlaceWithThePredictedCounts) {
       tcert::GemmSpec spec;
       spec.statement = accumulate ? "C += A * B" : "C = A * B";
       spec.plan = "cosma";
-      spec.order = std::string(1, '-');
       spec.I = {{{i1, 1, 1}, {i2, 1, 1}}, -1};
       spec.J = one_index(n);
       spec.K = one_index(k);
@@ -178,9 +175,9 @@ TEST(CosmaGemm, LocalModeReadsMappedOperandsInPlaceWithThePredictedCounts) {
       spec.C = {{"C", {n, i1, i2}}, {1, 2, 0}};
       spec.alpha = accumulate ? -0.5 : 0.75;
       spec.accumulate = accumulate;
-      spec.predicted[0] = v.disk_read_bytes, spec.predicted[1] = v.disk_write_bytes;
-      spec.predicted[2] = v.comm_sent_bytes, spec.predicted[3] = v.comm_recv_bytes;
-      for (i64 r = 0; r < P; ++r) spec.predicted[4].push_back(cm::cosma_rank_words(grid, m, n, k, r).requests);
+      spec.predicted = cm::rank_volumes(v);
+      for (i64 r = 0; r < P; ++r)
+        spec.predicted.disk_requests.push_back(cm::cosma_rank_words(grid, m, n, k, r).requests);
       cm::Plan plan;
       plan.processors = P, plan.method = grid;
       plan.I.indices = {{"i1", i1, 1, 1}, {"i2", i2, 1, 1}};
@@ -188,8 +185,7 @@ TEST(CosmaGemm, LocalModeReadsMappedOperandsInPlaceWithThePredictedCounts) {
       plan.K.indices = {{"k", k, 1, 1}};
       cm::PlanVolumes r = cm::redistribution_volumes(plan, machine, accumulate);
       cm::redistribution_requests(plan, machine, {spec.A.perm, spec.B.perm, spec.C.perm, accumulate, false, true}, r);
-      for (int q = 0; q < 3; ++q)
-        spec.predicted_redistribution[q] = q == 0 ? r.disk_read_bytes : q == 1 ? r.disk_write_bytes : r.disk_requests;
+      spec.predicted_redistribution = cm::stage_volumes(r);
       tcert::CosmaGemm x(run, std::move(spec));
       EXPECT_EQ(x.local(), tcert::detail::gett_vectorized());  // local mode needs GETT's AVX-512 kernel
       x.compute([&] {
@@ -200,11 +196,12 @@ TEST(CosmaGemm, LocalModeReadsMappedOperandsInPlaceWithThePredictedCounts) {
       });
       x.finish();
       const tcert::ContractionRecord& rec = run.records().contractions().back();
-      for (int q = 0; q < 5; ++q) ASSERT_EQ(rec.measured[q], rec.predicted[q]) << "volume " << q << " " << accumulate;
-      for (int q = 0; q < 3; ++q)
-        ASSERT_EQ(rec.redistribution_measured[q], rec.redistribution_predicted[q])
-            << "redistribution " << q << " " << accumulate;
-      EXPECT_GT(rec.redistribution_measured[2][0], 1u);  // permuted operands: more than one run
+      for (const tcert::VolumeField& f : tcert::kVolumeFields)
+        ASSERT_EQ(rec.measured.*f.member, rec.predicted.*f.member) << f.name << " " << accumulate;
+      for (const tcert::VolumeField& f : tcert::kStageVolumeFields)
+        ASSERT_EQ(rec.redistribution_measured.*f.member, rec.redistribution_predicted.*f.member)
+            << "redistribution " << f.name << " " << accumulate;
+      EXPECT_GT(rec.redistribution_measured.disk_requests[0], 1u);  // permuted operands: more than one run
       EXPECT_LE(run.records().verify_result().max_rel_error, 1e-12) << accumulate;
       if (!accumulate) filled = run.store().latest("C");
     }

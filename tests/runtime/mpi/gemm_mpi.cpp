@@ -84,13 +84,9 @@ tcert::GemmSpec spec_of(const cm::Plan& p, const cm::PlanVolumes& v, bool overla
   tcert::GemmSpec s;
   s.statement = "C += A * B";
   s.plan = p.to_string();
-  s.order = cm::to_string(cm::gao(p).order);
   tcert::GaoSpec& gao = s.method.emplace<tcert::GaoSpec>();
-  gao.comm = cm::gao(p).comm == cm::CommMethod::Inside ? tcert::Communication::Inside : tcert::Communication::Outside;
-  gao.algorithm = cm::gao(p).algorithm == cm::Algorithm::Rotation      ? tcert::Algorithm::Rotation
-                  : cm::gao(p).algorithm == cm::Algorithm::Replication ? tcert::Algorithm::Replication
-                                                                       : tcert::Algorithm::Accumulation;
-  gao.broadcast = cm::gao(p).replicated == cm::ReplicatedOperand::A ? tcert::Operand::A : tcert::Operand::B;
+  gao.comm = cm::gao(p).comm, gao.algorithm = cm::gao(p).algorithm;
+  gao.broadcast = cm::gao(p).replicated, gao.order = cm::gao(p).order;
   s.I = group_spec(p.I), s.J = group_spec(p.J), s.K = group_spec(p.K);
   s.A = binding("A", p.I, p.K, false);
   s.B = binding("B", p.J, p.K, true);
@@ -103,18 +99,16 @@ tcert::GemmSpec spec_of(const cm::Plan& p, const cm::PlanVolumes& v, bool overla
   // Direct tile I/O where the model has it (the inside methods): no tiled copies of A and B.
   s.direct_A = s.direct_B = cm::model_of(p).reads_operands_directly(p);
   s.direct_C = cm::writes_result_directly(p, nullptr);
-  s.predicted[0] = v.disk_read_bytes, s.predicted[1] = v.disk_write_bytes;
-  s.predicted[2] = v.comm_sent_bytes, s.predicted[3] = v.comm_recv_bytes;
+  s.predicted = cm::rank_volumes(v);
   cm::ArrayAccess access{s.direct_A, s.direct_B, s.direct_C, {}, {}, {}};
   if (s.direct_A) access.perm_A = s.A.perm;
   if (s.direct_B) access.perm_B = s.B.perm;
   if (s.direct_C) access.perm_C = s.C.perm;
-  s.predicted[4] = cm::model_of(p).disk_requests(p, access);
+  s.predicted.disk_requests = cm::model_of(p).disk_requests(p, access);
   cm::PlanVolumes r = cm::redistribution_volumes(p, roomy(p.processors), p.accumulate);
   cm::redistribution_requests(p, roomy(p.processors), {s.A.perm, s.B.perm, s.C.perm, p.accumulate, s.direct_C, true},
                               r);
-  for (int q = 0; q < 3; ++q)
-    s.predicted_redistribution[q] = q == 0 ? r.disk_read_bytes : q == 1 ? r.disk_write_bytes : r.disk_requests;
+  s.predicted_redistribution = cm::stage_volumes(r);
   return s;
 }
 
@@ -123,7 +117,7 @@ class Walker {
  public:
   Walker(tcert::GaoGemm& x, const cm::Plan& p) : x_(x), p_(p) {}
   void run() {
-    const bool outside = cm::gao(p_).comm == cm::CommMethod::Outside;
+    const bool outside = cm::gao(p_).comm == cm::Communication::Outside;
     if (outside && cm::gao(p_).algorithm == cm::Algorithm::Replication) x_.gather_broadcast_file();
     for (i64 round = 0; round < x_.rounds(); ++round) {
       walk(0);
@@ -158,16 +152,16 @@ class Walker {
     return bound_[2 * g + 1] ? group(g).tile(value_[2 * g], value_[2 * g + 1]) : group(g).level1(value_[2 * g]);
   }
   void act(cm::Action a) {
-    const bool inside = cm::gao(p_).comm == cm::CommMethod::Inside;
+    const bool inside = cm::gao(p_).comm == cm::Communication::Inside;
     const bool gather = inside && cm::gao(p_).algorithm == cm::Algorithm::Replication;
     switch (a) {
       case cm::Action::ReadA:
         x_.read_A(tiles(0), tiles(2));
-        if (gather && cm::gao(p_).replicated == cm::ReplicatedOperand::A) x_.allgather_A();
+        if (gather && cm::gao(p_).replicated == cm::Operand::A) x_.allgather_A();
         break;
       case cm::Action::ReadB:
         x_.read_B(tiles(1), tiles(2));
-        if (gather && cm::gao(p_).replicated == cm::ReplicatedOperand::B) x_.allgather_B();
+        if (gather && cm::gao(p_).replicated == cm::Operand::B) x_.allgather_B();
         break;
       case cm::Action::ReadC: x_.read_C(tiles(0), tiles(1)); break;
       case cm::Action::Compute:
@@ -205,11 +199,11 @@ TEST(GaoGemm, EveryMethodAndOrderVerifiesAndMeasuresThePredictedBytes) {
     cm::Plan base;
     base.processors = P;
     base.I = random_group(rng, "i", g), base.J = random_group(rng, "j", g), base.K = random_group(rng, "k", g);
-    for (cm::CommMethod comm : {cm::CommMethod::Inside, cm::CommMethod::Outside})
+    for (cm::Communication comm : {cm::Communication::Inside, cm::Communication::Outside})
       for (cm::Algorithm alg : {cm::Algorithm::Rotation, cm::Algorithm::Replication, cm::Algorithm::Accumulation})
-        for (cm::ReplicatedOperand rep : {cm::ReplicatedOperand::A, cm::ReplicatedOperand::B})
-          for (cm::DiskPlacementOrder order : cm::kAllOrders) {
-            if (rep == cm::ReplicatedOperand::B && alg != cm::Algorithm::Replication) continue;
+        for (cm::Operand rep : {cm::Operand::A, cm::Operand::B})
+          for (cm::PlacementOrder order : cm::kAllOrders) {
+            if (rep == cm::Operand::B && alg != cm::Algorithm::Replication) continue;
             cm::Plan p = base;
             cm::gao(p).comm = comm, cm::gao(p).algorithm = alg, cm::gao(p).replicated = rep, cm::gao(p).order = order;
             p.accumulate = has_C && ran % 2 == 1;  // C's start values from the store: stage 1 reads them
@@ -231,12 +225,12 @@ TEST(GaoGemm, EveryMethodAndOrderVerifiesAndMeasuresThePredictedBytes) {
             x.finish();
             ASSERT_FALSE(run.records().contractions().empty()) << "no record";
             const tcert::ContractionRecord& rec = run.records().contractions().back();
-            for (int q = 0; q < 5; ++q)
-              ASSERT_EQ(rec.measured[q], rec.predicted[q])
-                  << "volume " << q << " of " << p.to_string() << (overlap ? " (overlapped)" : " (serial)");
-            for (int q = 0; q < 3; ++q)  // bytes read, written; disk requests
-              ASSERT_EQ(rec.redistribution_measured[q], rec.redistribution_predicted[q])
-                  << "redistribution " << q << " of " << p.to_string() << (p.accumulate ? " (accumulating)" : "");
+            for (const tcert::VolumeField& f : tcert::kVolumeFields)
+              ASSERT_EQ(rec.measured.*f.member, rec.predicted.*f.member)
+                  << f.name << " of " << p.to_string() << (overlap ? " (overlapped)" : " (serial)");
+            for (const tcert::VolumeField& f : tcert::kStageVolumeFields)
+              ASSERT_EQ(rec.redistribution_measured.*f.member, rec.redistribution_predicted.*f.member)
+                  << "redistribution " << f.name << " of " << p.to_string() << (p.accumulate ? " (accumulating)" : "");
             ASSERT_LE(run.records().verify_result().max_rel_error, 1e-12) << p.to_string();
             ++ran, has_C = true;
           }
@@ -280,10 +274,10 @@ std::optional<cm::Plan> random_plan(std::mt19937_64& rng, i64 P, const cm::Group
     cm::Plan p;
     p.processors = P, p.I = I, p.J = J, p.K = K;
     auto pick = [&](int n) { return std::uniform_int_distribution<int>(0, n - 1)(rng); };
-    cm::gao(p).comm = pick(2) == 0 ? cm::CommMethod::Inside : cm::CommMethod::Outside;
+    cm::gao(p).comm = pick(2) == 0 ? cm::Communication::Inside : cm::Communication::Outside;
     cm::gao(p).algorithm = std::array{cm::Algorithm::Rotation, cm::Algorithm::Replication,
                                       cm::Algorithm::Accumulation}[static_cast<std::size_t>(pick(3))];
-    cm::gao(p).replicated = pick(2) == 0 ? cm::ReplicatedOperand::A : cm::ReplicatedOperand::B;
+    cm::gao(p).replicated = pick(2) == 0 ? cm::Operand::A : cm::Operand::B;
     cm::gao(p).order = cm::kAllOrders[static_cast<std::size_t>(pick(6))];
     const auto second = cm::second_levels(cm::gao(p).order);
     for (int gi = 0; gi < 3; ++gi)
@@ -331,19 +325,18 @@ TEST(GaoGemm, HandOffMovesAndFlushesMeasureThePredictedBytesAndRequests) {
     tcert::GemmSpec s1 = spec_of(p1, cm::plan_volumes(p1, m), trial % 2 == 1);
     s1.C = binding(T.c_str(), p1.I, p1.J, false);
     s1.keep_result = true, s1.direct_C = false;
-    s1.predicted[4] = cm::model_of(p1).disk_requests(p1, {s1.direct_A,
-                                                          s1.direct_B,
-                                                          false,
-                                                          s1.direct_A ? s1.A.perm : std::vector<int>{},
-                                                          s1.direct_B ? s1.B.perm : std::vector<int>{},
-                                                          {}});
+    s1.predicted.disk_requests = cm::model_of(p1).disk_requests(p1, {s1.direct_A,
+                                                                     s1.direct_B,
+                                                                     false,
+                                                                     s1.direct_A ? s1.A.perm : std::vector<int>{},
+                                                                     s1.direct_B ? s1.B.perm : std::vector<int>{},
+                                                                     {}});
     cm::DeclaredLayouts stays;
     stays.C_stays = true, stays.names_C = names(p1.I, p1.J);
     cm::PlanVolumes r1 = cm::redistribution_volumes(p1, m, false, &stays);
     cm::StageAccess a1{s1.A.perm, s1.B.perm, s1.C.perm, false, false, false};
     cm::redistribution_requests(p1, m, a1, r1);
-    s1.predicted_redistribution[0] = r1.disk_read_bytes, s1.predicted_redistribution[1] = r1.disk_write_bytes;
-    s1.predicted_redistribution[2] = r1.disk_requests;
+    s1.predicted_redistribution = cm::stage_volumes(r1);
     {
       tcert::GaoGemm x(run, s1);
       Walker w(x, p1);
@@ -381,7 +374,7 @@ TEST(GaoGemm, HandOffMovesAndFlushesMeasureThePredictedBytesAndRequests) {
     }
     s2.accumulate = p2.accumulate;
     a2.perm_A = s2.A.perm, a2.perm_B = s2.B.perm, a2.perm_C = s2.C.perm, a2.direct_C = s2.direct_C;
-    s2.predicted[4] = cm::model_of(p2).disk_requests(
+    s2.predicted.disk_requests = cm::model_of(p2).disk_requests(
         p2, {s2.direct_A, s2.direct_B, s2.direct_C, s2.direct_A ? s2.A.perm : std::vector<int>{},
              s2.direct_B ? s2.B.perm : std::vector<int>{}, s2.direct_C ? s2.C.perm : std::vector<int>{}});
     cm::PlanVolumes r2 = cm::redistribution_volumes(p2, m, p2.accumulate, use == 3 ? nullptr : &taken);
@@ -391,8 +384,7 @@ TEST(GaoGemm, HandOffMovesAndFlushesMeasureThePredictedBytesAndRequests) {
         r2.disk_read_bytes[q] += 8 * f.read[q], r2.disk_write_bytes[q] += 8 * f.write[q];
     }
     cm::redistribution_requests(p2, m, a2, r2, extra);
-    s2.predicted_redistribution[0] = r2.disk_read_bytes, s2.predicted_redistribution[1] = r2.disk_write_bytes;
-    s2.predicted_redistribution[2] = r2.disk_requests;
+    s2.predicted_redistribution = cm::stage_volumes(r2);
     {
       tcert::GaoGemm x(run, s2);
       Walker w(x, p2);
@@ -406,10 +398,11 @@ TEST(GaoGemm, HandOffMovesAndFlushesMeasureThePredictedBytesAndRequests) {
                               : use == 2 ? "C"
                                          : "flush") +
                              ", memory " + std::to_string(memory) + ")";
-    for (int q = 0; q < 5; ++q) ASSERT_EQ(rec.measured[q], rec.predicted[q]) << "volume " << q << " of " << what;
-    for (int q = 0; q < 3; ++q)
-      ASSERT_EQ(rec.redistribution_measured[q], rec.redistribution_predicted[q])
-          << "redistribution " << q << " of " << what;
+    for (const tcert::VolumeField& f : tcert::kVolumeFields)
+      ASSERT_EQ(rec.measured.*f.member, rec.predicted.*f.member) << f.name << " of " << what;
+    for (const tcert::VolumeField& f : tcert::kStageVolumeFields)
+      ASSERT_EQ(rec.redistribution_measured.*f.member, rec.redistribution_predicted.*f.member)
+          << "redistribution " << f.name << " of " << what;
     ASSERT_LE(run.records().verify_result().max_rel_error, 1e-12) << what;
     (use == 3 ? flushed : moved) += 1;
     tcert::budget().set_limit_bytes(0);

@@ -94,7 +94,6 @@ tcert::GemmSpec spec_of(std::vector<i64> order, std::vector<i64> segment, i64 ch
   tcert::GemmSpec spec;
   spec.statement = "sfc C += A B^T";
   spec.plan = "sfc";
-  spec.order = "-";
   tcert::SfcSpec& sfc = spec.method.emplace<tcert::SfcSpec>();
   sfc.tiles_I = tiles_I, sfc.tiles_J = tiles_J, sfc.chunk = chunk, sfc.slots = slots, sfc.layers = layers;
   sfc.order = std::move(order), sfc.segment = std::move(segment);
@@ -338,11 +337,12 @@ TEST(SfcGemm, LayersAlongKReduceTheirPartialTilesAndMeasureTheSchedule) {
               const auto at = static_cast<std::size_t>(r);
               const Replay want = replay(part, accumulate, r, P);
               moved += want.sent;
-              EXPECT_EQ(rec.measured[0][at], want.read) << "disk read of rank " << r << ", " << where;
-              EXPECT_EQ(rec.measured[1][at], want.write) << "disk write of rank " << r << ", " << where;
-              EXPECT_EQ(rec.measured[2][at], want.sent) << "sent by rank " << r << ", " << where;
-              EXPECT_EQ(rec.measured[3][at], want.received) << "received by rank " << r << ", " << where;
-              EXPECT_EQ(rec.measured[4][at], want.requests) << "disk requests of rank " << r << ", " << where;
+              EXPECT_EQ(rec.measured.disk_read_bytes[at], want.read) << "disk read of rank " << r << ", " << where;
+              EXPECT_EQ(rec.measured.disk_write_bytes[at], want.write) << "disk write of rank " << r << ", " << where;
+              EXPECT_EQ(rec.measured.comm_sent_bytes[at], want.sent) << "sent by rank " << r << ", " << where;
+              EXPECT_EQ(rec.measured.comm_recv_bytes[at], want.received) << "received by rank " << r << ", " << where;
+              EXPECT_EQ(rec.measured.disk_requests[at], want.requests)
+                  << "disk requests of rank " << r << ", " << where;
               const auto q = static_cast<std::size_t>(r % (P / c));
               const bool active = part.segment[q + 1] > part.segment[q];
               EXPECT_EQ(rec.peak_tile_memory_bytes[at], active ? buffers : 0u) << "peak of rank " << r << ", " << where;

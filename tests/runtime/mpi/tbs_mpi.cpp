@@ -106,7 +106,6 @@ tcert::GemmSpec spec_of(std::vector<tcert::TbsBlock> blocks, i64 chunk) {
   tcert::GemmSpec spec;
   spec.statement = "tbs C = X X^T";
   spec.plan = "tbs";
-  spec.order = std::string(1, '-');
   tcert::TbsSpec& tbs = spec.method.emplace<tcert::TbsSpec>();
   tbs.blocks = std::move(blocks);
   tbs.chunk = chunk;

@@ -70,14 +70,14 @@ inline void expect_direct_volumes(const tcert::ContractionRecord& rec, std::int6
                                   std::uint64_t write, std::uint64_t requests, std::uint64_t peak,
                                   const std::string& where) {
   const auto r = static_cast<std::size_t>(q);
-  EXPECT_EQ(rec.measured[0][r], read) << "disk read of rank " << q << ", " << where;
-  EXPECT_EQ(rec.measured[1][r], write) << "disk write of rank " << q << ", " << where;
-  EXPECT_EQ(rec.measured[2][r], 0u) << where;
-  EXPECT_EQ(rec.measured[3][r], 0u) << where;
-  EXPECT_EQ(rec.measured[4][r], requests) << "disk requests of rank " << q << ", " << where;
+  EXPECT_EQ(rec.measured.disk_read_bytes[r], read) << "disk read of rank " << q << ", " << where;
+  EXPECT_EQ(rec.measured.disk_write_bytes[r], write) << "disk write of rank " << q << ", " << where;
+  EXPECT_EQ(rec.measured.comm_sent_bytes[r], 0u) << where;
+  EXPECT_EQ(rec.measured.comm_recv_bytes[r], 0u) << where;
+  EXPECT_EQ(rec.measured.disk_requests[r], requests) << "disk requests of rank " << q << ", " << where;
   EXPECT_EQ(rec.peak_tile_memory_bytes[r], peak) << "peak of rank " << q << ", " << where;
-  EXPECT_EQ(rec.redistribution_measured[0][r], 0u) << where;
-  EXPECT_EQ(rec.redistribution_measured[1][r], 0u) << where;
+  EXPECT_EQ(rec.redistribution_measured.disk_read_bytes[r], 0u) << where;
+  EXPECT_EQ(rec.redistribution_measured.disk_write_bytes[r], 0u) << where;
 }
 
 }  // namespace tcert_test

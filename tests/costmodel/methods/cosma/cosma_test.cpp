@@ -472,7 +472,7 @@ TEST(CosmaDryRun, ForcedMethodAndOrder) {
   ASSERT_TRUE(parse_order("ABC", &only_order));
   const ContractionAnalysis gao = analyze(program, program.statements[0], machine_of(4, 8e6, 1e6, 1e9), only_order);
   ASSERT_TRUE(gao.plan().feasible);
-  EXPECT_EQ(std::get<GaoPlan>(gao.plan().plan.method).order, DiskPlacementOrder::ABC);
+  EXPECT_EQ(std::get<GaoPlan>(gao.plan().plan.method).order, PlacementOrder::ABC);
 }
 
 TEST(CosmaDryRun, PlanProgramHandsOutCosmaWithItsExactVolumes) {

@@ -51,38 +51,37 @@ struct Sampler {
   }
 };
 
-using MethodKey = std::tuple<CommMethod, Algorithm, DiskPlacementOrder, ReplicatedOperand>;
+using MethodKey = std::tuple<Communication, Algorithm, PlacementOrder, Operand>;
 
 std::string describe(const MethodKey& k) {
   static const char* orders[] = {"ABC", "ACB", "BAC", "BCA", "CAB", "CBA"};
   static const char* algorithms[] = {"rotation", "replication", "accumulation"};
   const auto [comm, algorithm, order, replicated] = k;
-  return std::string(comm == CommMethod::Inside ? "inside/" : "outside/") + algorithms[static_cast<int>(algorithm)] +
+  return std::string(comm == Communication::Inside ? "inside/" : "outside/") + algorithms[static_cast<int>(algorithm)] +
          " " + orders[static_cast<int>(order)] +
-         (algorithm == Algorithm::Replication
-              ? (replicated == ReplicatedOperand::A ? " (A replicated)" : " (B replicated)")
-              : "");
+         (algorithm == Algorithm::Replication ? (replicated == Operand::A ? " (A replicated)" : " (B replicated)")
+                                              : "");
 }
 
 // The case ids documented in model_optimum.h and rotation.cpp.
-int case_count(CommMethod comm, Algorithm algorithm, DiskPlacementOrder order) {
-  if (comm == CommMethod::Outside || algorithm != Algorithm::Rotation) return 4;
+int case_count(Communication comm, Algorithm algorithm, PlacementOrder order) {
+  if (comm == Communication::Outside || algorithm != Algorithm::Rotation) return 4;
   switch (order) {
-    case DiskPlacementOrder::ABC:
-    case DiskPlacementOrder::BAC: return 12;
-    case DiskPlacementOrder::ACB:
-    case DiskPlacementOrder::BCA: return 8;
+    case PlacementOrder::ABC:
+    case PlacementOrder::BAC: return 12;
+    case PlacementOrder::ACB:
+    case PlacementOrder::BCA: return 8;
     default: return 4;
   }
 }
 
 std::vector<MethodKey> all_methods() {
   std::vector<MethodKey> keys;
-  for (CommMethod comm : {CommMethod::Outside, CommMethod::Inside})
+  for (Communication comm : {Communication::Outside, Communication::Inside})
     for (Algorithm algorithm : {Algorithm::Rotation, Algorithm::Replication, Algorithm::Accumulation})
-      for (DiskPlacementOrder order : kAllOrders)
-        for (ReplicatedOperand r : {ReplicatedOperand::A, ReplicatedOperand::B}) {
-          if (r == ReplicatedOperand::B && algorithm != Algorithm::Replication) continue;
+      for (PlacementOrder order : kAllOrders)
+        for (Operand r : {Operand::A, Operand::B}) {
+          if (r == Operand::B && algorithm != Algorithm::Replication) continue;
           keys.emplace_back(comm, algorithm, order, r);
         }
   return keys;
@@ -121,10 +120,10 @@ void check_agreement(const Problem& pr, const Machine& m, const MethodKey& k, in
   ASSERT_TRUE(fits_memory(pr, m, algorithm, order, replicated, numeric.tiles, &reason))
       << where << " (numerical): " << reason;
   // rotation.cpp: inside ABC has It2 > 1 only with Kt1 = 1 (BAC: Jt2, Kt1).
-  if (comm == CommMethod::Inside && algorithm == Algorithm::Rotation) {
+  if (comm == Communication::Inside && algorithm == Algorithm::Rotation) {
     const TileCounts& t = closed.tiles;
-    const double inner = order == DiskPlacementOrder::ABC ? t.It2 : t.Jt2;
-    if (order == DiskPlacementOrder::ABC || order == DiskPlacementOrder::BAC) {
+    const double inner = order == PlacementOrder::ABC ? t.It2 : t.Jt2;
+    if (order == PlacementOrder::ABC || order == PlacementOrder::BAC) {
       EXPECT_FALSE(t.Kt1 > 1 + 1e-9 && inner > 1 + 1e-9) << where;
     }
   }
@@ -166,7 +165,7 @@ double& tile_count(TileCounts& t, int v) {
   return *slots[v];
 }
 
-TileCounts random_neighbour(const TileCounts& centre, DiskPlacementOrder order, const TileThresholds& th,
+TileCounts random_neighbour(const TileCounts& centre, PlacementOrder order, const TileThresholds& th,
                             Sampler& sampler) {
   TileCounts t = centre;
   for (int v = 0; v < 6; ++v) tile_count(t, v) = std::max(1.0, tile_count(t, v) * sampler.log_uniform(0.74, 1.35));

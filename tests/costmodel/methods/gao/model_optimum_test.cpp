@@ -16,9 +16,9 @@ using namespace fixtures;
 
 TEST(Table9, InsideRotation) {
   const ModelPoint p =
-      best_model_optimum(cube(4000, 4000, 4000), table9_machine(), CommMethod::Inside, Algorithm::Rotation);
+      best_model_optimum(cube(4000, 4000, 4000), table9_machine(), Communication::Inside, Algorithm::Rotation);
   EXPECT_NEAR(p.time_s, 25.28, 0.005 * 25.28);
-  EXPECT_EQ(p.order, DiskPlacementOrder::CAB);
+  EXPECT_EQ(p.order, PlacementOrder::CAB);
   EXPECT_EQ(p.case_id, 1);  // It1 = Jt1 = 2
   EXPECT_DOUBLE_EQ(p.tiles.It1, 2);
   EXPECT_DOUBLE_EQ(p.tiles.Jt1, 2);
@@ -26,9 +26,9 @@ TEST(Table9, InsideRotation) {
 
 TEST(Table9, InsideAccumulation) {
   const ModelPoint p =
-      best_model_optimum(cube(4000, 4000, 4000), table9_machine(), CommMethod::Inside, Algorithm::Accumulation);
+      best_model_optimum(cube(4000, 4000, 4000), table9_machine(), Communication::Inside, Algorithm::Accumulation);
   EXPECT_NEAR(p.time_s, 53.792, 0.005 * 53.792);
-  EXPECT_EQ(p.order, DiskPlacementOrder::ABC);
+  EXPECT_EQ(p.order, PlacementOrder::ABC);
   EXPECT_EQ(p.case_id, 3);  // Kt1 = 1, It1 = A/(MP) = 4
   EXPECT_DOUBLE_EQ(p.tiles.It1, 4);
   EXPECT_DOUBLE_EQ(p.tiles.Kt1, 1);
@@ -36,10 +36,10 @@ TEST(Table9, InsideAccumulation) {
 
 TEST(Table9, OutsideReplication) {
   const ModelPoint p =
-      best_model_optimum(cube(4000, 4000, 4000), table9_machine(), CommMethod::Outside, Algorithm::Replication);
+      best_model_optimum(cube(4000, 4000, 4000), table9_machine(), Communication::Outside, Algorithm::Replication);
   EXPECT_NEAR(p.time_s, 56.905, 0.005 * 56.905);
-  EXPECT_EQ(p.order, DiskPlacementOrder::CAB);
-  EXPECT_EQ(p.replicated, ReplicatedOperand::A);
+  EXPECT_EQ(p.order, PlacementOrder::CAB);
+  EXPECT_EQ(p.replicated, Operand::A);
   // X* = √(m·wY/wX) = √(4·16/4) = 4 = m exactly: the ⟨1⟩/⟨3⟩ boundary, reported
   // as ⟨3⟩ (Jt1 = 1). The paper's condition J < √M·P is 4000 < 4000, i.e. ⟨1⟩.
   EXPECT_EQ(p.case_id, 3);
@@ -50,18 +50,18 @@ TEST(Table9, OutsideReplication) {
 TEST(BestModelOptimum, IsTheLeastOverOrdersAndOperands) {
   const Problem pr = cube(3000, 9000, 5000);
   const Machine m = paper_machine(16, 1e8, 5e8);
-  for (CommMethod comm : {CommMethod::Inside, CommMethod::Outside})
+  for (Communication comm : {Communication::Inside, Communication::Outside})
     for (Algorithm a : {Algorithm::Rotation, Algorithm::Replication, Algorithm::Accumulation}) {
       const ModelPoint best = best_model_optimum(pr, m, comm, a);
-      for (ReplicatedOperand r : {ReplicatedOperand::A, ReplicatedOperand::B})
-        for (DiskPlacementOrder o : kAllOrders) EXPECT_LE(best.time_s, model_optimum(pr, m, comm, a, o, r).time_s);
+      for (Operand r : {Operand::A, Operand::B})
+        for (PlacementOrder o : kAllOrders) EXPECT_LE(best.time_s, model_optimum(pr, m, comm, a, o, r).time_s);
       EXPECT_EQ(best.time_s, model_optimum(pr, m, comm, a, best.order, best.replicated).time_s);
     }
 }
 
 TEST(BestModelOptimum, RotationOnANonSquareProcessorCount) {
-  const ModelPoint p =
-      best_model_optimum(cube(4000, 4000, 4000), paper_machine(6, 1e8, 1e9), CommMethod::Outside, Algorithm::Rotation);
+  const ModelPoint p = best_model_optimum(cube(4000, 4000, 4000), paper_machine(6, 1e8, 1e9), Communication::Outside,
+                                          Algorithm::Rotation);
   EXPECT_FALSE(p.feasible);
   EXPECT_EQ(p.reason, "P = 6 is not a perfect square");
   EXPECT_TRUE(std::isinf(p.time_s));
@@ -73,7 +73,7 @@ TEST(CorrectedTables, OutsideAccumulationAbcCase1) {
   const Problem pr = cube(20000, 20000, 20000);
   const Machine m = paper_machine(4, 1e8, 1e9);
   const ModelPoint p =
-      model_optimum(pr, m, CommMethod::Outside, Algorithm::Accumulation, DiskPlacementOrder::ABC, ReplicatedOperand::A);
+      model_optimum(pr, m, Communication::Outside, Algorithm::Accumulation, PlacementOrder::ABC, Operand::A);
   const double M = 8e6, P = 4;
   EXPECT_EQ(p.case_id, 1);
   EXPECT_NEAR(p.tiles.It1, 20000 * std::sqrt(2 / 1e6), 1e-9);
@@ -89,7 +89,7 @@ TEST(CorrectedTables, OutsideReplicationCabCase1) {
   const Problem pr = cube(3000, 20000, 5000);
   const Machine m = paper_machine(4, 1e8, 1e9);
   const ModelPoint p =
-      model_optimum(pr, m, CommMethod::Outside, Algorithm::Replication, DiskPlacementOrder::CAB, ReplicatedOperand::A);
+      model_optimum(pr, m, Communication::Outside, Algorithm::Replication, PlacementOrder::CAB, Operand::A);
   const double M = 8e6, P = 4;
   EXPECT_EQ(p.case_id, 1);
   EXPECT_NEAR(p.tiles.It1, 3000 / 1e3, 1e-9);
@@ -104,7 +104,7 @@ TEST(CorrectedTables, OutsideRotationAbcCase3) {
   const Problem pr = cube(30000, 30000, 1500);
   const Machine m = paper_machine(4, 1e8, 1e9);
   const ModelPoint p =
-      model_optimum(pr, m, CommMethod::Outside, Algorithm::Rotation, DiskPlacementOrder::ABC, ReplicatedOperand::A);
+      model_optimum(pr, m, Communication::Outside, Algorithm::Rotation, PlacementOrder::ABC, Operand::A);
   const double M = 8e6, P = 4, sqrtP = 2;
   EXPECT_EQ(p.case_id, 3);
   EXPECT_DOUBLE_EQ(p.tiles.It1, pr.A / (M * P));
@@ -119,7 +119,7 @@ TEST(CorrectedTables, InsideReplicationCabCase1) {
   const Problem pr = cube(20000, 20000, 20000);
   const Machine m = paper_machine(4, 1e8, 1e9);
   const ModelPoint p =
-      model_optimum(pr, m, CommMethod::Inside, Algorithm::Replication, DiskPlacementOrder::CAB, ReplicatedOperand::A);
+      model_optimum(pr, m, Communication::Inside, Algorithm::Replication, PlacementOrder::CAB, Operand::A);
   const double M = 8e6, Me = 1e6, P = 4, R = 0.1;
   EXPECT_EQ(p.case_id, 1);
   EXPECT_NEAR(p.tiles.It1, 20000 * std::sqrt((1 + P * R) / (Me * P)), 1e-9);
@@ -135,14 +135,13 @@ TEST(CorrectedTables, InsideAccumulationAbc) {
   const Machine m = paper_machine(16, 1e8, 1e9);
   const double M = 8e6, Me = 1e6, P = 16, g = 2 + 0.1 * 4;
   Problem pr = cube(2000, 2000, 400000);
-  ModelPoint p =
-      model_optimum(pr, m, CommMethod::Inside, Algorithm::Accumulation, DiskPlacementOrder::ABC, ReplicatedOperand::A);
+  ModelPoint p = model_optimum(pr, m, Communication::Inside, Algorithm::Accumulation, PlacementOrder::ABC, Operand::A);
   EXPECT_EQ(p.case_id, 1);
   EXPECT_NEAR(p.tiles.Kt1, 400000 / (P * std::sqrt(Me * g)), 1e-9);
   double eff = pr.A / P + 2 * std::sqrt(pr.A * pr.B * pr.C * g / (M * P * P));
   EXPECT_NEAR(p.time_s, eff / 1e8, 1e-9 * p.time_s);
   pr = cube(20000, 20000, 20000);
-  p = model_optimum(pr, m, CommMethod::Inside, Algorithm::Accumulation, DiskPlacementOrder::ABC, ReplicatedOperand::A);
+  p = model_optimum(pr, m, Communication::Inside, Algorithm::Accumulation, PlacementOrder::ABC, Operand::A);
   EXPECT_EQ(p.case_id, 3);
   EXPECT_DOUBLE_EQ(p.tiles.It1, pr.A / (M * P));
   eff = pr.A / P + pr.A * pr.B / (M * P * P) + pr.C * g;

@@ -158,9 +158,9 @@ TEST(PlanSearch, ForcedMethodAndOrderAreHonoured) {
   EXPECT_FALSE(parse_method("sideways-rotation", &o));
   const ContractionAnalysis a = analyze(p, p.statements[0], machine(4, 8e6), o);
   ASSERT_TRUE(a.plan().feasible) << a.plan().reason;
-  EXPECT_EQ(gao(a.plan().plan).comm, CommMethod::Outside);
+  EXPECT_EQ(gao(a.plan().plan).comm, Communication::Outside);
   EXPECT_EQ(gao(a.plan().plan).algorithm, Algorithm::Accumulation);
-  EXPECT_EQ(gao(a.plan().plan).order, DiskPlacementOrder::BCA);
+  EXPECT_EQ(gao(a.plan().plan).order, PlacementOrder::BCA);
   std::string reason;
   EXPECT_TRUE(check_valid(a.plan().plan, machine(4, 8e6), &reason)) << reason;
 }

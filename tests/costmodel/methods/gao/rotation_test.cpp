@@ -13,8 +13,8 @@ namespace {
 
 using namespace fixtures;
 
-ModelPoint inside_rotation(const Problem& pr, const Machine& m, DiskPlacementOrder order) {
-  return model_optimum(pr, m, CommMethod::Inside, Algorithm::Rotation, order, ReplicatedOperand::A);
+ModelPoint inside_rotation(const Problem& pr, const Machine& m, PlacementOrder order) {
+  return model_optimum(pr, m, Communication::Inside, Algorithm::Rotation, order, Operand::A);
 }
 
 // Table 5 (3), ACB with I < √(MP): It1 = 1, Jt1 = C/(MP), Kt1 = A/(MP),
@@ -23,7 +23,7 @@ TEST(InsideRotation, Table5Entry3IsAcbWithIt1One) {
   const Problem pr = cube(500, 20000, 20000);
   const Machine m = paper_machine(4, 1e8, 1e9);
   const double M = 8e6, P = 4, sqrtP = 2;
-  const ModelPoint p = inside_rotation(pr, m, DiskPlacementOrder::ACB);
+  const ModelPoint p = inside_rotation(pr, m, PlacementOrder::ACB);
   EXPECT_EQ(p.case_id, 2);
   EXPECT_DOUBLE_EQ(p.tiles.It1, 1);
   EXPECT_DOUBLE_EQ(p.tiles.Jt1, pr.C / (M * P));
@@ -39,9 +39,9 @@ TEST(InsideRotation, Table5Entry3IsAcbWithIt1One) {
 TEST(InsideRotation, AbcLimitsAreThePapersSeparateOptima) {
   const Problem pr = cube(40000, 40000, 40000);
   const double M = 8e6, P = 4, abc = pr.A * pr.B * pr.C;
-  ModelPoint p = inside_rotation(pr, paper_machine(4, 1e8, 1e30), DiskPlacementOrder::ABC);
+  ModelPoint p = inside_rotation(pr, paper_machine(4, 1e8, 1e30), PlacementOrder::ABC);
   EXPECT_NEAR(p.time_s * 1e8, pr.A / P + std::sqrt(8 * abc / (M * P * P * P)), 1e-9 * p.time_s * 1e8);
-  p = inside_rotation(pr, paper_machine(4, 1e30, 1e8), DiskPlacementOrder::ABC);
+  p = inside_rotation(pr, paper_machine(4, 1e30, 1e8), PlacementOrder::ABC);
   EXPECT_NEAR(p.time_s * 1e8, 2 / P * std::sqrt(abc / M), 1e-9 * p.time_s * 1e8);
 }
 
@@ -55,7 +55,7 @@ TEST(InsideRotation, JointOptimumBeatsCommunicationOptimalTiles) {
   const double D = pr.A / P + 3 * std::sqrt(abc / (M * P * P * P));
   const double V = 2 * std::sqrt(abc / (M * P * P));
   for (double R : {0.01, 0.1, 1.0}) {
-    const ModelPoint p = inside_rotation(pr, paper_machine(4, 1e8, 1e8 / R), DiskPlacementOrder::ABC);
+    const ModelPoint p = inside_rotation(pr, paper_machine(4, 1e8, 1e8 / R), PlacementOrder::ABC);
     const double paper = D / 1e8 + V * R / 1e8;
     EXPECT_LE(p.time_s, paper * (1 + 1e-12)) << "R = " << R;
     if (R == 0.01) {
@@ -72,13 +72,13 @@ TEST(InsideRotation, BacAndBcaMirrorAbcAndAcb) {
   const Problem pr = cube(3000, 70000, 9000), mirror = cube(70000, 3000, 9000);
   for (double network : {1e7, 1e8, 1e9}) {
     const Machine m = paper_machine(16, 1e8, network);
-    const ModelPoint bac = inside_rotation(pr, m, DiskPlacementOrder::BAC);
-    const ModelPoint abc = inside_rotation(mirror, m, DiskPlacementOrder::ABC);
+    const ModelPoint bac = inside_rotation(pr, m, PlacementOrder::BAC);
+    const ModelPoint abc = inside_rotation(mirror, m, PlacementOrder::ABC);
     EXPECT_NEAR(bac.time_s, abc.time_s, 1e-12 * abc.time_s);
     EXPECT_EQ(bac.case_id, abc.case_id);
     EXPECT_DOUBLE_EQ(bac.tiles.Jt1, abc.tiles.It1);
-    const ModelPoint bca = inside_rotation(pr, m, DiskPlacementOrder::BCA);
-    const ModelPoint acb = inside_rotation(mirror, m, DiskPlacementOrder::ACB);
+    const ModelPoint bca = inside_rotation(pr, m, PlacementOrder::BCA);
+    const ModelPoint acb = inside_rotation(mirror, m, PlacementOrder::ACB);
     EXPECT_NEAR(bca.time_s, acb.time_s, 1e-12 * acb.time_s);
     EXPECT_EQ(bca.case_id, acb.case_id);
   }
