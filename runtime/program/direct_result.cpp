@@ -44,7 +44,7 @@ DirectResult::DirectResult(Run& run, const TensorShape& shape, bool writes, Upda
         update_ = held.size() > 0 ? std::make_unique<NpyUpdate>(temp_, flush_, std::move(held))
                                   : std::make_unique<NpyUpdate>(temp_, flush_);
     });
-    if (writes) data_ = deferred_ ? memory_.data() : update_ ? update_->data() : patch_->data();
+    if (writes && !streamed_) data_ = deferred_ ? memory_.data() : update_ ? update_->data() : patch_->data();
     return;
   }
   const std::string path = run.store().next_version(shape.name);
