@@ -40,6 +40,7 @@ i64 PassRuns::Positions::offset(i64 v) const {
 }
 
 i64 PassRuns::Positions::steps_of(i64 lo, i64 hi, i64 step) const {
+  if (lo >= hi) return 0;
   i64 count = 0;  // v in [lo, hi): v + 1 in (lo, hi]; multiples of E in (lo, hi] = ⌊hi/E⌋ − ⌊lo/E⌋
   for (std::size_t d = 0; d < level_step_.size(); ++d) {
     if (level_step_[d] != step) continue;
@@ -97,8 +98,10 @@ void PassRuns::start(i64 c0, i64 w) {
 }
 
 void PassRuns::columns(i64 c0, i64 w) {
+  if (c0 == columns_c0_ && w == width_) return;  // the same columns as the last call (range()'s whole rows)
+  columns_c0_ = c0;
   inner_ = static_cast<u64>((w - 1) - cols_.steps_of(c0, c0 + w - 1, 1));  // columns that do not join
-  begin_ = cols_.offset(c0), end_ = cols_.offset(c0 + w - 1), width_ = w;
+  begin_ = cols_.offset(c0), end_ = w == 1 ? begin_ : cols_.offset(c0 + w - 1), width_ = w;
 }
 
 void PassRuns::row(i64 r) {
@@ -138,9 +141,11 @@ void PassRuns::range_by_columns(i64 r0, i64 c0, i64 w, i64 from, i64 to) {
 
 void PassRuns::block_by_columns(i64 r0, i64 h, i64 c0, i64 w) {
   std::swap(rows_, cols_);  // the rows are the columns of a pass over the columns
+  columns_c0_ = -1;         // columns() of the other positions
   columns(r0, h);
   rows(c0, w);
   std::swap(rows_, cols_);
+  columns_c0_ = -1;
 }
 
 void PassRuns::rows(i64 r0, i64 h) {

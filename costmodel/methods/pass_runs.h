@@ -108,6 +108,7 @@ class PassRuns {
   bool first_ = true;
   double faults_ = 0;
   std::int64_t width_ = 1;         // columns of a row
+  std::int64_t columns_c0_ = -1;   // the first column of the last columns() (-1: none since the positions swapped)
   std::int64_t last_window_ = -1;  // the window of the last row's last element
 
   /// A row's runs, and their mean length (elements).

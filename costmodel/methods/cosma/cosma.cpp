@@ -229,10 +229,16 @@ CosmaRankWords cosma_rank_words(const CosmaGrid& g, std::int64_t m, std::int64_t
   u64 resident = 0;  // rounds j < b stay in the slice buffers
   for (i64 j = 0; j < std::min(g.buffers(), g.rounds); ++j) resident += own(piece(Kz, g.rounds, j));
   w.read = w.owned - resident;  // streamed from the local disk
-  for (i64 j = g.buffers(); j < g.rounds; ++j) {
-    const i64 kj = piece(Kz, g.rounds, j);
-    w.requests += (piece(Ix * kj, g.pn, y) > 0 ? 1 : 0) + (piece(Jy * kj, g.pm, x) > 0 ? 1 : 0);
-  }
+  // Streamed rounds j = b … t−1 each read one request per operand with a non-empty piece; round
+  // j is ⌊Kz/t⌋ + 1 columns wide for j < Kz mod t, else ⌊Kz/t⌋ (balanced_sizes()), so the rounds
+  // are counted per width, not one by one (t may be millions).
+  auto requests = [&](i64 kj) {
+    return static_cast<u64>((piece(Ix * kj, g.pn, y) > 0 ? 1 : 0) + (piece(Jy * kj, g.pm, x) > 0 ? 1 : 0));
+  };
+  const i64 first = std::min<i64>(g.buffers(), g.rounds), longer = Kz % g.rounds;
+  const i64 wide = std::max<i64>(0, longer - first), narrow = g.rounds - first - wide;
+  w.requests =
+      static_cast<u64>(wide) * requests(Kz / g.rounds + 1) + static_cast<u64>(narrow) * requests(Kz / g.rounds);
   w.sent = gathered(Ix, Kz, g.rounds, g.pn, y, true) + gathered(Jy, Kz, g.rounds, g.pm, x, true) +
            reduce_scatter(Ix * Jy, g.pk, z, true);
   w.recv = gathered(Ix, Kz, g.rounds, g.pn, y, false) + gathered(Jy, Kz, g.rounds, g.pm, x, false) +
