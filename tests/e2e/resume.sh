@@ -3,7 +3,12 @@
 # writes exactly the outputs of an uninterrupted run; a checkpoint that does not belong to the
 # program or its inputs is refused with a clear error.
 #
-#   resume.sh TCEC WORKDIR
+#   resume.sh TCEC WORKDIR [PART]
+#
+# PART (default all) runs one part, so that CTest runs the parts side by side: `steps` (stops
+# between and inside steps of the store and hand-off plans), `within` and `within_more` (the
+# checkpoints inside a contraction: direct, overlapped and replayed Gao plans; rotation, sfc, cosma
+# and tbs), `refusals` (the checkpoints that are refused).
 #
 # The program is the chain of three products through two intermediates (tests/e2e/chain.tce at
 # N = 48 on tiny.machine: 4 ranks of 16 KB, out of core), once planned with --no-handoff (every
@@ -30,7 +35,7 @@
 # past one (which the resumed run must not add to twice); every resumed run gives the same bytes,
 # and a snapshot of a partial C that changed is refused.
 set -euo pipefail
-tcec=$1 work=$2
+tcec=$1 work=$2 part=${3:-all}
 here=$(cd "$(dirname "$0")" && pwd)
 rm -rf "$work"
 mkdir -p "$work/in"
@@ -59,8 +64,21 @@ printf 'machine cosma_rounds { processors 4; memory 24 KB; network 200 MB/s; dis
 program() { if [[ $1 == within_tbs ]]; then echo "$work/$1/syrk"; else echo "$work/$1/chain"; fi; }
 # output VARIANT: the file its program writes (Z.npy of the chain, C.npy of the symmetric product)
 output() { if [[ $1 == within_tbs ]]; then echo C.npy; else echo Z.npy; fi; }
-for variant in store handoff within_direct within_overlap within_replay within_rotation within_sfc within_cosma \
-  within_tbs; do
+# part NAME: whether the run includes part NAME
+part() { [[ $part == all || $part == "$1" ]]; }
+variants=()
+! part steps || variants+=(store handoff)
+! part within || variants+=(within_direct within_overlap within_replay)
+! part within_more || variants+=(within_rotation within_sfc within_cosma within_tbs)
+if part refusals; then
+    for v in store handoff within_overlap within_cosma; do
+      [[ " ${variants[*]} " == *" $v "* ]] || variants+=("$v")
+    done
+fi
+[[ ${#variants[@]} -gt 0 ]] || fail "no part '$part' (all, steps, within, within_more, refusals)"
+# built VARIANT: whether this run built VARIANT's program
+built() { [[ " ${variants[*]} " == *" $1 "* ]]; }
+for variant in "${variants[@]}"; do
   source=$here/chain.tce
   case $variant in
     store) options=(-D N=48 --machine "$here/tiny.machine" --no-handoff) ;;
@@ -78,15 +96,21 @@ for variant in store handoff within_direct within_overlap within_replay within_r
   esac
   "$tcec" "$source" "${options[@]}" -o "$work/$variant" --build > /dev/null
 done
-grep -q "spec.direct_C = true" "$work/within_direct/chain.cpp" || fail "the within_direct plan has no direct C"
-grep -q "overlap=yes" "$work/within_overlap/chain.cpp" || fail "the within_overlap plan is not overlapped"
-grep -q "sfc tiles=.* c=[2-9]" "$work/within_sfc/chain.cpp" || fail "the within_sfc plan does not replicate along K"
-grep -q "cosma grid=2x2x1 rounds=32" "$work/within_cosma/chain.cpp" || fail "the within_cosma plan is not 32 rounds on a 2x2x1 grid"
-grep -q "tbs = spec.method" "$work/within_tbs/syrk.cpp" || fail "the within_tbs plan is not tbs"
-grep -q "x.shift_operand_files()" "$work/within_rotation/chain.cpp" || fail "the within_rotation plan shifts no files"
+# expect_in VARIANT PATTERN WHAT: VARIANT's program (when built) has PATTERN, else it fails with WHAT
+expect_in() {
+  local source=$work/$1/chain.cpp
+  [[ $1 == within_tbs ]] && source=$work/$1/syrk.cpp
+  ! built "$1" || grep -q "$2" "$source" || fail "the $1 plan $3"
+}
+expect_in within_direct "spec.direct_C = true" "has no direct C"
+expect_in within_overlap "overlap=yes" "is not overlapped"
+expect_in within_sfc "sfc tiles=.* c=[2-9]" "does not replicate along K"
+expect_in within_cosma "cosma grid=2x2x1 rounds=32" "is not 32 rounds on a 2x2x1 grid"
+expect_in within_tbs "tbs = spec.method" "is not tbs"
+expect_in within_rotation "x.shift_operand_files()" "shifts no files"
+expect_in handoff "spec.take_A = true\|spec.take_B = true" \
+  "(outside accumulation) no longer uses the hand-off; pick a case that does"
 prog_store=$work/store/chain prog_handoff=$work/handoff/chain
-grep -q "spec.take_A = true\|spec.take_B = true" "$work/handoff/chain.cpp" ||
-  fail "the outside accumulation plan of the chain no longer uses the hand-off; pick a case that does"
 
 run() {  # run PROGRAM OUTDIR [options...]: the program on the shared inputs (N = 96 for within_*)
   local program=$1 out=$2 in=$work/in
@@ -98,8 +122,8 @@ run() {  # run PROGRAM OUTDIR [options...]: the program on the shared inputs (N 
 }
 
 export TCERT_FAULT=
-for variant in store handoff within_direct within_overlap within_replay within_rotation within_sfc within_cosma \
-  within_tbs; do  # uninterrupted (plans differ, so may rounding)
+for variant in "${variants[@]}"; do  # uninterrupted (plans differ, so may rounding)
+  [[ $part != refusals ]] || break      # the refusals compare no outputs
   run "$(program "$variant")" "$work/ref/$variant"
   [[ -f $work/ref/$variant/$(output "$variant") ]] ||
     fail "the uninterrupted run of the $variant plan wrote no $(output "$variant")"
@@ -132,16 +156,21 @@ print(" ".join("%d/%d" % tuple(c["measured"]["resumed_at_nest_step"]) for c in j
   echo "resume.sh: $(basename "$(dirname "$program")") stopped at $fault, resumed after $got steps${RESUMED_INSIDE:+ and $RESUMED_INSIDE loop-nest steps}: $z identical"
 }
 
-stopped_then_resumed "$prog_store" 1:compute:2 1     # in the middle of contraction 2
-stopped_then_resumed "$prog_store" 1:step:2 1        # contraction 2 done, its checkpoint not written
-stopped_then_resumed "$prog_store" 1:checkpoint:1 1  # between steps
-stopped_then_resumed "$prog_store" 3:checkpoint:3 3  # all steps done, outputs not written
-stopped_then_resumed "$prog_store" 0:export 3        # the outputs written, not yet renamed into place
-stopped_then_resumed "$prog_handoff" 2:compute:2 any
-stopped_then_resumed "$prog_handoff" 0:export 3
+if part steps; then
+  stopped_then_resumed "$prog_store" 1:compute:2 1     # in the middle of contraction 2
+  stopped_then_resumed "$prog_store" 1:step:2 1        # contraction 2 done, its checkpoint not written
+  stopped_then_resumed "$prog_store" 1:checkpoint:1 1  # between steps
+  stopped_then_resumed "$prog_store" 3:checkpoint:3 3  # all steps done, outputs not written
+  stopped_then_resumed "$prog_store" 0:export 3        # the outputs written, not yet renamed into place
+  stopped_then_resumed "$prog_handoff" 2:compute:2 any
+  stopped_then_resumed "$prog_handoff" 0:export 3
+fi
 
 # Checkpoints inside a contraction (K-pass boundaries).
-for variant in within_direct within_overlap within_replay within_rotation within_sfc within_cosma within_tbs; do
+within_variants=()
+! part within || within_variants+=(within_direct within_overlap within_replay)
+! part within_more || within_variants+=(within_rotation within_sfc within_cosma within_tbs)
+for variant in "${within_variants[@]}"; do
   rm -rf "$work/ck"
   run "$(program "$variant")" "$work/out" --checkpoint "$work/ck" --checkpoint-every 0 --trace "$work/every.json"
   z=$(output "$variant")
@@ -153,37 +182,42 @@ for c in json.load(open(sys.argv[1]))["contractions"]:
         assert c["predicted"][key] == c["measured"][key], (c["statement"], key)
 EOF
 done
-prog=$work/within_direct/chain
-stopped_then_resumed "$prog" 1:within:2 any --checkpoint-every 0  # right after the 2nd checkpoint inside
-[[ -n $RESUMED_INSIDE ]] || fail "within:2 did not resume inside a contraction"
-stopped_then_resumed "$prog" 1:write_C:9 any --checkpoint-every 0  # tiles of C written past the checkpoint
-[[ -n $RESUMED_INSIDE ]] || fail "write_C:9 did not resume inside a contraction"
-prog=$work/within_overlap/chain
-stopped_then_resumed "$prog" 2:within:3 any --checkpoint-every 0
-[[ -n $RESUMED_INSIDE ]] || fail "within:3 (overlapped) did not resume inside a contraction"
-stopped_then_resumed "$prog" 1:write_C:35 any --checkpoint-every 0
-[[ -n $RESUMED_INSIDE ]] || fail "write_C:35 (overlapped) did not resume inside a contraction"
-stopped_then_resumed "$prog" 1:write_C:25 any --checkpoint-every 3600  # none due: between steps only
-[[ -z $RESUMED_INSIDE ]] || fail "--checkpoint-every 3600 saved a checkpoint inside a contraction"
-prog=$work/within_replay/chain  # A's and B's tiles of nest step 4 multiplied again after the checkpoint
-stopped_then_resumed "$prog" 1:within:1 any --checkpoint-every 0
-[[ $RESUMED_INSIDE == 5/115 ]] || fail "within:1 (tiles read again) resumed at '$RESUMED_INSIDE', not after 5 of 115"
-prog=$work/within_rotation/chain  # resumed in the second round: A's and B's files shifted again
-stopped_then_resumed "$prog" 1:within:9 any --checkpoint-every 0
-[[ $RESUMED_INSIDE == 58/78 ]] || fail "within:9 (outside rotation) resumed at '$RESUMED_INSIDE', not after 58 of 78"
-prog=$work/within_sfc/chain
-stopped_then_resumed "$prog" 2:within:5 any --checkpoint-every 0  # before the 6th tile of step 1
-[[ -n $RESUMED_INSIDE ]] || fail "within:5 (sfc) did not resume inside a contraction"
-stopped_then_resumed "$prog" 3:write_C:24 any --checkpoint-every 0  # step 2's 8th tile: rows past a checkpoint
-[[ -n $RESUMED_INSIDE ]] || fail "write_C:24 (sfc) did not resume inside a contraction"
-prog=$work/within_cosma/chain
-stopped_then_resumed "$prog" 2:within:40 any --checkpoint-every 0  # step 2, after its 9th round
-[[ $RESUMED_INSIDE == 9/32 ]] || fail "within:40 (cosma) resumed at '$RESUMED_INSIDE', not after round 9 of 32"
-stopped_then_resumed "$prog" 1:compute:1 any --checkpoint-every 0  # step 1's rounds done, not yet written
-[[ $RESUMED_INSIDE == 31/32 ]] || fail "compute:1 (cosma) resumed at '$RESUMED_INSIDE', not after round 31 of 32"
-prog=$work/within_tbs/syrk
-stopped_then_resumed "$prog" 3:within:2 any --checkpoint-every 0  # before each rank's 3rd block
-[[ $RESUMED_INSIDE == 2/4 ]] || fail "within:2 (tbs) resumed at '$RESUMED_INSIDE', not before block 2 of 4"
+if part within; then
+  prog=$work/within_direct/chain
+  stopped_then_resumed "$prog" 1:within:2 any --checkpoint-every 0  # right after the 2nd checkpoint inside
+  [[ -n $RESUMED_INSIDE ]] || fail "within:2 did not resume inside a contraction"
+  stopped_then_resumed "$prog" 1:write_C:9 any --checkpoint-every 0  # tiles of C written past the checkpoint
+  [[ -n $RESUMED_INSIDE ]] || fail "write_C:9 did not resume inside a contraction"
+  prog=$work/within_overlap/chain
+  stopped_then_resumed "$prog" 2:within:3 any --checkpoint-every 0
+  [[ -n $RESUMED_INSIDE ]] || fail "within:3 (overlapped) did not resume inside a contraction"
+  stopped_then_resumed "$prog" 1:write_C:35 any --checkpoint-every 0
+  [[ -n $RESUMED_INSIDE ]] || fail "write_C:35 (overlapped) did not resume inside a contraction"
+  stopped_then_resumed "$prog" 1:write_C:25 any --checkpoint-every 3600  # none due: between steps only
+  [[ -z $RESUMED_INSIDE ]] || fail "--checkpoint-every 3600 saved a checkpoint inside a contraction"
+  prog=$work/within_replay/chain  # A's and B's tiles of nest step 4 multiplied again after the checkpoint
+  stopped_then_resumed "$prog" 1:within:1 any --checkpoint-every 0
+  [[ $RESUMED_INSIDE == 5/115 ]] || fail "within:1 (tiles read again) resumed at '$RESUMED_INSIDE', not after 5 of 115"
+fi
+if part within_more; then
+  prog=$work/within_rotation/chain  # resumed in the second round: A's and B's files shifted again
+  stopped_then_resumed "$prog" 1:within:9 any --checkpoint-every 0
+  [[ $RESUMED_INSIDE == 58/78 ]] || fail "within:9 (outside rotation) resumed at '$RESUMED_INSIDE', not after 58 of 78"
+  prog=$work/within_sfc/chain
+  stopped_then_resumed "$prog" 2:within:5 any --checkpoint-every 0  # before the 6th tile of step 1
+  [[ -n $RESUMED_INSIDE ]] || fail "within:5 (sfc) did not resume inside a contraction"
+  stopped_then_resumed "$prog" 3:write_C:24 any --checkpoint-every 0  # step 2's 8th tile: rows past a checkpoint
+  [[ -n $RESUMED_INSIDE ]] || fail "write_C:24 (sfc) did not resume inside a contraction"
+  prog=$work/within_cosma/chain
+  stopped_then_resumed "$prog" 2:within:40 any --checkpoint-every 0  # step 2, after its 9th round
+  [[ $RESUMED_INSIDE == 9/32 ]] || fail "within:40 (cosma) resumed at '$RESUMED_INSIDE', not after round 9 of 32"
+  stopped_then_resumed "$prog" 1:compute:1 any --checkpoint-every 0  # step 1's rounds done, not yet written
+  [[ $RESUMED_INSIDE == 31/32 ]] || fail "compute:1 (cosma) resumed at '$RESUMED_INSIDE', not after round 31 of 32"
+  prog=$work/within_tbs/syrk
+  stopped_then_resumed "$prog" 3:within:2 any --checkpoint-every 0  # before each rank's 3rd block
+  [[ $RESUMED_INSIDE == 2/4 ]] || fail "within:2 (tbs) resumed at '$RESUMED_INSIDE', not before block 2 of 4"
+fi
+part refusals || exit 0
 
 # expect_error MESSAGE COMMAND...: fails with MESSAGE on stderr, writes no output.
 expect_error() {

@@ -46,7 +46,7 @@ foreach(case sto-3g:16KB:resume:4:file 6-31g:256KB:h5:4:file sto-3g:1MB:stop:1:b
   add_test(NAME ${name} COMMAND bash ${E2E}/ccsd.sh $<TARGET_FILE:tcec-ccsd>
            ${equations} ${CMAKE_BINARY_DIR}/e2e/ccsd_${basis}_${np} h2o ${basis}
            ${memory} ${resume} ${np})
-  set_tests_properties(${name} PROPERTIES ENVIRONMENT "${E2E_ENV}" TIMEOUT 600 PROCESSORS 2)
+  set_tests_properties(${name} PROPERTIES ENVIRONMENT "${E2E_ENV}" TIMEOUT 600)
 endforeach()
 # A generated program in bad situations: clear messages, non-zero exits, no hangs, no output left.
 add_test(NAME e2e.program_errors COMMAND bash ${E2E}/program_errors.sh $<TARGET_FILE:tcec> ${CMAKE_BINARY_DIR}/e2e/program_errors)
@@ -65,8 +65,12 @@ add_test(NAME e2e.rank_failure COMMAND bash ${E2E}/rank_failure.sh $<TARGET_FILE
 set_tests_properties(e2e.rank_failure PROPERTIES ENVIRONMENT "${E2E_ENV}" TIMEOUT 300 PROCESSORS 2)
 # A program stopped anywhere (in a contraction, between steps, writing its outputs) continues
 # with --checkpoint DIR --resume to the same bytes; foreign or changed checkpoints are refused.
-add_test(NAME e2e.resume COMMAND bash ${E2E}/resume.sh $<TARGET_FILE:tcec> ${CMAKE_BINARY_DIR}/e2e/resume)
-set_tests_properties(e2e.resume PROPERTIES ENVIRONMENT "${E2E_ENV}" TIMEOUT 600 PROCESSORS 2)
+# In four parts that CTest runs side by side (each mostly waits on its ranks' start and stop).
+foreach(part steps within within_more refusals)
+  add_test(NAME e2e.resume.${part} COMMAND bash ${E2E}/resume.sh $<TARGET_FILE:tcec> ${CMAKE_BINARY_DIR}/e2e/resume_${part}
+           ${part})
+  set_tests_properties(e2e.resume.${part} PROPERTIES ENVIRONMENT "${E2E_ENV}" TIMEOUT 600)
+endforeach()
 # tcec-calibrate on 2 ranks: every property of the machine file, and tcec plans with it.
 add_test(NAME e2e.calibrate COMMAND bash ${E2E}/calibrate.sh $<TARGET_FILE:tcec> $<TARGET_FILE:tcec-calibrate>
          ${CMAKE_BINARY_DIR}/e2e/calibrate)
@@ -246,14 +250,20 @@ foreach(seed 68 71 72 101 112)
 endforeach()
 
 # The chain of issue "every plan tcec emits must run" (three 2400^3 products on 8 MB per rank),
-# with the hand-off (outside accumulation, whose partial C files a hand-off saves), = and +=, on
-# 4 ranks and (machine files written here) 2, 3, 5.
-foreach(np 2 3 5)
-  file(WRITE ${CMAKE_BINARY_DIR}/e2e/chain${np}.machine
-       "machine chain${np} { processors ${np}; memory 8 MB; network 1 GB/s; disk 500 MB/s; }\n")
+# with the hand-off (outside accumulation, whose partial C files a hand-off saves), on 4 ranks;
+# and (machine files written here) on 2 and 5 ranks, and on 3 ranks and with += on 4 at N = 1200
+# with 2 MB per rank (the same tensor-to-memory ratio, an eighth of the flops).
+foreach(machine 2:8 5:8 3:2 4:2)
+  string(REPLACE ":" ";" machine ${machine})
+  list(GET machine 0 np)
+  list(GET machine 1 mb)
+  file(WRITE ${CMAKE_BINARY_DIR}/e2e/chain${np}_${mb}MB.machine
+       "machine chain${np} { processors ${np}; memory ${mb} MB; network 1 GB/s; disk 500 MB/s; }\n")
 endforeach()
-foreach(case "chain;4;" "chain_add;4;" "chain;2;--machine;${CMAKE_BINARY_DIR}/e2e/chain2.machine"
-        "chain;3;--machine;${CMAKE_BINARY_DIR}/e2e/chain3.machine" "chain;5;--machine;${CMAKE_BINARY_DIR}/e2e/chain5.machine")
+set(E2E_CHAIN_SMALL -D N=1200 --machine ${CMAKE_BINARY_DIR}/e2e/chain)
+foreach(case "chain;4;" "chain_add;4;${E2E_CHAIN_SMALL}4_2MB.machine"
+        "chain;2;--machine;${CMAKE_BINARY_DIR}/e2e/chain2_8MB.machine"
+        "chain;3;${E2E_CHAIN_SMALL}3_2MB.machine" "chain;5;--machine;${CMAKE_BINARY_DIR}/e2e/chain5_8MB.machine")
   list(GET case 0 file)
   list(GET case 1 np)
   list(SUBLIST case 2 -1 options)
