@@ -9,6 +9,7 @@
 #include "runtime/base/error.h"
 #include "runtime/base/fault.h"
 #include "runtime/base/random.h"
+#include "runtime/program/shared_paths.h"
 #include "runtime/program/tensor_files.h"
 
 namespace tcert {
@@ -25,7 +26,8 @@ Run::Run(const Context& ctx, RunOptions options, TensorLocations tensors, Progra
       held_(ctx_, options_, store_, defers_writes()),
       mapped_(store_, held_, options_, info_.memory_bytes),
       records_(ctx_, options_, info_, checkpoints_) {
-  ctx_.check_root([&] { check_locations(info_, tensors_, options_); });
+  ctx_.check_root([&] { check_locations(info_, tensors_, options_); });  // makes the output directories
+  check_shared_paths(ctx_, shared_paths(options_, tensors_));
   if (checkpoints_.resumed()) {  // HDF5 inputs were imported before the checkpoint
     store_.resume(checkpoints_.resumed_versions());
     if (shows_progress())

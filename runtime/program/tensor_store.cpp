@@ -11,12 +11,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <random>
 
 #include <fmt/format.h>
 
 #include "runtime/base/error.h"
 #include "runtime/program/kept_tensors.h"
+#include "runtime/program/shared_paths.h"
 #include "runtime/storage/io_worker.h"
 #include "runtime/storage/spare_files.h"
 
@@ -45,6 +47,17 @@ TensorStore::TensorStore(const Context& ctx, const RunOptions& options, bool def
     dir_.path = pattern;
   });
   dir_.path = ctx_.bcast_string(dir_.path);
+  if (deferred) return;
+  // Every rank reads and writes the store's files: its directory must be one all ranks see.
+  std::optional<std::string> unseen;
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir_.path, ec))
+    unseen = fmt::format(
+        "rank {} (host {}) does not see the tensor store {} that rank 0 made: every rank reads and writes the "
+        "store, so its directory (--scratch DIR, else $TMPDIR, else /tmp) must be one every node mounts; give "
+        "--scratch a shared directory, or --checkpoint DIR on one (the store is then DIR/store)",
+        ctx_.rank(), host_name(), dir_.path);
+  if (const std::optional<std::string> error = ctx_.first_error(unseen)) throw Error(*error);  // dir_ removes it
 }
 
 TensorStore::~TensorStore() {

@@ -34,7 +34,8 @@ class TensorStore {
   /// make() when a file is first written in it: a run whose results all stay in memory makes and
   /// removes no directory (tcec-ccsd's three calls an iteration: 0.2-0.4 ms each). A new version
   /// drops the kept version of its tensor in `kept`. Collective; Error ("cannot create the
-  /// tensor store DIR: …") on every rank.
+  /// tensor store DIR: …"; "rank R (host H) does not see the tensor store DIR that rank 0 made:
+  /// …" when --scratch is node-local, shared_paths.h) on every rank.
   TensorStore(const Context& ctx, const RunOptions& options, bool deferred, const std::string& checkpoint_dir,
               KeptTensors& kept);
   /// Waits for this store's removals (release()); rank 0 then removes the directory with its

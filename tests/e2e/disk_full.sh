@@ -17,7 +17,7 @@ if ! mount -t tmpfs -o size=1M tmpfs "$work/small" 2> /dev/null; then
   exit 77
 fi
 trap 'umount "$work/small" 2> /dev/null || true' EXIT
-"$tcec" "$root/examples/four_index.tce" -D N=32 --machine "$root/examples/small.machine" -o "$work" --build > /dev/null
+(cd "$root" && "$tcec" examples/four_index.tce -D N=32 --machine examples/small.machine -o "$work" --build) > /dev/null
 status=0
 timeout 120 mpirun --oversubscribe -np 4 "$work/four_index" --quiet --scratch "$work/small/scratch" \
   --output-dir "$work/out" 2> "$work/err.log" || status=$?

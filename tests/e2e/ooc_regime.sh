@@ -31,7 +31,7 @@ if ((a_bytes < 4 * limit_mb * 1048576)); then
 fi
 mkdir -p "$work"
 printf 'machine ooc { processors %s; memory 8 MB; network 1 GB/s; disk 1300 MB/s; }\n' "$np" > "$work/ooc.machine"
-"$tcec" "$root/examples/four_index.tce" -D "N=$n" --machine "$work/ooc.machine" -o "$work" --build > /dev/null
+(cd "$root" && "$tcec" examples/four_index.tce -D "N=$n" --machine "$work/ooc.machine" -o "$work" --build) > /dev/null
 /usr/bin/python3 "$here/npy_check.py" inputs "$work/in" "{\"A\": [$n, $n, $n, $n], \"B\": [$n, $n]}" A B
 "$regime" --limit "${limit_mb}M" -- mpirun --oversubscribe -np "$np" "$work/four_index" --quiet \
   --trace "$work/trace.json" --scratch "$work/scratch" --input-dir "$work/in" --output-dir "$work/out"

@@ -7,7 +7,7 @@ tcec=$1 work=$2
 here=$(cd "$(dirname "$0")" && pwd)
 rm -rf "$work"
 mkdir -p "$work"
-"$tcec" "$here/matmul_rect.tce" --machine "$here/tiny.machine" -o "$work" --build >/dev/null || exit 1
+(cd "$here/../.." && "$tcec" tests/e2e/matmul_rect.tce --machine "$here/tiny.machine" -o "$work" --build) >/dev/null || exit 1
 program=$work/matmul_rect
 failures=0
 

@@ -13,7 +13,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 rm -rf "$work"
 mkdir -p "$work"
-"$tcec" "$root/examples/four_index.tce" -D N=96 --machine "$root/examples/small.machine" -o "$work" --build > /dev/null
+(cd "$root" && "$tcec" examples/four_index.tce -D N=96 --machine examples/small.machine -o "$work" --build) > /dev/null
 mpirun --oversubscribe -np 4 "$work/four_index" --quiet --scratch "$work/scratch" > "$work/out.log" 2> "$work/err.log" &
 job=$!
 for ((i = 0; i < 200; i++)); do   # until the four ranks run (at most 20 s)

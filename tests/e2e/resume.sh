@@ -35,7 +35,7 @@
 # past one (which the resumed run must not add to twice); every resumed run gives the same bytes,
 # and a snapshot of a partial C that changed is refused.
 set -euo pipefail
-tcec=$1 work=$2 part=${3:-all}
+tcec=$1 work=$(realpath -m "$2") part=${3:-all}
 here=$(cd "$(dirname "$0")" && pwd)
 rm -rf "$work"
 mkdir -p "$work/in"
@@ -94,7 +94,9 @@ for variant in "${variants[@]}"; do
     within_cosma) options=(-D N=96 --machine "$work/cosma.machine" --no-handoff --force-method cosma) ;;
     within_tbs) source=$here/syrk.tce options=(-D N=200 --machine "$here/tiny.machine" --force-method tbs) ;;
   esac
-  "$tcec" "$source" "${options[@]}" -o "$work/$variant" --build > /dev/null
+  # from the checkout's root: the generated text is the same in every clone (run_generated.sh)
+  (cd "$here/../.." && exec "$tcec" "tests/e2e/$(basename "$source")" "${options[@]}" -o "$work/$variant" --build) \
+    > /dev/null
 done
 # expect_in VARIANT PATTERN WHAT: VARIANT's program (when built) has PATTERN, else it fails with WHAT
 expect_in() {

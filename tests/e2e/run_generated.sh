@@ -19,12 +19,15 @@
 # users run it: additions then update a tensor's latest version in place (runtime/program/run.h
 # Run::updates_in_place), which only the numpy checks above see.
 set -euo pipefail
-tcec=$1 work=$2 file=$3 np=$4
+tcec=$1 work=$(realpath -m "$2") file=$3 np=$4
 shift 4
 here=$(cd "$(dirname "$0")" && pwd)
 rm -rf "$work"
 mkdir -p "$work"
-"$tcec" "$file" -o "$work" --build "$@"
+# tcec runs in the checkout's root on FILE's path from there: the generated text names FILE as
+# given, so it is the same in every clone and a compiler cache warmed by another compiles nothing.
+root=$(cd "$here/../.." && pwd)
+(cd "$root" && exec "$tcec" "$(realpath -m --relative-to="$root" "$file")" -o "$work" --build "$@")
 stem=$(basename "${file%.*}")
 for ((i = 1; i <= $#; i++)); do   # a program taken from a --section is named after it
   if [[ "${!i}" == "--section" ]]; then j=$((i + 1)); stem=${!j}; fi

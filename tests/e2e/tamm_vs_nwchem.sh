@@ -17,6 +17,12 @@ shift 9
 here=$(cd "$(dirname "$0")" && pwd)
 rm -rf "$work"
 mkdir -p "$work"
+# tcec runs from the checkout's root on paths from there: the generated text is the same in every
+# clone (run_generated.sh)
+root=$(cd "$here/../.." && pwd)
+tamm=$(realpath -m --relative-to="$root" "$tamm") nwchem=$(realpath -m --relative-to="$root" "$nwchem")
+work=$(realpath -m "$work") machine=$(realpath -m "$machine")
+cd "$root"
 declare -A from=([tamm]="$tamm --from tamm --function $function" [nwchem]="$nwchem --from nwchem --section $function")
 for side in tamm nwchem; do
   # shellcheck disable=SC2086  # the options are words

@@ -78,6 +78,10 @@ set_tests_properties(e2e.calibrate PROPERTIES ENVIRONMENT "${E2E_ENV}" TIMEOUT 3
 add_test(NAME e2e.package COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/package/package.sh ${CMAKE_BINARY_DIR}
          ${CMAKE_BINARY_DIR}/e2e/package)
 set_tests_properties(e2e.package PROPERTIES ENVIRONMENT "${E2E_ENV}" TIMEOUT 600 PROCESSORS 2)
+# On 2 emulated nodes of 2 ranks (tests/e2e/on_node.sh: mount namespaces; skipped without root):
+# node-local scratch, shared paths that only one node sees refused with the rank, host and path.
+add_test(NAME e2e.cluster COMMAND bash ${E2E}/cluster.sh $<TARGET_FILE:tcec> ${CMAKE_BINARY_DIR}/e2e/cluster)
+set_tests_properties(e2e.cluster PROPERTIES ENVIRONMENT "${E2E_ENV}" TIMEOUT 300 SKIP_RETURN_CODE 77)
 # A scratch disk that fills up (a 1 MB tmpfs; skipped where mounting is not allowed): a clean error.
 add_test(NAME e2e.disk_full COMMAND bash ${E2E}/disk_full.sh $<TARGET_FILE:tcec> ${CMAKE_BINARY_DIR}/e2e/disk_full)
 set_tests_properties(e2e.disk_full PROPERTIES ENVIRONMENT "${E2E_ENV}" TIMEOUT 300 SKIP_RETURN_CODE 77)
@@ -275,3 +279,15 @@ endforeach()
 # communication, numpy inputs, a chain with the hand-off, tbs, sfc and cosma.
 tcec_sanitized(e2e.matmul_rect.inside-rotation.ABC e2e.matmul_rect.outside-accumulation.ABC e2e.four_index.npy
                e2e.chain_np2 e2e.syrk.tbs e2e.matmul_rect.sfc e2e.accumulate.one_rank.cosma)
+
+# The longest tests start first, also in a fresh build directory (before CTest has timed them),
+# so that none is left to run alone at the end: COST, about their seconds on 2 cores.
+foreach(cost e2e.resume.within_more:80 e2e.resume.within:65 e2e.ccsd.h2o.sto-3g:80 e2e.resume.refusals:50
+        e2e.ccsd.h2o.sto-3g.one_rank:50 e2e.package:40 e2e.resume.steps:40 e2e.chain_np4:35 e2e.ccsd.h2o.6-31g:30
+        e2e.ooc_regime.p2:15 e2e.ooc_regime.small:15 e2e.chain_add_np4:12 e2e.chain_np5:12 e2e.hdf5:12
+        e2e.chain_np2:10 e2e.chain_np3:10)
+  string(REPLACE ":" ";" cost ${cost})
+  list(GET cost 0 test)
+  list(GET cost 1 seconds)
+  set_tests_properties(${test} PROPERTIES COST ${seconds})
+endforeach()

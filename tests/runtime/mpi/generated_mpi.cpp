@@ -163,8 +163,11 @@ TEST(Generated, RepeatedCallsLeaveNothingBehind) {
       expect_transpose(hdf5 ? read_h5_output(dir.file("out/B.h5"), "B") : read_npy_output(dir.file("out/B.npy")), call);
       // Empty, or never made (one rank: nothing of this program needed it)
       EXPECT_TRUE(!fs::exists(dir.file("scratch")) || fs::is_empty(dir.file("scratch"))) << "call " << call;
-      for (const auto& entry : fs::directory_iterator(dir.file("out")))
+      for (const auto& entry : fs::directory_iterator(dir.file("out"))) {
         EXPECT_EQ(entry.path().string().find(".tmp-"), std::string::npos) << entry.path();
+        // every rank saw the output directory (shared_paths.h): the probe file is gone
+        EXPECT_EQ(entry.path().string().find(".tcec-shared-"), std::string::npos) << entry.path();
+      }
     }
     ctx.barrier();
   }

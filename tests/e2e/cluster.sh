@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# tests/e2e/cluster.sh — a generated program on 2 emulated nodes of 2 ranks each (on_node.sh:
+# each node's node-local scratch is a directory only its ranks see), docs/cluster.md.
+#
+#   cluster.sh TCEC WORKDIR
+#
+# The 4-index step (N = 12, 4 ranks of 16 KB, out of core, numpy inputs) must
+#  - run with a shared --scratch, and with node-local scratch when the store is on a shared
+#    --checkpoint directory: values against numpy.einsum, measured = predicted bytes, and nothing
+#    left in any node's scratch afterwards;
+#  - refuse, before any work, with an error naming the first rank that cannot see it, its host
+#    and the path: the store on node-local scratch (today's store is one directory all ranks
+#    read and write), an output directory, a checkpoint directory and an input file that only
+#    node 0 has. No output is written.
+# Exit 77 (skipped) where mount namespaces cannot be made (unshare -m needs root).
+set -euo pipefail
+tcec=$1 work=$2
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+if ! bash "$here/on_node.sh" --check; then
+  echo "cluster.sh: cannot make mount namespaces here (unshare -m needs root); skipped"
+  exit 77
+fi
+fail() {
+  echo "cluster.sh: $*" >&2
+  exit 1
+}
+rm -rf "$work"
+mkdir -p "$work/local" "$work/in" "$work/nodes/node-0/in"
+(cd "$root" && "$tcec" examples/four_index.tce -D N=12 --machine "$here/tiny.machine" -o "$work/prog" --build) > /dev/null
+/usr/bin/python3 "$here/npy_check.py" inputs "$work/in" '{"A": [12, 12, 12, 12], "B": [12, 12]}' A B > /dev/null
+cp "$work/in/"*.npy "$work/nodes/node-0/in/"
+export OMPI_MCA_orte_tmpdir_base=/tmp  # Open MPI's session files on the shared /tmp, not in a node's scratch
+# on_nodes [program options...]: the program on 2 nodes of 2 ranks; $work/local is each node's scratch
+on_nodes() {
+  mpirun --oversubscribe -np 4 bash "$here/on_node.sh" "$work/nodes" 2 "$work/local" "$work/prog/four_index" \
+    --quiet "$@"
+}
+# nodes_clean WHAT: every node's scratch is empty (the ranks removed their files)
+nodes_clean() {
+  local left
+  left=$(find "$work/nodes" -mindepth 2 -not -path "$work/nodes/node-0/in*" | head -5)
+  [[ -z $left ]] || fail "$1 left files in the nodes' scratch: $left"
+}
+# verified WHAT OUT [program options...]: a run that writes OUT/T1.npy equal to numpy's
+verified() {
+  local what=$1 out=$2
+  shift 2
+  rm -rf "$out" "$work/trace.json"
+  on_nodes --input-dir "$work/in" --output-dir "$out" --trace "$work/trace.json" "$@" || fail "$what failed"
+  /usr/bin/python3 "$here/npy_check.py" check "$work/in" "$out" "abcp,pd->abcd" 1 T1 A B > /dev/null ||
+    fail "$what: T1 differs from numpy's"
+  "$tcec" compare "$work/trace.json" > "$work/compare.log" || fail "$what: measured != predicted: $(cat "$work/compare.log")"
+  nodes_clean "$what"
+  echo "cluster.sh: $what: T1 equals numpy's, measured = predicted bytes"
+}
+# refused WHAT MESSAGE [program options...]: the run fails with MESSAGE and writes no output
+refused() {
+  local what=$1 message=$2
+  shift 2
+  rm -rf "$work/out"
+  if on_nodes "$@" > "$work/err.log" 2>&1; then fail "$what: the run did not fail"; fi
+  grep -qF -- "$message" "$work/err.log" || fail "$what: expected '$message', got: $(cat "$work/err.log")"
+  [[ ! -e $work/out/T1.npy && ! -e $work/nodes/node-0/out/T1.npy ]] || fail "$what: an output was written"
+  echo "cluster.sh: $what: refused ($message...)"
+}
+
+verified "shared --scratch" "$work/out" --scratch "$work/shared_scratch" --verify
+verified "node-local scratch, the store on a shared --checkpoint" "$work/out" --checkpoint "$work/ck"
+host=$(hostname)
+refused "the store on node-local scratch" \
+  "rank 2 (host $host) does not see the tensor store $work/local/tcec-store-" --input-dir "$work/in" \
+  --output-dir "$work/out"
+nodes_clean "the refused run on node-local scratch"
+refused "a node-local output directory" \
+  "rank 2 (host $host) does not see the output directory of T1 $work/local/out as rank 0 (host $host) does" \
+  --input-dir "$work/in" --scratch "$work/shared_scratch" --output-dir "$work/local/out"
+refused "a node-local checkpoint directory" \
+  "rank 2 (host $host) does not see the checkpoint directory $work/local/ck as rank 0 (host $host) does" \
+  --input-dir "$work/in" --output-dir "$work/out" --checkpoint "$work/local/ck"
+refused "inputs on node 0 only" \
+  "rank 2 (host $host) does not see the file of input A $work/local/in/A.npy as rank 0 (host $host) does" \
+  --input-dir "$work/local/in" --scratch "$work/shared_scratch" --output-dir "$work/out"
