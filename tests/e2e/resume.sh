@@ -71,9 +71,9 @@ variants=()
 ! part within || variants+=(within_direct within_overlap within_replay)
 ! part within_more || variants+=(within_rotation within_sfc within_cosma within_tbs)
 if part refusals; then
-    for v in store handoff within_overlap within_cosma; do
-      [[ " ${variants[*]} " == *" $v "* ]] || variants+=("$v")
-    done
+  for v in store handoff within_overlap within_cosma; do
+    [[ " ${variants[*]} " == *" $v "* ]] || variants+=("$v")
+  done
 fi
 [[ ${#variants[@]} -gt 0 ]] || fail "no part '$part' (all, steps, within, within_more, refusals)"
 # built VARIANT: whether this run built VARIANT's program
