@@ -68,7 +68,8 @@ struct RootView {
 /// Rank 0's view of `paths`, writing a probe file in each directory it has and has not seen pass
 /// (`passed`).
 RootView root_view(const std::vector<SharedPath>& paths, const std::set<std::pair<std::string, bool>>& passed) {
-  RootView view{host_name(), fmt::format("{:08x}{:08x}", std::random_device{}(), static_cast<unsigned>(::getpid())), {}};
+  RootView view{
+      host_name(), fmt::format("{:08x}{:08x}", std::random_device{}(), static_cast<unsigned>(::getpid())), {}};
   for (const SharedPath& p : paths) {
     if (passed.count({p.path, p.directory})) {
       view.seen.push_back(kPassedBefore);
