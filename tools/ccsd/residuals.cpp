@@ -122,13 +122,23 @@ Built build(std::int64_t O, std::int64_t V, const Equations& equations, const st
   out.object = object.string();
   if (fs::exists(object)) return out;
   fs::create_directories(dir);
-  std::vector<std::string> command;
-  command = {tools.compiler, "-std=c++20", "-O2", "-fPIC", "-shared", "-I" + tools.source_root, "-I" + dir.string()};
+  // Each source compiled on its own (through the tool chain's launcher, a compiler cache, when it
+  // has one: a cache hit when the same residuals are built again), then linked into the object.
+  const auto compile = [&](const fs::path& source, std::vector<std::string>& objects, std::string& output) {
+    std::vector<std::string> command;
+    if (!tools.launcher.empty()) command.push_back(tools.launcher);
+    const std::string object_file = source.string() + ".o";
+    command.insert(command.end(), {tools.compiler, "-std=c++20", "-O2", "-fPIC", "-I" + tools.source_root,
+                                   "-I" + dir.string(), source.string(), "-c", "-o", object_file});
+    objects.push_back(object_file);
+    return codegen::run_command(command, &output) == 0;
+  };
   std::string shim = "// The three residual functions of tcec-ccsd (tools/ccsd/residuals.cpp).\n";
+  std::vector<fs::path> sources;
   for (int w = 0; w < 3; ++w) {
     write_file(dir / (std::string(kSections[w]) + ".h"), emitted[w].header);
     write_file(dir / (std::string(kSections[w]) + ".cpp"), emitted[w].source);
-    command.push_back((dir / (std::string(kSections[w]) + ".cpp")).string());
+    sources.push_back(dir / (std::string(kSections[w]) + ".cpp"));
     shim += fmt::format("#include \"{}.h\"\n", kSections[w]);
   }
   shim +=
@@ -137,11 +147,19 @@ Built build(std::int64_t O, std::int64_t V, const Equations& equations, const st
   for (int w = 0; w < 3; ++w) shim += fmt::format("  out[{}] = &tcec_gen::{};\n", w, kSections[w]);
   shim += "}\n";
   write_file(dir / "functions.cpp", shim);
-  command.push_back((dir / "functions.cpp").string());
+  sources.push_back(dir / "functions.cpp");
   const std::string temporary = object.string() + fmt::format(".tmp-{}", getpid());
-  command.insert(command.end(), {"-o", temporary});
+  std::vector<std::string> objects;
   std::string output;
-  if (codegen::run_command(command, &output) != 0)
+  bool ok = true;
+  for (const fs::path& source : sources) ok = ok && compile(source, objects, output);
+  std::vector<std::string> link = {tools.compiler, "-shared"};
+  link.insert(link.end(), objects.begin(), objects.end());
+  link.insert(link.end(), {"-o", temporary});
+  ok = ok && codegen::run_command(link, &output) == 0;
+  std::error_code ignored;
+  for (const std::string& o : objects) fs::remove(o, ignored);
+  if (!ok)
     throw tcert::Error(tcec::tools::message_text(tcec::tools::ToolDiag::err_ccsd_compile_failed, dir.string(), output));
   fs::rename(temporary, object);
   return out;
