@@ -24,7 +24,7 @@ void check_method(const CosmaSpec& part, const GemmSpec& spec, std::int64_t rank
   const i64 m = product(extents_of(spec.I)), n = product(extents_of(spec.J)), k = product(extents_of(spec.K));
   // Every rank of the grid cuts its K columns (k / pk or one more) into the rounds.
   if (pm < 1 || pn < 1 || pk < 1 || pm * pn * pk > ranks || pm > m || pn > n || pk > k || part.rounds < 1 ||
-      part.rounds > k / pk)
+      part.rounds > k / pk || part.rounds > kMaxCosmaRounds)
     throw Error(fmt::format("invalid cosma grid {}x{}x{} with {} rounds for {} ranks and m, n, k = {}, {}, {}", pm, pn,
                             pk, part.rounds, ranks, m, n, k));
   if (spec.direct_A || spec.direct_B || spec.direct_C)

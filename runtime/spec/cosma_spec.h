@@ -19,8 +19,15 @@ struct CosmaSpec {
   std::int64_t rounds = 1;  ///< t: rounds along K
 };
 
+/// The most rounds along K a cosma schedule may have (2^20). Every round is a collective on every
+/// rank of the grid and a pass of stage 1 over both operands' files, so a schedule past this bound
+/// is latency-bound by orders of magnitude (it arises with a memory per rank of a few hundred bytes);
+/// the planner reports such a grid infeasible (costmodel/methods/cosma/cosma.cpp) and check_method()
+/// refuses it.
+inline constexpr std::int64_t kMaxCosmaRounds = std::int64_t{1} << 20;
+
 /// Throws Error when the grid does not fit `ranks` ranks or the extents, or the rounds exceed
-/// the fewest K columns a rank of the grid holds ("invalid cosma grid 2x2x2 with 3 rounds for
+/// the fewest K columns a rank of the grid holds or kMaxCosmaRounds ("invalid cosma grid 2x2x2 with 3 rounds for
 /// 4 ranks and m, n, k = ..."), or when the spec takes or keeps a tensor ("cosma reads its
 /// operands from the store and stores its result; it takes and keeps nothing").
 void check_method(const CosmaSpec& part, const GemmSpec& spec, std::int64_t ranks);

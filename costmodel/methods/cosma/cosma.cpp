@@ -13,6 +13,7 @@
 
 #include "costmodel/partition.h"
 #include "costmodel/reasons.h"
+#include "runtime/spec/cosma_spec.h"
 
 namespace tcec::costmodel {
 
@@ -80,9 +81,12 @@ struct Candidate {
   i64 idle = 0;
   long double recv_per_work = 0;  ///< recv · P / (pm·pn·pk): received words per even share of work
   double need_words = 0;          ///< memory of rank 0 at t = K_0 (for the infeasible reason)
-  /// Fitting grids first (among those that do not fit, the least memory need, for the reason).
+  i64 rounds_needed = 0;          ///< fits the memory only in more than tcert::kMaxCosmaRounds rounds (0: not so)
+  /// Fitting grids first (among those that do not fit, the least memory need, then the fewest
+  /// rounds, for the reason).
   auto key() const {
-    return std::make_tuple(!fits, fits ? 0.0 : need_words, recv_per_work, idle, grid.rounds, recv, sent);
+    return std::make_tuple(!fits, fits ? 0.0 : need_words, fits ? 0 : rounds_needed, recv_per_work, idle, grid.rounds,
+                           recv, sent);
   }
 };
 
@@ -120,8 +124,10 @@ std::optional<Candidate> evaluate(const CosmaGrid& shape, i64 m, i64 n, i64 k, i
   // Every rank of the grid cuts its K columns (⌊k/pk⌋ or one more) into the same rounds; the
   // runtime runs no empty round (runtime/spec/spec_check.h).
   c.fits = c.grid.rounds > 0 && c.grid.rounds <= k / shape.pk;
+  if (c.fits && c.grid.rounds > tcert::kMaxCosmaRounds) c.fits = false, c.rounds_needed = c.grid.rounds;
   if (!c.fits) {
-    c.grid.rounds = bk;  // the finest rounds, for the reason only
+    if (c.rounds_needed > 0) return c;  // the rounds, for the reason
+    c.grid.rounds = bk;                 // the finest rounds, for the reason only
     return c;
   }
   const auto scale = static_cast<long double>(P) / static_cast<long double>(shape.used());
@@ -208,6 +214,11 @@ CosmaStrategy cosma_strategy(std::int64_t m, std::int64_t n, std::int64_t k, std
                            static_cast<double>(s.block_n) * static_cast<double>(s.block_k) +
                            static_cast<double>(s.block_m) * static_cast<double>(s.block_n);
   s.stretch = dominator / s.bound_words;
+  if (!best.fits && best.rounds_needed > 0) {
+    s.reason = reason_text(ReasonId::cosma_no_grid_rounds, tcert::kMaxCosmaRounds, s.grid.pm, s.grid.pn, s.grid.pk,
+                           best.rounds_needed, s.slice_k);
+    return s;
+  }
   if (!best.fits) {
     s.reason = reason_text(ReasonId::cosma_no_grid_fits, s.grid.pm, s.grid.pn, s.grid.pk, s.block_m, s.block_n,
                            best.need_words, split == MemorySplit::Thirds ? " (3 x the largest, split thirds)" : "", S);

@@ -5,6 +5,7 @@
 #include "costmodel/methods/cosma/cosma_method.h"
 #include "costmodel/plan_text.h"
 #include "costmodel/reasons.h"
+#include "runtime/spec/cosma_spec.h"
 
 namespace tcec::costmodel {
 
@@ -30,6 +31,10 @@ bool check_cosma(const Plan& plan, std::string* reason) {
   const std::int64_t fewest_k = extents[2] / g.pk;  // the fewest K columns a rank of the grid holds
   if (g.rounds < 1 || g.rounds > fewest_k) {
     if (reason) *reason = reason_text(ReasonId::cosma_rounds, g.rounds, fewest_k);
+    return false;
+  }
+  if (g.rounds > tcert::kMaxCosmaRounds) {
+    if (reason) *reason = reason_text(ReasonId::cosma_too_many_rounds, g.rounds, tcert::kMaxCosmaRounds);
     return false;
   }
   return true;

@@ -83,6 +83,10 @@ TEST(SpecCheck, CosmaRoundsAtMostTheFewestKColumnsOfARank) {
   EXPECT_EQ(tcert::parts_text(m), "C block 640 + A slices 320 + B slices 256");
   cosma.rounds = 3;
   EXPECT_EQ(error_of(s, 2, 0), "invalid cosma grid 1x1x2 with 3 rounds for 2 ranks and m, n, k = 10, 8, 5");
+  s.K = {{{std::int64_t{1} << 21, 1, 1}}, -1};
+  cosma.rounds = tcert::kMaxCosmaRounds + 1;  // at most 2^20 rounds, whatever the K columns
+  EXPECT_EQ(error_of(s, 2, 0), "invalid cosma grid 1x1x2 with 1048577 rounds for 2 ranks and m, n, k = 10, 8, 2097152");
+  s.K = {{{5, 1, 1}}, -1};
   cosma.rounds = 1;
   s.keep_result = true;
   EXPECT_EQ(error_of(s, 2, 0),

@@ -16,6 +16,7 @@
 #include "costmodel/methods/cosma/cosma.h"
 #include "costmodel/methods/gao/simulate.h"
 #include "frontend/frontend.h"
+#include "runtime/spec/cosma_spec.h"
 #include "tests/costmodel/fixtures.h"
 
 namespace tcec::costmodel {
@@ -317,6 +318,20 @@ TEST(Cosma, InfeasibleWhenNoCBlockFits) {
             "one K column of A and B (two each: double buffering), 8012000 words per rank, but S = 8000000 words");
 }
 
+TEST(Cosma, InfeasibleBeyondTheMostRounds) {
+  // 8x8 C on one rank of 24 words: 8 words of C, slices of one K column double-buffered (32
+  // words) do not fit; 2^21 K columns at 1 column per round would need 2^21 rounds.
+  const CosmaStrategy one = cosma_strategy(2, 2, std::int64_t{1} << 21, 1, 12);
+  EXPECT_FALSE(one.feasible);
+  EXPECT_EQ(one.reason,
+            "no processor grid fits the memory in at most 1048576 rounds: the best, 1x1x1, needs 2097152 rounds (1 K "
+            "columns each; every round is a collective on every rank)");
+  // The same with 2^20 K columns: exactly the most rounds.
+  const CosmaStrategy most = cosma_strategy(2, 2, std::int64_t{1} << 20, 1, 12);
+  ASSERT_TRUE(most.feasible) << most.reason;
+  EXPECT_EQ(most.grid.rounds, tcert::kMaxCosmaRounds);
+}
+
 // --- plans ---
 
 GroupTiling group(const char* name, std::int64_t extent) { return {{{name, extent, 1, 1}}, -1}; }
@@ -379,6 +394,8 @@ TEST(CosmaPlan, CheckValidVolumesAndSimulation) {
   EXPECT_EQ(reason, "the grid 3x2x1 needs 6 ranks but P = 4");
   EXPECT_FALSE(check_valid(cosma_plan(4, {1, 1, 2, 2001}), unlimited, &reason));
   EXPECT_EQ(reason, "cosma has 2001 rounds; need 1 <= rounds <= 2000 (the fewest K columns of a rank)");
+  EXPECT_FALSE(check_valid(cosma_plan(4, {1, 1, 1, 1048577}, 2000000), unlimited, &reason));
+  EXPECT_EQ(reason, "cosma has 1048577 rounds; at most 1048576 are run (every round is a collective on every rank)");
   EXPECT_FALSE(check_valid(cosma_plan(4, {1, 4, 1, 1}, 3), machine_of(4, kUnlimited), &reason));
   EXPECT_EQ(reason, "the grid has pn = 4 ranks along J of extent 3; need 1 <= pn <= 3");
   // plan_volumes() and simulate() dispatch to the closed form and the walk.
