@@ -8,7 +8,7 @@ tcec_stage_tests(runtime tcert hdf5::hdf5)
 # public headers compiles alone without MPI's include directories and includes only runtime/spec/.
 add_test(NAME runtime.spec_mpi_free COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/runtime/spec/spec_mpi_free.sh
          ${CMAKE_CXX_COMPILER} ${PROJECT_SOURCE_DIR} "$<TARGET_PROPERTY:tcert_spec,LINK_LIBRARIES>")
-set_tests_properties(runtime.spec_mpi_free PROPERTIES LABELS sanitize)
+set_tests_properties(runtime.spec_mpi_free PROPERTIES LABELS sanitize-only)
 # The runtime's collectives, on 1..5 ranks.
 tcert_mpi_test(collectives 120 "1;2;3;4;5")
 # move_tensor between placements: values, exact byte counts and the cost model's disk requests
@@ -20,7 +20,7 @@ tcert_mpi_test(placement 120 "1;2;3;4;5" tcec_costmodel)
 tcert_mpi_test(generated 120 "1;2;3;4" hdf5::hdf5)
 add_test(NAME runtime.mpi.generated_abort COMMAND ${MPIEXEC_EXECUTABLE} --oversubscribe -np 3 $<TARGET_FILE:tcert_generated_mpi>
          --gtest_also_run_disabled_tests --gtest_filter=Generated.DISABLED_RankFailsAloneInsideACollective)
-set_tests_properties(runtime.mpi.generated_abort PROPERTIES ENVIRONMENT "${MPI_ENV}" TIMEOUT 60 PROCESSORS 2 LABELS sanitize
+set_tests_properties(runtime.mpi.generated_abort PROPERTIES ENVIRONMENT "${MPI_ENV}" TIMEOUT 60 PROCESSORS 2 LABELS sanitize-only
   PASS_REGULAR_EXPRESSION "\\[rank 1\\] transpose: error: rank 1 fails alone \\(the other ranks did not reach the end within 1 s")
 # copy_step from a .npy input with reordered dimensions and additions: through the transposing
 # kernel on one rank, element by element on two.
