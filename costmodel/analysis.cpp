@@ -27,15 +27,10 @@ void add_stage_requests(const Plan& plan, const ir::MacroIndexGemm& gemm, const 
   redistribution_requests(plan, machine, stages, redistribution);
 }
 
-/// Sets the plan's disk requests (and, with a disk latency, its time) as a lone step runs it:
-/// operands direct where its method reads them so, C direct unless declared or kept.
-/// plan_program() recounts them with the hand-off's choices.
+/// Sets the plan's disk requests (and, with a disk latency, its time) as a lone step runs it
+/// (lone_step_access()). plan_program() recounts them with the hand-off's choices.
 void add_requests(const ContractionAnalysis& a, const Machine& machine, PlannedCandidate& plan) {
-  ArrayAccess access;
-  access.direct_A = access.direct_B = model_of(plan.plan).reads_operands_directly(plan.plan);
-  access.direct_C = writes_result_directly(plan.plan, &a.declared);
-  if (access.direct_A) access.perm_A = a.gemm.perm_A, access.perm_B = a.gemm.perm_B;
-  if (access.direct_C) access.perm_C = a.gemm.perm_C;
+  const ArrayAccess access = lone_step_access(a, plan.plan);
   plan_requests(plan.plan, machine, access, plan.volumes);
   add_stage_requests(plan.plan, a.gemm, machine, !a.declared.any(), {{}, {}, {}, a.accumulate, access.direct_C, true},
                      plan.redistribution);
@@ -44,6 +39,15 @@ void add_requests(const ContractionAnalysis& a, const Machine& machine, PlannedC
 std::atomic<std::uint64_t> analyses_count{0};
 
 }  // namespace
+
+ArrayAccess lone_step_access(const ContractionAnalysis& a, const Plan& plan) {
+  ArrayAccess access;
+  access.direct_A = access.direct_B = model_of(plan).reads_operands_directly(plan);
+  access.direct_C = writes_result_directly(plan, &a.declared);
+  if (access.direct_A) access.perm_A = a.gemm.perm_A, access.perm_B = a.gemm.perm_B;
+  if (access.direct_C) access.perm_C = a.gemm.perm_C;
+  return access;
+}
 
 ModelPoint candidate_row(const ContractionAnalysis& a, const Plan& plan) {
   const Method& m = method_of(plan);

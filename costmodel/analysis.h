@@ -100,6 +100,12 @@ struct ContractionAnalysis {
 /// the exact row of a method without orders); its method's table row when no candidate matches.
 ModelPoint candidate_row(const ContractionAnalysis& a, const Plan& plan);
 
+/// How the compute stage of `plan`, run as a lone step of `a`'s contraction, reaches the tensors'
+/// files: A and B directly where its method reads them so, C directly unless declared or kept
+/// (writes_result_directly()), with the contraction's dimension orders. Its disk requests
+/// (plan_requests()) are counted from it.
+ArrayAccess lone_step_access(const ContractionAnalysis& a, const Plan& plan);
+
 /// The runner-up of the choice (report/choice.cpp): when the methods table's fastest row
 /// (ContractionAnalysis::fastest_row) is of another method than the chosen plan, that method
 /// (its best eligible plan, or why it has none); otherwise the eligible candidate of least total

@@ -80,8 +80,8 @@ void GaoModel::analyze(MethodAnalysis& ctx) const {
         // With overlap the tiles get half the memory: their second buffers take the rest.
         Machine room = machine;
         if (overlap) room.memory_bytes /= 2;
-        PlannedCandidate p =
-            plan_candidate(ctx.groups(), room, comm_, algorithm_, order, r, ctx.options().split, hint, a.accumulate);
+        PlannedCandidate p = plan_candidate(ctx.groups(), room, comm_, algorithm_, order, r, ctx.options().split, hint,
+                                            a.accumulate, &a);
         if (overlap && p.feasible) {
           gao(p.plan).overlap = true;
           p.feasible = check_valid(p.plan, machine, &p.reason);

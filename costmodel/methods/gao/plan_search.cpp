@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "costmodel/analysis.h"
 #include "costmodel/methods/gao/gao.h"
 #include "costmodel/methods/gao/volumes.h"
 #include "costmodel/partition.h"
@@ -159,6 +160,37 @@ void descend(Plan& plan, const Machine& m, const std::vector<Var>& vars) {
   }
 }
 
+/// The plan's exact time with the disk requests of `access` (+inf when invalid).
+double time_with_requests(const Plan& p, const Machine& m, const ArrayAccess& access) {
+  if (!check_valid(p, m, nullptr)) return kInfeasible;
+  PlanVolumes v = plan_volumes(p, m);
+  plan_requests(p, m, access, v);
+  return v.time_s;
+}
+
+/// Swaps of two indices' counts within one group and level (the same number of tiles, cut along
+/// another index: an outer one's for longer runs of adjacent elements), scored with the disk
+/// requests (time_with_requests()), steepest first, until none is faster.
+void swap_for_requests(Plan& plan, const Machine& m, const std::vector<Var>& vars, const ArrayAccess& access) {
+  double best = time_with_requests(plan, m, access);
+  for (int iter = 0; iter < 16; ++iter) {
+    Plan best_plan = plan;
+    double best_t = best;
+    for (std::size_t a = 0; a < vars.size(); ++a)
+      for (std::size_t b = a + 1; b < vars.size(); ++b) {
+        if (vars[b].group != vars[a].group || vars[b].level != vars[a].level) continue;
+        const std::int64_t ta = count_of(plan, vars[a]), tb = count_of(plan, vars[b]);
+        if (ta == tb) continue;
+        Plan swapped = plan;
+        count_of(swapped, vars[a]) = tb, count_of(swapped, vars[b]) = ta;
+        const double t = time_with_requests(swapped, m, access);
+        if (t < best_t) best_t = t, best_plan = swapped;
+      }
+    if (!(best_t < best)) return;
+    plan = best_plan, best = best_t;
+  }
+}
+
 /// Picks the largest-extent index of each group the method splits; false (with
 /// reason) when a group that must be split has no index of extent >= its parts.
 bool choose_distribution(Plan& plan, std::string* reason) {
@@ -183,7 +215,7 @@ bool choose_distribution(Plan& plan, std::string* reason) {
 
 PlannedCandidate plan_candidate(const Groups& groups, const Machine& machine, Communication comm, Algorithm algorithm,
                                 PlacementOrder order, Operand replicated, MemorySplit split, const TileCounts& hint,
-                                bool accumulate) {
+                                bool accumulate, const ContractionAnalysis* analysis) {
   PlannedCandidate out;
   Plan& plan = out.plan;
   plan = {
@@ -221,6 +253,8 @@ PlannedCandidate plan_candidate(const Groups& groups, const Machine& machine, Co
     const double t_plan = objective(plan, machine, &pen_plan), t_boxed = objective(boxed, machine, &pen_boxed);
     if (better(t_boxed, pen_boxed, t_plan, pen_plan)) plan = boxed;
   }
+  if (analysis && machine.disk_latency_s > 0 && check_valid(plan, machine, nullptr))
+    swap_for_requests(plan, machine, vars, lone_step_access(*analysis, plan));
   if (!check_valid(plan, machine, &out.reason)) {
     out.reason = reason_text(ReasonId::no_integer_tiling, out.reason);
     return out;
