@@ -9,10 +9,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <vector>
 
 #include "runtime/base/counters.h"
 #include "runtime/base/device_io.h"
 #include "runtime/base/error.h"
+#include "runtime/storage/element_file.h"
 
 namespace tcec::calibrate {
 
@@ -84,6 +86,25 @@ double request_seconds(const tcert::Context& ctx, ScratchFile& f, char* buf, std
   return std::max(0.0, seconds / kRandomReads - static_cast<double>(kAlignBytes) / read_bytes_per_s);
 }
 
+/// DeviceFigures::streamed_run_s over f's first `bytes` (at most 64 MiB), its pages dropped first:
+/// the slowest rank's seconds per run beyond its bytes at `read_bytes_per_s`, at least 0.
+double streamed_run_seconds(const tcert::Context& ctx, const ScratchFile& f, std::uint64_t bytes,
+                            double read_bytes_per_s) {
+  const std::uint64_t span = std::min<std::uint64_t>(bytes, std::uint64_t{64} << 20) / 8;  // elements
+  const std::size_t runs = span / kStreamedRunStride;
+  std::vector<double> out(runs * kStreamedRunElems);
+  ::posix_fadvise(f.fd, 0, 0, POSIX_FADV_DONTNEED);
+  const tcert::ElementFile file(f.path, 0, false);
+  const double seconds = slowest(ctx, [&] {
+    tcert::RunReads reads(file);
+    for (std::size_t r = 0; r < runs; ++r)
+      reads.add(r * kStreamedRunStride, kStreamedRunElems, out.data() + r * kStreamedRunElems);
+    reads.flush();
+  });
+  const double run_bytes = static_cast<double>(tcert::bytes_of(kStreamedRunElems));
+  return std::max(0.0, seconds / static_cast<double>(runs) - run_bytes / read_bytes_per_s);
+}
+
 }  // namespace
 
 DeviceFigures measure_device(const tcert::Context& ctx, const std::string& dir, std::uint64_t bytes) {
@@ -120,6 +141,8 @@ DeviceFigures measure_device(const tcert::Context& ctx, const std::string& dir, 
   const std::uint64_t before = device_read_now();
   out.cold_read_bytes_per_s = bytes_d / slowest(ctx, [&] { transfer(file, buf.get(), out.bytes, false); });
   out.cold_read_device_bytes = least_over_ranks(ctx, device_read_now() - before);
+  out.streamed_run_s = streamed_run_seconds(
+      ctx, file, out.bytes, out.direct_read_bytes_per_s > 0 ? out.direct_read_bytes_per_s : out.cold_read_bytes_per_s);
   return out;
 }
 

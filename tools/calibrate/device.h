@@ -13,7 +13,8 @@ namespace tcec::calibrate {
 /// Measures DeviceFigures (machine_file.h) with `bytes` per rank (rounded down to whole 4 MiB
 /// requests, at least one) in files under `dir`, in this order: an O_DIRECT file written (timed
 /// through its fdatasync) and read back; a buffered file written (timed through its fdatasync),
-/// its pages dropped (posix_fadvise(POSIX_FADV_DONTNEED), clean after the sync), read back.
+/// its pages dropped (posix_fadvise(POSIX_FADV_DONTNEED), clean after the sync), read back, and
+/// its pages dropped again and read in short runs as programs stream tensors (streamed_run_s).
 /// The device bytes of each read are taken from /proc/self/io (runtime/base/device_io.h): a file
 /// system with no device behind it (tmpfs) reads 0 and its figures are the page cache's. The
 /// files are removed. Throws tcert::Error on an I/O failure.

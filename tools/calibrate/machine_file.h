@@ -15,12 +15,22 @@ namespace tcec::calibrate {
 /// file after its pages were dropped. *_device_bytes: what /proc/self/io says the device read
 /// during the cold and the O_DIRECT read (the least over ranks): about `bytes` when a device is
 /// behind the file system. bytes == 0: not measured.
+/// The pattern of DeviceFigures::streamed_run_s: runs of 16 elements (128 bytes), 128 elements
+/// (1 KiB) apart.
+inline constexpr std::size_t kStreamedRunElems = 16, kStreamedRunStride = 128;
+
 struct DeviceFigures {
   double direct_read_bytes_per_s = -1, direct_write_bytes_per_s = -1;
   double synced_write_bytes_per_s = 0, cold_read_bytes_per_s = 0;
   /// Seconds per O_DIRECT read of 4 KiB at a random offset beyond its bytes at the O_DIRECT read
   /// bandwidth (one at a time): the device's cost of a request. < 0 where O_DIRECT was refused.
   double direct_request_s = -1;
+  /// Seconds per short run of a streamed tensor beyond its bytes at the device's read bandwidth:
+  /// runs of kStreamedRunElems elements kStreamedRunStride elements apart read through the
+  /// runtime's RunReads (runtime/storage/element_file.h: runs near each other in one request, the
+  /// bytes between them read too) from a file whose pages were dropped, as programs read tiles of
+  /// tensors larger than their memory. The machine block's disk_latency in the device regime.
+  double streamed_run_s = 0;
   std::uint64_t bytes = 0, cold_read_device_bytes = 0, direct_read_device_bytes = 0;
 };
 

@@ -111,6 +111,35 @@ TEST(PlanSearch, TheMachinesOverlapDecidesWhatHides) {
 }
 
 // The kernel's rate by call shape, relative to the 768³ tiles Machine::flops_per_s is measured on.
+// The descent counts bytes; with a disk latency its plan is then improved by swapping two
+// indices' counts (plan_search.cpp swap_for_requests()). The CCSD-like doubles term (issue 51's
+// bench/ooc_doubles.tce): without a latency K = {c, d} is cut along d, w's innermost stored
+// index, in runs of 9 elements (11 million requests per rank); at 2 us per request the cut moves
+// to c and the runs are whole rows of d.
+TEST(PlanSearch, WithADiskLatencyTheCutMovesToAnOuterIndex) {
+  const ir::Program p = program(
+      "range O = 24;\nrange V = 120;\nindex i, j : O;\nindex a, b, c, d : V;\ntensor w[V,V,V,V] input;\n"
+      "tensor t[V,V,O,O] input;\ntensor r[V,V,O,O] output;\nr[a,b,i,j] = w[a,b,c,d] * t[c,d,i,j];\n");
+  Machine m = machine(2, 64e6);
+  m.network_bytes_per_s = 1e9;
+  m.disk_read_bytes_per_s = m.disk_write_bytes_per_s = 1.3e9;
+  PlanOptions o;
+  o.force_method = "inside-accumulation";
+  const ContractionAnalysis bytes_only = analyze(p, p.statements[0], m, o);
+  ASSERT_TRUE(bytes_only.plan().feasible) << bytes_only.plan().reason;
+  EXPECT_EQ(bytes_only.plan().plan.to_string(),
+            "inside-accumulation order=CBA P=2 I=a:3x4,b:1x1 J=i:1x1,j:1x1 K=c:1x1,d:13x1 dist=-,-,c split=optimal "
+            "overlap=yes");
+  EXPECT_EQ(bytes_only.plan().volumes.disk_requests, (std::vector<std::uint64_t>{11234352, 11234340}));
+  m.disk_latency_s = 2e-6;
+  const ContractionAnalysis latency = analyze(p, p.statements[0], m, o);
+  ASSERT_TRUE(latency.plan().feasible) << latency.plan().reason;
+  EXPECT_EQ(latency.plan().plan.to_string(),
+            "inside-accumulation order=BAC P=2 I=a:50x1,b:1x1 J=i:1x1,j:1x1 K=c:2x1,d:1x1 dist=-,-,c split=optimal "
+            "overlap=yes");
+  EXPECT_EQ(latency.plan().volumes.disk_requests, (std::vector<std::uint64_t>{28952, 28802}));
+}
+
 TEST(PlanSearch, KernelEfficiencyFollowsTheCallShape) {
   const auto e = [](double m, double n, double k) { return m / (m + 12) * n / (n + 32) * k / (k + 8); };
   EXPECT_DOUBLE_EQ(gemm_efficiency(768, 768, 768), 1.0);
