@@ -100,6 +100,7 @@ tcec::calibrate::Measured with_device(std::int64_t disk_read_device_bytes) {
   m.device.synced_write_bytes_per_s = 1100e6, m.device.cold_read_bytes_per_s = 1250e6;
   m.device.cold_read_device_bytes = 268435456, m.device.direct_read_device_bytes = 268435456;
   m.device.direct_request_s = 87.5e-6;
+  m.device.streamed_run_s = 1.375e-6;
   return m;
 }
 
@@ -143,8 +144,9 @@ TEST(MachineFile, TheDeviceRegimeTakesTheDevicesFigures) {
         "ranks at once; slowest rank\n",
         "  disk_write 1100.00 MB/s;       # the device: buffered 4 MiB writes through fdatasync, as programs stream "
         "results out with write-behind; slowest rank (O_DIRECT 1400.25 MB/s)\n",
-        "  disk_latency 0.000 us;         # not modelled: streamed runs near each other go in one large request (a "
-        "4 KiB O_DIRECT read at a random offset costs 87.500 us beyond its bytes here: device_request)\n",
+        "  disk_latency 1.375 us;         # runs of 16 elements 128 apart streamed from the device as programs read "
+        "tensors larger than their memory (nearby runs in one request, the bytes between them read too): time per "
+        "run beyond its bytes at disk_read; slowest rank; a 4 KiB O_DIRECT read at a random offset 87.500 us\n",
         "  page_fault 0.000 us;           # streamed tensors are not mapped: no page faults\n",
         "  overlap 0.875;                 # O_DIRECT disk reads on an I/O thread beside the kernel, past the page "
         "cache: 1250.00 MB/s ("})
@@ -172,6 +174,8 @@ TEST(MachineFile, TheJsonGivesEachDiskFigureItsRegime) {
   EXPECT_EQ(f["device_write"]["value"], 1400.25e6);
   EXPECT_EQ(f["device_request"]["value"], 87.5e-6);
   EXPECT_EQ(f["device_request"]["unit"], "s");
+  EXPECT_EQ(f["device_streamed_run"]["value"], 1.375e-6);
+  EXPECT_EQ(f["device_streamed_run"]["regime"], "device");
   EXPECT_EQ(f["device_synced_write"]["regime"], "device");
   EXPECT_EQ(f["device_cold_read"]["device_read_bytes"], 268435456u);
   EXPECT_EQ(f["flops"]["unit"], "FLOP/s");

@@ -86,9 +86,9 @@ void device_disk_lines(const Measured& m, const Line& line) {
        fmt::format("the device: buffered 4 MiB writes through fdatasync, as programs stream results out with "
                    "write-behind; slowest rank ({})",
                    direct ? fmt::format("O_DIRECT {} MB/s", mb(d.direct_write_bytes_per_s)) : "O_DIRECT refused"));
-  const std::string random =
-      direct ? fmt::format("; a 4 KiB O_DIRECT read at a random offset {:.3f} us", std::max(0.0, d.direct_request_s) * 1e6)
-             : std::string();
+  const std::string random = direct ? fmt::format("; a 4 KiB O_DIRECT read at a random offset {:.3f} us",
+                                                  std::max(0.0, d.direct_request_s) * 1e6)
+                                    : std::string();
   line(fmt::format("disk_latency {:.3f} us", d.streamed_run_s * 1e6),
        fmt::format("runs of {} elements {} apart streamed from the device as programs read tensors larger than "
                    "their memory (nearby runs in one request, the bytes between them read too): time per run beyond "
