@@ -90,7 +90,7 @@ double request_seconds(const tcert::Context& ctx, ScratchFile& f, char* buf, std
 /// the slowest rank's seconds per run beyond its bytes at `read_bytes_per_s`, at least 0.
 double streamed_run_seconds(const tcert::Context& ctx, const ScratchFile& f, std::uint64_t bytes,
                             double read_bytes_per_s) {
-  const std::uint64_t span = std::min<std::uint64_t>(bytes, std::uint64_t{64} << 20) / 8;  // elements
+  const std::uint64_t span = tcert::elems_of(std::min<std::uint64_t>(bytes, std::uint64_t{64} << 20));
   const std::size_t runs = span / kStreamedRunStride;
   std::vector<double> out(runs * kStreamedRunElems);
   ::posix_fadvise(f.fd, 0, 0, POSIX_FADV_DONTNEED);

@@ -85,8 +85,7 @@ struct Candidate {
   /// Fitting grids first (among those that do not fit, the least memory need, then the fewest
   /// rounds, for the reason).
   auto key() const {
-    return std::make_tuple(!fits, fits ? 0.0 : need_words, fits ? 0 : rounds_needed, recv_per_work, idle, grid.rounds,
-                           recv, sent);
+    return std::make_tuple(!fits, fits ? 0.0 : need_words, rounds_needed, recv_per_work, idle, grid.rounds, recv, sent);
   }
 };
 
