@@ -145,7 +145,9 @@ class RunWrites {
   void add(std::uint64_t at, std::size_t n, const double* src, std::size_t step = 1);
   /// Element `at` of the file = value.
   void put(std::uint64_t at, double value) { add(at, 1, &value); }
-  /// Writes every queued run. Throws Error("cannot write … to PATH …", "disk full: …").
+  /// Writes every queued run, the reads of the pages they cover in part started first, all at
+  /// once (POSIX_FADV_WILLNEED: a partial write of a page not in the page cache waits for it).
+  /// Throws Error("cannot write … to PATH …", "disk full: …").
   void flush();
   bool empty() const { return pieces_.empty(); }
 

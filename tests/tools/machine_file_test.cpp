@@ -101,6 +101,7 @@ tcec::calibrate::Measured with_device(std::int64_t disk_read_device_bytes) {
   m.device.cold_read_device_bytes = 268435456, m.device.direct_read_device_bytes = 268435456;
   m.device.direct_request_s = 87.5e-6;
   m.device.streamed_run_s = 1.375e-6;
+  m.device.lone_read_s = 12.5e-6, m.device.lone_write_s = 37.5e-6;
   return m;
 }
 
@@ -144,9 +145,10 @@ TEST(MachineFile, TheDeviceRegimeTakesTheDevicesFigures) {
         "ranks at once; slowest rank\n",
         "  disk_write 1100.00 MB/s;       # the device: buffered 4 MiB writes through fdatasync, as programs stream "
         "results out with write-behind; slowest rank (O_DIRECT 1400.25 MB/s)\n",
-        "  disk_latency 1.375 us;         # runs of 16 elements 128 apart streamed from the device as programs read "
-        "tensors larger than their memory (nearby runs in one request, the bytes between them read too): time per "
-        "run beyond its bytes at disk_read; slowest rank; a 4 KiB O_DIRECT read at a random offset 87.500 us\n",
+        "  disk_latency 25.000 us;        # runs of 16 elements 16384 apart from the device, each a request of its "
+        "own as a tile's rows in a wide tensor: time per run beyond its bytes, the mean of reading them (12.500 us) "
+        "and writing them (37.500 us); slowest rank; runs 128 apart, read together, 1.375 us; a 4 KiB O_DIRECT read "
+        "at a random offset 87.500 us\n",
         "  page_fault 0.000 us;           # streamed tensors are not mapped: no page faults\n",
         "  overlap 0.875;                 # O_DIRECT disk reads on an I/O thread beside the kernel, past the page "
         "cache: 1250.00 MB/s ("})
@@ -173,6 +175,9 @@ TEST(MachineFile, TheJsonGivesEachDiskFigureItsRegime) {
   EXPECT_EQ(f["device_read"]["regime"], "device");
   EXPECT_EQ(f["device_write"]["value"], 1400.25e6);
   EXPECT_EQ(f["device_request"]["value"], 87.5e-6);
+  EXPECT_EQ(f["device_lone_read"]["value"], 12.5e-6);
+  EXPECT_EQ(f["device_lone_write"]["value"], 37.5e-6);
+  EXPECT_EQ(f["device_lone_write"]["regime"], "device");
   EXPECT_EQ(f["device_request"]["unit"], "s");
   EXPECT_EQ(f["device_streamed_run"]["value"], 1.375e-6);
   EXPECT_EQ(f["device_streamed_run"]["regime"], "device");

@@ -86,23 +86,44 @@ double request_seconds(const tcert::Context& ctx, ScratchFile& f, char* buf, std
   return std::max(0.0, seconds / kRandomReads - static_cast<double>(kAlignBytes) / read_bytes_per_s);
 }
 
-/// DeviceFigures::streamed_run_s over f's first `bytes` (at most 64 MiB), its pages dropped first:
-/// the slowest rank's seconds per run beyond its bytes at `read_bytes_per_s`, at least 0.
-double streamed_run_seconds(const tcert::Context& ctx, const ScratchFile& f, std::uint64_t bytes,
-                            double read_bytes_per_s) {
-  const std::uint64_t span = tcert::elems_of(std::min<std::uint64_t>(bytes, std::uint64_t{64} << 20));
-  const std::size_t runs = span / kStreamedRunStride;
-  std::vector<double> out(runs * kStreamedRunElems);
+/// Seconds per run of `elems` elements `stride` elements apart over f's first `span_bytes`, its
+/// pages dropped first, read through RunReads in one pass (DeviceFigures::streamed_run_s,
+/// lone_read_s): the slowest rank's, beyond the runs' bytes at `read_bytes_per_s`, at least 0.
+double run_read_seconds(const tcert::Context& ctx, const ScratchFile& f, std::uint64_t span_bytes, std::size_t elems,
+                        std::size_t stride, double read_bytes_per_s) {
+  const std::size_t runs = tcert::elems_of(span_bytes) / stride;
+  std::vector<double> out(runs * elems);
   ::posix_fadvise(f.fd, 0, 0, POSIX_FADV_DONTNEED);
   const tcert::ElementFile file(f.path, 0, false);
   const double seconds = slowest(ctx, [&] {
     tcert::RunReads reads(file);
-    for (std::size_t r = 0; r < runs; ++r)
-      reads.add(r * kStreamedRunStride, kStreamedRunElems, out.data() + r * kStreamedRunElems);
+    for (std::size_t r = 0; r < runs; ++r) reads.add(r * stride, elems, out.data() + r * elems);
     reads.flush();
   });
-  const double run_bytes = static_cast<double>(tcert::bytes_of(kStreamedRunElems));
+  const double run_bytes = static_cast<double>(tcert::bytes_of(elems));
   return std::max(0.0, seconds / static_cast<double>(runs) - run_bytes / read_bytes_per_s);
+}
+
+/// DeviceFigures::lone_write_s: runs of kLoneRunElems elements kLoneRunStride apart over
+/// `span_bytes` of the new file `path`, written through RunWrites and fdatasync'd; the slowest
+/// rank's seconds per run beyond its bytes at `write_bytes_per_s`, at least 0.
+double lone_write_seconds(const tcert::Context& ctx, const std::string& path, std::uint64_t span_bytes,
+                          double write_bytes_per_s) {
+  ScratchFile f{path};
+  f.fd = ::open(f.path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (f.fd < 0) fail("create", f.path);
+  if (::ftruncate(f.fd, static_cast<off_t>(span_bytes)) != 0) fail("size", f.path);
+  const std::size_t runs = tcert::elems_of(span_bytes) / kLoneRunStride;
+  const std::vector<double> values(kLoneRunElems, 1.0);
+  tcert::ElementFile file(f.path, 0, true);
+  const double seconds = slowest(ctx, [&] {
+    tcert::RunWrites writes(file);
+    for (std::size_t r = 0; r < runs; ++r) writes.add(r * kLoneRunStride, kLoneRunElems, values.data());
+    writes.flush();
+    file.sync();
+  });
+  const double run_bytes = static_cast<double>(tcert::bytes_of(kLoneRunElems));
+  return std::max(0.0, seconds / static_cast<double>(runs) - run_bytes / write_bytes_per_s);
 }
 
 }  // namespace
@@ -141,8 +162,11 @@ DeviceFigures measure_device(const tcert::Context& ctx, const std::string& dir, 
   const std::uint64_t before = device_read_now();
   out.cold_read_bytes_per_s = bytes_d / slowest(ctx, [&] { transfer(file, buf.get(), out.bytes, false); });
   out.cold_read_device_bytes = least_over_ranks(ctx, device_read_now() - before);
-  out.streamed_run_s = streamed_run_seconds(
-      ctx, file, out.bytes, out.direct_read_bytes_per_s > 0 ? out.direct_read_bytes_per_s : out.cold_read_bytes_per_s);
+  const double read_bytes_per_s = out.direct_read_bytes_per_s > 0 ? out.direct_read_bytes_per_s : out.cold_read_bytes_per_s;
+  out.streamed_run_s = run_read_seconds(ctx, file, std::min<std::uint64_t>(out.bytes, std::uint64_t{64} << 20),
+                                        kStreamedRunElems, kStreamedRunStride, read_bytes_per_s);
+  out.lone_read_s = run_read_seconds(ctx, file, out.bytes, kLoneRunElems, kLoneRunStride, read_bytes_per_s);
+  out.lone_write_s = lone_write_seconds(ctx, stem + "-lone.bin", out.bytes, out.synced_write_bytes_per_s);
   return out;
 }
 

@@ -89,11 +89,12 @@ void device_disk_lines(const Measured& m, const Line& line) {
   const std::string random = direct ? fmt::format("; a 4 KiB O_DIRECT read at a random offset {:.3f} us",
                                                   std::max(0.0, d.direct_request_s) * 1e6)
                                     : std::string();
-  line(fmt::format("disk_latency {:.3f} us", d.streamed_run_s * 1e6),
-       fmt::format("runs of {} elements {} apart streamed from the device as programs read tensors larger than "
-                   "their memory (nearby runs in one request, the bytes between them read too): time per run beyond "
-                   "its bytes at disk_read; slowest rank{}",
-                   kStreamedRunElems, kStreamedRunStride, random));
+  line(fmt::format("disk_latency {:.3f} us", device_request_seconds(d) * 1e6),
+       fmt::format("runs of {} elements {} apart from the device, each a request of its own as a tile's rows in a wide "
+                   "tensor: time per run beyond its bytes, the mean of reading them ({:.3f} us) and writing them "
+                   "({:.3f} us); slowest rank; runs {} apart, read together, {:.3f} us{}",
+                   kLoneRunElems, kLoneRunStride, d.lone_read_s * 1e6, d.lone_write_s * 1e6, kStreamedRunStride,
+                   d.streamed_run_s * 1e6, random));
   line("page_fault 0.000 us", "streamed tensors are not mapped: no page faults");
 }
 
@@ -183,6 +184,16 @@ void device_figures(const Measured& m, nlohmann::json& f) {
                                                 "beyond its bytes",
                                                 kStreamedRunElems, kStreamedRunStride),
                                     regime(device));
+  f["device_lone_read"] = figure(d.lone_read_s, "s",
+                                 fmt::format("runs of {} elements {} apart read from dropped pages, each a request, per "
+                                             "run beyond its bytes",
+                                             kLoneRunElems, kLoneRunStride),
+                                 regime(device));
+  f["device_lone_write"] = figure(d.lone_write_s, "s",
+                                  fmt::format("runs of {} elements {} apart written into a new file through fdatasync, "
+                                              "each a request, per run beyond its bytes",
+                                              kLoneRunElems, kLoneRunStride),
+                                  regime(device));
   f["device_synced_write"] =
       figure(d.synced_write_bytes_per_s, "B/s", "buffered 4 MiB writes through fdatasync", regime(device));
   f["device_cold_read"] =

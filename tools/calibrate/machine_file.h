@@ -18,6 +18,10 @@ namespace tcec::calibrate {
 /// The pattern of DeviceFigures::streamed_run_s: runs of 16 elements (128 bytes), 128 elements
 /// (1 KiB) apart.
 inline constexpr std::size_t kStreamedRunElems = 16, kStreamedRunStride = 128;
+/// The pattern of DeviceFigures::lone_read_s and lone_write_s: runs of 16 elements, 16384
+/// elements (128 KiB) apart, farther than the runtime merges runs (RunReads::kGapBytes, 64 KiB):
+/// as the rows of a tile of a wide tensor are read and written, each run a request of its own.
+inline constexpr std::size_t kLoneRunElems = 16, kLoneRunStride = 16384;
 
 struct DeviceFigures {
   double direct_read_bytes_per_s = -1, direct_write_bytes_per_s = -1;
@@ -29,10 +33,26 @@ struct DeviceFigures {
   /// runs of kStreamedRunElems elements kStreamedRunStride elements apart read through the
   /// runtime's RunReads (runtime/storage/element_file.h: runs near each other in one request, the
   /// bytes between them read too) from a file whose pages were dropped, as programs read tiles of
-  /// tensors larger than their memory. The machine block's disk_latency in the device regime.
+  /// tensors larger than their memory.
   double streamed_run_s = 0;
+  /// Seconds per run read on its own, beyond its bytes at the device's read bandwidth: runs of
+  /// kLoneRunElems elements kLoneRunStride elements apart read through RunReads (all of a pass
+  /// started at once, POSIX_FADV_WILLNEED, then read one by one) from dropped pages.
+  double lone_read_s = 0;
+  /// Seconds per run written on its own, beyond its bytes at the synced write bandwidth: the same
+  /// runs written through RunWrites into a new file (its write-behind) and made durable
+  /// (fdatasync), as a result tile's rows are written into a wide tensor's file.
+  double lone_write_s = 0;
   std::uint64_t bytes = 0, cold_read_device_bytes = 0, direct_read_device_bytes = 0;
 };
+
+/// The machine block's disk_latency in the device regime, seconds per request: the mean of
+/// d.lone_read_s and d.lone_write_s. A plan's disk requests (costmodel plan.h) are runs that tiles
+/// read and write in a tensor's file; where they lie far apart (a tile's rows in a wide tensor)
+/// each is a request of the device's own, and plans of many requests pay that (8000^3 product at
+/// P = 2: a plan of runs 64 KiB apart spent 11 of its 35 s in 576,000 lone reads). Runs near each
+/// other are read in one request for less (d.streamed_run_s, the comment's figure).
+inline double device_request_seconds(const DeviceFigures& d) { return 0.5 * (d.lone_read_s + d.lone_write_s); }
 
 /// Whether a timed read of `bytes` was the device's: the device read at least half of them
 /// (/proc/self/io read_bytes over it, runtime/base/device_io.h).
@@ -95,8 +115,8 @@ struct Measured {
 /// device's when the device read disk_read's file) and gives the device's own figures. With
 /// m.device_regime the block's disk figures are the device's (docs/out-of-core.md): disk_read the
 /// O_DIRECT read (the cold buffered read where O_DIRECT was refused), disk_write the buffered
-/// write through fdatasync (programs stream results out with write-behind), disk_latency 0 (runs
-/// near each other are read in one request; the comment gives direct_request_s), page_fault 0
+/// write through fdatasync (programs stream results out with write-behind), disk_latency
+/// device_request_seconds() (the comment gives streamed_run_s and direct_request_s), page_fault 0
 /// (streamed tensors are not mapped), overlap the
 /// O_DIRECT reads' (the device moves data beside the kernel). Needs m.device measured.
 std::string machine_text(const Measured& m);
