@@ -126,6 +126,27 @@ double lone_write_seconds(const tcert::Context& ctx, const std::string& path, st
   return std::max(0.0, seconds / static_cast<double>(runs) - run_bytes / write_bytes_per_s);
 }
 
+/// DeviceFigures::streamed_write_bytes_per_s: `bytes` (whole 4 MiB requests) from buf into the new
+/// file `path` through RunWrites, one flush per request (ElementFile's write-behind), then
+/// fdatasync; the slowest rank's bytes per second.
+double streamed_write_bytes_per_s(const tcert::Context& ctx, const std::string& path, const char* buf,
+                                  std::uint64_t bytes) {
+  ScratchFile f{path};
+  f.fd = ::open(f.path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (f.fd < 0) fail("create", f.path);
+  tcert::ElementFile file(f.path, 0, true);
+  const auto* values = reinterpret_cast<const double*>(buf);
+  const std::size_t request = tcert::elems_of(kRequestBytes);
+  return static_cast<double>(bytes) / slowest(ctx, [&] {
+           tcert::RunWrites writes(file);
+           for (std::uint64_t at = 0; at < tcert::elems_of(bytes); at += request) {
+             writes.add(at, request, values);
+             writes.flush();
+           }
+           file.sync();
+         });
+}
+
 }  // namespace
 
 DeviceFigures measure_device(const tcert::Context& ctx, const std::string& dir, std::uint64_t bytes) {
@@ -166,6 +187,7 @@ DeviceFigures measure_device(const tcert::Context& ctx, const std::string& dir, 
   out.streamed_run_s = run_read_seconds(ctx, file, std::min<std::uint64_t>(out.bytes, std::uint64_t{64} << 20),
                                         kStreamedRunElems, kStreamedRunStride, read_bytes_per_s);
   out.lone_read_s = run_read_seconds(ctx, file, out.bytes, kLoneRunElems, kLoneRunStride, read_bytes_per_s);
+  out.streamed_write_bytes_per_s = streamed_write_bytes_per_s(ctx, stem + "-streamed.bin", buf.get(), out.bytes);
   out.lone_write_s = lone_write_seconds(ctx, stem + "-lone.bin", out.bytes, out.synced_write_bytes_per_s);
   return out;
 }

@@ -26,6 +26,10 @@ inline constexpr std::size_t kLoneRunElems = 16, kLoneRunStride = 16384;
 struct DeviceFigures {
   double direct_read_bytes_per_s = -1, direct_write_bytes_per_s = -1;
   double synced_write_bytes_per_s = 0, cold_read_bytes_per_s = 0;
+  /// Bytes per second of 4 MiB writes into a new file through the runtime's RunWrites, each
+  /// put behind (ElementFile::wrote(): write-back started at once, at most a window of it
+  /// waited for), timed through a final fdatasync: as programs stream results out.
+  double streamed_write_bytes_per_s = 0;
   /// Seconds per O_DIRECT read of 4 KiB at a random offset beyond its bytes at the O_DIRECT read
   /// bandwidth (one at a time): the device's cost of a request. < 0 where O_DIRECT was refused.
   double direct_request_s = -1;
@@ -114,8 +118,11 @@ struct Measured {
 /// header comment says which regime the disk figures describe (the page cache's, or the
 /// device's when the device read disk_read's file) and gives the device's own figures. With
 /// m.device_regime the block's disk figures are the device's (docs/out-of-core.md): disk_read the
-/// O_DIRECT read (the cold buffered read where O_DIRECT was refused), disk_write the buffered
-/// write through fdatasync (programs stream results out with write-behind), disk_latency
+/// O_DIRECT read (the cold buffered read where O_DIRECT was refused), disk_write the O_DIRECT
+/// write (the buffered write through fdatasync where refused: the 4-index step N = 128 and 160 at
+/// P = 1 and 2 in 384 and 768 MB cgroups predicted 1.04-1.34x its measured time with it, 1.36-1.52x
+/// with the buffered write, and written alone through write-behind the device takes twice the
+/// O_DIRECT rate, more than programs that read meanwhile get), disk_latency
 /// device_request_seconds() (the comment gives streamed_run_s and direct_request_s), page_fault 0
 /// (streamed tensors are not mapped), overlap the
 /// O_DIRECT reads' (the device moves data beside the kernel). Needs m.device measured.
