@@ -183,7 +183,8 @@ DeviceFigures measure_device(const tcert::Context& ctx, const std::string& dir, 
   const std::uint64_t before = device_read_now();
   out.cold_read_bytes_per_s = bytes_d / slowest(ctx, [&] { transfer(file, buf.get(), out.bytes, false); });
   out.cold_read_device_bytes = least_over_ranks(ctx, device_read_now() - before);
-  const double read_bytes_per_s = out.direct_read_bytes_per_s > 0 ? out.direct_read_bytes_per_s : out.cold_read_bytes_per_s;
+  const double read_bytes_per_s =
+      out.direct_read_bytes_per_s > 0 ? out.direct_read_bytes_per_s : out.cold_read_bytes_per_s;
   out.streamed_run_s = run_read_seconds(ctx, file, std::min<std::uint64_t>(out.bytes, std::uint64_t{64} << 20),
                                         kStreamedRunElems, kStreamedRunStride, read_bytes_per_s);
   out.lone_read_s = run_read_seconds(ctx, file, out.bytes, kLoneRunElems, kLoneRunStride, read_bytes_per_s);

@@ -82,9 +82,10 @@ void device_disk_lines(const Measured& m, const Line& line) {
        fmt::format("the device: {} of {} MB per rank in 4 MiB requests, all ranks at once; slowest rank",
                    direct ? "O_DIRECT reads" : "buffered reads of dropped pages (O_DIRECT refused)",
                    mb(static_cast<double>(d.bytes))));
-  const std::string others = fmt::format("buffered through one fdatasync {} MB/s, through the runtime's write-behind "
-                                         "with nothing read meanwhile {} MB/s",
-                                         mb(d.synced_write_bytes_per_s), mb(d.streamed_write_bytes_per_s));
+  const std::string others = fmt::format(
+      "buffered through one fdatasync {} MB/s, through the runtime's write-behind "
+      "with nothing read meanwhile {} MB/s",
+      mb(d.synced_write_bytes_per_s), mb(d.streamed_write_bytes_per_s));
   line(fmt::format("disk_write {} MB/s", mb(direct ? d.direct_write_bytes_per_s : d.synced_write_bytes_per_s)),
        direct ? fmt::format("the device: O_DIRECT writes of 4 MiB requests through fdatasync, all ranks at once, as "
                             "programs hand results to it with write-behind while they read; slowest rank ({})",
@@ -185,24 +186,18 @@ void device_figures(const Measured& m, nlohmann::json& f) {
     f["device_write"] = figure(d.direct_write_bytes_per_s, "B/s",
                                "O_DIRECT writes in 4 MiB requests, through fdatasync", regime(device));
   }
-  f["device_streamed_run"] = figure(d.streamed_run_s, "s",
-                                    fmt::format("runs of {} elements {} apart streamed from dropped pages, per run "
-                                                "beyond its bytes",
-                                                kStreamedRunElems, kStreamedRunStride),
-                                    regime(device));
-  f["device_lone_read"] = figure(d.lone_read_s, "s",
-                                 fmt::format("runs of {} elements {} apart read from dropped pages, each a request, per "
-                                             "run beyond its bytes",
-                                             kLoneRunElems, kLoneRunStride),
-                                 regime(device));
-  f["device_lone_write"] = figure(d.lone_write_s, "s",
-                                  fmt::format("runs of {} elements {} apart written into a new file through fdatasync, "
-                                              "each a request, per run beyond its bytes",
-                                              kLoneRunElems, kLoneRunStride),
-                                  regime(device));
-  f["device_streamed_write"] = figure(d.streamed_write_bytes_per_s, "B/s",
-                                      "4 MiB writes through the runtime's write-behind, through fdatasync",
-                                      regime(device));
+  const auto runs = [&](const char* name, double seconds, std::size_t elems, std::size_t stride, const char* how) {
+    f[name] = figure(seconds, "s",
+                     fmt::format("runs of {} elements {} apart {}, per run beyond its bytes", elems, stride, how),
+                     regime(device));
+  };
+  runs("device_streamed_run", d.streamed_run_s, kStreamedRunElems, kStreamedRunStride, "streamed from dropped pages");
+  runs("device_lone_read", d.lone_read_s, kLoneRunElems, kLoneRunStride, "read from dropped pages, each a request");
+  runs("device_lone_write", d.lone_write_s, kLoneRunElems, kLoneRunStride,
+       "written into a new file through fdatasync, each a request");
+  f["device_streamed_write"] =
+      figure(d.streamed_write_bytes_per_s, "B/s", "4 MiB writes through the runtime's write-behind, through fdatasync",
+             regime(device));
   f["device_synced_write"] =
       figure(d.synced_write_bytes_per_s, "B/s", "buffered 4 MiB writes through fdatasync", regime(device));
   f["device_cold_read"] =
