@@ -24,32 +24,15 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$here/build}
-wanted=${2:-"four_index_N128_P1 four_index_N128_P2 four_index_N160_P1 four_index_N160_P2 matmul_N8000_P2 doubles_O24_V120_P2 chain_N6000_P2"}
+wanted=${2:-}
 runs=${3:-1}
 regime=$here/tools/ooc-regime.sh
 "$regime" --check 2> /dev/null || { "$regime" --check; exit 2; }
 source "$here/bench/results_file.sh"; results_begin ooc-regime "$0" "$@"
-# name | P | memory per rank | cgroup limit | numpy kind | tce file and definitions
-cases=(
-  "four_index_N64_P1|1|8 MB|64M|four_index|$here/examples/four_index.tce -D N=64"
-  "four_index_N96_P1|1|64 MB|162M|four_index|$here/examples/four_index.tce -D N=96"
-  "four_index_N128_P1|1|64 MB|384M|four_index|$here/examples/four_index.tce -D N=128"
-  "four_index_N128_P2|2|64 MB|384M|four_index|$here/examples/four_index.tce -D N=128"
-  "four_index_N160_P1|1|64 MB|768M|four_index|$here/examples/four_index.tce -D N=160"
-  "four_index_N160_P2|2|64 MB|768M|four_index|$here/examples/four_index.tce -D N=160"
-  "matmul_N8000_P2|2|64 MB|384M|matmul|$here/examples/matmul.tce -D N=8000"
-  "doubles_O24_V120_P2|2|64 MB|384M|doubles|$here/bench/ooc_doubles.tce -D O=24 -D V=120"
-  "chain_N6000_P2|2|64 MB|384M|chain|$here/bench/ooc_chain.tce -D N=6000"
-)
+source "$here/bench/ooc_cases.sh"
 work=$(mktemp -d "${TMPDIR:-/tmp}/ooc-regime-XXXXXX")
 trap '[[ -n ${KEEP:-} ]] || rm -rf "$work"' EXIT
-# The machine of each P: tcec-calibrate --regime device with P ranks (the device's figures per
-# rank with all ranks at once, past the page cache; the same scratch file system as the runs).
-for np in 1 2; do
-  mpirun --oversubscribe -np "$np" "$build/bin/tcec-calibrate" --regime device --scratch "$work" \
-    -o "$work/cal.$np.machine" --json "$work/cal.$np.json" 2> "$work/cal.$np.log"
-  grep -E "past the page cache" "$work/cal.$np.log" | sed "s/^tcec-calibrate: /calibration (P = $np): /"
-done
+ooc_machines "$build" "$work"
 cp "$work/cal.1.json" "$work/cal.json"  # the device bound's figures (one rank: the whole device)
 # in_regime REPORT COMMAND...: COMMAND in the case's cgroup (its lines to the case's log); on a
 # failure, the log's last lines and the end of the benchmark.
@@ -62,7 +45,8 @@ in_regime() {
   exit 1
 }
 /usr/bin/python3 "$here/bench/ooc_regime.py" header
-for entry in "${cases[@]}"; do
+[[ -n $wanted ]] || wanted=$ooc_issue_cases
+for entry in "${ooc_cases[@]}"; do
   IFS='|' read -r name np memory limit kind source <<< "$entry"
   [[ " $wanted " == *" $name "* ]] || continue
   read -r -a args <<< "$source"
