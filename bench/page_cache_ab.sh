@@ -26,7 +26,8 @@ source "$here/bench/ooc_cases.sh"
 [[ -n $wanted ]] || wanted=$ooc_issue_cases
 work=$(mktemp -d "${TMPDIR:-/tmp}/page-cache-ab-XXXXXX")
 trap 'rm -rf "$work"' EXIT
-echo "baseline: $base ($(git -C "$base/.." rev-parse --short HEAD 2>/dev/null || echo unknown)); build: $build"
+commit_of() { git -C "$1/.." rev-parse --short HEAD 2> /dev/null || echo unknown; }
+echo "baseline: a build of $(commit_of "$base"); build: a build of $(commit_of "$build")"
 ooc_machines "$build" "$work"
 printf '%-22s %2s %10s %10s %12s\n' case P base_s build_s build/base
 for entry in "${ooc_cases[@]}"; do
