@@ -47,7 +47,21 @@ grep -q "^# Regimes (docs/out-of-core.md): --regime device: disk_read, disk_writ
   "$work/d.machine"
 grep -q "^  disk_read [0-9.]* MB/s; *# the device: " "$work/d.machine"
 grep -q "^  page_fault 0.000 us; " "$work/d.machine"
-/usr/bin/python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["block_regime"] == "device"' "$work/d.json"
+grep -q "^  disk_latency [0-9.]* us; *# runs of 16 elements 16384 apart from the device, each a request of its own" \
+  "$work/d.machine"
+/usr/bin/python3 - "$work/d.json" "$work/d.machine" << 'PY'
+import json, re, sys
+j = json.load(open(sys.argv[1]))
+assert j["block_regime"] == "device", j["block_regime"]
+f = j["figures"]
+for name in ("device_lone_read", "device_lone_write", "device_streamed_run"):
+    assert f[name]["unit"] == "s" and f[name]["value"] >= 0, (name, f[name])
+assert f["device_streamed_write"]["value"] > 0, f["device_streamed_write"]
+# The block's disk_latency is the mean of the lone read and write (written in us, 3 decimals).
+latency = float(re.search(r"^  disk_latency ([0-9.]+) us;", open(sys.argv[2]).read(), re.M).group(1))
+mean = 0.5 * (f["device_lone_read"]["value"] + f["device_lone_write"]["value"]) * 1e6
+assert abs(latency - mean) <= 0.0005 + 1e-9 * mean, (latency, mean)
+PY
 "$tcec" "$here/examples/matmul.tce" -D N=64 --machine "$work/d.machine" --dry-run | grep -q "^machine: P = 2, memory 8 MB"
 mpirun --oversubscribe -np 2 "$calibrate" --regime cache -o "$work/bad.machine" 2> "$work/bad.log" && exit 1
 grep -q "regime: cache not in {page-cache,device}" "$work/bad.log"
