@@ -163,6 +163,25 @@ TEST(MachineFile, TheDeviceRegimeTakesTheDevicesFigures) {
   EXPECT_EQ(tcec::calibrate::machine_json(with_device(0))["block_regime"], "page cache");
 }
 
+// Where the file system refuses O_DIRECT, the device regime's disk figures are the buffered ones:
+// the cold read, and the write through fdatasync.
+TEST(MachineFile, WithoutODirectTheDeviceRegimeTakesTheBufferedFigures) {
+  tcec::calibrate::Measured m = with_device(0);
+  m.device_regime = true;
+  m.device.direct_read_bytes_per_s = -1, m.device.direct_write_bytes_per_s = -1, m.device.direct_request_s = -1;
+  const std::string text = tcec::calibrate::machine_text(m);
+  for (const char* line :
+       {"  disk_read 1250.00 MB/s;        # the device: buffered reads of dropped pages (O_DIRECT refused) of "
+        "268.44 MB per rank in 4 MiB requests, all ranks at once; slowest rank\n",
+        "  disk_write 1100.00 MB/s;       # the device: buffered 4 MiB writes through fdatasync (O_DIRECT refused); "
+        "slowest rank (through the runtime's write-behind with nothing read meanwhile 2200.00 MB/s)\n",
+        "  disk_latency 25.000 us;        # runs of 16 elements 16384 apart from the device, each a request of its "
+        "own as a tile's rows in a wide tensor: time per run beyond its bytes, the mean of reading them (12.500 us) "
+        "and writing them (37.500 us); slowest rank; runs 128 apart, read together, 1.375 us\n"})
+    EXPECT_NE(text.find(line), std::string::npos) << line << "\n---\n" << text;
+  EXPECT_TRUE(tcec::calibrate::machine_json(m)["figures"].count("device_write") == 0);
+}
+
 TEST(MachineFile, TheJsonGivesEachDiskFigureItsRegime) {
   const nlohmann::json j = tcec::calibrate::machine_json(with_device(0));
   EXPECT_EQ(j["processors"], 4);
