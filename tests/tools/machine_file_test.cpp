@@ -2,6 +2,9 @@
 // .tce parser reads every figure back.
 #include <gtest/gtest.h>
 
+#include <initializer_list>
+#include <string>
+
 #include "frontend/frontend.h"
 #include "machine_file.h"
 
@@ -35,6 +38,11 @@ tcec::calibrate::Measured sample() {
   m.host = "vm";
   m.date = "2026-11-25 10:17 UTC";
   return m;
+}
+
+/// Expects each of `lines` (whole lines, '\n' included, or a line's start) in `text`.
+void expect_lines(const std::string& text, std::initializer_list<const char*> lines) {
+  for (const char* line : lines) EXPECT_NE(text.find(line), std::string::npos) << line << "\n---\n" << text;
 }
 
 TEST(MachineFile, SaysHowEachFigureWasMeasured) {
@@ -139,23 +147,23 @@ TEST(MachineFile, TheDeviceRegimeTakesTheDevicesFigures) {
   m.device_regime = true;
   m.direct_read_bytes_per_s = 1250e6, m.direct_overlap = 0.875;
   const std::string text = tcec::calibrate::machine_text(m);
-  for (const char* line :
-       {"# Regimes (docs/out-of-core.md): --regime device: disk_read, disk_write, disk_latency, page_fault and\n"
-        "# overlap describe the device past the page cache, as programs whose tensors do not fit see the disk.\n",
-        "  disk_read 1300.50 MB/s;        # the device: O_DIRECT reads of 268.44 MB per rank in 4 MiB requests, all "
-        "ranks at once; slowest rank\n",
-        "  disk_write 1400.25 MB/s;       # the device: O_DIRECT writes of 4 MiB requests through fdatasync, all "
-        "ranks at once, as programs hand results to it with write-behind while they read; slowest rank (buffered "
-        "through one fdatasync 1100.00 MB/s, through the runtime's write-behind with nothing read meanwhile 2200.00 "
-        "MB/s)\n",
-        "  disk_latency 25.000 us;        # runs of 16 elements 16384 apart from the device, each a request of its "
-        "own as a tile's rows in a wide tensor: time per run beyond its bytes, the mean of reading them (12.500 us) "
-        "and writing them (37.500 us); slowest rank; runs 128 apart, read together, 1.375 us; a 4 KiB O_DIRECT read "
-        "at a random offset 87.500 us\n",
-        "  page_fault 0.000 us;           # streamed tensors are not mapped: no page faults\n",
-        "  overlap 0.875;                 # O_DIRECT disk reads on an I/O thread beside the kernel, past the page "
-        "cache: 1250.00 MB/s ("})
-    EXPECT_NE(text.find(line), std::string::npos) << line << "\n---\n" << text;
+  expect_lines(
+      text,
+      {"# Regimes (docs/out-of-core.md): --regime device: disk_read, disk_write, disk_latency, page_fault and\n"
+       "# overlap describe the device past the page cache, as programs whose tensors do not fit see the disk.\n",
+       "  disk_read 1300.50 MB/s;        # the device: O_DIRECT reads of 268.44 MB per rank in 4 MiB requests, all "
+       "ranks at once; slowest rank\n",
+       "  disk_write 1400.25 MB/s;       # the device: O_DIRECT writes of 4 MiB requests through fdatasync, all "
+       "ranks at once, as programs hand results to it with write-behind while they read; slowest rank (buffered "
+       "through one fdatasync 1100.00 MB/s, through the runtime's write-behind with nothing read meanwhile 2200.00 "
+       "MB/s)\n",
+       "  disk_latency 25.000 us;        # runs of 16 elements 16384 apart from the device, each a request of its "
+       "own as a tile's rows in a wide tensor: time per run beyond its bytes, the mean of reading them (12.500 us) "
+       "and writing them (37.500 us); slowest rank; runs 128 apart, read together, 1.375 us; a 4 KiB O_DIRECT read "
+       "at a random offset 87.500 us\n",
+       "  page_fault 0.000 us;           # streamed tensors are not mapped: no page faults\n",
+       "  overlap 0.875;                 # O_DIRECT disk reads on an I/O thread beside the kernel, past the page "
+       "cache: 1250.00 MB/s ("});
   auto r = tcec::frontend::parse_source("calibrated.machine", text, {});
   ASSERT_TRUE(r.ok()) << r.diagnostics.render();
   EXPECT_EQ(r.program->machine->overlap, 0.875);
@@ -170,16 +178,16 @@ TEST(MachineFile, WithoutODirectTheDeviceRegimeTakesTheBufferedFigures) {
   m.device_regime = true;
   m.device.direct_read_bytes_per_s = -1, m.device.direct_write_bytes_per_s = -1, m.device.direct_request_s = -1;
   const std::string text = tcec::calibrate::machine_text(m);
-  for (const char* line :
-       {"  disk_read 1250.00 MB/s;        # the device: buffered reads of dropped pages (O_DIRECT refused) of "
-        "268.44 MB per rank in 4 MiB requests, all ranks at once; slowest rank\n",
-        "  disk_write 1100.00 MB/s;       # the device: buffered 4 MiB writes through fdatasync (O_DIRECT refused); "
-        "slowest rank (through the runtime's write-behind with nothing read meanwhile 2200.00 MB/s)\n",
-        "  disk_latency 25.000 us;        # runs of 16 elements 16384 apart from the device, each a request of its "
-        "own as a tile's rows in a wide tensor: time per run beyond its bytes, the mean of reading them (12.500 us) "
-        "and writing them (37.500 us); slowest rank; runs 128 apart, read together, 1.375 us\n"})
-    EXPECT_NE(text.find(line), std::string::npos) << line << "\n---\n" << text;
-  EXPECT_TRUE(tcec::calibrate::machine_json(m)["figures"].count("device_write") == 0);
+  expect_lines(
+      text,
+      {"  disk_read 1250.00 MB/s;        # the device: buffered reads of dropped pages (O_DIRECT refused) of "
+       "268.44 MB per rank in 4 MiB requests, all ranks at once; slowest rank\n",
+       "  disk_write 1100.00 MB/s;       # the device: buffered 4 MiB writes through fdatasync (O_DIRECT refused); "
+       "slowest rank (through the runtime's write-behind with nothing read meanwhile 2200.00 MB/s)\n",
+       "  disk_latency 25.000 us;        # runs of 16 elements 16384 apart from the device, each a request of its "
+       "own as a tile's rows in a wide tensor: time per run beyond its bytes, the mean of reading them (12.500 us) "
+       "and writing them (37.500 us); slowest rank; runs 128 apart, read together, 1.375 us\n"});
+  EXPECT_EQ(tcec::calibrate::machine_json(m)["figures"].count("device_write"), 0u);
 }
 
 TEST(MachineFile, TheJsonGivesEachDiskFigureItsRegime) {
