@@ -1,9 +1,13 @@
 // runtime/program/direct_result.cpp — DirectResult (direct_result.h).
 #include "runtime/program/direct_result.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <string>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "runtime/base/error.h"
 #include "runtime/spec/units.h"
@@ -47,7 +51,22 @@ DirectResult::DirectResult(Run& run, const TensorShape& shape, bool writes, Upda
     if (writes && !streamed_) data_ = deferred_ ? memory_.data() : update_ ? update_->data() : patch_->data();
     return;
   }
-  const std::string path = run.store().next_version(shape.name);
+  // A program output's first version, larger than the memory per rank: written straight into
+  // its output's directory (a file every rank writes with explicit requests, none maps), where
+  // export_outputs() renames it into place, so that no store is needed for it (a node-local
+  // --scratch then serves a run on several nodes). Not with a checkpoint (it names the store's
+  // versions) or --keep (it leaves every version in the store).
+  const auto output = run.tensors().outputs.find(shape.name);
+  to_output_ = streamed_ && output != run.tensors().outputs.end() &&
+               file_format(output->second.path) == FileFormat::Npy && run.store().latest(shape.name).empty() &&
+               run.options().checkpoint.empty() && !run.options().keep;
+  std::string path;
+  if (to_output_) {
+    path = ctx.bcast_string(fmt::format("{}.part-{}", output->second.path, ::getpid()));  // rank 0's process id
+    run.store().add_output_version(shape.name, path);
+  } else {
+    path = run.store().next_version(shape.name);
+  }
   if (deferred_) {  // no file until one is needed (HeldVersions::hold_unwritten())
     memory_ = FileMemory(static_cast<std::size_t>(shape.elements()));
     if (!overwrites) std::fill_n(memory_.data(), memory_.size(), 0.0);
@@ -55,12 +74,14 @@ DirectResult::DirectResult(Run& run, const TensorShape& shape, bool writes, Upda
     return;
   }
   const std::vector<std::uint64_t> extents(shape.extents.begin(), shape.extents.end());
+  renames_ = true;
+  if (!to_output_) run.store().make(shape.name);
   temp_ = ctx.root_value([&] {  // a full disk fails here on rank 0, and so on every rank
-    run.store().make();
     const NpyWriter::Backing backing = in_memory   ? NpyWriter::Backing::Memory
                                        : streamed_ ? NpyWriter::Backing::File
                                                    : NpyWriter::Backing::Mapped;
-    writer_ = std::make_unique<NpyWriter>(path, extents, &spare_files(), backing);
+    // The spare files are the store's (its parent directory): not for a file in an output's directory.
+    writer_ = std::make_unique<NpyWriter>(path, extents, to_output_ ? nullptr : &spare_files(), backing);
     return writer_->temp_path();
   });
   ctx.check_all([&] {
@@ -151,11 +172,16 @@ void DirectResult::commit(const Context& ctx, const std::function<void()>& write
       update_->write_back();
       run_.held().hold(temp_, update_->take_memory());
     }
-    if (writer_) {
-      writer_->commit(flush_);
-      run_.held().hold(writer_->path(), writer_->take_memory());  // empty when mapped
-    }
+    if (writer_ && ctx.size() == 1) commit_writer();
   });
+  // On several ranks rank 0 renames the file once every rank's writes are durable: a shared
+  // file system need not show a file's new name with another node's writes still on their way.
+  if (renames_ && ctx.size() > 1) ctx.check_root([&] { commit_writer(); });
+}
+
+void DirectResult::commit_writer() {
+  writer_->commit(flush_);
+  run_.held().hold(writer_->path(), writer_->take_memory());  // empty when mapped
 }
 
 }  // namespace tcert

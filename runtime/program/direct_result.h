@@ -1,8 +1,9 @@
 // runtime/program/direct_result.h — a result written in place: the next version of C in the
 // run's store, created by rank 0 and mapped by every rank that writes part of it, so an executor
-// writes its tiles straight into the file (direct tile I/O of C) and commits it at the end. Used
-// by GaoGemm (GemmSpec::direct_C), TbsGemm and SfcGemm. Units: elements, bytes where a
-// name says so.
+// writes its tiles straight into the file (direct tile I/O of C) and commits it at the end; a
+// program output's first version larger than the memory per rank goes straight into its output's
+// directory instead (written with explicit requests, renamed into place by export_outputs()).
+// Used by every executor that writes a result. Units: elements, bytes where a name says so.
 #pragma once
 
 #include <cstdint>
@@ -30,7 +31,11 @@ class DirectResult {
   };
   /// With Update::NextVersion: registers the next version of `shape` in run's store
   /// (TensorStore::next_version: call initial_C() before, for the version a step starts from), creates
-  /// its zero-filled temporary file on rank 0 and maps it on the ranks where `writes` holds; on
+  /// its zero-filled temporary file on rank 0 (making the store's directory: TensorStore::make())
+  /// and maps it on the ranks where `writes` holds, or opens it for explicit requests where the
+  /// result is streamed(); a streamed first version of a program output with a .npy location,
+  /// without --checkpoint or --keep, is the file OUT.part-<pid of rank 0> beside the output
+  /// instead (TensorStore::add_output_version(): no store needed); on
   /// one rank, a result of at most MappedInputs::drop_bytes() is filled in memory instead and
   /// written to the file by sync() and commit() (NpyWriter::Backing::Memory), or, where
   /// Run::defers_writes(), held unwritten by commit() with no file made (HeldVersions::hold_unwritten()),
@@ -95,15 +100,15 @@ class DirectResult {
   void sync(const Context& ctx);
   /// Runs `writes` (this rank's last writes through data(); none by default), syncs this rank's
   /// writes (unless RunOptions::sync_results is false) and, on rank 0, renames the file into
-  /// place, all under one collective check (Context::check_all): the new version exists on
-  /// return. Rank 0 may rename before the others have synced: their writes go to the same file
-  /// (a mapping follows the inode), and no rank reads the version before commit() returns.
-  /// Collective. Throws Error on every rank when a write, a sync or the rename fails (the run
+  /// place once every rank's writes are synced (a second collective check on several ranks: a
+  /// shared file system need not show a renamed file with another node's writes still on their
+  /// way): the new version exists on return. Collective. Throws Error on every rank when a write, a sync or the rename fails (the run
   /// then ends; the store's version is not used).
   void commit(const Context& ctx, const std::function<void()>& writes = {});
 
  private:
-  void open_file();  // streamed: file_ and writes_ on temp_
+  void open_file();      // streamed: file_ and writes_ on temp_
+  void commit_writer();  // rank 0: writer_'s sync and rename into place
 
   Run& run_;
   std::unique_ptr<NpyWriter> writer_;    // rank 0, for the next version
@@ -118,6 +123,8 @@ class DirectResult {
   bool flush_ = true;                   // RunOptions::sync_results
   std::optional<ResidentGuard> guard_;  // wrote(), for a mapping: MappedInputs::drop_bytes() when made
   bool streamed_ = false;               // streamed(), on every rank
+  bool to_output_ = false;              // the version is an output's OUT.part-<pid> (every rank)
+  bool renames_ = false;                // rank 0 has a writer_ that commit() renames (every rank)
   std::shared_ptr<ElementFile> file_;   // streamed, on ranks that write: temp_ open for writing
   std::unique_ptr<RunWrites> writes_;   // and the runs queued
 };

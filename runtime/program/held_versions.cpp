@@ -46,7 +46,7 @@ void HeldVersions::write_out(const std::string& path) {
   if (it == held_.end() || it->second.written) return;
   Held& held = it->second;
   if (unfiled_.count(path) != 0) {
-    store_.make();
+    store_.make(path);
     write_npy(path, held.shape, held.data.data(), sync_results_, &spare_files());
     unfiled_.erase(path);
   } else {  // the file's data in place: its mappings (patch_latest(), read_npy()) see them

@@ -22,7 +22,7 @@ Run::Run(const Context& ctx, RunOptions options, TensorLocations tensors, Progra
       scratch_(start()),
       checkpoints_(ctx_, options_, tensors_, info_),
       kept_(info_.outputs),
-      store_(ctx_, options_, defers_writes(), checkpoints_.store_dir(), kept_),
+      store_(ctx_, options_, checkpoints_.store_dir(), kept_),
       held_(ctx_, options_, store_, defers_writes()),
       mapped_(store_, held_, options_, info_.memory_bytes),
       records_(ctx_, options_, info_, checkpoints_) {

@@ -102,6 +102,9 @@ class PendingFiles {
     files_.emplace_back(temp, path);
     return temp;
   }
+  /// Takes `temp`, a complete file every rank knows by that name, to be renamed to `path` with
+  /// the others (a program output's version written beside it: TensorStore::add_output_version()).
+  void adopt(const std::string& temp, const std::string& path) { files_.emplace_back(temp, path); }
   /// Rank 0 renames every file into place. Collective; Error on every rank on failure.
   void commit() {
     ctx_.check_root([&] {
@@ -230,10 +233,13 @@ void export_outputs(Run& run) {
     const auto at = run.tensors().outputs.find(output.name);
     if (at == run.tensors().outputs.end()) continue;
     const TensorFile& file = at->second;
-    if (file_format(file.path) == FileFormat::Npy)
-      export_npy(run, output, pending.add(file.path));
-    else
+    if (file_format(file.path) != FileFormat::Npy) {
       hdf5[file.path].emplace_back(output, file.dataset.empty() ? output.name : file.dataset);
+    } else if (const std::string latest = run.store().latest(output.name); run.store().output_version(latest)) {
+      pending.adopt(latest, file.path);  // written in place beside the output: nothing to copy
+    } else {
+      export_npy(run, output, pending.add(file.path));
+    }
   }
   for (const auto& [path, datasets] : hdf5) export_hdf5(run, pending.add(path), datasets);
   fault_point(run.context().rank(), "export");

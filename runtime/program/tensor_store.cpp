@@ -24,44 +24,29 @@
 
 namespace tcert {
 
-TensorStore::TensorStore(const Context& ctx, const RunOptions& options, bool deferred,
-                         const std::string& checkpoint_dir, KeptTensors& kept)
+TensorStore::TensorStore(const Context& ctx, const RunOptions& options, const std::string& checkpoint_dir,
+                         KeptTensors& kept)
     : ctx_(ctx), kept_(kept), in_place_(checkpoint_dir.empty() && !options.verify && !options.keep) {
   if (!checkpoint_dir.empty()) {  // the checkpoint's; it outlives a failed run
     dir_.path = checkpoint_dir;
     return;
   }
-  ctx_.check_root([&] {
+  ctx_.check_root([&] {  // named now, made by the first write (make()), if any
     const char* tmp = std::getenv("TMPDIR");
     const std::string base = options.scratch.empty() ? std::string(tmp && *tmp ? tmp : "/tmp") : options.scratch;
-    dir_.remove = !options.keep;
-    if (deferred) {  // named now, made by the first write (make()), if any
-      static std::atomic<std::uint64_t> runs{0};
-      dir_.path = fmt::format("{}/tcec-store-{}-{}-{:08x}", base, ::getpid(), ++runs, std::random_device{}());
-      dir_.made = false;
-      return;
-    }
-    std::string pattern = base + "/tcec-store-XXXXXX";
-    if (::mkdtemp(pattern.data()) == nullptr)
-      throw Error("cannot create the tensor store " + pattern + ": " + std::strerror(errno));
-    dir_.path = pattern;
+    static std::atomic<std::uint64_t> runs{0};
+    dir_.path = fmt::format("{}/tcec-store-{}-{}-{:08x}", base, ::getpid(), ++runs, std::random_device{}());
   });
   dir_.path = ctx_.bcast_string(dir_.path);
-  if (deferred) return;
-  // Every rank reads and writes the store's files: its directory must be one all ranks see.
-  std::optional<std::string> unseen;
-  std::error_code ec;
-  if (!std::filesystem::is_directory(dir_.path, ec))
-    unseen = fmt::format(
-        "rank {} (host {}) does not see the tensor store {} that rank 0 made: every rank reads and writes the "
-        "store, so its directory (--scratch DIR, else $TMPDIR, else /tmp) must be one every node mounts; give "
-        "--scratch a shared directory, or --checkpoint DIR on one (the store is then DIR/store)",
-        ctx_.rank(), host_name(), dir_.path);
-  if (const std::optional<std::string> error = ctx_.first_error(unseen)) throw Error(*error);  // dir_ removes it
+  dir_.made = false;
+  dir_.remove = ctx_.rank() == 0 && !options.keep;
 }
 
 TensorStore::~TensorStore() {
   if (last_removal_ != 0) remover().wait(last_removal_);  // before the directory goes
+  if (ctx_.rank() != 0) return;
+  std::error_code ignored;  // renamed into place by export_outputs(), else left by a failed run
+  for (const std::string& path : outside_) std::filesystem::remove(path, ignored);
 }
 
 TensorStore::Directory::~Directory() {
@@ -75,13 +60,26 @@ IoWorker& TensorStore::remover() {
   return worker;
 }
 
-void TensorStore::make() {
+void TensorStore::make(const std::string& tensor) {
   if (dir_.made) return;
-  std::error_code ec;  // --scratch DIR itself too: the scratch directory, lazy as well, may not have made it
-  std::filesystem::create_directories(std::filesystem::path(dir_.path).parent_path(), ec);
-  if (ec || ::mkdir(dir_.path.c_str(), 0700) != 0)
-    throw Error("cannot create the tensor store " + dir_.path + ": " + (ec ? ec.message() : std::strerror(errno)));
+  ctx_.check_root([&] {
+    std::error_code ec;  // --scratch DIR itself too: the scratch directory, lazy as well, may not have made it
+    std::filesystem::create_directories(std::filesystem::path(dir_.path).parent_path(), ec);
+    if (ec || ::mkdir(dir_.path.c_str(), 0700) != 0)
+      throw Error("cannot create the tensor store " + dir_.path + ": " + (ec ? ec.message() : std::strerror(errno)));
+  });
   dir_.made = true;
+  if (ctx_.size() == 1) return;
+  // Every rank reads and writes the store's files: its directory must be one all ranks see.
+  std::optional<std::string> unseen;
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir_.path, ec))
+    unseen = fmt::format(
+        "rank {} (host {}) does not see the tensor store {} that rank 0 made for {}: every rank reads and writes "
+        "the store, so its directory (--scratch DIR, else $TMPDIR, else /tmp) must be one every node mounts; give "
+        "--scratch a shared directory, or --checkpoint DIR on one (the store is then DIR/store)",
+        ctx_.rank(), host_name(), dir_.path, tensor);
+  if (const std::optional<std::string> error = ctx_.first_error(unseen)) throw Error(*error);  // dir_ removes it
 }
 
 bool TensorStore::contains(const std::string& path) const {
@@ -96,6 +94,12 @@ std::string TensorStore::latest(const std::string& name) const {
 std::string TensorStore::previous(const std::string& name) const {
   auto it = versions_.find(name);
   return it == versions_.end() || it->second.size() < 2 ? "" : it->second[it->second.size() - 2];
+}
+
+void TensorStore::add_output_version(const std::string& name, const std::string& path) {
+  kept_.drop(name);  // superseded
+  versions_[name].push_back(path);
+  outside_.insert(path);
 }
 
 std::string TensorStore::next_version(const std::string& name) {

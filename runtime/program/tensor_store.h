@@ -1,5 +1,7 @@
 // runtime/program/tensor_store.h — TensorStore: the run's tensor store, a directory all ranks see
-// that holds the versions the steps write as .npy files, STORE/NAME.vN.npy.
+// that holds the versions the steps write as .npy files, STORE/NAME.vN.npy, made when a version
+// is first written there; and a program output's first version when it is written straight into
+// its output's directory.
 //
 // Each write of a tensor makes its next version (an accumulating step reads the version before,
 // previous()); release() of the tensor forgets them all. Which version's data are held in memory
@@ -9,6 +11,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,16 +31,14 @@ using StoreVersions = std::map<std::string, std::vector<std::string>>;
 class TensorStore {
  public:
   /// The store of a run on `ctx`. With `checkpoint_dir` (not ""): that directory (the
-  /// checkpoint's DIR/store, made and kept by Checkpoint). Else rank 0 makes
-  /// tcec-store-XXXXXX under options.scratch (or $TMPDIR, or /tmp), removed at the end unless
-  /// options.keep; with `deferred` (Run::defers_writes()) it only names a directory there, made by
-  /// make() when a file is first written in it: a run whose results all stay in memory makes and
-  /// removes no directory (tcec-ccsd's three calls an iteration: 0.2-0.4 ms each). A new version
-  /// drops the kept version of its tensor in `kept`. Collective; Error ("cannot create the
-  /// tensor store DIR: …"; "rank R (host H) does not see the tensor store DIR that rank 0 made:
-  /// …" when --scratch is node-local, shared_paths.h) on every rank.
-  TensorStore(const Context& ctx, const RunOptions& options, bool deferred, const std::string& checkpoint_dir,
-              KeptTensors& kept);
+  /// checkpoint's DIR/store, made and kept by Checkpoint). Else rank 0 names
+  /// tcec-store-<pid>-<run>-<random> under options.scratch (or $TMPDIR, or /tmp), made by make()
+  /// when a version is first written in it and removed at the end unless options.keep: a run
+  /// whose results all stay in memory (tcec-ccsd's three calls an iteration: 0.2-0.4 ms each), or
+  /// all go straight to their output files (add_output_version()), makes and removes no directory,
+  /// so a node-local --scratch serves it. A new version drops the kept version of its tensor in
+  /// `kept`. Collective.
+  TensorStore(const Context& ctx, const RunOptions& options, const std::string& checkpoint_dir, KeptTensors& kept);
   /// Waits for this store's removals (release()); rank 0 then removes the directory with its
   /// files unless it is kept (--keep, a checkpoint's) or was never made.
   ~TensorStore();
@@ -46,10 +47,13 @@ class TensorStore {
 
   /// The store's directory (the same path on every rank; see the constructor for when it exists).
   const std::string& dir() const { return dir_.path; }
-  /// Makes the store's directory if it is only named yet (and --scratch DIR above it); every
-  /// writer of a file there calls it first (DirectResult, HeldVersions::write_out()). Throws
-  /// Error("cannot create the tensor store DIR: ...").
-  void make();
+  /// Makes the store's directory if it is only named yet (and --scratch DIR above it), for a
+  /// version of `tensor`; every writer of a file there calls it first (DirectResult). Collective
+  /// (every rank calls it for the same tensor; nothing when the directory is made). Throws Error on
+  /// every rank: "cannot create the tensor store DIR: ..."; "rank R (host H) does not see the
+  /// tensor store DIR that rank 0 made for NAME: ..." where the directory is on a node-local disk
+  /// (every rank reads and writes the store's files, so it must be one directory all ranks see).
+  void make(const std::string& tensor);
   /// Whether `path` names a file in the store's directory (a version, not an input).
   bool contains(const std::string& path) const;
 
@@ -61,6 +65,14 @@ class TensorStore {
   /// STORE/NAME.vN.npy with N counting the versions of the whole run (a released name that is
   /// written again gets a new file name); drops a kept version of `name` (it is superseded).
   std::string next_version(const std::string& name);
+  /// Registers `path`, a file outside the store, as the next version of `name` (every rank, same
+  /// order): a program output's first version written straight into its output's directory
+  /// (DirectResult), which export_outputs() renames into place (output_version()) and the
+  /// destructor removes where it was not (a failed run, or a later version superseded it).
+  void add_output_version(const std::string& name, const std::string& path);
+  /// Whether `path` is a version that add_output_version() registered.
+  bool output_version(const std::string& path) const { return outside_.count(path) > 0; }
+
   /// Whether a step that adds to the latest version of `name` and reads the tensors `operands`
   /// may update that version's file in place (DirectResult::Update::InPlace) instead of writing
   /// the next version: the store holds a version of `name` (not kept on the ranks), no operand is
@@ -101,6 +113,7 @@ class TensorStore {
   StoreVersions versions_;
   std::uint64_t versions_made_ = 0;  // N of the last NAME.vN.npy
   std::uint64_t last_removal_ = 0;   // the ticket of this store's last removal (0: none)
+  std::set<std::string> outside_;    // add_output_version()'s paths
 };
 
 }  // namespace tcert

@@ -5,13 +5,16 @@
 #   cluster.sh TCEC WORKDIR
 #
 # The 4-index step (N = 12, 4 ranks of 16 KB, out of core, numpy inputs) must
-#  - run with a shared --scratch, and with node-local scratch when the store is on a shared
-#    --checkpoint directory: values against numpy.einsum, measured = predicted bytes, and nothing
-#    left in any node's scratch afterwards;
-#  - refuse, before any work, with an error naming the first rank that cannot see it, its host
-#    and the path: the store on node-local scratch (today's store is one directory all ranks
-#    read and write), an output directory, a checkpoint directory and an input file that only
-#    node 0 has. No output is written.
+#  - run with a shared --scratch; with node-local scratch (the default, $TMPDIR: the result, an
+#    output larger than the memory per rank, goes straight into the shared output directory and
+#    no store is made); and with node-local scratch when the store is on a shared --checkpoint
+#    directory: values against numpy.einsum, measured = predicted bytes, and nothing left in any
+#    node's scratch afterwards;
+#  - refuse with an error naming the first rank that cannot see it, its host and the path: the
+#    store on node-local scratch where a version must go to it (a result without an output
+#    location: the store is one directory all ranks read and write), and, before any work, an
+#    output directory, a checkpoint directory and an input file that only node 0 has. No output
+#    is written.
 # Exit 77 (skipped) where mount namespaces cannot be made (unshare -m needs root).
 set -euo pipefail
 tcec=$1 work=$2
@@ -66,11 +69,11 @@ refused() {
 }
 
 verified "shared --scratch" "$work/out" --scratch "$work/shared_scratch" --verify
+verified "node-local scratch, the output written in place" "$work/out" --verify
 verified "node-local scratch, the store on a shared --checkpoint" "$work/out" --checkpoint "$work/ck"
 host=$(hostname)
 refused "the store on node-local scratch" \
-  "rank 2 (host $host) does not see the tensor store $work/local/tcec-store-" --input-dir "$work/in" \
-  --output-dir "$work/out"
+  "rank 2 (host $host) does not see the tensor store $work/local/tcec-store-" --input-dir "$work/in"
 nodes_clean "the refused run on node-local scratch"
 refused "a node-local output directory" \
   "rank 2 (host $host) does not see the output directory of T1 $work/local/out as rank 0 (host $host) does" \
