@@ -8,8 +8,9 @@
 #  - run with a shared --scratch; with node-local scratch (the default, $TMPDIR: the result, an
 #    output larger than the memory per rank, goes straight into the shared output directory and
 #    no store is made); and with node-local scratch when the store is on a shared --checkpoint
-#    directory: values against numpy.einsum, measured = predicted bytes, and nothing left in any
-#    node's scratch afterwards;
+#    directory; and so with node-local scratch for a sample of the Gao methods and orders and
+#    sfc (forced): values against numpy.einsum, measured = predicted bytes, and nothing left in
+#    any node's scratch afterwards;
 #  - refuse with an error naming the first rank that cannot see it, its host and the path: the
 #    store on node-local scratch where a version must go to it (a result without an output
 #    location: the store is one directory all ranks read and write), and, before any work, an
@@ -35,9 +36,9 @@ mkdir -p "$work/local" "$work/in" "$work/nodes/node-0/in"
 cp "$work/in/"*.npy "$work/nodes/node-0/in/"
 export OMPI_MCA_orte_tmpdir_base=/tmp  # Open MPI's session files on the shared /tmp, not in a node's scratch
 # on_nodes [program options...]: the program on 2 nodes of 2 ranks; $work/local is each node's scratch
+program=$work/prog/four_index
 on_nodes() {
-  mpirun --oversubscribe -np 4 bash "$here/on_node.sh" "$work/nodes" 2 "$work/local" "$work/prog/four_index" \
-    --quiet "$@"
+  mpirun --oversubscribe -np 4 bash "$here/on_node.sh" "$work/nodes" 2 "$work/local" "$program" --quiet "$@"
 }
 # nodes_clean WHAT: every node's scratch is empty (the ranks removed their files)
 nodes_clean() {
@@ -71,6 +72,18 @@ refused() {
 verified "shared --scratch" "$work/out" --scratch "$work/shared_scratch" --verify
 verified "node-local scratch, the output written in place" "$work/out" --verify
 verified "node-local scratch, the store on a shared --checkpoint" "$work/out" --checkpoint "$work/ck"
+# A sample of the methods and orders, each with node-local scratch and the output written in place.
+for forced in "inside-rotation ACB" "inside-accumulation CAB" "outside-rotation BAC" "outside-replication CBA" \
+  "outside-accumulation ABC" "sfc -"; do
+  read -r method order <<< "$forced"
+  options=(--force-method "$method")
+  [[ $order == - ]] || options+=(--force-order "$order")
+  (cd "$root" && "$tcec" examples/four_index.tce -D N=12 --machine "$here/tiny.machine" "${options[@]}" \
+    -o "$work/prog-$method" --build) > /dev/null
+  program=$work/prog-$method/four_index
+  verified "node-local scratch, ${forced% -}" "$work/out" --verify
+done
+program=$work/prog/four_index
 host=$(hostname)
 refused "the store on node-local scratch" \
   "rank 2 (host $host) does not see the tensor store $work/local/tcec-store-" --input-dir "$work/in"
