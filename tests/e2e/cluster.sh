@@ -8,8 +8,8 @@
 #  - run with a shared --scratch; with node-local scratch (the default, $TMPDIR: the result, an
 #    output larger than the memory per rank, goes straight into the shared output directory and
 #    no store is made); and with node-local scratch when the store is on a shared --checkpoint
-#    directory; and so with node-local scratch for a sample of the Gao methods and orders and
-#    sfc (forced): values against numpy.einsum, measured = predicted bytes, and nothing left in
+#    directory; and so with node-local scratch for a sample of the Gao methods and orders, sfc and
+#    (on a symmetric product) tbs, each forced: values against numpy.einsum, measured = predicted bytes, and nothing left in
 #    any node's scratch afterwards;
 #  - refuse with an error naming the first rank that cannot see it, its host and the path: the
 #    store on node-local scratch where a version must go to it (a result without an output
@@ -37,6 +37,7 @@ cp "$work/in/"*.npy "$work/nodes/node-0/in/"
 export OMPI_MCA_orte_tmpdir_base=/tmp  # Open MPI's session files on the shared /tmp, not in a node's scratch
 # on_nodes [program options...]: the program on 2 nodes of 2 ranks; $work/local is each node's scratch
 program=$work/prog/four_index
+check=("$work/in" "abcp,pd->abcd" 1 T1 A B)  # what npy_check.py compares an output with
 on_nodes() {
   mpirun --oversubscribe -np 4 bash "$here/on_node.sh" "$work/nodes" 2 "$work/local" "$program" --quiet "$@"
 }
@@ -51,12 +52,12 @@ verified() {
   local what=$1 out=$2
   shift 2
   rm -rf "$out" "$work/trace.json"
-  on_nodes --input-dir "$work/in" --output-dir "$out" --trace "$work/trace.json" "$@" || fail "$what failed"
-  /usr/bin/python3 "$here/npy_check.py" check "$work/in" "$out" "abcp,pd->abcd" 1 T1 A B > /dev/null ||
-    fail "$what: T1 differs from numpy's"
+  on_nodes --input-dir "${check[0]}" --output-dir "$out" --trace "$work/trace.json" "$@" || fail "$what failed"
+  /usr/bin/python3 "$here/npy_check.py" check "${check[0]}" "$out" "${check[@]:1}" > /dev/null ||
+    fail "$what: ${check[3]} differs from numpy's"
   "$tcec" compare "$work/trace.json" > "$work/compare.log" || fail "$what: measured != predicted: $(cat "$work/compare.log")"
   nodes_clean "$what"
-  echo "cluster.sh: $what: T1 equals numpy's, measured = predicted bytes"
+  echo "cluster.sh: $what: ${check[3]} equals numpy's, measured = predicted bytes"
 }
 # refused WHAT MESSAGE [program options...]: the run fails with MESSAGE and writes no output
 refused() {
@@ -83,7 +84,14 @@ for forced in "inside-rotation ACB" "inside-accumulation CAB" "outside-rotation 
   program=$work/prog-$method/four_index
   verified "node-local scratch, ${forced% -}" "$work/out" --verify
 done
-program=$work/prog/four_index
+# tbs: a symmetric product in triangle blocks (C = 0.5 A Aᵀ, 38 KB, out of core on 16 KB per rank).
+mkdir -p "$work/syrk_in"
+/usr/bin/python3 "$here/npy_check.py" inputs "$work/syrk_in" '{"A": [70, 45]}' A > /dev/null
+(cd "$root" && "$tcec" tests/e2e/syrk.tce --machine "$here/tiny.machine" --force-method tbs -o "$work/prog-tbs" \
+  --build) > /dev/null
+program=$work/prog-tbs/syrk check=("$work/syrk_in" "ik,jk->ij" 0.5 C A A)
+verified "node-local scratch, tbs" "$work/syrk_out" --verify
+program=$work/prog/four_index check=("$work/in" "abcp,pd->abcd" 1 T1 A B)
 host=$(hostname)
 refused "the store on node-local scratch" \
   "rank 2 (host $host) does not see the tensor store $work/local/tcec-store-" --input-dir "$work/in"
