@@ -102,8 +102,8 @@ class DirectResult {
   /// writes (unless RunOptions::sync_results is false) and, on rank 0, renames the file into
   /// place once every rank's writes are synced (a second collective check on several ranks: a
   /// shared file system need not show a renamed file with another node's writes still on their
-  /// way): the new version exists on return. Collective. Throws Error on every rank when a write, a sync or the rename fails (the run
-  /// then ends; the store's version is not used).
+  /// way): the new version exists on return. Collective. Throws Error on every rank when a
+  /// write, a sync or the rename fails (the run then ends; the store's version is not used).
   void commit(const Context& ctx, const std::function<void()>& writes = {});
 
  private:

@@ -60,7 +60,7 @@ IoWorker& TensorStore::remover() {
   return worker;
 }
 
-void TensorStore::make(const std::string& tensor) {
+void TensorStore::make(const std::string& what) {
   if (dir_.made) return;
   ctx_.check_root([&] {
     std::error_code ec;  // --scratch DIR itself too: the scratch directory, lazy as well, may not have made it
@@ -78,7 +78,7 @@ void TensorStore::make(const std::string& tensor) {
         "rank {} (host {}) does not see the tensor store {} that rank 0 made for {}: every rank reads and writes "
         "the store, so its directory (--scratch DIR, else $TMPDIR, else /tmp) must be one every node mounts; give "
         "--scratch a shared directory, or --checkpoint DIR on one (the store is then DIR/store)",
-        ctx_.rank(), host_name(), dir_.path, tensor);
+        ctx_.rank(), host_name(), dir_.path, what);
   if (const std::optional<std::string> error = ctx_.first_error(unseen)) throw Error(*error);  // dir_ removes it
 }
 
