@@ -57,11 +57,11 @@ DirectResult::DirectResult(Run& run, const TensorShape& shape, bool writes, Upda
   // --scratch then serves a run on several nodes). Not with a checkpoint (it names the store's
   // versions) or --keep (it leaves every version in the store).
   const auto output = run.tensors().outputs.find(shape.name);
-  to_output_ = streamed_ && output != run.tensors().outputs.end() &&
-               file_format(output->second.path) == FileFormat::Npy && run.store().latest(shape.name).empty() &&
-               run.options().checkpoint.empty() && !run.options().keep;
+  const bool to_output =
+      streamed_ && output != run.tensors().outputs.end() && file_format(output->second.path) == FileFormat::Npy &&
+      run.store().latest(shape.name).empty() && run.options().checkpoint.empty() && !run.options().keep;
   std::string path;
-  if (to_output_) {
+  if (to_output) {
     path = ctx.bcast_string(fmt::format("{}.part-{}", output->second.path, ::getpid()));  // rank 0's process id
     run.store().add_output_version(shape.name, path);
   } else {
@@ -75,13 +75,13 @@ DirectResult::DirectResult(Run& run, const TensorShape& shape, bool writes, Upda
   }
   const std::vector<std::uint64_t> extents(shape.extents.begin(), shape.extents.end());
   renames_ = true;
-  if (!to_output_) run.store().make(shape.name);
+  if (!to_output) run.store().make(shape.name);
   temp_ = ctx.root_value([&] {  // a full disk fails here on rank 0, and so on every rank
     const NpyWriter::Backing backing = in_memory   ? NpyWriter::Backing::Memory
                                        : streamed_ ? NpyWriter::Backing::File
                                                    : NpyWriter::Backing::Mapped;
     // The spare files are the store's (its parent directory): not for a file in an output's directory.
-    writer_ = std::make_unique<NpyWriter>(path, extents, to_output_ ? nullptr : &spare_files(), backing);
+    writer_ = std::make_unique<NpyWriter>(path, extents, to_output ? nullptr : &spare_files(), backing);
     return writer_->temp_path();
   });
   ctx.check_all([&] {
@@ -172,16 +172,14 @@ void DirectResult::commit(const Context& ctx, const std::function<void()>& write
       update_->write_back();
       run_.held().hold(temp_, update_->take_memory());
     }
-    if (writer_ && ctx.size() == 1) commit_writer();
   });
-  // On several ranks rank 0 renames the file once every rank's writes are durable: a shared
-  // file system need not show a file's new name with another node's writes still on their way.
-  if (renames_ && ctx.size() > 1) ctx.check_root([&] { commit_writer(); });
-}
-
-void DirectResult::commit_writer() {
-  writer_->commit(flush_);
-  run_.held().hold(writer_->path(), writer_->take_memory());  // empty when mapped
+  // Rank 0 renames the file once every rank's writes are durable: a shared file system need not
+  // show a file's new name with another node's writes still on their way.
+  if (renames_)
+    ctx.check_root([&] {
+      writer_->commit(flush_);
+      run_.held().hold(writer_->path(), writer_->take_memory());  // empty when mapped
+    });
 }
 
 }  // namespace tcert

@@ -100,15 +100,14 @@ class DirectResult {
   void sync(const Context& ctx);
   /// Runs `writes` (this rank's last writes through data(); none by default), syncs this rank's
   /// writes (unless RunOptions::sync_results is false) and, on rank 0, renames the file into
-  /// place once every rank's writes are synced (a second collective check on several ranks: a
-  /// shared file system need not show a renamed file with another node's writes still on their
-  /// way): the new version exists on return. Collective. Throws Error on every rank when a
+  /// place once every rank's writes are synced (a second collective check: a shared file system
+  /// need not show a renamed file with another node's writes still on their way): the new
+  /// version exists on return. Collective. Throws Error on every rank when a
   /// write, a sync or the rename fails (the run then ends; the store's version is not used).
   void commit(const Context& ctx, const std::function<void()>& writes = {});
 
  private:
-  void open_file();      // streamed: file_ and writes_ on temp_
-  void commit_writer();  // rank 0: writer_'s sync and rename into place
+  void open_file();  // streamed: file_ and writes_ on temp_
 
   Run& run_;
   std::unique_ptr<NpyWriter> writer_;    // rank 0, for the next version
@@ -123,7 +122,6 @@ class DirectResult {
   bool flush_ = true;                   // RunOptions::sync_results
   std::optional<ResidentGuard> guard_;  // wrote(), for a mapping: MappedInputs::drop_bytes() when made
   bool streamed_ = false;               // streamed(), on every rank
-  bool to_output_ = false;              // the version is an output's OUT.part-<pid> (every rank)
   bool renames_ = false;                // rank 0 has a writer_ that commit() renames (every rank)
   std::shared_ptr<ElementFile> file_;   // streamed, on ranks that write: temp_ open for writing
   std::unique_ptr<RunWrites> writes_;   // and the runs queued

@@ -97,8 +97,7 @@ std::string TensorStore::previous(const std::string& name) const {
 }
 
 void TensorStore::add_output_version(const std::string& name, const std::string& path) {
-  kept_.drop(name);  // superseded
-  versions_[name].push_back(path);
+  versions_[name].push_back(path);  // an output is never kept (KeptTensors::keep()): nothing to drop
   outside_.insert(path);
 }
 

@@ -50,10 +50,10 @@ class TensorStore {
   /// Makes the store's directory if it is only named yet (and --scratch DIR above it), for
   /// `what` (the tensor, or the version, that needs it: the error names it); every writer of a
   /// file there calls it first (DirectResult, HeldVersions::write_out()). Collective (nothing
-  /// when the directory is made). Throws Error on
-  /// every rank: "cannot create the tensor store DIR: ..."; "rank R (host H) does not see the
-  /// tensor store DIR that rank 0 made for NAME: ..." where the directory is on a node-local disk
-  /// (every rank reads and writes the store's files, so it must be one directory all ranks see).
+  /// when the directory is made). Throws Error on every rank: "cannot create the tensor store
+  /// DIR: ..."; "rank R (host H) does not see the tensor store DIR that rank 0 made for NAME: ..."
+  /// where the directory is on a node-local disk (every rank reads and writes the store's files,
+  /// so it must be one directory all ranks see).
   void make(const std::string& what);
   /// Whether `path` names a file in the store's directory (a version, not an input).
   bool contains(const std::string& path) const;

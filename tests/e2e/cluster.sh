@@ -9,8 +9,8 @@
 #    output larger than the memory per rank, goes straight into the shared output directory and
 #    no store is made); and with node-local scratch when the store is on a shared --checkpoint
 #    directory; and so with node-local scratch for a sample of the Gao methods and orders, sfc and
-#    (on a symmetric product) tbs, each forced: values against numpy.einsum, measured = predicted bytes, and nothing left in
-#    any node's scratch afterwards;
+#    (on a symmetric product) tbs, each forced: values against numpy.einsum, measured = predicted
+#    bytes, and nothing left in any node's scratch afterwards;
 #  - refuse with an error naming the first rank that cannot see it, its host and the path: the
 #    store on node-local scratch where a version must go to it (a result without an output
 #    location: the store is one directory all ranks read and write), and, before any work, an
