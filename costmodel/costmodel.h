@@ -175,6 +175,15 @@ struct ProgramPlan {
   /// choice, or its resident step, or its hand-off variant (the hand-off unless
   /// options.plan.handoff is off).
   std::vector<StatementPlan> statements;
+  /// A statement that needs the run's tensor store (one directory all ranks read and write) on a
+  /// machine with node-local scratch (Machine::node_local_scratch()), where no directory is both:
+  /// the generated program then runs only with a shared --scratch.
+  struct NeedsStore {
+    const ir::Statement* statement = nullptr;
+    std::string why;  ///< e.g. "a copy step writes the intermediate t1 to the store"
+  };
+  /// On such a machine, every statement that needs the store (empty on one node).
+  std::vector<NeedsStore> needs_store;
 };
 
 /// Plans `program` on `machine` once: analyze() of every two-operand statement (analysis.h), the

@@ -51,6 +51,18 @@ struct Machine {
   /// thread takes cores the multiply needs: ranks sharing cores with a disk in the page cache
   /// (tcec-calibrate measures it). 0: overlap gains nothing, and the planner keeps serial plans.
   double overlap = 1.0;
+  /// Processors per node (0, the default: every processor on one node). Fewer than P: a
+  /// cluster whose nodes each have their own disk for the processors' scratch (Gao et al.'s
+  /// model gives every processor its own disk), which the other nodes cannot read, so the run's
+  /// tensor store (one directory all ranks read and write) is not there: the planner keeps every
+  /// intermediate on the ranks (program/sequence.h) and writes outputs to their shared files.
+  std::int64_t ranks_per_node = 0;
+
+  /// Nodes the processors span: ceil(P / ranks_per_node), 1 when ranks_per_node is 0.
+  std::int64_t nodes() const { return ranks_per_node > 0 ? (processors + ranks_per_node - 1) / ranks_per_node : 1; }
+  /// Whether the scratch is node-local on several nodes (nodes() > 1), so that no tensor store
+  /// is shared by all ranks.
+  bool node_local_scratch() const { return nodes() > 1; }
 
   /// M: the memory for one array's tile on one processor, bytes. With the
   /// paper's fixed split each of A, B, C gets a third (Gao et al. §4).

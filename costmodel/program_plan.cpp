@@ -105,10 +105,23 @@ ProgramPlan make_plan(const ir::Program& program, const std::optional<Machine>& 
     pa->analyses.push_back(s.operands.size() == 2 ? std::optional(analyze(program, s, *machine, po)) : std::nullopt);
   pa->resident = plan_resident(program, *machine, po, pa->analyses);
   pa->handoff = plan_handoff(program, *machine, po, pa->analyses);
+  if (machine->node_local_scratch() && pa->handoff.handoffs > 0)  // resident groups read every tensor from the store
+    for (ResidentGroup& g : pa->resident) g.chosen = false;
   pa->handoff.resident =
       std::any_of(pa->resident.begin(), pa->resident.end(), [](const ResidentGroup& g) { return g.chosen; });
   pa->handoff.used = po.handoff && !pa->handoff.resident;
   out.statements = statement_plans(program, *machine, *pa);
+  if (machine->node_local_scratch())
+    for (const HandoffStep& step : pa->handoff.steps) {
+      const bool intermediate = program.tensors[step.statement->result.tensor].role == ir::TensorRole::Intermediate;
+      if (pa->handoff.used && !step.needs_store.empty())
+        out.needs_store.push_back({step.statement, step.needs_store});
+      else if (!pa->handoff.used && intermediate)
+        out.needs_store.push_back(
+            {step.statement, fmt::format("{} writes the intermediate {} to the store",
+                                         pa->handoff.resident ? "a resident accumulation" : "with --no-handoff, it",
+                                         program.tensors[step.statement->result.tensor].name)});
+    }
   out.analysis = std::move(pa);
   return out;
 }

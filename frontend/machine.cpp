@@ -39,12 +39,13 @@ constexpr Property kProperties[] = {
     {"flops", Kind::Rate},
     {"memory_bandwidth", Kind::Bandwidth},
     {"overlap", Kind::Fraction},
+    {"ranks_per_node", Kind::Count},
 };
 // clang-format on
 
 const char* kPropertyList =
     "processors, memory, network, disk, disk_read, disk_write, element_size, "
-    "replication_factor, reduction_factor, disk_latency, page_fault, flops, memory_bandwidth, overlap";
+    "replication_factor, reduction_factor, disk_latency, page_fault, flops, memory_bandwidth, overlap, ranks_per_node";
 const char* kSizeUnits = "B, KB, MB, GB, TB, KiB, MiB, GiB, TiB";
 const char* kBandwidthUnits = "B/s, KB/s, MB/s, GB/s, TB/s, KiB/s, MiB/s, GiB/s, TiB/s";
 const char* kDurationUnits = "s, ms, us, ns";
@@ -180,6 +181,8 @@ bool store(const Property& p, double value, TceParser::MachinePropContext& prop,
     m.memory_bytes_per_s = value;
   else if (key == "overlap")
     m.overlap = value;
+  else if (key == "ranks_per_node")
+    m.ranks_per_node = static_cast<std::int64_t>(value);
   return true;
 }
 

@@ -138,6 +138,7 @@ struct MachineDesc {
   double flops_per_s = 50e9;             ///< the tile kernel's rate per processor, FLOP/s
   double memory_bytes_per_s = 0;         ///< the kernel's memory stream per processor (0: not modelled)
   double overlap = 1.0;                  ///< share of disk time an I/O thread hides, 0 to 1
+  std::int64_t ranks_per_node = 0;       ///< processors per node sharing a node-local disk (0: one node)
   SourceLocation loc;
 };
 

@@ -59,6 +59,14 @@ class Pass {
     HandoffStep step;
     step.statement = &s;
     step.store_time_s = copy_volumes(program_, s, machine_).time_s;
+    if (machine_.node_local_scratch()) {  // a copy step reads and writes the store, which then is not there
+      const ir::Tensor& result = program_.tensors[s.result.tensor];
+      if (kept_.count(s.operands.at(0).tensor))
+        step.needs_store = fmt::format("its operand {} is an intermediate that a copy step reads from the store",
+                                       program_.tensors[s.operands[0].tensor].name);
+      else if (result.role == ir::TensorRole::Intermediate)
+        step.needs_store = fmt::format("a copy step writes the intermediate {} to the store", result.name);
+    }
     flush(s.operands.at(0).tensor, step);
     if (accumulates(program_, s)) flush(s.result.tensor, step);
     kept_.erase(s.result.tensor);  // written to the store
@@ -109,8 +117,10 @@ class Pass {
     if (handoff && handoff->plan().feasible && machine_.disk_latency_s > 0)  // charge its requests
       handoff_stage_requests(trial, handoff->plan().plan, handoff->gemm, accumulate, machine_,
                              handoff->plan().redistribution);
+    // Node-local scratch on several nodes: no store all ranks see, so the hand-off whatever it costs.
+    const bool forced = machine_.node_local_scratch();
     const bool use = handoff && handoff->plan().feasible &&
-                     (!store || !store->plan().feasible || handoff->plan().total_s() < flush_all_s + store_s);
+                     (forced || !store || !store->plan().feasible || handoff->plan().total_s() < flush_all_s + store_s);
     if (use) {
       step.handoff = true;
       step.plan = handoff->plan();
@@ -131,6 +141,12 @@ class Pass {
       return step;
     }
     // Through the store: kept operands are written there first.
+    if (forced && kept.any())
+      step.needs_store =
+          !countable ? "a kept tensor's move rank to rank has too many blocks or rounds to count"
+          : !handoff ? "no plan keeps it on the ranks"
+                     : fmt::format("no method with a rank layout (Gao et al.'s) can keep its tensors on the ranks: {}",
+                                   handoff->plan().reason);
     flush(s.operands[0].tensor, step);
     flush(s.operands[1].tensor, step);
     if (accumulate) flush(s.result.tensor, step);
@@ -213,7 +229,7 @@ HandoffSequence plan_handoff(const ir::Program& program, const Machine& machine,
   }
   out.handoffs = pass.handoffs();
   constexpr double kTie = 1e-9;  // relative: equal totals summed in another order
-  if (out.handoffs > 0 && out.total_s >= out.store_total_s * (1 - kTie)) {
+  if (out.handoffs > 0 && out.total_s >= out.store_total_s * (1 - kTie) && !machine.node_local_scratch()) {
     // Greedy choices that later flushes undo: run every step through the store instead.
     out.rejected_total_s = out.total_s;
     out.total_s = out.store_total_s;

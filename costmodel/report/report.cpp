@@ -23,14 +23,17 @@ std::vector<std::string> names(const ir::Program& p, const std::vector<int>& ids
 std::string machine_text(const Machine& m) {
   return fmt::format(
       "machine: P = {}, memory {} per processor (M = {} per array), B_c = {}/s, B_d = {}/s read, {}/s "
-      "write, element {} B, f_rep = {}, f_red = {}{}{}, kernel {:g} GFLOP/s{}{}\n",
+      "write, element {} B, f_rep = {}, f_red = {}{}{}, kernel {:g} GFLOP/s{}{}{}\n",
       m.processors, human_bytes(m.memory_bytes), human_bytes(m.array_memory_bytes()),
       human_bytes(m.network_bytes_per_s), human_bytes(m.disk_read_bytes_per_s), human_bytes(m.disk_write_bytes_per_s),
       m.element_size_bytes, m.replication_factor, m.reduction_factor,
       m.disk_latency_s > 0 ? fmt::format(", disk latency {:g} s per request", m.disk_latency_s) : std::string(),
       m.page_fault_s > 0 ? fmt::format(", {:g} s per page fault", m.page_fault_s) : std::string(), m.flops_per_s / 1e9,
       m.memory_bytes_per_s > 0 ? fmt::format(" streaming {}/s", human_bytes(m.memory_bytes_per_s)) : std::string(),
-      m.overlap < 1 ? fmt::format(", overlap {:g}", m.overlap) : std::string());
+      m.overlap < 1 ? fmt::format(", overlap {:g}", m.overlap) : std::string(),
+      m.node_local_scratch()
+          ? fmt::format(", {} nodes of {} processors, each with node-local scratch", m.nodes(), m.ranks_per_node)
+          : std::string());
 }
 
 std::string statement_text(const ir::Program& p, const ir::Statement& s, double element_size) {
@@ -124,7 +127,9 @@ nlohmann::json machine_json(const Machine& m) {
           {"page_fault_s", m.page_fault_s},
           {"flops_per_s", m.flops_per_s},
           {"memory_bytes_per_s", m.memory_bytes_per_s},
-          {"overlap", m.overlap}};
+          {"overlap", m.overlap},
+          {"ranks_per_node", m.ranks_per_node},
+          {"nodes", m.nodes()}};
 }
 
 nlohmann::json contraction_json(const ir::Program& p, const ir::Statement& s, double element_size) {
@@ -163,6 +168,7 @@ Machine machine_from(const ir::MachineDesc& d) {
   m.flops_per_s = d.flops_per_s;
   m.memory_bytes_per_s = d.memory_bytes_per_s;
   m.overlap = d.overlap;
+  m.ranks_per_node = d.ranks_per_node;
   return m;
 }
 

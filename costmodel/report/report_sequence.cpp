@@ -44,8 +44,16 @@ std::string handoff_text(const HandoffSequence& seq, const Machine& machine) {
                        "from the store"
                      : "MODEL ONLY with --no-handoff: the generated program passes every tensor through the store",
       store_readers);
+  if (machine.node_local_scratch())
+    out += fmt::format(
+        "  (the machine's {} nodes have node-local scratch, so no tensor store all ranks see: every contraction that\n"
+        "  can keep its result on the ranks, or take its kept operands, does so whatever it costs)\n",
+        machine.nodes());
   int same = 0;  // steps that run as through the store
   for (const HandoffStep& step : seq.steps) {
+    if (!step.needs_store.empty())
+      out += fmt::format("  line {}: warning: needs the tensor store (a shared --scratch): {}\n",
+                         step.statement->loc.line, step.needs_store);
     if (!step.handoff && step.flushed.empty()) {
       ++same;
       continue;
@@ -87,7 +95,8 @@ nlohmann::json handoff_json(const HandoffSequence& seq, const Machine& machine) 
          {"memory_bytes_per_rank",
           step.contraction && step.plan.feasible ? memory_json(step.memory, machine) : nlohmann::json(nullptr)},
          {"time_s", step.time_s},
-         {"store_time_s", step.store_time_s}});
+         {"store_time_s", step.store_time_s},
+         {"needs_store", step.needs_store.empty() ? nlohmann::json(nullptr) : nlohmann::json(step.needs_store)}});
   return {{"model_only", !seq.used},
           {"steps", steps},
           {"handoffs", seq.handoffs},

@@ -15,6 +15,17 @@
 
 namespace tcert {
 
+namespace {
+
+/// Whether at most one rank of `ctx` has `writes`. Collective.
+bool single_writer(const Context& ctx, bool writes) {
+  const double last = ctx.max_over_ranks(writes ? ctx.rank() : -1);
+  const double first = -ctx.max_over_ranks(writes ? -ctx.rank() : -ctx.size());
+  return last < 0 || first == last;
+}
+
+}  // namespace
+
 DirectResult::DirectResult(Run& run, const TensorShape& shape, bool writes, Update update, bool overwrites,
                            bool may_stream)
     : run_(run), shape_(shape), flush_(run.options().sync_results) {
@@ -29,9 +40,13 @@ DirectResult::DirectResult(Run& run, const TensorShape& shape, bool writes, Upda
   deferred_ = in_memory && run.defers_writes();
   // Larger than the memory per rank: written with explicit requests, no rank maps it.
   streamed_ = may_stream && !in_memory && run.mapped().streams(bytes_of(shape.elements()));
-  if (!in_memory && !streamed_) guard_.emplace(run.mapped().drop_bytes());  // the pages a mapping makes resident
   if (update == Update::InPlace) {
     temp_ = run.store().latest(shape.name);
+    // A program output's version in its output's directory (below): updated with explicit
+    // requests on several ranks, as it was written.
+    if (!in_memory && !streamed_ && ctx.size() > 1 && run.store().output_version(temp_))
+      streamed_ = !single_writer(ctx, writes);
+    if (!in_memory && !streamed_) guard_.emplace(run.mapped().drop_bytes());  // the pages a mapping makes resident
     ctx.check_all([&] {
       if (streamed_) {
         if (writes) run.held().write_out(temp_), run.held().take(temp_), open_file();  // the file holds its values
@@ -51,18 +66,29 @@ DirectResult::DirectResult(Run& run, const TensorShape& shape, bool writes, Upda
     if (writes && !streamed_) data_ = deferred_ ? memory_.data() : update_ ? update_->data() : patch_->data();
     return;
   }
-  // A program output's first version, larger than the memory per rank: written straight into
-  // its output's directory (a file every rank writes with explicit requests, none maps), where
-  // export_outputs() renames it into place, so that no store is needed for it (a node-local
-  // --scratch then serves a run on several nodes). Not with a checkpoint (it names the store's
-  // versions) or --keep (it leaves every version in the store).
+  // A program output's version, on several ranks or larger than the memory per rank: written
+  // straight into its output's directory (a file every rank writes with explicit requests, none
+  // maps: a shared file system need not keep mappings on several nodes coherent), where
+  // export_outputs() renames the last one into place, so that no store is needed for it (a
+  // node-local --scratch then serves a run on several nodes). Not with a checkpoint (it names the
+  // store's versions) or --keep (it leaves every version in the store), nor after a version in
+  // the store.
   const auto output = run.tensors().outputs.find(shape.name);
-  const bool to_output =
-      streamed_ && output != run.tensors().outputs.end() && file_format(output->second.path) == FileFormat::Npy &&
-      run.store().latest(shape.name).empty() && run.options().checkpoint.empty() && !run.options().keep;
+  const std::string latest = run.store().latest(shape.name);
+  const bool to_output = may_stream && !in_memory && (streamed_ || ctx.size() > 1) &&
+                         output != run.tensors().outputs.end() && file_format(output->second.path) == FileFormat::Npy &&
+                         (latest.empty() || run.store().output_version(latest)) && run.options().checkpoint.empty() &&
+                         !run.options().keep;
+  // Several writers: explicit requests. One (a method that computes the whole result on one rank
+  // and writes it through data()): mapped, as no other rank writes the file's pages.
+  if (to_output && !streamed_) streamed_ = !single_writer(ctx, writes);
+  if (!in_memory && !streamed_) guard_.emplace(run.mapped().drop_bytes());  // the pages a mapping makes resident
   std::string path;
   if (to_output) {
-    path = ctx.bcast_string(fmt::format("{}.part-{}", output->second.path, ::getpid()));  // rank 0's process id
+    const std::size_t version =
+        run.store().versions().count(shape.name) ? run.store().versions().at(shape.name).size() : 0;
+    path =
+        ctx.bcast_string(fmt::format("{}.part-{}-v{}", output->second.path, ::getpid(), version + 1));  // rank 0's pid
     run.store().add_output_version(shape.name, path);
   } else {
     path = run.store().next_version(shape.name);

@@ -91,6 +91,42 @@ mkdir -p "$work/syrk_in"
   --build) > /dev/null
 program=$work/prog-tbs/syrk check=("$work/syrk_in" "ik,jk->ij" 0.5 C A A)
 verified "node-local scratch, tbs" "$work/syrk_out" --verify
+# Programs of several steps, checked statement by statement against numpy (npy_check.py
+# program-check): on tiny_cluster.machine (2 nodes of 2 ranks, node-local scratch) the planner
+# keeps every intermediate on the ranks, so the three-step chain runs with no store; outputs
+# small enough for one rank's memory, and outputs several statements add to, are written in place.
+# program_verified WHAT TCE MACHINE [-D ...]: compiled, run on the nodes, values and bytes checked
+program_verified() {
+  local what=$1 tce=$2 machine=$3 dir=$work/steps
+  shift 3
+  rm -rf "$dir" "$work/trace.json"
+  mkdir -p "$dir/in"
+  (cd "$root" && "$tcec" "$tce" "$@" --machine "$machine" --dry-run --json > "$dir/program.json" &&
+    "$tcec" "$tce" "$@" --machine "$machine" -o "$dir/prog" --build) > /dev/null
+  /usr/bin/python3 "$here/npy_check.py" program-inputs "$dir/program.json" "$dir/in"
+  on_nodes_program "$dir/prog/$(basename "$tce" .tce)" --input-dir "$dir/in" --output-dir "$dir/out" \
+    --trace "$work/trace.json" || fail "$what failed"
+  /usr/bin/python3 "$here/npy_check.py" program-check "$dir/program.json" "$dir/in" "$dir/out" > /dev/null ||
+    fail "$what: an output differs from numpy's"
+  "$tcec" compare "$work/trace.json" > "$work/compare.log" || fail "$what: measured != predicted: $(cat "$work/compare.log")"
+  nodes_clean "$what"
+  echo "cluster.sh: $what: outputs equal numpy's, measured = predicted bytes"
+}
+on_nodes_program() {
+  local prog=$1
+  shift
+  mpirun --oversubscribe -np 4 bash "$here/on_node.sh" "$work/nodes" 2 "$work/local" "$prog" --quiet "$@"
+}
+grep -q "3 contractions planned with kept tensors" <(cd "$root" && "$tcec" tests/e2e/chain.tce -D N=64 \
+  --machine "$here/tiny_cluster.machine" --dry-run) || fail "the chain on tiny_cluster does not keep X and Y"
+program_verified "a three-step chain, intermediates kept on the ranks" tests/e2e/chain.tce \
+  "$here/tiny_cluster.machine" -D N=64
+program_verified "an output four statements add to (out of core)" examples/ccd_terms.tce "$here/tiny.machine" \
+  -D O=6 -D V=14
+program_verified "an output four statements add to (in memory)" examples/ccd_terms.tce "$here/small4.machine" \
+  -D O=4 -D V=8
+program_verified "a matrix product whose output fits in memory" examples/matmul.tce "$here/small4.machine" -D N=40
+
 program=$work/prog/four_index check=("$work/in" "abcp,pd->abcd" 1 T1 A B)
 host=$(hostname)
 refused "the store on node-local scratch" \

@@ -184,6 +184,24 @@ TEST(Frontend, OverlapIsAShareFromZeroToOne) {
             "                                                                                ^\n");
 }
 
+TEST(Frontend, RanksPerNodeIsAPositiveCount) {
+  const std::string head = "machine m { processors 4; memory 1 MB; network 1 GB/s; disk 1 GB/s; ";
+  auto plain = parse_source("m.tce", head + "}", {});
+  ASSERT_TRUE(plain.ok()) << plain.diagnostics.render();
+  EXPECT_EQ(plain.program->machine->ranks_per_node, 0);  // one node
+  auto two = parse_source("m.tce", head + "ranks_per_node 2; }", {});
+  ASSERT_TRUE(two.ok()) << two.diagnostics.render();
+  EXPECT_EQ(two.program->machine->ranks_per_node, 2);
+  EXPECT_EQ(parse_source("m.tce", head + "ranks_per_node 0; }", {}).diagnostics.render(),
+            "m.tce:1:84: error: 'ranks_per_node' must be positive, got 0\n"
+            "machine m { processors 4; memory 1 MB; network 1 GB/s; disk 1 GB/s; ranks_per_node 0; }\n"
+            "                                                                                   ^\n");
+  EXPECT_EQ(parse_source("m.tce", head + "ranks_per_node 1.5; }", {}).diagnostics.render(),
+            "m.tce:1:84: error: 'ranks_per_node' must be a whole number, got 1.5\n"
+            "machine m { processors 4; memory 1 MB; network 1 GB/s; disk 1 GB/s; ranks_per_node 1.5; }\n"
+            "                                                                                   ^\n");
+}
+
 TEST(Frontend, DefinesOverrideRanges) {
   Options o;
   o.defines = {"O=100", "V=7"};

@@ -42,10 +42,10 @@ struct Planned {
   HandoffSequence seq;
 };
 
-/// Parses kHead + `tail` + kMachine, analyses every contraction with `method` forced and runs
+/// Parses kHead + `tail` + `machine`, analyses every contraction with `method` forced and runs
 /// the hand-off pass.
-Planned run(const std::string& tail, const char* method) {
-  auto parsed = frontend::parse_source("seq.tce", std::string(kHead) + tail + kMachine, {});
+Planned run(const std::string& tail, const char* method, const char* machine = kMachine) {
+  auto parsed = frontend::parse_source("seq.tce", std::string(kHead) + tail + machine, {});
   EXPECT_TRUE(parsed.ok()) << parsed.diagnostics.render();
   static std::deque<ir::Program> keep;  // analyses point into their program
   keep.push_back(*parsed.program);
@@ -161,6 +161,55 @@ TEST(Sequence, NoCheaperThanTheStoreRunsThroughTheStore) {
   EXPECT_NE(handoff_text(r.seq, r.machine).find("not below the store's: every step runs through the store"),
             std::string::npos);
   EXPECT_EQ(handoff_json(r.seq, r.machine)["rejected_total_predicted_time_s"], r.seq.rejected_total_s);
+}
+
+/// kMachine on 2 nodes of 2 processors with node-local scratch (Machine::node_local_scratch()).
+const char* kCluster = "machine m { processors 4; memory 1 GB; network 1 GB/s; disk 500 MB/s; ranks_per_node 2; }\n";
+
+TEST(Sequence, NodeLocalScratchKeepsEveryIntermediate) {
+  // On one node inside replication beats the hand-off (InsideMethodsReadTheStoreDirectly); with
+  // node-local scratch there is no store all ranks see, so T is kept and taken whatever it costs,
+  // and the sequence is not rejected.
+  const char* tail = "tensor C[N,N] output;\nC[i,l] += T[i,j] * D[j,l];\n";
+  const Planned one = run(tail, "inside-replication");
+  EXPECT_EQ(one.seq.handoffs, 0);
+  const Planned r = run(tail, "inside-replication", kCluster);
+  EXPECT_EQ(r.machine.nodes(), 2);
+  EXPECT_TRUE(r.machine.node_local_scratch());
+  ASSERT_EQ(r.seq.steps.size(), 2u);
+  EXPECT_EQ(r.seq.handoffs, 2);
+  EXPECT_EQ(r.seq.rejected_total_s, 0);
+  EXPECT_TRUE(r.seq.steps[0].result_kept);
+  EXPECT_EQ(r.seq.steps[1].taken, std::vector<std::string>{"A = T (kept by line 7)"});
+  EXPECT_GE(r.seq.total_s, r.seq.store_total_s);  // dearer than the store, and chosen
+  for (const HandoffStep& step : r.seq.steps) EXPECT_EQ(step.needs_store, "") << step.statement->loc.line;
+  const std::string text = handoff_text(r.seq, r.machine);
+  EXPECT_NE(text.find("(the machine's 2 nodes have node-local scratch, so no tensor store all ranks see"),
+            std::string::npos)
+      << text;
+}
+
+TEST(Sequence, NodeLocalScratchSaysWhichStepNeedsTheStore) {
+  // A copy step reads T from the store: it needs a shared --scratch, and says so (the pass, the
+  // dry-run's text and JSON, and the plan code generation warns from).
+  const Planned r = run("tensor C[N,N] output;\nC[i,j] += T[i,j];\n", "outside-accumulation", kCluster);
+  ASSERT_EQ(r.seq.steps.size(), 2u);
+  EXPECT_EQ(r.seq.steps[0].needs_store, "");
+  EXPECT_EQ(r.seq.steps[1].needs_store, "its operand T is an intermediate that a copy step reads from the store");
+  EXPECT_NE(handoff_text(r.seq, r.machine)
+                .find("  line 9: warning: needs the tensor store (a shared --scratch): its operand T is an "
+                      "intermediate that a copy step reads from the store\n"),
+            std::string::npos);
+  EXPECT_EQ(handoff_json(r.seq, r.machine)["steps"][1]["needs_store"],
+            "its operand T is an intermediate that a copy step reads from the store");
+  EXPECT_EQ(handoff_json(r.seq, r.machine)["steps"][0]["needs_store"], nullptr);
+  const ProgramPlan plan = make_plan(*r.program, r.machine, {false, r.options});
+  ASSERT_EQ(plan.needs_store.size(), 1u);
+  EXPECT_EQ(plan.needs_store[0].statement->loc.line, 9);
+  EXPECT_EQ(plan.needs_store[0].why, r.seq.steps[1].needs_store);
+  // A copy step that writes an intermediate to the store.
+  const Planned w = run("tensor U[N,N];\nU[i,j] = A[i,j];\n", "outside-accumulation", kCluster);
+  EXPECT_EQ(w.seq.steps[1].needs_store, "a copy step writes the intermediate U to the store");
 }
 
 TEST(Sequence, InsideMethodsReadTheStoreDirectly) {
