@@ -43,8 +43,8 @@ DirectResult::DirectResult(Run& run, const TensorShape& shape, bool writes, Upda
   if (update == Update::InPlace) {
     temp_ = run.store().latest(shape.name);
     // A program output's version in its output's directory (below): updated with explicit
-    // requests on several ranks, as it was written.
-    if (!in_memory && !streamed_ && ctx.size() > 1 && run.store().output_version(temp_))
+    // requests where the store is not coherent(), as it was written.
+    if (!in_memory && !streamed_ && !run.store().coherent() && run.store().output_version(temp_))
       streamed_ = !single_writer(ctx, writes);
     if (!in_memory && !streamed_) guard_.emplace(run.mapped().drop_bytes());  // the pages a mapping makes resident
     ctx.check_all([&] {
@@ -66,7 +66,8 @@ DirectResult::DirectResult(Run& run, const TensorShape& shape, bool writes, Upda
     if (writes && !streamed_) data_ = deferred_ ? memory_.data() : update_ ? update_->data() : patch_->data();
     return;
   }
-  // A program output's version, on several ranks or larger than the memory per rank: written
+  // A program output's version, larger than the memory per rank or where the store is not one
+  // page cache's (TensorStore::coherent(): ranks on several nodes, node-local scratch): written
   // straight into its output's directory (a file every rank writes with explicit requests, none
   // maps: a shared file system need not keep mappings on several nodes coherent), where
   // export_outputs() renames the last one into place, so that no store is needed for it (a
@@ -75,7 +76,7 @@ DirectResult::DirectResult(Run& run, const TensorShape& shape, bool writes, Upda
   // the store.
   const auto output = run.tensors().outputs.find(shape.name);
   const std::string latest = run.store().latest(shape.name);
-  const bool to_output = may_stream && !in_memory && (streamed_ || ctx.size() > 1) &&
+  const bool to_output = may_stream && !in_memory && (streamed_ || !run.store().coherent()) &&
                          output != run.tensors().outputs.end() && file_format(output->second.path) == FileFormat::Npy &&
                          (latest.empty() || run.store().output_version(latest)) && run.options().checkpoint.empty() &&
                          !run.options().keep;

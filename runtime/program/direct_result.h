@@ -1,8 +1,9 @@
 // runtime/program/direct_result.h — a result written in place: the next version of C in the
 // run's store, created by rank 0 and mapped by every rank that writes part of it, so an executor
 // writes its tiles straight into the file (direct tile I/O of C) and commits it at the end; a
-// program output's first version larger than the memory per rank goes straight into its output's
-// directory instead (written with explicit requests, renamed into place by export_outputs()).
+// program output's version on several nodes, or larger than the memory per rank, goes straight
+// into its output's directory instead (written with explicit requests, renamed into place by
+// export_outputs()).
 // Used by every executor that writes a result. Units: elements, bytes where a name says so.
 #pragma once
 
@@ -33,15 +34,19 @@ class DirectResult {
   /// (TensorStore::next_version: call initial_C() before, for the version a step starts from), creates
   /// its zero-filled temporary file on rank 0 (making the store's directory: TensorStore::make())
   /// and maps it on the ranks where `writes` holds, or opens it for explicit requests where the
-  /// result is streamed(); a streamed first version of a program output with a .npy location,
-  /// without --checkpoint or --keep, is the file OUT.part-<pid of rank 0> beside the output
-  /// instead (TensorStore::add_output_version(): no store needed); on
+  /// result is streamed(); a version of a program output with a .npy location, without
+  /// --checkpoint or --keep and with no version before it in the store, streamed or where the
+  /// store is not TensorStore::coherent() (several nodes), is the file OUT.part-<pid of rank 0>-v<N> beside the output instead
+  /// (TensorStore::add_output_version(): no store needed), written with explicit requests
+  /// (streamed()) unless one rank alone writes it; on
   /// one rank, a result of at most MappedInputs::drop_bytes() is filled in memory instead and
   /// written to the file by sync() and commit() (NpyWriter::Backing::Memory), or, where
   /// Run::defers_writes(), held unwritten by commit() with no file made (HeldVersions::hold_unwritten()),
   /// unless the run may save checkpoints inside a step (RunOptions::checkpoint_every: they copy
   /// and restore the file).
-  /// With Update::InPlace: maps the latest version (MappedInputs::patch_latest()) on those ranks, or, on
+  /// With Update::InPlace: maps the latest version (MappedInputs::patch_latest()) on those ranks
+  /// (opens it for explicit requests where streamed(), or where it is such an output file with
+  /// several writers), or, on
   /// one rank and within that bound, takes it into memory (NpyUpdate, or the data the run holds
   /// for it), and holds it unwritten at commit() where Run::defers_writes().
   /// Collective over run.context(). Throws Error on every rank when the file cannot be made
@@ -62,7 +67,8 @@ class DirectResult {
   double* data() const { return data_; }
   /// Whether the result is written with explicit requests (write(), put(), copy(), flush():
   /// element_file.h RunWrites, with write-behind) instead of through data(): a result larger than
-  /// the memory per rank (MappedInputs::streams()), not filled in memory. The same on every rank.
+  /// the memory per rank (MappedInputs::streams()), not filled in memory, or a program output's
+  /// file that several ranks write (constructor). The same on every rank.
   bool streamed() const { return streamed_; }
   /// Elements at … at + n − 1 = src[0], src[step], …: through data() (noting the pages written
   /// with `walk`, wrote_span()), or, streamed(), queued and written by flush() at the latest (a

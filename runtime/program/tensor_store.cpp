@@ -24,11 +24,28 @@
 
 namespace tcert {
 
+namespace {
+
+/// Whether every rank of `ctx` runs on rank 0's host and sees rank 0's directory `dir` (the same
+/// device and inode of it, or of its nearest existing ancestor: it may be made later), so that
+/// the files under it are one page cache's. Collective.
+bool one_page_cache(const Context& ctx, const std::string& dir) {
+  if (ctx.size() == 1) return true;
+  std::filesystem::path at = std::filesystem::absolute(dir);
+  struct stat st {};
+  while (::stat(at.c_str(), &st) != 0 && at.has_relative_path()) at = at.parent_path();
+  const std::string mine = fmt::format("{} {} {} {}", host_name(), at.string(), st.st_dev, st.st_ino);
+  return ctx.all_true(mine == ctx.bcast_string(mine));
+}
+
+}  // namespace
+
 TensorStore::TensorStore(const Context& ctx, const RunOptions& options, const std::string& checkpoint_dir,
                          KeptTensors& kept)
     : ctx_(ctx), kept_(kept), in_place_(checkpoint_dir.empty() && !options.verify && !options.keep) {
   if (!checkpoint_dir.empty()) {  // the checkpoint's; it outlives a failed run
     dir_.path = checkpoint_dir;
+    coherent_ = one_page_cache(ctx_, dir_.path);
     return;
   }
   ctx_.check_root([&] {  // named now, made by the first write (make()), if any
@@ -40,6 +57,7 @@ TensorStore::TensorStore(const Context& ctx, const RunOptions& options, const st
   dir_.path = ctx_.bcast_string(dir_.path);
   dir_.made = false;
   dir_.remove = ctx_.rank() == 0 && !options.keep;
+  coherent_ = one_page_cache(ctx_, std::filesystem::path(dir_.path).parent_path().string());
 }
 
 TensorStore::~TensorStore() {

@@ -57,6 +57,12 @@ class TensorStore {
   void make(const std::string& what);
   /// Whether `path` names a file in the store's directory (a version, not an input).
   bool contains(const std::string& path) const;
+  /// Whether every rank runs on rank 0's host and sees the directory the store is made in as
+  /// rank 0 does (the same device and inode): its files are then one page cache's, and mappings
+  /// that several ranks write are coherent. Else (ranks on several nodes, or node-local scratch)
+  /// a program output is written in its output's directory with explicit requests
+  /// (DirectResult). Always true on one rank.
+  bool coherent() const { return coherent_; }
 
   /// The latest version of `name` (a path), or "" when no step wrote it.
   std::string latest(const std::string& name) const;
@@ -110,6 +116,7 @@ class TensorStore {
   const Context& ctx_;
   KeptTensors& kept_;
   bool in_place_ = false;  // no checkpoint, --verify or --keep (updates_in_place())
+  bool coherent_ = true;   // coherent()
   Directory dir_;
   StoreVersions versions_;
   std::uint64_t versions_made_ = 0;  // N of the last NAME.vN.npy
