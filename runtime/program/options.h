@@ -19,6 +19,10 @@ struct RunOptions {
   /// Base directory of the per-rank scratch directories (DIR/rank-N) and of the tensor store
   /// ("" = $TMPDIR, else /tmp). --scratch DIR.
   std::string scratch;
+  /// Base directory of the tensor store when not `scratch`'s (library form only; "" = the same):
+  /// tcec-ccsd keeps its runs' stores, which every rank reads and writes, in its shared work
+  /// directory while each rank's tile files are on a node-local `scratch`.
+  std::string store_base;
   bool keep = false;  ///< leave the scratch files and the store in place at the end (--keep)
   /// A checkpoint directory (runtime/program/checkpoint.h; on a file system every rank sees): the run's
   /// tensor store lives in it, and a manifest of the completed steps is written after each step;

@@ -50,7 +50,9 @@ TensorStore::TensorStore(const Context& ctx, const RunOptions& options, const st
   }
   ctx_.check_root([&] {  // named now, made by the first write (make()), if any
     const char* tmp = std::getenv("TMPDIR");
-    const std::string base = options.scratch.empty() ? std::string(tmp && *tmp ? tmp : "/tmp") : options.scratch;
+    const std::string base = !options.store_base.empty() ? options.store_base
+                             : options.scratch.empty()   ? std::string(tmp && *tmp ? tmp : "/tmp")
+                                                         : options.scratch;
     static std::atomic<std::uint64_t> runs{0};
     dir_.path = fmt::format("{}/tcec-store-{}-{}-{:08x}", base, ::getpid(), ++runs, std::random_device{}());
   });

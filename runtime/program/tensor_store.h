@@ -32,8 +32,9 @@ class TensorStore {
  public:
   /// The store of a run on `ctx`. With `checkpoint_dir` (not ""): that directory (the
   /// checkpoint's DIR/store, made and kept by Checkpoint). Else rank 0 names
-  /// tcec-store-<pid>-<run>-<random> under options.scratch (or $TMPDIR, or /tmp), made by make()
-  /// when a version is first written in it and removed at the end unless options.keep: a run
+  /// tcec-store-<pid>-<run>-<random> under options.store_base, else options.scratch (or $TMPDIR,
+  /// or /tmp), made by make() when a version is first written in it and removed at the end
+  /// unless options.keep: a run
   /// whose results all stay in memory (tcec-ccsd's three calls an iteration: 0.2-0.4 ms each), or
   /// all go straight to their output files (add_output_version()), makes and removes no directory,
   /// so a node-local --scratch serves it. A new version drops the kept version of its tensor in

@@ -85,6 +85,11 @@ set_tests_properties(e2e.package PROPERTIES ENVIRONMENT "${E2E_ENV}" TIMEOUT 600
 # node-local scratch, shared paths that only one node sees refused with the rank, host and path.
 add_test(NAME e2e.cluster COMMAND bash ${E2E}/cluster.sh $<TARGET_FILE:tcec> ${CMAKE_BINARY_DIR}/e2e/cluster)
 set_tests_properties(e2e.cluster PROPERTIES ENVIRONMENT "${E2E_ENV}" TIMEOUT 600 SKIP_RETURN_CODE 77)
+# tcec-ccsd on the same emulated nodes: node-local scratch, the work directory on a shared
+# --checkpoint DIR, the compiled residuals sent to each node (docs/cluster.md).
+add_test(NAME e2e.cluster.ccsd COMMAND bash ${E2E}/cluster_ccsd.sh $<TARGET_FILE:tcec-ccsd>
+         ${CMAKE_BINARY_DIR}/e2e/cluster_ccsd)
+set_tests_properties(e2e.cluster.ccsd PROPERTIES ENVIRONMENT "${E2E_ENV}" TIMEOUT 900 SKIP_RETURN_CODE 77)
 # A scratch disk that fills up (a 1 MB tmpfs; skipped where mounting is not allowed): a clean error.
 add_test(NAME e2e.disk_full COMMAND bash ${E2E}/disk_full.sh $<TARGET_FILE:tcec> ${CMAKE_BINARY_DIR}/e2e/disk_full)
 set_tests_properties(e2e.disk_full PROPERTIES ENVIRONMENT "${E2E_ENV}" TIMEOUT 300 SKIP_RETURN_CODE 77)

@@ -2,6 +2,7 @@
 // generated code, out of core, in one MPI job.
 //
 //   mpirun -np P tcec-ccsd --integrals DIR --machine FILE [--equations TREES] [--scratch DIR]
+//                          [--checkpoint SHARED_DIR]
 //                          [--conv 1e-10] [--max-iter N] [--diis 8] [--keep] [--resume] [--quiet]
 //
 // DIR holds the Fock blocks f_hh f_hp f_ph f_pp and the sixteen <pq||rs> blocks v_hhhh …
@@ -11,7 +12,9 @@
 // data/nwchem_tce_equation_trees.txt; equations.h); TREES, when given, is another NWChem TCE
 // equation file holding those sections, used instead. Each iteration calls the generated residuals of T1 and
 // T2, takes a Jacobi step with orbital-energy denominators, extrapolates with DIIS, and calls the
-// energy; amplitudes, residuals and DIIS vectors live in files under the scratch directory, and
+// energy; amplitudes, residuals and DIIS vectors live in files under the scratch directory (or,
+// on several nodes, under a shared --checkpoint directory; the compiled residuals are then sent
+// to each node's node-local scratch), and
 // a checkpoint after each iteration (written while the next one runs) lets --resume continue a
 // run that was stopped, with the same results as an uninterrupted one.
 #include <chrono>
@@ -20,6 +23,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <future>
 #include <map>
 #include <memory>
@@ -38,6 +42,8 @@
 #include "residuals.h"
 #include "runtime/base/error.h"
 #include "runtime/base/file_lock.h"
+#include "runtime/comm/comm.h"
+#include "runtime/program/shared_paths.h"
 #include "runtime/kernel/kernel.h"
 #include "runtime/storage/npy.h"
 #include "runtime/storage/spare_files.h"
@@ -54,7 +60,7 @@ using Clock = std::chrono::steady_clock;
 
 /// The command line. `equations` empty: the built-in equations.
 struct Args {
-  std::string integrals, equations, machine, scratch;
+  std::string integrals, equations, machine, scratch, checkpoint;
   double conv = 1e-10;
   int max_iter = 100, diis = 8;
   bool keep = false, quiet = false, resume = false, timings = false;
@@ -100,12 +106,17 @@ void write_json_atomically(const fs::path& path, const nlohmann::json& doc) {
   fs::rename(temporary, path);
 }
 
-/// The directories of a run, under --scratch (or $TMPDIR, /tmp): SCRATCH.
+/// The directories of a run: SCRATCH is --scratch (or $TMPDIR, /tmp), possibly node-local;
+/// SHARED is --checkpoint DIR, a directory every node mounts, or SCRATCH without it.
 struct Workspace {
-  fs::path base;        ///< SCRATCH
-  std::string work;     ///< SCRATCH/tcec-ccsd: amplitudes, residuals, DIIS vectors, the checkpoint
-  fs::path checkpoint;  ///< SCRATCH/tcec-ccsd/checkpoint.json
+  fs::path base;        ///< SHARED, where the lock is
+  std::string work;     ///< SHARED/tcec-ccsd: amplitudes, residuals, DIIS vectors, the checkpoint, the runs' stores
+  fs::path checkpoint;  ///< WORK/checkpoint.json
   std::string cache;    ///< SCRATCH/tcec-ccsd-cache: compiled residuals, kept for later runs
+  /// Each rank's tile files of the residual runs: WORK without --checkpoint, else
+  /// SCRATCH/tcec-ccsd-tiles (node-local, beside the cache).
+  std::string tiles;
+  bool shared = false;  ///< --checkpoint DIR given: WORK is not under SCRATCH
   /// WORK/name.
   std::string in_work(const std::string& name) const { return (fs::path(work) / name).string(); }
 };
@@ -113,15 +124,18 @@ struct Workspace {
 Workspace workspace_of(const Args& a) {
   const char* tmp = std::getenv("TMPDIR");
   Workspace ws;
-  ws.base = !a.scratch.empty() ? fs::path(a.scratch) : fs::path(tmp && *tmp ? tmp : "/tmp");
+  const fs::path scratch = !a.scratch.empty() ? fs::path(a.scratch) : fs::path(tmp && *tmp ? tmp : "/tmp");
+  ws.shared = !a.checkpoint.empty();
+  ws.base = ws.shared ? fs::path(a.checkpoint) : scratch;
   ws.work = (ws.base / "tcec-ccsd").string();
   ws.checkpoint = fs::path(ws.work) / "checkpoint.json";
-  ws.cache = (ws.base / "tcec-ccsd-cache").string();
+  ws.cache = (scratch / "tcec-ccsd-cache").string();
+  ws.tiles = ws.shared ? (scratch / "tcec-ccsd-tiles").string() : ws.work;
   return ws;
 }
 
-/// Collective: rank 0 creates SCRATCH and takes SCRATCH/tcec-ccsd.lock, for the whole run (one
-/// run at a time on SCRATCH); no rank goes on before it holds it. Returns rank 0's lock (null
+/// Collective: rank 0 creates SHARED and takes SHARED/tcec-ccsd.lock, for the whole run (one
+/// run at a time on SHARED); no rank goes on before it holds it. Returns rank 0's lock (null
 /// on the other ranks). Throws tcert::Error when another process holds it.
 std::unique_ptr<tcert::FileLock> lock_scratch(const Workspace& ws, int rank, MPI_Comm comm) {
   std::unique_ptr<tcert::FileLock> lock;
@@ -137,12 +151,16 @@ std::unique_ptr<tcert::FileLock> lock_scratch(const Workspace& ws, int rank, MPI
 /// The checkpoint to resume from, checked against this run's identity `me`. Throws
 /// tcert::Error when there is none, or when it was made for another run (naming the first
 /// identity key that differs, with both values).
-nlohmann::json read_checkpoint(const Workspace& ws, const nlohmann::json& me) {
-  std::ifstream in(ws.checkpoint);
-  if (!in)
-    throw tcert::Error(
-        tcec::tools::message_text(tcec::tools::ToolDiag::err_ccsd_no_checkpoint, ws.checkpoint.string()));
-  nlohmann::json saved = nlohmann::json::parse(in);
+/// Rank 0 reads the file, and every rank gets its text (collective; the errors on every rank).
+nlohmann::json read_checkpoint(const Workspace& ws, const nlohmann::json& me, MPI_Comm comm) {
+  const std::string text = tcert::Context(comm).root_value([&] {
+    std::ifstream in(ws.checkpoint);
+    if (!in)
+      throw tcert::Error(
+          tcec::tools::message_text(tcec::tools::ToolDiag::err_ccsd_no_checkpoint, ws.checkpoint.string()));
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  });
+  nlohmann::json saved = nlohmann::json::parse(text);
   for (const auto& [key, value] : me.items())
     if (saved.at("identity").at(key) != value)
       throw tcert::Error(tcec::tools::message_text(tcec::tools::ToolDiag::err_ccsd_other_checkpoint,
@@ -152,13 +170,24 @@ nlohmann::json read_checkpoint(const Workspace& ws, const nlohmann::json& me) {
 }
 
 /// Collective: rank 0 empties the work directory of a fresh run (not of a resumed one) and
-/// creates it and the cache directory.
-void prepare_directories(const Workspace& ws, bool resume, int rank, MPI_Comm comm) {
-  if (rank == 0) {
+/// creates it; every rank creates the cache directory (and the tile files' directory), which
+/// may be node-local. Throws tcert::Error on every rank when a rank does not see the work
+/// directory as rank 0 does (every rank reads and writes its files: on several nodes it must
+/// be a shared --checkpoint DIR).
+void prepare_directories(const Workspace& ws, bool resume, MPI_Comm comm) {
+  const tcert::Context ctx(comm);
+  ctx.check_root([&] {
     if (!resume) fs::remove_all(ws.work);
-    fs::create_directories(ws.work), fs::create_directories(ws.cache);
+    fs::create_directories(ws.work);
+  });
+  ctx.check_all([&] { fs::create_directories(ws.cache), fs::create_directories(ws.tiles); });
+  try {
+    tcert::check_shared_paths(ctx, {{ws.work, "tcec-ccsd's work directory", true}});
+  } catch (const tcert::Error& e) {
+    throw tcert::Error(std::string(e.what()) +
+                       "; on several nodes give --checkpoint DIR on a file system every node mounts (the work "
+                       "directory is then DIR/tcec-ccsd, and --scratch may be node-local)");
   }
-  MPI_Barrier(comm);
 }
 
 /// Prints (stderr) how long the residuals took to plan and compile, and their flops per iteration.
@@ -362,10 +391,10 @@ int solve(const Args& a, MPI_Comm comm) {
   const Workspace ws = workspace_of(a);
   const nlohmann::json me = identity(a, equations, O, V);
   const std::unique_ptr<tcert::FileLock> lock = lock_scratch(ws, rank, comm);
-  const nlohmann::json saved = a.resume ? read_checkpoint(ws, me) : nlohmann::json();
+  const nlohmann::json saved = a.resume ? read_checkpoint(ws, me, comm) : nlohmann::json();
   // Compiled residuals outlive the run: SCRATCH/tcec-ccsd-cache, one object per O, V, machine
   // and equations (residuals.h), reused by later runs.
-  prepare_directories(ws, a.resume, rank, comm);
+  prepare_directories(ws, a.resume, comm);
   const auto t_build = Clock::now();
   const Residuals residuals(comm, O, V, equations, a.machine, ws.cache);
   if (rank == 0 && !a.quiet) print_residuals(residuals, O, V, ws.cache, seconds_since(t_build));
@@ -376,7 +405,8 @@ int solve(const Args& a, MPI_Comm comm) {
   Diis diis(ops, ws.work, a.diis);
   State s = start_state(a, saved, ops, diis, ws, rank);
   Iteration run{comm, residuals, ops, diis, ws, integral_files(integrals), {}};
-  run.options.scratch = ws.work;
+  run.options.scratch = ws.tiles;  // each rank's tile files
+  run.options.store_base = ws.work;  // the runs' stores, which every rank reads and writes
   run.options.quiet = true;
   run.options.record_steps = false;  // no trace, no summary: skip the per-step gathers of measured figures
   if (!iterate_until_converged(a, run, me, s, rank)) {
@@ -412,13 +442,20 @@ int main(int argc, char** argv) {
   app.add_option("--machine", a.machine, "machine file (its processors must be the number of ranks)")
       ->required()
       ->check(CLI::ExistingFile);
-  app.add_option("--scratch", a.scratch, "directory for amplitudes, residuals, DIIS vectors and the runs' stores");
+  app.add_option("--scratch", a.scratch,
+                 "directory for amplitudes, residuals, DIIS vectors, the runs' stores and the compiled residuals "
+                 "(default $TMPDIR, else /tmp); with --checkpoint, only the compiled residuals and each rank's tile "
+                 "files, and it may be node-local");
+  app.add_option("--checkpoint", a.checkpoint,
+                 "a directory every node mounts for the amplitudes, residuals, DIIS vectors, the runs' stores and "
+                 "the checkpoint (DIR/tcec-ccsd instead of SCRATCH/tcec-ccsd): needed on several nodes");
   app.add_option("--conv", a.conv, "convergence: |delta E| below this (Eh) and |residual| below its square root");
   app.add_option("--max-iter", a.max_iter, "iterations at most")->check(CLI::PositiveNumber);
   app.add_option("--diis", a.diis, "DIIS subspace size (0 or 1: plain Jacobi)")->check(CLI::NonNegativeNumber);
-  app.add_flag("--keep", a.keep, "keep the work directory (SCRATCH/tcec-ccsd) after converging");
+  app.add_flag("--keep", a.keep, "keep the work directory (SCRATCH/tcec-ccsd, or DIR/tcec-ccsd) after converging");
   app.add_flag("--resume", a.resume,
-               "continue from the checkpoint in SCRATCH/tcec-ccsd (same integrals, equations, machine)");
+               "continue from the checkpoint in the work directory (same integrals, equations, machine, "
+               "number of ranks)");
   app.add_flag("--quiet", a.quiet, "print only the final energy");
   app.add_flag("--timings", a.timings,
                "split each iteration's seconds: the T1 and T2 residuals, the update (norm, Jacobi, DIIS), the "

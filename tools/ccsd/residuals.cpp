@@ -19,6 +19,7 @@
 #include "frontend/frontend.h"
 #include "ir/ir.h"
 #include "runtime/base/error.h"
+#include "runtime/comm/comm.h"
 #include "tools/diagnostics.h"
 
 namespace tcec::ccsd {
@@ -165,6 +166,39 @@ Built build(std::int64_t O, std::int64_t V, const Equations& equations, const st
   return out;
 }
 
+/// Makes rank 0's compiled object `object` (a path every rank names alike) a file on every
+/// rank: where the cache directory is node-local, the ranks of other nodes do not see rank 0's
+/// file, so rank 0 sends its bytes and each rank that lacks it (or has another size) writes them
+/// under a name of its own and renames it into place (ranks of one node write the same bytes).
+/// Collective. Throws tcert::Error on every rank, with the lowest failing rank's message, when a
+/// rank cannot write it.
+void install_everywhere(MPI_Comm comm, const std::string& object) {
+  const tcert::Context ctx(comm);
+  std::error_code ec;
+  const std::uintmax_t bytes = std::stoull(ctx.root_value([&] { return std::to_string(fs::file_size(object)); }));
+  const bool lacks = fs::file_size(object, ec) != bytes || ec;
+  if (ctx.all_true(!lacks)) return;
+  std::string data;
+  if (ctx.rank() == 0) {
+    std::ifstream in(object, std::ios::binary);
+    data.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  data = ctx.bcast_string(data);
+  ctx.check_all([&] {
+    if (!lacks) return;
+    const fs::path temporary = object + fmt::format(".tmp-{}-{}", getpid(), ctx.rank());
+    fs::create_directories(fs::path(object).parent_path(), ec);
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    out.write(data.data(), static_cast<std::streamsize>(data.size()));
+    out.close();
+    if (out) fs::rename(temporary, object, ec);
+    if (!out || ec) {
+      fs::remove(temporary, ec);
+      throw tcert::Error(tcec::tools::message_text(tcec::tools::ToolDiag::err_ccsd_write, object));
+    }
+  });
+}
+
 }  // namespace
 
 Residuals::Residuals(MPI_Comm comm, std::int64_t O, std::int64_t V, const Equations& equations,
@@ -194,6 +228,7 @@ Residuals::Residuals(MPI_Comm comm, std::int64_t O, std::int64_t V, const Equati
     for (std::string n; in >> n;) inputs_[w].push_back(n);
     flops_[w] = std::stod(bcast_string(comm, flops[w]));
   }
+  install_everywhere(comm, object);
   handle_ = dlopen(object.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle_) throw tcert::Error(tcec::tools::message_text(tcec::tools::ToolDiag::err_ccsd_load, object, dlerror()));
   using Table = void (*)(tcert::GeneratedFunction*);
