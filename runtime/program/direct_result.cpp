@@ -74,12 +74,17 @@ DirectResult::DirectResult(Run& run, const TensorShape& shape, bool writes, Upda
   // node-local --scratch then serves a run on several nodes). Not with a checkpoint (it names the
   // store's versions) or --keep (it leaves every version in the store), nor after a version in
   // the store.
+  // An HDF5 output's version goes there only where the store is not coherent(): a .npy file
+  // beside the HDF5 file, from which export_outputs() writes the dataset.
   const auto output = run.tensors().outputs.find(shape.name);
   const std::string latest = run.store().latest(shape.name);
-  const bool to_output = may_stream && !in_memory && (streamed_ || !run.store().coherent()) &&
-                         output != run.tensors().outputs.end() && file_format(output->second.path) == FileFormat::Npy &&
-                         (latest.empty() || run.store().output_version(latest)) && run.options().checkpoint.empty() &&
-                         !run.options().keep;
+  const FileFormat format = output != run.tensors().outputs.end()
+                                ? file_format(output->second.path).value_or(FileFormat::Npy)
+                                : FileFormat::Npy;
+  const bool beside = output != run.tensors().outputs.end() &&
+                      (format == FileFormat::Npy ? streamed_ || !run.store().coherent() : !run.store().coherent());
+  const bool to_output = may_stream && !in_memory && beside && (latest.empty() || run.store().output_version(latest)) &&
+                         run.options().checkpoint.empty() && !run.options().keep;
   // Several writers: explicit requests. One (a method that computes the whole result on one rank
   // and writes it through data()): mapped, as no other rank writes the file's pages.
   if (to_output && !streamed_) streamed_ = !single_writer(ctx, writes);
@@ -88,8 +93,10 @@ DirectResult::DirectResult(Run& run, const TensorShape& shape, bool writes, Upda
   if (to_output) {
     const std::size_t version =
         run.store().versions().count(shape.name) ? run.store().versions().at(shape.name).size() : 0;
-    path =
-        ctx.bcast_string(fmt::format("{}.part-{}-v{}", output->second.path, ::getpid(), version + 1));  // rank 0's pid
+    const std::string stem =  // one HDF5 file may hold several outputs
+        format == FileFormat::Npy ? output->second.path : fmt::format("{}.{}", output->second.path, shape.name);
+    path = ctx.bcast_string(fmt::format("{}.part-{}-v{}{}", stem, ::getpid(), version + 1,  // rank 0's pid
+                                        format == FileFormat::Npy ? "" : ".npy"));
     run.store().add_output_version(shape.name, path);
   } else {
     path = run.store().next_version(shape.name);

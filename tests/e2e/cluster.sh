@@ -94,7 +94,8 @@ verified "node-local scratch, tbs" "$work/syrk_out" --verify
 # Programs of several steps, checked statement by statement against numpy (npy_check.py
 # program-check): on tiny_cluster.machine (2 nodes of 2 ranks, node-local scratch) the planner
 # keeps every intermediate on the ranks, so the three-step chain runs with no store; outputs
-# small enough for one rank's memory, and outputs several statements add to, are written in place.
+# small enough for one rank's memory, outputs several statements add to, and an HDF5 output are
+# written in place.
 # program_verified WHAT TCE MACHINE [-D ...]: compiled, run on the nodes, values and bytes checked
 program_verified() {
   local what=$1 tce=$2 machine=$3 dir=$work/steps
@@ -126,6 +127,24 @@ program_verified "an output four statements add to (out of core)" examples/ccd_t
 program_verified "an output four statements add to (in memory)" examples/ccd_terms.tce "$here/small4.machine" \
   -D O=4 -D V=8
 program_verified "a matrix product whose output fits in memory" examples/matmul.tce "$here/small4.machine" -D N=40
+# An HDF5 output (npy inputs): its version beside the HDF5 file, the dataset written from it at the end.
+rm -rf "$work/h5" "$work/trace.json"
+mkdir -p "$work/h5/in"
+(cd "$root" && "$tcec" examples/matmul.tce -D N=40 --machine "$here/small4.machine" -o "$work/h5/prog" --build) > /dev/null
+/usr/bin/python3 "$here/npy_check.py" inputs "$work/h5/in" '{"A": [40, 40], "B": [40, 40]}' A B > /dev/null
+on_nodes_program "$work/h5/prog/matmul" --input-dir "$work/h5/in" --output "$work/h5/out/result.h5" \
+  --trace "$work/trace.json" || fail "an HDF5 output failed"
+/usr/bin/python3 - "$work/h5" << 'PY' || fail "an HDF5 output: C differs from numpy's"
+import sys, h5py, numpy as np
+d = sys.argv[1]
+A, B = np.load(f"{d}/in/A.npy"), np.load(f"{d}/in/B.npy")
+with h5py.File(f"{d}/out/result.h5") as f:
+    assert np.abs(f["C"][...] - A @ B.T).max() <= 1e-10 * (np.abs(A) @ np.abs(B).T).max()
+PY
+[[ $(ls "$work/h5/out") == result.h5 ]] || fail "an HDF5 output left files beside it: $(ls "$work/h5/out")"
+"$tcec" compare "$work/trace.json" > "$work/compare.log" || fail "an HDF5 output: measured != predicted"
+nodes_clean "an HDF5 output"
+echo "cluster.sh: an HDF5 output: C equals numpy's, measured = predicted bytes"
 
 program=$work/prog/four_index check=("$work/in" "abcp,pd->abcd" 1 T1 A B)
 host=$(hostname)

@@ -52,6 +52,15 @@ VectorOps::VectorOps(MPI_Comm comm, std::vector<double> eps_occ, std::vector<dou
     : comm_(comm), eps_occ_(std::move(eps_occ)), eps_vir_(std::move(eps_vir)), cache_bytes_(cache_bytes) {
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &size_);
+  MPI_Comm node;  // the ranks on this rank's host
+  int on_host = size_;
+  if (MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+    MPI_Comm_size(node, &on_host);
+    MPI_Comm_free(&node);
+  }
+  int everywhere = on_host == size_ ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &everywhere, 1, MPI_INT, MPI_MIN, comm_);
+  sync_writes_ = everywhere == 0;
 }
 
 std::shared_ptr<const tcert::FileMemory> VectorOps::cached(const std::string& path) const {
@@ -81,9 +90,18 @@ std::shared_ptr<tcert::FileMemory> VectorOps::buffer(u64 n) const {
 
 std::pair<u64, u64> VectorOps::range(u64 n) const {
   const auto P = static_cast<u64>(size_), r = static_cast<u64>(rank_);
-  const u64 base = n / P, extra = n % P;
-  const u64 first = r * base + std::min(r, extra);
-  return {first, first + base + (r < extra ? 1 : 0)};
+  // Rank q's balanced start, moved up to the next element at a page's start in the file
+  // (element e is at byte kDataOffset + 8e), n at most.
+  const auto start = [&](u64 q) {
+    const u64 base = n / P, extra = n % P;
+    const u64 at = q * base + std::min(q, extra);
+    if (q == 0 || q >= P) return std::min(at, n);
+    constexpr u64 kPage = kPageBytes / sizeof(double),
+                  kShift = (kPageBytes - kDataOffset % kPageBytes) / sizeof(double);
+    const u64 aligned = at <= kShift % kPage ? kShift % kPage : at + (kPage - (at - kShift % kPage) % kPage) % kPage;
+    return std::min(aligned, n);
+  };
+  return {start(r), start(r + 1)};
 }
 
 template <class Fill>
@@ -117,7 +135,9 @@ void VectorOps::write(const std::string& path, const std::vector<u64>& shape, Fi
   }
   temp = bcast_string(comm_, temp);
   std::unique_ptr<tcert::NpyPatch> patch;
-  if (rank_ != 0) patch = std::make_unique<tcert::NpyPatch>(temp, false);  // durable at the checkpoint
+  // Durable at the checkpoint; on several hosts synced first, so that rank 0 renames a file
+  // that holds every rank's writes.
+  if (rank_ != 0) patch = std::make_unique<tcert::NpyPatch>(temp, sync_writes_);
   double* out = rank_ == 0 ? writer->data() : patch->data();
   const auto [first, end] = range(n);
   for (u64 lo = first; lo < end; lo += kChunk) {
@@ -125,8 +145,9 @@ void VectorOps::write(const std::string& path, const std::vector<u64>& shape, Fi
     fill(lo, hi, out + lo, hi < end);
     rank_ == 0 ? writer->drop_pages() : patch->drop_pages();
   }
+  if (patch && sync_writes_) patch->sync();
   MPI_Barrier(comm_);
-  if (rank_ == 0) writer->commit(false);
+  if (rank_ == 0) writer->commit(sync_writes_);
   MPI_Barrier(comm_);  // the file is in place before any rank reads it
 }
 

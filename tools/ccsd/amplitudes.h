@@ -64,8 +64,13 @@ class VectorOps {
   void combine(const std::vector<double>& c, const std::vector<Amplitudes>& xs, const Amplitudes& out) const;
 
  private:
-  /// The element range [first, end) of n elements this rank handles.
+  /// The element range [first, end) of n elements this rank handles: balanced, with each rank's
+  /// start moved up to the next element that begins a kPageBytes page of a file whose data start
+  /// at kDataOffset, so that no two ranks write one page of a file through their mappings (a
+  /// shared file system merges whole pages written on several nodes, not the bytes in them).
   std::pair<std::uint64_t, std::uint64_t> range(std::uint64_t n) const;
+  static constexpr std::uint64_t kPageBytes = 4096;
+  static constexpr std::uint64_t kDataOffset = 128;  ///< a .npy header of these shapes (runtime NpyWriter)
   /// Writes `path` of `shape`: fill(first, end, out, more) gives this rank's elements [first,
   /// end) into out[0 .. end-first), called in chunks; `more`: another chunk follows (the caller
   /// drops its inputs' pages only then).
@@ -82,6 +87,7 @@ class VectorOps {
 
   MPI_Comm comm_;
   int rank_ = 0, size_ = 1;
+  bool sync_writes_ = false;  // the ranks are on several hosts: writes are synced before a rename
   std::vector<double> eps_occ_, eps_vir_;
   std::uint64_t cache_bytes_ = 0;
   struct Cached {

@@ -23,8 +23,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <future>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -43,8 +43,8 @@
 #include "runtime/base/error.h"
 #include "runtime/base/file_lock.h"
 #include "runtime/comm/comm.h"
-#include "runtime/program/shared_paths.h"
 #include "runtime/kernel/kernel.h"
+#include "runtime/program/shared_paths.h"
 #include "runtime/storage/npy.h"
 #include "runtime/storage/spare_files.h"
 #include "tools/diagnostics.h"
@@ -405,7 +405,7 @@ int solve(const Args& a, MPI_Comm comm) {
   Diis diis(ops, ws.work, a.diis);
   State s = start_state(a, saved, ops, diis, ws, rank);
   Iteration run{comm, residuals, ops, diis, ws, integral_files(integrals), {}};
-  run.options.scratch = ws.tiles;  // each rank's tile files
+  run.options.scratch = ws.tiles;    // each rank's tile files
   run.options.store_base = ws.work;  // the runs' stores, which every rank reads and writes
   run.options.quiet = true;
   run.options.record_steps = false;  // no trace, no summary: skip the per-step gathers of measured figures
