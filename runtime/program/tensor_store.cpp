@@ -97,7 +97,8 @@ void TensorStore::make(const std::string& what) {
     unseen = fmt::format(
         "rank {} (host {}) does not see the tensor store {} that rank 0 made for {}: every rank reads and writes "
         "the store, so its directory (--scratch DIR, else $TMPDIR, else /tmp) must be one every node mounts; give "
-        "--scratch a shared directory, or --checkpoint DIR on one (the store is then DIR/store)",
+        "--scratch a shared directory, or --checkpoint DIR on one (the store is then DIR/store); a program compiled "
+        "for a machine with ranks_per_node keeps its intermediates on the ranks instead",
         ctx_.rank(), host_name(), dir_.path, what);
   if (const std::optional<std::string> error = ctx_.first_error(unseen)) throw Error(*error);  // dir_ removes it
 }
