@@ -384,6 +384,35 @@ TEST(Cli, GenerateAcceptsCopiesAndChainedStatements) {
   std::filesystem::remove(path);
 }
 
+// On a machine of several nodes with node-local scratch (ranks_per_node), a step that still needs
+// the tensor store is a warning naming it, and the program is generated.
+TEST(Cli, GenerateWarnsWhereANodeLocalScratchNeedsTheStore) {
+  const auto path = write_tce("tcec_nodes",
+                              "range N = 40;\nindex i, j, k : N;\ntensor A[N,N] input;\n"
+                              "tensor B[N,N] input;\ntensor X[N,N];\ntensor Y[N,N];\n"
+                              "tensor Z[N,N] output;\nX[i,j] = A[i,k] * B[k,j];\nY[i,j] = X[j,i];\n"
+                              "Z[i,j] = Y[i,k] * B[k,j];\n"
+                              "machine nodes { processors 4; memory 8 MB; network 1 GB/s; "
+                              "disk 500 MB/s; ranks_per_node 2; }\n");
+  const auto dir = fresh_dir("nodes");
+  CliRun r = tcec(path.string() + " -o " + dir.string());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, path.string() +
+                       ":9:1: warning: this step needs the run's tensor store, but machine 'nodes' has node-local "
+                       "scratch on 2 nodes: its operand X is an intermediate that a copy step reads from the "
+                       "store; the program runs only with --scratch on a directory every node mounts\n"
+                       "Y[i,j] = X[j,i];\n^\n");
+  EXPECT_TRUE(std::filesystem::exists(dir / (path.stem().string() + ".cpp")));
+  CliRun dry = tcec(path.string() + " --dry-run");
+  EXPECT_NE(dry.out.find("  line 9: warning: needs the tensor store (a shared --scratch): its operand X is an "
+                         "intermediate that a copy step reads from the store\n"),
+            std::string::npos)
+      << dry.out;
+  EXPECT_NE(dry.out.find(", 2 nodes of 2 processors, each with node-local scratch\n"), std::string::npos) << dry.out;
+  std::filesystem::remove_all(dir);
+  std::filesystem::remove(path);
+}
+
 // --emit library: the header and the source, named after the function; no --build.
 TEST(Cli, EmitLibraryWritesHeaderAndSource) {
   const auto dir = fresh_dir("library");
