@@ -17,13 +17,13 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 [[ $# -ge 1 ]] || { echo "usage: bench/ccsd_ab.sh BASE_BUILD_DIR [BUILD_DIR] [PAIRS] [CASES...]" >&2; exit 2; }
+source "$here/bench/results_file.sh"; results_begin ccsd-ab "$0" "$@"
 base=$(cd "$1" && pwd)
 build=$(cd "${2:-$here/build}" && pwd)
 pairs=${3:-3}
 shift $(($# > 3 ? 3 : $#))
 cases=("$@")
 [[ ${#cases[@]} -gt 0 ]] || cases=(h2o:cc-pvdz:2:2MB h2o:cc-pvdz:2:512MB h2o:cc-pvdz:4:2MB h2o:cc-pvdz:4:512MB)
-source "$here/bench/results_file.sh"; results_begin ccsd-ab "$0" "$@"
 work=$(mktemp -d "${TMPDIR:-/tmp}/ccsd-ab-XXXXXX")
 trap 'rm -rf "$work"' EXIT
 commit_of() { git -C "$1/.." rev-parse --short HEAD 2> /dev/null || echo unknown; }
