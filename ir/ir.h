@@ -207,6 +207,62 @@ std::string format_program(const Program& program);
 std::string format_macro_gemm(const Program& program, const Statement& s, const MacroIndexGemm& g);
 /// "{p5,p6}" — a list of index ids by name.
 std::string format_index_set(const Program& program, const std::vector<int>& indices);
+// --- Symmetry blocks: the TCE's spin, point group and antisymmetric index pairs ---------------
+// The element counts of symmetry-blocked tensors and contractions, as NWChem's TCE stores and
+// multiplies them (src/tce/tce_tile.F, the generated ccsd_*.F loops): spin orbitals in groups of one
+// spin and one irrep that no block crosses; a tensor's blocks conserve spin between its upper and
+// lower index halves and have its irrep (abelian point groups: irreps 0..7 in Cotton's order, as
+// psi4 numbers them, whose product is their XOR); one order of each antisymmetric run of indices
+// is stored, a block of equal groups packed (m(m-1)/2 elements of a pair of one group of m); in
+// restricted (closed-shell) mode the all-beta blocks are the all-alpha ones and are not stored.
+// Not yet used by the planner or code generation: the counts the dry-run will report.
+
+/// Spin of a group of spin orbitals.
+enum class Spin : std::uint8_t { Alpha, Beta };
+
+/// `extent` spin orbitals of one spin and one irrep (0..7).
+struct OrbitalGroup {
+  Spin spin = Spin::Alpha;
+  int irrep = 0;
+  std::uint64_t extent = 0;
+};
+
+/// A range's spin orbitals as groups in the TCE's order: alpha, then beta, each by irrep.
+/// per_irrep[g]: spatial orbitals of irrep g (at most 8 irreps; an irrep with none has no group).
+std::vector<OrbitalGroup> spin_orbital_groups(const std::vector<std::uint64_t>& per_irrep);
+
+/// Which symmetries a count takes into account; each is independent of the others (all off: dense).
+struct SymmetryRules {
+  bool spin = true;           ///< blocks conserve spin: Σ m_s of the upper half = that of the lower half
+  bool restricted = true;     ///< no all-beta block (closed shell: it equals the all-alpha one)
+  bool antisymmetric = true;  ///< one order of each antisymmetric run, equal groups packed
+  bool point_group = true;    ///< the XOR of a block's irreps is its tensor's irrep
+};
+
+/// A tensor as the counts see it: per dimension its index (an id into the caller's list of
+/// indices' groups), the first `upper` dimensions the upper half, `antisymmetric` runs of
+/// dimensions (each within one half, over indices of the same groups), and its irrep.
+struct SymmetricTensor {
+  std::vector<int> indices;
+  std::size_t upper = 0;
+  std::vector<std::vector<int>> antisymmetric;
+  int irrep = 0;
+};
+
+/// Elements (not bytes) `t` stores under `rules`; groups[i] are index i's groups.
+/// Throws std::invalid_argument for an antisymmetric run over indices of different groups.
+std::uint64_t stored_elements(const SymmetricTensor& t, const std::vector<std::vector<OrbitalGroup>>& groups,
+                              const SymmetryRules& rules);
+
+/// Flops (2 per multiply-add) of C += A·B as the TCE loops it: over C's stored blocks and, for
+/// the summed indices, one order of each run in `summed_antisymmetric` (indices, packed as C's
+/// runs are), with every block of A and B that conserves spin and irrep (one stored in the other
+/// order of a pair is read permuted, with its sign). groups[i] are index i's groups; an index of
+/// A or B that is not in C is summed. Throws std::invalid_argument as stored_elements().
+double contraction_flops(const SymmetricTensor& C, const SymmetricTensor& A, const SymmetricTensor& B,
+                         const std::vector<std::vector<int>>& summed_antisymmetric,
+                         const std::vector<std::vector<OrbitalGroup>>& groups, const SymmetryRules& rules);
+
 /// "input", "output" or "intermediate".
 const char* to_string(TensorRole role);
 /// "=", "+=" or "-=".
