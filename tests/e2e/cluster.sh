@@ -11,6 +11,9 @@
 #    directory; and so with node-local scratch for a sample of the Gao methods and orders, sfc and
 #    (on a symmetric product) tbs, each forced: values against numpy.einsum, measured = predicted
 #    bytes, and nothing left in any node's scratch afterwards;
+#  - run programs of several steps (a chain kept on the ranks on tiny_cluster.machine, outputs
+#    several statements add to, a small output, an HDF5 output) against numpy, and a chain through
+#    the store on a shared --checkpoint killed on node 1 and resumed, byte for byte;
 #  - refuse with an error naming the first rank that cannot see it, its host and the path: the
 #    store on node-local scratch where a version must go to it (a result without an output
 #    location: the store is one directory all ranks read and write), and, before any work, an
@@ -145,6 +148,36 @@ PY
 "$tcec" compare "$work/trace.json" > "$work/compare.log" || fail "an HDF5 output: measured != predicted"
 nodes_clean "an HDF5 output"
 echo "cluster.sh: an HDF5 output: C equals numpy's, measured = predicted bytes"
+
+# Killed and resumed on the nodes: the chain through the store (--no-handoff: a checkpoint after
+# every step) with node-local scratch and a shared --checkpoint; rank 2 (node 1) kills itself
+# after the first checkpoint; the resumed run writes Z.npy byte for byte as an uninterrupted one.
+rm -rf "$work/kill"
+mkdir -p "$work/kill/in"
+(cd "$root" && "$tcec" tests/e2e/chain.tce -D N=48 --machine "$here/tiny.machine" --no-handoff \
+  -o "$work/kill/prog" --build) > /dev/null
+/usr/bin/python3 "$here/npy_check.py" inputs "$work/kill/in" \
+  '{"A": [48, 48], "B": [48, 48], "C": [48, 48], "D": [48, 48]}' A B C D > /dev/null
+kill_run() {  # kill_run OUT [program options...]
+  local out=$1
+  shift
+  mpirun --oversubscribe -np 4 -x TCERT_FAULT bash "$here/on_node.sh" "$work/nodes" 2 "$work/local" \
+    "$work/kill/prog/chain" --quiet --input-dir "$work/kill/in" --output-dir "$out" "$@"
+}
+TCERT_FAULT= kill_run "$work/kill/whole" --checkpoint "$work/kill/ck0" || fail "the uninterrupted chain failed"
+if TCERT_FAULT=2:checkpoint:1 kill_run "$work/kill/out" --checkpoint "$work/kill/ck" > "$work/kill.log" 2>&1; then
+  fail "the run with TCERT_FAULT=2:checkpoint:1 was not stopped"
+fi
+# The killed ranks leave their tile directories (a batch system clears $TMPDIR after a job); the
+# resumed run must leave nothing more.
+left=$(find "$work/nodes" -mindepth 2 -not -path "$work/nodes/node-0/in*" | sort)
+TCERT_FAULT= kill_run "$work/kill/out" --checkpoint "$work/kill/ck" --resume || fail "the resumed chain failed"
+cmp -s "$work/kill/whole/Z.npy" "$work/kill/out/Z.npy" || fail "the resumed chain's Z.npy differs from the uninterrupted run's"
+[[ ! -e $work/kill/ck ]] || fail "the resumed chain left its checkpoint"
+[[ $(find "$work/nodes" -mindepth 2 -not -path "$work/nodes/node-0/in*" | sort) == "$left" ]] ||
+  fail "the resumed chain left files in the nodes' scratch"
+rm -rf "${work:?}"/nodes/node-*/tcert-*
+echo "cluster.sh: killed on node 1 after a checkpoint and resumed on the nodes: Z.npy byte for byte as uninterrupted"
 
 program=$work/prog/four_index check=("$work/in" "abcp,pd->abcd" 1 T1 A B)
 host=$(hostname)
