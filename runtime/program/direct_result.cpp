@@ -1,13 +1,9 @@
 // runtime/program/direct_result.cpp — DirectResult (direct_result.h).
 #include "runtime/program/direct_result.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <string>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "runtime/base/error.h"
 #include "runtime/spec/units.h"
@@ -66,16 +62,14 @@ DirectResult::DirectResult(Run& run, const TensorShape& shape, bool writes, Upda
     if (writes && !streamed_) data_ = deferred_ ? memory_.data() : update_ ? update_->data() : patch_->data();
     return;
   }
-  // A program output's version, larger than the memory per rank or where the store is not one
-  // page cache's (TensorStore::coherent(): ranks on several nodes, node-local scratch): written
-  // straight into its output's directory (a file every rank writes with explicit requests, none
-  // maps: a shared file system need not keep mappings on several nodes coherent), where
-  // export_outputs() renames the last one into place, so that no store is needed for it (a
-  // node-local --scratch then serves a run on several nodes). Not with a checkpoint (it names the
-  // store's versions) or --keep (it leaves every version in the store), nor after a version in
-  // the store.
-  // An HDF5 output's version goes there only where the store is not coherent(): a .npy file
-  // beside the HDF5 file, from which export_outputs() writes the dataset.
+  // A program output's version where the store is not one page cache's (TensorStore::coherent():
+  // ranks on several nodes, node-local scratch), and a .npy output's also where it is larger than
+  // the memory per rank: written straight into a file beside the output, which every rank writes
+  // with explicit requests and none maps (a shared file system need not keep mappings on several
+  // nodes coherent), and from which export_outputs() renames the last version into place (or
+  // writes an HDF5 dataset), so that no store is needed for it (a node-local --scratch then
+  // serves a run on several nodes). Not with a checkpoint (it names the store's versions) or
+  // --keep (it leaves every version in the store), nor after a version in the store.
   const auto output = run.tensors().outputs.find(shape.name);
   const std::string latest = run.store().latest(shape.name);
   const FileFormat format = output != run.tensors().outputs.end()
@@ -89,18 +83,9 @@ DirectResult::DirectResult(Run& run, const TensorShape& shape, bool writes, Upda
   // and writes it through data()): mapped, as no other rank writes the file's pages.
   if (to_output && !streamed_) streamed_ = !single_writer(ctx, writes);
   if (!in_memory && !streamed_) guard_.emplace(run.mapped().drop_bytes());  // the pages a mapping makes resident
-  std::string path;
-  if (to_output) {
-    const std::size_t version =
-        run.store().versions().count(shape.name) ? run.store().versions().at(shape.name).size() : 0;
-    const std::string stem =  // one HDF5 file may hold several outputs
-        format == FileFormat::Npy ? output->second.path : fmt::format("{}.{}", output->second.path, shape.name);
-    path = ctx.bcast_string(fmt::format("{}.part-{}-v{}{}", stem, ::getpid(), version + 1,  // rank 0's pid
-                                        format == FileFormat::Npy ? "" : ".npy"));
-    run.store().add_output_version(shape.name, path);
-  } else {
-    path = run.store().next_version(shape.name);
-  }
+  const std::string path =
+      to_output ? run.store().add_output_version(shape.name, output->second.path, format != FileFormat::Npy)
+                : run.store().next_version(shape.name);
   if (deferred_) {  // no file until one is needed (HeldVersions::hold_unwritten())
     memory_ = FileMemory(static_cast<std::size_t>(shape.elements()));
     if (!overwrites) std::fill_n(memory_.data(), memory_.size(), 0.0);

@@ -37,10 +37,10 @@ class DirectResult {
   /// result is streamed(); a version of a program output, without --checkpoint or --keep and
   /// with no version before it in the store, is instead a file beside the output where the store
   /// is not TensorStore::coherent() (several nodes) and, for a .npy location, where streamed():
-  /// OUT.part-<pid of rank 0>-v<N> (an HDF5 file's: OUT.NAME.part-<pid>-v<N>.npy), written with
-  /// explicit requests (streamed()) unless one rank alone writes it
-  /// (TensorStore::add_output_version(): no store needed); on one rank, a result of at most MappedInputs::drop_bytes() is filled in memory instead and
-  /// written to the file by sync() and commit() (NpyWriter::Backing::Memory), or, where
+  /// TensorStore::add_output_version() (no store needed), written with explicit requests
+  /// (streamed()) unless one rank alone writes it; on one rank, a result of at most
+  /// MappedInputs::drop_bytes() is filled in memory instead and written to the file by sync() and
+  /// commit() (NpyWriter::Backing::Memory), or, where
   /// Run::defers_writes(), held unwritten by commit() with no file made (HeldVersions::hold_unwritten()),
   /// unless the run may save checkpoints inside a step (RunOptions::checkpoint_every: they copy
   /// and restore the file).

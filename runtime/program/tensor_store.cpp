@@ -117,9 +117,12 @@ std::string TensorStore::previous(const std::string& name) const {
   return it == versions_.end() || it->second.size() < 2 ? "" : it->second[it->second.size() - 2];
 }
 
-void TensorStore::add_output_version(const std::string& name, const std::string& path) {
-  versions_[name].push_back(path);  // an output is never kept (KeptTensors::keep()): nothing to drop
-  outside_.insert(path);
+std::string TensorStore::add_output_version(const std::string& name, const std::string& output, bool hdf5) {
+  std::vector<std::string>& v = versions_[name];  // an output is never kept (KeptTensors::keep()): nothing to drop
+  const std::string stem = hdf5 ? fmt::format("{}.{}", output, name) : output;
+  v.push_back(ctx_.bcast_string(fmt::format("{}.part-{}-v{}{}", stem, ::getpid(), v.size() + 1, hdf5 ? ".npy" : "")));
+  outside_.insert(v.back());
+  return v.back();
 }
 
 std::string TensorStore::next_version(const std::string& name) {

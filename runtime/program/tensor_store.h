@@ -1,6 +1,6 @@
 // runtime/program/tensor_store.h — TensorStore: the run's tensor store, a directory all ranks see
 // that holds the versions the steps write as .npy files, STORE/NAME.vN.npy, made when a version
-// is first written there; and a program output's first version when it is written straight into
+// is first written there; and a program output's versions when they are written straight into
 // its output's directory.
 //
 // Each write of a tensor makes its next version (an accumulating step reads the version before,
@@ -34,11 +34,10 @@ class TensorStore {
   /// checkpoint's DIR/store, made and kept by Checkpoint). Else rank 0 names
   /// tcec-store-<pid>-<run>-<random> under options.store_base, else options.scratch (or $TMPDIR,
   /// or /tmp), made by make() when a version is first written in it and removed at the end
-  /// unless options.keep: a run
-  /// whose results all stay in memory (tcec-ccsd's three calls an iteration: 0.2-0.4 ms each), or
-  /// all go straight to their output files (add_output_version()), makes and removes no directory,
-  /// so a node-local --scratch serves it. A new version drops the kept version of its tensor in
-  /// `kept`. Collective.
+  /// unless options.keep: a run whose results all stay in memory (tcec-ccsd's three calls an
+  /// iteration: 0.2-0.4 ms each), or all go straight to their output files
+  /// (add_output_version()), makes and removes no directory, so a node-local --scratch serves
+  /// it. A new version drops the kept version of its tensor in `kept`. Collective.
   TensorStore(const Context& ctx, const RunOptions& options, const std::string& checkpoint_dir, KeptTensors& kept);
   /// Waits for this store's removals (release()); rank 0 then removes the directory with its
   /// files unless it is kept (--keep, a checkpoint's) or was never made.
@@ -73,11 +72,13 @@ class TensorStore {
   /// STORE/NAME.vN.npy with N counting the versions of the whole run (a released name that is
   /// written again gets a new file name); drops a kept version of `name` (it is superseded).
   std::string next_version(const std::string& name);
-  /// Registers `path`, a file outside the store, as the next version of `name` (every rank, same
-  /// order): a program output's first version written straight into its output's directory
-  /// (DirectResult), which export_outputs() renames into place (output_version()) and the
-  /// destructor removes where it was not (a failed run, or a later version superseded it).
-  void add_output_version(const std::string& name, const std::string& path);
+  /// Registers and returns the path of the next version of `name`, a program output whose file is
+  /// `output`, as a file beside it (DirectResult): OUTPUT.part-<pid of rank 0>-v<N>, or for an
+  /// HDF5 `output` (`hdf5`) OUTPUT.NAME.part-<pid>-v<N>.npy (one HDF5 file may hold several
+  /// outputs), N counting the versions of `name`. export_outputs() renames the last .npy one
+  /// into place (output_version()) or writes its dataset from it; the destructor removes the
+  /// others. Collective (rank 0's process id, broadcast); every rank in the same order.
+  std::string add_output_version(const std::string& name, const std::string& output, bool hdf5);
   /// Whether `path` is a version that add_output_version() registered.
   bool output_version(const std::string& path) const { return outside_.count(path) > 0; }
 

@@ -96,9 +96,10 @@ std::pair<u64, u64> VectorOps::range(u64 n) const {
     const u64 base = n / P, extra = n % P;
     const u64 at = q * base + std::min(q, extra);
     if (q == 0 || q >= P) return std::min(at, n);
+    // Page starts are the elements e ≡ kFirst (mod kPage).
     constexpr u64 kPage = kPageBytes / sizeof(double),
-                  kShift = (kPageBytes - kDataOffset % kPageBytes) / sizeof(double);
-    const u64 aligned = at <= kShift % kPage ? kShift % kPage : at + (kPage - (at - kShift % kPage) % kPage) % kPage;
+                  kFirst = (kPageBytes - kDataOffset % kPageBytes) / sizeof(double) % kPage;
+    const u64 aligned = at <= kFirst ? kFirst : at + (kPage - (at - kFirst) % kPage) % kPage;
     return std::min(aligned, n);
   };
   return {start(r), start(r + 1)};

@@ -116,7 +116,6 @@ struct Workspace {
   /// Each rank's tile files of the residual runs: WORK without --checkpoint, else
   /// SCRATCH/tcec-ccsd-tiles (node-local, beside the cache).
   std::string tiles;
-  bool shared = false;  ///< --checkpoint DIR given: WORK is not under SCRATCH
   /// WORK/name.
   std::string in_work(const std::string& name) const { return (fs::path(work) / name).string(); }
 };
@@ -125,12 +124,12 @@ Workspace workspace_of(const Args& a) {
   const char* tmp = std::getenv("TMPDIR");
   Workspace ws;
   const fs::path scratch = !a.scratch.empty() ? fs::path(a.scratch) : fs::path(tmp && *tmp ? tmp : "/tmp");
-  ws.shared = !a.checkpoint.empty();
-  ws.base = ws.shared ? fs::path(a.checkpoint) : scratch;
+  const bool shared = !a.checkpoint.empty();  // WORK is not under SCRATCH
+  ws.base = shared ? fs::path(a.checkpoint) : scratch;
   ws.work = (ws.base / "tcec-ccsd").string();
   ws.checkpoint = fs::path(ws.work) / "checkpoint.json";
   ws.cache = (scratch / "tcec-ccsd-cache").string();
-  ws.tiles = ws.shared ? (scratch / "tcec-ccsd-tiles").string() : ws.work;
+  ws.tiles = shared ? (scratch / "tcec-ccsd-tiles").string() : ws.work;
   return ws;
 }
 
