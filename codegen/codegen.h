@@ -113,8 +113,6 @@ struct Generated {
   int contractions = 0;  ///< contraction functions emitted
   int copies = 0;        ///< copy functions emitted (one-operand statements)
   std::vector<Diagnostic> diagnostics;
-  /// warn_needs_shared_store per statement of ProgramPlan::needs_store (the program is generated).
-  std::vector<Diagnostic> warnings;
   bool ok() const { return diagnostics.empty(); }
 };
 

@@ -41,9 +41,6 @@ Generated generate(const costmodel::ProgramPlan& plan, const EmitOptions& emit) 
   if (emit.form == EmitForm::Library) out.header = emit_library_header(program, machine, plans, emit);
   out.contractions = static_cast<int>(plans.size());
   out.copies = static_cast<int>(program.statements.size() - plans.size());
-  for (const costmodel::ProgramPlan::NeedsStore& n : plan.needs_store)
-    out.warnings.push_back(make_diagnostic(program, DiagId::warn_needs_shared_store, n.statement->loc,
-                                           program.machine->name, machine.nodes(), n.why));
   return out;
 }
 

@@ -155,9 +155,22 @@ bool accumulates(const ir::Program& program, const ir::Statement& s);
 /// in bytes per rank: rank r takes the r-th balanced range of the result's elements (the first
 /// n mod P ranges one longer), reads them from the operand's file (and the result's current
 /// values when accumulates()), and writes them to the result's file. time_s = the slowest
-/// rank's read/B_dr + write/B_dw (seconds). A prediction only: copy_step works on
+/// rank's read/B_dr + write/B_dw (seconds), and on a machine with node-local scratch, for an
+/// intermediate result, completion_volumes() after it. A prediction only: copy_step works on
 /// memory-mapped files and its bytes are not counted, so `tcec compare` cannot check them.
 PlanVolumes copy_volumes(const ir::Program& program, const ir::Statement& s, const Machine& machine);
+
+/// On a machine with node-local scratch (Machine::node_local_scratch()) the runtime's store is one
+/// directory per node (runtime TensorStore::per_node()), and a version of `elements` elements
+/// written there is completed on every node (TensorStore::complete()): rank r = node·R + j
+/// (R = ranks_per_node) with j < S (the fewest ranks of a node) takes the j-th of S balanced
+/// element ranges, m elements, reads them (8·m bytes), combines them with its peers of local
+/// rank j on the N nodes by recursive doubling (runtime comm.h allreduce(): sent = recv = m·log2 N'
+/// + (node + N' < N ? m : 0) for node < N', m for the others, N' the largest power of two ≤ N)
+/// and writes them back (8·m), one read and one write request per chunk of
+/// tcert::kCompletionChunkElements. Per rank, in bytes; time_s the slowest rank's, its
+/// requests at the disk latency included. Precondition: machine.node_local_scratch().
+PlanVolumes completion_volumes(std::uint64_t elements, const Machine& machine);
 
 struct ProgramAnalysis;  // costmodel/program_plan.h (private): analyses, resident groups, hand-off
 
@@ -175,15 +188,6 @@ struct ProgramPlan {
   /// choice, or its resident step, or its hand-off variant (the hand-off unless
   /// options.plan.handoff is off).
   std::vector<StatementPlan> statements;
-  /// A statement that needs the run's tensor store (one directory all ranks read and write) on a
-  /// machine with node-local scratch (Machine::node_local_scratch()), where no directory is both:
-  /// the generated program then runs only with a shared --scratch.
-  struct NeedsStore {
-    const ir::Statement* statement = nullptr;
-    std::string why;  ///< e.g. "a copy step writes the intermediate t1 to the store"
-  };
-  /// On such a machine, every statement that needs the store (empty on one node).
-  std::vector<NeedsStore> needs_store;
 };
 
 /// Plans `program` on `machine` once: analyze() of every two-operand statement (analysis.h), the

@@ -78,6 +78,10 @@ std::vector<StatementPlan> statement_plans(const ir::Program& program, const Mac
         handoff_stage_requests(seq ? seq->steps[i] : HandoffStep{}, sp.plan, sp.gemm, store[i]->accumulate, machine,
                                sp.redistribution);
     }
+    // An intermediate written to a store of one directory per node is completed on every node.
+    const ir::Tensor& result = program.tensors[sp.statement->result.tensor];
+    if (sp.feasible && machine.node_local_scratch() && !sp.keep_result && result.role == ir::TensorRole::Intermediate)
+      add_volumes(sp.redistribution, completion_volumes(program.elements(sp.statement->result.tensor), machine));
     out.push_back(std::move(sp));
   }
   return out;
@@ -111,17 +115,6 @@ ProgramPlan make_plan(const ir::Program& program, const std::optional<Machine>& 
       std::any_of(pa->resident.begin(), pa->resident.end(), [](const ResidentGroup& g) { return g.chosen; });
   pa->handoff.used = po.handoff && !pa->handoff.resident;
   out.statements = statement_plans(program, *machine, *pa);
-  if (machine->node_local_scratch())
-    for (const HandoffStep& step : pa->handoff.steps) {
-      const bool intermediate = program.tensors[step.statement->result.tensor].role == ir::TensorRole::Intermediate;
-      if (pa->handoff.used && !step.needs_store.empty())
-        out.needs_store.push_back({step.statement, step.needs_store});
-      else if (!pa->handoff.used && intermediate)
-        out.needs_store.push_back(
-            {step.statement, fmt::format("{} writes the intermediate {} to the store",
-                                         pa->handoff.resident ? "a resident accumulation" : "with --no-handoff, it",
-                                         program.tensors[step.statement->result.tensor].name)});
-    }
   out.analysis = std::move(pa);
   return out;
 }

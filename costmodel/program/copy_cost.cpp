@@ -2,6 +2,7 @@
 // runtime's copy_step runs them, and which statements add to an earlier result.
 #include "costmodel/costmodel.h"
 #include "costmodel/partition.h"
+#include "costmodel/program/sequence.h"
 
 namespace tcec::costmodel {
 
@@ -21,6 +22,12 @@ PlanVolumes copy_volumes(const ir::Program& program, const ir::Statement& s, con
   for (std::int64_t r = 0; r < machine.processors; ++r) {
     const auto part = static_cast<std::uint64_t>(piece(n, machine.processors, r));
     append_rank(out, 1.0, machine, accumulate ? 2 * part : part, part, 0, 0);
+  }
+  // An intermediate's version in a store of one directory per node is then completed on every node.
+  if (machine.node_local_scratch() && program.tensors[s.result.tensor].role == ir::TensorRole::Intermediate) {
+    const PlanVolumes completion = completion_volumes(static_cast<std::uint64_t>(n), machine);
+    out.disk_requests.clear();
+    add_volumes(out, completion);
   }
   return out;
 }

@@ -34,12 +34,18 @@ PlanVolumes flush_volumes(const Kept& kept, const Machine& machine) {
   const Exchange x = exchange(kept.layout, kept.layout, machine.processors);
   PlanVolumes v;
   for (std::size_t r = 0; r < x.read.size(); ++r) append_rank(v, 1.0, machine, x.read[r], x.write[r], 0, 0);
-  if (machine.disk_latency_s <= 0) return v;
-  v.disk_requests = flush_requests(kept.source.plan, kept.source.perm_C);
-  v.time_s = 0;
-  for (std::size_t r = 0; r < v.disk_requests.size(); ++r)
-    v.time_s = std::max(v.time_s, rank_time_s(1.0, machine, v.disk_read_bytes[r], v.disk_write_bytes[r], 0) +
-                                      machine.disk_latency_s * static_cast<double>(v.disk_requests[r]));
+  if (machine.disk_latency_s > 0) {
+    v.disk_requests = flush_requests(kept.source.plan, kept.source.perm_C);
+    v.time_s = 0;
+    for (std::size_t r = 0; r < v.disk_requests.size(); ++r)
+      v.time_s = std::max(v.time_s, rank_time_s(1.0, machine, v.disk_read_bytes[r], v.disk_write_bytes[r], 0) +
+                                        machine.disk_latency_s * static_cast<double>(v.disk_requests[r]));
+  }
+  if (machine.node_local_scratch()) {  // the store has one directory per node: completed on every node
+    std::uint64_t elements = 0;
+    for (std::uint64_t w : x.write) elements += w;
+    add_volumes(v, completion_volumes(elements, machine));
+  }
   return v;
 }
 
@@ -58,14 +64,14 @@ class Pass {
   HandoffStep copy(const ir::Statement& s) {
     HandoffStep step;
     step.statement = &s;
-    step.store_time_s = copy_volumes(program_, s, machine_).time_s;
-    if (machine_.node_local_scratch()) {  // a copy step reads and writes the store, which then is not there
+    step.store_time_s = copy_volumes(program_, s, machine_).time_s;  // with node-local scratch, completed
+    if (machine_.node_local_scratch()) {  // a copy step reads and writes the store (one directory per node)
       const ir::Tensor& result = program_.tensors[s.result.tensor];
       if (kept_.count(s.operands.at(0).tensor))
-        step.needs_store = fmt::format("its operand {} is an intermediate that a copy step reads from the store",
-                                       program_.tensors[s.operands[0].tensor].name);
+        step.through_store = fmt::format("its operand {}, kept on the ranks, is flushed to the store for a copy step",
+                                         program_.tensors[s.operands[0].tensor].name);
       else if (result.role == ir::TensorRole::Intermediate)
-        step.needs_store = fmt::format("a copy step writes the intermediate {} to the store", result.name);
+        step.through_store = fmt::format("a copy step writes the intermediate {} to the store", result.name);
     }
     flush(s.operands.at(0).tensor, step);
     if (accumulates(program_, s)) flush(s.result.tensor, step);
@@ -142,7 +148,7 @@ class Pass {
     }
     // Through the store: kept operands are written there first.
     if (forced && kept.any())
-      step.needs_store =
+      step.through_store =
           !countable ? "a kept tensor's move rank to rank has too many blocks or rounds to count"
           : !handoff ? "no plan keeps it on the ranks"
                      : fmt::format("no method with a rank layout (Gao et al.'s) can keep its tensors on the ranks: {}",
@@ -154,6 +160,8 @@ class Pass {
     if (store) step.plan = store->plan();
     if (step.plan.feasible) step.memory = plan_memory(step.plan.plan, machine_);
     step.time_s = step.flush.time_s + store_s;
+    if (forced && kept.C_stays)  // an intermediate in the store of one directory per node: completed on every node
+      step.time_s += completion_volumes(program_.elements(s.result.tensor), machine_).time_s;
     return step;
   }
 
@@ -167,6 +175,7 @@ class Pass {
     add_volumes(step.flush, flush_volumes(it->second, machine_));
     step.flushed.push_back(program_.tensors[t].name);
     step.flushed_from.push_back(it->second.source);
+    step.flushed_elements.push_back(program_.elements(t));
     kept_.erase(it);
   }
 
@@ -207,6 +216,8 @@ void handoff_stage_requests(const HandoffStep& step, const Plan& plan, const ir:
     for (std::size_t q = 0; q < extra.size() && q < requests.size(); ++q) extra[q] += requests[q];
   };
   for (const KeptSource& source : step.flushed_from) add(flush_requests(source.plan, source.perm_C));
+  if (machine.node_local_scratch())  // each flushed version completed on every node
+    for (std::uint64_t elements : step.flushed_elements) add(completion_volumes(elements, machine).disk_requests);
   const std::uint64_t round = handoff_round_elements(machine.memory_bytes);
   for (auto [source, array, perm] :
        {std::tuple{&step.source_A, GemmArray::A, &gemm.perm_A}, std::tuple{&step.source_B, GemmArray::B, &gemm.perm_B},

@@ -28,10 +28,11 @@
 // Greedy: a step sees the layouts earlier steps chose and never revises them; when the whole
 // sequence is not cheaper than the store's, every step runs through the store (the hand-off
 // never costs more than no hand-off). Units: bytes per rank in PlanVolumes, seconds.
-// On a machine whose nodes have node-local scratch (Machine::node_local_scratch()) there is no
-// store all ranks see: every contraction that can keep its result or take its kept operands does
-// (a method with a rank layout, whatever it costs), and the sequence is never rejected; a step
-// that still needs the store says why (HandoffStep::needs_store).
+// On a machine whose nodes have node-local scratch (Machine::node_local_scratch()) the store is
+// one directory per node, and every version written there is copied to every node
+// (completion_volumes()): every contraction that can keep its result or take its kept operands
+// does (a method with a rank layout, whatever it costs), the sequence is never rejected, and a
+// step that still goes through the store says why (HandoffStep::through_store).
 #pragma once
 
 #include <optional>
@@ -70,14 +71,16 @@ struct HandoffStep {
   /// Where the tensors it moves lie, for their disk requests: each flushed tensor (in the order
   /// of `flushed`) and each taken array (nullopt when not taken).
   std::vector<KeptSource> flushed_from;
+  std::vector<std::uint64_t> flushed_elements;  ///< each flushed tensor's elements (its completion on every node)
   std::optional<KeptSource> source_A, source_B, source_C;
   PlanMemory memory;        ///< contractions with a plan: plan_memory() with what it takes
   double time_s = 0;        ///< this step with the hand-off: flushes + plan total (or copy)
   double store_time_s = 0;  ///< this step through the store (the dry-run's choice)
-  /// On a machine with node-local scratch (Machine::node_local_scratch()): why this step needs
-  /// the run's tensor store all the same ("its operand t1 is an intermediate that a copy step
-  /// reads from the store"), so that it runs only with a shared --scratch; "" when it does not.
-  std::string needs_store;
+  /// On a machine with node-local scratch (Machine::node_local_scratch()): why this step writes
+  /// an intermediate to the run's tensor store all the same ("a copy step writes the
+  /// intermediate t1 to the store"), where each version is copied to every node; "" when it
+  /// does not.
+  std::string through_store;
 };
 
 /// The hand-off pass over a whole program.

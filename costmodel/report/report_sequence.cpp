@@ -46,14 +46,15 @@ std::string handoff_text(const HandoffSequence& seq, const Machine& machine) {
       store_readers);
   if (machine.node_local_scratch())
     out += fmt::format(
-        "  (the machine's {} nodes have node-local scratch, so no tensor store all ranks see: every contraction that\n"
-        "  can keep its result on the ranks, or take its kept operands, does so whatever it costs)\n",
+        "  (the machine's {} nodes have node-local scratch: the tensor store is one directory per node, and each\n"
+        "  version written there is copied to every node over the network; so every contraction that can keep its\n"
+        "  result on the ranks, or take its kept operands, does so whatever it costs)\n",
         machine.nodes());
   int same = 0;  // steps that run as through the store
   for (const HandoffStep& step : seq.steps) {
-    if (!step.needs_store.empty())
-      out += fmt::format("  line {}: warning: needs the tensor store (a shared --scratch): {}\n",
-                         step.statement->loc.line, step.needs_store);
+    if (!step.through_store.empty())
+      out += fmt::format("  line {}: note: through the store, copied to every node: {}\n", step.statement->loc.line,
+                         step.through_store);
     if (!step.handoff && step.flushed.empty()) {
       ++same;
       continue;
@@ -96,7 +97,7 @@ nlohmann::json handoff_json(const HandoffSequence& seq, const Machine& machine) 
           step.contraction && step.plan.feasible ? memory_json(step.memory, machine) : nlohmann::json(nullptr)},
          {"time_s", step.time_s},
          {"store_time_s", step.store_time_s},
-         {"needs_store", step.needs_store.empty() ? nlohmann::json(nullptr) : nlohmann::json(step.needs_store)}});
+         {"through_store", step.through_store.empty() ? nlohmann::json(nullptr) : nlohmann::json(step.through_store)}});
   return {{"model_only", !seq.used},
           {"steps", steps},
           {"handoffs", seq.handoffs},

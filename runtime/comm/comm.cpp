@@ -353,19 +353,24 @@ void ring_allgatherv(const Context& ctx, double* buf, std::span<const std::size_
   }
 }
 
-void allreduce_sum(const Context& ctx, double* buf, std::size_t n, std::span<double> scratch) {
+void allreduce(const Context& ctx, double* buf, std::size_t n, std::span<double> scratch, Combine combine) {
   int p = ctx.size(), r = ctx.rank();
   if (p == 1 || n == 0) return;
-  std::size_t chunk = chunk_elems(scratch.size(), true, "allreduce_sum");
+  std::size_t chunk = chunk_elems(scratch.size(), true, "allreduce");
   int p2 = static_cast<int>(std::bit_floor(static_cast<unsigned>(p)));
   auto at_buf = [&](std::size_t off, std::size_t) { return buf + off; };
   auto at_scratch = [&](std::size_t, std::size_t) { return scratch.data(); };
-  // buf is the lower rank's data, scratch the higher rank's: lower + higher.
+  // lower ∘ higher: a sum (in that order, so every rank forms the same value) or a bitwise OR.
+  auto combined = [combine](double lower, double higher) {
+    if (combine == Combine::Sum) return lower + higher;
+    return std::bit_cast<double>(std::bit_cast<std::uint64_t>(lower) | std::bit_cast<std::uint64_t>(higher));
+  };
+  // buf is the lower rank's data, scratch the higher rank's, or the other way round.
   auto add_higher = [&](std::size_t off, std::size_t len, double* got) {
-    for (std::size_t j = 0; j < len; ++j) buf[off + j] = buf[off + j] + got[j];
+    for (std::size_t j = 0; j < len; ++j) buf[off + j] = combined(buf[off + j], got[j]);
   };
   auto add_lower = [&](std::size_t off, std::size_t len, double* got) {
-    for (std::size_t j = 0; j < len; ++j) buf[off + j] = got[j] + buf[off + j];
+    for (std::size_t j = 0; j < len; ++j) buf[off + j] = combined(got[j], buf[off + j]);
   };
   if (r >= p2) {  // (1) hand the data to r − P', (3) get the result back
     stream(ctx, n, r - p2, 0, MPI_PROC_NULL, chunk, kAllreduceTag, at_buf, at_scratch, nothing);
@@ -435,14 +440,15 @@ void ring_allgatherv_file(const Context& ctx, DiskFile& f, std::span<const std::
   }
 }
 
-void allreduce_sum_file(const Context& ctx, DiskFile& in, DiskFile* out, std::size_t n, std::span<double> buffer) {
-  std::size_t chunk = chunk_elems(buffer.size() / 2, n > 0, "allreduce_sum_file");
+void allreduce_file(const Context& ctx, DiskFile& in, DiskFile* out, std::uint64_t first, std::size_t n,
+                    std::span<double> buffer, Combine combine) {
+  std::size_t chunk = chunk_elems(buffer.size() / 2, n > 0, "allreduce_file");
   std::span<double> data = buffer.first(chunk), scratch = buffer.subspan(chunk, chunk);
   for (std::size_t off = 0; off < n; off += chunk) {
     std::size_t len = std::min(chunk, n - off);
-    in.read(data.data(), off, len);
-    allreduce_sum(ctx, data.data(), len, scratch);
-    if (out != nullptr) out->write(data.data(), off, len);
+    in.read(data.data(), first + off, len);
+    allreduce(ctx, data.data(), len, scratch, combine);
+    if (out != nullptr) out->write(data.data(), first + off, len);
   }
 }
 

@@ -168,16 +168,26 @@ class RingAllgather {
 void ring_reduce_scatter(const Context& ctx, double* buf, std::span<const std::size_t> counts,
                          std::span<double> scratch);
 
-/// buf[0, n) ← Σ over ranks of buf[0, n), bitwise identical on every rank.
+/// How allreduce() combines two ranks' values of an element: their sum, or the bitwise OR of
+/// their bit patterns (exact: gathers values that one rank holds and every other rank holds as
+/// +0.0, e.g. the parts of a file that each node wrote, TensorStore::complete()).
+enum class Combine { Sum, BitwiseOr };
+
+/// buf[0, n) ← the combination over ranks of buf[0, n) (Σ, or bitwise OR), bitwise identical
+/// on every rank.
 /// Recursive doubling, chunked through scratch (chunks of ≤ scratch.size() elements). With
-/// P' the largest power of two ≤ P: (1) every rank r ≥ P' sends buf to r − P', which adds it;
+/// P' the largest power of two ≤ P: (1) every rank r ≥ P' sends buf to r − P', which combines it with its own;
 /// (2) ranks r < P' do log2 P' rounds, round i exchanging buf with r XOR 2^i and forming
-/// (lower rank's data) + (higher rank's data); (3) r − P' sends the result back to r ≥ P'.
+/// (lower rank's data) ∘ (higher rank's data); (3) r − P' sends the result back to r ≥ P'.
 /// Counted per rank, in elements (bytes = 8·elements):
 ///   r <  P': sent = recv = n·log2(P') + (r + P' < P ? n : 0)
 ///   r >= P': sent = recv = n
 /// scratch must not overlap buf and may be empty only when n == 0 or P == 1.
-void allreduce_sum(const Context& ctx, double* buf, std::size_t n, std::span<double> scratch);
+void allreduce(const Context& ctx, double* buf, std::size_t n, std::span<double> scratch, Combine combine);
+/// allreduce() with Combine::Sum.
+inline void allreduce_sum(const Context& ctx, double* buf, std::size_t n, std::span<double> scratch) {
+  allreduce(ctx, buf, n, scratch, Combine::Sum);
+}
 
 /// Personalised all-to-all of uneven sizes: send = [ to rank 0 | to rank 1 | … ] with
 /// send_counts[q] elements for rank q, recv = [ from rank 0 | from rank 1 | … ] with
@@ -205,12 +215,18 @@ void shift_file(const Context& ctx, DiskFile& from, DiskFile& to, std::size_t se
 void ring_allgatherv_file(const Context& ctx, DiskFile& f, std::span<const std::size_t> counts,
                           std::span<double> buffer);
 
-/// allreduce_sum() of file elements [0, n) of `in`: for each chunk of ≤ ⌊buffer.size()/2⌋
+/// allreduce() of file elements [first, first + n) of `in`: for each chunk of ≤ ⌊buffer.size()/2⌋
 /// elements (one half of buffer is the data, the other the receive scratch) every rank reads
-/// the chunk from `in`, the chunk is summed over ranks, and written to `out` at the same offset
+/// the chunk from `in`, the chunk is combined over ranks, and written to `out` at the same offset
 /// when out != nullptr (pass out only on the ranks that keep the result; out may be &in).
 /// Counted (bytes): disk read = 8·n; disk write = 8·n where out != nullptr, else 0;
-/// network as allreduce_sum of n elements.
-void allreduce_sum_file(const Context& ctx, DiskFile& in, DiskFile* out, std::size_t n, std::span<double> buffer);
+/// network as allreduce() of n elements; one read and one write request per chunk.
+void allreduce_file(const Context& ctx, DiskFile& in, DiskFile* out, std::uint64_t first, std::size_t n,
+                    std::span<double> buffer, Combine combine);
+/// allreduce_file() of elements [0, n), summed.
+inline void allreduce_sum_file(const Context& ctx, DiskFile& in, DiskFile* out, std::size_t n,
+                               std::span<double> buffer) {
+  allreduce_file(ctx, in, out, 0, n, buffer, Combine::Sum);
+}
 
 }  // namespace tcert

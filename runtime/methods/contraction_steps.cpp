@@ -188,8 +188,11 @@ void take_kept(Run& run, const std::string& name, const Placement& to, TiledMatr
 
 void finish_in_place(Run& run, const GemmSpec& spec, DirectResult& result, const Volumes& mine, bool owns,
                      const std::function<bool(const std::int64_t*, const std::int64_t*)>& holds) {
+  const Volumes before = redistribution_now();  // a store of one directory per node completes the version
   result.commit(run.context());
-  record_redistribution(run, mine);
+  Volumes recorded = mine;
+  recorded += redistribution_now() - before;
+  record_redistribution(run, recorded);
   const LinearMap map_C(spec.C, spec.I.indices.size());
   std::optional<ElementSource> stored;  // the committed version, opened at the first lookup
   verify_result(run, spec, owns, [&](const i64* rv, const i64* cv) -> std::optional<double> {

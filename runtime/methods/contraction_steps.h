@@ -91,7 +91,8 @@ void flush_kept(Run& run, const std::string& name);
 void take_kept(Run& run, const std::string& name, const Placement& to, TiledMatrix* target);
 
 /// The end of a step whose result was written in place (DirectResult): commits it, records
-/// this rank's redistribution bytes `mine` (read, write), runs --verify on the elements
+/// this rank's redistribution bytes `mine` (read, write) and those of the commit (a store of one
+/// directory per node completes the version, TensorStore::complete()), runs --verify on the elements
 /// `holds(row_values, col_values)` says this rank wrote, read back from the committed version
 /// (`owns`: whether this rank wrote any), and ends the step. Collective.
 void finish_in_place(Run& run, const GemmSpec& spec, DirectResult& result, const Volumes& mine, bool owns,

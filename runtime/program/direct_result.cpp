@@ -2,9 +2,11 @@
 #include "runtime/program/direct_result.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "runtime/base/counters.h"
 #include "runtime/base/error.h"
 #include "runtime/spec/units.h"
 #include "runtime/storage/spare_files.h"
@@ -38,6 +40,8 @@ DirectResult::DirectResult(Run& run, const TensorShape& shape, bool writes, Upda
   streamed_ = may_stream && !in_memory && run.mapped().streams(bytes_of(shape.elements()));
   if (update == Update::InPlace) {
     temp_ = run.store().latest(shape.name);
+    if (run.store().per_node() && !run.store().output_version(temp_))  // TensorStore::updates_in_place()
+      throw Error("internal: " + temp_ + " updated in place in a store of one directory per node");
     // A program output's version in its output's directory (below): updated with explicit
     // requests where the store is not coherent(), as it was written.
     if (!in_memory && !streamed_ && !run.store().coherent() && run.store().output_version(temp_))
@@ -95,17 +99,22 @@ DirectResult::DirectResult(Run& run, const TensorShape& shape, bool writes, Upda
   const std::vector<std::uint64_t> extents(shape.extents.begin(), shape.extents.end());
   renames_ = true;
   if (!to_output) run.store().make(shape.name);
-  temp_ = ctx.root_value([&] {  // a full disk fails here on rank 0, and so on every rank
+  // A store of one directory per node: each node's rank 0 makes the file in its node's
+  // directory, the node's ranks write theirs into it, and commit() completes it from the others.
+  completes_ = !to_output && run.store().per_node();
+  const Context& owner = completes_ ? run.store().node() : ctx;
+  temp_ = owner.root_value([&] {  // a full disk fails here on rank 0, and so on every rank
     const NpyWriter::Backing backing = in_memory   ? NpyWriter::Backing::Memory
                                        : streamed_ ? NpyWriter::Backing::File
                                                    : NpyWriter::Backing::Mapped;
-    // The spare files are the store's (its parent directory): not for a file in an output's directory.
-    writer_ = std::make_unique<NpyWriter>(path, extents, to_output ? nullptr : &spare_files(), backing);
+    // The spare files are the store's (its parent directory): not for a file in an output's
+    // directory, nor where the file must start as zeros (complete()).
+    writer_ = std::make_unique<NpyWriter>(path, extents, to_output || completes_ ? nullptr : &spare_files(), backing);
     return writer_->temp_path();
   });
   ctx.check_all([&] {
     if (writes && streamed_) return open_file();
-    if (writes && ctx.rank() != 0) own_patch_ = std::make_unique<NpyPatch>(temp_, flush_), patch_ = own_patch_.get();
+    if (writes && owner.rank() != 0) own_patch_ = std::make_unique<NpyPatch>(temp_, flush_), patch_ = own_patch_.get();
   });
   if (writes && !streamed_) data_ = writer_ ? writer_->data() : patch_->data();
 }
@@ -192,10 +201,22 @@ void DirectResult::commit(const Context& ctx, const std::function<void()>& write
       run_.held().hold(temp_, update_->take_memory());
     }
   });
-  // Rank 0 renames the file once every rank's writes are durable: a shared file system need not
-  // show a file's new name with another node's writes still on their way.
+  // (The node's writes through mappings are in its page cache, where complete() reads them.)
+  if (completes_) {  // the other nodes' elements: moving the result between ranks, Gao et al. §2.3 stage 3
+    // Counted with the step's stage 3, also where the compute stage wrote the version (direct
+    // tile I/O of C); in the phase that writes it otherwise (a copy step or a --verify shadow:
+    // Phase::WriteOut; an imported input: Phase::Import).
+    const Phase now = counters().current_phase();
+    std::optional<PhaseScope> phase;
+    if (now == Phase::Compute || now == Phase::Load) phase.emplace(Phase::Redistribute);
+    ctx.check_all([&] { run_.store().complete(temp_, shape_.elements(), read_npy_header(temp_).data_offset_bytes); });
+  }
+  // Rank 0 (of each node, where the store has one directory per node) renames the file once
+  // every rank's writes are durable: a shared file system need not show a file's new name with
+  // another node's writes still on their way.
+  const Context& owner = completes_ ? run_.store().node() : ctx;
   if (renames_)
-    ctx.check_root([&] {
+    owner.check_root([&] {
       writer_->commit(flush_);
       run_.held().hold(writer_->path(), writer_->take_memory());  // empty when mapped
     });

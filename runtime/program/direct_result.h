@@ -108,7 +108,10 @@ class DirectResult {
   /// writes (unless RunOptions::sync_results is false) and, on rank 0, renames the file into
   /// place once every rank's writes are synced (a second collective check: a shared file system
   /// need not show a renamed file with another node's writes still on their way): the new
-  /// version exists on return. Collective. Throws Error on every rank when a
+  /// version exists on return. Where the store has one directory per node
+  /// (TensorStore::per_node()), each node's file is first completed with the other nodes'
+  /// elements (TensorStore::complete(), counted in Phase::Redistribute) and each node's rank 0
+  /// renames its own. Collective. Throws Error on every rank when a
   /// write, a sync or the rename fails (the run then ends; the store's version is not used).
   void commit(const Context& ctx, const std::function<void()>& writes = {});
 
@@ -129,6 +132,7 @@ class DirectResult {
   std::optional<ResidentGuard> guard_;  // wrote(), for a mapping: MappedInputs::drop_bytes() when made
   bool streamed_ = false;               // streamed(), on every rank
   bool renames_ = false;                // rank 0 has a writer_ that commit() renames (every rank)
+  bool completes_ = false;              // a version in a store of one directory per node (commit() completes it)
   std::shared_ptr<ElementFile> file_;   // streamed, on ranks that write: temp_ open for writing
   std::unique_ptr<RunWrites> writes_;   // and the runs queued
 };

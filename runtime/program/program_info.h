@@ -23,6 +23,10 @@ struct ProgramInfo {
   /// checkpoint is resumed only by the program that made it (checkpoint.h). "" = none given.
   std::string fingerprint;
   int steps = 0;  ///< how many steps run_steps() runs (Run::step()), for the checkpoint's messages
+  /// The planned machine's ranks per node with node-local scratch (0: one node, or a scratch all
+  /// ranks see): the prediction counts a store of one directory per node (TensorStore::per_node())
+  /// exactly when this is below `processors`.
+  std::int64_t ranks_per_node = 0;
 };
 
 }  // namespace tcert

@@ -28,6 +28,7 @@ Run::Run(const Context& ctx, RunOptions options, TensorLocations tensors, Progra
       records_(ctx_, options_, info_, checkpoints_) {
   ctx_.check_root([&] { check_locations(info_, tensors_, options_); });  // makes the output directories
   check_shared_paths(ctx_, shared_paths(options_, tensors_));
+  warn_if_not_the_planned_nodes();
   if (checkpoints_.resumed()) {  // HDF5 inputs were imported before the checkpoint
     store_.resume(checkpoints_.resumed_versions());
     if (shows_progress())
@@ -40,6 +41,26 @@ Run::Run(const Context& ctx, RunOptions options, TensorLocations tensors, Progra
 }
 
 Run::~Run() = default;
+
+void Run::warn_if_not_the_planned_nodes() const {
+  const std::int64_t R = info_.ranks_per_node, P = info_.processors;
+  const std::int64_t planned = R > 0 && R < P ? (P + R - 1) / R : 1, here = store_.nodes();
+  if (planned == here || ctx_.rank() != 0 || options_.quiet) return;
+  if (here > 1)
+    std::fprintf(stderr,
+                 "%s: warning: the plans are for %s, but the ranks see the scratch as node-local on %lld nodes: the "
+                 "tensor store is one directory per node and each version written there is copied to every node, "
+                 "%s (compile for a machine with ranks_per_node)\n",
+                 info_.name.c_str(), planned == 1 ? "one node" : fmt::format("{} nodes", planned).c_str(),
+                 static_cast<long long>(here),
+                 planned == 1 ? "which the prediction does not count" : "not as the prediction counts it");
+  else
+    std::fprintf(stderr,
+                 "%s: warning: the plans are for %lld nodes with node-local scratch, but the tensor store is one "
+                 "directory all ranks see: the copies of its versions to every node that the prediction counts are "
+                 "not made\n",
+                 info_.name.c_str(), static_cast<long long>(planned));
+}
 
 std::unique_ptr<Scratch> Run::start() {
   if (ctx_.size() != info_.processors)  // the same on every rank

@@ -126,6 +126,10 @@ class Run {
   /// The run's first work, before any part: checks the communicator's size, zeroes the counters,
   /// sets the memory budget; returns this rank's scratch directory unless defers_writes().
   std::unique_ptr<Scratch> start();
+  /// Rank 0 (unless --quiet) warns on stderr where the store's nodes (TensorStore::nodes()) are
+  /// not those the plans were made for (ProgramInfo::ranks_per_node): the run is right, but its
+  /// measured volumes then differ from the prediction.
+  void warn_if_not_the_planned_nodes() const;
 
   // Declared in construction order: a part refers to those above it.
   Context ctx_;

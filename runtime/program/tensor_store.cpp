@@ -19,6 +19,8 @@
 #include "runtime/base/error.h"
 #include "runtime/program/kept_tensors.h"
 #include "runtime/program/shared_paths.h"
+#include "runtime/spec/step_memory.h"
+#include "runtime/storage/disk.h"
 #include "runtime/storage/io_worker.h"
 #include "runtime/storage/spare_files.h"
 
@@ -26,15 +28,20 @@ namespace tcert {
 
 namespace {
 
-/// Whether every rank of `ctx` runs on rank 0's host and sees rank 0's directory `dir` (the same
-/// device and inode of it, or of its nearest existing ancestor: it may be made later), so that
-/// the files under it are one page cache's. Collective.
-bool one_page_cache(const Context& ctx, const std::string& dir) {
-  if (ctx.size() == 1) return true;
+/// This rank's view of directory `dir`: its host and the device and inode of `dir`, or of its
+/// nearest existing ancestor (it may be made later). Ranks with the same view share one page
+/// cache of the files under it.
+std::string view_of(const std::string& dir) {
   std::filesystem::path at = std::filesystem::absolute(dir);
   struct stat st {};
   while (::stat(at.c_str(), &st) != 0 && at.has_relative_path()) at = at.parent_path();
-  const std::string mine = fmt::format("{} {} {} {}", host_name(), at.string(), st.st_dev, st.st_ino);
+  return fmt::format("{} {} {} {}", host_name(), at.string(), st.st_dev, st.st_ino);
+}
+
+/// Whether every rank of `ctx` has rank 0's view_of(`dir`). Collective.
+bool one_page_cache(const Context& ctx, const std::string& dir) {
+  if (ctx.size() == 1) return true;
+  const std::string mine = view_of(dir);
   return ctx.all_true(mine == ctx.bcast_string(mine));
 }
 
@@ -58,15 +65,41 @@ TensorStore::TensorStore(const Context& ctx, const RunOptions& options, const st
   });
   dir_.path = ctx_.bcast_string(dir_.path);
   dir_.made = false;
-  dir_.remove = ctx_.rank() == 0 && !options.keep;
-  coherent_ = one_page_cache(ctx_, std::filesystem::path(dir_.path).parent_path().string());
+  const std::string parent = std::filesystem::path(dir_.path).parent_path().string();
+  coherent_ = one_page_cache(ctx_, parent);
+  if (!coherent_) split_nodes(parent);
+  dir_.remove = node().rank() == 0 && !options.keep;
+}
+
+void TensorStore::split_nodes(const std::string& parent) {
+  // Nodes: the ranks with one view of the directory the store is made in, numbered in the order
+  // of their first ranks; one node (a shared directory, seen from several hosts) stays one store.
+  const std::vector<std::uint64_t> views = ctx_.gather_u64(std::hash<std::string>{}(view_of(parent)));
+  std::vector<std::uint64_t> firsts;  // each node's view, by node number
+  std::vector<int> node_of(views.size()), local_of(views.size()), size_of;
+  for (std::size_t r = 0; r < views.size(); ++r) {
+    const auto at = std::find(firsts.begin(), firsts.end(), views[r]);
+    node_of[r] = static_cast<int>(at - firsts.begin());
+    if (at == firsts.end()) firsts.push_back(views[r]), size_of.push_back(0);
+    local_of[r] = size_of[static_cast<std::size_t>(node_of[r])]++;
+  }
+  if (firsts.size() < 2) return;
+  nodes_ = static_cast<int>(firsts.size());
+  node_ranks_ = *std::min_element(size_of.begin(), size_of.end());
+  const auto me = static_cast<std::size_t>(ctx_.rank());
+  node_ = std::make_unique<Context>(ctx_.split(node_of[me], ctx_.rank()));
+  peers_ = std::make_unique<Context>(ctx_.split(local_of[me], node_of[me]));
+  dir_.path += fmt::format("-node{}", node_of[me]);
 }
 
 TensorStore::~TensorStore() {
   if (last_removal_ != 0) remover().wait(last_removal_);  // before the directory goes
-  if (ctx_.rank() != 0) return;
-  std::error_code ignored;  // renamed into place by export_outputs(), else left by a failed run
-  for (const std::string& path : outside_) std::filesystem::remove(path, ignored);
+  if (ctx_.rank() == 0) {
+    std::error_code ignored;  // renamed into place by export_outputs(), else left by a failed run
+    for (const std::string& path : outside_) std::filesystem::remove(path, ignored);
+  }
+  if (node_) Context::free_split(*node_);
+  if (peers_) Context::free_split(*peers_);
 }
 
 TensorStore::Directory::~Directory() {
@@ -82,15 +115,16 @@ IoWorker& TensorStore::remover() {
 
 void TensorStore::make(const std::string& what) {
   if (dir_.made) return;
-  ctx_.check_root([&] {
+  const Context& node = this->node();  // per_node(): each node makes its own
+  node.check_root([&] {
     std::error_code ec;  // --scratch DIR itself too: the scratch directory, lazy as well, may not have made it
     std::filesystem::create_directories(std::filesystem::path(dir_.path).parent_path(), ec);
     if (ec || ::mkdir(dir_.path.c_str(), 0700) != 0)
       throw Error("cannot create the tensor store " + dir_.path + ": " + (ec ? ec.message() : std::strerror(errno)));
   });
   dir_.made = true;
-  if (ctx_.size() == 1) return;
-  // Every rank reads and writes the store's files: its directory must be one all ranks see.
+  if (node.size() == 1) return;
+  // Every rank of the node reads and writes the store's files: its directory must be one they all see.
   std::optional<std::string> unseen;
   std::error_code ec;
   if (!std::filesystem::is_directory(dir_.path, ec))
@@ -100,7 +134,19 @@ void TensorStore::make(const std::string& what) {
         "--scratch a shared directory, or --checkpoint DIR on one (the store is then DIR/store); a program compiled "
         "for a machine with ranks_per_node keeps its intermediates on the ranks instead",
         ctx_.rank(), host_name(), dir_.path, what);
-  if (const std::optional<std::string> error = ctx_.first_error(unseen)) throw Error(*error);  // dir_ removes it
+  if (const std::optional<std::string> error = node.first_error(unseen)) throw Error(*error);  // dir_ removes it
+}
+
+void TensorStore::complete(const std::string& path, std::uint64_t elements, std::uint64_t data_offset_bytes) const {
+  if (!per_node()) return;
+  const auto j = static_cast<std::uint64_t>(node_->rank()), S = static_cast<std::uint64_t>(node_ranks_);
+  if (j >= S) return;  // a node's ranks beyond the fewest any node has: the others' ranges
+  const std::uint64_t first = j * (elements / S) + std::min(j, elements % S);
+  const std::uint64_t n = elements / S + (j < elements % S ? 1 : 0);
+  std::vector<double> buffer(2 * kCompletionChunkElements);  // not tile memory (step_memory.h)
+  DiskFile file(path);
+  allreduce_file(*peers_, file, &file, data_offset_bytes / sizeof(double) + first, static_cast<std::size_t>(n),
+                 buffer, Combine::BitwiseOr);
 }
 
 bool TensorStore::contains(const std::string& path) const {
@@ -133,7 +179,8 @@ std::string TensorStore::next_version(const std::string& name) {
 }
 
 bool TensorStore::updates_in_place(const std::string& name, std::initializer_list<std::string_view> operands) const {
-  return in_place_ && !latest(name).empty() && kept_.find(name) == nullptr &&
+  // Per node: a version is written anew (complete() needs +0.0 where another node's ranks write).
+  return in_place_ && !latest(name).empty() && (!per_node() || output_version(latest(name))) && kept_.find(name) == nullptr &&
          std::find(operands.begin(), operands.end(), name) == operands.end();
 }
 
@@ -154,7 +201,9 @@ std::vector<std::string> TensorStore::forget(const std::string& name) {
 }
 
 void TensorStore::remove(const std::string& path) {
-  if (ctx_.rank() == 0 && !spare_files().give(path, std::filesystem::path(dir_.path).parent_path().string()))
+  // Per node: no spare files (a next version must start as zeros, complete()).
+  if (node().rank() == 0 &&
+      (per_node() || !spare_files().give(path, std::filesystem::path(dir_.path).parent_path().string())))
     last_removal_ = remover().submit([path] { std::remove(path.c_str()); });
 }
 

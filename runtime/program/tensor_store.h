@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <string_view>
@@ -39,21 +40,22 @@ class TensorStore {
   /// (add_output_version()), makes and removes no directory, so a node-local --scratch serves
   /// it. A new version drops the kept version of its tensor in `kept`. Collective.
   TensorStore(const Context& ctx, const RunOptions& options, const std::string& checkpoint_dir, KeptTensors& kept);
-  /// Waits for this store's removals (release()); rank 0 then removes the directory with its
-  /// files unless it is kept (--keep, a checkpoint's) or was never made.
+  /// Waits for this store's removals (release()); rank 0 (of each node where per_node()) then
+  /// removes the directory with its files unless it is kept (--keep, a checkpoint's) or was
+  /// never made.
   ~TensorStore();
   TensorStore(const TensorStore&) = delete;
   TensorStore& operator=(const TensorStore&) = delete;
 
-  /// The store's directory (the same path on every rank; see the constructor for when it exists).
+  /// The store's directory (the same path on every rank of a node, and on every node unless
+  /// per_node(); see the constructor for when it exists).
   const std::string& dir() const { return dir_.path; }
   /// Makes the store's directory if it is only named yet (and --scratch DIR above it), for
   /// `what` (the tensor, or the version, that needs it: the error names it); every writer of a
   /// file there calls it first (DirectResult, HeldVersions::write_out()). Collective (nothing
   /// when the directory is made). Throws Error on every rank: "cannot create the tensor store
   /// DIR: ..."; "rank R (host H) does not see the tensor store DIR that rank 0 made for NAME: ..."
-  /// where the directory is on a node-local disk (every rank reads and writes the store's files,
-  /// so it must be one directory all ranks see).
+  /// where a rank does not see the directory that rank 0 (of its node, where per_node()) made.
   void make(const std::string& what);
   /// Whether `path` names a file in the store's directory (a version, not an input).
   bool contains(const std::string& path) const;
@@ -63,6 +65,29 @@ class TensorStore {
   /// a program output is written in its output's directory with explicit requests
   /// (DirectResult). Always true on one rank.
   bool coherent() const { return coherent_; }
+  /// Whether the store is one directory per node: the ranks see the directory it is made in as
+  /// several different directories (node-local scratch on several nodes: the ranks sharing one
+  /// host's view of it are a node). Each node then holds every version whole in its own
+  /// directory (dir() differs by node: STORE-node<K>), written by its own ranks, and complete()
+  /// copies each rank's elements to the other nodes over MPI; no rank reads, maps or renames a
+  /// file that a rank of another node writes. Never with a checkpoint's directory.
+  bool per_node() const { return nodes_ > 1; }
+  /// The number of nodes of a per_node() store, else 1.
+  int nodes() const { return nodes_; }
+  /// The ranks of this rank's node (ranks sharing its view of the store's directory), rank 0
+  /// of it first; the whole run's context where the store is not per_node().
+  const Context& node() const { return per_node() ? *node_ : ctx_; }
+  /// Of a per_node() store: makes the version file `path` (a .npy of `elements` elements whose
+  /// data start at `data_offset_bytes`) whole on every node, after every rank wrote its own
+  /// elements into its node's file (which holds +0.0 wherever no rank of the node wrote): each
+  /// node's local rank j < S (S: the fewest ranks of a node) takes the j-th of S balanced
+  /// element ranges, and for that range the nodes' files are combined by bitwise OR
+  /// (allreduce_file(), Combine::BitwiseOr, among the ranks of local rank j) and written back.
+  /// Every element must have been written on exactly one node. Counted (bytes, per rank, m its
+  /// range's elements): disk read 8·m, disk write 8·m, network as allreduce() of m elements over
+  /// the nodes; chunks of kCompletionChunkElements (spec/step_memory.h). Collective
+  /// (nothing where the store is not per_node()). Throws Error on I/O and MPI errors.
+  void complete(const std::string& path, std::uint64_t elements, std::uint64_t data_offset_bytes) const;
 
   /// The latest version of `name` (a path), or "" when no step wrote it.
   std::string latest(const std::string& name) const;
@@ -112,6 +137,9 @@ class TensorStore {
     bool made = true;  // false: named only (make())
     ~Directory();
   };
+  /// Where the ranks do not share one view of `parent` (the directory the store is made in):
+  /// the nodes of per_node(), and this node's directory name. Collective.
+  void split_nodes(const std::string& parent);
   /// The thread that removes released files, one per process.
   static IoWorker& remover();
 
@@ -119,6 +147,9 @@ class TensorStore {
   KeptTensors& kept_;
   bool in_place_ = false;  // no checkpoint, --verify or --keep (updates_in_place())
   bool coherent_ = true;   // coherent()
+  int nodes_ = 1;          // per_node(): the number of nodes, else 1
+  int node_ranks_ = 1;     // the fewest ranks of a node (complete()'s S)
+  std::unique_ptr<Context> node_, peers_;  // per_node(): this node's ranks; the ranks of this local rank
   Directory dir_;
   StoreVersions versions_;
   std::uint64_t versions_made_ = 0;  // N of the last NAME.vN.npy

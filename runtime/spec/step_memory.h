@@ -43,4 +43,11 @@ std::uint64_t handoff_round_elements(std::uint64_t available_bytes);
 /// tensor has. The "hand-off rounds" part of a step that takes a tensor rank to rank.
 std::uint64_t handoff_round_bytes(std::uint64_t available_bytes, std::uint64_t elements);
 
+/// The elements of one chunk of a version's completion on every node of a store of one
+/// directory per node (program/tensor_store.h TensorStore::complete(); costmodel
+/// completion_volumes()): a chunk read, combined with the other nodes' and written, one read and
+/// one write request each. Its two buffers (the chunk, the incoming chunk: 64 KiB) are not tile
+/// memory: like MPI's own buffers they are not charged to the plan's memory per rank.
+inline constexpr std::uint64_t kCompletionChunkElements = 4096;
+
 }  // namespace tcert

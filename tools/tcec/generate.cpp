@@ -67,7 +67,6 @@ int generate_program(const costmodel::ProgramPlan& plan, const std::string& stem
     print_diagnostics(program, generated.diagnostics);
     return 1;
   }
-  if (!generated.warnings.empty()) print_diagnostics(program, generated.warnings);
   std::error_code ec;
   fs::create_directories(output_dir, ec);
   if (ec) {

@@ -182,34 +182,69 @@ TEST(Sequence, NodeLocalScratchKeepsEveryIntermediate) {
   EXPECT_TRUE(r.seq.steps[0].result_kept);
   EXPECT_EQ(r.seq.steps[1].taken, std::vector<std::string>{"A = T (kept by line 7)"});
   EXPECT_GE(r.seq.total_s, r.seq.store_total_s);  // dearer than the store, and chosen
-  for (const HandoffStep& step : r.seq.steps) EXPECT_EQ(step.needs_store, "") << step.statement->loc.line;
+  for (const HandoffStep& step : r.seq.steps) EXPECT_EQ(step.through_store, "") << step.statement->loc.line;
   const std::string text = handoff_text(r.seq, r.machine);
-  EXPECT_NE(text.find("(the machine's 2 nodes have node-local scratch, so no tensor store all ranks see"),
+  EXPECT_NE(text.find("(the machine's 2 nodes have node-local scratch: the tensor store is one directory per node"),
             std::string::npos)
       << text;
 }
 
-TEST(Sequence, NodeLocalScratchSaysWhichStepNeedsTheStore) {
-  // A copy step reads T from the store: it needs a shared --scratch, and says so (the pass, the
-  // dry-run's text and JSON, and the plan code generation warns from).
+TEST(Sequence, NodeLocalScratchSaysWhichStepGoesThroughTheStore) {
+  // A copy step reads T from the store: T is flushed there, into every node's directory, and the
+  // step says so (the pass, the dry-run's text and JSON); the flush then completes T on every
+  // node (completion_volumes(), on top of the flush's own bytes).
   const Planned r = run("tensor C[N,N] output;\nC[i,j] += T[i,j];\n", "outside-accumulation", kCluster);
   ASSERT_EQ(r.seq.steps.size(), 2u);
-  EXPECT_EQ(r.seq.steps[0].needs_store, "");
-  EXPECT_EQ(r.seq.steps[1].needs_store, "its operand T is an intermediate that a copy step reads from the store");
-  EXPECT_NE(handoff_text(r.seq, r.machine)
-                .find("  line 9: warning: needs the tensor store (a shared --scratch): its operand T is an "
-                      "intermediate that a copy step reads from the store\n"),
+  EXPECT_EQ(r.seq.steps[0].through_store, "");
+  const char* why = "its operand T, kept on the ranks, is flushed to the store for a copy step";
+  EXPECT_EQ(r.seq.steps[1].through_store, why);
+  EXPECT_NE(handoff_text(r.seq, r.machine).find(std::string("  line 9: note: through the store, copied to every node: ") +
+                                                why + "\n"),
             std::string::npos);
-  EXPECT_EQ(handoff_json(r.seq, r.machine)["steps"][1]["needs_store"],
-            "its operand T is an intermediate that a copy step reads from the store");
-  EXPECT_EQ(handoff_json(r.seq, r.machine)["steps"][0]["needs_store"], nullptr);
-  const ProgramPlan plan = make_plan(*r.program, r.machine, {false, r.options});
-  ASSERT_EQ(plan.needs_store.size(), 1u);
-  EXPECT_EQ(plan.needs_store[0].statement->loc.line, 9);
-  EXPECT_EQ(plan.needs_store[0].why, r.seq.steps[1].needs_store);
+  EXPECT_EQ(handoff_json(r.seq, r.machine)["steps"][1]["through_store"], why);
+  EXPECT_EQ(handoff_json(r.seq, r.machine)["steps"][0]["through_store"], nullptr);
+  const PlanVolumes& flush = r.seq.steps[1].flush;
+  const PlanVolumes completion = completion_volumes(r.program->elements(r.seq.steps[1].statement->operands[0].tensor),
+                                                    r.machine);
+  std::uint64_t read = 0, completed = 0;
+  for (std::size_t rank = 0; rank < 4; ++rank) {
+    read += flush.disk_read_bytes[rank], completed += completion.disk_read_bytes[rank];
+    EXPECT_EQ(flush.comm_sent_bytes[rank], completion.comm_sent_bytes[rank]) << rank;  // the flush sends nothing
+  }
+  // The flush reads every element once, the completion once on each of the 2 nodes.
+  const std::uint64_t bytes = 8 * r.program->elements(r.seq.steps[1].statement->operands[0].tensor);
+  EXPECT_EQ(completed, 2 * bytes);
+  EXPECT_EQ(read, bytes + completed);
   // A copy step that writes an intermediate to the store.
   const Planned w = run("tensor U[N,N];\nU[i,j] = A[i,j];\n", "outside-accumulation", kCluster);
-  EXPECT_EQ(w.seq.steps[1].needs_store, "a copy step writes the intermediate U to the store");
+  EXPECT_EQ(w.seq.steps[1].through_store, "a copy step writes the intermediate U to the store");
+}
+
+TEST(Sequence, CompletionOnEveryNodeIsRecursiveDoublingOverTheNodes) {
+  // 4 ranks on 2 nodes: each local rank completes half of the 10 elements with its peer.
+  Machine two;
+  two.processors = 4, two.ranks_per_node = 2, two.memory_bytes = 1e9, two.element_size_bytes = 8;
+  two.network_bytes_per_s = two.disk_read_bytes_per_s = two.disk_write_bytes_per_s = 1e8;
+  const PlanVolumes v = completion_volumes(10, two);
+  for (std::size_t r = 0; r < 4; ++r) {
+    EXPECT_EQ(v.disk_read_bytes[r], 40u) << r;
+    EXPECT_EQ(v.disk_write_bytes[r], 40u) << r;
+    EXPECT_EQ(v.comm_sent_bytes[r], 40u) << r;
+    EXPECT_EQ(v.comm_recv_bytes[r], 40u) << r;
+    EXPECT_EQ(v.disk_requests[r], 2u) << r;
+  }
+  // 5 ranks on nodes of 2, 2 and 1: local rank 0 alone completes all 10 000 elements (3 chunks);
+  // node 2 folds into node 0 (sends its range, gets the result), nodes 0 and 1 exchange once.
+  Machine three = two;
+  three.processors = 5;
+  const PlanVolumes w = completion_volumes(10000, three);
+  const std::vector<std::uint64_t> read{80000, 0, 80000, 0, 80000}, net{160000, 0, 80000, 0, 80000},
+      requests{6, 0, 6, 0, 6};
+  EXPECT_EQ(w.disk_read_bytes, read);
+  EXPECT_EQ(w.disk_write_bytes, read);
+  EXPECT_EQ(w.comm_sent_bytes, net);
+  EXPECT_EQ(w.comm_recv_bytes, net);
+  EXPECT_EQ(w.disk_requests, requests);
 }
 
 TEST(Sequence, InsideMethodsReadTheStoreDirectly) {
