@@ -145,8 +145,8 @@ void TensorStore::complete(const std::string& path, std::uint64_t elements, std:
   const std::uint64_t n = elements / S + (j < elements % S ? 1 : 0);
   std::vector<double> buffer(2 * kCompletionChunkElements);  // not tile memory (step_memory.h)
   DiskFile file(path);
-  allreduce_file(*peers_, file, &file, data_offset_bytes / sizeof(double) + first, static_cast<std::size_t>(n),
-                 buffer, Combine::BitwiseOr);
+  allreduce_file(*peers_, file, &file, data_offset_bytes / sizeof(double) + first, static_cast<std::size_t>(n), buffer,
+                 Combine::BitwiseOr);
 }
 
 bool TensorStore::contains(const std::string& path) const {
@@ -180,8 +180,8 @@ std::string TensorStore::next_version(const std::string& name) {
 
 bool TensorStore::updates_in_place(const std::string& name, std::initializer_list<std::string_view> operands) const {
   // Per node: a version is written anew (complete() needs +0.0 where another node's ranks write).
-  return in_place_ && !latest(name).empty() && (!per_node() || output_version(latest(name))) && kept_.find(name) == nullptr &&
-         std::find(operands.begin(), operands.end(), name) == operands.end();
+  return in_place_ && !latest(name).empty() && (!per_node() || output_version(latest(name))) &&
+         kept_.find(name) == nullptr && std::find(operands.begin(), operands.end(), name) == operands.end();
 }
 
 void TensorStore::resume(const StoreVersions& versions) {

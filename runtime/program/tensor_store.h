@@ -145,10 +145,10 @@ class TensorStore {
 
   const Context& ctx_;
   KeptTensors& kept_;
-  bool in_place_ = false;  // no checkpoint, --verify or --keep (updates_in_place())
-  bool coherent_ = true;   // coherent()
-  int nodes_ = 1;          // per_node(): the number of nodes, else 1
-  int node_ranks_ = 1;     // the fewest ranks of a node (complete()'s S)
+  bool in_place_ = false;                  // no checkpoint, --verify or --keep (updates_in_place())
+  bool coherent_ = true;                   // coherent()
+  int nodes_ = 1;                          // per_node(): the number of nodes, else 1
+  int node_ranks_ = 1;                     // the fewest ranks of a node (complete()'s S)
   std::unique_ptr<Context> node_, peers_;  // per_node(): this node's ranks; the ranks of this local rank
   Directory dir_;
   StoreVersions versions_;

@@ -198,14 +198,14 @@ TEST(Sequence, NodeLocalScratchSaysWhichStepGoesThroughTheStore) {
   EXPECT_EQ(r.seq.steps[0].through_store, "");
   const char* why = "its operand T, kept on the ranks, is flushed to the store for a copy step";
   EXPECT_EQ(r.seq.steps[1].through_store, why);
-  EXPECT_NE(handoff_text(r.seq, r.machine).find(std::string("  line 9: note: through the store, copied to every node: ") +
-                                                why + "\n"),
+  EXPECT_NE(handoff_text(r.seq, r.machine)
+                .find(std::string("  line 9: note: through the store, copied to every node: ") + why + "\n"),
             std::string::npos);
   EXPECT_EQ(handoff_json(r.seq, r.machine)["steps"][1]["through_store"], why);
   EXPECT_EQ(handoff_json(r.seq, r.machine)["steps"][0]["through_store"], nullptr);
   const PlanVolumes& flush = r.seq.steps[1].flush;
-  const PlanVolumes completion = completion_volumes(r.program->elements(r.seq.steps[1].statement->operands[0].tensor),
-                                                    r.machine);
+  const PlanVolumes completion =
+      completion_volumes(r.program->elements(r.seq.steps[1].statement->operands[0].tensor), r.machine);
   std::uint64_t read = 0, completed = 0;
   for (std::size_t rank = 0; rank < 4; ++rank) {
     read += flush.disk_read_bytes[rank], completed += completion.disk_read_bytes[rank];
