@@ -47,6 +47,8 @@ class Sema {
       if (r_.full()) break;
       if (auto* d = item->rangeDecl())
         range_decl(*d);
+      else if (auto* d = item->symmetryDecl())
+        symmetry_decl(*d);
       else if (auto* d = item->indexDecl())
         index_decl(*d);
       else if (auto* d = item->tensorDecl())
@@ -58,6 +60,7 @@ class Sema {
       else if (auto* s = item->statement())
         statement(*s);
     }
+    check_symmetry_ranges();
     if (before_split && !r_.has_errors()) before_split(p_);
     split_products();
   }
@@ -77,10 +80,10 @@ class Sema {
 
   void range_decl(TceParser::RangeDeclContext& decl) {
     for (auto* def : decl.rangeDef()) {
-      antlr4::Token* name = def->ID()->getSymbol();
+      antlr4::Token* name = def->ID(0)->getSymbol();
       if (!is_new(p_.ranges, name, DiagId::err_duplicate_range)) continue;
-      const std::string digits = def->INT()->getText();
-      const auto loc = location_of(def->MINUS() ? def->MINUS()->getSymbol() : def->INT()->getSymbol());
+      const std::string digits = def->INT(0)->getText();
+      const auto loc = location_of(def->MINUS() ? def->MINUS()->getSymbol() : def->INT(0)->getSymbol());
       auto value = parse_u64(digits);
       if (def->MINUS() || (value && *value == 0)) {
         r_.report(DiagId::err_range_not_positive, loc, name->getText(), (def->MINUS() ? "-" : "") + digits);
@@ -91,7 +94,82 @@ class Sema {
         continue;
       }
       auto override = defines_.find(name->getText());
-      p_.ranges.push_back({name->getText(), override != defines_.end() ? override->second : *value, location_of(name)});
+      ir::Range range{name->getText(), override != defines_.end() ? override->second : *value, location_of(name), {}};
+      if (def->irrepsWord && !irreps_of(*def, range)) continue;
+      p_.ranges.push_back(std::move(range));
+    }
+  }
+
+  // `irreps (n0, n1, ...)` of a range definition into range.irreps; false after an error. Checked
+  // against the point group once the whole file is read (check_symmetry_ranges()).
+  bool irreps_of(TceParser::RangeDefContext& def, ir::Range& range) {
+    if (def.irrepsWord->getText() != "irreps") {
+      r_.report(DiagId::err_irreps_word, location_of(def.irrepsWord), def.irrepsWord->getText());
+      return false;
+    }
+    const auto ints = def.INT();
+    for (std::size_t q = 1; q < ints.size(); ++q) {  // ints[0] is the extent
+      const auto n = parse_u64(ints[q]->getText());
+      if (!n || *n > ir::kMaxRangeExtent) {
+        r_.report(DiagId::err_range_too_large, location_of(ints[q]->getSymbol()), range.name, ints[q]->getText());
+        return false;
+      }
+      range.irreps.push_back(*n);
+    }
+    irreps_locs_.push_back(location_of(def.irrepsWord));
+    return true;
+  }
+
+  // `symmetry NAME [restricted];` -> Program::symmetry.
+  void symmetry_decl(TceParser::SymmetryDeclContext& decl) {
+    const ir::SourceLocation loc = location_of(decl.getStart());
+    if (p_.symmetry) {
+      r_.report(DiagId::err_duplicate_symmetry, loc);
+      r_.report(DiagId::note_previous_definition, p_.symmetry->loc);
+      return;
+    }
+    const std::optional<int> irreps = ir::point_group_irreps(decl.group->getText());
+    if (!irreps) {
+      r_.report(DiagId::err_unknown_point_group, location_of(decl.group), decl.group->getText());
+      return;
+    }
+    if (decl.shell && decl.shell->getText() != "restricted") {
+      r_.report(DiagId::err_symmetry_mode, location_of(decl.shell), decl.shell->getText());
+      return;
+    }
+    p_.symmetry = ir::PointGroup{decl.group->getText(), *irreps, decl.shell != nullptr, loc};
+  }
+
+  // Once the file is read: every range's irreps fit the point group and its extent, and every
+  // range of a symmetry-blocked tensor has them.
+  void check_symmetry_ranges() {
+    std::size_t with = 0;  // ranges with irreps, in order (irreps_locs_)
+    for (const ir::Range& range : p_.ranges) {
+      if (range.irreps.empty()) continue;
+      const ir::SourceLocation loc = irreps_locs_.at(with++);
+      if (!p_.symmetry) {
+        r_.report(DiagId::err_irreps_without_symmetry, loc, range.name);
+        continue;
+      }
+      if (static_cast<int>(range.irreps.size()) != p_.symmetry->irreps) {
+        r_.report(DiagId::err_irreps_count, loc, range.name, range.irreps.size(), p_.symmetry->name,
+                  p_.symmetry->irreps);
+        continue;
+      }
+      std::uint64_t spatial = 0;
+      for (std::uint64_t n : range.irreps) spatial += n;
+      if (2 * spatial != range.extent)
+        r_.report(DiagId::err_irreps_extent, loc, range.name, range.extent, spatial, 2 * spatial);
+    }
+    if (!p_.symmetry) return;
+    for (const ir::Tensor& t : p_.tensors) {
+      if (t.dense) continue;
+      for (int r : t.dims)
+        if (p_.ranges[static_cast<std::size_t>(r)].irreps.empty()) {
+          r_.report(DiagId::err_range_without_irreps, t.loc, t.name, p_.symmetry->name,
+                    p_.ranges[static_cast<std::size_t>(r)].name);
+          break;
+        }
     }
   }
 
@@ -113,18 +191,69 @@ class Sema {
     }
   }
 
-  std::optional<ir::TensorRole> role_of(antlr4::Token* role) {
-    if (role == nullptr) return ir::TensorRole::Intermediate;
-    const std::string text = role->getText();
-    if (text == "input") return ir::TensorRole::Input;
-    if (text == "output") return ir::TensorRole::Output;
-    if (text == "intermediate") return ir::TensorRole::Intermediate;
-    r_.report(DiagId::err_unknown_role, location_of(role), text);
-    return std::nullopt;
+  // A tensor's attributes into t: its role (the first word, if any, that is not a symmetry
+  // attribute: input, output or intermediate) and `upper N`, `irrep N`, `dense`. False after an error.
+  bool attributes_of(TceParser::TensorDefContext& decl, ir::Tensor& t) {
+    std::vector<std::string> seen;
+    bool role_given = false;
+    for (auto* attr : decl.tensorAttr()) {
+      const std::string word = attr->word->getText();
+      const ir::SourceLocation loc = location_of(attr->word);
+      const bool symmetry = word == "upper" || word == "irrep" || word == "dense";
+      const bool role = word == "input" || word == "output" || word == "intermediate";
+      if (!symmetry && !role) {
+        // The first word alone is read as a role, as before symmetry attributes existed.
+        if (!role_given && seen.empty() && attr->value == nullptr)
+          r_.report(DiagId::err_unknown_role, loc, word);
+        else
+          r_.report(DiagId::err_unknown_tensor_attribute, loc, word);
+        return false;
+      }
+      const std::string kind = role ? "role" : word;
+      if (std::find(seen.begin(), seen.end(), kind) != seen.end()) {
+        r_.report(DiagId::err_duplicate_tensor_attribute, loc, role ? "input/output/intermediate" : word);
+        return false;
+      }
+      seen.push_back(kind);
+      if (role) {
+        role_given = true;
+        t.role = word == "input"    ? ir::TensorRole::Input
+                 : word == "output" ? ir::TensorRole::Output
+                                    : ir::TensorRole::Intermediate;
+        if (attr->value) {
+          r_.report(DiagId::err_tensor_attribute_value, location_of(attr->value), word, "takes no value");
+          return false;
+        }
+        continue;
+      }
+      if (!p_.symmetry) {
+        r_.report(DiagId::err_symmetry_attribute_without_group, loc, word);
+        return false;
+      }
+      if (word == "dense") {
+        if (attr->value) {
+          r_.report(DiagId::err_tensor_attribute_value, location_of(attr->value), word, "takes no value");
+          return false;
+        }
+        t.dense = true;
+        continue;
+      }
+      const std::optional<std::uint64_t> n = attr->value ? parse_u64(attr->value->getText()) : std::nullopt;
+      const std::uint64_t limit = word == "upper" ? t.dims.size() : static_cast<std::uint64_t>(p_.symmetry->irreps) - 1;
+      if (!n || *n > limit) {
+        r_.report(DiagId::err_tensor_attribute_value, attr->value ? location_of(attr->value) : loc, word,
+                  fmt::format(
+                      "takes a number from 0 to {}{}", limit,
+                      word == "upper" ? " (the tensor's rank)" : fmt::format(" (point group {})", p_.symmetry->name)));
+        return false;
+      }
+      (word == "upper" ? t.upper : t.irrep) = static_cast<int>(*n);
+    }
+    return true;
   }
 
   void tensor_decl(TceParser::TensorDefContext& decl) {
-    antlr4::Token* name = decl.ID(0)->getSymbol();
+    antlr4::Token* name = decl.ID()->getSymbol();
     ir::Tensor t{name->getText(), {}, ir::TensorRole::Intermediate, location_of(name), {}};
     bool ok = is_new(p_.tensors, name, DiagId::err_duplicate_tensor);
     if (auto* dims = decl.idList()) {
@@ -134,9 +263,7 @@ class Sema {
         t.dims.push_back(range);
       }
     }
-    auto role = role_of(decl.role);
-    if (!ok || !role) return;
-    t.role = *role;
+    if (!ok || !attributes_of(decl, t)) return;
     unsigned __int128 bytes = tcert::kElementBytes;
     for (int r : t.dims) {
       bytes *= p_.ranges[r].extent;
@@ -420,7 +547,9 @@ class Sema {
   Reporter& r_;
   const std::map<std::string, std::uint64_t>& defines_;
   ir::Program& p_;
-  std::optional<ir::SourceLocation> machine_loc_;  // the first machine block, even if it had errors
+  std::optional<ir::SourceLocation> machine_loc_;
+  std::vector<ir::SourceLocation>
+      irreps_locs_;  // each range's `irreps`, for the ranges that have them  // the first machine block, even if it had errors
   // Products of three or more operands: position in p_.statements and the chosen tree.
   std::vector<std::pair<std::size_t, SplitPlan>> splits_;
 };

@@ -10,6 +10,7 @@ grammar Tce;
 program      : item* EOF ;
 
 item         : rangeDecl
+             | symmetryDecl
              | indexDecl
              | tensorDecl
              | machineBlock
@@ -17,17 +18,23 @@ item         : rangeDecl
              | statement
              ;
 
-// range O = 10, V = 30;
+// range O = 10, V = 30;   range O = 10 irreps (3, 0, 1, 1);
+// (`irreps` is checked in frontend/sema.cpp: spatial orbitals per irrep of the point group)
 rangeDecl    : RANGE rangeDef (',' rangeDef)* ';' ;
-rangeDef     : ID '=' MINUS? INT ;
+rangeDef     : ID '=' MINUS? INT (irrepsWord=ID '(' INT (',' INT)* ')')? ;
+
+// symmetry c2v;   symmetry d2h restricted;
+symmetryDecl : SYMMETRY group=ID shell=ID? ';' ;
 
 // index h1, h2 : O;
 indexDecl    : INDEX ID (',' ID)* ':' ID ';' ;
 
-// tensor t[V,V,O,O] input;   tensor A[N,N] input, B[N,N] input;
-// (role: input | output | intermediate, checked in sema)
+// tensor t[V,V,O,O] input;   tensor A[N,N] input, B[N,N] input;   tensor f[O,V] input upper 1 irrep 2;
+// (a role: input | output | intermediate, and symmetry attributes: upper N, irrep N, dense;
+// checked in sema)
 tensorDecl   : TENSOR tensorDef (',' tensorDef)* ';' ;
-tensorDef    : ID '[' idList? ']' role=ID? ;
+tensorDef    : ID '[' idList? ']' tensorAttr* ;
+tensorAttr   : word=ID value=INT? ;
 
 // distribute A[i,k] over (i, k);   distribute C[i,j] over (i, j) grid (2, 4);
 // (`over` and `grid` are checked in frontend/sema.cpp, so they stay usable as names)
@@ -51,6 +58,7 @@ RANGE        : 'range' ;
 INDEX        : 'index' ;
 TENSOR       : 'tensor' ;
 MACHINE      : 'machine' ;
+SYMMETRY     : 'symmetry' ;
 DISTRIBUTE   : 'distribute' ;
 
 PLUS_ASSIGN  : '+=' ;

@@ -57,13 +57,21 @@ std::string format_statement(const Program& program, const Statement& s) {
 
 std::string format_program(const Program& program) {
   std::string out;
-  for (const Range& r : program.ranges) out += fmt::format("range {} = {};\n", r.name, r.extent);
+  if (program.symmetry)
+    out += fmt::format("symmetry {}{};\n", program.symmetry->name, program.symmetry->restricted ? " restricted" : "");
+  for (const Range& r : program.ranges)
+    out += fmt::format("range {} = {}{};\n", r.name, r.extent,
+                       r.irreps.empty() ? std::string() : fmt::format(" irreps ({})", fmt::join(r.irreps, ", ")));
   for (const Index& i : program.indices)
     out += fmt::format("index {} : {};\n", i.name, program.ranges.at(i.range).name);
   for (const Tensor& t : program.tensors) {
     std::vector<std::string> dims;
     for (int d : t.dims) dims.push_back(program.ranges.at(d).name);
-    out += fmt::format("tensor {}[{}] {};\n", t.name, fmt::join(dims, ","), to_string(t.role));
+    std::string attributes;  // the symmetry attributes that differ from the defaults
+    if (program.symmetry && t.upper >= 0) attributes += fmt::format(" upper {}", t.upper);
+    if (program.symmetry && t.irrep != 0) attributes += fmt::format(" irrep {}", t.irrep);
+    if (program.symmetry && t.dense) attributes += " dense";
+    out += fmt::format("tensor {}[{}] {}{};\n", t.name, fmt::join(dims, ","), to_string(t.role), attributes);
   }
   for (const Statement& s : program.statements)
     out += fmt::format("{};  # line {}\n", format_statement(program, s), s.loc.line);

@@ -52,6 +52,10 @@ struct Range {
   std::string name;
   std::uint64_t extent = 0;
   SourceLocation loc;
+  /// `range O = 10 irreps (3, 0, 1, 1);` (with a `symmetry` declaration): the spatial orbitals of
+  /// each irrep of the point group, in its order; the range's spin orbitals are alpha then beta
+  /// of each (extent = 2·Σ, checked by the frontend). Empty: none given.
+  std::vector<std::uint64_t> irreps;
 };
 
 /// `index h1 : O;` — an index variable over a range (`range` is an id into Program::ranges).
@@ -87,12 +91,21 @@ struct Distribution {
   std::vector<std::int64_t> grid_for(std::int64_t processors) const;
 };
 
+/// With a `symmetry` declaration a tensor is symmetry-blocked as NWChem's TCE blocks it ("Symmetry
+/// blocks" below): its upper_dims() first dims are its upper half (creation indices), the rest
+/// the lower one, spin and irrep conserved between them; `irrep` its irrep; its antisymmetric
+/// runs are those of antisymmetric_runs(). `dense` turns that off for the tensor.
 struct Tensor {
   std::string name;
   std::vector<int> dims;
   TensorRole role = TensorRole::Intermediate;
   SourceLocation loc;
   std::optional<Distribution> distribution;  ///< inputs and outputs only; none: unconstrained
+  int upper = -1;                            ///< `upper N`: dims of the upper half; -1: not declared (upper_dims())
+  int irrep = 0;                             ///< `irrep N`: 0 (totally symmetric) unless declared
+  bool dense = false;                        ///< `dense`: no symmetry blocks
+  /// Dims of the upper half: `upper` when declared, else half the rank, rounded up.
+  std::size_t upper_dims() const { return upper >= 0 ? static_cast<std::size_t>(upper) : (dims.size() + 1) / 2; }
 };
 
 /// A use of a tensor: `t[p5,p6,h1,h2]`. indices[d] is the index id in dimension d.
@@ -142,6 +155,14 @@ struct MachineDesc {
   SourceLocation loc;
 };
 
+/// `symmetry c2v [restricted];`: the abelian point group whose irreps the ranges' orbitals carry.
+struct PointGroup {
+  std::string name;         ///< c1, cs, ci, c2, d2, c2v, c2h or d2h
+  int irreps = 1;           ///< 1, 2, 4 or 8, numbered in Cotton's order (as psi4 numbers them)
+  bool restricted = false;  ///< closed shell: the all-beta blocks are the all-alpha ones, not stored
+  SourceLocation loc;
+};
+
 /// A whole .tce program after semantic checks.
 struct Program {
   std::string file;  ///< path as given, for reports
@@ -150,6 +171,7 @@ struct Program {
   std::vector<Tensor> tensors;
   std::vector<Statement> statements;
   std::optional<MachineDesc> machine;
+  std::optional<PointGroup> symmetry;  ///< `symmetry NAME [restricted];`: tensors are symmetry-blocked
 
   /// Extent of index `index` (elements along it).
   std::uint64_t extent(int index) const { return ranges.at(indices.at(index).range).extent; }
@@ -201,7 +223,8 @@ std::string format_statement(const Program& program, const Statement& s);
 /// The whole program in .tce syntax, one declaration or statement a line: "range N = 4000;",
 /// "index i : N;", "tensor A[N,N] input;" (intermediates "intermediate"), each statement
 /// (format_statement()) with "  # line L" (its source line), and the machine's name ("# machine
-/// NAME: P = 4") when it has one. For tcec --print-after.
+/// NAME: P = 4") when it has one; with symmetry blocks "symmetry NAME [restricted];" first, each
+/// range's "irreps (...)" and the tensors' attributes that are not the defaults. For tcec --print-after.
 std::string format_program(const Program& program);
 /// "C(I,J) += A(I,K) * B(J,K)  I={h1,h2} J={p3,p4} K={p5,p6}".
 std::string format_macro_gemm(const Program& program, const Statement& s, const MacroIndexGemm& g);
@@ -237,6 +260,9 @@ struct SymmetryRules {
   bool restricted = true;     ///< no all-beta block (closed shell: it equals the all-alpha one)
   bool antisymmetric = true;  ///< one order of each antisymmetric run, equal groups packed
   bool point_group = true;    ///< the XOR of a block's irreps is its tensor's irrep
+  /// A block of equal groups in an antisymmetric run counts packed, C(m, r) elements; false: whole,
+  /// m^r (as the TCE stores and multiplies a diagonal tile block).
+  bool packed_diagonal = true;
 };
 
 /// A tensor as the counts see it: per dimension its index (an id into the caller's list of
@@ -262,6 +288,28 @@ std::uint64_t stored_elements(const SymmetricTensor& t, const std::vector<std::v
 double contraction_flops(const SymmetricTensor& C, const SymmetricTensor& A, const SymmetricTensor& B,
                          const std::vector<std::vector<int>>& summed_antisymmetric,
                          const std::vector<std::vector<OrbitalGroup>>& groups, const SymmetryRules& rules);
+
+/// The abelian point groups a `symmetry` declaration may name, and their irrep counts: c1 1;
+/// cs, ci, c2 2; d2, c2v, c2h 4; d2h 8. nullopt for another name.
+std::optional<int> point_group_irreps(const std::string& name);
+
+/// Tensor t's antisymmetric runs as the TCE has them: each maximal run of two or more consecutive
+/// dims over the same range within one half (upper_dims()), as dim positions. None when dense.
+std::vector<std::vector<int>> antisymmetric_runs(const Tensor& t);
+
+/// What the symmetry blocks of a two-operand statement come to, counted as NWChem's TCE loops
+/// over them with one tile per orbital group (a diagonal block of an antisymmetric run stored and
+/// multiplied whole): the elements A, B and C store, and the flops (2 per multiply-add) over C's
+/// stored blocks, A's and B's non-zero blocks (spin conserved between each tensor's halves, irreps
+/// XOR to its irrep) and one order of each summed antisymmetric run (summed indices that form one
+/// run in A and one in B). SymmetryRules all on but packed_diagonal; `restricted` as declared.
+struct ContractionSymmetry {
+  std::uint64_t stored_A = 0, stored_B = 0, stored_C = 0;  ///< elements
+  double flops = 0;
+};
+/// nullopt when `program` has no `symmetry` declaration or a tensor of `s` is dense.
+/// Precondition: the frontend accepted the program (every range of a non-dense tensor has irreps).
+std::optional<ContractionSymmetry> contraction_symmetry(const Program& program, const Statement& s);
 
 /// "input", "output" or "intermediate".
 const char* to_string(TensorRole role);

@@ -60,9 +60,11 @@ bool ordered(const std::vector<std::vector<int>>& runs, const std::vector<int>& 
 }
 
 /// Elements of the block with group at[i] for each index in `used`: the product of the groups'
-/// extents, each run in `runs` (indices) counted packed: C(m, r) per sub-run of r equal groups.
+/// extents, each run in `runs` (indices) counted packed (`packed`): C(m, r) per sub-run of r equal
+/// groups.
 std::uint64_t block_elements(const std::vector<int>& used, const std::vector<std::vector<int>>& runs,
-                             const std::vector<int>& at, const Groups& groups) {
+                             const std::vector<int>& at, const Groups& groups, bool packed) {
+  if (!packed) return block_elements(used, {}, at, groups, true);
   std::vector<bool> in_run(groups.size(), false);
   std::uint64_t n = 1;
   for (const std::vector<int>& run : runs) {
@@ -135,7 +137,8 @@ std::uint64_t stored_elements(const SymmetricTensor& t, const Groups& groups, co
   const std::vector<int> used = used_indices({&t});
   std::uint64_t n = 0;
   each_block(used, groups, [&](const std::vector<int>& at) {
-    if (nonzero(t, at, groups, rules, true) && ordered(runs, at)) n += block_elements(used, runs, at, groups);
+    if (nonzero(t, at, groups, rules, true) && ordered(runs, at))
+      n += block_elements(used, runs, at, groups, rules.packed_diagonal);
   });
   return n;
 }
@@ -154,9 +157,72 @@ double contraction_flops(const SymmetricTensor& C, const SymmetricTensor& A, con
   each_block(used, groups, [&](const std::vector<int>& at) {
     if (nonzero(C, at, groups, rules, true) && nonzero(A, at, groups, rules, false) &&
         nonzero(B, at, groups, rules, false) && ordered(runs, at))
-      flops += 2.0 * static_cast<double>(block_elements(used, runs, at, groups));
+      flops += 2.0 * static_cast<double>(block_elements(used, runs, at, groups, rules.packed_diagonal));
   });
   return flops;
+}
+
+std::optional<int> point_group_irreps(const std::string& name) {
+  static const std::pair<const char*, int> kGroups[] = {{"c1", 1}, {"cs", 2},  {"ci", 2},  {"c2", 2},
+                                                        {"d2", 4}, {"c2v", 4}, {"c2h", 4}, {"d2h", 8}};
+  for (const auto& [group, irreps] : kGroups)
+    if (name == group) return irreps;
+  return std::nullopt;
+}
+
+std::vector<std::vector<int>> antisymmetric_runs(const Tensor& t) {
+  std::vector<std::vector<int>> out;
+  if (t.dense) return out;
+  const int upper = static_cast<int>(t.upper_dims()), rank = static_cast<int>(t.dims.size());
+  for (auto [first, last] : {std::pair{0, upper}, std::pair{upper, rank}})
+    for (int d = first; d < last;) {
+      int e = d + 1;
+      while (e < last && t.dims[static_cast<std::size_t>(e)] == t.dims[static_cast<std::size_t>(d)]) ++e;
+      if (e - d >= 2) {
+        out.emplace_back();
+        for (int q = d; q < e; ++q) out.back().push_back(q);
+      }
+      d = e;
+    }
+  return out;
+}
+
+std::optional<ContractionSymmetry> contraction_symmetry(const Program& program, const Statement& s) {
+  if (!program.symmetry || s.operands.size() != 2) return std::nullopt;
+  const TensorRef* refs[3] = {&s.operands[0], &s.operands[1], &s.result};
+  SymmetricTensor views[3];
+  for (int q = 0; q < 3; ++q) {
+    const Tensor& t = program.tensors.at(static_cast<std::size_t>(refs[q]->tensor));
+    if (t.dense) return std::nullopt;
+    views[q] = {refs[q]->indices, t.upper_dims(), antisymmetric_runs(t), t.irrep};
+  }
+  Groups groups(program.indices.size());  // by index id
+  for (std::size_t i = 0; i < program.indices.size(); ++i)
+    groups[i] = spin_orbital_groups(program.ranges.at(static_cast<std::size_t>(program.indices[i].range)).irreps);
+  // Summed runs: summed indices that form one antisymmetric run in A and one in B, in A's order.
+  std::vector<std::vector<int>> summed;
+  const auto in = [](const std::vector<int>& v, int x) { return std::find(v.begin(), v.end(), x) != v.end(); };
+  for (const std::vector<int>& run : views[0].antisymmetric) {
+    std::vector<int> ids;
+    for (int d : run)
+      if (!in(s.result.indices, views[0].indices[static_cast<std::size_t>(d)]))
+        ids.push_back(views[0].indices[static_cast<std::size_t>(d)]);
+    if (ids.size() < 2) continue;
+    for (const std::vector<int>& other : views[1].antisymmetric) {
+      std::vector<int> b;
+      for (int d : other) b.push_back(views[1].indices[static_cast<std::size_t>(d)]);
+      if (std::all_of(ids.begin(), ids.end(), [&](int x) { return in(b, x); })) summed.push_back(ids);
+    }
+  }
+  SymmetryRules rules;
+  rules.restricted = program.symmetry->restricted;
+  rules.packed_diagonal = false;
+  ContractionSymmetry out;
+  out.stored_A = stored_elements(views[0], groups, rules);
+  out.stored_B = stored_elements(views[1], groups, rules);
+  out.stored_C = stored_elements(views[2], groups, rules);
+  out.flops = contraction_flops(views[2], views[0], views[1], summed, groups, rules);
+  return out;
 }
 
 }  // namespace tcec::ir

@@ -50,7 +50,24 @@ std::string statement_text(const ir::Program& p, const ir::Statement& s, double 
                      human_bytes(g.elements_B * element_size), p.tensors[s.result.tensor].name,
                      human_bytes(g.elements_C * element_size));
   out += fmt::format("  flops = 2·|I|·|J|·|K| = {:.6g}\n", g.flops);
+  if (const std::optional<ir::ContractionSymmetry> sym = ir::contraction_symmetry(p, s))
+    out += fmt::format(
+        "  symmetry blocks ({}{}; not used by the plan yet, which computes dense): A {}, B {}, C {}; flops {:.6g}, "
+        "{:.3g}x fewer\n",
+        p.symmetry->name, p.symmetry->restricted ? ", restricted" : "",
+        human_bytes(static_cast<double>(sym->stored_A) * element_size),
+        human_bytes(static_cast<double>(sym->stored_B) * element_size),
+        human_bytes(static_cast<double>(sym->stored_C) * element_size), sym->flops,
+        sym->flops > 0 ? g.flops / sym->flops : 0.0);
   return out;
+}
+
+/// The symmetry blocks' counts of a contraction (ir::contraction_symmetry()), null when none.
+nlohmann::json symmetry_json(const ir::Program& p, const ir::Statement& s) {
+  const std::optional<ir::ContractionSymmetry> sym = ir::contraction_symmetry(p, s);
+  if (!sym) return nullptr;
+  return {{"stored_elements", {{"A", sym->stored_A}, {"B", sym->stored_B}, {"C", sym->stored_C}}},
+          {"flops", sym->flops}};
 }
 
 std::string point_row(const ModelPoint& p, const ContractionAnalysis& a) {
@@ -148,6 +165,7 @@ nlohmann::json contraction_json(const ir::Program& p, const ir::Statement& s, do
           {"elements", {{"A", g.elements_A}, {"B", g.elements_B}, {"C", g.elements_C}}},
           {"bytes", {{"A", g.bytes_A(bytes_per)}, {"B", g.bytes_B(bytes_per)}, {"C", g.bytes_C(bytes_per)}}},
           {"flops", g.flops},
+          {"symmetry", symmetry_json(p, s)},
           {"permutation", {{"A", g.perm_A}, {"B", g.perm_B}, {"C", g.perm_C}}}};
 }
 
@@ -315,6 +333,18 @@ nlohmann::json dry_run_json(const ProgramPlan& plan) {
     if (t.distribution)
       out["tensors"][t.name]["distribution"] = {{"dims", t.distribution->dims},
                                                 {"grid", grid_of(*t.distribution, machine)}};
+    if (program.symmetry) {  // its symmetry blocks' declaration (ir.h Tensor)
+      nlohmann::json ranges = nlohmann::json::array();
+      for (int range : t.dims) ranges.push_back(program.ranges.at(range).name);
+      out["tensors"][t.name]["symmetry"] = {
+          {"ranges", ranges}, {"upper", t.upper_dims()}, {"irrep", t.irrep}, {"dense", t.dense}};
+    }
+  }
+  if (program.symmetry) {
+    nlohmann::json irreps = nlohmann::json::object();
+    for (const ir::Range& r : program.ranges) irreps[r.name] = r.irreps;
+    out["symmetry"] = {
+        {"point_group", program.symmetry->name}, {"restricted", program.symmetry->restricted}, {"irreps", irreps}};
   }
   out["statements"] = nlohmann::json::array();
   for (const auto& s : program.statements) out["statements"].push_back(ir::format_statement(program, s));

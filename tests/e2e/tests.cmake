@@ -56,6 +56,10 @@ add_test(NAME e2e.program_errors COMMAND bash ${E2E}/program_errors.sh $<TARGET_
 set_tests_properties(e2e.program_errors PROPERTIES ENVIRONMENT "${E2E_ENV}" TIMEOUT 600)
 # Names and paths reach generated C++ only escaped: a program from a path holding quotes, a
 # backslash, `*/` and a newline compiles, runs and verifies.
+# Symmetry blocks: the dry-run's stored elements and flops against an independent count over the
+# TCE's block loops.
+add_test(NAME e2e.symmetry_blocks COMMAND bash ${E2E}/symmetry_blocks.sh $<TARGET_FILE:tcec>
+         ${CMAKE_BINARY_DIR}/e2e/symmetry_blocks)
 add_test(NAME e2e.odd_path COMMAND bash ${E2E}/odd_path.sh $<TARGET_FILE:tcec> ${CMAKE_BINARY_DIR}/e2e/odd_path)
 set_tests_properties(e2e.odd_path PROPERTIES ENVIRONMENT "${E2E_ENV}" TIMEOUT 300)
 # Inputs and outputs in HDF5 files (--input/--output FILE.h5, parallel HDF5) against h5py and
