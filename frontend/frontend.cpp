@@ -12,6 +12,7 @@
 #include "frontend/machine.h"
 #include "frontend/nwchem.h"
 #include "frontend/sema.h"
+#include "frontend/symmetry_options.h"
 #include "frontend/syntax.h"
 #include "frontend/tamm/tamm.h"
 #include "frontend/tccg.h"
@@ -102,6 +103,10 @@ Result parse_format(const std::string& file, std::string source, const Options& 
 Result parse_source(const std::string& file, std::string source, const Options& options) {
   Result result = parse_format(file, std::move(source), options);
   if (!result.ok()) return result;
+  if (Reporter reporter(result.diagnostics, file); !apply_symmetry_options(*result.program, options, reporter)) {
+    result.program.reset();
+    return result;
+  }
   if (options.machine) result.program->machine = options.machine;
   if (!check_distributions(*result.program, result.diagnostics)) result.program.reset();
   if (result.ok() && options.observe) {

@@ -44,6 +44,12 @@ struct Options {
   /// --function NAME (Tamm only): import this function of the C++ file; empty: the file
   /// defines exactly one.
   std::string function = {};
+  /// --point-group GROUP, --restricted, --irreps NAME=n0,n1,... (any format): symmetry blocks
+  /// (ir.h PointGroup, Range::irreps), replacing the input's point group; checked as a .tce
+  /// file's declarations are. Empty / false: the input's.
+  std::string point_group = {};
+  bool restricted = false;
+  std::vector<std::string> irreps = {};
   /// --machine FILE (parse_machine_file): replaces the input's machine block, if any.
   std::optional<ir::MachineDesc> machine = {};
   /// Called, when the input has no errors, with the program after each stage (tcec

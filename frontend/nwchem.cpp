@@ -366,14 +366,15 @@ class Builder {
     good = intermediates(eq, inter) && good;
     const bool defines = !eq.children.empty() && inter.size() == 1;
     std::vector<Term> terms;
-    if (good) good = check_indices(eq, lhs, ops) && check_sum(eq, lhs, ops) && expand(eq, lhs, ops, terms);
+    std::vector<std::vector<int>> unpermuted;  // P( n ): the lhs's runs it does not permute
+    if (good) good = check_indices(eq, lhs, ops) && check_sum(eq, lhs, ops) && expand(eq, lhs, ops, terms, unpermuted);
     std::vector<int> tensors(eq.operands.size(), -1);
     Target block{Target::Unknown};
     good = operand_tensors(eq, defines ? inter[0] : -1, tensors, block) && good;
     children(eq, block);
     if (!good) return;
     if (terms.size() > 1 && eq.operands.size() == 2) {
-      fold_terms(eq, result, lhs, ops, tensors, terms);
+      fold_terms(eq, result, lhs, ops, tensors, terms, unpermuted);
       return;
     }
     add_terms(eq, result, ops, tensors, terms);
@@ -493,10 +494,13 @@ class Builder {
   // P( n ) of a contraction, as the TCE evaluates it: the product once into a new intermediate
   // X_L<line> (the left-hand side's index types, the left-hand side's labels), then each term
   // adds ±X, permuted, into the result: one contraction and n copies instead of n contractions.
+  // X is antisymmetric only in the runs P( n ) does not permute (`unpermuted`; symmetry blocks).
   void fold_terms(const Equation& eq, int result, const std::vector<int>& lhs, const std::vector<std::vector<int>>& ops,
-                  const std::vector<int>& tensors, const std::vector<Term>& terms) {
+                  const std::vector<int>& tensors, const std::vector<Term>& terms,
+                  const std::vector<std::vector<int>>& unpermuted) {
     const int x = make_tensor(fmt::format("X_L{}", eq.line), eq.lhs, eq.line, ir::TensorRole::Intermediate);
     if (x < 0) return;
+    p_.tensors[static_cast<std::size_t>(x)].antisymmetric = unpermuted;
     ir::Statement product;
     product.result = {x, lhs, {eq.line, eq.lhs.col}};
     product.op = ir::AssignOp::Assign;
@@ -646,9 +650,11 @@ class Builder {
     return false;
   }
 
-  // The terms of P( n ) (one term without P); false after reporting a wrong n.
+  // The terms of P( n ) (one term without P), and the positions of each group of two or more of
+  // the left-hand side's indices that P( n ) does not permute (all from one operand: `unpermuted`);
+  // false after reporting a wrong n.
   bool expand(const Equation& eq, const std::vector<int>& c, const std::vector<std::vector<int>>& ops,
-              std::vector<Term>& terms) {
+              std::vector<Term>& terms, std::vector<std::vector<int>>& unpermuted) {
     if (!eq.has_p) {
       terms.push_back({c, 1});
       return true;
@@ -662,6 +668,8 @@ class Builder {
     if (!check_p_count(eq, groups)) return false;
     for (PGroup& g : groups) place(g);
     terms = p_terms(groups, c);
+    for (const PGroup& g : groups)
+      if (g.positions.size() >= 2 && (g.first.empty() || g.second.empty())) unpermuted.push_back(g.positions);
     return true;
   }
 

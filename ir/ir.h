@@ -104,6 +104,9 @@ struct Tensor {
   int upper = -1;                            ///< `upper N`: dims of the upper half; -1: not declared (upper_dims())
   int irrep = 0;                             ///< `irrep N`: 0 (totally symmetric) unless declared
   bool dense = false;                        ///< `dense`: no symmetry blocks
+  /// Antisymmetric runs (dim positions) where they are not the TCE's rule: an importer's (an
+  /// NWChem P( n ) product is not antisymmetric in the indices P( n ) permutes). nullopt: the rule.
+  std::optional<std::vector<std::vector<int>>> antisymmetric;
   /// Dims of the upper half: `upper` when declared, else half the rank, rounded up.
   std::size_t upper_dims() const { return upper >= 0 ? static_cast<std::size_t>(upper) : (dims.size() + 1) / 2; }
 };
@@ -294,7 +297,8 @@ double contraction_flops(const SymmetricTensor& C, const SymmetricTensor& A, con
 std::optional<int> point_group_irreps(const std::string& name);
 
 /// Tensor t's antisymmetric runs as the TCE has them: each maximal run of two or more consecutive
-/// dims over the same range within one half (upper_dims()), as dim positions. None when dense.
+/// dims over the same range within one half (upper_dims()), as dim positions; t.antisymmetric
+/// where it is set. None when dense.
 std::vector<std::vector<int>> antisymmetric_runs(const Tensor& t);
 
 /// What the symmetry blocks of a two-operand statement come to, counted as NWChem's TCE loops

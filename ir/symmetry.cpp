@@ -173,6 +173,7 @@ std::optional<int> point_group_irreps(const std::string& name) {
 std::vector<std::vector<int>> antisymmetric_runs(const Tensor& t) {
   std::vector<std::vector<int>> out;
   if (t.dense) return out;
+  if (t.antisymmetric) return *t.antisymmetric;
   const int upper = static_cast<int>(t.upper_dims()), rank = static_cast<int>(t.dims.size());
   for (auto [first, last] : {std::pair{0, upper}, std::pair{upper, rank}})
     for (int d = first; d < last;) {

@@ -62,6 +62,25 @@ std::string statement_text(const ir::Program& p, const ir::Statement& s, double 
   return out;
 }
 
+/// The flops of a program's contractions over their symmetry blocks and dense (the same
+/// contractions: those with counts), and how many contractions have counts and how many not.
+struct SymmetryTotals {
+  double flops = 0, dense_flops = 0;
+  int counted = 0, dense = 0;
+};
+SymmetryTotals symmetry_totals(const ir::Program& p) {
+  SymmetryTotals out;
+  for (const ir::Statement& s : p.statements) {
+    if (s.operands.size() != 2) continue;
+    if (const std::optional<ir::ContractionSymmetry> sym = ir::contraction_symmetry(p, s)) {
+      out.flops += sym->flops, out.dense_flops += ir::macro_index_gemm(p, s).flops, ++out.counted;
+    } else {
+      ++out.dense;
+    }
+  }
+  return out;
+}
+
 /// The symmetry blocks' counts of a contraction (ir::contraction_symmetry()), null when none.
 nlohmann::json symmetry_json(const ir::Program& p, const ir::Statement& s) {
   const std::optional<ir::ContractionSymmetry> sym = ir::contraction_symmetry(p, s);
@@ -254,6 +273,14 @@ std::string dry_run_text(const ProgramPlan& plan) {
       }
     }
   }
+  if (program.symmetry) {
+    const SymmetryTotals t = symmetry_totals(program);
+    out +=
+        fmt::format("\nsymmetry blocks ({}{}): {:.6g} flops over {} contractions, of {:.6g} dense ({:.3g}x fewer){}\n",
+                    program.symmetry->name, program.symmetry->restricted ? ", restricted" : "", t.flops, t.counted,
+                    t.dense_flops, t.flops > 0 ? t.dense_flops / t.flops : 0.0,
+                    t.dense > 0 ? fmt::format("; {} more with a dense tensor, not counted", t.dense) : "");
+  }
   if (machine && planned + unplanned + copies > 1) {
     out += fmt::format(
         "\ntotal predicted time: {:.5g} s over {} contractions (compute stages and redistribution) "
@@ -338,13 +365,20 @@ nlohmann::json dry_run_json(const ProgramPlan& plan) {
       for (int range : t.dims) ranges.push_back(program.ranges.at(range).name);
       out["tensors"][t.name]["symmetry"] = {
           {"ranges", ranges}, {"upper", t.upper_dims()}, {"irrep", t.irrep}, {"dense", t.dense}};
+      if (t.antisymmetric) out["tensors"][t.name]["symmetry"]["antisymmetric"] = *t.antisymmetric;  // not the rule
     }
   }
   if (program.symmetry) {
     nlohmann::json irreps = nlohmann::json::object();
     for (const ir::Range& r : program.ranges) irreps[r.name] = r.irreps;
-    out["symmetry"] = {
-        {"point_group", program.symmetry->name}, {"restricted", program.symmetry->restricted}, {"irreps", irreps}};
+    const SymmetryTotals t = symmetry_totals(program);
+    out["symmetry"] = {{"point_group", program.symmetry->name},
+                       {"restricted", program.symmetry->restricted},
+                       {"irreps", irreps},
+                       {"flops", t.flops},
+                       {"dense_flops", t.dense_flops},
+                       {"contractions", t.counted},
+                       {"dense_contractions", t.dense}};
   }
   out["statements"] = nlohmann::json::array();
   for (const auto& s : program.statements) out["statements"].push_back(ir::format_statement(program, s));

@@ -45,7 +45,9 @@ class Tensor:
     def __init__(self, name, indices, decl):
         self.name, self.indices = name, indices
         self.upper, self.irrep = decl["upper"], decl["irrep"]
-        self.runs = [[indices[d] for d in run] for run in runs_of(decl["ranges"], self.upper)]
+        # The TCE's rule, or the runs an importer gave (an NWChem P( n ) product's: not the permuted ones).
+        runs = decl["antisymmetric"] if "antisymmetric" in decl else runs_of(decl["ranges"], self.upper)
+        self.runs = [[indices[d] for d in run] for run in runs]
 
     def conserves(self, tile):
         spin = sum(tile[i][0] * (1 if d < self.upper else -1) for d, i in enumerate(self.indices))

@@ -867,6 +867,44 @@ TEST(Cli, DryRunTotalOnlyWithSeveralPlannedStatements) {
   EXPECT_EQ(none.out.find("total predicted time"), std::string::npos);
 }
 
+// Symmetry blocks from the command line (--point-group, --restricted, --irreps), for any input
+// format: NWChem's CCSD T2 equations for water in cc-pVDZ; and each mistake's message.
+TEST(Cli, SymmetryBlocksFromTheCommandLine) {
+  const std::string input = std::string(TCEC_DATA_DIR) + "/nwchem_tce_equation_trees.txt";
+  const std::string water = "--dry-run --from nwchem --section ccsd_t2 -D O=10 -D V=38 " + input;
+  CliRun r = tcec(water + " --point-group c2v --restricted --irreps O=3,0,1,1 --irreps V=8,2,3,6");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\nsymmetry blocks (c2v, restricted): 5.05738e+06 flops over 30 contractions, of 9.85497e+08 "
+                       "dense (195x fewer)\n"),
+            std::string::npos)
+      << r.out;
+  const std::pair<const char*, const char*> mistakes[] = {
+      {" --point-group c3v",
+       "tcec: error: --point-group c3v: unknown point group; expected an abelian one: c1, cs, "
+       "ci, c2, d2, c2v, c2h or d2h\n"},
+      {" --restricted",
+       "tcec: error: --restricted needs a point group: give --point-group NAME, or declare one in the "
+       "input (symmetry NAME;)\n"},
+      {" --point-group c2v --irreps O=3,0,1 --irreps V=8,2,3,6",
+       "tcec: error: --irreps O=3,0,1: 3 numbers, but point group c2v has 4 irreps\n"},
+      {" --point-group c2v --irreps O=3,0,1,2 --irreps V=8,2,3,6",
+       "tcec: error: --irreps O=3,0,1,2: 2 x 6 = 12 spin orbitals, but range 'O' has 10 (-D or the input sets it)\n"},
+      {" --point-group c2v --irreps O=3,0,1,1",
+       "tcec: error: tensor 'i0' is symmetry-blocked (point group c2v), but range 'V' has no orbitals per irrep; give "
+       "--irreps V=...\n"},
+      {" --point-group c2v --irreps O3,0",
+       "tcec: error: --irreps expects NAME=n0,n1,... (spatial orbitals per irrep), "
+       "got 'O3,0'\n"},
+      {" --point-group c2v --irreps Q=1,2,3,4", "tcec: error: --irreps Q=1,2,3,4: no range named 'Q'\n"},
+  };
+  for (const auto& [options, message] : mistakes) {
+    CliRun bad = tcec(water + options);
+    EXPECT_EQ(bad.exit_code, 1) << options;
+    EXPECT_EQ(bad.out, "") << options;
+    EXPECT_EQ(bad.err, message) << options;
+  }
+}
+
 TEST(Cli, NwchemErrors) {
   const std::string input = std::string(TCEC_DATA_DIR) + "/nwchem_tce_equation_trees.txt";
   CliRun unknown = tcec("--dry-run --from nwchem --section ccsdtq_t4 -D O=4 -D V=8 " + input);

@@ -31,6 +31,9 @@ struct Args {
   std::string from = "tce";
   std::string section;
   std::string function;
+  std::string point_group;          // --point-group GROUP
+  bool restricted = false;          // --restricted
+  std::vector<std::string> irreps;  // --irreps NAME=n0,n1,...
   bool dry_run = false;
   bool no_handoff = false;
   bool no_overlap = false;
@@ -64,6 +67,18 @@ void add_input_options(CLI::App& app, Args& a) {
   app.add_option("--function", a.function,
                  "with --from tamm: the function of the C++ file to import (needed when it defines several)")
       ->type_name("NAME");
+  app.add_option(
+         "--point-group", a.point_group,
+         "symmetry blocks, as NWChem's TCE has them, in this abelian point group (c1, cs, ci, c2, d2, c2v, "
+         "c2h, d2h); replaces the input's 'symmetry' declaration; needs --irreps for each range (not the same as "
+         "--no-symmetry, which is about symmetric products)")
+      ->type_name("GROUP");
+  app.add_flag("--restricted", a.restricted, "with symmetry blocks: closed shell (no all-beta block is stored)");
+  app.add_option("--irreps", a.irreps,
+                 "a range's spatial orbitals per irrep of the point group, e.g. --irreps O=3,0,1,1 (its extent, in "
+                 "spin orbitals, must be twice their sum; repeatable)")
+      ->type_name("NAME=n0,n1,...")
+      ->allow_extra_args(false);
 }
 
 /// What tcec writes: the dry-run's report (text, JSON, SVG) or the program (-o, --emit, --build).
@@ -217,6 +232,9 @@ std::optional<tcec::ir::Program> load(const Args& a) {
                                         : tcec::frontend::InputFormat::Tce;
   options.section = a.section;
   options.function = a.function;
+  options.point_group = a.point_group;
+  options.restricted = a.restricted;
+  options.irreps = a.irreps;
   if (!a.machine_file.empty()) {
     tcec::frontend::DiagnosticList diagnostics;
     options.machine = tcec::frontend::parse_machine_file(a.machine_file, diagnostics);
