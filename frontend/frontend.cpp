@@ -103,7 +103,8 @@ Result parse_format(const std::string& file, std::string source, const Options& 
 Result parse_source(const std::string& file, std::string source, const Options& options) {
   Result result = parse_format(file, std::move(source), options);
   if (!result.ok()) return result;
-  if (Reporter reporter(result.diagnostics, file); !apply_symmetry_options(*result.program, options, reporter)) {
+  if (Reporter reporter(result.diagnostics, file);
+      !apply_symmetry_options(*result.program, options, reporter) || !check_antisymmetry(*result.program, reporter)) {
     result.program.reset();
     return result;
   }

@@ -487,6 +487,7 @@ class Builder {
       s.loc = {eq.line, eq.col};
       s.source_text = ir::format_statement(p_, s);
       if (eq.has_p) s.source_text += fmt::format("   [P( {} ) term {} of {}]", eq.p_terms, t + 1, terms.size());
+      s.antisymmetrized = eq.has_p && terms.size() > 1;
       p_.statements.push_back(std::move(s));
     }
   }
@@ -520,6 +521,7 @@ class Builder {
       s.loc = {eq.line, eq.col};
       s.source_text =
           ir::format_statement(p_, s) + fmt::format("   [P( {} ) term {} of {}]", eq.p_terms, t + 1, terms.size());
+      s.antisymmetrized = true;
       p_.statements.push_back(std::move(s));
     }
   }

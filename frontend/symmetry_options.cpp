@@ -1,9 +1,13 @@
 // frontend/symmetry_options.cpp — --point-group, --restricted and --irreps (symmetry_options.h).
 #include "frontend/symmetry_options.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <set>
 #include <sstream>
+
+#include <fmt/format.h>
 
 namespace tcec::frontend {
 
@@ -81,6 +85,46 @@ bool apply_symmetry_options(ir::Program& program, const Options& options, Report
       }
   }
   return true;
+}
+
+bool check_antisymmetry(const ir::Program& program, Reporter& r) {
+  if (!program.symmetry) return true;
+  bool ok = true;
+  for (const ir::Statement& s : program.statements) {
+    const ir::Tensor& result = program.tensors[static_cast<std::size_t>(s.result.tensor)];
+    if (s.antisymmetrized || result.dense) continue;
+    for (const std::vector<int>& run : ir::antisymmetric_runs(result)) {
+      std::vector<std::string> names, from;                   // the run's indices, and where each comes from
+      std::set<std::pair<std::size_t, std::size_t>> sources;  // (operand, its run) of each index
+      for (int d : run) {
+        const int index = s.result.indices[static_cast<std::size_t>(d)];
+        names.push_back(program.indices[static_cast<std::size_t>(index)].name);
+        for (std::size_t k = 0; k < s.operands.size(); ++k) {
+          const ir::TensorRef& op = s.operands[k];
+          const auto at = std::find(op.indices.begin(), op.indices.end(), index);
+          if (at == op.indices.end()) continue;
+          const ir::Tensor& t = program.tensors[static_cast<std::size_t>(op.tensor)];
+          const auto pos = static_cast<int>(at - op.indices.begin());
+          const std::vector<std::vector<int>> runs = ir::antisymmetric_runs(t);
+          std::size_t which = runs.size();  // none
+          for (std::size_t q = 0; q < runs.size(); ++q)
+            if (std::find(runs[q].begin(), runs[q].end(), pos) != runs[q].end()) which = q;
+          sources.insert({k, which});
+          from.push_back(fmt::format("{} is dimension {} of '{}'{}", names.back(), pos + 1, t.name,
+                                     which == runs.size() ? " (in no antisymmetric run of it)" : ""));
+        }
+      }
+      const bool one_run = sources.size() == 1 && [&] {
+        const auto [k, which] = *sources.begin();
+        return which < ir::antisymmetric_runs(program.tensors[static_cast<std::size_t>(s.operands[k].tensor)]).size();
+      }();
+      if (one_run) continue;
+      r.report(DiagId::err_breaks_antisymmetry, s.result.loc, result.name, fmt::format("{}", fmt::join(names, ", ")),
+               fmt::format("{}", fmt::join(from, ", ")), result.name);
+      ok = false;
+    }
+  }
+  return ok;
 }
 
 }  // namespace tcec::frontend

@@ -15,4 +15,11 @@ namespace tcec::frontend {
 /// Nothing when none of the options is given.
 bool apply_symmetry_options(ir::Program& program, const Options& options, Reporter& r);
 
+/// With symmetry blocks: every statement (but the terms of an antisymmetriser,
+/// Statement::antisymmetrized) keeps its result's antisymmetric runs: the indices of each run of
+/// the result (ir::antisymmetric_runs()) come from one operand and lie in one run of it (that
+/// operand not dense). Otherwise err_breaks_antisymmetry at the result, naming where each index
+/// comes from; false after any. True without symmetry.
+bool check_antisymmetry(const ir::Program& program, Reporter& r);
+
 }  // namespace tcec::frontend

@@ -134,6 +134,9 @@ struct Statement {
   std::vector<TensorRef> operands;
   SourceLocation loc;
   std::string source_text;  ///< the statement's source line(s), trimmed, for reports
+  /// One term of an antisymmetriser (an NWChem P( n )): the terms together are antisymmetric in
+  /// the result's runs where one alone is not (symmetry blocks: not checked term by term).
+  bool antisymmetrized = false;
 };
 
 /// A machine (Gao et al. §2, Table 8). Bandwidths in bytes per second,

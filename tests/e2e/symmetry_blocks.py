@@ -128,8 +128,8 @@ def main():
         if got["flops"] != f:
             failures.append(f"line {c['line']}: flops {got['flops']}, the TCE's loops {f}")
         checked += 1
-        print(f"line {c['line']}: stored A {want['A']}, B {want['B']}, C {want['C']} elements; flops {f} "
-              f"({c['flops'] / f:.0f}x fewer than dense)")
+        fewer = f"{c['flops'] / f:.0f}x fewer than dense" if f > 0 else "no non-zero block"
+        print(f"line {c['line']}: stored A {want['A']}, B {want['B']}, C {want['C']} elements; flops {f} ({fewer})")
     for line in failures:
         print(line, file=sys.stderr)
     if failures or checked == 0:
