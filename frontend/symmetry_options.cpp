@@ -96,6 +96,7 @@ bool check_antisymmetry(const ir::Program& program, Reporter& r) {
     for (const std::vector<int>& run : ir::antisymmetric_runs(result)) {
       std::vector<std::string> names, from;                   // the run's indices, and where each comes from
       std::set<std::pair<std::size_t, std::size_t>> sources;  // (operand, its run) of each index
+      bool in_runs = true;                                    // every index in a run of its operand
       for (int d : run) {
         const int index = s.result.indices[static_cast<std::size_t>(d)];
         names.push_back(program.indices[static_cast<std::size_t>(index)].name);
@@ -110,15 +111,12 @@ bool check_antisymmetry(const ir::Program& program, Reporter& r) {
           for (std::size_t q = 0; q < runs.size(); ++q)
             if (std::find(runs[q].begin(), runs[q].end(), pos) != runs[q].end()) which = q;
           sources.insert({k, which});
+          in_runs = in_runs && which < runs.size();
           from.push_back(fmt::format("{} is dimension {} of '{}'{}", names.back(), pos + 1, t.name,
                                      which == runs.size() ? " (in no antisymmetric run of it)" : ""));
         }
       }
-      const bool one_run = sources.size() == 1 && [&] {
-        const auto [k, which] = *sources.begin();
-        return which < ir::antisymmetric_runs(program.tensors[static_cast<std::size_t>(s.operands[k].tensor)]).size();
-      }();
-      if (one_run) continue;
+      if (in_runs && sources.size() == 1) continue;  // one run of one operand
       r.report(DiagId::err_breaks_antisymmetry, s.result.loc, result.name, fmt::format("{}", fmt::join(names, ", ")),
                fmt::format("{}", fmt::join(from, ", ")), result.name);
       ok = false;

@@ -25,9 +25,7 @@ PlanVolumes copy_volumes(const ir::Program& program, const ir::Statement& s, con
   }
   // An intermediate's version in a store of one directory per node is then completed on every node.
   if (machine.node_local_scratch() && program.tensors[s.result.tensor].role == ir::TensorRole::Intermediate) {
-    const PlanVolumes completion = completion_volumes(static_cast<std::uint64_t>(n), machine);
-    out.disk_requests.clear();
-    add_volumes(out, completion);
+    add_volumes(out, completion_volumes(static_cast<std::uint64_t>(n), machine));
   }
   return out;
 }

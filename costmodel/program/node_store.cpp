@@ -1,11 +1,11 @@
 // costmodel/program/node_store.cpp — the store of one directory per node (runtime TensorStore::
 // per_node()): what completing a version on every node costs.
+#include <algorithm>
+#include <bit>
+
 #include "costmodel/costmodel.h"
 #include "costmodel/partition.h"
 #include "runtime/spec/step_memory.h"
-
-#include <algorithm>
-#include <bit>
 
 namespace tcec::costmodel {
 

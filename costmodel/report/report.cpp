@@ -36,7 +36,9 @@ std::string machine_text(const Machine& m) {
           : std::string());
 }
 
-std::string statement_text(const ir::Program& p, const ir::Statement& s, double element_size) {
+/// The statement's text block; `sym`: its symmetry blocks' counts (ir::contraction_symmetry()), if any.
+std::string statement_text(const ir::Program& p, const ir::Statement& s, double element_size,
+                           const std::optional<ir::ContractionSymmetry>& sym) {
   std::string out = fmt::format("{}:{}: {}\n", p.file, s.loc.line, s.source_text);
   if (s.operands.size() != 2) {
     return out + fmt::format("  copy of {} elements ({})\n", p.elements(s.result.tensor),
@@ -50,7 +52,7 @@ std::string statement_text(const ir::Program& p, const ir::Statement& s, double 
                      human_bytes(g.elements_B * element_size), p.tensors[s.result.tensor].name,
                      human_bytes(g.elements_C * element_size));
   out += fmt::format("  flops = 2·|I|·|J|·|K| = {:.6g}\n", g.flops);
-  if (const std::optional<ir::ContractionSymmetry> sym = ir::contraction_symmetry(p, s))
+  if (sym)
     out += fmt::format(
         "  symmetry blocks ({}{}; not used by the plan yet, which computes dense): A {}, B {}, C {}; flops {:.6g}, "
         "{:.3g}x fewer\n",
@@ -63,27 +65,25 @@ std::string statement_text(const ir::Program& p, const ir::Statement& s, double 
 }
 
 /// The flops of a program's contractions over their symmetry blocks and dense (the same
-/// contractions: those with counts), and how many contractions have counts and how many not.
+/// contractions: those with counts), and how many contractions have counts and how many not;
+/// add() each contraction's counts as the report computes them (once per contraction).
 struct SymmetryTotals {
   double flops = 0, dense_flops = 0;
   int counted = 0, dense = 0;
-};
-SymmetryTotals symmetry_totals(const ir::Program& p) {
-  SymmetryTotals out;
-  for (const ir::Statement& s : p.statements) {
-    if (s.operands.size() != 2) continue;
-    if (const std::optional<ir::ContractionSymmetry> sym = ir::contraction_symmetry(p, s)) {
-      out.flops += sym->flops, out.dense_flops += ir::macro_index_gemm(p, s).flops, ++out.counted;
-    } else {
-      ++out.dense;
-    }
+  /// The counts of a contraction of `dense` flops (macro-index GEMM), nullopt when it has none.
+  void add(const std::optional<ir::ContractionSymmetry>& sym, double dense) {
+    if (!sym) return void(++this->dense);
+    flops += sym->flops, dense_flops += dense, ++counted;
   }
-  return out;
+};
+
+/// ir::contraction_symmetry() of a two-operand statement; nullopt for a copy step.
+std::optional<ir::ContractionSymmetry> symmetry_of(const ir::Program& p, const ir::Statement& s) {
+  return s.operands.size() == 2 ? ir::contraction_symmetry(p, s) : std::nullopt;
 }
 
-/// The symmetry blocks' counts of a contraction (ir::contraction_symmetry()), null when none.
-nlohmann::json symmetry_json(const ir::Program& p, const ir::Statement& s) {
-  const std::optional<ir::ContractionSymmetry> sym = ir::contraction_symmetry(p, s);
+/// The symmetry blocks' counts of a contraction, null when none.
+nlohmann::json symmetry_json(const std::optional<ir::ContractionSymmetry>& sym) {
   if (!sym) return nullptr;
   return {{"stored_elements", {{"A", sym->stored_A}, {"B", sym->stored_B}, {"C", sym->stored_C}}},
           {"flops", sym->flops}};
@@ -168,7 +168,8 @@ nlohmann::json machine_json(const Machine& m) {
           {"nodes", m.nodes()}};
 }
 
-nlohmann::json contraction_json(const ir::Program& p, const ir::Statement& s, double element_size) {
+nlohmann::json contraction_json(const ir::Program& p, const ir::Statement& s, double element_size,
+                                const std::optional<ir::ContractionSymmetry>& sym) {
   auto g = ir::macro_index_gemm(p, s);
   const auto bytes_per = static_cast<std::uint64_t>(element_size);
   return {{"statement", s.source_text},
@@ -184,7 +185,7 @@ nlohmann::json contraction_json(const ir::Program& p, const ir::Statement& s, do
           {"elements", {{"A", g.elements_A}, {"B", g.elements_B}, {"C", g.elements_C}}},
           {"bytes", {{"A", g.bytes_A(bytes_per)}, {"B", g.bytes_B(bytes_per)}, {"C", g.bytes_C(bytes_per)}}},
           {"flops", g.flops},
-          {"symmetry", symmetry_json(p, s)},
+          {"symmetry", symmetry_json(sym)},
           {"permutation", {{"A", g.perm_A}, {"B", g.perm_B}, {"C", g.perm_C}}}};
 }
 
@@ -249,10 +250,13 @@ std::string dry_run_text(const ProgramPlan& plan) {
   double total_s = 0;  // sum of the chosen plans' and the copies' predicted times
   double bound_s = 0;  // sum of the planned contractions' I/O lower bounds
   int planned = 0, unplanned = 0, copies = 0;
+  SymmetryTotals symmetry;
   for (std::size_t i = 0; i < program.statements.size(); ++i) {
     const ir::Statement& s = program.statements[i];
+    const std::optional<ir::ContractionSymmetry> sym = symmetry_of(program, s);
+    if (s.operands.size() == 2) symmetry.add(sym, ir::macro_index_gemm(program, s).flops);
     out += "\n";  // two appends: "\n" + string trips GCC 12's -Wrestrict false positive here
-    out += statement_text(program, s, e);
+    out += statement_text(program, s, e, sym);
     if (machine && s.operands.size() != 2) {
       const PlanVolumes v = copy_volumes(program, s, *machine);
       out += fmt::format("  copy step: per rank disk read {} .. {} B, disk write {} .. {} B; {:.5g} s\n",
@@ -274,7 +278,7 @@ std::string dry_run_text(const ProgramPlan& plan) {
     }
   }
   if (program.symmetry) {
-    const SymmetryTotals t = symmetry_totals(program);
+    const SymmetryTotals& t = symmetry;
     out +=
         fmt::format("\nsymmetry blocks ({}{}): {:.6g} flops over {} contractions, of {:.6g} dense ({:.3g}x fewer){}\n",
                     program.symmetry->name, program.symmetry->restricted ? ", restricted" : "", t.flops, t.counted,
@@ -311,12 +315,15 @@ nlohmann::json dry_run_json(const ProgramPlan& plan) {
   const double e = machine ? machine->element_size_bytes : static_cast<double>(tcert::kElementBytes);
   double total_s = 0;  // the chosen plans' and the copies' predicted times (contractions without a plan add nothing)
   double bound_s = 0;  // the planned contractions' I/O lower bounds
+  SymmetryTotals symmetry;  // the contractions' symmetry blocks, summed
   const std::vector<std::optional<ContractionAnalysis>> none(program.statements.size());
   const std::vector<std::optional<ContractionAnalysis>>& analyses = plan.analysis ? plan.analysis->analyses : none;
   for (std::size_t i = 0; i < program.statements.size(); ++i) {
     const ir::Statement& s = program.statements[i];
     if (s.operands.size() == 2) {
-      nlohmann::json c = contraction_json(program, s, e);
+      const std::optional<ir::ContractionSymmetry> sym = symmetry_of(program, s);
+      symmetry.add(sym, ir::macro_index_gemm(program, s).flops);
+      nlohmann::json c = contraction_json(program, s, e, sym);
       if (analyses[i]) {
         const ContractionAnalysis& a = *analyses[i];
         c.update(analysis_json(a, *machine, options));
@@ -371,7 +378,7 @@ nlohmann::json dry_run_json(const ProgramPlan& plan) {
   if (program.symmetry) {
     nlohmann::json irreps = nlohmann::json::object();
     for (const ir::Range& r : program.ranges) irreps[r.name] = r.irreps;
-    const SymmetryTotals t = symmetry_totals(program);
+    const SymmetryTotals& t = symmetry;
     out["symmetry"] = {{"point_group", program.symmetry->name},
                        {"restricted", program.symmetry->restricted},
                        {"irreps", irreps},
