@@ -121,7 +121,8 @@ void emit_spec(CodeWriter& w, const costmodel::StatementPlan& sp, const tcert::G
          spec.planned_memory_bytes);
   w.line("// The model's volumes per rank: the compute stage, then stages 1 and 3 (and flushes).");
   for (const tcert::VolumeField& f : tcert::kVolumeFields)
-    w.line("spec.predicted.{} = {};", f.name, braced_list(spec.predicted.*f.member));
+    if (!tcert::optional_field(f) || !(spec.predicted.*f.member).empty())
+      w.line("spec.predicted.{} = {};", f.name, braced_list(spec.predicted.*f.member));
   w.line("spec.predicted_seconds = {};  // the model's wall time for the compute stage", spec.predicted_seconds);
   for (const tcert::VolumeField& f : tcert::kStageVolumeFields)
     if (!(spec.predicted_redistribution.*f.member).empty())

@@ -57,6 +57,23 @@ struct Machine {
   /// tensor store (one directory all ranks read and write) is not there: the planner keeps every
   /// intermediate on the ranks (program/sequence.h) and writes outputs to their shared files.
   std::int64_t ranks_per_node = 0;
+  /// B_c between ranks on different nodes, bytes per second (docs/cluster.md): what a byte that
+  /// crosses nodes costs instead of network_bytes_per_s. 0 (the default): the same as
+  /// network_bytes_per_s, as on one node.
+  double internode_network_bytes_per_s = 0;
+
+  /// The node of rank `rank`: rank / ranks_per_node (ranks fill the nodes in order, as
+  /// `mpirun` and Slurm's block distribution place them), 0 on one node.
+  std::int64_t node_of(std::int64_t rank) const { return ranks_per_node > 0 ? rank / ranks_per_node : 0; }
+  /// Whether a message between ranks a and b crosses nodes.
+  bool apart(std::int64_t a, std::int64_t b) const { return node_of(a) != node_of(b); }
+  /// Seconds a rank spends receiving `recv_bytes`, of which `internode_recv_bytes` come from
+  /// other nodes: those at internode_network_bytes_per_s (when set), the rest at B_c.
+  double network_s(double recv_bytes, double internode_recv_bytes) const {
+    if (internode_network_bytes_per_s <= 0) return recv_bytes / network_bytes_per_s;
+    return (recv_bytes - internode_recv_bytes) / network_bytes_per_s +
+           internode_recv_bytes / internode_network_bytes_per_s;
+  }
 
   /// Nodes the processors span: ceil(P / ranks_per_node), 1 when ranks_per_node is 0.
   std::int64_t nodes() const { return ranks_per_node > 0 ? (processors + ranks_per_node - 1) / ranks_per_node : 1; }

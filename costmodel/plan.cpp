@@ -74,34 +74,47 @@ bool check_valid(const Plan& plan, const Machine& machine, std::string* reason) 
 }
 
 double rank_time_s(double factor, const Machine& m, std::uint64_t read_bytes, std::uint64_t write_bytes,
-                   std::uint64_t recv_bytes) {
+                   std::uint64_t recv_bytes, std::uint64_t internode_recv_bytes) {
   return static_cast<double>(read_bytes) / m.disk_read_bytes_per_s +
          static_cast<double>(write_bytes) / m.disk_write_bytes_per_s +
-         factor * static_cast<double>(recv_bytes) / m.network_bytes_per_s;
+         factor * m.network_s(static_cast<double>(recv_bytes), static_cast<double>(internode_recv_bytes));
 }
 
 double rank_time_s(const Plan& plan, const Machine& m, std::uint64_t read_bytes, std::uint64_t write_bytes,
-                   std::uint64_t recv_bytes) {
-  return rank_time_s(model_of(plan).collective_factor(plan, m), m, read_bytes, write_bytes, recv_bytes);
+                   std::uint64_t recv_bytes, std::uint64_t internode_recv_bytes) {
+  return rank_time_s(model_of(plan).collective_factor(plan, m), m, read_bytes, write_bytes, recv_bytes,
+                     internode_recv_bytes);
+}
+
+std::uint64_t internode_recv(const PlanVolumes& v, std::size_t r) {
+  return r < v.internode_recv_bytes.size() ? v.internode_recv_bytes[r] : 0;
 }
 
 void append_rank(PlanVolumes& v, double factor, const Machine& machine, std::uint64_t read_elems,
-                 std::uint64_t write_elems, std::uint64_t sent_elems, std::uint64_t recv_elems) {
+                 std::uint64_t write_elems, std::uint64_t sent_elems, std::uint64_t recv_elems,
+                 std::pair<std::uint64_t, std::uint64_t> crossing) {
   const auto e = static_cast<std::uint64_t>(machine.element_size_bytes);
   v.disk_read_bytes.push_back(read_elems * e);
   v.disk_write_bytes.push_back(write_elems * e);
   v.comm_sent_bytes.push_back(sent_elems * e);
   v.comm_recv_bytes.push_back(recv_elems * e);
-  v.time_s = std::max(v.time_s, rank_time_s(factor, machine, read_elems * e, write_elems * e, recv_elems * e));
+  if (machine.nodes() > 1) {
+    v.internode_sent_bytes.push_back(crossing.first * e);
+    v.internode_recv_bytes.push_back(crossing.second * e);
+  }
+  v.time_s = std::max(v.time_s, rank_time_s(factor, machine, read_elems * e, write_elems * e, recv_elems * e,
+                                            crossing.second * e));
 }
 
 tcert::RankVolumes rank_volumes(const PlanVolumes& v) {
-  return {v.disk_read_bytes, v.disk_write_bytes, v.comm_sent_bytes, v.comm_recv_bytes, v.disk_requests};
+  return {v.disk_read_bytes,     v.disk_write_bytes,     v.comm_sent_bytes, v.comm_recv_bytes,
+          v.internode_sent_bytes, v.internode_recv_bytes, v.disk_requests};
 }
 
 tcert::RankVolumes stage_volumes(const PlanVolumes& v) {
   tcert::RankVolumes out;  // the comm fields stay empty
   out.disk_read_bytes = v.disk_read_bytes, out.disk_write_bytes = v.disk_write_bytes;
+  out.internode_sent_bytes = v.internode_sent_bytes, out.internode_recv_bytes = v.internode_recv_bytes;
   out.disk_requests = v.disk_requests;
   return out;
 }
@@ -154,8 +167,8 @@ WallParts wall_parts(const Plan& plan, const Machine& machine, const PlanVolumes
   }
   w.disk = static_cast<double>(v.disk_read_bytes[r]) / machine.disk_read_bytes_per_s +
            static_cast<double>(v.disk_write_bytes[r]) / machine.disk_write_bytes_per_s + request_time_s(machine, v, r);
-  w.network =
-      method.collective_factor(plan, machine) * static_cast<double>(v.comm_recv_bytes[r]) / machine.network_bytes_per_s;
+  w.network = method.collective_factor(plan, machine) *
+              machine.network_s(static_cast<double>(v.comm_recv_bytes[r]), static_cast<double>(internode_recv(v, r)));
   const auto rank = static_cast<std::int64_t>(r);
   w.kernel = method.rank_flops(plan, rank) / (machine.flops_per_s * method.kernel_efficiency(plan, machine, rank));
   if (w.overlap) {  // the part of the shorter that does not hide behind the longer adds to it
@@ -199,7 +212,8 @@ void redistribution_requests(const Plan& plan, const Machine& machine, const Sta
   r.time_s = 0;
   for (std::size_t q = 0; q < r.disk_requests.size(); ++q)  // point-to-point moves: no collective factor
     r.time_s = std::max(r.time_s,
-                        rank_time_s(1.0, machine, r.disk_read_bytes[q], r.disk_write_bytes[q], r.comm_recv_bytes[q]) +
+                        rank_time_s(1.0, machine, r.disk_read_bytes[q], r.disk_write_bytes[q], r.comm_recv_bytes[q],
+                                    internode_recv(r, q)) +
                             machine.disk_latency_s * static_cast<double>(r.disk_requests[q]));
 }
 
@@ -213,7 +227,8 @@ void plan_requests(const Plan& plan, const Machine& machine, const ArrayAccess& 
   v.time_s = 0;
   for (std::size_t r = 0; r < v.disk_requests.size(); ++r)
     v.time_s = std::max(
-        v.time_s, rank_time_s(factor, machine, v.disk_read_bytes[r], v.disk_write_bytes[r], v.comm_recv_bytes[r]) +
+        v.time_s, rank_time_s(factor, machine, v.disk_read_bytes[r], v.disk_write_bytes[r], v.comm_recv_bytes[r],
+                              internode_recv(v, r)) +
                       request_time_s(machine, v, r));
   plan_wall(plan, machine, v);
 }

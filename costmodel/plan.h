@@ -101,6 +101,9 @@ std::optional<Plan> parse_plan(std::string_view text, const GroupTiling& I, cons
 struct PlanVolumes {
   std::vector<std::uint64_t> disk_read_bytes, disk_write_bytes;
   std::vector<std::uint64_t> comm_sent_bytes, comm_recv_bytes;
+  /// Of comm_sent_bytes and comm_recv_bytes per rank, the bytes sent to and received from ranks
+  /// on other nodes (Machine::node_of()). Empty on a machine of one node.
+  std::vector<std::uint64_t> internode_sent_bytes, internode_recv_bytes;
   /// max over ranks of read/B_dr + write/B_dw + f·recv/B_c, f = f_rep for
   /// replication, f_red for accumulation, 1 for rotation (seconds).
   double time_s = 0;
@@ -127,8 +130,8 @@ struct PlanVolumes {
 /// what a generated program's GemmSpec::predicted holds for the compute stage.
 tcert::RankVolumes rank_volumes(const PlanVolumes& v);
 /// The fields of v that stages 1 and 3 carry (runtime/spec/volumes.h kStageVolumeFields: disk
-/// read, disk write, disk requests): GemmSpec::predicted_redistribution. The runtime measures
-/// no rank-to-rank bytes there.
+/// read, disk write, the bytes that cross nodes on a machine of several nodes, disk requests):
+/// GemmSpec::predicted_redistribution.
 tcert::RankVolumes stage_volumes(const PlanVolumes& v);
 
 /// How the compute stage reaches each array's elements on disk, which decides its requests:
@@ -217,17 +220,25 @@ WallParts slowest_wall_parts(const Plan& plan, const Machine& machine, const Pla
 
 /// One rank's predicted time (seconds) from its bytes: read/B_dr + write/B_dw +
 /// f·received/B_c, with f the collective factor of the plan's method (method.h: f_rep for
-/// replication, f_red for accumulation, 1 otherwise; docs/model.md "Collective factors").
+/// replication, f_red for accumulation, 1 otherwise; docs/model.md "Collective factors"); of
+/// the received bytes, `internode_recv_bytes` come from other nodes, at the machine's
+/// inter-node rate (Machine::network_s()).
 double rank_time_s(const Plan& plan, const Machine& machine, std::uint64_t read_bytes, std::uint64_t write_bytes,
-                   std::uint64_t recv_bytes);
+                   std::uint64_t recv_bytes, std::uint64_t internode_recv_bytes = 0);
 /// The same with the collective factor f given (1 for point-to-point moves).
 double rank_time_s(double factor, const Machine& machine, std::uint64_t read_bytes, std::uint64_t write_bytes,
-                   std::uint64_t recv_bytes);
+                   std::uint64_t recv_bytes, std::uint64_t internode_recv_bytes = 0);
+/// Rank r's bytes of v.internode_recv_bytes; 0 where v has none (one node).
+std::uint64_t internode_recv(const PlanVolumes& v, std::size_t r);
 
 /// Appends one rank's counts, given in ELEMENTS, to `v` as bytes (times the machine's element
-/// size) and raises v.time_s to that rank's rank_time_s() with collective factor `factor`.
+/// size) and raises v.time_s to that rank's rank_time_s() with collective factor `factor`. Of
+/// the sent and received elements, `crossing` = {sent, received} go to and come from other
+/// nodes: appended to v.internode_sent_bytes / internode_recv_bytes where the machine has
+/// several nodes (Machine::nodes() > 1), not at all on one node.
 void append_rank(PlanVolumes& v, double factor, const Machine& machine, std::uint64_t read_elems,
-                 std::uint64_t write_elems, std::uint64_t sent_elems, std::uint64_t recv_elems);
+                 std::uint64_t write_elems, std::uint64_t sent_elems, std::uint64_t recv_elems,
+                 std::pair<std::uint64_t, std::uint64_t> crossing = {0, 0});
 
 /// The exact per-rank volumes of `plan`'s compute stage, in bytes, as its method gives them
 /// (method_model.h MethodModel::volumes(): the Gao methods in closed form over the loop counts of the

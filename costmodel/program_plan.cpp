@@ -41,6 +41,7 @@ std::vector<StatementPlan> statement_plans(const ir::Program& program, const Mac
       sp.redistribution.disk_read_bytes = sp.redistribution.disk_write_bytes = none;
       sp.redistribution.comm_sent_bytes = sp.redistribution.comm_recv_bytes = none;
       sp.redistribution.disk_requests = none;
+      if (machine.nodes() > 1) sp.redistribution.internode_sent_bytes = sp.redistribution.internode_recv_bytes = none;
       sp.memory = g->memory[q];
       out.push_back(std::move(sp));
       continue;

@@ -131,8 +131,15 @@ TensorLayout grid_layout(const Plan& plan, GemmArray array, const std::vector<st
 }
 
 Exchange exchange(const TensorLayout& from, const TensorLayout& to, std::int64_t processors) {
-  const auto P = static_cast<std::size_t>(processors);
-  Exchange out{std::vector<u64>(P), std::vector<u64>(P), std::vector<u64>(P), std::vector<u64>(P)};
+  Machine one_node;
+  one_node.processors = processors;
+  return exchange(from, to, one_node);
+}
+
+Exchange exchange(const TensorLayout& from, const TensorLayout& to, const Machine& machine) {
+  const auto P = static_cast<std::size_t>(machine.processors);
+  Exchange out{std::vector<u64>(P), std::vector<u64>(P), std::vector<u64>(P),
+               std::vector<u64>(P), std::vector<u64>(P), std::vector<u64>(P)};
   const std::size_t n = from.dims.size();
   std::vector<std::vector<u64>> hist;
   for (std::size_t d = 0; d < n; ++d) hist.push_back(histogram(from.dims[d], to.dims[d]));
@@ -154,6 +161,10 @@ Exchange exchange(const TensorLayout& from, const TensorLayout& to, std::int64_t
       if (s != r) {
         out.sent[s] += weight;
         out.recv[r] += weight;
+      }
+      if (machine.apart(static_cast<std::int64_t>(s), static_cast<std::int64_t>(r))) {
+        out.sent_apart[s] += weight;
+        out.recv_apart[r] += weight;
       }
     }
     for (std::size_t d = n;;) {

@@ -60,9 +60,14 @@ TensorLayout grid_layout(const Plan& plan, GemmArray array, const std::vector<st
 /// to its owner under `to` unless it owns it itself; every rank writes each element it owns
 /// under `to`. Vectors are indexed by rank. Exact, by per-dimension histograms of the
 /// coordinate pairs (cost Π_d parts_from·parts_to, at most P²).
+/// sent_apart and recv_apart: of sent and recv, the elements to and from ranks on other nodes
+/// (Machine::node_of(); all zero on one node).
 struct Exchange {
   std::vector<std::uint64_t> read, write, sent, recv;
+  std::vector<std::uint64_t> sent_apart, recv_apart;
 };
+Exchange exchange(const TensorLayout& from, const TensorLayout& to, const Machine& machine);
+/// exchange() on one node of `processors` ranks.
 Exchange exchange(const TensorLayout& from, const TensorLayout& to, std::int64_t processors);
 
 /// The declared layouts of one two-operand statement's tensors (operands[0] = A,

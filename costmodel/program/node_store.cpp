@@ -21,13 +21,14 @@ PlanVolumes completion_volumes(std::uint64_t elements, const Machine& machine) {
     const auto m = j < S ? static_cast<std::uint64_t>(piece(static_cast<std::int64_t>(elements), S, j)) : 0;
     // runtime allreduce(): recursive doubling among the first P' nodes, the others folded in
     const std::uint64_t net = node < P2 ? m * rounds + (node + P2 < N ? m : 0) : m;
-    append_rank(out, 1.0, machine, m, m, net, net);
+    append_rank(out, 1.0, machine, m, m, net, net, {net, net});  // every partner is on another node
     out.disk_requests.push_back(2 * ((m + chunk - 1) / chunk));
   }
   out.time_s = 0;
   for (std::int64_t r = 0; r < P; ++r)
     out.time_s = std::max(
-        out.time_s, rank_time_s(1.0, machine, out.disk_read_bytes[r], out.disk_write_bytes[r], out.comm_recv_bytes[r]) +
+        out.time_s, rank_time_s(1.0, machine, out.disk_read_bytes[r], out.disk_write_bytes[r], out.comm_recv_bytes[r],
+                                       out.internode_recv_bytes[r]) +
                         machine.disk_latency_s * static_cast<double>(out.disk_requests[r]));
   return out;
 }

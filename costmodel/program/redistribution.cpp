@@ -18,15 +18,17 @@ using u64 = std::uint64_t;
 PlanVolumes redistribution_volumes(const Plan& plan, const Machine& machine, bool accumulate,
                                    const DeclaredLayouts* declared) {
   const auto P = static_cast<std::size_t>(plan.processors);
-  std::vector<u64> read(P), write(P), sent(P), recv(P);  // elements
+  std::vector<u64> read(P), write(P), sent(P), recv(P), sent_apart(P), recv_apart(P);  // elements
   // Moves between a declared layout and the plan's (layout.h), added to the rank counts.
   auto move = [&](const TensorLayout& from, const TensorLayout& to) {
-    const Exchange x = exchange(from, to, plan.processors);
+    const Exchange x = exchange(from, to, machine);
     for (std::size_t r = 0; r < P; ++r) {
       read[r] += x.read[r];
       write[r] += x.write[r];
       sent[r] += x.sent[r];
       recv[r] += x.recv[r];
+      sent_apart[r] += x.sent_apart[r];
+      recv_apart[r] += x.recv_apart[r];
     }
   };
   const bool has_A = declared && declared->A, has_B = declared && declared->B, has_C = declared && declared->C;
@@ -61,7 +63,7 @@ PlanVolumes redistribution_volumes(const Plan& plan, const Machine& machine, boo
     const u64 result = result_moved || direct_C ? 0 : e.C, result_read = e.C_start ? 0 : result;
     append_rank(out, 1.0, machine,  // point-to-point moves: no collective factor
                 read[rank] + operands + start_read + result_read, write[rank] + laid_out + start_write + result,
-                sent[rank], recv[rank]);
+                sent[rank], recv[rank], {sent_apart[rank], recv_apart[rank]});
   }
   return out;
 }

@@ -146,6 +146,7 @@ PlanVolumes step_volumes(const StepShape& sh, const ResidentStep& step, bool acc
     if (machine.page_fault_s > 0) v.page_faults.push_back(static_cast<u64>(faults + 0.5));
     v.disk_read_bytes.push_back(read), v.disk_write_bytes.push_back(write);
     v.comm_sent_bytes.push_back(0), v.comm_recv_bytes.push_back(0), v.disk_requests.push_back(requests);
+    if (machine.nodes() > 1) v.internode_sent_bytes.push_back(0), v.internode_recv_bytes.push_back(0);
     v.time_s = std::max(v.time_s, disk);
     v.kernel_s = std::max(v.kernel_s, kernel);
     v.wall_s = std::max(v.wall_s, disk + kernel);  // serial: no I/O thread

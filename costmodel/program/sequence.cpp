@@ -31,7 +31,7 @@ struct Kept {
 /// holds and writes it (the producing step's deferred stage 3; runtime flush_kept); with a
 /// disk latency also its requests (flush_requests()), charged in the time.
 PlanVolumes flush_volumes(const Kept& kept, const Machine& machine) {
-  const Exchange x = exchange(kept.layout, kept.layout, machine.processors);
+  const Exchange x = exchange(kept.layout, kept.layout, machine);
   PlanVolumes v;
   for (std::size_t r = 0; r < x.read.size(); ++r) append_rank(v, 1.0, machine, x.read[r], x.write[r], 0, 0);
   if (machine.disk_latency_s > 0) {
@@ -198,6 +198,14 @@ void add_volumes(PlanVolumes& into, const PlanVolumes& v) {
     into.disk_write_bytes[r] += v.disk_write_bytes[r];
     into.comm_sent_bytes[r] += v.comm_sent_bytes[r];
     into.comm_recv_bytes[r] += v.comm_recv_bytes[r];
+  }
+  const std::size_t P = v.disk_read_bytes.size();
+  if (!v.internode_sent_bytes.empty()) {  // one node's volumes have none
+    into.internode_sent_bytes.resize(P), into.internode_recv_bytes.resize(P);
+    for (std::size_t r = 0; r < P; ++r) {
+      into.internode_sent_bytes[r] += v.internode_sent_bytes[r];
+      into.internode_recv_bytes[r] += v.internode_recv_bytes[r];
+    }
   }
   if (into.disk_requests.size() == v.disk_requests.size())
     for (std::size_t r = 0; r < v.disk_requests.size(); ++r) into.disk_requests[r] += v.disk_requests[r];

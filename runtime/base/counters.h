@@ -41,6 +41,9 @@ struct Volumes {
   std::uint64_t disk_write_bytes = 0;
   std::uint64_t comm_sent_bytes = 0;  ///< payload sent by the counted collectives of comm.h
   std::uint64_t comm_recv_bytes = 0;  ///< payload received by them
+  /// Of comm_sent_bytes and comm_recv_bytes, the payload sent to and received from ranks on
+  /// other nodes (comm.h set_nodes(); zero while no nodes are set, as on one node).
+  std::uint64_t internode_sent_bytes = 0, internode_recv_bytes = 0;
   /// Disk requests: one per DiskFile transfer call that moves data (one contiguous range of
   /// the file), and, for a tensor file read or written through its mapping, one per maximal
   /// run of consecutive accesses to adjacent elements within one block transfer (counted by
@@ -78,6 +81,9 @@ class Counters {
   void add_disk_write(std::uint64_t bytes) { target().disk_write_bytes += bytes; }
   void add_sent(std::uint64_t bytes) { target().comm_sent_bytes += bytes; }
   void add_recv(std::uint64_t bytes) { target().comm_recv_bytes += bytes; }
+  /// Add bytes, already counted by add_sent() / add_recv(), that crossed nodes.
+  void add_internode_sent(std::uint64_t bytes) { target().internode_sent_bytes += bytes; }
+  void add_internode_recv(std::uint64_t bytes) { target().internode_recv_bytes += bytes; }
   /// Add disk requests (see Volumes::disk_requests) to the current phase.
   void add_disk_requests(std::uint64_t n) { target().disk_requests += n; }
   /// Add busy time (seconds) to the current phase's disk_seconds / comm_seconds / kernel_seconds.

@@ -34,6 +34,26 @@ void check(int rc, const char* call) {
   throw Error(std::string(call) + " failed: " + std::string(text, length));
 }
 
+/// The nodes set_nodes() set: the communicator they are for, its group, each rank's node.
+struct Nodes {
+  MPI_Comm comm = MPI_COMM_NULL;
+  MPI_Group group = MPI_GROUP_NULL;
+  std::vector<int> node_of;
+  int mine = 0;  // this process's node
+};
+Nodes& nodes() {
+  static Nodes n;
+  return n;
+}
+
+/// Counts a message's payload that crosses nodes (crosses_nodes()).
+void count_crossing(const Context& ctx, std::size_t send_n, int dest, std::size_t recv_n, int source) {
+  if (nodes().node_of.empty()) return;
+  if (send_n > 0 && crosses_nodes(ctx, dest)) counters().add_internode_sent(bytes_of(static_cast<std::uint64_t>(send_n)));
+  if (recv_n > 0 && crosses_nodes(ctx, source))
+    counters().add_internode_recv(bytes_of(static_cast<std::uint64_t>(recv_n)));
+}
+
 std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
 
 /// Chunk size for a scratch of `scratch_elems`; Error when data must move but there is no room.
@@ -64,6 +84,7 @@ void exchange(const Context& ctx, const double* send, std::size_t send_n, int de
   counters().add_comm_time(clock.seconds());
   counters().add_sent(bytes_of(static_cast<std::uint64_t>(send_n)));
   counters().add_recv(bytes_of(static_cast<std::uint64_t>(recv_n)));
+  count_crossing(ctx, send_n, dest, recv_n, source);
 }
 
 /// Sends send_n elements to dest while receiving recv_n from source, in messages of at most
@@ -246,6 +267,38 @@ int ranks_on_node(MPI_Comm comm) {
   return ranks;
 }
 
+void set_nodes(const Context& ctx, std::vector<int> node_of) {
+  if (node_of.size() != static_cast<std::size_t>(ctx.size()))
+    throw Error("set_nodes: " + std::to_string(node_of.size()) + " nodes for " + std::to_string(ctx.size()) + " ranks");
+  clear_nodes();
+  Nodes& n = nodes();
+  check(MPI_Comm_group(ctx.comm(), &n.group), "MPI_Comm_group");
+  n.comm = ctx.comm();
+  n.mine = node_of[static_cast<std::size_t>(ctx.rank())];
+  n.node_of = std::move(node_of);
+}
+
+void clear_nodes() {
+  Nodes& n = nodes();
+  if (n.group != MPI_GROUP_NULL) MPI_Group_free(&n.group);
+  n = Nodes{};
+}
+
+bool crosses_nodes(const Context& ctx, int peer) {
+  const Nodes& n = nodes();
+  if (n.node_of.empty() || peer == MPI_PROC_NULL) return false;
+  int at = peer;  // peer's rank in the communicator the nodes were set for
+  if (ctx.comm() != n.comm) {
+    MPI_Group group;
+    check(MPI_Comm_group(ctx.comm(), &group), "MPI_Comm_group");
+    const int rc = MPI_Group_translate_ranks(group, 1, &peer, n.group, &at);
+    MPI_Group_free(&group);
+    check(rc, "MPI_Group_translate_ranks");
+  }
+  if (at < 0 || at >= static_cast<int>(n.node_of.size())) return false;  // MPI_UNDEFINED: not among them
+  return n.node_of[static_cast<std::size_t>(at)] != n.mine;
+}
+
 // ---- in memory -----------------------------------------------------------------------------
 
 void shift(const Context& ctx, double* buf, std::size_t send_elems, std::size_t recv_elems, int dest, int source,
@@ -338,6 +391,8 @@ void RingAllgather::finish() {
   counters().add_comm_time(posted_seconds_ + clock.seconds());
   counters().add_sent(bytes_of(static_cast<std::uint64_t>(counts_[mod(rank_ - step_, size_)])));
   counters().add_recv(bytes_of(static_cast<std::uint64_t>(counts_[incoming_piece()])));
+  count_crossing(ctx_, counts_[mod(rank_ - step_, size_)], mod(rank_ + 1, size_), counts_[incoming_piece()],
+                 mod(rank_ - 1, size_));
   ++step_;
 }
 

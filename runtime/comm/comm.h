@@ -96,6 +96,19 @@ class Context {
 /// MPI_COMM_TYPE_SHARED); 1 when MPI cannot tell. Collective over comm.
 int ranks_on_node(MPI_Comm comm);
 
+/// Which node each rank of `ctx` is on (node_of[q] for rank q; program/tensor_store.h groups the
+/// ranks by their view of the scratch), so that the counted collectives below also count the
+/// payload to and from ranks of other nodes (counters.h Volumes::internode_sent_bytes), on any
+/// communicator whose ranks are ranks of ctx. Until set, and after clear_nodes(), nothing is
+/// counted as crossing nodes. Local (not collective); ctx's communicator must outlive the
+/// setting. Throws Error when node_of.size() != ctx.size().
+void set_nodes(const Context& ctx, std::vector<int> node_of);
+/// Forgets the nodes set_nodes() set (idempotent; called from destructors).
+void clear_nodes();
+/// Whether `peer` (a rank of ctx, or MPI_PROC_NULL: false) is on another node than this
+/// process, by the nodes set_nodes() set (false while none are).
+bool crosses_nodes(const Context& ctx, int peer);
+
 /// In-place circular shift (one step of Cannon's rotation), rank r with dest and source:
 ///
 ///   before: buf = [ s_0 … s_{send_elems−1} | … ]   s goes to dest

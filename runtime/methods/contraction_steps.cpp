@@ -65,13 +65,18 @@ void compute_phase(Run& run, const GemmSpec& spec, std::unique_ptr<Progress>& pr
   auto ns = [](double seconds) { return static_cast<std::uint64_t>(seconds * 1e9); };
   std::vector<std::vector<std::uint64_t>> all = ctx.gather_u64s(
       {v.disk_read_bytes, v.disk_write_bytes, v.comm_sent_bytes, v.comm_recv_bytes, v.disk_requests, ns(v.seconds),
-       ns(v.disk_seconds), ns(v.comm_seconds), ns(v.kernel_seconds), budget().peak_bytes()});
+       ns(v.disk_seconds), ns(v.comm_seconds), ns(v.kernel_seconds), budget().peak_bytes(), v.internode_sent_bytes,
+       v.internode_recv_bytes});
   rec.predicted = spec.predicted;
   rec.measured = {.disk_read_bytes = std::move(all[0]),
                   .disk_write_bytes = std::move(all[1]),
                   .comm_sent_bytes = std::move(all[2]),
                   .comm_recv_bytes = std::move(all[3]),
                   .disk_requests = std::move(all[4])};
+  if (!spec.predicted.internode_sent_bytes.empty()) {  // planned for several nodes
+    rec.measured.internode_sent_bytes = std::move(all[10]);
+    rec.measured.internode_recv_bytes = std::move(all[11]);
+  }
   std::vector<double>* seconds[4] = {&rec.seconds, &rec.disk_seconds, &rec.comm_seconds, &rec.kernel_seconds};
   for (std::size_t t = 0; t < 4; ++t)
     for (std::uint64_t n : all[5 + t]) seconds[t]->push_back(static_cast<double>(n) * 1e-9);
@@ -86,10 +91,12 @@ void record_redistribution(Run& run, const Volumes& mine) {
   if (!run.records().keeps()) return;
   std::vector<std::vector<std::uint64_t>> all =
       run.context().gather_u64s({mine.disk_read_bytes, mine.disk_write_bytes, mine.disk_requests,
-                                 static_cast<std::uint64_t>(mine.seconds * 1e9)});
+                                 static_cast<std::uint64_t>(mine.seconds * 1e9), mine.internode_sent_bytes,
+                                 mine.internode_recv_bytes});
   std::vector<double> seconds;
   for (std::uint64_t ns : all[3]) seconds.push_back(static_cast<double>(ns) * 1e-9);
-  run.records().record_redistribution(std::move(all[0]), std::move(all[1]), std::move(all[2]), std::move(seconds));
+  run.records().record_redistribution(std::move(all[0]), std::move(all[1]), std::move(all[2]), std::move(seconds),
+                                      {std::move(all[4]), std::move(all[5])});
 }
 
 DirectResult::Update update_of_C(const Run& run, const GemmSpec& spec) {

@@ -36,7 +36,19 @@ FileTransfers gather_transfers(const Context& ctx, Phase phase) {
 
 nlohmann::json volumes_json(const RankVolumes& v) {
   nlohmann::json out = nlohmann::json::object();
-  for (const VolumeField& f : kVolumeFields) out[f.name] = v.*f.member;
+  for (const VolumeField& f : kVolumeFields)
+    if (!optional_field(f) || !(v.*f.member).empty()) out[f.name] = v.*f.member;
+  return out;
+}
+
+/// The stage fields of `v` (kStageVolumeFields) that it has, and `seconds`.
+nlohmann::json stage_json(const RankVolumes& v, const nlohmann::json& seconds) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const VolumeField& f : kStageVolumeFields)
+    if (!(v.*f.member).empty() || f.member == &RankVolumes::disk_read_bytes ||
+        f.member == &RankVolumes::disk_write_bytes)
+      out[f.name] = v.*f.member;
+  out["seconds"] = seconds;
   return out;
 }
 
@@ -45,6 +57,7 @@ bool volumes_equal(const ContractionRecord& r) {
   if (r.predicted != r.measured) return false;
   const RankVolumes &p = r.redistribution_predicted, &m = r.redistribution_measured;
   return p.disk_read_bytes == m.disk_read_bytes && p.disk_write_bytes == m.disk_write_bytes &&
+         p.internode_sent_bytes == m.internode_sent_bytes && p.internode_recv_bytes == m.internode_recv_bytes &&
          (p.disk_requests.empty() || p.disk_requests == m.disk_requests);  // unless an older program predicts none
 }
 
@@ -60,11 +73,6 @@ nlohmann::json record_json(const ContractionRecord& r) {
   measured["kernel_seconds"] = r.kernel_seconds;
   nlohmann::json predicted = volumes_json(r.predicted);
   predicted["seconds"] = r.predicted_seconds;
-  nlohmann::json stages_predicted = {{"disk_read_bytes", r.redistribution_predicted.disk_read_bytes},
-                                     {"disk_write_bytes", r.redistribution_predicted.disk_write_bytes},
-                                     {"seconds", r.redistribution_predicted_seconds}};
-  if (!r.redistribution_predicted.disk_requests.empty())
-    stages_predicted["disk_requests"] = r.redistribution_predicted.disk_requests;
   if (r.resumed_at != 0) measured["resumed_at_nest_step"] = {r.resumed_at, r.nest_steps};
   return {{"statement", r.statement},
           {"plan", r.plan},
@@ -76,12 +84,8 @@ nlohmann::json record_json(const ContractionRecord& r) {
           {"peak_tile_memory_bytes", r.peak_tile_memory_bytes},
           {"planned_memory_bytes", r.planned_memory_bytes},
           {"redistribution",
-           {{"predicted", stages_predicted},
-            {"measured",
-             {{"disk_read_bytes", r.redistribution_measured.disk_read_bytes},
-              {"disk_write_bytes", r.redistribution_measured.disk_write_bytes},
-              {"disk_requests", r.redistribution_measured.disk_requests},
-              {"seconds", r.redistribution_seconds}}}}}};
+           {{"predicted", stage_json(r.redistribution_predicted, r.redistribution_predicted_seconds)},
+            {"measured", stage_json(r.redistribution_measured, r.redistribution_seconds)}}}};
 }
 
 /// The trace's "device" object: per rank (vectors of P), the whole run's and each phase's device
@@ -135,11 +139,14 @@ void RunRecords::record(ContractionRecord record) {
 }
 
 void RunRecords::record_redistribution(std::vector<std::uint64_t> read, std::vector<std::uint64_t> write,
-                                       std::vector<std::uint64_t> requests, std::vector<double> seconds) {
+                                       std::vector<std::uint64_t> requests, std::vector<double> seconds,
+                                       std::array<std::vector<std::uint64_t>, 2> internode) {
   if (records_.empty()) throw Error("redistribution recorded before any contraction");
   RankVolumes& measured = records_.back().redistribution_measured;  // the comm fields stay empty
   measured.disk_read_bytes = std::move(read), measured.disk_write_bytes = std::move(write);
   measured.disk_requests = std::move(requests);
+  if (!records_.back().redistribution_predicted.internode_sent_bytes.empty())  // planned for several nodes
+    measured.internode_sent_bytes = std::move(internode[0]), measured.internode_recv_bytes = std::move(internode[1]);
   records_.back().redistribution_seconds = std::move(seconds);
   if (!counters().counts_device() || record_device_.size() != records_.size()) return;
   const DeviceBytes now = counters().device(Phase::Redistribute);

@@ -2,6 +2,7 @@
 // contraction, the --verify result, and at the end the trace (--trace FILE) and the summary.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -69,10 +70,12 @@ class RunRecords {
   /// "compute:N" at step N.
   void record(ContractionRecord record);
   /// Adds the measured redistribution (per rank: bytes read, bytes written, disk requests, wall
-  /// seconds of stages 1 and 3) to the last record. Throws Error("redistribution recorded before
-  /// any contraction") when there is none.
+  /// seconds of stages 1 and 3, and {sent, received} of the bytes that crossed nodes, kept where
+  /// the record's prediction has them) to the last record. Throws Error("redistribution recorded
+  /// before any contraction") when there is none.
   void record_redistribution(std::vector<std::uint64_t> read, std::vector<std::uint64_t> write,
-                             std::vector<std::uint64_t> requests, std::vector<double> seconds = {});
+                             std::vector<std::uint64_t> requests, std::vector<double> seconds = {},
+                             std::array<std::vector<std::uint64_t>, 2> internode = {});
   /// Adds one output's --verify result: the samples add up, the largest error is kept.
   void record_verify(const VerifyResult& result);
 

@@ -90,6 +90,7 @@ void TensorStore::split_nodes(const std::string& parent) {
   node_ = std::make_unique<Context>(ctx_.split(node_of[me], ctx_.rank()));
   peers_ = std::make_unique<Context>(ctx_.split(local_of[me], node_of[me]));
   dir_.path += fmt::format("-node{}", node_of[me]);
+  set_nodes(ctx_, node_of);  // from now on, the counters tell the bytes that cross nodes
 }
 
 TensorStore::~TensorStore() {
@@ -100,6 +101,7 @@ TensorStore::~TensorStore() {
   }
   if (node_) Context::free_split(*node_);
   if (peers_) Context::free_split(*peers_);
+  if (nodes_ > 1) clear_nodes();
 }
 
 TensorStore::Directory::~Directory() {

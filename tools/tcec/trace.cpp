@@ -97,6 +97,11 @@ TraceContraction contraction(const json& c, const std::string& where, std::int64
   for (const tcert::VolumeField& f : tcert::kVolumeFields) {
     const bool requests = f.member == &tcert::RankVolumes::disk_requests;  // optional
     if (requests && !predicted.contains(f.name) && !measured.contains(f.name)) continue;
+    if (tcert::optional_field(f)) {  // bytes that cross nodes: only for a machine of several nodes
+      if (predicted.contains(f.name)) out.predicted.*f.member = counts(predicted, child(where, "predicted"), f.name, P);
+      if (measured.contains(f.name)) out.measured.*f.member = counts(measured, child(where, "measured"), f.name, P);
+      continue;
+    }
     out.predicted.*f.member = counts(predicted, child(where, "predicted"), f.name, P);
     out.measured.*f.member = counts(measured, child(where, "measured"), f.name, P);
   }
@@ -122,6 +127,11 @@ TraceContraction contraction(const json& c, const std::string& where, std::int64
     const json& p = member(r, at, "predicted");
     const json& m = member(r, at, "measured");
     for (const tcert::VolumeField& f : tcert::kStageVolumeFields) {
+      if (tcert::optional_field(f)) {
+        if (p.contains(f.name)) out.redistribution_predicted.*f.member = counts(p, child(at, "predicted"), f.name, P);
+        if (m.contains(f.name)) out.redistribution_measured.*f.member = counts(m, child(at, "measured"), f.name, P);
+        continue;
+      }
       const bool requests = f.member == &tcert::RankVolumes::disk_requests;
       if (requests && !(p.contains(f.name) && m.contains(f.name))) break;  // an older trace: no requests
       out.redistribution_predicted.*f.member = counts(p, child(at, "predicted"), f.name, P);

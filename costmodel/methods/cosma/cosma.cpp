@@ -262,7 +262,23 @@ PlanVolumes cosma_volumes(const CosmaGrid& g, std::int64_t m, std::int64_t n, st
   PlanVolumes out;
   for (i64 rank = first_rank; rank < end_rank; ++rank) {
     const CosmaRankWords w = cosma_rank_words(g, m, n, k, rank);
-    append_rank(out, 1.0, machine, w.read, w.write, w.sent, w.recv);
+    std::pair<u64, u64> apart{0, 0};  // each ring sends to the next of its ranks, receives from the previous
+    if (rank < g.used()) {
+      const i64 x = rank / (g.pn * g.pk), y = rank / g.pk % g.pn, z = rank % g.pk;
+      auto at = [&](i64 xx, i64 yy, i64 zz) { return xx * g.pn * g.pk + yy * g.pk + zz; };
+      const i64 Ix = piece(m, g.pm, x), Jy = piece(n, g.pn, y), Kz = piece(k, g.pk, z);
+      auto ring = [&](i64 next, i64 previous, u64 sent, u64 recv) {
+        if (machine.apart(rank, next)) apart.first += sent;
+        if (machine.apart(rank, previous)) apart.second += recv;
+      };
+      ring(at(x, (y + 1) % g.pn, z), at(x, (y + g.pn - 1) % g.pn, z), gathered(Ix, Kz, g.rounds, g.pn, y, true),
+           gathered(Ix, Kz, g.rounds, g.pn, y, false));  // A among (x, ·, z)
+      ring(at((x + 1) % g.pm, y, z), at((x + g.pm - 1) % g.pm, y, z), gathered(Jy, Kz, g.rounds, g.pm, x, true),
+           gathered(Jy, Kz, g.rounds, g.pm, x, false));  // B among (·, y, z)
+      ring(at(x, y, (z + 1) % g.pk), at(x, y, (z + g.pk - 1) % g.pk), reduce_scatter(Ix * Jy, g.pk, z, true),
+           reduce_scatter(Ix * Jy, g.pk, z, false));  // C among (x, y, ·)
+    }
+    append_rank(out, 1.0, machine, w.read, w.write, w.sent, w.recv, apart);
   }
   return out;
 }

@@ -17,14 +17,18 @@ using i64 = std::int64_t;
 i64 mod(i64 a, i64 q) { return ((a % q) + q) % q; }
 
 struct Counters {
+  const Machine& machine;
   std::vector<i64> read, write, sent, recv;
-  explicit Counters(i64 P) : read(P), write(P), sent(P), recv(P) {}
+  std::vector<i64> sent_apart, recv_apart;  // of sent and recv, to and from ranks on other nodes
+  Counters(const Machine& m, i64 P)
+      : machine(m), read(P), write(P), sent(P), recv(P), sent_apart(P), recv_apart(P) {}
 };
 
 /// A message of `elements` from rank `from` to rank `to`.
 void message(Counters& n, i64 from, i64 to, i64 elements) {
   n.sent[from] += elements;
   n.recv[to] += elements;
+  if (n.machine.apart(from, to)) n.sent_apart[from] += elements, n.recv_apart[to] += elements;
 }
 
 /// Ring all-gather among ranks[0..q) of pieces sizes[0..q): step by step, each rank forwards
@@ -80,7 +84,7 @@ void ring_reduce_scatter(Counters& n, const std::vector<i64>& ranks, const std::
 PlanVolumes cosma_walk(const CosmaGrid& g, std::int64_t m, std::int64_t n, std::int64_t k, const Machine& machine) {
   const i64 P = machine.processors;
   TCEC_ASSERT(g.used() <= P, "the grid fits the machine");
-  Counters c(P);
+  Counters c(machine, P);
   auto rank = [&](i64 x, i64 y, i64 z) { return x * g.pn * g.pk + y * g.pk + z; };
   for (i64 x = 0; x < g.pm; ++x)
     for (i64 y = 0; y < g.pn; ++y)
@@ -123,8 +127,12 @@ PlanVolumes cosma_walk(const CosmaGrid& g, std::int64_t m, std::int64_t n, std::
     out.disk_write_bytes.push_back(static_cast<std::uint64_t>(c.write[r]) * e);
     out.comm_sent_bytes.push_back(static_cast<std::uint64_t>(c.sent[r]) * e);
     out.comm_recv_bytes.push_back(static_cast<std::uint64_t>(c.recv[r]) * e);
+    if (machine.nodes() > 1) {
+      out.internode_sent_bytes.push_back(static_cast<std::uint64_t>(c.sent_apart[r]) * e);
+      out.internode_recv_bytes.push_back(static_cast<std::uint64_t>(c.recv_apart[r]) * e);
+    }
     out.time_s = std::max(out.time_s, rank_time_s(1.0, machine, out.disk_read_bytes.back(), out.disk_write_bytes.back(),
-                                                  out.comm_recv_bytes.back()));
+                                                  out.comm_recv_bytes.back(), internode_recv(out, static_cast<std::size_t>(r))));
   }
   return out;
 }

@@ -26,9 +26,38 @@ u64 allreduce_exchanges(std::int64_t P, std::int64_t p) {
   return static_cast<u64>(std::countr_zero(static_cast<u64>(Pp))) + (p + Pp < P ? 1 : 0);
 }
 
+/// Of allreduce_exchanges(P, p), those with a rank on another node: the partners are p − P'
+/// (p ≥ P'), else p XOR 2^i for each round and p + P' when it exists.
+u64 allreduce_exchanges_apart(const Machine& m, std::int64_t P, std::int64_t p) {
+  const auto Pp = static_cast<std::int64_t>(std::bit_floor(static_cast<u64>(P)));
+  if (p >= Pp) return m.apart(p, p - Pp) ? 1 : 0;
+  u64 n = p + Pp < P && m.apart(p, p + Pp) ? 1 : 0;
+  for (std::int64_t d = 1; d < Pp; d *= 2) n += m.apart(p, p ^ d) ? 1 : 0;
+  return n;
+}
+
 struct RankVolumes {
   u64 read = 0, write = 0, sent = 0, recv = 0;  // elements
+  u64 sent_apart = 0, recv_apart = 0;           // of sent and recv, to and from other nodes
 };
+
+/// Adds `out` elements sent to rank `to` and `in` received from rank `from` by rank `rank`.
+void message(RankVolumes& v, const Machine& m, std::int64_t rank, std::int64_t to, u64 out, std::int64_t from,
+             u64 in) {
+  v.sent += out, v.recv += in;
+  if (m.apart(rank, to)) v.sent_apart += out;
+  if (m.apart(rank, from)) v.recv_apart += in;
+}
+
+/// Cannon's neighbours on the g × g grid (runtime/methods/gao/gao.cpp cannon_multiply()): A
+/// goes left and comes from the right, B goes up and comes from below.
+struct Neighbours {
+  std::int64_t left, right, up, down;
+};
+Neighbours neighbours(std::int64_t rank, std::int64_t g) {
+  const std::int64_t r = rank / g, c = rank % g;
+  return {r * g + (c + g - 1) % g, r * g + (c + 1) % g, ((r + g - 1) % g) * g + c, ((r + 1) % g) * g + c};
+}
 
 struct Counts {
   u64 pA, pB, pC, tiles_I, tiles_J;
@@ -44,7 +73,7 @@ Counts counts_of(const Plan& plan) {
   return {u(n.passes_A), u(n.passes_B), pC, u(n.tiles_I), u(n.tiles_J), plan.accumulate ? pC : pC - 1};
 }
 
-RankVolumes rotation(const Plan& plan, const Counts& n, std::int64_t rank) {
+RankVolumes rotation(const Plan& plan, const Machine& m, const Counts& n, std::int64_t rank) {
   const GridParts parts = grid_parts(plan);
   const std::int64_t g = parts.grid_cols;
   const RankParts rp = rank_parts(plan, rank);
@@ -54,7 +83,11 @@ RankVolumes rotation(const Plan& plan, const Counts& n, std::int64_t rank) {
   if (gao(plan).comm == Communication::Inside) {  // A, B read at home; each body cycles its blocks once
     v.read = n.pA * Ir * Kk + n.pB * Jc * Kk + n.pC_read * Ir * Jc;
     v.write = n.pC * Ir * Jc;
-    if (g > 1) v.sent = v.recv = n.tiles_J * Ir * K + n.tiles_I * Jc * K;  // one rank: no shifts
+    if (g > 1) {  // one rank: no shifts
+      const Neighbours x = neighbours(rank, g);
+      message(v, m, rank, x.left, n.tiles_J * Ir * K, x.right, n.tiles_J * Ir * K);
+      message(v, m, rank, x.up, n.tiles_I * Jc * K, x.down, n.tiles_I * Jc * K);
+    }
     return v;
   }
   // Outside: g rounds of the local out-of-core product, each followed by a disk-to-disk shift.
@@ -62,11 +95,15 @@ RankVolumes rotation(const Plan& plan, const Counts& n, std::int64_t rank) {
   // C: pC passes in each of the g rounds; only the very first visit of a tile may skip its read.
   v.read = n.pA * Ir * K + n.pB * Jc * K + (n.pC * static_cast<u64>(g) - (n.pC - n.pC_read)) * Ir * Jc + shifted;
   v.write = n.pC * static_cast<u64>(g) * Ir * Jc + shifted;
-  v.sent = v.recv = shifted;
+  if (g > 1) {
+    const Neighbours x = neighbours(rank, g);
+    message(v, m, rank, x.left, Ir * K, x.right, Ir * K);
+    message(v, m, rank, x.up, Jc * K, x.down, Jc * K);
+  }
   return v;
 }
 
-RankVolumes replication(const Plan& plan, const Counts& n, std::int64_t rank) {
+RankVolumes replication(const Plan& plan, const Machine& m, const Counts& n, std::int64_t rank) {
   const std::int64_t P = plan.processors;
   const bool bcast_A = gao(plan).replicated == Operand::A;
   // Written for broadcast operand X (rows R) and the other operand Y (rows S); C is (R, S) or (S, R).
@@ -80,29 +117,29 @@ RankVolumes replication(const Plan& plan, const Counts& n, std::int64_t rank) {
   const u64 C = group_share(S, P, rank) * R.extent();
   RankVolumes v;
   v.write = n.pC * C;
+  const std::int64_t to = (rank + 1) % P, from = (rank + P - 1) % P;  // the ring
   if (gao(plan).comm == Communication::Inside) {  // collective read of X's pieces, ring all-gather per tile
     v.read = pX * own + pY * Y + n.pC_read * C;
-    v.sent = pX * (whole - next);
-    v.recv = pX * (whole - own);
+    message(v, m, rank, to, pX * (whole - next), from, pX * (whole - own));
     return v;
   }
   // Outside: one out-of-core ring all-gather into a whole local copy of X.
   v.read = pX * whole + pY * Y + n.pC_read * C + (whole - next);
   v.write += whole - own;
-  v.sent = whole - next;
-  v.recv = whole - own;
+  message(v, m, rank, to, whole - next, from, whole - own);
   return v;
 }
 
-RankVolumes accumulation(const Plan& plan, const Counts& n, std::int64_t rank) {
+RankVolumes accumulation(const Plan& plan, const Machine& m, const Counts& n, std::int64_t rank) {
   const std::int64_t P = plan.processors;
   const u64 Kp = group_share(plan.K, P, rank);
   const u64 C = plan.I.extent() * plan.J.extent();
-  const u64 reduce = C * allreduce_exchanges(P, rank);
+  const u64 reduce = C * allreduce_exchanges(P, rank), apart = C * allreduce_exchanges_apart(m, P, rank);
   RankVolumes v;
   v.read = n.pA * plan.I.extent() * Kp + n.pB * plan.J.extent() * Kp;
   if (gao(plan).comm == Communication::Inside) {  // C lives on rank 0; partial tiles all-reduced per pass
     v.sent = v.recv = n.pC * reduce;
+    v.sent_apart = v.recv_apart = n.pC * apart;
     if (rank == 0) v.read += n.pC_read * C, v.write = n.pC * C;
     return v;
   }
@@ -110,6 +147,7 @@ RankVolumes accumulation(const Plan& plan, const Counts& n, std::int64_t rank) {
   // and skip the first read, and so does rank 0 unless C starts from its current values),
   // then one out-of-core all-reduce into rank 0's C.
   v.sent = v.recv = reduce;
+  v.sent_apart = v.recv_apart = apart;
   v.read += (rank == 0 ? n.pC_read : n.pC - 1) * C + C;
   v.write = n.pC * C + (rank == 0 ? C : 0);
   return v;
@@ -124,11 +162,11 @@ PlanVolumes gao_volumes(const Plan& plan, const Machine& machine, std::int64_t f
   for (std::int64_t rank = first_rank; rank < end_rank; ++rank) {
     RankVolumes v;
     switch (gao(plan).algorithm) {
-      case Algorithm::Rotation: v = rotation(plan, n, rank); break;
-      case Algorithm::Replication: v = replication(plan, n, rank); break;
-      case Algorithm::Accumulation: v = accumulation(plan, n, rank); break;
+      case Algorithm::Rotation: v = rotation(plan, machine, n, rank); break;
+      case Algorithm::Replication: v = replication(plan, machine, n, rank); break;
+      case Algorithm::Accumulation: v = accumulation(plan, machine, n, rank); break;
     }
-    append_rank(out, factor, machine, v.read, v.write, v.sent, v.recv);
+    append_rank(out, factor, machine, v.read, v.write, v.sent, v.recv, {v.sent_apart, v.recv_apart});
   }
   return out;
 }

@@ -74,12 +74,14 @@ Enumerated enumerate(const GroupTiling& group) {
 
 struct Counters {
   i64 read = 0, write = 0, sent = 0, recv = 0;
+  i64 sent_apart = 0, recv_apart = 0;  // of sent and recv, to and from ranks on other nodes
 };
 
 class Simulator {
  public:
   /// access: count disk requests too (requests()), the arrays reached as it says.
-  Simulator(const Plan& plan, i64 rank, const ArrayAccess* access = nullptr)
+  /// machine: the nodes whose crossings are counted (Machine::node_of()); none when null.
+  Simulator(const Plan& plan, i64 rank, const ArrayAccess* access = nullptr, const Machine* machine = nullptr)
       : plan_(plan),
         m_(gao(plan)),
         parts_(grid_parts(plan)),
@@ -88,7 +90,8 @@ class Simulator {
         J_(enumerate(plan.J)),
         K_(enumerate(plan.K)),
         P_(plan.processors),
-        access_(access) {
+        access_(access),
+        machine_(machine) {
     const i64 g = parts_.grid_cols;
     r_ = rank / g, c_ = rank % g;
   }
@@ -284,16 +287,28 @@ class Simulator {
     const i64 g = parts_.grid_cols, f = tiles(0).front(), h = tiles(1).front(), k = tiles(2).front();
     for (i64 s = 0; s < g; ++s) {  // Cannon: multiply, then shift A left and B up
       const i64 held = (r_ + c_ + s) % g, next = (held + 1) % g;
-      n_.sent += I_.rows(f, g, r_) * K_.rows(k, g, held) + J_.rows(h, g, c_) * K_.rows(k, g, held);
-      n_.recv += I_.rows(f, g, r_) * K_.rows(k, g, next) + J_.rows(h, g, c_) * K_.rows(k, g, next);
+      send(left(), I_.rows(f, g, r_) * K_.rows(k, g, held), right(), I_.rows(f, g, r_) * K_.rows(k, g, next));
+      send(up(), J_.rows(h, g, c_) * K_.rows(k, g, held), down(), J_.rows(h, g, c_) * K_.rows(k, g, next));
     }
   }
+
+  // --- messages ---
+  /// `out` elements to rank `to`, `in` from rank `from`.
+  void send(i64 to, i64 out, i64 from, i64 in) {
+    n_.sent += out, n_.recv += in;
+    if (machine_ && machine_->apart(rank_, to)) n_.sent_apart += out;
+    if (machine_ && machine_->apart(rank_, from)) n_.recv_apart += in;
+  }
+  i64 left() const { return r_ * parts_.grid_cols + (c_ + parts_.grid_cols - 1) % parts_.grid_cols; }
+  i64 right() const { return r_ * parts_.grid_cols + (c_ + 1) % parts_.grid_cols; }
+  i64 up() const { return ((r_ + parts_.grid_cols - 1) % parts_.grid_cols) * parts_.grid_cols + c_; }
+  i64 down() const { return ((r_ + 1) % parts_.grid_cols) * parts_.grid_cols + c_; }
 
   // --- collectives ---
   void ring(const std::vector<i64>& pieces, bool on_disk) {
     for (i64 s = 0; s + 1 < P_; ++s) {
       const i64 out = pieces[((rank_ - s) % P_ + P_) % P_], in = pieces[((rank_ - s - 1) % P_ + P_) % P_];
-      n_.sent += out, n_.recv += in;
+      send((rank_ + 1) % P_, out, (rank_ + P_ - 1) % P_, in);
       if (on_disk) n_.read += out, n_.write += in, requests_ += chunks(out) + chunks(in);
     }
   }
@@ -301,11 +316,11 @@ class Simulator {
     i64 Pp = 1;
     while (Pp * 2 <= P_) Pp *= 2;
     if (rank_ >= Pp) {  // pre-step send, post-step receive
-      n_.sent += n, n_.recv += n;
+      send(rank_ - Pp, n, rank_ - Pp, n);
       return;
     }
-    if (rank_ + Pp < P_) n_.recv += n, n_.sent += n;  // pre-step receive, post-step send
-    for (i64 d = 1; d < Pp; d *= 2) n_.sent += n, n_.recv += n;
+    if (rank_ + Pp < P_) send(rank_ + Pp, n, rank_ + Pp, n);  // pre-step receive, post-step send
+    for (i64 d = 1; d < Pp; d *= 2) send(rank_ ^ d, n, rank_ ^ d, n);
   }
   void gather_file() {
     const bool A = m_.replicated == Operand::A;
@@ -325,7 +340,9 @@ class Simulator {
     for (i64 f = 0; f < J_.T1 * J_.T2; ++f) rows_B += J_.rows(f, g, c_);
     for (i64 h = 0; h < K_.T1 * K_.T2; ++h) k_held += K_.rows(h, g, held), k_next += K_.rows(h, g, next);
     const i64 out = (rows_A + rows_B) * k_held, in = (rows_A + rows_B) * k_next;
-    n_.sent += out, n_.recv += in, n_.read += out, n_.write += in;
+    send(left(), rows_A * k_held, right(), rows_A * k_next);
+    send(up(), rows_B * k_held, down(), rows_B * k_next);
+    n_.read += out, n_.write += in;
     requests_ += chunks(rows_A * k_held) + chunks(rows_A * k_next) + chunks(rows_B * k_held) + chunks(rows_B * k_next);
   }
 
@@ -340,6 +357,7 @@ class Simulator {
   std::set<std::pair<i64, i64>> touched_;
   Counters n_;
   const ArrayAccess* access_;
+  const Machine* machine_;
   i64 requests_ = 0;
   std::map<std::tuple<int, i64, i64, i64, i64, i64, i64>, i64> runs_;  // by block
 };
@@ -350,13 +368,18 @@ PlanVolumes gao_simulate(const Plan& plan, const Machine& machine) {
   PlanVolumes out;
   const auto e = static_cast<std::uint64_t>(machine.element_size_bytes);
   for (i64 rank = 0; rank < plan.processors; ++rank) {
-    const Counters n = Simulator(plan, rank).run();
+    const Counters n = Simulator(plan, rank, nullptr, &machine).run();
     out.disk_read_bytes.push_back(static_cast<std::uint64_t>(n.read) * e);
     out.disk_write_bytes.push_back(static_cast<std::uint64_t>(n.write) * e);
     out.comm_sent_bytes.push_back(static_cast<std::uint64_t>(n.sent) * e);
     out.comm_recv_bytes.push_back(static_cast<std::uint64_t>(n.recv) * e);
+    if (machine.nodes() > 1) {
+      out.internode_sent_bytes.push_back(static_cast<std::uint64_t>(n.sent_apart) * e);
+      out.internode_recv_bytes.push_back(static_cast<std::uint64_t>(n.recv_apart) * e);
+    }
     out.time_s = std::max(out.time_s, rank_time_s(plan, machine, out.disk_read_bytes.back(),
-                                                  out.disk_write_bytes.back(), out.comm_recv_bytes.back()));
+                                                  out.disk_write_bytes.back(), out.comm_recv_bytes.back(),
+                                                  internode_recv(out, static_cast<std::size_t>(rank))));
   }
   return out;
 }

@@ -21,6 +21,15 @@ using i64 = std::int64_t;
 /// Candidates walked exactly (the best by their estimated time, sfc_candidates.h).
 constexpr std::size_t kWalked = 2;
 
+/// Of rank r's sent and received elements, those to and from other nodes: its reduce-scatter
+/// ring over the c layers sends to the same position of the next layer (rank r + P/c) and
+/// receives from the previous one (runtime/methods/sfc/sfc.cpp).
+std::pair<std::uint64_t, std::uint64_t> crossing(const Plan& plan, const Machine& machine, i64 r,
+                                                 const SfcRankWalk& w) {
+  const i64 P = plan.processors, g = P / sfc_plan(plan).layers;
+  return {machine.apart(r, (r + g) % P) ? w.sent : 0, machine.apart(r, (r + P - g) % P) ? w.received : 0};
+}
+
 }  // namespace
 
 void SfcModel::analyze(MethodAnalysis& ctx) const {
@@ -64,14 +73,16 @@ PlanVolumes SfcModel::volumes(const Plan& plan, const Machine& machine, std::int
   PlanVolumes v;
   for (i64 r = first_rank; r < end_rank; ++r) {
     const SfcRankWalk& x = w[static_cast<std::size_t>(r)];
-    append_rank(v, 1.0, machine, x.read, x.written, x.sent, x.received);
+    append_rank(v, 1.0, machine, x.read, x.written, x.sent, x.received, crossing(plan, machine, r, x));
   }
   return v;
 }
 
 PlanVolumes SfcModel::walk(const Plan& plan, const Machine& machine) const {
   PlanVolumes v;
-  for (const SfcRankWalk& w : sfc_replay(plan)) append_rank(v, 1.0, machine, w.read, w.written, w.sent, w.received);
+  i64 r = 0;
+  for (const SfcRankWalk& w : sfc_replay(plan))
+    append_rank(v, 1.0, machine, w.read, w.written, w.sent, w.received, crossing(plan, machine, r++, w));
   return v;
 }
 
