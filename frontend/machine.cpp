@@ -40,12 +40,13 @@ constexpr Property kProperties[] = {
     {"memory_bandwidth", Kind::Bandwidth},
     {"overlap", Kind::Fraction},
     {"ranks_per_node", Kind::Count},
+    {"internode_network", Kind::Bandwidth},
 };
 // clang-format on
 
 const char* kPropertyList =
     "processors, memory, network, disk, disk_read, disk_write, element_size, "
-    "replication_factor, reduction_factor, disk_latency, page_fault, flops, memory_bandwidth, overlap, ranks_per_node";
+    "replication_factor, reduction_factor, disk_latency, page_fault, flops, memory_bandwidth, overlap, ranks_per_node, internode_network";
 const char* kSizeUnits = "B, KB, MB, GB, TB, KiB, MiB, GiB, TiB";
 const char* kBandwidthUnits = "B/s, KB/s, MB/s, GB/s, TB/s, KiB/s, MiB/s, GiB/s, TiB/s";
 const char* kDurationUnits = "s, ms, us, ns";
@@ -183,6 +184,8 @@ bool store(const Property& p, double value, TceParser::MachinePropContext& prop,
     m.overlap = value;
   else if (key == "ranks_per_node")
     m.ranks_per_node = static_cast<std::int64_t>(value);
+  else if (key == "internode_network")
+    m.internode_network_bytes_per_s = value;
   return true;
 }
 

@@ -1,5 +1,6 @@
 // costmodel/report/report.cpp — the dry-run report: text for people, JSON for tools.
 #include <algorithm>
+#include <numeric>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -32,7 +33,10 @@ std::string machine_text(const Machine& m) {
       m.memory_bytes_per_s > 0 ? fmt::format(" streaming {}/s", human_bytes(m.memory_bytes_per_s)) : std::string(),
       m.overlap < 1 ? fmt::format(", overlap {:g}", m.overlap) : std::string(),
       m.node_local_scratch()
-          ? fmt::format(", {} nodes of {} processors, each with node-local scratch", m.nodes(), m.ranks_per_node)
+          ? fmt::format(", {} nodes of {} processors, each with node-local scratch{}", m.nodes(), m.ranks_per_node,
+                        m.internode_network_bytes_per_s > 0
+                            ? fmt::format(", B_c between nodes = {}/s", human_bytes(m.internode_network_bytes_per_s))
+                            : std::string())
           : std::string());
 }
 
@@ -165,6 +169,8 @@ nlohmann::json machine_json(const Machine& m) {
           {"memory_bytes_per_s", m.memory_bytes_per_s},
           {"overlap", m.overlap},
           {"ranks_per_node", m.ranks_per_node},
+          {"internode_network_bytes_per_s",
+           m.internode_network_bytes_per_s > 0 ? m.internode_network_bytes_per_s : m.network_bytes_per_s},
           {"nodes", m.nodes()}};
 }
 
@@ -207,6 +213,7 @@ Machine machine_from(const ir::MachineDesc& d) {
   m.memory_bytes_per_s = d.memory_bytes_per_s;
   m.overlap = d.overlap;
   m.ranks_per_node = d.ranks_per_node;
+  m.internode_network_bytes_per_s = d.internode_network_bytes_per_s;
   return m;
 }
 
@@ -233,6 +240,42 @@ std::string distributions_text(const ir::Program& program, const std::optional<M
                                           : fmt::format("on a {} grid", fmt::join(grid, "x")));
   }
   return out.empty() ? out : "declared distributions (Gao et al. §2.3, balanced blocks): " + out + "\n";
+}
+
+}  // namespace
+
+namespace {
+
+/// Bytes that all ranks together send to ranks of other nodes (PlanVolumes::internode_sent_bytes),
+/// as the program runs: the compute stages and stages 1 and 3 (with the hand-off's moves and
+/// flushes and the store's completions) of the plans in plan.statements, and the copy steps.
+struct Crossing {
+  std::uint64_t compute = 0, stages = 0, copies = 0;
+  std::uint64_t total() const { return compute + stages + copies; }
+};
+Crossing crossing_of(const ProgramPlan& plan) {
+  auto sum = [](const std::vector<std::uint64_t>& v) { return std::accumulate(v.begin(), v.end(), std::uint64_t{0}); };
+  Crossing out;
+  for (const StatementPlan& sp : plan.statements)
+    if (sp.feasible) out.compute += sum(sp.volumes.internode_sent_bytes), out.stages += sum(sp.redistribution.internode_sent_bytes);
+  const HandoffSequence* handoff = plan.analysis && plan.analysis->handoff.used ? &plan.analysis->handoff : nullptr;
+  for (std::size_t i = 0; i < plan.program->statements.size(); ++i) {
+    const ir::Statement& s = plan.program->statements[i];
+    if (s.operands.size() == 2) continue;
+    out.copies += sum(copy_volumes(*plan.program, s, *plan.machine).internode_sent_bytes);
+    if (handoff && i < handoff->steps.size())  // the kept tensors flushed for the copy, completed on every node
+      out.copies += sum(handoff->steps[i].flush.internode_sent_bytes);
+  }
+  return out;
+}
+
+std::string crossing_text(const ProgramPlan& plan) {
+  const Crossing c = crossing_of(plan);
+  return fmt::format(
+      "\nbytes that cross nodes ({} nodes of {} processors; sent by all ranks): {} ({}): compute stages {}, "
+      "stages 1 and 3 {}, copy steps {}\n",
+      plan.machine->nodes(), plan.machine->ranks_per_node, c.total(), human_bytes(static_cast<double>(c.total())),
+      c.compute, c.stages, c.copies);
 }
 
 }  // namespace
@@ -285,6 +328,7 @@ std::string dry_run_text(const ProgramPlan& plan) {
                     t.dense_flops, t.flops > 0 ? t.dense_flops / t.flops : 0.0,
                     t.dense > 0 ? fmt::format("; {} more with a dense tensor, not counted", t.dense) : "");
   }
+  if (machine && machine->nodes() > 1) out += crossing_text(plan);
   if (machine && planned + unplanned + copies > 1) {
     out += fmt::format(
         "\ntotal predicted time: {:.5g} s over {} contractions (compute stages and redistribution) "
@@ -344,6 +388,11 @@ nlohmann::json dry_run_json(const ProgramPlan& plan) {
     }
   }
   out["total_predicted_time_s"] = machine ? nlohmann::json(total_s) : nlohmann::json(nullptr);
+  if (machine && machine->nodes() > 1) {
+    const Crossing c = crossing_of(plan);
+    out["internode_sent_bytes"] = {
+        {"compute", c.compute}, {"stages", c.stages}, {"copies", c.copies}, {"total", c.total()}};
+  }
   out["io_lower_bound_s"] = machine ? nlohmann::json(bound_s) : nlohmann::json(nullptr);
   out["program_writes"] =
       machine ? program_writes_json(program_writes(program, *machine, analyses)) : nlohmann::json(nullptr);

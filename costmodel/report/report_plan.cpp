@@ -23,11 +23,22 @@ std::string range_text(const std::vector<std::uint64_t>& v) {
   return lo == hi ? fmt::format("{}", lo) : fmt::format("{} .. {}", lo, hi);
 }
 
+namespace {
+
+/// " (of which to other nodes S, from other nodes R)" for volumes that have bytes crossing nodes.
+std::string crossing_text(const PlanVolumes& v) {
+  if (v.internode_sent_bytes.empty()) return {};
+  return fmt::format(" (of which to other nodes {}, from other nodes {})", range_text(v.internode_sent_bytes),
+                     range_text(v.internode_recv_bytes));
+}
+
+}  // namespace
+
 std::string per_rank_text(const PlanVolumes& v) {
   return fmt::format(
-      "    per rank (bytes, min .. max): disk read {}, disk write {}, sent {}, received {}; disk requests {}{}\n",
+      "    per rank (bytes, min .. max): disk read {}, disk write {}, sent {}, received {}{}; disk requests {}{}\n",
       range_text(v.disk_read_bytes), range_text(v.disk_write_bytes), range_text(v.comm_sent_bytes),
-      range_text(v.comm_recv_bytes), range_text(v.disk_requests),
+      range_text(v.comm_recv_bytes), crossing_text(v), range_text(v.disk_requests),
       v.page_faults.empty() ? std::string() : fmt::format(", page faults about {}", range_text(v.page_faults)));
 }
 
@@ -128,7 +139,9 @@ std::string redistribution_text(const ContractionAnalysis& a) {
       how, direct.empty() ? "" : fmt::format("; direct tile I/O of {}", fmt::join(direct, ", ")),
       a.accumulate ? "; C starts from its current value" : "", range_text(r.disk_read_bytes),
       range_text(r.disk_write_bytes),
-      moved ? fmt::format(", sent {}, received {}", range_text(r.comm_sent_bytes), range_text(r.comm_recv_bytes)) : "",
+      moved ? fmt::format(", sent {}, received {}{}", range_text(r.comm_sent_bytes), range_text(r.comm_recv_bytes),
+                          crossing_text(r))
+            : "",
       r.disk_requests.empty() ? "" : fmt::format(", disk requests {}", range_text(r.disk_requests)), r.time_s,
       a.plan().total_s());
 }
@@ -187,6 +200,12 @@ nlohmann::json plan_json(const ContractionAnalysis& a, const Machine& machine) {
                         {"declared", a.declared.which()}}},
                       {"total_time_s", a.plan().total_s()}};
   if (!v.page_faults.empty()) j["page_faults"] = v.page_faults;  // estimated, where counted (Machine::page_fault_s)
+  if (!v.internode_sent_bytes.empty()) {  // a machine of several nodes
+    j["internode_sent_bytes"] = v.internode_sent_bytes, j["internode_recv_bytes"] = v.internode_recv_bytes;
+    const PlanVolumes& r = a.plan().redistribution;
+    j["redistribution"]["internode_sent_bytes"] = r.internode_sent_bytes;
+    j["redistribution"]["internode_recv_bytes"] = r.internode_recv_bytes;
+  }
   j["io_bound"] = io_bound_json(io_bound(a, machine));
   j["writes"] = write_json(write_report(a, machine));
   report_of(p).plan_json(a, machine, j);

@@ -166,6 +166,9 @@ void RunRecords::write_trace(int resumed_steps) const {
   const FileTransfers imported = gather_transfers(ctx_, Phase::Import);
   const FileTransfers exported = gather_transfers(ctx_, Phase::Export);
   const nlohmann::json device = gather_device_json();
+  const Volumes run = counters().total();  // every phase, copy steps and verification included
+  const std::vector<std::vector<std::uint64_t>> network =
+      ctx_.gather_u64s({run.comm_sent_bytes, run.comm_recv_bytes, run.internode_sent_bytes, run.internode_recv_bytes});
   ctx_.check_root([&] {
     nlohmann::json doc = {{"program", info_.name},
                           {"source", info_.source},
@@ -186,6 +189,10 @@ void RunRecords::write_trace(int resumed_steps) const {
     // HDF5 inputs copied into the store, outputs copied out of it: outside every contraction.
     doc["files"] = {{"import", transfers_json(imported)}, {"export", transfers_json(exported)}};
     doc["peak_resident_bytes"] = peak_rss;                 // per rank, VmHWM at the end (memory.h)
+    doc["network"] = {{"comm_sent_bytes", network[0]},     // per rank, the whole run's counted payload,
+                      {"comm_recv_bytes", network[1]},     // and of it what crossed nodes (comm.h
+                      {"internode_sent_bytes", network[2]},  // set_nodes(); 0 on one node)
+                      {"internode_recv_bytes", network[3]}};
     if (!device.is_null()) doc["device"] = device["run"];  // per rank, since the run began (device_io.h)
     doc["blas_kernels"] = blas_kernels();                  // rank 0's (kernel.h)
     if (verified_)

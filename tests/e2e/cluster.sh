@@ -11,6 +11,9 @@
 #    directory; and so with node-local scratch for a sample of the Gao methods and orders, sfc and
 #    (on a symmetric product) tbs, each forced: values against numpy.einsum, measured = predicted
 #    bytes, and nothing left in any node's scratch afterwards;
+#  - on machines of 2 nodes (tiny_cluster, small4_cluster), hold the bytes that crossed nodes, per
+#    contraction and over the whole run, against the dry-run's prediction (crossing.py), for a
+#    chain, a sample of the Gao methods, cosma, sfc and NWChem's CCSD T2;
 #  - run programs of several steps (a chain kept on the ranks on tiny_cluster.machine, outputs
 #    several statements add to, a small output, an HDF5 output) against numpy, and a chain through
 #    the store on a shared --checkpoint killed on node 1 and resumed, byte for byte;
@@ -117,6 +120,10 @@ program_verified() {
   /usr/bin/python3 "$here/npy_check.py" program-check "$dir/program.json" "$dir/in" "$dir/out" > /dev/null ||
     fail "$what: an output differs from numpy's"
   "$tcec" compare "$work/trace.json" > "$work/compare.log" || fail "$what: measured != predicted: $(cat "$work/compare.log")"
+  if grep -q ranks_per_node "$machine"; then  # planned for several nodes: the whole run's bytes across them
+    /usr/bin/python3 "$here/crossing.py" "$dir/program.json" "$work/trace.json" > "$work/crossing.log" ||
+      fail "$what: $(cat "$work/crossing.log")"
+  fi
   nodes_clean "$what"
   echo "cluster.sh: $what: outputs equal numpy's, measured = predicted bytes"
 }
@@ -129,6 +136,11 @@ grep -q "3 contractions planned with kept tensors" <(cd "$root" && "$tcec" tests
   --machine "$here/tiny_cluster.machine" --dry-run) || fail "the chain on tiny_cluster does not keep X and Y"
 program_verified "a three-step chain, intermediates kept on the ranks" tests/e2e/chain.tce \
   "$here/tiny_cluster.machine" -D N=64
+# Each method on a cluster machine: its messages to the ranks of the other node predicted exactly.
+for method in inside-rotation inside-accumulation outside-replication cosma sfc; do
+  program_verified "a matrix product by $method, bytes across nodes" examples/matmul.tce \
+    "$here/small4_cluster.machine" -D N=64 --force-method $method
+done
 program_verified "an output four statements add to (out of core)" examples/ccd_terms.tce "$here/tiny.machine" \
   -D O=6 -D V=14
 program_verified "an output four statements add to (in memory)" examples/ccd_terms.tce "$here/small4.machine" \
