@@ -21,7 +21,7 @@ using fixtures::roomy;
 
 TEST(Plan, ClosedFormVolumesEqualTheSimulatorForEveryMethodAndOrder) {
   std::mt19937_64 rng(7);
-  int checked = 0;
+  int checked = 0, checked_apart = 0;
   for (std::int64_t P : {1, 2, 3, 4, 5, 8, 9}) {
     for (int trial = 0; trial < 8; ++trial) {
       const std::int64_t g = std::max<std::int64_t>(P, 3);
@@ -52,6 +52,17 @@ TEST(Plan, ClosedFormVolumesEqualTheSimulatorForEveryMethodAndOrder) {
               ASSERT_EQ(closed.comm_sent_bytes, walked.comm_sent_bytes) << p.to_string();
               ASSERT_EQ(closed.comm_recv_bytes, walked.comm_recv_bytes) << p.to_string();
               ASSERT_DOUBLE_EQ(closed.time_s, walked.time_s);
+              // On nodes of 2 ranks, with a slower network between them: the bytes that cross.
+              Machine nodes = roomy(P);
+              nodes.ranks_per_node = 2, nodes.internode_network_bytes_per_s = nodes.network_bytes_per_s / 4;
+              const PlanVolumes apart = plan_volumes(p, nodes), apart_walked = simulate(p, nodes);
+              ASSERT_EQ(apart.internode_sent_bytes.size(), P > 2 ? static_cast<std::size_t>(P) : 0u);
+              ASSERT_EQ(apart.internode_sent_bytes, apart_walked.internode_sent_bytes) << p.to_string();
+              ASSERT_EQ(apart.internode_recv_bytes, apart_walked.internode_recv_bytes) << p.to_string();
+              ASSERT_DOUBLE_EQ(apart.time_s, apart_walked.time_s) << p.to_string();
+              for (std::size_t r = 0; r < apart.internode_sent_bytes.size(); ++r)
+                ASSERT_LE(apart.internode_sent_bytes[r], apart.comm_sent_bytes[r]) << p.to_string();
+              checked_apart += P > 2;
               // Disk requests: each array tiled or in its tensor's file, stored in a random order.
               ArrayAccess access;
               auto stored = [&](std::size_t n) {
@@ -70,6 +81,20 @@ TEST(Plan, ClosedFormVolumesEqualTheSimulatorForEveryMethodAndOrder) {
     }
   }
   EXPECT_GT(checked, 2000);
+  EXPECT_GT(checked_apart, 1000);
+}
+
+TEST(Plan, BytesAcrossNodesArePricedAtTheInternodeNetwork) {
+  Machine m = roomy(4);
+  m.network_bytes_per_s = 1e9;
+  EXPECT_DOUBLE_EQ(m.network_s(4e9, 1e9), 4.0);  // no internode_network: all at B_c
+  m.ranks_per_node = 2, m.internode_network_bytes_per_s = 1e8;
+  EXPECT_DOUBLE_EQ(m.network_s(4e9, 1e9), 3.0 + 10.0);
+  EXPECT_EQ(m.node_of(1), 0);
+  EXPECT_EQ(m.node_of(2), 1);
+  EXPECT_TRUE(m.apart(1, 2));
+  EXPECT_FALSE(m.apart(2, 3));
+  EXPECT_DOUBLE_EQ(rank_time_s(1.0, m, 0, 0, 4000000000u, 1000000000u), 13.0);
 }
 
 TEST(Plan, EvenTilingsReproduceTheModelVolumes) {

@@ -202,6 +202,18 @@ TEST(Frontend, RanksPerNodeIsAPositiveCount) {
             "                                                                                   ^\n");
 }
 
+TEST(Frontend, InternodeNetworkIsABandwidth) {
+  const std::string head = "machine m { processors 4; memory 1 MB; network 1 GB/s; disk 1 GB/s; ranks_per_node 2; ";
+  auto plain = parse_source("m.tce", head + "}", {});
+  ASSERT_TRUE(plain.ok()) << plain.diagnostics.render();
+  EXPECT_EQ(plain.program->machine->internode_network_bytes_per_s, 0.0);  // the network's
+  auto slow = parse_source("m.tce", head + "internode_network 100 MB/s; }", {});
+  ASSERT_TRUE(slow.ok()) << slow.diagnostics.render();
+  EXPECT_EQ(slow.program->machine->internode_network_bytes_per_s, 100e6);
+  EXPECT_NE(parse_source("m.tce", head + "internode_network 4; }", {}).diagnostics.render().find("error"),
+            std::string::npos);
+}
+
 TEST(Frontend, DefinesOverrideRanges) {
   Options o;
   o.defines = {"O=100", "V=7"};

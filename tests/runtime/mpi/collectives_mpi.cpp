@@ -120,6 +120,44 @@ TEST(Collectives, RingAllgathervUnevenPieces) {
   EXPECT_THROW(tcert::ring_allgatherv(ctx, buf.data(), wrong), tcert::Error);
 }
 
+// Nodes of 2 ranks (rank / 2): the payload to and from ranks of another node is counted apart,
+// on the world and on a communicator split from it (rank order reversed), until clear_nodes().
+TEST(Collectives, BytesAcrossNodesAreCountedOnceNodesAreSet) {
+  Context world = Context::world();
+  const int p = world.size();
+  std::vector<int> node_of(p);
+  for (int q = 0; q < p; ++q) node_of[q] = q / 2;
+  tcert::set_nodes(world, node_of);
+  Context reversed = world.split(0, p - 1 - world.rank());
+  for (const Context* ctx : {&world, &reversed}) {
+    const int r = ctx->rank();
+    auto node = [&](int q) { return ctx == &world ? q / 2 : (p - 1 - q) / 2; };  // of rank q of ctx
+    std::vector<std::size_t> counts(p);
+    for (int q = 0; q < p; ++q) counts[q] = piece_elems(q) * 5;
+    std::vector<double> buf(std::accumulate(counts.begin(), counts.end(), std::size_t{0}), 1.0);
+    counters().reset();
+    {
+      tcert::PhaseScope scope(Phase::Compute);
+      tcert::RingAllgather ring(*ctx, buf.data(), counts);
+      while (!ring.done()) ring.start(), ring.finish();
+    }
+    const tcert::Volumes v = counters().snapshot(Phase::Compute);
+    const bool to_next = node(mod(r + 1, p)) != node(r), from_previous = node(mod(r - 1, p)) != node(r);
+    EXPECT_EQ(v.internode_sent_bytes, to_next ? v.comm_sent_bytes : 0u) << "rank " << r;
+    EXPECT_EQ(v.internode_recv_bytes, from_previous ? v.comm_recv_bytes : 0u) << "rank " << r;
+    EXPECT_TRUE(tcert::crosses_nodes(*ctx, mod(r + 1, p)) == to_next);
+    EXPECT_FALSE(tcert::crosses_nodes(*ctx, MPI_PROC_NULL));
+  }
+  Context::free_split(reversed);
+  tcert::clear_nodes();
+  counters().reset();
+  std::vector<std::size_t> counts(p, 3);
+  std::vector<double> buf(3 * static_cast<std::size_t>(p), 1.0);
+  tcert::ring_allgatherv(world, buf.data(), counts);
+  EXPECT_EQ(counters().total().internode_sent_bytes + counters().total().internode_recv_bytes, 0u);
+  EXPECT_THROW(tcert::set_nodes(world, std::vector<int>(p + 1, 0)), tcert::Error);
+}
+
 // Rank s sends (s + 2·q) mod 4 elements to rank q (zeros included), value 1000·s + 10·q + i;
 // counted bytes leave out the rank's own part.
 TEST(Collectives, AlltoallvUnevenCountsAndOwnPartUncounted) {

@@ -49,6 +49,8 @@ void expect_closed_form_equals_walk(const CosmaGrid& g, std::int64_t m, std::int
   EXPECT_EQ(closed.disk_write_bytes, walked.disk_write_bytes) << what;
   EXPECT_EQ(closed.comm_sent_bytes, walked.comm_sent_bytes) << what;
   EXPECT_EQ(closed.comm_recv_bytes, walked.comm_recv_bytes) << what;
+  EXPECT_EQ(closed.internode_sent_bytes, walked.internode_sent_bytes) << what;
+  EXPECT_EQ(closed.internode_recv_bytes, walked.internode_recv_bytes) << what;
   EXPECT_DOUBLE_EQ(closed.time_s, walked.time_s) << what;
 }
 
@@ -242,16 +244,18 @@ TEST(Cosma, EveryGridAndRoundCountMatchesTheWalk) {
   // problems report the exact maxima over ranks.
   for (auto [m, n, k] :
        std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>>{{7, 5, 11}, {13, 3, 29}, {1, 9, 4}}) {
-    for (std::int64_t P = 1; P <= 9; ++P) {
-      const Machine machine = machine_of(P, kUnlimited);
-      for (std::int64_t pm = 1; pm <= std::min(P, m); ++pm)
-        for (std::int64_t pn = 1; pm * pn <= P && pn <= n; ++pn)
-          for (std::int64_t pk = 1; pm * pn * pk <= P && pk <= k; ++pk)
-            for (std::int64_t t = 1; t <= std::min<std::int64_t>(3, (k + pk - 1) / pk); ++t)
-              expect_closed_form_equals_walk(
-                  {pm, pn, pk, t}, m, n, k, machine,
-                  fmt::format("{}x{}x{} P={} grid {}x{}x{} t={}", m, n, k, P, pm, pn, pk, t));
-    }
+    for (std::int64_t P = 1; P <= 9; ++P)
+      for (std::int64_t R : {0, 2, 3}) {  // one node; nodes of 2 and of 3 ranks (the messages between them)
+        Machine machine = machine_of(P, kUnlimited);
+        machine.ranks_per_node = R;
+        for (std::int64_t pm = 1; pm <= std::min(P, m); ++pm)
+          for (std::int64_t pn = 1; pm * pn <= P && pn <= n; ++pn)
+            for (std::int64_t pk = 1; pm * pn * pk <= P && pk <= k; ++pk)
+              for (std::int64_t t = 1; t <= std::min<std::int64_t>(3, (k + pk - 1) / pk); ++t)
+                expect_closed_form_equals_walk(
+                    {pm, pn, pk, t}, m, n, k, machine,
+                    fmt::format("{}x{}x{} P={} R={} grid {}x{}x{} t={}", m, n, k, P, R, pm, pn, pk, t));
+      }
   }
   for (std::int64_t m = 1; m <= 13; m += 3)
     for (std::int64_t n = 2; n <= 11; n += 3)
