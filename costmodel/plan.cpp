@@ -102,12 +102,12 @@ void append_rank(PlanVolumes& v, double factor, const Machine& machine, std::uin
     v.internode_sent_bytes.push_back(crossing.first * e);
     v.internode_recv_bytes.push_back(crossing.second * e);
   }
-  v.time_s = std::max(v.time_s, rank_time_s(factor, machine, read_elems * e, write_elems * e, recv_elems * e,
-                                            crossing.second * e));
+  v.time_s = std::max(
+      v.time_s, rank_time_s(factor, machine, read_elems * e, write_elems * e, recv_elems * e, crossing.second * e));
 }
 
 tcert::RankVolumes rank_volumes(const PlanVolumes& v) {
-  return {v.disk_read_bytes,     v.disk_write_bytes,     v.comm_sent_bytes, v.comm_recv_bytes,
+  return {v.disk_read_bytes,      v.disk_write_bytes,     v.comm_sent_bytes, v.comm_recv_bytes,
           v.internode_sent_bytes, v.internode_recv_bytes, v.disk_requests};
 }
 
@@ -211,10 +211,9 @@ void redistribution_requests(const Plan& plan, const Machine& machine, const Sta
   if (machine.disk_latency_s <= 0) return;
   r.time_s = 0;
   for (std::size_t q = 0; q < r.disk_requests.size(); ++q)  // point-to-point moves: no collective factor
-    r.time_s = std::max(r.time_s,
-                        rank_time_s(1.0, machine, r.disk_read_bytes[q], r.disk_write_bytes[q], r.comm_recv_bytes[q],
-                                    internode_recv(r, q)) +
-                            machine.disk_latency_s * static_cast<double>(r.disk_requests[q]));
+    r.time_s = std::max(r.time_s, rank_time_s(1.0, machine, r.disk_read_bytes[q], r.disk_write_bytes[q],
+                                              r.comm_recv_bytes[q], internode_recv(r, q)) +
+                                      machine.disk_latency_s * static_cast<double>(r.disk_requests[q]));
 }
 
 void plan_requests(const Plan& plan, const Machine& machine, const ArrayAccess& access, PlanVolumes& v) {
@@ -226,10 +225,9 @@ void plan_requests(const Plan& plan, const Machine& machine, const ArrayAccess& 
   const double factor = method.collective_factor(plan, machine);
   v.time_s = 0;
   for (std::size_t r = 0; r < v.disk_requests.size(); ++r)
-    v.time_s = std::max(
-        v.time_s, rank_time_s(factor, machine, v.disk_read_bytes[r], v.disk_write_bytes[r], v.comm_recv_bytes[r],
-                              internode_recv(v, r)) +
-                      request_time_s(machine, v, r));
+    v.time_s = std::max(v.time_s, rank_time_s(factor, machine, v.disk_read_bytes[r], v.disk_write_bytes[r],
+                                              v.comm_recv_bytes[r], internode_recv(v, r)) +
+                                      request_time_s(machine, v, r));
   plan_wall(plan, machine, v);
 }
 

@@ -46,7 +46,8 @@ constexpr Property kProperties[] = {
 
 const char* kPropertyList =
     "processors, memory, network, disk, disk_read, disk_write, element_size, "
-    "replication_factor, reduction_factor, disk_latency, page_fault, flops, memory_bandwidth, overlap, ranks_per_node, internode_network";
+    "replication_factor, reduction_factor, disk_latency, page_fault, flops, memory_bandwidth, overlap, ranks_per_node, "
+    "internode_network";
 const char* kSizeUnits = "B, KB, MB, GB, TB, KiB, MiB, GiB, TiB";
 const char* kBandwidthUnits = "B/s, KB/s, MB/s, GB/s, TB/s, KiB/s, MiB/s, GiB/s, TiB/s";
 const char* kDurationUnits = "s, ms, us, ns";

@@ -144,20 +144,20 @@ struct Statement {
 /// accepts a machine; defaults are the language's defaults.
 struct MachineDesc {
   std::string name;
-  std::int64_t processors = 0;           ///< P >= 1
-  std::uint64_t memory_bytes = 0;        ///< per processor, for all three tiles together
-  double network_bytes_per_s = 0;        ///< B_c
-  double disk_read_bytes_per_s = 0;      ///< B_d for reads
-  double disk_write_bytes_per_s = 0;     ///< B_d for writes
-  std::uint64_t element_size_bytes = 8;  ///< bytes per tensor element (double)
-  double replication_factor = 1.0;       ///< f_rep: multiplies broadcast traffic
-  double reduction_factor = 1.0;         ///< f_red: multiplies all-reduce traffic
-  double disk_latency_s = 0;             ///< seconds per disk request (0: Gao et al.'s model)
-  double page_fault_s = 0;               ///< seconds per page fault of a mapped read (0: not modelled)
-  double flops_per_s = 50e9;             ///< the tile kernel's rate per processor, FLOP/s
-  double memory_bytes_per_s = 0;         ///< the kernel's memory stream per processor (0: not modelled)
-  double overlap = 1.0;                  ///< share of disk time an I/O thread hides, 0 to 1
-  std::int64_t ranks_per_node = 0;       ///< processors per node sharing a node-local disk (0: one node)
+  std::int64_t processors = 0;               ///< P >= 1
+  std::uint64_t memory_bytes = 0;            ///< per processor, for all three tiles together
+  double network_bytes_per_s = 0;            ///< B_c
+  double disk_read_bytes_per_s = 0;          ///< B_d for reads
+  double disk_write_bytes_per_s = 0;         ///< B_d for writes
+  std::uint64_t element_size_bytes = 8;      ///< bytes per tensor element (double)
+  double replication_factor = 1.0;           ///< f_rep: multiplies broadcast traffic
+  double reduction_factor = 1.0;             ///< f_red: multiplies all-reduce traffic
+  double disk_latency_s = 0;                 ///< seconds per disk request (0: Gao et al.'s model)
+  double page_fault_s = 0;                   ///< seconds per page fault of a mapped read (0: not modelled)
+  double flops_per_s = 50e9;                 ///< the tile kernel's rate per processor, FLOP/s
+  double memory_bytes_per_s = 0;             ///< the kernel's memory stream per processor (0: not modelled)
+  double overlap = 1.0;                      ///< share of disk time an I/O thread hides, 0 to 1
+  std::int64_t ranks_per_node = 0;           ///< processors per node sharing a node-local disk (0: one node)
   double internode_network_bytes_per_s = 0;  ///< B_c between nodes (0: network_bytes_per_s)
   SourceLocation loc;
 };

@@ -26,10 +26,9 @@ PlanVolumes completion_volumes(std::uint64_t elements, const Machine& machine) {
   }
   out.time_s = 0;
   for (std::int64_t r = 0; r < P; ++r)
-    out.time_s = std::max(
-        out.time_s, rank_time_s(1.0, machine, out.disk_read_bytes[r], out.disk_write_bytes[r], out.comm_recv_bytes[r],
-                                       out.internode_recv_bytes[r]) +
-                        machine.disk_latency_s * static_cast<double>(out.disk_requests[r]));
+    out.time_s = std::max(out.time_s, rank_time_s(1.0, machine, out.disk_read_bytes[r], out.disk_write_bytes[r],
+                                                  out.comm_recv_bytes[r], out.internode_recv_bytes[r]) +
+                                          machine.disk_latency_s * static_cast<double>(out.disk_requests[r]));
   return out;
 }
 

@@ -257,7 +257,8 @@ Crossing crossing_of(const ProgramPlan& plan) {
   auto sum = [](const std::vector<std::uint64_t>& v) { return std::accumulate(v.begin(), v.end(), std::uint64_t{0}); };
   Crossing out;
   for (const StatementPlan& sp : plan.statements)
-    if (sp.feasible) out.compute += sum(sp.volumes.internode_sent_bytes), out.stages += sum(sp.redistribution.internode_sent_bytes);
+    if (sp.feasible)
+      out.compute += sum(sp.volumes.internode_sent_bytes), out.stages += sum(sp.redistribution.internode_sent_bytes);
   const HandoffSequence* handoff = plan.analysis && plan.analysis->handoff.used ? &plan.analysis->handoff : nullptr;
   for (std::size_t i = 0; i < plan.program->statements.size(); ++i) {
     const ir::Statement& s = plan.program->statements[i];

@@ -200,7 +200,7 @@ nlohmann::json plan_json(const ContractionAnalysis& a, const Machine& machine) {
                         {"declared", a.declared.which()}}},
                       {"total_time_s", a.plan().total_s()}};
   if (!v.page_faults.empty()) j["page_faults"] = v.page_faults;  // estimated, where counted (Machine::page_fault_s)
-  if (!v.internode_sent_bytes.empty()) {  // a machine of several nodes
+  if (!v.internode_sent_bytes.empty()) {                         // a machine of several nodes
     j["internode_sent_bytes"] = v.internode_sent_bytes, j["internode_recv_bytes"] = v.internode_recv_bytes;
     const PlanVolumes& r = a.plan().redistribution;
     j["redistribution"]["internode_sent_bytes"] = r.internode_sent_bytes;

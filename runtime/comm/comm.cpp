@@ -49,7 +49,8 @@ Nodes& nodes() {
 /// Counts a message's payload that crosses nodes (crosses_nodes()).
 void count_crossing(const Context& ctx, std::size_t send_n, int dest, std::size_t recv_n, int source) {
   if (nodes().node_of.empty()) return;
-  if (send_n > 0 && crosses_nodes(ctx, dest)) counters().add_internode_sent(bytes_of(static_cast<std::uint64_t>(send_n)));
+  if (send_n > 0 && crosses_nodes(ctx, dest))
+    counters().add_internode_sent(bytes_of(static_cast<std::uint64_t>(send_n)));
   if (recv_n > 0 && crosses_nodes(ctx, source))
     counters().add_internode_recv(bytes_of(static_cast<std::uint64_t>(recv_n)));
 }

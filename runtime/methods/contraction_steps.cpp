@@ -63,10 +63,10 @@ void compute_phase(Run& run, const GemmSpec& spec, std::unique_ptr<Progress>& pr
   // Every rank's figures in one all-gather (a step's collectives cost more than its work on small
   // steps): the five volumes, four busy times in nanoseconds, the peak memory.
   auto ns = [](double seconds) { return static_cast<std::uint64_t>(seconds * 1e9); };
-  std::vector<std::vector<std::uint64_t>> all = ctx.gather_u64s(
-      {v.disk_read_bytes, v.disk_write_bytes, v.comm_sent_bytes, v.comm_recv_bytes, v.disk_requests, ns(v.seconds),
-       ns(v.disk_seconds), ns(v.comm_seconds), ns(v.kernel_seconds), budget().peak_bytes(), v.internode_sent_bytes,
-       v.internode_recv_bytes});
+  std::vector<std::vector<std::uint64_t>> all =
+      ctx.gather_u64s({v.disk_read_bytes, v.disk_write_bytes, v.comm_sent_bytes, v.comm_recv_bytes, v.disk_requests,
+                       ns(v.seconds), ns(v.disk_seconds), ns(v.comm_seconds), ns(v.kernel_seconds),
+                       budget().peak_bytes(), v.internode_sent_bytes, v.internode_recv_bytes});
   rec.predicted = spec.predicted;
   rec.measured = {.disk_read_bytes = std::move(all[0]),
                   .disk_write_bytes = std::move(all[1]),
@@ -89,10 +89,9 @@ Volumes redistribution_now() { return counters().snapshot(Phase::Redistribute); 
 
 void record_redistribution(Run& run, const Volumes& mine) {
   if (!run.records().keeps()) return;
-  std::vector<std::vector<std::uint64_t>> all =
-      run.context().gather_u64s({mine.disk_read_bytes, mine.disk_write_bytes, mine.disk_requests,
-                                 static_cast<std::uint64_t>(mine.seconds * 1e9), mine.internode_sent_bytes,
-                                 mine.internode_recv_bytes});
+  std::vector<std::vector<std::uint64_t>> all = run.context().gather_u64s(
+      {mine.disk_read_bytes, mine.disk_write_bytes, mine.disk_requests, static_cast<std::uint64_t>(mine.seconds * 1e9),
+       mine.internode_sent_bytes, mine.internode_recv_bytes});
   std::vector<double> seconds;
   for (std::uint64_t ns : all[3]) seconds.push_back(static_cast<double>(ns) * 1e-9);
   run.records().record_redistribution(std::move(all[0]), std::move(all[1]), std::move(all[2]), std::move(seconds),

@@ -188,9 +188,9 @@ void RunRecords::write_trace(int resumed_steps) const {
     doc["contractions"] = list;
     // HDF5 inputs copied into the store, outputs copied out of it: outside every contraction.
     doc["files"] = {{"import", transfers_json(imported)}, {"export", transfers_json(exported)}};
-    doc["peak_resident_bytes"] = peak_rss;                 // per rank, VmHWM at the end (memory.h)
-    doc["network"] = {{"comm_sent_bytes", network[0]},     // per rank, the whole run's counted payload,
-                      {"comm_recv_bytes", network[1]},     // and of it what crossed nodes (comm.h
+    doc["peak_resident_bytes"] = peak_rss;                   // per rank, VmHWM at the end (memory.h)
+    doc["network"] = {{"comm_sent_bytes", network[0]},       // per rank, the whole run's counted payload,
+                      {"comm_recv_bytes", network[1]},       // and of it what crossed nodes (comm.h
                       {"internode_sent_bytes", network[2]},  // set_nodes(); 0 on one node)
                       {"internode_recv_bytes", network[3]}};
     if (!device.is_null()) doc["device"] = device["run"];  // per rank, since the run began (device_io.h)

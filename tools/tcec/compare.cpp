@@ -38,7 +38,7 @@ std::vector<VolumeRow> volume_rows(const TraceContraction& c, int* mismatches) {
   auto add = [&](const tcert::VolumeField& f, const tcert::RankVolumes& predicted, const tcert::RankVolumes& measured,
                  bool stages) {
     const std::vector<std::uint64_t>&p = predicted.*f.member, &m = measured.*f.member;
-    if (f.member == &tcert::RankVolumes::disk_requests && p.empty()) return;  // an older trace (hand-off: none)
+    if (f.member == &tcert::RankVolumes::disk_requests && p.empty()) return;      // an older trace (hand-off: none)
     if (tcert::optional_field(f) && (p.empty() || m.size() != p.size())) return;  // planned for one node
     const std::string label = stages ? std::string("redistribution ") + f.label : f.label;
     VolumeRow row{{label, fmt::format("{}", total(p)), fmt::format("{}", total(m)), fmt::format("{}", most(p)),

@@ -20,8 +20,7 @@ struct Counters {
   const Machine& machine;
   std::vector<i64> read, write, sent, recv;
   std::vector<i64> sent_apart, recv_apart;  // of sent and recv, to and from ranks on other nodes
-  Counters(const Machine& m, i64 P)
-      : machine(m), read(P), write(P), sent(P), recv(P), sent_apart(P), recv_apart(P) {}
+  Counters(const Machine& m, i64 P) : machine(m), read(P), write(P), sent(P), recv(P), sent_apart(P), recv_apart(P) {}
 };
 
 /// A message of `elements` from rank `from` to rank `to`.
@@ -131,8 +130,9 @@ PlanVolumes cosma_walk(const CosmaGrid& g, std::int64_t m, std::int64_t n, std::
       out.internode_sent_bytes.push_back(static_cast<std::uint64_t>(c.sent_apart[r]) * e);
       out.internode_recv_bytes.push_back(static_cast<std::uint64_t>(c.recv_apart[r]) * e);
     }
-    out.time_s = std::max(out.time_s, rank_time_s(1.0, machine, out.disk_read_bytes.back(), out.disk_write_bytes.back(),
-                                                  out.comm_recv_bytes.back(), internode_recv(out, static_cast<std::size_t>(r))));
+    out.time_s =
+        std::max(out.time_s, rank_time_s(1.0, machine, out.disk_read_bytes.back(), out.disk_write_bytes.back(),
+                                         out.comm_recv_bytes.back(), internode_recv(out, static_cast<std::size_t>(r))));
   }
   return out;
 }

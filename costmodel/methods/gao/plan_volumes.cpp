@@ -42,8 +42,7 @@ struct RankVolumes {
 };
 
 /// Adds `out` elements sent to rank `to` and `in` received from rank `from` by rank `rank`.
-void message(RankVolumes& v, const Machine& m, std::int64_t rank, std::int64_t to, u64 out, std::int64_t from,
-             u64 in) {
+void message(RankVolumes& v, const Machine& m, std::int64_t rank, std::int64_t to, u64 out, std::int64_t from, u64 in) {
   v.sent += out, v.recv += in;
   if (m.apart(rank, to)) v.sent_apart += out;
   if (m.apart(rank, from)) v.recv_apart += in;

@@ -377,9 +377,9 @@ PlanVolumes gao_simulate(const Plan& plan, const Machine& machine) {
       out.internode_sent_bytes.push_back(static_cast<std::uint64_t>(n.sent_apart) * e);
       out.internode_recv_bytes.push_back(static_cast<std::uint64_t>(n.recv_apart) * e);
     }
-    out.time_s = std::max(out.time_s, rank_time_s(plan, machine, out.disk_read_bytes.back(),
-                                                  out.disk_write_bytes.back(), out.comm_recv_bytes.back(),
-                                                  internode_recv(out, static_cast<std::size_t>(rank))));
+    out.time_s = std::max(out.time_s,
+                          rank_time_s(plan, machine, out.disk_read_bytes.back(), out.disk_write_bytes.back(),
+                                      out.comm_recv_bytes.back(), internode_recv(out, static_cast<std::size_t>(rank))));
   }
   return out;
 }
