@@ -47,6 +47,18 @@ bool one_page_cache(const Context& ctx, const std::string& dir) {
 
 }  // namespace
 
+std::vector<int> nodes_by_view(const Context& ctx, const std::string& dir) {
+  const std::vector<std::uint64_t> views = ctx.gather_u64(std::hash<std::string>{}(view_of(dir)));
+  std::vector<std::uint64_t> firsts;  // each node's view, by node number
+  std::vector<int> node_of(views.size());
+  for (std::size_t r = 0; r < views.size(); ++r) {
+    const auto at = std::find(firsts.begin(), firsts.end(), views[r]);
+    node_of[r] = static_cast<int>(at - firsts.begin());
+    if (at == firsts.end()) firsts.push_back(views[r]);
+  }
+  return node_of;
+}
+
 TensorStore::TensorStore(const Context& ctx, const RunOptions& options, const std::string& checkpoint_dir,
                          KeptTensors& kept)
     : ctx_(ctx), kept_(kept), in_place_(checkpoint_dir.empty() && !options.verify && !options.keep) {
@@ -72,19 +84,17 @@ TensorStore::TensorStore(const Context& ctx, const RunOptions& options, const st
 }
 
 void TensorStore::split_nodes(const std::string& parent) {
-  // Nodes: the ranks with one view of the directory the store is made in, numbered in the order
-  // of their first ranks; one node (a shared directory, seen from several hosts) stays one store.
-  const std::vector<std::uint64_t> views = ctx_.gather_u64(std::hash<std::string>{}(view_of(parent)));
-  std::vector<std::uint64_t> firsts;  // each node's view, by node number
-  std::vector<int> node_of(views.size()), local_of(views.size()), size_of;
-  for (std::size_t r = 0; r < views.size(); ++r) {
-    const auto at = std::find(firsts.begin(), firsts.end(), views[r]);
-    node_of[r] = static_cast<int>(at - firsts.begin());
-    if (at == firsts.end()) firsts.push_back(views[r]), size_of.push_back(0);
-    local_of[r] = size_of[static_cast<std::size_t>(node_of[r])]++;
+  // Nodes: the ranks with one view of the directory the store is made in; one node (a shared
+  // directory, seen from several hosts) stays one store.
+  const std::vector<int> node_of = nodes_by_view(ctx_, parent);
+  std::vector<int> local_of(node_of.size()), size_of;
+  for (std::size_t r = 0; r < node_of.size(); ++r) {
+    const auto node = static_cast<std::size_t>(node_of[r]);
+    if (node == size_of.size()) size_of.push_back(0);
+    local_of[r] = size_of[node]++;
   }
-  if (firsts.size() < 2) return;
-  nodes_ = static_cast<int>(firsts.size());
+  if (size_of.size() < 2) return;
+  nodes_ = static_cast<int>(size_of.size());
   node_ranks_ = *std::min_element(size_of.begin(), size_of.end());
   const auto me = static_cast<std::size_t>(ctx_.rank());
   node_ = std::make_unique<Context>(ctx_.split(node_of[me], ctx_.rank()));

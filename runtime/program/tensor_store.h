@@ -25,6 +25,13 @@ namespace tcert {
 class IoWorker;
 class KeptTensors;
 
+/// The node of each rank of ctx (element q for rank q) by its view of directory `dir`: its host
+/// and the device and inode of `dir`, or of its nearest existing ancestor. Ranks with one view
+/// share one page cache of the files under it; ranks with different views see different
+/// directories there (node-local scratch, or one shared directory seen from several hosts).
+/// Nodes are numbered 0, 1, ... in the order of their first ranks. Collective.
+std::vector<int> nodes_by_view(const Context& ctx, const std::string& dir);
+
 /// A store's versions: by tensor name, the paths of its versions, oldest first.
 using StoreVersions = std::map<std::string, std::vector<std::string>>;
 

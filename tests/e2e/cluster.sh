@@ -21,6 +21,8 @@
 #    with the hand-off and with --no-handoff: the intermediates that copy steps write go through
 #    the store, one directory per node, each version completed on every node over MPI; values
 #    against numpy, measured = predicted bytes;
+#  - calibrate on the nodes (tcec-calibrate finds them by their scratch: ranks_per_node, and the
+#    network between nodes), and plan with the block it writes;
 #  - warn where a program planned for one node runs on node-local scratch on several nodes;
 #  - refuse with an error naming the first rank that cannot see it, its host and the path,
 #    before any work: an output directory, a checkpoint directory and an input file that only
@@ -171,6 +173,21 @@ PY
 "$tcec" compare "$work/trace.json" > "$work/compare.log" || fail "an HDF5 output: measured != predicted"
 nodes_clean "an HDF5 output"
 echo "cluster.sh: an HDF5 output: C equals numpy's, measured = predicted bytes"
+
+# tcec-calibrate on the nodes: it finds the 2 nodes by their scratch and measures the network
+# within and between them; tcec plans with the block it writes.
+calibrate=$(dirname "$tcec")/tcec-calibrate
+rm -rf "$work/cal"
+mkdir -p "$work/cal"
+mpirun --oversubscribe -np 4 bash "$here/on_node.sh" "$work/nodes" 2 "$work/local" "$calibrate" --quick \
+  -o "$work/cal/nodes.machine" > "$work/cal/log" 2>&1 || fail "tcec-calibrate on the nodes failed: $(tail -5 "$work/cal/log")"
+grep -q "^  ranks_per_node 2;" "$work/cal/nodes.machine" && grep -q "^  internode_network [0-9.]* MB/s;" \
+  "$work/cal/nodes.machine" || fail "tcec-calibrate on 2 nodes wrote no ranks_per_node 2 and internode_network"
+(cd "$root" && "$tcec" examples/matmul.tce --machine "$work/cal/nodes.machine" --dry-run) |
+  grep -q "2 nodes of 2 processors, each with node-local scratch, B_c between nodes" ||
+  fail "tcec does not plan for the calibrated nodes"
+nodes_clean "tcec-calibrate"
+echo "cluster.sh: tcec-calibrate on the nodes: ranks_per_node 2 and the network between nodes"
 
 # Killed and resumed on the nodes: the chain through the store (--no-handoff: a checkpoint after
 # every step) with node-local scratch and a shared --checkpoint; rank 2 (node 1) kills itself

@@ -135,8 +135,14 @@ std::string machine_text(const Measured& m) {
   line(fmt::format("processors {}", m.processors), "the ranks of the calibration run");
   line(fmt::format("memory {} MB", m.memory_bytes / 1000000), m.memory_how);
   line(fmt::format("network {} MB/s", mb(m.network_bytes_per_s)),
-       fmt::format("ring shift of {} MB messages, every rank sending and receiving; slowest rank",
-                   mb(static_cast<double>(m.message_bytes))));
+       fmt::format("ring shift of {} MB messages, every rank sending and receiving{}; slowest rank",
+                   mb(static_cast<double>(m.message_bytes)), m.nodes > 1 ? " among the ranks of each node" : ""));
+  if (m.ranks_per_node > 0) {
+    line(fmt::format("ranks_per_node {}", m.ranks_per_node),
+         fmt::format("the ranks of each of the {} nodes that see one scratch directory", m.nodes));
+    line(fmt::format("internode_network {} MB/s", mb(m.internode_network_bytes_per_s)),
+         "ring shift among one rank of each node, all such rings at once; slowest rank");
+  }
   if (m.device_regime)
     device_disk_lines(m, line);
   else
@@ -212,7 +218,13 @@ nlohmann::json machine_json(const Measured& m) {
                            read_from_device(static_cast<std::uint64_t>(m.disk_read_device_bytes), m.disk_bytes);
   const char* cache = regime(read_device);  // the buffered figures share the read's regime
   nlohmann::json f = nlohmann::json::object();
-  f["network"] = figure(m.network_bytes_per_s, "B/s", "ring shift, slowest rank");
+  f["network"] = figure(m.network_bytes_per_s, "B/s",
+                        m.nodes > 1 ? "ring shift within each node, slowest rank" : "ring shift, slowest rank");
+  f["nodes"] = figure(m.nodes, "1", "groups of ranks that see one scratch directory");
+  if (m.ranks_per_node > 0) {
+    f["ranks_per_node"] = figure(static_cast<double>(m.ranks_per_node), "1", "ranks of each node, in rank order");
+    f["internode_network"] = figure(m.internode_network_bytes_per_s, "B/s", "ring shift among one rank per node");
+  }
   f["disk_read"] = figure(m.disk_read_bytes_per_s, "B/s", "buffered 4 MB reads of a file just written", cache);
   if (m.disk_read_device_bytes >= 0) f["disk_read"]["device_read_bytes"] = m.disk_read_device_bytes;
   f["disk_write"] = figure(m.disk_write_bytes_per_s, "B/s", "a new result file through its mapping", "page cache");

@@ -71,7 +71,12 @@ struct Measured {
   std::int64_t processors = 1;
   std::uint64_t memory_bytes = 0;  ///< per rank for tiles (--memory, or the default); written in whole MB
   std::string memory_how;          ///< how memory_bytes was chosen, for its comment
-  double network_bytes_per_s = 0;
+  double network_bytes_per_s = 0;  ///< within a node where the ranks span several (nodes > 1)
+  /// Nodes: the groups of ranks that see one scratch directory (runtime nodes_by_view()); on
+  /// several, in rank order with ranks_per_node each, the ring shift among one rank per node.
+  int nodes = 1;
+  std::int64_t ranks_per_node = 0;  ///< 0: one node, or nodes not of rank / R (not written)
+  double internode_network_bytes_per_s = 0;
   double disk_read_bytes_per_s = 0, disk_write_bytes_per_s = 0;
   double disk_reused_write_bytes_per_s = 0;  ///< a second new result file after the first (for the comment)
   double disk_pwrite_bytes_per_s = 0;        ///< 4 MB pwrites into a new file (for the comment)

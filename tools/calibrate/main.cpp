@@ -7,6 +7,7 @@
 // it goes and writes FILE (to FILE.tmp-<pid>, renamed when complete).
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -26,6 +27,7 @@
 #include "runtime/comm/comm.h"
 #include "runtime/program/main_guard.h"
 #include "runtime/program/options.h"
+#include "runtime/program/tensor_store.h"
 #include "tools/diagnostics.h"
 
 namespace {
@@ -193,6 +195,38 @@ void measure_past_cache(const tcert::Context& ctx, const std::string& scratch, M
                           static_cast<double>(d.cold_read_device_bytes) / 1e6, static_cast<double>(d.bytes) / 1e6));
 }
 
+/// The nodes the ranks span (the groups that see one `scratch`, nodes_by_view()) and, on several,
+/// the network within each node and between them into `m` (Measured::ranks_per_node), reporting
+/// them. Collective.
+void measure_nodes(const tcert::Context& ctx, const std::string& scratch, Measured& m) {
+  const std::vector<int> node_of = tcert::nodes_by_view(ctx, scratch);
+  m.nodes = *std::max_element(node_of.begin(), node_of.end()) + 1;
+  if (m.nodes < 2) return;
+  std::vector<int> local_of(node_of.size()), size_of(static_cast<std::size_t>(m.nodes), 0);
+  for (std::size_t r = 0; r < node_of.size(); ++r) local_of[r] = size_of[static_cast<std::size_t>(node_of[r])]++;
+  const int me = ctx.rank(), R = size_of[0];
+  bool in_order = true;  // rank / R, as the model numbers them (Machine::node_of())
+  for (std::size_t r = 0; r < node_of.size(); ++r) in_order = in_order && node_of[r] == static_cast<int>(r) / R;
+  tcert::Context within = ctx.split(node_of[static_cast<std::size_t>(me)], me);
+  tcert::Context across = ctx.split(local_of[static_cast<std::size_t>(me)], me);
+  // Every group at once; the slowest rank of any group sets the figure (a rank alone in its group: none).
+  const double intra = within.size() > 1 ? tcec::calibrate::measure_network(within, m.message_bytes) : 0;
+  const double inter = across.size() > 1 ? tcec::calibrate::measure_network(across, m.message_bytes) : 0;
+  tcert::Context::free_split(within);
+  tcert::Context::free_split(across);
+  const double slowest_intra = -ctx.max_over_ranks(intra > 0 ? -intra : -1e300);
+  const double slowest_inter = -ctx.max_over_ranks(inter > 0 ? -inter : -1e300);
+  if (slowest_intra < 1e299) m.network_bytes_per_s = slowest_intra;
+  m.internode_network_bytes_per_s = slowest_inter < 1e299 ? slowest_inter : m.network_bytes_per_s;
+  m.ranks_per_node = in_order ? R : 0;
+  report(ctx, fmt::format("nodes: {} (ranks that see one scratch directory{}); network {:.0f} MB/s within a node, "
+                          "{:.0f} MB/s between nodes",
+                          m.nodes, in_order ? fmt::format(", {} per node in rank order", R) : ", not in rank order",
+                          m.network_bytes_per_s / 1e6, m.internode_network_bytes_per_s / 1e6));
+  if (!in_order)
+    report(ctx, "nodes: not written into the machine block: its ranks_per_node R puts rank r on node r / R");
+}
+
 /// Measures the disk (in `scratch`; the page cache's figures, then past it), the network and the
 /// collectives into `m`, reporting each.
 void measure_transfers(const tcert::Context& ctx, const std::string& scratch, Measured& m) {
@@ -219,6 +253,7 @@ void measure_transfers(const tcert::Context& ctx, const std::string& scratch, Me
   m.network_bytes_per_s = tcec::calibrate::measure_network(ctx, m.message_bytes);
   if (m.network_bytes_per_s <= 0) m.network_bytes_per_s = 1e12;  // one rank: the model moves nothing
   report(ctx, fmt::format("network: {:.0f} MB/s per rank", m.network_bytes_per_s / 1e6));
+  measure_nodes(ctx, scratch, m);
   const tcec::calibrate::CollectiveFactors f =
       tcec::calibrate::measure_collectives(ctx, m.message_bytes / 4, m.network_bytes_per_s);
   m.replication_factor = f.replication, m.reduction_factor = f.reduction;
