@@ -13,7 +13,7 @@
 #    bytes, and nothing left in any node's scratch afterwards;
 #  - on machines of 2 nodes (tiny_cluster, small4_cluster), hold the bytes that crossed nodes, per
 #    contraction and over the whole run, against the dry-run's prediction (crossing.py), for a
-#    chain, a sample of the Gao methods, cosma, sfc and NWChem's CCSD T2;
+#    chain, a sample of the Gao methods, cosma, sfc, resident accumulation and NWChem's CCSD T2;
 #  - run programs of several steps (a chain kept on the ranks on tiny_cluster.machine, outputs
 #    several statements add to, a small output, an HDF5 output) against numpy, and a chain through
 #    the store on a shared --checkpoint killed on node 1 and resumed, byte for byte;
@@ -147,6 +147,8 @@ program_verified "an output four statements add to (out of core)" examples/ccd_t
   -D O=6 -D V=14
 program_verified "an output four statements add to (in memory)" examples/ccd_terms.tce "$here/small4.machine" \
   -D O=4 -D V=8
+program_verified "resident accumulation of four statements on a cluster machine" examples/ccd_terms.tce \
+  "$here/small4_cluster.machine" -D O=6 -D V=14 --resident all
 program_verified "a matrix product whose output fits in memory" examples/matmul.tce "$here/small4.machine" -D N=40
 # NWChem's CCSD T2: copy steps write intermediates (i1 += v) and add kept ones into others (the
 # P(n) terms): through the store, one directory per node, each version completed on every node.
