@@ -19,9 +19,9 @@ shift $(($# > 0 ? 1 : 0))
 declare -A how=(
   [four_index]="examples/four_index.tce -D N=48"
   [chain]="tests/e2e/chain.tce -D N=768"
-  [matmul_rotation]="examples/matmul.tce -D N=1024 --force-method inside-rotation"
-  [matmul_cosma]="examples/matmul.tce -D N=1024 --force-method cosma"
-  [matmul_sfc]="examples/matmul.tce -D N=1024 --force-method sfc"
+  [matmul_rotation]="examples/matmul.tce -D N=768 --force-method inside-rotation"
+  [matmul_cosma]="examples/matmul.tce -D N=768 --force-method cosma"
+  [matmul_sfc]="examples/matmul.tce -D N=768 --force-method sfc"
   [ccsd_t1]="data/nwchem_tce_equation_trees.txt --from nwchem --section ccsd_t1 -D O=8 -D V=24"
   [ccsd_t2]="data/nwchem_tce_equation_trees.txt --from nwchem --section ccsd_t2 -D O=8 -D V=24"
 )
