@@ -69,18 +69,21 @@ void write_file(const fs::path& path, const std::string& text) {
   fs::rename(temporary, path);
 }
 
-/// The text of every header of the runtime under `source_root` (source_root/runtime/*.h, by
-/// name), for the cache key of the compiled residuals; "" when the directory cannot be read.
+/// The text of every header of the runtime under `source_root` (source_root/runtime/**/*.h, in
+/// its folders, by path), for the cache key of the compiled residuals; "" when the directory
+/// cannot be read.
 std::string runtime_headers(const std::string& source_root) {
+  const fs::path root = fs::path(source_root) / "runtime";
   std::vector<fs::path> headers;
   std::error_code ec;
-  for (const fs::directory_entry& e : fs::directory_iterator(fs::path(source_root) / "runtime", ec))
-    if (e.path().extension() == ".h") headers.push_back(e.path());
+  for (auto it = fs::recursive_directory_iterator(root, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec))
+    if (it->path().extension() == ".h") headers.push_back(it->path());
   std::sort(headers.begin(), headers.end());
   std::string text;
   for (const fs::path& h : headers) {
     std::ifstream in(h, std::ios::binary);
-    text += h.filename().string() + std::string(std::istreambuf_iterator<char>(in), {});
+    text += h.lexically_relative(root).string() + std::string(std::istreambuf_iterator<char>(in), {});
   }
   return text;
 }
