@@ -210,8 +210,13 @@ TEST(Frontend, InternodeNetworkIsABandwidth) {
   auto slow = parse_source("m.tce", head + "internode_network 100 MB/s; }", {});
   ASSERT_TRUE(slow.ok()) << slow.diagnostics.render();
   EXPECT_EQ(slow.program->machine->internode_network_bytes_per_s, 100e6);
-  EXPECT_NE(parse_source("m.tce", head + "internode_network 4; }", {}).diagnostics.render().find("error"),
-            std::string::npos);
+  EXPECT_EQ(
+      parse_source("m.tce", head + "internode_network 4; }", {}).diagnostics.render(),
+      "m.tce:1:105: error: 'internode_network' needs a unit, one of B/s, KB/s, MB/s, GB/s, TB/s, KiB/s, "
+      "MiB/s, GiB/s, TiB/s\n"
+      "machine m { processors 4; memory 1 MB; network 1 GB/s; disk 1 GB/s; ranks_per_node 2; "
+      "internode_network 4; }\n"
+      "                                                                                                        ^\n");
 }
 
 TEST(Frontend, DefinesOverrideRanges) {

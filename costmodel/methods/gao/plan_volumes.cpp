@@ -3,6 +3,7 @@
 // every array, plus the collectives of the method (§2.1–§2.2).
 #include <algorithm>
 #include <bit>
+#include <vector>
 
 #include "costmodel/method_model.h"
 #include "costmodel/methods/gao/gao.h"
@@ -16,24 +17,17 @@ namespace {
 
 using u64 = std::uint64_t;
 
-/// Times a rank sends (= receives) its whole buffer in the recursive-doubling
-/// all-reduce of runtime/comm/comm.h: log2 P' rounds among the first P' = 2^⌊log2 P⌋
-/// ranks, plus one pre/post exchange with rank p + P' when it exists; ranks
-/// p >= P' send once and receive once.
-u64 allreduce_exchanges(std::int64_t P, std::int64_t p) {
+/// The ranks rank p exchanges its whole buffer with (sends it and receives as much) in the
+/// recursive-doubling all-reduce of runtime/comm/comm.h: with P' = 2^⌊log2 P⌋, a rank p ≥ P'
+/// only with p − P'; a rank p < P' with p XOR 2^i in each of the log2 P' rounds, and with p + P'
+/// (its pre/post exchange) when that rank exists.
+std::vector<std::int64_t> allreduce_partners(std::int64_t P, std::int64_t p) {
   const auto Pp = static_cast<std::int64_t>(std::bit_floor(static_cast<u64>(P)));
-  if (p >= Pp) return 1;
-  return static_cast<u64>(std::countr_zero(static_cast<u64>(Pp))) + (p + Pp < P ? 1 : 0);
-}
-
-/// Of allreduce_exchanges(P, p), those with a rank on another node: the partners are p − P'
-/// (p ≥ P'), else p XOR 2^i for each round and p + P' when it exists.
-u64 allreduce_exchanges_apart(const Machine& m, std::int64_t P, std::int64_t p) {
-  const auto Pp = static_cast<std::int64_t>(std::bit_floor(static_cast<u64>(P)));
-  if (p >= Pp) return m.apart(p, p - Pp) ? 1 : 0;
-  u64 n = p + Pp < P && m.apart(p, p + Pp) ? 1 : 0;
-  for (std::int64_t d = 1; d < Pp; d *= 2) n += m.apart(p, p ^ d) ? 1 : 0;
-  return n;
+  if (p >= Pp) return {p - Pp};
+  std::vector<std::int64_t> out;
+  if (p + Pp < P) out.push_back(p + Pp);
+  for (std::int64_t d = 1; d < Pp; d *= 2) out.push_back(p ^ d);
+  return out;
 }
 
 struct RankVolumes {
@@ -133,7 +127,9 @@ RankVolumes accumulation(const Plan& plan, const Machine& m, const Counts& n, st
   const std::int64_t P = plan.processors;
   const u64 Kp = group_share(plan.K, P, rank);
   const u64 C = plan.I.extent() * plan.J.extent();
-  const u64 reduce = C * allreduce_exchanges(P, rank), apart = C * allreduce_exchanges_apart(m, P, rank);
+  const std::vector<std::int64_t> partners = allreduce_partners(P, rank);
+  const auto across = std::count_if(partners.begin(), partners.end(), [&](std::int64_t q) { return m.apart(rank, q); });
+  const u64 reduce = C * partners.size(), apart = C * static_cast<u64>(across);
   RankVolumes v;
   v.read = n.pA * plan.I.extent() * Kp + n.pB * plan.J.extent() * Kp;
   if (gao(plan).comm == Communication::Inside) {  // C lives on rank 0; partial tiles all-reduced per pass
