@@ -72,6 +72,8 @@ void compute_phase(Run& run, const GemmSpec& spec, std::unique_ptr<Progress>& pr
                   .disk_write_bytes = std::move(all[1]),
                   .comm_sent_bytes = std::move(all[2]),
                   .comm_recv_bytes = std::move(all[3]),
+                  .internode_sent_bytes = {},
+                  .internode_recv_bytes = {},
                   .disk_requests = std::move(all[4])};
   if (!spec.predicted.internode_sent_bytes.empty()) {  // planned for several nodes
     rec.measured.internode_sent_bytes = std::move(all[10]);

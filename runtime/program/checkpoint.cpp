@@ -280,6 +280,10 @@ Checkpoint::Checkpoint(const Context& ctx, const ProgramInfo& info, const Tensor
 nlohmann::json Checkpoint::identity(const TensorLocations& tensors, const RunOptions& options) const {
   nlohmann::json inputs = nlohmann::json::object();
   for (const TensorShape& input : info_.inputs) {
+    if (tensors.input_parts.count(input.name)) {  // in the caller's memory: nothing to stamp
+      inputs[input.name] = {{"in_memory", true}};
+      continue;
+    }
     const auto at = tensors.inputs.find(input.name);
     if (at == tensors.inputs.end()) {
       if (options.random_seed) inputs[input.name] = {{"random_seed", *options.random_seed}};

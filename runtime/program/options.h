@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -78,6 +79,19 @@ struct TensorFile {
   std::string dataset;
 };
 
+/// One rank's part of a tensor that the caller holds in memory, distributed over the ranks of
+/// the call: the elements [first, first + data.size()) of its row-major order, in `data`
+/// (doubles). Over the ranks the parts of one tensor cover every element exactly once; a rank
+/// may hold none (an empty span). An input part is read (not changed) at the start of the call
+/// and copied into the store, as an HDF5 input is (tensor_files.h import_inputs()); an output
+/// part is written at the end from the output's latest version. Neither is ever a file another
+/// rank or node reads: on several nodes with node-local scratch (per-node stores), a program
+/// takes and gives its data this way without any shared path.
+struct TensorPart {
+  std::span<double> data;
+  std::uint64_t first = 0;  ///< the element of the row-major order that data[0] is
+};
+
 /// The formats of TensorFile.
 enum class FileFormat { Npy, Hdf5 };
 /// The format of `path` by its extension (".npy"; ".h5" or ".hdf5"), or nullopt for another.
@@ -91,6 +105,11 @@ std::optional<FileFormat> file_format(std::string_view path);
 struct TensorLocations {
   std::map<std::string, TensorFile> inputs;
   std::map<std::string, TensorFile> outputs;
+  /// Inputs (outputs) held in the callers' memory instead of a file, each rank its own part
+  /// (TensorPart). Every rank gives the same names; a name is in `inputs` or `input_parts`, not
+  /// both (likewise for outputs).
+  std::map<std::string, TensorPart> input_parts;
+  std::map<std::string, TensorPart> output_parts;
 };
 
 /// The command line of a generated program, as the structures its function takes.

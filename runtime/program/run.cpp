@@ -27,6 +27,7 @@ Run::Run(const Context& ctx, RunOptions options, TensorLocations tensors, Progra
       mapped_(store_, held_, options_, info_.memory_bytes),
       records_(ctx_, options_, info_, checkpoints_) {
   ctx_.check_root([&] { check_locations(info_, tensors_, options_); });  // makes the output directories
+  check_parts(ctx_, info_, tensors_);
   check_shared_paths(ctx_, shared_paths(options_, tensors_));
   warn_if_not_the_planned_nodes();
   if (checkpoints_.resumed()) {  // HDF5 inputs were imported before the checkpoint

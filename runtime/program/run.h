@@ -44,10 +44,11 @@ class Run {
   /// StepCheckpoints) and the tensor store (the checkpoint's, with it: TensorStore), checks on
   /// rank 0 that every input of info.inputs can be read from its location in `tensors` (or
   /// generated: options.random_seed) with the right shape and dtype and that every output's
-  /// location can be written (tensor_files.h check_locations()), and on every rank that the
+  /// location can be written (tensor_files.h check_locations()), on every rank that the parts in
+  /// memory of `tensors` cover their tensors (check_parts()), and on every rank that the
   /// output and checkpoint directories and the input files are the ones rank 0 sees
   /// (shared_paths.h check_shared_paths(): a node-local path is an error naming the rank, its
-  /// host and the path), then imports the HDF5 inputs
+  /// host and the path), then imports the inputs given as parts in memory and the HDF5 inputs
   /// into the store (import_inputs(), Phase::Import). With a checkpoint, a new run saves a first
   /// checkpoint after the import; a resumed one (options.resume) takes the store's versions and
   /// the steps done from it and imports nothing. Collective; an Error it throws (Checkpoint's

@@ -43,7 +43,8 @@ std::string names_of(const std::vector<TensorShape>& tensors) {
   return names.empty() ? "none" : fmt::format("{}", fmt::join(names, ", "));
 }
 
-void check_names(const char* role, const std::map<std::string, TensorFile>& given,
+template <class Location>
+void check_names(const char* role, const std::map<std::string, Location>& given,
                  const std::vector<TensorShape>& known) {
   for (const auto& [name, file] : given)
     if (std::none_of(known.begin(), known.end(), [&](const TensorShape& t) { return t.name == name; }))
@@ -190,25 +191,114 @@ void export_hdf5(Run& run, const std::string& temp, const std::vector<std::pair<
   file.close();
 }
 
+/// Copies this rank's part of `input` into the store's first version of it (a DirectResult):
+/// 8 bytes written per element, one request. Collective; Error on every rank on failure.
+void import_part(Run& run, const TensorShape& input, const TensorPart& part) {
+  const std::uint64_t n = part.data.size();
+  DirectResult version(run, input, n > 0, DirectResult::Update::NextVersion, false, false);  // filled through data()
+  if (n > 0) {
+    std::copy(part.data.begin(), part.data.end(), version.data() + part.first);
+    counters().add_disk_write(bytes_of(n));
+    counters().add_disk_requests(1);
+    version.wrote(bytes_of(n));
+  }
+  version.commit(run.context());
+}
+
+/// Copies this rank's part of the latest version of `output` into part.data, in chunks of
+/// MappedInputs::kDropBytes between which the mapping's pages are dropped: 8 bytes read per
+/// element, one request. Collective; Error on every rank on failure.
+void export_part(Run& run, const TensorShape& output, const TensorPart& part) {
+  const std::unique_ptr<NpyReader> from = stored(run, output.name);
+  const std::uint64_t n = part.data.size(), chunk = elems_of(MappedInputs::kDropBytes);
+  for (std::uint64_t done = 0; done < n; done += chunk) {
+    const std::uint64_t k = std::min(chunk, n - done);
+    std::copy_n(from->data() + part.first + done, k, part.data.data() + done);
+    if (done + k < n) from->drop_pages();
+  }
+  if (n > 0) {
+    counters().add_disk_read(bytes_of(n));
+    counters().add_disk_requests(1);
+  }
+}
+
 }  // namespace
 
 void check_locations(const ProgramInfo& info, const TensorLocations& tensors, const RunOptions& options) {
   check_names("input", tensors.inputs, info.inputs);
   check_names("output", tensors.outputs, info.outputs);
+  check_names("input", tensors.input_parts, info.inputs);
+  check_names("output", tensors.output_parts, info.outputs);
+  for (const auto& [name, part] : tensors.input_parts)
+    if (tensors.inputs.count(name))
+      throw Error(fmt::format("input {}: given both as a file and as parts in memory", name));
+  for (const auto& [name, part] : tensors.output_parts)
+    if (tensors.outputs.count(name))
+      throw Error(fmt::format("output {}: given both as a file and as parts in memory", name));
   for (const TensorShape& input : info.inputs) {
     const auto at = tensors.inputs.find(input.name);
     if (at != tensors.inputs.end())
       check_input(input, at->second);
-    else if (!options.random_seed)
+    else if (!tensors.input_parts.count(input.name) && !options.random_seed)
       throw Error("input " + input.name + ": no location given and no random seed");
   }
   check_outputs(tensors);
+}
+
+void check_parts(const Context& ctx, const ProgramInfo& info, const TensorLocations& tensors) {
+  std::vector<std::pair<const char*, const TensorShape*>> all;  // (role, tensor): every rank the same
+  for (const TensorShape& t : info.inputs) all.emplace_back("input", &t);
+  for (const TensorShape& t : info.outputs) all.emplace_back("output", &t);
+  std::vector<std::uint64_t> mine;  // per tensor: has parts, first, count
+  for (const auto& [role, t] : all) {
+    const auto& parts = std::string_view(role) == "input" ? tensors.input_parts : tensors.output_parts;
+    const auto at = parts.find(t->name);
+    mine.push_back(at != parts.end() ? 1 : 0);
+    mine.push_back(at != parts.end() ? at->second.first : 0);
+    mine.push_back(at != parts.end() ? at->second.data.size() : 0);
+  }
+  const std::vector<std::vector<std::uint64_t>> every = ctx.gather_u64s(mine);
+  for (std::size_t k = 0; k < all.size(); ++k) {
+    const auto& [role, t] = all[k];
+    const std::vector<std::uint64_t>& has = every[3 * k];
+    const std::vector<std::uint64_t>& first = every[3 * k + 1];
+    const std::vector<std::uint64_t>& count = every[3 * k + 2];
+    const auto given = static_cast<std::size_t>(std::count(has.begin(), has.end(), 1));
+    if (given == 0) continue;
+    if (given != has.size()) {
+      const auto missing = std::find(has.begin(), has.end(), 0) - has.begin();
+      throw Error(
+          fmt::format("{} {}: given as parts in memory on some ranks but not on rank {}", role, t->name, missing));
+    }
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges;  // [first, end) of the non-empty parts
+    for (std::size_t q = 0; q < has.size(); ++q) {
+      if (first[q] > t->elements() || count[q] > t->elements() - first[q])
+        throw Error(fmt::format("{} {}: rank {}'s part [{}, {}) is outside its {} elements", role, t->name, q, first[q],
+                                first[q] + count[q], t->elements()));
+      if (count[q] > 0) ranges.emplace_back(first[q], first[q] + count[q]);
+    }
+    std::sort(ranges.begin(), ranges.end());
+    std::uint64_t covered = 0;
+    for (const auto& [lo, hi] : ranges) {
+      if (lo != covered)
+        throw Error(fmt::format("{} {}: its parts in memory {} element {} (every element must be in one part)", role,
+                                t->name, lo < covered ? "overlap at" : "miss", lo < covered ? lo : covered));
+      covered = hi;
+    }
+    if (covered != t->elements())
+      throw Error(fmt::format("{} {}: its parts in memory miss element {} (every element must be in one part)", role,
+                              t->name, covered));
+  }
 }
 
 void import_inputs(Run& run) {
   PhaseScope phase(Phase::Import);
   const Context& ctx = run.context();
   for (const TensorShape& input : run.info().inputs) {
+    if (const auto part = run.tensors().input_parts.find(input.name); part != run.tensors().input_parts.end()) {
+      import_part(run, input, part->second);
+      continue;
+    }
     const auto at = run.tensors().inputs.find(input.name);
     if (at == run.tensors().inputs.end() || file_format(at->second.path) != FileFormat::Hdf5) continue;
     const auto [first, last] = balanced_range(ctx, input.elements());
@@ -242,6 +332,9 @@ void export_outputs(Run& run) {
     }
   }
   for (const auto& [path, datasets] : hdf5) export_hdf5(run, pending.add(path), datasets);
+  for (const TensorShape& output : run.info().outputs)
+    if (const auto part = run.tensors().output_parts.find(output.name); part != run.tensors().output_parts.end())
+      export_part(run, output, part->second);
   fault_point(run.context().rank(), "export");
   pending.commit();
 }

@@ -32,14 +32,25 @@ namespace tcert {
 ///     "output C: cannot create directory DIR: …".
 void check_locations(const ProgramInfo& info, const TensorLocations& tensors, const RunOptions& options);
 
-/// Copies every input of run.info() whose location is an HDF5 file into run's store as its
+/// Checks the parts in memory of every input and output (TensorLocations::input_parts,
+/// output_parts), collectively: a tensor given as parts on one rank is on every rank ("input
+/// A: given as parts in memory on some ranks but not on rank 2"), each part lies within the
+/// tensor's elements, and the parts cover every element exactly once ("input A: its parts in
+/// memory overlap at element 12 (every element must be in one part)", "... miss element 40
+/// ..."). Error on every rank.
+void check_parts(const Context& ctx, const ProgramInfo& info, const TensorLocations& tensors);
+
+/// Copies every input given as parts in memory into run's store as its first version, each rank
+/// its part, counting 8 bytes written per element and one request; then every input of
+/// run.info() whose location is an HDF5 file into run's store as its
 /// first version: rank r reads the r-th balanced range of the dataset's row-major elements
 /// (read_hdf5_range(): contiguous hyperslabs, collective transfers) straight into its part of
 /// the new .npy (a DirectResult). Counts 8 bytes read and 8 written per element, one request
 /// per block each way, in Phase::Import. Collective; Error on every rank on failure.
 void import_inputs(Run& run);
 
-/// Writes the latest version of every output of run.info() that has a location: a .npy output
+/// Writes the latest version of every output of run.info() that has a location: one given as
+/// parts in memory is copied into each rank's part (8 bytes read per element, one request); a .npy output
 /// is copied by rank 0; each HDF5 file is written by all ranks, rank r writing the r-th
 /// balanced range of every dataset's elements from the mapped store version (Hdf5Output).
 /// Every file is written under a temporary name (PATH.tmp-<pid of rank 0>) and rank 0 renames

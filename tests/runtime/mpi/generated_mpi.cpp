@@ -9,11 +9,14 @@
 #include <hdf5.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <span>
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "runtime/base/error.h"
@@ -176,6 +179,73 @@ TEST(Generated, RepeatedCallsLeaveNothingBehind) {
 // One rank whose results stay in memory makes neither its scratch directory nor the store (they
 // are made by the first file they hold): with --scratch under a plain file it still runs. On more
 // ranks both are made at the start, and that fails on every rank.
+/// This rank's part [first, end) of n elements: slot k of the P slots holds n/P + k % 2 elements
+/// (the last slot the rest) and rank r the slot P - 1 - r (rank 0 the last elements); with
+/// `hole` rank 1 (of 3 or more) holds none, rank 0's slot starting where rank 1's did.
+std::pair<std::uint64_t, std::uint64_t> uneven_part(const tcert::Context& ctx, std::uint64_t n, bool hole) {
+  const auto P = static_cast<std::uint64_t>(ctx.size()), slot = P - 1 - static_cast<std::uint64_t>(ctx.rank());
+  std::vector<std::uint64_t> starts{0};
+  for (std::uint64_t k = 0; k + 1 < P; ++k) starts.push_back(starts.back() + n / P + k % 2);
+  starts.push_back(n);
+  if (hole && P >= 3) starts[P - 1] = starts[P - 2];  // slot P - 2 (rank 1) empty
+  return {starts[slot], starts[slot + 1]};
+}
+
+// Inputs and outputs as parts in memory, each rank its own uneven range (one holding none): the
+// right values in every rank's part of B, no file named by the caller; and parts that overlap,
+// miss an element, are given on some ranks only, or also as a file, are a Status on every rank.
+TEST(Generated, PartsInMemoryAreReadAndWrittenRankByRank) {
+  const tcert::Context ctx = tcert::Context::world();
+  const SharedDir dir(ctx);
+  const std::uint64_t n = kRows * kCols;
+  const auto [a_first, a_end] = uneven_part(ctx, n, true);
+  std::vector<double> a;
+  for (std::uint64_t e = a_first; e < a_end; ++e)
+    a.push_back(a_value(static_cast<std::int64_t>(e) / kCols, static_cast<std::int64_t>(e) % kCols, 7));
+  const auto [b_first, b_end] = uneven_part(ctx, n, false);
+  std::vector<double> b(b_end - b_first, -1.0);
+  tcert::TensorLocations tensors;
+  tensors.input_parts["A"] = {a, a_first};
+  tensors.output_parts["B"] = {b, b_first};
+  tcert::RunOptions options;
+  options.quiet = true;
+  options.scratch = dir.file("scratch");
+  tcert::Status status =
+      tcert::run_generated(MPI_COMM_WORLD, tensors, options, transpose_info(ctx.size()), transpose_steps);
+  ASSERT_TRUE(status.ok()) << status.message();
+  for (std::uint64_t e = b_first; e < b_end; ++e) {  // B[j,i] = 2·A[i,j], e = j·kRows + i
+    const auto j = static_cast<std::int64_t>(e) / kRows, i = static_cast<std::int64_t>(e) % kRows;
+    EXPECT_EQ(b[e - b_first], 2 * a_value(i, j, 7)) << "B[" << j << "," << i << "] on rank " << ctx.rank();
+  }
+  if (ctx.size() >= 2) {  // rank 0's part one element earlier: it overlaps the previous one
+    const std::uint64_t earlier = std::stoull(ctx.bcast_string(std::to_string(a_first - 1)));
+    tensors.input_parts["A"] = {a, ctx.rank() == 0 ? earlier : a_first};
+    status = tcert::run_generated(MPI_COMM_WORLD, tensors, options, transpose_info(ctx.size()), transpose_steps);
+    EXPECT_EQ(
+        status.message(),
+        fmt::format("input A: its parts in memory overlap at element {} (every element must be in one part)", earlier));
+  }
+  // rank 0's part one element short: the last element is in none
+  tensors.input_parts["A"] = {std::span<double>(a).first(ctx.rank() == 0 ? a.size() - 1 : a.size()), a_first};
+  status = tcert::run_generated(MPI_COMM_WORLD, tensors, options, transpose_info(ctx.size()), transpose_steps);
+  EXPECT_EQ(status.message(),
+            fmt::format("input A: its parts in memory miss element {} (every element must be in one part)", n - 1));
+  expect_same_message_everywhere(ctx, status);
+  tensors.input_parts["A"] = {a, a_first};
+  if (ctx.rank() == ctx.size() - 1) tensors.output_parts.erase("B");
+  status = tcert::run_generated(MPI_COMM_WORLD, tensors, options, transpose_info(ctx.size()), transpose_steps);
+  if (ctx.size() > 1)
+    EXPECT_EQ(status.message(),
+              fmt::format("output B: given as parts in memory on some ranks but not on rank {}", ctx.size() - 1));
+  tensors.output_parts["B"] = {b, b_first};
+  tensors.inputs["A"] = {dir.file("A.npy"), ""};
+  status = tcert::run_generated(MPI_COMM_WORLD, tensors, options, transpose_info(ctx.size()), transpose_steps);
+  EXPECT_EQ(status.message(), "input A: given both as a file and as parts in memory");
+  expect_same_message_everywhere(ctx, status);
+  ctx.barrier();
+  if (ctx.rank() == 0) EXPECT_TRUE(!fs::exists(dir.file("scratch")) || fs::is_empty(dir.file("scratch")));
+}
+
 TEST(Generated, OneRankInMemoryMakesNoDirectories) {
   const tcert::Context ctx = tcert::Context::world();
   const SharedDir dir(ctx);
