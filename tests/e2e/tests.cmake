@@ -89,6 +89,11 @@ set_tests_properties(e2e.package PROPERTIES ENVIRONMENT "${E2E_ENV}" TIMEOUT 600
 # node-local scratch, shared paths that only one node sees refused with the rank, host and path.
 add_test(NAME e2e.cluster COMMAND bash ${E2E}/cluster.sh $<TARGET_FILE:tcec> ${CMAKE_BINARY_DIR}/e2e/cluster)
 set_tests_properties(e2e.cluster PROPERTIES ENVIRONMENT "${E2E_ENV}" TIMEOUT 600 SKIP_RETURN_CODE 77)
+# The library form on 2 emulated nodes with node-local scratch, its tensors as each rank's part
+# in memory (tests/e2e/cluster_parts.sh).
+add_test(NAME e2e.cluster.parts COMMAND bash ${E2E}/cluster_parts.sh $<TARGET_FILE:tcert_generated_mpi>
+         ${CMAKE_BINARY_DIR}/e2e/cluster_parts)
+set_tests_properties(e2e.cluster.parts PROPERTIES ENVIRONMENT "${E2E_ENV}" TIMEOUT 300 SKIP_RETURN_CODE 77)
 # tcec-ccsd on the same emulated nodes: node-local scratch, the work directory on a shared
 # --checkpoint DIR, the compiled residuals sent to each node (docs/cluster.md).
 add_test(NAME e2e.cluster.ccsd COMMAND bash ${E2E}/cluster_ccsd.sh $<TARGET_FILE:tcec-ccsd>
