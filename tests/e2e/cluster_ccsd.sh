@@ -13,7 +13,12 @@
 #    ranks' tile files, and nothing of the run in the shared directory but its lock;
 #  - STO-3G: stopped by --max-iter 3 and continued with --resume on the nodes, print the same
 #    energy, digit for digit;
-# and a run without --checkpoint is refused, naming the rank that does not see the work directory.
+#  - without --checkpoint (each node's own work directory, each rank's ranges of the vectors in
+#    files of its own, the residuals called with them as parts in memory): psi4's energy within
+#    1e-8 Eh, nothing made in the shared directory, each node's scratch left with only the
+#    compiled residuals (and node 0 the lock);
+#  - STO-3G without --checkpoint: stopped by --max-iter 2, say that nothing is kept to resume
+#    from, and --resume is refused (no checkpoint).
 # Exit 77 (skipped) where mount namespaces cannot be made (unshare -m needs root).
 set -euo pipefail
 ccsd=$1 work=$2
@@ -60,6 +65,20 @@ for case in sto-3g:16 6-31g:256; do
   left=$(cd "$shared" && find . -mindepth 1 -not -name tcec-ccsd.lock)
   [[ -z $left ]] || fail "$basis: the shared directory holds more than the lock: $left"
   echo "cluster_ccsd.sh: $basis on 2 nodes: $got (psi4 $psi4), each node's scratch only its compiled residuals"
+  # Without --checkpoint: each node's work directory, each rank's ranges of the vectors in files
+  # of its own, the residuals called with them as parts in memory; nothing shared.
+  rm -rf "$work/nodes" "$shared"
+  on_nodes "$work/$basis.machine" > "$work/out" 2> "$work/err" ||
+    fail "$basis without --checkpoint: the run failed: $(tail -5 "$work/err")"
+  local_energy=$(energy_of "$work/out")
+  /usr/bin/python3 -c "import sys; sys.exit(abs($local_energy - ($psi4)) > 1e-8)" ||
+    fail "$basis without --checkpoint: tcec-ccsd's energy $local_energy is not psi4's $psi4"
+  [[ ! -e $shared ]] || fail "$basis without --checkpoint: made $shared"
+  for node in 0 1; do
+    left=$(cd "$work/nodes/node-$node" && find . -mindepth 1 -not -path './tcec-ccsd-cache*' -not -name tcec-ccsd.lock)
+    [[ -z $left ]] || fail "$basis without --checkpoint: node $node's scratch holds more than the compiled residuals: $left"
+  done
+  echo "cluster_ccsd.sh: $basis on 2 nodes without --checkpoint (node-local vectors): $local_energy (psi4 $psi4)"
   [[ $basis == sto-3g ]] || continue
   if on_nodes "$work/$basis.machine" --checkpoint "$shared" --max-iter 3 > "$work/stopped" 2>&1; then
     fail "the run stopped after 3 iterations did not fail"
@@ -69,8 +88,12 @@ for case in sto-3g:16 6-31g:256; do
   [[ $(energy_of "$work/resumed") == "$got" ]] ||
     fail "the resumed run's energy $(energy_of "$work/resumed") is not the uninterrupted run's $got"
   echo "cluster_ccsd.sh: $basis stopped after 3 iterations and resumed on the nodes: the same $got"
-  if on_nodes "$work/$basis.machine" > "$work/refused" 2>&1; then fail "a run without --checkpoint did not fail"; fi
-  message="rank 2 (host $(hostname)) does not see tcec-ccsd's work directory $work/local/tcec-ccsd as rank 0"
+  # --resume needs the checkpoint on a shared directory
+  if on_nodes "$work/$basis.machine" --max-iter 2 > "$work/stopped" 2>&1; then fail "a run of 2 iterations converged"; fi
+  grep -qF "on several nodes without --checkpoint nothing is kept to resume from" "$work/stopped" ||
+    fail "expected the node-local not-converged message, got: $(cat "$work/stopped")"
+  if on_nodes "$work/$basis.machine" --resume > "$work/refused" 2>&1; then fail "--resume without --checkpoint did not fail"; fi
+  message="cannot resume: no checkpoint $work/local/tcec-ccsd/checkpoint.json"
   grep -qF -- "$message" "$work/refused" || fail "expected '$message', got: $(cat "$work/refused")"
-  echo "cluster_ccsd.sh: without --checkpoint: refused ($message...)"
+  echo "cluster_ccsd.sh: --resume without --checkpoint on the nodes: refused ($message...)"
 done

@@ -6,6 +6,8 @@
 #include <memory>
 #include <utility>
 
+#include <fmt/format.h>
+
 #include "bcast.h"
 #include "runtime/spec/units.h"
 #include "runtime/storage/npy.h"
@@ -48,8 +50,13 @@ struct Inputs {
 
 }  // namespace
 
-VectorOps::VectorOps(MPI_Comm comm, std::vector<double> eps_occ, std::vector<double> eps_vir, std::uint64_t cache_bytes)
-    : comm_(comm), eps_occ_(std::move(eps_occ)), eps_vir_(std::move(eps_vir)), cache_bytes_(cache_bytes) {
+VectorOps::VectorOps(MPI_Comm comm, std::vector<double> eps_occ, std::vector<double> eps_vir, std::uint64_t cache_bytes,
+                     bool private_ranges)
+    : comm_(comm),
+      private_(private_ranges),
+      eps_occ_(std::move(eps_occ)),
+      eps_vir_(std::move(eps_vir)),
+      cache_bytes_(cache_bytes) {
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &size_);
   MPI_Comm node;  // the ranks on this rank's host
@@ -62,6 +69,43 @@ VectorOps::VectorOps(MPI_Comm comm, std::vector<double> eps_occ, std::vector<dou
   MPI_Allreduce(MPI_IN_PLACE, &everywhere, 1, MPI_INT, MPI_MIN, comm_);
   sync_writes_ = everywhere == 0;
 }
+
+std::string VectorOps::file_of(const std::string& path) const {
+  return private_ ? fmt::format("{}.rank{}", path, rank_) : path;
+}
+
+bool VectorOps::is_mine(const std::string& name) const {
+  const std::string ending = file_of("");
+  return name.size() > ending.size() && name.compare(name.size() - ending.size(), ending.size(), ending) == 0;
+}
+
+std::vector<std::string> VectorOps::files_of(const std::vector<std::string>& paths) const {
+  std::vector<std::string> files;
+  for (const std::string& p : paths) files.push_back(file_of(p));
+  return files;
+}
+
+VectorOps::Part VectorOps::read_part(const std::string& path) const {
+  Part p;
+  p.reader = std::make_unique<tcert::NpyReader>(file_of(path));
+  const auto [first, end] = range(p.reader->size());
+  // Only read (TensorPart's data is the caller's to give; the runtime copies input parts).
+  p.part = {{const_cast<double*>(p.reader->data()) + first, end - first}, first};
+  return p;
+}
+
+VectorOps::Part VectorOps::write_part(const std::string& path, const std::vector<u64>& shape) const {
+  Part p;
+  p.writer = std::make_unique<tcert::NpyWriter>(file_of(path), shape, &tcert::spare_files(),
+                                                tcert::NpyWriter::Backing::Mapped);
+  u64 n = 1;
+  for (u64 e : shape) n *= e;
+  const auto [first, end] = range(n);
+  p.part = {{p.writer->data() + first, end - first}, first};
+  return p;
+}
+
+void VectorOps::commit_part(Part& p) { p.writer->commit(false); }
 
 std::shared_ptr<const tcert::FileMemory> VectorOps::cached(const std::string& path) const {
   for (const Cached& c : cache_)
@@ -123,6 +167,17 @@ void VectorOps::write(const std::string& path, const std::vector<u64>& shape, Fi
     cache_.push_back({path, held});
     return;
   }
+  if (private_) {  // this rank's range into a file of its own: no other rank is waited for
+    Part p = write_part(path, shape);
+    const u64 first = p.part.first, end = first + p.part.data.size();
+    for (u64 lo = first; lo < end; lo += kChunk) {
+      const u64 hi = std::min(end, lo + kChunk);
+      fill(lo, hi, p.writer->data() + lo, hi < end);
+      p.writer->drop_pages();
+    }
+    commit_part(p);
+    return;
+  }
   std::unique_ptr<tcert::NpyWriter> writer;
   std::string temp;
   if (rank_ == 0) {
@@ -182,7 +237,7 @@ double VectorOps::jacobi(const Amplitudes& t, const Amplitudes& r, const Amplitu
         e0 = e1;
       }
     };
-    const Inputs in({t_path, r_path}, [&](const std::string& p) { return cached(p); });
+    const Inputs in(files_of({t_path, r_path}), [&](const std::string& p) { return cached(p); });
     const double *tv = in[0], *rv = in[1];
     write(step_path, shape, [&](u64 lo, u64 hi, double* out, bool more) {
       by_outer(lo, hi, [&](u64 e0, u64 e1, double d0, double d1, u64 base) {
@@ -212,7 +267,7 @@ std::vector<double> VectorOps::dots(const Amplitudes& x, const std::vector<Ampli
   for (int part = 0; part < 2; ++part) {
     std::vector<std::string> paths{part == 0 ? x.t1 : x.t2};
     for (const Amplitudes& y : ys) paths.push_back(part == 0 ? y.t1 : y.t2);
-    const Inputs in(paths, [&](const std::string& p) { return cached(p); });
+    const Inputs in(files_of(paths), [&](const std::string& p) { return cached(p); });
     const auto [first, end] = range(in.sizes[0]);
     for (u64 lo = first; lo < end; lo += kChunk) {
       const u64 hi = std::min(end, lo + kChunk);
@@ -242,7 +297,7 @@ void VectorOps::combine(const std::vector<double>& c, const std::vector<Amplitud
   for (int part = 0; part < 2; ++part) {
     std::vector<std::string> paths;
     for (const Amplitudes& x : xs) paths.push_back(part == 0 ? x.t1 : x.t2);
-    const Inputs in(paths, [&](const std::string& p) { return cached(p); });
+    const Inputs in(files_of(paths), [&](const std::string& p) { return cached(p); });
     const std::vector<u64> shape = part == 0 ? std::vector<u64>{V, O} : std::vector<u64>{V, V, O, O};
     write(part == 0 ? out.t1 : out.t2, shape, [&](u64 lo, u64 hi, double* dst, bool more) {
       // Per element Σ_k c[k]·x_k in k order, four inputs per pass over a block of elements that

@@ -3,7 +3,8 @@
 // products, linear combinations) spread over the ranks of a communicator, each rank its
 // balanced range of every file, streamed through mappings whose resident pages are dropped
 // every few MiB, so no rank holds a whole vector; except that one rank with room holds the
-// newest vectors it wrote (VectorOps, cache_bytes).
+// newest vectors it wrote (VectorOps, cache_bytes). With private ranges (several nodes,
+// node-local scratch) each rank's range of every vector is in a file of its own instead.
 //
 // Spin orbitals, occupied first (tools/psi4_integrals.py): h = occupied (O of them),
 // p = virtual (V). T1 is t_ph[a,i], T2 is t_pphh[a,b,i,j], as NWChem's TCE names them.
@@ -17,6 +18,7 @@
 
 #include <mpi.h>
 
+#include "runtime/program/options.h"
 #include "runtime/storage/npy.h"
 
 namespace tcec::ccsd {
@@ -42,8 +44,36 @@ class VectorOps {
  public:
   /// eps_occ[i] (O values) and eps_vir[a] (V values): orbital energies in Eh, the diagonals of
   /// f_hh and f_pp (canonical orbitals). cache_bytes: see above (0: none).
-  VectorOps(MPI_Comm comm, std::vector<double> eps_occ, std::vector<double> eps_vir, std::uint64_t cache_bytes = 0);
+  /// `private_ranges`: every rank keeps its range of every vector in a file of its own,
+  /// file_of(path), that no other rank reads or writes (on several nodes with node-local
+  /// scratch: no shared path); `path` then only names the vector. Else every rank writes its
+  /// range of the one file `path`.
+  VectorOps(MPI_Comm comm, std::vector<double> eps_occ, std::vector<double> eps_vir, std::uint64_t cache_bytes = 0,
+            bool private_ranges = false);
 
+  /// This rank's part of a vector file: the file mapped, and the elements of this rank's range.
+  struct Part {
+    std::unique_ptr<tcert::NpyReader> reader;  ///< for reading (read_part())
+    std::unique_ptr<tcert::NpyWriter> writer;  ///< for writing (write_part(); commit_part() renames it)
+    tcert::TensorPart part;                    ///< this rank's range, in the mapping
+  };
+  /// With private ranges: the file that holds this rank's range of the vector `path` (a .npy of
+  /// the vector's full shape, of which only the range is written: a sparse file). Else `path`.
+  std::string file_of(const std::string& path) const;
+  /// Whether the file named `name` (a file name or path) is one of this rank's vector files:
+  /// with private ranges, one that file_of() names (ending .rank<R>); else any.
+  bool is_mine(const std::string& name) const;
+  /// With private ranges: this rank's range of the vector `path` (written before), mapped;
+  /// part.data is only read. Not collective.
+  Part read_part(const std::string& path) const;
+  /// With private ranges: a new file for this rank's range of the vector `path` of `shape`, to
+  /// be filled through part.data and then committed (commit_part()). Not collective.
+  Part write_part(const std::string& path, const std::vector<std::uint64_t>& shape) const;
+  /// Renames a write_part() file into place. Throws tcert::Error on failure.
+  static void commit_part(Part& p);
+
+  /// Whether each rank keeps its range of every vector in a file of its own (file_of()).
+  bool private_ranges() const { return private_; }
   std::int64_t O() const { return static_cast<std::int64_t>(eps_occ_.size()); }
   std::int64_t V() const { return static_cast<std::int64_t>(eps_vir_.size()); }
 
@@ -69,6 +99,8 @@ class VectorOps {
   /// at kDataOffset, so that no two ranks write one page of a file through their mappings (a
   /// shared file system merges whole pages written on several nodes, not the bytes in them).
   std::pair<std::uint64_t, std::uint64_t> range(std::uint64_t n) const;
+  /// file_of() of each path.
+  std::vector<std::string> files_of(const std::vector<std::string>& paths) const;
   static constexpr std::uint64_t kPageBytes = 4096;
   static constexpr std::uint64_t kDataOffset = 128;  ///< a .npy header of these shapes (runtime NpyWriter)
   /// Writes `path` of `shape`: fill(first, end, out, more) gives this rank's elements [first,
@@ -88,6 +120,7 @@ class VectorOps {
   MPI_Comm comm_;
   int rank_ = 0, size_ = 1;
   bool sync_writes_ = false;  // the ranks are on several hosts: writes are synced before a rename
+  bool private_ = false;      // each rank's range in a file of its own (file_of())
   std::vector<double> eps_occ_, eps_vir_;
   std::uint64_t cache_bytes_ = 0;
   struct Cached {

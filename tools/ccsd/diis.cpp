@@ -65,13 +65,15 @@ std::vector<Amplitudes> Diis::amplitudes() const {
 }
 
 std::vector<std::string> Diis::stale_files() const {
-  std::vector<std::string> keep;
+  std::vector<std::string> keep;  // as VectorOps::file_of() names them
   for (int k : held_)
-    for (const Amplitudes& x : {amplitudes_of(k), error_of(k)}) keep.push_back(x.t1), keep.push_back(x.t2);
+    for (const Amplitudes& x : {amplitudes_of(k), error_of(k)})
+      keep.push_back(ops_.file_of(x.t1)), keep.push_back(ops_.file_of(x.t2));
   std::vector<std::string> out;
   for (const auto& entry : std::filesystem::directory_iterator(dir_)) {
     const std::string name = entry.path().filename().string(), path = entry.path().string();
-    if (name.rfind("diis_", 0) == 0 && std::find(keep.begin(), keep.end(), path) == keep.end()) out.push_back(path);
+    if (name.rfind("diis_", 0) == 0 && ops_.is_mine(name) && std::find(keep.begin(), keep.end(), path) == keep.end())
+      out.push_back(path);
   }
   return out;
 }

@@ -38,7 +38,7 @@ class Diis {
   /// The held amplitudes, oldest first (the order of coefficients()).
   std::vector<Amplitudes> amplitudes() const;
   /// The files of this subspace's vectors in `dir` that are not held (to delete once a
-  /// checkpoint no longer names them).
+  /// checkpoint no longer names them), this rank's own as VectorOps::file_of() names them.
   std::vector<std::string> stale_files() const;
 
   /// The subspace as JSON (held ids and B; doubles round-trip exactly), and back.

@@ -27,6 +27,7 @@
 #include <iterator>
 #include <map>
 #include <memory>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -118,6 +119,9 @@ struct Workspace {
   std::string tiles;
   /// WORK/name.
   std::string in_work(const std::string& name) const { return (fs::path(work) / name).string(); }
+  /// WORK is node-local on several nodes (no --checkpoint): each node has its own, and each rank
+  /// keeps its range of every vector in files of its own there (VectorOps private ranges).
+  bool node_local = false;
 };
 
 Workspace workspace_of(const Args& a) {
@@ -169,23 +173,28 @@ nlohmann::json read_checkpoint(const Workspace& ws, const nlohmann::json& me, MP
 }
 
 /// Collective: rank 0 empties the work directory of a fresh run (not of a resumed one) and
-/// creates it; every rank creates the cache directory (and the tile files' directory), which
-/// may be node-local. Throws tcert::Error on every rank when a rank does not see the work
-/// directory as rank 0 does (every rank reads and writes its files: on several nodes it must
-/// be a shared --checkpoint DIR).
-void prepare_directories(const Workspace& ws, bool resume, MPI_Comm comm) {
+/// creates it; every rank creates the cache directory and the tile files' directory, which may
+/// be node-local. When a rank does not see the work directory as rank 0 does (several nodes,
+/// node-local scratch, no --checkpoint) every rank creates its node's and sets ws.node_local:
+/// each rank then keeps its ranges of the vectors in files of its own, and nothing is
+/// checkpointed; with --resume that is an Error on every rank (the checkpoint must be on a
+/// shared --checkpoint DIR), and with --checkpoint DIR not seen alike, too.
+void prepare_directories(Workspace& ws, const Args& a, MPI_Comm comm) {
   const tcert::Context ctx(comm);
   ctx.check_root([&] {
-    if (!resume) fs::remove_all(ws.work);
+    if (!a.resume) fs::remove_all(ws.work);
     fs::create_directories(ws.work);
   });
-  ctx.check_all([&] { fs::create_directories(ws.cache), fs::create_directories(ws.tiles); });
+  ctx.check_all(
+      [&] { fs::create_directories(ws.work), fs::create_directories(ws.cache), fs::create_directories(ws.tiles); });
   try {
     tcert::check_shared_paths(ctx, {{ws.work, "tcec-ccsd's work directory", true}});
   } catch (const tcert::Error& e) {
-    throw tcert::Error(std::string(e.what()) +
-                       "; on several nodes give --checkpoint DIR on a file system every node mounts (the work "
-                       "directory is then DIR/tcec-ccsd, and --scratch may be node-local)");
+    if (!a.checkpoint.empty() || a.resume)
+      throw tcert::Error(std::string(e.what()) +
+                         "; to checkpoint or resume on several nodes give --checkpoint DIR on a file system every "
+                         "node mounts (the work directory is then DIR/tcec-ccsd, and --scratch may be node-local)");
+    ws.node_local = true;
   }
 }
 
@@ -236,7 +245,7 @@ State start_state(const Args& a, const nlohmann::json& saved, const VectorOps& o
 }
 
 /// What one iteration calls: the residual functions and the vector operations on `comm`, the
-/// input files by name (t_ph and t_pphh set by each call), the runs' options, the work directory.
+/// integrals' files by name, the runs' options, the work directory.
 struct Iteration {
   MPI_Comm comm;
   const Residuals& residuals;
@@ -246,6 +255,38 @@ struct Iteration {
   std::map<std::string, tcert::TensorFile> files;
   tcert::RunOptions options;
 };
+
+/// Calls residual `which` of the amplitudes `t`, its result i0 into the vector file `output` of
+/// `shape`: as files every rank sees, or, with private ranges, as each rank's parts in memory
+/// of its own files (VectorOps::read_part(), write_part()). Collective; returns the Status.
+tcert::Status call_residual(const Iteration& run, Residuals::Which which, const Amplitudes& t,
+                            const std::string& output, const std::vector<std::uint64_t>& shape) {
+  tcert::TensorLocations tensors;
+  tensors.inputs = run.files;
+  if (!run.ops.private_ranges()) {
+    tensors.inputs["t_ph"] = {t.t1, ""}, tensors.inputs["t_pphh"] = {t.t2, ""};
+    tensors.outputs["i0"] = {output, ""};
+    return run.residuals.call(which, run.comm, tensors, run.options);
+  }
+  const VectorOps::Part t1 = run.ops.read_part(t.t1), t2 = run.ops.read_part(t.t2);
+  VectorOps::Part out = run.ops.write_part(output, shape);
+  tensors.input_parts["t_ph"] = t1.part, tensors.input_parts["t_pphh"] = t2.part;
+  tensors.output_parts["i0"] = out.part;
+  const tcert::Status status = run.residuals.call(which, run.comm, tensors, run.options);
+  if (status) VectorOps::commit_part(out);
+  return status;
+}
+
+/// The energy the Energy residual wrote to `path`: the file's one element, or with private
+/// ranges rank 0's (its range holds it), broadcast. Collective.
+double energy_of(const Iteration& run, const std::string& path) {
+  if (!run.ops.private_ranges()) return read_scalar(path);
+  double e = 0;
+  const VectorOps::Part p = run.ops.read_part(path);
+  if (!p.part.data.empty()) e = p.part.data[0];
+  MPI_Bcast(&e, 1, MPI_DOUBLE, 0, run.comm);
+  return e;
+}
 
 /// One iteration's figures: the residual's norm, the new energy (Eh), and --timings' seconds of
 /// its phases: the T1 and T2 residuals, the update (norm, Jacobi, DIIS), the energy.
@@ -262,11 +303,11 @@ Step iterate(Iteration& run, int it, Amplitudes& t) {
   Step step;
   auto lap = Clock::now();
   const auto end_phase = [&](int which) { step.phase_s[which] = seconds_since(lap), lap = Clock::now(); };
-  run.files["t_ph"] = {t.t1, ""}, run.files["t_pphh"] = {t.t2, ""};
   const Amplitudes r{run.ws.in_work("r_ph.npy"), run.ws.in_work("r_pphh.npy")};
-  check(run.residuals.call(Residuals::T1, run.comm, run.files, r.t1, run.options), "ccsd_t1");
+  const auto O = static_cast<std::uint64_t>(run.ops.O()), V = static_cast<std::uint64_t>(run.ops.V());
+  check(call_residual(run, Residuals::T1, t, r.t1, {V, O}), "ccsd_t1");
   end_phase(0);
-  check(run.residuals.call(Residuals::T2, run.comm, run.files, r.t2, run.options), "ccsd_t2");
+  check(call_residual(run, Residuals::T2, t, r.t2, {V, V, O, O}), "ccsd_t2");
   end_phase(1);
   step.norm = std::sqrt(run.ops.jacobi(t, r, run.diis.amplitudes_of(it), run.diis.error_of(it)));
   run.diis.add(it);
@@ -278,11 +319,25 @@ Step iterate(Iteration& run, int it, Amplitudes& t) {
     run.ops.combine(c, run.diis.amplitudes(), t);
   }
   end_phase(2);
-  run.files["t_ph"] = {t.t1, ""}, run.files["t_pphh"] = {t.t2, ""};
-  check(run.residuals.call(Residuals::Energy, run.comm, run.files, run.ws.in_work("e.npy"), run.options), "ccsd_e");
+  check(call_residual(run, Residuals::Energy, t, run.ws.in_work("e.npy"), {}), "ccsd_e");
   end_phase(3);
-  step.energy = read_scalar(run.ws.in_work("e.npy"));
+  step.energy = energy_of(run, run.ws.in_work("e.npy"));
   return step;
+}
+
+/// The vector files in `work` that no later iteration reads, as file_of() names them: those of
+/// vectors that left the DIIS subspace, and older extrapolations (tx*), but not `t`'s.
+std::vector<std::string> no_longer_needed(const VectorOps& ops, const std::string& work, const Amplitudes& t,
+                                          const Diis& diis) {
+  const std::set<std::string> keep = {ops.file_of(t.t1), ops.file_of(t.t2)};
+  std::vector<std::string> unnamed;
+  for (const std::string& f : diis.stale_files())
+    if (!keep.count(f) && fs::exists(f)) unnamed.push_back(f);
+  for (const auto& entry : fs::directory_iterator(work)) {  // older extrapolations
+    const std::string path = entry.path().string(), name = entry.path().filename().string();
+    if (name.rfind("tx", 0) == 0 && ops.is_mine(name) && !keep.count(path)) unnamed.push_back(path);
+  }
+  return unnamed;
 }
 
 /// Rank 0's checkpoints, each written behind the next iteration (one at a time; an error
@@ -306,13 +361,7 @@ class CheckpointWriter {
     std::vector<std::string> durable = {t.t1, t.t2, jacobi_t.t1, jacobi_t.t2, jacobi_step.t1, jacobi_step.t2};
     nlohmann::json state = {
         {"identity", identity_}, {"iteration", it}, {"energy", energy}, {"t", {t.t1, t.t2}}, {"diis", diis.state()}};
-    std::vector<std::string> unnamed;
-    for (const std::string& f : diis.stale_files())
-      if (f != t.t1 && f != t.t2 && fs::exists(f)) unnamed.push_back(f);
-    for (const auto& entry : fs::directory_iterator(work_)) {  // older extrapolations
-      const std::string path = entry.path().string();
-      if (entry.path().filename().string().rfind("tx", 0) == 0 && path != t.t1 && path != t.t2) unnamed.push_back(path);
-    }
+    const std::vector<std::string> unnamed = no_longer_needed(ops_, work_, t, diis);
     for (const std::string& f : unnamed) ops_.forget(f);  // not read again
     pending_ = std::async(std::launch::async, [durable = std::move(durable), state = std::move(state),
                                                unnamed = std::move(unnamed), checkpoint = checkpoint_, work = work_] {
@@ -356,7 +405,8 @@ void print_iteration(int it, const Step& step, double delta, double seconds, boo
 }
 
 /// The iterations from state `s` until converged (|delta E| < conv and |residual| < sqrt(conv))
-/// or past --max-iter; rank 0 checkpoints each and prints its row. True when converged.
+/// or past --max-iter; rank 0 checkpoints each (not with node-local work directories: every
+/// rank then removes its files no later iteration reads) and prints its row. True when converged.
 bool iterate_until_converged(const Args& a, Iteration& run, const nlohmann::json& me, State& s, int rank) {
   if (rank == 0 && !a.quiet) print_header(a.timings);
   CheckpointWriter checkpoints(run.ws, run.ops, me);
@@ -367,8 +417,11 @@ bool iterate_until_converged(const Args& a, Iteration& run, const nlohmann::json
     const double delta = step.energy - s.energy;
     s.energy = step.energy;
     converged = std::abs(delta) < a.conv && step.norm < std::sqrt(a.conv);
-    MPI_Barrier(run.comm);  // every rank is done with the files the checkpoint drops
-    if (rank == 0) {
+    MPI_Barrier(run.comm);    // every rank is done with the files the checkpoint drops
+    if (run.ws.node_local) {  // no checkpoint (no shared directory): each rank drops its own files
+      for (const std::string& f : no_longer_needed(run.ops, run.ws.work, s.t, run.diis)) fs::remove(f);
+      if (rank == 0 && !a.quiet) print_iteration(it, step, delta, seconds_since(t0), a.timings);
+    } else if (rank == 0) {
       checkpoints.write_behind(it, s.energy, s.t, run.diis);
       if (!a.quiet) print_iteration(it, step, delta, seconds_since(t0), a.timings);
     }
@@ -376,6 +429,25 @@ bool iterate_until_converged(const Args& a, Iteration& run, const nlohmann::json
   checkpoints.wait();
   MPI_Barrier(run.comm);
   return converged;
+}
+
+/// Removes the work directory, collective: rank 0 the whole directory; with node-local work
+/// directories every rank its own files (VectorOps::is_mine()), then each node's directory once
+/// empty.
+void remove_work(const Workspace& ws, const VectorOps& ops, MPI_Comm comm) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  if (!ws.node_local) {
+    if (rank == 0) fs::remove_all(ws.work);
+    return;
+  }
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(ws.work))
+    if (ops.is_mine(entry.path().filename().string())) files.push_back(entry.path());
+  for (const fs::path& f : files) fs::remove(f);
+  MPI_Barrier(comm);
+  std::error_code not_empty_or_gone;
+  fs::remove(ws.work, not_empty_or_gone);
 }
 
 /// The whole run on `comm`: integrals, equations, the scratch directory, the residuals, the
@@ -387,20 +459,21 @@ int solve(const Args& a, MPI_Comm comm) {
   const tcec::ccsd::Integrals integrals(a.integrals);
   const std::int64_t O = integrals.O(), V = integrals.V();
   const tcec::ccsd::Equations equations = tcec::ccsd::load_equations(a.equations);
-  const Workspace ws = workspace_of(a);
+  Workspace ws = workspace_of(a);
   const nlohmann::json me = identity(a, equations, O, V);
   const std::unique_ptr<tcert::FileLock> lock = lock_scratch(ws, rank, comm);
   const nlohmann::json saved = a.resume ? read_checkpoint(ws, me, comm) : nlohmann::json();
   // Compiled residuals outlive the run: SCRATCH/tcec-ccsd-cache, one object per O, V, machine
   // and equations (residuals.h), reused by later runs.
-  prepare_directories(ws, a.resume, comm);
+  prepare_directories(ws, a, comm);
   const auto t_build = Clock::now();
   const Residuals residuals(comm, O, V, equations, a.machine, ws.cache);
   if (rank == 0 && !a.quiet) print_residuals(residuals, O, V, ws.cache, seconds_since(t_build));
   // One rank keeps the vectors it writes in memory, up to an eighth of the machine's memory: on
   // top of what the residual programs plan for (all of it), as the runtime's pool of freed
   // blocks is (tcert::FileMemory).
-  const VectorOps ops(comm, integrals.diagonal("f_hh"), integrals.diagonal("f_pp"), residuals.memory_bytes() / 8);
+  const VectorOps ops(comm, integrals.diagonal("f_hh"), integrals.diagonal("f_pp"), residuals.memory_bytes() / 8,
+                      ws.node_local);
   Diis diis(ops, ws.work, a.diis);
   State s = start_state(a, saved, ops, diis, ws, rank);
   Iteration run{comm, residuals, ops, diis, ws, integral_files(integrals), {}};
@@ -409,11 +482,14 @@ int solve(const Args& a, MPI_Comm comm) {
   run.options.quiet = true;
   run.options.record_steps = false;  // no trace, no summary: skip the per-step gathers of measured figures
   if (!iterate_until_converged(a, run, me, s, rank)) {
-    if (rank == 0)
+    if (rank == 0 && ws.node_local)
+      tcec::tools::report("tcec-ccsd", tcec::tools::ToolDiag::err_ccsd_not_converged_node_local, a.max_iter, s.energy);
+    else if (rank == 0)
       tcec::tools::report("tcec-ccsd", tcec::tools::ToolDiag::err_ccsd_not_converged, a.max_iter, s.energy, ws.work);
+    if (ws.node_local) remove_work(ws, ops, comm);  // nothing to resume from
     return 1;
   }
-  if (rank == 0 && !a.keep) fs::remove_all(ws.work);
+  if (!a.keep) remove_work(ws, ops, comm);
   if (rank == 0) std::printf("CCSD correlation energy: %.12f\n", s.energy);
   return 0;
 }
@@ -447,7 +523,8 @@ int main(int argc, char** argv) {
                  "files, and it may be node-local");
   app.add_option("--checkpoint", a.checkpoint,
                  "a directory every node mounts for the amplitudes, residuals, DIIS vectors, the runs' stores and "
-                 "the checkpoint (DIR/tcec-ccsd instead of SCRATCH/tcec-ccsd): needed on several nodes");
+                 "the checkpoint (DIR/tcec-ccsd instead of SCRATCH/tcec-ccsd): needed on several nodes to "
+                 "checkpoint and --resume (without it each node keeps its own and nothing is checkpointed)");
   app.add_option("--conv", a.conv, "convergence: |delta E| below this (Eh) and |residual| below its square root");
   app.add_option("--max-iter", a.max_iter, "iterations at most")->check(CLI::PositiveNumber);
   app.add_option("--diis", a.diis, "DIIS subspace size (0 or 1: plain Jacobi)")->check(CLI::NonNegativeNumber);

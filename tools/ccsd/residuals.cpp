@@ -244,16 +244,22 @@ Residuals::~Residuals() {
   if (handle_) dlclose(handle_);
 }
 
-tcert::Status Residuals::call(Which which, MPI_Comm comm, const std::map<std::string, tcert::TensorFile>& files,
-                              const std::string& output, const tcert::RunOptions& options) const {
+tcert::Status Residuals::call(Which which, MPI_Comm comm, const tcert::TensorLocations& given,
+                              const tcert::RunOptions& options) const {
   tcert::TensorLocations tensors;
   for (const std::string& name : inputs_[which]) {
-    auto it = files.find(name);
-    if (it == files.end())
+    if (const auto part = given.input_parts.find(name); part != given.input_parts.end()) {
+      tensors.input_parts[name] = part->second;
+    } else if (const auto file = given.inputs.find(name); file != given.inputs.end()) {
+      tensors.inputs[name] = file->second;
+    } else {
       return tcert::Status::failure(fmt::format("no file for input {} of {}", name, kSections[which]));
-    tensors.inputs[name] = it->second;
+    }
   }
-  tensors.outputs["i0"] = {output, ""};
+  if (const auto part = given.output_parts.find("i0"); part != given.output_parts.end())
+    tensors.output_parts["i0"] = part->second;
+  else if (const auto file = given.outputs.find("i0"); file != given.outputs.end())
+    tensors.outputs["i0"] = file->second;
   return functions_[which](comm, tensors, options);
 }
 

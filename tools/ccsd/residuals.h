@@ -42,10 +42,12 @@ class Residuals {
   double flops(Which which) const { return flops_[which]; }
   /// The machine's memory per rank (bytes) the functions were planned for.
   std::uint64_t memory_bytes() const { return memory_bytes_; }
-  /// Calls `which` on `comm`: each input from files.at(name) (.npy, or an HDF5 dataset), the
-  /// result i0 to `output` (.npy). Returns the function's Status.
-  tcert::Status call(Which which, MPI_Comm comm, const std::map<std::string, tcert::TensorFile>& files,
-                     const std::string& output, const tcert::RunOptions& options) const;
+  /// Calls `which` on `comm`: each of its inputs from `given` (a file in given.inputs, .npy or an
+  /// HDF5 dataset, or this rank's part in memory in given.input_parts; the others are not
+  /// passed), the result i0 to given.outputs.at("i0") or given.output_parts.at("i0"). Returns
+  /// the function's Status (a failure naming an input `given` lacks).
+  tcert::Status call(Which which, MPI_Comm comm, const tcert::TensorLocations& given,
+                     const tcert::RunOptions& options) const;
 
  private:
   void* handle_ = nullptr;
