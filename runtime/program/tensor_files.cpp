@@ -246,12 +246,17 @@ void check_locations(const ProgramInfo& info, const TensorLocations& tensors, co
 }
 
 void check_parts(const Context& ctx, const ProgramInfo& info, const TensorLocations& tensors) {
-  std::vector<std::pair<const char*, const TensorShape*>> all;  // (role, tensor): every rank the same
-  for (const TensorShape& t : info.inputs) all.emplace_back("input", &t);
-  for (const TensorShape& t : info.outputs) all.emplace_back("output", &t);
+  struct Given {
+    const char* role;
+    const TensorShape* tensor;
+    const std::map<std::string, TensorPart>* parts;  // this rank's parts of its role
+  };
+  std::vector<Given> all;  // every rank the same
+  for (const TensorShape& t : info.inputs) all.push_back({"input", &t, &tensors.input_parts});
+  for (const TensorShape& t : info.outputs) all.push_back({"output", &t, &tensors.output_parts});
   std::vector<std::uint64_t> mine;  // per tensor: has parts, first, count
-  for (const auto& [role, t] : all) {
-    const auto& parts = std::string_view(role) == "input" ? tensors.input_parts : tensors.output_parts;
+  for (const auto& [role, t, parts_of_role] : all) {
+    const std::map<std::string, TensorPart>& parts = *parts_of_role;
     const auto at = parts.find(t->name);
     mine.push_back(at != parts.end() ? 1 : 0);
     mine.push_back(at != parts.end() ? at->second.first : 0);
@@ -259,7 +264,7 @@ void check_parts(const Context& ctx, const ProgramInfo& info, const TensorLocati
   }
   const std::vector<std::vector<std::uint64_t>> every = ctx.gather_u64s(mine);
   for (std::size_t k = 0; k < all.size(); ++k) {
-    const auto& [role, t] = all[k];
+    const auto& [role, t, parts_of_role] = all[k];
     const std::vector<std::uint64_t>& has = every[3 * k];
     const std::vector<std::uint64_t>& first = every[3 * k + 1];
     const std::vector<std::uint64_t>& count = every[3 * k + 2];

@@ -22,5 +22,4 @@ mpirun --oversubscribe -np 4 bash "$here/on_node.sh" "$work/nodes" 2 "$work/loca
   --gtest_filter=Generated.PartsInMemoryAreReadAndWrittenRankByRank
 left=$(find "$work/nodes" -mindepth 2 | head -5)
 [[ -z $left ]] || { echo "cluster_parts.sh: files left in the nodes' scratch: $left" >&2; exit 1; }
-[[ $(ls "$work/nodes") == $'node-0\nnode-1' ]] || { echo "cluster_parts.sh: nodes: $(ls "$work/nodes")" >&2; exit 1; }
 echo "cluster_parts.sh: passed"

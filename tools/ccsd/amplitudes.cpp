@@ -98,9 +98,7 @@ VectorOps::Part VectorOps::write_part(const std::string& path, const std::vector
   Part p;
   p.writer = std::make_unique<tcert::NpyWriter>(file_of(path), shape, &tcert::spare_files(),
                                                 tcert::NpyWriter::Backing::Mapped);
-  u64 n = 1;
-  for (u64 e : shape) n *= e;
-  const auto [first, end] = range(n);
+  const auto [first, end] = range(p.writer->size());
   p.part = {{p.writer->data() + first, end - first}, first};
   return p;
 }
@@ -167,39 +165,35 @@ void VectorOps::write(const std::string& path, const std::vector<u64>& shape, Fi
     cache_.push_back({path, held});
     return;
   }
-  if (private_) {  // this rank's range into a file of its own: no other rank is waited for
-    Part p = write_part(path, shape);
-    const u64 first = p.part.first, end = first + p.part.data.size();
-    for (u64 lo = first; lo < end; lo += kChunk) {
-      const u64 hi = std::min(end, lo + kChunk);
-      fill(lo, hi, p.writer->data() + lo, hi < end);
-      p.writer->drop_pages();
-    }
-    commit_part(p);
-    return;
-  }
+  // With private ranges every rank writes a file of its own, alone; else rank 0 makes the file
+  // and the other ranks write their ranges into it (NpyPatch).
+  const bool own_file = private_ || rank_ == 0;
   std::unique_ptr<tcert::NpyWriter> writer;
   std::string temp;
-  if (rank_ == 0) {
+  if (own_file) {
     // One rank, one chunk: filled in memory and written at commit, no write faults into the file
     // system for the same resident memory (NpyWriter::Backing::Memory).
     const bool in_memory = size_ == 1 && n <= kChunk;
     writer = std::make_unique<tcert::NpyWriter>(
-        path, shape, &tcert::spare_files(),
+        file_of(path), shape, &tcert::spare_files(),
         in_memory ? tcert::NpyWriter::Backing::Memory : tcert::NpyWriter::Backing::Mapped);
     temp = writer->temp_path();
   }
-  temp = bcast_string(comm_, temp);
+  if (!private_) temp = bcast_string(comm_, temp);
   std::unique_ptr<tcert::NpyPatch> patch;
   // Durable at the checkpoint; on several hosts synced first, so that rank 0 renames a file
   // that holds every rank's writes.
-  if (rank_ != 0) patch = std::make_unique<tcert::NpyPatch>(temp, sync_writes_);
-  double* out = rank_ == 0 ? writer->data() : patch->data();
+  if (!own_file) patch = std::make_unique<tcert::NpyPatch>(temp, sync_writes_);
+  double* out = own_file ? writer->data() : patch->data();
   const auto [first, end] = range(n);
   for (u64 lo = first; lo < end; lo += kChunk) {
     const u64 hi = std::min(end, lo + kChunk);
     fill(lo, hi, out + lo, hi < end);
-    rank_ == 0 ? writer->drop_pages() : patch->drop_pages();
+    own_file ? writer->drop_pages() : patch->drop_pages();
+  }
+  if (private_) {  // no other rank writes it, none reads it
+    writer->commit(false);
+    return;
   }
   if (patch && sync_writes_) patch->sync();
   MPI_Barrier(comm_);

@@ -176,9 +176,6 @@ TEST(Generated, RepeatedCallsLeaveNothingBehind) {
   }
 }
 
-// One rank whose results stay in memory makes neither its scratch directory nor the store (they
-// are made by the first file they hold): with --scratch under a plain file it still runs. On more
-// ranks both are made at the start, and that fails on every rank.
 /// This rank's part [first, end) of n elements: slot k of the P slots holds n/P + k % 2 elements
 /// (the last slot the rest) and rank r the slot P - 1 - r (rank 0 the last elements); with
 /// `hole` rank 1 (of 3 or more) holds none, rank 0's slot starting where rank 1's did.
@@ -244,6 +241,9 @@ TEST(Generated, PartsInMemoryAreReadAndWrittenRankByRank) {
   expect_same_message_everywhere(ctx, status);
 }
 
+// One rank whose results stay in memory makes neither its scratch directory nor the store (they
+// are made by the first file they hold): with --scratch under a plain file it still runs. On more
+// ranks both are made at the start, and that fails on every rank.
 TEST(Generated, OneRankInMemoryMakesNoDirectories) {
   const tcert::Context ctx = tcert::Context::world();
   const SharedDir dir(ctx);
