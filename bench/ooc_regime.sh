@@ -20,6 +20,8 @@
 # pgpgin, the cgroup's peak and the compute stages' wall over busy time.
 # Disk: the inputs, outputs and scratch of one case at a time (N = 160: ~16 GB), removed after it;
 # the work directory goes at the end unless KEEP=1 (traces, reports and logs per case).
+# RUN_ARGS (environment): more arguments for tcec's program, e.g. RUN_ARGS=--buffered-reads to
+# compare the page cache's reads with the machine's direct reads (docs/out-of-core.md).
 # Results topic: `ooc-regime`.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -29,6 +31,7 @@ runs=${3:-1}
 regime=$here/tools/ooc-regime.sh
 "$regime" --check 2> /dev/null || { "$regime" --check; exit 2; }
 source "$here/bench/results_file.sh"; results_begin ooc-regime "$0" "$@"
+[[ -z ${RUN_ARGS:-} ]] || echo "    tcec's program with: $RUN_ARGS"
 source "$here/bench/ooc_cases.sh"
 work=$(mktemp -d "${TMPDIR:-/tmp}/ooc-regime-XXXXXX")
 trap '[[ -n ${KEEP:-} ]] || rm -rf "$work"' EXIT
@@ -61,7 +64,8 @@ for entry in "${ooc_cases[@]}"; do
   for ((r = 0; r < runs; ++r)); do
     rm -rf "$dir/out_tcec" "$dir/out_numpy" "$dir/scratch"
     in_regime "$dir/tcec.$r.report.json" mpirun --oversubscribe -np "$np" "$program" --quiet \
-      --trace "$dir/tcec.$r.trace.json" --scratch "$dir/scratch" --input-dir "$dir/in" --output-dir "$dir/out_tcec"
+      --trace "$dir/tcec.$r.trace.json" --scratch "$dir/scratch" --input-dir "$dir/in" --output-dir "$dir/out_tcec" \
+      ${RUN_ARGS:-}
     in_regime "$dir/numpy.$r.report.json" env OPENBLAS_NUM_THREADS="$(nproc)" /usr/bin/python3 \
       "$here/bench/ooc_numpy.py" run "$kind" "$dir/in" "$dir/out_numpy" "$slab"
     cp "$dir/out_numpy/numpy.json" "$dir/numpy.$r.json"

@@ -6,7 +6,8 @@
 #
 # BASE_BUILD_DIR: a build of the baseline (e.g. of a worktree at main's last commit); BUILD_DIR:
 # the build measured (default build/). Each case (bench/ooc_cases.sh) is planned for the machine
-# `tcec-calibrate --regime device` of BUILD_DIR measures with the case's memory per rank, as
+# `tcec-calibrate --regime device` of BUILD_DIR measures (without its direct_read_bytes: reads
+# through the page cache) with the case's memory per rank, as
 # bench/ooc_regime.sh plans it, and compiled by each build's tcec for that one machine file (the
 # same plan for both unless the planner changed); its inputs are written and read once, into the
 # page cache; then RUNS (default 3) pairs of runs, the baseline first, in turn, with no cgroup
@@ -36,7 +37,10 @@ for entry in "${ooc_cases[@]}"; do
   read -r -a args <<< "$source"
   dir=$work/$name
   mkdir -p "$dir"
-  sed "s/^  memory [0-9]* MB;/  memory $memory;/" "$work/cal.$np.machine" > "$dir/m.machine"
+  # The device's figures, but reads through the page cache, as a machine calibrated where the
+  # tensors fit has them (no direct_read_bytes: docs/out-of-core.md "Direct reads").
+  sed -e "s/^  memory [0-9]* MB;/  memory $memory;/" -e "/^  direct_read_bytes /d" "$work/cal.$np.machine" \
+    > "$dir/m.machine"
   for which in base build; do
     tcec=$base/bin/tcec
     [[ $which == build ]] && tcec=$build/bin/tcec

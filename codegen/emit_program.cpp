@@ -95,14 +95,15 @@ void emit_program_info(CodeWriter& w, const ir::Program& program, const costmode
   w.line("// What the program knows about itself: name, source, P, tile memory per rank (bytes), the");
   w.line("// stored shapes of the inputs it reads and the outputs it writes, the fingerprint of its steps");
   w.line("// (a hash of the code above: a checkpoint resumes only in the program that made it), their number");
-  w.line("// and the machine's ranks per node with node-local scratch (0: one node).");
+  w.line("// and the machine's ranks per node with node-local scratch (0: one node) and the size from which");
+  w.line("// reads bypass the page cache (0: none).");
   w.open("tcert::ProgramInfo program_info()");
   w.line("return {{{}, {}, /*processors*/ {}, /*memory bytes per rank*/ {},", cpp_string_literal(options.name),
          cpp_string_literal(program.file), machine.processors, static_cast<std::uint64_t>(machine.memory_bytes));
   w.line("        /*inputs*/ {{{}}},", fmt::join(inputs, ", "));
   w.line("        /*outputs*/ {{{}}},", fmt::join(outputs, ", "));
-  w.line("        /*fingerprint*/ \"{}\", /*steps*/ {}, /*ranks per node*/ {}}};", identity.fingerprint, identity.steps,
-         machine.ranks_per_node);
+  w.line("        /*fingerprint*/ \"{}\", /*steps*/ {}, /*ranks per node*/ {}, /*direct read bytes*/ {}}};",
+         identity.fingerprint, identity.steps, machine.ranks_per_node, machine.direct_read_bytes);
   w.close();
 }
 

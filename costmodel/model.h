@@ -61,6 +61,12 @@ struct Machine {
   /// crosses nodes costs instead of network_bytes_per_s. 0 (the default): the same as
   /// network_bytes_per_s, as on one node.
   double internode_network_bytes_per_s = 0;
+  /// Reads of at least this many bytes (a run, or runs read in one request) bypass the page cache
+  /// (O_DIRECT), for nodes whose tensors do not fit in memory, page cache included
+  /// (docs/out-of-core.md; `tcec-calibrate --regime device` sets it). 0 (the default): every read
+  /// through the page cache. The bytes read and their cost are the same either way; the program
+  /// takes it (ProgramInfo::direct_read_bytes).
+  std::uint64_t direct_read_bytes = 0;
 
   /// The node of rank `rank`: rank / ranks_per_node (ranks fill the nodes in order, as
   /// `mpirun` and Slurm's block distribution place them), 0 on one node.

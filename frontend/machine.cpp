@@ -41,13 +41,14 @@ constexpr Property kProperties[] = {
     {"overlap", Kind::Fraction},
     {"ranks_per_node", Kind::Count},
     {"internode_network", Kind::Bandwidth},
+    {"direct_read_bytes", Kind::Size},
 };
 // clang-format on
 
 const char* kPropertyList =
     "processors, memory, network, disk, disk_read, disk_write, element_size, "
     "replication_factor, reduction_factor, disk_latency, page_fault, flops, memory_bandwidth, overlap, ranks_per_node, "
-    "internode_network";
+    "internode_network, direct_read_bytes";
 const char* kSizeUnits = "B, KB, MB, GB, TB, KiB, MiB, GiB, TiB";
 const char* kBandwidthUnits = "B/s, KB/s, MB/s, GB/s, TB/s, KiB/s, MiB/s, GiB/s, TiB/s";
 const char* kDurationUnits = "s, ms, us, ns";
@@ -187,6 +188,8 @@ bool store(const Property& p, double value, TceParser::MachinePropContext& prop,
     m.ranks_per_node = static_cast<std::int64_t>(value);
   else if (key == "internode_network")
     m.internode_network_bytes_per_s = value;
+  else if (key == "direct_read_bytes")
+    m.direct_read_bytes = static_cast<std::uint64_t>(value);
   return true;
 }
 

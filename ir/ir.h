@@ -159,6 +159,7 @@ struct MachineDesc {
   double overlap = 1.0;                      ///< share of disk time an I/O thread hides, 0 to 1
   std::int64_t ranks_per_node = 0;           ///< processors per node sharing a node-local disk (0: one node)
   double internode_network_bytes_per_s = 0;  ///< B_c between nodes (0: network_bytes_per_s)
+  std::uint64_t direct_read_bytes = 0;       ///< reads of at least this many bytes bypass the page cache (0: none)
   SourceLocation loc;
 };
 

@@ -171,7 +171,8 @@ nlohmann::json machine_json(const Machine& m) {
           {"ranks_per_node", m.ranks_per_node},
           {"internode_network_bytes_per_s",
            m.internode_network_bytes_per_s > 0 ? m.internode_network_bytes_per_s : m.network_bytes_per_s},
-          {"nodes", m.nodes()}};
+          {"nodes", m.nodes()},
+          {"direct_read_bytes", m.direct_read_bytes}};
 }
 
 nlohmann::json contraction_json(const ir::Program& p, const ir::Statement& s, double element_size,
@@ -214,6 +215,7 @@ Machine machine_from(const ir::MachineDesc& d) {
   m.overlap = d.overlap;
   m.ranks_per_node = d.ranks_per_node;
   m.internode_network_bytes_per_s = d.internode_network_bytes_per_s;
+  m.direct_read_bytes = d.direct_read_bytes;
   return m;
 }
 

@@ -97,6 +97,9 @@ void add_options(CLI::App& app, RunOptions& options, Raw& raw) {
   app.add_flag("--no-overlap", options.no_overlap,
                "Run the compute stages serially (each disk transfer waits for the multiply and the "
                "messages before it) even where the plan overlaps them; the same bytes move");
+  app.add_flag("--buffered-reads", options.buffered_reads,
+               "Read every file through the page cache, also where the machine says that large reads bypass it "
+               "(direct_read_bytes); the same bytes move");
 }
 
 void check_hdf5_option(const char* option, const std::string& path) {

@@ -63,6 +63,10 @@ struct RunOptions {
   /// Run every compute stage serially (disk, then network and kernel), even where the plan
   /// overlaps them; the same bytes move (for comparing wall times). --no-overlap.
   bool no_overlap = false;
+  /// Read every file through the page cache even where the program was planned for a machine
+  /// with direct_read_bytes (ProgramInfo::direct_read_bytes); the same bytes move.
+  /// --buffered-reads.
+  bool buffered_reads = false;
   /// When this rank fails alone while the others may wait for it inside a collective, how long
   /// (seconds) it waits for every rank to reach the end of the call before it calls MPI_Abort
   /// on the communicator (run_generated()). Not a command-line option.

@@ -27,6 +27,9 @@ struct ProgramInfo {
   /// ranks see): the prediction counts a store of one directory per node (TensorStore::per_node())
   /// exactly when this is below `processors`.
   std::int64_t ranks_per_node = 0;
+  /// The planned machine's direct_read_bytes: streamed reads of at least this many bytes bypass
+  /// the page cache (set_direct_reads(); 0: none). RunOptions::buffered_reads overrides it.
+  std::uint64_t direct_read_bytes = 0;
 };
 
 }  // namespace tcert

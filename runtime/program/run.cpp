@@ -11,6 +11,7 @@
 #include "runtime/base/random.h"
 #include "runtime/program/shared_paths.h"
 #include "runtime/program/tensor_files.h"
+#include "runtime/storage/element_file.h"
 
 namespace tcert {
 
@@ -71,6 +72,7 @@ std::unique_ptr<Scratch> Run::start() {
                     info_.processors, ctx_.size(), info_.processors));
   counters().count_device(!options_.trace.empty());  // the trace's device bytes (off: no /proc reads)
   counters().reset();
+  set_direct_reads(options_.buffered_reads ? 0 : info_.direct_read_bytes);
   bound_heap_threshold();
   budget().set_limit_bytes(info_.memory_bytes);
   budget().reset_peak();

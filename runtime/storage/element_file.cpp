@@ -6,8 +6,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <climits>
+#include <cstdlib>
+#include <cstring>
 #include <memory>
 
 #include "runtime/base/error.h"
@@ -59,7 +62,23 @@ char* gap_sink() {
   return sink.get();
 }
 
+/// This thread's staging buffer for direct reads (RunReads::kDirectBytes, kDirectAlign-aligned).
+char* direct_staging() {
+  struct Free {
+    void operator()(char* p) const { std::free(p); }
+  };
+  thread_local const std::unique_ptr<char, Free> staging(
+      static_cast<char*>(std::aligned_alloc(RunReads::kDirectAlign, RunReads::kDirectBytes)));
+  if (!staging) throw Error("cannot allocate the staging buffer of direct reads: out of memory");
+  return staging.get();
+}
+
+std::atomic<std::uint64_t> direct_min_bytes{0};
+
 }  // namespace
+
+void set_direct_reads(std::uint64_t min_bytes) { direct_min_bytes = min_bytes; }
+std::uint64_t direct_reads() { return direct_min_bytes; }
 
 // ---- ElementFile ----------------------------------------------------------------------------
 
@@ -70,18 +89,24 @@ ElementFile::ElementFile(std::string path, std::uint64_t data_offset_bytes, bool
   // No readahead: every request says what it needs (RunReads), and pages read ahead of a run of
   // a tile that the next tile reads were evicted before use where the page cache is small.
   ::posix_fadvise(fd_, 0, 0, POSIX_FADV_RANDOM);
+  direct_min_ = direct_reads();
+  if (direct_min_ > 0 && data_offset_ % bytes_of(1) == 0)
+    direct_fd_ = ::open(path_.c_str(), O_RDONLY | O_DIRECT | O_CLOEXEC);
 }
 
 ElementFile::ElementFile(ElementFile&& other) noexcept
     : path_(std::move(other.path_)),
       fd_(std::exchange(other.fd_, -1)),
+      direct_fd_(std::exchange(other.direct_fd_, -1)),
       data_offset_(other.data_offset_),
+      direct_min_(other.direct_min_),
       window_(other.window_),
       behind_(std::move(other.behind_)),
       behind_bytes_(std::exchange(other.behind_bytes_, 0)) {}
 
 ElementFile::~ElementFile() {
   if (fd_ >= 0) ::close(fd_);
+  if (direct_fd_ >= 0) ::close(direct_fd_);
 }
 
 void ElementFile::read(std::uint64_t at, std::size_t n, double* out) const {
@@ -171,54 +196,104 @@ void RunReads::flush() {
   if (runs_.empty()) return;
   auto by_offset = [](const Run& a, const Run& b) { return a.at < b.at; };
   if (!std::is_sorted(runs_.begin(), runs_.end(), by_offset)) std::stable_sort(runs_.begin(), runs_.end(), by_offset);
-  // The requests: runs_[starts[g], starts[g + 1]), each one preadv.
+  // The requests: runs_[starts[g], starts[g + 1]), runs less than a gap apart.
   std::vector<std::size_t> starts;
-  std::size_t iovs = 0, staged = 0;
   for (std::size_t i = 0; i < runs_.size(); ++i) {
     const Run& r = runs_[i];
-    bool joins = i > 0 && r.at >= runs_[i - 1].at + runs_[i - 1].n && iovs + 2 <= kMaxIov &&
-                 (r.step == 1 || staged + r.n <= kStagingElems);
+    bool joins = i > 0 && r.at >= runs_[i - 1].at + runs_[i - 1].n;
     if (joins) {
       const std::uint64_t gap = bytes_of(r.at - runs_[i - 1].at - runs_[i - 1].n);
       joins = gap <= kGapBytes && gap <= std::max<std::uint64_t>(kMinGapBytes, bytes_of(runs_[i - 1].n));
-      iovs += gap > 0 ? 1 : 0;
     }
-    if (!joins) starts.push_back(i), iovs = 0, staged = 0;
-    iovs += 1, staged += r.step == 1 ? 0 : r.n;
+    if (!joins) starts.push_back(i);
   }
   starts.push_back(runs_.size());
-  // Several requests: the device gets them all at once (POSIX_FADV_WILLNEED starts their reads),
-  // not one after the other as the preadv calls below wait for each.
+  // A request of direct_min_bytes() or more bypasses the page cache (direct_fd()). Several
+  // buffered requests: the device gets them all at once (POSIX_FADV_WILLNEED starts their reads),
+  // not one after the other as the preadv calls below wait for each. Never WILLNEED a direct
+  // request: that would read its pages into the page cache.
+  auto span_bytes = [&](std::size_t g) {
+    const Run &first = runs_[starts[g]], &last = runs_[starts[g + 1] - 1];
+    return bytes_of(last.at + last.n - first.at);
+  };
+  auto direct = [&](std::size_t g) { return file_->direct_fd() >= 0 && span_bytes(g) >= file_->direct_min_bytes(); };
   if (starts.size() > 2)
-    for (std::size_t g = 0; g + 1 < starts.size(); ++g) {
-      const Run &first = runs_[starts[g]], &last = runs_[starts[g + 1] - 1];
-      ::posix_fadvise(file_->fd(), static_cast<off_t>(file_->byte_of(first.at)),
-                      static_cast<off_t>(bytes_of(last.at + last.n - first.at)), POSIX_FADV_WILLNEED);
-    }
+    for (std::size_t g = 0; g + 1 < starts.size(); ++g)
+      if (!direct(g))
+        ::posix_fadvise(file_->fd(), static_cast<off_t>(file_->byte_of(runs_[starts[g]].at)),
+                        static_cast<off_t>(span_bytes(g)), POSIX_FADV_WILLNEED);
+  for (std::size_t g = 0; g + 1 < starts.size(); ++g)
+    if (!direct(g) || !read_direct(starts[g], starts[g + 1])) read_buffered(starts[g], starts[g + 1]);
+  runs_.clear();
+}
+
+void RunReads::read_buffered(std::size_t first, std::size_t end) const {
   double* const staging = read_staging();
   char* const sink = gap_sink();
   std::vector<iovec> iov;
-  for (std::size_t g = 0; g + 1 < starts.size(); ++g) {
-    iov.clear();
-    std::size_t from = 0;
-    for (std::size_t i = starts[g]; i < starts[g + 1]; ++i) {
-      const Run& r = runs_[i];
-      if (i > starts[g] && r.at > runs_[i - 1].at + runs_[i - 1].n)
-        iov.push_back({sink, bytes_of(r.at - runs_[i - 1].at - runs_[i - 1].n)});
-      iov.push_back({r.step == 1 ? static_cast<void*>(r.out) : staging + from, bytes_of(r.n)});
-      from += r.step == 1 ? 0 : r.n;
-    }
-    transfer(file_->path(), file_->fd(), iov.data(), static_cast<int>(iov.size()), file_->byte_of(runs_[starts[g]].at),
+  std::size_t begin = first, staged = 0;  // the runs of the preadv being built, and their staged elements
+  auto issue = [&](std::size_t until) {
+    transfer(file_->path(), file_->fd(), iov.data(), static_cast<int>(iov.size()), file_->byte_of(runs_[begin].at),
              false);
-    from = 0;
-    for (std::size_t i = starts[g]; i < starts[g + 1]; ++i) {
+    std::size_t from = 0;
+    for (std::size_t i = begin; i < until; ++i) {
       const Run& r = runs_[i];
       if (r.step == 1) continue;
       for (std::size_t e = 0; e < r.n; ++e) r.out[e * r.step] = staging[from + e];
       from += r.n;
     }
+    iov.clear(), begin = until, staged = 0;
+  };
+  for (std::size_t i = first; i < end; ++i) {
+    const Run& r = runs_[i];
+    if (iov.size() + 2 > kMaxIov || (r.step != 1 && staged + r.n > kStagingElems)) issue(i);
+    if (i > begin && r.at > runs_[i - 1].at + runs_[i - 1].n)
+      iov.push_back({sink, bytes_of(r.at - runs_[i - 1].at - runs_[i - 1].n)});
+    iov.push_back({r.step == 1 ? static_cast<void*>(r.out) : staging + staged, bytes_of(r.n)});
+    staged += r.step == 1 ? 0 : r.n;
   }
-  runs_.clear();
+  issue(end);
+}
+
+bool RunReads::read_direct(std::size_t first, std::size_t end) const {
+  const int fd = file_->direct_fd();
+  const Run& last = runs_[end - 1];
+  const std::uint64_t begin_byte = file_->byte_of(runs_[first].at), end_byte = file_->byte_of(last.at + last.n);
+  const std::uint64_t aligned_end = (end_byte + kDirectAlign - 1) / kDirectAlign * kDirectAlign;
+  char* const buf = direct_staging();
+  std::size_t i = first;  // the first run not yet copied whole
+  for (std::uint64_t at = begin_byte / kDirectAlign * kDirectAlign; at < end_byte;) {
+    const std::uint64_t want = std::min<std::uint64_t>(kDirectBytes, aligned_end - at);
+    std::uint64_t got = 0;
+    while (got < want) {  // short only at the end of the file
+      const ssize_t n = ::pread(fd, buf + got, want - got, static_cast<off_t>(at + got));
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && errno == EINVAL && i == first && got == 0) return false;
+      if (n < 0) fail(file_->path(), false, want, at, errno);
+      got += static_cast<std::uint64_t>(n);
+      if (n == 0 || static_cast<std::uint64_t>(n) % kDirectAlign != 0) break;
+    }
+    const std::uint64_t stop = std::min(at + want, end_byte);
+    if (at + got < stop)  // as the buffered read says it: the runs' bytes
+      throw Error("cannot read " + std::to_string(end_byte - begin_byte) + " bytes from " + file_->path() +
+                  " at byte offset " + std::to_string(begin_byte) + ": the file ends at byte " +
+                  std::to_string(at + got));
+    for (; i < end; ++i) {  // the runs' bytes in [at, stop): element boundaries (8 | data offset)
+      const Run& r = runs_[i];
+      const std::uint64_t first_byte = file_->byte_of(r.at), end_of_run = first_byte + bytes_of(r.n);
+      if (first_byte >= stop) break;
+      const std::uint64_t lo = std::max(first_byte, at), hi = std::min(end_of_run, stop);
+      if (r.step == 1) {
+        std::memcpy(reinterpret_cast<char*>(r.out) + (lo - first_byte), buf + (lo - at), hi - lo);
+      } else {
+        for (std::uint64_t e = elems_of(lo - first_byte); e < elems_of(hi - first_byte); ++e)
+          std::memcpy(r.out + e * r.step, buf + (first_byte + bytes_of(e) - at), bytes_of(1));
+      }
+      if (end_of_run > stop) break;  // continues in the next request
+    }
+    at += want;
+  }
+  return true;
 }
 
 // ---- RunWrites -----------------------------------------------------------------------------

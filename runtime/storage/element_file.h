@@ -46,6 +46,12 @@ class ElementFile {
 
   const std::string& path() const { return path_; }
   int fd() const { return fd_; }
+  /// The file opened a second time for reads that bypass the page cache (O_DIRECT), or -1: where
+  /// direct_reads() was 0 when it was opened, the file system refuses O_DIRECT, or element 0 is
+  /// not at a multiple of 8 bytes.
+  int direct_fd() const { return direct_fd_; }
+  /// The least bytes of a request read through direct_fd() (direct_reads() when opened).
+  std::uint64_t direct_min_bytes() const { return direct_min_; }
   /// The byte offset of element `at`.
   std::uint64_t byte_of(std::uint64_t at) const { return data_offset_ + bytes_of(at); }
 
@@ -76,12 +82,23 @@ class ElementFile {
 
  private:
   std::string path_;
-  int fd_ = -1;
-  std::uint64_t data_offset_ = 0;
+  int fd_ = -1, direct_fd_ = -1;
+  std::uint64_t data_offset_ = 0, direct_min_ = 0;
   std::uint64_t window_ = kDeviceWindowBytes;
   std::deque<std::pair<std::uint64_t, std::uint64_t>> behind_;  // byte ranges written back, not yet waited for
   std::uint64_t behind_bytes_ = 0;
 };
+
+/// From now on, ElementFiles read requests of at least `min_bytes` bytes (a run, or runs read in
+/// one request) with O_DIRECT, through an aligned staging buffer, never through the page cache:
+/// for the device regime, where the tensors are larger than the node's memory and buffered reads
+/// fill the page cache that the kernel must then reclaim on the program's path, and smaller
+/// requests, read one at a time, would wait for the device one by one (docs/out-of-core.md).
+/// 0 (the default): every read buffered (the page cache regime: a read is a copy from memory
+/// there). Process-wide; files opened before keep their mode.
+void set_direct_reads(std::uint64_t min_bytes);
+/// The least bytes of a direct read (set_direct_reads()), 0: none.
+std::uint64_t direct_reads();
 
 /// Copies the file `from` into `to` (created, or truncated) with large explicit requests: the
 /// source read sequentially in kCopyBytes requests into one buffer, each written at once and put
@@ -109,6 +126,10 @@ class RunReads {
   /// Runs at most this far apart (and not farther than the earlier run's length, or 8 KiB) are
   /// read in one request, the bytes between them into a discarded buffer of this size.
   static constexpr std::size_t kGapBytes = std::size_t{64} << 10;
+  /// Of a file with a direct_fd(): the aligned staging buffer per thread that its requests read
+  /// into (2 MiB, one request each), and the alignment of their offsets and lengths (4 KiB).
+  static constexpr std::size_t kDirectBytes = std::size_t{2} << 20;
+  static constexpr std::size_t kDirectAlign = std::size_t{4} << 10;
 
   explicit RunReads(const ElementFile& file) : file_(&file) {}
   /// out[e·step] = element at + e of the file, for e < n, by flush() at the latest.
@@ -124,6 +145,15 @@ class RunReads {
     double* out;
     std::size_t step;
   };
+  /// Reads runs_[first, end) (sorted, apart) through the page cache: one preadv per IOV_MAX
+  /// iovecs or kStagingElems elements of strided runs, the bytes between runs into the gap buffer.
+  void read_buffered(std::size_t first, std::size_t end) const;
+  /// Reads runs_[first, end) (sorted, apart) with O_DIRECT: the aligned bytes that cover them in
+  /// requests of at most kDirectBytes, each copied out to the runs it holds. Returns false,
+  /// having copied nothing, where the file system refuses the first request (EINVAL: the caller
+  /// reads them buffered). Throws Error as ElementFile::read().
+  bool read_direct(std::size_t first, std::size_t end) const;
+
   const ElementFile* file_;
   std::vector<Run> runs_;
 };

@@ -2,8 +2,10 @@
 # tests/e2e/ooc_regime.sh — a generated program out of core for real: inside a memory cgroup
 # that counts the page cache (tools/ooc-regime.sh), with its tensors at least 4x the limit.
 #
-#   ooc_regime.sh TCEC WORKDIR LIMIT_MB N NP
+#   ooc_regime.sh TCEC WORKDIR LIMIT_MB N NP [DIRECT_KIB]
 #
+# DIRECT_KIB (default 0: none): the machine's direct_read_bytes in KiB, so that reads of that size
+# or more bypass the page cache (docs/out-of-core.md "Direct reads").
 # Builds examples/four_index.tce with -D N=N for NP ranks of 8 MB tile memory, and runs it in a
 # cgroup of LIMIT_MB (caches dropped first) on random .npy inputs, with --trace and its output
 # written to a .npy file; then, outside the cgroup, checks the output against numpy.einsum
@@ -15,7 +17,7 @@
 # Exit 77 (skipped) where the regime cannot be made (not root, no memory cgroup). WORKDIR/trace.json
 # is left for tests/e2e/ooc_device.sh.
 set -euo pipefail
-tcec=$1 work=$2 limit_mb=$3 n=$4 np=$5
+tcec=$1 work=$2 limit_mb=$3 n=$4 np=$5 direct_kib=${6:-0}
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 regime=$root/tools/ooc-regime.sh
@@ -30,7 +32,9 @@ if ((a_bytes < 4 * limit_mb * 1048576)); then
   exit 1
 fi
 mkdir -p "$work"
-printf 'machine ooc { processors %s; memory 8 MB; network 1 GB/s; disk 1300 MB/s; }\n' "$np" > "$work/ooc.machine"
+direct=""
+((direct_kib == 0)) || direct=" direct_read_bytes $direct_kib KiB;"
+printf 'machine ooc { processors %s; memory 8 MB; network 1 GB/s; disk 1300 MB/s;%s }\n' "$np" "$direct" > "$work/ooc.machine"
 (cd "$root" && "$tcec" examples/four_index.tce -D "N=$n" --machine "$work/ooc.machine" -o "$work" --build) > /dev/null
 /usr/bin/python3 "$here/npy_check.py" inputs "$work/in" "{\"A\": [$n, $n, $n, $n], \"B\": [$n, $n]}" A B
 "$regime" --limit "${limit_mb}M" -- mpirun --oversubscribe -np "$np" "$work/four_index" --quiet \

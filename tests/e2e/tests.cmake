@@ -111,13 +111,16 @@ set_tests_properties(e2e.disk_full PROPERTIES ENVIRONMENT "${E2E_ENV}" TIMEOUT 3
 # rank made the device read and write held to the predicted disk bytes (tcec compare --device)
 # plus a slack: 32 MiB per rank, 96 MiB for the one rank in 78 MB, whose device read 2-20% more
 # than the 328 MB asked for over runs (its code and read-ahead pages taken by reclaim and read again).
-foreach(case "small;78;1;96" "p2;78;2;32")
+# ooc_regime.direct: the two ranks on a machine whose reads of 64 KiB or more bypass the page cache
+# (direct_read_bytes; docs/out-of-core.md "Direct reads").
+foreach(case "small;78;1;96;0" "p2;78;2;32;0" "direct;78;2;32;64")
   list(GET case 0 name)
   list(GET case 1 limit)
   list(GET case 2 np)
   list(GET case 3 slack)
+  list(GET case 4 direct_kib)
   add_test(NAME e2e.ooc_regime.${name} COMMAND bash ${E2E}/ooc_regime.sh $<TARGET_FILE:tcec>
-           ${CMAKE_BINARY_DIR}/e2e/ooc_regime_${name} ${limit} 80 ${np})
+           ${CMAKE_BINARY_DIR}/e2e/ooc_regime_${name} ${limit} 80 ${np} ${direct_kib})
   set_tests_properties(e2e.ooc_regime.${name} PROPERTIES ENVIRONMENT "${E2E_ENV}" TIMEOUT 300 SKIP_RETURN_CODE 77
     RESOURCE_LOCK ooc_regime FIXTURES_SETUP ooc_regime_${name})
   add_test(NAME e2e.ooc_regime.device.${name} COMMAND bash ${E2E}/ooc_device.sh $<TARGET_FILE:tcec>
@@ -305,8 +308,8 @@ tcec_sanitized(e2e.matmul_rect.inside-rotation.ABC e2e.matmul_rect.outside-accum
 # so that none is left to run alone at the end: COST, about their seconds on 2 cores.
 foreach(cost e2e.resume.within_more:80 e2e.resume.within:65 e2e.ccsd.h2o.sto-3g:80 e2e.resume.refusals:50
         e2e.ccsd.h2o.sto-3g.one_rank:50 e2e.package:40 e2e.resume.steps:40 e2e.chain_np4:35 e2e.ccsd.h2o.6-31g:30
-        e2e.ooc_regime.p2:15 e2e.ooc_regime.small:15 e2e.chain_add_np4:12 e2e.chain_np5:12 e2e.hdf5:12
-        e2e.chain_np2:10 e2e.chain_np3:10)
+        e2e.ooc_regime.p2:15 e2e.ooc_regime.direct:15 e2e.ooc_regime.small:15 e2e.chain_add_np4:12
+        e2e.chain_np5:12 e2e.hdf5:12 e2e.chain_np2:10 e2e.chain_np3:10)
   string(REPLACE ":" ";" cost ${cost})
   list(GET cost 0 test)
   list(GET cost 1 seconds)

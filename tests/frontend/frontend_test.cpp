@@ -219,6 +219,21 @@ TEST(Frontend, InternodeNetworkIsABandwidth) {
       "                                                                                                        ^\n");
 }
 
+TEST(Frontend, DirectReadBytesIsASizeAndOffByDefault) {
+  const std::string head = "machine m { processors 4; memory 1 MB; network 1 GB/s; disk 1 GB/s; ";
+  auto plain = parse_source("m.tce", head + "}", {});
+  ASSERT_TRUE(plain.ok()) << plain.diagnostics.render();
+  EXPECT_EQ(plain.program->machine->direct_read_bytes, 0u);  // every read through the page cache
+  auto direct = parse_source("m.tce", head + "direct_read_bytes 2 MiB; }", {});
+  ASSERT_TRUE(direct.ok()) << direct.diagnostics.render();
+  EXPECT_EQ(direct.program->machine->direct_read_bytes, std::uint64_t{2} << 20);
+  EXPECT_EQ(parse_source("m.tce", head + "direct_read_bytes 2 MB/s; }", {}).diagnostics.render(),
+            "m.tce:1:89: error: unknown unit 'MB/s' for 'direct_read_bytes'; expected one of B, KB, MB, GB, TB, "
+            "KiB, MiB, GiB, TiB\n"
+            "machine m { processors 4; memory 1 MB; network 1 GB/s; disk 1 GB/s; direct_read_bytes 2 MB/s; }\n"
+            "                                                                                        ^\n");
+}
+
 TEST(Frontend, DefinesOverrideRanges) {
   Options o;
   o.defines = {"O=100", "V=7"};

@@ -103,6 +103,12 @@ void device_disk_lines(const Measured& m, const Line& line) {
                    kLoneRunElems, kLoneRunStride, d.lone_read_s * 1e6, d.lone_write_s * 1e6, kStreamedRunStride,
                    d.streamed_run_s * 1e6, random));
   line("page_fault 0.000 us", "streamed tensors are not mapped: no page faults");
+  if (const std::uint64_t bytes = direct_read_threshold_bytes(d); bytes > 0)
+    line(fmt::format("direct_read_bytes {} KiB", bytes >> 10),
+         fmt::format("reads of this much or more bypass the page cache (O_DIRECT): what the device reads in a "
+                     "request's cost ({:.3f} us) at the O_DIRECT read bandwidth, down to a power of two from 64 KiB to "
+                     "2 MiB",
+                     d.direct_request_s * 1e6));
 }
 
 /// The overlap line as programs whose tensors fit in memory see it (reads through the page cache).
@@ -191,6 +197,9 @@ void device_figures(const Measured& m, nlohmann::json& f) {
                                  regime(read_from_device(d.direct_read_device_bytes, d.bytes)));
     f["device_write"] = figure(d.direct_write_bytes_per_s, "B/s",
                                "O_DIRECT writes in 4 MiB requests, through fdatasync", regime(device));
+    f["direct_read_bytes"] = figure(
+        static_cast<double>(direct_read_threshold_bytes(d)), "B",
+        "the least read that bypasses the page cache with --regime device: device_request at device_read", "device");
   }
   const auto runs = [&](const char* name, double seconds, std::size_t elems, std::size_t stride, const char* how) {
     f[name] = figure(seconds, "s",

@@ -58,6 +58,25 @@ struct DeviceFigures {
 /// other are read in one request for less (d.streamed_run_s, the comment's figure).
 inline double device_request_seconds(const DeviceFigures& d) { return 0.5 * (d.lone_read_s + d.lone_write_s); }
 
+/// The machine block's direct_read_bytes in the device regime, bytes: the least request that
+/// programs read with O_DIRECT instead of through the page cache (runtime/storage/element_file.h,
+/// set_direct_reads()). A direct request is read alone, so it pays the device's cost of a request
+/// (d.direct_request_s) on its own; buffered requests are started all at once but each pays the
+/// page cache's copy and reclaim. From the bytes the device moves in a request's cost at its
+/// O_DIRECT read bandwidth on, direct reads won: the 4-index step N = 128 in a 384 MB cgroup
+/// (bench/ooc_regime.sh, tiles read in requests of about 1 MB) took 0.82-0.97 of its buffered
+/// wall time with requests of 64 KiB or more direct, where the 8000^3 product, whose requests are
+/// 21 KB, took twice as long with all of them direct. That size rounded down to a power of two,
+/// from 64 KiB to 2 MiB (the runtime's direct request); 0 where O_DIRECT was refused (every read
+/// buffered).
+inline std::uint64_t direct_read_threshold_bytes(const DeviceFigures& d) {
+  if (d.direct_read_bytes_per_s <= 0 || d.direct_request_s < 0) return 0;
+  const double wanted = d.direct_request_s * d.direct_read_bytes_per_s;
+  std::uint64_t bytes = std::uint64_t{64} << 10;
+  while (bytes < (std::uint64_t{2} << 20) && static_cast<double>(2 * bytes) <= wanted) bytes *= 2;
+  return bytes;
+}
+
 /// Whether a timed read of `bytes` was the device's: the device read at least half of them
 /// (/proc/self/io read_bytes over it, runtime/base/device_io.h).
 inline bool read_from_device(std::uint64_t device_read_bytes, std::uint64_t bytes) {

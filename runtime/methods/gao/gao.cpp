@@ -678,9 +678,10 @@ void GaoGemm::run_step(const Step& s) {
   }
 }
 
-/// The overlapped schedule (run_overlapped()): an I/O thread (io_worker.h) reads each array's
-/// next tile into its other slot ahead of its use and writes C's tiles behind, while the
-/// program's thread multiplies and communicates; inside replication, the broadcast operand's next
+/// The overlapped schedule (run_overlapped()): two I/O threads (io_worker.h), one reading A's and
+/// B's next tiles into their other slots ahead of their use, one reading C's and writing C's
+/// tiles behind (in their order, on one thread), so that the device reads operands while it
+/// writes results, as the program's thread multiplies and communicates; inside replication, the broadcast operand's next
 /// tile also travels around the ring during the present tile's multiplies. The steps, and so
 /// every byte and request counted, are those of the serial run.
 class GaoGemm::Overlap {
@@ -717,8 +718,13 @@ class GaoGemm::Overlap {
   /// ring once the next tile's read is done.
   void multiply_with_ring(const Step& s);
 
+  /// The I/O thread of array x: C's jobs on their own (their order kept), A's and B's on the other.
+  IoWorker& io(int x) { return x == 2 ? io_C_ : io_; }
+  /// Waits for both I/O threads' jobs (IoWorker::drain()).
+  void drain() { io_.drain(), io_C_.drain(); }
+
   GaoGemm& gemm_;
-  IoWorker io_;
+  IoWorker io_, io_C_;
   Buffered* const arrays_[3];
   const std::size_t n_, none_;  // steps; "no step"
   std::vector<std::array<std::size_t, 3>> next_read_;
@@ -763,7 +769,7 @@ void GaoGemm::Overlap::queue_read(int x, std::size_t at) {
   const Step s = gemm_.steps_[at];
   const i64 part = b.pc, P = gemm_.P_, rank = gemm_.rank_;
   const bool inside = gemm_.gao().comm == Communication::Inside;
-  slot.ticket = io_.submit([&b, &slot, s, part, P, rank, inside, x] {
+  slot.ticket = io(x).submit([&b, &slot, s, part, P, rank, inside, x] {
     b.set_ranges(slot, s.r, s.c, P);
     if (x == 2 && !s.reads) {
       std::memset(slot.buf.data(), 0, bytes_of(b.range_elems(s.r, s.c, 0)));
@@ -791,7 +797,7 @@ void GaoGemm::Overlap::take_read(int x, std::size_t i) {
   if (queued_[static_cast<std::size_t>(x)] != i) queue_read(x, i);
   queued_[static_cast<std::size_t>(x)] = none_;
   Buffered& b = *arrays_[x];
-  io_.wait(b.other().ticket);
+  io(x).wait(b.other().ticket);
   b.flip();
 }
 
@@ -800,7 +806,7 @@ void GaoGemm::Overlap::queue_write_C() {
   if (!C.result && !C.file) return;  // inside accumulation: only rank 0 keeps C
   const Buffered::Slot& slot = C.now();
   GaoGemm& gemm = gemm_;
-  C.now().ticket = io_.submit([&gemm, &C, &slot] {
+  C.now().ticket = io_C_.submit([&gemm, &C, &slot] {
     C.write(slot);
     gemm.written_C();
   });
@@ -832,7 +838,7 @@ void GaoGemm::Overlap::multiply_with_ring(const Step& s) {
 
 void GaoGemm::Overlap::run(std::size_t start, const Boundary& boundary) {
   for (std::size_t i = start; i < n_; ++i) {
-    boundary(i, [&] { io_.drain(); });
+    boundary(i, [&] { drain(); });
     const Step& s = gemm_.steps_[i];
     const int x = array_of(s.kind);
     if (x >= 0) {  // the tile is in the other slot, or will be: wait for it and work on that slot
@@ -840,7 +846,7 @@ void GaoGemm::Overlap::run(std::size_t start, const Boundary& boundary) {
     } else if (s.kind == Step::WriteC) {
       queue_write_C();
     } else if (s.kind == Step::GatherFile || s.kind == Step::ShiftFiles || s.kind == Step::ReduceFile) {
-      io_.drain();  // the files are complete before they move
+      drain();  // the files are complete before they move
       gemm_.run_step(s);
     } else if (ring_ahead_ && (s.kind == Step::AllgatherA || s.kind == Step::AllgatherB)) {
       finish_ring();
@@ -851,7 +857,7 @@ void GaoGemm::Overlap::run(std::size_t start, const Boundary& boundary) {
     }
     read_ahead(i);
   }
-  io_.drain();
+  drain();
 }
 
 void GaoGemm::run_overlapped(std::size_t start, const Boundary& boundary) { Overlap(*this).run(start, boundary); }

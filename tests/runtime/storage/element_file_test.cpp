@@ -3,6 +3,7 @@
 #include "runtime/storage/element_file.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -68,6 +69,94 @@ TEST(RunReads, RunsInAnyOrderWithGapsAndStridesLandInPlace) {
 TEST(RunReads, PastTheEndIsAnErrorNamingTheFile) {
   tcert_test::TempDir dir;
   const ElementFile file(iota_file(dir, "short.bin", 100), kOffset, false);
+  RunReads reads(file);
+  std::vector<double> out(10);
+  reads.add(95, 10, out.data());
+  EXPECT_EQ(tcert_test::message_of([&] { reads.flush(); }),
+            "cannot read 80 bytes from " + dir.file("short.bin") + " at byte offset 888: the file ends at byte 928");
+}
+
+/// Direct reads from `min_bytes` on while it lives (set_direct_reads(); 0 after).
+struct DirectReads {
+  explicit DirectReads(std::uint64_t min_bytes) { tcert::set_direct_reads(min_bytes); }
+  ~DirectReads() { tcert::set_direct_reads(0); }
+};
+
+/// How many of the pages of `path` the page cache holds (mincore over a mapping of it).
+std::size_t resident_pages(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY);
+  const auto bytes = static_cast<std::size_t>(::lseek(fd, 0, SEEK_END));
+  void* map = ::mmap(nullptr, bytes, PROT_READ, MAP_SHARED, fd, 0);
+  ::close(fd);
+  const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE)), pages = (bytes + page - 1) / page;
+  std::vector<unsigned char> in(pages);
+  ::mincore(map, bytes, in.data());
+  ::munmap(map, bytes);
+  std::size_t resident = 0;
+  for (unsigned char c : in) resident += c & 1;
+  return resident;
+}
+
+/// Drops the clean pages of `path` from the page cache (after flushing them).
+void drop_pages(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY);
+  ::fdatasync(fd);
+  ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+  ::close(fd);
+}
+
+TEST(RunReads, DirectReadsLandInPlaceAcrossRequestsAndLeaveThePageCacheAlone) {
+  tcert_test::TempDir dir;
+  const std::size_t n = std::size_t{3} << 20;  // 24 MiB: requests of kDirectBytes and a short one at the end
+  const std::string path = iota_file(dir, "d.bin", n);
+  const DirectReads direct(1);
+  const ElementFile file(path, kOffset, false);
+  if (file.direct_fd() < 0) GTEST_SKIP() << "this file system refuses O_DIRECT (" << dir.file("") << ")";
+  drop_pages(path);
+  RunReads reads(file);
+  const std::size_t across = RunReads::kDirectBytes / 8 + 1000;  // longer than one request
+  const std::size_t before = 250000;  // 2,000,000 bytes: the strided run after it crosses a request's end
+  std::vector<double> out(across + 100, -1), strided(2 * RunReads::kStagingElems, -1), run(before);
+  reads.add(3, across, out.data());                                       // starts inside the header's page
+  reads.add(n - 7, 7, out.data() + across);                               // the file's last elements
+  reads.add(n / 2 - 5000, 4, out.data() + across + 10);                   // a request of its own
+  reads.add(n / 2, before, run.data());                                   // one request with the next
+  reads.add(n / 2 + before, RunReads::kStagingElems, strided.data(), 2);  // strided
+  reads.flush();
+  for (std::size_t e = 0; e < before; ++e) ASSERT_EQ(run[e], static_cast<double>(n / 2 + e));
+  for (std::size_t e = 0; e < across; ++e) ASSERT_EQ(out[e], 3.0 + static_cast<double>(e));
+  for (std::size_t e = 0; e < 7; ++e) EXPECT_EQ(out[across + e], static_cast<double>(n - 7 + e));
+  for (std::size_t e = 0; e < 4; ++e) EXPECT_EQ(out[across + 10 + e], static_cast<double>(n / 2 - 5000 + e));
+  EXPECT_EQ(out[across + 7], -1);
+  for (std::size_t e = 0; e < RunReads::kStagingElems; ++e)
+    ASSERT_EQ(strided[2 * e], static_cast<double>(n / 2 + before + e));
+  EXPECT_EQ(strided[1], -1);
+  EXPECT_EQ(resident_pages(path), 0u);  // nothing went through the page cache
+}
+
+TEST(RunReads, RequestsBelowTheDirectSizeAreReadThroughThePageCache) {
+  tcert_test::TempDir dir;
+  const std::size_t n = std::size_t{1} << 20;
+  const std::string path = iota_file(dir, "s.bin", n);
+  const DirectReads direct(std::uint64_t{1} << 20);  // 1 MiB
+  const ElementFile file(path, kOffset, false);
+  if (file.direct_fd() < 0) GTEST_SKIP() << "this file system refuses O_DIRECT";
+  drop_pages(path);
+  RunReads reads(file);
+  std::vector<double> small(1000), large(std::size_t{1} << 17);
+  reads.add(10, small.size(), small.data());     // 8000 bytes: buffered
+  reads.add(n / 2, large.size(), large.data());  // 1 MiB: direct
+  reads.flush();
+  for (std::size_t e = 0; e < small.size(); ++e) ASSERT_EQ(small[e], 10.0 + static_cast<double>(e));
+  for (std::size_t e = 0; e < large.size(); ++e) ASSERT_EQ(large[e], static_cast<double>(n / 2 + e));
+  EXPECT_EQ(resident_pages(path), 3u);  // the small run's pages (bytes 208 to 8208), not the large one's
+}
+
+TEST(RunReads, ADirectReadPastTheEndIsTheSameError) {
+  tcert_test::TempDir dir;
+  const DirectReads direct(1);
+  const ElementFile file(iota_file(dir, "short.bin", 100), kOffset, false);
+  if (file.direct_fd() < 0) GTEST_SKIP() << "this file system refuses O_DIRECT";
   RunReads reads(file);
   std::vector<double> out(10);
   reads.add(95, 10, out.data());
