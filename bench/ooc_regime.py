@@ -25,7 +25,10 @@ its flops). Prints one line per case: medians over the runs of
   pgpgin    machine-wide pgpgin over tcec's run (GB)
   peak      the cgroup's peak usage during tcec's run (MB)
   busy      tcec's compute stages: slowest rank's wall over the largest of its disk, network and
-            kernel busy times, summed over contractions (1.0 = fully overlapped)
+            kernel busy times, summed over contractions (1.0 = fully overlapped). The disk busy
+            time is summed over a rank's I/O threads (overlapped Gao plans have two, reading
+            operands and writing C at once), so it can exceed the wall: below 1.0, the disk was
+            the longest and both threads worked at once
 """
 import json
 import math

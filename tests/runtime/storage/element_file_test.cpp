@@ -152,6 +152,25 @@ TEST(RunReads, RequestsBelowTheDirectSizeAreReadThroughThePageCache) {
   EXPECT_EQ(resident_pages(path), 3u);  // the small run's pages (bytes 208 to 8208), not the large one's
 }
 
+TEST(RunReads, ARequestWithMuchBetweenItsRunsIsReadThroughThePageCache) {
+  tcert_test::TempDir dir;
+  const std::size_t n = std::size_t{1} << 20;
+  const std::string path = iota_file(dir, "g.bin", n);
+  const DirectReads direct(std::uint64_t{1} << 20);  // 1 MiB
+  const ElementFile file(path, kOffset, false);
+  if (file.direct_fd() < 0) GTEST_SKIP() << "this file system refuses O_DIRECT";
+  drop_pages(path);
+  RunReads reads(file);
+  std::vector<double> out(200 * 1000);
+  for (std::size_t r = 0; r < 200; ++r) reads.add(1500 * r, 1000, out.data() + 1000 * r);  // 4000 bytes apart
+  reads.flush();
+  for (std::size_t r = 0; r < 200; ++r)
+    for (std::size_t e = 0; e < 1000; ++e) ASSERT_EQ(out[1000 * r + e], static_cast<double>(1500 * r + e));
+  // One request of 2,396,000 bytes from byte 128, a third of it between runs: buffered, every page
+  // it spans read into the page cache (where the rows of a neighbouring tile would find them).
+  EXPECT_EQ(resident_pages(path), (128 + 2396000 - 1) / 4096 + 1);
+}
+
 TEST(RunReads, ADirectReadPastTheEndIsTheSameError) {
   tcert_test::TempDir dir;
   const DirectReads direct(1);
