@@ -2,8 +2,6 @@
 #include "runtime/storage/element_file.h"
 
 #include <fcntl.h>
-#include <linux/aio_abi.h>
-#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -76,84 +74,6 @@ char* direct_staging() {
 }
 
 std::atomic<std::uint64_t> direct_min_bytes{0};
-
-/// This thread's Linux AIO context for two direct reads in flight (io_setup), or 0 where the
-/// kernel refuses one (DirectRequests then reads synchronously).
-aio_context_t aio_context() {
-  struct Context {
-    aio_context_t id = 0;
-    Context() {
-      if (::syscall(SYS_io_setup, 2, &id) != 0) id = 0;
-    }
-    ~Context() {
-      if (id != 0) ::syscall(SYS_io_destroy, id);
-    }
-  };
-  thread_local const Context context;
-  return context.id;
-}
-
-/// Up to two O_DIRECT reads of one file in flight, in slots 0 and 1: submit() starts one (Linux
-/// AIO; without a context it reads at once), complete() waits for it and returns its bytes read
-/// or −errno. A slot is completed before it is submitted again; the destructor completes what is
-/// still in flight (its buffer is the thread's staging buffer, which the next read reuses).
-class DirectRequests {
- public:
-  explicit DirectRequests(int fd) : fd_(fd), context_(aio_context()) {}
-  ~DirectRequests() {
-    for (int slot = 0; slot < 2; ++slot) complete(slot);
-  }
-  DirectRequests(const DirectRequests&) = delete;
-  DirectRequests& operator=(const DirectRequests&) = delete;
-  void submit(int slot, char* buf, std::uint64_t bytes, std::uint64_t offset) {
-    iocb& cb = cb_[slot];
-    cb = iocb{};
-    cb.aio_data = static_cast<std::uint64_t>(slot);
-    cb.aio_fildes = static_cast<std::uint32_t>(fd_);
-    cb.aio_lio_opcode = IOCB_CMD_PREAD;
-    cb.aio_buf = reinterpret_cast<std::uint64_t>(buf);
-    cb.aio_nbytes = bytes;
-    cb.aio_offset = static_cast<std::int64_t>(offset);
-    done_[slot] = false;
-    iocb* list[1] = {&cb};
-    if (context_ != 0) {
-      long n = 0;
-      do n = ::syscall(SYS_io_submit, context_, 1, list);
-      while (n < 0 && errno == EINTR);
-      if (n == 1) return;
-    }
-    result_[slot] = read_now(cb), done_[slot] = true;  // no AIO here (or refused): at once
-  }
-  std::int64_t complete(int slot) {
-    while (!done_[slot]) {
-      io_event event{};
-      const long n = ::syscall(SYS_io_getevents, context_, 1, 1, &event, nullptr);
-      if (n < 0 && errno == EINTR) continue;
-      if (n != 1) {  // cannot happen with a request in flight; read it again, synchronously
-        result_[slot] = read_now(cb_[slot]), done_[slot] = true;
-        break;
-      }
-      const auto of = static_cast<int>(event.data);
-      result_[of] = event.res, done_[of] = true;
-    }
-    return result_[slot];
-  }
-
- private:
-  static std::int64_t read_now(const iocb& cb) {
-    ssize_t n = 0;
-    do n = ::pread(static_cast<int>(cb.aio_fildes), reinterpret_cast<char*>(cb.aio_buf), cb.aio_nbytes,
-                   static_cast<off_t>(cb.aio_offset));
-    while (n < 0 && errno == EINTR);
-    return n < 0 ? -errno : n;
-  }
-
-  int fd_;
-  aio_context_t context_;
-  iocb cb_[2]{};
-  std::int64_t result_[2] = {0, 0};
-  bool done_[2] = {true, true};
-};
 
 }  // namespace
 
@@ -350,34 +270,19 @@ bool RunReads::read_direct(std::size_t first, std::size_t end) const {
   const int fd = file_->direct_fd();
   const Run& last = runs_[end - 1];
   const std::uint64_t begin_byte = file_->byte_of(runs_[first].at), end_byte = file_->byte_of(last.at + last.n);
-  const std::uint64_t aligned_begin = begin_byte / kDirectAlign * kDirectAlign;
   const std::uint64_t aligned_end = (end_byte + kDirectAlign - 1) / kDirectAlign * kDirectAlign;
-  // Requests k = 0, 1, … of kDirectBytes / 2 each, request k into half k % 2 of the staging
-  // buffer: request k + 1 is on the device while request k is copied out.
-  constexpr std::uint64_t kHalf = kDirectBytes / 2;
-  const std::uint64_t requests = (aligned_end - aligned_begin + kHalf - 1) / kHalf;
-  char* const staging = direct_staging();
-  DirectRequests device(fd);
-  auto at_of = [&](std::uint64_t k) { return aligned_begin + k * kHalf; };
-  auto want_of = [&](std::uint64_t k) { return std::min(kHalf, aligned_end - at_of(k)); };
-  auto submit = [&](std::uint64_t k) {
-    if (k < requests) device.submit(k % 2, staging + (k % 2) * kHalf, want_of(k), at_of(k));
-  };
+  char* const buf = direct_staging();
   std::size_t i = first;  // the first run not yet copied whole
-  submit(0);
-  for (std::uint64_t k = 0; k < requests; ++k) {
-    submit(k + 1);
-    const std::uint64_t at = at_of(k), want = want_of(k);
-    char* const buf = staging + (k % 2) * kHalf;
-    const std::int64_t result = device.complete(k % 2);
-    if (result == -EINVAL && k == 0) return false;  // O_DIRECT refused for this transfer: nothing copied yet
-    if (result < 0) fail(file_->path(), false, want, at, static_cast<int>(-result));
-    auto got = static_cast<std::uint64_t>(result);
-    while (got < want && got % kDirectAlign == 0) {  // short: the rest, or the end of the file
+  for (std::uint64_t at = begin_byte / kDirectAlign * kDirectAlign; at < end_byte;) {
+    const std::uint64_t want = std::min<std::uint64_t>(kDirectBytes, aligned_end - at);
+    std::uint64_t got = 0;
+    while (got < want) {  // short only at the end of the file
       const ssize_t n = ::pread(fd, buf + got, want - got, static_cast<off_t>(at + got));
       if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) break;
+      if (n < 0 && errno == EINVAL && i == first && got == 0) return false;
+      if (n < 0) fail(file_->path(), false, want, at, errno);
       got += static_cast<std::uint64_t>(n);
+      if (n == 0 || static_cast<std::uint64_t>(n) % kDirectAlign != 0) break;
     }
     const std::uint64_t stop = std::min(at + want, end_byte);
     if (at + got < stop)  // as the buffered read says it: the runs' bytes
@@ -397,6 +302,7 @@ bool RunReads::read_direct(std::size_t first, std::size_t end) const {
       }
       if (end_of_run > stop) break;  // continues in the next request
     }
+    at += want;
   }
   return true;
 }

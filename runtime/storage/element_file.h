@@ -127,8 +127,7 @@ class RunReads {
   /// read in one request, the bytes between them into a discarded buffer of this size.
   static constexpr std::size_t kGapBytes = std::size_t{64} << 10;
   /// Of a file with a direct_fd(): the aligned staging buffer per thread that its requests read
-  /// into (2 MiB: two requests of 1 MiB in flight, one copied out while the device reads the
-  /// other), and the alignment of their offsets and lengths (4 KiB).
+  /// into (2 MiB, one request each), and the alignment of their offsets and lengths (4 KiB).
   static constexpr std::size_t kDirectBytes = std::size_t{2} << 20;
   static constexpr std::size_t kDirectAlign = std::size_t{4} << 10;
 
@@ -150,8 +149,7 @@ class RunReads {
   /// iovecs or kStagingElems elements of strided runs, the bytes between runs into the gap buffer.
   void read_buffered(std::size_t first, std::size_t end) const;
   /// Reads runs_[first, end) (sorted, apart) with O_DIRECT: the aligned bytes that cover them in
-  /// requests of at most kDirectBytes / 2, two in flight (Linux AIO; one at a time where the
-  /// kernel has none), each copied out to the runs it holds. Returns false,
+  /// requests of at most kDirectBytes, each copied out to the runs it holds. Returns false,
   /// having copied nothing, where the file system refuses the first request (EINVAL: the caller
   /// reads them buffered). Throws Error as ElementFile::read().
   bool read_direct(std::size_t first, std::size_t end) const;
