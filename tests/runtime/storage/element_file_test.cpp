@@ -105,15 +105,24 @@ void drop_pages(const std::string& path) {
   ::close(fd);
 }
 
-TEST(RunReads, DirectReadsLandInPlaceAcrossRequestsAndLeaveThePageCacheAlone) {
+/// A file of `n` elements (iota_file), opened while reads of `min_bytes` or more go direct, its
+/// pages dropped. A test skips where the file system refuses O_DIRECT (file.direct_fd() < 0).
+struct DirectFile {
+  DirectFile(const std::string& name, std::size_t n, std::uint64_t min_bytes)
+      : path(iota_file(dir, name, n)), direct(min_bytes), file(path, kOffset, false) {
+    drop_pages(path);
+  }
   tcert_test::TempDir dir;
+  std::string path;
+  DirectReads direct;
+  ElementFile file;
+};
+
+TEST(RunReads, DirectReadsLandInPlaceAcrossRequestsAndLeaveThePageCacheAlone) {
   const std::size_t n = std::size_t{3} << 20;  // 24 MiB: requests of kDirectBytes and a short one at the end
-  const std::string path = iota_file(dir, "d.bin", n);
-  const DirectReads direct(1);
-  const ElementFile file(path, kOffset, false);
-  if (file.direct_fd() < 0) GTEST_SKIP() << "this file system refuses O_DIRECT (" << dir.file("") << ")";
-  drop_pages(path);
-  RunReads reads(file);
+  const DirectFile d("d.bin", n, 1);
+  if (d.file.direct_fd() < 0) GTEST_SKIP() << "this file system refuses O_DIRECT (" << d.dir.file("") << ")";
+  RunReads reads(d.file);
   const std::size_t across = RunReads::kDirectBytes / 8 + 1000;  // longer than one request
   const std::size_t before = 250000;  // 2,000,000 bytes: the strided run after it crosses a request's end
   std::vector<double> out(across + 100, -1), strided(2 * RunReads::kStagingElems, -1), run(before);
@@ -131,36 +140,27 @@ TEST(RunReads, DirectReadsLandInPlaceAcrossRequestsAndLeaveThePageCacheAlone) {
   for (std::size_t e = 0; e < RunReads::kStagingElems; ++e)
     ASSERT_EQ(strided[2 * e], static_cast<double>(n / 2 + before + e));
   EXPECT_EQ(strided[1], -1);
-  EXPECT_EQ(resident_pages(path), 0u);  // nothing went through the page cache
+  EXPECT_EQ(resident_pages(d.path), 0u);  // nothing went through the page cache
 }
 
 TEST(RunReads, RequestsBelowTheDirectSizeAreReadThroughThePageCache) {
-  tcert_test::TempDir dir;
   const std::size_t n = std::size_t{1} << 20;
-  const std::string path = iota_file(dir, "s.bin", n);
-  const DirectReads direct(std::uint64_t{1} << 20);  // 1 MiB
-  const ElementFile file(path, kOffset, false);
-  if (file.direct_fd() < 0) GTEST_SKIP() << "this file system refuses O_DIRECT";
-  drop_pages(path);
-  RunReads reads(file);
+  const DirectFile d("s.bin", n, std::uint64_t{1} << 20);  // from 1 MiB
+  if (d.file.direct_fd() < 0) GTEST_SKIP() << "this file system refuses O_DIRECT";
+  RunReads reads(d.file);
   std::vector<double> small(1000), large(std::size_t{1} << 17);
   reads.add(10, small.size(), small.data());     // 8000 bytes: buffered
   reads.add(n / 2, large.size(), large.data());  // 1 MiB: direct
   reads.flush();
   for (std::size_t e = 0; e < small.size(); ++e) ASSERT_EQ(small[e], 10.0 + static_cast<double>(e));
   for (std::size_t e = 0; e < large.size(); ++e) ASSERT_EQ(large[e], static_cast<double>(n / 2 + e));
-  EXPECT_EQ(resident_pages(path), 3u);  // the small run's pages (bytes 208 to 8208), not the large one's
+  EXPECT_EQ(resident_pages(d.path), 3u);  // the small run's pages (bytes 208 to 8208), not the large one's
 }
 
 TEST(RunReads, ARequestWithMuchBetweenItsRunsIsReadThroughThePageCache) {
-  tcert_test::TempDir dir;
-  const std::size_t n = std::size_t{1} << 20;
-  const std::string path = iota_file(dir, "g.bin", n);
-  const DirectReads direct(std::uint64_t{1} << 20);  // 1 MiB
-  const ElementFile file(path, kOffset, false);
-  if (file.direct_fd() < 0) GTEST_SKIP() << "this file system refuses O_DIRECT";
-  drop_pages(path);
-  RunReads reads(file);
+  const DirectFile d("g.bin", std::size_t{1} << 20, std::uint64_t{1} << 20);  // from 1 MiB
+  if (d.file.direct_fd() < 0) GTEST_SKIP() << "this file system refuses O_DIRECT";
+  RunReads reads(d.file);
   std::vector<double> out(200 * 1000);
   for (std::size_t r = 0; r < 200; ++r) reads.add(1500 * r, 1000, out.data() + 1000 * r);  // 4000 bytes apart
   reads.flush();
@@ -168,19 +168,17 @@ TEST(RunReads, ARequestWithMuchBetweenItsRunsIsReadThroughThePageCache) {
     for (std::size_t e = 0; e < 1000; ++e) ASSERT_EQ(out[1000 * r + e], static_cast<double>(1500 * r + e));
   // One request of 2,396,000 bytes from byte 128, a third of it between runs: buffered, every page
   // it spans read into the page cache (where the rows of a neighbouring tile would find them).
-  EXPECT_EQ(resident_pages(path), (128 + 2396000 - 1) / 4096 + 1);
+  EXPECT_EQ(resident_pages(d.path), (128 + 2396000 - 1) / 4096 + 1);
 }
 
 TEST(RunReads, ADirectReadPastTheEndIsTheSameError) {
-  tcert_test::TempDir dir;
-  const DirectReads direct(1);
-  const ElementFile file(iota_file(dir, "short.bin", 100), kOffset, false);
-  if (file.direct_fd() < 0) GTEST_SKIP() << "this file system refuses O_DIRECT";
-  RunReads reads(file);
+  const DirectFile d("short.bin", 100, 1);
+  if (d.file.direct_fd() < 0) GTEST_SKIP() << "this file system refuses O_DIRECT";
+  RunReads reads(d.file);
   std::vector<double> out(10);
   reads.add(95, 10, out.data());
   EXPECT_EQ(tcert_test::message_of([&] { reads.flush(); }),
-            "cannot read 80 bytes from " + dir.file("short.bin") + " at byte offset 888: the file ends at byte 928");
+            "cannot read 80 bytes from " + d.dir.file("short.bin") + " at byte offset 888: the file ends at byte 928");
 }
 
 TEST(RunWrites, LongShortStridedAndSingleElementsInOrder) {
