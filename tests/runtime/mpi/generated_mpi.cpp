@@ -231,9 +231,10 @@ TEST(Generated, PartsInMemoryAreReadAndWrittenRankByRank) {
   tensors.input_parts["A"] = {a, a_first};
   if (ctx.rank() == ctx.size() - 1) tensors.output_parts.erase("B");
   status = tcert::run_generated(MPI_COMM_WORLD, tensors, options, transpose_info(ctx.size()), transpose_steps);
-  if (ctx.size() > 1)
+  if (ctx.size() > 1) {
     EXPECT_EQ(status.message(),
               fmt::format("output B: given as parts in memory on some ranks but not on rank {}", ctx.size() - 1));
+  }
   tensors.output_parts["B"] = {b, b_first};
   tensors.inputs["A"] = {dir.file("A.npy"), ""};
   status = tcert::run_generated(MPI_COMM_WORLD, tensors, options, transpose_info(ctx.size()), transpose_steps);
