@@ -14,10 +14,10 @@
 // waits for it, so that dirty pages stay bounded and a write never waits for reclaim.
 //
 // Nothing here adds to counters(): callers count what they ask for (runs, bytes), as with a
-// mapping. The staging and gap buffers (kStagingElems, kGapBytes, and kDirectBytes on threads
-// that read direct: about 2.6 MiB per thread, three reading threads at most) are per thread,
-// outside the tile budget: they replace the resident pages of the mappings
-// (MappedInputs::drop_bytes(), at least 8 MiB), which the plan's memory per rank leaves room for. Units: elements (8 bytes) unless
+// mapping. The staging and gap buffers (kStagingElems, kGapBytes, and kDirectBytes on threads that
+// read direct: about 2.6 MiB per thread, three reading threads at most) are per thread, outside the
+// tile budget: they replace the resident pages of the mappings (MappedInputs::drop_bytes(), at
+// least 8 MiB), which the plan's memory per rank leaves room for. Units: elements (8 bytes) unless
 // a name says bytes; element sizes through bytes_of() and elems_of(), runtime/spec/units.h.
 #pragma once
 

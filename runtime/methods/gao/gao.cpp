@@ -681,8 +681,8 @@ void GaoGemm::run_step(const Step& s) {
 /// The overlapped schedule (run_overlapped()): two I/O threads (io_worker.h), one reading A's and
 /// B's next tiles into their other slots ahead of their use, one reading C's and writing C's
 /// tiles behind (in their order, on one thread), so that the device reads operands while it
-/// writes results, as the program's thread multiplies and communicates; inside replication, the broadcast operand's next
-/// tile also travels around the ring during the present tile's multiplies. The steps, and so
+/// writes results, as the program's thread multiplies and communicates; inside replication, the
+/// broadcast operand's next tile also travels around the ring during the present tile's multiplies. The steps, and so
 /// every byte and request counted, are those of the serial run.
 class GaoGemm::Overlap {
  public:
