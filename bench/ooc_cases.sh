@@ -6,7 +6,9 @@
 # ooc_cases: one entry per case, "name | P | memory per rank | cgroup limit | numpy kind | tce
 # file and definitions". ooc_machines writes WORK_DIR/cal.P.machine and cal.P.json for P = 1
 # and 2 (`tcec-calibrate --regime device` with P ranks: the device's figures per rank with all
-# ranks at once, past the page cache, on the file system of WORK_DIR) and prints its summary line.
+# ranks at once, past the page cache, on the file system of WORK_DIR) and prints its summary line;
+# with CALIBRATION=DIR (environment) it takes DIR's cal.P.machine, cal.P.json and cal.P.log (an
+# earlier run's, KEEP=1) instead, so that runs compared with each other plan for the same machine.
 ooc_cases=(
   "four_index_N64_P1|1|8 MB|64M|four_index|$here/examples/four_index.tce -D N=64"
   "four_index_N96_P1|1|64 MB|162M|four_index|$here/examples/four_index.tce -D N=96"
@@ -24,8 +26,13 @@ ooc_issue_cases="four_index_N128_P1 four_index_N128_P2 four_index_N160_P1 four_i
 ooc_machines() {
   local build=$1 work=$2 np
   for np in 1 2; do
-    mpirun --oversubscribe -np "$np" "$build/bin/tcec-calibrate" --regime device --scratch "$work" \
-      -o "$work/cal.$np.machine" --json "$work/cal.$np.json" 2> "$work/cal.$np.log"
+    if [[ -n ${CALIBRATION:-} ]]; then
+      cp "$CALIBRATION/cal.$np.machine" "$CALIBRATION/cal.$np.json" "$CALIBRATION/cal.$np.log" "$work/"
+      echo "calibration (P = $np): taken from $CALIBRATION"
+    else
+      mpirun --oversubscribe -np "$np" "$build/bin/tcec-calibrate" --regime device --scratch "$work" \
+        -o "$work/cal.$np.machine" --json "$work/cal.$np.json" 2> "$work/cal.$np.log"
+    fi
     grep -E "past the page cache" "$work/cal.$np.log" | sed "s/^tcec-calibrate: /calibration (P = $np): /"
   done
 }

@@ -7,12 +7,15 @@
 DIR holds one case's files: dry.json (`tcec ... --dry-run --json`), and per run R (0 .. RUNS-1)
 tcec.R.report.json and numpy.R.report.json (tools/ooc-regime.sh --report), tcec.R.trace.json
 (the program's --trace) and numpy.R.json (bench/ooc_numpy.py's own figures). CALIBRATION.json is
-`tcec-calibrate --json` (its device_read / device_write figures: O_DIRECT, past the page cache;
+`tcec-calibrate --json` (its device figures, past the page cache: device_read, O_DIRECT;
+device_write, the faster of O_DIRECT and the runtime's write-behind; device_mixed, both at once;
 its flops). Prints one line per case: medians over the runs of
   tcec_s    tcec's program, wall time of the whole mpirun in the cgroup
   numpy_s   the streaming numpy loop, the same
   bound_s   the device bound: the compulsory bytes (inputs read once, outputs written once, all
-            ranks: one device) at the calibrated device bandwidths, or the kernel's time (the
+            ranks: one device) at the calibrated device bandwidths (the longer of the reads at
+            device_read and the writes at device_write, or all of them at device_mixed if that
+            is longer; without device_mixed, their sum), or the kernel's time (the
             contractions' flops at the calibrated rate of one rank, which uses all the node's
             cores) if larger
   tcec/bound, tcec/numpy
@@ -53,8 +56,12 @@ def bound(dry, cal):
     reads = sum(size[n] for n, t in dry["tensors"].items() if t["role"] == "input")
     writes = sum(size[n] for n, t in dry["tensors"].items() if t["role"] == "output")
     read_bw = figure(cal, "device_read") or figure(cal, "device_cold_read")
-    write_bw = figure(cal, "device_write") or figure(cal, "device_synced_write")
+    write_bw = max(figure(cal, "device_write") or 0, figure(cal, "device_streamed_write") or 0) or figure(
+        cal, "device_synced_write")
+    mixed_bw = figure(cal, "device_mixed")
     device = reads / read_bw + writes / write_bw
+    if mixed_bw:  # reads and writes at once: the longer stream, or all bytes at the rate of both
+        device = max(reads / read_bw, writes / write_bw, (reads + writes) / mixed_bw)
     flops = sum(c.get("flops", 0) for c in dry["contractions"])
     kernel = flops / figure(cal, "flops")  # one rank on all the node's cores
     return max(device, kernel), device, kernel, reads + writes, sum(size.values())

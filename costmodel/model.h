@@ -67,6 +67,13 @@ struct Machine {
   /// through the page cache. The bytes read and their cost are the same either way; the program
   /// takes it (ProgramInfo::direct_read_bytes).
   std::uint64_t direct_read_bytes = 0;
+  /// The device's bytes per second, reads and writes together, while it reads one stream and
+  /// writes another at once (`disk_mixed`; `tcec-calibrate --regime device` measures it). Where
+  /// set, an overlapped Gao plan, whose I/O threads read A and B on one and read and write C on
+  /// the other, spends on the disk the longest of the two threads' times and its bytes at this
+  /// rate (plan.h wall_parts()), instead of the sum of its reads at B_d for reads and its writes
+  /// at B_d for writes. 0 (the default): reads and writes take turns, as in Gao et al.'s model.
+  double disk_mixed_bytes_per_s = 0;
 
   /// The node of rank `rank`: rank / ranks_per_node (ranks fill the nodes in order, as
   /// `mpirun` and Slurm's block distribution place them), 0 on one node.

@@ -165,8 +165,17 @@ WallParts wall_parts(const Plan& plan, const Machine& machine, const PlanVolumes
     w.fill = static_cast<double>(t.A + t.B) / machine.disk_read_bytes_per_s +
              static_cast<double>(t.C) / machine.disk_write_bytes_per_s;
   }
-  w.disk = static_cast<double>(v.disk_read_bytes[r]) / machine.disk_read_bytes_per_s +
-           static_cast<double>(v.disk_write_bytes[r]) / machine.disk_write_bytes_per_s + request_time_s(machine, v, r);
+  const auto read = static_cast<double>(v.disk_read_bytes[r]), write = static_cast<double>(v.disk_write_bytes[r]);
+  w.disk = read / machine.disk_read_bytes_per_s + write / machine.disk_write_bytes_per_s;
+  if (w.overlap && machine.disk_mixed_bytes_per_s > 0 && r < v.disk_read_C_bytes.size()) {
+    // Two I/O threads at once (A and B; C), the device serving both: the longer thread, or all
+    // the bytes at the device's rate for reads and writes together, whichever is longer.
+    const auto read_C = static_cast<double>(v.disk_read_C_bytes[r]);
+    w.disk = std::max({(read - read_C) / machine.disk_read_bytes_per_s,
+                       read_C / machine.disk_read_bytes_per_s + write / machine.disk_write_bytes_per_s,
+                       (read + write) / machine.disk_mixed_bytes_per_s});
+  }
+  w.disk += request_time_s(machine, v, r);
   w.network = method.collective_factor(plan, machine) *
               machine.network_s(static_cast<double>(v.comm_recv_bytes[r]), static_cast<double>(internode_recv(v, r)));
   const auto rank = static_cast<std::int64_t>(r);

@@ -116,6 +116,10 @@ struct PlanVolumes {
   /// set by plan_requests() when Machine::page_fault_s > 0 and the method counts them, else empty.
   /// Each costs Machine::page_fault_s on top of the disk time.
   std::vector<std::uint64_t> page_faults;
+  /// Of disk_read_bytes per rank, the bytes of C (the result's earlier values): those an
+  /// overlapped Gao plan reads on its C thread (Machine::disk_mixed_bytes_per_s). Set by Gao's
+  /// walk (simulate()); empty for the other methods.
+  std::vector<std::uint64_t> disk_read_C_bytes;
   /// The slowest rank's tile kernel time, seconds (its flops at Machine::flops_per_s times its
   /// calls' MethodModel::kernel_efficiency()).
   double kernel_s = 0;
@@ -209,7 +213,11 @@ inline constexpr double kKernelCacheBytes = 1024.0 * 1024.0;
 double gemm_efficiency(double m, double n, double k, const Machine& machine);
 
 /// One rank's terms of plan_wall(), seconds: disk, network, kernel, fill (and drain; 0
-/// serially) and the wall time they give; overlap when the plan has second buffers.
+/// serially) and the wall time they give; overlap when the plan has second buffers. The disk
+/// term is read/B_dr + write/B_dw + requests; of an overlapped plan with
+/// PlanVolumes::disk_read_C_bytes on a machine with disk_mixed_bytes_per_s (B_mix), the longer of
+/// its I/O threads, max((read − read_C)/B_dr, read_C/B_dr + write/B_dw), or (read + write)/B_mix
+/// where that is longer, + requests (docs/model.md "Reads and writes at once").
 struct WallParts {
   double disk = 0, network = 0, kernel = 0, fill = 0, wall = 0;
   bool overlap = false;

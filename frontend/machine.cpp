@@ -42,13 +42,14 @@ constexpr Property kProperties[] = {
     {"ranks_per_node", Kind::Count},
     {"internode_network", Kind::Bandwidth},
     {"direct_read_bytes", Kind::Size},
+    {"disk_mixed", Kind::Bandwidth},
 };
 // clang-format on
 
 const char* kPropertyList =
     "processors, memory, network, disk, disk_read, disk_write, element_size, "
     "replication_factor, reduction_factor, disk_latency, page_fault, flops, memory_bandwidth, overlap, ranks_per_node, "
-    "internode_network, direct_read_bytes";
+    "internode_network, direct_read_bytes, disk_mixed";
 const char* kSizeUnits = "B, KB, MB, GB, TB, KiB, MiB, GiB, TiB";
 const char* kBandwidthUnits = "B/s, KB/s, MB/s, GB/s, TB/s, KiB/s, MiB/s, GiB/s, TiB/s";
 const char* kDurationUnits = "s, ms, us, ns";
@@ -190,6 +191,8 @@ bool store(const Property& p, double value, TceParser::MachinePropContext& prop,
     m.internode_network_bytes_per_s = value;
   else if (key == "direct_read_bytes")
     m.direct_read_bytes = static_cast<std::uint64_t>(value);
+  else if (key == "disk_mixed")
+    m.disk_mixed_bytes_per_s = value;
   return true;
 }
 

@@ -160,6 +160,7 @@ struct MachineDesc {
   std::int64_t ranks_per_node = 0;           ///< processors per node sharing a node-local disk (0: one node)
   double internode_network_bytes_per_s = 0;  ///< B_c between nodes (0: network_bytes_per_s)
   std::uint64_t direct_read_bytes = 0;       ///< reads of at least this many bytes bypass the page cache (0: none)
+  double disk_mixed_bytes_per_s = 0;         ///< the device's reads + writes per second at once (0: they take turns)
   SourceLocation loc;
 };
 

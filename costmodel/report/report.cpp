@@ -24,9 +24,12 @@ std::vector<std::string> names(const ir::Program& p, const std::vector<int>& ids
 std::string machine_text(const Machine& m) {
   return fmt::format(
       "machine: P = {}, memory {} per processor (M = {} per array), B_c = {}/s, B_d = {}/s read, {}/s "
-      "write, element {} B, f_rep = {}, f_red = {}{}{}, kernel {:g} GFLOP/s{}{}{}\n",
+      "write{}, element {} B, f_rep = {}, f_red = {}{}{}, kernel {:g} GFLOP/s{}{}{}\n",
       m.processors, human_bytes(m.memory_bytes), human_bytes(m.array_memory_bytes()),
       human_bytes(m.network_bytes_per_s), human_bytes(m.disk_read_bytes_per_s), human_bytes(m.disk_write_bytes_per_s),
+      m.disk_mixed_bytes_per_s > 0
+          ? fmt::format(", {}/s reading and writing at once", human_bytes(m.disk_mixed_bytes_per_s))
+          : std::string(),
       m.element_size_bytes, m.replication_factor, m.reduction_factor,
       m.disk_latency_s > 0 ? fmt::format(", disk latency {:g} s per request", m.disk_latency_s) : std::string(),
       m.page_fault_s > 0 ? fmt::format(", {:g} s per page fault", m.page_fault_s) : std::string(), m.flops_per_s / 1e9,
@@ -172,7 +175,8 @@ nlohmann::json machine_json(const Machine& m) {
           {"internode_network_bytes_per_s",
            m.internode_network_bytes_per_s > 0 ? m.internode_network_bytes_per_s : m.network_bytes_per_s},
           {"nodes", m.nodes()},
-          {"direct_read_bytes", m.direct_read_bytes}};
+          {"direct_read_bytes", m.direct_read_bytes},
+          {"disk_mixed_bytes_per_s", m.disk_mixed_bytes_per_s}};
 }
 
 nlohmann::json contraction_json(const ir::Program& p, const ir::Statement& s, double element_size,
@@ -216,6 +220,7 @@ Machine machine_from(const ir::MachineDesc& d) {
   m.ranks_per_node = d.ranks_per_node;
   m.internode_network_bytes_per_s = d.internode_network_bytes_per_s;
   m.direct_read_bytes = d.direct_read_bytes;
+  m.disk_mixed_bytes_per_s = d.disk_mixed_bytes_per_s;
   return m;
 }
 

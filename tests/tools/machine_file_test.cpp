@@ -111,6 +111,7 @@ tcec::calibrate::Measured with_device(std::int64_t disk_read_device_bytes) {
   m.device.streamed_run_s = 1.375e-6;
   m.device.lone_read_s = 12.5e-6, m.device.lone_write_s = 37.5e-6;
   m.device.streamed_write_bytes_per_s = 2200e6;
+  m.device.direct_mixed_bytes_per_s = 2150.5e6;
   return m;
 }
 
@@ -122,7 +123,8 @@ TEST(MachineFile, SaysWhichRegimeTheDiskFiguresDescribe) {
                 "cache (the device read\n"
                 "# 0.00 MB of disk_read's 256.00 MB per rank), as programs whose tensors fit in memory see the disk.\n"
                 "# Past the page cache (the device, out of core; 268.44 MB per rank in 4 MiB requests, all ranks at "
-                "once): with O_DIRECT read 1300.50 MB/s, write 1400.25 MB/s (through fdatasync);\n"
+                "once): with O_DIRECT read 1300.50 MB/s, write 1400.25 MB/s (through fdatasync), both at once 2150.50 "
+                "MB/s;\n"
                 "# buffered writes through fdatasync 1100.00 MB/s, buffered reads of dropped pages 1250.00 MB/s (the "
                 "device read 268.44 MB).\n"
                 "machine calibrated {\n"),
@@ -157,6 +159,10 @@ TEST(MachineFile, TheDeviceRegimeTakesTheDevicesFigures) {
        "ranks at once, as programs hand results to it with write-behind while they read; slowest rank (buffered "
        "through one fdatasync 1100.00 MB/s, through the runtime's write-behind with nothing read meanwhile 2200.00 "
        "MB/s)\n",
+       "  disk_mixed 2150.50 MB/s;       # the device reading and writing at once, reads and writes together: one "
+       "thread reading the O_DIRECT file back while another writes as much into a new one through the runtime's "
+       "write-behind and fdatasync, all ranks at once; slowest rank (an overlapped plan reads A and B on one I/O "
+       "thread while it reads and writes C on another)\n",
        "  disk_latency 25.000 us;        # runs of 16 elements 16384 apart from the device, each a request of its "
        "own as a tile's rows in a wide tensor: time per run beyond its bytes, the mean of reading them (12.500 us) "
        "and writing them (37.500 us); slowest rank; runs 128 apart, read together, 1.375 us; a 4 KiB O_DIRECT read "
@@ -167,6 +173,7 @@ TEST(MachineFile, TheDeviceRegimeTakesTheDevicesFigures) {
   auto r = tcec::frontend::parse_source("calibrated.machine", text, {});
   ASSERT_TRUE(r.ok()) << r.diagnostics.render();
   EXPECT_EQ(r.program->machine->overlap, 0.875);
+  EXPECT_EQ(r.program->machine->disk_mixed_bytes_per_s, 2150.5e6);
   EXPECT_EQ(tcec::calibrate::machine_json(m)["block_regime"], "device");
   EXPECT_EQ(tcec::calibrate::machine_json(with_device(0))["block_regime"], "page cache");
 }
@@ -177,6 +184,7 @@ TEST(MachineFile, WithoutODirectTheDeviceRegimeTakesTheBufferedFigures) {
   tcec::calibrate::Measured m = with_device(0);
   m.device_regime = true;
   m.device.direct_read_bytes_per_s = -1, m.device.direct_write_bytes_per_s = -1, m.device.direct_request_s = -1;
+  m.device.direct_mixed_bytes_per_s = -1;
   const std::string text = tcec::calibrate::machine_text(m);
   expect_lines(
       text,
@@ -188,6 +196,8 @@ TEST(MachineFile, WithoutODirectTheDeviceRegimeTakesTheBufferedFigures) {
        "own as a tile's rows in a wide tensor: time per run beyond its bytes, the mean of reading them (12.500 us) "
        "and writing them (37.500 us); slowest rank; runs 128 apart, read together, 1.375 us\n"});
   EXPECT_EQ(tcec::calibrate::machine_json(m)["figures"].count("device_write"), 0u);
+  EXPECT_EQ(tcec::calibrate::machine_json(m)["figures"].count("device_mixed"), 0u);
+  EXPECT_EQ(text.find("disk_mixed"), std::string::npos);
 }
 
 TEST(MachineFile, TheJsonGivesEachDiskFigureItsRegime) {
@@ -204,6 +214,8 @@ TEST(MachineFile, TheJsonGivesEachDiskFigureItsRegime) {
   EXPECT_EQ(f["device_read"]["value"], 1300.5e6);
   EXPECT_EQ(f["device_read"]["regime"], "device");
   EXPECT_EQ(f["device_write"]["value"], 1400.25e6);
+  EXPECT_EQ(f["device_mixed"]["value"], 2150.5e6);
+  EXPECT_EQ(f["device_mixed"]["regime"], "device");
   EXPECT_EQ(f["device_request"]["value"], 87.5e-6);
   EXPECT_EQ(f["device_lone_read"]["value"], 12.5e-6);
   EXPECT_EQ(f["device_lone_write"]["value"], 37.5e-6);

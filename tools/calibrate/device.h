@@ -12,7 +12,8 @@ namespace tcec::calibrate {
 
 /// Measures DeviceFigures (machine_file.h) with `bytes` per rank (rounded down to whole 4 MiB
 /// requests, at least one) in files under `dir`, in this order: an O_DIRECT file written (timed
-/// through its fdatasync) and read back; a buffered file written (timed through its fdatasync),
+/// through its fdatasync) and read back, and read back again on one thread while another writes
+/// as much into a new file through the runtime's write-behind (direct_mixed_bytes_per_s); a buffered file written (timed through its fdatasync),
 /// its pages dropped (posix_fadvise(POSIX_FADV_DONTNEED), clean after the sync), read back, and
 /// its pages dropped again and read in short runs as programs stream tensors (streamed_run_s), and
 /// again in runs far apart (lone_read_s); a file written through the runtime's write-behind

@@ -36,10 +36,13 @@ std::string regime_comment(const Measured& m) {
         mb(static_cast<double>(m.disk_bytes)),
         device ? ": the page cache did not hold the file" : ", as programs whose tensors fit in memory see the disk");
   }
-  const std::string direct = d.direct_read_bytes_per_s < 0
-                                 ? std::string("O_DIRECT refused here")
-                                 : fmt::format("with O_DIRECT read {} MB/s, write {} MB/s (through fdatasync)",
-                                               mb(d.direct_read_bytes_per_s), mb(d.direct_write_bytes_per_s));
+  const std::string direct =
+      d.direct_read_bytes_per_s < 0
+          ? std::string("O_DIRECT refused here")
+          : fmt::format(
+                "with O_DIRECT read {} MB/s, write {} MB/s (through fdatasync), both "
+                "at once {} MB/s",
+                mb(d.direct_read_bytes_per_s), mb(d.direct_write_bytes_per_s), mb(d.direct_mixed_bytes_per_s));
   out += fmt::format(
       "# Past the page cache ({}; {} MB per rank in 4 MiB requests, all ranks at once): {};\n"
       "# buffered writes through fdatasync {} MB/s, buffered reads of dropped pages {} MB/s (the device read {} MB).\n",
@@ -93,6 +96,12 @@ void device_disk_lines(const Measured& m, const Line& line) {
               : fmt::format("the device: buffered 4 MiB writes through fdatasync (O_DIRECT refused); slowest rank "
                             "(through the runtime's write-behind with nothing read meanwhile {} MB/s)",
                             mb(d.streamed_write_bytes_per_s)));
+  if (direct && d.direct_mixed_bytes_per_s > 0)
+    line(fmt::format("disk_mixed {} MB/s", mb(d.direct_mixed_bytes_per_s)),
+         "the device reading and writing at once, reads and writes together: one thread reading the O_DIRECT file "
+         "back while another writes as much into a new one through the runtime's write-behind and fdatasync, all "
+         "ranks at once; slowest rank (an overlapped plan reads A and B on one I/O thread while it reads and writes "
+         "C on another)");
   const std::string random = direct ? fmt::format("; a 4 KiB O_DIRECT read at a random offset {:.3f} us",
                                                   std::max(0.0, d.direct_request_s) * 1e6)
                                     : std::string();
@@ -197,6 +206,10 @@ void device_figures(const Measured& m, nlohmann::json& f) {
                                  regime(read_from_device(d.direct_read_device_bytes, d.bytes)));
     f["device_write"] = figure(d.direct_write_bytes_per_s, "B/s",
                                "O_DIRECT writes in 4 MiB requests, through fdatasync", regime(device));
+    f["device_mixed"] =
+        figure(d.direct_mixed_bytes_per_s, "B/s",
+               "O_DIRECT reads on one thread and write-behind writes on another at once, reads and writes together",
+               regime(device));
     f["direct_read_bytes"] = figure(
         static_cast<double>(direct_read_threshold_bytes(d)), "B",
         "the least read that bypasses the page cache with --regime device: device_request at device_read", "device");

@@ -25,6 +25,12 @@ inline constexpr std::size_t kLoneRunElems = 16, kLoneRunStride = 16384;
 
 struct DeviceFigures {
   double direct_read_bytes_per_s = -1, direct_write_bytes_per_s = -1;
+  /// Bytes per second, reads and writes together, of one thread reading the O_DIRECT file back
+  /// in 4 MiB requests while another writes as much into a new file as programs write results
+  /// (the runtime's write-behind, through a final fdatasync), all ranks at once: the device
+  /// serving an overlapped program's two I/O threads (the machine's disk_mixed). < 0 where
+  /// O_DIRECT was refused.
+  double direct_mixed_bytes_per_s = -1;
   double synced_write_bytes_per_s = 0, cold_read_bytes_per_s = 0;
   /// Bytes per second of 4 MiB writes into a new file through the runtime's RunWrites, each
   /// put behind (ElementFile::wrote(): write-back started at once, at most a window of it

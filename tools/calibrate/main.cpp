@@ -186,8 +186,9 @@ void measure_past_cache(const tcert::Context& ctx, const std::string& scratch, M
   const bool device = tcec::calibrate::read_from_device(d.cold_read_device_bytes, d.bytes);
   const std::string direct = d.direct_read_bytes_per_s < 0
                                  ? std::string("O_DIRECT refused")
-                                 : fmt::format("O_DIRECT read {:.0f} MB/s, write {:.0f} MB/s",
-                                               d.direct_read_bytes_per_s / 1e6, d.direct_write_bytes_per_s / 1e6);
+                                 : fmt::format("O_DIRECT read {:.0f} MB/s, write {:.0f} MB/s, both at once {:.0f} MB/s",
+                                               d.direct_read_bytes_per_s / 1e6, d.direct_write_bytes_per_s / 1e6,
+                                               d.direct_mixed_bytes_per_s / 1e6);
   report(ctx, fmt::format("past the page cache ({} regime): {}; buffered write through fdatasync {:.0f} MB/s, read of "
                           "dropped pages {:.0f} MB/s (the device read {:.2f} MB of {:.2f} MB)",
                           device ? "device" : "page cache: no device behind the file system", direct,

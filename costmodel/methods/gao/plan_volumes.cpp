@@ -33,6 +33,7 @@ std::vector<std::int64_t> allreduce_partners(std::int64_t P, std::int64_t p) {
 struct RankVolumes {
   u64 read = 0, write = 0, sent = 0, recv = 0;  // elements
   u64 sent_apart = 0, recv_apart = 0;           // of sent and recv, to and from other nodes
+  u64 read_C = 0;                               // of read, C's (PlanVolumes::disk_read_C_bytes)
 };
 
 /// Adds `out` elements sent to rank `to` and `in` received from rank `from` by rank `rank`.
@@ -74,7 +75,8 @@ RankVolumes rotation(const Plan& plan, const Machine& m, const Counts& n, std::i
   const u64 Kk = group_share(plan.K, g, rp.A_cols), K = plan.K.extent();
   RankVolumes v;
   if (gao(plan).comm == Communication::Inside) {  // A, B read at home; each body cycles its blocks once
-    v.read = n.pA * Ir * Kk + n.pB * Jc * Kk + n.pC_read * Ir * Jc;
+    v.read_C = n.pC_read * Ir * Jc;
+    v.read = n.pA * Ir * Kk + n.pB * Jc * Kk + v.read_C;
     v.write = n.pC * Ir * Jc;
     if (g > 1) {  // one rank: no shifts
       const Neighbours x = neighbours(rank, g);
@@ -86,7 +88,8 @@ RankVolumes rotation(const Plan& plan, const Machine& m, const Counts& n, std::i
   // Outside: g rounds of the local out-of-core product, each followed by a disk-to-disk shift.
   const u64 shifted = g > 1 ? Ir * K + Jc * K : 0;
   // C: pC passes in each of the g rounds; only the very first visit of a tile may skip its read.
-  v.read = n.pA * Ir * K + n.pB * Jc * K + (n.pC * static_cast<u64>(g) - (n.pC - n.pC_read)) * Ir * Jc + shifted;
+  v.read_C = (n.pC * static_cast<u64>(g) - (n.pC - n.pC_read)) * Ir * Jc;
+  v.read = n.pA * Ir * K + n.pB * Jc * K + v.read_C + shifted;
   v.write = n.pC * static_cast<u64>(g) * Ir * Jc + shifted;
   if (g > 1) {
     const Neighbours x = neighbours(rank, g);
@@ -110,14 +113,15 @@ RankVolumes replication(const Plan& plan, const Machine& m, const Counts& n, std
   const u64 C = group_share(S, P, rank) * R.extent();
   RankVolumes v;
   v.write = n.pC * C;
+  v.read_C = n.pC_read * C;
   const std::int64_t to = (rank + 1) % P, from = (rank + P - 1) % P;  // the ring
   if (gao(plan).comm == Communication::Inside) {  // collective read of X's pieces, ring all-gather per tile
-    v.read = pX * own + pY * Y + n.pC_read * C;
+    v.read = pX * own + pY * Y + v.read_C;
     message(v, m, rank, to, pX * (whole - next), from, pX * (whole - own));
     return v;
   }
   // Outside: one out-of-core ring all-gather into a whole local copy of X.
-  v.read = pX * whole + pY * Y + n.pC_read * C + (whole - next);
+  v.read = pX * whole + pY * Y + v.read_C + (whole - next);
   v.write += whole - own;
   message(v, m, rank, to, whole - next, from, whole - own);
   return v;
@@ -135,7 +139,7 @@ RankVolumes accumulation(const Plan& plan, const Machine& m, const Counts& n, st
   if (gao(plan).comm == Communication::Inside) {  // C lives on rank 0; partial tiles all-reduced per pass
     v.sent = v.recv = n.pC * reduce;
     v.sent_apart = v.recv_apart = n.pC * apart;
-    if (rank == 0) v.read += n.pC_read * C, v.write = n.pC * C;
+    if (rank == 0) v.read_C = n.pC_read * C, v.read += v.read_C, v.write = n.pC * C;
     return v;
   }
   // Outside: every rank accumulates a local partial C (ranks > 0 start from zero
@@ -143,7 +147,8 @@ RankVolumes accumulation(const Plan& plan, const Machine& m, const Counts& n, st
   // then one out-of-core all-reduce into rank 0's C.
   v.sent = v.recv = reduce;
   v.sent_apart = v.recv_apart = apart;
-  v.read += (rank == 0 ? n.pC_read : n.pC - 1) * C + C;
+  v.read_C = (rank == 0 ? n.pC_read : n.pC - 1) * C + C;
+  v.read += v.read_C;
   v.write = n.pC * C + (rank == 0 ? C : 0);
   return v;
 }
@@ -162,6 +167,7 @@ PlanVolumes gao_volumes(const Plan& plan, const Machine& machine, std::int64_t f
       case Algorithm::Accumulation: v = accumulation(plan, machine, n, rank); break;
     }
     append_rank(out, factor, machine, v.read, v.write, v.sent, v.recv, {v.sent_apart, v.recv_apart});
+    out.disk_read_C_bytes.push_back(v.read_C * static_cast<u64>(machine.element_size_bytes));
   }
   return out;
 }

@@ -74,6 +74,7 @@ Enumerated enumerate(const GroupTiling& group) {
 
 struct Counters {
   i64 read = 0, write = 0, sent = 0, recv = 0;
+  i64 read_C = 0;                      // of read, C's elements (PlanVolumes::disk_read_C_bytes)
   i64 sent_apart = 0, recv_apart = 0;  // of sent and recv, to and from ranks on other nodes
 };
 
@@ -105,7 +106,7 @@ class Simulator {
     }
     if (m_.comm == Communication::Outside && m_.algorithm == Algorithm::Accumulation) {
       const i64 n = plan_.I.extent() * plan_.J.extent();
-      n_.read += n, requests_ += chunks(n);
+      n_.read += n, n_.read_C += n, requests_ += chunks(n);
       allreduce(n);
       if (rank_ == 0) n_.write += n, requests_ += chunks(n);
     }
@@ -212,7 +213,7 @@ class Simulator {
                           ? (rank_ == 0 && !zero) || (rank_ != 0 && m_.comm == Communication::Outside && !first)
                           : !zero;
     if (!read) return;
-    n_.read += n;
+    n_.read += n, n_.read_C += n;
     visit_C();
   }
 
@@ -371,6 +372,7 @@ PlanVolumes gao_simulate(const Plan& plan, const Machine& machine) {
     const Counters n = Simulator(plan, rank, nullptr, &machine).run();
     out.disk_read_bytes.push_back(static_cast<std::uint64_t>(n.read) * e);
     out.disk_write_bytes.push_back(static_cast<std::uint64_t>(n.write) * e);
+    out.disk_read_C_bytes.push_back(static_cast<std::uint64_t>(n.read_C) * e);
     out.comm_sent_bytes.push_back(static_cast<std::uint64_t>(n.sent) * e);
     out.comm_recv_bytes.push_back(static_cast<std::uint64_t>(n.recv) * e);
     if (machine.nodes() > 1) {

@@ -110,6 +110,47 @@ TEST(PlanSearch, TheMachinesOverlapDecidesWhatHides) {
     }
 }
 
+// With Machine::disk_mixed_bytes_per_s an overlapped Gao plan's disk time is that of its longer
+// I/O thread (A and B read on one; C read and written on the other) or all its bytes at the
+// device's rate for both at once, whichever is longer; without it, reads and writes add up. The
+// C reads that the closed form counts (PlanVolumes::disk_read_C_bytes) are the walk's, for every
+// candidate, and some candidates (orders that pass over C more than once) read C back.
+TEST(PlanSearch, ADeviceThatReadsAndWritesAtOnceServesBothIoThreads) {
+  const ir::Program p = program(
+      "range N = 96;\nindex a, b, c, d, p : N;\ntensor A[N,N,N,N] input;\ntensor B[N,N] input;\n"
+      "tensor T[N,N,N,N] output;\nT[a,b,c,d] += A[a,b,c,p] * B[p,d];\n");
+  Machine m = machine(4, 8e6);
+  m.network_bytes_per_s = 1e9;
+  m.disk_read_bytes_per_s = 500e6, m.disk_write_bytes_per_s = 400e6;
+  const ContractionAnalysis serial = analyze(p, p.statements[0], m, PlanOptions{});
+  ASSERT_TRUE(serial.plan().feasible) << serial.plan().reason;
+  int reading_C = 0;
+  for (const Candidate& candidate : serial.candidates) {
+    const PlannedCandidate& c = candidate.plan;
+    if (!c.feasible || c.volumes.disk_read_C_bytes.empty()) continue;
+    EXPECT_EQ(simulate(c.plan, m).disk_read_C_bytes, c.volumes.disk_read_C_bytes) << c.plan.to_string();
+    for (std::size_t r = 0; r < c.volumes.disk_read_bytes.size(); ++r)
+      EXPECT_LE(c.volumes.disk_read_C_bytes[r], c.volumes.disk_read_bytes[r]);
+    reading_C += std::any_of(c.volumes.disk_read_C_bytes.begin(), c.volumes.disk_read_C_bytes.end(),
+                             [](std::uint64_t b) { return b > 0; });
+  }
+  EXPECT_GT(reading_C, 0);  // orders that pass over C more than once read it back
+  const Plan& plan = serial.plan().plan;
+  const PlanVolumes& v = serial.plan().volumes;
+  ASSERT_EQ(model_of(plan).buffer_sets(plan), 2) << plan.to_string();
+  ASSERT_EQ(v.disk_read_C_bytes.size(), v.disk_read_bytes.size());
+  const auto rd = [](std::uint64_t b) { return static_cast<double>(b); };
+  const double read = rd(v.disk_read_bytes[0]), read_C = rd(v.disk_read_C_bytes[0]), write = rd(v.disk_write_bytes[0]);
+  EXPECT_DOUBLE_EQ(wall_parts(plan, m, v, 0).disk, read / 500e6 + write / 400e6);
+  for (double mixed : {600e6, 4000e6}) {
+    Machine both = m;
+    both.disk_mixed_bytes_per_s = mixed;
+    EXPECT_DOUBLE_EQ(wall_parts(plan, both, v, 0).disk,
+                     std::max({(read - read_C) / 500e6, read_C / 500e6 + write / 400e6, (read + write) / mixed}))
+        << mixed;
+  }
+}
+
 // The kernel's rate by call shape, relative to the 768³ tiles Machine::flops_per_s is measured on.
 // The descent counts bytes; with a disk latency its plan is then improved by swapping two
 // indices' counts (plan_search.cpp swap_for_requests()). The CCSD-like doubles term (issue 51's
