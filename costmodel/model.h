@@ -74,6 +74,20 @@ struct Machine {
   /// rate (plan.h wall_parts()), instead of the sum of its reads at B_d for reads and its writes
   /// at B_d for writes. 0 (the default): reads and writes take turns, as in Gao et al.'s model.
   double disk_mixed_bytes_per_s = 0;
+  /// Of a machine that reads large requests past the page cache (direct_read_bytes > 0), the
+  /// overlap of reads that stay in the page cache, 0 to 1 (`buffered_overlap`; `tcec-calibrate
+  /// --regime device` measures it): the page cache's copies are work on the cores the multiply
+  /// needs, where O_DIRECT reads leave them to the device. An overlapped plan whose requests
+  /// average fewer bytes than direct_read_bytes (its reads are short runs, read buffered) hides
+  /// this share instead of `overlap` (plan.h wall_parts()). < 0 (the default): `overlap` for all.
+  double buffered_overlap = -1;
+  /// The overlap of an overlapped plan's rank that makes `requests` disk requests moving `bytes`
+  /// (reads and writes): buffered_overlap where it is set, direct reads are on and the requests
+  /// average fewer bytes than direct_read_bytes; else `overlap`.
+  double overlap_for(double bytes, double requests) const {
+    if (buffered_overlap < 0 || direct_read_bytes == 0 || requests <= 0) return overlap;
+    return bytes / requests < static_cast<double>(direct_read_bytes) ? buffered_overlap : overlap;
+  }
 
   /// The node of rank `rank`: rank / ranks_per_node (ranks fill the nodes in order, as
   /// `mpirun` and Slurm's block distribution place them), 0 on one node.

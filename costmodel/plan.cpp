@@ -182,7 +182,9 @@ WallParts wall_parts(const Plan& plan, const Machine& machine, const PlanVolumes
   w.kernel = method.rank_flops(plan, rank) / (machine.flops_per_s * method.kernel_efficiency(plan, machine, rank));
   if (w.overlap) {  // the part of the shorter that does not hide behind the longer adds to it
     const double busy = w.network + w.kernel;
-    w.wall = std::max(w.disk, busy) + (1.0 - machine.overlap) * std::min(w.disk, busy) + w.fill;
+    const double requests = r < v.disk_requests.size() ? static_cast<double>(v.disk_requests[r]) : 0.0;
+    const double overlap = machine.overlap_for(read + write, requests);
+    w.wall = std::max(w.disk, busy) + (1.0 - overlap) * std::min(w.disk, busy) + w.fill;
   } else {
     w.wall = w.disk + w.network + w.kernel;
   }

@@ -43,13 +43,14 @@ constexpr Property kProperties[] = {
     {"internode_network", Kind::Bandwidth},
     {"direct_read_bytes", Kind::Size},
     {"disk_mixed", Kind::Bandwidth},
+    {"buffered_overlap", Kind::Fraction},
 };
 // clang-format on
 
 const char* kPropertyList =
     "processors, memory, network, disk, disk_read, disk_write, element_size, "
     "replication_factor, reduction_factor, disk_latency, page_fault, flops, memory_bandwidth, overlap, ranks_per_node, "
-    "internode_network, direct_read_bytes, disk_mixed";
+    "internode_network, direct_read_bytes, disk_mixed, buffered_overlap";
 const char* kSizeUnits = "B, KB, MB, GB, TB, KiB, MiB, GiB, TiB";
 const char* kBandwidthUnits = "B/s, KB/s, MB/s, GB/s, TB/s, KiB/s, MiB/s, GiB/s, TiB/s";
 const char* kDurationUnits = "s, ms, us, ns";
@@ -193,6 +194,8 @@ bool store(const Property& p, double value, TceParser::MachinePropContext& prop,
     m.direct_read_bytes = static_cast<std::uint64_t>(value);
   else if (key == "disk_mixed")
     m.disk_mixed_bytes_per_s = value;
+  else if (key == "buffered_overlap")
+    m.buffered_overlap = value;
   return true;
 }
 

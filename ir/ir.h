@@ -161,6 +161,7 @@ struct MachineDesc {
   double internode_network_bytes_per_s = 0;  ///< B_c between nodes (0: network_bytes_per_s)
   std::uint64_t direct_read_bytes = 0;       ///< reads of at least this many bytes bypass the page cache (0: none)
   double disk_mixed_bytes_per_s = 0;         ///< the device's reads + writes per second at once (0: they take turns)
+  double buffered_overlap = -1;  ///< overlap of reads through the page cache where large ones are direct (< 0: overlap)
   SourceLocation loc;
 };
 

@@ -24,7 +24,7 @@ std::vector<std::string> names(const ir::Program& p, const std::vector<int>& ids
 std::string machine_text(const Machine& m) {
   return fmt::format(
       "machine: P = {}, memory {} per processor (M = {} per array), B_c = {}/s, B_d = {}/s read, {}/s "
-      "write{}, element {} B, f_rep = {}, f_red = {}{}{}, kernel {:g} GFLOP/s{}{}{}\n",
+      "write{}, element {} B, f_rep = {}, f_red = {}{}{}, kernel {:g} GFLOP/s{}{}{}{}\n",
       m.processors, human_bytes(m.memory_bytes), human_bytes(m.array_memory_bytes()),
       human_bytes(m.network_bytes_per_s), human_bytes(m.disk_read_bytes_per_s), human_bytes(m.disk_write_bytes_per_s),
       m.disk_mixed_bytes_per_s > 0
@@ -35,6 +35,9 @@ std::string machine_text(const Machine& m) {
       m.page_fault_s > 0 ? fmt::format(", {:g} s per page fault", m.page_fault_s) : std::string(), m.flops_per_s / 1e9,
       m.memory_bytes_per_s > 0 ? fmt::format(" streaming {}/s", human_bytes(m.memory_bytes_per_s)) : std::string(),
       m.overlap < 1 ? fmt::format(", overlap {:g}", m.overlap) : std::string(),
+      m.buffered_overlap >= 0 && m.direct_read_bytes > 0
+          ? fmt::format(", overlap {:g} for reads through the page cache", m.buffered_overlap)
+          : std::string(),
       m.node_local_scratch()
           ? fmt::format(", {} nodes of {} processors, each with node-local scratch{}", m.nodes(), m.ranks_per_node,
                         m.internode_network_bytes_per_s > 0
@@ -176,7 +179,8 @@ nlohmann::json machine_json(const Machine& m) {
            m.internode_network_bytes_per_s > 0 ? m.internode_network_bytes_per_s : m.network_bytes_per_s},
           {"nodes", m.nodes()},
           {"direct_read_bytes", m.direct_read_bytes},
-          {"disk_mixed_bytes_per_s", m.disk_mixed_bytes_per_s}};
+          {"disk_mixed_bytes_per_s", m.disk_mixed_bytes_per_s},
+          {"buffered_overlap", m.buffered_overlap < 0 ? m.overlap : m.buffered_overlap}};
 }
 
 nlohmann::json contraction_json(const ir::Program& p, const ir::Statement& s, double element_size,
@@ -221,6 +225,7 @@ Machine machine_from(const ir::MachineDesc& d) {
   m.internode_network_bytes_per_s = d.internode_network_bytes_per_s;
   m.direct_read_bytes = d.direct_read_bytes;
   m.disk_mixed_bytes_per_s = d.disk_mixed_bytes_per_s;
+  m.buffered_overlap = d.buffered_overlap;
   return m;
 }
 

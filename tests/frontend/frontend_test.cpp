@@ -234,7 +234,7 @@ TEST(Frontend, DirectReadBytesIsASizeAndOffByDefault) {
             "                                                                                        ^\n");
 }
 
-TEST(Frontend, DiskMixedIsABandwidthAndOffByDefault) {
+TEST(Frontend, DiskMixedAndBufferedOverlapAreOffByDefault) {
   const std::string head = "machine m { processors 4; memory 1 MB; network 1 GB/s; disk 1 GB/s; ";
   auto plain = parse_source("m.tce", head + "}", {});
   ASSERT_TRUE(plain.ok()) << plain.diagnostics.render();
@@ -242,6 +242,10 @@ TEST(Frontend, DiskMixedIsABandwidthAndOffByDefault) {
   auto mixed = parse_source("m.tce", head + "disk_mixed 1500 MB/s; }", {});
   ASSERT_TRUE(mixed.ok()) << mixed.diagnostics.render();
   EXPECT_EQ(mixed.program->machine->disk_mixed_bytes_per_s, 1.5e9);
+  EXPECT_EQ(plain.program->machine->buffered_overlap, -1.0);  // overlap for every read
+  auto buffered = parse_source("m.tce", head + "buffered_overlap 0.25; }", {});
+  ASSERT_TRUE(buffered.ok()) << buffered.diagnostics.render();
+  EXPECT_EQ(buffered.program->machine->buffered_overlap, 0.25);
   EXPECT_EQ(parse_source("m.tce", head + "disk_mixed 2 MB; }", {}).diagnostics.render(),
             "m.tce:1:82: error: unknown unit 'MB' for 'disk_mixed'; expected one of B/s, KB/s, MB/s, GB/s, TB/s, "
             "KiB/s, MiB/s, GiB/s, TiB/s\n"

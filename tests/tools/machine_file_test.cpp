@@ -169,11 +169,14 @@ TEST(MachineFile, TheDeviceRegimeTakesTheDevicesFigures) {
        "at a random offset 87.500 us\n",
        "  page_fault 0.000 us;           # streamed tensors are not mapped: no page faults\n",
        "  overlap 0.875;                 # O_DIRECT disk reads on an I/O thread beside the kernel, past the page "
-       "cache: 1250.00 MB/s ("});
+       "cache: 1250.00 MB/s (",
+       "  buffered_overlap 0.432;        # reads through the page cache on an I/O thread beside the kernel: the "
+       "overlap of plans whose requests are shorter than direct_read_bytes (their reads stay buffered)\n"});
   auto r = tcec::frontend::parse_source("calibrated.machine", text, {});
   ASSERT_TRUE(r.ok()) << r.diagnostics.render();
   EXPECT_EQ(r.program->machine->overlap, 0.875);
   EXPECT_EQ(r.program->machine->disk_mixed_bytes_per_s, 2150.5e6);
+  EXPECT_EQ(r.program->machine->buffered_overlap, 0.432);
   EXPECT_EQ(tcec::calibrate::machine_json(m)["block_regime"], "device");
   EXPECT_EQ(tcec::calibrate::machine_json(with_device(0))["block_regime"], "page cache");
 }
@@ -198,6 +201,7 @@ TEST(MachineFile, WithoutODirectTheDeviceRegimeTakesTheBufferedFigures) {
   EXPECT_EQ(tcec::calibrate::machine_json(m)["figures"].count("device_write"), 0u);
   EXPECT_EQ(tcec::calibrate::machine_json(m)["figures"].count("device_mixed"), 0u);
   EXPECT_EQ(text.find("disk_mixed"), std::string::npos);
+  EXPECT_EQ(text.find("buffered_overlap"), std::string::npos);  // no direct reads: one overlap
 }
 
 TEST(MachineFile, TheJsonGivesEachDiskFigureItsRegime) {

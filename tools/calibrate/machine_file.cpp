@@ -172,12 +172,16 @@ std::string machine_text(const Measured& m) {
   line(fmt::format("memory_bandwidth {} MB/s", mb(m.memory_bytes_per_s)),
        "tile kernel on a 1024x1024 C tile (8 MB) with K = 8, all ranks at once: C in and out and the panels per "
        "call; slowest rank");
-  if (m.device_regime)
+  if (m.device_regime) {
     line(fmt::format("overlap {:.3f}", m.direct_overlap),
          fmt::format("O_DIRECT disk reads on an I/O thread beside the kernel, past the page cache: {} MB/s ({:.3f} "
                      "through the page cache)",
                      mb(m.direct_read_bytes_per_s), m.overlap));
-  else
+    if (m.direct_overlap >= 0 && direct_read_threshold_bytes(m.device) > 0)
+      line(fmt::format("buffered_overlap {:.3f}", m.overlap),
+           "reads through the page cache on an I/O thread beside the kernel: the overlap of plans whose requests are "
+           "shorter than direct_read_bytes (their reads stay buffered)");
+  } else
     page_cache_overlap_line(m, line);
   out += "}\n";
   return out;

@@ -151,6 +151,41 @@ TEST(PlanSearch, ADeviceThatReadsAndWritesAtOnceServesBothIoThreads) {
   }
 }
 
+// Machine::buffered_overlap: where large reads are direct, an overlapped plan whose requests
+// average fewer bytes than direct_read_bytes hides that share of the shorter of disk and busy
+// time instead of Machine::overlap.
+TEST(PlanSearch, PlansOfShortRequestsOverlapAsBufferedReads) {
+  const ir::Program p = program(
+      "range N = 96;\nindex a, b, c, d, p : N;\ntensor A[N,N,N,N] input;\ntensor B[N,N] input;\n"
+      "tensor T[N,N,N,N] output;\nT[a,b,c,d] += A[a,b,c,p] * B[p,d];\n");
+  Machine m = machine(4, 8e6);
+  m.network_bytes_per_s = 1e9;
+  m.disk_read_bytes_per_s = m.disk_write_bytes_per_s = 500e6;
+  m.overlap = 0.75;
+  const ContractionAnalysis a = analyze(p, p.statements[0], m, PlanOptions{});
+  ASSERT_TRUE(a.plan().feasible) << a.plan().reason;
+  const Plan& plan = a.plan().plan;
+  PlanVolumes v = a.plan().volumes;
+  ASSERT_EQ(model_of(plan).buffer_sets(plan), 2) << plan.to_string();
+  ASSERT_FALSE(v.disk_requests.empty());
+  const double bytes = static_cast<double>(v.disk_read_bytes[0] + v.disk_write_bytes[0]);
+  const double mean = bytes / static_cast<double>(v.disk_requests[0]);
+  const auto wall = [&](const Machine& x, double overlap) {
+    const WallParts w = wall_parts(plan, x, v, 0);
+    const double busy = w.network + w.kernel;
+    return std::max(w.disk, busy) + (1 - overlap) * std::min(w.disk, busy) + w.fill;
+  };
+  Machine direct = m;
+  direct.buffered_overlap = 0.125;
+  direct.direct_read_bytes = static_cast<std::uint64_t>(mean / 2);  // its requests are read direct
+  EXPECT_DOUBLE_EQ(wall_parts(plan, direct, v, 0).wall, wall(direct, 0.75));
+  direct.direct_read_bytes = static_cast<std::uint64_t>(mean * 2);  // they stay buffered
+  EXPECT_DOUBLE_EQ(wall_parts(plan, direct, v, 0).wall, wall(direct, 0.125));
+  direct.direct_read_bytes = 0;  // no direct reads: one overlap for all
+  EXPECT_DOUBLE_EQ(wall_parts(plan, direct, v, 0).wall, wall(direct, 0.75));
+  EXPECT_DOUBLE_EQ(m.overlap_for(bytes, static_cast<double>(v.disk_requests[0])), 0.75);
+}
+
 // The kernel's rate by call shape, relative to the 768³ tiles Machine::flops_per_s is measured on.
 // The descent counts bytes; with a disk latency its plan is then improved by swapping two
 // indices' counts (plan_search.cpp swap_for_requests()). The CCSD-like doubles term (issue 51's
