@@ -169,7 +169,8 @@ WallParts wall_parts(const Plan& plan, const Machine& machine, const PlanVolumes
   w.disk = read / machine.disk_read_bytes_per_s + write / machine.disk_write_bytes_per_s;
   if (w.overlap && machine.disk_mixed_bytes_per_s > 0 && r < v.disk_read_C_bytes.size()) {
     // Two I/O threads at once (A and B; C), the device serving both: the longer thread, or all
-    // the bytes at the device's rate for reads and writes together, whichever is longer.
+    // the bytes at the device's rate for reads and writes together, whichever is longer
+    // (docs/model.md "Reads and writes at once"; beyond Gao et al., whose disk time is the sum).
     const auto read_C = static_cast<double>(v.disk_read_C_bytes[r]);
     w.disk = std::max({(read - read_C) / machine.disk_read_bytes_per_s,
                        read_C / machine.disk_read_bytes_per_s + write / machine.disk_write_bytes_per_s,

@@ -150,24 +150,23 @@ double streamed_write_bytes_per_s(const tcert::Context& ctx, const std::string& 
 }
 
 /// DeviceFigures::direct_mixed_bytes_per_s: `bytes` of `written` (an O_DIRECT file of that many)
-/// read back on one thread in 4 MiB O_DIRECT requests while another writes as many into the new
-/// file `path` as programs write results (RunWrites, 4 MiB a flush, the write-behind of
-/// ElementFile::wrote()) and fdatasyncs it; 2·bytes over the slowest rank's time until both are done.
-double mixed_bytes_per_s(const tcert::Context& ctx, ScratchFile& written, const std::string& path,
+/// read back into `read_buf` (kRequestBytes, aligned) on one thread in 4 MiB O_DIRECT requests
+/// while another writes as many into the new file `path` as programs write results (RunWrites,
+/// 4 MiB a flush, the write-behind of ElementFile::wrote()) and fdatasyncs it; 2·bytes over the
+/// slowest rank's seconds until both are done (bytes per second). Throws tcert::Error on an I/O
+/// failure of either thread.
+double mixed_bytes_per_s(const tcert::Context& ctx, ScratchFile& written, char* read_buf, const std::string& path,
                          std::uint64_t bytes) {
   ScratchFile out{path};
   out.fd = ::open(out.path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (out.fd < 0) fail("create", out.path);
   tcert::ElementFile file(out.path, 0, true);
-  std::unique_ptr<char, decltype(&std::free)> read_buf(
-      static_cast<char*>(std::aligned_alloc(kAlignBytes, kRequestBytes)), &std::free);
-  if (!read_buf) throw tcert::Error("out of memory for the device measurement's buffer");
   const std::vector<double> values(tcert::elems_of(kRequestBytes), 1.0);
   return 2.0 * static_cast<double>(bytes) / slowest(ctx, [&] {
            std::exception_ptr read_failed, write_failed;
            std::thread reader([&] {
              try {
-               transfer(written, read_buf.get(), bytes, false);
+               transfer(written, read_buf, bytes, false);
              } catch (...) {
                read_failed = std::current_exception();
              }
@@ -211,7 +210,7 @@ DeviceFigures measure_device(const tcert::Context& ctx, const std::string& dir, 
       out.direct_read_bytes_per_s = bytes_d / slowest(ctx, [&] { transfer(direct, buf.get(), out.bytes, false); });
       out.direct_read_device_bytes = least_over_ranks(ctx, device_read_now() - before);
       out.direct_request_s = request_seconds(ctx, direct, buf.get(), out.bytes, out.direct_read_bytes_per_s);
-      out.direct_mixed_bytes_per_s = mixed_bytes_per_s(ctx, direct, stem + "-mixed.bin", out.bytes);
+      out.direct_mixed_bytes_per_s = mixed_bytes_per_s(ctx, direct, buf.get(), stem + "-mixed.bin", out.bytes);
     }
   }
   ScratchFile file{stem + "-buffered.bin"};

@@ -79,13 +79,18 @@ TEST(PlanSearch, ChosenPlanIsWithinFivePercentOfTheModelOptimumOnLargeProblems) 
   std::printf("worst plan / model optimum: %.4f\n", worst);
 }
 
+// The 4-index step with N = 96 (the overlap tests' contraction): T += A · B over p.
+ir::Program four_index_96() {
+  return program(
+      "range N = 96;\nindex a, b, c, d, p : N;\ntensor A[N,N,N,N] input;\ntensor B[N,N] input;\n"
+      "tensor T[N,N,N,N] output;\nT[a,b,c,d] += A[a,b,c,p] * B[p,d];\n");
+}
+
 // Machine::overlap scales the part of the shorter of disk and network + kernel that an
 // overlapped plan hides: wall = max + (1 - overlap)·min + fill. At 0 the planner keeps serial
 // plans (overlap would only add the fill and halve the tiles' memory).
 TEST(PlanSearch, TheMachinesOverlapDecidesWhatHides) {
-  const ir::Program p = program(
-      "range N = 96;\nindex a, b, c, d, p : N;\ntensor A[N,N,N,N] input;\ntensor B[N,N] input;\n"
-      "tensor T[N,N,N,N] output;\nT[a,b,c,d] += A[a,b,c,p] * B[p,d];\n");
+  const ir::Program p = four_index_96();
   Machine m = machine(4, 8e6);  // examples/small.machine
   m.network_bytes_per_s = 1e9;
   m.disk_read_bytes_per_s = m.disk_write_bytes_per_s = 500e6;
@@ -116,9 +121,7 @@ TEST(PlanSearch, TheMachinesOverlapDecidesWhatHides) {
 // C reads that the closed form counts (PlanVolumes::disk_read_C_bytes) are the walk's, for every
 // candidate, and some candidates (orders that pass over C more than once) read C back.
 TEST(PlanSearch, ADeviceThatReadsAndWritesAtOnceServesBothIoThreads) {
-  const ir::Program p = program(
-      "range N = 96;\nindex a, b, c, d, p : N;\ntensor A[N,N,N,N] input;\ntensor B[N,N] input;\n"
-      "tensor T[N,N,N,N] output;\nT[a,b,c,d] += A[a,b,c,p] * B[p,d];\n");
+  const ir::Program p = four_index_96();
   Machine m = machine(4, 8e6);
   m.network_bytes_per_s = 1e9;
   m.disk_read_bytes_per_s = 500e6, m.disk_write_bytes_per_s = 400e6;
@@ -155,9 +158,7 @@ TEST(PlanSearch, ADeviceThatReadsAndWritesAtOnceServesBothIoThreads) {
 // average fewer bytes than direct_read_bytes hides that share of the shorter of disk and busy
 // time instead of Machine::overlap.
 TEST(PlanSearch, PlansOfShortRequestsOverlapAsBufferedReads) {
-  const ir::Program p = program(
-      "range N = 96;\nindex a, b, c, d, p : N;\ntensor A[N,N,N,N] input;\ntensor B[N,N] input;\n"
-      "tensor T[N,N,N,N] output;\nT[a,b,c,d] += A[a,b,c,p] * B[p,d];\n");
+  const ir::Program p = four_index_96();
   Machine m = machine(4, 8e6);
   m.network_bytes_per_s = 1e9;
   m.disk_read_bytes_per_s = m.disk_write_bytes_per_s = 500e6;
@@ -165,7 +166,7 @@ TEST(PlanSearch, PlansOfShortRequestsOverlapAsBufferedReads) {
   const ContractionAnalysis a = analyze(p, p.statements[0], m, PlanOptions{});
   ASSERT_TRUE(a.plan().feasible) << a.plan().reason;
   const Plan& plan = a.plan().plan;
-  PlanVolumes v = a.plan().volumes;
+  const PlanVolumes& v = a.plan().volumes;
   ASSERT_EQ(model_of(plan).buffer_sets(plan), 2) << plan.to_string();
   ASSERT_FALSE(v.disk_requests.empty());
   const double bytes = static_cast<double>(v.disk_read_bytes[0] + v.disk_write_bytes[0]);
