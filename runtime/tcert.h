@@ -8,6 +8,7 @@
 #include "runtime/base/random.h"                // random_element, tensor_id_of
 #include "runtime/base/status.h"                // Status
 #include "runtime/base/trace.h"                 // write_json_atomically
+#include "runtime/blocks/block_contract.h"      // contract_blocks, BlockLayout, block_products
 #include "runtime/comm/comm.h"                  // Context, shift, ring_allgatherv, allreduce_sum (+ _file)
 #include "runtime/comm/placement.h"             // Placement, move_tensor
 #include "runtime/kernel/kernel.h"              // permute, contract, gemm_tile
