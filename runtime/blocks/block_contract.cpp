@@ -71,7 +71,8 @@ void each_key(const BlockLayout& layout, Visit visit) {
 }  // namespace
 
 BlockContraction::BlockContraction(const BlockLayout& A, const BlockLayout& B, const BlockLayout& C,
-                                   const BlockLabels& labels, const std::vector<BlockProduct>& products)
+                                   const BlockLabels& labels, const std::vector<BlockProduct>& products,
+                                   std::int64_t kernel_product)
     : A_(A), B_(B), C_(C), products_(products) {
   std::map<std::vector<std::int64_t>, std::size_t> known;  // the letters' extents → shape
   std::map<char, std::int64_t> extents;
@@ -101,7 +102,7 @@ BlockContraction::BlockContraction(const BlockLayout& A, const BlockLayout& B, c
         shape.gemm_extents = l.extents_I;
         shape.gemm_extents.insert(shape.gemm_extents.end(), l.extents_J.begin(), l.extents_J.end());
       }
-      shape.kernel = shape.m * shape.n * shape.k >= kKernelProduct;
+      shape.kernel = shape.m * shape.n * shape.k >= kernel_product;
       shape.layout = ab;
       const bool swap = shape.swap;
       shapes_.push_back(std::move(shape));

@@ -24,9 +24,11 @@ class BlockContraction {
   /// there GETT's packing in place beats permuting whole blocks (bench/blocks_bench.cpp).
   static constexpr std::int64_t kKernelProduct = std::int64_t{1} << 15;
 
-  /// Throws std::invalid_argument as layout_from_labels() for letters that do not fit the blocks.
+  /// `kernel_product`: the |I|·|J|·|K| from which a product runs through contract() (tests set
+  /// 1 and the largest value to check both ways). Throws std::invalid_argument as
+  /// layout_from_labels() for letters that do not fit the blocks, or for a product naming no block.
   BlockContraction(const BlockLayout& A, const BlockLayout& B, const BlockLayout& C, const BlockLabels& labels,
-                   const std::vector<BlockProduct>& products);
+                   const std::vector<BlockProduct>& products, std::int64_t kernel_product = kKernelProduct);
   /// C += alpha · A · B: `a` holds A.elements() elements, block b at A.offset(b), row-major in its
   /// extents; likewise b and c. The kernel's scratch comes from `ws`; the permuted blocks' is
   /// this object's (one run() at a time). Returns the flops done (the products' `flops` summed).

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <map>
 #include <numeric>
 #include <random>
@@ -248,14 +249,17 @@ void expect_blocks_equal_dense(const BlockSymmetry& sa, const BlockSymmetry& sb,
   const BlockLayout A(sa), B(sb), C(sc);
   const std::vector<double> dense_a = symmetric_dense(sa, 11), dense_b = symmetric_dense(sb, 12);
   const std::vector<double> a = tcert::pack_dense(A, dense_a.data()), b = tcert::pack_dense(B, dense_b.data());
-  std::vector<double> c(static_cast<std::size_t>(C.elements()), 0.0);
   const std::vector<tcert::BlockProduct> products = tcert::block_products(A, B, C, labels);
   ASSERT_FALSE(products.empty());
-  tcert::Workspace ws;
-  tcert::contract_blocks(products, labels, 0.5, A, a.data(), B, b.data(), C, c.data(), ws);
   std::vector<double> want = dense_contract(labels.a, dense_a, labels.b, dense_b, labels.c, n);
   for (double& x : want) x *= 0.5;
-  expect_near_all(tcert::unpack_dense(C, c.data()), want);
+  // Every product through contract(), then every one as permutes and one dgemm.
+  for (std::int64_t kernel_product : {std::int64_t{1}, std::numeric_limits<std::int64_t>::max()}) {
+    std::vector<double> c(static_cast<std::size_t>(C.elements()), 0.0);
+    tcert::Workspace ws;
+    tcert::BlockContraction(A, B, C, labels, products, kernel_product).run(0.5, a.data(), b.data(), c.data(), ws);
+    expect_near_all(tcert::unpack_dense(C, c.data()), want);
+  }
 }
 
 TEST(BlockContract, TheLadderOverOneOrderOfTheSummedPair) {
@@ -303,6 +307,18 @@ TEST(BlockContract, SummedIndicesOfDifferentRunsAndAHalfOfOne) {
                             symmetry({&kV, &kV, &kO, &kO}, 2, {{0, 1}, {2, 3}}, 0, false),
                             {"abmn", "mnij", "abij", {"mn"}},
                             {{'a', v}, {'b', v}, {'i', o}, {'j', o}, {'m', o}, {'n', o}});
+}
+
+TEST(BlockContract, AResultWhoseOrderMixesTheOperandsIndices) {
+  // r[a,b,i,j] += t[a,e,i,m] · v[m,b,e,j] (the ring term, r without antisymmetric runs): the
+  // product's [I, J] = [a, i, b, j] is permuted into r's block.
+  const std::int64_t o = static_cast<std::int64_t>(orbitals(kO).size()),
+                     v = static_cast<std::int64_t>(orbitals(kV).size());
+  for (bool restricted : {false, true})
+    expect_blocks_equal_dense(symmetry({&kV, &kV, &kO, &kO}, 2, {{0, 1}, {2, 3}}, 0, restricted),
+                              symmetry({&kO, &kV, &kV, &kO}, 2, {}, 0, restricted),
+                              symmetry({&kV, &kV, &kO, &kO}, 2, {}, 0, restricted), {"aeim", "mbej", "abij", {}},
+                              {{'a', v}, {'b', v}, {'e', v}, {'i', o}, {'j', o}, {'m', o}});
 }
 
 TEST(BlockContract, FlopsAreTheProductsOfTheBlocksMultiplied) {
