@@ -30,10 +30,12 @@ std::vector<int> compose(const std::vector<int>& source, const std::vector<int>&
   return identity(out) ? std::vector<int>{} : out;
 }
 
-/// Block `block` of `data` in GEMM order: in place when `perm` is empty, else permuted into `scratch`.
-const double* gemm_operand(const BlockLayout& layout, const double* data, std::size_t block,
-                           const std::vector<int>& perm, Workspace::Buffer& scratch) {
-  const double* first = data + layout.offset(block);
+/// Block `block` of `source` in GEMM order: as the source gives it when `perm` is empty, else
+/// permuted into `scratch`.
+const double* gemm_operand(BlockSource& source, std::size_t block, const std::vector<int>& perm,
+                           Workspace::Buffer& scratch) {
+  const BlockLayout& layout = source.layout();
+  const double* first = source.block(block);
   if (perm.empty()) return first;
   scratch.resize(static_cast<std::size_t>(layout.block_elements(block)));
   permute(first, layout.extents(block), perm, scratch.data(), 1.0, 0.0, StoreHint::Cached);
@@ -124,13 +126,18 @@ BlockContraction::BlockContraction(const BlockLayout& A, const BlockLayout& B, c
 }
 
 double BlockContraction::run(double alpha, const double* a, const double* b, double* c, Workspace& ws) const {
+  MemoryBlocks blocks_a(A_, a), blocks_b(B_, b);
+  return run(alpha, blocks_a, blocks_b, c, ws);
+}
+
+double BlockContraction::run(double alpha, BlockSource& a, BlockSource& b, double* c, Workspace& ws) const {
   double flops = 0;
   for (std::size_t q = 0; q < products_.size(); ++q) {
     const BlockProduct& p = products_[q];
     const Step& step = steps_[q];
     const Shape& shape = shapes_[step.shape];
-    const double* x = gemm_operand(A_, a, p.a.block, step.perm_a, scratch_a_);
-    const double* y = gemm_operand(B_, b, p.b.block, step.perm_b, scratch_b_);
+    const double* x = gemm_operand(a, p.a.block, step.perm_a, scratch_a_);
+    const double* y = gemm_operand(b, p.b.block, step.perm_b, scratch_b_);
     double* block_c = c + C_.offset(p.c);
     flops += p.flops;
     if (shape.kernel) {

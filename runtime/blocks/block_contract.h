@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "runtime/blocks/block_file.h"
 #include "runtime/kernel/kernel.h"
 #include "runtime/spec/block_layout.h"
 
@@ -33,6 +34,10 @@ class BlockContraction {
   /// extents; likewise b and c. The kernel's scratch comes from `ws`; the permuted blocks' is
   /// this object's (one run() at a time). Returns the flops done (the products' `flops` summed).
   double run(double alpha, const double* a, const double* b, double* c, Workspace& ws) const;
+  /// The same with A's and B's blocks from sources (in memory or block files: out of core, C in
+  /// memory), asked for in the products' order; `a` and `b` are different objects, of layouts A
+  /// and B. Errors as the sources' block().
+  double run(double alpha, BlockSource& a, BlockSource& b, double* c, Workspace& ws) const;
   /// Distinct block shapes the products fall into (each prepared once).
   std::size_t shapes() const { return shapes_.size(); }
 

@@ -1,6 +1,8 @@
 // runtime/spec/block_layout.cpp — stored blocks and block products (block_layout.h).
 #include "runtime/spec/block_layout.h"
 
+#include "runtime/spec/units.h"
+
 #include <algorithm>
 #include <map>
 #include <numeric>
@@ -273,6 +275,19 @@ std::vector<BlockProduct> block_products(const BlockLayout& A, const BlockLayout
       const double factor = weight * a->sign * b->sign;
       out.push_back({c, std::move(*a), std::move(*b), factor, 2.0 * elements});
     });
+  }
+  return out;
+}
+
+BlockReads block_reads(const std::vector<BlockProduct>& products, const BlockLayout& layout, bool operand_b) {
+  BlockReads out;
+  std::size_t last = static_cast<std::size_t>(-1);
+  for (const BlockProduct& p : products) {
+    const std::size_t b = operand_b ? p.b.block : p.a.block;
+    if (b == last) continue;
+    out.bytes += bytes_of(static_cast<std::uint64_t>(layout.block_elements(b)));
+    out.requests += 1;
+    last = b;
   }
   return out;
 }

@@ -138,4 +138,13 @@ struct BlockLabels {
 std::vector<BlockProduct> block_products(const BlockLayout& A, const BlockLayout& B, const BlockLayout& C,
                                          const BlockLabels& labels);
 
+/// What a run of `products` reads from a block file holding A (operand_b false) or B (true): each
+/// product reads its block of that operand in one request, unless the product before it read the
+/// same block (runtime/blocks/block_file.h BlockFile keeps the block it read last).
+struct BlockReads {
+  std::uint64_t bytes = 0;     ///< 8 per element
+  std::uint64_t requests = 0;  ///< reads, one per block read
+};
+BlockReads block_reads(const std::vector<BlockProduct>& products, const BlockLayout& layout, bool operand_b);
+
 }  // namespace tcert
