@@ -279,6 +279,13 @@ std::vector<BlockProduct> block_products(const BlockLayout& A, const BlockLayout
   return out;
 }
 
+std::vector<BlockProduct> streaming_order(std::vector<BlockProduct> products, bool operand_b) {
+  std::stable_sort(products.begin(), products.end(), [operand_b](const BlockProduct& x, const BlockProduct& y) {
+    return operand_b ? x.b.block < y.b.block : x.a.block < y.a.block;
+  });
+  return products;
+}
+
 BlockReads block_reads(const std::vector<BlockProduct>& products, const BlockLayout& layout, bool operand_b) {
   BlockReads out;
   std::size_t last = static_cast<std::size_t>(-1);

@@ -138,6 +138,12 @@ struct BlockLabels {
 std::vector<BlockProduct> block_products(const BlockLayout& A, const BlockLayout& B, const BlockLayout& C,
                                          const BlockLabels& labels);
 
+/// `products` reordered for streaming one operand from disk: stably by that operand's block (A's
+/// when operand_b is false, B's when true), so that each of its blocks is read once (block_reads()
+/// of the result: the bytes of the distinct blocks used) while C and the other operand stay in
+/// memory. The sum is the same up to the order of its floating-point additions.
+std::vector<BlockProduct> streaming_order(std::vector<BlockProduct> products, bool operand_b);
+
 /// What a run of `products` reads from a block file holding A (operand_b false) or B (true): each
 /// product reads its block of that operand in one request, unless the product before it read the
 /// same block (runtime/blocks/block_file.h BlockFile keeps the block it read last).

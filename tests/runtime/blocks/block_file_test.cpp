@@ -77,6 +77,38 @@ TEST(BlockFile, ABlockAskedForAgainIsNotReadAgain) {
   EXPECT_EQ(tcert::block_reads(products, t, false).bytes, tcert::counters().total().disk_read_bytes);
 }
 
+TEST(BlockFile, StreamingOrderReadsEachBlockOfTheStreamedOperandOnce) {
+  const tcert_test::TempDir dir;
+  // The ladder with v streamed from disk, t and r in memory: v's used blocks read once each.
+  const BlockLayout t(four(kV, kV, kO, kO, 0, true)), v(four(kV, kV, kV, kV, 0, true));
+  const tcert::BlockLabels labels{"efij", "abef", "abij", {"ef"}};
+  const std::vector<tcert::BlockProduct> loops = tcert::block_products(t, v, t, labels);
+  const std::vector<tcert::BlockProduct> streamed = tcert::streaming_order(loops, true);
+  std::vector<bool> used(v.blocks(), false);
+  std::uint64_t used_bytes = 0, used_blocks = 0;
+  for (const tcert::BlockProduct& p : loops)
+    if (!used[p.b.block]) {
+      used[p.b.block] = true;
+      used_bytes += 8u * static_cast<std::uint64_t>(v.block_elements(p.b.block));
+      ++used_blocks;
+    }
+  const std::vector<double> a = random_values(t.elements(), 6), b = random_values(v.elements(), 7);
+  tcert::write_block_file(dir.file("v.blocks"), v, b.data());
+  tcert::Workspace ws;
+  std::vector<double> loop_order(static_cast<std::size_t>(t.elements()), 0.0), streaming = loop_order;
+  tcert::BlockContraction(t, v, t, labels, loops).run(0.5, a.data(), b.data(), loop_order.data(), ws);
+  tcert::BlockFile file_v(dir.file("v.blocks"));
+  tcert::MemoryBlocks memory_t(t, a.data());
+  const tcert::BlockContraction run(t, v, t, labels, streamed);
+  tcert::counters().reset();
+  run.run(0.5, memory_t, file_v, streaming.data(), ws);
+  EXPECT_EQ(tcert::counters().total().disk_read_bytes, used_bytes);
+  EXPECT_EQ(tcert::counters().total().disk_requests, used_blocks);
+  EXPECT_EQ(tcert::block_reads(streamed, v, true).bytes, used_bytes);
+  EXPECT_LE(used_bytes, 8u * static_cast<std::uint64_t>(v.elements()));
+  for (std::size_t x = 0; x < streaming.size(); ++x) EXPECT_NEAR(streaming[x], loop_order[x], 1e-14);
+}
+
 TEST(BlockFile, RefusesWhatIsNotABlockFileWithItsPath) {
   const tcert_test::TempDir dir;
   const auto message = [](const std::string& path) {
