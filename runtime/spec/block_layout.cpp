@@ -299,4 +299,45 @@ BlockReads block_reads(const std::vector<BlockProduct>& products, const BlockLay
   return out;
 }
 
+namespace {
+
+/// Elements of the largest block of `layout` (0 without blocks).
+std::uint64_t largest_block(const BlockLayout& layout) {
+  std::uint64_t out = 0;
+  for (std::size_t b = 0; b < layout.blocks(); ++b)
+    out = std::max(out, static_cast<std::uint64_t>(layout.block_elements(b)));
+  return out;
+}
+
+}  // namespace
+
+std::optional<BlockSchedule> block_schedule(const BlockLayout& A, const BlockLayout& B, const BlockLayout& C,
+                                            const std::vector<BlockProduct>& products, std::uint64_t memory_bytes) {
+  std::uint64_t product = 0;  // elements of the largest product: a C block times nothing more
+  for (const BlockProduct& p : products) product = std::max(product, static_cast<std::uint64_t>(C.block_elements(p.c)));
+  std::optional<BlockSchedule> best;
+  for (const auto [stream_a, stream_b] :
+       {std::pair{false, false}, std::pair{false, true}, std::pair{true, false}, std::pair{true, true}}) {
+    BlockSchedule s;
+    s.stream_a = stream_a;
+    s.stream_b = stream_b;
+    const std::uint64_t held = static_cast<std::uint64_t>(C.elements()) +
+                               (stream_a ? 2 * largest_block(A) : static_cast<std::uint64_t>(A.elements())) +
+                               (stream_b ? 2 * largest_block(B) : static_cast<std::uint64_t>(B.elements())) + product;
+    s.memory_bytes = bytes_of(held);
+    if (s.memory_bytes > memory_bytes) continue;
+    s.products = stream_a == stream_b ? products : streaming_order(products, stream_b);
+    if (stream_a) s.reads = block_reads(s.products, A, false);
+    if (stream_b) {
+      const BlockReads b = block_reads(s.products, B, true);
+      s.reads.bytes += b.bytes;
+      s.reads.requests += b.requests;
+    }
+    if (!best || s.reads.bytes < best->reads.bytes ||
+        (s.reads.bytes == best->reads.bytes && s.reads.requests < best->reads.requests))
+      best = std::move(s);
+  }
+  return best;
+}
+
 }  // namespace tcert

@@ -153,4 +153,22 @@ struct BlockReads {
 };
 BlockReads block_reads(const std::vector<BlockProduct>& products, const BlockLayout& layout, bool operand_b);
 
+/// How a block contraction C += A·B runs within a memory budget (bytes per rank): which operands
+/// stay in memory and which are read from their block files, block by block.
+struct BlockSchedule {
+  bool stream_a = false, stream_b = false;  ///< read from a block file (else held in memory)
+  std::vector<BlockProduct> products;       ///< in the order they run
+  BlockReads reads;                         ///< what the streamed operands read (block_reads())
+  /// Peak bytes: C and the held operands whole, a streamed operand's largest block twice (the
+  /// block read and its permuted copy), the largest product once (for a C block it is permuted into).
+  std::uint64_t memory_bytes = 0;
+};
+
+/// The schedule of `products` (block_products(A, B, C, …)) that reads the fewest bytes within
+/// `memory_bytes`: everything in memory; B streamed in streaming_order (each used block read
+/// once), or A so; both streamed in the TCE's loop order. Fewer requests break ties. nullopt when
+/// not even C and one block of each operand fit.
+std::optional<BlockSchedule> block_schedule(const BlockLayout& A, const BlockLayout& B, const BlockLayout& C,
+                                            const std::vector<BlockProduct>& products, std::uint64_t memory_bytes);
+
 }  // namespace tcert

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -107,6 +108,51 @@ TEST(BlockFile, StreamingOrderReadsEachBlockOfTheStreamedOperandOnce) {
   EXPECT_EQ(tcert::block_reads(streamed, v, true).bytes, used_bytes);
   EXPECT_LE(used_bytes, 8u * static_cast<std::uint64_t>(v.elements()));
   for (std::size_t x = 0; x < streaming.size(); ++x) EXPECT_NEAR(streaming[x], loop_order[x], 1e-14);
+}
+
+TEST(BlockSchedule, ReadsTheFewestBytesThatFitTheMemory) {
+  const BlockLayout t(four(kV, kV, kO, kO, 0, true)), v(four(kV, kV, kV, kV, 0, true));
+  const std::vector<tcert::BlockProduct> products = tcert::block_products(t, v, t, {"efij", "abef", "abij", {"ef"}});
+  std::uint64_t largest_t = 0, largest_v = 0, largest_c = 0;
+  for (std::size_t b = 0; b < t.blocks(); ++b) largest_t = std::max<std::uint64_t>(largest_t, t.block_elements(b));
+  for (std::size_t b = 0; b < v.blocks(); ++b) largest_v = std::max<std::uint64_t>(largest_v, v.block_elements(b));
+  for (const tcert::BlockProduct& p : products) largest_c = std::max<std::uint64_t>(largest_c, t.block_elements(p.c));
+  const auto T = static_cast<std::uint64_t>(t.elements()), V = static_cast<std::uint64_t>(v.elements());
+  // Everything fits: nothing is read.
+  const std::optional<tcert::BlockSchedule> all = tcert::block_schedule(t, v, t, products, 8 * (2 * T + V + largest_c));
+  ASSERT_TRUE(all);
+  EXPECT_FALSE(all->stream_a || all->stream_b);
+  EXPECT_EQ(all->reads.bytes, 0u);
+  EXPECT_EQ(all->memory_bytes, 8 * (2 * T + V + largest_c));
+  // One byte less: one operand streamed once in its blocks' order, the other and r held: the one
+  // that reads fewer bytes (here t: v's blocks are used by few of r's).
+  const std::uint64_t stream_v = 8 * (2 * T + 2 * largest_v + largest_c),
+                      stream_t = 8 * (T + 2 * largest_t + V + largest_c);
+  const tcert::BlockReads reads_v = tcert::block_reads(tcert::streaming_order(products, true), v, true),
+                          reads_t = tcert::block_reads(tcert::streaming_order(products, false), t, false);
+  const std::optional<tcert::BlockSchedule> one =
+      tcert::block_schedule(t, v, t, products, 8 * (2 * T + V + largest_c) - 1);
+  ASSERT_TRUE(one);
+  ASSERT_LT(reads_t.bytes, reads_v.bytes);
+  EXPECT_TRUE(one->stream_a && !one->stream_b);
+  EXPECT_EQ(one->memory_bytes, stream_t);
+  EXPECT_EQ(one->reads.bytes, reads_t.bytes);
+  EXPECT_LE(reads_t.bytes, 8 * T);
+  // Where t held no longer fits but v streamed does: v streamed once.
+  ASSERT_LT(stream_v, stream_t);
+  const std::optional<tcert::BlockSchedule> b = tcert::block_schedule(t, v, t, products, stream_t - 1);
+  ASSERT_TRUE(b);
+  EXPECT_TRUE(!b->stream_a && b->stream_b);
+  EXPECT_EQ(b->memory_bytes, stream_v);
+  EXPECT_EQ(b->reads.bytes, reads_v.bytes);
+  EXPECT_LE(b->reads.bytes, 8 * V);
+  // Below that, both streamed in the TCE's order: every product reads its two blocks.
+  const std::optional<tcert::BlockSchedule> both = tcert::block_schedule(t, v, t, products, stream_v - 1);
+  ASSERT_TRUE(both);
+  EXPECT_TRUE(both->stream_a && both->stream_b);
+  EXPECT_EQ(both->reads.requests, 2 * products.size());
+  EXPECT_EQ(both->memory_bytes, 8 * (T + 2 * largest_t + 2 * largest_v + largest_c));
+  EXPECT_FALSE(tcert::block_schedule(t, v, t, products, both->memory_bytes - 1));
 }
 
 TEST(BlockFile, RefusesWhatIsNotABlockFileWithItsPath) {
